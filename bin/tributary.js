@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Entry point for `tributary`. Tributary is TypeScript run by Node's own type stripping, so it needs
+// Node >= 22.13 (node:sqlite, strip-types). On an older Node (many machines still ship 20) we run the
+// same command under Node 24 fetched once from the npm registry into ~/.cache/tributary-node.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const main = join(here, '..', 'src', 'cli', 'main.ts');
+const [major, minor] = process.versions.node.split('.').map(Number);
+const modern = major > 22 || (major === 22 && minor >= 13);
+
+function run(nodeBin, extraFlags) {
+  const r = spawnSync(nodeBin, [...extraFlags, main, ...process.argv.slice(2)], { stdio: 'inherit' });
+  if (r.error) {
+    process.stderr.write(`tributary: cannot start ${nodeBin}: ${r.error.message}\n`);
+    process.exit(1);
+  }
+  process.exit(r.status ?? (r.signal ? 1 : 0));
+}
+
+if (modern && process.features.typescript) {
+  await import(main);
+} else if (modern) {
+  // 22.13-22.17: type stripping exists but is behind a flag.
+  run(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning']);
+} else {
+  const prefix = process.env.TRIBUTARY_NODE_PREFIX ?? join(homedir(), '.cache', 'tributary-node');
+  const node24 = join(prefix, 'node_modules', '.bin', 'node');
+  if (!existsSync(node24)) {
+    process.stderr.write(`tributary: Node ${process.versions.node} is too old; fetching Node 24 from the npm registry into ${prefix}\n`);
+    const npm = spawnSync('npm', ['install', '--silent', '--no-save', '--prefix', prefix, 'node@24'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (npm.status !== 0 || !existsSync(node24)) {
+      process.stderr.write('tributary: could not install Node 24 (npm install node@24 failed); install Node >= 22.13 yourself\n');
+      process.exit(1);
+    }
+  }
+  run(node24, []);
+}

@@ -1,0 +1,143 @@
+// Source operations shared by the CLI and the API: validation against the connector's schema,
+// secrets kept on reconfigure, masked presentation, the credential check, removal.
+import type { CheckResult, Connector, ConnectorContext } from '../core/connector.ts';
+import { configError } from '../core/config.ts';
+import { errorMessage, InputError } from '../core/errors.ts';
+import { MASK, maskConfig, registerSecret, scrubSecrets } from '../core/secrets.ts';
+import type { RunRecord, SourceRecord } from '../store/store.ts';
+import type { AppContext } from './context.ts';
+import { validateSchedule } from './schedule.ts';
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+export interface SourceView {
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  schedule: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lastCheck: SourceRecord['lastCheck'];
+  lastRun: Pick<RunRecord, 'id' | 'status' | 'mode' | 'startedAt' | 'finishedAt' | 'error'> | null;
+}
+
+function connectorContext(app: AppContext, source: { id: string; name: string }): ConnectorContext {
+  return {
+    sourceName: source.name,
+    log: app.log.child({ source: source.name }),
+    state: {
+      get: () => app.store.getSourceState(source.id),
+      set: async (patch) => app.store.setSourceState(source.id, { ...(await app.store.getSourceState(source.id)), ...patch }),
+    },
+  };
+}
+
+/** Validates a full configuration; returns it with defaults applied, `schedule` split off. */
+function validate(connector: Connector, input: Record<string, unknown>): { config: Record<string, unknown>; schedule: string | null } {
+  // `schedule` belongs to every source, not to a connector's schema.
+  const { schedule, ...rest } = input;
+  if (schedule !== undefined && schedule !== null && typeof schedule !== 'string') throw new InputError('schedule must be a string such as 6h or a cron expression', 'schedule');
+  const parsed = connector.configSchema.safeParse(rest);
+  if (!parsed.success) throw configError(parsed.error);
+  const { schedule: _ignored, ...config } = parsed.data as Record<string, unknown>;
+  for (const [k, f] of Object.entries(connector.fields)) if (f.secret) registerSecret(config[k]);
+  const sched = typeof schedule === 'string' && schedule.trim() !== '' ? validateSchedule(schedule.trim()) : null;
+  return { config, schedule: sched };
+}
+
+export function present(app: AppContext, s: SourceRecord, lastRun: RunRecord | null = null): SourceView {
+  return {
+    name: s.name,
+    type: s.type,
+    config: maskConfig(s.config, app.registry.secretKeys(s.type)),
+    schedule: s.schedule,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    lastCheck: s.lastCheck,
+    lastRun: lastRun && { id: lastRun.id, status: lastRun.status, mode: lastRun.mode, startedAt: lastRun.startedAt, finishedAt: lastRun.finishedAt, error: lastRun.error },
+  };
+}
+
+export async function addSource(app: AppContext, type: string, name: string, input: Record<string, unknown>): Promise<SourceRecord> {
+  const connector = app.registry.get(type);
+  if (!NAME_RE.test(name)) throw new InputError(`invalid source name '${name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
+  for (const [k, v] of Object.entries(input)) if (v === MASK) throw new InputError(`${k}: give the real value, not the mask`, k);
+  let { config, schedule } = validate(connector, input);
+  if (await app.store.findSource(name)) throw new InputError(`a source named '${name}' exists already`, 'name');
+  if (connector.onSave) {
+    // onSave may exchange one-time values (OAuth codes); its state is written once the source exists.
+    const pending = { id: '', name };
+    let saved: Record<string, unknown> = {};
+    const ctx = connectorContext(app, pending);
+    ctx.state = {
+      get: async () => saved,
+      set: async (patch) => {
+        saved = { ...saved, ...patch };
+      },
+    };
+    config = await connector.onSave(config, null, ctx);
+    const source = await app.store.createSource(name, type, config, schedule);
+    if (Object.keys(saved).length) await app.store.setSourceState(source.id, saved);
+    return source;
+  }
+  return app.store.createSource(name, type, config, schedule);
+}
+
+/** Changes fields; a secret left out (or sent as the mask) keeps its stored value; '' clears a field. */
+export async function configureSource(app: AppContext, name: string, changes: Record<string, unknown>): Promise<SourceRecord> {
+  const source = await app.store.getSource(name);
+  const connector = app.registry.get(source.type);
+  const merged: Record<string, unknown> = { ...source.config, ...(source.schedule ? { schedule: source.schedule } : {}) };
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === MASK) continue;
+    if (v === '' || v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  // Unknown keys must still be refused by the schema even when cleared.
+  for (const k of Object.keys(changes)) if (!(k in connector.fields) && k !== 'schedule') merged[k] = changes[k];
+  let { config, schedule } = validate(connector, merged);
+  if (connector.onSave) {
+    const previous = validate(connector, { ...source.config }).config;
+    config = await connector.onSave(config, previous, connectorContext(app, source));
+  }
+  return app.store.updateSource(name, config, schedule);
+}
+
+export async function checkSource(app: AppContext, name: string): Promise<{ ok: boolean; checks: CheckResult[] }> {
+  const source = await app.store.getSource(name);
+  const connector = app.registry.get(source.type);
+  const parsed = connector.configSchema.safeParse(source.config);
+  let checks: CheckResult[];
+  if (!parsed.success) {
+    const e = configError(parsed.error);
+    checks = [{ id: 'config', ok: false, message: e.message, hint: 'Fix the configuration with `tributary sources configure`' }];
+  } else {
+    try {
+      checks = await connector.check(parsed.data, connectorContext(app, source));
+    } catch (err) {
+      checks = [{ id: 'check', ok: false, message: `the check itself failed: ${errorMessage(err)}`, hint: null }];
+    }
+  }
+  checks = checks.map((c) => ({ ...c, message: scrubSecrets(c.message), hint: c.hint === null ? null : scrubSecrets(c.hint) }));
+  const ok = checks.length > 0 && checks.every((c) => c.ok);
+  await app.store.setLastCheck(source.id, ok, checks);
+  return { ok, checks };
+}
+
+export async function removeSource(app: AppContext, name: string): Promise<{ warnings: string[] }> {
+  const source = await app.store.getSource(name);
+  const connector = app.registry.get(source.type);
+  const warnings: string[] = [];
+  if (connector.onRemove) {
+    const parsed = connector.configSchema.safeParse(source.config);
+    if (parsed.success) {
+      try {
+        await connector.onRemove(parsed.data, connectorContext(app, source));
+      } catch (err) {
+        warnings.push(scrubSecrets(errorMessage(err)));
+      }
+    }
+  }
+  await app.store.deleteSource(name);
+  return { warnings };
+}

@@ -1,0 +1,43 @@
+// Opening the app from the global options, and output helpers that respect --json.
+import type { Command } from 'commander';
+import { type AppContext, openApp } from '../app/context.ts';
+import { createLogger } from '../core/log.ts';
+
+export interface GlobalOptions {
+  dataDir?: string;
+  db?: string;
+  fileDrop?: string;
+  json?: boolean;
+}
+
+export function globals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}
+
+/** Opens the app for one command and closes it afterwards. CLI commands log warnings and errors only. */
+export async function withApp<T>(cmd: Command, fn: (app: AppContext, g: GlobalOptions) => Promise<T>, logLevel = 'warn'): Promise<T> {
+  const g = globals(cmd);
+  const app = await openApp({ dataDir: g.dataDir, db: g.db, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }) });
+  try {
+    return await fn(app, g);
+  } finally {
+    await app.close();
+  }
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Thrown by a command to exit with a code (and an optional one-line reason). */
+export class ExitCode extends Error {
+  readonly code: number;
+  constructor(code: number, message = '') {
+    super(message);
+    this.code = code;
+  }
+}

@@ -1,0 +1,45 @@
+// Rendering for the terminal: tables, CSV, the sync progress line.
+import type { StreamCounts } from '../store/store.ts';
+
+function cell(v: unknown, max: number): string {
+  let s: string;
+  if (v === null || v === undefined) s = '';
+  else if (Array.isArray(v)) s = v.join(',');
+  else if (typeof v === 'object') s = JSON.stringify(v);
+  else s = String(v);
+  s = s.replace(/\s+/g, ' ');
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+export function renderTable(columns: string[], rows: Record<string, unknown>[], max = 40): string {
+  const cells = rows.map((r) => columns.map((c) => cell(r[c], max)));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
+}
+
+export function csvField(v: unknown): string {
+  let s: string;
+  if (v === null || v === undefined) s = '';
+  else if (Array.isArray(v)) s = v.join(';');
+  else if (typeof v === 'object') s = JSON.stringify(v);
+  else s = String(v);
+  return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function formatRate(records: number, ms: number): string {
+  const perSec = ms > 0 ? (records * 1000) / ms : 0;
+  return perSec >= 1000 ? `${(perSec / 1000).toFixed(1)}k/s` : `${Math.round(perSec)}/s`;
+}
+
+export function progressLine(stream: string, counts: Record<string, StreamCounts>, elapsedMs: number): string {
+  const total = Object.values(counts).reduce((a, c) => a + c.records, 0);
+  const parts = Object.entries(counts)
+    .filter(([, c]) => c.records > 0 || c.errors > 0)
+    .map(([m, c]) => `${m} ${c.records}${c.errors ? ` (${c.errors} err)` : ''}`);
+  return `syncing ${stream}: ${parts.join(', ') || 'starting'} · ${total} records · ${formatRate(total, elapsedMs)} · ${(elapsedMs / 1000).toFixed(0)}s`;
+}

@@ -1,0 +1,49 @@
+// `tributary serve` (API, web UI, scheduler) and `tributary sim …` (upstream simulators).
+import type { Command } from 'commander';
+import { openApp } from '../app/context.ts';
+import { InputError } from '../core/errors.ts';
+import { createLogger } from '../core/log.ts';
+import { globals } from './app.ts';
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('start the web UI, HTTP API and scheduler')
+    .option('--port <port>', 'port to listen on', '8080')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(async (o: { port: string; host: string }, cmd: Command) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port must be 0-65535, got '${o.port}'`, 'port');
+      const g = globals(cmd);
+      const app = await openApp({ dataDir: g.dataDir, db: g.db, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }) });
+      const { startServer } = await import('../server/server.ts');
+      const server = await startServer(app, { port, host: o.host });
+      process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await server.close();
+      await app.close();
+    });
+}
+
+const SIMULATORS: Record<string, () => Promise<(argv: string[]) => Promise<void>>> = {
+  'tenable-sc': async () => (await import('../../sim/tenable-sc/index.ts')).runTenableSimCli,
+};
+
+export function registerSimCommand(program: Command): void {
+  program
+    .command('sim <system>')
+    .description(`start an upstream simulator: ${Object.keys(SIMULATORS).join(', ')} (see \`tributary sim <system> --help\`)`)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .helpOption(false)
+    .argument('[args...]')
+    .action(async (system: string, args: string[]) => {
+      const load = SIMULATORS[system];
+      if (!load) throw new InputError(`unknown simulator '${system}'; choose ${Object.keys(SIMULATORS).join(' or ')}`, 'system');
+      await (await load())(args);
+    });
+}

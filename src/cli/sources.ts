@@ -1,0 +1,122 @@
+// `tributary sources list|add|show|configure|remove|check`
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { addSource, checkSource, configureSource, present, removeSource } from '../app/sources.ts';
+import { parseSetPairs } from '../core/config.ts';
+import { errorMessage, InputError } from '../core/errors.ts';
+import { collect, ExitCode, printJson, withApp } from './app.ts';
+import { renderTable } from './output.ts';
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new InputError(`cannot read --config ${path}: ${errorMessage(err)}`, 'config');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`--config ${path} is not valid JSON: ${errorMessage(err)}`, 'config');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InputError(`--config ${path} must hold a JSON object`, 'config');
+  return parsed as Record<string, unknown>;
+}
+
+export function registerSourcesCommands(program: Command): void {
+  const sources = program.command('sources').description('configure data sources');
+
+  sources
+    .command('list')
+    .description('list configured sources')
+    .action(async (_o, cmd: Command) => {
+      await withApp(cmd, async (app, g) => {
+        const list = await app.store.listSources();
+        const views = await Promise.all(list.map(async (s) => present(app, s, await app.store.lastRun(s.id))));
+        if (g.json) return printJson(views);
+        if (views.length === 0) return void process.stdout.write('no sources; add one with `tributary sources add <type> --name NAME`\n');
+        const rows = views.map((v) => ({
+          name: v.name,
+          type: v.type,
+          mode: v.config.inputMode ?? 'api',
+          schedule: v.schedule ?? 'manual',
+          lastRun: v.lastRun ? `${v.lastRun.status} ${v.lastRun.finishedAt ?? v.lastRun.startedAt}` : 'never',
+          lastCheck: v.lastCheck ? (v.lastCheck.ok ? 'ok' : 'failed') : 'never',
+        }));
+        process.stdout.write(renderTable(['name', 'type', 'mode', 'schedule', 'lastRun', 'lastCheck'], rows) + '\n');
+      });
+    });
+
+  sources
+    .command('add <type>')
+    .description('add a source of type tenable-sc or servicedesk-plus')
+    .requiredOption('--name <name>', 'source name')
+    .option('--set <key=value>', 'configuration value (repeatable)', collect, [])
+    .option('--config <file.json>', 'configuration as a JSON object (--set values override it)')
+    .action(async (type: string, o: { name: string; set: string[]; config?: string }, cmd: Command) => {
+      await withApp(cmd, async (app, g) => {
+        const input = { ...(o.config ? readConfigFile(o.config) : {}), ...parseSetPairs(o.set) };
+        const s = await addSource(app, type, o.name, input);
+        if (g.json) return printJson(present(app, s));
+        process.stdout.write(`added source '${s.name}' (${s.type}); check it with \`tributary sources check ${s.name}\`\n`);
+      });
+    });
+
+  sources
+    .command('show <name>')
+    .description('show a source, secrets masked')
+    .action(async (name: string, _o, cmd: Command) => {
+      await withApp(cmd, async (app) => {
+        const s = await app.store.getSource(name);
+        printJson(present(app, s, await app.store.lastRun(s.id)));
+      });
+    });
+
+  sources
+    .command('configure <name>')
+    .description('change configuration fields; secrets left out keep their stored value')
+    .option('--set <key=value>', 'configuration value (repeatable; key= clears it)', collect, [])
+    .option('--config <file.json>', 'configuration changes as a JSON object')
+    .action(async (name: string, o: { set: string[]; config?: string }, cmd: Command) => {
+      await withApp(cmd, async (app, g) => {
+        const changes = { ...(o.config ? readConfigFile(o.config) : {}), ...parseSetPairs(o.set) };
+        if (Object.keys(changes).length === 0) throw new InputError('nothing to change: give --set key=value or --config FILE', 'set');
+        const s = await configureSource(app, name, changes);
+        if (g.json) return printJson(present(app, s));
+        process.stdout.write(`updated source '${s.name}'\n`);
+      });
+    });
+
+  sources
+    .command('remove <name>')
+    .description('delete a source and its records')
+    .action(async (name: string, _o, cmd: Command) => {
+      await withApp(cmd, async (app, g) => {
+        const { warnings } = await removeSource(app, name);
+        for (const w of warnings) process.stderr.write(`tributary: warning: ${w}\n`);
+        if (g.json) return printJson({ removed: name, warnings });
+        process.stdout.write(`removed source '${name}' and its records\n`);
+      });
+    });
+
+  sources
+    .command('check <name>')
+    .description('run the credential check')
+    .action(async (name: string, _o, cmd: Command) => {
+      const ok = await withApp(cmd, async (app, g) => {
+        const result = await checkSource(app, name);
+        if (g.json) {
+          printJson(result);
+        } else {
+          for (const c of result.checks) {
+            process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.id}: ${c.message}\n`);
+            if (c.hint) process.stdout.write(`    hint: ${c.hint}\n`);
+          }
+          process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
+        }
+        return result.ok;
+      });
+      if (!ok) throw new ExitCode(1);
+    });
+}

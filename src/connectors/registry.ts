@@ -1,0 +1,50 @@
+// The connector registry: adding a connector is one folder and one line here.
+import type { Connector } from '../core/connector.ts';
+import { InputError } from '../core/errors.ts';
+
+export class ConnectorRegistry {
+  readonly #byType = new Map<string, Connector>();
+
+  constructor(connectors: Connector[] = []) {
+    for (const c of connectors) this.register(c);
+  }
+
+  register(c: Connector): void {
+    this.#byType.set(c.type, c);
+  }
+
+  get(type: string): Connector {
+    const c = this.#byType.get(type);
+    if (!c) throw new InputError(`unknown source type '${type}'; known types: ${this.types().join(', ')}`, 'type');
+    return c;
+  }
+
+  has(type: string): boolean {
+    return this.#byType.has(type);
+  }
+
+  types(): string[] {
+    return [...this.#byType.keys()];
+  }
+
+  all(): Connector[] {
+    return [...this.#byType.values()];
+  }
+
+  secretKeys(type: string): string[] {
+    const c = this.#byType.get(type);
+    if (!c) return [];
+    return Object.entries(c.fields)
+      .filter(([, f]) => f.secret)
+      .map(([k]) => k);
+  }
+}
+
+/** The built-in connectors. */
+export async function defaultRegistry(): Promise<ConnectorRegistry> {
+  const list: Connector[] = [];
+  for (const load of builtins) list.push(await load());
+  return new ConnectorRegistry(list);
+}
+
+const builtins: (() => Promise<Connector>)[] = [];

@@ -1,0 +1,99 @@
+// The connector contract. A connector declares its type, a zod config schema with secret fields marked,
+// a credential check made of named checks, and streams that yield pages of records with a checkpoint.
+// Nothing here knows a vendor.
+import type { z } from 'zod';
+import type { Logger } from './log.ts';
+import type { IncomingRecord, ModelName } from './models.ts';
+
+export interface ConfigFieldInfo {
+  /** Label shown in the web UI (the seed's wording). */
+  label: string;
+  help?: string;
+  /** Encrypted at rest, never returned, never logged. */
+  secret?: boolean;
+  /** Input widget hint for the UI. */
+  input?: 'text' | 'password' | 'boolean' | 'select' | 'textarea' | 'number';
+  options?: { value: string; label: string }[];
+  /** Shown only when another field has one of these values, e.g. { inputMode: ['api'] }. */
+  showWhen?: Record<string, string[]>;
+}
+
+export interface CheckResult {
+  id: string;
+  ok: boolean;
+  message: string;
+  hint: string | null;
+}
+
+export type SyncMode = 'full' | 'incremental';
+
+/** Runtime state a connector keeps per source (e.g. an OAuth refresh token), encrypted by the store. */
+export interface SourceStateAccess {
+  get(): Promise<Record<string, unknown>>;
+  set(patch: Record<string, unknown>): Promise<void>;
+}
+
+export interface ConnectorContext {
+  sourceName: string;
+  log: Logger;
+  state: SourceStateAccess;
+  /** Where file-mode connectors read their bucket from (filled in by the file-drop layer). */
+  files?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface StreamContext extends ConnectorContext {
+  mode: SyncMode;
+  /**
+   * The stream's own checkpoint: on a fresh full run null; on an incremental run the checkpoint the
+   * last completed run ended with; when resuming an interrupted run, the checkpoint of the last page
+   * that was stored (`resumed` is then true and `mode` is the interrupted run's mode).
+   */
+  checkpoint: unknown | null;
+  resumed: boolean;
+  signal: AbortSignal;
+}
+
+export interface Page {
+  /** Records by model; one page may feed several models (e.g. plugin output carrying software). */
+  records: Partial<Record<ModelName, IncomingRecord[]>>;
+  /** Where to resume after this page; stored in the same transaction as the records. */
+  checkpoint: unknown;
+  /** Records the stream could not map, counted as errors in the run. */
+  errors?: number;
+}
+
+export interface Stream {
+  name: string;
+  /** Models this stream writes. Each model belongs to exactly one stream of a connector. */
+  models: ModelName[];
+  /** What identifies a record upstream (documentation; the runner keys on IncomingRecord.key). */
+  primaryKey: string[];
+  /** The upstream field incremental runs page by, if any. */
+  cursorField?: string;
+  read(ctx: StreamContext): AsyncIterable<Page>;
+}
+
+export interface Connector<C extends Record<string, unknown> = Record<string, unknown>> {
+  type: string;
+  title: string;
+  /** zod schema of the configuration: defaults, cross-field rules. Must reject unknown keys. */
+  configSchema: z.ZodType<C>;
+  /** UI and masking metadata for every key of the configuration. */
+  fields: Record<string, ConfigFieldInfo>;
+  check(config: C, ctx: ConnectorContext): Promise<CheckResult[]>;
+  streams(config: C, ctx: ConnectorContext): Stream[];
+  /**
+   * Called when a configuration is saved, before it is stored: may exchange one-time values
+   * (an OAuth authorization code) for durable state, returning the config to store (without them).
+   */
+  onSave?(config: C, previous: C | null, ctx: ConnectorContext): Promise<C>;
+  /** Called before a source is removed (e.g. to revoke a token). Errors are reported, not fatal. */
+  onRemove?(config: C, ctx: ConnectorContext): Promise<void>;
+}
+
+export function secretKeys(connector: Connector): string[] {
+  return Object.entries(connector.fields)
+    .filter(([, f]) => f.secret)
+    .map(([k]) => k);
+}

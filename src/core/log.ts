@@ -1,0 +1,36 @@
+// pino logger whose output passes through the secret scrubber: any value registered as secret is
+// replaced before the line is written, whatever code path put it into a message.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { scrubSecrets } from './secrets.ts';
+
+export type Logger = pino.Logger;
+
+export interface LogOptions {
+  level?: string;
+  /** Where lines go; default stderr. Tests pass a collecting stream. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(opts: LogOptions = {}): Logger {
+  const out = opts.destination ?? process.stderr;
+  const scrubbing = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      out.write(scrubSecrets(chunk.toString()));
+      cb();
+    },
+  });
+  return pino(
+    {
+      level: opts.level ?? process.env.TRIBUTARY_LOG_LEVEL ?? 'info',
+      redact: {
+        paths: ['*.secretKey', '*.accessKey', '*.clientSecret', '*.apiKey', '*.authorizationCode', '*.password', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-apikey"]'],
+        censor: '********',
+      },
+    },
+    scrubbing,
+  );
+}
+
+/** A logger that writes nothing, for library use without a caller-provided one. */
+export const silentLogger: Logger = pino({ level: 'silent' });

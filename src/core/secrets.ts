@@ -1,0 +1,90 @@
+// Secret handling in one place: the AES-256-GCM box that encrypts secret config values at rest,
+// the master-key source (TRIBUTARY_MASTER_KEY or a 0600 key file made on first use), the mask every
+// presenter uses, and the scrubber that keeps known secret values out of logs and error messages.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InputError } from './errors.ts';
+
+export const MASK = '********';
+const PREFIX = 'enc:v1:';
+
+export class SecretBox {
+  readonly #key: Buffer;
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new InputError('the master key must be 32 bytes (base64-encoded in TRIBUTARY_MASTER_KEY)', 'TRIBUTARY_MASTER_KEY');
+    this.#key = key;
+  }
+
+  encrypt(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  decrypt(sealed: string): string {
+    if (!SecretBox.isSealed(sealed)) throw new Error('value is not an encrypted secret');
+    const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    try {
+      const plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+      registerSecret(plain);
+      return plain;
+    } catch {
+      throw new InputError('cannot decrypt a stored secret: the master key differs from the one it was encrypted with', 'TRIBUTARY_MASTER_KEY');
+    }
+  }
+
+  static isSealed(v: unknown): v is string {
+    return typeof v === 'string' && v.startsWith(PREFIX);
+  }
+}
+
+/** The master key: TRIBUTARY_MASTER_KEY (base64 of 32 bytes) or `<dataDir>/master.key`, created 0600. */
+export function loadMasterKey(keyFile: string, env: NodeJS.ProcessEnv = process.env): Buffer {
+  const fromEnv = env.TRIBUTARY_MASTER_KEY;
+  if (fromEnv) {
+    const key = Buffer.from(fromEnv, 'base64');
+    if (key.length !== 32) throw new InputError('TRIBUTARY_MASTER_KEY must be 32 bytes, base64-encoded', 'TRIBUTARY_MASTER_KEY');
+    return key;
+  }
+  if (existsSync(keyFile)) {
+    const key = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new InputError(`the key file ${keyFile} does not hold a 32-byte base64 key`, 'TRIBUTARY_MASTER_KEY');
+    return key;
+  }
+  mkdirSync(dirname(keyFile), { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(keyFile, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(keyFile, 0o600);
+  return key;
+}
+
+// Values known to be secret in this process. Short values are not registered: scrubbing "1" or "ab"
+// out of every log line would mangle output without protecting anything.
+const known = new Set<string>();
+const MIN_SCRUB_LENGTH = 6;
+
+export function registerSecret(value: unknown): void {
+  if (typeof value === 'string' && value.length >= MIN_SCRUB_LENGTH) known.add(value);
+}
+
+/** Replaces every registered secret value in `text` with the mask. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const s of known) {
+    if (out.includes(s)) out = out.split(s).join(MASK);
+  }
+  return out;
+}
+
+/** A copy of `config` with every secret key that is set replaced by the mask. */
+export function maskConfig(config: Record<string, unknown>, secretKeys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const k of secretKeys) {
+    if (out[k] !== undefined && out[k] !== null && out[k] !== '') out[k] = MASK;
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+// The two database drivers behind one minimal interface. All SQL the store writes uses `?`
+// placeholders and double-quoted identifiers; the PostgreSQL driver numbers the placeholders.
+
+export type Row = Record<string, unknown>;
+
+export interface Driver {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Runs several DDL statements (migrations). */
+  exec(sql: string): Promise<void>;
+  all<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  run(sql: string, params?: unknown[]): Promise<number>;
+  /**
+   * Inserts many rows through one single-row statement `insertSql` (which ends in an ON CONFLICT
+   * clause). SQLite runs a cached prepared statement per row; PostgreSQL batches rows into
+   * multi-row statements, so neither does a network round trip per row.
+   */
+  insertMany(insertSql: InsertSql, rows: unknown[][]): Promise<void>;
+  /** Runs fn in one transaction; the driver passed to fn is bound to it. */
+  transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface InsertSql {
+  /** `INSERT INTO "t" ("a","b")` */
+  head: string;
+  columns: number;
+  /** ` ON CONFLICT ("id") DO UPDATE SET …` */
+  tail: string;
+}
+
+/** Converts `?` placeholders to `$1…$n` (our SQL never has `?` inside literals). */
+export function numberPlaceholders(sql: string, start = 1): string {
+  let n = start;
+  return sql.replace(/\?/g, () => `$${n++}`);
+}
+
+export async function openDriver(url: string): Promise<Driver> {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { openPostgres } = await import('./postgres.ts');
+    return openPostgres(url);
+  }
+  const { openSqlite } = await import('./sqlite.ts');
+  return openSqlite(url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url);
+}

@@ -1,0 +1,126 @@
+// Versioned migrations, one set for both stores: the SQL uses the subset SQLite and PostgreSQL share
+// (TEXT, INTEGER, BIGINT, DOUBLE PRECISION; booleans as 0/1; times as ISO-8601 UTC text, which sorts;
+// arrays and objects as JSON text). A migration is never edited once released; add a new one.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const COMMON = `
+  id TEXT PRIMARY KEY,
+  source_id TEXT NOT NULL,
+  natural_key TEXT NOT NULL,
+  external_id TEXT,
+  first_seen TEXT,
+  last_seen TEXT,
+  removed INTEGER NOT NULL DEFAULT 0,
+  seen_gen TEXT,
+  seen_run TEXT`;
+
+function recordTable(name: string, columns: string, indexes: string[]): string {
+  const idx = [`CREATE INDEX ${name}_source ON ${name} (source_id, removed)`, ...indexes.map((i) => `CREATE INDEX ${name}_${i.replace(/\W+/g, '_')} ON ${name} (${i})`)];
+  return `CREATE TABLE ${name} (${COMMON},${columns});\n${idx.join(';\n')};\n`;
+}
+
+const initial = `
+CREATE TABLE sources (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  config TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT '{}',
+  schedule TEXT,
+  last_check TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE sync_runs (
+  id TEXT PRIMARY KEY,
+  source_id TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  status TEXT NOT NULL,
+  generation TEXT NOT NULL,
+  resumed_from TEXT,
+  trigger TEXT,
+  owner TEXT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  heartbeat_at TEXT,
+  counts TEXT NOT NULL DEFAULT '{}',
+  error TEXT
+);
+CREATE INDEX sync_runs_source ON sync_runs (source_id, started_at);
+CREATE INDEX sync_runs_status ON sync_runs (status);
+CREATE TABLE checkpoints (
+  source_id TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  value TEXT,
+  complete INTEGER NOT NULL DEFAULT 0,
+  mode TEXT NOT NULL,
+  generation TEXT NOT NULL,
+  run_id TEXT,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (source_id, stream)
+);
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  username TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE sessions (
+  token_hash TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  csrf_token TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE TABLE api_tokens (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  user_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT
+);
+${recordTable(
+  'rec_hosts',
+  `
+  ip_addresses TEXT, mac_addresses TEXT, hostname TEXT, fqdn TEXT, netbios_name TEXT, os TEXT,
+  manufacturer TEXT, model TEXT, serial_number TEXT, last_logged_on_user TEXT, repository TEXT,
+  credentialed INTEGER, scanner_last_seen TEXT`,
+  ['hostname'],
+)}
+${recordTable('rec_software', ' host_id TEXT, name TEXT, version TEXT', ['host_id', 'name'])}
+${recordTable('rec_ports', ' host_id TEXT, port INTEGER, protocol TEXT, service TEXT', ['host_id', 'port'])}
+${recordTable(
+  'rec_vulnerabilities',
+  `
+  host_id TEXT, plugin_id TEXT, plugin_name TEXT, severity TEXT, cves TEXT,
+  cvss_v2_base_score DOUBLE PRECISION, cvss_v3_base_score DOUBLE PRECISION, epss_score DOUBLE PRECISION,
+  vpr_score DOUBLE PRECISION, known_exploited INTEGER, status TEXT, port INTEGER, protocol TEXT`,
+  ['host_id', 'plugin_id', 'severity', 'status'],
+)}
+${recordTable('rec_compliance', ' host_id TEXT, benchmark TEXT, rule_id TEXT, rule_name TEXT, result TEXT', ['host_id', 'benchmark', 'result'])}
+${recordTable(
+  'rec_tickets',
+  `
+  display_id TEXT, subject TEXT, kind TEXT, status TEXT, priority TEXT, assignee TEXT, "group" TEXT,
+  requester TEXT, created_at TEXT, updated_at TEXT, due_at TEXT, resolved_at TEXT`,
+  ['status', 'updated_at'],
+)}
+${recordTable(
+  'rec_cmdb_assets',
+  `
+  name TEXT, asset_tag TEXT, serial_number TEXT, product_type TEXT, product TEXT, state TEXT,
+  ip_addresses TEXT, mac_addresses TEXT, assigned_user TEXT, department TEXT, site TEXT, ci_type TEXT,
+  attributes TEXT`,
+  ['name'],
+)}
+${recordTable('rec_users', ' name TEXT, email TEXT, department TEXT, job_title TEXT, is_technician INTEGER, status TEXT', ['name', 'email'])}
+${recordTable('rec_services', ' name TEXT, description TEXT, category TEXT, owner TEXT, status TEXT', ['name'])}
+`;
+
+export const MIGRATIONS: Migration[] = [{ version: 1, name: 'initial schema', sql: initial }];

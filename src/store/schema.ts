@@ -1,0 +1,53 @@
+// Mapping between the models of src/core/models.ts and the record tables of the migrations.
+// Table and column names are derived here once; the migration SQL spells the same names out
+// (test/store/schema.test.ts checks that every model field has its column).
+import { type FieldDef, MODEL_FIELDS, type ModelName } from '../core/models.ts';
+
+export function tableOf(model: ModelName): string {
+  return 'rec_' + model.replace(/-/g, '_');
+}
+
+export function columnOf(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+}
+
+/** Quotes an identifier (some columns, like "group", are reserved words). */
+export function q(ident: string): string {
+  return '"' + ident.replace(/"/g, '""') + '"';
+}
+
+export function modelFieldMap(model: ModelName): Map<string, FieldDef> {
+  return new Map(MODEL_FIELDS[model].map((f) => [f.name, f]));
+}
+
+/** Converts a model value to what the store keeps in its column. */
+export function toColumnValue(f: FieldDef, v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  switch (f.kind) {
+    case 'json':
+      return JSON.stringify(v);
+    case 'bool':
+      return v ? 1 : 0;
+    case 'int':
+    case 'real':
+      return typeof v === 'number' && Number.isFinite(v) ? v : null;
+    default:
+      return String(v);
+  }
+}
+
+/** Converts a stored column value back to the model value. */
+export function fromColumnValue(f: FieldDef, v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  switch (f.kind) {
+    case 'json':
+      return typeof v === 'string' ? JSON.parse(v) : v;
+    case 'bool':
+      return Number(v) === 1;
+    case 'int':
+    case 'real':
+      return Number(v);
+    default:
+      return String(v);
+  }
+}

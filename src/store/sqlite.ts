@@ -1,0 +1,101 @@
+// SQLite through the built-in node:sqlite: synchronous calls behind the async Driver interface.
+// One connection per process; a mutex keeps one logical transaction at a time on it, so an API
+// read can never end up inside a sync's page transaction.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { Driver, InsertSql, Row } from './driver.ts';
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  async lock(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => {
+      release = r;
+    });
+    const prev = this.#tail;
+    this.#tail = prev.then(() => next);
+    await prev;
+    return release;
+  }
+}
+
+class SqliteDriver implements Driver {
+  readonly dialect = 'sqlite' as const;
+  readonly #db: DatabaseSync;
+  readonly #stmts: Map<string, StatementSync>;
+  readonly #mutex: Mutex;
+  readonly #inTx: boolean;
+
+  constructor(db: DatabaseSync, mutex: Mutex, inTx: boolean, stmts = new Map<string, StatementSync>()) {
+    this.#db = db;
+    this.#mutex = mutex;
+    this.#inTx = inTx;
+    this.#stmts = stmts;
+  }
+
+  #prepare(sql: string): StatementSync {
+    let s = this.#stmts.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      if (this.#stmts.size > 500) this.#stmts.clear();
+      this.#stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.#db.exec(sql);
+  }
+
+  async all<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.#prepare(sql).all(...(params as SQLInputValue[])) as T[];
+  }
+
+  async run(sql: string, params: unknown[] = []): Promise<number> {
+    if (this.#inTx) return Number(this.#prepare(sql).run(...(params as SQLInputValue[])).changes);
+    const release = await this.#mutex.lock();
+    try {
+      return Number(this.#prepare(sql).run(...(params as SQLInputValue[])).changes);
+    } finally {
+      release();
+    }
+  }
+
+  async insertMany(ins: InsertSql, rows: unknown[][]): Promise<void> {
+    const placeholders = '(' + new Array(ins.columns).fill('?').join(',') + ')';
+    const stmt = this.#prepare(`${ins.head} VALUES ${placeholders}${ins.tail}`);
+    for (const r of rows) stmt.run(...(r as SQLInputValue[]));
+  }
+
+  async transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T> {
+    if (this.#inTx) return fn(this);
+    const release = await this.#mutex.lock();
+    const tx = new SqliteDriver(this.#db, this.#mutex, true, this.#stmts);
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await fn(tx);
+        this.#db.exec('COMMIT');
+        return out;
+      } catch (err) {
+        this.#db.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+  }
+}
+
+export function openSqlite(path: string): Driver {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  // WAL lets the CLI read while a server syncs; busy_timeout waits for another process's write.
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = OFF;');
+  return new SqliteDriver(db, new Mutex(), false);
+}

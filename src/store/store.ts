@@ -1,0 +1,426 @@
+// The store: one interface over SQLite and PostgreSQL for sources (secrets sealed at rest), sync runs,
+// checkpoints, users and tokens, and the normalized records.
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
+import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
+import { SecretBox } from '../core/secrets.ts';
+import { type Driver, openDriver, type Row } from './driver.ts';
+import { MIGRATIONS } from './migrations.ts';
+import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, upsertRecords, type WriteStamp } from './records.ts';
+import { q, tableOf } from './schema.ts';
+
+export interface SourceRecord {
+  id: string;
+  name: string;
+  type: string;
+  /** Plaintext configuration (secrets decrypted); never hand this to a presenter unmasked. */
+  config: Record<string, unknown>;
+  schedule: string | null;
+  lastCheck: { at: string; ok: boolean; checks: unknown[] } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
+
+export interface StreamCounts {
+  records: number;
+  errors: number;
+}
+
+export interface RunRecord {
+  id: string;
+  sourceId: string;
+  mode: 'full' | 'incremental';
+  status: RunStatus;
+  generation: string;
+  resumedFrom: string | null;
+  trigger: string | null;
+  /** Which process runs it: `host:pid`, so a crashed run on this machine is recognised at once. */
+  owner: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  heartbeatAt: string | null;
+  counts: Record<string, StreamCounts>;
+  error: string | null;
+}
+
+export interface CheckpointRecord {
+  stream: string;
+  value: unknown;
+  complete: boolean;
+  mode: 'full' | 'incremental';
+  generation: string;
+  runId: string | null;
+}
+
+export const nowIso = (): string => new Date().toISOString();
+
+function parseJson<T>(s: unknown, fallback: T): T {
+  if (typeof s !== 'string' || s === '') return fallback;
+  return JSON.parse(s) as T;
+}
+
+function toRun(r: Row): RunRecord {
+  return {
+    id: String(r.id),
+    sourceId: String(r.source_id),
+    mode: r.mode as RunRecord['mode'],
+    status: r.status as RunStatus,
+    generation: String(r.generation),
+    resumedFrom: (r.resumed_from as string | null) ?? null,
+    trigger: (r.trigger as string | null) ?? null,
+    owner: (r.owner as string | null) ?? null,
+    startedAt: String(r.started_at),
+    finishedAt: (r.finished_at as string | null) ?? null,
+    heartbeatAt: (r.heartbeat_at as string | null) ?? null,
+    counts: parseJson(r.counts, {}),
+    error: (r.error as string | null) ?? null,
+  };
+}
+
+export class Store {
+  readonly db: Driver;
+  readonly #box: SecretBox;
+  readonly #secretKeys: (type: string) => string[];
+
+  constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[]) {
+    this.db = db;
+    this.#box = box;
+    this.#secretKeys = secretKeys;
+  }
+
+  static async open(url: string, box: SecretBox, secretKeys: (type: string) => string[]): Promise<Store> {
+    const db = await openDriver(url);
+    const store = new Store(db, box, secretKeys);
+    await store.migrate();
+    return store;
+  }
+
+  get dialect(): 'sqlite' | 'postgres' {
+    return this.db.dialect;
+  }
+
+  /** Applies pending migrations, each in its own transaction; safe when several processes start at once. */
+  async migrate(): Promise<void> {
+    await this.db.exec(`CREATE TABLE IF NOT EXISTS "schema_migrations" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" TEXT NOT NULL)`);
+    for (const m of MIGRATIONS) {
+      await this.db.transaction(async (tx) => {
+        if (tx.dialect === 'postgres') await tx.exec('LOCK TABLE "schema_migrations" IN EXCLUSIVE MODE');
+        const done = await tx.all(`SELECT "version" FROM "schema_migrations" WHERE "version" = ?`, [m.version]);
+        if (done.length) return;
+        await tx.exec(m.sql);
+        await tx.run(`INSERT INTO "schema_migrations" ("version", "name", "applied_at") VALUES (?, ?, ?)`, [m.version, m.name, nowIso()]);
+      });
+    }
+  }
+
+  async schemaVersion(): Promise<number> {
+    const rows = await this.db.all(`SELECT MAX("version") AS "v" FROM "schema_migrations"`);
+    return Number(rows[0]?.v ?? 0);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  // ---- sources ----
+
+  #seal(type: string, config: Record<string, unknown>): string {
+    const out: Record<string, unknown> = { ...config };
+    for (const k of this.#secretKeys(type)) {
+      const v = out[k];
+      if (typeof v === 'string' && v !== '' && !SecretBox.isSealed(v)) out[k] = this.#box.encrypt(v);
+    }
+    return JSON.stringify(out);
+  }
+
+  #unseal(type: string, raw: unknown): Record<string, unknown> {
+    const cfg = parseJson<Record<string, unknown>>(raw, {});
+    for (const k of this.#secretKeys(type)) {
+      if (SecretBox.isSealed(cfg[k])) cfg[k] = this.#box.decrypt(cfg[k]);
+    }
+    return cfg;
+  }
+
+  #toSource(r: Row): SourceRecord {
+    const type = String(r.type);
+    return {
+      id: String(r.id),
+      name: String(r.name),
+      type,
+      config: this.#unseal(type, r.config),
+      schedule: (r.schedule as string | null) || null,
+      lastCheck: parseJson(r.last_check, null),
+      createdAt: String(r.created_at),
+      updatedAt: String(r.updated_at),
+    };
+  }
+
+  async createSource(name: string, type: string, config: Record<string, unknown>, schedule: string | null): Promise<SourceRecord> {
+    if (await this.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
+    const id = randomUUID();
+    const now = nowIso();
+    await this.db.run(`INSERT INTO "sources" ("id", "name", "type", "config", "state", "schedule", "created_at", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+      id,
+      name,
+      type,
+      this.#seal(type, config),
+      '{}',
+      schedule,
+      now,
+      now,
+    ]);
+    return this.getSource(name);
+  }
+
+  async findSource(name: string): Promise<SourceRecord | null> {
+    const rows = await this.db.all(`SELECT * FROM "sources" WHERE "name" = ?`, [name]);
+    return rows[0] ? this.#toSource(rows[0]) : null;
+  }
+
+  async getSource(name: string): Promise<SourceRecord> {
+    const s = await this.findSource(name);
+    if (!s) throw new NotFoundError(`no source named '${name}'`);
+    return s;
+  }
+
+  async getSourceById(id: string): Promise<SourceRecord> {
+    const rows = await this.db.all(`SELECT * FROM "sources" WHERE "id" = ?`, [id]);
+    if (!rows[0]) throw new NotFoundError(`no source with id '${id}'`);
+    return this.#toSource(rows[0]);
+  }
+
+  async listSources(): Promise<SourceRecord[]> {
+    const rows = await this.db.all(`SELECT * FROM "sources" ORDER BY "name"`);
+    return rows.map((r) => this.#toSource(r));
+  }
+
+  async updateSource(name: string, config: Record<string, unknown>, schedule: string | null): Promise<SourceRecord> {
+    const s = await this.getSource(name);
+    await this.db.run(`UPDATE "sources" SET "config" = ?, "schedule" = ?, "updated_at" = ? WHERE "id" = ?`, [this.#seal(s.type, config), schedule, nowIso(), s.id]);
+    return this.getSource(name);
+  }
+
+  async setLastCheck(sourceId: string, ok: boolean, checks: unknown[]): Promise<void> {
+    await this.db.run(`UPDATE "sources" SET "last_check" = ? WHERE "id" = ?`, [JSON.stringify({ at: nowIso(), ok, checks }), sourceId]);
+  }
+
+  /** Runtime state of a source (tokens): sealed as a whole. */
+  async getSourceState(sourceId: string): Promise<Record<string, unknown>> {
+    const rows = await this.db.all(`SELECT "state" FROM "sources" WHERE "id" = ?`, [sourceId]);
+    const raw = rows[0]?.state;
+    if (SecretBox.isSealed(raw)) return JSON.parse(this.#box.decrypt(raw));
+    return parseJson(raw, {});
+  }
+
+  async setSourceState(sourceId: string, state: Record<string, unknown>): Promise<void> {
+    await this.db.run(`UPDATE "sources" SET "state" = ? WHERE "id" = ?`, [this.#box.encrypt(JSON.stringify(state)), sourceId]);
+  }
+
+  /** Deletes a source with all its records, runs and checkpoints, in one transaction. */
+  async deleteSource(name: string): Promise<void> {
+    const s = await this.getSource(name);
+    await this.db.transaction(async (tx) => {
+      for (const m of MODEL_NAMES) await tx.run(`DELETE FROM ${q(tableOf(m))} WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "checkpoints" WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
+    });
+  }
+
+  // ---- runs and checkpoints ----
+
+  async createRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<RunRecord> {
+    await this.db.run(
+      `INSERT INTO "sync_runs" ("id", "source_id", "mode", "status", "generation", "resumed_from", "trigger", "owner", "started_at", "heartbeat_at", "counts") VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, '{}')`,
+      [run.id, run.sourceId, run.mode, run.generation, run.resumedFrom, run.trigger, run.owner, run.startedAt, run.startedAt],
+    );
+    return this.getRun(run.id);
+  }
+
+  async getRun(id: string): Promise<RunRecord> {
+    const rows = await this.db.all(`SELECT * FROM "sync_runs" WHERE "id" = ?`, [id]);
+    if (!rows[0]) throw new NotFoundError(`no run with id '${id}'`);
+    return toRun(rows[0]);
+  }
+
+  async listRuns(sourceId: string | null, limit = 50): Promise<RunRecord[]> {
+    const rows = sourceId
+      ? await this.db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, [sourceId])
+      : await this.db.all(`SELECT * FROM "sync_runs" ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`);
+    return rows.map(toRun);
+  }
+
+  async activeRun(sourceId: string): Promise<RunRecord | null> {
+    const rows = await this.db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? AND "status" = 'running' ORDER BY "started_at" DESC`, [sourceId]);
+    return rows[0] ? toRun(rows[0]) : null;
+  }
+
+  async lastRun(sourceId: string, where: { status?: RunStatus; mode?: 'full' | 'incremental' } = {}): Promise<RunRecord | null> {
+    const conds = [`"source_id" = ?`];
+    const params: unknown[] = [sourceId];
+    if (where.status) {
+      conds.push(`"status" = ?`);
+      params.push(where.status);
+    }
+    if (where.mode) {
+      conds.push(`"mode" = ?`);
+      params.push(where.mode);
+    }
+    const rows = await this.db.all(`SELECT * FROM "sync_runs" WHERE ${conds.join(' AND ')} ORDER BY "started_at" DESC LIMIT 1`, params);
+    return rows[0] ? toRun(rows[0]) : null;
+  }
+
+  async heartbeat(runId: string, counts: Record<string, StreamCounts>): Promise<void> {
+    await this.db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), JSON.stringify(counts), runId]);
+  }
+
+  async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null): Promise<void> {
+    await this.db.run(`UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ? WHERE "id" = ?`, [
+      status,
+      nowIso(),
+      nowIso(),
+      JSON.stringify(counts),
+      error,
+      runId,
+    ]);
+  }
+
+  async getCheckpoints(sourceId: string): Promise<Map<string, CheckpointRecord>> {
+    const rows = await this.db.all(`SELECT * FROM "checkpoints" WHERE "source_id" = ?`, [sourceId]);
+    return new Map(
+      rows.map((r) => [
+        String(r.stream),
+        {
+          stream: String(r.stream),
+          value: parseJson(r.value, null),
+          complete: Number(r.complete) === 1,
+          mode: r.mode as CheckpointRecord['mode'],
+          generation: String(r.generation),
+          runId: (r.run_id as string | null) ?? null,
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Stores one page: its records (per model) and the stream's checkpoint in one transaction, so a
+   * crash loses at most the page in flight.
+   */
+  async writePage(
+    stamp: WriteStamp,
+    stream: string,
+    mode: 'full' | 'incremental',
+    records: Partial<Record<ModelName, IncomingRecord[]>>,
+    checkpoint: { value: unknown; complete: boolean },
+  ): Promise<Record<string, number>> {
+    return this.db.transaction(async (tx) => {
+      const counts: Record<string, number> = {};
+      for (const [model, recs] of Object.entries(records) as [ModelName, IncomingRecord[]][]) {
+        if (recs?.length) counts[model] = await upsertRecords(tx, model, recs, stamp);
+      }
+      await tx.run(
+        `INSERT INTO "checkpoints" ("source_id", "stream", "value", "complete", "mode", "generation", "run_id", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT ("source_id", "stream") DO UPDATE SET "value" = excluded."value", "complete" = excluded."complete", "mode" = excluded."mode",
+         "generation" = excluded."generation", "run_id" = excluded."run_id", "updated_at" = excluded."updated_at"`,
+        [stamp.sourceId, stream, JSON.stringify(checkpoint.value ?? null), checkpoint.complete ? 1 : 0, mode, stamp.generation, stamp.runId, stamp.now],
+      );
+      return counts;
+    });
+  }
+
+  /** Marks records of the given models not seen in `generation` as removed (findings: fixed). */
+  async sweep(sourceId: string, models: ModelName[], generation: string): Promise<Record<string, number>> {
+    return this.db.transaction(async (tx) => {
+      const out: Record<string, number> = {};
+      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation);
+      return out;
+    });
+  }
+
+  // ---- records ----
+
+  async query(model: ModelName, opts: QueryOptions): Promise<QueryPage> {
+    return queryRecords(this.db, model, opts);
+  }
+
+  async getRecord(model: ModelName, id: string): Promise<StoredRecord> {
+    const rows = await this.db.all(`SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" = ?`, [id]);
+    if (!rows[0]) throw new NotFoundError(`no ${model} record with id '${id}'`);
+    return rowToRecord(model, rows[0]);
+  }
+
+  async count(model: ModelName, sourceId?: string): Promise<number> {
+    return countRecords(this.db, model, sourceId);
+  }
+
+  // ---- users, sessions, API tokens ----
+
+  async userCount(): Promise<number> {
+    const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM "users"`);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async createUser(username: string, passwordHash: string): Promise<string> {
+    const id = randomUUID();
+    await this.db.run(`INSERT INTO "users" ("id", "username", "password_hash", "created_at") VALUES (?, ?, ?, ?)`, [id, username, passwordHash, nowIso()]);
+    return id;
+  }
+
+  async findUser(username: string): Promise<{ id: string; username: string; passwordHash: string } | null> {
+    const rows = await this.db.all(`SELECT * FROM "users" WHERE "username" = ?`, [username]);
+    const r = rows[0];
+    return r ? { id: String(r.id), username: String(r.username), passwordHash: String(r.password_hash) } : null;
+  }
+
+  async getUserById(id: string): Promise<{ id: string; username: string } | null> {
+    const rows = await this.db.all(`SELECT "id", "username" FROM "users" WHERE "id" = ?`, [id]);
+    return rows[0] ? { id: String(rows[0].id), username: String(rows[0].username) } : null;
+  }
+
+  async createSession(tokenHash: string, userId: string, csrfToken: string, expiresAt: string): Promise<void> {
+    await this.db.run(`INSERT INTO "sessions" ("token_hash", "user_id", "csrf_token", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?)`, [
+      tokenHash,
+      userId,
+      csrfToken,
+      nowIso(),
+      expiresAt,
+    ]);
+  }
+
+  async findSession(tokenHash: string): Promise<{ userId: string; csrfToken: string; expiresAt: string } | null> {
+    const rows = await this.db.all(`SELECT * FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
+    const r = rows[0];
+    if (!r) return null;
+    if (String(r.expires_at) < nowIso()) {
+      await this.deleteSession(tokenHash);
+      return null;
+    }
+    return { userId: String(r.user_id), csrfToken: String(r.csrf_token), expiresAt: String(r.expires_at) };
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.db.run(`DELETE FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
+  }
+
+  async createApiToken(name: string, tokenHash: string, userId: string): Promise<string> {
+    const id = randomUUID();
+    await this.db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at") VALUES (?, ?, ?, ?, ?)`, [id, name, tokenHash, userId, nowIso()]);
+    return id;
+  }
+
+  async findApiToken(tokenHash: string): Promise<{ id: string; userId: string } | null> {
+    const rows = await this.db.all(`SELECT "id", "user_id" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
+    return rows[0] ? { id: String(rows[0].id), userId: String(rows[0].user_id) } : null;
+  }
+
+  async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }[]> {
+    const rows = await this.db.all(`SELECT * FROM "api_tokens" WHERE "user_id" = ? ORDER BY "created_at"`, [userId]);
+    return rows.map((r) => ({ id: String(r.id), name: String(r.name), createdAt: String(r.created_at), lastUsedAt: (r.last_used_at as string | null) ?? null }));
+  }
+
+  async deleteApiToken(id: string, userId: string): Promise<boolean> {
+    return (await this.db.run(`DELETE FROM "api_tokens" WHERE "id" = ? AND "user_id" = ?`, [id, userId])) > 0;
+  }
+}

@@ -1,0 +1,219 @@
+// The sync runner: runs a source's streams, stores each page with its checkpoint in one transaction,
+// resumes an interrupted run from its checkpoints, counts per model, and sweeps (marks removed / fixed)
+// only after a complete, successful full run.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppContext } from '../app/context.ts';
+import type { Connector, Stream, StreamContext, SyncMode } from '../core/connector.ts';
+import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
+import type { ModelName } from '../core/models.ts';
+import { scrubSecrets } from '../core/secrets.ts';
+import { configError } from '../core/config.ts';
+import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
+
+export interface SyncOptions {
+  /** Force a fresh full run (also abandons an interrupted run's checkpoints). */
+  full?: boolean;
+  trigger?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: SyncProgress) => void;
+  /** Called once the run is recorded, before any upstream call (lets the API answer 202 with the id). */
+  onStart?: (run: { runId: string; mode: SyncMode; resumedFrom: string | null }) => void;
+}
+
+export interface SyncProgress {
+  runId: string;
+  stream: string;
+  counts: Record<string, StreamCounts>;
+  elapsedMs: number;
+}
+
+export interface SyncResult {
+  runId: string;
+  status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  mode: SyncMode;
+  resumedFrom: string | null;
+  streams: Record<string, StreamCounts>;
+  swept: Record<string, number>;
+  error: string | null;
+}
+
+/** How old a heartbeat may be before a run held by another machine counts as dead. */
+const STALE_HEARTBEAT_MS = Number(process.env.TRIBUTARY_STALE_RUN_MS ?? 90_000);
+const HEARTBEAT_MS = 5_000;
+/** Restarts of one stream after transient upstream errors that outlasted the HTTP client's own retries. */
+const STREAM_ATTEMPTS = Number(process.env.TRIBUTARY_STREAM_ATTEMPTS ?? 4);
+const RETRY_BASE_MS = Number(process.env.TRIBUTARY_RETRY_BASE_MS ?? 500);
+/** A full run is forced when the last successful one is older than this, so sweeps keep happening. */
+const FULL_EVERY_MS = Number(process.env.TRIBUTARY_FULL_EVERY_MS ?? 7 * 24 * 3600_000);
+
+export const processOwner = (): string => `${hostname()}:${process.pid}`;
+
+function ownerIsDead(owner: string | null): boolean {
+  if (!owner) return false;
+  const i = owner.lastIndexOf(':');
+  if (owner.slice(0, i) !== hostname()) return false;
+  const pid = Number(owner.slice(i + 1));
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+function isStale(run: RunRecord): boolean {
+  if (ownerIsDead(run.owner)) return true;
+  const beat = Date.parse(run.heartbeatAt ?? run.startedAt);
+  return Date.now() - beat > STALE_HEARTBEAT_MS;
+}
+
+export function parseSourceConfig(connector: Connector, source: SourceRecord): Record<string, unknown> {
+  const parsed = connector.configSchema.safeParse(source.config);
+  if (!parsed.success) throw configError(parsed.error, `source '${source.name}': `);
+  return parsed.data;
+}
+
+/** Streams of a connector must not share models: the sweep and the counts are per model. */
+function checkStreams(streams: Stream[]): void {
+  const seen = new Map<ModelName, string>();
+  for (const s of streams) {
+    for (const m of s.models) {
+      const other = seen.get(m);
+      if (other) throw new Error(`connector bug: streams '${other}' and '${s.name}' both write ${m}`);
+      seen.set(m, s.name);
+    }
+  }
+}
+
+export async function runSync(app: AppContext, sourceName: string, opts: SyncOptions = {}): Promise<SyncResult> {
+  const { store } = app;
+  const source = await store.getSource(sourceName);
+  const connector = app.registry.get(source.type);
+  const config = parseSourceConfig(connector, source);
+  const log = app.log.child({ source: source.name });
+
+  // One run per source at a time; a run whose process died is closed and resumed.
+  const active = await store.activeRun(source.id);
+  if (active) {
+    if (!isStale(active)) throw new ConflictError(`a sync of '${source.name}' is already running (run ${active.id}, started ${active.startedAt})`);
+    await store.finishRun(active.id, 'interrupted', active.counts, 'interrupted: the process running it stopped before it finished');
+    log.warn({ runId: active.id }, 'previous run was interrupted; resuming from its checkpoints');
+  }
+
+  const checkpoints = await store.getCheckpoints(source.id);
+  const last = await store.lastRun(source.id);
+  const resumable =
+    !opts.full && last && last.status !== 'succeeded' && last.status !== 'running' && [...checkpoints.values()].some((c) => c.generation === last.generation && !c.complete);
+  let mode: SyncMode;
+  let generation: string;
+  let resumedFrom: string | null = null;
+  if (resumable && last) {
+    mode = last.mode;
+    generation = last.generation;
+    resumedFrom = last.id;
+  } else {
+    const lastFull = await store.lastRun(source.id, { status: 'succeeded', mode: 'full' });
+    const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > FULL_EVERY_MS;
+    mode = opts.full || fullDue ? 'full' : 'incremental';
+    generation = randomUUID();
+  }
+
+  const runId = randomUUID();
+  const started = Date.now();
+  await store.createRun({ id: runId, sourceId: source.id, mode, generation, resumedFrom, trigger: opts.trigger ?? 'manual', owner: processOwner(), startedAt: nowIso() });
+  log.info({ runId, mode, resumedFrom }, 'sync started');
+  opts.onStart?.({ runId, mode, resumedFrom });
+
+  const counts: Record<string, StreamCounts> = {};
+  const streamErrors: string[] = [];
+  let failedStreams = 0;
+  let streams: Stream[] = [];
+  const abort = new AbortController();
+  const onAbort = () => abort.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const beat = setInterval(() => {
+    store.heartbeat(runId, counts).catch((err) => log.warn({ err: errorMessage(err) }, 'heartbeat failed'));
+  }, HEARTBEAT_MS);
+  beat.unref();
+
+  const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
+  const state = {
+    get: () => store.getSourceState(source.id),
+    set: async (patch: Record<string, unknown>) => store.setSourceState(source.id, { ...(await store.getSourceState(source.id)), ...patch }),
+  };
+
+  try {
+    streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal });
+    checkStreams(streams);
+    for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
+
+    for (const stream of streams) {
+      if (abort.signal.aborted) break;
+      const cp = checkpoints.get(stream.name);
+      const sameGen = cp?.generation === generation;
+      if (resumedFrom && sameGen && cp?.complete) continue;
+      const resumed = Boolean(resumedFrom && sameGen && cp && !cp.complete);
+      const checkpoint = resumed ? cp!.value : mode === 'incremental' && cp?.complete ? cp.value : null;
+      let lastValue: unknown = checkpoint;
+      let startedFrom = { checkpoint, resumed };
+      try {
+        // A transient upstream failure mid-stream restarts the stream from its last stored page.
+        for (let attempt = 1; ; attempt++) {
+          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, mode, ...startedFrom };
+          try {
+            for await (const page of stream.read(ctx)) {
+              if (abort.signal.aborted) throw new Error('sync cancelled');
+              lastValue = page.checkpoint;
+              const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false });
+              for (const [m, n] of Object.entries(written)) {
+                counts[m] ??= { records: 0, errors: 0 };
+                counts[m].records += n;
+              }
+              if (page.errors) counts[stream.models[0]].errors += page.errors;
+              startedFrom = { checkpoint: lastValue, resumed: true };
+              opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });
+            }
+            break;
+          } catch (err) {
+            if (!(err instanceof UpstreamError) || !err.transient || attempt >= STREAM_ATTEMPTS || abort.signal.aborted) throw err;
+            const waitMs = Math.max(err.retryAfter !== null ? err.retryAfter * 1000 : 0, Math.random() * Math.min(30_000, RETRY_BASE_MS * 2 ** attempt));
+            log.warn({ runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) }, 'transient upstream error; restarting the stream from its last page');
+            await sleep(waitMs, undefined, { signal: abort.signal }).catch(() => {});
+          }
+        }
+        await store.writePage(stamp(), stream.name, mode, {}, { value: lastValue, complete: true });
+        log.info({ runId, stream: stream.name }, 'stream complete');
+      } catch (err) {
+        if (err instanceof InputError) throw err;
+        failedStreams++;
+        for (const m of stream.models) counts[m].errors += 1;
+        const hint = err instanceof UpstreamError && err.hint ? ` (${err.hint})` : '';
+        streamErrors.push(`${stream.name}: ${errorMessage(err)}${hint}`);
+        log.error({ runId, stream: stream.name, err: errorMessage(err) }, 'stream failed');
+        if (abort.signal.aborted) break;
+      }
+    }
+  } catch (err) {
+    failedStreams = Math.max(failedStreams, 1);
+    streamErrors.push(errorMessage(err));
+    log.error({ runId, err: errorMessage(err) }, 'sync failed');
+  } finally {
+    clearInterval(beat);
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+
+  const cancelled = abort.signal.aborted;
+  if (cancelled) streamErrors.push('sync cancelled before it finished');
+  const status: SyncResult['status'] = failedStreams === 0 && !cancelled ? 'succeeded' : failedStreams >= streams.length ? 'failed' : 'partial';
+  let swept: Record<string, number> = {};
+  if (status === 'succeeded' && mode === 'full') {
+    swept = await store.sweep(source.id, streams.flatMap((s) => s.models), generation);
+  }
+  const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
+  await store.finishRun(runId, status, counts, error);
+  log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
+  return { runId, status, mode, resumedFrom, streams: counts, swept, error };
+}

@@ -1,0 +1,173 @@
+// The store on both backends: migrations, sources with sealed secrets, idempotent upserts,
+// partial updates, status rules, sweep, queries with filters and cursors.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { InputError } from '../../src/core/errors.ts';
+import { MODEL_FIELDS, MODEL_NAMES } from '../../src/core/models.ts';
+import { SecretBox } from '../../src/core/secrets.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { parseFilter } from '../../src/store/filters.ts';
+import { recordId } from '../../src/store/records.ts';
+import { columnOf, tableOf } from '../../src/store/schema.ts';
+import { Store } from '../../src/store/store.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+
+const box = new SecretBox(Buffer.alloc(32, 7));
+const secretKeys = (type: string) => (type === 'fixture' ? ['token'] : []);
+
+test('every model field has a column in the migrations', () => {
+  const sql = MIGRATIONS.map((m) => m.sql).join('\n');
+  for (const model of MODEL_NAMES) {
+    const start = sql.indexOf(`CREATE TABLE ${tableOf(model)} (`);
+    assert.ok(start >= 0, `table for ${model}`);
+    const body = sql.slice(start, sql.indexOf(');', start));
+    for (const f of MODEL_FIELDS[model]) assert.match(body, new RegExp(`[\\s"(,]${columnOf(f.name)}"? `), `${model}.${f.name}`);
+  }
+});
+
+for (const backend of BACKENDS) {
+  describe(`store on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let sourceId: string;
+    const stamp = (runId: string, generation: string) => ({ sourceId, sourceName: 'lab', runId, generation, now: new Date().toISOString() });
+
+    before(async () => {
+      db = await backend.create();
+      store = await Store.open(db.url, box, secretKeys);
+    });
+    after(async () => {
+      await store?.close();
+      await db?.drop();
+    });
+
+    test('migrations are versioned and re-running them is a no-op', async () => {
+      assert.equal(await store.schemaVersion(), MIGRATIONS.at(-1)!.version);
+      await store.migrate();
+      const rows = await store.db.all(`SELECT COUNT(*) AS "n" FROM "schema_migrations"`);
+      assert.equal(Number(rows[0].n), MIGRATIONS.length);
+    });
+
+    test('secret config values are sealed at rest and readable through the store', async () => {
+      const s = await store.createSource('lab', 'fixture', { url: 'https://x.example', token: 'very-secret-token-1' }, '6h');
+      sourceId = s.id;
+      assert.equal(s.config.token, 'very-secret-token-1');
+      assert.equal(s.schedule, '6h');
+      const raw = await store.db.all(`SELECT "config" FROM "sources" WHERE "id" = ?`, [s.id]);
+      assert.doesNotMatch(String(raw[0].config), /very-secret-token-1/);
+      assert.match(String(raw[0].config), /enc:v1:/);
+      await store.setSourceState(s.id, { refreshToken: 'refresh-secret-42' });
+      assert.deepEqual(await store.getSourceState(s.id), { refreshToken: 'refresh-secret-42' });
+      const rawState = await store.db.all(`SELECT "state" FROM "sources" WHERE "id" = ?`, [s.id]);
+      assert.doesNotMatch(String(rawState[0].state), /refresh-secret-42/);
+    });
+
+    test('upserts are idempotent, keep first-seen, and leave undefined fields alone', async () => {
+      const host = (fields: Record<string, unknown>) => ({ key: 'uuid:abc', externalId: 'abc', fields });
+      await store.writePage(stamp('r1', 'g1'), 'hosts', 'full', { hosts: [host({ hostname: 'web01', os: 'Linux', ipAddresses: ['10.0.0.1'] })] }, { value: { o: 1 }, complete: false });
+      const first = await store.getRecord('hosts', recordId('lab', 'hosts', 'uuid:abc'));
+      await new Promise((r) => setTimeout(r, 5));
+      // A second stream fills in hardware only: hostname and os must stay.
+      await store.writePage(stamp('r1', 'g1'), 'findings', 'full', { hosts: [host({ manufacturer: 'Dell Inc.', serialNumber: null })] }, { value: null, complete: false });
+      const second = await store.getRecord('hosts', first.id);
+      assert.equal(second.hostname, 'web01');
+      assert.equal(second.os, 'Linux');
+      assert.equal(second.manufacturer, 'Dell Inc.');
+      assert.equal(second.serialNumber, null);
+      assert.deepEqual(second.ipAddresses, ['10.0.0.1']);
+      assert.equal(second.firstSeen, first.firstSeen);
+      assert.ok(String(second.lastSeen) > String(first.lastSeen));
+      assert.equal(await store.count('hosts', sourceId), 1);
+      const cps = await store.getCheckpoints(sourceId);
+      assert.deepEqual(cps.get('hosts')?.value, { o: 1 });
+      assert.equal(cps.get('hosts')?.complete, false);
+    });
+
+    test('a page with the same record twice keeps the last one', async () => {
+      const v = (status: string, sev: string) => ({ key: 'uuid:abc|0|tcp|1', hostKey: 'uuid:abc', fields: { pluginId: '1', severity: sev, status, cves: [], knownExploited: false } });
+      await store.writePage(stamp('r1', 'g1'), 'findings', 'full', { vulnerabilities: [v('open', 'low'), v('open', 'high')] }, { value: null, complete: false });
+      const rec = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1'));
+      assert.equal(rec.severity, 'high');
+      assert.equal(rec.hostId, recordId('lab', 'hosts', 'uuid:abc'));
+    });
+
+    test('vulnerability status: fixed when swept, reopened when seen open again', async () => {
+      const vuln = (key: string, status = 'open') => ({ key, hostKey: 'uuid:abc', firstSeen: '2026-01-02T03:04:05.000Z', lastSeen: '2026-10-01T00:00:00.000Z', fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], knownExploited: true, vprScore: 9.1, port: 443 } });
+      await store.writePage(stamp('r2', 'g2'), 'findings', 'full', { vulnerabilities: [vuln('a'), vuln('b')], hosts: [{ key: 'uuid:abc', fields: {} }] }, { value: null, complete: true });
+      // Full run g3 sees only `a`: the sweep fixes `b` and removes it.
+      await store.writePage(stamp('r3', 'g3'), 'findings', 'full', { vulnerabilities: [vuln('a')], hosts: [{ key: 'uuid:abc', fields: {} }] }, { value: null, complete: true });
+      const swept = await store.sweep(sourceId, ['vulnerabilities', 'hosts'], 'g3');
+      assert.equal(swept.vulnerabilities, 2, 'b and the earlier test finding');
+      assert.equal(swept.hosts, 0);
+      const b = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'b'));
+      assert.equal(b.status, 'fixed');
+      assert.equal(b.removed, true);
+      assert.equal(b.firstSeen, '2026-01-02T03:04:05.000Z');
+      assert.deepEqual(b.cves, ['CVE-2024-1234', 'CVE-2023-9']);
+      assert.equal(b.knownExploited, true);
+      assert.equal(b.vprScore, 9.1);
+      assert.equal(b.port, 443);
+      // Seen open again → reopened, no longer removed.
+      await store.writePage(stamp('r4', 'g4'), 'findings', 'incremental', { vulnerabilities: [vuln('b')] }, { value: null, complete: true });
+      const b2 = await store.getRecord('vulnerabilities', b.id);
+      assert.equal(b2.status, 'reopened');
+      assert.equal(b2.removed, false);
+      // An explicit fixed from upstream wins.
+      await store.writePage(stamp('r5', 'g5'), 'findings', 'incremental', { vulnerabilities: [vuln('b', 'fixed')] }, { value: null, complete: true });
+      assert.equal((await store.getRecord('vulnerabilities', b.id)).status, 'fixed');
+    });
+
+    test('queries filter by field, list element, number, bool and page with a cursor', async () => {
+      const recs = Array.from({ length: 25 }, (_, i) => ({
+        key: `q${i}`,
+        hostKey: 'uuid:abc',
+        fields: { pluginId: String(1000 + i), severity: i % 2 ? 'high' : 'low', status: 'open', cves: i === 7 ? ['CVE-2021-44228'] : [], knownExploited: i === 7, vprScore: i, port: i },
+      }));
+      await store.writePage(stamp('r6', 'g6'), 'findings', 'incremental', { vulnerabilities: recs }, { value: null, complete: true });
+      const byCve = await store.query('vulnerabilities', { filters: [parseFilter('cves=CVE-2021-44228')] });
+      assert.deepEqual(byCve.records.map((r) => r.pluginId), ['1007']);
+      assert.equal(byCve.records[0].source, 'lab');
+      const kev = await store.query('vulnerabilities', { filters: [parseFilter('knownExploited=true'), parseFilter('severity=high')] });
+      assert.ok(kev.records.some((r) => r.pluginId === '1007'));
+      assert.ok(kev.records.every((r) => r.severity === 'high' && r.knownExploited === true));
+      const vpr = await store.query('vulnerabilities', { filters: [parseFilter('vprScore>=20'), parseFilter('pluginId~10')] });
+      assert.deepEqual(vpr.records.map((r) => r.pluginId).sort(), ['1020', '1021', '1022', '1023', '1024']);
+      const seen = new Set<string>();
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = await store.query('vulnerabilities', { filters: [parseFilter('pluginId~10')], limit: 10, cursor });
+        for (const r of page.records) seen.add(r.id);
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor);
+      assert.equal(seen.size, 25);
+      assert.equal(pages, 3);
+      assert.throws(() => parseFilter('nonsense'), InputError);
+      await assert.rejects(store.query('vulnerabilities', { filters: [parseFilter('bogus=1')] }), /unknown field 'bogus'/);
+      await assert.rejects(store.query('vulnerabilities', { filters: [parseFilter('port=abc')] }), /port is a number/);
+      await assert.rejects(store.query('vulnerabilities', { filters: [parseFilter('knownExploited=maybe')] }), /true or false/);
+      await assert.rejects(store.query('vulnerabilities', { cursor: 'garbage!' }), /invalid cursor/);
+    });
+
+    test('removing a source deletes its records, runs and checkpoints', async () => {
+      await store.createRun({ id: 'run-x', sourceId, mode: 'full', generation: 'gx', resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
+      await store.deleteSource('lab');
+      for (const m of MODEL_NAMES) assert.equal(await store.count(m, sourceId), 0, m);
+      assert.equal((await store.listRuns(sourceId)).length, 0);
+      assert.equal((await store.getCheckpoints(sourceId)).size, 0);
+      await assert.rejects(store.getSource('lab'), /no source named 'lab'/);
+    });
+  });
+}
+
+test('the store never writes a plaintext secret into the database file', async () => {
+  const db = await BACKENDS[0].create();
+  const store = await Store.open(db.url, box, secretKeys);
+  await store.createSource('s', 'fixture', { url: 'https://x.example', token: 'plaintext-needle-77' }, null);
+  await store.close();
+  const bytes = readFileSync(db.url.slice('sqlite:'.length));
+  assert.equal(bytes.includes(Buffer.from('plaintext-needle-77')), false);
+  await db.drop();
+});
