@@ -40,13 +40,13 @@ export interface SyncResult {
 }
 
 /** How old a heartbeat may be before a run held by another machine counts as dead. */
-const STALE_HEARTBEAT_MS = Number(process.env.TRIBUTARY_STALE_RUN_MS ?? 90_000);
+const staleHeartbeatMs = () => Number(process.env.TRIBUTARY_STALE_RUN_MS ?? 90_000);
 const HEARTBEAT_MS = 5_000;
 /** Restarts of one stream after transient upstream errors that outlasted the HTTP client's own retries. */
-const STREAM_ATTEMPTS = Number(process.env.TRIBUTARY_STREAM_ATTEMPTS ?? 4);
-const RETRY_BASE_MS = Number(process.env.TRIBUTARY_RETRY_BASE_MS ?? 500);
+const streamAttempts = () => Number(process.env.TRIBUTARY_STREAM_ATTEMPTS ?? 4);
+const retryBaseMs = () => Number(process.env.TRIBUTARY_RETRY_BASE_MS ?? 500);
 /** A full run is forced when the last successful one is older than this, so sweeps keep happening. */
-const FULL_EVERY_MS = Number(process.env.TRIBUTARY_FULL_EVERY_MS ?? 7 * 24 * 3600_000);
+const fullEveryMs = () => Number(process.env.TRIBUTARY_FULL_EVERY_MS ?? 7 * 24 * 3600_000);
 
 export const processOwner = (): string => `${hostname()}:${process.pid}`;
 
@@ -67,7 +67,7 @@ function ownerIsDead(owner: string | null): boolean {
 function isStale(run: RunRecord): boolean {
   if (ownerIsDead(run.owner)) return true;
   const beat = Date.parse(run.heartbeatAt ?? run.startedAt);
-  return Date.now() - beat > STALE_HEARTBEAT_MS;
+  return Date.now() - beat > staleHeartbeatMs();
 }
 
 export function parseSourceConfig(connector: Connector, source: SourceRecord): Record<string, unknown> {
@@ -116,7 +116,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
     resumedFrom = last.id;
   } else {
     const lastFull = await store.lastRun(source.id, { status: 'succeeded', mode: 'full' });
-    const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > FULL_EVERY_MS;
+    const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > fullEveryMs();
     mode = opts.full || fullDue ? 'full' : 'incremental';
     generation = randomUUID();
   }
@@ -178,8 +178,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
             }
             break;
           } catch (err) {
-            if (!(err instanceof UpstreamError) || !err.transient || attempt >= STREAM_ATTEMPTS || abort.signal.aborted) throw err;
-            const waitMs = Math.max(err.retryAfter !== null ? err.retryAfter * 1000 : 0, Math.random() * Math.min(30_000, RETRY_BASE_MS * 2 ** attempt));
+            if (!(err instanceof UpstreamError) || !err.transient || attempt >= streamAttempts() || abort.signal.aborted) throw err;
+            const waitMs = Math.max(err.retryAfter !== null ? err.retryAfter * 1000 : 0, Math.random() * Math.min(30_000, retryBaseMs() * 2 ** attempt));
             log.warn({ runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) }, 'transient upstream error; restarting the stream from its last page');
             await sleep(waitMs, undefined, { signal: abort.signal }).catch(() => {});
           }

@@ -1,0 +1,144 @@
+// The sync runner with a fixture connector, on both stores: counts, idempotent re-runs, incremental
+// checkpoints, transient retries, no sweep after a failed run, and resume after a real crash (SIGKILL).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type AppContext, openApp } from '../../src/app/context.ts';
+import { addSource } from '../../src/app/sources.ts';
+import { ConnectorRegistry } from '../../src/connectors/registry.ts';
+import { createLogger } from '../../src/core/log.ts';
+import { ConflictError } from '../../src/core/errors.ts';
+import { runSync } from '../../src/sync/runner.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { type FixtureControl, fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+
+process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 3).toString('base64');
+process.env.TRIBUTARY_RETRY_BASE_MS = '1';
+const crashScript = fileURLToPath(new URL('../helpers/crash-sync.ts', import.meta.url));
+
+const findings = (n: number, hosts = 3) => Array.from({ length: n }, (_, i) => ({ host: `h${i % hosts}`, plugin: String(100 + i) }));
+
+async function snapshot(app: AppContext, source: string) {
+  const s = await app.store.getSource(source);
+  const vulns = await app.store.query('vulnerabilities', { sourceIds: [s.id], limit: 10_000 });
+  const hosts = await app.store.query('hosts', { sourceIds: [s.id], limit: 10_000 });
+  const strip = (r: Record<string, unknown>) => ({ id: r.id, removed: r.removed, status: r.status, pluginId: r.pluginId, hostId: r.hostId, hostname: r.hostname });
+  return { vulns: vulns.records.map(strip), hosts: hosts.records.map(strip) };
+}
+
+for (const backend of BACKENDS) {
+  describe(`runner on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let app: AppContext;
+    let control: FixtureControl;
+
+    before(async () => {
+      db = await backend.create();
+      control = newControl();
+      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+    });
+    after(async () => {
+      await app?.close();
+      await db?.drop();
+    });
+
+    test('a full run stores every page and counts per model; a re-run changes nothing', async () => {
+      Object.assign(control, newControl({ hosts: ['h0', 'h1', 'h2'], findings: findings(7) }));
+      await addSource(app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
+      const r1 = await runSync(app, 'a');
+      assert.equal(r1.status, 'succeeded');
+      assert.equal(r1.mode, 'full', 'the first run of a source is full');
+      assert.deepEqual(r1.streams, { hosts: { records: 3, errors: 0 }, vulnerabilities: { records: 7, errors: 0 } });
+      const before1 = await snapshot(app, 'a');
+      assert.equal(before1.vulns.length, 7);
+      assert.ok(before1.vulns.every((v) => before1.hosts.some((h) => h.id === v.hostId)), 'every finding points at a stored host');
+      const r2 = await runSync(app, 'a', { full: true });
+      assert.equal(r2.status, 'succeeded');
+      assert.deepEqual(await snapshot(app, 'a'), before1);
+      const run = await app.store.getRun(r2.runId);
+      assert.equal(run.status, 'succeeded');
+      assert.deepEqual(run.counts.vulnerabilities, { records: 7, errors: 0 });
+      assert.ok(run.finishedAt);
+    });
+
+    test('an incremental run gets the last complete checkpoint and never sweeps', async () => {
+      control.starts = [];
+      control.findings = findings(3);
+      const r = await runSync(app, 'a');
+      assert.equal(r.mode, 'incremental');
+      assert.deepEqual(control.starts.find((s) => s.stream === 'findings'), { stream: 'findings', mode: 'incremental', checkpoint: { offset: 7 }, resumed: false });
+      assert.deepEqual(r.swept, {});
+      const snap = await snapshot(app, 'a');
+      assert.equal(snap.vulns.filter((v) => v.removed).length, 0, 'nothing removed by an incremental run');
+    });
+
+    test('a failed run removes nothing; the next full run sweeps what is gone', async () => {
+      control.failFindingsAtPage = 1;
+      const failed = await runSync(app, 'a', { full: true });
+      assert.equal(failed.status, 'partial', 'hosts succeeded, findings failed');
+      assert.match(failed.error ?? '', /findings: upstream refused page 1 \(fixture hint\)/);
+      assert.equal((await snapshot(app, 'a')).vulns.filter((v) => v.removed).length, 0);
+      assert.equal((await app.store.getRun(failed.runId)).status, 'partial');
+      control.failFindingsAtPage = undefined;
+      const ok = await runSync(app, 'a', { full: true });
+      assert.equal(ok.status, 'succeeded');
+      assert.equal(ok.swept.vulnerabilities, 4);
+      const snap = await snapshot(app, 'a');
+      assert.equal(snap.vulns.filter((v) => v.removed && v.status === 'fixed').length, 4);
+      assert.equal(snap.vulns.filter((v) => !v.removed && v.status === 'open').length, 3);
+    });
+
+    test('transient upstream errors restart the stream from its last page', async () => {
+      control.findings = findings(6);
+      control.transientFailures = 2;
+      control.starts = [];
+      const r = await runSync(app, 'a', { full: true });
+      assert.equal(r.status, 'succeeded');
+      assert.equal(r.streams.vulnerabilities.records, 6, 'no page written twice');
+      const findingStarts = control.starts.filter((s) => s.stream === 'findings');
+      assert.equal(findingStarts.length, 3);
+      assert.equal(findingStarts[1].resumed, false, 'failed before the first page: starts over');
+      assert.equal(control.transientFailures, 0);
+    });
+
+    test('a run whose process was killed mid-stream is resumed from its checkpoint and ends like a clean run', async () => {
+      const data = { hosts: ['h0', 'h1', 'h2'], findings: findings(10), pageSize: 2 };
+      Object.assign(control, newControl(data));
+      await addSource(app, 'fixture', 'crashy', { url: 'https://up.example', token: 'good-token-123' });
+      const child = spawnSync(process.execPath, [crashScript, db.url, db.dataDir, 'crashy', JSON.stringify(data), '3'], { encoding: 'utf8', env: process.env });
+      assert.equal(child.signal, 'SIGKILL', child.stderr);
+      const source = await app.store.getSource('crashy');
+      const dead = await app.store.activeRun(source.id);
+      assert.ok(dead, 'the killed run is still marked running');
+      assert.equal(await app.store.count('vulnerabilities', source.id), 6, 'pages 0-2 were stored before the crash');
+
+      // Something the crashed attempt stored but the resumed one will not see again must survive the sweep.
+      control.starts = [];
+      const resumed = await runSync(app, 'crashy');
+      assert.equal(resumed.status, 'succeeded');
+      assert.equal(resumed.resumedFrom, dead.id);
+      assert.equal(resumed.mode, 'full');
+      assert.deepEqual(control.starts, [{ stream: 'findings', mode: 'full', checkpoint: { offset: 6 }, resumed: true }], 'hosts was complete; findings resumes after page 2');
+      assert.equal(resumed.streams.vulnerabilities.records, 4);
+      assert.equal((await app.store.getRun(dead.id)).status, 'interrupted');
+      const afterResume = await snapshot(app, 'crashy');
+      assert.equal(afterResume.vulns.length, 10);
+      assert.equal(afterResume.vulns.filter((v) => v.removed).length, 0, 'nothing from the crashed attempt was swept');
+
+      // The same data synced cleanly into another source gives the same records (ids aside).
+      await addSource(app, 'fixture', 'clean', { url: 'https://up.example', token: 'good-token-123' });
+      await runSync(app, 'clean');
+      const clean = await snapshot(app, 'clean');
+      const shape = (s: typeof clean) => s.vulns.map((v) => `${v.pluginId}|${v.status}|${v.removed}`).sort();
+      assert.deepEqual(shape(afterResume), shape(clean));
+    });
+
+    test('a second sync of a source while one is running is refused', async () => {
+      const source = await app.store.getSource('clean');
+      await app.store.createRun({ id: `live-${backend.kind}`, sourceId: source.id, mode: 'full', generation: 'g', resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
+      await assert.rejects(runSync(app, 'clean'), ConflictError);
+      await app.store.finishRun(`live-${backend.kind}`, 'failed', {}, 'test');
+    });
+  });
+}
