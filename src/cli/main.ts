@@ -16,7 +16,6 @@ export function buildProgram(): Command {
     .option('--db <url>', 'sqlite:PATH or postgres://… (env TRIBUTARY_DATABASE_URL; default sqlite:<data-dir>/tributary.db)')
     .option('--file-drop <url>', 'where the buckets live: file:DIR or s3: (env TRIBUTARY_FILE_DROP)')
     .option('--json', 'machine-readable output on stdout')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   registerServeCommand(program);

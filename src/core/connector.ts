@@ -2,6 +2,7 @@
 // a credential check made of named checks, and streams that yield pages of records with a checkpoint.
 // Nothing here knows a vendor.
 import type { z } from 'zod';
+import type { SourceBucket } from './files.ts';
 import type { Logger } from './log.ts';
 import type { IncomingRecord, ModelName } from './models.ts';
 
@@ -37,8 +38,8 @@ export interface ConnectorContext {
   sourceName: string;
   log: Logger;
   state: SourceStateAccess;
-  /** Where file-mode connectors read their bucket from (filled in by the file-drop layer). */
-  files?: unknown;
+  /** The source's bucket, for file-mode streams (set by the runner when the file drop is configured). */
+  bucket?: SourceBucket;
   signal?: AbortSignal;
 }
 

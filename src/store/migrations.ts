@@ -53,6 +53,8 @@ CREATE TABLE sync_runs (
 );
 CREATE INDEX sync_runs_source ON sync_runs (source_id, started_at);
 CREATE INDEX sync_runs_status ON sync_runs (status);
+-- At most one running run per source, even with several processes racing to start one.
+CREATE UNIQUE INDEX sync_runs_one_running ON sync_runs (source_id) WHERE status = 'running';
 CREATE TABLE checkpoints (
   source_id TEXT NOT NULL,
   stream TEXT NOT NULL,

@@ -1,7 +1,7 @@
 // The store: one interface over SQLite and PostgreSQL for sources (secrets sealed at rest), sync runs,
 // checkpoints, users and tokens, and the normalized records.
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../core/errors.ts';
+import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row } from './driver.ts';
@@ -232,11 +232,20 @@ export class Store {
   // ---- runs and checkpoints ----
 
   async createRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<RunRecord> {
+    try {
+      await this.#insertRun(run);
+    } catch (err) {
+      if (/unique|duplicate/i.test(errorMessage(err))) throw new ConflictError('a sync of this source is already running');
+      throw err;
+    }
+    return this.getRun(run.id);
+  }
+
+  async #insertRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<void> {
     await this.db.run(
       `INSERT INTO "sync_runs" ("id", "source_id", "mode", "status", "generation", "resumed_from", "trigger", "owner", "started_at", "heartbeat_at", "counts") VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, '{}')`,
       [run.id, run.sourceId, run.mode, run.generation, run.resumedFrom, run.trigger, run.owner, run.startedAt, run.startedAt],
     );
-    return this.getRun(run.id);
   }
 
   async getRun(id: string): Promise<RunRecord> {

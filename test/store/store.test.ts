@@ -171,3 +171,23 @@ test('the store never writes a plaintext secret into the database file', async (
   assert.equal(bytes.includes(Buffer.from('plaintext-needle-77')), false);
   await db.drop();
 });
+
+for (const backend of BACKENDS) {
+  test(`only one run per source can be running at a time (${backend.kind})`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    const store = await Store.open(db.url, box, secretKeys);
+    try {
+      const s = await store.createSource('one', 'fixture', { url: 'https://x.example', token: 't' }, null);
+      const run = (id: string) => ({ id, sourceId: s.id, mode: 'full' as const, generation: id, resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
+      const results = await Promise.allSettled([store.createRun(run('r1')), store.createRun(run('r2'))]);
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      assert.match(String((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason), /already running/);
+      const winner = (await store.activeRun(s.id))!;
+      await store.finishRun(winner.id, 'succeeded', {}, null);
+      await store.createRun(run('r3'));
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+}

@@ -1,0 +1,48 @@
+// The file-drop contract: what a file-mode stream sees of its bucket. Nothing here knows whether the
+// bucket is a local folder or S3-compatible object storage.
+import type { Readable } from 'node:stream';
+
+export interface BucketObject {
+  /** Object key within the bucket (a file name; sanitized on upload). */
+  key: string;
+  size: number;
+  /** ETag on S3; a content-derived tag for local folders. Key + etag identify one version of a file. */
+  etag: string;
+  lastModified: string;
+}
+
+export interface RejectedRow {
+  /** 1-based line number in the file (the header is line 1). */
+  line: number;
+  reason: string;
+}
+
+export type FileImportStatus = 'imported' | 'partial' | 'rejected';
+
+export interface FileImportResult {
+  key: string;
+  etag: string;
+  size: number;
+  /** What the file was recognised as (e.g. `vulnerability-detail-list`), or null when rejected outright. */
+  kind: string | null;
+  rowsRead: number;
+  rowsImported: number;
+  rowsRejected: number;
+  /** The first rejected rows with reasons (bounded; rowsRejected has the total). */
+  rejections: RejectedRow[];
+  status: FileImportStatus;
+  /** Why the whole file was rejected, when it was. */
+  error: string | null;
+}
+
+/** A source's bucket as its file-mode streams use it. */
+export interface SourceBucket {
+  /** Address shown to users, e.g. `s3://vuln-scanner/`. */
+  readonly address: string;
+  list(): AsyncIterable<BucketObject>;
+  open(key: string): Promise<Readable>;
+  /** Whether this version of the object (key + etag) was imported already. */
+  isImported(obj: BucketObject): Promise<boolean>;
+  /** Records the outcome of importing one object version (called once the file's last page is stored). */
+  recordImport(result: FileImportResult): Promise<void>;
+}

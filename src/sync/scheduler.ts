@@ -1,0 +1,65 @@
+// The in-process scheduler of the embedded mode: every tick it starts the syncs whose schedule is due,
+// one run per source at a time. (PostgreSQL mode with workers uses the job queue instead.)
+import type { AppContext } from '../app/context.ts';
+import { nextDue } from '../app/schedule.ts';
+import { ConflictError, errorMessage } from '../core/errors.ts';
+import { runSync, type SyncOptions, type SyncResult } from './runner.ts';
+
+export interface SchedulerOptions {
+  tickMs?: number;
+  /** Starts a sync; the server passes its own so scheduled runs show up like manual ones. */
+  start?: (sourceName: string, opts: SyncOptions) => Promise<SyncResult>;
+}
+
+export class Scheduler {
+  readonly #app: AppContext;
+  readonly #tickMs: number;
+  readonly #start: (sourceName: string, opts: SyncOptions) => Promise<SyncResult>;
+  readonly #running = new Map<string, Promise<unknown>>();
+  #timer: NodeJS.Timeout | null = null;
+  #ticking = false;
+
+  constructor(app: AppContext, opts: SchedulerOptions = {}) {
+    this.#app = app;
+    this.#tickMs = opts.tickMs ?? 30_000;
+    this.#start = opts.start ?? ((name, o) => runSync(app, name, o));
+  }
+
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => void this.tick(), this.#tickMs);
+    this.#timer.unref();
+    void this.tick();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await Promise.allSettled(this.#running.values());
+  }
+
+  /** Starts every due sync; returns the names started. */
+  async tick(now = new Date()): Promise<string[]> {
+    if (this.#ticking) return [];
+    this.#ticking = true;
+    const started: string[] = [];
+    try {
+      for (const s of await this.#app.store.listSources()) {
+        if (!s.schedule || this.#running.has(s.name)) continue;
+        const last = await this.#app.store.lastRun(s.id);
+        if (last?.status === 'running') continue;
+        if (nextDue(s.schedule, last ? new Date(last.startedAt) : null, now) > now) continue;
+        started.push(s.name);
+        const p = this.#start(s.name, { trigger: 'schedule' })
+          .catch((err) => {
+            if (!(err instanceof ConflictError)) this.#app.log.error({ source: s.name, err: errorMessage(err) }, 'scheduled sync failed to start');
+          })
+          .finally(() => this.#running.delete(s.name));
+        this.#running.set(s.name, p);
+      }
+    } finally {
+      this.#ticking = false;
+    }
+    return started;
+  }
+}
