@@ -1,0 +1,37 @@
+// Runs the `tributary` command as a user would: a separate process, through bin/tributary.js.
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 11).toString('base64'), TRIBUTARY_RETRY_BASE_MS: '5', ...extra };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = cliEnv()): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Async variant, for commands that talk to a simulator running in this process. */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv = cliEnv()): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
