@@ -26,7 +26,7 @@ export function registerQueryCommand(program: Command): void {
         limit = Number(o.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
       }
-      const filters = o.where.map(parseFilter);
+      const filters = o.where.map((w) => parseFilter(w));
       await withApp(cmd, async (app) => {
         const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
         const columns = fieldsOf(model).map((f) => f.name);

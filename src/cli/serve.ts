@@ -17,7 +17,7 @@ export function registerServeCommand(program: Command): void {
       const g = globals(cmd);
       const app = await openApp({ dataDir: g.dataDir, db: g.db, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }) });
       const { startServer } = await import('../server/server.ts');
-      const server = await startServer(app, { port, host: o.host });
+      const server = await startServer(app, { port, host: o.host, scheduler: true, trustProxy: process.env.TRIBUTARY_TRUST_PROXY === 'true' });
       process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();

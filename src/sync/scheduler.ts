@@ -3,18 +3,21 @@
 import type { AppContext } from '../app/context.ts';
 import { nextDue } from '../app/schedule.ts';
 import { ConflictError, errorMessage } from '../core/errors.ts';
-import { runSync, type SyncOptions, type SyncResult } from './runner.ts';
+import { runSync, type SyncOptions } from './runner.ts';
 
 export interface SchedulerOptions {
   tickMs?: number;
-  /** Starts a sync; the server passes its own so scheduled runs show up like manual ones. */
-  start?: (sourceName: string, opts: SyncOptions) => Promise<SyncResult>;
+  /**
+   * Starts a sync. Default: run it here and wait for it. The server passes its own, which returns once
+   * the run is recorded, so scheduled runs show live progress like manual ones.
+   */
+  start?: (sourceName: string, opts: SyncOptions) => Promise<unknown>;
 }
 
 export class Scheduler {
   readonly #app: AppContext;
   readonly #tickMs: number;
-  readonly #start: (sourceName: string, opts: SyncOptions) => Promise<SyncResult>;
+  readonly #start: (sourceName: string, opts: SyncOptions) => Promise<unknown>;
   readonly #running = new Map<string, Promise<unknown>>();
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;

@@ -1,0 +1,131 @@
+// Login, logout and the current session; API tokens (created and shown once, listed, deleted).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app/context.ts';
+import { NotFoundError } from '../../core/errors.ts';
+import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS } from '../auth.ts';
+import { ApiError, errorSchema } from '../errors.ts';
+
+export interface AuthRouteOptions {
+  secureCookies: boolean | 'auto';
+  limiter: LoginLimiter;
+}
+
+const userSchema = { type: 'object', properties: { id: { type: 'string' }, username: { type: 'string' } }, required: ['id', 'username'] } as const;
+const sessionSchema = {
+  type: 'object',
+  properties: { user: userSchema, csrfToken: { type: ['string', 'null'] }, via: { type: 'string', enum: ['session', 'token'] } },
+  required: ['user', 'csrfToken', 'via'],
+} as const;
+const tokenSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, createdAt: { type: 'string' }, lastUsedAt: { type: ['string', 'null'] } },
+  required: ['id', 'name', 'createdAt', 'lastUsedAt'],
+} as const;
+
+function current(req: FastifyRequest): AuthInfo {
+  if (!req.auth) throw new ApiError(401, 'unauthorized', 'authentication required');
+  return req.auth;
+}
+
+export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
+  return async (f: FastifyInstance): Promise<void> => {
+    const secure = (req: FastifyRequest) => (opts.secureCookies === 'auto' ? req.protocol === 'https' : opts.secureCookies);
+    const clearCookie = (req: FastifyRequest, reply: FastifyReply) =>
+      reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(req) });
+
+    f.post<{ Body: { username: string; password: string } }>(
+      '/api/v1/auth/login',
+      {
+        config: { public: true },
+        schema: {
+          tags: ['auth'],
+          summary: 'Log in; sets the session cookie and returns the CSRF token for unsafe requests',
+          security: [],
+          body: {
+            type: 'object',
+            properties: { username: { type: 'string', minLength: 1, maxLength: 200 }, password: { type: 'string', minLength: 1, maxLength: 1000 } },
+            required: ['username', 'password'],
+            additionalProperties: false,
+          },
+          response: { 200: sessionSchema, 401: errorSchema, 429: errorSchema },
+        },
+      },
+      async (req, reply) => {
+        const { username, password } = req.body;
+        const wait = opts.limiter.retryAfter(username, req.ip);
+        if (wait > 0) {
+          req.log.warn({ user: username, ip: req.ip }, 'login refused: too many failed attempts');
+          throw new ApiError(429, 'too_many_requests', `too many failed logins; try again in ${wait} s`, null, { retryAfter: wait });
+        }
+        const user = await checkLogin(app, username, password);
+        if (!user) {
+          opts.limiter.fail(username, req.ip);
+          req.log.warn({ user: username, ip: req.ip }, 'login failed');
+          throw new ApiError(401, 'invalid_credentials', 'wrong username or password');
+        }
+        opts.limiter.succeed(username, req.ip);
+        const session = await createSession(app, user.id);
+        reply.setCookie(SESSION_COOKIE, session.token, {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: secure(req),
+          maxAge: Math.floor(SESSION_TTL_MS / 1000),
+        });
+        req.log.info({ user: user.username }, 'logged in');
+        return { user, csrfToken: session.csrfToken, via: 'session' };
+      },
+    );
+
+    f.post('/api/v1/auth/logout', { schema: { tags: ['auth'], summary: 'End the current session', response: { 204: { type: 'null' } } } }, async (req, reply) => {
+      const auth = current(req);
+      if (auth.sessionHash) await app.store.deleteSession(auth.sessionHash);
+      clearCookie(req, reply);
+      return reply.code(204).send();
+    });
+
+    f.get('/api/v1/auth/session', { schema: { tags: ['auth'], summary: 'The logged-in user and the CSRF token', response: { 200: sessionSchema } } }, async (req) => {
+      const auth = current(req);
+      return { user: { id: auth.userId, username: auth.username }, csrfToken: auth.csrfToken, via: auth.via };
+    });
+
+    f.get(
+      '/api/v1/tokens',
+      { schema: { tags: ['auth'], summary: 'API tokens of the current user (never their values)', response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenSchema } } } } } },
+      async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
+    );
+
+    f.post<{ Body: { name: string } }>(
+      '/api/v1/tokens',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Create an API token for `Authorization: Bearer`; its value is shown only in this response',
+          body: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['name'], additionalProperties: false },
+          response: {
+            201: {
+              type: 'object',
+              properties: { id: { type: 'string' }, name: { type: 'string' }, token: { type: 'string' } },
+              required: ['id', 'name', 'token'],
+            },
+          },
+        },
+      },
+      async (req, reply) => {
+        const auth = current(req);
+        const { id, token } = await createApiToken(app, auth.userId, req.body.name);
+        req.log.info({ tokenId: id, name: req.body.name }, 'API token created');
+        return reply.code(201).send({ id, name: req.body.name, token });
+      },
+    );
+
+    f.delete<{ Params: { id: string } }>(
+      '/api/v1/tokens/:id',
+      { schema: { tags: ['auth'], summary: 'Revoke an API token', params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, response: { 204: { type: 'null' } } } },
+      async (req, reply) => {
+        if (!(await app.store.deleteApiToken(req.params.id, current(req).userId))) throw new NotFoundError(`no API token with id '${req.params.id}'`);
+        return reply.code(204).send();
+      },
+    );
+  };
+}

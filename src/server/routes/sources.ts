@@ -1,0 +1,174 @@
+// Sources: list, create, show, reconfigure, remove, credential check, start a sync. Every response
+// carries the masked view (secrets as "********"); the plaintext never leaves the store layer.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app/context.ts';
+import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
+import { ConflictError } from '../../core/errors.ts';
+import { errorSchema } from '../errors.ts';
+import type { SyncManager } from '../syncs.ts';
+
+const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
+const anyObject = { type: 'object', additionalProperties: true } as const;
+
+export const sourceViewSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string' },
+    config: { ...anyObject, description: 'configuration with secret values replaced by "********"' },
+    schedule: { type: ['string', 'null'] },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+    lastCheck: { type: ['object', 'null'], additionalProperties: true },
+    lastRun: { type: ['object', 'null'], additionalProperties: true },
+  },
+  required: ['name', 'type', 'config', 'schedule', 'createdAt', 'updatedAt', 'lastCheck', 'lastRun'],
+} as const;
+
+const checkSchema = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    checks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'string' }, ok: { type: 'boolean' }, message: { type: 'string' }, hint: { type: ['string', 'null'] } },
+        required: ['id', 'ok', 'message', 'hint'],
+      },
+    },
+  },
+  required: ['ok', 'checks'],
+} as const;
+
+/** A running run whose heartbeat is younger than this is taken as alive (the runner beats every 5 s). */
+const ACTIVE_RUN_FRESH_MS = 90_000;
+
+const errors = { 400: errorSchema, 404: errorSchema, 409: errorSchema };
+
+export function sourceRoutes(app: AppContext, syncs: SyncManager) {
+  return async (f: FastifyInstance): Promise<void> => {
+    const view = async (name: string) => {
+      const s = await app.store.getSource(name);
+      return present(app, s, await app.store.lastRun(s.id));
+    };
+
+    f.get('/api/v1/sources', { schema: { tags: ['sources'], summary: 'All sources with their last run', response: { 200: { type: 'object', properties: { items: { type: 'array', items: sourceViewSchema } } } } } }, async () => {
+      const sources = await app.store.listSources();
+      return { items: await Promise.all(sources.map(async (s) => present(app, s, await app.store.lastRun(s.id)))) };
+    });
+
+    f.post<{ Body: { name: string; type: string; config?: Record<string, unknown>; schedule?: string | null } }>(
+      '/api/v1/sources',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Create a source; the configuration is validated against the connector schema',
+          body: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 200 },
+              type: { type: 'string', minLength: 1 },
+              config: anyObject,
+              schedule: { type: ['string', 'null'], description: 'an interval such as 6h, or a cron expression; empty = manual only' },
+            },
+            required: ['name', 'type'],
+            additionalProperties: false,
+          },
+          response: { 201: sourceViewSchema, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const { name, type, config = {}, schedule } = req.body;
+        app.registry.get(type);
+        if (await app.store.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
+        const input: Record<string, unknown> = { ...config };
+        if (schedule !== undefined) input.schedule = schedule;
+        await addSource(app, type, name, input);
+        req.log.info({ source: name, type }, 'source created');
+        return reply.code(201).send(await view(name));
+      },
+    );
+
+    f.get<{ Params: { name: string } }>(
+      '/api/v1/sources/:name',
+      { schema: { tags: ['sources'], summary: 'One source (secrets masked)', params: nameParams, response: { 200: sourceViewSchema, 404: errorSchema } } },
+      async (req) => view(req.params.name),
+    );
+
+    f.patch<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null } }>(
+      '/api/v1/sources/:name',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Change configuration fields; a secret left out or sent as "********" keeps its value, "" or null clears a field',
+          params: nameParams,
+          body: {
+            type: 'object',
+            properties: { config: anyObject, schedule: { type: ['string', 'null'] } },
+            additionalProperties: false,
+          },
+          response: { 200: sourceViewSchema, ...errors },
+        },
+      },
+      async (req) => {
+        const { config = {}, schedule } = req.body;
+        const changes: Record<string, unknown> = { ...config };
+        if (schedule !== undefined) changes.schedule = schedule;
+        await configureSource(app, req.params.name, changes);
+        req.log.info({ source: req.params.name, keys: Object.keys(changes) }, 'source configured');
+        return view(req.params.name);
+      },
+    );
+
+    f.delete<{ Params: { name: string } }>(
+      '/api/v1/sources/:name',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Remove a source with its records and runs',
+          params: nameParams,
+          response: { 200: { type: 'object', properties: { removed: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } } } }, ...errors },
+        },
+      },
+      async (req) => {
+        const { name } = req.params;
+        const source = await app.store.getSource(name);
+        // A run here, or one elsewhere (a worker) whose heartbeat is fresh, still writes records.
+        const active = syncs.isRunning(name) ? true : await app.store.activeRun(source.id);
+        const fresh = active === true || (active !== null && Date.now() - Date.parse(active.heartbeatAt ?? active.startedAt) < ACTIVE_RUN_FRESH_MS);
+        if (fresh) throw new ConflictError(`a sync of '${name}' is running; wait for it to finish before removing the source`);
+        const { warnings } = await removeSource(app, name);
+        req.log.info({ source: name }, 'source removed');
+        return { removed: name, warnings };
+      },
+    );
+
+    f.post<{ Params: { name: string } }>(
+      '/api/v1/sources/:name/check',
+      { schema: { tags: ['sources'], summary: 'Run the credential check', params: nameParams, response: { 200: checkSchema, 404: errorSchema } } },
+      async (req) => checkSource(app, req.params.name),
+    );
+
+    f.post<{ Params: { name: string }; Body: { full?: boolean } }>(
+      '/api/v1/sources/:name/sync',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Start a sync in the background; poll GET /api/v1/runs/{runId}',
+          params: nameParams,
+          body: { type: 'object', properties: { full: { type: 'boolean' } }, additionalProperties: false },
+          response: { 202: { type: 'object', properties: { runId: { type: 'string' } }, required: ['runId'] }, ...errors },
+        },
+        // A sync request with no body at all means the defaults.
+        preValidation: async (req) => {
+          if (req.body === undefined || req.body === null) req.body = {};
+        },
+      },
+      async (req, reply) => {
+        const runId = await syncs.start(req.params.name, { full: req.body.full === true, trigger: `api:${req.auth?.username ?? '?'}` });
+        return reply.code(202).header('location', `/api/v1/runs/${runId}`).send({ runId });
+      },
+    );
+  };
+}

@@ -1,0 +1,176 @@
+// The HTTP API: Fastify with the app's pino logger, the admin bootstrap, authentication on every route
+// but /healthz, the OpenAPI document and login, JSON errors, and background syncs that are aborted
+// and awaited on close.
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppContext } from '../app/context.ts';
+import { errorMessage } from '../core/errors.ts';
+import { MODEL_NAMES } from '../core/models.ts';
+import { authHook, type BootstrapOptions, bootstrapAdmin, CSRF_HEADER, LoginLimiter, type RateLimitOptions, SESSION_COOKIE } from './auth.ts';
+import { errorHandler, notFoundHandler } from './errors.ts';
+import { authRoutes } from './routes/auth.ts';
+import { recordRoutes } from './routes/records.ts';
+import { runRoutes } from './routes/runs.ts';
+import { sourceRoutes } from './routes/sources.ts';
+import { Scheduler } from '../sync/scheduler.ts';
+import { SyncManager } from './syncs.ts';
+
+export const BODY_LIMIT = 1024 * 1024;
+export const API_VERSION = '1.0.0';
+
+export interface ServerOptions extends BootstrapOptions {
+  /** Secure flag on the session cookie: true, false, or 'auto' (when the request came over https). */
+  secureCookies?: boolean | 'auto';
+  /** Trust X-Forwarded-* from a reverse proxy (for the client IP and https detection). */
+  trustProxy?: boolean;
+  loginRateLimit?: RateLimitOptions;
+  /** Run the in-process scheduler (embedded mode); `serve` turns it on. */
+  scheduler?: boolean | { tickMs: number };
+}
+
+export async function buildServer(app: AppContext, opts: ServerOptions = {}): Promise<FastifyInstance> {
+  await bootstrapAdmin(app, opts);
+  const syncs = new SyncManager(app);
+  const limiter = new LoginLimiter(opts.loginRateLimit);
+
+  const f = Fastify({
+    loggerInstance: app.log.child({ component: 'http' }) as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: opts.trustProxy ?? false,
+    return503OnClosing: true,
+    // Reject what the schemas do not allow instead of silently dropping it.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+  f.decorateRequest('auth', null);
+  f.setErrorHandler(errorHandler);
+  f.setNotFoundHandler(notFoundHandler);
+
+  await f.register(cookie);
+  await f.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Tributary API',
+        version: API_VERSION,
+        description: `Sources, sync runs and normalized records (${MODEL_NAMES.join(', ')}). Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API token from POST /api/v1/tokens' },
+          session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+        },
+      },
+      security: [{ bearer: [] }, { session: [] }],
+    },
+  });
+
+  f.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (req.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  f.addHook('onRequest', authHook(app));
+  const scheduler = opts.scheduler
+    ? new Scheduler(app, { tickMs: typeof opts.scheduler === 'object' ? opts.scheduler.tickMs : undefined, start: (name, o) => syncs.start(name, { trigger: o.trigger }) })
+    : null;
+  f.addHook('onReady', async () => scheduler?.start());
+  f.addHook('onClose', async () => {
+    await scheduler?.stop();
+    await syncs.close();
+  });
+
+  f.get('/api/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => f.swagger());
+
+  f.get(
+    '/healthz',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['meta'],
+        summary: 'Liveness: database reachable and schema version (no authentication)',
+        security: [],
+        response: {
+          200: { type: 'object', properties: { ok: { type: 'boolean' }, db: { type: 'string' }, dialect: { type: 'string' }, schemaVersion: { type: 'integer' } } },
+          503: { type: 'object', properties: { ok: { type: 'boolean' }, db: { type: 'string' }, dialect: { type: 'string' }, error: { type: 'string' } } },
+        },
+      },
+    },
+    async (req, reply) => {
+      try {
+        const schemaVersion = await app.store.schemaVersion();
+        return { ok: true, db: 'ok', dialect: app.store.dialect, schemaVersion };
+      } catch (err) {
+        req.log.error({ err: errorMessage(err) }, 'health check: database unreachable');
+        return reply.code(503).send({ ok: false, db: 'unreachable', dialect: app.store.dialect, error: 'database unreachable; see the server log' });
+      }
+    },
+  );
+
+  f.get(
+    '/api/v1/connectors',
+    {
+      schema: {
+        tags: ['meta'],
+        summary: 'Source types with the metadata of their configuration fields (for forms; never values)',
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              items: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    type: { type: 'string' },
+                    title: { type: 'string' },
+                    fields: { type: 'array', items: { type: 'object', additionalProperties: true } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    async () => ({
+      items: app.registry.all().map((c) => ({
+        type: c.type,
+        title: c.title,
+        fields: Object.entries(c.fields).map(([key, info]) => ({
+          key,
+          label: info.label,
+          help: info.help ?? null,
+          secret: info.secret === true,
+          input: info.input ?? (info.secret ? 'password' : 'text'),
+          options: info.options ?? null,
+          showWhen: info.showWhen ?? null,
+        })),
+      })),
+    }),
+  );
+
+  await f.register(authRoutes(app, { secureCookies: opts.secureCookies ?? 'auto', limiter }));
+  await f.register(sourceRoutes(app, syncs));
+  await f.register(runRoutes(app, syncs));
+  await f.register(recordRoutes(app));
+  await f.ready();
+  return f;
+}
+
+export async function startServer(app: AppContext, opts: { port: number; host: string } & ServerOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const { port, host, ...rest } = opts;
+  const f = await buildServer(app, rest);
+  const url = await f.listen({ port, host });
+  app.log.info({ url }, 'API listening');
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    close: () => {
+      closing ??= f.close();
+      return closing;
+    },
+  };
+}

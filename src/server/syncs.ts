@@ -1,0 +1,79 @@
+// Syncs started through the API run in this process, in the background: one per source at a time,
+// live counts kept in memory from onProgress, aborted and awaited when the server closes.
+import type { AppContext } from '../app/context.ts';
+import { ConflictError, errorMessage } from '../core/errors.ts';
+import type { StreamCounts } from '../store/store.ts';
+import { runSync } from '../sync/runner.ts';
+
+interface Active {
+  source: string;
+  runId: string | null;
+  controller: AbortController;
+  done: Promise<void>;
+  counts: Record<string, StreamCounts> | null;
+}
+
+export class SyncManager {
+  readonly #app: AppContext;
+  readonly #bySource = new Map<string, Active>();
+  readonly #byRun = new Map<string, Active>();
+  #closing = false;
+
+  constructor(app: AppContext) {
+    this.#app = app;
+  }
+
+  isRunning(source: string): boolean {
+    return this.#bySource.has(source);
+  }
+
+  /** Live counts of a run of this process, or null when it is not running here. */
+  liveCounts(runId: string): Record<string, StreamCounts> | null {
+    const a = this.#byRun.get(runId);
+    return a ? (a.counts ?? {}) : null;
+  }
+
+  /** Starts a run; resolves with its id once the run is recorded. Errors before that reject. */
+  start(source: string, opts: { full?: boolean; trigger?: string } = {}): Promise<string> {
+    if (this.#closing) return Promise.reject(new ConflictError('the server is shutting down'));
+    if (this.#bySource.has(source)) return Promise.reject(new ConflictError(`a sync of '${source}' is already running in this server`));
+    const controller = new AbortController();
+    const entry: Active = { source, runId: null, controller, done: Promise.resolve(), counts: null };
+    this.#bySource.set(source, entry);
+    const log = this.#app.log.child({ source });
+    return new Promise<string>((resolve, reject) => {
+      entry.done = runSync(this.#app, source, {
+        full: opts.full,
+        trigger: opts.trigger ?? 'api',
+        signal: controller.signal,
+        onStart: ({ runId }) => {
+          entry.runId = runId;
+          this.#byRun.set(runId, entry);
+          resolve(runId);
+        },
+        onProgress: (p) => {
+          entry.counts = structuredClone(p.counts);
+        },
+      })
+        .then(
+          (result) => log.info({ runId: result.runId, status: result.status }, 'background sync finished'),
+          (err) => {
+            if (entry.runId === null) reject(err);
+            else log.error({ runId: entry.runId, err: errorMessage(err) }, 'background sync failed');
+          },
+        )
+        .finally(() => {
+          this.#bySource.delete(source);
+          if (entry.runId) this.#byRun.delete(entry.runId);
+        });
+    });
+  }
+
+  /** Aborts every running sync and waits for each to record how it ended. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const all = [...this.#bySource.values()];
+    for (const a of all) a.controller.abort(new Error('server shutting down'));
+    await Promise.allSettled(all.map((a) => a.done));
+  }
+}

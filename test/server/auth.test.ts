@@ -1,0 +1,148 @@
+// Admin bootstrap, password hashing, login rate limiting, cookie flags, graceful shutdown, startServer.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { hashPassword, LoginLimiter, verifyPassword } from '../../src/server/auth.ts';
+import { buildServer, startServer } from '../../src/server/server.ts';
+import { GOOD_TOKEN } from './fixture-connector.ts';
+import { ADMIN_PASSWORD, apiToken, bearer, call, login, makeHarness } from './helpers.ts';
+
+describe('passwords', () => {
+  it('hashes with a random salt and verifies in constant time', async () => {
+    const a = await hashPassword('s3cret-pass');
+    const b = await hashPassword('s3cret-pass');
+    assert.match(a, /^scrypt:16384:8:1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
+    assert.notEqual(a, b);
+    assert.equal(await verifyPassword('s3cret-pass', a), true);
+    assert.equal(await verifyPassword('s3cret-pasS', a), false);
+    assert.equal(await verifyPassword('s3cret-pass', 'plain:text'), false);
+  });
+});
+
+describe('admin bootstrap', () => {
+  it('uses TRIBUTARY_ADMIN_PASSWORD and writes no file', async () => {
+    const h = await makeHarness();
+    try {
+      assert.deepEqual(h.printed, []);
+      assert.throws(() => statSync(join(h.dataDir, 'admin-password')));
+      await login(h.server, ADMIN_PASSWORD);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('generates a password, prints it once on one line and writes it 0600; later starts keep it', async () => {
+    const h = await makeHarness({ env: {} });
+    try {
+      assert.equal(h.printed.length, 1);
+      const file = join(h.dataDir, 'admin-password');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const password = readFileSync(file, 'utf8').trim();
+      assert.ok(password.length >= 20);
+      assert.ok(h.printed[0].includes(password));
+      assert.doesNotMatch(h.printed[0], /\n/);
+      assert.ok(!h.logs.join('').includes(password), 'the generated password is not logged');
+      await login(h.server, password);
+
+      const printed: string[] = [];
+      const again = await buildServer(h.app, { env: { TRIBUTARY_ADMIN_PASSWORD: 'other-password' }, print: (l) => printed.push(l) });
+      assert.deepEqual(printed, []);
+      await login(again, password);
+      await again.close();
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('login rate limiting', () => {
+  it('answers 429 after a few failures per username and IP, other usernames unaffected', async () => {
+    const h = await makeHarness();
+    try {
+      const attempt = (username: string, password: string, ip = '192.0.2.7') =>
+        call(h.server, { method: 'POST', url: '/api/v1/auth/login', payload: { username, password }, remoteAddress: ip });
+      for (let i = 0; i < 5; i++) assert.equal((await attempt('admin', `wrong-${i}`)).statusCode, 401);
+      const limited = await attempt('admin', ADMIN_PASSWORD);
+      assert.equal(limited.statusCode, 429);
+      assert.equal((limited.data as { error: { code: string } }).error.code, 'too_many_requests');
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      assert.equal((await attempt('admin', ADMIN_PASSWORD, '192.0.2.8')).statusCode, 200, 'another IP may still log in');
+      assert.equal((await attempt('someone', 'x')).statusCode, 401, 'another username from the same IP is counted separately');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('forgets failures after the window and limits one IP across usernames', () => {
+    const l = new LoginLimiter({ perUser: 2, perIp: 3, windowMs: 60_000 });
+    l.fail('admin', '1.1.1.1', 0);
+    l.fail('admin', '1.1.1.1', 1000);
+    assert.ok(l.retryAfter('admin', '1.1.1.1', 2000) > 0);
+    assert.equal(l.retryAfter('admin', '1.1.1.1', 61_000), 0);
+    l.fail('a', '2.2.2.2', 0);
+    l.fail('b', '2.2.2.2', 0);
+    l.fail('c', '2.2.2.2', 0);
+    assert.ok(l.retryAfter('d', '2.2.2.2', 10) > 0);
+  });
+});
+
+describe('session cookie flags', () => {
+  it('sets Secure when configured, or in auto mode behind an https proxy', async () => {
+    for (const [server, headers] of [
+      [{ secureCookies: true }, {}],
+      [{ secureCookies: 'auto' as const, trustProxy: true }, { 'x-forwarded-proto': 'https' }],
+    ] as const) {
+      const h = await makeHarness({ server });
+      try {
+        const res = await call(h.server, { method: 'POST', url: '/api/v1/auth/login', headers, payload: { username: 'admin', password: ADMIN_PASSWORD } });
+        assert.equal(res.statusCode, 200);
+        assert.match(String(res.headers['set-cookie']), /; Secure/);
+      } finally {
+        await h.close();
+      }
+    }
+  });
+});
+
+describe('server lifecycle', () => {
+  it('aborts running syncs on close and waits for them to record how they ended', async () => {
+    const h = await makeHarness();
+    const token = await apiToken(h.server);
+    const created = await call(h.server, {
+      method: 'POST',
+      url: '/api/v1/sources',
+      headers: bearer(token),
+      payload: { name: 'slow', type: 'fixture', config: { url: 'https://x.test', token: GOOD_TOKEN, pages: 50, delayMs: 200 } },
+    });
+    assert.equal(created.statusCode, 201);
+    const started = await call(h.server, { method: 'POST', url: '/api/v1/sources/slow/sync', headers: bearer(token), payload: {} });
+    const runId = (started.data as { runId: string }).runId;
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    await h.server.close();
+    assert.ok(Date.now() - t0 < 3000);
+    const run = await h.app.store.getRun(runId);
+    assert.notEqual(run.status, 'running');
+    assert.match(run.error ?? '', /cancel/);
+    await h.app.close();
+    rmSync(h.dataDir, { recursive: true, force: true });
+  });
+
+  it('startServer listens on a real port and closes', async () => {
+    const h = await makeHarness();
+    const s = await startServer(h.app, { port: 0, host: '127.0.0.1', env: {}, print: () => {} });
+    try {
+      assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${s.url}/healthz`);
+      assert.equal(health.status, 200);
+      assert.equal(((await health.json()) as { ok: boolean }).ok, true);
+      const denied = await fetch(`${s.url}/api/v1/sources`);
+      assert.equal(denied.status, 401);
+      assert.equal(denied.headers.get('content-type'), 'application/json; charset=utf-8');
+    } finally {
+      await s.close();
+      await h.close();
+    }
+  });
+});
