@@ -47,4 +47,4 @@ export async function defaultRegistry(): Promise<ConnectorRegistry> {
   return new ConnectorRegistry(list);
 }
 
-const builtins: (() => Promise<Connector>)[] = [];
+const builtins: (() => Promise<Connector>)[] = [async () => (await import('./tenable-sc/index.ts')).tenableScConnector as unknown as Connector];

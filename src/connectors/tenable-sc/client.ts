@@ -1,0 +1,107 @@
+// The Tenable.sc REST client: x-apikey auth, the integration User-Agent, envelope checks, and the two
+// paged reads the streams use. Only GET and POST /rest/analysis ever leave it.
+import { UpstreamError } from '../../core/errors.ts';
+import { HttpClient } from '../../core/http.ts';
+import type { Logger } from '../../core/log.ts';
+import { type RetryOptions, withRetry } from '../../core/retry.ts';
+import type { TenableScApiConfig } from './config.ts';
+import { type AnalysisPage, type Envelope, envelopeError, readAnalysisResponse, readEnvelope } from './map/envelope.ts';
+
+export const USER_AGENT = 'Integration/1.0 (Tributary; Tributary; Build/0.1.0)';
+
+export interface AnalysisFilter {
+  filterName: string;
+  operator: string;
+  value: unknown;
+}
+
+export interface AnalysisQuery {
+  tool: string;
+  sourceType: 'cumulative' | 'patched';
+  filters: AnalysisFilter[];
+  offset: number;
+  limit: number;
+  sortField?: string;
+  sortDir?: 'ASC' | 'DESC';
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Attempts in all (the credential check uses 1–2; streams the long default). */
+  attempts?: number;
+}
+
+export class TenableScClient {
+  readonly http: HttpClient;
+  readonly #retry: RetryOptions;
+  readonly #log: Logger | undefined;
+
+  constructor(config: TenableScApiConfig, opts: { log?: Logger; timeoutMs?: number; retry?: RetryOptions } = {}) {
+    this.#log = opts.log;
+    this.#retry = opts.retry ?? {};
+    this.http = new HttpClient({
+      baseUrl: `${config.apiUrl.replace(/\/+$/, '')}/rest`,
+      verifySsl: config.verifySsl,
+      caCertificate: config.caCertificate,
+      proxyUrl: config.proxyUrl,
+      timeoutMs: opts.timeoutMs ?? 300_000,
+      log: opts.log,
+      headers: {
+        'x-apikey': `accesskey=${config.accessKey}; secretkey=${config.secretKey};`,
+        'user-agent': USER_AGENT,
+      },
+    });
+  }
+
+  /** One call: retries transient failures (HTTP status, resets, "database is locked") with backoff. */
+  async call(method: 'GET' | 'POST', path: string, init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {}): Promise<unknown> {
+    return (await this.callEnvelope(method, path, init)).response;
+  }
+
+  /** Like call(), with the whole envelope (its `timestamp` is the console's clock). */
+  async callEnvelope(method: 'GET' | 'POST', path: string, init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {}): Promise<Envelope> {
+    if (method === 'POST' && path !== '/analysis' && path !== '/hosts/search') throw new Error(`refusing POST ${path}: the connector is read-only`);
+    const what = `${method} /rest${path}`;
+    const retry: RetryOptions = { log: this.#log, what, ...this.#retry, signal: init.signal };
+    if (init.attempts !== undefined) retry.attempts = init.attempts;
+    return withRetry(async () => {
+      const res = await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal, retry: { attempts: 1 } });
+      const r = readEnvelope(res.status, res.text);
+      if (!r.ok) throw envelopeError(what, r.problem);
+      return r.envelope;
+    }, retry);
+  }
+
+  get(path: string, query?: Record<string, string | number | undefined>, opts: CallOptions = {}): Promise<unknown> {
+    return this.call('GET', path, { query, ...opts });
+  }
+
+  /** One page of `POST /rest/analysis` (type vuln); offsets go both at the root and inside `query`. */
+  async fetchAnalysisPage(q: AnalysisQuery, opts: CallOptions = {}): Promise<AnalysisPage> {
+    const body: Record<string, unknown> = {
+      type: 'vuln',
+      sourceType: q.sourceType,
+      query: { type: 'vuln', tool: q.tool, filters: q.filters, startOffset: q.offset, endOffset: q.offset + q.limit },
+      startOffset: q.offset,
+      endOffset: q.offset + q.limit,
+    };
+    if (q.sortField) {
+      body.sortField = q.sortField;
+      body.sortDir = q.sortDir ?? 'ASC';
+    }
+    const env = await this.callEnvelope('POST', '/analysis', { json: body, ...opts });
+    return { ...readAnalysisResponse(env.response), timestamp: env.timestamp };
+  }
+
+  /** One page of `GET /rest/hosts` (5.20+); the console returns a plain array and no total. */
+  async fetchHostsPage(offset: number, limit: number, fields: string, opts: CallOptions = {}): Promise<Record<string, unknown>[]> {
+    const response = await this.get('/hosts', { fields, limit, startOffset: offset, endOffset: offset + limit, pagination: 'true' }, opts);
+    const rows = Array.isArray(response) ? response : response && typeof response === 'object' && Array.isArray((response as { results?: unknown }).results) ? (response as { results: unknown[] }).results : null;
+    if (!rows) throw new UpstreamError('GET /rest/hosts returned no host list', { hint: 'The Host Assets API needs console version 5.20 or later' });
+    return rows.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object');
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}

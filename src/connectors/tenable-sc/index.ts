@@ -1,0 +1,26 @@
+// The Tenable Security Center connector (API mode): configuration, credential check and streams.
+import type { Connector, ConnectorContext, Stream } from '../../core/connector.ts';
+import { checkTenableSc } from './check.ts';
+import { requireApi, type TenableScConfig, tenableScConfigSchema, tenableScFields } from './config.ts';
+import { hostsStream } from './streams/hosts.ts';
+import { complianceStream, portsStream, softwareStream } from './streams/inventory.ts';
+import { vulnerabilitiesStream } from './streams/vulnerabilities.ts';
+
+export type { TenableScConfig } from './config.ts';
+
+export function tenableScStreams(config: TenableScConfig): Stream[] {
+  if (config.inputMode !== 'api') return [];
+  const deps = { config: requireApi(config) };
+  return [hostsStream(deps), softwareStream(deps), portsStream(deps), vulnerabilitiesStream(deps), complianceStream(deps)];
+}
+
+export const tenableScConnector: Connector<TenableScConfig> = {
+  type: 'tenable-sc',
+  title: 'Tenable Security Center',
+  configSchema: tenableScConfigSchema,
+  fields: tenableScFields,
+  check: (config: TenableScConfig, ctx: ConnectorContext) => checkTenableSc(config, ctx),
+  streams: (config: TenableScConfig) => tenableScStreams(config),
+};
+
+export default tenableScConnector;

@@ -1,0 +1,44 @@
+// Natural keys of Tenable.sc records. Host: Tenable host UUID where present, else the console's own
+// uniqueness attributes (repository, IP, DNS name), so hosts without a UUID stay distinct.
+import { refId, text } from './values.ts';
+
+export interface HostIdentity {
+  uuid?: unknown;
+  repositoryId?: unknown;
+  ip?: unknown;
+  dnsName?: unknown;
+}
+
+export function hostKey(h: HostIdentity): string {
+  const uuid = text(h.uuid);
+  if (uuid) return `uuid:${uuid.toLowerCase()}`;
+  return `addr:${text(h.repositoryId) ?? ''}|${text(h.ip) ?? ''}|${(text(h.dnsName) ?? '').toLowerCase()}`;
+}
+
+/** Host key of an analysis row (sumip or vulndetails): `uuid`, else 6.x `hostUUID`, else the address. */
+export function rowHostKey(row: Record<string, unknown>): string {
+  return hostKey({
+    uuid: text(row.uuid) ?? text(row.hostUUID),
+    repositoryId: refId(row.repository) ?? row.repositoryID,
+    ip: row.ip,
+    dnsName: row.dnsName,
+  });
+}
+
+export function findingKey(host: string, port: number | null, protocol: string | null, pluginId: string): string {
+  return `${host}|${port ?? 0}|${protocol ?? ''}|${pluginId}`;
+}
+
+export function portKey(host: string, port: number, protocol: string): string {
+  return `${host}|${port}|${protocol}`;
+}
+
+export function softwareKey(host: string, name: string, version: string | null): string {
+  return `${host}|${name}|${version ?? ''}`;
+}
+
+/** Compliance: per-check plugin ids (>= 1,000,000) are unique per check; shared ones add the check name. */
+export function complianceKey(host: string, pluginId: string, checkName: string | null): string {
+  const perCheck = Number(pluginId) >= 1_000_000;
+  return perCheck || !checkName ? `${host}|${pluginId}` : `${host}|${pluginId}|${checkName}`;
+}

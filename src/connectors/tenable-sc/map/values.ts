@@ -1,0 +1,112 @@
+// Wire-value helpers for Tenable.sc: numbers arrive as strings ("1", "-1", ""), dates as epoch-second
+// strings, booleans as "0"/"1"/"true"/"Yes". Absent data becomes null, never "".
+
+/** A trimmed non-empty string, or null. Numbers are stringified. */
+export function text(v: unknown): string | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string') return null;
+  const s = v.trim();
+  return s === '' ? null : s;
+}
+
+/** A finite number from a string or number; "", "-1", null and non-numbers become null. */
+export function num(v: unknown, opts: { negativeIsNull?: boolean } = {}): number | null {
+  const negativeIsNull = opts.negativeIsNull ?? true;
+  let n: number;
+  if (typeof v === 'number') n = v;
+  else if (typeof v === 'string' && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v);
+  else return null;
+  if (!Number.isFinite(n)) return null;
+  if (negativeIsNull && n < 0) return null;
+  return n;
+}
+
+/** An integer (ports, ids, counts) or null. */
+export function int(v: unknown): number | null {
+  const n = num(v);
+  return n === null || !Number.isInteger(n) ? null : n;
+}
+
+/** Epoch seconds (string or number) to ISO-8601 UTC; "-1", "0", "" and garbage become null. */
+export function epochToIso(v: unknown): string | null {
+  const n = num(v);
+  if (n === null || n <= 0) return null;
+  // Values in milliseconds are not expected from Tenable.sc, but tolerate them.
+  const ms = n > 1e12 ? n : n * 1000;
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** Epoch seconds as a number, or null. */
+export function epoch(v: unknown): number | null {
+  const n = num(v);
+  return n === null || n <= 0 ? null : Math.floor(n);
+}
+
+/** "1", "true", "yes", true, 1 → true; "0", "false", "no", false, 0 → false; anything else null. */
+export function bool(v: unknown): boolean | null {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v !== 'string') return null;
+  const s = v.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'y'].includes(s)) return true;
+  if (['0', 'false', 'no', 'n'].includes(s)) return false;
+  return null;
+}
+
+/** Splits a delimited list, trims, drops empties and duplicates (order kept). */
+export function list(v: unknown, sep: RegExp | string = ','): string[] {
+  const s = text(v);
+  if (s === null) return [];
+  const out: string[] = [];
+  for (const part of s.split(sep)) {
+    const p = part.trim();
+    if (p !== '' && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** The id of an `{id, name}` object (id may be a string or a number), or null. */
+export function refId(v: unknown): string | null {
+  if (v && typeof v === 'object') return text((v as { id?: unknown }).id);
+  return null;
+}
+
+export function refName(v: unknown): string | null {
+  if (v && typeof v === 'object') return text((v as { name?: unknown }).name);
+  return null;
+}
+
+/** Compares dotted versions ("5.13.0" vs "5.8"); missing parts count as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+const MAC = /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/i;
+
+/** MAC addresses from a comma/space separated string, lowercased with colons. */
+export function macs(v: unknown): string[] {
+  const out: string[] = [];
+  for (const m of list(v, /[\s,;]+/)) {
+    if (!MAC.test(m)) continue;
+    const norm = m.toLowerCase().replace(/-/g, ':');
+    if (!out.includes(norm)) out.push(norm);
+  }
+  return out;
+}
+
+/** Plain text of an HTML-escaped value (the few entities Tenable uses). */
+export function unescapeHtml(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#0?39;|&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}

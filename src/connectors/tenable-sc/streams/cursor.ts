@@ -1,0 +1,144 @@
+// Checkpoints of the Tenable.sc streams and the paged reads they drive.
+//
+// A stream runs a fixed list of phases (e.g. patched → cumulative); each page's checkpoint says where
+// to resume: {v, phase, offset, since, until}. `until` is when the run started, by the console's clock
+// (the first answer's envelope timestamp; this machine's clock until then); `since` the start of its
+// lastSeen window (null on a full run). The last page of a run carries phase "done", and the next
+// incremental run asks for what changed since `until - OVERLAP`.
+import type { Page, StreamContext } from '../../../core/connector.ts';
+import type { IncomingRecord, ModelName } from '../../../core/models.ts';
+import { errorMessage, UpstreamError } from '../../../core/errors.ts';
+import type { AnalysisFilter, AnalysisQuery, TenableScClient } from '../client.ts';
+import type { AnalysisPage as AnalysisPageResult } from '../map/envelope.ts';
+
+/** Tenable.sc error 146: a filter name this console does not know. */
+export function isUnknownFilterError(err: unknown): boolean {
+  return err instanceof UpstreamError && /error 146\b|filter '[^']*' is invalid/i.test(err.message);
+}
+
+/** Findings are imported after the scan that saw them; re-read this much before the last run. */
+export const OVERLAP_SECONDS = 12 * 3600;
+
+export interface Cursor {
+  v: 1;
+  phase: string;
+  offset: number;
+  since: number | null;
+  until: number;
+}
+
+export function isCursor(v: unknown): v is Cursor {
+  if (!v || typeof v !== 'object') return false;
+  const c = v as Record<string, unknown>;
+  return c.v === 1 && typeof c.phase === 'string' && typeof c.offset === 'number' && typeof c.until === 'number' && (c.since === null || typeof c.since === 'number');
+}
+
+/** Where a run starts: the stored page on resume, a window after the last run when incremental, else from scratch. */
+export function startCursor(ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'>, phases: string[], now = Math.floor(Date.now() / 1000)): Cursor {
+  const cp = ctx.checkpoint;
+  if (ctx.resumed && isCursor(cp) && (cp.phase === 'done' || phases.includes(cp.phase))) return { ...cp };
+  const first = phases[0] ?? 'done';
+  if (ctx.mode === 'incremental' && isCursor(cp)) return { v: 1, phase: first, offset: 0, since: Math.max(0, cp.until - OVERLAP_SECONDS), until: now };
+  return { v: 1, phase: first, offset: 0, since: null, until: now };
+}
+
+/** How far past `since` the window reaches: open-ended in practice, and fixed by `since` alone so a
+ * resumed run sends exactly the filter the interrupted one paged with. */
+const WINDOW_SPAN = 10 * 365 * 86400;
+
+export function windowValue(c: Pick<Cursor, 'since'>): string | null {
+  return c.since === null ? null : `${c.since}-${c.since + WINDOW_SPAN}`;
+}
+
+/** A run that did not resume from a stored page: it adopts the console's clock as `until`. */
+export function isFresh(ctx: Pick<StreamContext, 'checkpoint' | 'resumed'>): boolean {
+  return !(ctx.resumed && isCursor(ctx.checkpoint));
+}
+
+export type Mapped = Partial<Record<ModelName, IncomingRecord[]>>;
+
+export interface AnalysisPhase {
+  name: string;
+  query: Omit<AnalysisQuery, 'offset' | 'limit'>;
+  /**
+   * Filters to use instead when the console rejects one of `query.filters` as unknown (error 146):
+   * e.g. `lastMitigated` is not offered by every version, `lastSeen` is.
+   */
+  fallbackFilters?: AnalysisFilter[];
+  /** Maps one page of rows; `errors` counts rows that could not be mapped. */
+  map(rows: Record<string, unknown>[]): { records: Mapped; errors: number };
+}
+
+/**
+ * Pages through the phases from `start`, one page in memory at a time. A phase ends on an empty or
+ * short page, or when the offset reaches totalRecords (when the console sent one).
+ */
+export async function* runAnalysisPhases(
+  client: TenableScClient,
+  ctx: StreamContext,
+  phases: AnalysisPhase[],
+  start: Cursor,
+  pageSize: number,
+  after = 'done',
+): AsyncGenerator<Page> {
+  let cursor = start;
+  let adoptClock = isFresh(ctx);
+  let i = phases.findIndex((p) => p.name === cursor.phase);
+  if (i < 0) i = phases.length;
+  for (; i < phases.length; i++) {
+    const phase = phases[i]!;
+    let offset = phase.name === cursor.phase ? cursor.offset : 0;
+    let query = phase.query;
+    for (;;) {
+      ctx.signal.throwIfAborted();
+      let page: AnalysisPageResult;
+      try {
+        page = await client.fetchAnalysisPage({ ...query, offset, limit: pageSize }, { signal: ctx.signal });
+      } catch (err) {
+        if (!phase.fallbackFilters || query !== phase.query || !isUnknownFilterError(err)) throw err;
+        ctx.log.warn({ phase: phase.name, err: errorMessage(err) }, 'the console rejected a filter; using the fallback filters');
+        query = { ...phase.query, filters: phase.fallbackFilters };
+        continue;
+      }
+      if (adoptClock && page.timestamp) cursor = { ...cursor, until: page.timestamp };
+      adoptClock = false;
+      const n = page.rows.length;
+      const next = offset + n;
+      const last = n === 0 || n < pageSize || (page.total !== null && next >= page.total);
+      const nextPhase = phases[i + 1]?.name ?? after;
+      cursor = last ? { ...cursor, phase: nextPhase, offset: 0 } : { ...cursor, phase: phase.name, offset: next };
+      const { records, errors } = n > 0 ? phase.map(page.rows) : { records: {}, errors: 0 };
+      if (n > 0 || last) {
+        ctx.log.debug({ phase: phase.name, offset, rows: n, total: page.total }, 'tenable-sc page');
+        yield { records, checkpoint: cursor, ...(errors > 0 ? { errors } : {}) };
+      }
+      if (last) break;
+      offset = next;
+    }
+  }
+}
+
+export function timeFilter(name: string, c: Cursor): AnalysisFilter[] {
+  const w = windowValue(c);
+  return w ? [{ filterName: name, operator: '=', value: w }] : [];
+}
+
+/** Safely maps rows: a row that throws is counted as an error, not fatal. */
+export function mapRows(rows: Record<string, unknown>[], fn: (row: Record<string, unknown>, add: (m: ModelName, r: IncomingRecord | null | undefined) => void) => void): { records: Mapped; errors: number } {
+  const records: Mapped = {};
+  let errors = 0;
+  const add = (m: ModelName, r: IncomingRecord | null | undefined) => {
+    if (!r) return;
+    const list = records[m] ?? [];
+    list.push(r);
+    records[m] = list;
+  };
+  for (const row of rows) {
+    try {
+      fn(row, add);
+    } catch {
+      errors++;
+    }
+  }
+  return { records, errors };
+}

@@ -1,0 +1,92 @@
+// The hosts stream: `sumip` (one row per host per repository), then the inventory plugins that carry
+// host facts (OS, hardware, last user, MACs, credentialed scan), then on 5.20+ the console's
+// /rest/hosts last-seen dates. Every enrichment sets only the fields it knows.
+import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
+import { errorMessage } from '../../../core/errors.ts';
+import type { TenableScClient } from '../client.ts';
+import { HOSTS_API_FIELDS, hostsApiKeys, mapHostsApiRow } from '../map/hosts-api.ts';
+import { mapSumipRow } from '../map/sumip.ts';
+import { compareVersions, text } from '../map/values.ts';
+import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
+import { pluginFilter, type StreamDeps, withClient } from './common.ts';
+import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+
+export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
+export const HOSTS_API_MIN_VERSION = '5.20.0';
+
+export function hostPhases(cursor: Cursor, known: Set<string>): AnalysisPhase[] {
+  return [
+    {
+      name: 'sumip',
+      query: { tool: 'sumip', sourceType: 'cumulative', filters: timeFilter('lastSeen', cursor) },
+      map: (rows) =>
+        mapRows(rows, (row, add) => {
+          const r = mapSumipRow(row);
+          known.add(r.key);
+          add('hosts', r);
+        }),
+    },
+    {
+      name: 'inventory',
+      query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(HOST_PLUGINS), ...timeFilter('lastSeen', cursor)] },
+      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row))),
+    },
+  ];
+}
+
+/** The console version from /rest/system, or null when it does not say. */
+export async function consoleVersion(client: TenableScClient, signal?: AbortSignal): Promise<string | null> {
+  const sys = await client.get('/system', undefined, { signal });
+  return sys && typeof sys === 'object' ? text((sys as { version?: unknown }).version) : null;
+}
+
+async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>): AsyncGenerator<Page> {
+  const done: Cursor = { ...cursor, phase: 'done', offset: 0 };
+  let version: string | null = null;
+  try {
+    version = await consoleVersion(client, ctx.signal);
+  } catch (err) {
+    ctx.log.warn({ err: errorMessage(err) }, 'cannot read the console version; skipping /rest/hosts last-seen dates');
+  }
+  if (!version || compareVersions(version, HOSTS_API_MIN_VERSION) < 0) {
+    yield { records: {}, checkpoint: done };
+    return;
+  }
+  let offset = cursor.offset;
+  for (;;) {
+    ctx.signal.throwIfAborted();
+    const rows = await client.fetchHostsPage(offset, pageSize, HOSTS_API_FIELDS, { signal: ctx.signal });
+    const next = offset + rows.length;
+    const last = rows.length < pageSize;
+    const { records, errors } = mapRows(rows, (row, add) => {
+      const keys = hostsApiKeys(row);
+      // Only hosts this run knows from sumip; after a resume past sumip, trust UUID keys alone.
+      const key = known.size > 0 ? keys.find((k) => known.has(k)) : keys.find((k) => k.startsWith('uuid:'));
+      if (key) add('hosts', mapHostsApiRow(row, key));
+    });
+    yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
+    if (last) return;
+    offset = next;
+  }
+}
+
+export function hostsStream(deps: StreamDeps): Stream {
+  return {
+    name: 'hosts',
+    models: ['hosts'],
+    primaryKey: ['uuid', 'repositoryID', 'ip', 'dnsName'],
+    cursorField: 'lastSeen',
+    read(ctx: StreamContext) {
+      const start = startCursor(ctx, [...HOST_PHASES]);
+      const known = new Set<string>();
+      return withClient(deps, ctx, async function* (client) {
+        let cursor = start;
+        for await (const page of runAnalysisPhases(client, ctx, hostPhases(start, known), start, deps.config.pageSize, 'hosts-api')) {
+          cursor = page.checkpoint as Cursor;
+          yield page;
+        }
+        if (cursor.phase === 'hosts-api') yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known);
+      });
+    },
+  };
+}

@@ -1,0 +1,233 @@
+// Check and streams against helper-1's Tenable.sc simulator (sim/tenable-sc), over real HTTP.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { ConnectorContext, Page, StreamContext } from '../../../src/core/connector.ts';
+import { silentLogger } from '../../../src/core/log.ts';
+import { type TenableScConfig, tenableScConnector } from '../../../src/connectors/tenable-sc/index.ts';
+import { TenableScClient } from '../../../src/connectors/tenable-sc/client.ts';
+import { requireApi } from '../../../src/connectors/tenable-sc/config.ts';
+import type { Cursor } from '../../../src/connectors/tenable-sc/streams/cursor.ts';
+
+process.env.TRIBUTARY_RETRY_BASE_MS ??= '5';
+const simPath = new URL('../../../sim/tenable-sc/index.ts', import.meta.url);
+const simPresent = existsSync(simPath);
+
+interface Sim {
+  url: string;
+  analyst: { accessKey: string; secretKey: string; username: string };
+  admin: { accessKey: string; secretKey: string; username: string };
+  caCertificate?: string;
+  close(): Promise<void>;
+}
+type StartSim = (opts: Record<string, unknown>) => Promise<Sim>;
+const startSim: StartSim | null = simPresent ? ((await import(simPath.href)) as { startTenableSim: StartSim }).startTenableSim : null;
+
+const ctx: ConnectorContext = { sourceName: 'sc', log: silentLogger, state: { get: async () => ({}), set: async () => {} } };
+
+function configFor(sim: Sim, over: Record<string, unknown> = {}, who: 'analyst' | 'admin' = 'analyst'): TenableScConfig {
+  return tenableScConnector.configSchema.parse({ apiUrl: sim.url, accessKey: sim[who].accessKey, secretKey: sim[who].secretKey, pageSize: 25, ...over });
+}
+
+function streamCtx(over: Partial<StreamContext> = {}): StreamContext {
+  return { ...ctx, mode: 'full', checkpoint: null, resumed: false, signal: new AbortController().signal, ...over };
+}
+
+async function readAll(config: TenableScConfig, name: string, over: Partial<StreamContext> = {}) {
+  const stream = tenableScConnector.streams(config, ctx).find((s) => s.name === name)!;
+  const pages: Page[] = [];
+  for await (const p of stream.read(streamCtx(over))) pages.push(p);
+  const all = (m: string) => pages.flatMap((p) => (p.records as Record<string, { key: string; fields: Record<string, unknown> }[]>)[m] ?? []);
+  return { pages, all, last: pages.at(-1)?.checkpoint as Cursor };
+}
+
+async function simJson(sim: Sim, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(sim.url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+const byId = (checks: { id: string; ok: boolean; message: string; hint: string | null }[], id: string) => checks.find((c) => c.id === id);
+
+describe('against the simulator', { skip: simPresent ? false : 'simulator absent (sim/tenable-sc/index.ts)' }, () => {
+  let sim: Sim;
+  before(async () => {
+    sim = await startSim!({ port: 0, hosts: 30, findingsPerHost: 12, seed: 7 });
+  });
+  after(async () => {
+    await sim?.close();
+  });
+
+  test('check: the analyst passes every check and sees the group repositories', async () => {
+    const checks = await tenableScConnector.check(configFor(sim, { expectedUsername: sim.analyst.username }), ctx);
+    assert.deepEqual(checks.filter((c) => !c.ok), []);
+    assert.deepEqual(checks.map((c) => c.id), ['connection', 'version', 'credentials', 'user', 'role', 'organization', 'group', 'data-access', 'repositories']);
+    assert.match(byId(checks, 'repositories')!.message, /repositories to import: .+\(id \d+\)/);
+    assert.match(byId(checks, 'version')!.message, /\/rest\/hosts are available/);
+  });
+
+  test('check: Administrator → role message, no organization, analysis denied as missing permission', async () => {
+    const checks = await tenableScConnector.check(configFor(sim, {}, 'admin'), ctx);
+    const role = byId(checks, 'role')!;
+    assert.equal(role.ok, false);
+    assert.match(role.message, /Administrator/);
+    assert.match(role.hint ?? '', /organizational user with role Security Analyst/);
+    assert.equal(byId(checks, 'organization')!.ok, false);
+    const data = byId(checks, 'data-access')!;
+    assert.equal(data.ok, false);
+    assert.match(data.message, /missing permission, not a console outage/);
+  });
+
+  test('check: expected organization/group mismatches are reported', async () => {
+    const checks = await tenableScConnector.check(configFor(sim, { expectedOrganization: 'Other Org', expectedGroup: 'Other Group', expectedUsername: 'bob' }), ctx);
+    assert.match(byId(checks, 'user')!.message, /not 'bob'/);
+    assert.match(byId(checks, 'organization')!.message, /not 'Other Org'/);
+    assert.match(byId(checks, 'group')!.message, /not 'Other Group'/);
+  });
+
+  test('check: wrong keys → a new pair revokes the old one', async () => {
+    const checks = await tenableScConnector.check(configFor(sim, { accessKey: 'f'.repeat(32), secretKey: 'e'.repeat(32) }), ctx);
+    const failed = checks.find((c) => !c.ok)!;
+    assert.equal(failed.id, 'credentials');
+    assert.match(failed.message, /rejected the API keys/);
+    assert.match(failed.hint ?? '', /new pair revokes the previous one/);
+  });
+
+  test('check: unreachable console', async () => {
+    const checks = await tenableScConnector.check(configFor(sim, { apiUrl: 'http://127.0.0.1:1' }), ctx);
+    assert.equal(checks.length, 1);
+    assert.equal(checks[0]!.id, 'connection');
+    assert.equal(checks[0]!.ok, false);
+    assert.match(checks[0]!.hint ?? '', /URL/);
+  });
+
+  test('streams: counts match the console, each page bounded, patched → fixed', async () => {
+    const config = configFor(sim);
+    const state = await simJson(sim, 'GET', '/_sim/state');
+    const hosts = await readAll(config, 'hosts');
+    assert.equal(new Set(hosts.all('hosts').map((h) => h.key)).size, 30);
+    assert.equal(hosts.last.phase, 'done');
+    const vulns = await readAll(config, 'vulnerabilities');
+    for (const p of vulns.pages) assert.ok((p.records.vulnerabilities?.length ?? 0) <= 25);
+    const recs = vulns.all('vulnerabilities');
+    assert.ok(recs.length > 0);
+    assert.ok(recs.some((r) => r.fields.status === 'fixed'));
+    assert.ok(recs.some((r) => r.fields.status === 'open'));
+    assert.ok(recs.every((r) => r.fields.severity !== 'info'));
+    const withInfo = await readAll(configFor(sim, { includeInformational: true }), 'vulnerabilities');
+    assert.ok(withInfo.all('vulnerabilities').length > recs.length);
+    assert.ok(Number(state.cumulative) > 0);
+    // Exactly what the console holds: non-compliance findings of severity Low..Critical, both sets.
+    const client = new TenableScClient(requireApi(config));
+    try {
+      const total = async (sourceType: 'cumulative' | 'patched') =>
+        (await client.fetchAnalysisPage({ tool: 'vulndetails', sourceType, offset: 0, limit: 1, filters: [{ filterName: 'severity', operator: '=', value: '1,2,3,4' }, { filterName: 'pluginType', operator: '=', value: 'active' }] })).total;
+      assert.equal(recs.filter((r) => r.fields.status === 'fixed').length, await total('patched'));
+      assert.equal(recs.filter((r) => r.fields.status !== 'fixed').length, await total('cumulative'));
+    } finally {
+      await client.close();
+    }
+    const sw = await readAll(config, 'software');
+    assert.ok(sw.all('software').length > 0);
+    const ports = await readAll(config, 'ports');
+    assert.ok(ports.all('ports').every((p) => Number.isInteger(p.fields.port) && (p.fields.protocol === 'tcp' || p.fields.protocol === 'udp')));
+    const comp = await readAll(config, 'compliance');
+    assert.ok(comp.all('compliance').every((c) => ['passed', 'failed', 'warning', 'error'].includes(String(c.fields.result))));
+  });
+
+  test('paging terminates without totalRecords and survives 503s', async () => {
+    const config = configFor(sim);
+    const normal = (await readAll(config, 'vulnerabilities')).all('vulnerabilities').length;
+    await simJson(sim, 'POST', '/_sim/faults', { missingTotalRecords: true, serverError: { every: 4, status: 503 }, resetMidBody: { every: 5 } });
+    try {
+      const faulty = (await readAll(config, 'vulnerabilities')).all('vulnerabilities').length;
+      assert.equal(faulty, normal);
+      const injected = (await simJson(sim, 'GET', '/_sim/stats')).faultsInjected as Record<string, number>;
+      assert.ok(injected.serverError! > 0 && injected.resetMidBody! > 0 && injected.missingTotalRecords! > 0, JSON.stringify(injected));
+    } finally {
+      await simJson(sim, 'DELETE', '/_sim/faults');
+    }
+  });
+
+  test('incremental run asks only for the window after the last run; resume continues', async () => {
+    const config = configFor(sim);
+    const full = await readAll(config, 'vulnerabilities');
+    const inc = await readAll(config, 'vulnerabilities', { mode: 'incremental', checkpoint: full.last });
+    assert.ok(inc.last.since !== null);
+    assert.ok(inc.all('vulnerabilities').length <= full.all('vulnerabilities').length);
+    const mid = full.pages[1]!.checkpoint as Cursor;
+    const resumed = await readAll(config, 'vulnerabilities', { resumed: true, checkpoint: mid });
+    const rest = full.pages.slice(2).reduce((n, p) => n + (p.records.vulnerabilities?.length ?? 0), 0);
+    assert.equal(resumed.all('vulnerabilities').length, rest);
+  });
+
+  test('incremental after a scan day: only rescanned and newly patched findings, patched → fixed', async () => {
+    const config = configFor(sim);
+    const full = await readAll(config, 'vulnerabilities');
+    const fullFixed = full.all('vulnerabilities').filter((r) => r.fields.status === 'fixed').length;
+    const advanced = await simJson(sim, 'POST', '/_sim/advance', { seconds: 86400, rescanFraction: 0.3, patchFraction: 0.2 });
+    assert.equal(full.last.until, Number(advanced.now) - 86400, 'the checkpoint carries the console clock');
+    const inc = await readAll(config, 'vulnerabilities', { mode: 'incremental', checkpoint: full.last });
+    const incRecs = inc.all('vulnerabilities');
+    assert.equal(inc.last.until, Number(advanced.now));
+    assert.ok(incRecs.length > 0 && incRecs.length < full.all('vulnerabilities').length);
+    const newlyFixed = incRecs.filter((r) => r.fields.status === 'fixed').length;
+    assert.ok(newlyFixed > 0);
+    const full2 = await readAll(config, 'vulnerabilities');
+    assert.equal(full2.all('vulnerabilities').filter((r) => r.fields.status === 'fixed').length, fullFixed + newlyFixed);
+  });
+
+  test('only GET and POST /rest/analysis reach the console', async () => {
+    const stats = await simJson(sim, 'GET', '/_sim/stats');
+    const routes = Object.keys(stats.byRoute as Record<string, number>);
+    assert.ok(routes.length > 0);
+    for (const r of routes) assert.ok(r.startsWith('GET ') || r === 'POST /rest/analysis', r);
+  });
+});
+
+describe('simulator versions and TLS', { skip: simPresent ? false : 'simulator absent (sim/tenable-sc/index.ts)' }, () => {
+  test('version 5.12 → API keys unsupported, file import suggested', async () => {
+    const sim = await startSim!({ port: 0, hosts: 3, version: '5.12.0' });
+    try {
+      const checks = await tenableScConnector.check(configFor(sim), ctx);
+      const v = byId(checks, 'version')!;
+      assert.equal(v.ok, false);
+      assert.match(v.message, /5\.12\.0 does not support API keys/);
+      assert.match(v.hint ?? '', /File Import \(CSV files\)/);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('5.19 console: no /rest/hosts call, hosts still imported', async () => {
+    const sim = await startSim!({ port: 0, hosts: 5, version: '5.19.0' });
+    try {
+      const checks = await tenableScConnector.check(configFor(sim), ctx);
+      assert.match(byId(checks, 'version')!.message, /not available \(they need 5\.20/);
+      const hosts = await readAll(configFor(sim), 'hosts');
+      assert.equal(new Set(hosts.all('hosts').map((h) => h.key)).size, 5);
+      const stats = await simJson(sim, 'GET', '/_sim/stats');
+      assert.equal((stats.byRoute as Record<string, number>)['GET /rest/hosts'], undefined);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('self-signed TLS fails with a hint; caCertificate or verifySsl=false pass', async () => {
+    const sim = await startSim!({ port: 0, hosts: 3, tls: true });
+    try {
+      assert.ok(sim.url.startsWith('https://'));
+      const bad = await tenableScConnector.check(configFor(sim), ctx);
+      assert.equal(bad[0]!.id, 'connection');
+      assert.equal(bad[0]!.ok, false);
+      assert.match(bad[0]!.message, /TLS verification/);
+      assert.match(bad[0]!.hint ?? '', /CA certificate.*Verify SSL Certificate/);
+      const withCa = await tenableScConnector.check(configFor(sim, { caCertificate: sim.caCertificate }), ctx);
+      assert.deepEqual(withCa.filter((c) => !c.ok), []);
+      const noVerify = await tenableScConnector.check(configFor(sim, { verifySsl: false }), ctx);
+      assert.match(noVerify[0]!.message, /not verified/);
+      assert.deepEqual(noVerify.filter((c) => !c.ok), []);
+    } finally {
+      await sim.close();
+    }
+  });
+});
