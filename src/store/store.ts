@@ -360,6 +360,12 @@ export class Store {
     return rowToRecord(model, rows[0]);
   }
 
+  /** Distinct records of a model that this run stored (a record written twice counts once). */
+  async countStamped(sourceId: string, model: ModelName, runId: string): Promise<number> {
+    const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE "source_id" = ? AND "seen_run" = ?`, [sourceId, runId]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async count(model: ModelName, sourceId?: string): Promise<number> {
     return countRecords(this.db, model, sourceId);
   }

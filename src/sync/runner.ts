@@ -205,6 +205,9 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
     opts.signal?.removeEventListener('abort', onAbort);
   }
 
+  // Progress counted writes; the run reports distinct records (a host enriched by three plugins is one host).
+  for (const m of Object.keys(counts) as ModelName[]) counts[m].records = await store.countStamped(source.id, m, runId);
+
   const cancelled = abort.signal.aborted;
   if (cancelled) streamErrors.push('sync cancelled before it finished');
   const status: SyncResult['status'] = failedStreams === 0 && !cancelled ? 'succeeded' : failedStreams >= streams.length ? 'failed' : 'partial';

@@ -1,0 +1,119 @@
+// Finding lifecycle between syncs, kept as a short list of operations instead of per-finding state:
+// a finding's status is replayed from its base state through the ops, each op selecting findings by
+// a deterministic hash, so patching 10 % of a million findings costs one list entry.
+import { mix, toUnit } from './hash.ts';
+import { FLAG_PATCHABLE, FLAG_RESURFACED, type HostSkeleton } from './hosts.ts';
+import { PLUGINS } from './catalog.ts';
+
+export interface LifecycleOp {
+  kind: 'scan' | 'patch' | 'reopen';
+  at: number;
+  salt: number;
+  fraction: number;
+  hosts: Set<number> | null;
+  pluginIds: Set<number> | null;
+}
+
+export interface SelectorInput {
+  fraction?: number;
+  hosts?: number[];
+  pluginIds?: number[];
+}
+
+export class Lifecycle {
+  readonly ops: LifecycleOp[] = [];
+  private readonly anchor: number;
+  private advancedSeconds = 0;
+  /** Bumped on every change so cached counts can tell they are stale. */
+  version = 0;
+
+  // Scratch output of evaluate(); avoids allocating an object per finding in counting loops.
+  open = false;
+  lastSeen = 0;
+  resurfaced = false;
+
+  constructor(anchor: number) {
+    this.anchor = anchor;
+  }
+
+  now(): number {
+    return this.anchor + this.advancedSeconds;
+  }
+
+  /** Moves the clock and records a scan that refreshes lastSeen of open findings on the selected hosts. */
+  advance(seconds: number, rescan: SelectorInput): void {
+    this.advancedSeconds += Math.max(0, Math.floor(seconds));
+    this.push('scan', rescan, 1);
+  }
+
+  patch(selector: SelectorInput): void {
+    this.push('patch', selector, 0.1);
+  }
+
+  reopen(selector: SelectorInput): void {
+    this.push('reopen', selector, 0.5);
+  }
+
+  reset(): void {
+    this.ops.length = 0;
+    this.advancedSeconds = 0;
+    this.version++;
+  }
+
+  private push(kind: LifecycleOp['kind'], s: SelectorInput, defaultFraction: number): void {
+    const targeted = (s.hosts?.length ?? 0) > 0 || (s.pluginIds?.length ?? 0) > 0;
+    this.ops.push({
+      kind,
+      at: this.now(),
+      salt: 7919 * (this.ops.length + 1),
+      fraction: s.fraction ?? (targeted ? 1 : defaultFraction),
+      hosts: s.hosts?.length ? new Set(s.hosts) : null,
+      pluginIds: s.pluginIds?.length ? new Set(s.pluginIds) : null,
+    });
+    this.version++;
+  }
+
+  private hostSelected(op: LifecycleOp, sk: HostSkeleton): boolean {
+    if (op.hosts && !op.hosts.has(sk.index)) return false;
+    return op.fraction >= 1 || toUnit(mix(sk.seedHash, op.salt)) < op.fraction;
+  }
+
+  private findingSelected(op: LifecycleOp, sk: HostSkeleton, slot: number): boolean {
+    if ((sk.flags[slot] & FLAG_PATCHABLE) === 0) return false;
+    if (op.hosts && !op.hosts.has(sk.index)) return false;
+    if (op.pluginIds && !op.pluginIds.has(PLUGINS[sk.plugin[slot]].id)) return false;
+    return op.fraction >= 1 || toUnit(mix(mix(sk.seedHash, op.salt), slot)) < op.fraction;
+  }
+
+  /** Replays the ops for one finding; results land in open / lastSeen / resurfaced. */
+  evaluate(sk: HostSkeleton, slot: number): void {
+    let open = slot < sk.openSlots;
+    let lastSeen = sk.lastSeen[slot];
+    let resurfaced = (sk.flags[slot] & FLAG_RESURFACED) !== 0;
+    for (const op of this.ops) {
+      if (op.kind === 'scan') {
+        if (open && this.hostSelected(op, sk)) lastSeen = op.at;
+      } else if (op.kind === 'patch') {
+        // A mitigated finding's lastSeen becomes the time the scan found it fixed.
+        if (open && this.findingSelected(op, sk, slot)) {
+          open = false;
+          lastSeen = op.at;
+        }
+      } else if (!open && this.findingSelected(op, sk, slot)) {
+        open = true;
+        lastSeen = op.at;
+        resurfaced = true;
+      }
+    }
+    this.open = open;
+    this.lastSeen = lastSeen;
+    this.resurfaced = resurfaced;
+  }
+
+  /** Last time any scan covered the host. */
+  hostLastSeen(sk: HostSkeleton): number {
+    let last = sk.lastScan;
+    for (const op of this.ops) if (op.kind === 'scan' && this.hostSelected(op, sk)) last = op.at;
+    return last;
+  }
+}
