@@ -218,3 +218,16 @@ test('no plaintext key appears in anything the commands printed or stored', () =
     for (const n of needles) assert.equal(bytes.includes(Buffer.from(n)), false, `${f} holds a key`);
   }
 });
+
+test('removing a source deletes it and its records', async () => {
+  const before = jsonl(await cli('query', 'vulnerabilities', '--json', '--source', 'lab', '--limit', '1'));
+  assert.equal(before.length, 1);
+  const r = await cli('sources', 'remove', 'lab');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await cli('sources', 'show', 'lab')).code, 2);
+  for (const model of ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance']) {
+    assert.equal(jsonl(await cli('query', model, '--json')).length, 0, model);
+  }
+  const names = json<{ name: string }[]>(await cli('--json', 'sources', 'list')).map((s) => s.name);
+  assert.deepEqual(names.sort(), ['as-admin', 'wrong-keys']);
+});
