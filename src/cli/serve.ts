@@ -15,15 +15,17 @@ export function registerServeCommand(program: Command): void {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port must be 0-65535, got '${o.port}'`, 'port');
       const g = globals(cmd);
+      // Listen for the stop signal before announcing the URL, so a supervisor that stops us as soon
+      // as it reads the URL still gets a clean shutdown.
+      const stopped = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
       const app = await openApp({ dataDir: g.dataDir, db: g.db, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }) });
       const { startServer } = await import('../server/server.ts');
       const server = await startServer(app, { port, host: o.host, scheduler: true, trustProxy: process.env.TRIBUTARY_TRUST_PROXY === 'true' });
       process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopped;
       await server.close();
       await app.close();
     });

@@ -1,0 +1,70 @@
+// `tributary serve` as a user starts it: the admin password is printed once and kept 0600, /healthz is
+// open, the API is closed without credentials, login works, SIGTERM stops it cleanly.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { BIN, cliEnv } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/databases.ts';
+
+const dataDir = tempDir();
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function startServe(): Promise<{ url: string; stdout: () => string; stop: () => Promise<number | string | null> }> {
+  const env = cliEnv();
+  delete env.TRIBUTARY_ADMIN_PASSWORD;
+  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /serving on (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1],
+          stdout: () => out,
+          stop: () =>
+            new Promise((res) => {
+              child.once('exit', (code, signal) => res(code ?? signal));
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+test('serve bootstraps admin once, guards the API, and stops on SIGTERM', async () => {
+  const s = await startServe();
+  const line = s.stdout().split('\n').find((l) => /password/i.test(l));
+  assert.ok(line, 'the generated password is printed');
+  const file = join(dataDir, 'admin-password');
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  const password = readFileSync(file, 'utf8').trim();
+  assert.ok(line.includes(password));
+
+  const health = await fetch(`${s.url}/healthz`);
+  assert.equal(health.status, 200);
+  assert.equal(((await health.json()) as { ok: boolean }).ok, true);
+  assert.equal((await fetch(`${s.url}/api/v1/sources`)).status, 401);
+  const bad = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'nope' }) });
+  assert.equal(bad.status, 401);
+  const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+  assert.equal(login.status, 200);
+  const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const list = await fetch(`${s.url}/api/v1/sources`, { headers: { cookie } });
+  assert.equal(list.status, 200);
+  assert.equal(await s.stop(), 0);
+
+  const again = await startServe();
+  assert.doesNotMatch(again.stdout(), /password/i, 'printed only on the first start');
+  assert.equal(await again.stop(), 0);
+});
