@@ -33,6 +33,7 @@ export function registerServeCommand(program: Command): void {
 
 const SIMULATORS: Record<string, () => Promise<(argv: string[]) => Promise<void>>> = {
   'tenable-sc': async () => (await import('../../sim/tenable-sc/index.ts')).runTenableSimCli,
+  'servicedesk-plus': async () => (await import('../../sim/servicedesk-plus/index.ts')).runSdpSimCli,
 };
 
 export function registerSimCommand(program: Command): void {

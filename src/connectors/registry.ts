@@ -47,4 +47,7 @@ export async function defaultRegistry(): Promise<ConnectorRegistry> {
   return new ConnectorRegistry(list);
 }
 
-const builtins: (() => Promise<Connector>)[] = [async () => (await import('./tenable-sc/index.ts')).tenableScConnector as unknown as Connector];
+const builtins: (() => Promise<Connector>)[] = [
+  async () => (await import('./tenable-sc/index.ts')).tenableScConnector as unknown as Connector,
+  async () => (await import('./servicedesk-plus/index.ts')).servicedeskPlusConnector as unknown as Connector,
+];

@@ -70,8 +70,10 @@ export interface AnalysisPhase {
 }
 
 /**
- * Pages through the phases from `start`, one page in memory at a time. A phase ends on an empty or
- * short page, or when the offset reaches totalRecords (when the console sent one).
+ * Pages through the phases from `start`, at most two pages in memory at a time: while the caller
+ * stores a page, the next one of the same phase is already being fetched (the console builds it while
+ * we write). A phase ends on an empty or short page, or when the offset reaches totalRecords (when the
+ * console sent one).
  */
 export async function* runAnalysisPhases(
   client: TenableScClient,
@@ -85,6 +87,14 @@ export async function* runAnalysisPhases(
   let adoptClock = isFresh(ctx);
   let i = phases.findIndex((p) => p.name === cursor.phase);
   if (i < 0) i = phases.length;
+  let ahead: Promise<AnalysisPageResult> | null = null;
+  const request = (q: AnalysisPhase['query'], offset: number): Promise<AnalysisPageResult> => {
+    const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal });
+    // Handled where it is awaited; this only keeps a page fetched ahead and then abandoned (the
+    // caller stopped) from counting as an unhandled rejection.
+    p.catch(() => {});
+    return p;
+  };
   for (; i < phases.length; i++) {
     const phase = phases[i]!;
     let offset = phase.name === cursor.phase ? cursor.offset : 0;
@@ -93,18 +103,21 @@ export async function* runAnalysisPhases(
       ctx.signal.throwIfAborted();
       let page: AnalysisPageResult;
       try {
-        page = await client.fetchAnalysisPage({ ...query, offset, limit: pageSize }, { signal: ctx.signal });
+        page = await (ahead ?? request(query, offset));
       } catch (err) {
+        ahead = null;
         if (!phase.fallbackFilters || query !== phase.query || !isUnknownFilterError(err)) throw err;
         ctx.log.warn({ phase: phase.name, err: errorMessage(err) }, 'the console rejected a filter; using the fallback filters');
         query = { ...phase.query, filters: phase.fallbackFilters };
         continue;
       }
+      ahead = null;
       if (adoptClock && page.timestamp) cursor = { ...cursor, until: page.timestamp };
       adoptClock = false;
       const n = page.rows.length;
       const next = offset + n;
       const last = n === 0 || n < pageSize || (page.total !== null && next >= page.total);
+      if (!last) ahead = request(query, next);
       const nextPhase = phases[i + 1]?.name ?? after;
       cursor = last ? { ...cursor, phase: nextPhase, offset: 0 } : { ...cursor, phase: phase.name, offset: next };
       const { records, errors } = n > 0 ? phase.map(page.rows) : { records: {}, errors: 0 };

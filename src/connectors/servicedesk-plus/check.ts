@@ -1,0 +1,99 @@
+// The credential check: token (cloud), region, reachability/TLS, then read access to each data set
+// (tickets, CMDB, users, services) with the missing scope or permission named.
+import type { CheckResult, ConnectorContext } from '../../core/connector.ts';
+import { errorMessage, UpstreamError } from '../../core/errors.ts';
+import { SdpApiError, SdpClient } from './client.ts';
+import { accountsUrlOf, deploymentOf, type SdpConfig } from './config.ts';
+import { regionMismatch, type TokenManager, type TokenState } from './oauth.ts';
+import { listCiTypes } from './streams.ts';
+
+const pass = (id: string, message: string): CheckResult => ({ id, ok: true, message, hint: null });
+const fail = (id: string, message: string, hint: string | null): CheckResult => ({ id, ok: false, message, hint });
+const failFrom = (id: string, err: unknown): CheckResult => fail(id, errorMessage(err), err instanceof UpstreamError ? err.hint : null);
+
+type Probe = { ok: true; rows: number } | { ok: false; err: unknown };
+
+export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens: TokenManager | null): Promise<CheckResult[]> {
+  if (config.inputMode !== 'api') {
+    return [pass('input-mode', `file import mode: exports are read from the bucket '${config.bucket}'; there is no API access to check`)];
+  }
+  const out: CheckResult[] = [];
+  const cloud = deploymentOf(config) === 'cloud';
+  if (cloud) {
+    if (!tokens) return [fail('token', 'no token manager', null)];
+    try {
+      await tokens.accessToken(ctx.signal);
+      const st = (await ctx.state.get()) as TokenState;
+      out.push(pass('token', `access token obtained from ${accountsUrlOf(config)} with the stored refresh token${st.grantedScope ? ` (scopes: ${st.grantedScope})` : ''}`));
+      const other = regionMismatch(config, st.apiDomain);
+      out.push(
+        other
+          ? fail('region', `the tokens were issued by the '${other}' data centre (api_domain ${st.apiDomain}) but region is '${config.region}'`, `Set region to ${other}`)
+          : pass('region', st.apiDomain ? `region '${config.region}' matches the data centre that issued the tokens (${st.apiDomain})` : `region '${config.region}' (the token answer named no data centre)`),
+      );
+    } catch (err) {
+      out.push(failFrom('token', err));
+      return out;
+    }
+  }
+
+  const client = new SdpClient({ config, ctx, tokens, retry: { attempts: 2, baseMs: 200 } });
+  try {
+    const probe = async (path: string): Promise<Probe> => {
+      try {
+        const res = await client.list(path, { row_count: 1, start_index: 1 }, { signal: ctx.signal });
+        return { ok: true, rows: res.rows.length };
+      } catch (err) {
+        return { ok: false, err };
+      }
+    };
+    // Reachability and authentication, judged from the first call.
+    const requests = await probe('requests');
+    if (!requests.ok && !(requests.err instanceof SdpApiError)) {
+      out.push(failFrom('reachability', requests.err));
+      return out;
+    }
+    if (!requests.ok && requests.err instanceof SdpApiError && requests.err.kind === 'not-found') {
+      out.push(failFrom('reachability', requests.err));
+      return out;
+    }
+    out.push(pass('reachability', `${client.apiBase} answered`));
+    if (!requests.ok && requests.err instanceof SdpApiError && requests.err.kind === 'auth') {
+      out.push(failFrom('authentication', requests.err));
+      return out;
+    }
+    out.push(pass('authentication', cloud ? 'the access token is accepted' : 'the API key is accepted'));
+
+    const access = (id: string, what: string, probes: [string, Probe][]): CheckResult => {
+      const bad = probes.find(([, p]) => !p.ok);
+      if (bad && !bad[1].ok) return failFrom(id, bad[1].err);
+      return pass(id, `read access to ${what} (${probes.map(([path]) => path).join(', ')})`);
+    };
+    out.push(access('tickets', 'requests and incidents', [['requests', requests]]));
+
+    const assets = await probe('assets');
+    let cmdb: CheckResult = access('cmdb', 'assets', [['assets', assets]]);
+    if (cmdb.ok) {
+      try {
+        const types = await listCiTypes(client, ctx.signal);
+        cmdb = types === null ? pass('cmdb', 'read access to assets; this server lists no CI types (assets only)') : pass('cmdb', `read access to assets and ${types.length} CI types`);
+      } catch (err) {
+        cmdb = failFrom('cmdb', err);
+      }
+    }
+    out.push(cmdb);
+
+    const userPaths = cloud ? ['requesters', 'technicians'] : ['users', 'technicians'];
+    const userProbes: [string, Probe][] = [];
+    for (const p of userPaths) {
+      let r = await probe(p);
+      if (!cloud && p === 'users' && !r.ok && r.err instanceof SdpApiError && r.err.kind === 'not-found') r = await probe('requesters');
+      userProbes.push([p, r]);
+    }
+    out.push(access('users', 'users and technicians', userProbes));
+    out.push(access('services', 'service categories', [['service_categories', await probe('service_categories')]]));
+    return out;
+  } finally {
+    await client.close();
+  }
+}

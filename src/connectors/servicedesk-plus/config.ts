@@ -1,0 +1,162 @@
+// Configuration of a ServiceDesk Plus source (seed §2.4, interfaces.md §2): cloud (Zoho OAuth Self Client,
+// region → accounts server and API host) or on-premises (technician API key), and the UI metadata.
+import { z } from 'zod';
+import type { ConfigFieldInfo } from '../../core/connector.ts';
+import { boolish, httpUrl } from '../../core/config.ts';
+
+export const REGIONS = {
+  us: { label: 'United States', accounts: 'https://accounts.zoho.com', api: 'https://sdpondemand.manageengine.com', console: 'https://api-console.zoho.com', apiDomain: 'zohoapis.com' },
+  eu: { label: 'Europe', accounts: 'https://accounts.zoho.eu', api: 'https://sdpondemand.manageengine.eu', console: 'https://api-console.zoho.eu', apiDomain: 'zohoapis.eu' },
+  in: { label: 'India', accounts: 'https://accounts.zoho.in', api: 'https://sdpondemand.manageengine.in', console: 'https://api-console.zoho.in', apiDomain: 'zohoapis.in' },
+  au: { label: 'Australia', accounts: 'https://accounts.zoho.com.au', api: 'https://servicedeskplus.net.au', console: 'https://api-console.zoho.com.au', apiDomain: 'zohoapis.com.au' },
+  cn: { label: 'China', accounts: 'https://accounts.zoho.com.cn', api: 'https://servicedeskplus.cn', console: 'https://api-console.zoho.com.cn', apiDomain: 'zohoapis.com.cn' },
+  jp: { label: 'Japan', accounts: 'https://accounts.zoho.jp', api: 'https://servicedeskplus.jp', console: 'https://api-console.zoho.jp', apiDomain: 'zohoapis.jp' },
+  ca: { label: 'Canada', accounts: 'https://accounts.zohocloud.ca', api: 'https://servicedeskplus.ca', console: 'https://api-console.zohocloud.ca', apiDomain: 'zohoapis.ca' },
+  uk: { label: 'United Kingdom', accounts: 'https://accounts.zoho.uk', api: 'https://servicedeskplus.uk', console: 'https://api-console.zoho.uk', apiDomain: 'zohoapis.uk' },
+  sa: { label: 'Saudi Arabia', accounts: 'https://accounts.zoho.sa', api: 'https://servicedeskplus.sa', console: 'https://api-console.zoho.sa', apiDomain: 'zohoapis.sa' },
+} as const;
+export type Region = keyof typeof REGIONS;
+export const REGION_KEYS = Object.keys(REGIONS) as Region[];
+
+/** The scopes to enter when generating the authorization code (read-only). */
+export const SCOPE_PREFIX = 'SDPOnDemand';
+export const RECOMMENDED_SCOPES = ['requests', 'assets', 'cmdb', 'users', 'setup'].map((s) => `${SCOPE_PREFIX}.${s}.READ`);
+
+/** Region whose Zoho API domain an `api_domain` value names, or null. */
+export function regionOfApiDomain(apiDomain: string): Region | null {
+  let host: string;
+  try {
+    host = new URL(apiDomain).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  host = host.replace(/^www\./, '');
+  for (const r of REGION_KEYS) if (host === REGIONS[r].apiDomain) return r;
+  return null;
+}
+
+const trimmed = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v === null ? undefined : v), z.string().optional());
+
+/** A URL with trailing slashes (and a pasted /api/v3 suffix) removed; "" → unset. */
+const baseUrl = (field: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().replace(/\/+$/, '').replace(/\/api\/v3$/i, '') || undefined : v === null ? undefined : v),
+    httpUrl(field).optional(),
+  );
+
+export const sdpConfigSchema = z
+  .object({
+    inputMode: z.enum(['api', 'file']).default('api'),
+    region: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() || undefined : v), z.enum(REGION_KEYS as [Region, ...Region[]]).default('us')),
+    clientId: trimmed,
+    clientSecret: trimmed,
+    authorizationCode: trimmed,
+    revokeTokenOnDeletion: boolish.default(false),
+    portal: z.preprocess(
+      (v) => (typeof v === 'string' ? v.trim().replace(/^\/+|\/+$/g, '') || undefined : v === null ? undefined : v),
+      z.string().regex(/^[A-Za-z0-9_.-]+$/, 'portal is the portal URL name, e.g. itdesk (the segment after /app/ in the browser URL)').optional(),
+    ),
+    serverUrl: baseUrl('serverUrl'),
+    accountsUrl: baseUrl('accountsUrl'),
+    apiKey: trimmed,
+    verifySsl: boolish.default(true),
+    bucket: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'bucket must be 3-63 lowercase letters, digits, dots or hyphens')
+      .default('service-desk'),
+    schedule: z.string().optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.inputMode !== 'api') return;
+    const client = Boolean(c.clientId || c.clientSecret);
+    if (c.apiKey && client) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['apiKey'],
+        message: 'give either apiKey (on-premises) or clientId and clientSecret (cloud), not both; leave the client fields blank for on-premises',
+      });
+      return;
+    }
+    if (c.apiKey) {
+      if (!c.serverUrl) ctx.addIssue({ code: 'custom', path: ['serverUrl'], message: 'serverUrl is required on-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080' });
+      if (c.authorizationCode) ctx.addIssue({ code: 'custom', path: ['authorizationCode'], message: 'authorizationCode is for cloud only; leave it blank with an on-premises API key' });
+      return;
+    }
+    if (!c.clientId) ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'clientId is required for ServiceDesk Plus Cloud (or give serverUrl and apiKey for on-premises)' });
+    if (!c.clientSecret) ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: 'clientSecret is required for ServiceDesk Plus Cloud' });
+  });
+
+export type SdpConfig = z.infer<typeof sdpConfigSchema>;
+export type Deployment = 'cloud' | 'onprem';
+
+/** "A source with apiKey and no client fields is on-premises." */
+export function deploymentOf(c: SdpConfig): Deployment {
+  return c.apiKey && !c.clientId && !c.clientSecret ? 'onprem' : 'cloud';
+}
+
+export function accountsUrlOf(c: SdpConfig): string {
+  return c.accountsUrl ?? REGIONS[c.region].accounts;
+}
+
+/** Base of the v3 API: cloud `<host>[/app/<portal>]/api/v3`, on-prem `<serverUrl>/api/v3`. */
+export function apiBaseOf(c: SdpConfig): string {
+  if (deploymentOf(c) === 'onprem') return `${c.serverUrl}/api/v3`;
+  const host = c.serverUrl ?? REGIONS[c.region].api;
+  const hasPortal = /\/app\/[^/]+$/.test(host);
+  return `${host}${c.portal && !hasPortal ? `/app/${c.portal}` : ''}/api/v3`;
+}
+
+/** Identifies the OAuth client a stored refresh token belongs to (a change needs a new code). */
+export function tokenOwner(c: SdpConfig): string {
+  return `${accountsUrlOf(c)}|${c.clientId ?? ''}`;
+}
+
+const api = { inputMode: ['api'] };
+
+export const sdpFields: Record<string, ConfigFieldInfo> = {
+  inputMode: {
+    label: 'Input Mode',
+    input: 'select',
+    options: [
+      { value: 'api', label: 'API' },
+      { value: 'file', label: 'File Import' },
+    ],
+    help: 'API access is recommended. File import reads exports (e.g. export.csv) uploaded to the bucket.',
+  },
+  region: {
+    label: 'Region',
+    input: 'select',
+    showWhen: api,
+    options: REGION_KEYS.map((r) => ({ value: r, label: `${r} (${REGIONS[r].label})` })),
+    help: 'Server region of your ServiceDesk Plus Cloud account: it picks the Zoho accounts server and the API host. Use the region of the API console you created the Self Client in (api-console.zoho.eu → eu, …). Cloud only.',
+  },
+  authorizationCode: {
+    label: 'Authorization Code',
+    input: 'password',
+    secret: true,
+    showWhen: api,
+    help: `Code from OAuth authentication (cloud only). In the API console choose Self Client > Generate Code, enter the scopes ${RECOMMENDED_SCOPES.join(',')} (comma-separated; add SDPOnDemand.technicians.READ if offered), and paste the code. It is valid for a few minutes only and is exchanged once for a refresh token when you save; it is never stored.`,
+  },
+  clientId: { label: 'Client ID', input: 'text', showWhen: api, help: 'Client ID of the registered OAuth application (Self Client). Blank for on-premises.' },
+  clientSecret: { label: 'Client Secret', input: 'password', secret: true, showWhen: api, help: 'Client secret of the registered OAuth application (Client Secret tab). Blank for on-premises.' },
+  revokeTokenOnDeletion: { label: 'Revoke Token on Deletion', input: 'boolean', showWhen: api, help: 'Revokes the refresh token at Zoho when the source is deleted.' },
+  portal: { label: 'Portal', input: 'text', showWhen: api, help: 'Cloud portal URL name, the segment after /app/ in your browser URL (e.g. itdesk). Needed when your organization has several portals.' },
+  serverUrl: {
+    label: 'Server URL',
+    input: 'text',
+    showWhen: api,
+    help: 'On-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080 (API v3 needs build 11000 or later). Cloud: optional override of the regional API host (e.g. a custom domain).',
+  },
+  accountsUrl: { label: 'Accounts Server URL', input: 'text', showWhen: api, help: 'Optional override of the regional Zoho accounts server (cloud).' },
+  apiKey: {
+    label: 'API Key',
+    input: 'password',
+    secret: true,
+    showWhen: api,
+    help: 'On-premises: API key generated for a technician (Admin > Technicians > select the service account > Generate API Key); its role needs read access to requests, assets/CMDB, users and service categories. Sent as the authtoken header.',
+  },
+  verifySsl: { label: 'Verify SSL Certificate', input: 'boolean', showWhen: api, help: 'Verifies the server\u2019s TLS certificate. Disable only for an on-premises server with a self-signed certificate.' },
+  bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the exports are uploaded to (default service-desk).' },
+  schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
+};

@@ -1,0 +1,72 @@
+// The ManageEngine ServiceDesk Plus connector (API mode): cloud through Zoho OAuth (authorization code
+// exchanged on save, refresh token in encrypted source state) or on-premises with a technician API key.
+import type { Connector, ConnectorContext, Stream } from '../../core/connector.ts';
+import { errorMessage, InputError } from '../../core/errors.ts';
+import { checkSdp } from './check.ts';
+import { deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, tokenOwner } from './config.ts';
+import { exchangeAuthorizationCode, revokeToken, TokenManager, type TokenState } from './oauth.ts';
+import { sdpStreams } from './streams.ts';
+
+export type { SdpConfig } from './config.ts';
+
+function isCloudApi(config: SdpConfig): boolean {
+  return config.inputMode === 'api' && deploymentOf(config) === 'cloud';
+}
+
+function tokensFor(config: SdpConfig, ctx: ConnectorContext): TokenManager | null {
+  return isCloudApi(config) ? new TokenManager(config, ctx.state, ctx.log) : null;
+}
+
+/** Streams of a source; one token manager is shared by all of them (one in-flight refresh). */
+export function servicedeskPlusStreams(config: SdpConfig, ctx: ConnectorContext): Stream[] {
+  if (config.inputMode !== 'api') return [];
+  return sdpStreams({ config, tokens: tokensFor(config, ctx) });
+}
+
+/** Exchanges a new authorization code at once; the stored configuration never holds the code. */
+export async function saveSdpConfig(config: SdpConfig, previous: SdpConfig | null, ctx: ConnectorContext): Promise<SdpConfig> {
+  const { authorizationCode, ...rest } = config;
+  if (!isCloudApi(config)) return rest;
+  const before = (await ctx.state.get()) as TokenState;
+  if (authorizationCode) {
+    const after = await exchangeAuthorizationCode(config, authorizationCode, ctx.state, ctx.log);
+    if (before.refreshToken && before.refreshToken !== after.refreshToken) {
+      // The old refresh token is replaced; revoke it so it does not count against Zoho's 20 per user.
+      try {
+        await revokeToken(previous && isCloudApi(previous) ? previous : config, before.refreshToken, ctx.log);
+      } catch (err) {
+        ctx.log.warn({ err: errorMessage(err) }, 'could not revoke the replaced refresh token');
+      }
+    }
+    return rest;
+  }
+  if (!before.refreshToken) {
+    throw new InputError(
+      `authorizationCode is required for ServiceDesk Plus Cloud: in the Zoho API console choose Self Client > Generate Code with the scopes ${RECOMMENDED_SCOPES.join(',')}, then save at once (the code is valid for a few minutes)`,
+      'authorizationCode',
+    );
+  }
+  if (before.tokenOwner && before.tokenOwner !== tokenOwner(config)) {
+    throw new InputError('the Client ID, region or accounts server changed, so the stored refresh token no longer applies: enter a new authorization code generated for this client', 'authorizationCode');
+  }
+  return rest;
+}
+
+export const servicedeskPlusConnector: Connector<SdpConfig> = {
+  type: 'servicedesk-plus',
+  title: 'ManageEngine ServiceDesk Plus',
+  configSchema: sdpConfigSchema,
+  fields: sdpFields,
+  check: (config, ctx) => checkSdp(config, ctx, tokensFor(config, ctx)),
+  streams: (config, ctx) => servicedeskPlusStreams(config, ctx),
+  onSave: saveSdpConfig,
+  async onRemove(config, ctx) {
+    if (!isCloudApi(config) || !config.revokeTokenOnDeletion) return;
+    const st = (await ctx.state.get()) as TokenState;
+    if (!st.refreshToken) return;
+    await revokeToken(config, st.refreshToken, ctx.log);
+    await ctx.state.set({ refreshToken: null, accessToken: null, accessTokenExpiresAt: null });
+  },
+};
+
+export default servicedeskPlusConnector;

@@ -1,0 +1,58 @@
+// SDP request → `tickets` fields. Pure: reused by the CSV import.
+import type { IncomingRecord } from '../../../core/models.ts';
+import type { Json } from './envelope.ts';
+import { personField, refField, text, textField, timeField } from './values.ts';
+
+/** Fields asked for with `fields_required` so list rows carry what the model and the cursor need. */
+export const TICKET_FIELDS = [
+  'id',
+  'display_id',
+  'subject',
+  'status',
+  'priority',
+  'technician',
+  'group',
+  'requester',
+  'request_type',
+  'is_service_request',
+  'created_time',
+  'last_updated_time',
+  'due_by_time',
+  'resolved_time',
+  'completed_time',
+];
+
+/** `incident` when the request type says so; `request` for other types and service requests. */
+export function ticketKind(row: Json): 'incident' | 'request' | null | undefined {
+  if ('request_type' in row) {
+    const name = refField(row, 'request_type');
+    if (name) return /incident/i.test(name) ? 'incident' : 'request';
+    if (row.is_service_request === true) return 'request';
+    return null;
+  }
+  if (row.is_service_request === true) return 'request';
+  return undefined;
+}
+
+export function ticketFields(row: Json): Record<string, unknown> {
+  return {
+    displayId: textField(row, 'display_id') ?? textField(row, 'id') ?? null,
+    subject: textField(row, 'subject'),
+    kind: ticketKind(row),
+    status: refField(row, 'status'),
+    priority: refField(row, 'priority'),
+    assignee: personField(row, 'technician'),
+    group: refField(row, 'group'),
+    requester: personField(row, 'requester'),
+    createdAt: timeField(row, 'created_time'),
+    updatedAt: timeField(row, 'last_updated_time'),
+    dueAt: timeField(row, 'due_by_time'),
+    resolvedAt: 'resolved_time' in row ? timeField(row, 'resolved_time') : timeField(row, 'completed_time'),
+  };
+}
+
+export function mapRequest(row: Json): IncomingRecord {
+  const id = text(row.id);
+  if (!id) throw new Error('request without id');
+  return { key: `request:${id}`, externalId: id, fields: ticketFields(row) };
+}

@@ -1,0 +1,285 @@
+// The four streams (tickets, cmdb-assets, users, services). Each reads one or more upstream lists
+// ("parts") in pages of 100 and yields a checkpoint per page.
+//
+// Paging: a full read sorts by created_time (offset paging that updates cannot shift); an incremental
+// read asks for `last_updated_time >= watermark` sorted ascending and pages by keyset (the criterion
+// moves to the last row's time, start_index skips the rows already seen at that time), so rows moved to
+// the end by concurrent updates are neither skipped nor lost. The next watermark is the largest
+// last_updated_time seen, but never later than the run's start minus an overlap; the boundary is
+// inclusive and upserts are idempotent. Rows without last_updated_time (never-edited on-prem records)
+// are caught by the full runs. A part that rejects sorting or criteria (4001) is read in full.
+import type { Page, Stream, StreamContext } from '../../core/connector.ts';
+import type { IncomingRecord, ModelName } from '../../core/models.ts';
+import { SdpApiError, SdpClient } from './client.ts';
+import { deploymentOf, type SdpConfig } from './config.ts';
+import { mapAsset, mapCi } from './map/assets.ts';
+import type { Json } from './map/envelope.ts';
+import { mapBusinessService, mapServiceCategory } from './map/services.ts';
+import { mapRequest, TICKET_FIELDS } from './map/tickets.ts';
+import { mapUser } from './map/users.ts';
+import { epochMs, text } from './map/values.ts';
+import type { TokenManager } from './oauth.ts';
+
+export const PAGE_SIZE = 100;
+/** How far before the run's start the next watermark may reach at most (clock skew, in-flight writes). */
+export const OVERLAP_MS = 5 * 60_000;
+
+export interface Part {
+  /** Stable id in the checkpoint. */
+  id: string;
+  path: string;
+  /** Paths to try when `path` answers 404 / 4007 (older or newer builds). */
+  altPaths?: string[];
+  key?: string;
+  incremental: boolean;
+  fullSort?: string;
+  fieldsRequired?: string[];
+  filterBy?: string;
+  map(row: Json): IncomingRecord;
+}
+
+export interface Cursor {
+  part: string;
+  mode: 'full' | 'incremental';
+  /** Watermark this read started from (incremental). */
+  since: number | null;
+  /** Lower bound of the current keyset query. */
+  anchor: number | null;
+  /** Rows to skip at the start of the current query (start_index - 1). */
+  skip: number;
+  maxUpdated: number | null;
+  /** Latest allowed next watermark: the run's start minus the overlap. */
+  floor: number;
+  path?: string;
+}
+
+export interface SdpCheckpoint {
+  v: 1;
+  /** Next incremental run's watermark (epoch ms, inclusive) per part; null = read that part in full. */
+  watermarks: Record<string, number | null>;
+  /** Parts finished in this run. */
+  done: string[];
+  /** The part being paged, when the run stopped between two pages. */
+  cursor: Cursor | null;
+}
+
+export function parseCheckpoint(v: unknown): SdpCheckpoint | null {
+  if (!v || typeof v !== 'object') return null;
+  const c = v as Partial<SdpCheckpoint>;
+  if (c.v !== 1 || typeof c.watermarks !== 'object' || !Array.isArray(c.done)) return null;
+  return { v: 1, watermarks: { ...c.watermarks }, done: [...c.done], cursor: c.cursor ? { ...c.cursor } : null };
+}
+
+/** Where a stream starts: continue a resumed run, take the last watermarks, or start afresh. */
+export function startCheckpoint(ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'>): SdpCheckpoint {
+  const prev = parseCheckpoint(ctx.checkpoint);
+  if (prev && ctx.resumed) return prev;
+  if (prev && ctx.mode === 'incremental') return { v: 1, watermarks: prev.watermarks, done: [], cursor: null };
+  return { v: 1, watermarks: {}, done: [], cursor: null };
+}
+
+export function nextWatermark(part: Pick<Part, 'incremental'>, cur: Cursor): number | null {
+  if (!part.incremental) return null;
+  const seen = cur.maxUpdated === null ? null : Math.min(cur.maxUpdated, cur.floor);
+  if (cur.since === null) return seen;
+  return Math.max(cur.since, seen ?? cur.since);
+}
+
+/** Advances the cursor past one page of rows. */
+export function advance(cur: Cursor, rows: Json[]): Cursor {
+  const luts = rows.map((r) => epochMs(r.last_updated_time));
+  const next = { ...cur };
+  for (const t of luts) if (t !== null && (next.maxUpdated === null || t > next.maxUpdated)) next.maxUpdated = t;
+  const last = luts[luts.length - 1];
+  if (cur.mode === 'incremental' && rows.length > 0 && last !== undefined && last !== null && luts.every((t) => t !== null)) {
+    if (last === cur.anchor) next.skip = cur.skip + rows.length;
+    else {
+      next.anchor = last;
+      let ties = 0;
+      for (let j = luts.length - 1; j >= 0 && luts[j] === last; j--) ties++;
+      next.skip = ties;
+    }
+  } else {
+    next.skip = cur.skip + rows.length;
+  }
+  return next;
+}
+
+export function listInfoFor(part: Part, cur: Cursor): Json {
+  const li: Json = { row_count: PAGE_SIZE, start_index: cur.skip + 1 };
+  if (cur.mode === 'incremental') {
+    li.sort_field = 'last_updated_time';
+    li.sort_order = 'asc';
+    li.search_criteria = [{ field: 'last_updated_time', condition: 'greater or equal', value: String(cur.anchor ?? cur.since ?? 0) }];
+  } else if (part.fullSort) {
+    li.sort_field = part.fullSort;
+    li.sort_order = 'asc';
+  }
+  if (part.fieldsRequired) li.fields_required = part.fieldsRequired;
+  if (part.filterBy) li.filter_by = { name: part.filterBy };
+  return li;
+}
+
+interface StreamDeps {
+  config: SdpConfig;
+  tokens: TokenManager | null;
+}
+
+type PartsResolver = (client: SdpClient, ctx: StreamContext) => Promise<Part[]>;
+
+/** One page of a part, degrading gracefully when the server refuses a list_info feature (4001). */
+async function fetchPage(client: SdpClient, part: Part, cur: Cursor, ctx: StreamContext) {
+  for (let attempt = 0; ; attempt++) {
+    const path = cur.path ?? part.path;
+    try {
+      return { res: await client.list(path, listInfoFor(part, cur), { signal: ctx.signal, key: part.key }), cur };
+    } catch (err) {
+      if (!(err instanceof SdpApiError) || attempt >= 4) throw err;
+      const candidates = [part.path, ...(part.altPaths ?? [])];
+      const alt = candidates[candidates.indexOf(path) + 1];
+      if (err.kind === 'not-found' && cur.skip === 0 && alt) {
+        ctx.log.warn({ path, alt }, 'list endpoint not found; trying the alternative');
+        cur = { ...cur, path: alt };
+        continue;
+      }
+      if (err.kind !== 'input' || !err.field) throw err;
+      ctx.log.warn({ path, field: err.field }, 'the server refused a list option; reading without it');
+      if (err.field === 'filter_by' && part.filterBy) part.filterBy = undefined;
+      else if (err.field === 'fields_required' && part.fieldsRequired) part.fieldsRequired = undefined;
+      else if ((err.field === 'sort_field' || err.field === 'search_criteria' || err.field === 'sort_order') && (cur.mode === 'incremental' || part.fullSort)) {
+        part.fullSort = undefined;
+        part.incremental = false;
+        cur = { ...cur, mode: 'full', since: null, anchor: null, skip: 0 };
+      } else throw err;
+    }
+  }
+}
+
+function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver): Stream {
+  return {
+    name,
+    models: [name],
+    primaryKey: ['id'],
+    cursorField: 'last_updated_time',
+    async *read(ctx: StreamContext): AsyncIterable<Page> {
+      const client = new SdpClient({ config: deps.config, ctx, tokens: deps.tokens });
+      try {
+        let cp = startCheckpoint(ctx);
+        const floor = Date.now() - OVERLAP_MS;
+        const parts = await resolve(client, ctx);
+        for (const part of parts) {
+          if (cp.done.includes(part.id)) continue;
+          let cur: Cursor =
+            cp.cursor?.part === part.id
+              ? cp.cursor
+              : (() => {
+                  const since = part.incremental && ctx.mode === 'incremental' ? (cp.watermarks[part.id] ?? null) : null;
+                  return { part: part.id, mode: since === null ? 'full' : 'incremental', since, anchor: since, skip: 0, maxUpdated: null, floor };
+                })();
+          if (cur.mode === 'incremental' && !part.incremental) cur = { ...cur, mode: 'full', since: null, anchor: null, skip: 0 };
+          for (;;) {
+            const fetched = await fetchPage(client, part, cur, ctx);
+            cur = fetched.cur;
+            const { rows, hasMore } = fetched.res;
+            const records: IncomingRecord[] = [];
+            let errors = 0;
+            for (const row of rows) {
+              try {
+                records.push(part.map(row));
+              } catch (err) {
+                errors++;
+                ctx.log.warn({ part: part.id, id: text(row?.id), err: String(err) }, 'record skipped');
+              }
+            }
+            cur = advance(cur, rows);
+            if (!hasMore) {
+              cp = { v: 1, watermarks: { ...cp.watermarks, [part.id]: nextWatermark(part, cur) }, done: [...cp.done, part.id], cursor: null };
+            } else {
+              cp = { ...cp, cursor: cur };
+            }
+            yield { records: { [name]: records }, checkpoint: structuredClone(cp), ...(errors ? { errors } : {}) };
+            if (!hasMore) break;
+          }
+        }
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+export interface CiType {
+  name: string;
+  apiName: string;
+  pluralName: string | null;
+}
+
+/** CI types: cloud `cmdb/ci_types`, on-prem `ci_types` (each tried as the other's fallback). */
+export async function listCiTypes(client: SdpClient, signal?: AbortSignal): Promise<CiType[] | null> {
+  const paths = client.deployment === 'cloud' ? ['cmdb/ci_types', 'ci_types'] : ['ci_types', 'cmdb/ci_types'];
+  for (const path of paths) {
+    try {
+      const out: CiType[] = [];
+      for (let start = 1; ; start += PAGE_SIZE) {
+        const res = await client.list(path, { row_count: PAGE_SIZE, start_index: start }, { signal, key: 'ci_types' });
+        for (const r of res.rows) {
+          const apiName = text(r.api_name);
+          if (apiName) out.push({ name: text(r.name) ?? apiName, apiName, pluralName: text(r.api_plural_name) });
+        }
+        if (!res.hasMore) break;
+      }
+      return out;
+    } catch (err) {
+      if (err instanceof SdpApiError && err.kind === 'not-found') continue;
+      throw err;
+    }
+  }
+  return null;
+}
+
+const isBusinessService = (t: CiType) => /business_?service/i.test(t.apiName);
+
+function ciPath(client: SdpClient, t: CiType): { path: string; alt: string } {
+  const cloud = `cmdb/${t.apiName}`;
+  const onprem = t.pluralName ?? t.apiName;
+  return client.deployment === 'cloud' ? { path: cloud, alt: onprem } : { path: onprem, alt: cloud };
+}
+
+export function sdpStreams(deps: StreamDeps): Stream[] {
+  const onprem = deploymentOf(deps.config) === 'onprem';
+  const tickets = makeStream('tickets', deps, async () => [
+    { id: 'requests', path: 'requests', key: 'requests', incremental: true, fullSort: 'created_time', fieldsRequired: [...TICKET_FIELDS], filterBy: 'All_Requests', map: mapRequest },
+  ]);
+  const assets = makeStream('cmdb-assets', deps, async (client, ctx) => {
+    const parts: Part[] = [{ id: 'assets', path: 'assets', key: 'assets', incremental: true, fullSort: 'created_time', map: mapAsset }];
+    const types = await listCiTypes(client, ctx.signal);
+    if (types === null) ctx.log.warn('no CI type list on this server (cmdb/ci_types, ci_types); importing assets only');
+    for (const t of (types ?? []).filter((x) => !isBusinessService(x))) {
+      const { path, alt } = ciPath(client, t);
+      parts.push({ id: `ci:${t.apiName}`, path, altPaths: [alt], incremental: true, fullSort: 'created_time', map: (row) => mapCi(row, t.name) });
+    }
+    return parts;
+  });
+  const users = makeStream('users', deps, async () => [
+    onprem
+      ? { id: 'users', path: 'users', altPaths: ['requesters'], incremental: true, fullSort: 'created_time', map: (row: Json) => mapUser(row) }
+      : { id: 'requesters', path: 'requesters', key: 'requesters', incremental: true, fullSort: 'created_time', map: (row: Json) => mapUser(row, false) },
+    { id: 'technicians', path: 'technicians', key: 'technicians', incremental: true, fullSort: 'created_time', map: (row: Json) => mapUser(row, true) },
+  ]);
+  const services = makeStream('services', deps, async (client, ctx) => {
+    const parts: Part[] = [{ id: 'service_categories', path: 'service_categories', key: 'service_categories', incremental: false, map: mapServiceCategory }];
+    let types: CiType[] | null = null;
+    try {
+      types = await listCiTypes(client, ctx.signal);
+    } catch (err) {
+      if (!(err instanceof SdpApiError) || (err.kind !== 'permission' && err.kind !== 'auth')) throw err;
+      ctx.log.warn({ err: err.message }, 'no CMDB access: business services are not imported');
+    }
+    for (const t of (types ?? []).filter(isBusinessService)) {
+      const { path, alt } = ciPath(client, t);
+      parts.push({ id: `business:${t.apiName}`, path, altPaths: [alt], incremental: true, fullSort: 'created_time', map: mapBusinessService });
+    }
+    return parts;
+  });
+  return [tickets, assets, users, services];
+}
