@@ -1,6 +1,7 @@
 // Everything a command or the server needs, opened once: paths, store, logger, connectors.
 import { join, resolve } from 'node:path';
 import { type ConnectorRegistry, defaultRegistry } from '../connectors/registry.ts';
+import { closeFileDrop } from '../filedrop/resolve.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { loadMasterKey, SecretBox } from '../core/secrets.ts';
 import { Store } from '../store/store.ts';
@@ -8,6 +9,8 @@ import { Store } from '../store/store.ts';
 export interface AppOptions {
   dataDir?: string;
   db?: string;
+  /** Where the buckets live: `file:DIR` or `s3:` (default TRIBUTARY_FILE_DROP, else `file:<data-dir>/drop`). */
+  fileDrop?: string;
   log?: Logger;
   registry?: ConnectorRegistry;
   env?: NodeJS.ProcessEnv;
@@ -19,6 +22,9 @@ export interface AppContext {
   store: Store;
   log: Logger;
   registry: ConnectorRegistry;
+  /** The --file-drop URL when given; the file-drop layer falls back to TRIBUTARY_FILE_DROP and the data dir. */
+  fileDrop?: string;
+  env: NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
 
@@ -35,12 +41,18 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
   const registry = opts.registry ?? (await defaultRegistry());
   const box = new SecretBox(loadMasterKey(join(dataDir, 'master.key'), opts.env ?? process.env));
   const store = await Store.open(dbUrl, box, (type) => registry.secretKeys(type));
-  return {
+  const app: AppContext = {
     dataDir,
     dbUrl,
     store,
     log,
     registry,
-    close: () => store.close(),
+    fileDrop: opts.fileDrop,
+    env: opts.env ?? process.env,
+    close: async () => {
+      await closeFileDrop(app);
+      await store.close();
+    },
   };
+  return app;
 }

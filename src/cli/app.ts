@@ -17,7 +17,7 @@ export function globals(cmd: Command): GlobalOptions {
 /** Opens the app for one command and closes it afterwards. CLI commands log warnings and errors only. */
 export async function withApp<T>(cmd: Command, fn: (app: AppContext, g: GlobalOptions) => Promise<T>, logLevel = 'warn'): Promise<T> {
   const g = globals(cmd);
-  const app = await openApp({ dataDir: g.dataDir, db: g.db, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }) });
+  const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }) });
   try {
     return await fn(app, g);
   } finally {

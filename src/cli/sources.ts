@@ -5,6 +5,7 @@ import { addSource, checkSource, configureSource, present, removeSource } from '
 import { parseSetPairs } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
+import { registerFileDropCommand } from './files.ts';
 import { renderTable } from './output.ts';
 
 function readConfigFile(path: string): Record<string, unknown> {
@@ -99,6 +100,8 @@ export function registerSourcesCommands(program: Command): void {
         process.stdout.write(`removed source '${name}' and its records\n`);
       });
     });
+
+  registerFileDropCommand(sources);
 
   sources
     .command('check <name>')

@@ -125,4 +125,47 @@ ${recordTable('rec_users', ' name TEXT, email TEXT, department TEXT, job_title T
 ${recordTable('rec_services', ' name TEXT, description TEXT, category TEXT, owner TEXT, status TEXT', ['name'])}
 `;
 
-export const MIGRATIONS: Migration[] = [{ version: 1, name: 'initial schema', sql: initial }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: 'initial schema', sql: initial },
+  // The file drop: one row per imported object version (source, key, etag), and the revocable
+  // upload tokens of the file-drop guide (stored as SHA-256 hashes, scoped to one bucket).
+  {
+    version: 2,
+    name: 'file drop: imports and upload tokens',
+    sql: `
+CREATE TABLE file_imports (
+  id TEXT PRIMARY KEY,
+  source_id TEXT NOT NULL,
+  bucket TEXT NOT NULL,
+  "key" TEXT NOT NULL,
+  etag TEXT NOT NULL,
+  size BIGINT NOT NULL,
+  kind TEXT,
+  rows_read BIGINT NOT NULL DEFAULT 0,
+  rows_imported BIGINT NOT NULL DEFAULT 0,
+  rows_rejected BIGINT NOT NULL DEFAULT 0,
+  rejections TEXT NOT NULL DEFAULT '[]',
+  status TEXT NOT NULL,
+  error TEXT,
+  imported_at TEXT NOT NULL,
+  run_id TEXT,
+  UNIQUE (source_id, "key", etag)
+);
+CREATE INDEX file_imports_source_key ON file_imports (source_id, "key", imported_at);
+CREATE TABLE upload_tokens (
+  id TEXT PRIMARY KEY,
+  source_id TEXT NOT NULL,
+  bucket TEXT NOT NULL,
+  file TEXT,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  revoked_at TEXT,
+  last_used_at TEXT,
+  uploads INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
+`,
+  },
+];

@@ -225,6 +225,8 @@ export class Store {
       for (const m of MODEL_NAMES) await tx.run(`DELETE FROM ${q(tableOf(m))} WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "checkpoints" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
   }

@@ -8,6 +8,7 @@ import type { AppContext } from '../app/context.ts';
 import type { Connector, Stream, StreamContext, SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
+import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
@@ -146,7 +147,9 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   };
 
   try {
-    streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal });
+    // File-mode sources read their bucket; a full run re-reads every file version it holds.
+    const bucket = config.inputMode === 'file' ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
+    streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal, bucket });
     checkStreams(streams);
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
 
@@ -162,7 +165,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       try {
         // A transient upstream failure mid-stream restarts the stream from its last stored page.
         for (let attempt = 1; ; attempt++) {
-          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, mode, ...startedFrom };
+          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, bucket, mode, ...startedFrom };
           try {
             for await (const page of stream.read(ctx)) {
               if (abort.signal.aborted) throw new Error('sync cancelled');

@@ -1,0 +1,12 @@
+// The file-drop layer: buckets on a local folder or S3-compatible storage, uploads, the file-drop
+// guide with scoped upload credentials, and the import bookkeeping file-mode streams rely on.
+export { type FileDropBackend, DEFAULT_MAX_UPLOAD_BYTES, type PutOptions, StorageError, TooLargeError } from './backend.ts';
+export { type FileDropGuide, type FileDropGuideOptions, fileDropGuide } from './guide.ts';
+export { type FileImportRecord, type FileView, forgetSource, listFiles, listImports, type OpenBucketOptions, openSourceBucket } from './imports.ts';
+export { LocalBackend } from './local.ts';
+export { bucketOf, DEFAULT_BUCKETS, parseExpires, sanitizeFileName, validateBucketName, validateKey } from './names.ts';
+export { closeFileDrop, type FileDropApp, type FileDropSettings, fileDropOf, maxUploadBytes, type ResolveFileDropOptions, resolveFileDrop, setFileDrop } from './resolve.ts';
+export { type FileDropRouteOptions, fileDropRoutes, UPLOAD_TOKEN_PATH_PREFIX } from './routes.ts';
+export { S3Backend, type S3BackendOptions } from './s3.ts';
+export { createUploadToken, listUploadTokens, revokeUploadToken, type UploadTokenInfo, verifyUploadToken } from './tokens.ts';
+export { putIntoBucket, type UploadedFile, type UploadProgress, uploadFiles } from './upload.ts';

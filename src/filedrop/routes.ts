@@ -1,0 +1,361 @@
+// The file drop over HTTP, a Fastify plugin registered by the server:
+//   GET    /api/v1/sources/:name/files                      objects with their import status
+//   PUT    /api/v1/sources/:name/files/<file>               raw streamed upload
+//   POST   /api/v1/sources/:name/files                      multipart/form-data upload (one or more files)
+//   DELETE /api/v1/sources/:name/files/<file>
+//   GET    /api/v1/sources/:name/imports                    import history (rows read/imported/rejected)
+//   POST   /api/v1/sources/:name/file-drop                  the file-drop guide {expires?, file?}
+//   GET    /api/v1/sources/:name/file-drop/tokens           upload tokens (never the token itself)
+//   DELETE /api/v1/sources/:name/file-drop/tokens/:id       revoke one
+//   PUT    /api/v1/upload/:bucket/<file>                    upload with `Authorization: Bearer <upload token>`
+// All but the last sit behind the API's own authentication. The last is marked `config.public` so the
+// global auth hook lets it through, and checks the upload token itself (in onRequest, before any of
+// the body is read). File names use a wildcard segment, so they are not cut at Fastify's
+// maxParamLength and `a/b` reaches the sanitizer (which keeps the base name) instead of a 404.
+import { PassThrough, type Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../app/context.ts';
+import { InputError, NotFoundError } from '../core/errors.ts';
+import { TooLargeError } from './backend.ts';
+import { fileDropGuide } from './guide.ts';
+import { listFiles, listImports } from './imports.ts';
+import { bucketOf, sanitizeFileName, validateKey } from './names.ts';
+import { fileDropOf, maxUploadBytes } from './resolve.ts';
+import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from './tokens.ts';
+import { putIntoBucket, type UploadedFile } from './upload.ts';
+
+/** Route prefixes that must bypass the session/API-token check (they carry their own upload token). */
+export const UPLOAD_TOKEN_PATH_PREFIX = '/api/v1/upload/';
+
+const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: ['string', 'null'] } }, additionalProperties: true } },
+} as const;
+const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
+const fileParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, '*': { type: 'string', maxLength: 1024 } }, required: ['name'] } as const;
+
+const objectProps = {
+  key: { type: 'string' },
+  size: { type: 'integer' },
+  etag: { type: 'string' },
+  lastModified: { type: 'string' },
+} as const;
+const uploadedSchema = { type: 'object', properties: { ...objectProps, bucket: { type: 'string' }, address: { type: 'string' } } } as const;
+const rejectionSchema = { type: 'object', properties: { line: { type: 'integer' }, reason: { type: 'string' } } } as const;
+const importProps = {
+  id: { type: 'string' },
+  etag: { type: 'string' },
+  size: { type: 'integer' },
+  kind: { type: ['string', 'null'] },
+  rowsRead: { type: 'integer' },
+  rowsImported: { type: 'integer' },
+  rowsRejected: { type: 'integer' },
+  rejections: { type: 'array', items: rejectionSchema },
+  status: { type: 'string', enum: ['imported', 'partial', 'rejected'] },
+  error: { type: ['string', 'null'] },
+  importedAt: { type: 'string' },
+  runId: { type: ['string', 'null'] },
+} as const;
+const tokenInfoSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    bucket: { type: 'string' },
+    file: { type: ['string', 'null'] },
+    createdBy: { type: ['string', 'null'] },
+    createdAt: { type: 'string' },
+    expiresAt: { type: 'string' },
+    revokedAt: { type: ['string', 'null'] },
+    lastUsedAt: { type: ['string', 'null'] },
+    uploads: { type: 'integer' },
+    active: { type: 'boolean' },
+  },
+} as const;
+
+const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 413: errorSchema };
+
+export interface FileDropRouteOptions {
+  /** Overrides the app's upload limit (default 2 GiB, TRIBUTARY_MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
+  /** The service's public base URL for the guide's commands; default TRIBUTARY_PUBLIC_URL, else the request's own host. */
+  publicUrl?: string;
+}
+
+/**
+ * The request body as a stream the backend may consume and destroy without destroying the request
+ * itself, so a 413 can still be answered (with Connection: close) when a body passes the limit.
+ */
+function bodyOf(req: FastifyRequest): Readable {
+  const pass = new PassThrough();
+  req.raw.pipe(pass);
+  pass.on('close', () => req.raw.unpipe(pass));
+  return pass;
+}
+
+function declaredLength(req: FastifyRequest): number | undefined {
+  const v = req.headers['content-length'];
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+function fileParam(req: FastifyRequest): string {
+  return (req.params as Record<string, string>)['*'] ?? '';
+}
+
+export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {}) {
+  const limit = (): number => opts.maxUploadBytes ?? maxUploadBytes(app);
+  const appWithLimit = (): AppContext => (opts.maxUploadBytes === undefined ? app : ({ ...app, maxUploadBytes: opts.maxUploadBytes } as AppContext));
+
+  /** Streams one request body into the source's bucket, answering 413 before or while reading. */
+  async function receive(req: FastifyRequest, reply: FastifyReply, source: { name: string; type: string; config: Record<string, unknown> }): Promise<UploadedFile> {
+    const size = declaredLength(req);
+    const fileName = fileParam(req);
+    sanitizeFileName(fileName);
+    const max = limit();
+    if (size !== undefined && size > max) {
+      reply.header('connection', 'close');
+      throw new TooLargeError(max);
+    }
+    try {
+      const contentType = typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : undefined;
+      return await putIntoBucket(appWithLimit(), source, fileName, bodyOf(req), { size, contentType });
+    } catch (err) {
+      if (err instanceof TooLargeError) reply.header('connection', 'close');
+      throw err;
+    }
+  }
+
+  return async (f: FastifyInstance): Promise<void> => {
+    const publicBase = (req: FastifyRequest): string => opts.publicUrl ?? process.env.TRIBUTARY_PUBLIC_URL ?? `${req.protocol}://${req.host}`;
+
+    f.get<{ Params: { name: string } }>(
+      '/api/v1/sources/:name/files',
+      {
+        schema: {
+          tags: ['files'],
+          summary: "Objects in the source's bucket with the import status of their current version",
+          params: nameParams,
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                bucket: { type: 'string' },
+                address: { type: 'string' },
+                items: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      ...objectProps,
+                      status: { type: 'string', enum: ['pending', 'changed', 'imported', 'partial', 'rejected'] },
+                      import: { type: ['object', 'null'], properties: importProps },
+                    },
+                  },
+                },
+              },
+            },
+            ...errors,
+          },
+        },
+      },
+      async (req) => listFiles(app, await app.store.getSource(req.params.name)),
+    );
+
+    f.get<{ Params: { name: string } }>(
+      '/api/v1/sources/:name/imports',
+      {
+        schema: {
+          tags: ['files'],
+          summary: 'Import history of the source: one entry per imported file version, newest first',
+          params: nameParams,
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { ...importProps, key: { type: 'string' }, bucket: { type: 'string' } } } } } }, ...errors },
+        },
+      },
+      async (req) => ({ items: await listImports(app, (await app.store.getSource(req.params.name)).id) }),
+    );
+
+    f.delete<{ Params: { name: string } }>(
+      '/api/v1/sources/:name/files/*',
+      { schema: { tags: ['files'], summary: "Delete an object from the source's bucket", params: fileParams, response: { 204: { type: 'null' }, ...errors } } },
+      async (req, reply) => {
+        const source = await app.store.getSource(req.params.name);
+        const key = validateKey(fileParam(req));
+        const bucket = bucketOf(source);
+        if (!(await fileDropOf(app).delete(bucket, key))) throw new NotFoundError(`no file '${key}' in s3://${bucket}/`);
+        req.log.info({ source: source.name, bucket, key }, 'file deleted from the file drop');
+        return reply.code(204).send();
+      },
+    );
+
+    f.post<{ Params: { name: string }; Body: { expires?: string; file?: string | null } | undefined }>(
+      '/api/v1/sources/:name/file-drop',
+      {
+        schema: {
+          tags: ['files'],
+          summary: 'File-drop guide: bucket address, upload credentials scoped to it (presigned URL on S3 for one file, else a revocable upload token) and commands',
+          params: nameParams,
+          body: {
+            type: ['object', 'null'],
+            properties: {
+              expires: { type: 'string', maxLength: 20, description: '30m, 1h (default), 7d, or seconds (1m to 7d)' },
+              file: { type: ['string', 'null'], maxLength: 255, description: 'the one file name the credentials are for' },
+            },
+            additionalProperties: false,
+          },
+          response: {
+            201: {
+              type: 'object',
+              properties: {
+                source: { type: 'string' },
+                type: { type: 'string' },
+                bucket: { type: 'string' },
+                address: { type: 'string' },
+                backend: { type: 'string' },
+                storage: { type: 'string' },
+                s3: { type: ['object', 'null'], properties: { endpoint: { type: ['string', 'null'] }, region: { type: 'string' }, forcePathStyle: { type: 'boolean' } } },
+                sharedWith: { type: 'array', items: { type: 'string' } },
+                file: { type: ['string', 'null'] },
+                expiresAt: { type: 'string' },
+                presignedUrl: { type: ['string', 'null'] },
+                token: {
+                  type: ['object', 'null'],
+                  properties: { id: { type: 'string' }, token: { type: 'string' }, file: { type: ['string', 'null'] }, expiresAt: { type: 'string' } },
+                },
+                uploadUrl: { type: ['string', 'null'] },
+                commands: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, command: { type: 'string' } } } },
+                notes: { type: 'array', items: { type: 'string' } },
+              },
+            },
+            ...errors,
+          },
+        },
+      },
+      async (req, reply) => {
+        const body = req.body ?? {};
+        const auth = (req as FastifyRequest & { auth?: { username?: string } | null }).auth;
+        const guide = await fileDropGuide(app, req.params.name, { expires: body.expires, file: body.file ?? null, baseUrl: publicBase(req), createdBy: auth?.username ?? null });
+        return reply.code(201).send(guide);
+      },
+    );
+
+    f.get<{ Params: { name: string } }>(
+      '/api/v1/sources/:name/file-drop/tokens',
+      {
+        schema: {
+          tags: ['files'],
+          summary: "The source's upload tokens (the tokens themselves are never shown again)",
+          params: nameParams,
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenInfoSchema } } }, ...errors },
+        },
+      },
+      async (req) => {
+        const source = await app.store.getSource(req.params.name);
+        const now = new Date().toISOString();
+        const items = (await listUploadTokens(app, source.id)).map((t) => ({ ...t, active: !t.revokedAt && t.expiresAt > now }));
+        return { items };
+      },
+    );
+
+    f.delete<{ Params: { name: string; id: string } }>(
+      '/api/v1/sources/:name/file-drop/tokens/:id',
+      {
+        schema: {
+          tags: ['files'],
+          summary: 'Revoke an upload token',
+          params: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['name', 'id'] },
+          response: { 204: { type: 'null' }, ...errors },
+        },
+      },
+      async (req, reply) => {
+        const source = await app.store.getSource(req.params.name);
+        await revokeUploadToken(app, source.id, req.params.id);
+        req.log.info({ source: source.name, tokenId: req.params.id }, 'upload token revoked');
+        return reply.code(204).send();
+      },
+    );
+
+    // Multipart uploads, in their own scope with @fastify/multipart.
+    await f.register(async (m) => {
+      await m.register(multipart, { limits: { fileSize: limit() + 1, files: 50, fields: 20, parts: 70, fieldSize: 64 * 1024 } });
+      m.post<{ Params: { name: string } }>(
+        '/api/v1/sources/:name/files',
+        {
+          schema: {
+            tags: ['files'],
+            summary: "Upload one or more files (multipart/form-data) to the source's bucket",
+            params: nameParams,
+            response: { 201: { type: 'object', properties: { items: { type: 'array', items: uploadedSchema } } }, ...errors },
+          },
+        },
+        async (req, reply) => {
+          if (!req.isMultipart()) throw new InputError('send multipart/form-data with one or more file parts, or PUT the raw file to /api/v1/sources/:name/files/<file>', 'body');
+          const source = await app.store.getSource(req.params.name);
+          const items: UploadedFile[] = [];
+          try {
+            for await (const part of req.parts()) {
+              if (part.type !== 'file') continue;
+              items.push(await putIntoBucket(appWithLimit(), source, part.filename, part.file, { contentType: part.mimetype }));
+            }
+          } catch (err) {
+            if (err instanceof TooLargeError) reply.header('connection', 'close');
+            throw err;
+          }
+          if (items.length === 0) throw new InputError('the form has no file part', 'file');
+          return reply.code(201).send({ items });
+        },
+      );
+    });
+
+    // Raw streamed uploads: no body parsing at all in this scope; the handler streams the request.
+    await f.register(async (r) => {
+      r.removeAllContentTypeParsers();
+      r.addContentTypeParser('*', (_req, _payload, done) => done(null));
+
+      r.put<{ Params: { name: string } }>(
+        '/api/v1/sources/:name/files/*',
+        {
+          schema: {
+            tags: ['files'],
+            summary: "Upload one file (the raw request body, streamed) to the source's bucket under the sanitized name",
+            params: fileParams,
+            response: { 201: uploadedSchema, ...errors },
+          },
+        },
+        async (req, reply) => {
+          const source = await app.store.getSource(req.params.name);
+          return reply.code(201).send(await receive(req, reply, source));
+        },
+      );
+
+      const granted = new WeakMap<FastifyRequest, { tokenId: string; sourceName: string }>();
+      r.put<{ Params: { bucket: string } }>(
+        `${UPLOAD_TOKEN_PATH_PREFIX}:bucket/*`,
+        {
+          config: { public: true },
+          schema: {
+            tags: ['files'],
+            summary: 'Upload one file with an upload token from the file-drop guide (Authorization: Bearer <upload token>); no session or API token',
+            security: [],
+            params: { type: 'object', properties: { bucket: { type: 'string', maxLength: 63 }, '*': { type: 'string', maxLength: 1024 } }, required: ['bucket'] },
+            response: { 201: uploadedSchema, ...errors },
+          },
+          onRequest: async (req) => {
+            const bucket = (req.params as { bucket: string }).bucket;
+            const key = sanitizeFileName(fileParam(req));
+            const v = await verifyUploadToken(app, req.headers.authorization, bucket, key);
+            granted.set(req, { tokenId: v.token.id, sourceName: v.sourceName });
+          },
+        },
+        async (req, reply) => {
+          const g = granted.get(req);
+          if (!g) throw new InputError('upload token not checked');
+          const source = await app.store.getSource(g.sourceName);
+          const uploaded = await receive(req, reply, source);
+          await markTokenUsed(app, g.tokenId);
+          req.log.info({ source: source.name, tokenId: g.tokenId, key: uploaded.key }, 'file uploaded with an upload token');
+          return reply.code(201).send(uploaded);
+        },
+      );
+    });
+  };
+}
