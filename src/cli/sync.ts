@@ -1,55 +1,136 @@
-// `tributary sync NAME [--full]`
+// `tributary sync NAME [--full] [--queue [--no-wait]]` and `tributary worker [--concurrency N]`
 import type { Command } from 'commander';
-import { runSync } from '../sync/runner.ts';
-import { ExitCode, printJson, withApp } from './app.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppContext } from '../app/context.ts';
+import { InputError } from '../core/errors.ts';
+import type { RunRecord } from '../store/store.ts';
+import { runSync, type SyncResult } from '../sync/runner.ts';
+import { SyncQueue } from '../sync/queue.ts';
+import { Scheduler } from '../sync/scheduler.ts';
+import { ExitCode, type GlobalOptions, printJson, withApp } from './app.ts';
 import { formatRate, progressLine } from './output.ts';
+
+function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept'>): void {
+  if (g.json) {
+    printJson({ runId: run.id, status: result.status, streams: result.streams, error: result.error });
+    return;
+  }
+  const ms = Date.parse(run.finishedAt ?? run.startedAt) - Date.parse(run.startedAt);
+  const total = Object.values(result.streams).reduce((a, c) => a + c.records, 0);
+  process.stdout.write(`${result.status}: ${run.mode} run ${run.id} in ${(ms / 1000).toFixed(1)}s, ${total} records (${formatRate(total, ms)})\n`);
+  for (const [stream, c] of Object.entries(result.streams)) {
+    const swept = result.swept[stream] ? `, ${result.swept[stream]} marked removed` : '';
+    process.stdout.write(`  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${swept}\n`);
+  }
+  if (result.error) process.stdout.write(`  error: ${result.error}\n`);
+}
+
+async function syncHere(app: AppContext, g: GlobalOptions, name: string, full: boolean | undefined): Promise<string> {
+  const tty = process.stderr.isTTY && !g.json;
+  let lastDraw = 0;
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted by signal'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const result = await runSync(app, name, {
+    full,
+    trigger: 'cli',
+    signal: controller.signal,
+    onStart: ({ mode, resumedFrom }) => {
+      if (!g.json) process.stderr.write(`${mode} sync of '${name}'${resumedFrom ? ` (resuming interrupted run ${resumedFrom})` : ''}\n`);
+    },
+    onProgress: (p) => {
+      const now = Date.now();
+      if (!tty || now - lastDraw < 200) return;
+      lastDraw = now;
+      process.stderr.write(`\r\x1b[2K${progressLine(p.stream, p.counts, p.elapsedMs)}`);
+    },
+  }).finally(() => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  });
+  if (tty) process.stderr.write('\r\x1b[2K');
+  printSummary(g, await app.store.getRun(result.runId), result);
+  return result.status;
+}
+
+/** Hands the run to the job queue; waits for the job unless told not to. */
+async function syncQueued(app: AppContext, g: GlobalOptions, name: string, full: boolean | undefined, wait: boolean): Promise<string> {
+  await app.store.getSource(name);
+  const queue = await new SyncQueue(app).start();
+  try {
+    const jobId = await queue.enqueue(name, { full, trigger: 'cli' });
+    if (!jobId) throw new InputError(`a sync of '${name}' is already queued; it will run when a worker is free`, 'name');
+    if (!wait) {
+      if (g.json) printJson({ jobId, status: 'queued' });
+      else process.stdout.write(`queued sync of '${name}' as job ${jobId}\n`);
+      return 'succeeded';
+    }
+    if (!g.json) process.stderr.write(`queued sync of '${name}' as job ${jobId}; waiting for a worker (Ctrl-C stops waiting, not the job)\n`);
+    for (;;) {
+      const job = await queue.job(jobId);
+      if (!job) throw new Error(`job ${jobId} disappeared from the queue`);
+      if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') {
+        const source = await app.store.getSource(name);
+        const run = (await app.store.listRuns(source.id, 20)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
+        if (!run) {
+          const output = job.output as { skipped?: string; message?: string } | null;
+          throw new Error(`job ${jobId} ended ${job.state} without a run${output?.skipped ? `: ${output.skipped}` : output?.message ? `: ${output.message}` : ''}`);
+        }
+        const status = run.status === 'running' ? 'failed' : run.status;
+        printSummary(g, run, { status, streams: run.counts, error: run.error, swept: {} });
+        return status;
+      }
+      await sleep(1000);
+    }
+  } finally {
+    await queue.stop(false);
+  }
+}
 
 export function registerSyncCommand(program: Command): void {
   program
     .command('sync <name>')
-    .description('run one sync of a source now')
+    .description('run one sync of a source now (or hand it to the job queue with --queue)')
     .option('--full', 'a full run (re-reads everything and marks what is gone as removed)')
-    .action(async (name: string, o: { full?: boolean }, cmd: Command) => {
-      const status = await withApp(cmd, async (app, g) => {
-        const tty = process.stderr.isTTY && !g.json;
-        let lastDraw = 0;
-        const controller = new AbortController();
-        const stop = () => controller.abort(new Error('interrupted by signal'));
+    .option('--queue', 'hand the run to the job queue (PostgreSQL mode) instead of running it here')
+    .option('--no-wait', 'with --queue: return once the job is queued')
+    .action(async (name: string, o: { full?: boolean; queue?: boolean; wait: boolean }, cmd: Command) => {
+      const status = await withApp(cmd, (app, g) => (o.queue ? syncQueued(app, g, name, o.full, o.wait) : syncHere(app, g, name, o.full)));
+      if (status !== 'succeeded') throw new ExitCode(1);
+    });
+
+  program
+    .command('worker')
+    .description('run queued and scheduled syncs (PostgreSQL mode; start any number, on any number of machines)')
+    .option('--concurrency <n>', 'syncs run at once by this worker', '1')
+    .action(async (o: { concurrency: string }, cmd: Command) => {
+      const concurrency = Number(o.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new InputError('--concurrency must be a whole number from 1 to 64', 'concurrency');
+      // Listen for SIGTERM before announcing readiness: a drain asked for at once still drains.
+      const drain = new AbortController();
+      const stopped = new Promise<void>((resolve) => {
+        const stop = () => {
+          drain.abort();
+          resolve();
+        };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
-        const result = await runSync(app, name, {
-          full: o.full,
-          trigger: 'cli',
-          signal: controller.signal,
-          onStart: ({ mode, resumedFrom }) => {
-            if (!g.json) process.stderr.write(`${mode} sync of '${name}'${resumedFrom ? ` (resuming interrupted run ${resumedFrom})` : ''}\n`);
-          },
-          onProgress: (p) => {
-            const now = Date.now();
-            if (!tty || now - lastDraw < 200) return;
-            lastDraw = now;
-            process.stderr.write(`\r\x1b[2K${progressLine(p.stream, p.counts, p.elapsedMs)}`);
-          },
-        }).finally(() => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-        });
-        if (tty) process.stderr.write('\r\x1b[2K');
-        if (g.json) {
-          printJson({ runId: result.runId, status: result.status, streams: result.streams, error: result.error });
-        } else {
-          const run = await app.store.getRun(result.runId);
-          const ms = Date.parse(run.finishedAt ?? run.startedAt) - Date.parse(run.startedAt);
-          const total = Object.values(result.streams).reduce((a, c) => a + c.records, 0);
-          process.stdout.write(`${result.status}: ${result.mode} run ${result.runId} in ${(ms / 1000).toFixed(1)}s, ${total} records (${formatRate(total, ms)})\n`);
-          for (const [stream, c] of Object.entries(result.streams)) {
-            const swept = result.swept[stream] ? `, ${result.swept[stream]} marked removed` : '';
-            process.stdout.write(`  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${swept}\n`);
-          }
-          if (result.error) process.stdout.write(`  error: ${result.error}\n`);
-        }
-        return result.status;
       });
-      if (status !== 'succeeded') throw new ExitCode(1);
+      await withApp(
+        cmd,
+        async (app) => {
+          const queue = await new SyncQueue(app).start();
+          const scheduler = new Scheduler(app, { start: (name, so) => queue.enqueue(name, { trigger: so.trigger ?? 'schedule' }), tickMs: Number(app.env.TRIBUTARY_SCHEDULER_TICK_MS ?? 30_000) });
+          await queue.work({ concurrency, drain: drain.signal });
+          scheduler.start();
+          process.stderr.write(`tributary: worker ready (concurrency ${concurrency}, pid ${process.pid})\n`);
+          await stopped;
+          process.stderr.write('tributary: worker draining: finishing the pages in flight\n');
+          await scheduler.stop();
+          await queue.stop(true);
+        },
+        'info',
+      );
     });
 }

@@ -62,6 +62,13 @@ export interface Page {
   checkpoint: unknown;
   /** Records the stream could not map, counted as errors in the run. */
   errors?: number;
+  /**
+   * Which of the stream's models this run sweeps, when the stream knows better than the run's mode:
+   * true = all of them, false = none, a list = those. The last page that sets it decides; unset = the
+   * mode decides (a full run sweeps). File imports use it: a new complete export sweeps even on an
+   * incremental run, and a run that read no new export sweeps nothing even when it is full.
+   */
+  sweep?: boolean | ModelName[];
 }
 
 export interface Stream {

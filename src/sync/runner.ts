@@ -14,10 +14,18 @@ import { configError } from '../core/config.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
 
 export interface SyncOptions {
-  /** Force a fresh full run (also abandons an interrupted run's checkpoints). */
+  /** Force a fresh full run (also abandons an interrupted run's checkpoints, unless `resume`). */
   full?: boolean;
+  /** Resume an interrupted run even when `full` is asked (a queued job retried after its worker died). */
+  resume?: boolean;
   trigger?: string;
+  /** Hard stop: upstream calls in flight are aborted; the run ends partial or failed. */
   signal?: AbortSignal;
+  /**
+   * Graceful stop (a worker draining on SIGTERM): the page in flight is fetched and stored with its
+   * checkpoint, then the run ends 'interrupted' and the next run resumes from there.
+   */
+  drain?: AbortSignal;
   onProgress?: (p: SyncProgress) => void;
   /** Called once the run is recorded, before any upstream call (lets the API answer 202 with the id). */
   onStart?: (run: { runId: string; mode: SyncMode; resumedFrom: string | null }) => void;
@@ -32,7 +40,7 @@ export interface SyncProgress {
 
 export interface SyncResult {
   runId: string;
-  status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  status: Exclude<RunStatus, 'running'>;
   mode: SyncMode;
   resumedFrom: string | null;
   streams: Record<string, StreamCounts>;
@@ -43,11 +51,16 @@ export interface SyncResult {
 /** How old a heartbeat may be before a run held by another machine counts as dead. */
 const staleHeartbeatMs = () => Number(process.env.TRIBUTARY_STALE_RUN_MS ?? 90_000);
 const HEARTBEAT_MS = 5_000;
+/** Stored progress (counts) is refreshed after a page at most this often. */
+const PROGRESS_MS = 1_000;
 /** Restarts of one stream after transient upstream errors that outlasted the HTTP client's own retries. */
 const streamAttempts = () => Number(process.env.TRIBUTARY_STREAM_ATTEMPTS ?? 4);
 const retryBaseMs = () => Number(process.env.TRIBUTARY_RETRY_BASE_MS ?? 500);
 /** A full run is forced when the last successful one is older than this, so sweeps keep happening. */
 const fullEveryMs = () => Number(process.env.TRIBUTARY_FULL_EVERY_MS ?? 7 * 24 * 3600_000);
+
+/** Thrown inside the page loop when a drain was asked for and the page in flight is stored. */
+class DrainedError extends Error {}
 
 export const processOwner = (): string => `${hostname()}:${process.pid}`;
 
@@ -107,7 +120,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   const checkpoints = await store.getCheckpoints(source.id);
   const last = await store.lastRun(source.id);
   const resumable =
-    !opts.full && last && last.status !== 'succeeded' && last.status !== 'running' && [...checkpoints.values()].some((c) => c.generation === last.generation && !c.complete);
+    (!opts.full || opts.resume) && last && last.status !== 'succeeded' && last.status !== 'running' && [...checkpoints.values()].some((c) => c.generation === last.generation && !c.complete);
   let mode: SyncMode;
   let generation: string;
   let resumedFrom: string | null = null;
@@ -129,6 +142,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   opts.onStart?.({ runId, mode, resumedFrom });
 
   const counts: Record<string, StreamCounts> = {};
+  /** Streams that said what to sweep (Page.sweep); the others follow the run's mode. */
+  const sweepSaid = new Map<string, boolean | ModelName[]>();
   const streamErrors: string[] = [];
   let failedStreams = 0;
   let streams: Stream[] = [];
@@ -140,6 +155,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   }, HEARTBEAT_MS);
   beat.unref();
 
+  let lastBeat = Date.now();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {
     get: () => store.getSourceState(source.id),
@@ -154,7 +170,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
 
     for (const stream of streams) {
-      if (abort.signal.aborted) break;
+      if (abort.signal.aborted || opts.drain?.aborted) break;
       const cp = checkpoints.get(stream.name);
       const sameGen = cp?.generation === generation;
       if (resumedFrom && sameGen && cp?.complete) continue;
@@ -176,8 +192,15 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
                 counts[m].records += n;
               }
               if (page.errors) counts[stream.models[0]].errors += page.errors;
+              if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
               startedFrom = { checkpoint: lastValue, resumed: true };
               opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });
+              // Progress is visible to the API/UI whichever process runs the sync.
+              if (Date.now() - lastBeat >= PROGRESS_MS) {
+                lastBeat = Date.now();
+                await store.heartbeat(runId, counts);
+              }
+              if (opts.drain?.aborted) throw new DrainedError();
             }
             break;
           } catch (err) {
@@ -191,6 +214,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
         log.info({ runId, stream: stream.name }, 'stream complete');
       } catch (err) {
         if (err instanceof InputError) throw err;
+        if (err instanceof DrainedError) break;
         failedStreams++;
         for (const m of stream.models) counts[m].errors += 1;
         const hint = err instanceof UpstreamError && err.hint ? ` (${err.hint})` : '';
@@ -212,11 +236,20 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   for (const m of Object.keys(counts) as ModelName[]) counts[m].records = await store.countStamped(source.id, m, runId);
 
   const cancelled = abort.signal.aborted;
+  const drained = !cancelled && opts.drain?.aborted === true;
   if (cancelled) streamErrors.push('sync cancelled before it finished');
-  const status: SyncResult['status'] = failedStreams === 0 && !cancelled ? 'succeeded' : failedStreams >= streams.length ? 'failed' : 'partial';
+  if (drained) streamErrors.push('stopped after storing the page in flight; the next run resumes from its checkpoint');
+  let status: SyncResult['status'] = failedStreams === 0 && !cancelled ? 'succeeded' : failedStreams >= streams.length ? 'failed' : 'partial';
+  if (drained && failedStreams === 0) status = 'interrupted';
   let swept: Record<string, number> = {};
-  if (status === 'succeeded' && mode === 'full') {
-    swept = await store.sweep(source.id, streams.flatMap((s) => s.models), generation);
+  if (status === 'succeeded') {
+    const sweepModels = streams.flatMap((s) => {
+      const said = sweepSaid.get(s.name);
+      if (said === undefined) return mode === 'full' ? s.models : [];
+      if (typeof said === 'boolean') return said ? s.models : [];
+      return s.models.filter((m) => said.includes(m));
+    });
+    if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
   }
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);

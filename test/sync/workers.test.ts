@@ -1,0 +1,207 @@
+// PostgreSQL mode with pg-boss workers as separate processes: three sources, two workers, one killed
+// with SIGKILL mid-run → every run succeeds and the data equals a single-process run; schedules fire
+// once with two workers; SIGTERM drains (page in flight stored, run interrupted, resumed elsewhere).
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { type AppContext, openApp } from '../../src/app/context.ts';
+import { addSource, configureSource } from '../../src/app/sources.ts';
+import { createLogger } from '../../src/core/log.ts';
+import { MODEL_NAMES } from '../../src/core/models.ts';
+import { runSync } from '../../src/sync/runner.ts';
+import { SyncQueue } from '../../src/sync/queue.ts';
+import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { BIN, cliEnv } from '../helpers/cli.ts';
+import { BACKENDS, createPostgres, createSqlite, type TestDatabase } from '../helpers/databases.ts';
+
+const pg = BACKENDS.find((b) => b.kind === 'postgres')!;
+const env = cliEnv({
+  TRIBUTARY_QUEUE_HEARTBEAT_SECONDS: '10',
+  TRIBUTARY_QUEUE_MONITOR_SECONDS: '1',
+  TRIBUTARY_QUEUE_POLL_SECONDS: '0.5',
+  TRIBUTARY_QUEUE_RETRY_DELAY_SECONDS: '1',
+  TRIBUTARY_SCHEDULER_TICK_MS: '300',
+  TRIBUTARY_LOG_LEVEL: 'warn',
+});
+process.env.TRIBUTARY_MASTER_KEY = env.TRIBUTARY_MASTER_KEY;
+
+interface Worker {
+  child: ChildProcess;
+  log: () => string;
+  exited: Promise<number | string | null>;
+}
+
+function startWorker(db: TestDatabase): Promise<Worker> {
+  const child = spawn(process.execPath, [BIN, '--data-dir', db.dataDir, '--db', db.url, 'worker', '--concurrency', '2'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const exited = new Promise<number | string | null>((res) => child.once('exit', (code, signal) => res(code ?? signal)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start: ${err}`)), 20_000);
+    child.stderr!.on('data', (d) => {
+      err += d;
+      if (/worker ready/.test(err)) {
+        clearTimeout(timer);
+        resolve({ child, log: () => err, exited });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${err}`)));
+  });
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+async function snapshot(app: AppContext) {
+  const out: Record<string, string[]> = {};
+  for (const m of MODEL_NAMES) {
+    const rows: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await app.store.query(m, { limit: 5000, cursor });
+      for (const r of page.records) rows.push(`${r.id}|${r.removed}|${'status' in r ? r.status : ''}|${'hostId' in r ? r.hostId : ''}`);
+      cursor = page.nextCursor;
+    } while (cursor);
+    out[m] = rows.sort();
+  }
+  return out;
+}
+
+describe('pg-boss workers', { skip: pg.skip }, () => {
+  const sims: RunningTenableSim[] = [];
+  let db: TestDatabase;
+  let app: AppContext;
+  const workers: Worker[] = [];
+
+  before(async () => {
+    for (let i = 0; i < 3; i++) sims.push(await startTenableSim({ port: 0, seed: 10 + i, hosts: 40, findingsPerHost: 12, latencyMs: 40 }));
+    db = await createPostgres();
+    app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }) });
+    for (const [i, sim] of sims.entries()) {
+      await addSource(app, 'tenable-sc', `console-${i}`, { apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: 25 });
+    }
+  });
+  after(async () => {
+    for (const w of workers) w.child.kill('SIGKILL');
+    await app?.close();
+    await db?.drop();
+    for (const s of sims) await s.close();
+  });
+
+  test('a worker killed mid-run: its job resumes on another worker and the data equals a single-process run', async () => {
+    workers.push(await startWorker(db), await startWorker(db));
+    const queue = await new SyncQueue(app).start();
+    try {
+      for (let i = 0; i < 3; i++) assert.ok(await queue.enqueue(`console-${i}`, { trigger: 'test' }));
+    } finally {
+      await queue.stop(false);
+    }
+    const ids = await Promise.all([0, 1, 2].map(async (i) => (await app.store.getSource(`console-${i}`)).id));
+    // Kill the worker running a sync once that sync has stored some pages.
+    const victim = await waitFor('a run with progress', async () => {
+      for (const id of ids) {
+        const run = await app.store.activeRun(id);
+        if (run && Object.values(run.counts).some((c) => c.records > 0)) return run;
+      }
+      return null;
+    });
+    const pid = Number(victim.owner?.split(':').pop());
+    const killed = workers.find((w) => w.child.pid === pid);
+    assert.ok(killed, `run ${victim.id} is owned by one of our workers (${victim.owner})`);
+    killed.child.kill('SIGKILL');
+    assert.equal(await killed.exited, 'SIGKILL');
+
+    await waitFor(
+      'all three sources synced',
+      async () => {
+        const last = await Promise.all(ids.map((id) => app.store.lastRun(id)));
+        return last.every((r) => r?.status === 'succeeded');
+      },
+      120_000,
+    );
+    const victimRun = await app.store.getRun(victim.id);
+    assert.equal(victimRun.status, 'interrupted');
+    const resumed = (await app.store.listRuns(victim.sourceId)).find((r) => r.resumedFrom === victim.id);
+    assert.ok(resumed, 'a later run resumed the killed one');
+    assert.equal(resumed.status, 'succeeded');
+
+    // The same consoles synced by one process into a fresh store give the same records.
+    const ref = await createSqlite();
+    const refApp = await openApp({ dataDir: ref.dataDir, db: ref.url, log: createLogger({ level: 'silent' }) });
+    try {
+      for (const [i, sim] of sims.entries()) {
+        await addSource(refApp, 'tenable-sc', `console-${i}`, { apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: 25 });
+        assert.equal((await runSync(refApp, `console-${i}`)).status, 'succeeded');
+      }
+      const [got, want] = [await snapshot(app), await snapshot(refApp)];
+      for (const m of MODEL_NAMES) assert.deepEqual(got[m], want[m], m);
+      assert.ok(want.vulnerabilities.length > 300);
+    } finally {
+      await refApp.close();
+      await ref.drop();
+    }
+  });
+
+  test('a due schedule fires once with two workers running', async () => {
+    const alive = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+    while (alive.length < 2) {
+      const w = await startWorker(db);
+      workers.push(w);
+      alive.push(w);
+    }
+    const sim = sims[0];
+    await addSource(app, 'tenable-sc', 'scheduled', { apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: 500, schedule: '1h' });
+    const id = (await app.store.getSource('scheduled')).id;
+    await waitFor('the scheduled run', async () => (await app.store.lastRun(id))?.status === 'succeeded', 60_000);
+    await sleep(3000); // several scheduler ticks of both workers
+    const runs = await app.store.listRuns(id);
+    assert.equal(runs.length, 1, runs.map((r) => `${r.trigger} ${r.status}`).join(', '));
+    assert.match(runs[0].trigger ?? '', /^schedule:job:/);
+    await configureSource(app, 'scheduled', { schedule: '' });
+  });
+
+  test('SIGTERM drains: the page in flight is stored, the run ends interrupted and resumes on another worker', async () => {
+    for (const w of workers) w.child.kill('SIGKILL');
+    workers.length = 0;
+    const w1 = await startWorker(db);
+    workers.push(w1);
+    const sim = sims[1];
+    await call(sim, { latencyMs: 150 });
+    const queue = await new SyncQueue(app).start();
+    try {
+      assert.ok(await queue.enqueue('console-1', { trigger: 'test', full: true }));
+    } finally {
+      await queue.stop(false);
+    }
+    const id = (await app.store.getSource('console-1')).id;
+    const running = await waitFor('progress', async () => {
+      const r = await app.store.activeRun(id);
+      return r && Object.values(r.counts).some((c) => c.records > 0) ? r : null;
+    });
+    const t0 = Date.now();
+    w1.child.kill('SIGTERM');
+    assert.equal(await w1.exited, 0, w1.log());
+    assert.ok(Date.now() - t0 < 15_000, 'the drain took the page in flight, not the whole run');
+    const drained = await app.store.getRun(running.id);
+    assert.equal(drained.status, 'interrupted', drained.error ?? '');
+    const cps = await app.store.getCheckpoints(id);
+    assert.ok([...cps.values()].some((c) => c.generation === drained.generation && !c.complete), 'a checkpoint of the drained run is stored');
+    await call(sim, { latencyMs: 0 });
+    workers.push(await startWorker(db));
+    const resumed = await waitFor('the resumed run', async () => (await app.store.listRuns(id)).find((r) => r.resumedFrom === drained.id && r.status === 'succeeded'), 30_000);
+    assert.equal(resumed.mode, 'full');
+    assert.equal(resumed.generation, drained.generation);
+  });
+});
+
+async function call(sim: RunningTenableSim, faults: Record<string, unknown>) {
+  const res = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+  assert.equal(res.status, 200);
+}
