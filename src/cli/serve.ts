@@ -11,7 +11,8 @@ export function registerServeCommand(program: Command): void {
     .description('start the web UI, HTTP API and scheduler')
     .option('--port <port>', 'port to listen on', '8080')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .action(async (o: { port: string; host: string }, cmd: Command) => {
+    .option('--no-worker', 'PostgreSQL mode: leave queued syncs to `tributary worker` processes')
+    .action(async (o: { port: string; host: string; worker: boolean }, cmd: Command) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port must be 0-65535, got '${o.port}'`, 'port');
       const g = globals(cmd);
@@ -23,7 +24,7 @@ export function registerServeCommand(program: Command): void {
       });
       const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }) });
       const { startServer } = await import('../server/server.ts');
-      const server = await startServer(app, { port, host: o.host, scheduler: true, trustProxy: process.env.TRIBUTARY_TRUST_PROXY === 'true' });
+      const server = await startServer(app, { port, host: o.host, scheduler: true, worker: o.worker, trustProxy: process.env.TRIBUTARY_TRUST_PROXY === 'true' });
       process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);
       await stopped;
       await server.close();

@@ -9,12 +9,15 @@ import type { AppContext } from '../app/context.ts';
 import { errorMessage } from '../core/errors.ts';
 import { MODEL_NAMES } from '../core/models.ts';
 import { authHook, type BootstrapOptions, bootstrapAdmin, CSRF_HEADER, LoginLimiter, type RateLimitOptions, SESSION_COOKIE } from './auth.ts';
+import { fileDropRoutes } from '../filedrop/routes.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
+import { registerWebUi } from './web.ts';
 import { authRoutes } from './routes/auth.ts';
 import { recordRoutes } from './routes/records.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
+import { SyncQueue } from '../sync/queue.ts';
 import { SyncManager } from './syncs.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -26,13 +29,20 @@ export interface ServerOptions extends BootstrapOptions {
   /** Trust X-Forwarded-* from a reverse proxy (for the client IP and https detection). */
   trustProxy?: boolean;
   loginRateLimit?: RateLimitOptions;
-  /** Run the in-process scheduler (embedded mode); `serve` turns it on. */
+  /** Run the scheduler (embedded mode: runs syncs here; PostgreSQL mode: enqueues them); `serve` turns it on. */
   scheduler?: boolean | { tickMs: number };
+  /** PostgreSQL mode: also work the job queue in this process (default true), so one `serve` is enough. */
+  worker?: boolean;
+  /** Serve the web UI at `/` from this directory (default dist/web), or false for the API alone. */
+  webUi?: string | false;
 }
 
 export async function buildServer(app: AppContext, opts: ServerOptions = {}): Promise<FastifyInstance> {
   await bootstrapAdmin(app, opts);
-  const syncs = new SyncManager(app);
+  // PostgreSQL mode: syncs are jobs in the queue (this server may work it too); SQLite: run in-process.
+  const queue = app.store.dialect === 'postgres' && (opts.scheduler || opts.worker) ? await new SyncQueue(app).start() : null;
+  const syncs = new SyncManager(app, queue);
+  const drain = new AbortController();
   const limiter = new LoginLimiter(opts.loginRateLimit);
 
   const f = Fastify({
@@ -46,7 +56,8 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   });
   f.decorateRequest('auth', null);
   f.setErrorHandler(errorHandler);
-  f.setNotFoundHandler(notFoundHandler);
+  if (opts.webUi === false) f.setNotFoundHandler(notFoundHandler);
+  else await registerWebUi(f, opts.webUi);
 
   await f.register(cookie);
   await f.register(swagger, {
@@ -74,11 +85,19 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   });
   f.addHook('onRequest', authHook(app));
   const scheduler = opts.scheduler
-    ? new Scheduler(app, { tickMs: typeof opts.scheduler === 'object' ? opts.scheduler.tickMs : undefined, start: (name, o) => syncs.start(name, { trigger: o.trigger }) })
+    ? new Scheduler(app, {
+        tickMs: typeof opts.scheduler === 'object' ? opts.scheduler.tickMs : undefined,
+        start: (name, o) => (queue ? queue.enqueue(name, { trigger: o.trigger ?? 'schedule' }) : syncs.start(name, { trigger: o.trigger })),
+      })
     : null;
-  f.addHook('onReady', async () => scheduler?.start());
+  f.addHook('onReady', async () => {
+    if (queue && opts.worker !== false) await queue.work({ concurrency: 1, drain: drain.signal });
+    scheduler?.start();
+  });
   f.addHook('onClose', async () => {
     await scheduler?.stop();
+    drain.abort();
+    await queue?.stop(true);
     await syncs.close();
   });
 
@@ -147,6 +166,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
           input: info.input ?? (info.secret ? 'password' : 'text'),
           options: info.options ?? null,
           showWhen: info.showWhen ?? null,
+          default: fieldDefault(c.configSchema, key),
         })),
       })),
     }),
@@ -156,8 +176,23 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(sourceRoutes(app, syncs));
   await f.register(runRoutes(app, syncs));
   await f.register(recordRoutes(app));
+  await f.register(fileDropRoutes(app));
   await f.ready();
   return f;
+}
+
+/** A field's default from the connector's zod schema (e.g. verifySsl → true), for new-source forms; null when none. */
+export function fieldDefault(schema: unknown, key: string): unknown {
+  type Def = { type?: string; defaultValue?: unknown; innerType?: { _zod?: { def?: Def } }; out?: { _zod?: { def?: Def } } };
+  let def = (schema as { shape?: Record<string, { _zod?: { def?: Def } }> })?.shape?.[key]?._zod?.def;
+  for (let i = 0; def && i < 5; i++) {
+    if (def.type === 'default') {
+      const v = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
+      return v === undefined ? null : v;
+    }
+    def = def.type === 'pipe' ? def.out?._zod?.def : def.type === 'optional' || def.type === 'nullable' ? def.innerType?._zod?.def : undefined;
+  }
+  return null;
 }
 
 export async function startServer(app: AppContext, opts: { port: number; host: string } & ServerOptions): Promise<{ url: string; close(): Promise<void> }> {

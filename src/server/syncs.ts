@@ -3,6 +3,7 @@
 import type { AppContext } from '../app/context.ts';
 import { ConflictError, errorMessage } from '../core/errors.ts';
 import type { StreamCounts } from '../store/store.ts';
+import type { SyncQueue } from '../sync/queue.ts';
 import { runSync } from '../sync/runner.ts';
 
 interface Active {
@@ -13,14 +14,40 @@ interface Active {
   counts: Record<string, StreamCounts> | null;
 }
 
+/** How long a queued sync's API call waits for a worker to record the run before answering without its id. */
+const QUEUED_START_WAIT_MS = 10_000;
+
 export class SyncManager {
   readonly #app: AppContext;
+  /** PostgreSQL mode: syncs go through the job queue, whichever worker runs them. */
+  readonly #queue: SyncQueue | null;
   readonly #bySource = new Map<string, Active>();
   readonly #byRun = new Map<string, Active>();
   #closing = false;
 
-  constructor(app: AppContext) {
+  constructor(app: AppContext, queue: SyncQueue | null = null) {
     this.#app = app;
+    this.#queue = queue;
+  }
+
+  get queued(): boolean {
+    return this.#queue !== null;
+  }
+
+  /** Enqueues a sync and waits a little for a worker to record its run; the run id, or null with the job id. */
+  async enqueue(source: string, opts: { full?: boolean; trigger?: string } = {}): Promise<{ runId: string | null; jobId: string }> {
+    const queue = this.#queue;
+    if (!queue) throw new Error('no job queue in this server');
+    const s = await this.#app.store.getSource(source);
+    const jobId = await queue.enqueue(source, { full: opts.full, trigger: opts.trigger ?? 'api' });
+    if (!jobId) throw new ConflictError(`a sync of '${source}' is already queued`);
+    const until = Date.now() + QUEUED_START_WAIT_MS;
+    while (Date.now() < until && !this.#closing) {
+      const run = (await this.#app.store.listRuns(s.id, 5)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
+      if (run) return { runId: run.id, jobId };
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return { runId: null, jobId };
   }
 
   isRunning(source: string): boolean {

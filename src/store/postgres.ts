@@ -1,11 +1,39 @@
-// PostgreSQL through `pg`: a pool; transactions pin one client. Bulk inserts go as multi-row
-// statements (a page of records is a handful of round trips, not one per row).
+// PostgreSQL through `pg`: a pool; transactions pin one client. Bulk inserts of many rows go through
+// COPY into a session-local staging table, then one INSERT … SELECT … ON CONFLICT into the real table
+// (a page of records is three round trips); a few rows go as one multi-row INSERT.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { type Driver, type InsertSql, numberPlaceholders, type Row } from './driver.ts';
 
 // PostgreSQL accepts at most 65535 bind parameters per statement.
 const MAX_PARAMS = 60_000;
 const MAX_ROWS = 1000;
+/** From this many rows on, COPY through the staging table beats a multi-row INSERT. */
+const COPY_MIN_ROWS = 64;
+
+/** Staging tables a pooled client has created (temporary tables live as long as its session). */
+const staged = new WeakMap<pg.PoolClient, Set<string>>();
+
+/** `INSERT INTO "t" ("a","b")` → the table and the column list. */
+function parseHead(head: string): { table: string; columns: string } {
+  const m = /^INSERT INTO ("(?:[^"]|"")+") \((.+)\)$/.exec(head);
+  if (!m) throw new Error(`cannot stage an insert that does not name its columns: ${head}`);
+  return { table: m[1]!, columns: m[2]! };
+}
+
+/** One value in COPY's text format. */
+function copyText(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  let s: string;
+  if (typeof v === 'string') s = v;
+  else if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  else if (typeof v === 'boolean') return v ? 't' : 'f';
+  else if (v instanceof Date) return v.toISOString();
+  else s = JSON.stringify(v);
+  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
+}
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -34,6 +62,11 @@ class PostgresDriver implements Driver {
   }
 
   async insertMany(ins: InsertSql, rows: unknown[][]): Promise<void> {
+    if (rows.length >= COPY_MIN_ROWS) {
+      // The staging table is per session: COPY and the INSERT that reads it must share a client.
+      if (this.#conn === this.#pool) return this.transaction((tx) => tx.insertMany(ins, rows));
+      return this.#copyUpsert(this.#conn as pg.PoolClient, ins, rows);
+    }
     const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / ins.columns)));
     for (let i = 0; i < rows.length; i += perStatement) {
       const chunk = rows.slice(i, i + perStatement);
@@ -48,6 +81,30 @@ class PostgresDriver implements Driver {
     }
   }
 
+  /** COPY the rows into a temporary staging table shaped like the target, then upsert them from it. */
+  async #copyUpsert(client: pg.PoolClient, ins: InsertSql, rows: unknown[][]): Promise<void> {
+    const { table, columns } = parseHead(ins.head);
+    const stage = `"_stage_${table.slice(1, -1)}"`;
+    let tables = staged.get(client);
+    if (!tables) {
+      tables = new Set();
+      staged.set(client, tables);
+    }
+    if (!tables.has(stage)) {
+      await client.query(`CREATE TEMPORARY TABLE IF NOT EXISTS ${stage} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
+      tables.add(stage);
+    }
+    let text = '';
+    for (const r of rows) {
+      let line = '';
+      for (let j = 0; j < r.length; j++) line += (j === 0 ? '' : '\t') + copyText(r[j]);
+      text += line + '\n';
+    }
+    await pipeline(Readable.from([text]), client.query(copyFrom(`COPY ${stage} (${columns}) FROM STDIN`)));
+    // Emptied at once: the next batch of this transaction may have other columns.
+    await client.query(`${ins.head} SELECT ${columns} FROM ${stage}${ins.tail}; DELETE FROM ${stage}`);
+  }
+
   async transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T> {
     if (this.#conn !== this.#pool) return fn(this);
     const client = await this.#pool.connect();
@@ -58,6 +115,8 @@ class PostgresDriver implements Driver {
         await client.query('COMMIT');
         return out;
       } catch (err) {
+        // A staging table created in this transaction is gone with it.
+        staged.delete(client);
         await client.query('ROLLBACK');
         throw err;
       }

@@ -1,6 +1,6 @@
 // Writing and reading normalized records: idempotent batched upserts keyed on our stable id,
 // first/last-seen stamping, the vulnerability status rules, the sweep, and filtered queries.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { COMMON_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
@@ -8,7 +8,8 @@ import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.t
 
 /** Our record id: stable across runs, stores and machines for the same source name and natural key. */
 export function recordId(source: string, model: ModelName, key: string): string {
-  return createHash('sha256').update(`${source}\u0000${model}\u0000${key}`).digest('hex').slice(0, 32);
+  // One-shot crypto.hash: the same SHA-256 as createHash().update().digest(), without the objects.
+  return hash('sha256', `${source}\u0000${model}\u0000${key}`, 'hex').slice(0, 32);
 }
 
 export interface WriteStamp {
@@ -55,48 +56,81 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
   return sql;
 }
 
+interface ModelPlan {
+  fields: FieldDef[];
+  /** Index of hostId in `fields`, or -1. */
+  hostAt: number;
+  /** Shapes seen so far by bitmask (bit i = fields[i] present; two high bits = upstream dates). */
+  shapes: Map<number, Shape>;
+}
+
+const plans = new Map<ModelName, ModelPlan>();
+
+function planOf(model: ModelName): ModelPlan {
+  let p = plans.get(model);
+  if (!p) {
+    const fields = MODEL_FIELDS[model];
+    p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, shapes: new Map() };
+    plans.set(model, p);
+  }
+  return p;
+}
+
+function shapeOf(plan: ModelPlan, mask: number): Shape {
+  let shape = plan.shapes.get(mask);
+  if (!shape) {
+    const n = plan.fields.length;
+    shape = { fields: plan.fields.filter((_, i) => (mask & (1 << i)) !== 0), upstreamFirst: (mask & (1 << n)) !== 0, upstreamLast: (mask & (1 << (n + 1))) !== 0 };
+    plan.shapes.set(mask, shape);
+  }
+  return shape;
+}
+
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
 export async function upsertRecords(db: Driver, model: ModelName, records: IncomingRecord[], stamp: WriteStamp): Promise<number> {
   if (records.length === 0) return 0;
-  const known = MODEL_FIELDS[model];
-  const withHost = hasHost(model);
+  const plan = planOf(model);
+  const { fields, hostAt } = plan;
+  const n = fields.length;
   // Group by which fields are present: a field left undefined is not touched on update.
-  const groups = new Map<string, { shape: Shape; rows: Map<string, unknown[]> }>();
+  const groups = new Map<number, Map<string, unknown[]>>();
+  // Records of a page share few hosts: each host id is hashed once per page.
+  const hostIds = new Map<string, string>();
   for (const r of records) {
     if (typeof r.key !== 'string' || r.key === '') throw new InputError(`a ${model} record has no natural key`);
-    const present = known.filter((f) => (f.name === 'hostId' ? withHost : r.fields[f.name] !== undefined));
-    const shape: Shape = { fields: present, upstreamFirst: r.firstSeen != null, upstreamLast: r.lastSeen != null };
-    const sig = `${present.map((f) => f.name).join(',')}|${shape.upstreamFirst}|${shape.upstreamLast}`;
-    let g = groups.get(sig);
-    if (!g) {
-      g = { shape, rows: new Map() };
-      groups.set(sig, g);
-    }
+    const rf = r.fields;
+    const firstSeen = r.firstSeen ?? null;
+    const lastSeen = r.lastSeen ?? null;
+    let mask = (firstSeen !== null ? 1 << n : 0) | (lastSeen !== null ? 1 << (n + 1) : 0);
     const id = recordId(stamp.sourceName, model, r.key);
-    const row: unknown[] = [
-      id,
-      stamp.sourceId,
-      r.key,
-      r.externalId ?? null,
-      r.firstSeen ?? stamp.now,
-      r.lastSeen ?? stamp.now,
-      0,
-      stamp.generation,
-      stamp.runId,
-    ];
-    for (const f of present) {
-      if (f.name === 'hostId') {
+    const row: unknown[] = [id, stamp.sourceId, r.key, r.externalId ?? null, firstSeen ?? stamp.now, lastSeen ?? stamp.now, 0, stamp.generation, stamp.runId];
+    for (let i = 0; i < n; i++) {
+      if (i === hostAt) {
         if (!r.hostKey) throw new InputError(`a ${model} record has no host key`);
-        row.push(recordId(stamp.sourceName, 'hosts', r.hostKey));
+        let hostId = hostIds.get(r.hostKey);
+        if (hostId === undefined) {
+          hostId = recordId(stamp.sourceName, 'hosts', r.hostKey);
+          hostIds.set(r.hostKey, hostId);
+        }
+        row.push(hostId);
       } else {
-        row.push(toColumnValue(f, r.fields[f.name]));
+        const f = fields[i]!;
+        const v = rf[f.name];
+        if (v === undefined) continue;
+        row.push(toColumnValue(f, v));
       }
+      mask |= 1 << i;
+    }
+    let g = groups.get(mask);
+    if (!g) {
+      g = new Map();
+      groups.set(mask, g);
     }
     // The same record twice in a page: the last one wins (PostgreSQL refuses to update a row twice in one statement).
-    g.rows.set(id, row);
+    g.set(id, row);
   }
-  for (const { shape, rows } of groups.values()) {
-    await db.insertMany(insertSqlFor(model, shape), [...rows.values()]);
+  for (const [mask, rows] of groups) {
+    await db.insertMany(insertSqlFor(model, shapeOf(plan, mask)), [...rows.values()]);
   }
   return records.length;
 }
@@ -121,6 +155,13 @@ export interface QueryOptions {
   limit?: number;
   /** Opaque cursor from a previous page. */
   cursor?: string | null;
+  /** Order by one field (then by id); nulls last in both directions. Default: by id. */
+  sort?: SortSpec | null;
+}
+
+export interface SortSpec {
+  field: string;
+  desc?: boolean;
 }
 
 export interface QueryPage {
@@ -161,23 +202,114 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
 export async function queryRecords(db: Driver, model: ModelName, opts: QueryOptions): Promise<QueryPage> {
   const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
   const params: unknown[] = [];
-  const where: string[] = [];
-  if (opts.sourceIds) {
-    if (opts.sourceIds.length === 0) return { records: [], nextCursor: null };
-    where.push(`r."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`);
-    params.push(...opts.sourceIds);
-  }
-  for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
-  if (opts.cursor) {
-    where.push(`r."id" > ?`);
+  const where = whereClauses(model, opts, params);
+  if (where === null) return { records: [], nextCursor: null };
+  const sort = opts.sort && opts.sort.field !== 'id' ? opts.sort : null;
+  const desc = opts.sort?.desc === true;
+  let order = `r."id"${desc ? ' DESC' : ''}`;
+  let select = '';
+  let sortExpr = '';
+  if (sort) {
+    sortExpr = sortExpression(model, sort.field);
+    const dir = desc ? 'DESC' : 'ASC';
+    order = `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}`;
+    select = `, ${sortExpr} AS "sort_key"`;
+    if (opts.cursor) {
+      const c = decodeSortCursor(opts.cursor);
+      const cmp = desc ? '<' : '>';
+      if (c.v === null) {
+        where.push(`(${sortExpr} IS NULL AND r."id" ${cmp} ?)`);
+        params.push(c.id);
+      } else {
+        where.push(`(${sortExpr} ${cmp} ? OR (${sortExpr} = ? AND r."id" ${cmp} ?) OR ${sortExpr} IS NULL)`);
+        params.push(c.v, c.v, c.id);
+      }
+    }
+  } else if (opts.cursor) {
+    where.push(`r."id" ${desc ? '<' : '>'} ?`);
     params.push(decodeCursor(opts.cursor));
   }
-  const sql = `SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY r."id" LIMIT ${limit + 1}`;
+  const sql = `SELECT r.*, s."name" AS "source_name"${select} FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const records = page.map((row) => rowToRecord(model, row));
-  return { records, nextCursor: more ? encodeCursor(String(page[page.length - 1].id)) : null };
+  if (!more) return { records, nextCursor: null };
+  const last = page[page.length - 1];
+  return { records, nextCursor: sort ? encodeSortCursor(last.sort_key, String(last.id)) : encodeCursor(String(last.id)) };
+}
+
+/** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
+function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>, params: unknown[]): string[] | null {
+  const where: string[] = [];
+  if (opts.sourceIds) {
+    if (opts.sourceIds.length === 0) return null;
+    where.push(`r."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`);
+    params.push(...opts.sourceIds);
+  }
+  for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
+  return where;
+}
+
+const SEVERITY_RANK = ['info', 'low', 'medium', 'high', 'critical'];
+
+/** What a field sorts by: its column; the source's name; severity by rank (info < … < critical). */
+function sortExpression(model: ModelName, field: string): string {
+  const def = fieldsOf(model).find((d) => d.name === field);
+  if (!def || def.kind === 'json') {
+    const sortable = fieldsOf(model).filter((d) => d.kind !== 'json').map((d) => d.name);
+    throw new InputError(`cannot sort ${model} by '${field}'; sortable fields: ${sortable.join(', ')}`, 'sort');
+  }
+  if (field === 'source') return 's."name"';
+  const col = `r.${q(columnOf(def.name))}`;
+  if (field === 'severity') return `(CASE ${col} ${SEVERITY_RANK.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} END)`;
+  return col;
+}
+
+export interface GroupCount {
+  values: Record<string, unknown>;
+  count: number;
+}
+
+/** Record counts grouped by one or more fields (e.g. vulnerabilities by severity), largest groups first. */
+export async function groupCount(db: Driver, model: ModelName, by: string[], opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'limit'> = {}): Promise<GroupCount[]> {
+  if (by.length === 0) throw new InputError('name at least one field to group by', 'by');
+  const defs = by.map((name) => {
+    const def = fieldsOf(model).find((d) => d.name === name);
+    if (!def || def.kind === 'json' || name === 'id') throw new InputError(`cannot group ${model} by '${name}'`, 'by');
+    return def;
+  });
+  const params: unknown[] = [];
+  const where = whereClauses(model, opts, params);
+  if (where === null) return [];
+  const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : `r.${q(columnOf(d.name))}`} AS "g${i}"`);
+  const groupBy = defs.map((_, i) => `"g${i}"`);
+  const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
+  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
+  const rows = await db.all(sql, params);
+  return rows.map((row) => ({
+    values: Object.fromEntries(defs.map((d, i) => [d.name, fromColumnValue(d, row[`g${i}`])])),
+    count: Number(row.n),
+  }));
+}
+
+/** Hostname and addresses of hosts by id (for labels next to per-host summaries). */
+export async function hostLabels(db: Driver, ids: string[]): Promise<{ id: string; hostname: string | null; ipAddresses: string[] }[]> {
+  const out: { id: string; hostname: string | null; ipAddresses: string[] }[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db.all(`SELECT "id", "hostname", "ip_addresses" FROM "rec_hosts" WHERE "id" IN (${chunk.map(() => '?').join(',')})`, chunk);
+    for (const r of rows) {
+      let ips: string[] = [];
+      try {
+        ips = r.ip_addresses ? JSON.parse(String(r.ip_addresses)) : [];
+      } catch {
+        ips = [];
+      }
+      out.push({ id: String(r.id), hostname: (r.hostname as string | null) ?? null, ipAddresses: ips });
+    }
+  }
+  return out;
 }
 
 export async function countRecords(db: Driver, model: ModelName, sourceId?: string): Promise<number> {
@@ -197,6 +329,22 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
 
 function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+function encodeSortCursor(v: unknown, id: string): string {
+  return Buffer.from(JSON.stringify([v ?? null, id]), 'utf8').toString('base64url');
+}
+
+function decodeSortCursor(c: string): { v: string | number | null; id: string } {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
+    if (Array.isArray(parsed) && parsed.length === 2 && (parsed[0] === null || ['string', 'number'].includes(typeof parsed[0])) && typeof parsed[1] === 'string' && /^[0-9a-f]{32}$/.test(parsed[1])) {
+      return { v: parsed[0] as string | number | null, id: parsed[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw new InputError('invalid cursor (it belongs to a query with another sort order?)', 'cursor');
 }
 
 function decodeCursor(c: string): string {

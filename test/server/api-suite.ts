@@ -76,7 +76,7 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       }
       assert.ok(checked > 25, `only ${checked} routes`);
       assert.equal((await req({ method: 'GET', url: '/api/v1/no-such-thing/at/all' })).statusCode, 401);
-      const outside = await req({ method: 'GET', url: '/no-such-page' });
+      const outside = await req({ method: 'GET', url: '/no-such-page.png' });
       assert.equal(outside.statusCode, 404);
       assert.equal((outside.data as Err).error.code, 'not_found');
     });

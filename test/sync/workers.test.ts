@@ -12,7 +12,9 @@ import { MODEL_NAMES } from '../../src/core/models.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { SyncQueue } from '../../src/sync/queue.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { buildServer } from '../../src/server/server.ts';
 import { BIN, cliEnv } from '../helpers/cli.ts';
+import { ADMIN_PASSWORD, apiToken, bearer, waitForRun } from '../server/helpers.ts';
 import { BACKENDS, createPostgres, createSqlite, type TestDatabase } from '../helpers/databases.ts';
 
 const pg = BACKENDS.find((b) => b.kind === 'postgres')!;
@@ -199,6 +201,30 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     assert.equal(resumed.mode, 'full');
     assert.equal(resumed.generation, drained.generation);
   });
+});
+
+test('PostgreSQL mode: the API enqueues Sync now and a serve process works the queue', { skip: pg.skip }, async () => {
+  const sim = await startTenableSim({ port: 0, seed: 21, hosts: 10, findingsPerHost: 5 });
+  const db = await createPostgres();
+  const app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), env });
+  const server = await buildServer(app, { worker: true, env: { TRIBUTARY_ADMIN_PASSWORD: ADMIN_PASSWORD } });
+  try {
+    await addSource(app, 'tenable-sc', 'via-api', { apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey });
+    const token = await apiToken(server);
+    const res = await server.inject({ method: 'POST', url: '/api/v1/sources/via-api/sync', headers: bearer(token), payload: {} });
+    assert.equal(res.statusCode, 202, res.body);
+    const body = res.json() as { runId: string | null; jobId: string };
+    assert.match(body.jobId, /^[0-9a-f-]{36}$/);
+    assert.ok(body.runId, 'this server worked the job and reported its run');
+    const run = await waitForRun(server, token, body.runId, 30_000);
+    assert.equal(run.status, 'succeeded');
+    assert.match(String(run.trigger ?? (await app.store.getRun(body.runId)).trigger), /job:/);
+  } finally {
+    await server.close();
+    await app.close();
+    await db.drop();
+    await sim.close();
+  }
 });
 
 async function call(sim: RunningTenableSim, faults: Record<string, unknown>) {

@@ -5,12 +5,12 @@ import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelName } from '../../core/models.ts';
 import { parseFilter } from '../../store/filters.ts';
-import type { Filter } from '../../store/records.ts';
+import { type Filter, groupCount, hostLabels, type SortSpec } from '../../store/records.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-const RESERVED = new Set(['source', 'where', 'limit', 'cursor']);
+const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort']);
 /** A plain query parameter as a filter: `severity=high`, and `port>=80` (parsed as key `port>`). */
 export function plainFilter(key: string, value: string): Filter {
   const suffix = /^([A-Za-z_][A-Za-z0-9_]*)([!<>~])$/.exec(key);
@@ -58,11 +58,81 @@ const querySchema = {
     where: { type: 'array', items: { type: 'string' }, description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text' },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
     cursor: { type: 'string', description: 'nextCursor of the previous page' },
+    sort: { type: 'string', description: 'order by a field, -field for descending (severity sorts by rank); default by id' },
   },
   additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
 } as const;
 
-type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string } & Record<string, unknown>;
+type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; sort?: string } & Record<string, unknown>;
+
+/** `sort=field` or `sort=-field`. */
+export function parseSort(sort: string | undefined): SortSpec | null {
+  if (sort === undefined || sort.trim() === '') return null;
+  const m = /^([-+]?)([A-Za-z][A-Za-z0-9]*)$/.exec(sort.trim());
+  if (!m) throw new InputError(`malformed sort '${sort}': use field or -field`, 'sort');
+  return { field: m[2], desc: m[1] === '-' };
+}
+
+/** The filters of a record query: `where` expressions and plain field parameters. */
+function filtersOf(where: unknown, rest: Record<string, unknown>, reserved: Set<string>): Filter[] {
+  const filters = asList(where).map((w) => parseFilter(w));
+  for (const [key, value] of Object.entries(rest)) {
+    if (reserved.has(key)) continue;
+    for (const v of asList(value)) filters.push(plainFilter(key, v));
+  }
+  return filters;
+}
+
+const GROUP_RESERVED = new Set(['source', 'where', 'limit', 'by']);
+type GroupQuery = { source?: string[]; where?: string[]; limit: number; by?: string[] } & Record<string, unknown>;
+const groupQuerySchema = {
+  type: 'object',
+  properties: {
+    by: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'field to group by; repeat for several' },
+    source: querySchema.properties.source,
+    where: querySchema.properties.where,
+    limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000 },
+  },
+  required: ['by'],
+  additionalProperties: { description: 'any other parameter is a field filter' },
+} as const;
+const groupResponseSchema = {
+  type: 'object',
+  properties: {
+    items: {
+      type: 'array',
+      items: { type: 'object', properties: { values: { type: 'object', additionalProperties: true }, count: { type: 'integer' } }, required: ['values', 'count'] },
+    },
+  },
+} as const;
+
+interface SummaryItem {
+  hostId: string | null;
+  hostname: string | null;
+  ipAddresses: string[];
+  source: string;
+  benchmark: string;
+  passed: number;
+  failed: number;
+  warning: number;
+  error: number;
+  total: number;
+}
+const summaryItemSchema = {
+  type: 'object',
+  properties: {
+    hostId: { type: ['string', 'null'] },
+    hostname: { type: ['string', 'null'] },
+    ipAddresses: { type: 'array', items: { type: 'string' } },
+    source: { type: 'string' },
+    benchmark: { type: 'string' },
+    passed: { type: 'integer' },
+    failed: { type: 'integer' },
+    warning: { type: 'integer' },
+    error: { type: 'integer' },
+    total: { type: 'integer' },
+  },
+} as const;
 
 export function recordRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
@@ -94,14 +164,27 @@ export function recordRoutes(app: AppContext) {
           },
         },
         async (req) => {
-          const { source, where, limit, cursor, ...rest } = req.query;
-          const filters = asList(where).map((w) => parseFilter(w));
-          for (const [key, value] of Object.entries(rest)) {
-            if (RESERVED.has(key)) continue;
-            for (const v of asList(value)) filters.push(plainFilter(key, v));
-          }
-          const page = await app.store.query(model, { sourceIds: await sourceIds(asList(source)), filters, limit, cursor: cursor || null });
+          const { source, where, limit, cursor, sort, ...rest } = req.query;
+          const filters = filtersOf(where, rest, RESERVED);
+          const page = await app.store.query(model, { sourceIds: await sourceIds(asList(source)), filters, limit, cursor: cursor || null, sort: parseSort(sort) });
           return { items: page.records, nextCursor: page.nextCursor };
+        },
+      );
+      f.get<{ Querystring: GroupQuery }>(
+        `/api/v1/${model}/counts`,
+        {
+          schema: {
+            tags: ['records'],
+            summary: `${model} record counts grouped by fields (?by=field, repeatable), with the same filters as the list`,
+            querystring: groupQuerySchema,
+            response: { 200: groupResponseSchema, 400: errorSchema },
+          },
+        },
+        async (req) => {
+          const { source, where, limit, by, ...rest } = req.query;
+          const filters = filtersOf(where, rest, GROUP_RESERVED);
+          const items = await groupCount(app.store.db, model, asList(by), { sourceIds: await sourceIds(asList(source)), filters, limit });
+          return { items };
         },
       );
       f.get<{ Params: { id: string } }>(
@@ -117,6 +200,84 @@ export function recordRoutes(app: AppContext) {
         async (req) => app.store.getRecord(model, req.params.id),
       );
     }
+
+    f.get<{ Querystring: { source?: string[]; hostId?: string; limit: number } }>(
+      '/api/v1/compliance/summary',
+      {
+        schema: {
+          tags: ['records'],
+          summary: 'Compliance results per host and benchmark: passed, failed, warning and error rule counts (current records only)',
+          querystring: {
+            type: 'object',
+            properties: {
+              source: { type: 'array', items: { type: 'string' } },
+              hostId: { type: 'string' },
+              limit: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
+            },
+            additionalProperties: false,
+          },
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: summaryItemSchema } } }, 400: errorSchema },
+        },
+      },
+      async (req) => {
+        const filters: Filter[] = [{ field: 'removed', op: '=', value: 'false' }];
+        if (req.query.hostId) filters.push({ field: 'hostId', op: '=', value: req.query.hostId });
+        const groups = await groupCount(app.store.db, 'compliance', ['hostId', 'source', 'benchmark', 'result'], {
+          sourceIds: await sourceIds(asList(req.query.source)),
+          filters,
+          limit: 10_000,
+        });
+        const rows = new Map<string, SummaryItem>();
+        for (const g of groups) {
+          const hostId = (g.values.hostId as string | null) ?? null;
+          const benchmark = (g.values.benchmark as string | null) ?? '(no benchmark)';
+          const key = `${hostId}\u0000${benchmark}`;
+          let row = rows.get(key);
+          if (!row) {
+            row = { hostId, hostname: null, ipAddresses: [], source: String(g.values.source), benchmark, passed: 0, failed: 0, warning: 0, error: 0, total: 0 };
+            rows.set(key, row);
+          }
+          const result = g.values.result as string | null;
+          if (result === 'passed' || result === 'failed' || result === 'warning' || result === 'error') row[result] += g.count;
+          row.total += g.count;
+        }
+        const items = [...rows.values()].sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark)).slice(0, req.query.limit);
+        const hostIds = [...new Set(items.map((i) => i.hostId).filter((h): h is string => h !== null))];
+        for (const host of await hostLabels(app.store.db, hostIds)) {
+          for (const i of items) if (i.hostId === host.id) Object.assign(i, { hostname: host.hostname, ipAddresses: host.ipAddresses });
+        }
+        return { items };
+      },
+    );
+
+    f.get<{ Querystring: { id: string[] } }>(
+      '/api/v1/hosts/labels',
+      {
+        schema: {
+          tags: ['records'],
+          summary: 'Hostname and IP addresses of hosts by id (?id=…, repeatable, up to 1000), for labelling per-host records',
+          querystring: {
+            type: 'object',
+            properties: { id: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 1000 } },
+            required: ['id'],
+            additionalProperties: false,
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                items: {
+                  type: 'array',
+                  items: { type: 'object', properties: { id: { type: 'string' }, hostname: { type: ['string', 'null'] }, ipAddresses: { type: 'array', items: { type: 'string' } } } },
+                },
+              },
+            },
+            400: errorSchema,
+          },
+        },
+      },
+      async (req) => ({ items: await hostLabels(app.store.db, [...new Set(req.query.id)]) }),
+    );
 
     const unknownModel = async (req: { params: unknown }): Promise<never> => {
       const model = (req.params as { model: string }).model;

@@ -158,7 +158,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           summary: 'Start a sync in the background; poll GET /api/v1/runs/{runId}',
           params: nameParams,
           body: { type: 'object', properties: { full: { type: 'boolean' } }, additionalProperties: false },
-          response: { 202: { type: 'object', properties: { runId: { type: 'string' } }, required: ['runId'] }, ...errors },
+          response: { 202: { type: 'object', properties: { runId: { type: 'string', nullable: true }, jobId: { type: 'string' } }, required: ['runId'] }, ...errors },
         },
         // A sync request with no body at all means the defaults.
         preValidation: async (req) => {
@@ -166,7 +166,14 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         },
       },
       async (req, reply) => {
-        const runId = await syncs.start(req.params.name, { full: req.body.full === true, trigger: `api:${req.auth?.username ?? '?'}` });
+        const opts = { full: req.body.full === true, trigger: `api:${req.auth?.username ?? '?'}` };
+        if (syncs.queued) {
+          // PostgreSQL mode: the job queue runs it on whichever worker is free.
+          const { runId, jobId } = await syncs.enqueue(req.params.name, opts);
+          if (runId) reply.header('location', `/api/v1/runs/${runId}`);
+          return reply.code(202).send({ runId, jobId });
+        }
+        const runId = await syncs.start(req.params.name, opts);
         return reply.code(202).header('location', `/api/v1/runs/${runId}`).send({ runId });
       },
     );

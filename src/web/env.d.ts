@@ -1,0 +1,2 @@
+// Module types for what Vite bundles besides TypeScript.
+declare module '*.css';

@@ -1,0 +1,187 @@
+// Tributary's web interface: session handling, the application frame (navigation, user menu) and the
+// routes to the screens. Everything goes through the public /api/v1 API.
+import { StrictMode, useCallback, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { api, describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler } from './api.ts';
+import { HostPage } from './pages/host.tsx';
+import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
+import { LoginPage } from './pages/login.tsx';
+import { OverviewPage } from './pages/overview.tsx';
+import { RunPage, RunsPage } from './pages/runs.tsx';
+import { NewSourcePage, SourcePage } from './pages/source.tsx';
+import { SourcesPage } from './pages/sources.tsx';
+import { Link, match, navigate, useLocation } from './router.tsx';
+import { Spinner } from './ui.tsx';
+import './style.css';
+
+type SessionState = { status: 'loading' } | { status: 'anonymous'; notice?: string } | { status: 'in'; session: SessionInfo };
+
+function App() {
+  const [state, setState] = useState<SessionState>({ status: 'loading' });
+  const loc = useLocation();
+
+  useEffect(() => {
+    api<SessionInfo>('GET', '/api/v1/auth/session').then(
+      (s) => {
+        setCsrfToken(s.csrfToken);
+        setState({ status: 'in', session: s });
+      },
+      () => setState({ status: 'anonymous' }),
+    );
+  }, []);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setCsrfToken(null);
+      setState({ status: 'anonymous', notice: 'Your session has ended. Please log in again.' });
+    });
+    return () => setUnauthorizedHandler(null);
+  }, []);
+
+  const onLogin = useCallback((s: SessionInfo) => {
+    setCsrfToken(s.csrfToken);
+    setState({ status: 'in', session: s });
+    const next = new URLSearchParams(location.search).get('next');
+    navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
+  }, []);
+
+  const onLogout = useCallback(async () => {
+    try {
+      await api('POST', '/api/v1/auth/logout');
+    } catch {
+      // The session is gone either way.
+    }
+    setCsrfToken(null);
+    setState({ status: 'anonymous', notice: 'You have logged out.' });
+    navigate('/login', { replace: true });
+  }, []);
+
+  if (state.status === 'loading') return <Spinner label="Starting Tributary…" />;
+  if (state.status === 'anonymous') {
+    if (loc.path !== '/login') {
+      const here = location.pathname + location.search;
+      navigate(`/login${here !== '/' ? `?next=${encodeURIComponent(here)}` : ''}`, { replace: true });
+    }
+    return <LoginPage onLogin={onLogin} notice={state.notice} />;
+  }
+  if (loc.path === '/login') {
+    navigate('/', { replace: true });
+    return null;
+  }
+  return (
+    <Frame username={state.session.user.username} onLogout={onLogout} path={loc.path}>
+      <Routes path={loc.path} />
+    </Frame>
+  );
+}
+
+const NAV: { href: string; label: string; group?: string }[] = [
+  { href: '/', label: 'Overview' },
+  { href: '/sources', label: 'Sources', group: 'Data Sources Settings' },
+  { href: '/runs', label: 'Runs', group: 'Data Sources Settings' },
+  ...MODEL_VIEWS.map((m) => ({ href: `/inventory/${m.model}`, label: m.title, group: 'Inventory' })),
+];
+
+function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close the menu whenever the page changes
+  useEffect(() => setMenuOpen(false), [path]);
+  const isCurrent = (href: string) => (href === '/' ? path === '/' : path === href || path.startsWith(href + '/'));
+  const groups: { name: string | undefined; items: typeof NAV }[] = [];
+  for (const item of NAV) {
+    const last = groups[groups.length - 1];
+    if (last && last.name === item.group) last.items.push(item);
+    else groups.push({ name: item.group, items: [item] });
+  }
+  return (
+    <div className="frame">
+      <a href="#main" className="skip">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="sidenav" onClick={() => setMenuOpen((o) => !o)}>
+          Menu
+        </button>
+        <Link href="/" className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            ≋
+          </span>{' '}
+          Tributary
+        </Link>
+        <div className="user">
+          <span className="muted">
+            Signed in as <strong>{username}</strong>
+          </span>
+          <button type="button" onClick={onLogout}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <div className="body">
+        <nav id="sidenav" className={`sidenav${menuOpen ? ' open' : ''}`} aria-label="Main">
+          {groups.map((g) => (
+            <div key={g.name ?? 'top'} className="nav-group">
+              {g.name && <div className="nav-heading">{g.name}</div>}
+              <ul>
+                {g.items.map((i) => (
+                  <li key={i.href}>
+                    <Link href={i.href} aria-current={isCurrent(i.href) ? 'page' : undefined}>
+                      {i.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}
+
+const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] = [
+  ['/', () => <OverviewPage />],
+  ['/sources', () => <SourcesPage />],
+  ['/sources/new/:type', (p) => <NewSourcePage type={p.type} />],
+  ['/sources/:name', (p) => <SourcePage name={p.name} tab="configure" />],
+  ['/sources/:name/:tab', (p) => (['configure', 'files', 'runs'].includes(p.tab) ? <SourcePage name={p.name} tab={p.tab as 'configure'} /> : null)],
+  ['/runs', () => <RunsPage />],
+  ['/runs/:id', (p) => <RunPage id={p.id} />],
+  ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
+  ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
+];
+
+function Routes({ path }: { path: string }) {
+  for (const [pattern, render] of ROUTES) {
+    const params = match(pattern, path);
+    const el = params ? render(params) : null;
+    if (el) return el;
+  }
+  return (
+    <div>
+      <h1>Page not found</h1>
+      <p>
+        There is nothing at <code>{path}</code>. <Link href="/">Go to the overview</Link>.
+      </p>
+    </div>
+  );
+}
+
+window.addEventListener('unhandledrejection', (e) => {
+  console.error('unhandled', describeError(e.reason));
+});
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+} else {
+  document.body.textContent = 'Tributary: the page is missing its root element.';
+}
+

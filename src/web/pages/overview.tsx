@@ -1,0 +1,114 @@
+// Overview: record counts, open vulnerabilities by severity, known-exploited findings, source health
+// and recent runs.
+import { useEffect } from 'react';
+import { get, qs, type Run, type SourceView } from '../api.ts';
+import { Link } from '../router.tsx';
+import { Alert, ago, num, PageHeader, RunBadge, SeverityChart, useLoad } from '../ui.tsx';
+import { Health } from './sources.tsx';
+
+const MODELS: [string, string][] = [
+  ['hosts', 'Hosts'],
+  ['vulnerabilities', 'Vulnerabilities'],
+  ['compliance', 'Compliance results'],
+  ['software', 'Software'],
+  ['ports', 'Open ports'],
+  ['tickets', 'Tickets'],
+  ['cmdb-assets', 'CMDB assets'],
+  ['users', 'Users'],
+  ['services', 'Services'],
+];
+
+export function OverviewPage() {
+  useEffect(() => {
+    document.title = 'Overview · Tributary';
+  }, []);
+  const stats = useLoad((s) => get<{ models: Record<string, number> }>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
+  const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' })}`;
+  const sev = useLoad((s) => get<{ items: { values: { severity: string; knownExploited: boolean | null }; count: number }[] }>(sevUrl, s), sevUrl, { pollMs: 15000 });
+  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 10000 });
+  const runs = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=5', s), 'runs', { pollMs: 5000 });
+
+  const bySeverity: Record<string, number> = {};
+  let kev = 0;
+  let open = 0;
+  for (const i of sev.data?.items ?? []) {
+    bySeverity[i.values.severity] = (bySeverity[i.values.severity] ?? 0) + i.count;
+    if (i.values.knownExploited) kev += i.count;
+    open += i.count;
+  }
+  const noSources = sources.data && sources.data.items.length === 0;
+  return (
+    <div>
+      <PageHeader title="Overview" subtitle="Everything Tributary has imported, at a glance." />
+      {noSources && (
+        <Alert tone="info" title="Welcome to Tributary">
+          No sources are configured yet. Go to <Link href="/sources">Data Sources Settings › Sources</Link> to add a Tenable.sc console or a ServiceDesk Plus portal.
+        </Alert>
+      )}
+      {stats.error && <Alert tone="error">{stats.error}</Alert>}
+      <section aria-labelledby="counts-title">
+        <h2 id="counts-title" className="sr-only">
+          Record counts
+        </h2>
+        <ul className="cards">
+          {MODELS.map(([m, label]) => (
+            <li key={m}>
+              <Link href={`/inventory/${m}`} className="count-card">
+                <span className="count">{stats.data ? num(stats.data.models[m] ?? 0) : '…'}</span>
+                <span className="count-label">{label}</span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <div className="grid-2">
+        <section className="card" aria-labelledby="sev-title">
+          <div className="section-head">
+            <h2 id="sev-title">Open vulnerabilities</h2>
+            <Link href="/inventory/vulnerabilities?status=open">View all</Link>
+          </div>
+          <SeverityChart counts={bySeverity} />
+          <p>
+            <strong>{num(open)}</strong> open findings, of which{' '}
+            <Link href="/inventory/vulnerabilities?knownExploited=true">
+              <strong className={kev ? 'bad-text' : undefined}>{num(kev)}</strong> known exploited
+            </Link>
+            .
+          </p>
+        </section>
+        <section className="card" aria-labelledby="health-title">
+          <div className="section-head">
+            <h2 id="health-title">Sources</h2>
+            <Link href="/sources">Manage</Link>
+          </div>
+          {(sources.data?.items ?? []).length === 0 ? (
+            <p className="muted">No sources yet.</p>
+          ) : (
+            <ul className="source-list">
+              {(sources.data?.items ?? []).map((s) => (
+                <li key={s.name}>
+                  <Link href={`/sources/${encodeURIComponent(s.name)}`} className="strong">
+                    {s.name}
+                  </Link>
+                  <Health source={s} />
+                </li>
+              ))}
+            </ul>
+          )}
+          <h3>Recent runs</h3>
+          {(runs.data?.items ?? []).length === 0 ? (
+            <p className="muted">No runs yet.</p>
+          ) : (
+            <ul className="run-list">
+              {(runs.data?.items ?? []).map((r) => (
+                <li key={r.id}>
+                  <RunBadge status={r.status} /> <Link href={`/runs/${r.id}`}>{r.source}</Link> <span className="muted small">{ago(r.startedAt)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,138 @@
+// Data Sources Settings > Sources: every source with its type, input mode, schedule and health, and an
+// add button per connector type.
+import { useEffect, useState } from 'react';
+import { api, type ConnectorMeta, describeError, get, type SourceView } from '../api.ts';
+import { Link, navigate } from '../router.tsx';
+import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad } from '../ui.tsx';
+
+/** Short product names for the connector types (titles come from the API). */
+export const SHORT_NAMES: Record<string, string> = { 'tenable-sc': 'Tenable.sc', 'servicedesk-plus': 'ServiceDesk Plus' };
+export const shortName = (c: { type: string; title: string }): string => SHORT_NAMES[c.type] ?? c.title;
+
+export function inputModeLabel(source: SourceView, connectors: ConnectorMeta[] | null): string {
+  const mode = String(source.config.inputMode ?? 'api');
+  const field = connectors?.find((c) => c.type === source.type)?.fields.find((f) => f.key === 'inputMode');
+  return field?.options?.find((o) => o.value === mode)?.label ?? (mode === 'file' ? 'File import' : 'API');
+}
+
+export function Health({ source }: { source: SourceView }) {
+  const run = source.lastRun;
+  const fresh = run && (run.status === 'succeeded' || run.status === 'partial') ? run.finishedAt : null;
+  return (
+    <div className="health">
+      <div>
+        <span className="muted">Check: </span>
+        {source.lastCheck ? (
+          <Badge tone={source.lastCheck.ok ? 'ok' : 'bad'} title={dateTime(source.lastCheck.at)}>
+            {source.lastCheck.ok ? 'Passed' : 'Failed'}
+          </Badge>
+        ) : (
+          <span className="muted">not run</span>
+        )}
+        {source.lastCheck && <span className="muted small"> {ago(source.lastCheck.at)}</span>}
+      </div>
+      <div>
+        <span className="muted">Last run: </span>
+        {run ? <RunBadge status={run.status} /> : <span className="muted">never</span>}
+        {run && <span className="muted small"> {ago(run.finishedAt ?? run.startedAt)}</span>}
+      </div>
+      <div>
+        <span className="muted">Data age: </span>
+        {fresh ? <span title={dateTime(fresh)}>{ago(fresh).replace(/ ago$/, '')}</span> : <span className="muted">no data yet</span>}
+      </div>
+    </div>
+  );
+}
+
+export function SourcesPage() {
+  useEffect(() => {
+    document.title = 'Sources · Tributary';
+  }, []);
+  const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
+  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 5000 });
+  const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
+
+  const syncNow = async (name: string) => {
+    setMessage(null);
+    try {
+      const { runId } = await api<{ runId: string | null }>('POST', `/api/v1/sources/${encodeURIComponent(name)}/sync`, {});
+      // In PostgreSQL mode a queued sync may wait for a free worker: then show the run list.
+      navigate(runId ? `/runs/${runId}` : '/runs');
+    } catch (err) {
+      setMessage({ tone: 'error', text: `Could not start a sync of ${name}: ${describeError(err)}` });
+    }
+  };
+
+  const items = sources.data?.items ?? [];
+  const conns = connectors.data?.items ?? [];
+  return (
+    <div>
+      <PageHeader
+        crumbs={<span>Data Sources Settings</span>}
+        title="Sources"
+        subtitle="Where Tributary imports from. Select a source to configure it, upload files or follow its runs."
+        actions={conns.map((c) => (
+          <Link key={c.type} className="button primary" href={`/sources/new/${c.type}`}>
+            Add {shortName(c)} source
+          </Link>
+        ))}
+      />
+      {message && <Alert tone={message.tone}>{message.text}</Alert>}
+      {sources.error && <Alert tone="error" title="Could not load the sources">{sources.error}</Alert>}
+      {sources.loading && !sources.data ? (
+        <Spinner />
+      ) : items.length === 0 ? (
+        <div className="empty-state">
+          <h2>No sources yet</h2>
+          <p>Add a Tenable.sc console or a ServiceDesk Plus portal to start building the inventory.</p>
+        </div>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="sr-only">Configured sources</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Input mode</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Health</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((s) => {
+                const c = conns.find((x) => x.type === s.type);
+                return (
+                  <tr key={s.name}>
+                    <td>
+                      <Link href={`/sources/${encodeURIComponent(s.name)}`} className="strong">
+                        {s.name}
+                      </Link>
+                    </td>
+                    <td>{c ? shortName(c) : s.type}</td>
+                    <td>{inputModeLabel(s, conns)}</td>
+                    <td>{s.schedule ? <code>{s.schedule}</code> : <span className="muted">Manual only</span>}</td>
+                    <td>
+                      <Health source={s} />
+                    </td>
+                    <td className="row-actions">
+                      <Link className="button" href={`/sources/${encodeURIComponent(s.name)}`} aria-label={`Configure ${s.name}`}>
+                        Configure
+                      </Link>
+                      <button type="button" onClick={() => syncNow(s.name)} disabled={s.lastRun?.status === 'running'} aria-label={`Sync ${s.name} now`}>
+                        {s.lastRun?.status === 'running' ? 'Syncing…' : 'Sync now'}
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,287 @@
+// Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
+// a sortable data table with server-side cursor paging, and the severity bar chart.
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { describeError, type RunStatus } from './api.ts';
+
+// ---- loading ----
+
+export interface Loaded<T> {
+  data: T | null;
+  error: string | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Runs `load` when `key` changes (and on reload); the last answer wins. */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, opts: { pollMs?: number } = {}): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({ data: null, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key and tick are the triggers
+  useEffect(() => {
+    const ctl = new AbortController();
+    setState((s) => ({ ...s, loading: true }));
+    loadRef.current(ctl.signal).then(
+      (data) => !ctl.signal.aborted && setState({ data, error: null, loading: false }),
+      (err) => !ctl.signal.aborted && setState((s) => ({ data: s.data, error: describeError(err), loading: false })),
+    );
+    return () => ctl.abort();
+  }, [key, tick]);
+  useEffect(() => {
+    if (!opts.pollMs) return;
+    const t = setInterval(() => setTick((n) => n + 1), opts.pollMs);
+    return () => clearInterval(t);
+  }, [opts.pollMs]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  return { ...state, reload };
+}
+
+// ---- formatting ----
+
+const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const s = Math.round((Date.parse(iso) - now) / 1000);
+  const a = Math.abs(s);
+  if (a < 45) return s <= 0 ? 'just now' : 'in a moment';
+  if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
+  if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
+  return rtf.format(Math.round(s / 86400), 'day');
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export const num = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+export function cell(v: unknown): ReactNode {
+  if (v === null || v === undefined || v === '') return <span className="muted">—</span>;
+  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  if (Array.isArray(v)) return v.length ? v.join(', ') : <span className="muted">—</span>;
+  if (typeof v === 'object') return <code className="json">{JSON.stringify(v)}</code>;
+  if (typeof v === 'number') return num(v);
+  return String(v);
+}
+
+// ---- badges and alerts ----
+
+const RUN_TONE: Record<RunStatus, string> = { running: 'info', succeeded: 'ok', failed: 'bad', partial: 'warn', interrupted: 'warn' };
+const RUN_LABEL: Record<RunStatus, string> = { running: 'Running', succeeded: 'Succeeded', failed: 'Failed', partial: 'Partial', interrupted: 'Interrupted' };
+
+export function Badge({ tone, children, title }: { tone: 'ok' | 'bad' | 'warn' | 'info' | 'neutral'; children: ReactNode; title?: string }) {
+  return (
+    <span className={`badge badge-${tone}`} title={title}>
+      {children}
+    </span>
+  );
+}
+
+export function RunBadge({ status }: { status: RunStatus }) {
+  return <Badge tone={RUN_TONE[status] as 'ok'}>{RUN_LABEL[status] ?? status}</Badge>;
+}
+
+const SEV_TONE: Record<string, string> = { critical: 'sev-critical', high: 'sev-high', medium: 'sev-medium', low: 'sev-low', info: 'sev-info' };
+export function SeverityBadge({ severity }: { severity: unknown }) {
+  const s = String(severity ?? '');
+  return <span className={`sev ${SEV_TONE[s] ?? ''}`}>{s ? s[0].toUpperCase() + s.slice(1) : '—'}</span>;
+}
+
+export function Alert({ tone, title, children }: { tone: 'error' | 'success' | 'info' | 'warning'; title?: string; children?: ReactNode }) {
+  return (
+    <div className={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+      {title && <strong className="alert-title">{title}</strong>}
+      {children && <div>{children}</div>}
+    </div>
+  );
+}
+
+export function Spinner({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="loading" role="status">
+      <span className="spinner" aria-hidden="true" /> {label}
+    </p>
+  );
+}
+
+export function PageHeader({ title, subtitle, actions, crumbs }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; crumbs?: ReactNode }) {
+  return (
+    <header className="page-header">
+      {crumbs && <nav aria-label="Breadcrumb" className="crumbs">{crumbs}</nav>}
+      <div className="page-header-row">
+        <div>
+          <h1>{title}</h1>
+          {subtitle && <p className="subtitle">{subtitle}</p>}
+        </div>
+        {actions && <div className="actions">{actions}</div>}
+      </div>
+    </header>
+  );
+}
+
+// ---- data table ----
+
+export interface Column<T> {
+  key: string;
+  label: string;
+  /** Server-side sortable. */
+  sortable?: boolean;
+  render?: (row: T) => ReactNode;
+  className?: string;
+}
+
+export function DataTable<T extends { id: string }>(props: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  sort?: string | null;
+  onSort?: (sort: string | null) => void;
+  empty?: ReactNode;
+  onRowClick?: (row: T) => void;
+  busy?: boolean;
+}) {
+  const { columns, rows, sort, onSort } = props;
+  const sortField = sort ? sort.replace(/^-/, '') : null;
+  const desc = sort?.startsWith('-') ?? false;
+  return (
+    <div className="table-wrap">
+      <table aria-busy={props.busy ? 'true' : undefined}>
+        <caption className="sr-only">{props.caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => {
+              const active = sortField === c.key;
+              const aria = active ? (desc ? 'descending' : 'ascending') : undefined;
+              return (
+                <th key={c.key} scope="col" aria-sort={aria} className={c.className}>
+                  {c.sortable && onSort ? (
+                    <button type="button" className="sort" onClick={() => onSort(active ? (desc ? null : `-${c.key}`) : c.key)}>
+                      {c.label}
+                      <span aria-hidden="true" className="sort-mark">
+                        {active ? (desc ? '▼' : '▲') : '↕'}
+                      </span>
+                      <span className="sr-only">{active ? (desc ? ', sorted descending' : ', sorted ascending') : ', sort'}</span>
+                    </button>
+                  ) : (
+                    c.label
+                  )}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 ? (
+            <tr>
+              <td colSpan={columns.length} className="empty">
+                {props.empty ?? 'Nothing here yet.'}
+              </td>
+            </tr>
+          ) : (
+            rows.map((r) => (
+              <tr key={r.id} className={props.onRowClick ? 'clickable' : undefined} onClick={props.onRowClick ? () => props.onRowClick?.(r) : undefined}>
+                {columns.map((c) => (
+                  <td key={c.key} className={c.className}>
+                    {c.render ? c.render(r) : cell((r as Record<string, unknown>)[c.key])}
+                  </td>
+                ))}
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Pager(props: { page: number; hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; count: number; limit: number; onLimit: (n: number) => void }) {
+  const from = (props.page - 1) * props.limit + (props.count ? 1 : 0);
+  const to = (props.page - 1) * props.limit + props.count;
+  return (
+    <nav className="pager" aria-label="Pagination">
+      <span className="muted pager-info">
+        {props.count ? `Showing ${num(from)}–${num(to)}` : 'No results'}
+        {props.hasNext ? ' (more available)' : ''}
+      </span>
+      <label className="inline">
+        Rows per page
+        <select value={props.limit} onChange={(e) => props.onLimit(Number(e.target.value))}>
+          {[25, 50, 100, 250].map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" onClick={props.onPrev} disabled={!props.hasPrev}>
+        Previous page
+      </button>
+      <span aria-live="polite">Page {props.page}</span>
+      <button type="button" onClick={props.onNext} disabled={!props.hasNext}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+// ---- severity chart ----
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+
+export function SeverityChart({ counts, title = 'Open vulnerabilities by severity' }: { counts: Record<string, number>; title?: string }) {
+  const max = Math.max(1, ...SEVERITIES.map((s) => counts[s] ?? 0));
+  const rowH = 28;
+  const labelW = 70;
+  const barW = 240;
+  const height = SEVERITIES.length * rowH;
+  return (
+    <figure className="chart">
+      <svg role="img" aria-labelledby="sev-chart-title" viewBox={`0 0 ${labelW + barW + 80} ${height}`} width="100%" preserveAspectRatio="xMinYMin meet">
+        <title id="sev-chart-title">{`${title}: ${SEVERITIES.map((s) => `${s} ${counts[s] ?? 0}`).join(', ')}`}</title>
+        {SEVERITIES.map((s, i) => {
+          const v = counts[s] ?? 0;
+          const w = Math.max(v ? 2 : 0, Math.round((v / max) * barW));
+          return (
+            <g key={s} transform={`translate(0 ${i * rowH})`}>
+              <text x={labelW - 8} y={rowH / 2 + 4} textAnchor="end" className="chart-label">
+                {s[0].toUpperCase() + s.slice(1)}
+              </text>
+              <rect x={labelW} y={5} width={barW} height={rowH - 10} className="chart-track" rx={3} />
+              <rect x={labelW} y={5} width={w} height={rowH - 10} className={`chart-bar bar-${s}`} rx={3} />
+              <text x={labelW + barW + 8} y={rowH / 2 + 4} className="chart-value">
+                {num(v)}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>{title}</figcaption>
+    </figure>
+  );
+}
