@@ -7,6 +7,8 @@ import { MASK, maskConfig, registerSecret, scrubSecrets } from '../core/secrets.
 import type { RunRecord, SourceRecord } from '../store/store.ts';
 import type { AppContext } from './context.ts';
 import { validateSchedule } from './schedule.ts';
+import type { SourceBucket } from '../core/files.ts';
+import { openSourceBucket } from '../filedrop/imports.ts';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -30,6 +32,15 @@ function connectorContext(app: AppContext, source: { id: string; name: string })
       set: async (patch) => app.store.setSourceState(source.id, { ...(await app.store.getSourceState(source.id)), ...patch }),
     },
   };
+}
+
+/** The bucket of a file-mode source for its check, or undefined when the file drop cannot be opened. */
+function fileModeBucket(app: AppContext, source: SourceRecord): SourceBucket | undefined {
+  try {
+    return openSourceBucket(app, source);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Validates a full configuration; returns it with defaults applied, `schedule` split off. */
@@ -113,7 +124,10 @@ export async function checkSource(app: AppContext, name: string): Promise<{ ok: 
     checks = [{ id: 'config', ok: false, message: e.message, hint: 'Fix the configuration with `tributary sources configure`' }];
   } else {
     try {
-      checks = await connector.check(parsed.data, connectorContext(app, source));
+      // File-mode checks look at the bucket (address, files awaiting import).
+      const data = parsed.data as Record<string, unknown>;
+      const bucket = data.inputMode === 'file' ? fileModeBucket(app, source) : undefined;
+      checks = await connector.check(parsed.data, { ...connectorContext(app, source), bucket });
     } catch (err) {
       checks = [{ id: 'check', ok: false, message: `the check itself failed: ${errorMessage(err)}`, hint: null }];
     }

@@ -4,6 +4,7 @@ import type { CheckResult, ConnectorContext } from '../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../core/errors.ts';
 import { SdpApiError, SdpClient } from './client.ts';
 import { accountsUrlOf, deploymentOf, type SdpConfig } from './config.ts';
+import { checkSdpFiles } from './csv/index.ts';
 import { regionMismatch, type TokenManager, type TokenState } from './oauth.ts';
 import { listCiTypes } from './streams.ts';
 
@@ -15,7 +16,7 @@ type Probe = { ok: true; rows: number } | { ok: false; err: unknown };
 
 export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens: TokenManager | null): Promise<CheckResult[]> {
   if (config.inputMode !== 'api') {
-    return [pass('input-mode', `file import mode: exports are read from the bucket '${config.bucket}'; there is no API access to check`)];
+    return [pass('input-mode', `file import mode: exports are read from the bucket '${config.bucket}'; there is no API access to check`), ...(await checkSdpFiles(config, ctx))];
   }
   const out: CheckResult[] = [];
   const cloud = deploymentOf(config) === 'cloud';

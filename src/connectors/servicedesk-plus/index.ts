@@ -1,8 +1,9 @@
-// The ManageEngine ServiceDesk Plus connector (API mode): cloud through Zoho OAuth (authorization code
+// The ManageEngine ServiceDesk Plus connector (API mode, or file mode reading CSV exports from the bucket): cloud through Zoho OAuth (authorization code
 // exchanged on save, refresh token in encrypted source state) or on-premises with a technician API key.
 import type { Connector, ConnectorContext, Stream } from '../../core/connector.ts';
 import { errorMessage, InputError } from '../../core/errors.ts';
 import { checkSdp } from './check.ts';
+import { sdpFileStreams } from './csv/index.ts';
 import { deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, tokenOwner } from './config.ts';
 import { exchangeAuthorizationCode, revokeToken, TokenManager, type TokenState } from './oauth.ts';
 import { sdpStreams } from './streams.ts';
@@ -19,6 +20,7 @@ function tokensFor(config: SdpConfig, ctx: ConnectorContext): TokenManager | nul
 
 /** Streams of a source; one token manager is shared by all of them (one in-flight refresh). */
 export function servicedeskPlusStreams(config: SdpConfig, ctx: ConnectorContext): Stream[] {
+  if (config.inputMode === 'file') return sdpFileStreams();
   if (config.inputMode !== 'api') return [];
   return sdpStreams({ config, tokens: tokensFor(config, ctx) });
 }

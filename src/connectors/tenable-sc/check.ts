@@ -5,6 +5,7 @@ import { errorMessage, UpstreamError } from '../../core/errors.ts';
 import { TenableScClient } from './client.ts';
 import type { TenableScApiConfig, TenableScConfig } from './config.ts';
 import { compareVersions, int, refId, refName, text } from './map/values.ts';
+import { checkTenableScFiles } from './csv/index.ts';
 
 export const MIN_API_KEY_VERSION = '5.13.0';
 export const MIN_HOSTS_API_VERSION = '5.20.0';
@@ -97,7 +98,7 @@ function repositoriesOf(resp: unknown): { id: string | null; name: string | null
 
 export async function checkTenableSc(config: TenableScConfig, ctx: ConnectorContext, opts: { timeoutMs?: number } = {}): Promise<CheckResult[]> {
   if (config.inputMode !== 'api') {
-    return [pass('input-mode', `File Import mode: CSV exports are read from bucket '${config.bucket}'; nothing to check against the console`)];
+    return [pass('input-mode', `File Import mode: CSV exports are read from bucket '${config.bucket}'; nothing to check against the console`), ...(await checkTenableScFiles(config, ctx))];
   }
   if (!config.apiUrl || !config.accessKey || !config.secretKey) return [fail('config', 'API URL, Access Key and Secret Key are required in API mode', 'Fill them in and save')];
   const client = new TenableScClient(config as TenableScApiConfig, { log: ctx.log, timeoutMs: opts.timeoutMs ?? 30_000, retry: { attempts: ATTEMPTS, baseMs: 250 } });

@@ -1,7 +1,9 @@
-// The Tenable Security Center connector (API mode): configuration, credential check and streams.
+// The Tenable Security Center connector: configuration, credential check and streams (API mode, or
+// file mode reading CSV exports from the source's bucket).
 import type { Connector, ConnectorContext, Stream } from '../../core/connector.ts';
 import { checkTenableSc } from './check.ts';
 import { requireApi, type TenableScConfig, tenableScConfigSchema, tenableScFields } from './config.ts';
+import { tenableScFileStreams } from './csv/index.ts';
 import { hostsStream } from './streams/hosts.ts';
 import { complianceStream, portsStream, softwareStream } from './streams/inventory.ts';
 import { vulnerabilitiesStream } from './streams/vulnerabilities.ts';
@@ -9,6 +11,7 @@ import { vulnerabilitiesStream } from './streams/vulnerabilities.ts';
 export type { TenableScConfig } from './config.ts';
 
 export function tenableScStreams(config: TenableScConfig): Stream[] {
+  if (config.inputMode === 'file') return tenableScFileStreams(config);
   if (config.inputMode !== 'api') return [];
   const deps = { config: requireApi(config) };
   return [hostsStream(deps), softwareStream(deps), portsStream(deps), vulnerabilitiesStream(deps), complianceStream(deps)];

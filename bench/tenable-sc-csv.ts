@@ -1,0 +1,320 @@
+// Benchmark `bench/tenable-sc-csv` (issue 4 §3): Tributary's Tenable.sc CSV import against a floor
+// measured in the same run, on the same generated file.
+//
+//   node bench/tenable-sc-csv.ts [--rows 1000000] [--keep]
+//
+// The file: a generated Vulnerability Detail List export with the 44 columns of a real Tenable.sc
+// export (quoted, comma-separated, multi-line `Plugin Output: …` cells, 50 findings per host of which
+// 5 are inventory plugins: scan info, OS, software list, netstat, service detection), written as a
+// stream to a temp dir (≈1.4 KB a row, ≈1.4 GB for a million rows).
+//
+// Every measurement runs in a fresh child process, so each peak RSS (getrusage maxrss) is its own:
+//   parse      the chosen parser (src/filedrop/csv/reader.ts) alone over the file
+//   floor      the same parser + one cached prepared INSERT per row of the raw values (plugin, IP, port,
+//              protocol, name, severity, CVEs, scores, dates as text) into a fresh database's
+//              rec_vulnerabilities table (same migrations), one transaction per 2000 rows. No mapping,
+//              no ids, no upsert.
+//   tributary  the real path (run twice: as `tributary` runs today, and with --max-semi-space-size=16): the file is uploaded into a fresh data dir's bucket (not timed), then
+//              `runSync` (a full run) of a tenable-sc source in file mode with includeInformational on
+//              (every row is a vulnerability), timed from the call to its return: planning, header
+//              detection, parsing, validation, mapping (plugin-output parsers for software/ports/OS),
+//              host records, upserts with checkpoints, import bookkeeping, counts and the sweep.
+// rows/s = CSV data rows / seconds. Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+export const SC_COLUMNS = [
+  'Plugin', 'Plugin Name', 'Family', 'Severity', 'IP Address', 'Protocol', 'Port', 'Exploit?', 'Repository', 'MAC Address', 'DNS Name', 'NetBIOS Name',
+  'Plugin Output', 'Synopsis', 'Description', 'Solution', 'See Also', 'Risk Factor', 'STIG Severity', 'Vulnerability Priority Rating',
+  'CVSS V2 Base Score', 'CVSS V3 Base Score', 'CVSS V2 Temporal Score', 'CVSS V3 Temporal Score', 'CVSS V2 Vector', 'CVSS V3 Vector', 'CPE', 'CVE', 'BID',
+  'Cross References', 'First Discovered', 'Last Observed', 'Vuln Publication Date', 'Patch Publication Date', 'Plugin Publication Date',
+  'Plugin Modification Date', 'Exploit Ease', 'Exploit Frameworks', 'Check Type', 'Version', 'Recast Risk Comment', 'Accept Risk Comment', 'Agent ID', 'Host ID',
+];
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const SEV = ['Info', 'Low', 'Medium', 'High', 'Critical'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+export function scDate(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000);
+  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
+}
+
+/** xorshift32: fast, deterministic. */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
+const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+const LOREM =
+  'The remote host is affected by a vulnerability that allows a remote, unauthenticated attacker to execute arbitrary code or cause a denial of service. ' +
+  'Note that Nessus has not tested for this issue but has instead relied only on the application\u2019s self-reported version number. ';
+
+/** Plugins a generated host gets, with the share of hosts that report each. */
+interface PluginDef {
+  id: string;
+  name: string;
+  family: string;
+  sev: number;
+  port: number;
+  proto: string;
+  output: (host: number, r: () => number) => string;
+}
+
+const PACKAGES = ['openssl', 'bash', 'glibc', 'zlib', 'curl', 'openssh', 'systemd', 'sudo', 'python3', 'perl', 'tar', 'gzip', 'coreutils', 'kernel', 'nss', 'libxml2'];
+
+const INFO_PLUGINS: PluginDef[] = [
+  { id: '19506', name: 'Nessus Scan Information', family: 'Settings', sev: 0, port: 0, proto: 'TCP', output: () => 'Information about this scan : \n\nNessus version : 10.7.2\nPlugin feed version : 202405140312\nScanner IP : 10.0.0.5\nCredentialed checks : yes\nScan Start Date : 2024/5/14 3:12 UTC' },
+  { id: '11936', name: 'OS Identification', family: 'General', sev: 0, port: 0, proto: 'TCP', output: (h) => `\nRemote operating system : ${h % 3 === 0 ? 'Microsoft Windows Server 2019' : 'Linux Kernel 5.14 on Red Hat Enterprise Linux 9'}\nConfidence level : 99\nMethod : ${h % 3 === 0 ? 'SMB' : 'LinuxDistribution'}\n` },
+  {
+    id: '22869', name: 'Software Enumeration (SSH)', family: 'General', sev: 0, port: 0, proto: 'TCP',
+    output: (_h, r) => {
+      const lines = ['Here is the list of packages installed on the remote Red Hat Linux system : ', ''];
+      for (let i = 0; i < 24; i++) lines.push(`  ${PACKAGES[i % PACKAGES.length]}${i >= PACKAGES.length ? '-libs' : ''}-${1 + Math.floor(r() * 3)}.${Math.floor(r() * 20)}.${Math.floor(r() * 9)}-${1 + Math.floor(r() * 5)}.el9|(none)`);
+      return lines.join('\n');
+    },
+  },
+  { id: '34220', name: 'Netstat Portscanner (WMI)', family: 'Port scanners', sev: 0, port: 443, proto: 'TCP', output: () => 'Port 443/tcp was found to be open' },
+  { id: '22964', name: 'Service Detection', family: 'Service detection', sev: 0, port: 22, proto: 'TCP', output: () => 'An SSH server is running on this port.' },
+];
+
+function vulnPlugin(i: number): PluginDef {
+  const id = String(100000 + ((i * 7919) % 90000));
+  return {
+    id,
+    name: `Vendor Product ${i % 97} Multiple Vulnerabilities (ADV-${2020 + (i % 5)}-${i % 1000})`,
+    family: ['General', 'Web Servers', 'Windows', 'Red Hat Local Security Checks', 'Databases'][i % 5]!,
+    sev: 1 + (i % 4),
+    port: [443, 80, 22, 445, 0, 1433][i % 6]!,
+    proto: 'TCP',
+    output: (_h, r) => `\n  Installed version : ${1 + Math.floor(r() * 9)}.${Math.floor(r() * 30)}.${Math.floor(r() * 99)}\n  Fixed version     : ${10 + Math.floor(r() * 9)}.0.1\n  Path              : /usr/lib/vendor/product${i % 13}\n`,
+  };
+}
+
+export interface GenOptions {
+  rows: number;
+  seed?: number;
+  /** Findings per host (default 50). */
+  perHost?: number;
+}
+
+/** Writes the export to `path`; resolves with the byte size. */
+export async function writeVulnDetailCsv(path: string, opts: GenOptions): Promise<number> {
+  const r = rng(opts.seed ?? 42);
+  const perHost = opts.perHost ?? 50;
+  const out = createWriteStream(path, { highWaterMark: 1 << 20 });
+  let bytes = 0;
+  const write = async (s: string) => {
+    bytes += Buffer.byteLength(s);
+    if (!out.write(s)) await once(out, 'drain');
+  };
+  await write(`${SC_COLUMNS.map(q).join(',')}\n`);
+  const base = 1_714_000_000;
+  let buf = '';
+  for (let n = 0; n < opts.rows; n++) {
+    const host = Math.floor(n / perHost);
+    const j = n % perHost;
+    const p = j < INFO_PLUGINS.length ? INFO_PLUGINS[j]! : vulnPlugin(host * 31 + j);
+    const ip = `10.${(host >> 16) & 255}.${(host >> 8) & 255}.${host & 255}`;
+    const mac = `00:50:56:${pad(((host >> 16) & 255) % 100)}:${pad(((host >> 8) & 255) % 100)}:${pad((host & 255) % 100)}`;
+    const first = base - Math.floor(r() * 86400 * 300);
+    const last = base + Math.floor(r() * 86400 * 7);
+    const cves = p.sev > 0 ? Array.from({ length: 1 + (n % 3) }, (_, k) => `CVE-20${18 + (k % 6)}-${1000 + ((n * 13 + k) % 40000)}`).join(',') : '';
+    const row = [
+      p.id, p.name, p.family, SEV[p.sev]!, ip, p.proto, String(p.port), p.sev > 2 ? 'Yes' : 'No', `Repo ${host % 4}`, mac, `host${host}.corp.example`, `CORP\\HOST${host}`,
+      `Plugin Output: ${p.output(host, r)}`,
+      'The remote host is missing a security update.',
+      LOREM.repeat(1 + (n % 3)).trim(),
+      p.sev > 0 ? 'Upgrade to the latest version or apply the vendor patch.' : 'n/a',
+      p.sev > 0 ? `https://www.example.com/advisories/${p.id}\nhttps://nvd.nist.gov/` : '',
+      p.sev === 0 ? 'None' : SEV[p.sev]!, '', p.sev > 0 ? (r() * 10).toFixed(1) : '',
+      p.sev > 0 ? (p.sev * 2.3).toFixed(1) : '', p.sev > 0 ? (p.sev * 2.4).toFixed(1) : '', '', '',
+      p.sev > 0 ? 'AV:N/AC:L/Au:N/C:P/I:P/A:P' : '', p.sev > 0 ? 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' : '', p.sev > 0 ? 'cpe:/a:vendor:product' : '', cves, '',
+      p.sev > 2 ? `IAVA #2024-A-${pad(n % 100)}${n % 50 === 0 ? ',CISA-KNOWN-EXPLOITED #2024/05/03' : ''}` : '',
+      scDate(first), scDate(last), p.sev > 0 ? scDate(base - 400 * 86400) : 'N/A', p.sev > 0 ? scDate(base - 300 * 86400) : 'N/A', scDate(base - 500 * 86400), scDate(base - 10 * 86400),
+      p.sev > 2 ? 'Exploits are available' : '', '', p.sev === 0 ? 'summary' : 'local', '1.12', '', '', '', '',
+    ];
+    buf += `${row.map(q).join(',')}\n`;
+    if (buf.length > 1 << 20) {
+      await write(buf);
+      buf = '';
+    }
+  }
+  if (buf) await write(buf);
+  out.end();
+  await once(out, 'finish');
+  return bytes;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Children.
+
+interface Measured {
+  kind: string;
+  rows: number;
+  seconds: number;
+  peakRssMb: number;
+  note?: string;
+}
+
+const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+async function parseOnly(file: string): Promise<Measured> {
+  const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
+  const t = performance.now();
+  let rows = -1;
+  let chars = 0;
+  for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
+    for (const r of batch) {
+      if (isBlankRecord(r.fields)) continue;
+      rows++;
+      chars += r.fields.length;
+    }
+  }
+  return { kind: 'parse', rows, seconds: (performance.now() - t) / 1000, peakRssMb: maxRssMb(), note: `${chars} cells` };
+}
+
+async function floor(file: string, db: string): Promise<Measured> {
+  const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
+  const { MIGRATIONS } = await import('../src/store/migrations.ts');
+  const { DatabaseSync } = await import('node:sqlite');
+  const sq = new DatabaseSync(db);
+  sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+  for (const m of MIGRATIONS) sq.exec(m.sql);
+  const cols = 'id, source_id, natural_key, first_seen, last_seen, removed, seen_gen, seen_run, host_id, plugin_id, plugin_name, severity, cves, cvss_v2_base_score, cvss_v3_base_score, vpr_score, status, port, protocol';
+  const stmt = sq.prepare(`INSERT INTO rec_vulnerabilities (${cols}) VALUES (${cols.split(',').map(() => '?').join(',')})`);
+  const t = performance.now();
+  let rows = 0;
+  let header: string[] | null = null;
+  const at = (name: string) => header!.indexOf(name);
+  let ix: number[] = [];
+  let inTx = 0;
+  sq.exec('BEGIN IMMEDIATE');
+  for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
+    for (const r of batch) {
+      if (!header) {
+        header = r.fields;
+        ix = ['Plugin', 'IP Address', 'Port', 'Protocol', 'Plugin Name', 'Severity', 'CVE', 'CVSS V2 Base Score', 'CVSS V3 Base Score', 'Vulnerability Priority Rating', 'First Discovered', 'Last Observed'].map(at);
+        continue;
+      }
+      if (isBlankRecord(r.fields)) continue;
+      const f = r.fields;
+      const v = (i: number) => f[ix[i]!] || null;
+      rows++;
+      stmt.run(String(rows), 'bench', `${v(1)}|${v(2)}|${v(3)}|${v(0)}`, v(10), v(11), 0, 'g', 'r', v(1), v(0), v(4), v(5), v(6), v(7), v(8), v(9), 'open', v(2), v(3));
+      if (++inTx >= 2000) {
+        sq.exec('COMMIT');
+        sq.exec('BEGIN IMMEDIATE');
+        inTx = 0;
+      }
+    }
+  }
+  sq.exec('COMMIT');
+  const seconds = (performance.now() - t) / 1000;
+  sq.close();
+  return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb() };
+}
+
+async function tributary(file: string, dataDir: string): Promise<Measured> {
+  const { openApp } = await import('../src/app/context.ts');
+  const { addSource } = await import('../src/app/sources.ts');
+  const { createLogger } = await import('../src/core/log.ts');
+  const { runSync } = await import('../src/sync/runner.ts');
+  const { uploadFiles } = await import('../src/filedrop/upload.ts');
+  const { listImports } = await import('../src/filedrop/imports.ts');
+  // The production log level (info), written nowhere.
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const app = await openApp({ dataDir, log: createLogger({ level: 'info', destination: sink }), env: {} });
+  const source = await addSource(app, 'tenable-sc', 'bench', { inputMode: 'file', includeInformational: true });
+  await uploadFiles(app, 'bench', [file]);
+  const t = performance.now();
+  const result = await runSync(app, 'bench', { full: true });
+  const seconds = (performance.now() - t) / 1000;
+  const peakRssMb = maxRssMb();
+  const [imp] = await listImports(app, source.id);
+  await app.close();
+  if (result.status !== 'succeeded') throw new Error(`the run ended ${result.status}: ${result.error}`);
+  const c = result.streams;
+  const note = `vulnerabilities ${c.vulnerabilities?.records}, hosts ${c.hosts?.records}, software ${c.software?.records}, ports ${c.ports?.records}; file ${imp?.status}, ${imp?.rowsRejected} rejected`;
+  return { kind: 'tributary', rows: imp?.rowsImported ?? 0, seconds, peakRssMb, note };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent.
+
+function child(args: string[], nodeFlags: string[] = []): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    p.on('error', reject);
+    p.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`child ${args.join(' ')} exited ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as Measured);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { rows: { type: 'string', default: '1000000' }, keep: { type: 'boolean', default: false }, child: { type: 'string' }, file: { type: 'string' }, out: { type: 'string' } },
+  });
+  if (values.child) {
+    const file = values.file!;
+    const r = values.child === 'parse' ? await parseOnly(file) : values.child === 'floor' ? await floor(file, values.out!) : await tributary(file, values.out!);
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return;
+  }
+  const rows = Number(values.rows);
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-bench-csv-'));
+  try {
+    const file = join(dir, 'vulnerability-detail-list.csv');
+    const t = performance.now();
+    const bytes = await writeVulnDetailCsv(file, { rows });
+    process.stderr.write(`generated ${rows} rows, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s: ${file}\n`);
+    const parse = await child(['--child', 'parse', '--file', file]);
+    const fl = await child(['--child', 'floor', '--file', file, '--out', join(dir, 'floor.db')]);
+    const trib = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')]);
+    // The same with V8's young generation capped (a launcher flag, not set by bin/tributary.js today).
+    const semi = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data-semi')], ['--max-semi-space-size=16']);
+    semi.kind = 'tributary, --max-semi-space-size=16';
+    const rate = (m: Measured) => m.rows / m.seconds;
+    const line = (m: Measured, ratio: string) => `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
+    const ratio = rate(trib) / rate(fl);
+    const out = [
+      `Tenable.sc CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB, SQLite, node ${process.version}`,
+      '',
+      '| run | rows | seconds | rows/s | MB/s | peak RSS MB | vs floor |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      line(parse, ''),
+      line(fl, '1.00'),
+      line(trib, ratio.toFixed(2)),
+      line(semi, (rate(semi) / rate(fl)).toFixed(2)),
+      '',
+      `tributary: ${trib.note}`,
+      `target: ≥ 0.80 × floor (${ratio >= 0.8 ? 'met' : 'NOT met'}), peak RSS ≤ 300 MB (${trib.peakRssMb <= 300 ? 'met' : 'NOT met'})`,
+    ];
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+    else process.stderr.write(`kept ${dir}\n`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

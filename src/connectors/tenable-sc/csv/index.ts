@@ -1,0 +1,22 @@
+// Tenable.sc file mode: one stream reading the CSV exports in the source's bucket (docs/csv-import.md).
+import type { CheckResult, ConnectorContext, Stream } from '../../../core/connector.ts';
+import { checkBucket, fileImportStream } from '../../../filedrop/csv/stream.ts';
+import type { TenableScConfig } from '../config.ts';
+import { tenableScFileKinds } from './kinds.ts';
+
+export const TENABLE_SC_FILE_STREAM = 'csv-exports';
+
+export function tenableScFileStreams(config: TenableScConfig): Stream[] {
+  return [
+    fileImportStream({
+      name: TENABLE_SC_FILE_STREAM,
+      models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+      kinds: tenableScFileKinds({ includeInformational: config.includeInformational }),
+      what: 'Tenable.sc',
+    }),
+  ];
+}
+
+export function checkTenableScFiles(config: TenableScConfig, ctx: ConnectorContext): Promise<CheckResult[]> {
+  return checkBucket(ctx.bucket, tenableScFileKinds({ includeInformational: config.includeInformational }), 'Tenable.sc', config.bucket);
+}
