@@ -71,8 +71,8 @@ export interface AnalysisPhase {
 
 /**
  * Pages through the phases from `start`, at most two pages in memory at a time: while the caller
- * stores a page, the next one of the same phase is already being fetched (the console builds it while
- * we write). A phase ends on an empty or short page, or when the offset reaches totalRecords (when the
+ * stores a page, the next one of the same phase is already being fetched and mapped (the console
+ * builds it while we write). A phase ends on an empty or short page, or when the offset reaches totalRecords (when the
  * console sent one).
  */
 export async function* runAnalysisPhases(
@@ -87,9 +87,15 @@ export async function* runAnalysisPhases(
   let adoptClock = isFresh(ctx);
   let i = phases.findIndex((p) => p.name === cursor.phase);
   if (i < 0) i = phases.length;
-  let ahead: Promise<AnalysisPageResult> | null = null;
-  const request = (q: AnalysisPhase['query'], offset: number): Promise<AnalysisPageResult> => {
-    const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal });
+  type Fetched = { page: AnalysisPageResult; mapped: ReturnType<AnalysisPhase['map']> };
+  let ahead: Promise<Fetched> | null = null;
+  const request = (phase: AnalysisPhase, q: AnalysisPhase['query'], offset: number): Promise<Fetched> => {
+    // A page is mapped as soon as it arrives, so a page fetched ahead is parsed and mapped while the
+    // caller still waits on the database for the one before.
+    const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal }).then((page) => ({
+      page,
+      mapped: page.rows.length > 0 ? phase.map(page.rows) : { records: {}, errors: 0 },
+    }));
     // Handled where it is awaited; this only keeps a page fetched ahead and then abandoned (the
     // caller stopped) from counting as an unhandled rejection.
     p.catch(() => {});
@@ -101,9 +107,9 @@ export async function* runAnalysisPhases(
     let query = phase.query;
     for (;;) {
       ctx.signal.throwIfAborted();
-      let page: AnalysisPageResult;
+      let fetched: Fetched;
       try {
-        page = await (ahead ?? request(query, offset));
+        fetched = await (ahead ?? request(phase, query, offset));
       } catch (err) {
         ahead = null;
         if (!phase.fallbackFilters || query !== phase.query || !isUnknownFilterError(err)) throw err;
@@ -112,15 +118,16 @@ export async function* runAnalysisPhases(
         continue;
       }
       ahead = null;
+      const { page } = fetched;
       if (adoptClock && page.timestamp) cursor = { ...cursor, until: page.timestamp };
       adoptClock = false;
       const n = page.rows.length;
       const next = offset + n;
       const last = n === 0 || n < pageSize || (page.total !== null && next >= page.total);
-      if (!last) ahead = request(query, next);
+      if (!last) ahead = request(phase, query, next);
       const nextPhase = phases[i + 1]?.name ?? after;
       cursor = last ? { ...cursor, phase: nextPhase, offset: 0 } : { ...cursor, phase: phase.name, offset: next };
-      const { records, errors } = n > 0 ? phase.map(page.rows) : { records: {}, errors: 0 };
+      const { records, errors } = fetched.mapped;
       if (n > 0 || last) {
         ctx.log.debug({ phase: phase.name, offset, rows: n, total: page.total }, 'tenable-sc page');
         yield { records, checkpoint: cursor, ...(errors > 0 ? { errors } : {}) };
