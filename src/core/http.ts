@@ -67,8 +67,28 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /** Explains a network-level failure in words a user can act on. */
-export function describeNetworkError(err: unknown, url: string): UpstreamError {
+export function describeNetworkError(err: unknown, url: string, proxyUrl?: string): UpstreamError {
   const code = errorCode(err) ?? '';
+  if (proxyUrl) {
+    const proxy = (() => {
+      try {
+        return new URL(proxyUrl).host;
+      } catch {
+        return proxyUrl;
+      }
+    })();
+    const refused = /Proxy response \((\d+)\)/.exec(err instanceof Error ? err.message : String(err));
+    if (refused) {
+      return new UpstreamError(`the proxy ${proxy} answered HTTP ${refused[1]} when asked to connect to ${new URL(url).host}`, {
+        transient: refused[1] === '502' || refused[1] === '503' || refused[1] === '504',
+        hint: refused[1] === '407' ? 'The proxy wants credentials: put them in proxyUrl (http://user:password@proxy:port)' : 'Check that the proxy may reach the console (its allow-list, the console URL and port)',
+        cause: err,
+      });
+    }
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      return new UpstreamError(`cannot reach the proxy ${proxy} (${code})`, { transient: code !== 'ENOTFOUND', hint: 'Check proxyUrl, or leave it empty to connect directly', cause: err });
+    }
+  }
   const host = (() => {
     try {
       return new URL(url).host;
@@ -141,7 +161,7 @@ export class HttpClient {
         text = await res.body.text();
       } catch (err) {
         if (req.signal?.aborted) throw err;
-        throw describeNetworkError(err, url);
+        throw describeNetworkError(err, url, this.#opts.proxyUrl);
       }
       if (TRANSIENT_STATUS.has(res.statusCode)) {
         throw new UpstreamError(`${req.method} ${req.path} answered HTTP ${res.statusCode}`, {
