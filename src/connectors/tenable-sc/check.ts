@@ -173,7 +173,14 @@ async function repositoryCheck(client: TenableScClient, user: UserInfo, call: { 
       lastErr = err;
     }
   }
-  if (!repos) return fromError('repositories', lastErr, 'The import still works; check the group\u2019s Access section in the console to see which repositories are imported');
+  if (!repos) {
+    // Listing repositories is a courtesy: the data probe above already showed the user can read findings.
+    return pass(
+      'repositories',
+      `could not list the repositories the group can see (${errorMessage(lastErr)}); the import reads every repository the group gives access to`,
+      'Check the group\u2019s Access section in the console: a repository missing there is missing from the import',
+    );
+  }
   if (repos.length === 0) {
     return fail('repositories', `group '${user.groupName ?? user.groupId ?? '?'}' gives access to no repository: nothing would be imported`, 'In the console, add every repository to import to the group\u2019s Access section, with Viewable Hosts set to All Defined Ranges');
   }
