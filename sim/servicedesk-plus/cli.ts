@@ -1,0 +1,107 @@
+// `tributary sim servicedesk-plus`: command-line options to simulator options, and the foreground run.
+import { DATA_CENTRES, type DataCentre } from './oauth.ts';
+import { startSdpSim } from './server.ts';
+import type { SdpFaults, SdpSimOptions } from './types.ts';
+
+const USAGE = `usage: tributary sim servicedesk-plus [options]
+  --port N                 listen port (default: a free port)     --host H (default 127.0.0.1)
+  --seed N                 data seed (default 1)
+  --requests N  --assets N  --cis N (per CI type)  --users N  --technicians N  --service-categories N
+  --portal NAME            cloud portal (default itdesk)          --dc us|eu|in|au|cn|jp|ca|uk|sa (default us)
+  --client-id ID --client-secret S --api-key K                    fixed credentials (default random)
+  --scopes A,B             scopes of the printed authorization code
+  --code-ttl S             authorization code lifetime (default 180)
+  --token-limit N --token-window S                                 access-token requests per window (10 / 600)
+  --include-scope          token responses carry "scope"
+  --deny MODULE,…          on-prem modules the API key may not read
+  --latency-ms N  --rate-limit-every N (4015)  --http429-every N  --error-every N  --fault-paths a,b
+  --tls-cert FILE --tls-key FILE                                   serve HTTPS`;
+
+export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: string[] } {
+  const o: SdpSimOptions & { scopes?: string[] } = {};
+  const faults: SdpFaults = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const val = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
+      return v;
+    };
+    const num = (): number => {
+      const v = Number(val());
+      if (!Number.isFinite(v) || v < 0) throw new Error(`${flag} needs a non-negative number\n${USAGE}`);
+      return v;
+    };
+    const list = () => val().split(',').map((s) => s.trim()).filter(Boolean);
+    switch (flag) {
+      case '--port': o.port = num(); break;
+      case '--host': o.host = val(); break;
+      case '--seed': o.seed = num(); break;
+      case '--requests': o.requests = num(); break;
+      case '--assets': o.assets = num(); break;
+      case '--cis': o.cis = num(); break;
+      case '--users': o.users = num(); break;
+      case '--technicians': o.technicians = num(); break;
+      case '--service-categories': o.serviceCategories = num(); break;
+      case '--portal': o.portal = val(); break;
+      case '--dc': {
+        const v = val();
+        if (!(DATA_CENTRES as readonly string[]).includes(v)) throw new Error(`--dc must be one of ${DATA_CENTRES.join(', ')}`);
+        o.dc = v as DataCentre;
+        break;
+      }
+      case '--client-id': o.clientId = val(); break;
+      case '--client-secret': o.clientSecret = val(); break;
+      case '--api-key': o.apiKey = val(); break;
+      case '--scopes': o.scopes = list(); break;
+      case '--code-ttl': o.codeTtlSeconds = num(); break;
+      case '--token-limit': o.tokenLimit = num(); break;
+      case '--token-window': o.tokenWindowSeconds = num(); break;
+      case '--include-scope': o.includeScope = true; break;
+      case '--deny': o.apiKeyDenied = list(); break;
+      case '--latency-ms': faults.latencyMs = num(); break;
+      case '--rate-limit-every': faults.rateLimit = { every: num() }; break;
+      case '--http429-every': faults.http429 = { every: num() }; break;
+      case '--error-every': faults.serverError = { every: num() }; break;
+      case '--fault-paths': faults.paths = list(); break;
+      case '--tls-cert': o.tlsCert = val(); break;
+      case '--tls-key': o.tlsKey = val(); break;
+      case '--help':
+      case '-h':
+        throw new Error(USAGE);
+      default:
+        throw new Error(`unknown option ${a}\n${USAGE}`);
+    }
+  }
+  o.faults = faults;
+  return o;
+}
+
+/** `tributary sim servicedesk-plus …`: prints one JSON line with URLs and credentials, serves until SIGINT/SIGTERM. */
+export async function runSdpSimCli(argv: string[]): Promise<void> {
+  const opts = parseSdpSimArgs(argv);
+  const sim = await startSdpSim(opts);
+  process.stdout.write(
+    `${JSON.stringify({
+      url: sim.url,
+      accountsUrl: sim.accountsUrl,
+      portal: sim.portal,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      authorizationCode: sim.mintAuthorizationCode(opts.scopes),
+      apiKey: sim.apiKey,
+      dc: sim.dc,
+      control: `${sim.url}/_sim/`,
+    })}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      sim.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,81 @@
+// Public types of the ServiceDesk Plus simulator: its options, fault rules and the handle of a running simulator.
+import type { SdpDataset } from './data.ts';
+import type { DataCentre, ZohoAccounts } from './oauth.ts';
+
+/** Fires on the next `times` API requests, or on every `every`-th one. */
+export interface FaultRule {
+  times?: number;
+  every?: number;
+  /** HTTP status: 4015 answers default to 400; server errors to 503. */
+  status?: number;
+  /** Retry-After seconds for HTTP 429. */
+  retryAfter?: number;
+}
+
+export interface SdpFaults {
+  latencyMs?: number;
+  /** Body-level status 4015 "API Rate Limit reached". */
+  rateLimit?: FaultRule;
+  /** HTTP 429 with Retry-After. */
+  http429?: FaultRule;
+  serverError?: FaultRule;
+  /** Only API paths containing one of these substrings are faulted (default all). */
+  paths?: string[];
+}
+
+export interface SdpSimOptions {
+  port?: number;
+  host?: string;
+  seed?: number;
+  /** Epoch ms the generated history ends at (default: the start of the current hour minus one day). */
+  now?: number;
+  requests?: number;
+  assets?: number;
+  /** CIs per CI type. */
+  cis?: number;
+  /** Requesters (end users). */
+  users?: number;
+  technicians?: number;
+  serviceCategories?: number;
+  portal?: string;
+  dc?: DataCentre;
+  clientId?: string;
+  clientSecret?: string;
+  apiKey?: string;
+  /** Authorization-code lifetime (default 180 s, Zoho's Self Client default). */
+  codeTtlSeconds?: number;
+  accessTokenTtlSeconds?: number;
+  /** Access-token requests allowed per refresh token per window (Zoho: 10 per 10 minutes). */
+  tokenLimit?: number;
+  tokenWindowSeconds?: number;
+  includeScope?: boolean;
+  /** On-prem modules the technician key may not read (e.g. ['assets']): answered 403 / 4002. */
+  apiKeyDenied?: string[];
+  faults?: SdpFaults;
+  /** PEM files for HTTPS. */
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+export interface RunningSdpSim {
+  url: string;
+  accountsUrl: string;
+  portal: string;
+  clientId: string;
+  clientSecret: string;
+  apiKey: string;
+  dc: DataCentre;
+  mintAuthorizationCode(scopes?: string[], opts?: { ttlSeconds?: number; dc?: DataCentre }): string;
+  data: SdpDataset;
+  accounts: ZohoAccounts;
+  setFaults(f: SdpFaults): void;
+  stats(): SimStats;
+  close(): Promise<void>;
+}
+
+export interface SimStats {
+  requests: Record<string, number>;
+  api: number;
+  faults: Record<string, number>;
+  tokens: ZohoAccounts['counts'];
+}

@@ -1,0 +1,53 @@
+// Filter controls of the inventory search form; they write to the URL query.
+import { useEffect, useState } from 'react';
+import { setQuery } from '../router.tsx';
+
+export function SelectFilter(props: { id: string; label: string; value: string; options: (string | { value: string; label: string })[]; onChange: (v: string | null) => void }) {
+  return (
+    <div className="field inline-field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.target.value || null)}>
+        <option value="">Any</option>
+        {props.options.map((o) => {
+          const v = typeof o === 'string' ? o : o.value;
+          const l = typeof o === 'string' ? o[0].toUpperCase() + o.slice(1) : o.label;
+          return (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          );
+        })}
+      </select>
+    </div>
+  );
+}
+
+export function VulnFilters({ query }: { query: URLSearchParams }) {
+  const [cve, setCve] = useState(query.get('cve') ?? '');
+  useEffect(() => setCve(query.get('cve') ?? ''), [query]);
+  return (
+    <>
+      <SelectFilter id="f-severity" label="Severity" value={query.get('severity') ?? ''} options={['critical', 'high', 'medium', 'low', 'info']} onChange={(v) => setQuery({ severity: v })} />
+      <SelectFilter id="f-status" label="Status" value={query.get('status') ?? ''} options={['open', 'reopened', 'fixed']} onChange={(v) => setQuery({ status: v })} />
+      <div className="field inline-field">
+        <label htmlFor="f-cve">CVE</label>
+        <input
+          id="f-cve"
+          value={cve}
+          placeholder="CVE-2021-44228"
+          onChange={(e) => setCve(e.target.value)}
+          onBlur={() => setQuery({ cve: cve.trim() || null })}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              setQuery({ cve: cve.trim() || null });
+            }
+          }}
+        />
+      </div>
+      <label className="checkbox-inline">
+        <input type="checkbox" checked={query.get('knownExploited') === 'true'} onChange={(e) => setQuery({ knownExploited: e.target.checked ? 'true' : null })} /> Known exploited only
+      </label>
+    </>
+  );
+}

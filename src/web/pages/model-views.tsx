@@ -1,0 +1,207 @@
+// The inventory models the UI shows: per model its columns, searchable fields and default sort.
+import type { Rec } from '../api.ts';
+import type { ModelView } from '../components/record-list.tsx';
+import { Link } from '../router.tsx';
+import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
+
+const lastSeen: Column<Rec> = { key: 'lastSeen', label: 'Last seen', sortable: true, render: (r) => <span title={String(r.lastSeen ?? '')}>{dateTime(r.lastSeen as string)}</span> };
+const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
+
+export const VULN_COLUMNS: Column<Rec>[] = [
+  { key: 'severity', label: 'Severity', sortable: true, render: (r) => <SeverityBadge severity={r.severity} /> },
+  {
+    key: 'pluginName',
+    label: 'Vulnerability',
+    sortable: true,
+    render: (r) => (
+      <>
+        <div>{cell(r.pluginName)}</div>
+        <div className="muted small">Plugin {String(r.pluginId ?? '—')}</div>
+      </>
+    ),
+  },
+  {
+    key: 'cves',
+    label: 'CVEs',
+    render: (r) => {
+      const cves = (r.cves as string[] | null) ?? [];
+      if (cves.length === 0) return <span className="muted">—</span>;
+      return (
+        <span className="cves" title={cves.join(', ')}>
+          {cves.slice(0, 2).map((c) => (
+            <span key={c} className="cve">
+              {c}
+            </span>
+          ))}
+          {cves.length > 2 && <span className="muted small"> +{cves.length - 2} more</span>}
+        </span>
+      );
+    },
+  },
+  { key: 'cvssV3BaseScore', label: 'CVSS v3', sortable: true, className: 'num' },
+  { key: 'epssScore', label: 'EPSS', sortable: true, className: 'num' },
+  { key: 'vprScore', label: 'VPR', sortable: true, className: 'num' },
+  { key: 'knownExploited', label: 'Known exploited', sortable: true, render: (r) => (r.knownExploited ? <span className="kev">Yes</span> : 'No') },
+  { key: 'status', label: 'Status', sortable: true },
+  { key: 'port', label: 'Port', sortable: true, render: (r) => (r.port === null ? <span className="muted">—</span> : `${r.port}/${r.protocol ?? ''}`) },
+  lastSeen,
+];
+
+export const MODEL_VIEWS: ModelView[] = [
+  {
+    model: 'hosts',
+    title: 'Hosts',
+    singular: 'host',
+    columns: [
+      { key: 'hostname', label: 'Host name', sortable: true, render: (r) => <Link href={`/inventory/hosts/${r.id}`}>{String(r.hostname ?? r.fqdn ?? r.netbiosName ?? (r.ipAddresses as string[] | null)?.[0] ?? r.id)}</Link> },
+      { key: 'ipAddresses', label: 'IP addresses' },
+      { key: 'os', label: 'Operating system', sortable: true },
+      { key: 'manufacturer', label: 'Hardware', sortable: true, render: (r) => cell([r.manufacturer, r.model].filter(Boolean).join(' ') || null) },
+      { key: 'lastLoggedOnUser', label: 'Last user', sortable: true },
+      { key: 'credentialed', label: 'Credentialed', sortable: true },
+      source,
+      lastSeen,
+    ],
+    search: [
+      { field: 'hostname', label: 'Host name' },
+      { field: 'ipAddresses', label: 'IP address' },
+      { field: 'os', label: 'Operating system' },
+      { field: 'serialNumber', label: 'Serial number' },
+      { field: 'lastLoggedOnUser', label: 'Last user' },
+    ],
+    defaultSort: 'hostname',
+  },
+  {
+    model: 'vulnerabilities',
+    title: 'Vulnerabilities',
+    singular: 'vulnerability',
+    columns: VULN_COLUMNS,
+    search: [
+      { field: 'pluginName', label: 'Name' },
+      { field: 'pluginId', label: 'Plugin ID' },
+    ],
+    defaultSort: '-severity',
+    perHost: true,
+  },
+  {
+    model: 'compliance',
+    title: 'Compliance',
+    singular: 'compliance result',
+    columns: [
+      { key: 'benchmark', label: 'Benchmark', sortable: true },
+      { key: 'ruleId', label: 'Rule', sortable: true },
+      { key: 'ruleName', label: 'Rule name', sortable: true },
+      { key: 'result', label: 'Result', sortable: true, render: (r) => <span className={`result result-${String(r.result)}`}>{cell(r.result)}</span> },
+      lastSeen,
+    ],
+    search: [
+      { field: 'ruleName', label: 'Rule name' },
+      { field: 'benchmark', label: 'Benchmark' },
+      { field: 'ruleId', label: 'Rule ID' },
+    ],
+    perHost: true,
+  },
+  {
+    model: 'software',
+    title: 'Software',
+    singular: 'software package',
+    columns: [{ key: 'name', label: 'Name', sortable: true }, { key: 'version', label: 'Version', sortable: true }, source, lastSeen],
+    search: [{ field: 'name', label: 'Name' }],
+    defaultSort: 'name',
+    perHost: true,
+  },
+  {
+    model: 'ports',
+    title: 'Open ports',
+    singular: 'open port',
+    columns: [{ key: 'port', label: 'Port', sortable: true, className: 'num' }, { key: 'protocol', label: 'Protocol', sortable: true }, { key: 'service', label: 'Service', sortable: true }, source, lastSeen],
+    search: [{ field: 'service', label: 'Service' }],
+    defaultSort: 'port',
+    perHost: true,
+  },
+  {
+    model: 'tickets',
+    title: 'Tickets',
+    singular: 'ticket',
+    columns: [
+      { key: 'displayId', label: 'ID', sortable: true },
+      { key: 'subject', label: 'Subject', sortable: true },
+      { key: 'kind', label: 'Kind', sortable: true },
+      { key: 'status', label: 'Status', sortable: true },
+      { key: 'priority', label: 'Priority', sortable: true },
+      { key: 'assignee', label: 'Assignee', sortable: true },
+      { key: 'group', label: 'Group', sortable: true },
+      { key: 'requester', label: 'Requester', sortable: true },
+      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt as string) },
+      { key: 'dueAt', label: 'Due', sortable: true, render: (r) => dateTime(r.dueAt as string) },
+    ],
+    search: [
+      { field: 'subject', label: 'Subject' },
+      { field: 'displayId', label: 'ID' },
+      { field: 'requester', label: 'Requester' },
+      { field: 'assignee', label: 'Assignee' },
+    ],
+    defaultSort: '-createdAt',
+  },
+  {
+    model: 'cmdb-assets',
+    title: 'CMDB assets',
+    singular: 'CMDB asset',
+    columns: [
+      { key: 'name', label: 'Name', sortable: true },
+      { key: 'assetTag', label: 'Asset tag', sortable: true },
+      { key: 'productType', label: 'Product type', sortable: true },
+      { key: 'product', label: 'Product', sortable: true },
+      { key: 'state', label: 'State', sortable: true },
+      { key: 'ipAddresses', label: 'IP addresses' },
+      { key: 'assignedUser', label: 'User', sortable: true },
+      { key: 'department', label: 'Department', sortable: true },
+      { key: 'site', label: 'Site', sortable: true },
+    ],
+    search: [
+      { field: 'name', label: 'Name' },
+      { field: 'assetTag', label: 'Asset tag' },
+      { field: 'serialNumber', label: 'Serial number' },
+      { field: 'ipAddresses', label: 'IP address' },
+    ],
+    defaultSort: 'name',
+  },
+  {
+    model: 'users',
+    title: 'Users',
+    singular: 'user',
+    columns: [
+      { key: 'name', label: 'Name', sortable: true },
+      { key: 'email', label: 'Email', sortable: true },
+      { key: 'department', label: 'Department', sortable: true },
+      { key: 'jobTitle', label: 'Job title', sortable: true },
+      { key: 'isTechnician', label: 'Technician', sortable: true },
+      { key: 'status', label: 'Status', sortable: true },
+      source,
+    ],
+    search: [
+      { field: 'name', label: 'Name' },
+      { field: 'email', label: 'Email' },
+      { field: 'department', label: 'Department' },
+    ],
+    defaultSort: 'name',
+  },
+  {
+    model: 'services',
+    title: 'Services',
+    singular: 'service',
+    columns: [
+      { key: 'name', label: 'Name', sortable: true },
+      { key: 'category', label: 'Category', sortable: true },
+      { key: 'owner', label: 'Owner', sortable: true },
+      { key: 'status', label: 'Status', sortable: true },
+      { key: 'description', label: 'Description' },
+      source,
+    ],
+    search: [
+      { field: 'name', label: 'Name' },
+      { field: 'category', label: 'Category' },
+    ],
+    defaultSort: 'name',
+  },
+];
