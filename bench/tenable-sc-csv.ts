@@ -1,7 +1,13 @@
 // Benchmark `bench/tenable-sc-csv` (issue 4 §3): Tributary's Tenable.sc CSV import against a floor
 // measured in the same run, on the same generated file.
 //
-//   node bench/tenable-sc-csv.ts [--rows 1000000] [--keep]
+//   node bench/tenable-sc-csv.ts [--rows 1000000] [--keep] [--file PATH] [--node-flags '--max-semi-space-size=16']
+//                                [--only parse,floor,tributary] [--cpu-prof DIR]
+//
+// --node-flags: V8/Node flags for the floor and tributary children (the same for both, for fairness);
+// without it, tributary runs twice (as launched today, and with --max-semi-space-size=16).
+// --file: reuse a generated export (kept with --keep) instead of writing one. --only: which children
+// run. --cpu-prof DIR: the tributary child writes a V8 CPU profile into DIR.
 //
 // The file: a generated Vulnerability Detail List export with the 44 columns of a real Tenable.sc
 // export (quoted, comma-separated, multi-line `Plugin Output: …` cells, 50 findings per host of which
@@ -11,10 +17,13 @@
 // Every measurement runs in a fresh child process, so each peak RSS (getrusage maxrss) is its own:
 //   parse      the chosen parser (src/filedrop/csv/reader.ts) alone over the file
 //   floor      the same parser + one cached prepared INSERT per row of the raw values (plugin, IP, port,
-//              protocol, name, severity, CVEs, scores, dates as text) into a fresh database's
+//              protocol, name, severity, CVEs, scores, dates as text), keyed by the row's own identity
+//              `ip|port|protocol|plugin`, into a fresh database's
 //              rec_vulnerabilities table (same migrations), one transaction per 2000 rows. No mapping,
 //              no ids, no upsert.
-//   tributary  the real path (run twice: as `tributary` runs today, and with --max-semi-space-size=16): the file is uploaded into a fresh data dir's bucket (not timed), then
+//   tributary  the real path (run twice: as `tributary` runs today, and with --max-semi-space-size=16,
+//              unless --node-flags): the file is uploaded into a fresh data dir's bucket by a child of its
+//              own (not timed, and not in the import's peak RSS), then a fresh child runs
 //              `runSync` (a full run) of a tenable-sc source in file mode with includeInformational on
 //              (every row is a vulnerability), timed from the call to its return: planning, header
 //              detection, parsing, validation, mapping (plugin-output parsers for software/ports/OS),
@@ -22,7 +31,7 @@
 // rows/s = CSV data rows / seconds. Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -215,7 +224,9 @@ async function floor(file: string, db: string): Promise<Measured> {
       const f = r.fields;
       const v = (i: number) => f[ix[i]!] || null;
       rows++;
-      stmt.run(String(rows), 'bench', `${v(1)}|${v(2)}|${v(3)}|${v(0)}`, v(10), v(11), 0, 'g', 'r', v(1), v(0), v(4), v(5), v(6), v(7), v(8), v(9), 'open', v(2), v(3));
+      // Keyed by the row's own identity (IP, port, protocol, plugin), as any store of these rows must be.
+      const key = `${v(1)}|${v(2)}|${v(3)}|${v(0)}`;
+      stmt.run(key, 'bench', key, v(10), v(11), 0, 'g', 'r', v(1), v(0), v(4), v(5), v(6), v(7), v(8), v(9), 'open', v(2), v(3));
       if (++inTx >= 2000) {
         sq.exec('COMMIT');
         sq.exec('BEGIN IMMEDIATE');
@@ -229,20 +240,41 @@ async function floor(file: string, db: string): Promise<Measured> {
   return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb() };
 }
 
-async function tributary(file: string, dataDir: string): Promise<Measured> {
+/** Opens the app of a bench data dir (production log level, written nowhere). */
+async function benchApp(dataDir: string) {
   const { openApp } = await import('../src/app/context.ts');
-  const { addSource } = await import('../src/app/sources.ts');
   const { createLogger } = await import('../src/core/log.ts');
-  const { runSync } = await import('../src/sync/runner.ts');
-  const { uploadFiles } = await import('../src/filedrop/upload.ts');
-  const { listImports } = await import('../src/filedrop/imports.ts');
-  // The production log level (info), written nowhere.
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const app = await openApp({ dataDir, log: createLogger({ level: 'info', destination: sink }), env: {} });
-  const source = await addSource(app, 'tenable-sc', 'bench', { inputMode: 'file', includeInformational: true });
+  return openApp({ dataDir, log: createLogger({ level: 'info', destination: sink }), env: {} });
+}
+
+/** Not timed, and in its own process so the import's peak RSS is the import's: the source and the upload. */
+async function prepare(file: string, dataDir: string): Promise<Measured> {
+  const { addSource } = await import('../src/app/sources.ts');
+  const { uploadFiles } = await import('../src/filedrop/upload.ts');
+  const app = await benchApp(dataDir);
+  const t = performance.now();
+  await addSource(app, 'tenable-sc', 'bench', { inputMode: 'file', includeInformational: true });
   await uploadFiles(app, 'bench', [file]);
+  const seconds = (performance.now() - t) / 1000;
+  await app.close();
+  return { kind: 'upload', rows: 0, seconds, peakRssMb: maxRssMb() };
+}
+
+async function tributary(dataDir: string): Promise<Measured> {
+  const { runSync } = await import('../src/sync/runner.ts');
+  const { listImports } = await import('../src/filedrop/imports.ts');
+  const app = await benchApp(dataDir);
+  const source = (await app.store.getSource('bench'))!;
+  const sampler = process.env.MEMSAMPLE
+    ? setInterval(() => {
+        const m = process.memoryUsage();
+        process.stderr.write(`mem rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`);
+      }, 3000)
+    : null;
   const t = performance.now();
   const result = await runSync(app, 'bench', { full: true });
+  if (sampler) clearInterval(sampler);
   const seconds = (performance.now() - t) / 1000;
   const peakRssMb = maxRssMb();
   const [imp] = await listImports(app, source.id);
@@ -273,43 +305,73 @@ function child(args: string[], nodeFlags: string[] = []): Promise<Measured> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rows: { type: 'string', default: '1000000' }, keep: { type: 'boolean', default: false }, child: { type: 'string' }, file: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      rows: { type: 'string', default: '1000000' },
+      keep: { type: 'boolean', default: false },
+      child: { type: 'string' },
+      file: { type: 'string' },
+      out: { type: 'string' },
+      'node-flags': { type: 'string' },
+      only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+    },
   });
   if (values.child) {
     const file = values.file!;
-    const r = values.child === 'parse' ? await parseOnly(file) : values.child === 'floor' ? await floor(file, values.out!) : await tributary(file, values.out!);
+    const c = values.child;
+    const r = c === 'parse' ? await parseOnly(file) : c === 'floor' ? await floor(file, values.out!) : c === 'upload' ? await prepare(file, values.out!) : await tributary(values.out!);
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
   const rows = Number(values.rows);
   const dir = mkdtempSync(join(tmpdir(), 'tributary-bench-csv-'));
   try {
-    const file = join(dir, 'vulnerability-detail-list.csv');
-    const t = performance.now();
-    const bytes = await writeVulnDetailCsv(file, { rows });
-    process.stderr.write(`generated ${rows} rows, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s: ${file}\n`);
-    const parse = await child(['--child', 'parse', '--file', file]);
-    const fl = await child(['--child', 'floor', '--file', file, '--out', join(dir, 'floor.db')]);
-    const trib = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')]);
-    // The same with V8's young generation capped (a launcher flag, not set by bin/tributary.js today).
-    const semi = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data-semi')], ['--max-semi-space-size=16']);
-    semi.kind = 'tributary, --max-semi-space-size=16';
+    let file = values.file;
+    let bytes: number;
+    if (file) bytes = statSync(file).size;
+    else {
+      file = join(dir, 'vulnerability-detail-list.csv');
+      const t = performance.now();
+      bytes = await writeVulnDetailCsv(file, { rows });
+      process.stderr.write(`generated ${rows} rows, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s: ${file}\n`);
+    }
+    const only = new Set((values.only ?? 'parse,floor,tributary').split(','));
+    const flags = values['node-flags'] ? values['node-flags'].split(/\s+/).filter(Boolean) : null;
+    const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+    const results: { m: Measured; ratio: boolean }[] = [];
+    if (only.has('parse')) results.push({ m: await child(['--child', 'parse', '--file', file]), ratio: false });
+    const fl = only.has('floor') ? await child(['--child', 'floor', '--file', file, '--out', join(dir, 'floor.db')], flags ?? []) : null;
+    if (fl) fl.kind = flags ? `floor, ${flags.join(' ')}` : 'floor';
+    if (fl) results.push({ m: fl, ratio: true });
+    let trib: Measured | null = null;
+    if (only.has('tributary')) {
+      await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data')]);
+      trib = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')], [...(flags ?? []), ...prof]);
+      if (flags) trib.kind = `tributary, ${flags.join(' ')}`;
+      results.push({ m: trib, ratio: true });
+      if (!flags) {
+        // The same with V8's young generation capped (the launcher flag).
+        await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data-semi')]);
+        const semi = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data-semi')], ['--max-semi-space-size=16']);
+        semi.kind = 'tributary, --max-semi-space-size=16';
+        results.push({ m: semi, ratio: true });
+      }
+    }
     const rate = (m: Measured) => m.rows / m.seconds;
     const line = (m: Measured, ratio: string) => `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
-    const ratio = rate(trib) / rate(fl);
     const out = [
       `Tenable.sc CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB, SQLite, node ${process.version}`,
       '',
       '| run | rows | seconds | rows/s | MB/s | peak RSS MB | vs floor |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      line(parse, ''),
-      line(fl, '1.00'),
-      line(trib, ratio.toFixed(2)),
-      line(semi, (rate(semi) / rate(fl)).toFixed(2)),
+      ...results.map(({ m, ratio }) => line(m, ratio && fl ? (rate(m) / rate(fl)).toFixed(2) : '')),
       '',
-      `tributary: ${trib.note}`,
-      `target: ≥ 0.80 × floor (${ratio >= 0.8 ? 'met' : 'NOT met'}), peak RSS ≤ 300 MB (${trib.peakRssMb <= 300 ? 'met' : 'NOT met'})`,
     ];
+    if (trib) {
+      out.push(`tributary: ${trib.note}`);
+      const last = results[results.length - 1]!.m;
+      if (fl) out.push(`target (${last.kind}): ≥ 0.80 × floor (${rate(last) / rate(fl) >= 0.8 ? 'met' : 'NOT met'}), peak RSS ≤ 300 MB (${last.peakRssMb <= 300 ? 'met' : 'NOT met'})`);
+    }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
     if (!values.keep) rmSync(dir, { recursive: true, force: true });

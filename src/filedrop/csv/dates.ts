@@ -54,19 +54,35 @@ const NUMERIC = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:[\s,]+(\d{1,2}):(\d{2})(
 // The Tenable.sc export form exactly ("Feb 9, 2024 10:48:42 UTC"): checked first, it is most rows.
 const SC_FORM = /^([A-Z][a-z]{2}) (\d{1,2}), (\d{4}) (\d{2}):(\d{2}):(\d{2}) ([A-Z]{1,5})$/;
 
+/** The SC form's time in epoch milliseconds; undefined for an impossible day; null when the text is not in the exact form. */
+function scFormMs(value: string): number | null | undefined {
+  const fast = SC_FORM.exec(value);
+  if (!fast) return null;
+  const mo = MONTHS[fast[1]!.toLowerCase()];
+  const off = ZONE_OFFSETS[fast[7]!];
+  if (mo === undefined || off === undefined) return null;
+  const d = Number(fast[2]);
+  const t = Date.UTC(Number(fast[3]), mo, d, Number(fast[4]), Number(fast[5]), Number(fast[6])) - off * 60_000;
+  if (d <= 28 || new Date(Date.UTC(Number(fast[3]), mo, d)).getUTCMonth() === mo) return t;
+  return undefined;
+}
+
+/**
+ * parseDate as epoch milliseconds (null for "no date", undefined for no date this reader knows), without
+ * building the ISO text when the value is in the Tenable.sc form.
+ */
+export function parseDateMs(value: string | null | undefined): number | null | undefined {
+  if (value === null || value === undefined) return null;
+  const fast = scFormMs(value);
+  if (fast !== null) return fast;
+  const iso = parseDate(value);
+  return iso == null ? iso : Date.parse(iso);
+}
+
 export function parseDate(value: string | null | undefined): string | null | undefined {
   if (value === null || value === undefined) return null;
-  const fast = SC_FORM.exec(value);
-  if (fast) {
-    const mo = MONTHS[fast[1]!.toLowerCase()];
-    const off = ZONE_OFFSETS[fast[7]!];
-    if (mo !== undefined && off !== undefined) {
-      const d = Number(fast[2]);
-      const t = Date.UTC(Number(fast[3]), mo, d, Number(fast[4]), Number(fast[5]), Number(fast[6])) - off * 60_000;
-      if (d <= 28 || new Date(Date.UTC(Number(fast[3]), mo, d)).getUTCMonth() === mo) return new Date(t).toISOString();
-      return undefined;
-    }
-  }
+  const fast = scFormMs(value);
+  if (fast !== null) return fast === undefined ? undefined : new Date(fast).toISOString();
   const s = value.trim();
   if (NONE.has(s.toLowerCase())) return null;
   let m = MONTH_FIRST.exec(s);

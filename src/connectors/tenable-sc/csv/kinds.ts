@@ -3,7 +3,7 @@
 // same pure mappers, so file mode yields the same models, keys and lifecycle.
 import type { IncomingRecord } from '../../../core/models.ts';
 import { type ColumnDef, type CsvRow, detach, type FileKind, RowError, type RowMapper } from '../../../filedrop/csv/columns.ts';
-import { parseDate } from '../../../filedrop/csv/dates.ts';
+import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
 import { hostKey, rowHostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
 import { list, macs } from '../map/values.ts';
@@ -80,25 +80,23 @@ function need(row: CsvRow, field: string, header: string): string {
   return v;
 }
 
-/** Dates repeat a lot in an export (one scan, many rows): parsed ones are remembered (bounded). */
+/** Dates repeat a lot in an export (one scan, many rows): parsed ones are remembered (bounded), as epoch seconds. */
 const dateCache = new Map<string, string | null>();
 
-/** An export date as ISO-8601; a text that is no date rejects the row. */
-function dateOf(row: CsvRow, field: string, header: string): string | undefined {
+/** An export date as epoch seconds (the API mode's wire form, text); a text that is no date rejects the row. */
+function epochOf(row: CsvRow, field: string, header: string): string | undefined {
   const raw = row.get(field);
   if (raw === undefined || raw === null) return undefined;
-  let iso = dateCache.get(raw);
-  if (iso === undefined) {
-    const parsed = parseDate(raw);
-    if (parsed === undefined) throw new RowError(`${header} '${raw}' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)`);
-    iso = parsed;
+  let epoch = dateCache.get(raw);
+  if (epoch === undefined) {
+    const ms = parseDateMs(raw);
+    if (ms === undefined) throw new RowError(`${header} '${raw}' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)`);
+    epoch = ms === null ? null : String(Math.floor(ms / 1000));
     if (dateCache.size >= 4096) dateCache.clear();
-    dateCache.set(raw, iso);
+    dateCache.set(raw, epoch);
   }
-  return iso ?? undefined;
+  return epoch ?? undefined;
 }
-
-const epochText = (iso: string) => String(Math.floor(Date.parse(iso) / 1000));
 
 /** A CSV row as a `vulndetails` row (string values, {name} objects), validated. */
 export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
@@ -150,11 +148,11 @@ export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   }
   const text = row.raw('pluginText');
   if (text) r.pluginText = detach(stripPluginOutputPrefix(text));
-  const first = dateOf(row, 'firstSeen', 'First Discovered');
-  const last = dateOf(row, 'lastSeen', 'Last Observed');
-  // The API mode's wire form (epoch seconds) for the mappers; the ISO text for whoever needs it as is.
-  if (first) r.firstSeen = epochText(first);
-  if (last) r.lastSeen = epochText(last);
+  // The API mode's wire form (epoch seconds) for the mappers.
+  const first = epochOf(row, 'firstSeen', 'First Discovered');
+  const last = epochOf(row, 'lastSeen', 'Last Observed');
+  if (first) r.firstSeen = first;
+  if (last) r.lastSeen = last;
   return r;
 }
 
