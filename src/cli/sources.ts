@@ -112,10 +112,8 @@ export function registerSourcesCommands(program: Command): void {
         if (g.json) {
           printJson(result);
         } else {
-          for (const c of result.checks) {
-            process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.id}: ${c.message}\n`);
-            if (c.hint) process.stdout.write(`    hint: ${c.hint}\n`);
-          }
+          // One line per check: mark, finding, hint.
+          for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.id}: ${c.message}${c.hint ? ` — hint: ${c.hint}` : ''}\n`);
           process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
         }
         return result.ok;

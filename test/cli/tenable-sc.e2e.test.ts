@@ -103,6 +103,9 @@ test('add, show (masked), configure (secret kept), check', async () => {
   const human = await cli('sources', 'check', 'lab');
   assert.equal(human.code, 0);
   assert.match(human.stdout, /✓ version: .*6\.4/);
+  const lines = human.stdout.trim().split('\n');
+  assert.equal(lines.length, result.checks.length + 1, 'one line per check, then the verdict');
+  assert.match(lines.find((l) => l.startsWith('✓ repositories:')) ?? '', / — hint: /);
 });
 
 test('misconfigurations of the seed are diagnosed, exit 1', async () => {
