@@ -15,7 +15,8 @@ const USAGE = `usage: tributary sim servicedesk-plus [options]
   --include-scope          token responses carry "scope"
   --deny MODULE,…          on-prem modules the API key may not read
   --latency-ms N  --rate-limit-every N (4015)  --http429-every N  --error-every N  --fault-paths a,b
-  --tls-cert FILE --tls-key FILE                                   serve HTTPS`;
+  --tls                                                            serve HTTPS with a generated self-signed certificate
+  --tls-cert FILE --tls-key FILE                                   serve HTTPS with this certificate`;
 
 export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: string[] } {
   const o: SdpSimOptions & { scopes?: string[] } = {};
@@ -65,6 +66,7 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       case '--http429-every': faults.http429 = { every: num() }; break;
       case '--error-every': faults.serverError = { every: num() }; break;
       case '--fault-paths': faults.paths = list(); break;
+      case '--tls': o.tls = true; break;
       case '--tls-cert': o.tlsCert = val(); break;
       case '--tls-key': o.tlsKey = val(); break;
       case '--help':
@@ -93,6 +95,7 @@ export async function runSdpSimCli(argv: string[]): Promise<void> {
       apiKey: sim.apiKey,
       dc: sim.dc,
       control: `${sim.url}/_sim/`,
+      ...(sim.caCertificate ? { caCertificate: sim.caCertificate } : {}),
     })}\n`,
   );
   await new Promise<void>((resolve) => {

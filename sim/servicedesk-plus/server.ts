@@ -9,6 +9,7 @@ import { type ApiAnswer, handleModule, invalidUrl, route, sdpError } from './api
 import { type Flavour, idOf, indexOf, isKind, type KindName, KINDS, SdpDataset } from './data.ts';
 import { DATA_CENTRES, type DataCentre, DEFAULT_SCOPES, hasScope, ZohoAccounts } from './oauth.ts';
 import type { FaultRule, RunningSdpSim, SdpFaults, SdpSimOptions, SimStats } from './types.ts';
+import { generateSelfSigned } from '../shared/tls.ts';
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -205,8 +206,9 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
       else res.destroy();
     });
   };
-  const tls = opts.tlsCert && opts.tlsKey;
-  const server: Server = tls ? createHttpsServer({ cert: readFileSync(opts.tlsCert!), key: readFileSync(opts.tlsKey!) }, onRequest) : createHttpServer(onRequest);
+  const pem = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert, 'utf8'), key: readFileSync(opts.tlsKey, 'utf8') } : opts.tls ? await generateSelfSigned(opts.host ?? '127.0.0.1') : null;
+  const tls = pem !== null;
+  const server: Server = pem ? createHttpsServer(pem, onRequest) : createHttpServer(onRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -217,6 +219,7 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
   return {
     url,
     accountsUrl: url,
+    ...(opts.tls && pem ? { caCertificate: pem.cert } : {}),
     portal,
     clientId,
     clientSecret,

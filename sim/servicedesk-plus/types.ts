@@ -55,10 +55,14 @@ export interface SdpSimOptions {
   /** PEM files for HTTPS. */
   tlsCert?: string;
   tlsKey?: string;
+  /** Serve HTTPS with a generated self-signed certificate (its PEM is on RunningSdpSim.caCertificate). */
+  tls?: boolean;
 }
 
 export interface RunningSdpSim {
   url: string;
+  /** PEM of the generated certificate when started with `tls: true`. */
+  caCertificate?: string;
   accountsUrl: string;
   portal: string;
   clientId: string;

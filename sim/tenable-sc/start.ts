@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createContext } from './context.ts';
 import type { RunningTenableSim, TenableSimOptions } from './options.ts';
 import { listen, type ServerTls } from './server.ts';
-import { generateSelfSigned } from './tls.ts';
+import { generateSelfSigned } from '../shared/tls.ts';
 
 
 export async function startTenableSim(opts: TenableSimOptions = {}): Promise<RunningTenableSim> {

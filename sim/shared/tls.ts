@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export async function generateSelfSigned(host: string): Promise<{ cert: string; key: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'tenable-sim-tls-'));
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-sim-tls-'));
   try {
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
@@ -17,7 +17,7 @@ export async function generateSelfSigned(host: string): Promise<{ cert: string; 
     const san = ['DNS:localhost', 'IP:127.0.0.1', isIp ? `IP:${host}` : `DNS:${host}`].filter((v, i, a) => a.indexOf(v) === i).join(',');
     await run('openssl', [
       'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyPath, '-out', certPath, '-days', '30', '-subj', '/CN=tenable-sc-simulator',
+      '-keyout', keyPath, '-out', certPath, '-days', '30', '-subj', '/CN=tributary-simulator',
       '-addext', `subjectAltName=${san}`, '-addext', 'basicConstraints=critical,CA:TRUE',
     ]);
     return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8') };
