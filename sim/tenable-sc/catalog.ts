@@ -308,6 +308,9 @@ const REMOTE_FIXED: Array<[number, string, number, number, TextKind, string]> = 
 ];
 const REMOTE_VERSIONED = ['Apache HTTP Server 2.4.x', 'OpenSSH', 'nginx 1.x', 'PHP 8.x', 'Apache Tomcat 9.0.x', 'Microsoft IIS', 'OpenSSL 3.x', 'Samba 4.x', 'ISC BIND 9', 'Exim'];
 const REMOTE_PORTS = [80, 22, 80, 443, 8080, 443, 443, 445, 53, 25];
+/** Remote products that only run on one platform, so a credentialed host's findings stay plausible. */
+const WINDOWS_ONLY = new Set(['Microsoft IIS']);
+const UNIX_ONLY = new Set(['Samba 4.x', 'ISC BIND 9', 'Exim']);
 
 function buildRemotePool(): number[] {
   const pool: number[] = [];
@@ -324,5 +327,6 @@ function buildRemotePool(): number[] {
 }
 
 export const REMOTE_POOL = buildRemotePool();
-export const WINDOWS_POOL = [...buildWindowsPool(), ...REMOTE_POOL];
-export const LINUX_POOLS = LINUX_DISTROS.map((_, i) => [...buildLinuxPool(i), ...REMOTE_POOL]);
+const remoteFor = (exclude: Set<string>) => REMOTE_POOL.filter((index) => !exclude.has(PLUGINS[index].product ?? ''));
+export const WINDOWS_POOL = [...buildWindowsPool(), ...remoteFor(UNIX_ONLY)];
+export const LINUX_POOLS = LINUX_DISTROS.map((_, i) => [...buildLinuxPool(i), ...remoteFor(WINDOWS_ONLY)]);

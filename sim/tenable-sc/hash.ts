@@ -13,6 +13,8 @@ function fmix32(input: number): number {
 }
 
 export const HASH_INIT = 0x9e3779b9;
+/** Starting state of the second lane of `hex`. */
+const HASH_INIT_B = 0x85ebca77;
 
 /** Folds one integer into a running hash; allocation-free building block for hot loops. */
 export function mix(h: number, value: number): number {
@@ -53,10 +55,17 @@ export function strHash(text: string): number {
   return h >>> 0;
 }
 
-/** `count` lowercase hex digits derived from the parts. */
+/**
+ * `count` lowercase hex digits derived from the parts. Words alternate between two hash lanes with
+ * different starting states, so identifiers carry 64 bits of the parts, not 32 (a million UUIDs from
+ * one 32-bit state would repeat about once in ten thousand).
+ */
 export function hex(count: number, ...parts: number[]): string {
+  const laneA = hash32(...parts);
+  let laneB = HASH_INIT_B;
+  for (const p of parts) laneB = mix(laneB, p ^ 0x5bd1e995);
   let out = '';
-  for (let i = 0; out.length < count; i++) out += hash32(...parts, i).toString(16).padStart(8, '0');
+  for (let i = 0; out.length < count; i++) out += mix(i % 2 === 0 ? laneA : laneB, i).toString(16).padStart(8, '0');
   return out.slice(0, count);
 }
 
