@@ -2,6 +2,7 @@
 import { DATA_CENTRES, type DataCentre } from './oauth.ts';
 import { startSdpSim } from './server.ts';
 import type { SdpFaults, SdpSimOptions } from './types.ts';
+import { stopSignal } from '../shared/signals.ts';
 
 const USAGE = `usage: tributary sim servicedesk-plus [options]
   --port N                 listen port (default: a free port)     --host H (default 127.0.0.1)
@@ -83,6 +84,7 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
 /** `tributary sim servicedesk-plus …`: prints one JSON line with URLs and credentials, serves until SIGINT/SIGTERM. */
 export async function runSdpSimCli(argv: string[]): Promise<void> {
   const opts = parseSdpSimArgs(argv);
+  const stopped = stopSignal();
   const sim = await startSdpSim(opts);
   process.stdout.write(
     `${JSON.stringify({
@@ -98,13 +100,6 @@ export async function runSdpSimCli(argv: string[]): Promise<void> {
       ...(sim.caCertificate ? { caCertificate: sim.caCertificate } : {}),
     })}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      sim.close().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
+  await sim.close().catch(() => {});
 }

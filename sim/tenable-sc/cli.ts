@@ -2,6 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { FaultRule, TenableSimOptions } from './options.ts';
 import { startTenableSim } from './start.ts';
+import { stopSignal } from '../shared/signals.ts';
 
 const int = (v: string) => {
   const n = Number(v);
@@ -94,17 +95,11 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
 
 export async function runTenableSimCli(argv: string[]): Promise<void> {
   const opts = parseSimArgs(argv);
+  const stopped = stopSignal();
   const sim = await startTenableSim(opts);
   process.stdout.write(
     `${JSON.stringify({ url: sim.url, ...sim.analyst, admin: sim.admin, version: sim.version, ...(sim.caCertificate ? { caCertificate: sim.caCertificate } : {}) })}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      sim.close().then(resolve, resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
+  await sim.close().catch(() => {});
 }

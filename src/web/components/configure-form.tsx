@@ -179,16 +179,7 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
           <input id={id} type="checkbox" checked={value === true} onChange={(e) => set(f.key, e.target.checked)} aria-describedby={described} aria-invalid={invalid} />
           <div>
             <label htmlFor={id}>{f.label}</label>
-            {errId && (
-              <p className="field-error" id={errId}>
-                {errors[f.key]}
-              </p>
-            )}
-            {f.help && (
-              <p className="help" id={helpId}>
-                {f.help}
-              </p>
-            )}
+            <FieldNotes errorId={errId} error={errors[f.key]} helpId={helpId} help={f.help} />
           </div>
         </div>
       );
@@ -247,16 +238,7 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
       <div className={`field${invalid ? ' has-error' : ''}`} key={f.key}>
         <label htmlFor={id}>{f.label}</label>
         {control}
-        {errId && (
-          <p className="field-error" id={errId}>
-            {errors[f.key]}
-          </p>
-        )}
-        {f.help && (
-          <p className="help" id={helpId}>
-            {f.help}
-          </p>
-        )}
+        <FieldNotes errorId={errId} error={errors[f.key]} helpId={helpId} help={f.help} />
       </div>
     );
   };
@@ -349,5 +331,23 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
         </section>
       )}
     </form>
+  );
+}
+
+/** A field's error (when it has one) and help text, with the ids its input points at. */
+function FieldNotes({ errorId, error, helpId, help }: { errorId: string | undefined; error: string | undefined; helpId: string | undefined; help: string | null | undefined }) {
+  return (
+    <>
+      {errorId && (
+        <p className="field-error" id={errorId}>
+          {error}
+        </p>
+      )}
+      {help && (
+        <p className="help" id={helpId}>
+          {help}
+        </p>
+      )}
+    </>
   );
 }
