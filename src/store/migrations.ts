@@ -170,4 +170,14 @@ CREATE TABLE upload_tokens (
 CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
 `,
   },
+  // A host's records (findings, software, ports, compliance results) take their host's id as the
+  // prefix of theirs (records.ts recordId): the first 12 hex digits of host_id, then the first 20 of
+  // the record's own hash, which are the first 20 of the id it had.
+  {
+    version: 3,
+    name: 'record ids under their host',
+    sql: ['rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance']
+      .map((t) => `UPDATE ${t} SET id = substr(host_id, 1, 12) || substr(id, 1, 20) WHERE host_id IS NOT NULL AND substr(id, 1, 12) <> substr(host_id, 1, 12);`)
+      .join('\n'),
+  },
 ];

@@ -6,11 +6,22 @@ import { COMMON_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, M
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
 
-/** Our record id: stable across runs, stores and machines for the same source name and natural key. */
-export function recordId(source: string, model: ModelName, key: string): string {
+/**
+ * Our record id: stable across runs, stores and machines for the same source name and natural key.
+ * 32 hex digits of SHA-256. A record that belongs to a host (finding, software, port, compliance
+ * result) starts with the first 12 digits of its host's id, followed by 20 of its own hash: a host's
+ * records sit together in the id index, so storing a host's page of findings writes a few index pages
+ * instead of one random page per record (bench/tenable-sc-csv: the difference between 0.3× and ~1× of
+ * a bare insert), and the host's records are one id range.
+ */
+export function recordId(source: string, model: ModelName, key: string, hostId?: string): string {
   // One-shot crypto.hash: the same SHA-256 as createHash().update().digest(), without the objects.
-  return hash('sha256', `${source}\u0000${model}\u0000${key}`, 'hex').slice(0, 32);
+  const own = hash('sha256', `${source}\u0000${model}\u0000${key}`, 'hex');
+  return hostId === undefined ? own.slice(0, 32) : hostId.slice(0, HOST_PREFIX) + own.slice(0, 32 - HOST_PREFIX);
 }
+
+/** Hex digits of a host's id that prefix the ids of its records (migration 3 spells the same 12). */
+export const HOST_PREFIX = 12;
 
 export interface WriteStamp {
   sourceId: string;
@@ -102,16 +113,19 @@ export async function upsertRecords(db: Driver, model: ModelName, records: Incom
     const firstSeen = r.firstSeen ?? null;
     const lastSeen = r.lastSeen ?? null;
     let mask = (firstSeen !== null ? 1 << n : 0) | (lastSeen !== null ? 1 << (n + 1) : 0);
-    const id = recordId(stamp.sourceName, model, r.key);
+    let hostId: string | undefined;
+    if (hostAt >= 0) {
+      if (!r.hostKey) throw new InputError(`a ${model} record has no host key`);
+      hostId = hostIds.get(r.hostKey);
+      if (hostId === undefined) {
+        hostId = recordId(stamp.sourceName, 'hosts', r.hostKey);
+        hostIds.set(r.hostKey, hostId);
+      }
+    }
+    const id = recordId(stamp.sourceName, model, r.key, hostId);
     const row: unknown[] = [id, stamp.sourceId, r.key, r.externalId ?? null, firstSeen ?? stamp.now, lastSeen ?? stamp.now, 0, stamp.generation, stamp.runId];
     for (let i = 0; i < n; i++) {
       if (i === hostAt) {
-        if (!r.hostKey) throw new InputError(`a ${model} record has no host key`);
-        let hostId = hostIds.get(r.hostKey);
-        if (hostId === undefined) {
-          hostId = recordId(stamp.sourceName, 'hosts', r.hostKey);
-          hostIds.set(r.hostKey, hostId);
-        }
         row.push(hostId);
       } else {
         const f = fields[i]!;

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { MODEL_FIELDS, MODEL_NAMES } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
+import { openDriver } from '../../src/store/driver.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { parseFilter } from '../../src/store/filters.ts';
 import { recordId } from '../../src/store/records.ts';
@@ -25,6 +26,44 @@ test('every model field has a column in the migrations', () => {
     for (const f of MODEL_FIELDS[model]) assert.match(body, new RegExp(`[\\s"(,]${columnOf(f.name)}"? `), `${model}.${f.name}`);
   }
 });
+
+for (const backend of BACKENDS) {
+  test(`migration 3 on ${backend.kind} moves a host's stored records under their host's id, keeping the rest of the id`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    try {
+      // A store at version 2 holding one host, one finding and one software record under the old ids.
+      const raw = await openDriver(db.url);
+      await raw.exec(`CREATE TABLE "schema_migrations" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" TEXT NOT NULL)`);
+      for (const m of MIGRATIONS.filter((x) => x.version <= 2)) {
+        await raw.exec(m.sql);
+        await raw.run(`INSERT INTO "schema_migrations" VALUES (?, ?, ?)`, [m.version, m.name, '2026-01-01T00:00:00.000Z']);
+      }
+      const hostId = recordId('lab', 'hosts', 'uuid:h1');
+      const oldVuln = recordId('lab', 'vulnerabilities', 'uuid:h1|443|tcp|1');
+      const oldSoft = recordId('lab', 'software', 'uuid:h1|openssl');
+      const ins = (table: string, id: string, host: string | null) =>
+        raw.run(`INSERT INTO ${table} ("id", "source_id", "natural_key"${host ? ', "host_id"' : ''}) VALUES (?, 's', 'k'${host ? ', ?' : ''})`, host ? [id, host] : [id]);
+      await ins('rec_hosts', hostId, null);
+      await ins('rec_vulnerabilities', oldVuln, hostId);
+      await ins('rec_software', oldSoft, hostId);
+      await raw.close();
+
+      const store = await Store.open(db.url, box, secretKeys);
+      try {
+        const ids = async (table: string) => (await store.db.all(`SELECT "id" FROM ${table}`)).map((r) => String(r.id));
+        assert.deepEqual(await ids('rec_hosts'), [hostId]);
+        // What the store now computes for the same natural keys is what the migration wrote.
+        assert.deepEqual(await ids('rec_vulnerabilities'), [recordId('lab', 'vulnerabilities', 'uuid:h1|443|tcp|1', hostId)]);
+        assert.deepEqual(await ids('rec_software'), [recordId('lab', 'software', 'uuid:h1|openssl', hostId)]);
+        assert.notEqual(oldVuln.slice(0, 12), hostId.slice(0, 12));
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+}
 
 for (const backend of BACKENDS) {
   describe(`store on ${backend.kind}`, { skip: backend.skip }, () => {
@@ -87,9 +126,13 @@ for (const backend of BACKENDS) {
     test('a page with the same record twice keeps the last one', async () => {
       const v = (status: string, sev: string) => ({ key: 'uuid:abc|0|tcp|1', hostKey: 'uuid:abc', fields: { pluginId: '1', severity: sev, status, cves: [], knownExploited: false } });
       await store.writePage(stamp('r1', 'g1'), 'findings', 'full', { vulnerabilities: [v('open', 'low'), v('open', 'high')] }, { value: null, complete: false });
-      const rec = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1'));
+      const hostId = recordId('lab', 'hosts', 'uuid:abc');
+      const rec = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1', hostId));
       assert.equal(rec.severity, 'high');
-      assert.equal(rec.hostId, recordId('lab', 'hosts', 'uuid:abc'));
+      assert.equal(rec.hostId, hostId);
+      // A host's records share its id's first 12 digits (one id range per host); the rest is their own.
+      assert.equal(rec.id.slice(0, 12), hostId.slice(0, 12));
+      assert.equal(rec.id.slice(12), recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1').slice(0, 20));
     });
 
     test('vulnerability status: fixed when swept, reopened when seen open again', async () => {
@@ -100,7 +143,7 @@ for (const backend of BACKENDS) {
       const swept = await store.sweep(sourceId, ['vulnerabilities', 'hosts'], 'g3');
       assert.equal(swept.vulnerabilities, 2, 'b and the earlier test finding');
       assert.equal(swept.hosts, 0);
-      const b = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'b'));
+      const b = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'b', recordId('lab', 'hosts', 'uuid:abc')));
       assert.equal(b.status, 'fixed');
       assert.equal(b.removed, true);
       assert.equal(b.firstSeen, '2026-01-02T03:04:05.000Z');
