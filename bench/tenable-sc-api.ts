@@ -3,7 +3,7 @@
 //
 //   node bench/tenable-sc-api.ts [--hosts 20000] [--findings-per-host 50] [--store sqlite|postgres|both]
 //                                [--runs 1] [--quick] [--pg-url postgres://postgres@127.0.0.1:5432/test]
-//                                [--node-flags=--max-semi-space-size=16] [--only floor|tributary] [--cpu-prof]
+//                                [--node-flags='…'] [--only floor|tributary] [--cpu-prof]
 //
 // What runs where. The simulator runs in its own process (its CPU and memory are not ours); every
 // measurement runs in a fresh child process of its own, so each peak RSS is that run's alone. On a
@@ -25,8 +25,8 @@
 //              distinct-record count and the sweep.
 // findings/s = vulnerability records stored / seconds; both store the same set of records (checked).
 // Peak RSS is the process's peak resident set (getrusage maxrss) when 10 % of the records are stored
-// (100k of 1M) and at the end; growth = (end − 10 %) / 10 %. --node-flags passes V8 flags to both
-// children alike (e.g. --node-flags=--max-semi-space-size=16: V8's young generation dominates RSS).
+// (100k of 1M) and at the end; growth = (end − 10 %) / 10 %. Both children run with the V8 flags
+// `tributary` is launched with (bench/launch-flags.ts), or with --node-flags when given ('' for none).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +35,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { launchFlags } from './launch-flags.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -353,7 +354,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
       'cpu-prof': { type: 'boolean', default: false },
-      'node-flags': { type: 'string', default: '' },
+      'node-flags': { type: 'string' },
       only: { type: 'string' },
       child: { type: 'string' },
       db: { type: 'string' },
@@ -377,7 +378,7 @@ async function main(): Promise<void> {
   const stores: StoreKind[] = values.store === 'both' ? ['sqlite', 'postgres'] : [values.store as StoreKind];
   const runs = Math.max(1, Number(values.runs));
   const kinds: Kind[] = values.only ? [values.only as Kind] : ['floor', 'tributary'];
-  const nodeFlags = values['node-flags']!.split(/\s+/).filter(Boolean);
+  const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const nodeArgs = [...nodeFlags, ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(root, 'bench', '.prof')] : [])];
 
   const { proc: sim, target } = await startSim(hosts, perHost);

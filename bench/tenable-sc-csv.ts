@@ -1,13 +1,14 @@
 // Benchmark `bench/tenable-sc-csv` (issue 4 §3): Tributary's Tenable.sc CSV import against a floor
 // measured in the same run, on the same generated file.
 //
-//   node bench/tenable-sc-csv.ts [--rows 1000000] [--keep] [--file PATH] [--node-flags '--max-semi-space-size=16']
+//   node bench/tenable-sc-csv.ts [--rows 1000000] [--runs 1] [--keep] [--file PATH] [--node-flags '…']
 //                                [--only parse,floor,tributary] [--cpu-prof DIR]
 //
 // --node-flags: V8/Node flags for the floor and tributary children (the same for both, for fairness);
-// without it, tributary runs twice (as launched today, and with --max-semi-space-size=16).
+// without it, the flags `tributary` is launched with (bench/launch-flags.ts). --runs N: floor and
+// tributary alternate N times; the median time and the highest peak RSS are reported.
 // --file: reuse a generated export (kept with --keep) instead of writing one. --only: which children
-// run. --cpu-prof DIR: the tributary child writes a V8 CPU profile into DIR.
+// run. --cpu-prof DIR: the tributary child writes V8 CPU profiles (one per thread) into DIR.
 //
 // The file: a generated Vulnerability Detail List export with the 44 columns of a real Tenable.sc
 // export (quoted, comma-separated, multi-line `Plugin Output: …` cells, 50 findings per host of which
@@ -21,13 +22,14 @@
 //              `ip|port|protocol|plugin`, into a fresh database's
 //              rec_vulnerabilities table (same migrations), one transaction per 2000 rows. No mapping,
 //              no ids, no upsert.
-//   tributary  the real path (run twice: as `tributary` runs today, and with --max-semi-space-size=16,
-//              unless --node-flags): the file is uploaded into a fresh data dir's bucket by a child of its
+//   tributary  the real path: the file is uploaded into a fresh data dir's bucket by a child of its
 //              own (not timed, and not in the import's peak RSS), then a fresh child runs
 //              `runSync` (a full run) of a tenable-sc source in file mode with includeInformational on
 //              (every row is a vulnerability), timed from the call to its return: planning, header
 //              detection, parsing, validation, mapping (plugin-output parsers for software/ports/OS),
-//              host records, upserts with checkpoints, import bookkeeping, counts and the sweep.
+//              host records, upserts with checkpoints, import bookkeeping, counts and the sweep. Pages
+//              are written by the store's SQLite writer thread while the next is parsed, as in the
+//              product (src/store/sqlite-writer.ts); the process's peak RSS includes that thread.
 // rows/s = CSV data rows / seconds. Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -37,6 +39,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { launchFlags } from './launch-flags.ts';
 
 export const SC_COLUMNS = [
   'Plugin', 'Plugin Name', 'Family', 'Severity', 'IP Address', 'Protocol', 'Port', 'Exploit?', 'Repository', 'MAC Address', 'DNS Name', 'NetBIOS Name',
@@ -312,6 +315,7 @@ async function main(): Promise<void> {
       file: { type: 'string' },
       out: { type: 'string' },
       'node-flags': { type: 'string' },
+      runs: { type: 'string', default: '1' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
     },
@@ -336,27 +340,38 @@ async function main(): Promise<void> {
       process.stderr.write(`generated ${rows} rows, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s: ${file}\n`);
     }
     const only = new Set((values.only ?? 'parse,floor,tributary').split(','));
-    const flags = values['node-flags'] ? values['node-flags'].split(/\s+/).filter(Boolean) : null;
+    const flags = values['node-flags'] !== undefined ? values['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
+    const flagText = flags.length ? flags.join(' ') : 'no flags';
     const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+    const runs = Math.max(1, Number(values.runs));
     const results: { m: Measured; ratio: boolean }[] = [];
     if (only.has('parse')) results.push({ m: await child(['--child', 'parse', '--file', file]), ratio: false });
-    const fl = only.has('floor') ? await child(['--child', 'floor', '--file', file, '--out', join(dir, 'floor.db')], flags ?? []) : null;
-    if (fl) fl.kind = flags ? `floor, ${flags.join(' ')}` : 'floor';
-    if (fl) results.push({ m: fl, ratio: true });
-    let trib: Measured | null = null;
-    if (only.has('tributary')) {
-      await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data')]);
-      trib = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')], [...(flags ?? []), ...prof]);
-      if (flags) trib.kind = `tributary, ${flags.join(' ')}`;
-      results.push({ m: trib, ratio: true });
-      if (!flags) {
-        // The same with V8's young generation capped (the launcher flag).
-        await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data-semi')]);
-        const semi = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data-semi')], ['--max-semi-space-size=16']);
-        semi.kind = 'tributary, --max-semi-space-size=16';
-        results.push({ m: semi, ratio: true });
+    // Floor and Tributary alternate, so a slow spell of a shared machine hits both; medians are reported.
+    const floors: Measured[] = [];
+    const tribs: Measured[] = [];
+    for (let i = 0; i < runs; i++) {
+      if (only.has('floor')) {
+        rmSync(join(dir, 'floor.db'), { force: true });
+        rmSync(join(dir, 'floor.db-wal'), { force: true });
+        floors.push(await child(['--child', 'floor', '--file', file, '--out', join(dir, 'floor.db')], flags));
       }
+      if (only.has('tributary')) {
+        rmSync(join(dir, 'data'), { recursive: true, force: true });
+        await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data')]);
+        tribs.push(await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')], [...flags, ...prof]));
+      }
+      if (runs > 1) process.stderr.write(`run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s, ${m.peakRssMb} MB`).join('; ')}\n`);
     }
+    /** The run with the median time, with the highest peak RSS of all runs. */
+    const median = (ms: Measured[], kind: string): Measured | null => {
+      if (ms.length === 0) return null;
+      const sorted = [...ms].sort((a, b) => a.seconds - b.seconds);
+      return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, kind: `${kind}, ${flagText}`, peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) };
+    };
+    const fl = median(floors, 'floor');
+    if (fl) results.push({ m: fl, ratio: true });
+    const trib = median(tribs, 'tributary');
+    if (trib) results.push({ m: trib, ratio: true });
     const rate = (m: Measured) => m.rows / m.seconds;
     const line = (m: Measured, ratio: string) => `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
     const out = [

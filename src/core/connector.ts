@@ -53,6 +53,12 @@ export interface StreamContext extends ConnectorContext {
   checkpoint: unknown | null;
   resumed: boolean;
   signal: AbortSignal;
+  /**
+   * Resolves once every page yielded so far is stored. The runner stores a page while the stream
+   * reads the next one, so a stream that records something outside its pages once they are stored
+   * (a file's import record after its last page) waits for this first. Absent outside the runner.
+   */
+  flush?: () => Promise<void>;
 }
 
 export interface Page {

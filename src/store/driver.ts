@@ -34,11 +34,20 @@ export function numberPlaceholders(sql: string, start = 1): string {
   return sql.replace(/\?/g, () => `$${n++}`);
 }
 
+const isPostgresUrl = (url: string) => url.startsWith('postgres://') || url.startsWith('postgresql://');
+
+/** The SQLite database file a store URL names (null for PostgreSQL). */
+export function sqlitePathOf(url: string): string | null {
+  if (isPostgresUrl(url)) return null;
+  return url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+}
+
 export async function openDriver(url: string): Promise<Driver> {
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+  const path = sqlitePathOf(url);
+  if (path === null) {
     const { openPostgres } = await import('./postgres.ts');
     return openPostgres(url);
   }
   const { openSqlite } = await import('./sqlite.ts');
-  return openSqlite(url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url);
+  return openSqlite(path);
 }

@@ -97,9 +97,24 @@ function shapeOf(plan: ModelPlan, mask: number): Shape {
   return shape;
 }
 
+/** Rows of one model to upsert through one statement shape (rows are column values, ids computed). */
+export interface PreparedUpsert {
+  sql: InsertSql;
+  rows: unknown[][];
+}
+
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
 export async function upsertRecords(db: Driver, model: ModelName, records: IncomingRecord[], stamp: WriteStamp): Promise<number> {
-  if (records.length === 0) return 0;
+  for (const u of prepareUpserts(model, records, stamp)) await db.insertMany(u.sql, u.rows);
+  return records.length;
+}
+
+/**
+ * What upserting records of one model writes: ids, stamps and column values, grouped by the fields
+ * present (pure: no database, so the rows can be handed to another thread to write).
+ */
+export function prepareUpserts(model: ModelName, records: IncomingRecord[], stamp: WriteStamp): PreparedUpsert[] {
+  if (records.length === 0) return [];
   const plan = planOf(model);
   const { fields, hostAt } = plan;
   const n = fields.length;
@@ -143,10 +158,7 @@ export async function upsertRecords(db: Driver, model: ModelName, records: Incom
     // The same record twice in a page: the last one wins (PostgreSQL refuses to update a row twice in one statement).
     g.set(id, row);
   }
-  for (const [mask, rows] of groups) {
-    await db.insertMany(insertSqlFor(model, shapeOf(plan, mask)), [...rows.values()]);
-  }
-  return records.length;
+  return [...groups].map(([mask, rows]) => ({ sql: insertSqlFor(model, shapeOf(plan, mask)), rows: [...rows.values()] }));
 }
 
 /** After a complete full run: records of the source not stamped by its generation are removed; open findings become fixed. */

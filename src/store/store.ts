@@ -4,10 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
-import { type Driver, openDriver, type Row } from './driver.ts';
+import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
-import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, upsertRecords, type WriteStamp } from './records.ts';
+import { preparePage, writePreparedPage } from './pages.ts';
+import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
 import { q, tableOf } from './schema.ts';
+import { SqlitePageWriter } from './sqlite-writer.ts';
 
 export interface SourceRecord {
   id: string;
@@ -83,16 +85,22 @@ export class Store {
   readonly db: Driver;
   readonly #box: SecretBox;
   readonly #secretKeys: (type: string) => string[];
+  /** SQLite database files: sync pages are written by a thread of their own (sqlite-writer.ts). */
+  readonly #writer: SqlitePageWriter | null;
 
-  constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[]) {
+  constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[], writer: SqlitePageWriter | null = null) {
     this.db = db;
     this.#box = box;
     this.#secretKeys = secretKeys;
+    this.#writer = writer;
   }
 
   static async open(url: string, box: SecretBox, secretKeys: (type: string) => string[]): Promise<Store> {
     const db = await openDriver(url);
-    const store = new Store(db, box, secretKeys);
+    const path = sqlitePathOf(url);
+    // An in-memory database exists on its own connection only: its pages are written in-thread.
+    const writer = path !== null && path !== ':memory:' && process.env.TRIBUTARY_SQLITE_WRITER !== 'inline' ? new SqlitePageWriter(path) : null;
+    const store = new Store(db, box, secretKeys, writer);
     await store.migrate();
     return store;
   }
@@ -121,6 +129,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    await this.#writer?.close();
     await this.db.close();
   }
 
@@ -326,19 +335,8 @@ export class Store {
     records: Partial<Record<ModelName, IncomingRecord[]>>,
     checkpoint: { value: unknown; complete: boolean },
   ): Promise<Record<string, number>> {
-    return this.db.transaction(async (tx) => {
-      const counts: Record<string, number> = {};
-      for (const [model, recs] of Object.entries(records) as [ModelName, IncomingRecord[]][]) {
-        if (recs?.length) counts[model] = await upsertRecords(tx, model, recs, stamp);
-      }
-      await tx.run(
-        `INSERT INTO "checkpoints" ("source_id", "stream", "value", "complete", "mode", "generation", "run_id", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT ("source_id", "stream") DO UPDATE SET "value" = excluded."value", "complete" = excluded."complete", "mode" = excluded."mode",
-         "generation" = excluded."generation", "run_id" = excluded."run_id", "updated_at" = excluded."updated_at"`,
-        [stamp.sourceId, stream, JSON.stringify(checkpoint.value ?? null), checkpoint.complete ? 1 : 0, mode, stamp.generation, stamp.runId, stamp.now],
-      );
-      return counts;
-    });
+    const page = preparePage(stamp, stream, mode, records, checkpoint);
+    return this.#writer ? this.#writer.write(page) : writePreparedPage(this.db, page);
   }
 
   /** Marks records of the given models not seen in `generation` as removed (findings: fixed). */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../app/context.ts';
-import type { Connector, Stream, StreamContext, SyncMode } from '../core/connector.ts';
+import type { Connector, Page, Stream, StreamContext, SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
@@ -119,8 +119,9 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   const checkpoints = await store.getCheckpoints(source.id);
   const last = await store.lastRun(source.id);
-  const resumable =
-    (!opts.full || opts.resume) && last && last.status !== 'succeeded' && last.status !== 'running' && [...checkpoints.values()].some((c) => c.generation === last.generation && !c.complete);
+  // A run that stored anything and did not succeed is resumed: streams it completed are skipped, the
+  // others go on from their checkpoints (or start, when it stopped between two streams).
+  const resumable = (!opts.full || opts.resume) && last && last.status !== 'succeeded' && last.status !== 'running' && [...checkpoints.values()].some((c) => c.generation === last.generation);
   let mode: SyncMode;
   let generation: string;
   let resumedFrom: string | null = null;
@@ -181,29 +182,47 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       try {
         // A transient upstream failure mid-stream restarts the stream from its last stored page.
         for (let attempt = 1; ; attempt++) {
-          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, bucket, mode, ...startedFrom };
+          // One page is stored while the stream reads the next (the upstream, or the CPU for a file, is
+          // busy meanwhile); at most one write is in flight, so pages are stored in order, and a page's
+          // checkpoint counts only once its write is done.
+          let inFlight: Promise<void> | null = null;
+          const flush = async (): Promise<void> => {
+            const p = inFlight;
+            inFlight = null;
+            if (p) await p;
+          };
+          const storePage = async (page: Page): Promise<void> => {
+            const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false });
+            lastValue = page.checkpoint;
+            for (const [m, n] of Object.entries(written)) {
+              counts[m] ??= { records: 0, errors: 0 };
+              counts[m].records += n;
+            }
+            if (page.errors) counts[stream.models[0]].errors += page.errors;
+            if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
+            startedFrom = { checkpoint: lastValue, resumed: true };
+            opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });
+            // Progress is visible to the API/UI whichever process runs the sync.
+            if (Date.now() - lastBeat >= PROGRESS_MS) {
+              lastBeat = Date.now();
+              await store.heartbeat(runId, counts);
+            }
+          };
+          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, bucket, mode, ...startedFrom, flush };
           try {
             for await (const page of stream.read(ctx)) {
               if (abort.signal.aborted) throw new Error('sync cancelled');
-              lastValue = page.checkpoint;
-              const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false });
-              for (const [m, n] of Object.entries(written)) {
-                counts[m] ??= { records: 0, errors: 0 };
-                counts[m].records += n;
-              }
-              if (page.errors) counts[stream.models[0]].errors += page.errors;
-              if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
-              startedFrom = { checkpoint: lastValue, resumed: true };
-              opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });
-              // Progress is visible to the API/UI whichever process runs the sync.
-              if (Date.now() - lastBeat >= PROGRESS_MS) {
-                lastBeat = Date.now();
-                await store.heartbeat(runId, counts);
-              }
+              await flush();
               if (opts.drain?.aborted) throw new DrainedError();
+              inFlight = storePage(page);
+              // Awaited by the next flush; this only keeps a failure from counting as unhandled meanwhile.
+              inFlight.catch(() => {});
             }
+            await flush();
             break;
           } catch (err) {
+            // The page in flight is stored first (its failure, if any, replaces this error).
+            await flush();
             if (!(err instanceof UpstreamError) || !err.transient || attempt >= streamAttempts() || abort.signal.aborted) throw err;
             const waitMs = Math.max(err.retryAfter !== null ? err.retryAfter * 1000 : 0, Math.random() * Math.min(30_000, retryBaseMs() * 2 ** attempt));
             log.warn({ runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) }, 'transient upstream error; restarting the stream from its last page');

@@ -83,7 +83,7 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
   const workers: Worker[] = [];
 
   before(async () => {
-    for (let i = 0; i < 3; i++) sims.push(await startTenableSim({ port: 0, seed: 10 + i, hosts: 40, findingsPerHost: 12, latencyMs: 40 }));
+    for (let i = 0; i < 3; i++) sims.push(await startTenableSim({ port: 0, seed: 10 + i, hosts: 40, findingsPerHost: 12, latencyMs: 80 }));
     db = await createPostgres();
     app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }) });
     for (const [i, sim] of sims.entries()) {
@@ -130,8 +130,10 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     );
     const victimRun = await app.store.getRun(victim.id);
     assert.equal(victimRun.status, 'interrupted');
-    const resumed = (await app.store.listRuns(victim.sourceId)).find((r) => r.resumedFrom === victim.id);
-    assert.ok(resumed, 'a later run resumed the killed one');
+    const runs = await app.store.listRuns(victim.sourceId);
+    const resumed = runs.find((r) => r.resumedFrom === victim.id);
+    const cps = [...(await app.store.getCheckpoints(victim.sourceId)).values()].map((c) => `${c.stream}:${c.generation === victim.generation ? 'victim-gen' : 'other'}:${c.complete}`);
+    assert.ok(resumed, `a later run resumed the killed one: ${JSON.stringify(runs.map((r) => [r.id === victim.id ? 'victim' : r.id.slice(0, 6), r.status, r.resumedFrom === victim.id, r.mode, r.trigger, r.error]))} ${cps}\n${workers.map((w) => w.log()).join('\n')}`);
     assert.equal(resumed.status, 'succeeded');
 
     // The same consoles synced by one process into a fresh store give the same records.

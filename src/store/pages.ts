@@ -1,0 +1,46 @@
+// One page of a sync, stored: its records (per model) and its stream's checkpoint in one transaction,
+// so a crash loses at most the page in flight. A page is prepared (ids, stamps, column values) where
+// the records were mapped, then written by the store, or by the SQLite page writer's thread
+// (sqlite-writer.ts) on its own connection.
+import type { IncomingRecord, ModelName } from '../core/models.ts';
+import type { Driver } from './driver.ts';
+import { type PreparedUpsert, prepareUpserts, type WriteStamp } from './records.ts';
+
+export type PageRecords = Partial<Record<ModelName, IncomingRecord[]>>;
+
+export interface PageCheckpoint {
+  value: unknown;
+  complete: boolean;
+}
+
+export interface PreparedPage {
+  upserts: PreparedUpsert[];
+  /** Records per model, as the runner counts them. */
+  counts: Record<string, number>;
+  /** The checkpoint row's values, in the order of CHECKPOINT_SQL. */
+  checkpoint: unknown[];
+}
+
+const CHECKPOINT_SQL = `INSERT INTO "checkpoints" ("source_id", "stream", "value", "complete", "mode", "generation", "run_id", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT ("source_id", "stream") DO UPDATE SET "value" = excluded."value", "complete" = excluded."complete", "mode" = excluded."mode",
+  "generation" = excluded."generation", "run_id" = excluded."run_id", "updated_at" = excluded."updated_at"`;
+
+export function preparePage(stamp: WriteStamp, stream: string, mode: 'full' | 'incremental', records: PageRecords, checkpoint: PageCheckpoint): PreparedPage {
+  const upserts: PreparedUpsert[] = [];
+  const counts: Record<string, number> = {};
+  for (const [model, recs] of Object.entries(records) as [ModelName, IncomingRecord[]][]) {
+    if (!recs?.length) continue;
+    upserts.push(...prepareUpserts(model, recs, stamp));
+    counts[model] = recs.length;
+  }
+  const cp = [stamp.sourceId, stream, JSON.stringify(checkpoint.value ?? null), checkpoint.complete ? 1 : 0, mode, stamp.generation, stamp.runId, stamp.now];
+  return { upserts, counts, checkpoint: cp };
+}
+
+export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<Record<string, number>> {
+  return db.transaction(async (tx) => {
+    for (const u of page.upserts) await tx.insertMany(u.sql, u.rows);
+    await tx.run(CHECKPOINT_SQL, page.checkpoint);
+    return page.counts;
+  });
+}

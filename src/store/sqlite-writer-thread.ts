@@ -1,0 +1,22 @@
+// The SQLite page writer's thread (see sqlite-writer.ts): stores each page it is sent, in order, on
+// its own connection, and answers with the per-model counts or the error.
+import { parentPort, workerData } from 'node:worker_threads';
+import { errorMessage, InputError } from '../core/errors.ts';
+import { writePreparedPage } from './pages.ts';
+import { openSqlite } from './sqlite.ts';
+import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
+
+const db = openSqlite((workerData as { path: string }).path);
+let queue: Promise<void> = Promise.resolve();
+
+parentPort!.on('message', (req: WriteRequest) => {
+  queue = queue.then(async () => {
+    let reply: WriteReply;
+    try {
+      reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
+    } catch (err) {
+      reply = { id: req.id, error: { name: err instanceof InputError ? 'InputError' : err instanceof Error ? err.name : 'Error', message: errorMessage(err), field: err instanceof InputError ? err.field : null } };
+    }
+    parentPort!.postMessage(reply);
+  });
+});

@@ -1,0 +1,92 @@
+// The SQLite page writer: sync pages are stored by a worker thread with its own connection to the
+// database file, so the thread that reads and maps the next page (JSON, CSV, plugin outputs) runs
+// while SQLite writes the last one; node:sqlite is synchronous and would otherwise hold that thread
+// for the whole write. The runner keeps at most one page in flight (src/sync/runner.ts), so pages are
+// stored in order. Other writes (runs, heartbeats, imports) stay on the main connection; WAL and
+// busy_timeout let the two connections take turns. bench/tenable-sc-csv measures the effect.
+import { Worker } from 'node:worker_threads';
+import { InputError } from '../core/errors.ts';
+import type { PreparedPage } from './pages.ts';
+
+interface Pending {
+  resolve: (counts: Record<string, number>) => void;
+  reject: (err: Error) => void;
+}
+
+export interface WriteRequest {
+  id: number;
+  page: PreparedPage;
+}
+
+export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string; field: string | null } };
+
+export class SqlitePageWriter {
+  readonly #path: string;
+  #worker: Worker | null = null;
+  #failed: Error | null = null;
+  #next = 1;
+  readonly #pending = new Map<number, Pending>();
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const w = new Worker(new URL('./sqlite-writer-thread.ts', import.meta.url), { workerData: { path: this.#path }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 } });
+    // Idle between syncs: the thread must not keep a finished CLI command alive.
+    w.unref();
+    w.on('message', (m: WriteReply) => {
+      const p = this.#pending.get(m.id);
+      if (!p) return;
+      this.#pending.delete(m.id);
+      if (this.#pending.size === 0) w.unref();
+      if ('counts' in m) p.resolve(m.counts);
+      else p.reject(m.error.name === 'InputError' ? new InputError(m.error.message, m.error.field) : Object.assign(new Error(m.error.message), { name: m.error.name }));
+    });
+    const fail = (err: Error) => {
+      this.#failed = err;
+      this.#worker = null;
+      for (const p of this.#pending.values()) p.reject(err);
+      this.#pending.clear();
+    };
+    w.on('error', (err) => fail(new Error(`the SQLite page writer failed: ${err.message}`)));
+    w.on('exit', (code) => {
+      if (this.#worker === w) fail(new Error(`the SQLite page writer stopped (exit code ${code})`));
+    });
+    this.#worker = w;
+    return w;
+  }
+
+  write(page: PreparedPage): Promise<Record<string, number>> {
+    if (this.#failed) return Promise.reject(this.#failed);
+    const w = this.#start();
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      // Busy while a page is being written: a sync awaiting it keeps the process alive.
+      w.ref();
+      const req: WriteRequest = { id, page };
+      w.postMessage(req);
+    });
+  }
+
+  async close(): Promise<void> {
+    const w = this.#worker;
+    if (!w) return;
+    this.#worker = null;
+    // Writes already posted finish first (the thread handles messages in order).
+    await Promise.allSettled([...this.#pending.values()].map((p) => new Promise<void>((r) => {
+      const { resolve, reject } = p;
+      p.resolve = (c) => {
+        resolve(c);
+        r();
+      };
+      p.reject = (e) => {
+        reject(e);
+        r();
+      };
+    })));
+    await w.terminate();
+  }
+}

@@ -1,0 +1,63 @@
+// The SQLite page writer thread: pages it stores are visible on the store's own connection, in the
+// order sent; a failing page rejects with the database's reason and leaves nothing of itself; close()
+// lets posted pages finish.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SecretBox } from '../../src/core/secrets.ts';
+import { preparePage } from '../../src/store/pages.ts';
+import { SqlitePageWriter } from '../../src/store/sqlite-writer.ts';
+import { Store } from '../../src/store/store.ts';
+import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
+
+let db: TestDatabase;
+let store: Store;
+let sourceId: string;
+const stamp = () => ({ sourceId, sourceName: 'w', runId: 'r1', generation: 'g1', now: new Date().toISOString() });
+const vulns = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ key: `h|${from + i}`, hostKey: 'h', fields: { pluginId: String(from + i), severity: 'low', status: 'open' } }));
+
+before(async () => {
+  db = await createSqlite();
+  store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
+  sourceId = (await store.createSource('w', 'fixture', {}, null)).id;
+});
+after(async () => {
+  await store?.close();
+  await db?.drop();
+});
+
+test('pages written by the thread are visible to the store, in the order they were sent', async () => {
+  const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
+  try {
+    const sent = [0, 1, 2, 3].map((p) => writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(p * 100, 50) }, { value: { page: p }, complete: false })));
+    const counts = await Promise.all(sent);
+    assert.deepEqual(counts, Array(4).fill({ vulnerabilities: 50 }));
+    assert.equal(await store.count('vulnerabilities', sourceId), 200);
+    assert.deepEqual((await store.getCheckpoints(sourceId)).get('findings')?.value, { page: 3 }, 'the last page sent was the last written');
+  } finally {
+    await writer.close();
+  }
+});
+
+test('a page the database refuses rejects with its reason and stores none of its rows', async () => {
+  const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
+  try {
+    const page = preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(1000, 10) }, { value: { page: 'bad' }, complete: false });
+    // A column the table does not have: the statement fails inside the page's transaction.
+    page.upserts[0]!.sql = { ...page.upserts[0]!.sql, head: page.upserts[0]!.sql.head.replace('"plugin_id"', '"no_such_column"') };
+    await assert.rejects(writer.write(page), /no_such_column/);
+    assert.equal(await store.count('vulnerabilities', sourceId), 200);
+    assert.deepEqual((await store.getCheckpoints(sourceId)).get('findings')?.value, { page: 3 });
+    // The writer goes on after a refused page.
+    assert.deepEqual(await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(2000, 5) }, { value: { page: 4 }, complete: false })), { vulnerabilities: 5 });
+  } finally {
+    await writer.close();
+  }
+});
+
+test('close() lets the pages already sent finish', async () => {
+  const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
+  const pending = writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(3000, 500) }, { value: { page: 5 }, complete: false }));
+  await writer.close();
+  assert.deepEqual(await pending, { vulnerabilities: 500 });
+  assert.equal(await store.count('vulnerabilities', sourceId), 705);
+});
