@@ -135,8 +135,8 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
   const rowOf = (r: Record<string, unknown>, status: string): unknown[] => {
     const blank = (v: unknown) => (v === '' || v === undefined ? null : v);
     const sev = r.severity as { name?: string } | undefined;
-    // The id is the finding's vulnUUID as the console sends it: random, like Tributary's ids. The
-    // simulator repeats about 1 in 10,000 of them at this scale; a repeat gets a suffix.
+    // The id is the finding's vulnUUID as the console sends it (random; Tributary's ids instead keep a
+    // host's records together). A repeat, should the simulator send one, gets a suffix.
     let id = r.vulnUUID as string;
     if (seen.has(id)) id += `-${seen.size}`;
     seen.add(id);

@@ -23,9 +23,10 @@ export type WriteReply = { id: number; counts: Record<string, number> } | { id: 
 export class SqlitePageWriter {
   readonly #path: string;
   #worker: Worker | null = null;
-  #failed: Error | null = null;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
+  /** Writes posted and not yet answered (close() waits for them). */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(path: string) {
     this.#path = path;
@@ -33,6 +34,7 @@ export class SqlitePageWriter {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
+    // Its heap holds one prepared page at a time; the limits only keep a runaway from growing unbounded.
     const w = new Worker(new URL('./sqlite-writer-thread.ts', import.meta.url), { workerData: { path: this.#path }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 } });
     // Idle between syncs: the thread must not keep a finished CLI command alive.
     w.unref();
@@ -44,49 +46,40 @@ export class SqlitePageWriter {
       if ('counts' in m) p.resolve(m.counts);
       else p.reject(m.error.name === 'InputError' ? new InputError(m.error.message, m.error.field) : Object.assign(new Error(m.error.message), { name: m.error.name }));
     });
+    // A thread that died fails the pages it held; the next write starts a new one.
     const fail = (err: Error) => {
-      this.#failed = err;
-      this.#worker = null;
+      if (this.#worker === w) this.#worker = null;
       for (const p of this.#pending.values()) p.reject(err);
       this.#pending.clear();
     };
     w.on('error', (err) => fail(new Error(`the SQLite page writer failed: ${err.message}`)));
-    w.on('exit', (code) => {
-      if (this.#worker === w) fail(new Error(`the SQLite page writer stopped (exit code ${code})`));
-    });
+    w.on('exit', (code) => fail(new Error(`the SQLite page writer stopped (exit code ${code})`)));
     this.#worker = w;
     return w;
   }
 
   write(page: PreparedPage): Promise<Record<string, number>> {
-    if (this.#failed) return Promise.reject(this.#failed);
     const w = this.#start();
     const id = this.#next++;
-    return new Promise((resolve, reject) => {
+    const done = new Promise<Record<string, number>>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Busy while a page is being written: a sync awaiting it keeps the process alive.
       w.ref();
       const req: WriteRequest = { id, page };
       w.postMessage(req);
     });
+    this.#inFlight.add(done);
+    const forget = () => this.#inFlight.delete(done);
+    done.then(forget, forget);
+    return done;
   }
 
+  /** Lets the pages already sent finish (the thread takes them in order), then stops the thread. */
   async close(): Promise<void> {
     const w = this.#worker;
     if (!w) return;
+    await Promise.allSettled([...this.#inFlight]);
     this.#worker = null;
-    // Writes already posted finish first (the thread handles messages in order).
-    await Promise.allSettled([...this.#pending.values()].map((p) => new Promise<void>((r) => {
-      const { resolve, reject } = p;
-      p.resolve = (c) => {
-        resolve(c);
-        r();
-      };
-      p.reject = (e) => {
-        reject(e);
-        r();
-      };
-    })));
     await w.terminate();
   }
 }
