@@ -1,6 +1,6 @@
-// PostgreSQL through `pg`: a pool; transactions pin one client. Bulk inserts of many rows go through
-// COPY into a session-local staging table, then one INSERT … SELECT … ON CONFLICT into the real table
-// (a page of records is three round trips); a few rows go as one multi-row INSERT.
+// PostgreSQL through `pg`: a pool; transactions pin one client. Bulk inserts of many rows: rows new to
+// the table are COPYed into it; rows it holds go through COPY into a session-local staging table, then
+// one INSERT … SELECT … ON CONFLICT into the real table; a few rows go as one multi-row INSERT.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
@@ -33,6 +33,17 @@ function copyText(v: unknown): string {
   else if (v instanceof Date) return v.toISOString();
   else s = JSON.stringify(v);
   return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
+}
+
+/** COPY rows (values in the column order) into a table. */
+async function copyInto(client: pg.PoolClient, table: string, columns: string, rows: unknown[][]): Promise<void> {
+  let text = '';
+  for (const r of rows) {
+    let line = '';
+    for (let j = 0; j < r.length; j++) line += (j === 0 ? '' : '\t') + copyText(r[j]);
+    text += line + '\n';
+  }
+  await pipeline(Readable.from([text]), client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`)));
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -81,9 +92,27 @@ class PostgresDriver implements Driver {
     }
   }
 
-  /** COPY the rows into a temporary staging table shaped like the target, then upsert them from it. */
+  /**
+   * Rows whose id the table does not hold yet are COPYed straight into it (a plain insert: no staging,
+   * no speculative insertion); the others go through the staging upsert. Only one run per source
+   * writes at a time, and ids hash their source's name, so no other writer adds the same ids meanwhile.
+   */
   async #copyUpsert(client: pg.PoolClient, ins: InsertSql, rows: unknown[][]): Promise<void> {
     const { table, columns } = parseHead(ins.head);
+    if (columns.startsWith('"id",')) {
+      const ids = rows.map((r) => r[0] as string);
+      const found = await client.query(`SELECT "id" FROM ${table} WHERE "id" = ANY($1::text[])`, [ids]);
+      const existing = new Set(found.rows.map((r: { id: string }) => r.id));
+      const fresh = existing.size === 0 ? rows : rows.filter((r) => !existing.has(r[0] as string));
+      if (fresh.length > 0) await copyInto(client, table, columns, fresh);
+      if (existing.size > 0) await this.#stageUpsert(client, ins, table, columns, rows.filter((r) => existing.has(r[0] as string)));
+      return;
+    }
+    await this.#stageUpsert(client, ins, table, columns, rows);
+  }
+
+  /** COPY the rows into a temporary staging table shaped like the target, then upsert them from it. */
+  async #stageUpsert(client: pg.PoolClient, ins: InsertSql, table: string, columns: string, rows: unknown[][]): Promise<void> {
     const stage = `"_stage_${table.slice(1, -1)}"`;
     let tables = staged.get(client);
     if (!tables) {
@@ -94,13 +123,7 @@ class PostgresDriver implements Driver {
       await client.query(`CREATE TEMPORARY TABLE IF NOT EXISTS ${stage} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
       tables.add(stage);
     }
-    let text = '';
-    for (const r of rows) {
-      let line = '';
-      for (let j = 0; j < r.length; j++) line += (j === 0 ? '' : '\t') + copyText(r[j]);
-      text += line + '\n';
-    }
-    await pipeline(Readable.from([text]), client.query(copyFrom(`COPY ${stage} (${columns}) FROM STDIN`)));
+    await copyInto(client, stage, columns, rows);
     // Emptied at once: the next batch of this transaction may have other columns.
     await client.query(`${ins.head} SELECT ${columns} FROM ${stage}${ins.tail}; DELETE FROM ${stage}`);
   }

@@ -161,6 +161,33 @@ for (const backend of BACKENDS) {
       assert.equal((await store.getRecord('vulnerabilities', b.id)).status, 'fixed');
     });
 
+    test('a large page (the bulk path) inserts new records and upserts known ones, in one page', async () => {
+      const src = await store.createSource('bulk', 'fixture', { url: 'https://x.example', token: 'bulk-token-1' }, null);
+      const st = (runId: string, generation: string) => ({ sourceId: src.id, sourceName: 'bulk', runId, generation, now: new Date().toISOString() });
+      const bulk = (from: number, n: number, status: string, sev: string) =>
+        Array.from({ length: n }, (_, i) => ({
+          key: `bulk|${from + i}`,
+          hostKey: 'uuid:bulk',
+          externalId: String(from + i),
+          firstSeen: '2026-02-01T00:00:00.000Z',
+          // Letters, not digits: other tests filter every source's findings by plugin id.
+          fields: { pluginId: String(from + i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!), severity: sev, status, cves: [], knownExploited: false },
+        }));
+      await store.writePage(st('rb1', 'gb1'), 'findings', 'full', { vulnerabilities: bulk(0, 200, 'fixed', 'low') }, { value: null, complete: false });
+      // 100 known (seen open again after fixed → reopened) and 150 new, in one page.
+      await store.writePage(st('rb2', 'gb2'), 'findings', 'full', { vulnerabilities: bulk(100, 250, 'open', 'high') }, { value: null, complete: false });
+      const got = await store.query('vulnerabilities', { sourceIds: [src.id], limit: 10_000 });
+      const byPlugin = new Map(got.records.map((r) => [Number(r.externalId), r]));
+      assert.equal(byPlugin.size, 350);
+      assert.equal(byPlugin.get(50)?.status, 'fixed');
+      assert.equal(byPlugin.get(50)?.severity, 'low');
+      assert.equal(byPlugin.get(150)?.status, 'reopened');
+      assert.equal(byPlugin.get(150)?.severity, 'high');
+      assert.equal(byPlugin.get(300)?.status, 'open');
+      assert.equal(byPlugin.get(300)?.firstSeen, '2026-02-01T00:00:00.000Z');
+      assert.equal(await store.countStamped(src.id, 'vulnerabilities', 'rb2'), 250);
+    });
+
     test('queries filter by field, list element, number, bool and page with a cursor', async () => {
       const recs = Array.from({ length: 25 }, (_, i) => ({
         key: `q${i}`,
