@@ -1,7 +1,7 @@
 // The SQLite page writer's thread (see sqlite-writer.ts): stores each page it is sent, in order, on
 // its own connection, and answers with the per-model counts or the error.
 import { parentPort, workerData } from 'node:worker_threads';
-import { errorMessage, InputError } from '../core/errors.ts';
+import { errorMessage } from '../core/errors.ts';
 import { writePreparedPage } from './pages.ts';
 import { openSqlite } from './sqlite.ts';
 import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
@@ -15,7 +15,8 @@ parentPort!.on('message', (req: WriteRequest) => {
     try {
       reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
     } catch (err) {
-      reply = { id: req.id, error: { name: err instanceof InputError ? 'InputError' : err instanceof Error ? err.name : 'Error', message: errorMessage(err), field: err instanceof InputError ? err.field : null } };
+      // Pages arrive prepared (bad records were refused before): what fails here is the database.
+      reply = { id: req.id, error: { name: err instanceof Error ? err.name : 'Error', message: errorMessage(err) } };
     }
     parentPort!.postMessage(reply);
   });

@@ -5,7 +5,6 @@
 // stored in order. Other writes (runs, heartbeats, imports) stay on the main connection; WAL and
 // busy_timeout let the two connections take turns. bench/tenable-sc-csv measures the effect.
 import { Worker } from 'node:worker_threads';
-import { InputError } from '../core/errors.ts';
 import type { PreparedPage } from './pages.ts';
 
 interface Pending {
@@ -18,7 +17,7 @@ export interface WriteRequest {
   page: PreparedPage;
 }
 
-export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string; field: string | null } };
+export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string } };
 
 export class SqlitePageWriter {
   readonly #path: string;
@@ -44,7 +43,7 @@ export class SqlitePageWriter {
       this.#pending.delete(m.id);
       if (this.#pending.size === 0) w.unref();
       if ('counts' in m) p.resolve(m.counts);
-      else p.reject(m.error.name === 'InputError' ? new InputError(m.error.message, m.error.field) : Object.assign(new Error(m.error.message), { name: m.error.name }));
+      else p.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
     });
     // A thread that died fails the pages it held; the next write starts a new one.
     const fail = (err: Error) => {
