@@ -60,13 +60,28 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
     const last = rows.length < pageSize;
     const { records, errors } = mapRows(rows, (row, add) => {
       const keys = hostsApiKeys(row);
-      // Only hosts this run knows from sumip; after a resume past sumip, trust UUID keys alone.
-      const key = known.size > 0 ? keys.find((k) => known.has(k)) : keys.find((k) => k.startsWith('uuid:'));
+      // Only hosts this run knows from sumip (read again after a resume past it).
+      const key = keys.find((k) => known.has(k));
       if (key) add('hosts', mapHostsApiRow(row, key));
     });
     yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
     if (last) return;
     offset = next;
+  }
+}
+
+/**
+ * A run resumed past sumip has not seen its host keys, and /rest/hosts rows must map onto those hosts
+ * (a host sumip keyed by address would otherwise come back a second time under its UUID): sumip is
+ * read again for its keys alone, storing nothing.
+ */
+async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>): Promise<void> {
+  const sumip = hostPhases(cursor, known)[0]!;
+  for (let offset = 0; ; ) {
+    const page = await client.fetchAnalysisPage({ ...sumip.query, offset, limit: pageSize }, { signal: ctx.signal });
+    sumip.map(page.rows);
+    offset += page.rows.length;
+    if (page.rows.length < pageSize || (page.total !== null && offset >= page.total)) return;
   }
 }
 
@@ -85,7 +100,9 @@ export function hostsStream(deps: StreamDeps): Stream {
           cursor = page.checkpoint as Cursor;
           yield page;
         }
-        if (cursor.phase === 'hosts-api') yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known);
+        if (cursor.phase !== 'hosts-api') return;
+        if (start.phase !== 'sumip') await rememberSumipKeys(client, ctx, start, deps.config.pageSize, known);
+        yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known);
       });
     },
   };
