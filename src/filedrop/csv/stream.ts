@@ -9,8 +9,9 @@
 // file reads nothing and sweeps nothing.
 //
 // Checkpoints: the plan (files to read, with etags) and the position (file, records consumed, counts)
-// ride on every page. A resumed run re-parses the current file and skips the records already stored
-// (no mapping, no writes), then goes on.
+// ride on every page. A resumed run re-reads the files before the current one and the rows of the
+// current one already stored, writing nothing (only for the state rows leave to later rows: the host
+// index), then goes on.
 import type { CheckResult, Page, Stream, StreamContext } from '../../core/connector.ts';
 import type { BucketObject, FileImportResult, FileImportStatus, RejectedRow, SourceBucket } from '../../core/files.ts';
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
@@ -199,6 +200,8 @@ class PageBuilder {
   }
 }
 
+const dropRecord = (): void => {};
+
 function reject(pos: Position, line: number, reason: string): void {
   pos.rowsRejected++;
   if (pos.rejections.length < MAX_REJECTIONS) pos.rejections.push({ line, reason });
@@ -232,6 +235,15 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
           }
           if (skip > 0) {
             skip--;
+            // Stored before the resume: mapped again only for what rows leave to the rows after them
+            // (the host index), and dropped.
+            if (!isBlankRecord(rec.fields) && rec.fields.length <= header.length) {
+              try {
+                mapper!.map(new CsvRow(rec.fields, rec.line, index!), dropRecord);
+              } catch (err) {
+                if (!(err instanceof RowError)) throw err;
+              }
+            }
             continue;
           }
           pos.records++;
@@ -286,6 +298,17 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
       const shared = new Map<string, unknown>();
       const current = new Map<string, string>();
       if (cp.at.file < cp.files.length) for await (const o of bucket.list()) current.set(o.key, o.etag);
+      if (ctx.resumed) {
+        // The files this run read before it was interrupted are read again, storing nothing, for the
+        // state their rows leave to later files (Host Assets rows find the hosts a vulnerability
+        // export named through it).
+        for (let i = 0; i < Math.min(cp.at.file, cp.files.length); i++) {
+          if (current.get(cp.files[i]!.key) !== cp.files[i]!.etag) continue;
+          for await (const _ of readFile(bucket, { ...cp, at: emptyPos(i) }, opts, ctx, shared)) {
+            // pages dropped
+          }
+        }
+      }
       let intact = true;
       while (cp.at.file < cp.files.length) {
         const f = cp.files[cp.at.file]!;

@@ -208,6 +208,29 @@ test('Host Assets export: enriches the hosts a vulnerability export named (same 
   assert.ok((again.at(-1)!.sweep as string[]).includes('vulnerabilities'));
 });
 
+test('resumed at a Host Assets file, its rows still find the hosts the vulnerability export named', async () => {
+  const bucket = new MemoryBucket();
+  // The vulnerability export names web1 in repository Corp; the host list has no repository column.
+  bucket.put('vulns.csv', csvText(SC_HEADER, [scRow({}), scRow({ Plugin: '19506', 'IP Address': '10.0.0.5', 'DNS Name': 'app5.corp.example' })]));
+  bucket.put('hosts.csv', csvText(['Name', 'IP Address', 'OS'], [['web1.corp.example', '10.0.0.1', 'Linux Kernel 3.10'], ['app5.corp.example', '10.0.0.5', 'Linux']]));
+  const { fileImportStream } = await import('../../../src/filedrop/csv/stream.ts');
+  const stream = fileImportStream({ name: 'scan', models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], kinds: tenableScFileKinds({ includeInformational: false }), what: 'Tenable.sc', pageRows: 1 });
+  const whole = await readPages(stream, streamContext(bucket));
+  const wholeKeys = new Set(recordsOf(whole, 'hosts').map((h) => h.key));
+  assert.ok(wholeKeys.has('addr:Corp|10.0.0.1|web1.corp.example'));
+  // Interrupted after the vulnerability export's second row and again after the first host row.
+  const at = (file: number, records: number) => whole.find((p) => {
+    const cp = p.checkpoint as { at: { file: number; records: number } };
+    return cp.at.file === file && cp.at.records === records;
+  })!.checkpoint;
+  for (const cp of [at(0, 1), at(1, 1)]) {
+    const resumed = await readPages(stream, streamContext(bucket, { resumed: true, checkpoint: cp }));
+    const keys = recordsOf(resumed, 'hosts').map((h) => h.key);
+    assert.deepEqual(keys.filter((k) => !wholeKeys.has(k)), [], `no host the whole read did not have (${JSON.stringify(cp)})`);
+    assert.ok(keys.includes('addr:Corp|10.0.0.5|app5.corp.example'), 'the host list row enriched the exported host');
+  }
+});
+
 test('a crash mid-file resumes after the last stored page: every row once, same counts', async () => {
   const rows = Array.from({ length: 45 }, (_, i) => scRow({ 'IP Address': `10.1.0.${i}`, 'Plugin Output': `Plugin Output: row ${i}\nsecond line` }));
   const bucket = new MemoryBucket();
