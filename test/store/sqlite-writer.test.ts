@@ -54,10 +54,25 @@ test('a page the database refuses rejects with its reason and stores none of its
   }
 });
 
+test('a writer thread that dies fails the page it held; the next page gets a new thread', { timeout: 30_000 }, async () => {
+  const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
+  try {
+    // A page larger than the thread's heap limit (256 MB): one 1 MB text in 400 rows.
+    const page = preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(5000, 400) }, { value: { page: 'huge' }, complete: false });
+    const big = 'x'.repeat(1 << 20);
+    for (const u of page.upserts) for (const r of u.rows) r[2] = big;
+    await assert.rejects(writer.write(page), /SQLite page writer (failed|stopped)/);
+    assert.deepEqual(await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(6000, 3) }, { value: { page: 'after' }, complete: false })), { vulnerabilities: 3 });
+    assert.equal(await store.count('vulnerabilities', sourceId), 208);
+  } finally {
+    await writer.close();
+  }
+});
+
 test('close() lets the pages already sent finish', async () => {
   const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
   const pending = writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(3000, 500) }, { value: { page: 5 }, complete: false }));
   await writer.close();
   assert.deepEqual(await pending, { vulnerabilities: 500 });
-  assert.equal(await store.count('vulnerabilities', sourceId), 705);
+  assert.equal(await store.count('vulnerabilities', sourceId), 708);
 });
