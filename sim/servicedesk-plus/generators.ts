@@ -1,14 +1,6 @@
 // Shared generators: deterministic randomness (every value is a hash of seed, kind, index and a salt)
 // and SDP's time objects.
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+import { fmix32 } from '../shared/hash.ts';
 
 export function hashOf(...parts: (string | number)[]): number {
   let h = 0x811c9dc5;
@@ -17,7 +9,7 @@ export function hashOf(...parts: (string | number)[]): number {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return fmix(h);
+  return fmix32(h);
 }
 
 export const unit = (...parts: (string | number)[]): number => hashOf(...parts) / 4294967296;

@@ -1,16 +1,7 @@
 // Stateless deterministic randomness: every generated value is a pure function of (seed, coordinates),
 // so row N can be rebuilt on demand without materialising the data set or keeping RNG state.
 
-/** Final avalanche of MurmurHash3; good enough diffusion for simulation data. */
-function fmix32(input: number): number {
-  let h = input | 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+import { fmix32 } from '../shared/hash.ts';
 
 export const HASH_INIT = 0x9e3779b9;
 /** Starting state of the second lane of `hex`. */

@@ -1,6 +1,7 @@
 // Helpers for connector config schemas: values arrive as JSON from the API and as strings from
 // `--set key=value`, so booleans and numbers accept both forms.
 import { z } from 'zod';
+import type { ConfigFieldInfo } from './connector.ts';
 import { InputError } from './errors.ts';
 
 export const boolish = z.preprocess((v) => {
@@ -56,4 +57,20 @@ export function parseSetPairs(pairs: string[]): Record<string, string> {
     out[p.slice(0, i).trim()] = p.slice(i + 1);
   }
   return out;
+}
+
+/** `showWhen` of the form fields that matter in API mode only. */
+export const API_MODE_ONLY: Record<string, string[]> = { inputMode: ['api'] };
+
+/** The Input Mode field of a connector with an API mode (recommended) and a file-import mode. */
+export function inputModeField(fileLabel: string, help: string): ConfigFieldInfo {
+  return {
+    label: 'Input Mode',
+    input: 'select',
+    options: [
+      { value: 'api', label: 'API' },
+      { value: 'file', label: fileLabel },
+    ],
+    help,
+  };
 }

@@ -2,7 +2,7 @@
 // region → accounts server and API host) or on-premises (technician API key), and the UI metadata.
 import { z } from 'zod';
 import type { ConfigFieldInfo } from '../../core/connector.ts';
-import { boolish, httpUrl } from '../../core/config.ts';
+import { API_MODE_ONLY, boolish, httpUrl, inputModeField } from '../../core/config.ts';
 
 export const REGIONS = {
   us: { label: 'United States', accounts: 'https://accounts.zoho.com', api: 'https://sdpondemand.manageengine.com', console: 'https://api-console.zoho.com', apiDomain: 'zohoapis.com' },
@@ -112,22 +112,12 @@ export function tokenOwner(c: SdpConfig): string {
   return `${accountsUrlOf(c)}|${c.clientId ?? ''}`;
 }
 
-const api = { inputMode: ['api'] };
-
 export const sdpFields: Record<string, ConfigFieldInfo> = {
-  inputMode: {
-    label: 'Input Mode',
-    input: 'select',
-    options: [
-      { value: 'api', label: 'API' },
-      { value: 'file', label: 'File Import' },
-    ],
-    help: 'API access is recommended. File import reads exports (e.g. export.csv) uploaded to the bucket.',
-  },
+  inputMode: inputModeField('File Import', 'API access is recommended. File import reads exports (e.g. export.csv) uploaded to the bucket.'),
   region: {
     label: 'Region',
     input: 'select',
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     options: REGION_KEYS.map((r) => ({ value: r, label: `${r} (${REGIONS[r].label})` })),
     help: 'Server region of your ServiceDesk Plus Cloud account: it picks the Zoho accounts server and the API host. Use the region of the API console you created the Self Client in (api-console.zoho.eu → eu, …). Cloud only.',
   },
@@ -135,28 +125,28 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     label: 'Authorization Code',
     input: 'password',
     secret: true,
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: `Code from OAuth authentication (cloud only). In the API console choose Self Client > Generate Code, enter the scopes ${RECOMMENDED_SCOPES.join(',')} (comma-separated; add SDPOnDemand.technicians.READ if offered), and paste the code. It is valid for a few minutes only and is exchanged once for a refresh token when you save; it is never stored.`,
   },
-  clientId: { label: 'Client ID', input: 'text', showWhen: api, help: 'Client ID of the registered OAuth application (Self Client). Blank for on-premises.' },
-  clientSecret: { label: 'Client Secret', input: 'password', secret: true, showWhen: api, help: 'Client secret of the registered OAuth application (Client Secret tab). Blank for on-premises.' },
-  revokeTokenOnDeletion: { label: 'Revoke Token on Deletion', input: 'boolean', showWhen: api, help: 'Revokes the refresh token at Zoho when the source is deleted.' },
-  portal: { label: 'Portal', input: 'text', showWhen: api, help: 'Cloud portal URL name, the segment after /app/ in your browser URL (e.g. itdesk). Needed when your organization has several portals.' },
+  clientId: { label: 'Client ID', input: 'text', showWhen: API_MODE_ONLY, help: 'Client ID of the registered OAuth application (Self Client). Blank for on-premises.' },
+  clientSecret: { label: 'Client Secret', input: 'password', secret: true, showWhen: API_MODE_ONLY, help: 'Client secret of the registered OAuth application (Client Secret tab). Blank for on-premises.' },
+  revokeTokenOnDeletion: { label: 'Revoke Token on Deletion', input: 'boolean', showWhen: API_MODE_ONLY, help: 'Revokes the refresh token at Zoho when the source is deleted.' },
+  portal: { label: 'Portal', input: 'text', showWhen: API_MODE_ONLY, help: 'Cloud portal URL name, the segment after /app/ in your browser URL (e.g. itdesk). Needed when your organization has several portals.' },
   serverUrl: {
     label: 'Server URL',
     input: 'text',
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: 'On-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080 (API v3 needs build 11000 or later). Cloud: optional override of the regional API host (e.g. a custom domain).',
   },
-  accountsUrl: { label: 'Accounts Server URL', input: 'text', showWhen: api, help: 'Optional override of the regional Zoho accounts server (cloud).' },
+  accountsUrl: { label: 'Accounts Server URL', input: 'text', showWhen: API_MODE_ONLY, help: 'Optional override of the regional Zoho accounts server (cloud).' },
   apiKey: {
     label: 'API Key',
     input: 'password',
     secret: true,
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: 'On-premises: API key generated for a technician (Admin > Technicians > select the service account > Generate API Key); its role needs read access to requests, assets/CMDB, users and service categories. Sent as the authtoken header.',
   },
-  verifySsl: { label: 'Verify SSL Certificate', input: 'boolean', showWhen: api, help: 'Verifies the server\u2019s TLS certificate. Disable only for an on-premises server with a self-signed certificate.' },
+  verifySsl: { label: 'Verify SSL Certificate', input: 'boolean', showWhen: API_MODE_ONLY, help: 'Verifies the server\u2019s TLS certificate. Disable only for an on-premises server with a self-signed certificate.' },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the exports are uploaded to (default service-desk).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
 };

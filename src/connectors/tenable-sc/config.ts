@@ -1,7 +1,7 @@
 // Configuration of a Tenable.sc source (seed §2.1, interfaces.md §2) and its UI metadata.
 import { z } from 'zod';
 import type { ConfigFieldInfo } from '../../core/connector.ts';
-import { boolish, httpUrl, intish, optionalText } from '../../core/config.ts';
+import { API_MODE_ONLY, boolish, httpUrl, inputModeField, intish, optionalText } from '../../core/config.ts';
 
 const REST_SUFFIX = /\/rest\/?$/i;
 
@@ -53,42 +53,32 @@ export function requireApi(c: TenableScConfig): TenableScApiConfig {
   return c as TenableScApiConfig;
 }
 
-const api = { inputMode: ['api'] };
-
 export const tenableScFields: Record<string, ConfigFieldInfo> = {
-  inputMode: {
-    label: 'Input Mode',
-    input: 'select',
-    options: [
-      { value: 'api', label: 'API' },
-      { value: 'file', label: 'File Import (CSV files)' },
-    ],
-    help: 'API access is recommended. File import reads CSV exports of the Vulnerabilities and Host Assets pages uploaded to the bucket.',
-  },
+  inputMode: inputModeField('File Import (CSV files)', 'API access is recommended. File import reads CSV exports of the Vulnerabilities and Host Assets pages uploaded to the bucket.'),
   apiUrl: {
     label: 'API URL',
     input: 'text',
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: 'The URL you open the console with in a browser, e.g. https://sc.example.com or https://sc.example.com:8443, without a trailing slash. Do not add /rest/: the connector appends it.',
   },
   accessKey: {
     label: 'Access Key',
     input: 'password',
     secret: true,
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: 'Access key of the API key pair of the dedicated organizational user (role Security Analyst).',
   },
   secretKey: {
     label: 'Secret Key',
     input: 'password',
     secret: true,
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: 'Secret key of the same pair. The console shows it once only, at generation. Generating a new pair revokes the previous one at once.',
   },
   verifySsl: {
     label: 'Verify SSL Certificate',
     input: 'boolean',
-    showWhen: api,
+    showWhen: API_MODE_ONLY,
     help: 'Verifies the console\u2019s TLS certificate. Disable only for a self-signed certificate, or add its CA below instead.',
   },
   includeInformational: {
@@ -96,12 +86,12 @@ export const tenableScFields: Record<string, ConfigFieldInfo> = {
     input: 'boolean',
     help: 'Also import Info-severity findings as vulnerabilities (greatly increases volume). Installed software and open ports are imported regardless.',
   },
-  expectedUsername: { label: 'Expected Username', input: 'text', showWhen: api, help: 'When set, the credential check verifies the API keys belong to this user.' },
-  expectedOrganization: { label: 'Expected Organization', input: 'text', showWhen: api, help: 'When set, the credential check verifies the user\u2019s organization.' },
-  expectedGroup: { label: 'Expected Group', input: 'text', showWhen: api, help: 'When set, the credential check verifies the user\u2019s group (it defines which repositories are imported).' },
-  caCertificate: { label: 'CA Certificate', input: 'textarea', showWhen: api, help: 'PEM of a private CA that signed the console\u2019s certificate; an alternative to disabling verification.' },
-  proxyUrl: { label: 'Proxy URL', input: 'text', showWhen: api, help: 'HTTP(S) proxy to reach the console through, e.g. http://proxy:3128.' },
-  pageSize: { label: 'Page Size', input: 'number', showWhen: api, help: 'Records per analysis page (default 1000).' },
+  expectedUsername: { label: 'Expected Username', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the API keys belong to this user.' },
+  expectedOrganization: { label: 'Expected Organization', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the user\u2019s organization.' },
+  expectedGroup: { label: 'Expected Group', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the user\u2019s group (it defines which repositories are imported).' },
+  caCertificate: { label: 'CA Certificate', input: 'textarea', showWhen: API_MODE_ONLY, help: 'PEM of a private CA that signed the console\u2019s certificate; an alternative to disabling verification.' },
+  proxyUrl: { label: 'Proxy URL', input: 'text', showWhen: API_MODE_ONLY, help: 'HTTP(S) proxy to reach the console through, e.g. http://proxy:3128.' },
+  pageSize: { label: 'Page Size', input: 'number', showWhen: API_MODE_ONLY, help: 'Records per analysis page (default 1000).' },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the CSV exports are uploaded to (default vuln-scanner).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
 };
