@@ -1,9 +1,11 @@
 // The credential check: token (cloud), region, reachability/TLS, then read access to each data set
-// (tickets, CMDB, users, services) with the missing scope or permission named.
+// (tickets, CMDB, users, services) with the missing scope or permission named, and which asset API the
+// server offers (per product type, build 15100+, or the old /assets), remembered for the syncs.
 import type { CheckResult, ConnectorContext } from '../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../core/errors.ts';
 import { SdpApiError, SdpClient } from './client.ts';
 import { accountsUrlOf, deploymentOf, type SdpConfig } from './config.ts';
+import { type AssetApiFound, LEGACY_ASSET_PATH, probeAssetApi, rememberAssetApi } from './asset-api.ts';
 import { checkSdpFiles } from './csv/index.ts';
 import { regionMismatch, type TokenManager, type TokenState } from './oauth.ts';
 import { listCiTypes } from './streams.ts';
@@ -13,6 +15,42 @@ const fail = (id: string, message: string, hint: string | null): CheckResult => 
 const failFrom = (id: string, err: unknown): CheckResult => fail(id, errorMessage(err), err instanceof UpstreamError ? err.hint : null);
 
 type Probe = { ok: true; rows: number } | { ok: false; err: unknown };
+
+/** Which asset API the server offers, in words, with what it means for the syncs. */
+async function assetApiCheck(found: AssetApiFound, probe: (path: string) => Promise<Probe>): Promise<CheckResult> {
+  if (found.api === 'legacy') {
+    return {
+      id: 'asset-api',
+      ok: true,
+      message: `the server offers the old asset API (/api/v3/${LEGACY_ASSET_PATH}, builds before 15100); assets are read from it`,
+      hint: 'ServiceDesk Plus 15100 and later list assets per product type and kept the old lists only for a while (until April 2026): after an upgrade the next sync finds the new API by itself',
+    };
+  }
+  const old = await probe(LEGACY_ASSET_PATH);
+  const also = old.ok ? `; the old /api/v3/${LEGACY_ASSET_PATH} still answers but is not used (kept only for a while, with the additional fields of before the migration)` : '';
+  const lists = found.productTypes.length
+    ? `${found.productTypes.length} asset product types, ${found.productTypes
+        .slice(0, 4)
+        .map((t) => t.path)
+        .join(', ')}${found.productTypes.length > 4 ? ', …' : ''}`
+    : 'the generic asset_assets list';
+  if (found.confirmedBy === 'asset_assets' && found.productTypes.length) {
+    return {
+      id: 'asset-api',
+      ok: true,
+      message: `the server offers the per-product-type asset API (build 15100 or later) but none of its product types answered at asset_<type>; assets are read from the generic asset_assets list${also}`,
+      hint: 'Product-type details (network adapters, operating system) come only from the per-type lists: check the product type names under Admin > Product Types',
+    };
+  }
+  return {
+    id: 'asset-api',
+    ok: true,
+    message: `the server offers the per-product-type asset API (build 15100 or later): assets are read per product type (${lists})${also}`,
+    hint: old.ok
+      ? 'Nothing to change: the connector already reads the per-product-type lists, so the end of the old ones does not affect it'
+      : 'Nothing to change: the old /api/v3/assets is gone on this server and the connector reads the per-product-type lists',
+  };
+}
 
 export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens: TokenManager | null): Promise<CheckResult[]> {
   if (config.inputMode !== 'api') {
@@ -72,17 +110,19 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
     };
     out.push(access('tickets', 'requests and incidents', [['requests', requests]]));
 
-    const assets = await probe('assets');
-    let cmdb: CheckResult = access('cmdb', 'assets', [['assets', assets]]);
-    if (cmdb.ok) {
-      try {
-        const types = await listCiTypes(client, ctx.signal);
-        cmdb = types === null ? pass('cmdb', 'read access to assets; this server lists no CI types (assets only)') : pass('cmdb', `read access to assets and ${types.length} CI types`);
-      } catch (err) {
-        cmdb = failFrom('cmdb', err);
-      }
+    let found: AssetApiFound | null = null;
+    let cmdb: CheckResult;
+    try {
+      found = await probeAssetApi(client, ctx.signal);
+      await rememberAssetApi(ctx.state, client.apiBase, found.api);
+      const types = await listCiTypes(client, ctx.signal);
+      const what = `assets (${found.confirmedBy})`;
+      cmdb = types === null ? pass('cmdb', `read access to ${what}; this server lists no CI types (assets only)`) : pass('cmdb', `read access to ${what} and ${types.length} CI types`);
+    } catch (err) {
+      cmdb = failFrom('cmdb', err);
     }
     out.push(cmdb);
+    if (found) out.push(await assetApiCheck(found, probe));
 
     const userPaths = cloud ? ['requesters', 'technicians'] : ['users', 'technicians'];
     const userProbes: [string, Probe][] = [];
