@@ -9,7 +9,7 @@
 // remembered lists start answering "Invalid URL" (404 / 4007).
 import type { SourceStateAccess } from '../../core/connector.ts';
 import { SdpApiError, type SdpClient } from './client.ts';
-import { type AssetProductType, assetProductTypes, GENERIC_ASSET_PATH } from './map/product-types.ts';
+import { type AssetProductType, assetProductTypes, DEFAULT_ASSET_PRODUCT_TYPES, GENERIC_ASSET_PATH } from './map/product-types.ts';
 
 export type AssetApi = 'legacy' | 'product-type';
 
@@ -27,8 +27,10 @@ export interface AssetEndpoint {
 export interface AssetApiFound {
   api: AssetApi;
   endpoints: AssetEndpoint[];
-  /** Asset product types the server lists (empty when it lists none, or for the old API). */
+  /** Asset product types read per type (empty for the old API and for the generic list). */
   productTypes: AssetProductType[];
+  /** False when the server has no readable product type list and the default types' lists answered. */
+  listed: boolean;
   /** The list that answered the probe. */
   confirmedBy: string;
 }
@@ -37,6 +39,8 @@ interface Remembered {
   api: AssetApi;
   apiBase: string;
   probedAt: string;
+  /** The lists to read when they could not be learnt from `product_types`. */
+  lists?: string[];
 }
 
 const STATE_KEY = 'assetApi';
@@ -44,14 +48,18 @@ const STATE_KEY = 'assetApi';
 const PROBE_TRIES = 3;
 const PAGE = 100;
 
-export async function rememberedAssetApi(state: SourceStateAccess, apiBase: string): Promise<AssetApi | null> {
+async function remembered(state: SourceStateAccess, apiBase: string): Promise<Remembered | null> {
   const r = (await state.get())[STATE_KEY] as Partial<Remembered> | undefined;
   if (!r || r.apiBase !== apiBase || (r.api !== 'legacy' && r.api !== 'product-type')) return null;
-  return r.api;
+  return { api: r.api, apiBase, probedAt: String(r.probedAt ?? ''), ...(Array.isArray(r.lists) ? { lists: r.lists.map(String) } : {}) };
 }
 
-export async function rememberAssetApi(state: SourceStateAccess, apiBase: string, api: AssetApi): Promise<void> {
-  const r: Remembered = { api, apiBase, probedAt: new Date().toISOString() };
+export async function rememberedAssetApi(state: SourceStateAccess, apiBase: string): Promise<AssetApi | null> {
+  return (await remembered(state, apiBase))?.api ?? null;
+}
+
+export async function rememberAssetApi(state: SourceStateAccess, apiBase: string, found: Pick<AssetApiFound, 'api' | 'endpoints' | 'listed'>): Promise<void> {
+  const r: Remembered = { api: found.api, apiBase, probedAt: new Date().toISOString(), ...(found.api === 'product-type' && !found.listed ? { lists: found.endpoints.map((e) => e.path) } : {}) };
   await state.set({ [STATE_KEY]: r });
 }
 
@@ -59,6 +67,9 @@ export const legacyEndpoints = (): AssetEndpoint[] => [{ id: 'assets', path: LEG
 export const genericEndpoint = (): AssetEndpoint => ({ id: `assets:${GENERIC_ASSET_PATH}`, path: GENERIC_ASSET_PATH, productType: null });
 export function productTypeEndpoints(types: AssetProductType[]): AssetEndpoint[] {
   return types.length ? types.map((t) => ({ id: `assets:${t.path}`, path: t.path, productType: t.name })) : [genericEndpoint()];
+}
+function endpointsOfLists(paths: string[]): AssetEndpoint[] {
+  return paths.map((path) => (path === GENERIC_ASSET_PATH ? genericEndpoint() : { id: `assets:${path}`, path, productType: DEFAULT_ASSET_PRODUCT_TYPES.find((t) => t.path === path)?.name ?? null }));
 }
 
 const isNotFound = (err: unknown) => err instanceof SdpApiError && err.kind === 'not-found';
@@ -94,8 +105,9 @@ async function answers(client: SdpClient, path: string, signal?: AbortSignal): P
 
 /**
  * Finds the asset API: a few per-product-type lists, then the generic `asset_assets`, then the old
- * `assets` (paths in `exclude` are not tried: they just failed). Throws the first access error (no
- * scope, no permission) when nothing answered, else the not-found of the old list.
+ * `assets`, and when the server lists no product types, the lists of the default ones (paths in
+ * `exclude` are not tried: they just failed). Throws the first access error (no scope, no permission)
+ * when nothing answered, else a not-found naming what was tried.
  */
 export async function probeAssetApi(client: SdpClient, signal?: AbortSignal, exclude: string[] = []): Promise<AssetApiFound> {
   let denied: unknown = null;
@@ -115,12 +127,24 @@ export async function probeAssetApi(client: SdpClient, signal?: AbortSignal, exc
     try {
       if (await answers(client, path, signal)) {
         const endpoints = api === 'legacy' ? legacyEndpoints() : path === GENERIC_ASSET_PATH ? [genericEndpoint()] : productTypeEndpoints(types);
-        return { api, endpoints, productTypes: api === 'legacy' ? [] : types, confirmedBy: path };
+        return { api, endpoints, productTypes: api === 'legacy' || path === GENERIC_ASSET_PATH ? [] : types, listed: true, confirmedBy: path };
       }
     } catch (err) {
       if (isHard(err)) throw err;
       denied ??= err;
     }
+  }
+  if (types.length === 0) {
+    const answered: AssetProductType[] = [];
+    for (const t of DEFAULT_ASSET_PRODUCT_TYPES.filter((x) => !exclude.includes(x.path))) {
+      try {
+        if (await answers(client, t.path, signal)) answered.push(t);
+      } catch (err) {
+        if (isHard(err)) throw err;
+        denied ??= err;
+      }
+    }
+    if (answered.length) return { api: 'product-type', endpoints: productTypeEndpoints(answered), productTypes: answered, listed: false, confirmedBy: answered[0]!.path };
   }
   if (denied) throw denied;
   throw new SdpApiError(`GET ${tries.map(([, p]) => `/${p}`).join(', ')}: no asset list answered at ${client.apiBase}: neither the per-product-type asset API (build 15100 and later) nor /api/v3/assets`, {
@@ -135,18 +159,19 @@ export async function probeAssetApi(client: SdpClient, signal?: AbortSignal, exc
 
 /** The endpoints to read now: the remembered API's (listing the product types again), else a probe's. */
 export async function resolveAssetEndpoints(client: SdpClient, state: SourceStateAccess, signal?: AbortSignal): Promise<{ endpoints: AssetEndpoint[]; probed: AssetApiFound | null }> {
-  const remembered = await rememberedAssetApi(state, client.apiBase);
-  if (remembered === 'legacy') return { endpoints: legacyEndpoints(), probed: null };
-  if (remembered === 'product-type') {
+  const known = await remembered(state, client.apiBase);
+  if (known?.api === 'legacy') return { endpoints: legacyEndpoints(), probed: null };
+  if (known?.api === 'product-type') {
     let types: AssetProductType[] | null = null;
     try {
       types = await listAssetProductTypes(client, signal);
     } catch (err) {
       if (isHard(err)) throw err;
     }
+    if (!types?.length && known.lists?.length) return { endpoints: endpointsOfLists(known.lists), probed: null };
     return { endpoints: productTypeEndpoints(types ?? []), probed: null };
   }
   const found = await probeAssetApi(client, signal);
-  await rememberAssetApi(state, client.apiBase, found.api);
+  await rememberAssetApi(state, client.apiBase, found);
   return { endpoints: found.endpoints, probed: found };
 }

@@ -6,6 +6,7 @@ import { errorMessage, UpstreamError } from '../../core/errors.ts';
 import { SdpApiError, SdpClient } from './client.ts';
 import { accountsUrlOf, deploymentOf, type SdpConfig } from './config.ts';
 import { type AssetApiFound, LEGACY_ASSET_PATH, probeAssetApi, rememberAssetApi } from './asset-api.ts';
+import { GENERIC_ASSET_PATH } from './map/product-types.ts';
 import { checkSdpFiles } from './csv/index.ts';
 import { regionMismatch, type TokenManager, type TokenState } from './oauth.ts';
 import { listCiTypes } from './streams.ts';
@@ -28,24 +29,32 @@ async function assetApiCheck(found: AssetApiFound, probe: (path: string) => Prom
   }
   const old = await probe(LEGACY_ASSET_PATH);
   const also = old.ok ? `; the old /api/v3/${LEGACY_ASSET_PATH} still answers but is not used (kept only for a while, with the additional fields of before the migration)` : '';
-  const lists = found.productTypes.length
-    ? `${found.productTypes.length} asset product types, ${found.productTypes
-        .slice(0, 4)
-        .map((t) => t.path)
-        .join(', ')}${found.productTypes.length > 4 ? ', …' : ''}`
-    : 'the generic asset_assets list';
-  if (found.confirmedBy === 'asset_assets' && found.productTypes.length) {
+  const offers = 'the server offers the per-product-type asset API (build 15100 or later)';
+  const few = (n: number) =>
+    found.productTypes
+      .slice(0, n)
+      .map((t) => t.path)
+      .join(', ') + (found.productTypes.length > n ? ', …' : '');
+  if (found.confirmedBy === GENERIC_ASSET_PATH) {
     return {
       id: 'asset-api',
       ok: true,
-      message: `the server offers the per-product-type asset API (build 15100 or later) but none of its product types answered at asset_<type>; assets are read from the generic asset_assets list${also}`,
-      hint: 'Product-type details (network adapters, operating system) come only from the per-type lists: check the product type names under Admin > Product Types',
+      message: `${offers}, but no product type answered at its own list: assets are read from the generic ${GENERIC_ASSET_PATH} list${also}`,
+      hint: 'Type-specific fields (network adapters, operating system) come only from the per-type lists: check read access to product types (/api/v3/product_types) and their names under Admin > Product Types',
+    };
+  }
+  if (!found.listed) {
+    return {
+      id: 'asset-api',
+      ok: true,
+      message: `${offers}, but its product types cannot be listed: assets are read from the lists of the default product types that answered (${found.productTypes.length}: ${few(4)})${also}`,
+      hint: 'Assets of other product types (your own, or renamed) are not read: give read access to /api/v3/product_types',
     };
   }
   return {
     id: 'asset-api',
     ok: true,
-    message: `the server offers the per-product-type asset API (build 15100 or later): assets are read per product type (${lists})${also}`,
+    message: `${offers}: assets are read per product type (${found.productTypes.length} asset product types, ${few(4)})${also}`,
     hint: old.ok
       ? 'Nothing to change: the connector already reads the per-product-type lists, so the end of the old ones does not affect it'
       : 'Nothing to change: the old /api/v3/assets is gone on this server and the connector reads the per-product-type lists',
@@ -114,7 +123,7 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
     let cmdb: CheckResult;
     try {
       found = await probeAssetApi(client, ctx.signal);
-      await rememberAssetApi(ctx.state, client.apiBase, found.api);
+      await rememberAssetApi(ctx.state, client.apiBase, found);
       const types = await listCiTypes(client, ctx.signal);
       const what = `assets (${found.confirmedBy})`;
       cmdb = types === null ? pass('cmdb', `read access to ${what}; this server lists no CI types (assets only)`) : pass('cmdb', `read access to ${what} and ${types.length} CI types`);

@@ -301,7 +301,7 @@ const recoverAssets: PartRecovery = async (client, ctx, part, familyAnswered) =>
   if (familyAnswered) return 'skip';
   ctx.log.warn({ path: part.path }, 'the asset list answered Invalid URL; probing the asset API again');
   const found = await probeAssetApi(client, ctx.signal, [part.path]);
-  await rememberAssetApi(ctx.state, client.apiBase, found.api);
+  await rememberAssetApi(ctx.state, client.apiBase, found);
   ctx.log.info({ assetApi: found.api, via: found.confirmedBy }, 'asset API found');
   const perType = (path: string) => path !== GENERIC_ASSET_PATH && path.startsWith('asset_');
   if (found.api === 'product-type' && perType(found.confirmedBy) && perType(part.path)) return 'skip';

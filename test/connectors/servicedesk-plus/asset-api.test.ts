@@ -190,6 +190,35 @@ describe('per-product-type asset API against the simulator', () => {
     sim.setAssetApi('both');
   });
 
+  test('no product type answers at its own list: the generic asset_assets list, types from module', async () => {
+    const perType = ['asset_laptops', 'asset_workstations', 'asset_servers', 'asset_monitors', 'asset_keyboards'];
+    sim.setAssetApi('product-type', perType);
+    const state = memState();
+    const { records, pages } = await read(state);
+    const assets = records.filter((r) => r.key.startsWith('asset:'));
+    assert.equal(assetKeys(assets).size, 60);
+    assert.ok(assets.every((r) => ['Laptop', 'Workstation', 'Server', 'Monitor', 'Keyboard'].includes(String(r.fields.productType))));
+    assert.ok(pages.every((p) => !p.errors && p.sweep === undefined));
+    const check = (await sdp.check(config(), connectorCtx(memState()))).find((c) => c.id === 'asset-api')!;
+    assert.match(check.message, /no product type answered at its own list: assets are read from the generic asset_assets list/);
+    sim.setAssetApi('both');
+  });
+
+  test('no product type list and no generic list: the default product types’ lists, remembered', async () => {
+    sim.setAssetApi('product-type', ['product_types', 'asset_assets']);
+    const state = memState();
+    const { records } = await read(state);
+    const types = new Set(records.filter((r) => r.key.startsWith('asset:')).map((r) => r.fields.productType));
+    assert.deepEqual([...types].sort(), ['Server', 'Workstation'], 'only the default types are known without a product type list');
+    await reset();
+    await read(state);
+    assert.deepEqual(assetCalls().map(([p]) => p).sort(), ['/api/v3/asset_servers', '/api/v3/asset_workstations', '/api/v3/product_types'], 'the lists found are remembered');
+    const check = (await sdp.check(config(), connectorCtx(memState()))).find((c) => c.id === 'asset-api')!;
+    assert.match(check.message, /product types cannot be listed: assets are read from the lists of the default product types that answered \(2: asset_workstations, asset_servers\)/);
+    assert.match(check.hint ?? '', /read access to \/api\/v3\/product_types/);
+    sim.setAssetApi('both');
+  });
+
   test('the check says which asset API the server offers, with a hint, and remembers it', async () => {
     const words = async (mode: 'legacy' | 'product-type' | 'both') => {
       sim.setAssetApi(mode);

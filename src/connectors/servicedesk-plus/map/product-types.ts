@@ -59,3 +59,22 @@ export function assetProductTypes(rows: Json[]): AssetProductType[] {
   }
   return out;
 }
+
+/**
+ * Lists of ServiceDesk Plus's default product types, tried only when the server neither lists its
+ * product types nor has the generic list (a server's own and renamed types cannot be found then).
+ */
+export const DEFAULT_ASSET_PRODUCT_TYPES: AssetProductType[] = [
+  'Workstation',
+  'Server',
+  'Virtual Machine',
+  'Virtual Host',
+  'Access Point',
+  'Router',
+  'Switch',
+  'Firewall',
+  'Printer',
+  'Scanner',
+  'Projector',
+  'Mobile Device',
+].map((name) => ({ id: null, name, path: `asset_${pluralSnake(name)}` }));
