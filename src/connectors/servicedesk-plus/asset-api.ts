@@ -123,6 +123,8 @@ export async function probeAssetApi(client: SdpClient, signal?: AbortSignal, exc
     ['product-type', GENERIC_ASSET_PATH],
     ['legacy', LEGACY_ASSET_PATH],
   ];
+  /** An asset list refused access: the lists exist, so guessing more of them is no use. */
+  let listDenied = false;
   for (const [api, path] of tries.filter(([, p]) => !exclude.includes(p))) {
     try {
       if (await answers(client, path, signal)) {
@@ -131,10 +133,11 @@ export async function probeAssetApi(client: SdpClient, signal?: AbortSignal, exc
       }
     } catch (err) {
       if (isHard(err)) throw err;
-      denied ??= err;
+      denied = listDenied ? denied : err;
+      listDenied = true;
     }
   }
-  if (types.length === 0) {
+  if (types.length === 0 && !listDenied) {
     const answered: AssetProductType[] = [];
     for (const t of DEFAULT_ASSET_PRODUCT_TYPES.filter((x) => !exclude.includes(x.path))) {
       try {

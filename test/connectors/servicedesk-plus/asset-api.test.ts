@@ -243,6 +243,20 @@ describe('per-product-type asset API against the simulator', () => {
   });
 });
 
+test('a technician who may not read assets: the stream fails with it, without guessing lists', async () => {
+  const denied = await startSdpSim({ apiKeyDenied: ['assets'], assets: 5, requests: 1, assetApi: 'product-type' });
+  try {
+    const state = memState();
+    const streams = sdp.streams(parseConfig({ serverUrl: denied.url, apiKey: denied.apiKey }), connectorCtx(state));
+    await assert.rejects(drain(stream(streams, 'cmdb-assets'), streamCtx(state)), /technician of this API key may not read assets/);
+    const asked = Object.keys(denied.stats().requests).filter((p) => /asset|product_types/.test(p));
+    assert.deepEqual(asked.sort(), ['/api/v3/asset_assets', '/api/v3/assets', '/api/v3/product_types']);
+    assert.equal(await rememberedAssetApi(state, `${denied.url}/api/v3`), null, 'nothing remembered');
+  } finally {
+    await denied.close();
+  }
+});
+
 describe('simulator --asset-api', () => {
   test('parsed, validated and documented in --help', () => {
     assert.equal(parseSdpSimArgs(['--asset-api', 'legacy']).assetApi, 'legacy');
