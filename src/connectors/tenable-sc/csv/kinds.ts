@@ -257,6 +257,8 @@ export function tenableScFileKinds(opts: { includeInformational: boolean }): Fil
       writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
       group: 'scan',
       sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+      // An export covers the repositories its rows name (a team may export per repository).
+      scope: { hostField: 'repository', of: (row) => row.get('repository') },
       mapper: (shared) => vulnMapper(opts.includeInformational, shared),
     },
     {
@@ -269,7 +271,7 @@ export function tenableScFileKinds(opts: { includeInformational: boolean }): Fil
       excludes: ['Plugin', 'Plugin ID', 'Plugin Name', 'Severity'],
       writes: ['hosts'],
       group: 'scan',
-      // Hosts are swept with the vulnerability snapshot (this file is re-read with it), never by a host list alone.
+      // Hosts are swept by vulnerability exports, never by a host list.
       sweeps: [],
       mapper: (shared) => hostAssetMapper(shared),
     },
