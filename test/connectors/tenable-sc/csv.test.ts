@@ -96,6 +96,21 @@ test('inventory from plugin output: software, OS, ports, last user, compliance; 
   assert.equal(bucket.last('export.csv')!.rowsImported, 6);
 });
 
+test('host facts in file mode: FQDN from 12053 (trailing dot dropped), credentialed from 19506 yes and no', async () => {
+  const host = (ip: string, c: Record<string, string>) => scRow({ Severity: 'Info', Port: '0', 'IP Address': ip, 'DNS Name': '', 'NetBIOS Name': '', ...c });
+  const bucket = new MemoryBucket();
+  bucket.put('facts.csv', csvText(SC_HEADER, [
+    host('10.0.0.8', { Plugin: '12053', 'Plugin Output': 'Plugin Output: \n10.0.0.8 resolves as App8.Corp.Example.\n' }),
+    host('10.0.0.8', { Plugin: '19506', 'Plugin Output': 'Plugin Output: \nNessus version : 10.7.1\nCredentialed checks : no\n' }),
+    host('10.0.0.9', { Plugin: '19506', 'Plugin Output': "Plugin Output: \nCredentialed checks : yes, as 'CORP\\svc-scan' via SMB\n" }),
+  ]));
+  const hosts = recordsOf(await readPages(streamOf(), streamContext(bucket)), 'hosts');
+  const h8 = hosts.find((h) => h.key === 'addr:Corp|10.0.0.8|')!;
+  assert.equal(h8.fields.fqdn, 'app8.corp.example');
+  assert.equal(h8.fields.credentialed, false);
+  assert.equal(hosts.find((h) => h.key === 'addr:Corp|10.0.0.9|')!.fields.credentialed, true);
+});
+
 test('bad rows are rejected with physical line numbers and reasons, the rest imports; no sweep then', async () => {
   const rows = [
     scRow({ 'Plugin Output': 'Plugin Output: one\ntwo\nthree' }), // lines 2-4

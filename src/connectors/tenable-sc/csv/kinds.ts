@@ -182,7 +182,7 @@ function vulnMapper(includeInformational: boolean, shared: Map<string, unknown>)
   return {
     map(row, add) {
       const r = vulndetailsRowOf(row);
-      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', includeInformational });
+      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', includeInformational, file: true });
       for (const [model, recs] of Object.entries(out)) for (const rec of recs ?? []) add(model as 'hosts', rec);
       const key = rowHostKey(r);
       const lastEpoch = typeof r.lastSeen === 'string' ? Number(r.lastSeen) : 0;
