@@ -65,7 +65,24 @@ export function statusOf(row: Record<string, unknown>, sourceType: 'cumulative' 
  * (`{value}`); nothing or an empty list is null.
  */
 export function vprKeyDriversOf(row: Record<string, unknown>): Record<string, unknown> | null {
-  const v = jsonOf(row.keyDrivers ?? row.vprKeyDrivers ?? row.vprContext);
+  const raw = row.keyDrivers ?? row.vprKeyDrivers ?? row.vprContext;
+  // The context is the plugin's, so the same text repeats on every host: parsed once (bounded cache;
+  // the object is shared, and never changed).
+  if (typeof raw === 'string') {
+    let hit = driversCache.get(raw);
+    if (hit === undefined) {
+      hit = keyDriversOf(jsonOf(raw));
+      if (driversCache.size >= 1024) driversCache.clear();
+      driversCache.set(raw, hit);
+    }
+    return hit;
+  }
+  return keyDriversOf(jsonOf(raw));
+}
+
+const driversCache = new Map<string, Record<string, unknown> | null>();
+
+function keyDriversOf(v: unknown): Record<string, unknown> | null {
   if (v === null || v === undefined) return null;
   if (Array.isArray(v)) {
     const out: Record<string, unknown> = {};
