@@ -98,11 +98,12 @@ export async function sniffObject(bucket: SourceBucket, obj: BucketObject, kinds
   }
 }
 
-/** The scope values an export's rows name (parsed, not mapped). */
-async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, what: string): Promise<string[]> {
+/** The scope values an export's rows name (parsed, not mapped), and whether some row names none. */
+async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, what: string): Promise<{ values: string[]; unscoped: boolean }> {
   const out = new Set<string>();
+  let unscoped = false;
   const scope = kind.scope;
-  if (!scope) return [];
+  if (!scope) return { values: [], unscoped: true };
   const input = await bucket.open(key);
   try {
     let index: Map<string, number> | null = null;
@@ -111,20 +112,22 @@ async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, 
         if (isBlankRecord(rec.fields)) continue;
         if (!index) {
           const d = detectKind(rec.fields, [kind], what);
-          if (!d.ok) return [];
+          if (!d.ok) return { values: [], unscoped: true };
           index = d.match.index;
           continue;
         }
         const v = scope.of(new CsvRow(rec.fields, rec.line, index));
         if (v) out.add(v);
+        else unscoped = true;
       }
     }
   } catch (err) {
     if (!(err instanceof CsvFormatError)) throw err;
+    unscoped = true;
   } finally {
     input.destroy();
   }
-  return [...out];
+  return { values: [...out], unscoped };
 }
 
 export function result(obj: Pick<PlannedFile, 'key' | 'etag' | 'size'>, kind: string | null, p: Pick<Position, 'rowsRead' | 'rowsImported' | 'rowsRejected' | 'rejections'>, error: string | null = null): FileImportResult {
@@ -194,10 +197,17 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
     const mine = fresh.filter((f) => f.kind === k).sort(order);
     const snapshots = new Set(mine.map((f) => f.snapshot));
     // Scopes of later snapshots (only a full run reads more than one snapshot).
-    const scopes = k.scope && snapshots.size > 1 ? await Promise.all(mine.map((f) => scopeOfObject(bucket, f.obj.key, k, opts.what))) : mine.map(() => [] as string[]);
+    const scopes: { values: string[]; unscoped: boolean }[] = [];
+    for (const f of mine) scopes.push(k.scope && snapshots.size > 1 ? await scopeOfObject(bucket, f.obj.key, k, opts.what) : { values: [], unscoped: true });
     mine.forEach((f, i) => {
       const covered = new Set<string>();
-      for (let j = i + 1; j < mine.length; j++) if (mine[j]!.snapshot !== f.snapshot) for (const v of scopes[j]!) covered.add(v);
+      for (let j = i + 1; j < mine.length; j++) if (mine[j]!.snapshot !== f.snapshot) for (const v of scopes[j]!.values) covered.add(v);
+      const own = scopes[i]!;
+      if (!own.unscoped && own.values.length > 0 && own.values.every((v) => covered.has(v))) {
+        // Every row is in a scope later exports cover: nothing of it would be imported.
+        ctx.log.info({ key: f.obj.key }, 'file covered by later exports; not read');
+        return;
+      }
       files.push({ key: f.obj.key, etag: f.obj.etag, size: f.obj.size, kind: k.name, origin: originOf(f.obj.key), covered: [...covered] });
     });
   }

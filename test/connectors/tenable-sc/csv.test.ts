@@ -198,14 +198,27 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
   assert.equal(p3.length, 1);
   assert.deepEqual(p3[0]!.sweep, []);
   assert.equal(bucket.imports.length, before);
-  // A full run re-reads every file, oldest snapshot first; week 1's Corp rows are skipped (week 2
-  // covers Corp), its Lab export still counts, and the sweep covers both repositories.
+  // A full run re-reads every file, oldest snapshot first, but not week 1's Corp export (week 2 covers
+  // all it names); its Lab export still counts, and the sweep covers both repositories.
   bucket.reimport = true;
+  const n4 = bucket.imports.length;
   const p4 = await readPages(stream, streamContext(bucket));
   assert.deepEqual(recordsOf(p4, 'vulnerabilities').map((v) => `${v.fields.pluginId}@${v.hostKey?.split('|')[0]}`), ['57582@addr:Lab', '42873@addr:Corp']);
+  assert.deepEqual(bucket.imports.slice(n4).map((i) => i.key), ['week1-lab.csv', 'week2-corp.csv']);
   const s4 = sweptScope(p4.at(-1));
   assert.deepEqual(new Set(s4?.scope.hostField?.values), new Set(['Corp', 'Lab']));
-  assert.equal(s4?.scope.origins.length, 3);
+  assert.equal(s4?.scope.origins.length, 2);
+  // An older export with rows in a covered and an uncovered repository is read, its covered rows skipped.
+  const mixed = new MemoryBucket();
+  mixed.run = 'm1';
+  mixed.put('all-week1.csv', csvText(SC_HEADER, [b('Corp', '42873'), b('Corp', '51192'), b('Lab', '57582', '10.9.0.1')]));
+  await readPages(stream, streamContext(mixed));
+  mixed.run = 'm2';
+  mixed.put('corp-week2.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
+  await readPages(stream, streamContext(mixed, { mode: 'incremental' }));
+  mixed.reimport = true;
+  const pm = await readPages(stream, streamContext(mixed));
+  assert.deepEqual(recordsOf(pm, 'vulnerabilities').map((v) => v.fields.pluginId), ['57582', '42873'], 'the older file\'s Corp rows are skipped');
   // Files uploaded together in one run are one snapshot: two Corp files of one run both count.
   const together = new MemoryBucket();
   together.put('corp-critical.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
