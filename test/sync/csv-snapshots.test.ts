@@ -48,7 +48,7 @@ for (const backend of BACKENDS) {
 
     async function all(model: 'vulnerabilities' | 'hosts'): Promise<StoredRecord[]> {
       const src = await app.store.getSource('scans');
-      return (await app.store.query(model, { sourceIds: [src.id], limit: 1000 })).records;
+      return (await app.store.query(model, { sourceIds: [src.id], limit: 10_000 })).records;
     }
     const state = async () =>
       Object.fromEntries((await all('vulnerabilities')).map((v) => [`${v.pluginId}@${String(v.hostId).slice(0, 4)}:${v.port}`, v.status]));
@@ -112,6 +112,18 @@ for (const backend of BACKENDS) {
       const found = (await all('vulnerabilities')).filter((v) => v.pluginId === '97833');
       assert.equal(found.length, 1);
       assert.deepEqual(found[0]!.cves, ['CVE-2017-0143', 'CVE-2017-0144', 'CVE-2017-0145']);
+    });
+
+    test('…also when its rows fall on both sides of a page boundary (2000 rows a page)', async () => {
+      const filler = Array.from({ length: 1998 }, (_, i) => row('Pages', String(200000 + i), '10.8.0.1', { 'DNS Name': 'pages.example', CVE: '' }));
+      const cve = (c: string) => row('Pages', '97834', '10.8.0.2', { CVE: c, 'DNS Name': 'cve2.example' });
+      // Rows 1999 and 2000 end the first page, 2001 starts the second.
+      await upload({ 'paged.csv': [...filler, cve('CVE-2019-0708'), cve('CVE-2019-1181'), cve('CVE-2019-1182')] });
+      const r = await runSync(app, 'scans');
+      assert.equal(r.status, 'succeeded', r.error ?? '');
+      const found = (await all('vulnerabilities')).filter((v) => v.pluginId === '97834');
+      assert.equal(found.length, 1);
+      assert.deepEqual(found[0]!.cves, ['CVE-2019-0708', 'CVE-2019-1181', 'CVE-2019-1182']);
     });
   });
 }
