@@ -12,6 +12,11 @@ import { bool, epochToIso, int, jsonOf, list, macs, num, refName, text, timeOf }
 
 export const SOFTWARE_PLUGINS = ['20811', '22869'] as const;
 export const PORT_PLUGINS = ['34220', '14272', '11219', '34277', '10335', '22964'] as const;
+/**
+ * Host-fact plugins read. Of the fact sheet's others: 45590 (CPE list) has no host field, and its OS is
+ * coarser than 11936's; 10860/72684 (local users) have no model; 34252/25221 name a listening process,
+ * not a service; 83991's output is unverified.
+ */
 export const HOST_PLUGINS = ['11936', '24270', '35351', '38689', '86420', '35716', '55472', '12053', '19506'] as const;
 /** Plugins whose output only exists on credentialed or agent scans. */
 const CREDENTIALED_PLUGINS = new Set(['20811', '22869', '24270', '35351', '38689']);
