@@ -1,7 +1,7 @@
 // String attributes of a host (names, OS, hardware, software, MACs), built only when a host is rendered.
 import { LINUX_DISTROS } from './catalog.ts';
 import { HASH_INIT, hex, mix, toUnit, uuidFrom } from './hash.ts';
-import type { HostSkeleton } from './hosts.ts';
+import { HOST_AGENT, type HostSkeleton } from './hosts.ts';
 
 export interface Hardware {
   manufacturer: string;
@@ -15,6 +15,8 @@ export interface Hardware {
 
 export interface HostDetails {
   ip: string;
+  /** The address before `sk.ipChangedAt` ('' when it never changed). */
+  previousIp: string;
   uuid: string;
   hostUUID: string;
   dnsName: string;
@@ -69,15 +71,18 @@ export function buildHostDetails(seed: number, sk: HostSkeleton): HostDetails {
   const h = sk.seedHash;
   const r = (salt: number) => toUnit(mix(h, salt));
   const index = sk.index;
-  const ip = `10.${20 + (index >>> 16)}.${(index >>> 8) & 255}.${index & 255}`;
-  const base = { ip, hostUUID: uuidFrom(seed, index, 2), policyName: 'Credentialed Weekly Scan', unreliableMacs: [] as string[] };
+  const owner = sk.ipOwner;
+  const ip = `10.${20 + (owner >>> 16)}.${(owner >>> 8) & 255}.${owner & 255}`;
+  const previousIp = sk.ipChangedAt > 0 ? `10.${120 + (index >>> 16)}.${(index >>> 8) & 255}.${index & 255}` : '';
+  const agent = sk.identity === HOST_AGENT;
+  const base = { ip, previousIp, hostUUID: uuidFrom(seed, index, 2), policyName: agent ? 'Basic Agent Scan' : 'Credentialed Weekly Scan', unreliableMacs: [] as string[] };
   if (sk.kind === 2) {
-    // Unauthenticated: network facts only; half have no Tenable UUID and many have no DNS name.
-    const hasUuid = index !== 2 && r(50) < 0.5;
+    // Unauthenticated: network facts only; no Tenable UUID, and many have no DNS name (none at all
+    // for a host sharing another's address, so the repository alone tells the two apart).
     return {
       ...base,
-      uuid: hasUuid ? uuidFrom(seed, index, 1) : '',
-      dnsName: r(51) < 0.5 ? `host-${pad(index)}.dmz.example` : '',
+      uuid: '',
+      dnsName: owner === index && r(51) < 0.5 ? `host-${pad(index)}.dmz.example` : '',
       netbiosName: '',
       macAddress: '',
       macs: [],
@@ -125,7 +130,7 @@ export function buildHostDetails(seed: number, sk: HostSkeleton): HostDetails {
   }
   return {
     ...base,
-    uuid: uuidFrom(seed, index, 1),
+    uuid: sk.identity !== 0 ? uuidFrom(seed, index, 1) : '',
     dnsName: `${shortName.toLowerCase()}.corp.example`,
     netbiosName: windows ? `CORP\\${shortName}` : '',
     macAddress: macs.join(','),

@@ -37,8 +37,20 @@ export interface HostSkeleton {
   hostFirstSeen: number;
   lastScan: number;
   ports: number[];
+  /**
+   * How the console knows the host (fact sheet §6-7): HOST_AGENT hosts have a Tenable UUID from their
+   * agent; credentialed scans give some hosts one (HOST_UUID); unauthenticated ones have none.
+   */
+  identity: number;
+  /** The host whose address this one has: itself, or (same IP in two repositories) the one before it. */
+  ipOwner: number;
+  /** When the host's address changed (findings last seen before then carry the old one); 0 = never. */
+  ipChangedAt: number;
   details?: HostDetails;
 }
+
+export const HOST_AGENT = 1;
+export const HOST_UUID = 2;
 
 const WINDOWS_PORTS = [135, 139, 445, 3389];
 const WINDOWS_EXTRA = [80, 443, 1433, 5985];
@@ -66,14 +78,29 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
+/** Repository of host `index` (1 or 2), without building it. */
+function repositoryOf(seed: number, index: number): number {
+  return toUnit(mix(mix(mix(HASH_INIT, seed), index), 3)) < 0.6 ? 1 : 2;
+}
+
+/** Every 40th host (from 39) is an unauthenticated one at the address of the host before it, in the other repository. */
+export function sharesAddress(index: number): boolean {
+  return index >= 3 && index % 40 === 39;
+}
+
 export function buildSkeleton(seed: number, index: number, findingsPerHost: number, now: number): HostSkeleton {
   const h = mix(mix(HASH_INIT, seed), index);
   const r = (salt: number) => toUnit(mix(h, salt));
   const kindRoll = r(1);
+  const shared = sharesAddress(index);
   // The first three hosts cover every kind, so even tiny data sets exercise all code paths.
-  const kind = index < 3 ? index : kindRoll < 0.4 ? KIND_WINDOWS : kindRoll < 0.75 ? KIND_LINUX : KIND_UNAUTH;
+  const kind = index < 3 ? index : shared ? KIND_UNAUTH : kindRoll < 0.4 ? KIND_WINDOWS : kindRoll < 0.75 ? KIND_LINUX : KIND_UNAUTH;
   const variant = mix(h, 2) % (kind === KIND_LINUX ? LINUX_POOLS.length : 4);
-  const repository = r(3) < 0.6 ? 1 : 2;
+  const repository = shared ? 3 - repositoryOf(seed, index - 1) : repositoryOf(seed, index);
+  // Agents on 30 % of the credentialed hosts; half the others got a Tenable UUID from a credentialed
+  // scan (host 0: agent, host 1: credentialed without one, host 2: unauthenticated).
+  const idRoll = r(70);
+  const identity = kind === KIND_UNAUTH ? 0 : index === 0 || (index >= 3 && idRoll < 0.3) ? HOST_AGENT : index >= 3 && idRoll < 0.65 ? HOST_UUID : 0;
   const hostFirstSeen = now - Math.floor((60 + r(4) * 660) * DAY);
   const stale = index >= 3 && r(5) < 0.12;
   const lastScan = now - Math.floor(stale ? (20 + r(6) * 70) * DAY : r(6) * 5 * DAY) - 60;
@@ -106,10 +133,13 @@ export function buildSkeleton(seed: number, index: number, findingsPerHost: numb
   const F = findingsPerHost;
   const P = Math.max(1, Math.floor(F / 10));
   const S = F + P;
+  // One host in ten (credentialed, from host 3) moved to another address some weeks before its last scan.
+  const ipChangedAt = kind !== KIND_UNAUTH && index >= 3 && r(71) < 0.1 ? lastScan - Math.floor((3 + r(72) * 20) * DAY) : 0;
   const sk: HostSkeleton = {
     index, seedHash: h, kind, variant, repository, openSlots: F, slotCount: S,
     plugin: new Int32Array(S), port: new Int32Array(S), severity: new Int8Array(S), flags: new Uint8Array(S),
     aux: new Int32Array(S), firstSeen: new Float64Array(S), lastSeen: new Float64Array(S), hostFirstSeen, lastScan, ports,
+    identity, ipOwner: shared ? index - 1 : index, ipChangedAt,
   };
   const span = lastScan - hostFirstSeen;
   let k = 0;

@@ -39,6 +39,8 @@ export function vulnDetailsRow(seed: number, sk: HostSkeleton & { details: HostD
   const port = String(sk.port[slot]);
   const protocol = def.id === 10114 || def.id === 10287 ? 'ICMP' : def.protocol;
   const pluginID = String(def.id);
+  // A finding last seen before the host moved carries the address it had then.
+  const ip = d.previousIp && lastSeen < sk.ipChangedAt ? d.previousIp : d.ip;
   // Column order follows the recorded rows; later-version columns are spliced in where they appear.
   const row: Record<string, unknown> = {
     pluginID,
@@ -46,7 +48,7 @@ export function vulnDetailsRow(seed: number, sk: HostSkeleton & { details: HostD
     hasBeenMitigated: resurfaced ? '1' : '0',
     acceptRisk: '0',
     recastRisk: '0',
-    ip: d.ip,
+    ip,
     uuid: d.uuid,
     port,
     protocol,
@@ -92,7 +94,7 @@ export function vulnDetailsRow(seed: number, sk: HostSkeleton & { details: HostD
   });
   if (features.modernRowFields) {
     row.operatingSystem = d.operatingSystem;
-    row.ips = d.ip;
+    row.ips = ip;
     row.hostUniqueness = UNIQUENESS;
   }
   row.uniqueness = UNIQUENESS;
@@ -152,7 +154,9 @@ export function hostAssetRow(seed: number, sk: HostSkeleton & { details: HostDet
   const [workgroup, netbios] = d.netbiosName.includes('\\') ? d.netbiosName.split('\\') : ['', d.netbiosName];
   const all: Record<string, unknown> = {
     id: String(sk.index + 1),
-    uuid: uuidFrom(seed, sk.index, 6),
+    // The host's own id: the `hostUUID` of its vulndetails rows (UNCERTAIN on real consoles; the
+    // connector also finds hosts by tenableUUID and address).
+    uuid: d.hostUUID,
     tenableUUID: d.uuid,
     name: d.dnsName || d.ip,
     ipAddress: d.ip,

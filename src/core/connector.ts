@@ -28,6 +28,12 @@ export interface CheckResult {
 
 export type SyncMode = 'full' | 'incremental';
 
+/** A host the store already holds for the source: its natural key and its fields. */
+export interface KnownHost {
+  key: string;
+  fields: Record<string, unknown>;
+}
+
 /** Runtime state a connector keeps per source (e.g. an OAuth refresh token), encrypted by the store. */
 export interface SourceStateAccess {
   get(): Promise<Record<string, unknown>>;
@@ -59,6 +65,11 @@ export interface StreamContext extends ConnectorContext {
    * (a file's import record after its last page) waits for this first. Absent outside the runner.
    */
   flush?: () => Promise<void>;
+  /**
+   * The hosts the store holds for this source (removed ones too), so a stream can map a row that names
+   * its host by another identifier onto the host already stored. Absent outside the runner.
+   */
+  knownHosts?: () => Promise<KnownHost[]>;
 }
 
 export interface Page {

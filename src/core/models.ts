@@ -59,6 +59,13 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('repository'),
     bool('credentialed'),
     time('scannerLastSeen'),
+    // The upstream's own identifiers of the host (interfaces.md §6.1), kept so every path that names
+    // the host by one of them finds the same record.
+    text('tenableUuid'),
+    text('hostUuid'),
+    text('biosUuid'),
+    real('acrScore'),
+    real('aesScore'),
   ],
   software: [text('hostId', true), text('name', true), text('version')],
   ports: [text('hostId', true), int('port'), text('protocol'), text('service')],

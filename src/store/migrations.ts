@@ -180,6 +180,15 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       .map((t) => `UPDATE ${t} SET id = substr(host_id, 1, 12) || substr(id, 1, 20) WHERE host_id IS NOT NULL AND substr(id, 1, 12) <> substr(host_id, 1, 12);`)
       .join('\n'),
   },
+  // Host identifiers (interfaces.md §6.1): the upstream's own ids, so a row naming a host by any of
+  // them lands on the same record; and the console's asset criticality and exposure scores.
+  {
+    version: 4,
+    name: 'host identifiers and scores',
+    sql: ['tenable_uuid TEXT', 'host_uuid TEXT', 'bios_uuid TEXT', 'acr_score DOUBLE PRECISION', 'aes_score DOUBLE PRECISION']
+      .map((c) => `ALTER TABLE rec_hosts ADD COLUMN ${c};`)
+      .join('\n'),
+  },
   // SC 6.x finding fields (acceptedRisk, recastRisk, vprKeyDrivers, vulnUniqueness, seolDate); the file
   // each record was last imported from (IncomingRecord.origin) and the snapshot each imported file
   // belongs to, which scope a file snapshot's sweep (docs/csv-import.md).

@@ -4,7 +4,7 @@
 // (sqlite-writer.ts) on its own connection.
 import type { IncomingRecord, ModelName } from '../core/models.ts';
 import type { Driver } from './driver.ts';
-import { type PreparedUpsert, prepareUpserts, type WriteStamp } from './records.ts';
+import { type PreparedUpsert, prepareHostStubs, prepareUpserts, type WriteStamp } from './records.ts';
 
 export type PageRecords = Partial<Record<ModelName, IncomingRecord[]>>;
 
@@ -28,11 +28,16 @@ const CHECKPOINT_SQL = `INSERT INTO "checkpoints" ("source_id", "stream", "value
 export function preparePage(stamp: WriteStamp, stream: string, mode: 'full' | 'incremental', records: PageRecords, checkpoint: PageCheckpoint): PreparedPage {
   const upserts: PreparedUpsert[] = [];
   const counts: Record<string, number> = {};
+  const referenced = new Map<string, string>();
   for (const [model, recs] of Object.entries(records) as [ModelName, IncomingRecord[]][]) {
     if (!recs?.length) continue;
-    upserts.push(...prepareUpserts(model, recs, stamp));
+    upserts.push(...prepareUpserts(model, recs, stamp, referenced));
     counts[model] = recs.length;
   }
+  // Hosts the page writes itself need no bare row.
+  for (const u of upserts) if (u.model === 'hosts') for (const row of u.rows) referenced.delete(row[0] as string);
+  const stubs = prepareHostStubs(referenced, stamp);
+  if (stubs) upserts.push(stubs);
   const cp = [stamp.sourceId, stream, JSON.stringify(checkpoint.value ?? null), checkpoint.complete ? 1 : 0, mode, stamp.generation, stamp.runId, stamp.now];
   return { upserts, counts, checkpoint: cp };
 }

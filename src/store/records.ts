@@ -123,8 +123,11 @@ function shapeOf(plan: ModelPlan, mask: number): Shape {
 
 /** Rows of one model to upsert through one statement shape (rows are column values, ids computed). */
 export interface PreparedUpsert {
+  model: ModelName;
   sql: InsertSql;
   rows: unknown[][];
+  /** Rows that only make sure a host exists: not stamped by the run, never counted. */
+  stub?: boolean;
 }
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
@@ -137,7 +140,7 @@ export async function upsertRecords(db: Driver, model: ModelName, records: Incom
  * What upserting records of one model writes: ids, stamps and column values, grouped by the fields
  * present (pure: no database, so the rows can be handed to another thread to write).
  */
-export function prepareUpserts(model: ModelName, records: IncomingRecord[], stamp: WriteStamp): PreparedUpsert[] {
+export function prepareUpserts(model: ModelName, records: IncomingRecord[], stamp: WriteStamp, hostsReferenced?: Map<string, string>): PreparedUpsert[] {
   if (records.length === 0) return [];
   const plan = planOf(model);
   const { fields, hostAt } = plan;
@@ -159,6 +162,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
       if (hostId === undefined) {
         hostId = recordId(stamp.sourceName, 'hosts', r.hostKey);
         hostIds.set(r.hostKey, hostId);
+        hostsReferenced?.set(hostId, r.hostKey);
       }
     }
     const id = recordId(stamp.sourceName, model, r.key, hostId);
@@ -197,7 +201,25 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     }
     g.set(id, row);
   }
-  return [...groups].map(([mask, rows]) => ({ sql: insertSqlFor(model, shapeOf(plan, mask)), rows: [...rows.values()] }));
+  return [...groups].map(([mask, rows]) => ({ model, sql: insertSqlFor(model, shapeOf(plan, mask)), rows: [...rows.values()] }));
+}
+
+const HOST_STUB_SQL: InsertSql = {
+  head: `INSERT INTO "rec_hosts" ("id", "source_id", "natural_key", "first_seen", "last_seen", "removed", "seen_gen")`,
+  columns: 7,
+  tail: ` ON CONFLICT ("id") DO NOTHING`,
+};
+
+/**
+ * The store's own guarantee that no record points to a host that does not exist: each host a page's
+ * records name (id → natural key) gets a bare row unless it has one. Connectors create hosts from
+ * their rows' own fields; this only catches one that did not. A bare row carries the run's
+ * generation (this run's sweep leaves it) but not its run id (it is not counted as stored).
+ */
+export function prepareHostStubs(hosts: Map<string, string>, stamp: WriteStamp): PreparedUpsert | null {
+  if (hosts.size === 0) return null;
+  const rows = [...hosts].map(([id, key]) => [id, stamp.sourceId, key, stamp.now, stamp.now, 0, stamp.generation]);
+  return { model: 'hosts', sql: HOST_STUB_SQL, rows, stub: true };
 }
 
 function inList(values: string[], params: unknown[]): string {

@@ -1,11 +1,13 @@
 // The store: one interface over SQLite and PostgreSQL for sources (secrets sealed at rest), sync runs,
 // checkpoints, users and tokens, and the normalized records.
 import { randomUUID } from 'node:crypto';
+import type { KnownHost } from '../core/connector.ts';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import type { SweepScope } from '../core/connector.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
+import type { RecordIdSet } from './id-set.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
@@ -327,7 +329,8 @@ export class Store {
 
   /**
    * Stores one page: its records (per model) and the stream's checkpoint in one transaction, so a
-   * crash loses at most the page in flight.
+   * crash loses at most the page in flight. With `stored` (the ids this run stored), the counts are
+   * of records new to the run; else of records written.
    */
   async writePage(
     stamp: WriteStamp,
@@ -335,9 +338,20 @@ export class Store {
     mode: 'full' | 'incremental',
     records: Partial<Record<ModelName, IncomingRecord[]>>,
     checkpoint: { value: unknown; complete: boolean },
+    stored?: RecordIdSet,
   ): Promise<Record<string, number>> {
     const page = preparePage(stamp, stream, mode, records, checkpoint);
-    return this.#writer ? this.#writer.write(page) : writePreparedPage(this.db, page);
+    const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
+    if (!stored) return written;
+    // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
+    const fresh: Record<string, number> = {};
+    for (const u of page.upserts) {
+      if (u.stub) continue;
+      let n = 0;
+      for (const row of u.rows) if (stored.add(row[0] as string)) n++;
+      fresh[u.model] = (fresh[u.model] ?? 0) + n;
+    }
+    return fresh;
   }
 
   /** Marks records of the given models not seen in `generation` as removed (findings: fixed), within `scope` when given. */
@@ -364,6 +378,22 @@ export class Store {
   /** Distinct records of a model that this run stored (a record written twice counts once). */
   async countStamped(sourceId: string, model: ModelName, runId: string): Promise<number> {
     const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE "source_id" = ? AND "seen_run" = ?`, [sourceId, runId]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Every host of a source (removed ones too) as natural key and fields: what identity resolution starts from. */
+  async knownHosts(sourceId: string): Promise<KnownHost[]> {
+    const rows = await this.db.all(`SELECT * FROM "rec_hosts" WHERE "source_id" = ?`, [sourceId]);
+    return rows.map((r) => ({ key: String(r.natural_key), fields: rowToRecord('hosts', r) }));
+  }
+
+  /** Records of host-bound models whose host does not exist (the invariant says: none). */
+  async orphans(model: ModelName, sourceId?: string): Promise<number> {
+    const t = q(tableOf(model));
+    const rows = await this.db.all(
+      `SELECT COUNT(*) AS "n" FROM ${t} r WHERE NOT EXISTS (SELECT 1 FROM "rec_hosts" h WHERE h."id" = r."host_id")${sourceId ? ` AND r."source_id" = ?` : ''}`,
+      sourceId ? [sourceId] : [],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 

@@ -11,6 +11,7 @@ import type { ModelName } from '../core/models.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
+import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
 
 export interface SyncOptions {
@@ -143,6 +144,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   opts.onStart?.({ runId, mode, resumedFrom });
 
   const counts: Record<string, StreamCounts> = {};
+  /** Ids this run stored: progress counts distinct records, the figures the summary ends with. */
+  const stored = new RecordIdSet();
   /** Streams that said what to sweep (Page.sweep); the others follow the run's mode. */
   const sweepSaid = new Map<string, NonNullable<Page['sweep']>>();
   const streamErrors: string[] = [];
@@ -192,7 +195,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
             if (p) await p;
           };
           const storePage = async (page: Page): Promise<void> => {
-            const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false });
+            const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false }, stored);
             lastValue = page.checkpoint;
             for (const [m, n] of Object.entries(written)) {
               counts[m] ??= { records: 0, errors: 0 };
@@ -208,7 +211,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
               await store.heartbeat(runId, counts);
             }
           };
-          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, bucket, mode, ...startedFrom, flush };
+          const knownHosts = () => store.knownHosts(source.id);
+          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, bucket, mode, ...startedFrom, flush, knownHosts };
           try {
             for await (const page of stream.read(ctx)) {
               if (abort.signal.aborted) throw new Error('sync cancelled');
@@ -251,7 +255,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
     opts.signal?.removeEventListener('abort', onAbort);
   }
 
-  // Progress counted writes; the run reports distinct records (a host enriched by three plugins is one host).
+  // Distinct records this run stamped (as progress counted them, unless a write failed midway).
   for (const m of Object.keys(counts) as ModelName[]) counts[m].records = await store.countStamped(source.id, m, runId);
 
   const cancelled = abort.signal.aborted;

@@ -19,6 +19,11 @@ export interface FileStreamOptions {
   what: string;
   /** CSV rows per page (one transaction each); default FILE_PAGE_ROWS. */
   pageRows?: number;
+  /**
+   * Called once per read, before any file, with the map the kinds' mappers share: e.g. to seed it with
+   * what the store already holds (the hosts earlier runs stored, so rows find them).
+   */
+  prepare?: (ctx: StreamContext, shared: Map<string, unknown>) => Promise<void>;
 }
 
 export interface PlannedFile {

@@ -202,6 +202,7 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
         }
       } else cp = await plan(bucket, opts, ctx);
       const shared = new Map<string, unknown>();
+      await opts.prepare?.(ctx, shared);
       const current = new Map<string, string>();
       if (cp.at.file < cp.files.length) for await (const o of bucket.list()) current.set(o.key, o.etag);
       if (ctx.resumed) {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readUser, versionCheck } from '../../../src/connectors/tenable-sc/check.ts';
 import { envelopeError, readAnalysisResponse, readEnvelope } from '../../../src/connectors/tenable-sc/map/envelope.ts';
-import { hostsApiKeys, mapHostsApiRow } from '../../../src/connectors/tenable-sc/map/hosts-api.ts';
+import { HostResolver } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
+import { hostsApiHost, mapHostsApiRow } from '../../../src/connectors/tenable-sc/map/hosts-api.ts';
 import { hostKey, rowHostKey } from '../../../src/connectors/tenable-sc/map/identity.ts';
 import { parseUnixSoftware } from '../../../src/connectors/tenable-sc/map/plugin-output/software.ts';
 import { mapSumipRow } from '../../../src/connectors/tenable-sc/map/sumip.ts';
@@ -64,7 +65,7 @@ test('pyTenable sumip (SC 5.8): hosts with and without agent UUIDs', (t) => {
   if (!corpusPresent) return t.skip(SKIP);
   const pages = analysisPages('test_analysis_vulns_sumip_tool.yaml');
   assert.equal(pages[0]!.total, 33);
-  const hosts = pages.flatMap((p) => p.rows).map(mapSumipRow);
+  const hosts = pages.flatMap((p) => p.rows).map((r) => mapSumipRow(r));
   assert.equal(hosts.length, 10);
   assert.equal(hosts[0]!.key, 'addr:1|192.168.100.1|pfsense.home.cugnet.net');
   assert.deepEqual(hosts[0]!.fields, {
@@ -173,12 +174,17 @@ test('pyTenable /rest/hosts (synthetic shape)', (t) => {
   if (!corpusPresent) return t.skip(SKIP);
   const rows = envelopeOf(200, readCassette('unmerged-synthetic/test_hosts_list_success.yaml')[0]!.body).response as Record<string, unknown>[];
   assert.equal(rows.length, 2);
-  assert.deepEqual(hostsApiKeys(rows[0]!), ['uuid:58bd0909-f66d-4248-8c20-2501b208bb65', 'uuid:68262460-941b-4762-906e-47298f79911e', 'addr:|201.22.196.102|aerified']);
+  // Found by its tenableUUID, by its uuid (the host's own id), or by address and name.
+  for (const known of [{ tenableUuid: '58bd0909-f66d-4248-8c20-2501b208bb65' }, { hostUuid: '68262460-941b-4762-906e-47298f79911e' }, { fqdn: null, ipAddresses: ['201.22.196.102'] }]) {
+    const resolver = new HostResolver();
+    resolver.seed({ key: 'h1', fields: known });
+    assert.equal(hostsApiHost(rows[0]!, resolver), 'h1', JSON.stringify(known));
+  }
   // Its dates are not real epochs ("1685038" = 1970-01-20), but they still parse.
-  assert.deepEqual(mapHostsApiRow(rows[1]!)?.fields, { scannerLastSeen: '1970-01-15T03:16:16.000Z' });
+  assert.equal(mapHostsApiRow(rows[1]!, 'h2')?.fields.scannerLastSeen, '1970-01-15T03:16:16.000Z');
   const fields = envelopeOf(200, readCassette('unmerged-synthetic/test_hosts_list_success_for_fields.yaml')[0]!.body).response as Record<string, unknown>[];
   assert.equal(text(fields[0]!.ipAddress), '201.22.196.102');
-  assert.equal(mapHostsApiRow(fields[0]!), null, 'no lastSeen asked for: nothing to enrich');
+  assert.equal(mapHostsApiRow({ ipAddress: fields[0]!.ipAddress, name: fields[0]!.name }, 'h1'), null, 'no lastSeen, identifier or score: nothing to enrich');
 });
 
 test('Elastic vulnerability pipeline rows (modern fields)', (t) => {
@@ -229,7 +235,7 @@ test('Elastic patched rows → fixed; empty page past totalRecords', (t) => {
 
 test('Elastic asset (sumip) rows and mock server pages', (t) => {
   if (!corpusPresent) return t.skip(SKIP);
-  const assets = readNdjson('test-asset.log').map(mapSumipRow);
+  const assets = readNdjson('test-asset.log').map((r) => mapSumipRow(r));
   assert.equal(assets.length, 3);
   assert.equal(assets[0]!.key, 'uuid:4add65d0-27fc-491c-91ba-3f498a61f49e');
   assert.equal(assets[0]!.fields.netbiosName, 'UNKNOWN\\RNKMIGAUV2L8ZEYF.EXAMPLE');
@@ -245,7 +251,7 @@ test('Elastic asset (sumip) rows and mock server pages', (t) => {
   assert.equal(first.fields.pluginId, '10114');
   assert.equal(first.hostKey, rowHostKey(vulnRows[0]!));
   assert.equal(first.lastSeen, '2026-01-25T01:57:16.000Z');
-  const hosts = pages[3]!.rows.map(mapSumipRow);
+  const hosts = pages[3]!.rows.map((r) => mapSumipRow(r));
   assert.equal(hosts[2]!.key, 'uuid:7113d6ed-f91a-4fe2-bb8b-e653d2570507');
 });
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UpstreamError } from '../../../src/core/errors.ts';
 import { envelopeError, readAnalysisResponse, readEnvelope } from '../../../src/connectors/tenable-sc/map/envelope.ts';
-import { mapHostsApiRow, hostsApiKeys } from '../../../src/connectors/tenable-sc/map/hosts-api.ts';
+import { HostResolver } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
+import { hostsApiHost, mapHostsApiRow } from '../../../src/connectors/tenable-sc/map/hosts-api.ts';
 import { complianceKey, hostKey } from '../../../src/connectors/tenable-sc/map/identity.ts';
 import { hostNames, mapSumipRow, osFromCpe } from '../../../src/connectors/tenable-sc/map/sumip.ts';
 import { bool, compareVersions, epochToIso, int, list, macs, num, text } from '../../../src/connectors/tenable-sc/map/values.ts';
@@ -208,9 +209,20 @@ test('inventory rows: software, ports, host enrichment; info findings only with 
 
 test('/rest/hosts rows', () => {
   const row = { id: '154', uuid: 'E9344880-C32F', tenableUUID: 'DCE3A590-70F0', name: 'win10', ipAddress: '10.1.1.1', os: 'Windows 10', firstSeen: '1700000000', lastSeen: '1716000000', repID: '2' };
-  assert.deepEqual(hostsApiKeys(row), ['uuid:dce3a590-70f0', 'uuid:e9344880-c32f', 'addr:2|10.1.1.1|win10']);
-  assert.deepEqual(mapHostsApiRow(row, 'uuid:e9344880-c32f'), { key: 'uuid:e9344880-c32f', fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z' } });
-  assert.equal(mapHostsApiRow({ name: 'x' }), null);
+  const resolver = new HostResolver();
+  resolver.seed({ key: 'addr:2|10.1.1.1|win10', fields: { repository: 'Workstations', ipAddresses: ['10.1.1.1'] } });
+  resolver.learnRepository({ id: '2', name: 'Workstations' });
+  assert.equal(hostsApiHost(row, resolver), 'addr:2|10.1.1.1|win10', 'by address and name');
+  resolver.seed({ key: 'uuid:dce3a590-70f0', fields: { repository: 'Workstations', tenableUuid: 'dce3a590-70f0' } });
+  assert.equal(hostsApiHost(row, resolver), 'uuid:dce3a590-70f0', 'the Tenable UUID before the address');
+  // Another repository's host at the same address is another host.
+  resolver.learnRepository({ id: '1', name: 'Datacenter' });
+  assert.equal(hostsApiHost({ ...row, tenableUUID: '', repID: '1' }, resolver), null);
+  assert.deepEqual(mapHostsApiRow({ ...row, acr: { score: '7', overwritten: 'false' }, aes: '612' }, 'h'), {
+    key: 'h',
+    fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z', tenableUuid: 'dce3a590-70f0', acrScore: 7, aesScore: 612 },
+  });
+  assert.equal(mapHostsApiRow({ name: 'x' }, 'h'), null);
 });
 
 test('SC 6.x row fields are kept: accepted/recast risk, VPR key drivers, uniqueness, SEoL date (strings, numbers, JSON strings)', () => {

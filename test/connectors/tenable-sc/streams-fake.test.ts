@@ -152,7 +152,7 @@ test('hosts stream: sumip, inventory enrichment, /rest/hosts only on 5.20+ and o
     rows: (q) =>
       q.tool === 'sumip'
         ? [sumipRow(), sumipRow({ ip: '10.9.9.9', uuid: agentUuid, dnsName: 'agent.example' })]
-        : [vulnRow({ pluginID: '24270', uuid: agentUuid, pluginText: fixture('plugin-24270.txt') })],
+        : [vulnRow({ pluginID: '24270', uuid: agentUuid, ip: '10.9.9.9', repository: { id: '2', name: 'Workstations' }, pluginText: fixture('plugin-24270.txt') })],
     hosts: [
       { tenableUUID: agentUuid, ipAddress: '10.9.9.9', lastSeen: '1716000000' },
       { tenableUUID: 'ffff0000-0000-0000-0000-000000000000', ipAddress: '10.7.7.7', lastSeen: '1716000000' },
@@ -163,7 +163,8 @@ test('hosts stream: sumip, inventory enrichment, /rest/hosts only on 5.20+ and o
   assert.equal(hosts.length, 4);
   assert.equal(hosts[2]!.key, `uuid:${agentUuid.toLowerCase()}`);
   assert.equal(hosts[2]!.fields.serialNumber, '7XK2Q93');
-  assert.deepEqual(hosts[3], { key: `uuid:${agentUuid.toLowerCase()}`, fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z' } });
+  assert.deepEqual(hosts[3], { key: `uuid:${agentUuid.toLowerCase()}`, fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z', tenableUuid: agentUuid.toLowerCase() } });
+  assert.equal(hosts[1]!.fields.tenableUuid, agentUuid.toLowerCase(), 'sumip keeps the Tenable UUID on the host');
   assert.deepEqual(fake.calls.map((c) => c.tool), ['sumip', 'vulndetails']);
   assert.equal((pages.at(-1)!.checkpoint as Cursor).phase, 'done');
 

@@ -2,7 +2,8 @@
 import type { CheckResult, ConnectorContext, Stream } from '../../../core/connector.ts';
 import { checkBucket, fileImportStream } from '../../../filedrop/csv/stream.ts';
 import type { TenableScConfig } from '../config.ts';
-import { tenableScFileKinds } from './kinds.ts';
+import { HostResolver } from '../map/host-resolver.ts';
+import { HOST_RESOLVER, tenableScFileKinds } from './kinds.ts';
 
 export const TENABLE_SC_FILE_STREAM = 'csv-exports';
 
@@ -13,6 +14,9 @@ export function tenableScFileStreams(config: TenableScConfig): Stream[] {
       models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
       kinds: tenableScFileKinds({ includeInformational: config.includeInformational }),
       what: 'Tenable.sc',
+      prepare: async (ctx, shared) => {
+        shared.set(HOST_RESOLVER, await HostResolver.load(ctx.knownHosts));
+      },
     }),
   ];
 }

@@ -4,7 +4,9 @@
 import type { IncomingRecord } from '../../../core/models.ts';
 import { type ColumnDef, type CsvRow, detach, type FileKind, RowError, type RowMapper } from '../../../filedrop/csv/columns.ts';
 import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
-import { hostKey, rowHostKey } from '../map/identity.ts';
+import { scoreOf } from '../map/host-fields.ts';
+import { type HostIds, HostResolver, netbiosOf } from '../map/host-resolver.ts';
+import { hostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
 import { list, macs } from '../map/values.ts';
 import { hostFromFindingRow, mapVulndetailsRow } from '../map/vulndetails.ts';
@@ -156,82 +158,81 @@ export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   return r;
 }
 
-/** Index of the hosts a vulnerability export named, so a Host Assets row finds the same host record. */
-type HostIndex = Map<string, string | null>;
-const INDEX = 'tenable-sc:host-index';
+/** The host resolver the kinds' mappers share (seeded with the stored hosts by the stream's `prepare`). */
+export const HOST_RESOLVER = 'tenable-sc:host-resolver';
 
-function indexOf(shared: Map<string, unknown>): HostIndex {
-  let idx = shared.get(INDEX) as HostIndex | undefined;
-  if (!idx) {
-    idx = new Map();
-    shared.set(INDEX, idx);
+function resolverOf(shared: Map<string, unknown>): HostResolver {
+  let r = shared.get(HOST_RESOLVER) as HostResolver | undefined;
+  if (!r) {
+    r = new HostResolver();
+    shared.set(HOST_RESOLVER, r);
   }
-  return idx;
-}
-
-function remember(idx: HostIndex, k: string, hostKeyValue: string): void {
-  const old = idx.get(k);
-  if (old === undefined) idx.set(k, hostKeyValue);
-  else if (old !== null && old !== hostKeyValue) idx.set(k, null); // ambiguous (same address in two repositories)
+  return r;
 }
 
 function vulnMapper(includeInformational: boolean, shared: Map<string, unknown>): RowMapper {
-  const idx = indexOf(shared);
+  const resolver = resolverOf(shared);
   /** Per host: what was last emitted for it in this file, so a host's 50 rows write it once (or when it changes). */
   const emitted = new Map<string, { sig: string; last: number }>();
+  const dropHost = (): void => {};
   return {
     map(row, add) {
       const r = vulndetailsRowOf(row);
-      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', includeInformational, file: true });
+      // The host record is written below (once per host and change), so the resolver's own is dropped.
+      const key = resolver.rowHost(r, dropHost);
+      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', includeInformational, file: true, hostKey: key });
       for (const [model, recs] of Object.entries(out)) for (const rec of recs ?? []) add(model as 'hosts', rec);
-      const key = rowHostKey(r);
       const lastEpoch = typeof r.lastSeen === 'string' ? Number(r.lastSeen) : 0;
-      const sig = `${r.ip}|${r.macAddress ?? ''}|${r.dnsName ?? ''}|${r.netbiosName ?? ''}|${r.operatingSystem ?? ''}`;
+      const sig = `${r.ip}|${r.macAddress ?? ''}|${r.dnsName ?? ''}|${r.netbiosName ?? ''}|${r.operatingSystem ?? ''}|${r.uuid ?? ''}|${r.hostUUID ?? ''}`;
       const prev = emitted.get(key);
       if (prev && prev.sig === sig && prev.last >= lastEpoch) return;
       const last = prev && prev.last > lastEpoch ? prev.last : lastEpoch;
       emitted.set(key, { sig, last });
-      if (!prev) {
-        remember(idx, `${r.ip}|${String(r.dnsName ?? '').toLowerCase()}`, key);
-        remember(idx, String(r.ip), key);
-      }
-      const host = hostFromFindingRow(r);
-      const names = hostNames(r.dnsName, r.netbiosName);
-      if (names.hostname) host.fields.hostname = names.hostname;
-      if (names.fqdn) host.fields.fqdn = names.fqdn;
-      if (last) host.fields.scannerLastSeen = new Date(last * 1000).toISOString();
+      const host = hostFromFindingRow(r, key);
+      // One machine at several addresses (Tenable's asset tracking: MAC, NetBIOS name…) keeps them all.
+      const ips = resolver.addressesOf(key);
+      if (ips.length > 1) host.fields.ipAddresses = ips;
+      host.fields.scannerLastSeen = last ? new Date(last * 1000).toISOString() : undefined;
       add('hosts', host);
     },
   };
 }
 
 function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
-  const idx = indexOf(shared);
+  const resolver = resolverOf(shared);
   return {
     map(row, add) {
       const ips = list(row.get('ip') ?? '', /[\s,;]+/);
-      const uuid = row.get('uuid') ?? null;
+      const uuid = row.get('uuid')?.toLowerCase() ?? null;
       if (ips.length === 0 && !uuid) throw new RowError('IP Address is empty (a host needs an address or a UUID)');
       const ip = ips[0] ?? '';
       let dns = row.get('dnsName') ?? '';
       if (dns === ip) dns = '';
       const repo = row.get('repository') ?? '';
-      const byName = idx.get(`${ip}|${dns.toLowerCase()}`);
-      const known = byName !== undefined ? byName : idx.get(ip);
-      // The host a vulnerability export named at this address (unambiguous, same repository if named).
-      const key = known && (!repo || known.startsWith(`addr:${repo}|`) || known.startsWith('uuid:')) ? known : hostKey({ uuid, repositoryId: repo, ip, dnsName: dns });
+      const netbios = row.get('netbiosName');
+      const m = macs(row.get('macAddress'));
+      const names = hostNames(dns, netbios);
+      const ids: HostIds = { scope: repo, macs: m, netbios: netbiosOf(netbios), fqdn: hostNames(dns, null).fqdn, ips };
+      // The export's UUID column may be the host's own id (SC 6.x) or its Tenable UUID: whichever a
+      // known host has; else taken as the Tenable UUID.
+      let uuidKind: 'hostUuid' | 'tenableUuid' | null = null;
+      if (uuid) uuidKind = resolver.find({ scope: repo, hostUuid: uuid }) ? 'hostUuid' : 'tenableUuid';
+      if (uuidKind) ids[uuidKind] = uuid;
+      const { key } = resolver.resolve(ids, hostKey({ uuid, repositoryId: repo, ip, dnsName: dns }));
       const fields: Record<string, unknown> = {};
       if (ips.length) fields.ipAddresses = ips;
-      const m = macs(row.get('macAddress'));
       if (m.length) fields.macAddresses = m;
-      const netbios = row.get('netbiosName');
       if (netbios) fields.netbiosName = netbios;
-      const names = hostNames(dns, netbios);
       if (names.hostname) fields.hostname = names.hostname;
       if (names.fqdn) fields.fqdn = names.fqdn;
       const os = row.get('os') ?? osFromCpe(row.get('osCpe'));
       if (os) fields.os = os;
       if (repo) fields.repository = repo;
+      if (uuidKind && uuid) fields[uuidKind] = uuid;
+      const acr = scoreOf(row.get('acr'));
+      if (acr !== null) fields.acrScore = acr;
+      const aes = scoreOf(row.get('aes'));
+      if (aes !== null) fields.aesScore = aes;
       const lastRaw = row.get('lastSeen');
       if (lastRaw) {
         const last = parseDate(lastRaw);
@@ -239,7 +240,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
         if (last) fields.scannerLastSeen = last;
       }
       const rec: IncomingRecord = { key, fields };
-      if (uuid) rec.externalId = uuid.toLowerCase();
+      if (uuid) rec.externalId = uuid;
       add('hosts', rec);
     },
   };

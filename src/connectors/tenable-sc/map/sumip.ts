@@ -2,6 +2,7 @@
 import type { IncomingRecord } from '../../../core/models.ts';
 import { rowHostKey } from './identity.ts';
 import { epoch, macs, refName, text } from './values.ts';
+import { hostIdentityFields } from './host-fields.ts';
 
 /** "cpe:/o:microsoft:windows_10:::x64-home" → "Microsoft Windows 10". */
 export function osFromCpe(cpe: unknown): string | null {
@@ -37,7 +38,7 @@ export function hostNames(dnsName: unknown, netbiosName: unknown): { hostname: s
   return { hostname: null, fqdn: null };
 }
 
-export function mapSumipRow(row: Record<string, unknown>): IncomingRecord {
+export function mapSumipRow(row: Record<string, unknown>, key = rowHostKey(row)): IncomingRecord {
   const uuid = text(row.uuid);
   const repo = row.repository as { dataFormat?: unknown } | undefined;
   const lastAuth = epoch(row.lastAuthRun);
@@ -59,5 +60,6 @@ export function mapSumipRow(row: Record<string, unknown>): IncomingRecord {
   if (os) fields.os = os;
   // Only a date the console gave; /rest/hosts may refine it later.
   if (last > 0) fields.scannerLastSeen = new Date(last * 1000).toISOString();
-  return { key: rowHostKey(row), externalId: uuid ? uuid.toLowerCase() : null, fields };
+  Object.assign(fields, hostIdentityFields(row));
+  return { key, externalId: uuid ? uuid.toLowerCase() : null, fields };
 }

@@ -8,6 +8,8 @@ import { parseCredentialedScan, parseDeviceHostname, parseEthernetManufacturers,
 import { parsePortScanner, parseServiceDetection } from './plugin-output/ports.ts';
 import { parseUnixSoftware, parseWindowsSoftware } from './plugin-output/software.ts';
 import { pluginOutput } from './plugin-output/text.ts';
+import { hostIdentityFields } from './host-fields.ts';
+import { hostNames } from './sumip.ts';
 import { bool, epochToIso, int, jsonOf, list, macs, num, refName, text, timeOf } from './values.ts';
 
 export const SOFTWARE_PLUGINS = ['20811', '22869'] as const;
@@ -117,14 +119,15 @@ function riskFields(row: Record<string, unknown>, f: Record<string, unknown>): v
   if (seol) f.seolDate = seol;
 }
 
-export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched'): IncomingRecord | null {
+export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched', host = rowHostKey(row)): IncomingRecord | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
-  const host = rowHostKey(row);
   const port = int(row.port);
   const protocol = protocolOf(row);
   const rec: IncomingRecord = {
-    key: findingKey(host, port, protocol, pluginId),
+    // The console's own finding identity (its host's UUID or address + port + protocol + plugin), so two
+    // of the console's hosts that land on one host keep their findings apart.
+    key: findingKey(rowHostKey(row), port, protocol, pluginId),
     hostKey: host,
     externalId: text(row.vulnUUID),
     firstSeen: epochToIso(row.firstSeen),
@@ -148,11 +151,10 @@ export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumu
   return rec;
 }
 
-export function mapComplianceRow(row: Record<string, unknown>): IncomingRecord | null {
+export function mapComplianceRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
   const cm = parseCompliance(row.pluginText);
-  const host = rowHostKey(row);
   const ruleName = cm?.checkName ?? text(row.pluginName);
   // Without cm: tags (e.g. 33929) fall back to the severity mapping the console uses
   // (PASSED → info, WARNING → medium, FAILED → high).
@@ -176,15 +178,14 @@ export function mapComplianceRow(row: Record<string, unknown>): IncomingRecord |
   };
 }
 
-export function mapSoftwareRow(row: Record<string, unknown>): IncomingRecord[] {
+export function mapSoftwareRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord[] {
   const pid = text(row.pluginID);
   const out = pluginOutput(row.pluginText);
   const items = pid === '20811' ? parseWindowsSoftware(out) : pid === '22869' ? parseUnixSoftware(out) : [];
-  const host = rowHostKey(row);
   return items.map((i) => ({ key: softwareKey(host, i.name, i.version), hostKey: host, fields: { name: i.name, version: i.version } }));
 }
 
-export function mapPortRow(row: Record<string, unknown>): IncomingRecord | null {
+export function mapPortRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord | null {
   const pid = text(row.pluginID);
   const out = pluginOutput(row.pluginText);
   let port = int(row.port);
@@ -196,21 +197,21 @@ export function mapPortRow(row: Record<string, unknown>): IncomingRecord | null 
     protocol = parsed.protocol;
   }
   if (!port || port > 65535 || (protocol !== 'tcp' && protocol !== 'udp')) return null;
-  const host = rowHostKey(row);
   const fields: Record<string, unknown> = { port, protocol };
   if (pid === '22964') {
     const svc = parseServiceDetection(out);
     if (svc) fields.service = svc;
   }
-  return { key: portKey(host, port, protocol), hostKey: host, fields };
+  return { key: portKey(rowHostKey(row), port, protocol), hostKey: host, fields };
 }
 
 /**
  * Host facts carried by one inventory-plugin row; only the fields the row knows are set.
  * `uncredentialedScan`: 19506 saying `Credentialed checks : no` sets credentialed false (file mode,
  * where no host summary says otherwise; in API mode sumip's last authenticated run decides).
+ * `key`: the host the row resolved to (default: the row's own key).
  */
-export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncredentialedScan?: boolean } = {}): IncomingRecord | null {
+export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncredentialedScan?: boolean; key?: string } = {}): IncomingRecord | null {
   const pid = text(row.pluginID) ?? '';
   const out = pluginOutput(row.pluginText);
   const f: Record<string, unknown> = {};
@@ -240,15 +241,16 @@ export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncreden
   if (CREDENTIALED_PLUGINS.has(pid)) f.credentialed = true;
   if (Object.keys(f).length === 0) return null;
   const uuid = text(row.uuid) ?? text(row.hostUUID);
-  return { key: rowHostKey(row), externalId: uuid ? uuid.toLowerCase() : undefined, fields: f };
+  return { key: opts.key ?? rowHostKey(row), externalId: uuid ? uuid.toLowerCase() : undefined, fields: f };
 }
 
 /** Everything one vulndetails row yields (the CSV import's entry point). */
 export function mapVulndetailsRow(
   row: Record<string, unknown>,
-  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean; file?: boolean } = {},
+  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean; file?: boolean; hostKey?: string } = {},
 ): Partial<Record<ModelName, IncomingRecord[]>> {
   const out: Partial<Record<ModelName, IncomingRecord[]>> = {};
+  const host = opts.hostKey ?? rowHostKey(row);
   const pid = text(row.pluginID) ?? '';
   const add = (m: ModelName, r: IncomingRecord | null) => {
     if (!r) return;
@@ -257,18 +259,18 @@ export function mapVulndetailsRow(
     out[m] = list;
   };
   if (isComplianceRow(row)) {
-    add('compliance', mapComplianceRow(row));
+    add('compliance', mapComplianceRow(row, host));
     return out;
   }
-  if ((SOFTWARE_PLUGINS as readonly string[]).includes(pid)) for (const s of mapSoftwareRow(row)) add('software', s);
-  if ((PORT_PLUGINS as readonly string[]).includes(pid)) add('ports', mapPortRow(row));
-  if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row, { uncredentialedScan: opts.file === true }));
-  if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative'));
+  if ((SOFTWARE_PLUGINS as readonly string[]).includes(pid)) for (const s of mapSoftwareRow(row, host)) add('software', s);
+  if ((PORT_PLUGINS as readonly string[]).includes(pid)) add('ports', mapPortRow(row, host));
+  if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row, { uncredentialedScan: opts.file === true, key: host }));
+  if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative', host));
   return out;
 }
 
-/** Host facts every finding row carries (address, names, MAC, OS on newer consoles). */
-export function hostFromFindingRow(row: Record<string, unknown>): IncomingRecord {
+/** Host facts every finding row carries (address, names, MAC, OS on newer consoles, identifiers). */
+export function hostFromFindingRow(row: Record<string, unknown>, key = rowHostKey(row)): IncomingRecord {
   const ip = text(row.ip);
   const f: Record<string, unknown> = {};
   if (ip) f.ipAddresses = list(row.ips).length > 0 ? list(row.ips) : [ip];
@@ -276,9 +278,15 @@ export function hostFromFindingRow(row: Record<string, unknown>): IncomingRecord
   if (m.length > 0) f.macAddresses = m;
   const nb = text(row.netbiosName);
   if (nb) f.netbiosName = nb;
+  const names = hostNames(row.dnsName, row.netbiosName);
+  if (names.hostname) f.hostname = names.hostname;
+  if (names.fqdn) f.fqdn = names.fqdn;
   const os = text(row.operatingSystem);
   if (os) f.os = os;
   f.repository = refName(row.repository);
+  const last = epochToIso(row.lastSeen);
+  if (last) f.scannerLastSeen = last;
+  Object.assign(f, hostIdentityFields(row));
   const uuid = text(row.uuid) ?? text(row.hostUUID);
-  return { key: rowHostKey(row), externalId: uuid ? uuid.toLowerCase() : undefined, fields: f };
+  return { key, externalId: uuid ? uuid.toLowerCase() : undefined, fields: f };
 }

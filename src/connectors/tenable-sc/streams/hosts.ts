@@ -1,10 +1,13 @@
 // The hosts stream: `sumip` (one row per host per repository), then the inventory plugins that carry
 // host facts (OS, hardware, last user, MACs, credentialed scan), then on 5.20+ the console's
-// /rest/hosts last-seen dates. Every enrichment sets only the fields it knows.
+// /rest/hosts last-seen dates, identifiers and scores. Every enrichment sets only the fields it knows;
+// every row finds its host through the host resolver (map/host-resolver.ts).
 import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
 import { errorMessage } from '../../../core/errors.ts';
 import type { TenableScClient } from '../client.ts';
-import { HOSTS_API_FIELDS, hostsApiKeys, mapHostsApiRow } from '../map/hosts-api.ts';
+import { HostResolver, rowHostIds } from '../map/host-resolver.ts';
+import { HOSTS_API_FIELDS, hostsApiHost, mapHostsApiRow } from '../map/hosts-api.ts';
+import { rowHostKey } from '../map/identity.ts';
 import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
@@ -14,22 +17,23 @@ import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCurso
 export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
 export const HOSTS_API_MIN_VERSION = '5.20.0';
 
-export function hostPhases(cursor: Cursor, known: Set<string>): AnalysisPhase[] {
+export function hostPhases(cursor: Cursor, known: Set<string>, resolver: HostResolver): AnalysisPhase[] {
   return [
     {
       name: 'sumip',
       query: { tool: 'sumip', sourceType: 'cumulative', filters: timeFilter('lastSeen', cursor) },
       map: (rows) =>
         mapRows(rows, (row, add) => {
-          const r = mapSumipRow(row);
-          known.add(r.key);
-          add('hosts', r);
+          resolver.learnRepository(row.repository);
+          const { key } = resolver.resolve(rowHostIds(row), rowHostKey(row));
+          known.add(key);
+          add('hosts', mapSumipRow(row, key));
         }),
     },
     {
       name: 'inventory',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(HOST_PLUGINS), ...timeFilter('lastSeen', cursor)] },
-      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row))),
+      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row, { key: resolver.rowHost(row, add) }))),
     },
   ];
 }
@@ -40,7 +44,7 @@ export async function consoleVersion(client: TenableScClient, signal?: AbortSign
   return sys && typeof sys === 'object' ? text((sys as { version?: unknown }).version) : null;
 }
 
-async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>): AsyncGenerator<Page> {
+async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>, resolver: HostResolver): AsyncGenerator<Page> {
   const done: Cursor = { ...cursor, phase: 'done', offset: 0 };
   let version: string | null = null;
   try {
@@ -59,10 +63,9 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
     const next = offset + rows.length;
     const last = rows.length < pageSize;
     const { records, errors } = mapRows(rows, (row, add) => {
-      const keys = hostsApiKeys(row);
+      const key = hostsApiHost(row, resolver);
       // Only hosts this run knows from sumip (read again after a resume past it).
-      const key = keys.find((k) => known.has(k));
-      if (key) add('hosts', mapHostsApiRow(row, key));
+      if (key && known.has(key)) add('hosts', mapHostsApiRow(row, key));
     });
     yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
     if (last) return;
@@ -75,8 +78,8 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
  * (a host sumip keyed by address would otherwise come back a second time under its UUID): sumip is
  * read again for its keys alone, storing nothing.
  */
-async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>): Promise<void> {
-  const sumip = hostPhases(cursor, known)[0]!;
+async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>, resolver: HostResolver): Promise<void> {
+  const sumip = hostPhases(cursor, known, resolver)[0]!;
   for (let offset = 0; ; ) {
     const page = await client.fetchAnalysisPage({ ...sumip.query, offset, limit: pageSize }, { signal: ctx.signal });
     sumip.map(page.rows);
@@ -95,14 +98,15 @@ export function hostsStream(deps: StreamDeps): Stream {
       const start = startCursor(ctx, [...HOST_PHASES]);
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
+        const resolver = await HostResolver.load(ctx.knownHosts);
         let cursor = start;
-        for await (const page of runAnalysisPhases(client, ctx, hostPhases(start, known), start, deps.config.pageSize, 'hosts-api')) {
+        for await (const page of runAnalysisPhases(client, ctx, hostPhases(start, known, resolver), start, deps.config.pageSize, 'hosts-api')) {
           cursor = page.checkpoint as Cursor;
           yield page;
         }
         if (cursor.phase !== 'hosts-api') return;
-        if (start.phase !== 'sumip') await rememberSumipKeys(client, ctx, start, deps.config.pageSize, known);
-        yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known);
+        if (start.phase !== 'sumip') await rememberSumipKeys(client, ctx, start, deps.config.pageSize, known, resolver);
+        yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known, resolver);
       });
     },
   };

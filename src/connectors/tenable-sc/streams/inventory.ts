@@ -1,46 +1,50 @@
 // The software, ports and compliance streams: vulndetails reads filtered server-side by plugin (or
-// plugin type), whatever the severity, so they come in whatever includeInformational says.
+// plugin type), whatever the severity, so they come in whatever includeInformational says. Each row
+// finds its host through the host resolver, which creates a host no identifier names yet.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
+import { HostResolver } from '../map/host-resolver.ts';
 import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLUGINS, SOFTWARE_PLUGINS } from '../map/vulndetails.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
-function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: ReturnType<typeof startCursor>) => AnalysisPhase): Stream {
+function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: ReturnType<typeof startCursor>, hosts: HostResolver) => AnalysisPhase): Stream {
   return {
     ...s,
     read(ctx: StreamContext) {
       const start = startCursor(ctx, [s.name]);
-      const p = phase(start);
-      return withClient(deps, ctx, (client) => runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize));
+      return withClient(deps, ctx, async function* (client) {
+        const p = phase(start, await HostResolver.load(ctx.knownHosts));
+        yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
+      });
     },
   };
 }
 
 export function softwareStream(deps: StreamDeps): Stream {
-  return singlePhaseStream(deps, { name: 'software', models: ['software'], primaryKey: ['hostKey', 'name', 'version'], cursorField: 'lastSeen' }, (c) => ({
+  return singlePhaseStream(deps, { name: 'software', models: ['software'], primaryKey: ['hostKey', 'name', 'version'], cursorField: 'lastSeen' }, (c, hosts) => ({
     name: 'software',
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(SOFTWARE_PLUGINS), ...timeFilter('lastSeen', c)] },
     map: (rows) => mapRows(rows, (row, add) => {
-        for (const r of mapSoftwareRow(row)) add('software', r);
+        for (const r of mapSoftwareRow(row, hosts.rowHost(row, add))) add('software', r);
       }),
   }));
 }
 
 export function portsStream(deps: StreamDeps): Stream {
-  return singlePhaseStream(deps, { name: 'ports', models: ['ports'], primaryKey: ['hostKey', 'port', 'protocol'], cursorField: 'lastSeen' }, (c) => ({
+  return singlePhaseStream(deps, { name: 'ports', models: ['ports'], primaryKey: ['hostKey', 'port', 'protocol'], cursorField: 'lastSeen' }, (c, hosts) => ({
     name: 'ports',
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(PORT_PLUGINS), ...timeFilter('lastSeen', c)] },
-    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row))),
+    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row, hosts.rowHost(row, add)))),
   }));
 }
 
 export function complianceStream(deps: StreamDeps): Stream {
-  return singlePhaseStream(deps, { name: 'compliance', models: ['compliance'], primaryKey: ['hostKey', 'pluginID', 'checkName'], cursorField: 'lastSeen' }, (c) => ({
+  return singlePhaseStream(deps, { name: 'compliance', models: ['compliance'], primaryKey: ['hostKey', 'pluginID', 'checkName'], cursorField: 'lastSeen' }, (c, hosts) => ({
     name: 'compliance',
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [{ filterName: 'pluginType', operator: '=', value: 'compliance' }, ...timeFilter('lastSeen', c)] },
     map: (rows) =>
       mapRows(rows, (row, add) => {
-        if (isComplianceRow(row)) add('compliance', mapComplianceRow(row));
+        if (isComplianceRow(row)) add('compliance', mapComplianceRow(row, hosts.rowHost(row, add)));
       }),
   }));
 }

@@ -1,18 +1,20 @@
 // The vulnerabilities stream: the patched set (→ fixed) first, then the cumulative set (→ open or
 // reopened), so a finding that resurfaced ends the run as open. Compliance rows are left to their own
-// stream; Info findings are filtered server-side unless includeInformational is on.
+// stream; Info findings are filtered server-side unless includeInformational is on. A finding whose
+// host no identifier names yet creates it from the row's own host fields.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
+import { HostResolver } from '../map/host-resolver.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { type StreamDeps, severityFilter, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const VULN_PHASES = ['patched', 'cumulative'] as const;
 
-export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor): AnalysisPhase[] {
+export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: HostResolver = new HostResolver()): AnalysisPhase[] {
   const sev = severityFilter(deps.config.includeInformational);
   const map = (sourceType: 'cumulative' | 'patched') => (rows: Record<string, unknown>[]) =>
     mapRows(rows, (row, add) => {
-      if (!isComplianceRow(row)) add('vulnerabilities', mapVulnerability(row, sourceType));
+      if (!isComplianceRow(row)) add('vulnerabilities', mapVulnerability(row, sourceType, hosts.rowHost(row, add)));
     });
   return [
     {
@@ -40,7 +42,10 @@ export function vulnerabilitiesStream(deps: StreamDeps): Stream {
     cursorField: 'lastSeen',
     read(ctx: StreamContext) {
       const start = startCursor(ctx, [...VULN_PHASES]);
-      return withClient(deps, ctx, (client) => runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start), start, deps.config.pageSize));
+      return withClient(deps, ctx, async function* (client) {
+        const hosts = await HostResolver.load(ctx.knownHosts);
+        yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize);
+      });
     },
   };
 }

@@ -1,0 +1,266 @@
+// Which host a row belongs to, whatever path it came by (sumip, vulndetails, /rest/hosts, CSV exports).
+// A host is recognised by every identifier the console gives it, in the console's order of trust
+// (asset tracking: Tenable UUID, BIOS UUID, MAC, NetBIOS name, FQDN, IP), plus the SC 6.x `hostUUID`,
+// all scoped to the repository. Its record key is chosen once, from the first row that names it (the
+// strongest key that row has), and every other identifier maps to it. The index is seeded from the
+// hosts the store already holds, so resumed and incremental runs find the same hosts.
+import type { KnownHost } from '../../../core/connector.ts';
+import type { IncomingRecord, ModelName } from '../../../core/models.ts';
+import { rowHostKey } from './identity.ts';
+import { hostNames } from './sumip.ts';
+import { list, macs, refId, refName, text } from './values.ts';
+import { hostFromFindingRow } from './vulndetails.ts';
+
+export interface HostIds {
+  /** Repository name; '' when the row does not say. */
+  scope: string;
+  hostUuid?: string | null;
+  tenableUuid?: string | null;
+  biosUuid?: string | null;
+  macs?: string[];
+  netbios?: string | null;
+  fqdn?: string | null;
+  ips?: string[];
+}
+
+type Kind = 'hostUuid' | 'tenableUuid' | 'biosUuid' | 'mac' | 'netbios' | 'fqdn' | 'ip';
+/** Lookup order: the console's own host id, then its asset-tracking order of trust. */
+const ORDER: Kind[] = ['hostUuid', 'tenableUuid', 'biosUuid', 'mac', 'netbios', 'fqdn', 'ip'];
+/** Identifiers a host has at most one of: a different value means a different machine. */
+const SINGLE = ['hostUuid', 'tenableUuid', 'biosUuid'] as const;
+type Single = (typeof SINGLE)[number];
+
+interface Facts {
+  scope: string;
+  hostUuid: string | null;
+  tenableUuid: string | null;
+  biosUuid: string | null;
+  fqdn: string | null;
+  netbios: string | null;
+}
+
+export interface Resolution {
+  key: string;
+  /** No host had any of the row's identifiers: the caller creates it from the row's own fields. */
+  created: boolean;
+  /** Identifiers of a known host that the store does not hold yet (to write onto the host). */
+  learned: Partial<Record<Single, string>>;
+}
+
+const GLOBAL = '*';
+const lower = (v: unknown): string | null => text(v)?.toLowerCase() ?? null;
+
+/** A NetBIOS name without its domain or workgroup (`CORP\WS01` and `WS01` are one name). */
+export function netbiosOf(v: unknown): string | null {
+  const s = lower(v);
+  if (!s) return null;
+  return s.slice(s.lastIndexOf('\\') + 1) || null;
+}
+
+/** Identifiers of an analysis row (sumip, vulndetails, or a CSV row in that shape). */
+export function rowHostIds(row: Record<string, unknown>): HostIds {
+  const ip = text(row.ip);
+  const ips = ip ? [ip, ...list(row.ips, /[\s,]+/).filter((x) => x !== ip)] : list(row.ips, /[\s,]+/);
+  return {
+    scope: refName(row.repository) ?? '',
+    hostUuid: lower(row.hostUUID),
+    tenableUuid: lower(row.uuid),
+    biosUuid: lower(row.biosGUID),
+    macs: macs(row.macAddress),
+    netbios: netbiosOf(row.netbiosName),
+    fqdn: hostNames(row.dnsName, null).fqdn,
+    ips,
+  };
+}
+
+export class HostResolver {
+  /** `scope \0 kind \0 value` → host key, or null where two hosts share it (then it decides nothing). */
+  readonly #aliases = new Map<string, string | null>();
+  readonly #hosts = new Map<string, Facts>();
+  readonly #runIps = new Map<string, string[]>();
+  /** Repository ids → names, learned from rows that carry both (for /rest/hosts rows, which give the id). */
+  readonly repositoryNames = new Map<string, string>();
+
+  /** Seeds the index with the hosts the store holds for this source. */
+  static async load(knownHosts: (() => Promise<KnownHost[]>) | undefined): Promise<HostResolver> {
+    const r = new HostResolver();
+    for (const h of knownHosts ? await knownHosts() : []) r.seed(h);
+    return r;
+  }
+
+  seed(h: KnownHost): void {
+    const f = h.fields;
+    const ids: HostIds = {
+      scope: text(f.repository) ?? '',
+      hostUuid: lower(f.hostUuid),
+      tenableUuid: lower(f.tenableUuid),
+      biosUuid: lower(f.biosUuid),
+      macs: Array.isArray(f.macAddresses) ? macs(f.macAddresses.join(',')) : [],
+      netbios: netbiosOf(f.netbiosName),
+      fqdn: lower(f.fqdn),
+      ips: Array.isArray(f.ipAddresses) ? f.ipAddresses.map(String) : [],
+    };
+    this.#add(h.key, ids);
+    // Hosts stored before their identifiers had fields of their own: a `uuid:` key names one.
+    const legacy = /^uuid:([^|]+)$/.exec(h.key)?.[1];
+    if (legacy && !ids.tenableUuid && !ids.hostUuid) {
+      this.#alias(ids.scope, 'tenableUuid', legacy, h.key);
+      this.#alias(ids.scope, 'hostUuid', legacy, h.key);
+    }
+  }
+
+  /** The last row's host-identifying values and the key they resolved to: a host's rows come together. */
+  #lastRow = '';
+  #lastKey = '';
+
+  /**
+   * The host key of an analysis row. A host no identifier names is created from the row's own host
+   * fields (so no record ever points to a host that does not exist); a known host gets the
+   * identifiers it lacked. Either record goes to `add`.
+   */
+  rowHost(row: Record<string, unknown>, add: (model: ModelName, r: IncomingRecord) => void): string {
+    const repo = row.repository as { id?: unknown; name?: unknown } | undefined;
+    const sig = `${row.uuid}|${row.hostUUID}|${row.ip}|${row.dnsName}|${row.netbiosName}|${row.macAddress}|${row.biosGUID}|${repo?.id}|${repo?.name}|${row.repositoryID}`;
+    if (sig === this.#lastRow) return this.#lastKey;
+    this.learnRepository(row.repository);
+    const res = this.resolve(rowHostIds(row), rowHostKey(row));
+    if (res.created) add('hosts', hostFromFindingRow(row, res.key));
+    else if (Object.keys(res.learned).length > 0) add('hosts', { key: res.key, fields: { ...res.learned } });
+    this.#lastRow = sig;
+    this.#lastKey = res.key;
+    return res.key;
+  }
+
+  /** What is known of a host (its repository and single-valued identifiers), or undefined. */
+  facts(key: string): Readonly<Facts> | undefined {
+    return this.#hosts.get(key);
+  }
+
+  /** Whether a host with this key is known (stored, or created by this run). */
+  has(key: string): boolean {
+    return this.#hosts.has(key);
+  }
+
+  /** The known host the identifiers name, or null. `preferred` (the row's natural key) is tried first. */
+  find(ids: HostIds, preferred?: string): string | null {
+    if (preferred && this.#hosts.has(preferred) && !this.#conflicts(preferred, ids, 'key')) return preferred;
+    for (const kind of ORDER) {
+      for (const value of valuesOf(ids, kind)) {
+        const hit = this.#lookup(ids.scope, kind, value);
+        if (hit && !this.#conflicts(hit, ids, kind)) return hit;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The host a row belongs to: a known one when any identifier names it (and none contradicts it),
+   * else a new one keyed by `preferred` (made unique within the source when another host holds it).
+   */
+  resolve(ids: HostIds, preferred: string): Resolution {
+    const found = this.find(ids, preferred);
+    if (found) {
+      this.#noteAddresses(found, ids.ips);
+      return { key: found, created: false, learned: this.#add(found, ids) };
+    }
+    let key = preferred;
+    if (this.#hosts.has(key)) key = `${preferred}|${ids.scope}`;
+    for (let n = 2; this.#hosts.has(key); n++) key = `${preferred}|${ids.scope}|${n}`;
+    this.#add(key, ids);
+    this.#noteAddresses(key, ids.ips);
+    return { key, created: true, learned: {} };
+  }
+
+  /** The addresses rows of this run gave the host, first seen first (a host may have several). */
+  addressesOf(key: string): string[] {
+    return this.#runIps.get(key) ?? [];
+  }
+
+  /** Remembers a repository's name for its id, from a row's `{id, name}` object. */
+  learnRepository(repository: unknown): void {
+    const id = refId(repository);
+    const name = refName(repository);
+    if (id && name) this.repositoryNames.set(id, name);
+  }
+
+  #lookup(scope: string, kind: Kind, value: string): string | null {
+    if (scope) {
+      const hit = this.#aliases.get(`${scope}\0${kind}\0${value}`);
+      if (hit !== undefined) return hit;
+      // A host stored without a repository (a Host Assets row that named none) matches any scope.
+      const any = this.#aliases.get(`${GLOBAL}\0${kind}\0${value}`);
+      return any && this.#hosts.get(any)?.scope === '' ? any : null;
+    }
+    return this.#aliases.get(`${GLOBAL}\0${kind}\0${value}`) ?? null;
+  }
+
+  /** A match through `via` is refused when a stronger identifier says it is another machine. */
+  #conflicts(key: string, ids: HostIds, through: Kind | 'key'): boolean {
+    let via = through;
+    const f = this.#hosts.get(key);
+    if (!f) return false;
+    if (ids.scope && f.scope && ids.scope !== f.scope) return true;
+    for (const k of SINGLE) {
+      const mine = ids[k];
+      if (mine && f[k] && mine !== f[k]) return true;
+    }
+    // A MAC (shared by virtual adapters), a name or an address: another name says another machine.
+    // A key is as strong as what it was made of (a UUID, or the address).
+    if (via === 'key') via = key.startsWith('addr:') ? 'ip' : 'tenableUuid';
+    if (via !== 'mac' && via !== 'netbios' && via !== 'ip') return false;
+    if (ids.fqdn && f.fqdn && ids.fqdn !== f.fqdn) return true;
+    return via !== 'netbios' && !!ids.netbios && !!f.netbios && ids.netbios !== f.netbios;
+  }
+
+  #alias(scope: string, kind: Kind, value: string, key: string): void {
+    for (const s of scope ? [scope, GLOBAL] : [GLOBAL]) {
+      const k = `${s}\0${kind}\0${value}`;
+      const old = this.#aliases.get(k);
+      if (old === undefined) this.#aliases.set(k, key);
+      else if (old !== null && old !== key) this.#aliases.set(k, null);
+    }
+  }
+
+  /** Records the identifiers on the host; returns the single-valued ones it did not have. */
+  #add(key: string, ids: HostIds): Partial<Record<Single, string>> {
+    let f = this.#hosts.get(key);
+    if (!f) {
+      f = { scope: ids.scope, hostUuid: null, tenableUuid: null, biosUuid: null, fqdn: null, netbios: null };
+      this.#hosts.set(key, f);
+    }
+    const learned: Partial<Record<Single, string>> = {};
+    for (const k of SINGLE) {
+      const v = ids[k];
+      if (v && !f[k]) {
+        f[k] = v;
+        learned[k] = v;
+      }
+    }
+    if (!f.scope && ids.scope) f.scope = ids.scope;
+    if (!f.fqdn && ids.fqdn) f.fqdn = ids.fqdn;
+    if (!f.netbios && ids.netbios) f.netbios = ids.netbios;
+    const scope = f.scope;
+    for (const kind of ORDER) for (const v of valuesOf(ids, kind)) this.#alias(scope, kind, v, key);
+    return learned;
+  }
+
+  #noteAddresses(key: string, ips: string[] | undefined): void {
+    if (!ips?.length) return;
+    const seen = this.#runIps.get(key);
+    if (!seen) this.#runIps.set(key, [...ips]);
+    else for (const ip of ips) if (!seen.includes(ip)) seen.push(ip);
+  }
+}
+
+function valuesOf(ids: HostIds, kind: Kind): string[] {
+  switch (kind) {
+    case 'mac':
+      return ids.macs ?? [];
+    case 'ip':
+      return ids.ips ?? [];
+    default: {
+      const v = ids[kind];
+      return v ? [v] : [];
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// The record ids one run has stored, so live progress counts distinct records as the final summary
+// does (a host enriched by five plugins is one host, not five). 64 bits of each id in an
+// open-addressing table: 16 bytes a record at most, where a Set of id strings would take ~90.
+export class RecordIdSet {
+  #hi = new Uint32Array(1024);
+  #lo = new Uint32Array(1024);
+  #used = new Uint8Array(1024);
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Whether the id is in the set. Ids are 32 hex digits; their last 16 are the record's own hash. */
+  has(id: string): boolean {
+    const [hi, lo] = halves(id);
+    return this.#slot(hi, lo) < 0;
+  }
+
+  add(id: string): boolean {
+    const [hi, lo] = halves(id);
+    const at = this.#slot(hi, lo);
+    if (at < 0) return false;
+    this.#used[at] = 1;
+    this.#hi[at] = hi;
+    this.#lo[at] = lo;
+    if (++this.#size * 2 > this.#used.length) this.#grow();
+    return true;
+  }
+
+  /** The free slot for (hi, lo), or -1 when it is present. */
+  #slot(hi: number, lo: number): number {
+    const mask = this.#used.length - 1;
+    for (let i = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask; ; i = (i + 1) & mask) {
+      if (!this.#used[i]) return i;
+      if (this.#hi[i] === hi && this.#lo[i] === lo) return -1;
+    }
+  }
+
+  #grow(): void {
+    const { hi, lo, used } = { hi: this.#hi, lo: this.#lo, used: this.#used };
+    const cap = used.length * 2;
+    this.#hi = new Uint32Array(cap);
+    this.#lo = new Uint32Array(cap);
+    this.#used = new Uint8Array(cap);
+    this.#size = 0;
+    for (let i = 0; i < used.length; i++) {
+      if (!used[i]) continue;
+      const at = this.#slot(hi[i]!, lo[i]!);
+      this.#used[at] = 1;
+      this.#hi[at] = hi[i]!;
+      this.#lo[at] = lo[i]!;
+      this.#size++;
+    }
+  }
+}
+
+function halves(id: string): [number, number] {
+  const n = id.length;
+  return [Number.parseInt(id.slice(n - 16, n - 8), 16) >>> 0, Number.parseInt(id.slice(n - 8), 16) >>> 0];
+}
