@@ -1,0 +1,76 @@
+// The store's own guarantee that no record points to a host that does not exist (a bare host row for
+// a host a page names but does not write, never overwriting one), and the distinct counts a run's
+// progress shows. On both stores.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SecretBox } from '../../src/core/secrets.ts';
+import { RecordIdSet } from '../../src/store/id-set.ts';
+import { recordId } from '../../src/store/records.ts';
+import { Store } from '../../src/store/store.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+
+const box = new SecretBox(Buffer.alloc(32, 7));
+
+test('RecordIdSet: distinct ids, across growth', () => {
+  const set = new RecordIdSet();
+  const ids = Array.from({ length: 5000 }, (_, i) => recordId('lab', 'vulnerabilities', `k${i}`, recordId('lab', 'hosts', `h${i % 40}`)));
+  assert.equal(ids.filter((id) => set.add(id)).length, 5000);
+  assert.equal(ids.filter((id) => set.add(id)).length, 0, 'each id once');
+  assert.equal(set.size, 5000);
+  assert.ok(set.has(ids[1234]!));
+  assert.ok(!set.has(recordId('lab', 'vulnerabilities', 'other')));
+});
+
+for (const backend of BACKENDS) {
+  describe(`host guarantee on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let sourceId: string;
+    const stamp = (runId: string, generation: string) => ({ sourceId, sourceName: 'lab', runId, generation, now: new Date().toISOString() });
+    const finding = (host: string, plugin: string) => ({ key: `${host}|443|tcp|${plugin}`, hostKey: host, fields: { pluginId: plugin, severity: 'high', status: 'open' } });
+
+    before(async () => {
+      db = await backend.create();
+      store = await Store.open(db.url, box, () => []);
+      sourceId = (await store.createSource('lab', 'fixture', {}, null)).id;
+    });
+    after(async () => {
+      await store?.close();
+      await db?.drop();
+    });
+
+    test('a finding whose host the page does not write gets a bare host row; the run does not count it', async () => {
+      await store.writePage(stamp('r1', 'g1'), 'vulnerabilities', 'full', { vulnerabilities: [finding('addr:1|10.0.0.9|', '1'), finding('addr:1|10.0.0.9|', '2')] }, { value: null, complete: false });
+      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
+      const host = await store.getRecord('hosts', recordId('lab', 'hosts', 'addr:1|10.0.0.9|'));
+      assert.equal(host.removed, false);
+      assert.equal(await store.countStamped(sourceId, 'hosts', 'r1'), 0, 'a bare row is not a host the run stored');
+      // The run's sweep leaves it (it carries the run's generation).
+      await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g1');
+      assert.equal((await store.getRecord('hosts', host.id)).removed, false);
+      assert.deepEqual((await store.knownHosts(sourceId)).map((h) => h.key), ['addr:1|10.0.0.9|']);
+    });
+
+    test('a host that exists is never touched by the guarantee', async () => {
+      await store.writePage(stamp('r2', 'g2'), 'hosts', 'full', { hosts: [{ key: 'uuid:h2', fields: { hostname: 'web02', tenableUuid: 'h2', acrScore: 7 } }] }, { value: null, complete: false });
+      await store.writePage(stamp('r3', 'g3'), 'vulnerabilities', 'full', { vulnerabilities: [finding('uuid:h2', '3')] }, { value: null, complete: false });
+      const h = await store.getRecord('hosts', recordId('lab', 'hosts', 'uuid:h2'));
+      assert.equal(h.hostname, 'web02');
+      assert.equal(h.tenableUuid, 'h2');
+      assert.equal(h.acrScore, 7);
+      assert.equal(await store.countStamped(sourceId, 'hosts', 'r2'), 1);
+      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
+    });
+
+    test('with the run id set, counts are of records new to the run (what countStamped says at the end)', async () => {
+      const stored = new RecordIdSet();
+      const host = (f: Record<string, unknown>) => ({ key: 'uuid:h3', fields: f });
+      const a = await store.writePage(stamp('r4', 'g4'), 'hosts', 'full', { hosts: [host({ hostname: 'a' })] }, { value: null, complete: false }, stored);
+      const b = await store.writePage(stamp('r4', 'g4'), 'hosts', 'full', { hosts: [host({ os: 'Linux' })], vulnerabilities: [finding('uuid:h3', '4')] }, { value: null, complete: false }, stored);
+      const c = await store.writePage(stamp('r4', 'g4'), 'vulns', 'full', { vulnerabilities: [finding('uuid:h3', '4'), finding('uuid:h3', '5'), finding('uuid:h4', '6')] }, { value: null, complete: false }, stored);
+      assert.deepEqual([a, b, c], [{ hosts: 1 }, { hosts: 0, vulnerabilities: 1 }, { vulnerabilities: 2 }]);
+      assert.equal(await store.countStamped(sourceId, 'hosts', 'r4'), 1);
+      assert.equal(await store.countStamped(sourceId, 'vulnerabilities', 'r4'), 3);
+    });
+  });
+}
