@@ -17,6 +17,10 @@ export interface FieldDef {
    * united; a later generation replaces them.
    */
   accumulate?: boolean;
+  /** The only values the field takes (an enum), lowest first when `ordered`. */
+  values?: readonly string[];
+  /** `values` have an order: `<`, `>` and the like compare by it (severity: info < … < critical). */
+  ordered?: boolean;
 }
 
 export const MODEL_NAMES = [
@@ -37,11 +41,15 @@ export function isModelName(s: string): s is ModelName {
 }
 
 const text = (name: string, indexed = false): FieldDef => ({ name, kind: 'text', indexed });
+const oneOf = (name: string, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}): FieldDef => ({ name, kind: 'text', values, ...opts });
 const texts = (name: string): FieldDef => ({ name, kind: 'json', array: true });
 const time = (name: string): FieldDef => ({ name, kind: 'time' });
 const real = (name: string): FieldDef => ({ name, kind: 'real' });
 const int = (name: string): FieldDef => ({ name, kind: 'int' });
 const bool = (name: string): FieldDef => ({ name, kind: 'bool' });
+
+/** Vulnerability severities, lowest first: comparisons on severity follow this order. */
+export const SEVERITY_ORDER = ['info', 'low', 'medium', 'high', 'critical'] as const;
 
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
@@ -68,19 +76,19 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     real('aesScore'),
   ],
   software: [text('hostId', true), text('name', true), text('version')],
-  ports: [text('hostId', true), int('port'), text('protocol'), text('service')],
+  ports: [text('hostId', true), int('port'), oneOf('protocol', ['tcp', 'udp']), text('service')],
   vulnerabilities: [
     text('hostId', true),
     text('pluginId', true),
     text('pluginName'),
-    text('severity', true),
+    oneOf('severity', SEVERITY_ORDER, { indexed: true, ordered: true }),
     { name: 'cves', kind: 'json', array: true, accumulate: true },
     real('cvssV2BaseScore'),
     real('cvssV3BaseScore'),
     real('epssScore'),
     real('vprScore'),
     bool('knownExploited'),
-    text('status', true),
+    oneOf('status', ['open', 'fixed', 'reopened'], { indexed: true }),
     int('port'),
     text('protocol'),
     // SC 6.x rows (interfaces.md §6.1 names the first two).
@@ -95,12 +103,12 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('benchmark', true),
     text('ruleId'),
     text('ruleName'),
-    text('result', true),
+    oneOf('result', ['passed', 'failed', 'warning', 'error'], { indexed: true }),
   ],
   tickets: [
     text('displayId'),
     text('subject'),
-    text('kind'),
+    oneOf('kind', ['request', 'incident']),
     text('status', true),
     text('priority'),
     text('assignee'),

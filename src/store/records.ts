@@ -291,6 +291,7 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
     params.push(`%${JSON.stringify(f.value).replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     return `${f.op === '!=' ? 'NOT ' : ''}COALESCE(${col}, '') LIKE ? ESCAPE '\\'`;
   }
+  if (def.values) return enumClause(model, def, f, col, params);
   let v: unknown = f.value;
   if (def.kind === 'bool') {
     const s = f.value.toLowerCase();
@@ -306,6 +307,29 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   params.push(v);
   const op = f.op === '!=' ? '<>' : f.op;
   return `${col} ${op} ?`;
+}
+
+/** Rank of an ordered enum's column (null for a value outside it). */
+function rankExpression(col: string, values: readonly string[]): string {
+  return `(CASE ${col} ${values.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} END)`;
+}
+
+/**
+ * A filter on an enum field: values compare case-insensitively (`severity=Critical`), a value outside
+ * the enum is refused naming the allowed ones, and `<`, `>` follow the enum's order where it has one.
+ */
+function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, params: unknown[]): string {
+  const values = def.values!;
+  const v = f.value.trim().toLowerCase();
+  if (v === 'null' && (f.op === '=' || f.op === '!=')) return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
+  if (!values.includes(v)) throw new InputError(`unknown ${f.field} '${f.value}' for ${model}; ${f.field} is one of: ${values.join(', ')}`, f.field);
+  if (f.op === '=' || f.op === '!=') {
+    params.push(v);
+    return `${col} ${f.op === '!=' ? '<>' : '='} ?`;
+  }
+  if (!def.ordered) throw new InputError(`${f.field} has no order; use ${f.field}=VALUE or ${f.field}!=VALUE (one of: ${values.join(', ')})`, f.field);
+  params.push(values.indexOf(v));
+  return `${rankExpression(col, values)} ${f.op} ?`;
 }
 
 export async function queryRecords(db: Driver, model: ModelName, opts: QueryOptions): Promise<QueryPage> {
@@ -360,8 +384,6 @@ function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | '
   return where;
 }
 
-const SEVERITY_RANK = ['info', 'low', 'medium', 'high', 'critical'];
-
 /** What a field sorts by: its column; the source's name; severity by rank (info < … < critical). */
 function sortExpression(model: ModelName, field: string): string {
   const def = fieldsOf(model).find((d) => d.name === field);
@@ -371,7 +393,8 @@ function sortExpression(model: ModelName, field: string): string {
   }
   if (field === 'source') return 's."name"';
   const col = `r.${q(columnOf(def.name))}`;
-  if (field === 'severity') return `(CASE ${col} ${SEVERITY_RANK.map((s, i) => `WHEN '${s}' THEN ${i}`).join(' ')} END)`;
+  // An ordered enum sorts by its order (severity: info < … < critical).
+  if (def.ordered && def.values) return rankExpression(col, def.values);
   return col;
 }
 

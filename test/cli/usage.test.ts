@@ -28,6 +28,8 @@ test('unknown commands, types, models, sources and formats exit 2 naming the cul
   assertUsage([...d, 'query', 'hosts', '--limit', '0'], /--limit/);
   assertUsage([...d, 'query', 'hosts', '--where', 'nonsense'], /malformed filter 'nonsense'/);
   assertUsage([...d, 'query', 'hosts', '--where', 'colour=red'], /unknown field 'colour'/);
+  assertUsage([...d, 'query', 'vulnerabilities', '--where', 'severity>=urgent'], /unknown severity 'urgent'.*one of: info, low, medium, high, critical/);
+  assertUsage([...d, 'query', 'compliance', '--where', 'result=PASS'], /unknown result 'PASS'.*one of: passed, failed, warning, error/);
   assertUsage([...d, 'query', 'hosts', '--source', 'ghost'], /no source named 'ghost'/);
   assertUsage([...d, 'sources', 'show', 'ghost'], /no source named 'ghost'/);
   assertUsage([...d, 'sync', 'ghost'], /no source named 'ghost'/);

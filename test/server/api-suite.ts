@@ -308,6 +308,11 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       const high = await count('/api/v1/vulnerabilities?severity=high&source=lab');
       assert.ok(high.length > 0 && high.every((v) => v.severity === 'high'));
       assert.equal(crit.length + high.length, 6);
+      // Severity compares in its order (info < low < medium < high < critical), values in any case.
+      const atLeastHigh = await count('/api/v1/vulnerabilities?where=severity%3E%3DHigh');
+      assert.equal(atLeastHigh.length, crit.length + high.length);
+      assert.deepEqual(await count('/api/v1/vulnerabilities?severity>=high'), atLeastHigh);
+      assert.equal((await count('/api/v1/vulnerabilities?severity=CRITICAL')).length, crit.length);
       const notInfo = await count('/api/v1/vulnerabilities?where=severity!%3Dinfo&where=port%3D22');
       assert.equal(notInfo.length, 6);
       const scored = await count('/api/v1/vulnerabilities?where=cvssV3BaseScore%3E%3D8');
@@ -344,6 +349,8 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
     it('refuses malformed filters with 400 naming the field', async () => {
       const cases: [string, string][] = [
         ['/api/v1/hosts?where=nosuchfield%3D1', 'nosuchfield'],
+        ['/api/v1/vulnerabilities?where=severity%3E%3Durgent', 'severity'],
+        ['/api/v1/vulnerabilities?status=gone', 'status'],
         ['/api/v1/hosts?color=blue', 'color'],
         ['/api/v1/ports?where=port%3Dabc', 'port'],
         ['/api/v1/vulnerabilities?port>=high', 'port'],

@@ -22,12 +22,24 @@ export function SelectFilter(props: { id: string; label: string; value: string; 
   );
 }
 
+/** One severity, or a floor (`>=high`: high and critical; severities compare in their order). */
+const SEVERITY_OPTIONS = [
+  'critical',
+  { value: '>=high', label: 'High or above' },
+  'high',
+  { value: '>=medium', label: 'Medium or above' },
+  'medium',
+  { value: '>=low', label: 'Low or above' },
+  'low',
+  'info',
+];
+
 export function VulnFilters({ query }: { query: URLSearchParams }) {
   const [cve, setCve] = useState(query.get('cve') ?? '');
   useEffect(() => setCve(query.get('cve') ?? ''), [query]);
   return (
     <>
-      <SelectFilter id="f-severity" label="Severity" value={query.get('severity') ?? ''} options={['critical', 'high', 'medium', 'low', 'info']} onChange={(v) => setQuery({ severity: v })} />
+      <SelectFilter id="f-severity" label="Severity" value={query.get('severity') ?? ''} options={SEVERITY_OPTIONS} onChange={(v) => setQuery({ severity: v })} />
       <SelectFilter id="f-status" label="Status" value={query.get('status') ?? ''} options={['open', 'reopened', 'fixed']} onChange={(v) => setQuery({ status: v })} />
       <div className="field inline-field">
         <label htmlFor="f-cve">CVE</label>

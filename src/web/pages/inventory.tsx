@@ -34,13 +34,14 @@ export function InventoryPage({ model }: { model: string }) {
   const filters: Record<string, string | string[]> = {};
   const where: string[] = [];
   if (q) where.push(`${searchIn}~${q}`);
-  if (where.length) filters.where = where;
   if (src) filters.source = src;
   if (!showRemoved) filters.removed = 'false';
   if (view.model === 'vulnerabilities') {
     for (const k of ['severity', 'status', 'knownExploited'] as const) {
       const v = query.get(k);
-      if (v) filters[k] = v;
+      // `>=high`: a floor, compared in severity order by the API.
+      if (v && k === 'severity' && v.startsWith('>=')) where.push(`severity${v}`);
+      else if (v) filters[k] = v;
     }
     const cve = query.get('cve');
     if (cve) filters.cves = cve.trim().toUpperCase();
@@ -53,6 +54,7 @@ export function InventoryPage({ model }: { model: string }) {
     const st = query.get('status');
     if (st) filters.status = st;
   }
+  if (where.length) filters.where = where;
 
   const search = (e: FormEvent) => {
     e.preventDefault();

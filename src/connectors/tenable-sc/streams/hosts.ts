@@ -74,8 +74,8 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
 }
 
 /**
- * A run resumed past sumip has not seen its host keys, and /rest/hosts rows must map onto those hosts
- * (a host sumip keyed by address would otherwise come back a second time under its UUID): sumip is
+ * A run resumed past sumip has not seen its host keys (the stored hosts seed the resolver, but which of
+ * them sumip named this run only sumip says), and the rows after it must map onto those hosts: sumip is
  * read again for its keys alone, storing nothing.
  */
 async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>, resolver: HostResolver): Promise<void> {
@@ -99,13 +99,13 @@ export function hostsStream(deps: StreamDeps): Stream {
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
         const resolver = await HostResolver.load(ctx.knownHosts);
+        if (start.phase === 'inventory' || start.phase === 'hosts-api') await rememberSumipKeys(client, ctx, start, deps.config.pageSize, known, resolver);
         let cursor = start;
         for await (const page of runAnalysisPhases(client, ctx, hostPhases(start, known, resolver), start, deps.config.pageSize, 'hosts-api')) {
           cursor = page.checkpoint as Cursor;
           yield page;
         }
         if (cursor.phase !== 'hosts-api') return;
-        if (start.phase !== 'sumip') await rememberSumipKeys(client, ctx, start, deps.config.pageSize, known, resolver);
         yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known, resolver);
       });
     },
