@@ -137,7 +137,7 @@ function hostAssets(ctx: SimContext, query: URLSearchParams): ApiResult {
   const rows: Record<string, unknown>[] = [];
   const cache = ctx.dataset.cache;
   for (let h = start; h < Math.min(end, start + limit, total); h++) {
-    rows.push(hostAssetRow(ctx.config.seed, cache.withDetails(h), ctx.lifecycle.hostLastSeen(cache.get(h)), fields.size ? fields : new Set(HOST_ALWAYS)));
+    rows.push(hostAssetRow(cache.withDetails(h), ctx.lifecycle.hostLastSeen(cache.get(h)), fields.size ? fields : new Set(HOST_ALWAYS)));
   }
   return ok(rows, true);
 }

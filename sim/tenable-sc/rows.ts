@@ -149,7 +149,7 @@ export const HOST_FIELDS = ['id', 'uuid', 'tenableUUID', 'name', 'ipAddress', 'o
 export const HOST_ALWAYS = ['tenableUUID', 'name', 'ipAddress', 'os', 'firstSeen', 'lastSeen'];
 
 /** One /rest/hosts entry restricted to the requested fields (plus the always-returned ones). */
-export function hostAssetRow(seed: number, sk: HostSkeleton & { details: HostDetails }, hostLastSeen: number, fields: Set<string>): Record<string, unknown> {
+export function hostAssetRow(sk: HostSkeleton & { details: HostDetails }, hostLastSeen: number, fields: Set<string>): Record<string, unknown> {
   const d = sk.details;
   const [workgroup, netbios] = d.netbiosName.includes('\\') ? d.netbiosName.split('\\') : ['', d.netbiosName];
   const all: Record<string, unknown> = {
