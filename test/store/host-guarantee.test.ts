@@ -51,6 +51,14 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await store.knownHosts(sourceId)).map((h) => h.key), ['addr:1|10.0.0.9|']);
     });
 
+    test('many hosts at once (the bulk path): every one gets its row', async () => {
+      const vulns = Array.from({ length: 150 }, (_, i) => finding(`addr:1|10.1.${i >> 8}.${i & 255}|`, '7'));
+      await store.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns }, { value: null, complete: false });
+      await store.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns.map((v) => ({ ...v, key: `${v.key}|again` })) }, { value: null, complete: false });
+      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
+      assert.ok((await store.count('hosts', sourceId)) >= 150);
+    });
+
     test('a host that exists is never touched by the guarantee', async () => {
       await store.writePage(stamp('r2', 'g2'), 'hosts', 'full', { hosts: [{ key: 'uuid:h2', fields: { hostname: 'web02', tenableUuid: 'h2', acrScore: 7 } }] }, { value: null, complete: false });
       await store.writePage(stamp('r3', 'g3'), 'vulnerabilities', 'full', { vulnerabilities: [finding('uuid:h2', '3')] }, { value: null, complete: false });

@@ -185,6 +185,19 @@ for (const backend of BACKENDS) {
       assert.ok(hosts.every((h) => h.scannerLastSeen !== null));
     });
 
+    test('CSV: a host list imported alone, then the vulnerability list in a later run: the same hosts', async () => {
+      await addSource(app, 'tenable-sc', 'sc-later', { inputMode: 'file', bucket: `sc-later-${backend.kind}` });
+      const [hostList, vulnList] = await exportsOf(sim, db.dataDir);
+      await uploadFiles(app, 'sc-later', [hostList!]);
+      assert.equal((await runSync(app, 'sc-later')).status, 'succeeded');
+      assert.equal((await hostsOf(app, 'sc-later')).length, HOSTS);
+      await uploadFiles(app, 'sc-later', [vulnList!]);
+      const run = await runSync(app, 'sc-later');
+      assert.equal(run.status, 'succeeded', run.error ?? '');
+      assert.deepEqual(await orphans(app, 'sc-later'), NONE);
+      assert.equal((await hostsOf(app, 'sc-later')).length, HOSTS, 'the findings found the hosts the host list created');
+    });
+
     test('ServiceDesk Plus: nothing it stores points to a missing host', async () => {
       await addSource(app, 'servicedesk-plus', 'desk', { serverUrl: sdp.url, apiKey: sdp.apiKey });
       const run = await runSync(app, 'desk');
