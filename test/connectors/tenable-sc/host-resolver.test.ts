@@ -111,3 +111,18 @@ test('the fact sheet sumip example: identifiers kept on the host', () => {
   assert.equal(host.fields.aesScore, 612);
   assert.equal(host.fields.scannerLastSeen, '2024-05-18T06:05:45.000Z');
 });
+
+test('two hosts the console lists apart (by address, no UUID) stay two in a run, whatever they share', () => {
+  const a = sumipRow({ ip: '10.0.3.1', uuid: '', dnsName: '', netbiosName: 'WORKGROUP\\DB', macAddress: '9c:8e:99:1b:8b:dc', repository: REPO });
+  const b = { ...a, ip: '10.0.3.2' };
+  const { keys } = run(new HostResolver(), [a, b, a, b]);
+  assert.deepEqual(keys, ['addr:2|10.0.3.1|', 'addr:2|10.0.3.2|', 'addr:2|10.0.3.1|', 'addr:2|10.0.3.2|']);
+  // A later run that sees the host only at its new address finds it by its MAC (it moved).
+  const later = new HostResolver();
+  later.seed({ key: 'addr:2|10.0.3.1|', fields: { repository: 'Workstations', ipAddresses: ['10.0.3.1'], macAddresses: ['9c:8e:99:1b:8b:dc'], netbiosName: 'WORKGROUP\\DB' } });
+  assert.deepEqual(run(later, [b]).keys, ['addr:2|10.0.3.1|']);
+  // A Host Assets row that names no repository is the same console host as the row that did.
+  const csv = new HostResolver();
+  const key = csv.resolve({ scope: 'Corp', ips: ['10.0.0.1'], fqdn: 'web1.corp.example' }, 'addr:Corp|10.0.0.1|web1.corp.example').key;
+  assert.equal(csv.resolve({ scope: '', ips: ['10.0.0.1'], fqdn: 'web1.corp.example' }, 'addr:|10.0.0.1|web1.corp.example').key, key);
+});

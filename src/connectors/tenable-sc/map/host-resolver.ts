@@ -78,6 +78,8 @@ export class HostResolver {
   readonly #aliases = new Map<string, string | null>();
   readonly #hosts = new Map<string, Facts>();
   readonly #runIps = new Map<string, string[]>();
+  /** Host key → the address key (`addr:…`) of the first row without a UUID that landed on it this run. */
+  readonly #claims = new Map<string, string>();
   /** Repository ids → names, learned from rows that carry both (for /rest/hosts rows, which give the id). */
   readonly repositoryNames = new Map<string, string>();
 
@@ -147,10 +149,25 @@ export class HostResolver {
     for (const kind of ORDER) {
       for (const value of valuesOf(ids, kind)) {
         const hit = this.#lookup(ids.scope, kind, value);
-        if (hit && !this.#conflicts(hit, ids, kind)) return hit;
+        if (hit && !this.#conflicts(hit, ids, kind) && !this.#claimedByAnother(hit, kind, preferred)) return hit;
       }
     }
     return null;
+  }
+
+  /**
+   * Two rows the console itself tells apart by address (its uniqueness: repository, IP, DNS name, for
+   * rows without a UUID) stay two hosts in one run, whatever weaker identifier they share: a MAC or a
+   * NetBIOS name joins rows from different paths, never two of the console's own hosts.
+   */
+  #claimedByAnother(key: string, via: Kind, preferred: string | undefined): boolean {
+    if (!preferred?.startsWith('addr:') || via === 'hostUuid' || via === 'tenableUuid' || via === 'biosUuid') return false;
+    const claim = this.#claims.get(key);
+    return claim !== undefined && !sameAddress(claim, preferred);
+  }
+
+  #claim(key: string, preferred: string): void {
+    if (preferred.startsWith('addr:') && !this.#claims.has(key)) this.#claims.set(key, preferred);
   }
 
   /**
@@ -161,6 +178,7 @@ export class HostResolver {
     const found = this.find(ids, preferred);
     if (found) {
       this.#noteAddresses(found, ids.ips);
+      this.#claim(found, preferred);
       return { key: found, created: false, learned: this.#add(found, ids) };
     }
     let key = preferred;
@@ -168,6 +186,7 @@ export class HostResolver {
     for (let n = 2; this.#hosts.has(key); n++) key = `${preferred}|${ids.scope}|${n}`;
     this.#add(key, ids);
     this.#noteAddresses(key, ids.ips);
+    this.#claim(key, preferred);
     return { key, created: true, learned: {} };
   }
 
@@ -250,6 +269,14 @@ export class HostResolver {
     if (!seen) this.#runIps.set(key, [...ips]);
     else for (const ip of ips) if (!seen.includes(ip)) seen.push(ip);
   }
+}
+
+/** Two address keys name one console host: same IP and DNS name, and same repository where both name one. */
+function sameAddress(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [ra, ...restA] = a.slice(5).split('|');
+  const [rb, ...restB] = b.slice(5).split('|');
+  return restA.join('|') === restB.join('|') && (!ra || !rb || ra === rb);
 }
 
 function valuesOf(ids: HostIds, kind: Kind): string[] {
