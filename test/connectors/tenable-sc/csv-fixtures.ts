@@ -10,11 +10,7 @@ export const SC_HEADER = [
 
 type Cells = Partial<Record<(typeof SC_HEADER)[number], string>>;
 
-/**
- * One export row: defaults for a medium finding on 10.0.0.1 (web1), overridden by `c`. A row at
- * another address is another machine: it gets its own MAC and no NetBIOS or DNS name unless `c` gives them
- * (hosts are recognised by MAC, NetBIOS and DNS name too).
- */
+/** One export row: defaults for a medium finding on 10.0.0.1, overridden by `c`. */
 export function scRow(c: Cells): string[] {
   const d: Cells = {
     Plugin: '42873', 'Plugin Name': 'SSL Medium Strength Cipher Suites Supported (SWEET32)', Family: 'General', Severity: 'Medium', 'IP Address': '10.0.0.1',
@@ -23,12 +19,6 @@ export function scRow(c: Cells): string[] {
     'CVSS V2 Base Score': '5.0', 'CVSS V3 Base Score': '7.5', 'Vulnerability Priority Rating': '5.1',
     'First Discovered': 'Feb 9, 2024 10:48:42 UTC', 'Last Observed': 'Oct 17, 2024 17:24:54 UTC', 'Patch Publication Date': 'N/A',
   };
-  const ip = c['IP Address'];
-  if (ip !== undefined && ip !== d['IP Address']) {
-    d['MAC Address'] = `00:50:56:aa:01:${(Number(ip.split('.').at(-1)) || 0).toString(16).padStart(2, '0')}`;
-    d['NetBIOS Name'] = '';
-    d['DNS Name'] = '';
-  }
   const all = { ...d, ...c };
   return SC_HEADER.map((h) => all[h] ?? '');
 }
