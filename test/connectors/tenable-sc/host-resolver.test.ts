@@ -117,10 +117,12 @@ test('two hosts the console lists apart (by address, no UUID) stay two in a run,
   const b = { ...a, ip: '10.0.3.2' };
   const { keys } = run(new HostResolver(), [a, b, a, b]);
   assert.deepEqual(keys, ['addr:2|10.0.3.1|', 'addr:2|10.0.3.2|', 'addr:2|10.0.3.1|', 'addr:2|10.0.3.2|']);
-  // A later run that sees the host only at its new address finds it by its MAC (it moved).
+  // Nor across runs: a stored host keyed by its address is that console host (a host without a UUID
+  // at a new address is a new console host; with one, it is found by it).
   const later = new HostResolver();
   later.seed({ key: 'addr:2|10.0.3.1|', fields: { repository: 'Workstations', ipAddresses: ['10.0.3.1'], macAddresses: ['9c:8e:99:1b:8b:dc'], netbiosName: 'WORKGROUP\\DB' } });
-  assert.deepEqual(run(later, [b]).keys, ['addr:2|10.0.3.1|']);
+  assert.deepEqual(run(later, [b]).keys, ['addr:2|10.0.3.2|']);
+  assert.deepEqual(run(later, [{ ...b, ip: '10.0.3.3', hostUUID: HOST_UUID }, { ...b, ip: '10.0.3.1', hostUUID: HOST_UUID }]).keys, [`uuid:${HOST_UUID}`, `uuid:${HOST_UUID}`]);
   // A Host Assets row that names no repository is the same console host as the row that did.
   const csv = new HostResolver();
   const key = csv.resolve({ scope: 'Corp', ips: ['10.0.0.1'], fqdn: 'web1.corp.example' }, 'addr:Corp|10.0.0.1|web1.corp.example').key;

@@ -78,7 +78,7 @@ export class HostResolver {
   readonly #aliases = new Map<string, string | null>();
   readonly #hosts = new Map<string, Facts>();
   readonly #runIps = new Map<string, string[]>();
-  /** Host key → the address key (`addr:…`) of the first row without a UUID that landed on it this run. */
+  /** Host key → the address key (`addr:…`) it has as a console host: its own, or the first row's without a UUID that landed on it. */
   readonly #claims = new Map<string, string>();
   /** Repository ids → names, learned from rows that carry both (for /rest/hosts rows, which give the id). */
   readonly repositoryNames = new Map<string, string>();
@@ -103,6 +103,8 @@ export class HostResolver {
       ips: Array.isArray(f.ipAddresses) ? f.ipAddresses.map(String) : [],
     };
     this.#add(h.key, ids);
+    // A host keyed by its address is that console host: another address without a UUID is another one.
+    if (h.key.startsWith('addr:')) this.#claims.set(h.key, h.key);
     // Hosts stored before their identifiers had fields of their own: a `uuid:` key names one.
     const legacy = /^uuid:([^|]+)$/.exec(h.key)?.[1];
     if (legacy && !ids.tenableUuid && !ids.hostUuid) {
@@ -157,8 +159,8 @@ export class HostResolver {
 
   /**
    * Two rows the console itself tells apart by address (its uniqueness: repository, IP, DNS name, for
-   * rows without a UUID) stay two hosts in one run, whatever weaker identifier they share: a MAC or a
-   * NetBIOS name joins rows from different paths, never two of the console's own hosts.
+   * rows without a UUID) stay two hosts, in one run or across runs, whatever weaker identifier they
+   * share: a MAC or a NetBIOS name joins rows from different paths, never two of the console's own hosts.
    */
   #claimedByAnother(key: string, via: Kind, preferred: string | undefined): boolean {
     if (!preferred?.startsWith('addr:') || via === 'hostUuid' || via === 'tenableUuid' || via === 'biosUuid') return false;
