@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
+import { registerExportCommand } from './export.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerSourcesCommands(program);
   registerSyncCommand(program);
   registerQueryCommand(program);
+  registerExportCommand(program);
   registerUploadCommand(program);
   registerSimCommand(program);
   for (const c of program.commands) {

@@ -1,6 +1,8 @@
 // Rendering for the terminal: tables, CSV, the sync progress line.
 import type { StreamCounts } from '../store/store.ts';
 
+export { csvField } from '../export/tabular.ts';
+
 function cell(v: unknown, max: number): string {
   let s: string;
   if (v === null || v === undefined) s = '';
@@ -20,15 +22,6 @@ export function renderTable(columns: string[], rows: Record<string, unknown>[], 
       .join('  ')
       .trimEnd();
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
-}
-
-export function csvField(v: unknown): string {
-  let s: string;
-  if (v === null || v === undefined) s = '';
-  else if (Array.isArray(v)) s = v.join(';');
-  else if (typeof v === 'object') s = JSON.stringify(v);
-  else s = String(v);
-  return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function formatRate(records: number, ms: number): string {

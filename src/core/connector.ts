@@ -117,6 +117,12 @@ export interface Stream {
 export interface Connector<C extends Record<string, unknown> = Record<string, unknown>> {
   type: string;
   title: string;
+  /**
+   * Who made the upstream, for exports: the vendor and product named in OCSF metadata and ECS
+   * `observer`/`vulnerability.scanner`, and the one namespace (ECS field set, OCSF `unmapped` key)
+   * that holds values only this upstream has.
+   */
+  product?: ConnectorProduct;
   /** zod schema of the configuration: defaults, cross-field rules. Must reject unknown keys. */
   configSchema: z.ZodType<C>;
   /** UI and masking metadata for every key of the configuration. */
@@ -130,6 +136,12 @@ export interface Connector<C extends Record<string, unknown> = Record<string, un
   onSave?(config: C, previous: C | null, ctx: ConnectorContext): Promise<C>;
   /** Called before a source is removed (e.g. to revoke a token). Errors are reported, not fatal. */
   onRemove?(config: C, ctx: ConnectorContext): Promise<void>;
+}
+
+export interface ConnectorProduct {
+  vendor: string;
+  name: string;
+  namespace: string;
 }
 
 export function secretKeys(connector: Connector): string[] {

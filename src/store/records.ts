@@ -266,6 +266,9 @@ export interface QueryOptions {
   cursor?: string | null;
   /** Order by one field (then by id); nulls last in both directions. Default: by id. */
   sort?: SortSpec | null;
+  /** Only records last stored by a run that started at or after this time (ISO-8601), or strictly after it with `stampedAfter`. */
+  stampedSince?: string;
+  stampedAfter?: boolean;
 }
 
 export interface SortSpec {
@@ -373,12 +376,16 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
-function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>, params: unknown[]): string[] | null {
+function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'stampedSince' | 'stampedAfter'>, params: unknown[]): string[] | null {
   const where: string[] = [];
   if (opts.sourceIds) {
     if (opts.sourceIds.length === 0) return null;
     where.push(`r."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`);
     params.push(...opts.sourceIds);
+  }
+  if (opts.stampedSince) {
+    where.push(`r."seen_run" IN (SELECT "id" FROM "sync_runs" WHERE "started_at" ${opts.stampedAfter ? '>' : '>='} ?)`);
+    params.push(opts.stampedSince);
   }
   for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
   return where;
@@ -440,6 +447,17 @@ export async function hostLabels(db: Driver, ids: string[]): Promise<{ id: strin
       }
       out.push({ id: String(r.id), hostname: (r.hostname as string | null) ?? null, ipAddresses: ips });
     }
+  }
+  return out;
+}
+
+/** Records of a model by id (any order; unknown ids are left out). */
+export async function recordsByIds(db: Driver, model: ModelName, ids: string[]): Promise<StoredRecord[]> {
+  const out: StoredRecord[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db.all(`SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" IN (${chunk.map(() => '?').join(',')})`, chunk);
+    for (const row of rows) out.push(rowToRecord(model, row));
   }
   return out;
 }

@@ -10,7 +10,7 @@ import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
-import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
+import { countRecords, type QueryOptions, type QueryPage, queryRecords, recordsByIds, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
 import { q, tableOf } from './schema.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
 
@@ -373,6 +373,11 @@ export class Store {
     const rows = await this.db.all(`SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" = ?`, [id]);
     if (!rows[0]) throw new NotFoundError(`no ${model} record with id '${id}'`);
     return rowToRecord(model, rows[0]);
+  }
+
+  /** Records of a model by id; ids not found are left out. */
+  async getRecords(model: ModelName, ids: string[]): Promise<StoredRecord[]> {
+    return recordsByIds(this.db, model, ids);
   }
 
   /** Distinct records of a model that this run stored (a record written twice counts once). */

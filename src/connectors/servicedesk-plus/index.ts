@@ -57,6 +57,7 @@ export async function saveSdpConfig(config: SdpConfig, previous: SdpConfig | nul
 export const servicedeskPlusConnector: Connector<SdpConfig> = {
   type: 'servicedesk-plus',
   title: 'ManageEngine ServiceDesk Plus',
+  product: { vendor: 'ManageEngine', name: 'ServiceDesk Plus', namespace: 'servicedesk_plus' },
   configSchema: sdpConfigSchema,
   fields: sdpFields,
   check: (config, ctx) => checkSdp(config, ctx, tokensFor(config, ctx)),

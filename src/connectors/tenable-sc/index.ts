@@ -20,6 +20,7 @@ export function tenableScStreams(config: TenableScConfig): Stream[] {
 export const tenableScConnector: Connector<TenableScConfig> = {
   type: 'tenable-sc',
   title: 'Tenable Security Center',
+  product: { vendor: 'Tenable', name: 'Tenable Security Center', namespace: 'tenable' },
   configSchema: tenableScConfigSchema,
   fields: tenableScFields,
   check: (config: TenableScConfig, ctx: ConnectorContext) => checkTenableSc(config, ctx),

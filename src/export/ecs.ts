@@ -1,0 +1,166 @@
+// Elastic Common Schema mapping (NDJSON for Elasticsearch's _bulk API): findings as vulnerability
+// state documents (`vulnerability.*`, `host.*`), hosts and assets as host documents, software as
+// `package.*`, compliance results as `rule.*` with an outcome. Values only the upstream has go under
+// its one namespace (e.g. `tenable.*`); our record id is `event.id` and the bulk `_id`.
+import type { ConnectorProduct } from '../core/connector.ts';
+import { bool, compact, dnsName, domainOf, ipAddresses, list, macAddresses, num, type Rec, SEVERITY_CAPTION, str } from './values.ts';
+
+export const ECS_VERSION = '8.17.0';
+
+type Doc = Record<string, unknown>;
+
+/** `host.*` of a machine record (host, CMDB asset or correlated asset). */
+export function ecsHostFields(machine: Rec | null, fallbackId: string | null = null): Doc | null {
+  if (!machine) return fallbackId ? { id: fallbackId } : null;
+  const fqdn = str(machine, 'fqdn');
+  const short = str(machine, 'hostname') ?? str(machine, 'netbiosName') ?? list(machine, 'hostnames')[0] ?? str(machine, 'name');
+  const ips = ipAddresses(machine);
+  return {
+    id: str(machine, 'id'),
+    name: short ?? fqdn ?? ips[0] ?? null,
+    hostname: dnsName(short) ?? short,
+    domain: domainOf(fqdn),
+    ip: ips,
+    // ECS spells MAC addresses as uppercase pairs separated by hyphens.
+    mac: macAddresses(machine, 'macAddresses', '-').map((m) => m.toUpperCase()),
+    os: { full: str(machine, 'os') },
+  };
+}
+
+function base(rec: Rec, category: string, product: ConnectorProduct, model: string): Doc {
+  return {
+    '@timestamp': str(rec, 'lastSeen') ?? str(rec, 'firstSeen'),
+    ecs: { version: ECS_VERSION },
+    event: { kind: 'state', category: [category], type: ['info'], id: str(rec, 'id'), dataset: `tributary.${model}`, start: str(rec, 'firstSeen') },
+    observer: { vendor: product.vendor, product: product.name, name: str(rec, 'source') },
+  };
+}
+
+function machineExtras(machine: Rec | null): Doc {
+  if (!machine) return {};
+  return {
+    host_uuid: str(machine, 'hostUuid'),
+    uuid: str(machine, 'tenableUuid'),
+    bios_uuid: str(machine, 'biosUuid'),
+    acr_score: num(machine, 'acrScore'),
+    aes_score: num(machine, 'aesScore'),
+    netbios_name: str(machine, 'netbiosName'),
+    manufacturer: str(machine, 'manufacturer'),
+    model: str(machine, 'model'),
+    serial_number: str(machine, 'serialNumber'),
+    last_logged_on_user: str(machine, 'lastLoggedOnUser'),
+    repository: str(machine, 'repository'),
+    credentialed: bool(machine, 'credentialed'),
+    scanner_last_seen: str(machine, 'scannerLastSeen'),
+  };
+}
+
+/** A finding as an ECS vulnerability document. */
+export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorProduct): Doc {
+  const cves = list(rec, 'cves');
+  const pluginId = str(rec, 'pluginId');
+  const v3 = num(rec, 'cvssV3BaseScore');
+  const v2 = num(rec, 'cvssV2BaseScore');
+  const severity = str(rec, 'severity');
+  const family = str(rec, 'pluginFamily');
+  return compact({
+    ...base(rec, 'vulnerability', product, 'vulnerabilities'),
+    vulnerability: {
+      id: cves.length === 1 ? cves[0] : cves.length ? cves : pluginId,
+      enumeration: cves.length ? 'CVE' : product.namespace,
+      classification: v3 !== null || v2 !== null ? 'CVSS' : null,
+      category: family ? [family] : null,
+      severity: severity ? SEVERITY_CAPTION[severity] : null,
+      description: str(rec, 'synopsis') ?? str(rec, 'pluginName'),
+      score: { base: v3 ?? v2, version: v3 !== null ? (/^CVSS:(3\.[01])\//.exec(str(rec, 'cvssV3Vector') ?? '')?.[1] ?? '3.0') : v2 !== null ? '2.0' : null },
+      scanner: { vendor: product.vendor },
+    },
+    host: ecsHostFields(host, str(rec, 'hostId')),
+    [product.namespace]: {
+      plugin_id: pluginId,
+      plugin_name: str(rec, 'pluginName'),
+      plugin_family: family,
+      status: str(rec, 'status'),
+      removed: rec.removed === true,
+      cves,
+      cvss_v2_base_score: v2,
+      cvss_v3_base_score: v3,
+      vpr_score: num(rec, 'vprScore'),
+      epss_score: num(rec, 'epssScore'),
+      epss_percentile: num(rec, 'epssPercentile'),
+      known_exploited: bool(rec, 'knownExploited'),
+      exploit_available: bool(rec, 'exploitAvailable'),
+      kev_date_added: str(rec, 'kevDateAdded'),
+      kev_due_date: str(rec, 'kevDueDate'),
+      accepted_risk: bool(rec, 'acceptedRisk'),
+      recast_risk: bool(rec, 'recastRisk'),
+      first_seen: str(rec, 'firstSeen'),
+      last_seen: str(rec, 'lastSeen'),
+      fixed_at: str(rec, 'fixedAt'),
+      reopened_at: str(rec, 'reopenedAt'),
+      due_at: str(rec, 'dueAt'),
+      overdue: bool(rec, 'overdue'),
+      port: num(rec, 'port'),
+      protocol: str(rec, 'protocol'),
+      synopsis: str(rec, 'synopsis'),
+      solution: str(rec, 'solution'),
+      proof: str(rec, 'proof'),
+      asset_id: str(rec, 'assetId'),
+      owner: str(rec, 'owner'),
+      department: str(rec, 'department'),
+      host: machineExtras(host),
+    },
+  });
+}
+
+/** A host, CMDB asset or correlated asset as an ECS host document. */
+export function ecsHost(rec: Rec, product: ConnectorProduct, model: string): Doc {
+  return compact({
+    ...base(rec, 'host', product, model),
+    host: ecsHostFields(rec),
+    [product.namespace]: {
+      removed: rec.removed === true,
+      ...machineExtras(rec),
+      asset_tag: str(rec, 'assetTag'),
+      state: str(rec, 'state'),
+      product_type: str(rec, 'productType'),
+      product: str(rec, 'product'),
+      ci_type: str(rec, 'ciType'),
+      assigned_user: str(rec, 'assignedUser'),
+      owner: str(rec, 'owner'),
+      department: str(rec, 'department'),
+      site: str(rec, 'site'),
+      host_ids: list(rec, 'hostIds'),
+      cmdb_asset_ids: list(rec, 'cmdbAssetIds'),
+    },
+  });
+}
+
+/** Installed software as an ECS package document on its host. */
+export function ecsPackage(rec: Rec, host: Rec | null, product: ConnectorProduct): Doc {
+  return compact({
+    ...base(rec, 'package', product, 'software'),
+    package: { name: str(rec, 'name'), version: str(rec, 'version') },
+    host: ecsHostFields(host, str(rec, 'hostId')),
+    [product.namespace]: { removed: rec.removed === true },
+  });
+}
+
+const OUTCOME: Record<string, string> = { passed: 'success', failed: 'failure' };
+
+/** A compliance result as an ECS configuration document: the rule checked and its outcome. */
+export function ecsCompliance(rec: Rec, host: Rec | null, product: ConnectorProduct): Doc {
+  const result = str(rec, 'result');
+  return compact({
+    ...base(rec, 'configuration', product, 'compliance'),
+    event: { kind: 'state', category: ['configuration'], type: ['info'], id: str(rec, 'id'), dataset: 'tributary.compliance', start: str(rec, 'firstSeen'), outcome: result ? (OUTCOME[result] ?? 'unknown') : null },
+    rule: { id: str(rec, 'ruleId'), name: str(rec, 'ruleName'), ruleset: str(rec, 'benchmark') },
+    host: ecsHostFields(host, str(rec, 'hostId')),
+    [product.namespace]: { result, removed: rec.removed === true },
+  });
+}
+
+/** The `_bulk` action line before a document: index under our stable id, so a re-export updates. */
+export function ecsBulkAction(id: string): string {
+  return JSON.stringify({ index: { _id: id } });
+}

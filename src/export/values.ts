@@ -1,0 +1,89 @@
+// Null-tolerant readers of stored record fields for the export mappers: a field another version of the
+// models does not have yet reads as null, so a mapper lights up once the field exists.
+import { isIP } from 'node:net';
+import type { StoredRecord } from '../core/models.ts';
+
+export type Rec = StoredRecord | Record<string, unknown>;
+
+export function str(r: Rec | null | undefined, field: string): string | null {
+  const v = r?.[field];
+  if (v === null || v === undefined) return null;
+  const s = String(v);
+  return s === '' ? null : s;
+}
+
+export function num(r: Rec | null | undefined, field: string): number | null {
+  const v = r?.[field];
+  if (v === null || v === undefined || v === '') return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+export function bool(r: Rec | null | undefined, field: string): boolean | null {
+  const v = r?.[field];
+  return typeof v === 'boolean' ? v : null;
+}
+
+export function list(r: Rec | null | undefined, field: string): string[] {
+  const v = r?.[field];
+  return Array.isArray(v) ? v.filter((x) => x !== null && x !== undefined && x !== '').map(String) : [];
+}
+
+/** ISO-8601 → epoch milliseconds (OCSF timestamp_t), null when absent or unreadable. */
+export function epochMs(iso: string | null): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** Drops null, undefined, empty arrays and empty objects, recursively: exports carry no placeholders. */
+export function compact<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(compact).filter((v) => !isEmpty(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const c = compact(v);
+      if (!isEmpty(c)) out[k] = c;
+    }
+    return out as T;
+  }
+  return value;
+}
+
+function isEmpty(v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === 'object') return Object.keys(v).length === 0;
+  return false;
+}
+
+const LABEL = /^(?:[A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9])$/;
+
+/** A DNS name made of letter-digit-hyphen labels (what schemas call a hostname); else null. */
+export function dnsName(s: string | null): string | null {
+  if (!s || s.length > 253) return null;
+  return s.split('.').every((l) => LABEL.test(l)) ? s : null;
+}
+
+export function ipAddresses(r: Rec | null | undefined, field = 'ipAddresses'): string[] {
+  return list(r, field).filter((ip) => isIP(ip) !== 0);
+}
+
+/** MAC addresses as six colon-separated pairs (what the upstream spells with dashes, dots or none). */
+export function macAddresses(r: Rec | null | undefined, field = 'macAddresses', sep = ':'): string[] {
+  const out: string[] = [];
+  for (const m of list(r, field)) {
+    const hex = m.replace(/[^0-9A-Fa-f]/g, '');
+    if (hex.length === 12 && /^[0-9A-Fa-f:.\-\s]+$/.test(m)) out.push(hex.match(/../g)!.join(sep).toLowerCase());
+  }
+  return out;
+}
+
+/** The domain part of a fully qualified name (`host.corp.example` → `corp.example`). */
+export function domainOf(fqdn: string | null): string | null {
+  if (!fqdn || isIP(fqdn) !== 0) return null;
+  const i = fqdn.indexOf('.');
+  return i > 0 && i < fqdn.length - 1 ? fqdn.slice(i + 1) : null;
+}
+
+export const SEVERITY_CAPTION: Record<string, string> = { info: 'Informational', low: 'Low', medium: 'Medium', high: 'High', critical: 'Critical' };
