@@ -3,7 +3,7 @@
 // installed software → Software Inventory Info (5020, OCSF 1.3.0). Pure functions of a stored record,
 // its host and the upstream's product; what OCSF has no attribute for goes to `unmapped`.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { bool, compact, dnsName, domainOf, epochMs, ipAddresses, list, macAddresses, num, type Rec, SEVERITY_CAPTION, str } from './values.ts';
+import { bool, compact, dnsName, domainOf, epochMs, ipAddresses, list, macAddresses, num, perRecord, type Rec, SEVERITY_CAPTION, str } from './values.ts';
 
 export const OCSF_VERSIONS = ['1.1.0', '1.3.0'] as const;
 export type OcsfVersion = (typeof OCSF_VERSIONS)[number];
@@ -66,16 +66,25 @@ function osObject(name: string | null): Event | null {
  */
 export function ocsfDevice(machine: Rec | null, o: OcsfOptions, extra: { owner?: string | null; fallbackUid?: string | null } = {}): Event {
   if (!machine) return { type_id: 0, type: 'Unknown', uid: extra.fallbackUid ?? 'unknown' };
+  const device = deviceOf(machine, o.version);
+  // A finding's owner (from its correlated asset) names the device's owner where the host has none.
+  if (o.version === '1.1.0' || !extra.owner || device.owner) return device;
+  return { ...device, owner: { name: extra.owner } };
+}
+
+const deviceOf = perRecord((machine, version) => compact(buildDevice(machine, version as OcsfVersion)));
+
+function buildDevice(machine: Rec, version: OcsfVersion): Event {
   const ips = ipAddresses(machine);
   const macs = macAddresses(machine);
   const fqdn = str(machine, 'fqdn');
   const short = str(machine, 'hostname') ?? str(machine, 'netbiosName') ?? list(machine, 'hostnames')[0] ?? str(machine, 'name');
   const hostname = dnsName(fqdn) ?? dnsName(short);
-  const owner = extra.owner ?? str(machine, 'owner') ?? str(machine, 'assignedUser');
+  const owner = str(machine, 'owner') ?? str(machine, 'assignedUser');
   const device: Event = {
     type_id: 0,
     type: 'Unknown',
-    uid: str(machine, 'id') ?? extra.fallbackUid,
+    uid: str(machine, 'id'),
     uid_alt: str(machine, 'hostUuid') ?? str(machine, 'tenableUuid') ?? str(machine, 'biosUuid'),
     name: short ?? fqdn ?? ips[0] ?? null,
     hostname,
@@ -88,14 +97,17 @@ export function ocsfDevice(machine: Rec | null, o: OcsfOptions, extra: { owner?:
     last_seen_time: epochMs(str(machine, 'scannerLastSeen') ?? str(machine, 'lastSeen')),
     network_interfaces: ips.length + macs.length > 1 ? [...ips.map((ip) => ({ ip, type_id: 0, type: 'Unknown' })), ...macs.map((mac) => ({ mac, type_id: 0, type: 'Unknown' }))] : null,
   };
-  if (o.version !== '1.1.0' && owner) device.owner = { name: owner };
+  if (version !== '1.1.0' && owner) device.owner = { name: owner };
   return device;
 }
 
 /** What a machine record has that the device object has no attribute for. */
 function machineUnmapped(machine: Rec | null): Event {
-  if (!machine) return {};
-  return {
+  return machine ? unmappedOf(machine) : {};
+}
+
+const unmappedOf = perRecord((machine) =>
+  compact({
     manufacturer: str(machine, 'manufacturer'),
     model: str(machine, 'model'),
     netbiosName: str(machine, 'netbiosName'),
@@ -111,8 +123,8 @@ function machineUnmapped(machine: Rec | null): Event {
     site: str(machine, 'site'),
     assetTag: str(machine, 'assetTag'),
     businessImpact: str(machine, 'businessImpact'),
-  };
-}
+  }),
+);
 
 /** A finding's status as OCSF finding status and activity (open = new/create, reopened = update, fixed = close). */
 function findingLifecycle(rec: Rec): { statusId: number; status: string; activity: [number, string] } {

@@ -67,9 +67,22 @@ export async function writeExport(app: AppContext, chunks: AsyncIterable<string>
   const count = { bytes: 0 };
   if (out === '-') {
     const stdout = process.stdout;
-    for await (const c of toBuffers(chunks, count)) {
-      if (!stdout.write(c)) await once(stdout, 'drain');
+    // A reader that stops early (`| head`) closes the pipe: the export stops there, quietly.
+    let closed: Error | null = null;
+    const onError = (err: Error) => {
+      closed = err;
+      stdout.emit('drain');
+    };
+    stdout.on('error', onError);
+    try {
+      for await (const c of toBuffers(chunks, count)) {
+        if (closed) break;
+        if (!stdout.write(c)) await once(stdout, 'drain');
+      }
+    } finally {
+      stdout.off('error', onError);
     }
+    if (closed && (closed as NodeJS.ErrnoException).code !== 'EPIPE') throw closed;
     return { location: '-', bytes: count.bytes };
   }
   if (out.startsWith('s3://')) {

@@ -36,25 +36,31 @@ export function epochMs(iso: string | null): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
-/** Drops null, undefined, empty arrays and empty objects, recursively: exports carry no placeholders. */
+/**
+ * Drops null, undefined, empty arrays and empty objects, recursively: exports carry no placeholders.
+ * A frozen object is taken as compact already (memoized parts shared by many records).
+ */
 export function compact<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(compact).filter((v) => !isEmpty(v)) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const c = compact(v);
-      if (!isEmpty(c)) out[k] = c;
-    }
-    return out as T;
-  }
-  return value;
+  return (compactValue(value) ?? (Array.isArray(value) ? [] : {})) as T;
 }
 
-function isEmpty(v: unknown): boolean {
-  if (v === null || v === undefined) return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === 'object') return Object.keys(v).length === 0;
-  return false;
+function compactValue(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v !== 'object' || Object.isFrozen(v)) return v;
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    for (const x of v) {
+      const c = compactValue(x);
+      if (c !== undefined) out.push(c);
+    }
+    return out.length ? out : undefined;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const k in v as Record<string, unknown>) {
+    const c = compactValue((v as Record<string, unknown>)[k]);
+    if (c !== undefined) (out ??= {})[k] = c;
+  }
+  return out;
 }
 
 const LABEL = /^(?:[A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9])$/;
@@ -87,3 +93,24 @@ export function domainOf(fqdn: string | null): string | null {
 }
 
 export const SEVERITY_CAPTION: Record<string, string> = { info: 'Informational', low: 'Low', medium: 'Medium', high: 'High', critical: 'Critical' };
+
+/**
+ * Memoizes a pure function of a record (a host, looked up once per page of its findings): the
+ * exporters map a host's device once, not once per finding.
+ */
+export function perRecord<T>(fn: (r: Rec, key: string) => T): (r: Rec, key?: string) => T {
+  const cache = new WeakMap<object, Map<string, T>>();
+  return (r, key = '') => {
+    let byKey = cache.get(r);
+    if (!byKey) {
+      byKey = new Map();
+      cache.set(r, byKey);
+    }
+    let v = byKey.get(key);
+    if (v === undefined) {
+      v = Object.freeze(fn(r, key));
+      byKey.set(key, v);
+    }
+    return v;
+  };
+}

@@ -1,0 +1,93 @@
+// `tributary export` as a user runs it: to stdout, a file, a folder and an S3 prefix; bad usage exits 2.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { after, before, test } from 'node:test';
+import { openApp } from '../../src/app/context.ts';
+import { createLogger } from '../../src/core/log.ts';
+import { S3Backend } from '../../src/filedrop/s3.ts';
+import { validateOcsf } from '../export/ocsf-schema.ts';
+import { seedSource } from '../export/seed.ts';
+import { startS3, type TestS3 } from '../filedrop/s3-server.ts';
+import { cliEnv, runCli, runCliAsync } from '../helpers/cli.ts';
+import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
+
+let db: TestDatabase;
+let s3: TestS3;
+const env = cliEnv();
+
+before(async () => {
+  db = await createSqlite();
+  const app = await openApp({ dataDir: db.dataDir, env, log: createLogger({ level: 'silent' }) });
+  await seedSource(app, 'lab', { hosts: 3, findings: 12 });
+  await app.close();
+  s3 = await startS3({ buckets: ['lake'] });
+});
+after(async () => {
+  await s3?.stop();
+  await db?.drop();
+});
+
+const cli = (...args: string[]) => runCli(['--data-dir', db.dataDir, ...args], env);
+
+test('OCSF to stdout: one valid event per finding', () => {
+  const r = cli('export', 'vulnerabilities', '--format', 'ocsf', '--ocsf-version', '1.3.0');
+  assert.equal(r.code, 0, r.stderr);
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(events.length, 12);
+  for (const e of events) assert.deepEqual(validateOcsf('1.3.0', e), []);
+  assert.equal(r.stderr, '', 'no progress line when stderr is no terminal');
+});
+
+test('ECS bulk to a file, CSV into a folder, --json summary', () => {
+  const file = join(db.dataDir, 'out', 'findings.ndjson');
+  const r = cli('--json', 'export', 'vulnerabilities', '--format', 'ecs', '--ecs-bulk', '--where', 'severity>=high', '--out', file);
+  assert.equal(r.code, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  assert.equal(summary.location, file);
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  assert.equal(lines.length, summary.records * 2);
+  assert.ok(summary.records > 0 && summary.records < 12);
+  assert.ok(JSON.parse(lines[0]).index._id);
+  const folder = join(db.dataDir, 'out');
+  const c = cli('export', 'hosts', '--format', 'csv', '--out', folder);
+  assert.equal(c.code, 0, c.stderr);
+  const csv = readdirSync(folder).find((f) => f.startsWith('hosts-') && f.endsWith('.csv'));
+  assert.ok(csv, c.stdout);
+  assert.equal(readFileSync(join(folder, csv), 'utf8').trim().split('\n').length, 4);
+  assert.match(c.stdout, /exported 3 hosts as csv to /);
+});
+
+test('to an S3 prefix with the standard AWS settings', async () => {
+  const s3env = { ...env, TRIBUTARY_S3_ENDPOINT: s3.env.TRIBUTARY_S3_ENDPOINT!, TRIBUTARY_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: s3.env.AWS_ACCESS_KEY_ID!, AWS_SECRET_ACCESS_KEY: s3.env.AWS_SECRET_ACCESS_KEY!, AWS_REGION: 'us-east-1' };
+  const r = await runCliAsync(['--data-dir', db.dataDir, '--json', 'export', 'vulnerabilities', '--format', 'ocsf', '--out', 's3://lake/tenable/ocsf/'], s3env);
+  assert.equal(r.code, 0, r.stderr);
+  const { location } = JSON.parse(r.stdout);
+  assert.match(location, /^s3:\/\/lake\/tenable\/ocsf\/vulnerabilities-\d{8}T\d{6}Z\.ocsf\.jsonl$/);
+  const backend = new S3Backend({ endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  try {
+    const body = await text(await backend.open('lake', location.slice('s3://lake/'.length)));
+    assert.equal(body.trim().split('\n').length, 12);
+  } finally {
+    await backend.close();
+  }
+});
+
+test('bad usage exits 2 with one line naming the culprit', () => {
+  const cases: [string[], RegExp][] = [
+    [['export', 'vulnerabilities', '--format', 'xml'], /--format must be one of ocsf, ecs, jsonl, csv/],
+    [['export', 'nothing', '--format', 'csv'], /unknown model 'nothing'/],
+    [['export', 'software', '--format', 'ocsf'], /--ocsf-version 1\.3\.0/],
+    [['export', 'tickets', '--format', 'ecs'], /no mapping for tickets/],
+    [['export', 'vulnerabilities', '--format', 'jsonl', '--since', 'yesterday'], /--since 'yesterday'/],
+    [['export', 'vulnerabilities', '--format', 'jsonl', '--where', 'colour=red'], /unknown field 'colour'/],
+    [['export', 'vulnerabilities', '--format', 'ocsf', '--ocsf-version', '2.0'], /--ocsf-version must be one of/],
+  ];
+  for (const [args, re] of cases) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  }
+});

@@ -1,0 +1,103 @@
+// Streaming exports from both stores: every matching record once, across many pages, with its host;
+// the query filters; --since (records stored by later runs); CSV with every field; OCSF validating.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type AppContext, openApp } from '../../src/app/context.ts';
+import { InputError } from '../../src/core/errors.ts';
+import { createLogger } from '../../src/core/log.ts';
+import { fieldsOf } from '../../src/core/models.ts';
+import type { FormatOptions } from '../../src/export/formats.ts';
+import { resolveSince } from '../../src/export/since.ts';
+import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
+import { parseFilter } from '../../src/store/filters.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { validateOcsf } from './ocsf-schema.ts';
+import { findingRecords, seedSource, storeRun } from './seed.ts';
+
+process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
+
+async function lines(app: AppContext, q: ExportQuery, fmt: FormatOptions): Promise<string[]> {
+  let text = '';
+  for await (const chunk of exportChunks(app, q, fmt)) text += chunk;
+  assert.ok(text === '' || text.endsWith('\n'));
+  return text.split('\n').slice(0, -1);
+}
+
+for (const backend of BACKENDS) {
+  describe(`exports from ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let app: AppContext;
+    let firstRun: string;
+
+    before(async () => {
+      db = await backend.create();
+      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }) });
+      firstRun = await seedSource(app, 'lab', { hosts: 4, findings: 23, startedAt: '2026-11-20T01:00:00.000Z' });
+      await seedSource(app, 'other', { hosts: 1, findings: 2, startedAt: '2026-11-20T01:00:01.000Z' });
+    });
+    after(async () => {
+      await app?.close();
+      await db?.drop();
+    });
+
+    test('OCSF: every finding once across pages, each a valid Vulnerability Finding on its own host', async () => {
+      for (const version of ['1.1.0', '1.3.0'] as const) {
+        const out = (await lines(app, { model: 'vulnerabilities', pageSize: 4 }, { format: 'ocsf', ocsfVersion: version })).map((l) => JSON.parse(l));
+        assert.equal(out.length, 25);
+        assert.equal(new Set(out.map((e) => e.finding_info.uid)).size, 25);
+        const hosts = new Map((await app.store.query('hosts', { limit: 100 })).records.map((h) => [h.id, h]));
+        for (const e of out) {
+          assert.deepEqual(validateOcsf(version, e), []);
+          const host = hosts.get(e.device.uid);
+          assert.ok(host, 'the device is the finding’s stored host');
+          assert.equal(e.device.ip, (host.ipAddresses as string[])[0]);
+        }
+        assert.equal(out.find((e) => e.unmapped.source === 'lab').metadata.product.vendor_name, 'Tenable');
+      }
+    });
+
+    test('the filters of query apply: source, severity, known exploited', async () => {
+      const lab = await app.store.getSource('lab');
+      const filters = [parseFilter('severity=critical')];
+      const want = (await app.store.query('vulnerabilities', { sourceIds: [lab.id], filters, limit: 100 })).records.map((r) => r.id).sort();
+      assert.ok(want.length > 0);
+      const got = (await lines(app, { model: 'vulnerabilities', sourceIds: [lab.id], filters, pageSize: 2 }, { format: 'ecs' })).map((l) => JSON.parse(l).event.id).sort();
+      assert.deepEqual(got, want);
+      const kev = await lines(app, { model: 'vulnerabilities', filters: [parseFilter('knownExploited=true')] }, { format: 'jsonl' });
+      assert.ok(kev.length > 0 && kev.every((l) => JSON.parse(l).knownExploited === true));
+    });
+
+    test('CSV: a header of every field, then one row per record', async () => {
+      const out = await lines(app, { model: 'vulnerabilities', pageSize: 5 }, { format: 'csv' });
+      assert.equal(out[0], fieldsOf('vulnerabilities').map((f) => f.name).join(','));
+      assert.equal(out.length, 26);
+      const hosts = await lines(app, { model: 'hosts' }, { format: 'csv' });
+      assert.equal(hosts.length, 1 + 5);
+    });
+
+    test('--since a run: only what later runs stored; --since a time: runs from then on', async () => {
+      const later = await storeRun(app, 'lab', { vulnerabilities: findingRecords(3, 4, 100) }, '2026-11-21T01:00:00.000Z');
+      const sinceFirst = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, firstRun) }, { format: 'jsonl' });
+      // The other source's run started a second after the first: it counts as later too.
+      assert.deepEqual(sinceFirst.map((l) => JSON.parse(l).pluginId).sort(), ['10000', '10001', '10100', '10101', '10102']);
+      const sinceLater = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, later) }, { format: 'jsonl' });
+      assert.equal(sinceLater.length, 0);
+      const sinceDay = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-21') }, { format: 'ocsf' });
+      assert.equal(sinceDay.length, 3);
+      const all = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-01T00:00:00Z') }, { format: 'jsonl' });
+      assert.equal(all.length, 28);
+      await assert.rejects(resolveSince(app.store, 'no-such-run'), InputError);
+    });
+
+    test('software is OCSF in 1.3.0 only; tickets are no OCSF at all', async () => {
+      const sw = await lines(app, { model: 'software' }, { format: 'ocsf', ocsfVersion: '1.3.0' });
+      assert.equal(sw.length, 2);
+      assert.deepEqual(validateOcsf('1.3.0', JSON.parse(sw[0])), []);
+      await assert.rejects(lines(app, { model: 'software' }, { format: 'ocsf', ocsfVersion: '1.1.0' }), /1\.3\.0/);
+      await assert.rejects(lines(app, { model: 'tickets' }, { format: 'ocsf' }), InputError);
+      const compliance = (await lines(app, { model: 'compliance' }, { format: 'ocsf' })).map((l) => JSON.parse(l));
+      assert.equal(compliance.length, 4);
+      for (const e of compliance) assert.deepEqual(validateOcsf('1.1.0', e), []);
+    });
+  });
+}
