@@ -58,7 +58,9 @@ function compactValue(v: unknown): unknown {
   let out: Record<string, unknown> | undefined;
   for (const k in v as Record<string, unknown>) {
     const c = compactValue((v as Record<string, unknown>)[k]);
-    if (c !== undefined) (out ??= {})[k] = c;
+    if (c === undefined) continue;
+    out ??= {};
+    out[k] = c;
   }
   return out;
 }
