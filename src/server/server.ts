@@ -13,6 +13,7 @@ import { fileDropRoutes } from '../filedrop/routes.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
 import { registerWebUi } from './web.ts';
 import { authRoutes } from './routes/auth.ts';
+import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
@@ -176,6 +177,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(sourceRoutes(app, syncs));
   await f.register(runRoutes(app, syncs));
   await f.register(recordRoutes(app));
+  await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
   await f.ready();
   return f;

@@ -198,6 +198,14 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     await sev.first().waitFor();
     const all = await sev.allTextContents();
     assert.ok(all.length > 0 && all.every((s) => s === 'Critical'), all.join(','));
+    // Export with the current filters: the link downloads every critical finding as OCSF.
+    await page.getByLabel('Export as').selectOption('ocsf');
+    const href = (await page.getByRole('link', { name: 'Export vulnerabilities with the current filters' }).getAttribute('href')) ?? '';
+    assert.match(href, /^\/api\/v1\/export\/vulnerabilities\?.*severity=critical.*format=ocsf/);
+    const download = await page.request.get(served.url + href);
+    assert.equal(download.status(), 200);
+    const events = (await download.text()).trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(events.length >= all.length && events.every((e) => e.class_uid === 2002 && e.severity_id === 5));
     await page.getByLabel('Severity').selectOption('');
     await page.getByLabel('Known exploited only').check();
     await page.waitForURL(/knownExploited=true/);

@@ -22,7 +22,7 @@ export function plainFilter(key: string, value: string): Filter {
   return { field: key, op: '=', value };
 }
 
-const asList = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+export const asList = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
 
 function jsonType(f: FieldDef): Record<string, unknown> {
   if (f.name === 'removed') return { type: 'boolean' };
@@ -74,7 +74,7 @@ export function parseSort(sort: string | undefined): SortSpec | null {
 }
 
 /** The filters of a record query: `where` expressions and plain field parameters. */
-function filtersOf(where: unknown, rest: Record<string, unknown>, reserved: Set<string>): Filter[] {
+export function filtersOf(where: unknown, rest: Record<string, unknown>, reserved: Set<string>): Filter[] {
   const filters = asList(where).map((w) => parseFilter(w));
   for (const [key, value] of Object.entries(rest)) {
     if (reserved.has(key)) continue;

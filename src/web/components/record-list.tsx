@@ -4,6 +4,7 @@ import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { get, type Page, qs, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
+import { ExportButton } from './export-button.tsx';
 
 export interface ModelView {
   model: string;
@@ -74,6 +75,7 @@ export function RecordList(props: RecordListProps) {
   return (
     <div>
       {page.error && <Alert tone="error" title={`Could not load the ${view.title.toLowerCase()}`}>{page.error}</Alert>}
+      <ExportButton model={view.model} title={view.title} filters={params} />
       <DataTable
         caption={props.caption}
         columns={columns}
