@@ -1,6 +1,7 @@
 // Everything a command or the server needs, opened once: paths, store, logger, connectors.
 import { join, resolve } from 'node:path';
 import { type ConnectorRegistry, defaultRegistry } from '../connectors/registry.ts';
+import { drainScheduledExports } from '../export/schedule.ts';
 import { closeFileDrop } from '../filedrop/resolve.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { loadMasterKey, SecretBox } from '../core/secrets.ts';
@@ -50,6 +51,8 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
     fileDrop: opts.fileDrop,
     env: opts.env ?? process.env,
     close: async () => {
+      // Scheduled exports started after a sync finish first (the CLI's `sync` waits for them here).
+      await drainScheduledExports(app);
       await closeFileDrop(app);
       await store.close();
     },

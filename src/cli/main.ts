@@ -5,6 +5,7 @@ import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/
 import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
 import { registerExportCommand } from './export.ts';
+import { registerExportsCommands } from './exports.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerSyncCommand(program);
   registerQueryCommand(program);
   registerExportCommand(program);
+  registerExportsCommands(program);
   registerUploadCommand(program);
   registerSimCommand(program);
   for (const c of program.commands) {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { addSource, checkSource, configureSource, present, removeSource } from '../app/sources.ts';
 import { parseSetPairs } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
+import { exportStatusesOf } from '../export/schedule.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
 import { registerFileDropCommand } from './files.ts';
 import { renderTable } from './output.ts';
@@ -70,7 +71,7 @@ export function registerSourcesCommands(program: Command): void {
     .action(async (name: string, _o, cmd: Command) => {
       await withApp(cmd, async (app) => {
         const s = await app.store.getSource(name);
-        printJson(present(app, s, await app.store.lastRun(s.id)));
+        printJson({ ...present(app, s, await app.store.lastRun(s.id)), exports: await exportStatusesOf(app, s.name) });
       });
     });
 

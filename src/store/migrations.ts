@@ -207,4 +207,39 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       ...['rec_hosts', 'rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance', 'rec_tickets', 'rec_cmdb_assets', 'rec_users', 'rec_services'].map((t) => `ALTER TABLE ${t} ADD COLUMN origin TEXT;`),
     ].join('\n'),
   },
+  // Scheduled exports: where to write after a successful sync (one source or all), and per source the
+  // state of the last export there (status, attempts, files; the last run exported, for changes-only).
+  {
+    version: 11,
+    name: 'scheduled export destinations',
+    sql: `
+CREATE TABLE export_destinations (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  source_id TEXT,
+  target TEXT NOT NULL,
+  format TEXT NOT NULL,
+  ocsf_version TEXT,
+  ecs_bulk INTEGER NOT NULL DEFAULT 0,
+  models TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE export_status (
+  destination_id TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  run_id TEXT,
+  exported_run_id TEXT,
+  exported_run_started_at TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT,
+  finished_at TEXT,
+  records BIGINT NOT NULL DEFAULT 0,
+  files TEXT NOT NULL DEFAULT '[]',
+  error TEXT,
+  PRIMARY KEY (destination_id, source_id)
+);
+`,
+  },
 ];

@@ -8,6 +8,7 @@ import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } f
 import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import type { RecordIdSet } from './id-set.ts';
+import { deleteSourceExports } from './exports.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import { countRecords, type QueryOptions, type QueryPage, queryRecords, recordsByIds, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
@@ -239,6 +240,7 @@ export class Store {
       await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
+      await deleteSourceExports(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
   }

@@ -8,6 +8,7 @@ import type { AppContext } from '../app/context.ts';
 import type { Connector, Page, Stream, StreamContext, SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
+import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
@@ -285,5 +286,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
+  // Scheduled exports follow a successful run; they run beside the caller and never change the run.
+  if (status === 'succeeded') exportAfterSync(app, source.name, runId);
   return { runId, status, mode, resumedFrom, streams: counts, swept, error };
 }

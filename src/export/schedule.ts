@@ -1,0 +1,239 @@
+// Scheduled exports: destinations (a folder or an S3 prefix; one source or all; a format; full or
+// changes-only) written after each successful sync of a source. They run after the run is recorded,
+// beside the sync's caller, never inside the sync: a failed export is retried a few times, its status
+// says why, and the next successful sync tries again (a changes-only export then covers both runs).
+import { join, resolve } from 'node:path';
+import type { AppContext } from '../app/context.ts';
+import { errorMessage, InputError } from '../core/errors.ts';
+import { isModelName, type ModelName } from '../core/models.ts';
+import { scrubSecrets } from '../core/secrets.ts';
+import {
+  createDestination,
+  type DestinationRecord,
+  type ExportStatusRecord,
+  getExportStatus,
+  listDestinations,
+  listExportStatuses,
+  putExportStatus,
+} from '../store/exports.ts';
+import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats.ts';
+import { type SinceWindow, sinceRun } from './since.ts';
+import { exportChunks } from './stream.ts';
+import { exportFileName, parseS3Url, writeExport } from './target.ts';
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+export interface DestinationInput {
+  name: string;
+  /** A source name; omitted or null for every source. */
+  source?: string | null;
+  /** A folder or `s3://bucket/prefix`. */
+  target: string;
+  format: string;
+  ocsfVersion?: string | null;
+  ecsBulk?: boolean;
+  /** Default: every model the format writes. */
+  models?: string[];
+  mode?: string;
+}
+
+export interface DestinationView {
+  name: string;
+  source: string | null;
+  target: string;
+  format: string;
+  ocsfVersion: string | null;
+  ecsBulk: boolean;
+  models: string[];
+  mode: string;
+  createdAt: string;
+  status: ExportStatusView[];
+}
+
+export interface ExportStatusView {
+  destination: string;
+  source: string;
+  status: string;
+  runId: string | null;
+  attempts: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+  records: number;
+  files: string[];
+  error: string | null;
+}
+
+function formatOf(d: Pick<DestinationRecord, 'format' | 'ocsfVersion' | 'ecsBulk'>): FormatOptions {
+  return { ...parseFormat(d.format, d.ocsfVersion ?? undefined), ecsBulk: d.ecsBulk };
+}
+
+export async function addDestination(app: AppContext, input: DestinationInput): Promise<DestinationRecord> {
+  if (!NAME_RE.test(input.name ?? '')) throw new InputError(`invalid export name '${input.name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
+  const source = input.source ? await app.store.getSource(input.source) : null;
+  const target = (input.target ?? '').trim();
+  if (!target) throw new InputError('give the folder or s3://BUCKET/PREFIX to write to', 'target');
+  if (target.startsWith('s3://')) parseS3Url(target);
+  else if (target === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(target)) throw new InputError(`'${target}' is no folder or s3://BUCKET/PREFIX`, 'target');
+  const fmt = { ...parseFormat(input.format, input.ocsfVersion ?? undefined), ecsBulk: input.ecsBulk === true };
+  if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with the ecs format', 'ecsBulk');
+  const mode = input.mode ?? 'full';
+  if (mode !== 'full' && mode !== 'changes') throw new InputError(`mode is full or changes, not '${mode}'`, 'mode');
+  const models = input.models?.length ? input.models : modelsOf(fmt);
+  for (const m of models) {
+    if (!isModelName(m)) throw new InputError(`unknown model '${m}'`, 'models');
+    checkModel(m, fmt);
+  }
+  return createDestination(app.store.db, {
+    name: input.name,
+    sourceId: source?.id ?? null,
+    target: target.startsWith('s3://') ? target : resolve(target),
+    format: fmt.format,
+    ocsfVersion: fmt.format === 'ocsf' ? (fmt.ocsfVersion ?? '1.1.0') : null,
+    ecsBulk: fmt.ecsBulk === true,
+    models,
+    mode,
+  });
+}
+
+/** Destinations with their status per source, for `exports list`, the API and the UI. */
+export async function describeDestinations(app: AppContext, sourceName?: string): Promise<DestinationView[]> {
+  const sources = await app.store.listSources();
+  const nameOf = new Map(sources.map((s) => [s.id, s.name]));
+  const source = sourceName ? await app.store.getSource(sourceName) : null;
+  const out: DestinationView[] = [];
+  for (const d of await listDestinations(app.store.db, source?.id)) {
+    const statuses = await listExportStatuses(app.store.db, { destinationId: d.id, sourceId: source?.id });
+    out.push({
+      name: d.name,
+      source: d.sourceId ? (nameOf.get(d.sourceId) ?? null) : null,
+      target: d.target,
+      format: d.format,
+      ocsfVersion: d.ocsfVersion,
+      ecsBulk: d.ecsBulk,
+      models: d.models,
+      mode: d.mode,
+      createdAt: d.createdAt,
+      status: statuses.map((s) => statusView(d.name, nameOf.get(s.sourceId) ?? s.sourceId, s)),
+    });
+  }
+  return out;
+}
+
+function statusView(destination: string, source: string, s: ExportStatusRecord): ExportStatusView {
+  return { destination, source, status: s.status, runId: s.runId, attempts: s.attempts, startedAt: s.startedAt, finishedAt: s.finishedAt, records: s.records, files: s.files, error: s.error };
+}
+
+/** The status lines of a source's exports (for `sources show` and the source page). */
+export async function exportStatusesOf(app: AppContext, sourceName: string): Promise<ExportStatusView[]> {
+  return (await describeDestinations(app, sourceName)).map(
+    (d) => d.status[0] ?? { destination: d.name, source: sourceName, status: 'never', runId: null, attempts: 0, startedAt: null, finishedAt: null, records: 0, files: [], error: null },
+  );
+}
+
+const attempts = (app: AppContext) => Math.max(1, Number(app.env.TRIBUTARY_EXPORT_ATTEMPTS ?? 3));
+const retryBaseMs = (app: AppContext) => Number(app.env.TRIBUTARY_EXPORT_RETRY_MS ?? 2000);
+
+/** Writes one destination's files for one source after `runId`; returns the files and the record count. */
+async function writeDestination(app: AppContext, d: DestinationRecord, source: { id: string; name: string }, window: SinceWindow | null, at: Date, runId: string | null): Promise<{ files: string[]; records: number }> {
+  const fmt = formatOf(d);
+  const files: string[] = [];
+  let records = 0;
+  for (const m of d.models) {
+    const model = m as ModelName;
+    const q = { model, sourceIds: [source.id], since: window };
+    // No file for a model with nothing to say (a Tenable.sc source has no tickets; a quiet day no changes).
+    const probe = await app.store.query(model, { sourceIds: [source.id], limit: 1, ...(window?.query ?? {}) });
+    if (probe.records.length === 0) continue;
+    let n = 0;
+    const chunks = exportChunks(app, q, fmt, (p) => {
+      n = p.records;
+    });
+    // The run's id in the name keeps two exports of one second apart.
+    const tag = `${d.mode === 'changes' && window ? 'changes' : 'full'}${runId ? `-${runId.slice(0, 8)}` : ''}`;
+    const name = exportFileName(model, extension(fmt.format), at, tag);
+    // One folder (or key prefix) per source under the destination.
+    const out = d.target.startsWith('s3://') ? `${d.target.replace(/\/+$/, '')}/${source.name}/` : join(d.target, source.name);
+    const written = await writeExport(app, chunks, out, name, { folder: true, contentType: contentType(fmt.format) });
+    files.push(written.location);
+    records += n;
+  }
+  return { files, records };
+}
+
+/** Runs one destination for one source now, with retries; records the status. Never throws. */
+export async function runDestination(app: AppContext, d: DestinationRecord, source: { id: string; name: string }, runId: string | null): Promise<ExportStatusRecord> {
+  const log = app.log.child({ source: source.name, export: d.name });
+  const previous = await getExportStatus(app.store.db, d.id, source.id);
+  const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { status: 'succeeded' });
+  const window = d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
+  const status: ExportStatusRecord = {
+    destinationId: d.id,
+    sourceId: source.id,
+    status: 'running',
+    runId: run?.id ?? null,
+    exportedRunId: previous?.exportedRunId ?? null,
+    exportedRunStartedAt: previous?.exportedRunStartedAt ?? null,
+    attempts: 0,
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    records: 0,
+    files: [],
+    error: null,
+  };
+  const max = attempts(app);
+  for (let attempt = 1; attempt <= max; attempt++) {
+    status.attempts = attempt;
+    await putExportStatus(app.store.db, status);
+    try {
+      const { files, records } = await writeDestination(app, d, source, window, new Date(), run?.id ?? null);
+      Object.assign(status, { status: 'succeeded', files, records, error: null, finishedAt: new Date().toISOString() });
+      if (run) Object.assign(status, { exportedRunId: run.id, exportedRunStartedAt: run.startedAt });
+      await putExportStatus(app.store.db, status);
+      log.info({ runId: status.runId, files, records }, 'scheduled export written');
+      return status;
+    } catch (err) {
+      status.error = scrubSecrets(errorMessage(err));
+      log.warn({ runId: status.runId, attempt, err: status.error }, attempt < max ? 'scheduled export failed; retrying' : 'scheduled export failed');
+      if (attempt < max) await new Promise((r) => setTimeout(r, retryBaseMs(app) * 2 ** (attempt - 1)));
+    }
+  }
+  Object.assign(status, { status: 'failed', finishedAt: new Date().toISOString() });
+  await putExportStatus(app.store.db, status).catch(() => {});
+  return status;
+}
+
+/** Every destination that applies to a source, one after the other. Never throws. */
+export async function runExportsFor(app: AppContext, sourceName: string, runId: string | null): Promise<ExportStatusRecord[]> {
+  try {
+    const source = await app.store.getSource(sourceName);
+    const out: ExportStatusRecord[] = [];
+    for (const d of await listDestinations(app.store.db, source.id)) out.push(await runDestination(app, d, source, runId));
+    return out;
+  } catch (err) {
+    app.log.error({ source: sourceName, err: errorMessage(err) }, 'scheduled exports could not run');
+    return [];
+  }
+}
+
+const pending = new WeakMap<AppContext, Set<Promise<unknown>>>();
+
+/**
+ * Starts the scheduled exports of a source after its successful run, without waiting for them (the
+ * sync's caller goes on; app.close() waits for them). Never throws.
+ */
+export function exportAfterSync(app: AppContext, sourceName: string, runId: string): void {
+  let set = pending.get(app);
+  if (!set) {
+    set = new Set();
+    pending.set(app, set);
+  }
+  const p = runExportsFor(app, sourceName, runId);
+  set.add(p);
+  void p.finally(() => set.delete(p));
+}
+
+/** Waits for the scheduled exports this app started (before its store closes). */
+export async function drainScheduledExports(app: AppContext): Promise<void> {
+  const set = pending.get(app);
+  while (set && set.size > 0) await Promise.allSettled([...set]);
+}

@@ -1,0 +1,95 @@
+// Scheduled exports on both stores: written after a successful sync (full, and changes-only after the
+// first), a status per source, retried and reported when the target fails, never failing the sync.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type AppContext, openApp } from '../../src/app/context.ts';
+import { addSource } from '../../src/app/sources.ts';
+import { ConnectorRegistry } from '../../src/connectors/registry.ts';
+import { InputError } from '../../src/core/errors.ts';
+import { createLogger } from '../../src/core/log.ts';
+import { addDestination, describeDestinations, drainScheduledExports, exportStatusesOf, runExportsFor } from '../../src/export/schedule.ts';
+import { runSync } from '../../src/sync/runner.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+import { validateOcsf } from './ocsf-schema.ts';
+import { storeRun } from './seed.ts';
+
+const readLines = (file: string) => readFileSync(file, 'utf8').trim().split('\n');
+
+for (const backend of BACKENDS) {
+  describe(`scheduled exports on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let app: AppContext;
+    const control = newControl({ hosts: ['h0', 'h1'], findings: Array.from({ length: 5 }, (_, i) => ({ host: `h${i % 2}`, plugin: String(500 + i) })) });
+
+    before(async () => {
+      db = await backend.create();
+      const env = { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'), TRIBUTARY_EXPORT_ATTEMPTS: '2', TRIBUTARY_EXPORT_RETRY_MS: '1' };
+      app = await openApp({ dataDir: db.dataDir, db: db.url, env, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+      await addSource(app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
+    });
+    after(async () => {
+      await app?.close();
+      await db?.drop();
+    });
+
+    test('after a successful sync each destination is written; changes-only exports then carry only later runs', async () => {
+      const lake = join(db.dataDir, 'lake');
+      const siem = join(db.dataDir, 'siem');
+      await addDestination(app, { name: 'lake', target: lake, format: 'jsonl', models: ['vulnerabilities'], mode: 'changes' });
+      await addDestination(app, { name: 'siem', source: 'a', target: siem, format: 'ocsf', ocsfVersion: '1.3.0' });
+      await assert.rejects(addDestination(app, { name: 'bad', target: siem, format: 'ocsf', models: ['tickets'] }), InputError);
+      await assert.rejects(addDestination(app, { name: 'bad', target: '-', format: 'csv' }), InputError);
+
+      const r1 = await runSync(app, 'a');
+      assert.equal(r1.status, 'succeeded');
+      await drainScheduledExports(app);
+      const lakeFiles = readdirSync(join(lake, 'a'));
+      assert.equal(lakeFiles.length, 1);
+      assert.match(lakeFiles[0], /^vulnerabilities-\d{8}T\d{6}Z-full-[0-9a-f]{8}\.jsonl$/, 'the first changes-only export is full');
+      assert.equal(readLines(join(lake, 'a', lakeFiles[0])).length, 5);
+      const siemFiles = readdirSync(join(siem, 'a')).sort();
+      assert.deepEqual(
+        siemFiles.map((f) => f.split('-')[0]),
+        ['hosts', 'vulnerabilities'],
+        'models without records get no file',
+      );
+      for (const f of siemFiles) for (const l of readLines(join(siem, 'a', f))) assert.deepEqual(validateOcsf('1.3.0', JSON.parse(l)), []);
+
+      const [status] = await exportStatusesOf(app, 'a');
+      assert.equal(status.destination, 'lake');
+      assert.equal(status.status, 'succeeded');
+      assert.equal(status.runId, r1.runId);
+      assert.equal(status.records, 5);
+
+      // A later run stores one new finding: the changes-only export holds just that one.
+      const r2 = await storeRun(app, 'a', { vulnerabilities: [{ key: 'h0|999', hostKey: 'host:h0', fields: { pluginId: '999', severity: 'low', status: 'open' } }] });
+      await runExportsFor(app, 'a', r2);
+      const changes = readdirSync(join(lake, 'a')).filter((f) => f.includes('-changes-'));
+      assert.equal(changes.length, 1);
+      assert.deepEqual(
+        readLines(join(lake, 'a', changes[0])).map((l) => JSON.parse(l).pluginId),
+        ['999'],
+      );
+    });
+
+    test('a failing target is retried, reported, and never fails the sync', async () => {
+      const blocked = join(db.dataDir, 'not-a-folder');
+      writeFileSync(blocked, 'a file where the folder should be');
+      await addDestination(app, { name: 'zz-broken', source: 'a', target: blocked, format: 'csv', models: ['hosts'] });
+      const r = await runSync(app, 'a');
+      assert.equal(r.status, 'succeeded');
+      await drainScheduledExports(app);
+      const broken = (await describeDestinations(app)).find((d) => d.name === 'zz-broken');
+      assert.ok(broken);
+      assert.equal(broken.status[0].status, 'failed');
+      assert.equal(broken.status[0].attempts, 2);
+      assert.match(broken.status[0].error ?? '', /not-a-folder/);
+      assert.equal((await app.store.getRun(r.runId)).status, 'succeeded');
+      const others = (await exportStatusesOf(app, 'a')).filter((s) => s.destination !== 'zz-broken');
+      assert.ok(others.every((s) => s.status === 'succeeded'), 'the other destinations still ran');
+    });
+  });
+}
