@@ -172,6 +172,21 @@ export interface SourceView {
   updatedAt: string;
   lastCheck: { ok: boolean; at: string; checks?: CheckResult[] } | null;
   lastRun: RunSummary | null;
+  /** Scheduled exports after this source's syncs, with the last one's status. */
+  exports?: ExportStatus[];
+}
+
+export interface ExportStatus {
+  destination: string;
+  source: string;
+  status: 'running' | 'succeeded' | 'failed' | 'never';
+  runId: string | null;
+  attempts: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+  records: number;
+  files: string[];
+  error: string | null;
 }
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';

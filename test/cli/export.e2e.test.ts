@@ -91,3 +91,30 @@ test('bad usage exits 2 with one line naming the culprit', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1);
   }
 });
+
+test('exports add|run|list|remove, with the status in sources show', () => {
+  const dir = join(db.dataDir, 'scheduled');
+  const add = cli('exports', 'add', 'lake', '--to', dir, '--format', 'ocsf', '--model', 'vulnerabilities', '--changes');
+  assert.equal(add.code, 0, add.stderr);
+  assert.match(add.stdout, /added export 'lake': changes of every source as ocsf \(vulnerabilities\)/);
+  const run = cli('exports', 'run', 'lake');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^lab: succeeded, 12 records → /);
+  const files = readdirSync(join(dir, 'lab'));
+  assert.equal(files.length, 1);
+  const show = JSON.parse(cli('sources', 'show', 'lab').stdout);
+  assert.equal(show.exports[0].destination, 'lake');
+  assert.equal(show.exports[0].status, 'succeeded');
+  assert.equal(show.exports[0].records, 12);
+  const list = JSON.parse(cli('--json', 'exports', 'list').stdout);
+  assert.equal(list[0].mode, 'changes');
+  assert.equal(list[0].status[0].source, 'lab');
+  assert.match(cli('exports', 'list').stdout, /lake\s+\(all\)\s+ocsf 1\.1\.0\s+changes/);
+  const bad = cli('exports', 'add', 'x', '--to', '-', '--format', 'csv');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /no folder or s3/);
+  assert.equal(cli('exports', 'remove', 'lake').code, 0);
+  const gone = cli('exports', 'remove', 'lake');
+  assert.equal(gone.code, 2);
+  assert.match(gone.stderr, /no export destination named 'lake'/);
+});

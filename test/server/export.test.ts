@@ -1,6 +1,8 @@
 // GET /api/v1/export/{model}: streamed downloads with the list's filters, on both stores; errors
 // before the first byte are 400/404 JSON.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fieldsOf } from '../../src/core/models.ts';
 import { validateOcsf } from '../export/ocsf-schema.ts';
@@ -52,6 +54,36 @@ for (const backend of BACKENDS) {
       const lines = ecs.body.trim().split('\n');
       assert.equal(lines.length, 28);
       assert.ok(JSON.parse(lines[0]).index._id);
+    });
+
+    test('scheduled export destinations: add, run now, status on the source, remove', async () => {
+      const target = join(h.dataDir, 'exports');
+      const add = await call(h.server, { method: 'POST', url: '/api/v1/exports', headers: auth, payload: { name: 'lake', target, format: 'ocsf', ocsfVersion: '1.3.0', models: ['vulnerabilities', 'software'] } });
+      assert.equal(add.statusCode, 201, add.body);
+      assert.equal((add.data as { source: string | null }).source, null);
+      const dup = await call(h.server, { method: 'POST', url: '/api/v1/exports', headers: auth, payload: { name: 'lake', target, format: 'csv' } });
+      assert.equal(dup.statusCode, 409);
+      const bad = await call(h.server, { method: 'POST', url: '/api/v1/exports', headers: auth, payload: { name: 'x', target, format: 'ocsf', models: ['software'] } });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /1\.3\.0/);
+      const run = await call(h.server, { method: 'POST', url: '/api/v1/exports/lake/run', headers: auth });
+      assert.equal(run.statusCode, 200, run.body);
+      const [st] = (run.data as { items: { status: string; records: number; files: string[] }[] }).items;
+      assert.equal(st.status, 'succeeded');
+      assert.equal(st.records, 15);
+      assert.equal(readdirSync(join(target, 'lab')).length, 2);
+      const source = await call(h.server, { method: 'GET', url: '/api/v1/sources/lab', headers: auth });
+      assert.equal(source.statusCode, 200);
+      const exports = (source.data as { exports: { destination: string; status: string }[] }).exports;
+      assert.deepEqual(
+        exports.map((e) => [e.destination, e.status]),
+        [['lake', 'succeeded']],
+      );
+      const list = await call(h.server, { method: 'GET', url: '/api/v1/exports', headers: auth });
+      assert.equal((list.data as { items: unknown[] }).items.length, 1);
+      const del = await call(h.server, { method: 'DELETE', url: '/api/v1/exports/lake', headers: auth });
+      assert.equal(del.statusCode, 200);
+      assert.equal((await call(h.server, { method: 'DELETE', url: '/api/v1/exports/lake', headers: auth })).statusCode, 404);
     });
 
     test('bad requests answer before streaming; no session, no export', async () => {

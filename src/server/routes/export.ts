@@ -7,7 +7,9 @@ import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
 import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../../export/formats.ts';
 import { OCSF_VERSIONS } from '../../export/ocsf.ts';
+import { addDestination, type DestinationInput, describeDestinations, runDestination } from '../../export/schedule.ts';
 import { resolveSince } from '../../export/since.ts';
+import { deleteDestination, getDestination } from '../../store/exports.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
 import { ApiError, errorSchema } from '../errors.ts';
@@ -15,10 +17,123 @@ import { asList, filtersOf } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'since']);
 
+const statusSchema = {
+  type: 'object',
+  properties: {
+    destination: { type: 'string' },
+    source: { type: 'string' },
+    status: { type: 'string', description: 'running, succeeded, failed (never: not run yet)' },
+    runId: { type: ['string', 'null'] },
+    attempts: { type: 'integer' },
+    startedAt: { type: ['string', 'null'] },
+    finishedAt: { type: ['string', 'null'] },
+    records: { type: 'integer' },
+    files: { type: 'array', items: { type: 'string' } },
+    error: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const exportStatusListSchema = { type: 'array', items: statusSchema } as const;
+
+const destinationSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    source: { type: ['string', 'null'], description: 'null: every source' },
+    target: { type: 'string' },
+    format: { type: 'string' },
+    ocsfVersion: { type: ['string', 'null'] },
+    ecsBulk: { type: 'boolean' },
+    models: { type: 'array', items: { type: 'string' } },
+    mode: { type: 'string', enum: ['full', 'changes'] },
+    createdAt: { type: 'string' },
+    status: exportStatusListSchema,
+  },
+} as const;
+
+const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
+
 type ExportQuery = { format: string; source?: string[]; where?: string[]; ocsfVersion?: string; ecsBulk?: boolean; since?: string } & Record<string, unknown>;
 
 export function exportRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
+    f.get<{ Querystring: { source?: string } }>(
+      '/api/v1/exports',
+      {
+        schema: {
+          tags: ['export'],
+          summary: 'Scheduled export destinations with the status of their last export per source',
+          querystring: { type: 'object', properties: { source: { type: 'string', description: 'only the destinations that apply to this source' } }, additionalProperties: false },
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: destinationSchema } } }, 404: errorSchema },
+        },
+      },
+      async (req) => ({ items: await describeDestinations(app, req.query.source) }),
+    );
+
+    f.post<{ Body: DestinationInput }>(
+      '/api/v1/exports',
+      {
+        schema: {
+          tags: ['export'],
+          summary: 'Add a destination written after each successful sync of its source (or of every source)',
+          body: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 63 },
+              source: { type: ['string', 'null'] },
+              target: { type: 'string', minLength: 1, description: 'a folder on the server or s3://BUCKET/PREFIX' },
+              format: { type: 'string', enum: [...EXPORT_FORMATS] },
+              ocsfVersion: { type: ['string', 'null'], enum: [...OCSF_VERSIONS, null] },
+              ecsBulk: { type: 'boolean' },
+              models: { type: 'array', items: { type: 'string' } },
+              mode: { type: 'string', enum: ['full', 'changes'] },
+            },
+            required: ['name', 'target', 'format'],
+            additionalProperties: false,
+          },
+          response: { 201: destinationSchema, 400: errorSchema, 404: errorSchema, 409: errorSchema },
+        },
+      },
+      async (req, reply) => {
+        const d = await addDestination(app, req.body);
+        req.log.info({ export: d.name }, 'export destination added');
+        return reply.code(201).send((await describeDestinations(app)).find((x) => x.name === d.name));
+      },
+    );
+
+    f.delete<{ Params: { name: string } }>(
+      '/api/v1/exports/:name',
+      { schema: { tags: ['export'], summary: 'Remove a destination (files written stay)', params: nameParams, response: { 200: { type: 'object', properties: { removed: { type: 'string' } } }, 404: errorSchema } } },
+      async (req) => {
+        await deleteDestination(app.store.db, req.params.name);
+        return { removed: req.params.name };
+      },
+    );
+
+    f.post<{ Params: { name: string }; Body: { source?: string } }>(
+      '/api/v1/exports/:name/run',
+      {
+        schema: {
+          tags: ['export'],
+          summary: "Write a destination now from its sources' last successful sync (e.g. to retry a failed export)",
+          params: nameParams,
+          body: { type: 'object', properties: { source: { type: 'string' } }, additionalProperties: false },
+          response: { 200: { type: 'object', properties: { items: exportStatusListSchema } }, 404: errorSchema },
+        },
+        preValidation: async (req) => {
+          if (req.body === undefined || req.body === null) req.body = {};
+        },
+      },
+      async (req) => {
+        const d = await getDestination(app.store.db, req.params.name);
+        const sources = req.body.source ? [await app.store.getSource(req.body.source)] : d.sourceId ? [await app.store.getSourceById(d.sourceId)] : await app.store.listSources();
+        for (const s of sources) await runDestination(app, d, s, null);
+        const views = await describeDestinations(app);
+        const names = new Set(sources.map((s) => s.name));
+        return { items: (views.find((v) => v.name === d.name)?.status ?? []).filter((st) => names.has(st.source)) };
+      },
+    );
+
     f.get<{ Params: { model: string }; Querystring: ExportQuery }>(
       '/api/v1/export/:model',
       {

@@ -4,8 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
 import { ConflictError } from '../../core/errors.ts';
+import { exportStatusesOf } from '../../export/schedule.ts';
 import { errorSchema } from '../errors.ts';
 import type { SyncManager } from '../syncs.ts';
+import { exportStatusListSchema } from './export.ts';
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
 const anyObject = { type: 'object', additionalProperties: true } as const;
@@ -21,6 +23,7 @@ export const sourceViewSchema = {
     updatedAt: { type: 'string' },
     lastCheck: { type: ['object', 'null'], additionalProperties: true },
     lastRun: { type: ['object', 'null'], additionalProperties: true },
+    exports: { ...exportStatusListSchema, description: 'scheduled exports that apply to this source, with the status of the last one' },
   },
   required: ['name', 'type', 'config', 'schedule', 'createdAt', 'updatedAt', 'lastCheck', 'lastRun'],
 } as const;
@@ -50,7 +53,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
   return async (f: FastifyInstance): Promise<void> => {
     const view = async (name: string) => {
       const s = await app.store.getSource(name);
-      return present(app, s, await app.store.lastRun(s.id));
+      return { ...present(app, s, await app.store.lastRun(s.id)), exports: await exportStatusesOf(app, s.name) };
     };
 
     f.get('/api/v1/sources', { schema: { tags: ['sources'], summary: 'All sources with their last run', response: { 200: { type: 'object', properties: { items: { type: 'array', items: sourceViewSchema } } } } } }, async () => {

@@ -5,6 +5,7 @@ import { api, type ConnectorMeta, describeError, get, type SourceView } from '..
 import { ConfigureForm } from '../components/configure-form.tsx';
 import { Link, navigate } from '../router.tsx';
 import { Alert, PageHeader, Spinner, useLoad } from '../ui.tsx';
+import { ExportStatusPanel } from '../components/export-status.tsx';
 import { FilesPanel } from './files.tsx';
 import { LiveRun, RunsTable } from './runs.tsx';
 import { Health, inputModeLabel, shortName } from './sources.tsx';
@@ -160,6 +161,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
         <div>
           {runId && <LiveRun id={runId} onFinished={() => setVersion((v) => v + 1)} />}
           <RunsTable source={name} refreshKey={`${version}|${runId}`} />
+          <ExportStatusPanel source={name} exports={s.exports ?? []} />
         </div>
       )}
     </div>
