@@ -3,7 +3,7 @@
 // `package.*`, compliance results as `rule.*` with an outcome. Values only the upstream has go under
 // its one namespace (e.g. `tenable.*`); our record id is `event.id` and the bulk `_id`.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { bool, compact, dnsName, domainOf, ipAddresses, list, macAddresses, num, type Rec, SEVERITY_CAPTION, str } from './values.ts';
+import { bool, compact, dnsName, domainOf, ipAddresses, list, macAddresses, num, perRecord, type Rec, SEVERITY_CAPTION, str } from './values.ts';
 
 export const ECS_VERSION = '8.17.0';
 
@@ -12,6 +12,12 @@ type Doc = Record<string, unknown>;
 /** `host.*` of a machine record (host, CMDB asset or correlated asset). */
 export function ecsHostFields(machine: Rec | null, fallbackId: string | null = null): Doc | null {
   if (!machine) return fallbackId ? { id: fallbackId } : null;
+  return hostFieldsOf(machine);
+}
+
+const hostFieldsOf = perRecord((machine) => compact(buildHostFields(machine)));
+
+function buildHostFields(machine: Rec): Doc {
   const fqdn = str(machine, 'fqdn');
   const short = str(machine, 'hostname') ?? str(machine, 'netbiosName') ?? list(machine, 'hostnames')[0] ?? str(machine, 'name');
   const ips = ipAddresses(machine);
@@ -36,9 +42,9 @@ function base(rec: Rec, category: string, product: ConnectorProduct, model: stri
   };
 }
 
-function machineExtras(machine: Rec | null): Doc {
-  if (!machine) return {};
-  return {
+/** What a machine record has beyond ECS `host.*` (in host documents; findings carry `host.*` only). */
+const extrasOf = perRecord((machine) =>
+  compact({
     host_uuid: str(machine, 'hostUuid'),
     uuid: str(machine, 'tenableUuid'),
     bios_uuid: str(machine, 'biosUuid'),
@@ -52,8 +58,8 @@ function machineExtras(machine: Rec | null): Doc {
     repository: str(machine, 'repository'),
     credentialed: bool(machine, 'credentialed'),
     scanner_last_seen: str(machine, 'scannerLastSeen'),
-  };
-}
+  }),
+);
 
 /** A finding as an ECS vulnerability document. */
 export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorProduct): Doc {
@@ -108,7 +114,6 @@ export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorP
       asset_id: str(rec, 'assetId'),
       owner: str(rec, 'owner'),
       department: str(rec, 'department'),
-      host: machineExtras(host),
     },
   });
 }
@@ -120,7 +125,7 @@ export function ecsHost(rec: Rec, product: ConnectorProduct, model: string): Doc
     host: ecsHostFields(rec),
     [product.namespace]: {
       removed: rec.removed === true,
-      ...machineExtras(rec),
+      ...extrasOf(rec),
       asset_tag: str(rec, 'assetTag'),
       state: str(rec, 'state'),
       product_type: str(rec, 'productType'),

@@ -6,7 +6,7 @@ import { hasHost, MODEL_NAMES, type ModelName } from '../core/models.ts';
 import { ecsBulkAction, ecsCompliance, ecsHost, ecsPackage, ecsVulnerability } from './ecs.ts';
 import { OCSF_VERSIONS, type OcsfVersion, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from './ocsf.ts';
 import { csvColumns, csvHeader, csvRow } from './tabular.ts';
-import type { Rec } from './values.ts';
+import { type Rec, toJson } from './values.ts';
 
 export const EXPORT_FORMATS = ['ocsf', 'ecs', 'jsonl', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -79,7 +79,7 @@ export function lineWriter(model: ModelName, opts: FormatOptions): LineWriter {
       if (model === 'software') return ocsfSoftwareInventory(rec, host, o);
       return ocsfDeviceInventory(rec, o);
     };
-    return { header: null, needsHost, line: (rec, host, product) => JSON.stringify(map(rec, host, product)) };
+    return { header: null, needsHost, line: (rec, host, product) => toJson(map(rec, host, product) as Record<string, unknown>) };
   }
   const map = (rec: Rec, host: Rec | null, product: ConnectorProduct): unknown => {
     if (model === 'vulnerabilities') return ecsVulnerability(rec, host, product);
@@ -92,7 +92,7 @@ export function lineWriter(model: ModelName, opts: FormatOptions): LineWriter {
     header: null,
     needsHost,
     line: (rec, host, product) => {
-      const doc = JSON.stringify(map(rec, host, product));
+      const doc = toJson(map(rec, host, product) as Record<string, unknown>);
       return bulk ? `${ecsBulkAction(String(rec.id))}\n${doc}` : doc;
     },
   };

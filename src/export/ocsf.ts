@@ -101,12 +101,11 @@ function buildDevice(machine: Rec, version: OcsfVersion): Event {
   return device;
 }
 
-/** What a machine record has that the device object has no attribute for. */
-function machineUnmapped(machine: Rec | null): Event {
-  return machine ? unmappedOf(machine) : {};
-}
-
-const unmappedOf = perRecord((machine) =>
+/**
+ * What a machine record has that the device object has no attribute for (in Device Inventory Info;
+ * a finding's device is the host's, whose other values its own inventory event carries).
+ */
+const machineUnmapped = perRecord((machine) =>
   compact({
     manufacturer: str(machine, 'manufacturer'),
     model: str(machine, 'model'),
@@ -216,7 +215,6 @@ export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOpti
       owner: o.version === '1.1.0' ? str(rec, 'owner') : null,
       department: str(rec, 'department'),
       status: str(rec, 'status'),
-      ...machineUnmapped(host),
     },
   });
 }
@@ -248,7 +246,7 @@ export function ocsfComplianceFinding(rec: Rec, host: Rec | null, o: OcsfOptions
     finding_info: { uid: str(rec, 'id'), title, first_seen_time: epochMs(str(rec, 'firstSeen')), last_seen_time: epochMs(str(rec, 'lastSeen')) },
     compliance: { standards: [benchmark ?? 'unknown'], control: ruleName ?? ruleId, requirements: ruleId ? [ruleId] : null, status_id: statusId, status },
     device: ocsfDevice(host, o, { fallbackUid: str(rec, 'hostId') }),
-    unmapped: { source: str(rec, 'source'), result: result || null, ruleId, ...machineUnmapped(host) },
+    unmapped: { source: str(rec, 'source'), result: result || null, ruleId },
   });
 }
 

@@ -116,3 +116,35 @@ export function perRecord<T>(fn: (r: Rec, key: string) => T): (r: Rec, key?: str
     return v;
   };
 }
+
+const jsonOf = new WeakMap<object, string>();
+
+function sharedJson(value: object): string {
+  let s = jsonOf.get(value);
+  if (s === undefined) {
+    s = JSON.stringify(value);
+    jsonOf.set(value, s);
+  }
+  return s;
+}
+
+/**
+ * JSON.stringify for documents that share frozen (memoized) parts at their top level (a host's device
+ * in each of its findings): the document is stringified without them and their JSON, computed once
+ * per part, is appended. (The shared keys move to the end; JSON readers do not mind the order.)
+ */
+export function toJson(doc: Record<string, unknown>): string {
+  let shared: [string, object][] | null = null;
+  for (const k in doc) {
+    const v = doc[k];
+    if (v !== null && typeof v === 'object' && Object.isFrozen(v)) (shared ??= []).push([k, v]);
+  }
+  if (shared === null) return JSON.stringify(doc);
+  for (const [k] of shared) doc[k] = undefined;
+  let json = JSON.stringify(doc);
+  for (const [k, v] of shared) {
+    doc[k] = v;
+    json = `${json.length > 2 ? json.slice(0, -1) + ',' : '{'}${JSON.stringify(k)}:${sharedJson(v)}}`;
+  }
+  return json;
+}

@@ -68,7 +68,8 @@ test('a finding is an ECS vulnerability state document with ECS names everywhere
   assert.equal(doc.tenable.vpr_score, 9.9);
   assert.equal(doc.tenable.kev_due_date, '2021-12-24');
   assert.equal(doc.tenable.plugin_id, '156032');
-  assert.equal(doc.tenable.host.acr_score, 7);
+  assert.equal(doc.tenable.host, undefined, 'host values beyond host.* are in the host documents');
+  assert.equal((ecsHost(HOST, PRODUCT, 'hosts') as Doc).tenable.acr_score, 7);
   assert.equal(doc.event.id, FINDING.id);
   assert.equal(doc.observer.name, 'lab');
 });

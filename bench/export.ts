@@ -1,0 +1,249 @@
+// Benchmark `bench/export` (issue 16): exporting N findings as OCSF and as ECS from SQLite and from
+// PostgreSQL, against a floor measured in the same run on the same store.
+//
+//   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
+//                        [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--only floor,ocsf,ecs]
+//                        [--cpu-prof DIR]
+//
+// Set-up (not timed): a fresh store per backend with one Tenable.sc source, N/50 hosts and N findings
+// (plugin, name, severity, one or two CVEs, CVSS v2/v3, EPSS, VPR, known-exploited, status, port),
+// written as a sync writes them (store pages with a run stamp).
+// Every measurement then runs in a fresh child process (own peak RSS, getrusage maxrss), with the V8
+// flags `tributary` is launched with (bench/launch-flags.ts) unless --node-flags says otherwise:
+//   floor  the same rows read from the store by the same cursor paging (1000 a page) and each record
+//          JSON.stringify'd, one chunk per page, into a sink that discards it
+//   ocsf   src/export/stream.ts exportChunks(vulnerabilities, OCSF 1.1.0): paging, the hosts of each
+//          page looked up, mapping to Vulnerability Finding, stringify, into the same sink
+//   ecs    the same with the ECS mapping
+// records/s = N / seconds. Target: ocsf and ecs ≥ 0.8 × floor, peak RSS ≤ 200 MB. --runs N alternates
+// the three N times and reports the median time and the highest peak RSS.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { launchFlags } from './launch-flags.ts';
+
+const PHASES = ['floor', 'ocsf', 'ecs'] as const;
+type Phase = (typeof PHASES)[number];
+const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
+    runs: { type: 'string', default: '1' },
+    'node-flags': { type: 'string' },
+    'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    child: { type: 'string' },
+    db: { type: 'string' },
+    'data-dir': { type: 'string' },
+    only: { type: 'string', default: PHASES.join(',') },
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+async function openBenchApp(db: string, dataDir: string) {
+  const { openApp } = await import('../src/app/context.ts');
+  const { createLogger } = await import('../src/core/log.ts');
+  return openApp({ dataDir, db, env: { ...process.env, TRIBUTARY_MASTER_KEY: MASTER_KEY }, log: createLogger({ level: 'silent' }) });
+}
+
+/** Writes the findings as a sync would: pages of 1000 with their hosts, under one run. */
+async function seed(db: string, dataDir: string, rows: number): Promise<void> {
+  const { nowIso } = await import('../src/store/store.ts');
+  const app = await openBenchApp(db, dataDir);
+  try {
+    const source = await app.store.createSource('lab', 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
+    const runId = randomBytes(16).toString('hex');
+    const generation = randomBytes(16).toString('hex');
+    const startedAt = nowIso();
+    await app.store.createRun({ id: runId, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'bench', owner: null, startedAt });
+    const stamp = { sourceId: source.id, sourceName: source.name, runId, generation, now: startedAt };
+    const perHost = 50;
+    const sev = ['info', 'low', 'medium', 'high', 'critical'];
+    for (let start = 0; start < rows; start += 1000) {
+      const n = Math.min(1000, rows - start);
+      const hosts = new Map<string, { key: string; fields: Record<string, unknown> }>();
+      const vulns = [];
+      for (let i = start; i < start + n; i++) {
+        const h = Math.floor(i / perHost);
+        const hostKey = `h${h}`;
+        if (!hosts.has(hostKey)) {
+          hosts.set(hostKey, {
+            key: hostKey,
+            fields: {
+              hostname: `srv-${h}`,
+              fqdn: `srv-${h}.corp.example.com`,
+              ipAddresses: [`10.${(h >> 16) & 255}.${(h >> 8) & 255}.${h & 255}`],
+              macAddresses: [`00:50:56:${((h >> 16) & 255).toString(16).padStart(2, '0')}:${((h >> 8) & 255).toString(16).padStart(2, '0')}:${(h & 255).toString(16).padStart(2, '0')}`],
+              os: h % 3 ? 'Microsoft Windows Server 2019 Standard' : 'Ubuntu 22.04 LTS',
+              netbiosName: `SRV-${h}`,
+              repository: 'Internal',
+              credentialed: true,
+            },
+          });
+        }
+        const plugin = 10_000 + ((i * 7919) % 150_000);
+        vulns.push({
+          key: `${hostKey}|443|tcp|${plugin}|${i}`,
+          hostKey,
+          firstSeen: '2026-09-01T00:00:00.000Z',
+          lastSeen: '2026-11-20T00:00:00.000Z',
+          fields: {
+            pluginId: String(plugin),
+            pluginName: `Vendor Product ${plugin % 97}.x < ${plugin % 13}.${plugin % 7} Multiple Vulnerabilities`,
+            severity: sev[i % 5],
+            cves: i % 4 === 0 ? [] : i % 4 === 1 ? [`CVE-2024-${10_000 + (i % 50_000)}`, `CVE-2023-${20_000 + (i % 30_000)}`] : [`CVE-2025-${10_000 + (i % 60_000)}`],
+            cvssV2BaseScore: i % 4 === 0 ? null : 5 + (i % 50) / 10,
+            cvssV3BaseScore: i % 4 === 0 ? null : 4 + (i % 60) / 10,
+            epssScore: (i % 1000) / 1000,
+            vprScore: 1 + (i % 90) / 10,
+            knownExploited: i % 23 === 0,
+            status: 'open',
+            port: 443,
+            protocol: 'tcp',
+          },
+        });
+      }
+      await app.store.writePage(stamp, 'bench', 'full', { hosts: [...hosts.values()], vulnerabilities: vulns }, { value: { offset: start + n }, complete: false });
+    }
+    await app.store.finishRun(runId, 'succeeded', {}, null);
+  } finally {
+    await app.close();
+  }
+}
+
+/** A sink that discards what it is given, one callback per chunk (so backpressure is exercised). */
+const discard = () =>
+  new Writable({
+    highWaterMark: 1 << 20,
+    write(_chunk, _enc, cb) {
+      cb();
+    },
+  });
+
+async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
+  const app = await openBenchApp(db, dataDir);
+  let records = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  try {
+    let source: AsyncIterable<string>;
+    if (phase === 'floor') {
+      source = (async function* () {
+        let cursor: string | null = null;
+        do {
+          const page = await app.store.query('vulnerabilities', { limit: 1000, cursor });
+          let chunk = '';
+          for (const r of page.records) chunk += JSON.stringify(r) + '\n';
+          records += page.records.length;
+          cursor = page.nextCursor;
+          yield chunk;
+        } while (cursor);
+      })();
+    } else {
+      const { exportChunks } = await import('../src/export/stream.ts');
+      source = exportChunks(app, { model: 'vulnerabilities' }, phase === 'ocsf' ? { format: 'ocsf', ocsfVersion: '1.1.0' } : { format: 'ecs' }, (p) => {
+        records = p.records;
+      });
+    }
+    const counted = (async function* () {
+      for await (const c of source) {
+        bytes += c.length;
+        yield c;
+      }
+    })();
+    await pipeline(Readable.from(counted), discard());
+  } finally {
+    await app.close();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  process.stdout.write(JSON.stringify({ phase, records, bytes, seconds, maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+}
+
+function runChild(phase: Phase, db: string, dataDir: string, flags: string[]): Promise<{ phase: Phase; records: number; bytes: number; seconds: number; maxRssMb: number }> {
+  return new Promise((resolve, reject) => {
+    const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
+    const p = spawn(process.execPath, [...flags, ...prof, fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    p.on('error', reject);
+    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${phase} child exited ${code}`))));
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  if (args.child) return child(args.child as Phase, args.db!, args['data-dir']!);
+  const rows = Number(args.rows);
+  const runs = Number(args.runs);
+  const flags = args['node-flags'] !== undefined ? args['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
+  process.stderr.write(`bench/export: ${rows} findings, ${runs} run(s), node flags ${flags.join(' ') || '(none)'}\n`);
+  const table: string[] = ['| store | run | seconds | records/s | × floor | peak RSS MB |', '|---|---|---:|---:|---:|---:|'];
+  for (const store of args.stores!.split(',')) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bench-export-'));
+    let db = `sqlite:${join(dataDir, 'tributary.db')}`;
+    let dropPg: (() => Promise<void>) | null = null;
+    if (store === 'postgres') {
+      const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: args['pg-url'] });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const u = new URL(args['pg-url']!);
+      u.pathname = `/${name}`;
+      db = u.toString();
+      dropPg = async () => {
+        const c = new pg.Client({ connectionString: args['pg-url'] });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await c.end();
+      };
+    } else if (store !== 'sqlite') throw new Error(`unknown store '${store}'`);
+    try {
+      const t = performance.now();
+      await seed(db, dataDir, rows);
+      process.stderr.write(`${store}: seeded ${rows} findings in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      const results: Record<Phase, { seconds: number[]; rss: number[]; records: number; bytes: number }> = {
+        floor: { seconds: [], rss: [], records: 0, bytes: 0 },
+        ocsf: { seconds: [], rss: [], records: 0, bytes: 0 },
+        ecs: { seconds: [], rss: [], records: 0, bytes: 0 },
+      };
+      for (let r = 0; r < runs; r++) {
+        for (const phase of PHASES) {
+          if (!args.only!.split(',').includes(phase)) continue;
+          const res = await runChild(phase, db, dataDir, flags);
+          if (res.records !== rows) throw new Error(`${phase} exported ${res.records} of ${rows} records`);
+          results[phase].seconds.push(res.seconds);
+          results[phase].rss.push(res.maxRssMb);
+          results[phase].records = res.records;
+          results[phase].bytes = res.bytes;
+          process.stderr.write(`${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s, ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, peak RSS ${res.maxRssMb.toFixed(0)} MB\n`);
+        }
+      }
+      const floorRate = results.floor.seconds.length ? rows / median(results.floor.seconds) : Number.NaN;
+      for (const phase of PHASES) {
+        if (!results[phase].seconds.length) continue;
+        const s = median(results[phase].seconds);
+        const rate = rows / s;
+        table.push(`| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rate).toLocaleString('en')} | ${(rate / floorRate).toFixed(2)} | ${Math.max(...results[phase].rss).toFixed(0)} |`);
+      }
+    } finally {
+      await dropPg?.();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(table.join('\n') + '\n');
+}
+
+await main();
