@@ -137,7 +137,9 @@ export function toJson(doc: Record<string, unknown>): string {
   let shared: [string, object][] | null = null;
   for (const k in doc) {
     const v = doc[k];
-    if (v !== null && typeof v === 'object' && Object.isFrozen(v)) (shared ??= []).push([k, v]);
+    if (v === null || typeof v !== 'object' || !Object.isFrozen(v)) continue;
+    shared ??= [];
+    shared.push([k, v]);
   }
   if (shared === null) return JSON.stringify(doc);
   for (const [k] of shared) doc[k] = undefined;
