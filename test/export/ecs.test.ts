@@ -66,6 +66,7 @@ test('a finding is an ECS vulnerability state document with ECS names everywhere
   assert.equal(doc.host.domain, 'corp.example.com');
   assert.equal(doc.host.os.full, HOST.os);
   assert.equal(doc.tenable.vpr_score, 9.9);
+  assert.equal(doc.tenable.vpr_key_drivers.exploitCodeMaturity, 'HIGH');
   assert.equal(doc.tenable.kev_due_date, '2021-12-24');
   assert.equal(doc.tenable.plugin_id, '156032');
   assert.equal(doc.tenable.host, undefined, 'host values beyond host.* are in the host documents');

@@ -45,6 +45,7 @@ for (const version of OCSF_VERSIONS) {
       assert.deepEqual(e.device.os, { name: HOST.os, type_id: 100, type: 'Windows' });
       assert.equal(e.device.uid, HOST.id);
       assert.equal(e.unmapped.vprScore, 9.9);
+      assert.equal(e.unmapped.vprKeyDrivers.exploitCodeMaturity, 'HIGH');
       assert.equal(e.unmapped.kevDateAdded, '2021-12-10');
       assert.equal(e.unmapped.kevDueDate, '2021-12-24');
       assert.equal(e.unmapped.dueAt, FINDING.dueAt);
