@@ -23,6 +23,7 @@ export const MODEL_NAMES = [
   'cmdb-assets',
   'users',
   'services',
+  'plugins',
 ] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
@@ -70,6 +71,9 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status', true),
     int('port'),
     text('protocol'),
+    // Finding detail (the plugin's text is on `plugins`) and the offline feeds' values by CVE (feeds.ts).
+    ...[text('pluginFamily'), text('synopsis'), text('solution'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
+    ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
   ],
   compliance: [
     text('hostId', true),
@@ -116,6 +120,22 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status'),
   ],
   services: [text('name', true), text('description'), text('category'), text('owner'), text('status')],
+  // One record per scanner plugin: the text findings share, stored once.
+  plugins: [
+    text('pluginId', true),
+    ...[text('name'), text('family'), text('synopsis'), text('description'), text('solution'), texts('seeAlso'), text('riskFactor')],
+    ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
+    ...[real('vprScore'), { name: 'vprDrivers', kind: 'json' as const }, real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
+    ...[texts('cves'), texts('xrefs'), time('pluginPublished'), time('pluginModified'), time('vulnPublished'), time('patchPublished')],
+  ],
+};
+
+/**
+ * Fields computed when a record is read, not stored: a finding's SLA due date and whether it is
+ * overdue depend on the policy and on the clock (store/sla.ts). They can be filtered on, not sorted by.
+ */
+export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
+  vulnerabilities: [time('dueAt'), bool('overdue')],
 };
 
 /** Common fields every record carries, in output order. */
@@ -129,7 +149,7 @@ export const COMMON_FIELDS: FieldDef[] = [
 ];
 
 export function fieldsOf(model: ModelName): FieldDef[] {
-  return [...COMMON_FIELDS, ...MODEL_FIELDS[model]];
+  return [...COMMON_FIELDS, ...MODEL_FIELDS[model], ...(COMPUTED_FIELDS[model] ?? [])];
 }
 
 /** Models whose records hang off a host and carry `hostId`. */

@@ -14,6 +14,7 @@ import { errorHandler, notFoundHandler } from './errors.ts';
 import { registerWebUi } from './web.ts';
 import { authRoutes } from './routes/auth.ts';
 import { recordRoutes } from './routes/records.ts';
+import { feedRoutes } from './routes/feeds.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -177,6 +178,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(runRoutes(app, syncs));
   await f.register(recordRoutes(app));
   await f.register(fileDropRoutes(app));
+  await f.register(feedRoutes(app));
   await f.ready();
   return f;
 }

@@ -180,4 +180,36 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       .map((t) => `UPDATE ${t} SET id = substr(host_id, 1, 12) || substr(id, 1, 20) WHERE host_id IS NOT NULL AND substr(id, 1, 12) <> substr(host_id, 1, 12);`)
       .join('\n'),
   },
+  // Finding detail, the plugin catalog, the offline feeds (KEV, EPSS) and the values they give findings.
+  {
+    version: 8,
+    name: 'plugins, finding detail, offline feeds',
+    sql: `
+${['plugin_family TEXT', 'synopsis TEXT', 'solution TEXT', 'proof TEXT', 'proof_truncated INTEGER', 'exploit_available INTEGER', 'kev_date_added TEXT', 'kev_due_date TEXT', 'epss_feed_score DOUBLE PRECISION', 'epss_percentile DOUBLE PRECISION'].map((c) => `ALTER TABLE rec_vulnerabilities ADD COLUMN ${c};`).join('\n')}
+${recordTable(
+  'rec_plugins',
+  `
+  plugin_id TEXT, name TEXT, family TEXT, synopsis TEXT, description TEXT, solution TEXT, see_also TEXT, risk_factor TEXT,
+  cvss_v2_base_score DOUBLE PRECISION, cvss_v2_vector TEXT, cvss_v3_base_score DOUBLE PRECISION, cvss_v3_vector TEXT,
+  cvss_v4_base_score DOUBLE PRECISION, cvss_v4_vector TEXT, vpr_score DOUBLE PRECISION, vpr_drivers TEXT, epss_score DOUBLE PRECISION,
+  exploit_available INTEGER, exploit_frameworks TEXT, cves TEXT, xrefs TEXT, plugin_published TEXT, plugin_modified TEXT,
+  vuln_published TEXT, patch_published TEXT`,
+  ['plugin_id'],
+)}
+CREATE TABLE feed_imports (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  version TEXT NOT NULL,
+  released TEXT NOT NULL,
+  records INTEGER NOT NULL,
+  size BIGINT NOT NULL,
+  sha256 TEXT NOT NULL,
+  file_name TEXT,
+  imported_at TEXT NOT NULL
+);
+CREATE INDEX feed_imports_kind ON feed_imports (kind, imported_at);
+CREATE TABLE feed_kev (cve TEXT PRIMARY KEY, date_added TEXT, due_date TEXT, ransomware TEXT, name TEXT);
+CREATE TABLE feed_epss (cve TEXT PRIMARY KEY, score DOUBLE PRECISION, percentile DOUBLE PRECISION);
+`,
+  },
 ];

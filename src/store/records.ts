@@ -2,9 +2,10 @@
 // first/last-seen stamping, the vulnerability status rules, the sweep, and filtered queries.
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
-import { COMMON_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
+import { COMMON_FIELDS, COMPUTED_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
+import { slaFilterClause, withSla } from './sla.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -198,6 +199,7 @@ export interface QueryPage {
 function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   const def = fieldsOf(model).find((d) => d.name === f.field);
   if (!def || f.field === 'source') throw new InputError(`unknown field '${f.field}' for ${model}; fields: ${fieldsOf(model).map((d) => d.name).join(', ')}`, f.field);
+  if (isComputed(model, f.field)) return slaFilterClause(f, params);
   const col = `r.${q(columnOf(def.name))}`;
   if (f.op === '~') {
     params.push(`%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
@@ -282,8 +284,8 @@ const SEVERITY_RANK = ['info', 'low', 'medium', 'high', 'critical'];
 /** What a field sorts by: its column; the source's name; severity by rank (info < … < critical). */
 function sortExpression(model: ModelName, field: string): string {
   const def = fieldsOf(model).find((d) => d.name === field);
-  if (!def || def.kind === 'json') {
-    const sortable = fieldsOf(model).filter((d) => d.kind !== 'json').map((d) => d.name);
+  if (!def || def.kind === 'json' || isComputed(model, field)) {
+    const sortable = fieldsOf(model).filter((d) => d.kind !== 'json' && !isComputed(model, d.name)).map((d) => d.name);
     throw new InputError(`cannot sort ${model} by '${field}'; sortable fields: ${sortable.join(', ')}`, 'sort');
   }
   if (field === 'source') return 's."name"';
@@ -302,7 +304,7 @@ export async function groupCount(db: Driver, model: ModelName, by: string[], opt
   if (by.length === 0) throw new InputError('name at least one field to group by', 'by');
   const defs = by.map((name) => {
     const def = fieldsOf(model).find((d) => d.name === name);
-    if (!def || def.kind === 'json' || name === 'id') throw new InputError(`cannot group ${model} by '${name}'`, 'by');
+    if (!def || def.kind === 'json' || name === 'id' || isComputed(model, name)) throw new InputError(`cannot group ${model} by '${name}'`, 'by');
     return def;
   });
   const params: unknown[] = [];
@@ -350,7 +352,13 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
     else out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
   }
   for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
+  if (model === 'vulnerabilities') withSla(out);
   return out as StoredRecord;
+}
+
+/** A field computed when read (models.ts COMPUTED_FIELDS), not a column. */
+function isComputed(model: ModelName, field: string): boolean {
+  return COMPUTED_FIELDS[model]?.some((f) => f.name === field) ?? false;
 }
 
 function encodeCursor(id: string): string {

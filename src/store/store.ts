@@ -5,6 +5,7 @@ import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
+import { FeedLookup } from './feeds.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
@@ -87,6 +88,8 @@ export class Store {
   readonly #secretKeys: (type: string) => string[];
   /** SQLite database files: sync pages are written by a thread of their own (sqlite-writer.ts). */
   readonly #writer: SqlitePageWriter | null;
+  /** What the offline feeds say of findings' CVEs, set on findings as they are written. */
+  readonly feeds = new FeedLookup();
 
   constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[], writer: SqlitePageWriter | null = null) {
     this.db = db;
@@ -335,6 +338,7 @@ export class Store {
     records: Partial<Record<ModelName, IncomingRecord[]>>,
     checkpoint: { value: unknown; complete: boolean },
   ): Promise<Record<string, number>> {
+    if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
     const page = preparePage(stamp, stream, mode, records, checkpoint);
     return this.#writer ? this.#writer.write(page) : writePreparedPage(this.db, page);
   }

@@ -158,7 +158,7 @@ test('snapshot rule: the newest export of a kind counts, older ones are supersed
   assert.equal(bucket.last('week1.csv')!.status, 'rejected');
   assert.match(bucket.last('week1.csv')!.error!, /superseded: 'week2.csv' is a newer Vulnerability Detail List export/);
   assert.deepEqual(recordsOf(p1, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873']);
-  assert.deepEqual(p1.at(-1)!.sweep, ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], 'a clean new snapshot sweeps, even on an incremental run');
+  assert.deepEqual(p1.at(-1)!.sweep, ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'], 'a clean new snapshot sweeps, even on an incremental run');
   // Nothing new: nothing read, nothing recorded, no sweep.
   const before = bucket.imports.length;
   const p2 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));

@@ -7,6 +7,7 @@ import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
 import { hostKey, rowHostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
 import { list, macs } from '../map/values.ts';
+import { type DetailOptions, mapPlugin } from '../map/plugins.ts';
 import { hostFromFindingRow, mapVulndetailsRow } from '../map/vulndetails.ts';
 
 /** Header spellings: Tenable.sc first, then other Tenable products' (Nessus, Tenable VM) and common variants. */
@@ -42,6 +43,16 @@ export const VULN_COLUMNS: ColumnDef[] = [
   { field: 'pluginType', headers: ['Plugin Type'] },
   { field: 'uuid', headers: ['Agent ID', 'Agent UUID'] },
   { field: 'hostUUID', headers: ['Host ID', 'Host UUID'] },
+  // Plugin detail (plugins.ts); dates that are no date ("N/A") are left out, never reject the row.
+  { field: 'exploitFrameworks', headers: ['Exploit Frameworks'] },
+  { field: 'cvssVector', headers: ['CVSS V2 Vector'] },
+  { field: 'cvssV3Vector', headers: ['CVSS V3 Vector'] },
+  { field: 'cvssV4BaseScore', headers: ['CVSS V4 Base Score'] },
+  { field: 'cvssV4Vector', headers: ['CVSS V4 Vector'] },
+  { field: 'vulnPubDate', headers: ['Vuln Publication Date', 'Vulnerability Publication Date'] },
+  { field: 'patchPubDate', headers: ['Patch Publication Date'] },
+  { field: 'pluginPubDate', headers: ['Plugin Publication Date'] },
+  { field: 'pluginModDate', headers: ['Plugin Modification Date'] },
 ];
 
 export const HOST_COLUMNS: ColumnDef[] = [
@@ -134,6 +145,11 @@ export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   copy('solution');
   copy('synopsis');
   copy('exploitAvailable');
+  for (const f of ['description', 'seeAlso', 'riskFactor', 'exploitFrameworks', 'cvssVector', 'cvssV3Vector', 'cvssV4BaseScore', 'cvssV4Vector']) copy(f);
+  for (const f of ['vulnPubDate', 'patchPubDate', 'pluginPubDate', 'pluginModDate']) {
+    const ms = parseDateMs(row.get(f));
+    if (typeof ms === 'number') r[f] = String(Math.floor(ms / 1000));
+  }
   const uuid = row.get('uuid');
   const hostUuid = row.get('hostUUID');
   if (uuid) r.uuid = uuid;
@@ -175,15 +191,20 @@ function remember(idx: HostIndex, k: string, hostKeyValue: string): void {
   else if (old !== null && old !== hostKeyValue) idx.set(k, null); // ambiguous (same address in two repositories)
 }
 
-function vulnMapper(includeInformational: boolean, shared: Map<string, unknown>): RowMapper {
+function vulnMapper(opts: FileKindOptions, shared: Map<string, unknown>): RowMapper {
   const idx = indexOf(shared);
+  const pluginsSeen = new Set<string>();
   /** Per host: what was last emitted for it in this file, so a host's 50 rows write it once (or when it changes). */
   const emitted = new Map<string, { sig: string; last: number }>();
   return {
     map(row, add) {
       const r = vulndetailsRowOf(row);
-      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', includeInformational });
+      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', ...opts });
       for (const [model, recs] of Object.entries(out)) for (const rec of recs ?? []) add(model as 'hosts', rec);
+      if (out.vulnerabilities && !pluginsSeen.has(r.pluginID as string)) {
+        pluginsSeen.add(r.pluginID as string);
+        add('plugins', mapPlugin(r));
+      }
       const key = rowHostKey(r);
       const lastEpoch = typeof r.lastSeen === 'string' ? Number(r.lastSeen) : 0;
       const sig = `${r.ip}|${r.macAddress ?? ''}|${r.dnsName ?? ''}|${r.netbiosName ?? ''}|${r.operatingSystem ?? ''}`;
@@ -245,7 +266,9 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
   };
 }
 
-export function tenableScFileKinds(opts: { includeInformational: boolean }): FileKind[] {
+export type FileKindOptions = { includeInformational: boolean } & DetailOptions;
+
+export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
   return [
     {
       name: 'vulnerability-detail-list',
@@ -254,10 +277,10 @@ export function tenableScFileKinds(opts: { includeInformational: boolean }): Fil
       required: ['pluginID', 'ip', 'severity'],
       signature: ['pluginID', 'pluginName', 'severity', 'ip', 'port', 'protocol', 'pluginText', 'family', 'cve'],
       minSignature: 3,
-      writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+      writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
       group: 'scan',
-      sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
-      mapper: (shared) => vulnMapper(opts.includeInformational, shared),
+      sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
+      mapper: (shared) => vulnMapper(opts, shared),
     },
     {
       name: 'host-assets',

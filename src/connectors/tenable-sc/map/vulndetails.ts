@@ -8,6 +8,7 @@ import { parseCredentialedScan, parseDeviceHostname, parseLastLoggedOnUser, pars
 import { parsePortScanner, parseServiceDetection } from './plugin-output/ports.ts';
 import { parseUnixSoftware, parseWindowsSoftware } from './plugin-output/software.ts';
 import { pluginOutput } from './plugin-output/text.ts';
+import { type DetailOptions, findingDetail } from './plugins.ts';
 import { bool, epochToIso, int, list, macs, num, refName, text } from './values.ts';
 
 export const SOFTWARE_PLUGINS = ['20811', '22869'] as const;
@@ -59,7 +60,7 @@ export function statusOf(row: Record<string, unknown>, sourceType: 'cumulative' 
   return bool(row.hasBeenMitigated) ? 'reopened' : 'open';
 }
 
-export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched'): IncomingRecord | null {
+export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched', detail: DetailOptions = {}): IncomingRecord | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
   const host = rowHostKey(row);
@@ -84,6 +85,7 @@ export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumu
       status: statusOf(row, sourceType),
       port,
       protocol,
+      ...findingDetail(row, detail),
     },
   };
 }
@@ -178,7 +180,7 @@ export function mapHostEnrichment(row: Record<string, unknown>): IncomingRecord 
 /** Everything one vulndetails row yields (the CSV import's entry point). */
 export function mapVulndetailsRow(
   row: Record<string, unknown>,
-  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean } = {},
+  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean } & DetailOptions = {},
 ): Partial<Record<ModelName, IncomingRecord[]>> {
   const out: Partial<Record<ModelName, IncomingRecord[]>> = {};
   const pid = text(row.pluginID) ?? '';
@@ -195,7 +197,7 @@ export function mapVulndetailsRow(
   if ((SOFTWARE_PLUGINS as readonly string[]).includes(pid)) for (const s of mapSoftwareRow(row)) add('software', s);
   if ((PORT_PLUGINS as readonly string[]).includes(pid)) add('ports', mapPortRow(row));
   if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row));
-  if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative'));
+  if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative', opts));
   return out;
 }
 
