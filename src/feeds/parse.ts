@@ -41,7 +41,7 @@ export function dayIso(v: unknown): string | null {
   const m = DAY.exec(v.trim());
   if (!m) return null;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCDate() === Number(m[3]) ? d.toISOString() : null;
+  return d.getUTCDate() === Number(m[3]) && d.getUTCMonth() === Number(m[2]) - 1 ? d.toISOString() : null;
 }
 
 /** A timestamp as ISO-8601 (accepts `+0000` offsets and plain dates); null when it is none. */
