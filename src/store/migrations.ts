@@ -185,7 +185,7 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
     version: 8,
     name: 'plugins, finding detail, offline feeds',
     sql: `
-${['plugin_family TEXT', 'synopsis TEXT', 'solution TEXT', 'proof TEXT', 'proof_truncated INTEGER', 'exploit_available INTEGER', 'kev_date_added TEXT', 'kev_due_date TEXT', 'epss_feed_score DOUBLE PRECISION', 'epss_percentile DOUBLE PRECISION'].map((c) => `ALTER TABLE rec_vulnerabilities ADD COLUMN ${c};`).join('\n')}
+${['plugin_family TEXT', 'proof TEXT', 'proof_truncated INTEGER', 'exploit_available INTEGER', 'kev_date_added TEXT', 'kev_due_date TEXT', 'epss_feed_score DOUBLE PRECISION', 'epss_percentile DOUBLE PRECISION'].map((c) => `ALTER TABLE rec_vulnerabilities ADD COLUMN ${c};`).join('\n')}
 ${recordTable(
   'rec_plugins',
   `
@@ -194,7 +194,8 @@ ${recordTable(
   cvss_v4_base_score DOUBLE PRECISION, cvss_v4_vector TEXT, vpr_score DOUBLE PRECISION, vpr_drivers TEXT, epss_score DOUBLE PRECISION,
   exploit_available INTEGER, exploit_frameworks TEXT, cves TEXT, xrefs TEXT, plugin_published TEXT, plugin_modified TEXT,
   vuln_published TEXT, patch_published TEXT`,
-  ['plugin_id'],
+  // Findings read their plugin's text by (source, plugin id).
+  ['source_id, plugin_id'],
 )}
 CREATE TABLE feed_imports (
   id TEXT PRIMARY KEY,

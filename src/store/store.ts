@@ -8,7 +8,7 @@ import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import { FeedLookup } from './feeds.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
-import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
+import { countRecords, type QueryOptions, type QueryPage, queryRecords, recordColumns, recordFrom, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
 import { q, tableOf } from './schema.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
 
@@ -359,7 +359,7 @@ export class Store {
   }
 
   async getRecord(model: ModelName, id: string): Promise<StoredRecord> {
-    const rows = await this.db.all(`SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" = ?`, [id]);
+    const rows = await this.db.all(`SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE r."id" = ?`, [id]);
     if (!rows[0]) throw new NotFoundError(`no ${model} record with id '${id}'`);
     return rowToRecord(model, rows[0]);
   }

@@ -3,7 +3,7 @@
 // proofs, `feeds import` (bad file → exit 2, nothing changed; KEV JSON and gzipped EPSS), `feeds list`
 // with staleness, the `sources check` warning line, and overdue/feed filters in `query`.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';

@@ -1,6 +1,6 @@
 // A plugin's own data (name, family, text, scores, references, dates) → one `plugins` record, from a
 // `vulndetails` row (API, or a CSV row rebuilt as one) or a `/rest/plugin` object (`id`, `name`,
-// `xrefs`); and what a finding carries of it (family, synopsis, solution, capped proof, exploit).
+// `xrefs`); and what a finding carries of it (family, exploit flag, the capped proof).
 import type { IncomingRecord } from '../../../core/models.ts';
 import { pluginOutput } from './plugin-output/text.ts';
 import { bool, epochToIso, list, num, refName, text } from './values.ts';
@@ -78,14 +78,12 @@ export function capUtf8(s: string, max: number): { text: string; truncated: bool
   return { text: cut.replace(/\uFFFD+$/, ''), truncated: true };
 }
 
-/** What a finding carries of its plugin, and the scanner's proof (plugin output without its wrapper, capped). */
+/** What a finding carries of its plugin (its synopsis and solution are read from the plugin record), and the scanner's proof (plugin output without its wrapper, capped). */
 export function findingDetail(row: Record<string, unknown>, opts: DetailOptions = {}): Record<string, unknown> {
   const out = pluginOutput(row.pluginText);
   const proof = out === '' ? null : capUtf8(out, opts.proofMaxBytes ?? PROOF_MAX_BYTES);
   return {
     pluginFamily: refName(row.family) ?? text(row.family),
-    synopsis: text(row.synopsis),
-    solution: text(row.solution),
     proof: proof?.text ?? null,
     proofTruncated: proof?.truncated ?? false,
     exploitAvailable: bool(row.exploitAvailable),
