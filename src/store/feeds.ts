@@ -129,7 +129,21 @@ export class FeedLookup {
     return this.#state !== '' && this.#state !== null;
   }
 
+  /** Set while the cache holds every feed row (a recompute of all findings): a CVE it lacks is in no feed. */
+  #complete = false;
+
+  async #loadAll(db: Driver): Promise<void> {
+    this.#cache.clear();
+    for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev"`)) this.#cache.set(String(r.cve), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
+    for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
+      const c = String(r.cve);
+      this.#cache.set(c, { ...this.#cache.get(c), score: Number(r.score), pct: Number(r.percentile) });
+    }
+    this.#complete = true;
+  }
+
   async #load(db: Driver, cves: Iterable<string>): Promise<void> {
+    if (this.#complete) return;
     const missing = [...new Set(cves)].filter((c) => !this.#cache.has(c));
     if (missing.length === 0) return;
     if (this.#cache.size + missing.length > 500_000) this.#cache.clear();
@@ -177,14 +191,25 @@ export class FeedLookup {
     for (const r of findings) if (Array.isArray(r.fields.cves)) Object.assign(r.fields, this.valuesFor(r.fields.cves as string[]));
   }
 
-  /** Recomputes the feed fields of every finding (after an import); returns how many changed. */
+  /** Recomputes the feed fields of every finding that names a CVE (after an import); returns how many changed. */
   async applyToAll(db: Driver): Promise<number> {
     this.invalidate();
     await this.active(db);
+    // Every finding is visited: the whole feeds in memory once beat a lookup per batch of CVEs.
+    await this.#loadAll(db);
+    try {
+      return await this.#applyToAll(db);
+    } finally {
+      this.#complete = false;
+      this.#cache.clear();
+    }
+  }
+
+  async #applyToAll(db: Driver): Promise<number> {
     let changed = 0;
     let after = '';
     for (;;) {
-      const rows = await db.all(`SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile" FROM "rec_vulnerabilities" WHERE "id" > ? ORDER BY "id" LIMIT 5000`, [after]);
+      const rows = await db.all(`SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile" FROM "rec_vulnerabilities" WHERE "id" > ? AND "cves" <> '[]' ORDER BY "id" LIMIT 5000`, [after]);
       if (rows.length === 0) return changed;
       after = String(rows[rows.length - 1]!.id);
       const lists = rows.map((r) => (typeof r.cves === 'string' && r.cves.startsWith('[') ? (JSON.parse(r.cves) as string[]) : []));
