@@ -8,7 +8,7 @@
 // without it, the flags `tributary` is launched with (bench/launch-flags.ts). --runs N: floor and
 // tributary alternate N times; the median time and the highest peak RSS are reported.
 // --file: reuse a generated export (kept with --keep) instead of writing one. --only: which children
-// run. --cpu-prof DIR: the tributary child writes V8 CPU profiles (one per thread) into DIR.
+// run (the floor needs a Tributary run's records: with --only floor one runs untimed first). --cpu-prof DIR: the tributary child writes V8 CPU profiles (one per thread) into DIR.
 //
 // The file: a generated Vulnerability Detail List export with the 44 columns of a real Tenable.sc
 // export (quoted, comma-separated, multi-line `Plugin Output: …` cells, 50 findings per host of which
@@ -17,11 +17,13 @@
 //
 // Every measurement runs in a fresh child process, so each peak RSS (getrusage maxrss) is its own:
 //   parse      the chosen parser (src/filedrop/csv/reader.ts) alone over the file
-//   floor      the same parser + one cached prepared INSERT per row of the raw values (plugin, IP, port,
-//              protocol, name, severity, CVEs, scores, dates as text), keyed by the row's own identity
-//              `ip|port|protocol|plugin`, into a fresh database's
-//              rec_vulnerabilities table (same migrations), one transaction per 2000 rows. No mapping,
-//              no ids, no upsert.
+//   floor      the same parser over the file + bare prepared INSERTs of the very records the import
+//              stored (hosts, findings, software, ports, compliance: read back, untimed to compute, from
+//              the Tributary run of the same iteration, with every column as stored) into a fresh
+//              database migrated with our migrations (same tables and indexes), each table's share of
+//              records per 2000 CSV rows, one transaction each. No validation, mapping, ids, upserts,
+//              checkpoints or bookkeeping: the ratio measures those, not the cost of storing more.
+//              (Reading the records back costs the floor a SELECT step per record.)
 //   tributary  the real path: the file is uploaded into a fresh data dir's bucket by a child of its
 //              own (not timed, and not in the import's peak RSS), then a fresh child runs
 //              `runSync` (a full run) of a tenable-sc source in file mode with includeInformational on
@@ -30,7 +32,9 @@
 //              host records, upserts with checkpoints, import bookkeeping, counts and the sweep. Pages
 //              are written by the store's SQLite writer thread while the next is parsed, as in the
 //              product (src/store/sqlite-writer.ts); the process's peak RSS includes that thread.
-// rows/s = CSV data rows / seconds. Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
+// rows/s = CSV data rows / seconds. Bytes stored per finding: the findings table and its indexes
+// (dbstat), and the whole database file, over the number of findings, after the last run.
+// Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -200,47 +204,85 @@ async function parseOnly(file: string): Promise<Measured> {
   return { kind: 'parse', rows, seconds: (performance.now() - t) / 1000, peakRssMb: maxRssMb(), note: `${chars} cells` };
 }
 
-async function floor(file: string, db: string): Promise<Measured> {
+/** Record tables the import writes, in the order a page writes them. */
+const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_ports', 'rec_compliance'];
+
+async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
   const { MIGRATIONS } = await import('../src/store/migrations.ts');
   const { DatabaseSync } = await import('node:sqlite');
   const sq = new DatabaseSync(db);
   sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   for (const m of MIGRATIONS) sq.exec(m.sql);
-  const cols = 'id, source_id, natural_key, first_seen, last_seen, removed, seen_gen, seen_run, host_id, plugin_id, plugin_name, severity, cves, cvss_v2_base_score, cvss_v3_base_score, vpr_score, status, port, protocol';
-  const stmt = sq.prepare(`INSERT INTO rec_vulnerabilities (${cols}) VALUES (${cols.split(',').map(() => '?').join(',')})`);
-  const t = performance.now();
+  // The records the import stored (a Tributary run on the same file), read back in the order it wrote
+  // them: the floor stores exactly those, with the same columns, ids and values, into the same tables
+  // and indexes, without computing any of them.
+  const src = new DatabaseSync(recordsDb, { readOnly: true });
+  const totalRows = Number((src.prepare('SELECT SUM(rows_read) AS n FROM file_imports').get() as { n: number }).n);
+  const tables = RECORD_TABLES.map((t) => {
+    const cols = (src.prepare(`SELECT name FROM pragma_table_info('${t}')`).all() as { name: string }[]).map((c) => `"${c.name}"`);
+    const total = Number((src.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n);
+    const read = src.prepare(`SELECT ${cols.join(',')} FROM ${t} ORDER BY rowid`);
+    read.setReturnArrays(true);
+    const insert = sq.prepare(`INSERT INTO ${t} (${cols.join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
+    return { total, it: read.iterate() as Iterator<unknown[]>, insert, done: 0 };
+  });
+  /** Inserts each table's share of its records for the CSV rows read so far. */
+  const insertUpTo = (rows: number) => {
+    for (const t of tables) {
+      const target = rows >= totalRows ? t.total : Math.floor((t.total * rows) / totalRows);
+      for (; t.done < target; t.done++) {
+        const n = t.it.next();
+        if (n.done) break;
+        t.insert.run(...(n.value as (string | number | null)[]));
+      }
+    }
+  };
+  const t0 = performance.now();
   let rows = 0;
-  let header: string[] | null = null;
-  const at = (name: string) => header!.indexOf(name);
-  let ix: number[] = [];
+  let header = false;
   let inTx = 0;
   sq.exec('BEGIN IMMEDIATE');
   for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
     for (const r of batch) {
+      if (isBlankRecord(r.fields)) continue;
       if (!header) {
-        header = r.fields;
-        ix = ['Plugin', 'IP Address', 'Port', 'Protocol', 'Plugin Name', 'Severity', 'CVE', 'CVSS V2 Base Score', 'CVSS V3 Base Score', 'Vulnerability Priority Rating', 'First Discovered', 'Last Observed'].map(at);
+        header = true;
         continue;
       }
-      if (isBlankRecord(r.fields)) continue;
-      const f = r.fields;
-      const v = (i: number) => f[ix[i]!] || null;
       rows++;
-      // Keyed by the row's own identity (IP, port, protocol, plugin), as any store of these rows must be.
-      const key = `${v(1)}|${v(2)}|${v(3)}|${v(0)}`;
-      stmt.run(key, 'bench', key, v(10), v(11), 0, 'g', 'r', v(1), v(0), v(4), v(5), v(6), v(7), v(8), v(9), 'open', v(2), v(3));
+      // One transaction per 2000 CSV rows, as the import's pages.
       if (++inTx >= 2000) {
+        insertUpTo(rows);
         sq.exec('COMMIT');
         sq.exec('BEGIN IMMEDIATE');
         inTx = 0;
       }
     }
   }
+  insertUpTo(Number.POSITIVE_INFINITY);
   sq.exec('COMMIT');
-  const seconds = (performance.now() - t) / 1000;
+  const seconds = (performance.now() - t0) / 1000;
+  src.close();
+  const stored = tables.map((t) => t.done).reduce((a, b) => a + b, 0);
   sq.close();
-  return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb() };
+  return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb(), note: `${stored} records` };
+}
+
+/** Bytes a database stores per finding: the findings table with its indexes, and the whole file. */
+async function bytesPerFinding(path: string): Promise<{ findings: number; tableBytes: number; fileBytes: number }> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const d = new DatabaseSync(path);
+  try {
+    d.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const findings = Number((d.prepare('SELECT COUNT(*) AS n FROM rec_vulnerabilities').get() as { n: number }).n);
+    const names = (d.prepare(`SELECT name FROM sqlite_schema WHERE tbl_name = 'rec_vulnerabilities'`).all() as { name: string }[]).map((r) => r.name);
+    const table = Number((d.prepare(`SELECT SUM(pgsize) AS n FROM dbstat WHERE name IN (${names.map(() => '?').join(',')})`).get(...names) as { n: number }).n);
+    const file = Number((d.prepare('SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size').get() as { n: number }).n);
+    return { findings, tableBytes: findings ? table / findings : 0, fileBytes: findings ? file / findings : 0 };
+  } finally {
+    d.close();
+  }
 }
 
 /** Opens the app of a bench data dir (production log level, written nowhere). */
@@ -314,6 +356,7 @@ async function main(): Promise<void> {
       child: { type: 'string' },
       file: { type: 'string' },
       out: { type: 'string' },
+      records: { type: 'string' },
       'node-flags': { type: 'string' },
       runs: { type: 'string', default: '1' },
       only: { type: 'string' },
@@ -323,7 +366,7 @@ async function main(): Promise<void> {
   if (values.child) {
     const file = values.file!;
     const c = values.child;
-    const r = c === 'parse' ? await parseOnly(file) : c === 'floor' ? await floor(file, values.out!) : c === 'upload' ? await prepare(file, values.out!) : await tributary(values.out!);
+    const r = c === 'parse' ? await parseOnly(file) : c === 'floor' ? await floor(file, values.out!, values.records!) : c === 'upload' ? await prepare(file, values.out!) : await tributary(values.out!);
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
@@ -349,17 +392,23 @@ async function main(): Promise<void> {
     // Floor and Tributary alternate, so a slow spell of a shared machine hits both; medians are reported.
     const floors: Measured[] = [];
     const tribs: Measured[] = [];
+    const floorDb = join(dir, 'floor.db');
+    const tribDb = join(dir, 'data', 'tributary.db');
+    let sizes: { floor?: Awaited<ReturnType<typeof bytesPerFinding>>; tributary?: Awaited<ReturnType<typeof bytesPerFinding>> } = {};
     for (let i = 0; i < runs; i++) {
-      if (only.has('floor')) {
-        rmSync(join(dir, 'floor.db'), { force: true });
-        rmSync(join(dir, 'floor.db-wal'), { force: true });
-        floors.push(await child(['--child', 'floor', '--file', file, '--out', join(dir, 'floor.db')], flags));
-      }
-      if (only.has('tributary')) {
+      // Tributary first: the floor stores the records this run stored (it needs them, even when only
+      // the floor is measured).
+      if (only.has('tributary') || only.has('floor')) {
         rmSync(join(dir, 'data'), { recursive: true, force: true });
         await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data')]);
-        tribs.push(await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')], [...flags, ...prof]));
+        const m = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')], [...flags, ...prof]);
+        if (only.has('tributary')) tribs.push(m);
       }
+      if (only.has('floor')) {
+        for (const ext of ['', '-wal', '-shm']) rmSync(floorDb + ext, { force: true });
+        floors.push(await child(['--child', 'floor', '--file', file, '--out', floorDb, '--records', tribDb], flags));
+      }
+      if (i === runs - 1) sizes = { ...(only.has('floor') ? { floor: await bytesPerFinding(floorDb) } : {}), tributary: await bytesPerFinding(tribDb) };
       if (runs > 1) process.stderr.write(`run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s, ${m.peakRssMb} MB`).join('; ')}\n`);
     }
     /** The run with the median time, with the highest peak RSS of all runs. */
@@ -382,6 +431,10 @@ async function main(): Promise<void> {
       ...results.map(({ m, ratio }) => line(m, ratio && fl ? (rate(m) / rate(fl)).toFixed(2) : '')),
       '',
     ];
+    for (const [kind, b] of Object.entries(sizes)) {
+      if (b) out.push(`${kind}: ${b.findings.toLocaleString('en-US')} findings, ${Math.round(b.tableBytes)} bytes stored per finding (table and indexes), ${Math.round(b.fileBytes)} bytes of database per finding`);
+    }
+    if (fl) out.push(`floor: ${fl.note}`);
     if (trib) {
       out.push(`tributary: ${trib.note}`);
       const last = results[results.length - 1]!.m;

@@ -22,8 +22,17 @@ if ! node_ok; then
 fi
 echo "run.sh: using Node $(node --version)" >&2
 
+# npm ci takes most of a restart: skip it when node_modules was installed from this very lockfile
+# (the stamp holds the lockfile's hash and the Node major it was installed under).
 install() {
+  local stamp=node_modules/.tributary-installed want
+  want="$(sha256sum package-lock.json package.json 2>/dev/null | sha256sum | cut -c1-64) node$(node -p 'process.versions.node.split(".")[0]')"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    echo "run.sh: dependencies already installed from this lockfile; skipping npm ci" >&2
+    return
+  fi
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+  printf '%s' "$want" >"$stamp"
 }
 
 cmd="${1:-}"; shift || true

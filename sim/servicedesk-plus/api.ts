@@ -1,7 +1,10 @@
 // SDP API v3 stand-in: module routing per flavour (cloud: /app/<portal>/api/v3, OAuth scopes; on-prem:
 // /api/v3, technician key), `input_data` → `list_info` (row_count ≤ 100, start_index, sort, search
 // criteria on time fields, fields_required, filter_by), envelopes as the recorded responses show them.
+// Assets through the old `/assets`, the per-product-type lists of build 15100+, or both (`AssetApiMode`).
+import { productTypeOf } from './assets.ts';
 import { CI_TYPES, type Flavour, indexOf, type Json, type KindName, SdpDataset } from './data.ts';
+import { type AssetApiMode, GENERIC_ASSET_PATH, productTypeAssetRecord, productTypeOfPath, productTypeRows } from './product-types.ts';
 
 export interface ApiAnswer {
   status: number;
@@ -30,16 +33,24 @@ interface Route {
   module: string;
   id?: string;
   ciTypes?: boolean;
+  productTypes?: boolean;
+  /** Per-product-type asset rows: of this product type (by PRODUCT_TYPES id), or every type ('*'). */
+  assetType?: string;
 }
 
 /** Resolves the module path (after /api/v3/) for a flavour. */
-export function route(path: string, flavour: Flavour): Route | null {
+export function route(path: string, flavour: Flavour, assetApi: AssetApiMode = 'both'): Route | null {
   const parts = path.split('/').filter(Boolean);
   const [a, b, c] = parts;
   if (!a) return null;
   const simple = (kinds: KindName[], key: string, single: string, scopes: string[], module: string, id?: string): Route => ({ kinds, key, single, scopes, module, id });
   if (a === 'requests' && parts.length <= 2) return simple(['requests'], 'requests', 'request', ['requests'], 'requests', b);
-  if (a === 'assets' && parts.length <= 2) return simple(['assets'], 'assets', 'asset', ['assets'], 'assets', b);
+  if (a === 'product_types' && parts.length === 1) return { kinds: [], key: 'product_types', single: 'product_type', scopes: ['assets'], module: 'assets', productTypes: true };
+  if (a === 'assets' && parts.length <= 2 && assetApi !== 'product-type') return simple(['assets'], 'assets', 'asset', ['assets'], 'assets', b);
+  if (a.startsWith('asset_') && parts.length <= 2 && assetApi !== 'legacy') {
+    const t = a === GENERIC_ASSET_PATH ? '*' : productTypeOfPath(a)?.id;
+    if (t) return { ...simple(['assets'], a, a.replace(/s$/, ''), ['assets'], 'assets', b), assetType: t };
+  }
   if (a === 'technicians' && parts.length <= 2) return simple(['technicians'], 'technicians', 'technician', ['technicians', 'users'], 'technicians', b);
   if (a === 'requesters' && parts.length <= 2) return simple(['requesters'], 'requesters', 'requester', ['users'], 'users', b);
   if (a === 'service_categories' && parts.length <= 2) return simple(['service_categories'], 'service_categories', 'service_category', ['setup'], 'service_categories', b);
@@ -172,9 +183,10 @@ interface Selection {
 }
 
 /** Matching records in order; a single kind with AND-ed range criteria on the sort field is a binary search. */
-function select(data: SdpDataset, kinds: KindName[], li: ListInfo): Selection {
+function select(data: SdpDataset, kinds: KindName[], li: ListInfo, only?: (i: number) => boolean): Selection {
   const value = (kind: KindName, i: number, f: string) => data.sortValue(kind, i, f);
   const pass = (kind: KindName, i: number) => {
+    if (only && !only(i)) return false;
     let r = true;
     for (const [n, c] of li.criteria.entries()) {
       const t = test(c, value(kind, i, c.field));
@@ -183,7 +195,7 @@ function select(data: SdpDataset, kinds: KindName[], li: ListInfo): Selection {
     return r;
   };
   const onSortField = li.criteria.every((c) => c.field === li.sortField && !c.or);
-  if (kinds.length === 1 && onSortField) {
+  if (kinds.length === 1 && onSortField && !only) {
     const kind = kinds[0]!;
     const asc = data.order(kind, li.sortField, 'asc');
     const v = (p: number) => value(kind, asc[p]!, li.sortField) ?? Number.NEGATIVE_INFINITY;
@@ -221,7 +233,8 @@ function select(data: SdpDataset, kinds: KindName[], li: ListInfo): Selection {
   return { total: all.length, at: (j) => all[j]! };
 }
 
-function listRow(data: SdpDataset, kind: KindName, i: number, flavour: Flavour, li: ListInfo): Json {
+function listRow(data: SdpDataset, kind: KindName, i: number, flavour: Flavour, li: ListInfo, r: Route): Json {
+  if (r.assetType) return productTypeAssetRecord(data, i, flavour, r.assetType === '*');
   const rec = data.record(kind, i, flavour);
   if (kind !== 'requests') return rec;
   const keep = new Set([...SdpDataset.REQUEST_LIST_FIELDS, ...(flavour === 'cloud' ? ['display_id'] : []), ...(li.fieldsRequired ?? [])]);
@@ -235,20 +248,25 @@ export function handleModule(data: SdpDataset, r: Route, flavour: Flavour, input
     const types = CI_TYPES.map((t) => ({ id: flavour === 'cloud' ? `12364000000${t.id.padStart(7, '0')}` : t.id, name: t.name, api_name: t.api_name, api_plural_name: t.api_plural_name, description: null }));
     return { status: 200, body: { response_status: [ok()], list_info: { has_more_rows: false, start_index: 1, row_count: types.length }, ci_types: types } };
   }
+  if (r.productTypes) {
+    const rows = productTypeRows(flavour);
+    return { status: 200, body: { response_status: [ok()], list_info: { has_more_rows: false, start_index: 1, row_count: rows.length }, product_types: rows } };
+  }
+  const only = r.assetType && r.assetType !== '*' ? (i: number) => productTypeOf(data.seed, i).id === r.assetType : undefined;
   if (r.id !== undefined) {
     for (const kind of r.kinds) {
       const i = indexOf(kind, r.id);
-      if (data.exists(kind, i)) return { status: 200, body: { [r.single]: data.record(kind, i, flavour), response_status: ok() } };
+      if (data.exists(kind, i) && (!only || only(i))) return { status: 200, body: { [r.single]: r.assetType ? productTypeAssetRecord(data, i, flavour, r.assetType === '*') : data.record(kind, i, flavour), response_status: ok() } };
     }
     return invalidUrl();
   }
   const li = parseListInfo(inputData, r);
   if ('status' in li) return li;
-  const sel = select(data, r.kinds, li);
+  const sel = select(data, r.kinds, li, only);
   const rows: Json[] = [];
   for (let j = li.startIndex - 1; j < sel.total && rows.length < li.rowCount; j++) {
     const e = sel.at(j);
-    rows.push(listRow(data, e.kind, e.i, flavour, li));
+    rows.push(listRow(data, e.kind, e.i, flavour, li, r));
   }
   const listInfo: Json = {
     has_more_rows: li.startIndex - 1 + rows.length < sel.total,

@@ -5,10 +5,15 @@ import { type Flavour, idOf, type Json, type KindName } from './kinds.ts';
 import { ASSET_STATES, CI_TYPES, PRODUCT_TYPES, ref, refId, SITES } from './reference-data.ts';
 import { userRef } from './users.ts';
 
+/** The product type of asset `i` (fixed for its lifetime). */
+export function productTypeOf(seed: number, i: number): (typeof PRODUCT_TYPES)[number] {
+  return pick(PRODUCT_TYPES, seed, 'assets', i, 'pt');
+}
+
 export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json {
   const s = data.seed;
   const rev = data.rev('assets', i);
-  const pt = pick(PRODUCT_TYPES, s, 'assets', i, 'pt');
+  const pt = productTypeOf(s, i);
   const pIdx = Math.floor(unit(s, 'assets', i, 'product') * pt.products.length);
   const maker = pt.makers[pIdx % pt.makers.length]!;
   const state = pick(ASSET_STATES, s, 'assets', i, 'state', rev);

@@ -1,5 +1,6 @@
 // `tributary sim servicedesk-plus`: command-line options to simulator options, and the foreground run.
 import { DATA_CENTRES, type DataCentre } from './oauth.ts';
+import { ASSET_API_MODES, type AssetApiMode } from './product-types.ts';
 import { startSdpSim } from './server.ts';
 import type { SdpFaults, SdpSimOptions } from './types.ts';
 import { stopSignal } from '../shared/signals.ts';
@@ -14,6 +15,10 @@ const USAGE = `usage: tributary sim servicedesk-plus [options]
   --code-ttl S             authorization code lifetime (default 180)
   --token-limit N --token-window S                                 access-token requests per window (10 / 600)
   --include-scope          token responses carry "scope"
+  --asset-api MODE         legacy | product-type | both (default both): the old /api/v3/assets (builds
+                           before 15100), one list per product type (asset_laptops, asset_servers…,
+                           asset_assets; the old ones were dropped after April 2026), or both (15100
+                           while the old ones were kept); product_types is served in every mode
   --deny MODULE,…          on-prem modules the API key may not read
   --latency-ms N  --rate-limit-every N (4015)  --http429-every N  --error-every N  --fault-paths a,b
   --tls                                                            serve HTTPS with a generated self-signed certificate
@@ -61,6 +66,12 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       case '--token-limit': o.tokenLimit = num(); break;
       case '--token-window': o.tokenWindowSeconds = num(); break;
       case '--include-scope': o.includeScope = true; break;
+      case '--asset-api': {
+        const v = val();
+        if (!(ASSET_API_MODES as readonly string[]).includes(v)) throw new Error(`--asset-api must be one of ${ASSET_API_MODES.join(', ')}`);
+        o.assetApi = v as AssetApiMode;
+        break;
+      }
       case '--deny': o.apiKeyDenied = list(); break;
       case '--latency-ms': faults.latencyMs = num(); break;
       case '--rate-limit-every': faults.rateLimit = { every: num() }; break;

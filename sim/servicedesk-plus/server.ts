@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { type ApiAnswer, handleModule, invalidUrl, route, sdpError } from './api.ts';
 import { type Flavour, idOf, indexOf, isKind, type KindName, KINDS, SdpDataset } from './data.ts';
 import { DATA_CENTRES, type DataCentre, DEFAULT_SCOPES, hasScope, ZohoAccounts } from './oauth.ts';
+import { ASSET_API_MODES, type AssetApiMode } from './product-types.ts';
 import type { FaultRule, RunningSdpSim, SdpFaults, SdpSimOptions, SimStats } from './types.ts';
 import { generateSelfSigned } from '../shared/tls.ts';
 
@@ -61,6 +62,9 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     includeScope: opts.includeScope ?? false,
   });
   let faults: SdpFaults = { ...opts.faults };
+  let assetApi: AssetApiMode = opts.assetApi ?? 'both';
+  /** Asset lists answered "Invalid URL" whatever the mode (a product type whose list has another name). */
+  let missingLists = new Set<string>();
   const fired: Record<string, number> = {};
   const requests: Record<string, number> = {};
   let apiCount = 0;
@@ -84,7 +88,7 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
   const api = async (req: IncomingMessage, path: string, flavour: Flavour, query: URLSearchParams): Promise<ApiAnswer> => {
     apiCount++;
     if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
-    const r = route(path, flavour);
+    const r = missingLists.has(path.split('/').filter(Boolean)[0] ?? '') ? null : route(path, flavour, assetApi);
     // Authentication first, as the real service does.
     if (flavour === 'cloud') {
       const m = /^(?:Zoho-oauthtoken|Bearer)\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
@@ -145,6 +149,13 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
       case '/_sim/faults':
         faults = body as SdpFaults;
         return send(res, 200, { faults });
+      case '/_sim/asset-api': {
+        const mode = String(body.mode ?? '');
+        if (!(ASSET_API_MODES as readonly string[]).includes(mode)) return send(res, 400, { error: `mode must be one of ${ASSET_API_MODES.join(', ')}` });
+        assetApi = mode as AssetApiMode;
+        missingLists = new Set(Array.isArray(body.missing) ? body.missing.map(String) : []);
+        return send(res, 200, { assetApi, missing: [...missingLists] });
+      }
       case '/_sim/expire-tokens':
         return send(res, 200, { expired: accounts.expireAccessTokens() });
       case '/_sim/reset-stats':
@@ -230,6 +241,10 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     mintAuthorizationCode: (scopes, o = {}) => accounts.mintCode(scopes ?? DEFAULT_SCOPES, { ttlMs: o.ttlSeconds === undefined ? undefined : o.ttlSeconds * 1000, dc: o.dc }),
     setFaults: (f) => {
       faults = { ...f };
+    },
+    setAssetApi: (mode, missing = []) => {
+      assetApi = mode;
+      missingLists = new Set(missing);
     },
     stats,
     close: () =>

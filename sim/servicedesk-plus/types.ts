@@ -1,6 +1,7 @@
 // Public types of the ServiceDesk Plus simulator: its options, fault rules and the handle of a running simulator.
 import type { SdpDataset } from './data.ts';
 import type { DataCentre, ZohoAccounts } from './oauth.ts';
+import type { AssetApiMode } from './product-types.ts';
 
 /** Fires on the next `times` API requests, or on every `every`-th one. */
 export interface FaultRule {
@@ -49,6 +50,12 @@ export interface SdpSimOptions {
   tokenLimit?: number;
   tokenWindowSeconds?: number;
   includeScope?: boolean;
+  /**
+   * Which asset API is served: 'legacy' = `/assets` (builds before 15100), 'product-type' = one list per
+   * product type plus `asset_assets` (builds after the old API was dropped), 'both' (default: build
+   * 15100 while the old API was kept). `product_types` is served in every mode.
+   */
+  assetApi?: AssetApiMode;
   /** On-prem modules the technician key may not read (e.g. ['assets']): answered 403 / 4002. */
   apiKeyDenied?: string[];
   faults?: SdpFaults;
@@ -73,6 +80,11 @@ export interface RunningSdpSim {
   data: SdpDataset;
   accounts: ZohoAccounts;
   setFaults(f: SdpFaults): void;
+  /**
+   * Switches the asset API served from now on (an upgrade, or the old API being dropped); `missing`
+   * lists answer "Invalid URL" whatever the mode. Also `POST /_sim/asset-api {"mode", "missing"}`.
+   */
+  setAssetApi(mode: AssetApiMode, missing?: string[]): void;
   stats(): SimStats;
   close(): Promise<void>;
 }

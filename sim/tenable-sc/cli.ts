@@ -1,6 +1,6 @@
 // Command line: `tenable-sim --port 0 --tls --hosts 100 …`; prints one JSON line, serves until a signal.
 import { Command, InvalidArgumentError } from 'commander';
-import type { FaultRule, TenableSimOptions } from './options.ts';
+import type { FaultRule, MitigatedLastSeen, TenableSimOptions } from './options.ts';
 import { startTenableSim } from './start.ts';
 import { stopSignal } from '../shared/signals.ts';
 
@@ -26,6 +26,7 @@ interface CliFlags {
   hosts: number;
   findingsPerHost: number;
   now?: number;
+  mitigatedLastSeen?: string;
   latencyMs?: number;
   rateLimitEvery?: number;
   rateLimitProbability?: number;
@@ -44,6 +45,11 @@ function rule(every: number | undefined, probability: number | undefined, extra:
   return every || probability ? { every, probability, ...extra } : undefined;
 }
 
+function mitigatedLastSeenOf(v: string | undefined): MitigatedLastSeen | undefined {
+  if (v === undefined || v === 'fixed-scan' || v === 'last-vulnerable') return v;
+  throw new Error(`--mitigated-last-seen must be fixed-scan or last-vulnerable, got '${v}'`);
+}
+
 export function parseSimArgs(argv: string[]): TenableSimOptions {
   const program = new Command('tenable-sim')
     .description('Tenable.sc console simulator')
@@ -58,6 +64,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     .option('--hosts <n>', 'number of hosts the analyst can see', int, 50)
     .option('--findings-per-host <n>', 'open findings per host', int, 20)
     .option('--now <epoch>', 'simulated current time in epoch seconds', int)
+    .option('--mitigated-last-seen <when>', "a mitigated finding's lastSeen: fixed-scan (when found fixed) or last-vulnerable")
     .option('--latency-ms <n>', 'delay added to every /rest request', int)
     .option('--rate-limit-every <n>', 'answer every Nth request with 429', int)
     .option('--rate-limit-probability <p>', 'answer 429 with this probability', prob)
@@ -83,6 +90,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     hosts: f.hosts,
     findingsPerHost: f.findingsPerHost,
     now: f.now,
+    mitigatedLastSeen: mitigatedLastSeenOf(f.mitigatedLastSeen),
     latencyMs: f.latencyMs,
     rateLimit: rule(f.rateLimitEvery, f.rateLimitProbability, f.retryAfter !== undefined ? { retryAfter: f.retryAfter } : {}),
     serverError: rule(f.errorEvery, f.errorProbability, f.errorStatus !== undefined ? { status: f.errorStatus } : {}),

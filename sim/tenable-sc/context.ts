@@ -49,7 +49,7 @@ export function createContext(opts: TenableSimOptions): SimContext {
     now: opts.now ?? defaultNow(),
   };
   const features = featuresFor(config.version);
-  const lifecycle = new Lifecycle(config.now);
+  const lifecycle = new Lifecycle(config.now, opts.mitigatedLastSeen ?? 'fixed-scan');
   const cache = new HostCache(config.seed, config.findingsPerHost, config.now);
   return {
     config,

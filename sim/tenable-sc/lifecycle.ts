@@ -4,6 +4,7 @@
 import { mix, toUnit } from './hash.ts';
 import { FLAG_PATCHABLE, FLAG_RESURFACED, type HostSkeleton } from './hosts.ts';
 import { PLUGINS } from './catalog.ts';
+import type { MitigatedLastSeen } from './options.ts';
 
 export interface LifecycleOp {
   kind: 'scan' | 'patch' | 'reopen';
@@ -32,8 +33,11 @@ export class Lifecycle {
   lastSeen = 0;
   resurfaced = false;
 
-  constructor(anchor: number) {
+  private readonly mitigatedLastSeen: MitigatedLastSeen;
+
+  constructor(anchor: number, mitigatedLastSeen: MitigatedLastSeen = 'fixed-scan') {
     this.anchor = anchor;
+    this.mitigatedLastSeen = mitigatedLastSeen;
   }
 
   now(): number {
@@ -94,10 +98,11 @@ export class Lifecycle {
       if (op.kind === 'scan') {
         if (open && this.hostSelected(op, sk)) lastSeen = op.at;
       } else if (op.kind === 'patch') {
-        // A mitigated finding's lastSeen becomes the time the scan found it fixed.
+        // A mitigated finding's lastSeen becomes the time the scan found it fixed, or (option) stays
+        // its last vulnerable sighting.
         if (open && this.findingSelected(op, sk, slot)) {
           open = false;
-          lastSeen = op.at;
+          if (this.mitigatedLastSeen === 'fixed-scan') lastSeen = op.at;
         }
       } else if (!open && this.findingSelected(op, sk, slot)) {
         open = true;

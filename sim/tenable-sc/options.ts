@@ -38,7 +38,14 @@ export interface TenableSimOptions extends FaultSettings {
   findingsPerHost?: number;
   /** Simulated "now" (epoch seconds) the data is anchored to; default: start of the current hour minus 7 days. */
   now?: number;
+  /**
+   * A mitigated finding's `lastSeen`: when the scan found it fixed (`fixed-scan`, default), or its last
+   * vulnerable sighting (`last-vulnerable`, as consoles whose patched set a lastSeen window misses).
+   */
+  mitigatedLastSeen?: MitigatedLastSeen;
 }
+
+export type MitigatedLastSeen = 'fixed-scan' | 'last-vulnerable';
 
 export interface SimCredentials {
   accessKey: string;

@@ -74,7 +74,22 @@ export interface Page {
    * mode decides (a full run sweeps). File imports use it: a new complete export sweeps even on an
    * incremental run, and a run that read no new export sweeps nothing even when it is full.
    */
-  sweep?: boolean | ModelName[];
+  sweep?: boolean | ModelName[] | ScopedSweep;
+}
+
+/**
+ * What a sweep covers when it is not the whole source (file snapshots, docs/csv-import.md): records
+ * read from one of `origins` (IncomingRecord.origin), or whose host's `hostField` (e.g. the
+ * repository) has one of its values. Records with no origin are outside every scope.
+ */
+export interface SweepScope {
+  origins: string[];
+  hostField?: { name: string; values: string[] };
+}
+
+export interface ScopedSweep {
+  models: ModelName[];
+  scope: SweepScope;
 }
 
 export interface Stream {

@@ -45,4 +45,14 @@ export interface SourceBucket {
   isImported(obj: BucketObject): Promise<boolean>;
   /** Records the outcome of importing one object version (called once the file's last page is stored). */
   recordImport(result: FileImportResult): Promise<void>;
+  /**
+   * The snapshot this version of the object belongs to: the run that first imported it (files imported
+   * in one run form one snapshot) and when; null when it was never imported. Re-imports keep it.
+   */
+  snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null>;
+}
+
+export interface FileSnapshot {
+  run: string;
+  at: string;
 }

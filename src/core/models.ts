@@ -11,6 +11,12 @@ export interface FieldDef {
   array?: boolean;
   /** Indexed in the store: fields users filter by in hot queries. */
   indexed?: boolean;
+  /**
+   * A list that several upstream rows of one record add to (an export writes a finding with three CVEs
+   * as three rows): within one generation (a run, and the runs resuming it) the values written are
+   * united; a later generation replaces them.
+   */
+  accumulate?: boolean;
 }
 
 export const MODEL_NAMES = [
@@ -62,7 +68,7 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('pluginId', true),
     text('pluginName'),
     text('severity', true),
-    texts('cves'),
+    { name: 'cves', kind: 'json', array: true, accumulate: true },
     real('cvssV2BaseScore'),
     real('cvssV3BaseScore'),
     real('epssScore'),
@@ -71,6 +77,12 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status', true),
     int('port'),
     text('protocol'),
+    // SC 6.x rows (interfaces.md §6.1 names the first two).
+    bool('acceptedRisk'),
+    bool('recastRisk'),
+    { name: 'vprKeyDrivers', kind: 'json' },
+    text('vulnUniqueness'),
+    time('seolDate'),
     // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
     ...[text('pluginFamily'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
     ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
@@ -126,7 +138,7 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     ...[text('name'), text('family'), text('synopsis'), text('description'), text('solution'), texts('seeAlso'), text('riskFactor')],
     ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
     ...[real('vprScore'), { name: 'vprDrivers', kind: 'json' as const }, real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
-    ...[texts('cves'), texts('xrefs'), time('pluginPublished'), time('pluginModified'), time('vulnPublished'), time('patchPublished')],
+    ...[{ name: 'cves', kind: 'json' as const, array: true, accumulate: true }, texts('xrefs'), time('pluginPublished'), time('pluginModified'), time('vulnPublished'), time('patchPublished')],
   ],
 };
 
@@ -178,6 +190,11 @@ export interface IncomingRecord {
   /** Upstream first/last seen dates (ISO-8601) where the upstream has them; else the store keeps its own. */
   firstSeen?: string | null;
   lastSeen?: string | null;
+  /**
+   * The file the record was last read from (file imports: a short id of the object key), so a later
+   * export of the same name can tell which records it covers (docs/csv-import.md). Unset: untouched.
+   */
+  origin?: string;
   fields: Record<string, unknown>;
 }
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
-import type { BucketObject, FileImportResult, FileImportStatus, RejectedRow, SourceBucket } from '../core/files.ts';
+import type { BucketObject, FileImportResult, FileImportStatus, FileSnapshot, RejectedRow, SourceBucket } from '../core/files.ts';
 import type { Row } from '../store/driver.ts';
 import type { SourceRecord } from '../store/store.ts';
 import type { FileDropBackend } from './backend.ts';
@@ -80,12 +80,14 @@ export async function isImported(app: AppContext, sourceId: string, obj: Pick<Bu
 export async function recordImport(app: AppContext, sourceId: string, bucket: string, result: FileImportResult, runId: string | null = null): Promise<void> {
   checkResult(result);
   const rejections = JSON.stringify((result.rejections ?? []).slice(0, MAX_STORED_REJECTIONS).map((r) => ({ line: r.line, reason: r.reason })));
+  const now = new Date().toISOString();
   await app.store.db.run(
-    `INSERT INTO "file_imports" ("id", "source_id", "bucket", "key", "etag", "size", "kind", "rows_read", "rows_imported", "rows_rejected", "rejections", "status", "error", "imported_at", "run_id")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "file_imports" ("id", "source_id", "bucket", "key", "etag", "size", "kind", "rows_read", "rows_imported", "rows_rejected", "rejections", "status", "error", "imported_at", "run_id", "snapshot_run", "snapshot_at")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("source_id", "key", "etag") DO UPDATE SET "bucket" = excluded."bucket", "size" = excluded."size", "kind" = excluded."kind",
        "rows_read" = excluded."rows_read", "rows_imported" = excluded."rows_imported", "rows_rejected" = excluded."rows_rejected",
-       "rejections" = excluded."rejections", "status" = excluded."status", "error" = excluded."error", "imported_at" = excluded."imported_at", "run_id" = excluded."run_id"`,
+       "rejections" = excluded."rejections", "status" = excluded."status", "error" = excluded."error", "imported_at" = excluded."imported_at", "run_id" = excluded."run_id",
+       "snapshot_run" = COALESCE("file_imports"."snapshot_run", excluded."snapshot_run"), "snapshot_at" = COALESCE("file_imports"."snapshot_at", excluded."snapshot_at")`,
     [
       randomUUID(),
       sourceId,
@@ -100,10 +102,21 @@ export async function recordImport(app: AppContext, sourceId: string, bucket: st
       rejections,
       result.status,
       result.error,
-      new Date().toISOString(),
+      now,
       runId,
+      runId ?? now,
+      now,
     ],
   );
+}
+
+/** The snapshot a version of an object belongs to (the run that first imported it, and when), or null. */
+export async function snapshotOf(app: AppContext, sourceId: string, obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
+  const rows = await app.store.db.all(`SELECT "snapshot_run", "snapshot_at", "imported_at", "run_id" FROM "file_imports" WHERE "source_id" = ? AND "key" = ? AND "etag" = ?`, [sourceId, obj.key, obj.etag]);
+  const r = rows[0];
+  if (!r) return null;
+  // Imported before snapshots were recorded: its own import is its snapshot.
+  return { run: String(r.snapshot_run ?? r.run_id ?? r.imported_at), at: String(r.snapshot_at ?? r.imported_at) };
 }
 
 /** Import records of a source, newest first (optionally of one key). */
@@ -152,6 +165,10 @@ class StoreBackedBucket implements SourceBucket {
 
   recordImport(result: FileImportResult): Promise<void> {
     return recordImport(this.#app, this.#sourceId, this.bucket, result, this.#opts.runId ?? null);
+  }
+
+  snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
+    return snapshotOf(this.#app, this.#sourceId, obj);
   }
 }
 

@@ -26,6 +26,8 @@ export interface InsertSql {
   columns: number;
   /** ` ON CONFLICT ("id") DO UPDATE SET …` */
   tail: string;
+  /** PostgreSQL's spelling of `tail`, where the two dialects differ (JSON functions). */
+  pgTail?: string;
 }
 
 /** Converts `?` placeholders to `$1…$n` (our SQL never has `?` inside literals). */

@@ -180,6 +180,24 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       .map((t) => `UPDATE ${t} SET id = substr(host_id, 1, 12) || substr(id, 1, 20) WHERE host_id IS NOT NULL AND substr(id, 1, 12) <> substr(host_id, 1, 12);`)
       .join('\n'),
   },
+  // SC 6.x finding fields (acceptedRisk, recastRisk, vprKeyDrivers, vulnUniqueness, seolDate); the file
+  // each record was last imported from (IncomingRecord.origin) and the snapshot each imported file
+  // belongs to, which scope a file snapshot's sweep (docs/csv-import.md).
+  {
+    version: 5,
+    name: 'finding risk fields; record origin; file snapshots',
+    sql: [
+      'ALTER TABLE rec_vulnerabilities ADD COLUMN accepted_risk INTEGER;',
+      'ALTER TABLE rec_vulnerabilities ADD COLUMN recast_risk INTEGER;',
+      'ALTER TABLE rec_vulnerabilities ADD COLUMN vpr_key_drivers TEXT;',
+      'ALTER TABLE rec_vulnerabilities ADD COLUMN vuln_uniqueness TEXT;',
+      'ALTER TABLE rec_vulnerabilities ADD COLUMN seol_date TEXT;',
+      // The snapshot a file version belongs to: the run that first imported it, and when (kept on re-import).
+      'ALTER TABLE file_imports ADD COLUMN snapshot_run TEXT;',
+      'ALTER TABLE file_imports ADD COLUMN snapshot_at TEXT;',
+      ...['rec_hosts', 'rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance', 'rec_tickets', 'rec_cmdb_assets', 'rec_users', 'rec_services'].map((t) => `ALTER TABLE ${t} ADD COLUMN origin TEXT;`),
+    ].join('\n'),
+  },
   // Finding detail, the plugin catalog, the offline feeds (KEV, EPSS) and the values they give findings.
   {
     version: 8,
@@ -193,7 +211,7 @@ ${recordTable(
   cvss_v2_base_score DOUBLE PRECISION, cvss_v2_vector TEXT, cvss_v3_base_score DOUBLE PRECISION, cvss_v3_vector TEXT,
   cvss_v4_base_score DOUBLE PRECISION, cvss_v4_vector TEXT, vpr_score DOUBLE PRECISION, vpr_drivers TEXT, epss_score DOUBLE PRECISION,
   exploit_available INTEGER, exploit_frameworks TEXT, cves TEXT, xrefs TEXT, plugin_published TEXT, plugin_modified TEXT,
-  vuln_published TEXT, patch_published TEXT`,
+  vuln_published TEXT, patch_published TEXT, origin TEXT`,
   // Findings read their plugin's text by (source, plugin id).
   ['source_id, plugin_id'],
 )}

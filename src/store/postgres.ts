@@ -88,7 +88,7 @@ class PostgresDriver implements Driver {
         values.push('(' + r.map((_, j) => `$${base + j + 1}`).join(',') + ')');
         params.push(...r);
       }
-      await this.#conn.query(`${ins.head} VALUES ${values.join(',')}${numberPlaceholders(ins.tail, params.length + 1)}`, params);
+      await this.#conn.query(`${ins.head} VALUES ${values.join(',')}${numberPlaceholders(ins.pgTail ?? ins.tail, params.length + 1)}`, params);
     }
   }
 
@@ -125,7 +125,7 @@ class PostgresDriver implements Driver {
     }
     await copyInto(client, stage, columns, rows);
     // Emptied at once: the next batch of this transaction may have other columns.
-    await client.query(`${ins.head} SELECT ${columns} FROM ${stage}${ins.tail}; DELETE FROM ${stage}`);
+    await client.query(`${ins.head} SELECT ${columns} FROM ${stage}${ins.pgTail ?? ins.tail}; DELETE FROM ${stage}`);
   }
 
   async transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T> {

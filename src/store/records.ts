@@ -2,6 +2,7 @@
 // first/last-seen stamping, the vulnerability status rules, the sweep, and filtered queries.
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
+import type { SweepScope } from '../core/connector.ts';
 import { COMMON_FIELDS, COMPUTED_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
@@ -36,34 +37,57 @@ interface Shape {
   fields: FieldDef[];
   upstreamFirst: boolean;
   upstreamLast: boolean;
+  /** The records carry their origin (file imports). */
+  origin: boolean;
+}
+
+/**
+ * The union of two JSON arrays of strings as JSON text, sorted (SQLite, PostgreSQL): an `accumulate`
+ * field written twice in one generation keeps the values of both writes.
+ */
+function jsonUnion(dialect: 'sqlite' | 'postgres', a: string, b: string): string {
+  return dialect === 'sqlite'
+    ? `(SELECT json_group_array(v) FROM (SELECT value AS v FROM json_each(${a}) UNION SELECT value FROM json_each(${b}) ORDER BY 1))`
+    : `(SELECT COALESCE(json_agg(v ORDER BY v COLLATE "C"), '[]'::json)::text FROM (SELECT json_array_elements_text(${a}::json) AS v UNION SELECT json_array_elements_text(${b}::json)) u)`;
 }
 
 const insertCache = new Map<string, InsertSql>();
 
 function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
-  const cacheKey = `${model}|${shape.fields.map((f) => f.name).join(',')}|${shape.upstreamFirst}|${shape.upstreamLast}`;
+  const cacheKey = `${model}|${shape.fields.map((f) => f.name).join(',')}|${shape.upstreamFirst}|${shape.upstreamLast}|${shape.origin}`;
   const hit = insertCache.get(cacheKey);
   if (hit) return hit;
   const table = q(tableOf(model));
-  const base = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run'];
+  const base = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run', ...(shape.origin ? ['origin'] : [])];
   const cols = [...base, ...shape.fields.map((f) => columnOf(f.name))];
-  const updates = ['external_id', 'removed', 'seen_gen', 'seen_run', 'last_seen'].map((c) => `${q(c)} = excluded.${q(c)}`);
+  const updates = ['external_id', 'removed', 'seen_gen', 'seen_run', 'last_seen', ...(shape.origin ? ['origin'] : [])].map((c) => `${q(c)} = excluded.${q(c)}`);
   // A record's first-seen date is the upstream's when it gives one, else when we first saw it.
   if (shape.upstreamFirst) updates.push(`"first_seen" = excluded."first_seen"`);
+  const tails = { sqlite: [...updates], postgres: [...updates] };
   for (const f of shape.fields) {
     const c = q(columnOf(f.name));
-    if (model === 'vulnerabilities' && f.name === 'status') {
-      // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
-      updates.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
-    } else {
-      updates.push(`${c} = excluded.${c}`);
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const u = tails[dialect];
+      if (model === 'vulnerabilities' && f.name === 'status') {
+        // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
+        u.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
+      } else if (f.accumulate) {
+        // Written again in the same generation (another row of the same finding): the union of both.
+        const old = `${table}.${c}`;
+        u.push(`${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND excluded.${c} IS NOT NULL AND ${old} <> excluded.${c} THEN ${jsonUnion(dialect, old, `excluded.${c}`)} ELSE excluded.${c} END`);
+      } else {
+        u.push(`${c} = excluded.${c}`);
+      }
     }
   }
+  const tail = (u: string[]) => ` ON CONFLICT ("id") DO UPDATE SET ${u.join(', ')}`;
   const sql: InsertSql = {
     head: `INSERT INTO ${table} (${cols.map(q).join(',')})`,
     columns: cols.length,
-    tail: ` ON CONFLICT ("id") DO UPDATE SET ${updates.join(', ')}`,
+    tail: tail(tails.sqlite),
   };
+  const pgTail = tail(tails.postgres);
+  if (pgTail !== sql.tail) sql.pgTail = pgTail;
   insertCache.set(cacheKey, sql);
   return sql;
 }
@@ -72,7 +96,7 @@ interface ModelPlan {
   fields: FieldDef[];
   /** Index of hostId in `fields`, or -1. */
   hostAt: number;
-  /** Shapes seen so far by bitmask (bit i = fields[i] present; two high bits = upstream dates). */
+  /** Shapes seen so far by bitmask (bit i = fields[i] present; then upstream first/last dates, origin). */
   shapes: Map<number, Shape>;
 }
 
@@ -92,7 +116,7 @@ function shapeOf(plan: ModelPlan, mask: number): Shape {
   let shape = plan.shapes.get(mask);
   if (!shape) {
     const n = plan.fields.length;
-    shape = { fields: plan.fields.filter((_, i) => (mask & (1 << i)) !== 0), upstreamFirst: (mask & (1 << n)) !== 0, upstreamLast: (mask & (1 << (n + 1))) !== 0 };
+    shape = { fields: plan.fields.filter((_, i) => (mask & (1 << i)) !== 0), upstreamFirst: (mask & (1 << n)) !== 0, upstreamLast: (mask & (1 << (n + 1))) !== 0, origin: (mask & (1 << (n + 2))) !== 0 };
     plan.shapes.set(mask, shape);
   }
   return shape;
@@ -128,7 +152,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     const rf = r.fields;
     const firstSeen = r.firstSeen ?? null;
     const lastSeen = r.lastSeen ?? null;
-    let mask = (firstSeen !== null ? 1 << n : 0) | (lastSeen !== null ? 1 << (n + 1) : 0);
+    let mask = (firstSeen !== null ? 1 << n : 0) | (lastSeen !== null ? 1 << (n + 1) : 0) | (r.origin !== undefined ? 1 << (n + 2) : 0);
     let hostId: string | undefined;
     if (hostAt >= 0) {
       if (!r.hostKey) throw new InputError(`a ${model} record has no host key`);
@@ -140,6 +164,8 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     }
     const id = recordId(stamp.sourceName, model, r.key, hostId);
     const row: unknown[] = [id, stamp.sourceId, r.key, r.externalId ?? null, firstSeen ?? stamp.now, lastSeen ?? stamp.now, 0, stamp.generation, stamp.runId];
+    if (r.origin !== undefined) row.push(r.origin);
+    let accAt: number[] | null = null;
     for (let i = 0; i < n; i++) {
       if (i === hostAt) {
         row.push(hostId);
@@ -147,6 +173,10 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
         const f = fields[i]!;
         const v = rf[f.name];
         if (v === undefined) continue;
+        if (f.accumulate) {
+          accAt ??= [];
+          accAt.push(row.length);
+        }
         row.push(toColumnValue(f, v));
       }
       mask |= 1 << i;
@@ -156,17 +186,48 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
       g = new Map();
       groups.set(mask, g);
     }
-    // The same record twice in a page: the last one wins (PostgreSQL refuses to update a row twice in one statement).
+    // The same record twice in a page: the last one wins (PostgreSQL refuses to update a row twice in
+    // one statement), with its `accumulate` lists united with the earlier one's.
+    const earlier = accAt ? g.get(id) : undefined;
+    if (earlier && accAt) {
+      for (const i of accAt) {
+        const a = earlier[i];
+        const b = row[i];
+        if (typeof a === 'string' && typeof b === 'string' && a !== b) row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
+      }
+    }
     g.set(id, row);
   }
   return [...groups].map(([mask, rows]) => ({ sql: insertSqlFor(model, shapeOf(plan, mask)), rows: [...rows.values()] }));
 }
 
+function inList(values: string[], params: unknown[]): string {
+  params.push(...values);
+  return `(${values.map(() => '?').join(',')})`;
+}
+
 /** After a complete full run: records of the source not stamped by its generation are removed; open findings become fixed. */
-export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string): Promise<number> {
+export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope): Promise<number> {
   const table = q(tableOf(model));
   const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'` : '';
-  return db.run(`UPDATE ${table} SET "removed" = 1${extra} WHERE "source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`, [sourceId, generation]);
+  const params: unknown[] = [sourceId, generation];
+  let where = `"source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`;
+  if (scope) {
+    const terms: string[] = [];
+    if (scope.origins.length > 0) terms.push(`"origin" IN ${inList(scope.origins, params)}`);
+    const hf = scope.hostField;
+    if (hf && hf.values.length > 0 && (model === 'hosts' || hasHost(model))) {
+      const col = q(columnOf(hf.name));
+      if (model === 'hosts') terms.push(`${col} IN ${inList(hf.values, params)}`);
+      else {
+        params.push(sourceId);
+        terms.push(`"host_id" IN (SELECT "id" FROM "rec_hosts" WHERE "source_id" = ? AND ${col} IN ${inList(hf.values, params)})`);
+      }
+    }
+    if (terms.length === 0) return 0;
+    where += ` AND "origin" IS NOT NULL AND (${terms.join(' OR ')})`;
+  }
+  return db.run(`UPDATE ${table} SET "removed" = 1${extra} WHERE ${where}`, params);
 }
 
 export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~';

@@ -2,6 +2,7 @@
 // checkpoints, users and tokens, and the normalized records.
 import { randomUUID } from 'node:crypto';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
+import type { SweepScope } from '../core/connector.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
@@ -343,11 +344,11 @@ export class Store {
     return this.#writer ? this.#writer.write(page) : writePreparedPage(this.db, page);
   }
 
-  /** Marks records of the given models not seen in `generation` as removed (findings: fixed). */
-  async sweep(sourceId: string, models: ModelName[], generation: string): Promise<Record<string, number>> {
+  /** Marks records of the given models not seen in `generation` as removed (findings: fixed), within `scope` when given. */
+  async sweep(sourceId: string, models: ModelName[], generation: string, scope?: SweepScope): Promise<Record<string, number>> {
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
-      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation);
+      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope);
       return out;
     });
   }

@@ -1,6 +1,6 @@
 // The sync runner: runs a source's streams, stores each page with its checkpoint in one transaction,
 // resumes an interrupted run from its checkpoints, counts per model, and sweeps (marks removed / fixed)
-// only after a complete, successful full run.
+// only after a complete, successful full run (or within the scope a stream names).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -144,7 +144,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   const counts: Record<string, StreamCounts> = {};
   /** Streams that said what to sweep (Page.sweep); the others follow the run's mode. */
-  const sweepSaid = new Map<string, boolean | ModelName[]>();
+  const sweepSaid = new Map<string, NonNullable<Page['sweep']>>();
   const streamErrors: string[] = [];
   let failedStreams = 0;
   let streams: Stream[] = [];
@@ -266,9 +266,17 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       const said = sweepSaid.get(s.name);
       if (said === undefined) return mode === 'full' ? s.models : [];
       if (typeof said === 'boolean') return said ? s.models : [];
+      if (!Array.isArray(said)) return [];
       return s.models.filter((m) => said.includes(m));
     });
     if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
+    // Streams that cover part of the source (file snapshots) sweep within their scope.
+    for (const s of streams) {
+      const said = sweepSaid.get(s.name);
+      if (!said || typeof said !== 'object' || Array.isArray(said)) continue;
+      const models = s.models.filter((m) => said.models.includes(m));
+      if (models.length > 0) Object.assign(swept, await store.sweep(source.id, models, generation, said.scope));
+    }
   }
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);

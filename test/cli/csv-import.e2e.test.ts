@@ -1,5 +1,5 @@
 // File mode end to end through the CLI: CSV exports uploaded into a source's bucket and imported by
-// `sync`: a re-sync imports nothing twice, a later export missing a finding marks it fixed, a file that
+// `sync`: a re-sync imports nothing twice, a later export missing a finding marks it fixed (full run), a file that
 // is not an export is rejected whole, bad rows are listed with their line numbers; and an SDP export.
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -70,10 +70,14 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
   assert.deepEqual((await files('f'))[0]!.import, before.import);
   assert.deepEqual(vulns().map((v) => v.status), ['open', 'open']);
 
-  // A later export without finding 51192: fixed.
+  // A later export of the same repository without finding 51192: still open after the incremental
+  // run that reads it (an incremental run removes nothing), fixed by the next full run.
   ok(['upload', 'f', write('2024-10-08.csv', csvText(SC_HEADER, [a]))]);
   const s3 = JSON.parse(ok(['--json', 'sync', 'f'])) as { status: string };
   assert.equal(s3.status, 'succeeded');
+  assert.deepEqual(vulns().map((v) => [v.pluginId, v.status]), [['42873', 'open'], ['51192', 'open']]);
+  const s3full = JSON.parse(ok(['--json', 'sync', 'f', '--full'])) as { status: string };
+  assert.equal(s3full.status, 'succeeded');
   assert.deepEqual(vulns().map((v) => [v.pluginId, v.status]), [['42873', 'open'], ['51192', 'fixed']]);
 
   // A file that is not an export: rejected whole, nothing stored. A newer export with a bad row:

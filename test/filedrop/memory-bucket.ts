@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Page, Stream, StreamContext } from '../../src/core/connector.ts';
-import type { BucketObject, FileImportResult, SourceBucket } from '../../src/core/files.ts';
+import type { BucketObject, FileImportResult, FileSnapshot, SourceBucket } from '../../src/core/files.ts';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
 import { silentLogger } from '../../src/core/log.ts';
 
@@ -41,9 +41,20 @@ export class MemoryBucket implements SourceBucket {
     return !this.reimport && this.#imported.has(`${obj.key}\u0000${obj.etag}`);
   }
 
+  /** The run importing now (tests of snapshots set it; files recorded in one run form one snapshot). */
+  run = 'run-1';
+  readonly #snapshots = new Map<string, FileSnapshot>();
+  #runs = 0;
+
   async recordImport(r: FileImportResult): Promise<void> {
     this.imports.push(r);
-    this.#imported.add(`${r.key}\u0000${r.etag}`);
+    const id = `${r.key}\u0000${r.etag}`;
+    this.#imported.add(id);
+    if (!this.#snapshots.has(id)) this.#snapshots.set(id, { run: this.run, at: new Date(Date.parse('2026-06-01T00:00:00Z') + ++this.#runs * 1000).toISOString() });
+  }
+
+  async snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
+    return this.#snapshots.get(`${obj.key}\u0000${obj.etag}`) ?? null;
   }
 
   /** The last import record of a key. */

@@ -150,13 +150,29 @@ for (const backend of BACKENDS) {
       assert.equal(rec.id.slice(12), recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1').slice(0, 20));
     });
 
+    test('a finding written again in one generation (one row per CVE, across pages) keeps every CVE; a later generation replaces them', async () => {
+      const v = (cves: string[]) => ({ key: 'uuid:cve|443|tcp|9', hostKey: 'uuid:cve', fields: { pluginId: '9', severity: 'high', status: 'open', cves } });
+      const id = recordId('lab', 'vulnerabilities', 'uuid:cve|443|tcp|9', recordId('lab', 'hosts', 'uuid:cve'));
+      // Three pages of one run (and a resumed run of the same generation), one CVE each, one twice.
+      await store.writePage(stamp('ru1', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0003'])] }, { value: null, complete: false });
+      await store.writePage(stamp('ru1', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2023-0001', 'CVE-2024-0003'])] }, { value: null, complete: false });
+      await store.writePage(stamp('ru2', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0002']), v(['CVE-2022-0009'])] }, { value: null, complete: true });
+      assert.deepEqual((await store.getRecord('vulnerabilities', id)).cves, ['CVE-2022-0009', 'CVE-2023-0001', 'CVE-2024-0002', 'CVE-2024-0003']);
+      // The same values again change nothing; an empty list adds nothing.
+      await store.writePage(stamp('ru2', 'gu1'), 'findings', 'full', { vulnerabilities: [v([])] }, { value: null, complete: true });
+      assert.equal(((await store.getRecord('vulnerabilities', id)).cves as string[]).length, 4);
+      // The next run's export lists one CVE: it replaces the list.
+      await store.writePage(stamp('ru3', 'gu2'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0002'])] }, { value: null, complete: true });
+      assert.deepEqual((await store.getRecord('vulnerabilities', id)).cves, ['CVE-2024-0002']);
+    });
+
     test('vulnerability status: fixed when swept, reopened when seen open again', async () => {
       const vuln = (key: string, status = 'open') => ({ key, hostKey: 'uuid:abc', firstSeen: '2026-01-02T03:04:05.000Z', lastSeen: '2026-10-01T00:00:00.000Z', fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], knownExploited: true, vprScore: 9.1, port: 443 } });
       await store.writePage(stamp('r2', 'g2'), 'findings', 'full', { vulnerabilities: [vuln('a'), vuln('b')], hosts: [{ key: 'uuid:abc', fields: {} }] }, { value: null, complete: true });
       // Full run g3 sees only `a`: the sweep fixes `b` and removes it.
       await store.writePage(stamp('r3', 'g3'), 'findings', 'full', { vulnerabilities: [vuln('a')], hosts: [{ key: 'uuid:abc', fields: {} }] }, { value: null, complete: true });
       const swept = await store.sweep(sourceId, ['vulnerabilities', 'hosts'], 'g3');
-      assert.equal(swept.vulnerabilities, 2, 'b and the earlier test finding');
+      assert.equal(swept.vulnerabilities, 3, 'b and the earlier tests\' findings');
       assert.equal(swept.hosts, 0);
       const b = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'b', recordId('lab', 'hosts', 'uuid:abc')));
       assert.equal(b.status, 'fixed');

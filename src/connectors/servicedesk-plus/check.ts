@@ -1,9 +1,12 @@
 // The credential check: token (cloud), region, reachability/TLS, then read access to each data set
-// (tickets, CMDB, users, services) with the missing scope or permission named.
+// (tickets, CMDB, users, services) with the missing scope or permission named, and which asset API the
+// server offers (per product type, build 15100+, or the old /assets), remembered for the syncs.
 import type { CheckResult, ConnectorContext } from '../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../core/errors.ts';
 import { SdpApiError, SdpClient } from './client.ts';
 import { accountsUrlOf, deploymentOf, type SdpConfig } from './config.ts';
+import { type AssetApiFound, LEGACY_ASSET_PATH, probeAssetApi, rememberAssetApi } from './asset-api.ts';
+import { GENERIC_ASSET_PATH } from './map/product-types.ts';
 import { checkSdpFiles } from './csv/index.ts';
 import { regionMismatch, type TokenManager, type TokenState } from './oauth.ts';
 import { listCiTypes } from './streams.ts';
@@ -13,6 +16,50 @@ const fail = (id: string, message: string, hint: string | null): CheckResult => 
 const failFrom = (id: string, err: unknown): CheckResult => fail(id, errorMessage(err), err instanceof UpstreamError ? err.hint : null);
 
 type Probe = { ok: true; rows: number } | { ok: false; err: unknown };
+
+/** Which asset API the server offers, in words, with what it means for the syncs. */
+async function assetApiCheck(found: AssetApiFound, probe: (path: string) => Promise<Probe>): Promise<CheckResult> {
+  if (found.api === 'legacy') {
+    return {
+      id: 'asset-api',
+      ok: true,
+      message: `the server offers the old asset API (/api/v3/${LEGACY_ASSET_PATH}, builds before 15100); assets are read from it`,
+      hint: 'ServiceDesk Plus 15100 and later list assets per product type and kept the old lists only for a while (until April 2026): after an upgrade the next sync finds the new API by itself',
+    };
+  }
+  const old = await probe(LEGACY_ASSET_PATH);
+  const also = old.ok ? `; the old /api/v3/${LEGACY_ASSET_PATH} still answers but is not used (kept only for a while, with the additional fields of before the migration)` : '';
+  const offers = 'the server offers the per-product-type asset API (build 15100 or later)';
+  const few = (n: number) =>
+    found.productTypes
+      .slice(0, n)
+      .map((t) => t.path)
+      .join(', ') + (found.productTypes.length > n ? ', …' : '');
+  if (found.confirmedBy === GENERIC_ASSET_PATH) {
+    return {
+      id: 'asset-api',
+      ok: true,
+      message: `${offers}, but no product type answered at its own list: assets are read from the generic ${GENERIC_ASSET_PATH} list${also}`,
+      hint: 'Type-specific fields (network adapters, operating system) come only from the per-type lists: check read access to product types (/api/v3/product_types) and their names under Admin > Product Types',
+    };
+  }
+  if (!found.listed) {
+    return {
+      id: 'asset-api',
+      ok: true,
+      message: `${offers}, but its product types cannot be listed: assets are read from the lists of the default product types that answered (${found.productTypes.length}: ${few(4)})${also}`,
+      hint: 'Assets of other product types (your own, or renamed) are not read: give read access to /api/v3/product_types',
+    };
+  }
+  return {
+    id: 'asset-api',
+    ok: true,
+    message: `${offers}: assets are read per product type (${found.productTypes.length} asset product types, ${few(4)})${also}`,
+    hint: old.ok
+      ? 'Nothing to change: the connector already reads the per-product-type lists, so the end of the old ones does not affect it'
+      : 'Nothing to change: the old /api/v3/assets is gone on this server and the connector reads the per-product-type lists',
+  };
+}
 
 export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens: TokenManager | null): Promise<CheckResult[]> {
   if (config.inputMode !== 'api') {
@@ -72,17 +119,19 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
     };
     out.push(access('tickets', 'requests and incidents', [['requests', requests]]));
 
-    const assets = await probe('assets');
-    let cmdb: CheckResult = access('cmdb', 'assets', [['assets', assets]]);
-    if (cmdb.ok) {
-      try {
-        const types = await listCiTypes(client, ctx.signal);
-        cmdb = types === null ? pass('cmdb', 'read access to assets; this server lists no CI types (assets only)') : pass('cmdb', `read access to assets and ${types.length} CI types`);
-      } catch (err) {
-        cmdb = failFrom('cmdb', err);
-      }
+    let found: AssetApiFound | null = null;
+    let cmdb: CheckResult;
+    try {
+      found = await probeAssetApi(client, ctx.signal);
+      await rememberAssetApi(ctx.state, client.apiBase, found);
+      const types = await listCiTypes(client, ctx.signal);
+      const what = `assets (${found.confirmedBy})`;
+      cmdb = types === null ? pass('cmdb', `read access to ${what}; this server lists no CI types (assets only)`) : pass('cmdb', `read access to ${what} and ${types.length} CI types`);
+    } catch (err) {
+      cmdb = failFrom('cmdb', err);
     }
     out.push(cmdb);
+    if (found) out.push(await assetApiCheck(found, probe));
 
     const userPaths = cloud ? ['requesters', 'technicians'] : ['users', 'technicians'];
     const userProbes: [string, Probe][] = [];

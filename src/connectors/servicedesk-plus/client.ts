@@ -22,10 +22,14 @@ const MODULES: Record<string, { label: string; scopes: string[] }> = {
   service_categories: { label: 'service categories (services)', scopes: ['SDPOnDemand.setup.READ'] },
 };
 
-/** Module of an API path: `cmdb/ci_computer`, `ci_types` and on-prem `ci_*` lists count as CMDB. */
+/**
+ * Module of an API path: `cmdb/ci_computer`, `ci_types` and on-prem `ci_*` lists count as CMDB; the
+ * per-product-type asset lists (`asset_workstations`…) and `product_types` as assets.
+ */
 export function moduleOf(path: string): string {
   const first = path.replace(/^\/+/, '').split(/[/?]/)[0] ?? '';
   if (first === 'cmdb' || first === 'ci_types' || first.startsWith('ci_')) return 'cmdb';
+  if (first.startsWith('asset_') || first === 'product_types') return 'assets';
   return first;
 }
 

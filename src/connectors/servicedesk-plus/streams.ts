@@ -8,12 +8,17 @@
 // last_updated_time seen, but never later than the run's start minus an overlap; the boundary is
 // inclusive and upserts are idempotent. Rows without last_updated_time (never-edited on-prem records)
 // are caught by the full runs. A part that rejects sorting or criteria (4001) is read in full.
+// Assets are read from whichever asset API the server offers (asset-api.ts): when a list of it answers
+// "Invalid URL" the API is probed again and the stream goes on with the other one; a single product
+// type's list that is missing is skipped, counted as an error, and the run then removes nothing.
 import type { Page, Stream, StreamContext } from '../../core/connector.ts';
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
+import { type AssetEndpoint, probeAssetApi, rememberAssetApi, resolveAssetEndpoints } from './asset-api.ts';
 import { SdpApiError, SdpClient } from './client.ts';
 import { deploymentOf, type SdpConfig } from './config.ts';
 import { mapAsset, mapCi } from './map/assets.ts';
 import type { Json } from './map/envelope.ts';
+import { GENERIC_ASSET_PATH } from './map/product-types.ts';
 import { mapBusinessService, mapServiceCategory } from './map/services.ts';
 import { mapRequest, TICKET_FIELDS } from './map/tickets.ts';
 import { mapUser } from './map/users.ts';
@@ -35,6 +40,8 @@ export interface Part {
   fullSort?: string;
   fieldsRequired?: string[];
   filterBy?: string;
+  /** Parts of one family (the asset lists) can be replaced together when their API is gone. */
+  family?: string;
   map(row: Json): IncomingRecord;
 }
 
@@ -61,13 +68,15 @@ export interface SdpCheckpoint {
   done: string[];
   /** The part being paged, when the run stopped between two pages. */
   cursor: Cursor | null;
+  /** Parts skipped in this run (their list is missing): the run must not sweep. */
+  skipped?: string[];
 }
 
 export function parseCheckpoint(v: unknown): SdpCheckpoint | null {
   if (!v || typeof v !== 'object') return null;
   const c = v as Partial<SdpCheckpoint>;
   if (c.v !== 1 || typeof c.watermarks !== 'object' || !Array.isArray(c.done)) return null;
-  return { v: 1, watermarks: { ...c.watermarks }, done: [...c.done], cursor: c.cursor ? { ...c.cursor } : null };
+  return { v: 1, watermarks: { ...c.watermarks }, done: [...c.done], cursor: c.cursor ? { ...c.cursor } : null, ...(Array.isArray(c.skipped) && c.skipped.length ? { skipped: [...c.skipped] } : {}) };
 }
 
 /** Where a stream starts: continue a resumed run, take the last watermarks, or start afresh. */
@@ -126,6 +135,13 @@ interface StreamDeps {
 }
 
 type PartsResolver = (client: SdpClient, ctx: StreamContext) => Promise<Part[]>;
+/**
+ * A part of a family answered "Invalid URL" before its first row: the family's new parts (they replace
+ * the family's parts not read yet), 'skip' (only this part is missing), or null (fail the stream).
+ */
+type PartRecovery = (client: SdpClient, ctx: StreamContext, part: Part, familyAnswered: boolean) => Promise<Part[] | 'skip' | null>;
+/** Recoveries per read, at most: each one excludes the list that failed, so this only bounds a flapping server. */
+const MAX_RECOVERIES = 4;
 
 /** One page of a part, degrading gracefully when the server refuses a list_info feature (4001). */
 async function fetchPage(client: SdpClient, part: Part, cur: Cursor, ctx: StreamContext) {
@@ -155,7 +171,7 @@ async function fetchPage(client: SdpClient, part: Part, cur: Cursor, ctx: Stream
   }
 }
 
-function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver): Stream {
+function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver, recover?: PartRecovery): Stream {
   return {
     name,
     models: [name],
@@ -166,8 +182,11 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver): 
       try {
         let cp = startCheckpoint(ctx);
         const floor = Date.now() - OVERLAP_MS;
-        const parts = await resolve(client, ctx);
-        for (const part of parts) {
+        let parts = await resolve(client, ctx);
+        let recoveries = 0;
+        const answered = new Set<string>();
+        for (let p = 0; p < parts.length; p++) {
+          const part = parts[p]!;
           if (cp.done.includes(part.id)) continue;
           let cur: Cursor =
             cp.cursor?.part === part.id
@@ -178,7 +197,25 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver): 
                 })();
           if (cur.mode === 'incremental' && !part.incremental) cur = { ...cur, mode: 'full', since: null, anchor: null, skip: 0 };
           for (;;) {
-            const fetched = await fetchPage(client, part, cur, ctx);
+            let fetched: Awaited<ReturnType<typeof fetchPage>>;
+            try {
+              fetched = await fetchPage(client, part, cur, ctx);
+            } catch (err) {
+              const missing = err instanceof SdpApiError && err.kind === 'not-found' && cur.skip === 0;
+              const outcome = missing && recover && part.family && recoveries < MAX_RECOVERIES ? await recover(client, ctx, part, answered.has(part.family)) : null;
+              recoveries++;
+              if (outcome === null) throw err;
+              if (outcome === 'skip') {
+                ctx.log.warn({ part: part.id, path: cur.path ?? part.path, err: (err as Error).message }, 'list not found; skipped (this run removes nothing)');
+                cp = { ...cp, done: [...cp.done, part.id], cursor: null, skipped: [...(cp.skipped ?? []), part.id] };
+                yield { records: { [name]: [] }, checkpoint: structuredClone(cp), errors: 1, sweep: false };
+                break;
+              }
+              parts = [...parts.slice(0, p), ...outcome, ...parts.slice(p + 1).filter((x) => x.family !== part.family)];
+              p--;
+              break;
+            }
+            if (part.family) answered.add(part.family);
             cur = fetched.cur;
             const { rows, hasMore } = fetched.res;
             const records: IncomingRecord[] = [];
@@ -193,11 +230,11 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver): 
             }
             cur = advance(cur, rows);
             if (!hasMore) {
-              cp = { v: 1, watermarks: { ...cp.watermarks, [part.id]: nextWatermark(part, cur) }, done: [...cp.done, part.id], cursor: null };
+              cp = { ...cp, watermarks: { ...cp.watermarks, [part.id]: nextWatermark(part, cur) }, done: [...cp.done, part.id], cursor: null };
             } else {
               cp = { ...cp, cursor: cur };
             }
-            yield { records: { [name]: records }, checkpoint: structuredClone(cp), ...(errors ? { errors } : {}) };
+            yield { records: { [name]: records }, checkpoint: structuredClone(cp), ...(errors ? { errors } : {}), ...(cp.skipped?.length ? { sweep: false } : {}) };
             if (!hasMore) break;
           }
         }
@@ -245,21 +282,54 @@ function ciPath(client: SdpClient, t: CiType): { path: string; alt: string } {
   return client.deployment === 'cloud' ? { path: cloud, alt: onprem } : { path: onprem, alt: cloud };
 }
 
+const ASSETS = 'assets';
+
+function assetPart(e: AssetEndpoint): Part {
+  const context = { productType: e.productType };
+  return { id: e.id, path: e.path, key: e.path, incremental: true, fullSort: 'created_time', family: ASSETS, map: (row) => mapAsset(row, context) };
+}
+
+/**
+ * An asset list answered "Invalid URL" before its first row. When another list of the same API answered
+ * in this run, only this one is missing (a product type whose list has another name): skip it. Else
+ * the API itself may be gone (the old lists were dropped, or the server was downgraded): probe again
+ * without that list, remember the answer, and go on with its lists, unless it is the same
+ * per-product-type API, in which case again only this list is missing.
+ */
+const recoverAssets: PartRecovery = async (client, ctx, part, familyAnswered) => {
+  if (part.family !== ASSETS) return null;
+  if (familyAnswered) return 'skip';
+  ctx.log.warn({ path: part.path }, 'the asset list answered Invalid URL; probing the asset API again');
+  const found = await probeAssetApi(client, ctx.signal, [part.path]);
+  await rememberAssetApi(ctx.state, client.apiBase, found);
+  ctx.log.info({ assetApi: found.api, via: found.confirmedBy }, 'asset API found');
+  const perType = (path: string) => path !== GENERIC_ASSET_PATH && path.startsWith('asset_');
+  if (found.api === 'product-type' && perType(found.confirmedBy) && perType(part.path)) return 'skip';
+  return found.endpoints.filter((e) => e.path !== part.path).map(assetPart);
+};
+
 export function sdpStreams(deps: StreamDeps): Stream[] {
   const onprem = deploymentOf(deps.config) === 'onprem';
   const tickets = makeStream('tickets', deps, async () => [
     { id: 'requests', path: 'requests', key: 'requests', incremental: true, fullSort: 'created_time', fieldsRequired: [...TICKET_FIELDS], filterBy: 'All_Requests', map: mapRequest },
   ]);
-  const assets = makeStream('cmdb-assets', deps, async (client, ctx) => {
-    const parts: Part[] = [{ id: 'assets', path: 'assets', key: 'assets', incremental: true, fullSort: 'created_time', map: mapAsset }];
-    const types = await listCiTypes(client, ctx.signal);
-    if (types === null) ctx.log.warn('no CI type list on this server (cmdb/ci_types, ci_types); importing assets only');
-    for (const t of (types ?? []).filter((x) => !isBusinessService(x))) {
-      const { path, alt } = ciPath(client, t);
-      parts.push({ id: `ci:${t.apiName}`, path, altPaths: [alt], incremental: true, fullSort: 'created_time', map: (row) => mapCi(row, t.name) });
-    }
-    return parts;
-  });
+  const assets = makeStream(
+    'cmdb-assets',
+    deps,
+    async (client, ctx) => {
+      const { endpoints, probed } = await resolveAssetEndpoints(client, ctx.state, ctx.signal);
+      if (probed) ctx.log.info({ assetApi: probed.api, via: probed.confirmedBy }, 'asset API found');
+      const parts: Part[] = endpoints.map(assetPart);
+      const types = await listCiTypes(client, ctx.signal);
+      if (types === null) ctx.log.warn('no CI type list on this server (cmdb/ci_types, ci_types); importing assets only');
+      for (const t of (types ?? []).filter((x) => !isBusinessService(x))) {
+        const { path, alt } = ciPath(client, t);
+        parts.push({ id: `ci:${t.apiName}`, path, altPaths: [alt], incremental: true, fullSort: 'created_time', map: (row) => mapCi(row, t.name) });
+      }
+      return parts;
+    },
+    recoverAssets,
+  );
   const users = makeStream('users', deps, async () => [
     onprem
       ? { id: 'users', path: 'users', altPaths: ['requesters'], incremental: true, fullSort: 'created_time', map: (row: Json) => mapUser(row) }

@@ -83,12 +83,18 @@ export interface FileKind {
   /** Models its rows write. */
   writes: ModelName[];
   /**
-   * Export kinds that form one snapshot (one per group): when any file of the group is new, the newest
-   * file of every kind in the group is read.
+   * Export kinds read together: when a run reads new files of a group only of kinds that sweep nothing
+   * (a host list), the group's other files are read again for their state alone (the host index),
+   * storing nothing.
    */
   group: string;
-  /** Models swept when this kind's newest export was read whole and clean (see docs/csv-import.md). */
+  /** Models a full run sweeps, within the snapshot's scope, when its exports were read whole and clean (docs/csv-import.md). */
   sweeps: ModelName[];
+  /**
+   * The part of the upstream an export covers beyond its own file name: each row names one (e.g.
+   * its repository), the host field `hostField` holds it, and a later export naming it covers it.
+   */
+  scope?: { hostField: string; of(row: CsvRow): string | null | undefined };
   /** A mapper for one file (it may keep per-file state). `shared` lives for one run of the stream. */
   mapper(shared: Map<string, unknown>, header: HeaderInfo): RowMapper;
 }

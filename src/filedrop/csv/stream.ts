@@ -2,24 +2,24 @@
 // each file's kind by its header, maps rows with the connector's mappers, and reports per file (rows
 // read/imported/rejected with line numbers) through bucket.recordImport.
 //
-// Lifecycle (docs/csv-import.md): the newest export of each kind (by upload time, then key) is that
-// kind's current snapshot; older ones are superseded and never read. A run reads a group's snapshot
-// when one of its files is new (a full run counts every file as new), and sweeps the models of the
-// group only when the snapshot was read whole with rows and without rejected rows. A run with no new
-// file reads nothing and sweeps nothing.
+// Lifecycle (docs/csv-import.md): every new file is read (a full run counts every file as new); the
+// files a run imports for the first time form one snapshot. Rows of an older snapshot in a scope a
+// later snapshot covers (e.g. a repository the later export names) are skipped. Only a full run
+// sweeps, and only within the scope of what it read (the files' names and the scopes their rows
+// named), when every file read had rows and none was rejected. A run with no new file reads nothing.
 //
 // Checkpoints: the plan (files to read, with etags) and the position (file, records consumed, counts)
 // ride on every page. A resumed run re-reads the files before the current one and the rows of the
 // current one already stored, writing nothing (only for the state rows leave to later rows: the host
 // index), then goes on.
-import type { CheckResult, Page, Stream, StreamContext } from '../../core/connector.ts';
-import type { BucketObject, FileImportResult, FileImportStatus, RejectedRow, SourceBucket } from '../../core/files.ts';
-import type { IncomingRecord, ModelName } from '../../core/models.ts';
-import { CsvRow, detectKind, type Detection, type FileKind, type RowMapper, RowError } from './columns.ts';
+import type { Page, Stream, StreamContext } from '../../core/connector.ts';
+import type { SourceBucket } from '../../core/files.ts';
+import { type IncomingRecord, MODEL_FIELDS, type ModelName } from '../../core/models.ts';
+import { CsvRow, detectKind, type RowMapper, RowError } from './columns.ts';
+import { type FileCheckpoint, type FileStreamOptions, emptyPos, isCheckpoint, MAX_REJECTIONS, plan, type Position, result } from './plan.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
 
-/** Rejected rows kept per file (rowsRejected has the total); the bookkeeping keeps as many. */
-export const MAX_REJECTIONS = 1000;
+export { checkBucket, type FileCheckpoint, type FileStreamOptions, MAX_REJECTIONS, originOf, sniffObject } from './plan.ts';
 
 /**
  * CSV rows per page (one transaction each) unless a stream says otherwise. Larger than an API page: a
@@ -29,137 +29,15 @@ export const MAX_REJECTIONS = 1000;
  */
 export const FILE_PAGE_ROWS = 2000;
 
-export interface FileStreamOptions {
-  name: string;
-  models: ModelName[];
-  /** Accepted export kinds, in the order a snapshot's files are read. */
-  kinds: FileKind[];
-  /** The upstream, for messages ("Tenable.sc"). */
-  what: string;
-  /** CSV rows per page (one transaction each); default FILE_PAGE_ROWS. */
-  pageRows?: number;
-}
-
-interface PlannedFile {
-  key: string;
-  etag: string;
-  size: number;
-  kind: string;
-}
-
-interface Position {
-  /** Index into files. */
-  file: number;
-  /** Records after the header consumed so far (blank ones included). */
-  records: number;
-  rowsRead: number;
-  rowsImported: number;
-  rowsRejected: number;
-  rejections: RejectedRow[];
-  /** The file's last page is stored; only its import record may be missing. */
-  complete: boolean;
-}
-
-export interface FileCheckpoint {
-  v: 1;
-  files: PlannedFile[];
-  /** Models the run may sweep if every file of their group reads clean. */
-  candidates: ModelName[];
-  at: Position;
-  /** Per kind: rows imported and rejected of the files read so far. */
-  stats: Record<string, { imported: number; rejected: number }>;
-  /** Set on the last page: the models this run sweeps. */
-  swept?: ModelName[];
-}
-
-function isCheckpoint(v: unknown): v is FileCheckpoint {
-  if (!v || typeof v !== 'object') return false;
-  const c = v as Partial<FileCheckpoint>;
-  return c.v === 1 && Array.isArray(c.files) && Array.isArray(c.candidates) && !!c.at && typeof c.at.file === 'number' && !!c.stats;
-}
-
-type Sniffed = { obj: BucketObject; detection: Detection };
-
-/** Reads just the header of an object and says which export it is. */
-export async function sniffObject(bucket: SourceBucket, obj: BucketObject, kinds: FileKind[], what: string): Promise<Detection> {
-  if (obj.size === 0) return { ok: false, reason: 'the file is empty' };
-  const input = await bucket.open(obj.key);
-  try {
-    for await (const batch of readCsv(input)) {
-      for (const rec of batch) {
-        if (isBlankRecord(rec.fields)) continue;
-        return detectKind(rec.fields, kinds, what);
-      }
-    }
-    return { ok: false, reason: 'the file is empty (no header row)' };
-  } catch (err) {
-    if (err instanceof CsvFormatError) return { ok: false, reason: err.message };
-    throw err;
-  } finally {
-    input.destroy();
+/** Fields of a model whose lists add up across records of one key (FieldDef.accumulate). */
+const accumulating = new Map<ModelName, string[]>();
+function accumulatingOf(model: ModelName): string[] {
+  let f = accumulating.get(model);
+  if (!f) {
+    f = MODEL_FIELDS[model].filter((d) => d.accumulate).map((d) => d.name);
+    accumulating.set(model, f);
   }
-}
-
-function result(obj: Pick<PlannedFile, 'key' | 'etag' | 'size'>, kind: string | null, p: Omit<Position, 'file' | 'records' | 'complete'>, error: string | null = null): FileImportResult {
-  let status: FileImportStatus = 'imported';
-  if (error !== null) status = 'rejected';
-  else if (p.rowsRejected > 0) status = p.rowsImported > 0 ? 'partial' : 'rejected';
-  if (status === 'rejected' && error === null) error = `every row was rejected (${p.rowsRejected}); see the rejected rows`;
-  return { key: obj.key, etag: obj.etag, size: obj.size, kind, rowsRead: p.rowsRead, rowsImported: p.rowsImported, rowsRejected: p.rowsRejected, rejections: p.rejections.slice(0, MAX_REJECTIONS), status, error };
-}
-
-const emptyPos = (file: number): Position => ({ file, records: 0, rowsRead: 0, rowsImported: 0, rowsRejected: 0, rejections: [], complete: false });
-
-async function listAll(bucket: SourceBucket): Promise<BucketObject[]> {
-  const out: BucketObject[] = [];
-  for await (const o of bucket.list()) out.push(o);
-  // Oldest first; the key breaks ties so the order is stable.
-  out.sort((a, b) => Date.parse(a.lastModified) - Date.parse(b.lastModified) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return out;
-}
-
-/** Works out what this run reads; records rejected and superseded new files at once (nothing of them is stored). */
-async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: StreamContext): Promise<FileCheckpoint> {
-  const objs = await listAll(bucket);
-  const isNew = new Map<string, boolean>();
-  for (const o of objs) isNew.set(o.key, !(await bucket.isImported(o)));
-  // Newest first: sniff every new file, and old ones until the newest of every kind is known.
-  const newest = new Map<string, Sniffed>();
-  const sniffed: Sniffed[] = [];
-  for (const o of [...objs].reverse()) {
-    if (!isNew.get(o.key) && newest.size === opts.kinds.length) continue;
-    const detection = await sniffObject(bucket, o, opts.kinds, opts.what);
-    const s = { obj: o, detection };
-    sniffed.push(s);
-    if (detection.ok && !newest.has(detection.match.kind.name)) newest.set(detection.match.kind.name, s);
-  }
-  for (const s of sniffed) {
-    if (!isNew.get(s.obj.key)) continue;
-    const zero = { rowsRead: 0, rowsImported: 0, rowsRejected: 0, rejections: [] };
-    if (!s.detection.ok) {
-      ctx.log.warn({ key: s.obj.key, reason: s.detection.reason }, 'file rejected');
-      await bucket.recordImport(result(s.obj, null, zero, s.detection.reason));
-      continue;
-    }
-    const kind = s.detection.match.kind;
-    const top = newest.get(kind.name)!;
-    if (top.obj.key !== s.obj.key) {
-      const reason = `superseded: '${top.obj.key}' is a newer ${kind.label} export, and only the newest export of a kind is imported (each export is a complete snapshot); this file was not read`;
-      ctx.log.info({ key: s.obj.key, newer: top.obj.key }, 'file superseded');
-      await bucket.recordImport(result(s.obj, kind.name, zero, reason));
-    }
-  }
-  const files: PlannedFile[] = [];
-  const candidates = new Set<ModelName>();
-  const groups = new Set(opts.kinds.filter((k) => newest.has(k.name) && isNew.get(newest.get(k.name)!.obj.key)).map((k) => k.group));
-  for (const k of opts.kinds) {
-    const top = newest.get(k.name);
-    if (!top || !groups.has(k.group)) continue;
-    files.push({ key: top.obj.key, etag: top.obj.etag, size: top.obj.size, kind: k.name });
-    for (const m of k.sweeps) candidates.add(m);
-  }
-  ctx.log.info({ files: files.map((f) => f.key), candidates: [...candidates] }, 'file import plan');
-  return { v: 1, files, candidates: [...candidates], at: emptyPos(0), stats: {} };
+  return f;
 }
 
 /** Collects a page's records, merging records of one key (the store writes each id once per page). */
@@ -181,12 +59,19 @@ class PageBuilder {
     }
     const fields = { ...old.fields };
     for (const [k, v] of Object.entries(r.fields)) if (v !== undefined) fields[k] = v;
+    // Another row of the same record (an export writes one row per CVE): its lists add up.
+    for (const k of accumulatingOf(model)) {
+      const a = old.fields[k];
+      const b = r.fields[k];
+      if (Array.isArray(a) && Array.isArray(b)) fields[k] = [...new Set([...a, ...b])];
+    }
     m.set(r.key, {
       ...old,
       ...(r.externalId !== undefined ? { externalId: r.externalId } : {}),
       ...(r.hostKey !== undefined ? { hostKey: r.hostKey } : {}),
       ...(r.firstSeen != null ? { firstSeen: r.firstSeen } : {}),
       ...(r.lastSeen != null ? { lastSeen: r.lastSeen } : {}),
+      ...(r.origin !== undefined ? { origin: r.origin } : {}),
       fields,
     });
   };
@@ -214,12 +99,24 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
   const pageRows = opts.pageRows ?? FILE_PAGE_ROWS;
   const input = await bucket.open(f.key);
   const page = new PageBuilder();
-  const checkpoint = (): FileCheckpoint => ({ ...cp, at: { ...pos, rejections: [...pos.rejections] } });
+  const scopeOf = kind.scope?.of;
+  const covered = new Set(f.covered);
+  const scope = new Set(pos.scope);
+  // Records of exports that sweep carry their file, so a later export of the same name covers them.
+  const origin = f.origin;
+  const add = kind.sweeps.length > 0
+    ? (model: ModelName, r: IncomingRecord | null | undefined): void => {
+        if (!r) return;
+        r.origin = origin;
+        page.add(model, r);
+      }
+    : page.add;
+  const checkpoint = (): FileCheckpoint => ({ ...cp, at: { ...pos, rejections: [...pos.rejections], scope: [...scope] } });
   try {
     let header: string[] | null = null;
     let mapper: RowMapper | null = null;
     let index: Map<string, number> | null = null;
-    let skip = pos.records;
+    let skip = f.indexOnly ? Number.POSITIVE_INFINITY : pos.records;
     try {
       for await (const batch of readCsv(input)) {
         ctx.signal.throwIfAborted();
@@ -235,8 +132,8 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
           }
           if (skip > 0) {
             skip--;
-            // Stored before the resume: mapped again only for what rows leave to the rows after them
-            // (the host index), and dropped.
+            // Stored before the resume (or a file read for its state alone): mapped again only for what
+            // rows leave to the rows after them (the host index), and dropped.
             if (!isBlankRecord(rec.fields) && rec.fields.length <= header.length) {
               try {
                 mapper!.map(new CsvRow(rec.fields, rec.line, index!), dropRecord);
@@ -253,12 +150,20 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
           if (rec.fields.length > header.length && !isBlankRecord(rec.fields.slice(header.length))) {
             reject(pos, rec.line, `has ${rec.fields.length} fields but the header has ${header.length} (a stray delimiter or an unbalanced quote?)`);
           } else {
-            try {
-              mapper!.map(new CsvRow(rec.fields, rec.line, index!), page.add);
-              pos.rowsImported++;
-            } catch (err) {
-              if (!(err instanceof RowError)) throw err;
-              reject(pos, rec.line, err.message);
+            const row = new CsvRow(rec.fields, rec.line, index!);
+            const where = scopeOf ? scopeOf(row) : null;
+            if (where && covered.has(where)) {
+              // A later snapshot covers this row's scope: it is the truth there.
+              pos.rowsSkipped++;
+            } else {
+              if (where) scope.add(where);
+              try {
+                mapper!.map(row, add);
+                pos.rowsImported++;
+              } catch (err) {
+                if (!(err instanceof RowError)) throw err;
+                reject(pos, rec.line, err.message);
+              }
             }
           }
           page.rows++;
@@ -272,7 +177,8 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
     }
     if (!header) throw new Error(`'${f.key}' changed while it was being imported: no header row`);
     pos.complete = true;
-    yield { records: page.take(), checkpoint: checkpoint() };
+    pos.scope = [...scope];
+    if (!f.indexOnly) yield { records: page.take(), checkpoint: checkpoint() };
     return pos;
   } finally {
     input.destroy();
@@ -304,8 +210,10 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
         // export named through it).
         for (let i = 0; i < Math.min(cp.at.file, cp.files.length); i++) {
           if (current.get(cp.files[i]!.key) !== cp.files[i]!.etag) continue;
-          for await (const _ of readFile(bucket, { ...cp, at: emptyPos(i) }, opts, ctx, shared)) {
-            // pages dropped
+          const f = { ...cp.files[i]!, indexOnly: true };
+          const files = cp.files.map((x, j) => (j === i ? f : x));
+          for await (const _ of readFile(bucket, { ...cp, files, at: emptyPos(i) }, opts, ctx, shared)) {
+            // nothing is yielded for a file read for its state alone
           }
         }
       }
@@ -332,79 +240,38 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
             yield n.value;
           }
         }
+        if (f.indexOnly) {
+          cp = { ...cp, at: emptyPos(cp.at.file + 1) };
+          continue;
+        }
         // Once the file's last page is stored, record the import (idempotent, so a resume may repeat it).
         await ctx.flush?.();
         const r = result(f, f.kind, pos);
         await bucket.recordImport(r);
-        ctx.log.info({ key: f.key, kind: f.kind, rowsRead: r.rowsRead, rowsImported: r.rowsImported, rowsRejected: r.rowsRejected }, 'file imported');
+        ctx.log.info({ key: f.key, kind: f.kind, rowsRead: r.rowsRead, rowsImported: r.rowsImported, rowsRejected: r.rowsRejected, rowsSkipped: pos.rowsSkipped }, 'file imported');
         const st = cp.stats[f.kind] ?? { imported: 0, rejected: 0 };
-        cp = { ...cp, stats: { ...cp.stats, [f.kind]: { imported: st.imported + pos.rowsImported, rejected: st.rejected + pos.rowsRejected } }, at: emptyPos(cp.at.file + 1) };
+        const scope = [...new Set([...cp.scope, ...pos.scope])];
+        cp = { ...cp, scope, stats: { ...cp.stats, [f.kind]: { imported: st.imported + pos.rowsImported, rejected: st.rejected + pos.rowsRejected } }, at: emptyPos(cp.at.file + 1) };
       }
-      const swept = intact ? sweepable(cp, opts) : [];
-      if (cp.candidates.length > 0 && swept.length === 0) ctx.log.warn({ stats: cp.stats }, 'the snapshot was not read clean (rejected rows, no rows, or a changed file): nothing is marked removed this run');
+      const swept = intact && cp.full ? sweepOf(cp, opts) : [];
+      if (cp.full && cp.files.some((f) => !f.indexOnly) && (Array.isArray(swept) && swept.length === 0)) ctx.log.warn({ stats: cp.stats }, 'the files were not read clean (rejected rows, no rows, or a changed file): nothing is marked removed this run');
       yield { records: {}, checkpoint: { ...cp, swept }, sweep: swept };
     },
   };
 }
 
-/** Models to sweep: a kind's `sweeps` when every file of its group was read with rows and no rejections. */
-function sweepable(cp: FileCheckpoint, opts: FileStreamOptions): ModelName[] {
-  const out = new Set<ModelName>();
-  for (const k of opts.kinds) {
-    if (k.sweeps.length === 0) continue;
-    const mine = cp.stats[k.name];
-    if (!mine || mine.imported === 0) continue;
-    const group = opts.kinds.filter((g) => g.group === k.group);
-    if (group.some((g) => (cp.stats[g.name]?.rejected ?? 0) > 0)) continue;
-    for (const m of k.sweeps) if (cp.candidates.includes(m)) out.add(m);
-  }
-  return [...out];
+/**
+ * What a full run sweeps: the models of the kinds it read, within the scope of the files read (their
+ * names, and the scope values their rows named), when every file read had rows and none was rejected.
+ */
+function sweepOf(cp: FileCheckpoint, opts: FileStreamOptions): NonNullable<Page['sweep']> {
+  const read = cp.files.filter((f) => !f.indexOnly);
+  if (read.some((f) => (cp.stats[f.kind]?.rejected ?? 0) > 0)) return [];
+  const kinds = opts.kinds.filter((k) => k.sweeps.length > 0 && (cp.stats[k.name]?.imported ?? 0) > 0);
+  const models = [...new Set(kinds.flatMap((k) => k.sweeps))];
+  if (models.length === 0) return [];
+  const origins = read.filter((f) => kinds.some((k) => k.name === f.kind)).map((f) => f.origin);
+  const hostField = kinds.find((k) => k.scope)?.scope?.hostField;
+  return { models, scope: { origins, ...(hostField && cp.scope.length > 0 ? { hostField: { name: hostField, values: cp.scope } } : {}) } };
 }
 
-/** File-mode check: the bucket's address, how many files await import, and what the pending ones are. */
-export async function checkBucket(bucket: SourceBucket | undefined, kinds: FileKind[], what: string, bucketName: string): Promise<CheckResult[]> {
-  if (!bucket) {
-    return [{ id: 'bucket', ok: false, message: `no file drop is configured, so bucket '${bucketName}' cannot be read`, hint: 'Start Tributary with --file-drop (or TRIBUTARY_FILE_DROP), or use the default local file drop in the data dir' }];
-  }
-  let objs: BucketObject[];
-  try {
-    objs = await listAll(bucket);
-  } catch (err) {
-    return [{ id: 'bucket', ok: false, message: `cannot list ${bucket.address}: ${err instanceof Error ? err.message : String(err)}`, hint: 'Check the file-drop settings (S3 endpoint, credentials, bucket)' }];
-  }
-  const pending: BucketObject[] = [];
-  for (const o of objs) if (!(await bucket.isImported(o))) pending.push(o);
-  const out: CheckResult[] = [
-    {
-      id: 'bucket',
-      ok: true,
-      message: `${bucket.address}: ${objs.length} file${objs.length === 1 ? '' : 's'}, ${pending.length} awaiting import${pending.length ? ` (${pending.slice(0, 5).map((o) => o.key).join(', ')}${pending.length > 5 ? ', …' : ''})` : ''}`,
-      hint: objs.length === 0 ? `Upload ${what} exports (${kinds.map((k) => k.label).join(', ')}) with \`tributary upload\` or the file-drop guide` : null,
-    },
-  ];
-  const shown = pending.slice(-20);
-  const detections = new Map<string, Detection>();
-  for (const o of shown) {
-    detections.set(o.key, await sniffObject(bucket, o, kinds, what).catch((err: unknown): Detection => ({ ok: false, reason: err instanceof Error ? err.message : String(err) })));
-  }
-  // Newest pending file of each kind (pending is oldest first).
-  const newest = new Map<string, string>();
-  for (const o of shown) {
-    const d = detections.get(o.key)!;
-    if (d.ok) newest.set(d.match.kind.name, o.key);
-  }
-  for (const o of shown) {
-    const d = detections.get(o.key)!;
-    if (!d.ok) {
-      out.push({ id: `file:${o.key}`, ok: false, message: `${o.key}: will be rejected: ${d.reason}`, hint: 'Remove it from the bucket, or upload the export the connector accepts (see docs/csv-import.md)' });
-      continue;
-    }
-    const top = newest.get(d.match.kind.name);
-    out.push(
-      top === o.key
-        ? { id: `file:${o.key}`, ok: true, message: `${o.key}: ${d.match.kind.label} export, will be imported by the next sync`, hint: null }
-        : { id: `file:${o.key}`, ok: true, message: `${o.key}: ${d.match.kind.label} export, superseded by the newer '${top}' (only the newest export of a kind is imported)`, hint: null },
-    );
-  }
-  return out;
-}

@@ -88,7 +88,7 @@ describe('servicedesk-plus connector against the simulator', () => {
     const checks = await sdp.check(config, connectorCtx(state));
     assert.deepEqual(
       checks.map((c) => [c.id, c.ok]),
-      [['token', true], ['region', true], ['reachability', true], ['authentication', true], ['tickets', true], ['cmdb', true], ['users', true], ['services', true]],
+      [['token', true], ['region', true], ['reachability', true], ['authentication', true], ['tickets', true], ['cmdb', true], ['asset-api', true], ['users', true], ['services', true]],
       JSON.stringify(checks),
     );
     assert.equal(sim.stats().tokens.refresh_token, refreshes + 1, 'refreshed because it expired within the margin');
@@ -106,7 +106,7 @@ describe('servicedesk-plus connector against the simulator', () => {
     assert.match(checks.users!.message, /SDPOnDemand\.users\.READ/);
     assert.match(checks.services!.message, /SDPOnDemand\.setup\.READ/);
     const refreshes = sim.stats().tokens.refresh_token;
-    await assert.rejects(drain(stream(sdp.streams(config, connectorCtx(state)), 'cmdb-assets'), streamCtx(state)), /missing scope SDPOnDemand\.cmdb\.READ/);
+    await assert.rejects(drain(stream(sdp.streams(config, connectorCtx(state)), 'cmdb-assets'), streamCtx(state)), /missing scope SDPOnDemand\.assets\.READ/);
     assert.equal(sim.stats().tokens.refresh_token, refreshes, 'a scope denial does not trigger a refresh');
   });
 
@@ -276,7 +276,9 @@ describe('servicedesk-plus connector against the simulator', () => {
     const { records } = await drain(stream(sdp.streams(config, connectorCtx(state)), 'cmdb-assets'), streamCtx(state));
     assert.ok(records.every((r) => /^\d{18}$/.test(String(r.externalId))), 'cloud ids are long strings');
     const paths = Object.keys(sim.stats().requests);
-    assert.ok(paths.includes('/app/itdesk/api/v3/assets'));
+    assert.ok(paths.includes('/app/itdesk/api/v3/product_types'));
+    assert.ok(paths.includes('/app/itdesk/api/v3/asset_laptops'), 'the simulator serves both asset APIs; the per-product-type one is preferred');
+    assert.ok(!paths.includes('/app/itdesk/api/v3/assets'));
     assert.ok(paths.includes('/app/itdesk/api/v3/cmdb/ci_types'));
     assert.ok(paths.includes('/app/itdesk/api/v3/cmdb/ci_computer'));
   });

@@ -1,6 +1,6 @@
 // ServiceDesk Plus file mode: list-view exports (requests, assets, users, services) through the file
 // stream (in-memory bucket): header aliases, the API mode's keys and fields, bad rows and bad files,
-// and per-kind snapshots (a new requests export sweeps tickets only).
+// and per-kind snapshots (a new requests export is read alone).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sdpFileStreams } from '../../../src/connectors/servicedesk-plus/csv/index.ts';
@@ -84,10 +84,12 @@ test('asset, user and service exports; unknown asset columns become attributes',
     bucket.imports.map((i) => [i.key, i.kind, i.status]).sort(),
     [['assets.csv', 'assets', 'imported'], ['services.csv', 'services', 'imported'], ['users.csv', 'users', 'imported']],
   );
-  assert.deepEqual(new Set(pages.at(-1)!.sweep as string[]), new Set(['cmdb-assets', 'users', 'services']));
+  const swept = pages.at(-1)!.sweep as { models: string[]; scope: { origins: string[] } };
+  assert.deepEqual(new Set(swept.models), new Set(['cmdb-assets', 'users', 'services']), 'a full run sweeps within the files it read');
+  assert.equal(swept.scope.origins.length, 3);
 });
 
-test('detection by header; a new requests export sweeps tickets only; a non-export is rejected whole', async () => {
+test('detection by header; a new requests export is read alone and (incremental) sweeps nothing; a non-export is rejected whole', async () => {
   const kinds = sdpFileKinds();
   const d = detectKind(['request id', 'SUBJECT', 'Status', 'Due By Time'], kinds, 'ServiceDesk Plus');
   assert.ok(d.ok && d.match.kind.name === 'requests' && d.match.index.get('dueByTime') === 3);
@@ -99,7 +101,8 @@ test('detection by header; a new requests export sweeps tickets only; a non-expo
   bucket.put('export.csv', csvText(REQ_HEADER.slice(0, 6), [['7', 's', 'r', 't', 'Open', 'Low']]));
   bucket.put('notes.txt', 'just some notes\nnothing tabular here\n');
   const pages = await readPages(sdpFileStreams()[0]!, streamContext(bucket, { mode: 'incremental' }));
-  assert.deepEqual(pages.at(-1)!.sweep, ['tickets']);
+  assert.deepEqual(pages.at(-1)!.sweep, [], 'an incremental run removes nothing');
+  assert.equal(recordsOf(pages, 'tickets').length, 1);
   assert.equal(recordsOf(pages, 'users').length, 0, 'the users export is not read again');
   const notes = bucket.last('notes.txt')!;
   assert.equal(notes.status, 'rejected');

@@ -46,6 +46,8 @@ test('pyTenable vulndetails (SC 5.8): 2 pages of 5 findings', (t) => {
     status: 'open',
     port: 80,
     protocol: 'tcp',
+    acceptedRisk: false,
+    recastRisk: false,
     ...{ pluginFamily: 'Web Servers', proof: 'The remote web server type is :\n\nnginx', proofTruncated: false, exploitAvailable: false },
   });
   const icmp = vulns.find((v) => v?.fields.pluginId === '10114')!;
@@ -201,6 +203,14 @@ test('Elastic vulnerability pipeline rows (modern fields)', (t) => {
   assert.equal(elf.fields.knownExploited, false);
   assert.equal(elf.firstSeen, '2019-08-31T16:07:11.000Z');
   assert.equal(elf.lastSeen, '2021-10-30T16:12:20.000Z');
+  // SC 6.x fields are kept: risk flags, and the VPR key drivers of the vprContext JSON string.
+  assert.equal(elf.fields.acceptedRisk, false);
+  assert.equal(elf.fields.recastRisk, false);
+  const drivers = elf.fields.vprKeyDrivers as Record<string, unknown>;
+  assert.equal(drivers.exploit_code_maturity, 'Unproven');
+  assert.equal(drivers.age_of_vuln, '730 days +');
+  assert.equal(typeof drivers.cvssV3_impactScore, 'number');
+  assert.equal(vulns[0]!.fields.vprKeyDrivers, undefined, "vprContext '[]': no drivers");
   assert.equal(vulns[4]!.fields.severity, 'medium');
   // Only the two non-Info rows become vulnerabilities by default.
   assert.equal(rows.filter((r) => mapVulndetailsRow(r).vulnerabilities).length, 2);

@@ -1,6 +1,6 @@
 // Tenable.sc file mode: Vulnerability Detail List and Host Assets exports through the file stream
 // (in-memory bucket): header aliases, the inventory carried by plugin output, bad rows and bad files,
-// the snapshot rule and its sweep decision, and resuming mid-file.
+// the snapshot rule (per-repository exports) and its sweep decision, and resuming mid-file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from '../../../src/core/connector.ts';
@@ -96,6 +96,21 @@ test('inventory from plugin output: software, OS, ports, last user, compliance; 
   assert.equal(bucket.last('export.csv')!.rowsImported, 6);
 });
 
+test('host facts in file mode: FQDN from 12053 (trailing dot dropped), credentialed from 19506 yes and no', async () => {
+  const host = (ip: string, c: Record<string, string>) => scRow({ Severity: 'Info', Port: '0', 'IP Address': ip, 'DNS Name': '', 'NetBIOS Name': '', ...c });
+  const bucket = new MemoryBucket();
+  bucket.put('facts.csv', csvText(SC_HEADER, [
+    host('10.0.0.8', { Plugin: '12053', 'Plugin Output': 'Plugin Output: \n10.0.0.8 resolves as App8.Corp.Example.\n' }),
+    host('10.0.0.8', { Plugin: '19506', 'Plugin Output': 'Plugin Output: \nNessus version : 10.7.1\nCredentialed checks : no\n' }),
+    host('10.0.0.9', { Plugin: '19506', 'Plugin Output': "Plugin Output: \nCredentialed checks : yes, as 'CORP\\svc-scan' via SMB\n" }),
+  ]));
+  const hosts = recordsOf(await readPages(streamOf(), streamContext(bucket)), 'hosts');
+  const h8 = hosts.find((h) => h.key === 'addr:Corp|10.0.0.8|')!;
+  assert.equal(h8.fields.fqdn, 'app8.corp.example');
+  assert.equal(h8.fields.credentialed, false);
+  assert.equal(hosts.find((h) => h.key === 'addr:Corp|10.0.0.9|')!.fields.credentialed, true);
+});
+
 test('bad rows are rejected with physical line numbers and reasons, the rest imports; no sweep then', async () => {
   const rows = [
     scRow({ 'Plugin Output': 'Plugin Output: one\ntwo\nthree' }), // lines 2-4
@@ -149,31 +164,74 @@ test('files that are not exports are rejected whole with a reason, and nothing o
   assert.match(byKey['nosev.csv']!.error!, /lacks the required column: Severity/);
 });
 
-test('snapshot rule: the newest export of a kind counts, older ones are superseded; no new file → nothing read, no sweep', async () => {
+/** The scope a page says the run sweeps (a full file run), or null when it sweeps nothing. */
+function sweptScope(p: Page | undefined): { models: string[]; scope: { origins: string[]; hostField?: { name: string; values: string[] } } } | null {
+  const s = p?.sweep;
+  if (!s || typeof s !== 'object' || Array.isArray(s)) return null;
+  return s as ReturnType<typeof sweptScope> & object;
+}
+
+test('snapshot rule: per-repository exports; files of one run are one snapshot; an incremental run sweeps nothing', async () => {
   const bucket = new MemoryBucket();
-  bucket.put('week1.csv', csvText(SC_HEADER, [scRow({}), scRow({ Plugin: '51192', 'Plugin Name': 'SSL Certificate Cannot Be Trusted' })]));
-  bucket.put('week2.csv', csvText(SC_HEADER, [scRow({})]));
   const stream = streamOf();
-  const p1 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
-  assert.equal(bucket.last('week1.csv')!.status, 'rejected');
-  assert.match(bucket.last('week1.csv')!.error!, /superseded: 'week2.csv' is a newer Vulnerability Detail List export/);
-  assert.deepEqual(recordsOf(p1, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873']);
-  assert.deepEqual(p1.at(-1)!.sweep, ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'], 'a clean new snapshot sweeps, even on an incremental run');
+  const b = (repo: string, plugin: string, ip = '10.0.0.1') => scRow({ Repository: repo, Plugin: plugin, 'IP Address': ip });
+  // Run 1 (the first run is full): one export per repository, uploaded together.
+  bucket.run = 'r1';
+  bucket.put('week1-corp.csv', csvText(SC_HEADER, [b('Corp', '42873'), b('Corp', '51192')]));
+  bucket.put('week1-lab.csv', csvText(SC_HEADER, [b('Lab', '57582', '10.9.0.1')]));
+  const p1 = await readPages(stream, streamContext(bucket));
+  assert.deepEqual(recordsOf(p1, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873', '51192', '57582'], 'both exports are read (neither supersedes the other)');
+  assert.deepEqual(bucket.imports.map((i) => [i.key, i.status]), [['week1-corp.csv', 'imported'], ['week1-lab.csv', 'imported']]);
+  const s1 = sweptScope(p1.at(-1));
+  assert.deepEqual(s1?.scope.hostField, { name: 'repository', values: ['Corp', 'Lab'] });
+  assert.equal(s1?.scope.origins.length, 2);
+  assert.ok(recordsOf(p1, 'vulnerabilities').every((v) => typeof v.origin === 'string' && v.origin.length === 12), 'findings carry their file');
+  // Run 2, incremental: a newer Corp export without 51192 is read, and nothing is swept.
+  bucket.run = 'r2';
+  bucket.put('week2-corp.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
+  const p2 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
+  assert.deepEqual(recordsOf(p2, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873']);
+  assert.deepEqual(p2.at(-1)!.sweep, [], 'an incremental run removes nothing');
   // Nothing new: nothing read, nothing recorded, no sweep.
   const before = bucket.imports.length;
-  const p2 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
-  assert.equal(p2.length, 1);
-  assert.deepEqual(p2[0]!.sweep, []);
+  const p3 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
+  assert.equal(p3.length, 1);
+  assert.deepEqual(p3[0]!.sweep, []);
   assert.equal(bucket.imports.length, before);
-  // A full run re-reads the current snapshot (and sweeps against it), never the superseded file.
+  // A full run re-reads every file, oldest snapshot first, but not week 1's Corp export (week 2 covers
+  // all it names); its Lab export still counts, and the sweep covers both repositories.
   bucket.reimport = true;
-  const p3 = await readPages(stream, streamContext(bucket));
-  assert.equal(recordsOf(p3, 'vulnerabilities').length, 1);
-  assert.ok(p3.at(-1)!.sweep);
+  const n4 = bucket.imports.length;
+  const p4 = await readPages(stream, streamContext(bucket));
+  assert.deepEqual(recordsOf(p4, 'vulnerabilities').map((v) => `${v.fields.pluginId}@${v.hostKey?.split('|')[0]}`), ['57582@addr:Lab', '42873@addr:Corp']);
+  assert.deepEqual(bucket.imports.slice(n4).map((i) => i.key), ['week1-lab.csv', 'week2-corp.csv']);
+  const s4 = sweptScope(p4.at(-1));
+  assert.deepEqual(new Set(s4?.scope.hostField?.values), new Set(['Corp', 'Lab']));
+  assert.equal(s4?.scope.origins.length, 2);
+  // An older export with rows in a covered and an uncovered repository is read, its covered rows skipped.
+  const mixed = new MemoryBucket();
+  mixed.run = 'm1';
+  mixed.put('all-week1.csv', csvText(SC_HEADER, [b('Corp', '42873'), b('Corp', '51192'), b('Lab', '57582', '10.9.0.1')]));
+  await readPages(stream, streamContext(mixed));
+  mixed.run = 'm2';
+  mixed.put('corp-week2.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
+  await readPages(stream, streamContext(mixed, { mode: 'incremental' }));
+  mixed.reimport = true;
+  const pm = await readPages(stream, streamContext(mixed));
+  assert.deepEqual(recordsOf(pm, 'vulnerabilities').map((v) => v.fields.pluginId), ['57582', '42873'], 'the older file\'s Corp rows are skipped');
+  // Files uploaded together in one run are one snapshot: two Corp files of one run both count.
+  const together = new MemoryBucket();
+  together.put('corp-critical.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
+  together.put('corp-high.csv', csvText(SC_HEADER, [b('Corp', '51192')]));
+  const p5 = await readPages(stream, streamContext(together));
+  assert.deepEqual(recordsOf(p5, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873', '51192']);
+  together.reimport = true;
+  const p6 = await readPages(stream, streamContext(together));
+  assert.deepEqual(recordsOf(p6, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873', '51192'], 'still one snapshot when re-read');
   // A full run over an empty bucket (files deleted after import) sweeps nothing.
   bucket.files.clear();
-  const p4 = await readPages(stream, streamContext(bucket));
-  assert.deepEqual(p4.at(-1)!.sweep, []);
+  const p7 = await readPages(stream, streamContext(bucket));
+  assert.deepEqual(p7.at(-1)!.sweep, []);
 });
 
 test('Host Assets export: enriches the hosts a vulnerability export named (same key), adds the others; read with the snapshot', async () => {
@@ -200,12 +258,13 @@ test('Host Assets export: enriches the hosts a vulnerability export named (same 
   assert.equal(r.kind, 'host-assets');
   assert.deepEqual(r.rejections, [{ line: 4, reason: 'IP Address is empty (a host needs an address or a UUID)' }]);
   assert.deepEqual(pages.at(-1)!.sweep, [], 'rejected rows in the snapshot: no sweep');
-  // A new host list alone re-reads the newest vulnerability export too (one snapshot).
+  // A new host list alone: the vulnerability export is read again for its host index only (nothing of
+  // it is stored), so the list's rows still land on the exported hosts.
   bucket.put('hosts2.csv', csvText(['Name', 'IP Address', 'OS'], [['web1.corp.example', '10.0.0.1', 'Linux']]));
   const again = await readPages(streamOf(), streamContext(bucket, { mode: 'incremental' }));
-  assert.equal(recordsOf(again, 'vulnerabilities').length, 1);
-  assert.ok(!recordsOf(again, 'hosts').some((h) => h.key.startsWith('uuid:')), 'the older host list is not read again');
-  assert.ok((again.at(-1)!.sweep as string[]).includes('vulnerabilities'));
+  assert.equal(recordsOf(again, 'vulnerabilities').length, 0);
+  assert.deepEqual(recordsOf(again, 'hosts').map((h) => [h.key, h.fields.os]), [['addr:Corp|10.0.0.1|web1.corp.example', 'Linux']]);
+  assert.deepEqual(again.at(-1)!.sweep, []);
 });
 
 test('resumed at a Host Assets file, its rows still find the hosts the vulnerability export named', async () => {
@@ -249,5 +308,5 @@ test('a crash mid-file resumes after the last stored page: every row once, same 
   const r = bucket.last('big.csv')!;
   assert.equal(r.rowsRead, 45);
   assert.equal(r.rowsImported, 45);
-  assert.ok((rest.at(-1)!.sweep as string[]).includes('vulnerabilities'));
+  assert.ok(sweptScope(rest.at(-1))?.models.includes('vulnerabilities'));
 });

@@ -140,6 +140,8 @@ test('vulndetails row → vulnerability', () => {
     status: 'open',
     port: 8443,
     protocol: 'tcp',
+    acceptedRisk: false,
+    recastRisk: false,
     ...{ pluginFamily: 'Misc.', proof: 'log4j detected', proofTruncated: false, exploitAvailable: true },
   });
   assert.equal(mapVulnerability(vulnRow({ hasBeenMitigated: '1' }), 'cumulative')?.fields.status, 'reopened');
@@ -197,7 +199,11 @@ test('inventory rows: software, ports, host enrichment; info findings only with 
   assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '38689', pluginText: fixture('plugin-38689.txt') }))?.fields, { lastLoggedOnUser: 'CORP\\jdoe', credentialed: true });
   assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '11936', pluginText: fixture('plugin-11936.txt') }))?.fields, { os: 'Microsoft Windows Server 2019 Standard Build 17763' });
   assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '86420', pluginText: fixture('plugin-86420.txt') }))?.fields, { macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'] });
-  assert.equal(mapHostEnrichment(vulnRow({ pluginID: '19506', pluginText: 'Credentialed checks : no' })), null);
+  assert.equal(mapHostEnrichment(vulnRow({ pluginID: '19506', pluginText: 'Credentialed checks : no' })), null, 'API mode: sumip decides');
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '19506', pluginText: 'Credentialed checks : no' }), { uncredentialedScan: true })?.fields, { credentialed: false });
+  assert.deepEqual(mapVulndetailsRow(vulnRow({ pluginID: '19506', severity: '0', pluginText: fixture('plugin-19506.txt') }), { file: true }).hosts?.[0]?.fields, { credentialed: true });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '12053', pluginText: fixture('plugin-12053.txt') }))?.fields, { fqdn: 'web01.corp.example' });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '35716', pluginText: fixture('plugin-35716.txt') }))?.fields, { macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'] });
   assert.equal(mapHostEnrichment(vulnRow({ pluginID: '10107' })), null);
 });
 
@@ -206,4 +212,26 @@ test('/rest/hosts rows', () => {
   assert.deepEqual(hostsApiKeys(row), ['uuid:dce3a590-70f0', 'uuid:e9344880-c32f', 'addr:2|10.1.1.1|win10']);
   assert.deepEqual(mapHostsApiRow(row, 'uuid:e9344880-c32f'), { key: 'uuid:e9344880-c32f', fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z' } });
   assert.equal(mapHostsApiRow({ name: 'x' }), null);
+});
+
+test('SC 6.x row fields are kept: accepted/recast risk, VPR key drivers, uniqueness, SEoL date (strings, numbers, JSON strings)', () => {
+  // The fact sheet's constructed modern row: flags "0", vprContext a JSON string of [{id,name,type,value}].
+  const wire = mapVulnerability(vulnRow({ acceptRisk: '0', recastRisk: '1', vprContext: '[{"id":"exploit_code_maturity","name":"Exploit Code Maturity","type":"string","value":"Unproven"},{"id":"cvssV3_impactScore","name":"CVSS v3 Impact Score","type":"number","value":5.9}]' }), 'cumulative')!;
+  assert.equal(wire.fields.acceptedRisk, false);
+  assert.equal(wire.fields.recastRisk, true);
+  assert.deepEqual(wire.fields.vprKeyDrivers, { exploit_code_maturity: 'Unproven', cvssV3_impactScore: 5.9 });
+  // Numbers and booleans, a keyDrivers object (or its JSON text), uniqueness, SEoL date as epoch or text.
+  const loose = mapVulnerability(vulnRow({ acceptRisk: 1, recastRisk: false, keyDrivers: { threat_recency: 'Less than 7 days' }, vulnUniqueness: 'repositoryID,ip,dnsName,port,protocol,pluginID', seolDate: '1735689600' }), 'cumulative')!;
+  assert.equal(loose.fields.acceptedRisk, true);
+  assert.equal(loose.fields.recastRisk, false);
+  assert.deepEqual(loose.fields.vprKeyDrivers, { threat_recency: 'Less than 7 days' });
+  assert.equal(loose.fields.vulnUniqueness, 'repositoryID,ip,dnsName,port,protocol,pluginID');
+  assert.equal(loose.fields.seolDate, '2025-01-01T00:00:00.000Z');
+  const text = mapVulnerability(vulnRow({ keyDrivers: '{"threat_intensity_last_28":"Low"}', seolDate: '2025-06-30' }), 'cumulative')!;
+  assert.deepEqual(text.fields.vprKeyDrivers, { threat_intensity_last_28: 'Low' });
+  assert.equal(text.fields.seolDate, '2025-06-30T00:00:00.000Z');
+  // What cannot be parsed is kept as sent, not dropped; absent fields stay unset (untouched on update).
+  assert.deepEqual(mapVulnerability(vulnRow({ vprContext: 'not json' }), 'cumulative')!.fields.vprKeyDrivers, { value: 'not json' });
+  const bare = mapVulnerability(vulnRow({ vprContext: '[]' }), 'cumulative')!.fields;
+  for (const f of ['vprKeyDrivers', 'vulnUniqueness', 'seolDate']) assert.equal(bare[f], undefined, f);
 });

@@ -4,6 +4,8 @@ import { mapComplianceResult, parseCompliance } from '../../../src/connectors/te
 import { parseDmiHardware, parseWindowsHardware } from '../../../src/connectors/tenable-sc/map/plugin-output/hardware.ts';
 import {
   parseCredentialedScan,
+  parseEthernetManufacturers,
+  parseFqdnResolution,
   parseDeviceHostname,
   parseLastLoggedOnUser,
   parseMacAddresses,
@@ -65,6 +67,10 @@ test('host facts: OS, last user, MACs, hostname, credentialed scan', () => {
   assert.equal(parseCredentialedScan(pluginOutput(fixture('plugin-19506.txt'))), true);
   assert.equal(parseCredentialedScan('Credentialed checks : no'), false);
   assert.equal(parseCredentialedScan('Scanner IP : 1.2.3.4'), null);
+  assert.equal(parseFqdnResolution(pluginOutput(fixture('plugin-12053.txt'))), 'web01.corp.example');
+  assert.equal(parseFqdnResolution('192.168.0.9 resolves as DB02.Example.COM'), 'db02.example.com');
+  assert.equal(parseFqdnResolution('Nothing resolves here.'), null);
+  assert.deepEqual(parseEthernetManufacturers(pluginOutput(fixture('plugin-35716.txt'))), ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4']);
 });
 
 test('port scanners and service detection', () => {

@@ -8,7 +8,8 @@ import { tenableScConfigSchema } from '../../../src/connectors/tenable-sc/config
 import { tenableScFileStreams } from '../../../src/connectors/tenable-sc/csv/index.ts';
 import { capUtf8, findingDetail, mapPlugin, vprDrivers } from '../../../src/connectors/tenable-sc/map/plugins.ts';
 import { mapVulnerability } from '../../../src/connectors/tenable-sc/map/vulndetails.ts';
-import { MemoryBucket, readPages, recordsOf, streamContext } from '../../filedrop/memory-bucket.ts';
+import { csvText, MemoryBucket, readPages, recordsOf, streamContext } from '../../filedrop/memory-bucket.ts';
+import { SC_HEADER, scRow } from './csv-fixtures.ts';
 import { corpusDir, corpusPresent, SKIP } from './corpus.ts';
 import { vulnRow } from './fixtures/rows.ts';
 
@@ -83,6 +84,15 @@ test('a finding carries its plugin’s family, exploit flag and the proof, cappe
   assert.equal(tenableScConfigSchema.safeParse({ inputMode: 'file', proofMaxBytes: '-1' }).success, false);
 });
 
+test('an export that writes a finding as one row per CVE gives its plugin every CVE', async () => {
+  const bucket = new MemoryBucket();
+  bucket.put('export.csv', csvText(SC_HEADER, [scRow({ CVE: 'CVE-2016-2183' }), scRow({ CVE: 'CVE-2016-6329' }), scRow({ 'IP Address': '10.0.0.2', CVE: 'CVE-2016-2183' })]));
+  const pages = await readPages(tenableScFileStreams(tenableScConfigSchema.parse({ inputMode: 'file' }))[0]!, streamContext(bucket));
+  const plugins = recordsOf(pages, 'plugins');
+  assert.equal(plugins.length, 1);
+  assert.deepEqual([...(plugins[0]!.fields.cves as string[])].sort(), ['CVE-2016-2183', 'CVE-2016-6329']);
+});
+
 describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false : SKIP }, () => {
   test('/rest/plugin objects (Elastic’s plugin stream): id, name, xrefs with CVEs, "false" exploit flag', () => {
     const lines = readFileSync(`${corpusDir}elastic/test-plugin.log`, 'utf8').split('\n').filter(Boolean);
@@ -137,7 +147,8 @@ describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false
     assert.equal(f.pluginFamily, 'Databases');
     assert.match(f.proof as string, /^The following unsupported installation of Microsoft SQL Server/);
     assert.equal(f.exploitAvailable, false);
-    assert.equal(Array.isArray(pages.at(-1)!.sweep) && (pages.at(-1)!.sweep as string[]).includes('plugins'), true);
+    const sweep = pages.at(-1)!.sweep as { models?: string[] } | undefined;
+    assert.ok(sweep?.models?.includes('vulnerabilities') && !sweep.models.includes('plugins'), 'a file snapshot sweeps findings, never the plugin catalog');
   });
 
   test('the other exports (Steps to Remediate, Plugin Text) give plugin records too', async () => {

@@ -180,7 +180,7 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     assert.ok(fromApi.all('hosts').some((r) => r.fields.scannerLastSeen), 'last-seen dates after a resume into /rest/hosts');
   });
 
-  test('incremental after a scan day: only rescanned and newly patched findings, patched → fixed', async () => {
+  test('incremental after a scan day: only rescanned findings and the patched set, patched → fixed', async () => {
     const config = configFor(sim);
     const full = await readAll(config, 'vulnerabilities');
     const fullFixed = full.all('vulnerabilities').filter((r) => r.fields.status === 'fixed').length;
@@ -190,10 +190,11 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     const incRecs = inc.all('vulnerabilities');
     assert.equal(inc.last.until, Number(advanced.now));
     assert.ok(incRecs.length > 0 && incRecs.length < full.all('vulnerabilities').length);
-    const newlyFixed = incRecs.filter((r) => r.fields.status === 'fixed').length;
-    assert.ok(newlyFixed > 0);
+    // The simulator has no lastMitigated filter: the incremental run reads the whole patched set.
+    const incFixed = incRecs.filter((r) => r.fields.status === 'fixed').length;
+    assert.ok(incFixed > fullFixed);
     const full2 = await readAll(config, 'vulnerabilities');
-    assert.equal(full2.all('vulnerabilities').filter((r) => r.fields.status === 'fixed').length, fullFixed + newlyFixed);
+    assert.equal(full2.all('vulnerabilities').filter((r) => r.fields.status === 'fixed').length, incFixed);
   });
 
   test('only GET and POST /rest/analysis reach the console', async () => {
@@ -201,6 +202,33 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     const routes = Object.keys(stats.byRoute as Record<string, number>);
     assert.ok(routes.length > 0);
     for (const r of routes) assert.ok(r.startsWith('GET ') || r === 'POST /rest/analysis', r);
+  });
+});
+
+describe('a console that rejects the lastMitigated filter', { skip: simPresent ? false : 'simulator absent (sim/tenable-sc/index.ts)' }, () => {
+  test('an incremental run still fixes a finding whose last vulnerable sighting is older than the window', async () => {
+    // The simulator offers no `lastMitigated` filter (error 146, like consoles that lack it), and here a
+    // mitigated finding keeps its last vulnerable sighting as lastSeen.
+    const sim = await startSim!({ port: 0, hosts: 6, findingsPerHost: 8, seed: 11, mitigatedLastSeen: 'last-vulnerable' });
+    try {
+      const config = configFor(sim);
+      const full = await readAll(config, 'vulnerabilities');
+      const target = full.all('vulnerabilities').find((r) => r.fields.status === 'open')!;
+      const pluginId = String(target.fields.pluginId);
+      // Three days without a scan, an incremental run (its window now starts after the findings' lastSeen)…
+      await simJson(sim, 'POST', '/_sim/advance', { seconds: 3 * 86400, rescanFraction: 0 });
+      const inc1 = await readAll(config, 'vulnerabilities', { mode: 'incremental', checkpoint: full.last });
+      assert.ok(!inc1.all('vulnerabilities').some((r) => r.key === target.key && r.fields.status === 'fixed'));
+      // …then the finding is patched, and the next incremental run must see it fixed.
+      await simJson(sim, 'POST', '/_sim/patch', { pluginIDs: [Number(pluginId)] });
+      await simJson(sim, 'POST', '/_sim/advance', { seconds: 60, rescanFraction: 0 });
+      const inc2 = await readAll(config, 'vulnerabilities', { mode: 'incremental', checkpoint: inc1.last });
+      assert.ok(inc2.last.since! > Number(full.last.until), 'the window starts after the finding was last seen');
+      const fixed = inc2.all('vulnerabilities').find((r) => r.key === target.key);
+      assert.equal(fixed?.fields.status, 'fixed');
+    } finally {
+      await sim.close();
+    }
   });
 });
 

@@ -119,10 +119,10 @@ test('resume continues from the stored page; incremental sends lastSeen/lastMiti
   assert.equal(cumulative?.value, patched?.value);
 });
 
-test('a console without the lastMitigated filter (error 146) falls back to lastSeen', async () => {
+test('a console without the lastMitigated filter (error 146) reads the whole patched set (a lastSeen window would miss old findings)', async () => {
   const fake = fakeClient({ rejectFilter: 'lastMitigated', rows: (q) => (q.sourceType === 'patched' ? findings(1) : []) });
   const pages = await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(ctx({ mode: 'incremental', checkpoint: { v: 1, phase: 'done', offset: 0, since: null, until: 100_000 } })));
-  assert.deepEqual(fake.calls.map((c) => c.filters.map((f) => f.filterName).join('+')), ['severity+lastMitigated', 'severity+lastSeen', 'severity+lastSeen']);
+  assert.deepEqual(fake.calls.map((c) => c.filters.map((f) => f.filterName).join('+')), ['severity+lastMitigated', 'severity', 'severity+lastSeen']);
   assert.equal(pages[0]!.records.vulnerabilities?.[0]?.fields.status, 'fixed');
 });
 

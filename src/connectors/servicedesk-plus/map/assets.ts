@@ -1,4 +1,8 @@
 // SDP assets and CMDB configuration items → `cmdb-assets` fields. Pure: reused by the CSV import.
+// Assets come in two shapes: the old `/assets` rows (product_type, ip_addresses, mac_addresses) and the
+// per-product-type rows of build 15100+ (`asset_workstations`…: the type is the endpoint's, `module` on
+// the generic list, addresses also as ip_address / mac_address / network_adapters[], type-specific
+// additional fields under `<type>_udf_fields`).
 import type { IncomingRecord } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { attributeValue, listOf, personField, personName, refField, refName, text, textField } from './values.ts';
@@ -17,6 +21,9 @@ const ASSET_MAPPED = new Set([
   'primary_ip',
   'mac_addresses',
   'mac_address',
+  'ip_address',
+  'network_adapters',
+  'module',
   'user',
   'department',
   'site',
@@ -43,7 +50,7 @@ function attributes(row: Json, mapped: Set<string>): Record<string, unknown> {
     const x = attributeValue(v);
     if (x !== null) out[k] = x;
   }
-  for (const field of ['udf_fields', 'ci_default_fields']) {
+  for (const field of Object.keys(row).filter((k) => k === 'udf_fields' || k.endsWith('_udf_fields') || k === 'ci_default_fields')) {
     const extra = row[field];
     if (extra && typeof extra === 'object') {
       for (const [k, v] of Object.entries(extra as Json)) {
@@ -55,21 +62,33 @@ function attributes(row: Json, mapped: Set<string>): Record<string, unknown> {
   return out;
 }
 
-export function assetFields(row: Json): Record<string, unknown> {
+/** Where an asset row came from: the product type of its per-type endpoint, when known. */
+export interface AssetContext {
+  productType?: string | null;
+}
+
+const adapterValues = (row: Json, key: string): unknown[] =>
+  Array.isArray(row.network_adapters) ? (row.network_adapters as Json[]).map((a) => (a && typeof a === 'object' ? a[key] : null)) : [];
+
+export function assetFields(row: Json, context: AssetContext = {}): Record<string, unknown> {
   const product = row.product as Json | null | undefined;
   const productType = row.product_type as Json | null | undefined;
-  const hasIps = 'ip_addresses' in row || 'primary_ip' in row;
-  const hasMacs = 'mac_addresses' in row || 'mac_address' in row;
+  const system = (row.computer_system && typeof row.computer_system === 'object' ? row.computer_system : {}) as Json;
+  const hasIps = 'ip_addresses' in row || 'primary_ip' in row || 'ip_address' in row || 'network_adapters' in row;
+  const hasMacs = 'mac_addresses' in row || 'mac_address' in row || 'network_adapters' in row;
   const dept = row.department as Json | null | undefined;
+  const typeName = refName(productType) ?? (product && typeof product === 'object' ? refName(product.product_type) : null) ?? context.productType ?? refName(row.module);
+  const listed = firstText(row, ['serial_number', 'org_serial_number', 'discovered_serial_number', 'service_tag']);
+  const serial = listed ?? text(system.service_tag) ?? listed;
   return {
     name: textField(row, 'name'),
     assetTag: textField(row, 'asset_tag'),
-    serialNumber: firstText(row, ['serial_number', 'org_serial_number', 'discovered_serial_number', 'service_tag']),
-    productType: 'product_type' in row ? refName(productType) : product ? refName(product.product_type) : undefined,
+    serialNumber: serial,
+    productType: typeName ?? ('product_type' in row || 'module' in row || product ? null : undefined),
     product: refField(row, 'product'),
     state: refField(row, 'state'),
-    ipAddresses: hasIps ? listOf(row.ip_addresses, row.primary_ip) : undefined,
-    macAddresses: hasMacs ? listOf(row.mac_addresses, row.mac_address) : undefined,
+    ipAddresses: hasIps ? listOf(row.ip_addresses, row.primary_ip, row.ip_address, ...adapterValues(row, 'ip_address')) : undefined,
+    macAddresses: hasMacs ? listOf(row.mac_addresses, row.mac_address, ...adapterValues(row, 'mac_address')) : undefined,
     assignedUser: personField(row, 'user'),
     department: refField(row, 'department'),
     site: 'site' in row ? (refName(row.site) ?? (dept ? refName(dept.site) : null)) : undefined,
@@ -78,10 +97,10 @@ export function assetFields(row: Json): Record<string, unknown> {
   };
 }
 
-export function mapAsset(row: Json): IncomingRecord {
+export function mapAsset(row: Json, context: AssetContext = {}): IncomingRecord {
   const id = text(row.id);
   if (!id) throw new Error('asset without id');
-  return { key: `asset:${id}`, externalId: id, fields: assetFields(row) };
+  return { key: `asset:${id}`, externalId: id, fields: assetFields(row, context) };
 }
 
 const CI_MAPPED = new Set(['id', 'name', 'ci_type', 'site', 'department', 'udf_fields', 'ci_default_fields']);

@@ -193,17 +193,23 @@ function remember(idx: HostIndex, k: string, hostKeyValue: string): void {
 
 function vulnMapper(opts: FileKindOptions, shared: Map<string, unknown>): RowMapper {
   const idx = indexOf(shared);
-  const pluginsSeen = new Set<string>();
+  /** Per plugin, the CVE cells its record was written with: written again only for a new one (an export may write a finding as one row per CVE; the store unites them). */
+  const pluginsSeen = new Map<string, Set<string>>();
   /** Per host: what was last emitted for it in this file, so a host's 50 rows write it once (or when it changes). */
   const emitted = new Map<string, { sig: string; last: number }>();
   return {
     map(row, add) {
       const r = vulndetailsRowOf(row);
-      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', ...opts });
+      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', ...opts, file: true });
       for (const [model, recs] of Object.entries(out)) for (const rec of recs ?? []) add(model as 'hosts', rec);
-      if (out.vulnerabilities && !pluginsSeen.has(r.pluginID as string)) {
-        pluginsSeen.add(r.pluginID as string);
-        add('plugins', mapPlugin(r));
+      if (out.vulnerabilities) {
+        const cves = pluginsSeen.get(r.pluginID as string) ?? new Set<string>();
+        const cell = String(r.cve ?? '');
+        if (cves.size === 0 || !cves.has(cell)) {
+          if (cves.size < 64) cves.add(cell);
+          pluginsSeen.set(r.pluginID as string, cves);
+          add('plugins', mapPlugin(r));
+        }
       }
       const key = rowHostKey(r);
       const lastEpoch = typeof r.lastSeen === 'string' ? Number(r.lastSeen) : 0;
@@ -279,7 +285,10 @@ export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
       minSignature: 3,
       writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
       group: 'scan',
-      sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
+      // Plugins are a catalog: an export that no longer names one leaves its record as it is.
+      sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+      // An export covers the repositories its rows name (a team may export per repository).
+      scope: { hostField: 'repository', of: (row) => row.get('repository') },
       mapper: (shared) => vulnMapper(opts, shared),
     },
     {
@@ -292,7 +301,7 @@ export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
       excludes: ['Plugin', 'Plugin ID', 'Plugin Name', 'Severity'],
       writes: ['hosts'],
       group: 'scan',
-      // Hosts are swept with the vulnerability snapshot (this file is re-read with it), never by a host list alone.
+      // Hosts are swept by vulnerability exports, never by a host list.
       sweeps: [],
       mapper: (shared) => hostAssetMapper(shared),
     },

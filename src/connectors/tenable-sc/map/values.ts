@@ -37,6 +37,34 @@ export function epochToIso(v: unknown): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/** A date as ISO-8601 UTC: epoch seconds (or milliseconds), or a date text; else null. */
+export function timeOf(v: unknown): string | null {
+  const fromEpoch = epochToIso(v);
+  if (fromEpoch !== null || num(v) !== null) return fromEpoch;
+  const s = text(v);
+  if (s === null) return null;
+  const ms = Date.parse(s);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/**
+ * A JSON value that may arrive as JSON text (SC sends some objects as strings): parsed when it is;
+ * other text is kept as is, so nothing the console sent is lost.
+ */
+export function jsonOf(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? null;
+  const s = v.trim();
+  if (s === '') return null;
+  if (s.startsWith('[') || s.startsWith('{')) {
+    try {
+      return JSON.parse(s);
+    } catch {
+      return s;
+    }
+  }
+  return s;
+}
+
 /** Epoch seconds as a number, or null. */
 export function epoch(v: unknown): number | null {
   const n = num(v);

@@ -4,16 +4,21 @@ import type { IncomingRecord, ModelName, Severity, VulnerabilityStatus } from '.
 import { complianceKey, findingKey, portKey, rowHostKey, softwareKey } from './identity.ts';
 import { parseCompliance } from './plugin-output/compliance.ts';
 import { parseDmiHardware, parseWindowsHardware } from './plugin-output/hardware.ts';
-import { parseCredentialedScan, parseDeviceHostname, parseLastLoggedOnUser, parseMacAddresses, parseOsIdentification } from './plugin-output/host-info.ts';
+import { parseCredentialedScan, parseDeviceHostname, parseEthernetManufacturers, parseFqdnResolution, parseLastLoggedOnUser, parseMacAddresses, parseOsIdentification } from './plugin-output/host-info.ts';
 import { parsePortScanner, parseServiceDetection } from './plugin-output/ports.ts';
 import { parseUnixSoftware, parseWindowsSoftware } from './plugin-output/software.ts';
 import { pluginOutput } from './plugin-output/text.ts';
 import { type DetailOptions, findingDetail } from './plugins.ts';
-import { bool, epochToIso, int, list, macs, num, refName, text } from './values.ts';
+import { bool, epochToIso, int, jsonOf, list, macs, num, refName, text, timeOf } from './values.ts';
 
 export const SOFTWARE_PLUGINS = ['20811', '22869'] as const;
 export const PORT_PLUGINS = ['34220', '14272', '11219', '34277', '10335', '22964'] as const;
-export const HOST_PLUGINS = ['11936', '24270', '35351', '38689', '86420', '55472', '19506'] as const;
+/**
+ * Host-fact plugins read. Of the fact sheet's others: 45590 (CPE list) has no host field, and its OS is
+ * coarser than 11936's; 10860/72684 (local users) have no model; 34252/25221 name a listening process,
+ * not a service; 83991's output is unverified.
+ */
+export const HOST_PLUGINS = ['11936', '24270', '35351', '38689', '86420', '35716', '55472', '12053', '19506'] as const;
 /** Plugins whose output only exists on credentialed or agent scans. */
 const CREDENTIALED_PLUGINS = new Set(['20811', '22869', '24270', '35351', '38689']);
 const COMPLIANCE_SCAN_PLUGINS = new Set(['21156', '21157', '33929']);
@@ -60,13 +65,66 @@ export function statusOf(row: Record<string, unknown>, sourceType: 'cumulative' 
   return bool(row.hasBeenMitigated) ? 'reopened' : 'open';
 }
 
+/**
+ * VPR key drivers as one object: SC sends `vprContext` as a JSON string of `[{id, name, type, value}]`
+ * (→ `{id: value}`); `keyDrivers` may come as an object or JSON text. Anything else is kept as sent
+ * (`{value}`); nothing or an empty list is null.
+ */
+export function vprKeyDriversOf(row: Record<string, unknown>): Record<string, unknown> | null {
+  const raw = row.keyDrivers ?? row.vprKeyDrivers ?? row.vprContext;
+  // The context is the plugin's, so the same text repeats on every host: parsed once (bounded cache;
+  // the object is shared, and never changed).
+  if (typeof raw === 'string') {
+    let hit = driversCache.get(raw);
+    if (hit === undefined) {
+      hit = keyDriversOf(jsonOf(raw));
+      if (driversCache.size >= 1024) driversCache.clear();
+      driversCache.set(raw, hit);
+    }
+    return hit;
+  }
+  return keyDriversOf(jsonOf(raw));
+}
+
+const driversCache = new Map<string, Record<string, unknown> | null>();
+
+function keyDriversOf(v: unknown): Record<string, unknown> | null {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) {
+    const out: Record<string, unknown> = {};
+    for (const d of v) {
+      if (d && typeof d === 'object') {
+        const id = text((d as { id?: unknown }).id) ?? text((d as { name?: unknown }).name);
+        if (id) out[id] = (d as { value?: unknown }).value ?? null;
+      }
+    }
+    return Object.keys(out).length > 0 ? out : v.length > 0 ? { value: v } : null;
+  }
+  if (typeof v === 'object') return Object.keys(v).length > 0 ? (v as Record<string, unknown>) : null;
+  return { value: v };
+}
+
+/** SC 6.x row fields (acceptRisk, recastRisk, vprContext/keyDrivers, vulnUniqueness, seolDate): only those the row has. */
+function riskFields(row: Record<string, unknown>, f: Record<string, unknown>): void {
+  const accepted = bool(row.acceptRisk ?? row.acceptedRisk);
+  if (accepted !== null) f.acceptedRisk = accepted;
+  const recast = bool(row.recastRisk);
+  if (recast !== null) f.recastRisk = recast;
+  const drivers = vprKeyDriversOf(row);
+  if (drivers) f.vprKeyDrivers = drivers;
+  const uniqueness = text(row.vulnUniqueness);
+  if (uniqueness) f.vulnUniqueness = uniqueness;
+  const seol = timeOf(row.seolDate);
+  if (seol) f.seolDate = seol;
+}
+
 export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched', detail: DetailOptions = {}): IncomingRecord | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
   const host = rowHostKey(row);
   const port = int(row.port);
   const protocol = protocolOf(row);
-  return {
+  const rec: IncomingRecord = {
     key: findingKey(host, port, protocol, pluginId),
     hostKey: host,
     externalId: text(row.vulnUUID),
@@ -88,6 +146,8 @@ export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumu
       ...findingDetail(row, detail),
     },
   };
+  riskFields(row, rec.fields);
+  return rec;
 }
 
 export function mapComplianceRow(row: Record<string, unknown>): IncomingRecord | null {
@@ -147,8 +207,12 @@ export function mapPortRow(row: Record<string, unknown>): IncomingRecord | null 
   return { key: portKey(host, port, protocol), hostKey: host, fields };
 }
 
-/** Host facts carried by one inventory-plugin row; only the fields the row knows are set. */
-export function mapHostEnrichment(row: Record<string, unknown>): IncomingRecord | null {
+/**
+ * Host facts carried by one inventory-plugin row; only the fields the row knows are set.
+ * `uncredentialedScan`: 19506 saying `Credentialed checks : no` sets credentialed false (file mode,
+ * where no host summary says otherwise; in API mode sumip's last authenticated run decides).
+ */
+export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncredentialedScan?: boolean } = {}): IncomingRecord | null {
   const pid = text(row.pluginID) ?? '';
   const out = pluginOutput(row.pluginText);
   const f: Record<string, unknown> = {};
@@ -160,14 +224,18 @@ export function mapHostEnrichment(row: Record<string, unknown>): IncomingRecord 
   } else if (pid === '38689') {
     const user = parseLastLoggedOnUser(out);
     if (user) f.lastLoggedOnUser = user;
-  } else if (pid === '86420') {
-    const list = parseMacAddresses(out);
+  } else if (pid === '86420' || pid === '35716') {
+    const list = pid === '86420' ? parseMacAddresses(out) : parseEthernetManufacturers(out);
     if (list.length > 0) f.macAddresses = list;
   } else if (pid === '55472') {
     const name = parseDeviceHostname(out);
     if (name) f.hostname = name.toLowerCase().split('.')[0];
+  } else if (pid === '12053') {
+    const fqdn = parseFqdnResolution(out);
+    if (fqdn) f.fqdn = fqdn;
   } else if (pid === '19506') {
-    if (parseCredentialedScan(out)) f.credentialed = true;
+    const credentialed = parseCredentialedScan(out);
+    if (credentialed || (credentialed === false && opts.uncredentialedScan)) f.credentialed = credentialed;
   } else if (!CREDENTIALED_PLUGINS.has(pid)) {
     return null;
   }
@@ -180,7 +248,7 @@ export function mapHostEnrichment(row: Record<string, unknown>): IncomingRecord 
 /** Everything one vulndetails row yields (the CSV import's entry point). */
 export function mapVulndetailsRow(
   row: Record<string, unknown>,
-  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean } & DetailOptions = {},
+  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean; file?: boolean } & DetailOptions = {},
 ): Partial<Record<ModelName, IncomingRecord[]>> {
   const out: Partial<Record<ModelName, IncomingRecord[]>> = {};
   const pid = text(row.pluginID) ?? '';
@@ -196,7 +264,7 @@ export function mapVulndetailsRow(
   }
   if ((SOFTWARE_PLUGINS as readonly string[]).includes(pid)) for (const s of mapSoftwareRow(row)) add('software', s);
   if ((PORT_PLUGINS as readonly string[]).includes(pid)) add('ports', mapPortRow(row));
-  if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row));
+  if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row, { uncredentialedScan: opts.file === true }));
   if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative', opts));
   return out;
 }

@@ -62,7 +62,7 @@ export interface AnalysisPhase {
   query: Omit<AnalysisQuery, 'offset' | 'limit'>;
   /**
    * Filters to use instead when the console rejects one of `query.filters` as unknown (error 146):
-   * e.g. `lastMitigated` is not offered by every version, `lastSeen` is.
+   * e.g. `lastMitigated` is not offered by every version (the patched set is then read whole).
    */
   fallbackFilters?: AnalysisFilter[];
   /** Maps one page of rows; `errors` counts rows that could not be mapped. */

@@ -28,7 +28,10 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor): AnalysisP
     {
       name: 'patched',
       query: { tool: 'vulndetails', sourceType: 'patched', filters: [...sev, ...timeFilter('lastMitigated', cursor)] },
-      ...(cursor.since !== null ? { fallbackFilters: [...sev, ...timeFilter('lastSeen', cursor)] } : {}),
+      // A console without `lastMitigated` gets the whole patched set: a `lastSeen` window would miss a
+      // finding whose last vulnerable sighting is older than the window, and no other filter says when
+      // a finding was mitigated.
+      ...(cursor.since !== null ? { fallbackFilters: [...sev] } : {}),
       map: map('patched'),
     },
     {
