@@ -9,6 +9,8 @@ import type { AppContext } from './context.ts';
 import { validateSchedule } from './schedule.ts';
 import type { SourceBucket } from '../core/files.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
+import { staleFeedWarnings } from '../feeds/index.ts';
+import type { ModelName } from '../core/models.ts';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -114,7 +116,7 @@ export async function configureSource(app: AppContext, name: string, changes: Re
   return app.store.updateSource(name, config, schedule);
 }
 
-export async function checkSource(app: AppContext, name: string): Promise<{ ok: boolean; checks: CheckResult[] }> {
+export async function checkSource(app: AppContext, name: string): Promise<{ ok: boolean; checks: CheckResult[]; warnings: string[] }> {
   const source = await app.store.getSource(name);
   const connector = app.registry.get(source.type);
   const parsed = connector.configSchema.safeParse(source.config);
@@ -135,7 +137,18 @@ export async function checkSource(app: AppContext, name: string): Promise<{ ok: 
   checks = checks.map((c) => ({ ...c, message: scrubSecrets(c.message), hint: c.hint === null ? null : scrubSecrets(c.hint) }));
   const ok = checks.length > 0 && checks.every((c) => c.ok);
   await app.store.setLastCheck(source.id, ok, checks);
-  return { ok, checks };
+  // A stale offline feed is worth a warning on a source with findings; it fails nothing.
+  const findings = parsed.success && safeModels(connector, parsed.data, app, source).includes('vulnerabilities');
+  return { ok, checks, warnings: findings ? await staleFeedWarnings(app) : [] };
+}
+
+/** The models a source's streams write (none when its streams cannot be built). */
+function safeModels(connector: Connector, config: unknown, app: AppContext, source: { id: string; name: string }): ModelName[] {
+  try {
+    return connector.streams(config as Record<string, unknown>, connectorContext(app, source)).flatMap((s) => s.models);
+  } catch {
+    return [];
+  }
 }
 
 export async function removeSource(app: AppContext, name: string): Promise<{ warnings: string[] }> {

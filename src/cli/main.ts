@@ -6,6 +6,7 @@ import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
 import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
+import { registerFeedsCommands } from './feeds.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerExportCommand(program);
   registerExportsCommands(program);
   registerUploadCommand(program);
+  registerFeedsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

@@ -115,6 +115,7 @@ export function registerSourcesCommands(program: Command): void {
         } else {
           // One line per check: mark, finding, hint.
           for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.id}: ${c.message}${c.hint ? ` — hint: ${c.hint}` : ''}\n`);
+          for (const w of result.warnings) process.stdout.write(`! warning: ${w}\n`);
           process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
         }
         return result.ok;

@@ -33,6 +33,7 @@ export const MODEL_NAMES = [
   'cmdb-assets',
   'users',
   'services',
+  'plugins',
 ] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
@@ -97,6 +98,9 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     { name: 'vprKeyDrivers', kind: 'json' },
     text('vulnUniqueness'),
     time('seolDate'),
+    // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
+    ...[text('pluginFamily'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
+    ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
   ],
   compliance: [
     text('hostId', true),
@@ -143,6 +147,24 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status'),
   ],
   services: [text('name', true), text('description'), text('category'), text('owner'), text('status')],
+  // One record per scanner plugin: the text findings share, stored once.
+  plugins: [
+    text('pluginId', true),
+    ...[text('name'), text('family'), text('synopsis'), text('description'), text('solution'), texts('seeAlso'), text('riskFactor')],
+    ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
+    ...[real('vprScore'), { name: 'vprDrivers', kind: 'json' as const }, real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
+    ...[{ name: 'cves', kind: 'json' as const, array: true, accumulate: true }, texts('xrefs'), time('pluginPublished'), time('pluginModified'), time('vulnPublished'), time('patchPublished')],
+  ],
+};
+
+/**
+ * Fields a record gets when read, not stored on it; they can be filtered on, not sorted by. A finding's
+ * synopsis and solution are its plugin's (joined from `plugins`: the text is stored once, and a
+ * measurement showed that copying it onto every finding grows the store by half for no faster read);
+ * its SLA due date and whether it is overdue depend on the policy and the clock (store/sla.ts).
+ */
+export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
+  vulnerabilities: [text('synopsis'), text('solution'), time('dueAt'), bool('overdue')],
 };
 
 /** Common fields every record carries, in output order. */
@@ -156,7 +178,7 @@ export const COMMON_FIELDS: FieldDef[] = [
 ];
 
 export function fieldsOf(model: ModelName): FieldDef[] {
-  return [...COMMON_FIELDS, ...MODEL_FIELDS[model]];
+  return [...COMMON_FIELDS, ...MODEL_FIELDS[model], ...(COMPUTED_FIELDS[model] ?? [])];
 }
 
 /** Models whose records hang off a host and carry `hostId`. */

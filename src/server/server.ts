@@ -15,6 +15,7 @@ import { registerWebUi } from './web.ts';
 import { authRoutes } from './routes/auth.ts';
 import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
+import { feedRoutes } from './routes/feeds.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -179,6 +180,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(recordRoutes(app));
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
+  await f.register(feedRoutes(app));
   await f.ready();
   return f;
 }

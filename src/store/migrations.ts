@@ -207,6 +207,39 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       ...['rec_hosts', 'rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance', 'rec_tickets', 'rec_cmdb_assets', 'rec_users', 'rec_services'].map((t) => `ALTER TABLE ${t} ADD COLUMN origin TEXT;`),
     ].join('\n'),
   },
+  // Finding detail, the plugin catalog, the offline feeds (KEV, EPSS) and the values they give findings.
+  {
+    version: 8,
+    name: 'plugins, finding detail, offline feeds',
+    sql: `
+${['plugin_family TEXT', 'proof TEXT', 'proof_truncated INTEGER', 'exploit_available INTEGER', 'kev_date_added TEXT', 'kev_due_date TEXT', 'epss_feed_score DOUBLE PRECISION', 'epss_percentile DOUBLE PRECISION'].map((c) => `ALTER TABLE rec_vulnerabilities ADD COLUMN ${c};`).join('\n')}
+${recordTable(
+  'rec_plugins',
+  `
+  plugin_id TEXT, name TEXT, family TEXT, synopsis TEXT, description TEXT, solution TEXT, see_also TEXT, risk_factor TEXT,
+  cvss_v2_base_score DOUBLE PRECISION, cvss_v2_vector TEXT, cvss_v3_base_score DOUBLE PRECISION, cvss_v3_vector TEXT,
+  cvss_v4_base_score DOUBLE PRECISION, cvss_v4_vector TEXT, vpr_score DOUBLE PRECISION, vpr_drivers TEXT, epss_score DOUBLE PRECISION,
+  exploit_available INTEGER, exploit_frameworks TEXT, cves TEXT, xrefs TEXT, plugin_published TEXT, plugin_modified TEXT,
+  vuln_published TEXT, patch_published TEXT, origin TEXT`,
+  // Findings read their plugin's text by (source, plugin id).
+  ['source_id, plugin_id'],
+)}
+CREATE TABLE feed_imports (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  version TEXT NOT NULL,
+  released TEXT NOT NULL,
+  records INTEGER NOT NULL,
+  size BIGINT NOT NULL,
+  sha256 TEXT NOT NULL,
+  file_name TEXT,
+  imported_at TEXT NOT NULL
+);
+CREATE INDEX feed_imports_kind ON feed_imports (kind, imported_at);
+CREATE TABLE feed_kev (cve TEXT PRIMARY KEY, date_added TEXT, due_date TEXT, ransomware TEXT, name TEXT);
+CREATE TABLE feed_epss (cve TEXT PRIMARY KEY, score DOUBLE PRECISION, percentile DOUBLE PRECISION);
+`,
+  },
   // Scheduled exports: where to write after a successful sync (one source or all), and per source the
   // state of the last export there (status, attempts, files; the last run exported, for changes-only).
   {

@@ -149,7 +149,22 @@ class PostgresDriver implements Driver {
   }
 
   async close(): Promise<void> {
-    if (this.#conn === this.#pool) await this.#pool.end();
+    if (this.#conn !== this.#pool) return;
+    // pool.end() resolves once its clients are told to end, not once their sessions are closed: wait for
+    // each one's 'remove', so a database dropped (or a server stopped) right after meets no session of
+    // ours, and a session cut meanwhile is not an unhandled pool error.
+    const pool = this.#pool;
+    const open = pool.totalCount;
+    let removed = 0;
+    const gone = new Promise<void>((resolve) => {
+      if (open === 0) resolve();
+      pool.on('remove', () => {
+        if (++removed >= open) resolve();
+      });
+    });
+    pool.on('error', () => {});
+    await pool.end();
+    await gone;
   }
 }
 

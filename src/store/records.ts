@@ -3,9 +3,10 @@
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import type { SweepScope } from '../core/connector.ts';
-import { COMMON_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
+import { COMMON_FIELDS, COMPUTED_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
+import { slaFilterClause, withSla } from './sla.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -284,7 +285,9 @@ export interface QueryPage {
 function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   const def = fieldsOf(model).find((d) => d.name === f.field);
   if (!def || f.field === 'source') throw new InputError(`unknown field '${f.field}' for ${model}; fields: ${fieldsOf(model).map((d) => d.name).join(', ')}`, f.field);
-  const col = `r.${q(columnOf(def.name))}`;
+  const joined = JOINED[model]?.[f.field];
+  if (joined === undefined && isComputed(model, f.field)) return slaFilterClause(f, params);
+  const col = joined ?? `r.${q(columnOf(def.name))}`;
   if (f.op === '~') {
     params.push(`%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     return `LOWER(${col}) LIKE ? ESCAPE '\\'`;
@@ -365,7 +368,7 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
     where.push(`r."id" ${desc ? '<' : '>'} ?`);
     params.push(decodeCursor(opts.cursor));
   }
-  const sql = `SELECT r.*, s."name" AS "source_name"${select} FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
+  const sql = `SELECT ${recordColumns(model)}${select} FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
@@ -394,8 +397,8 @@ function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | '
 /** What a field sorts by: its column; the source's name; severity by rank (info < … < critical). */
 function sortExpression(model: ModelName, field: string): string {
   const def = fieldsOf(model).find((d) => d.name === field);
-  if (!def || def.kind === 'json') {
-    const sortable = fieldsOf(model).filter((d) => d.kind !== 'json').map((d) => d.name);
+  if (!def || def.kind === 'json' || isComputed(model, field)) {
+    const sortable = fieldsOf(model).filter((d) => d.kind !== 'json' && !isComputed(model, d.name)).map((d) => d.name);
     throw new InputError(`cannot sort ${model} by '${field}'; sortable fields: ${sortable.join(', ')}`, 'sort');
   }
   if (field === 'source') return 's."name"';
@@ -415,7 +418,7 @@ export async function groupCount(db: Driver, model: ModelName, by: string[], opt
   if (by.length === 0) throw new InputError('name at least one field to group by', 'by');
   const defs = by.map((name) => {
     const def = fieldsOf(model).find((d) => d.name === name);
-    if (!def || def.kind === 'json' || name === 'id') throw new InputError(`cannot group ${model} by '${name}'`, 'by');
+    if (!def || def.kind === 'json' || name === 'id' || isComputed(model, name)) throw new InputError(`cannot group ${model} by '${name}'`, 'by');
     return def;
   });
   const params: unknown[] = [];
@@ -424,7 +427,8 @@ export async function groupCount(db: Driver, model: ModelName, by: string[], opt
   const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : `r.${q(columnOf(d.name))}`} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
   const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
-  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
+  const needsJoin = (opts.filters ?? []).some((f) => JOINED[model]?.[f.field] !== undefined);
+  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${needsJoin ? recordFrom(model) : `${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"`}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
   const rows = await db.all(sql, params);
   return rows.map((row) => ({
     values: Object.fromEntries(defs.map((d, i) => [d.name, fromColumnValue(d, row[`g${i}`])])),
@@ -474,7 +478,33 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
     else out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
   }
   for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
+  if (model === 'vulnerabilities') {
+    out.synopsis = (row.plugin_synopsis as string | null | undefined) ?? null;
+    out.solution = (row.plugin_solution as string | null | undefined) ?? null;
+    withSla(out);
+  }
   return out as StoredRecord;
+}
+
+/** Fields read from another table (models.ts COMPUTED_FIELDS): a finding's plugin text. */
+const JOINED: Partial<Record<ModelName, Record<string, string>>> = {
+  vulnerabilities: { synopsis: 'p."synopsis"', solution: 'p."solution"' },
+};
+
+/** What a record query selects: the record, its source's name, and its joined fields. */
+export function recordColumns(model: ModelName): string {
+  return `r.*, s."name" AS "source_name"${model === 'vulnerabilities' ? `, p."synopsis" AS "plugin_synopsis", p."solution" AS "plugin_solution"` : ''}`;
+}
+
+/** The FROM clause of a record query (the table as `r`, its source as `s`, a finding's plugin as `p`). */
+export function recordFrom(model: ModelName): string {
+  const base = `${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"`;
+  return model === 'vulnerabilities' ? `${base} LEFT JOIN "rec_plugins" p ON p."source_id" = r."source_id" AND p."plugin_id" = r."plugin_id"` : base;
+}
+
+/** A field computed when read (models.ts COMPUTED_FIELDS), not a column. */
+function isComputed(model: ModelName, field: string): boolean {
+  return COMPUTED_FIELDS[model]?.some((f) => f.name === field) ?? false;
 }
 
 function encodeCursor(id: string): string {

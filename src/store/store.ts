@@ -9,9 +9,21 @@ import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { deleteSourceExports } from './exports.ts';
+import { FeedLookup } from './feeds.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
-import { countRecords, type QueryOptions, type QueryPage, queryRecords, recordsByIds, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
+import {
+  countRecords,
+  type QueryOptions,
+  type QueryPage,
+  queryRecords,
+  recordColumns,
+  recordFrom,
+  recordsByIds,
+  rowToRecord,
+  sweepModel,
+  type WriteStamp,
+} from './records.ts';
 import { q, tableOf } from './schema.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
 
@@ -91,6 +103,8 @@ export class Store {
   readonly #secretKeys: (type: string) => string[];
   /** SQLite database files: sync pages are written by a thread of their own (sqlite-writer.ts). */
   readonly #writer: SqlitePageWriter | null;
+  /** What the offline feeds say of findings' CVEs, set on findings as they are written. */
+  readonly feeds = new FeedLookup();
 
   constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[], writer: SqlitePageWriter | null = null) {
     this.db = db;
@@ -342,6 +356,7 @@ export class Store {
     checkpoint: { value: unknown; complete: boolean },
     stored?: RecordIdSet,
   ): Promise<Record<string, number>> {
+    if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
     const page = preparePage(stamp, stream, mode, records, checkpoint);
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
     if (!stored) return written;
@@ -372,7 +387,7 @@ export class Store {
   }
 
   async getRecord(model: ModelName, id: string): Promise<StoredRecord> {
-    const rows = await this.db.all(`SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" = ?`, [id]);
+    const rows = await this.db.all(`SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE r."id" = ?`, [id]);
     if (!rows[0]) throw new NotFoundError(`no ${model} record with id '${id}'`);
     return rowToRecord(model, rows[0]);
   }

@@ -138,7 +138,7 @@ test('sync imports what the console serves; query returns it with its values', a
   const result = json<{ runId: string; status: string; streams: Record<string, { records: number; errors: number }>; error: string | null }>(sync);
   assert.equal(result.status, 'succeeded');
   assert.equal(result.error, null);
-  assert.deepEqual(Object.keys(result.streams).sort(), ['compliance', 'hosts', 'ports', 'software', 'vulnerabilities']);
+  assert.deepEqual(Object.keys(result.streams).sort(), ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']);
   const sumip = await call(sim, 'POST', '/rest/analysis', { body: { type: 'vuln', sourceType: 'cumulative', query: { type: 'vuln', tool: 'sumip', filters: [] }, startOffset: 0, endOffset: 1000 } });
   const simHosts = sumip.json.response.results as Record<string, string>[];
   assert.equal(result.streams.hosts.records, simHosts.length);

@@ -29,6 +29,7 @@ export const tenableScConfigSchema = z
     caCertificate: optionalText,
     proxyUrl: z.preprocess((v) => (v === '' || v === null ? undefined : v), httpUrl('proxyUrl').optional()),
     pageSize: intish(1, 100_000).default(1000),
+    proofMaxBytes: intish(0, 16 * 1024 * 1024).default(16 * 1024),
     bucket: z
       .string()
       .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'bucket must be 3-63 lowercase letters, digits, dots or hyphens')
@@ -92,6 +93,7 @@ export const tenableScFields: Record<string, ConfigFieldInfo> = {
   caCertificate: { label: 'CA Certificate', input: 'textarea', showWhen: API_MODE_ONLY, help: 'PEM of a private CA that signed the console\u2019s certificate; an alternative to disabling verification.' },
   proxyUrl: { label: 'Proxy URL', input: 'text', showWhen: API_MODE_ONLY, help: 'HTTP(S) proxy to reach the console through, e.g. http://proxy:3128.' },
   pageSize: { label: 'Page Size', input: 'number', showWhen: API_MODE_ONLY, help: 'Records per analysis page (default 1000).' },
+  proofMaxBytes: { label: 'Proof Size Limit', input: 'number', help: 'Bytes of plugin output kept as a finding\u2019s proof (default 16384); longer output is cut and marked truncated.' },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the CSV exports are uploaded to (default vuln-scanner).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
 };

@@ -291,13 +291,14 @@ export function recordRoutes(app: AppContext) {
       {
         schema: {
           tags: ['records'],
-          summary: 'Record counts per model, overall and per source',
+          summary: 'Record counts per model, overall and per source, and overdue findings per severity',
           response: {
             200: {
               type: 'object',
               properties: {
                 models: { type: 'object', additionalProperties: { type: 'integer' } },
                 sources: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } } },
+                overdue: { type: 'object', description: 'open findings past their SLA due date, per severity', additionalProperties: { type: 'integer' } },
               },
             },
           },
@@ -315,7 +316,11 @@ export function recordRoutes(app: AppContext) {
           sources[s.name] = counts;
         }
         for (const m of MODEL_NAMES) models[m] ??= 0;
-        return { models, sources };
+        const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0 };
+        for (const g of await groupCount(app.store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'overdue', op: '=', value: 'true' }, { field: 'removed', op: '=', value: 'false' }] })) {
+          overdue[String(g.values.severity)] = g.count;
+        }
+        return { models, sources, overdue };
       },
     );
   };

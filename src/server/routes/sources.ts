@@ -40,6 +40,7 @@ const checkSchema = {
         required: ['id', 'ok', 'message', 'hint'],
       },
     },
+    warnings: { type: 'array', items: { type: 'string' }, description: 'not failures: e.g. a stale offline feed' },
   },
   required: ['ok', 'checks'],
 } as const;

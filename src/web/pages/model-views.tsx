@@ -7,6 +7,23 @@ import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
 const lastSeen: Column<Rec> = { key: 'lastSeen', label: 'Last seen', sortable: true, render: (r) => <span title={String(r.lastSeen ?? '')}>{dateTime(r.lastSeen as string)}</span> };
 const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
 
+/** What the finding is, how to fix it and what the scanner saw, folded under the name. */
+function FindingDetail({ r }: { r: Rec }) {
+  if (!r.synopsis && !r.solution && !r.proof) return null;
+  return (
+    <details className="finding-detail">
+      <summary className="small">Details</summary>
+      {r.synopsis ? <p>{String(r.synopsis)}</p> : null}
+      {r.solution ? (
+        <p>
+          <strong>Solution:</strong> {String(r.solution)}
+        </p>
+      ) : null}
+      {r.proof ? <pre className="proof">{String(r.proof)}{r.proofTruncated ? '\n…' : ''}</pre> : null}
+    </details>
+  );
+}
+
 export const VULN_COLUMNS: Column<Rec>[] = [
   { key: 'severity', label: 'Severity', sortable: true, render: (r) => <SeverityBadge severity={r.severity} /> },
   {
@@ -17,6 +34,7 @@ export const VULN_COLUMNS: Column<Rec>[] = [
       <>
         <div>{cell(r.pluginName)}</div>
         <div className="muted small">Plugin {String(r.pluginId ?? '—')}</div>
+        <FindingDetail r={r} />
       </>
     ),
   },
@@ -43,6 +61,7 @@ export const VULN_COLUMNS: Column<Rec>[] = [
   { key: 'vprScore', label: 'VPR', sortable: true, className: 'num' },
   { key: 'knownExploited', label: 'Known exploited', sortable: true, render: (r) => (r.knownExploited ? <span className="kev">Yes</span> : 'No') },
   { key: 'status', label: 'Status', sortable: true },
+  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
   { key: 'port', label: 'Port', sortable: true, render: (r) => (r.port === null ? <span className="muted">—</span> : `${r.port}/${r.protocol ?? ''}`) },
   lastSeen,
 ];
@@ -128,6 +147,7 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'subject', label: 'Subject', sortable: true },
       { key: 'kind', label: 'Kind', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
+  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
       { key: 'priority', label: 'Priority', sortable: true },
       { key: 'assignee', label: 'Assignee', sortable: true },
       { key: 'group', label: 'Group', sortable: true },
@@ -177,6 +197,7 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'jobTitle', label: 'Job title', sortable: true },
       { key: 'isTechnician', label: 'Technician', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
+  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
       source,
     ],
     search: [
@@ -195,6 +216,7 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'category', label: 'Category', sortable: true },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
+  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
       { key: 'description', label: 'Description' },
       source,
     ],

@@ -1,4 +1,4 @@
-// Overview: record counts, open vulnerabilities by severity, known-exploited findings, source health
+// Overview: record counts, open vulnerabilities by severity, known-exploited and overdue findings, source health
 // and recent runs.
 import { useEffect } from 'react';
 import { get, qs, type Run, type SourceView } from '../api.ts';
@@ -22,7 +22,7 @@ export function OverviewPage() {
   useEffect(() => {
     document.title = 'Overview · Tributary';
   }, []);
-  const stats = useLoad((s) => get<{ models: Record<string, number> }>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
+  const stats = useLoad((s) => get<{ models: Record<string, number>; overdue?: Record<string, number> }>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
   const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' })}`;
   const sev = useLoad((s) => get<{ items: { values: { severity: string; knownExploited: boolean | null }; count: number }[] }>(sevUrl, s), sevUrl, { pollMs: 15000 });
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 10000 });
@@ -36,6 +36,7 @@ export function OverviewPage() {
     if (i.values.knownExploited) kev += i.count;
     open += i.count;
   }
+  const overdueTotal = Object.values(stats.data?.overdue ?? {}).reduce((a, n) => a + n, 0);
   const noSources = sources.data && sources.data.items.length === 0;
   return (
     <div>
@@ -75,6 +76,14 @@ export function OverviewPage() {
             </Link>
             .
           </p>
+          {stats.data?.overdue && (
+            <p>
+              <Link href="/inventory/vulnerabilities?overdue=true">
+                <strong className={overdueTotal ? 'bad-text' : undefined}>{num(overdueTotal)}</strong> past their SLA due date
+              </Link>
+              {overdueTotal > 0 && ` (${['critical', 'high', 'medium', 'low'].map((sv) => `${sv} ${num(stats.data?.overdue?.[sv] ?? 0)}`).join(' · ')})`}.
+            </p>
+          )}
         </section>
         <section className="card" aria-labelledby="health-title">
           <div className="section-head">

@@ -63,8 +63,8 @@ test('streams: one per model group, each model in exactly one stream', () => {
   const streams = tenableScConnector.streams(schema.parse(base), {} as never);
   assert.deepEqual(streams.map((s) => s.name), ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance']);
   const models = streams.flatMap((s) => s.models);
-  assert.deepEqual(models.sort(), ['compliance', 'hosts', 'ports', 'software', 'vulnerabilities']);
+  assert.deepEqual(models.sort(), ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']);
   // File mode: one stream reading the CSV exports, writing every model (docs/csv-import.md).
   const file = tenableScConnector.streams(schema.parse({ inputMode: 'file' }), {} as never);
-  assert.deepEqual(file.map((s) => [s.name, [...s.models].sort()]), [['csv-exports', ['compliance', 'hosts', 'ports', 'software', 'vulnerabilities']]]);
+  assert.deepEqual(file.map((s) => [s.name, [...s.models].sort()]), [['csv-exports', ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']]]);
 });

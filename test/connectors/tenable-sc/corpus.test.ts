@@ -49,6 +49,7 @@ test('pyTenable vulndetails (SC 5.8): 2 pages of 5 findings', (t) => {
     protocol: 'tcp',
     acceptedRisk: false,
     recastRisk: false,
+    ...{ pluginFamily: 'Web Servers', proof: 'The remote web server type is :\n\nnginx', proofTruncated: false, exploitAvailable: false },
   });
   const icmp = vulns.find((v) => v?.fields.pluginId === '10114')!;
   assert.deepEqual(icmp.fields.cves, ['CVE-1999-0524']);

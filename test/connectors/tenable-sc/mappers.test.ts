@@ -143,6 +143,7 @@ test('vulndetails row → vulnerability', () => {
     protocol: 'tcp',
     acceptedRisk: false,
     recastRisk: false,
+    ...{ pluginFamily: 'Misc.', proof: 'log4j detected', proofTruncated: false, exploitAvailable: true },
   });
   assert.equal(mapVulnerability(vulnRow({ hasBeenMitigated: '1' }), 'cumulative')?.fields.status, 'reopened');
   assert.equal(mapVulnerability(vulnRow(), 'patched')?.fields.status, 'fixed');

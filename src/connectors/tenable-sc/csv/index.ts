@@ -11,8 +11,8 @@ export function tenableScFileStreams(config: TenableScConfig): Stream[] {
   return [
     fileImportStream({
       name: TENABLE_SC_FILE_STREAM,
-      models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
-      kinds: tenableScFileKinds({ includeInformational: config.includeInformational }),
+      models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
+      kinds: tenableScFileKinds(config),
       what: 'Tenable.sc',
       prepare: async (ctx, shared) => {
         shared.set(HOST_RESOLVER, await HostResolver.load(ctx.knownHosts));

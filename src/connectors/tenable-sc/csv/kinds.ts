@@ -9,6 +9,7 @@ import { type HostIds, HostResolver, netbiosOf } from '../map/host-resolver.ts';
 import { hostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
 import { list, macs } from '../map/values.ts';
+import { type DetailOptions, mapPlugin } from '../map/plugins.ts';
 import { hostFromFindingRow, mapVulndetailsRow } from '../map/vulndetails.ts';
 
 /** Header spellings: Tenable.sc first, then other Tenable products' (Nessus, Tenable VM) and common variants. */
@@ -44,6 +45,16 @@ export const VULN_COLUMNS: ColumnDef[] = [
   { field: 'pluginType', headers: ['Plugin Type'] },
   { field: 'uuid', headers: ['Agent ID', 'Agent UUID'] },
   { field: 'hostUUID', headers: ['Host ID', 'Host UUID'] },
+  // Plugin detail (plugins.ts); dates that are no date ("N/A") are left out, never reject the row.
+  { field: 'exploitFrameworks', headers: ['Exploit Frameworks'] },
+  { field: 'cvssVector', headers: ['CVSS V2 Vector'] },
+  { field: 'cvssV3Vector', headers: ['CVSS V3 Vector'] },
+  { field: 'cvssV4BaseScore', headers: ['CVSS V4 Base Score'] },
+  { field: 'cvssV4Vector', headers: ['CVSS V4 Vector'] },
+  { field: 'vulnPubDate', headers: ['Vuln Publication Date', 'Vulnerability Publication Date'] },
+  { field: 'patchPubDate', headers: ['Patch Publication Date'] },
+  { field: 'pluginPubDate', headers: ['Plugin Publication Date'] },
+  { field: 'pluginModDate', headers: ['Plugin Modification Date'] },
 ];
 
 export const HOST_COLUMNS: ColumnDef[] = [
@@ -136,6 +147,11 @@ export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   copy('solution');
   copy('synopsis');
   copy('exploitAvailable');
+  for (const f of ['description', 'seeAlso', 'riskFactor', 'exploitFrameworks', 'cvssVector', 'cvssV3Vector', 'cvssV4BaseScore', 'cvssV4Vector']) copy(f);
+  for (const f of ['vulnPubDate', 'patchPubDate', 'pluginPubDate', 'pluginModDate']) {
+    const ms = parseDateMs(row.get(f));
+    if (typeof ms === 'number') r[f] = String(Math.floor(ms / 1000));
+  }
   const uuid = row.get('uuid');
   const hostUuid = row.get('hostUUID');
   if (uuid) r.uuid = uuid;
@@ -170,8 +186,10 @@ function resolverOf(shared: Map<string, unknown>): HostResolver {
   return r;
 }
 
-function vulnMapper(includeInformational: boolean, shared: Map<string, unknown>): RowMapper {
+function vulnMapper(opts: FileKindOptions, shared: Map<string, unknown>): RowMapper {
   const resolver = resolverOf(shared);
+  /** Per plugin, the CVE cells its record was written with: written again only for a new one (an export may write a finding as one row per CVE; the store unites them). */
+  const pluginsSeen = new Map<string, Set<string>>();
   /** Per host: what was last emitted for it in this file, so a host's 50 rows write it once (or when it changes). */
   const emitted = new Map<string, { sig: string; last: number }>();
   const dropHost = (): void => {};
@@ -180,8 +198,17 @@ function vulnMapper(includeInformational: boolean, shared: Map<string, unknown>)
       const r = vulndetailsRowOf(row);
       // The host record is written below (once per host and change), so the resolver's own is dropped.
       const key = resolver.rowHost(r, dropHost);
-      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', includeInformational, file: true, hostKey: key });
+      const out = mapVulndetailsRow(r, { sourceType: 'cumulative', ...opts, file: true, hostKey: key });
       for (const [model, recs] of Object.entries(out)) for (const rec of recs ?? []) add(model as 'hosts', rec);
+      if (out.vulnerabilities) {
+        const cves = pluginsSeen.get(r.pluginID as string) ?? new Set<string>();
+        const cell = String(r.cve ?? '');
+        if (cves.size === 0 || !cves.has(cell)) {
+          if (cves.size < 64) cves.add(cell);
+          pluginsSeen.set(r.pluginID as string, cves);
+          add('plugins', mapPlugin(r));
+        }
+      }
       const lastEpoch = typeof r.lastSeen === 'string' ? Number(r.lastSeen) : 0;
       const sig = `${r.ip}|${r.macAddress ?? ''}|${r.dnsName ?? ''}|${r.netbiosName ?? ''}|${r.operatingSystem ?? ''}|${r.uuid ?? ''}|${r.hostUUID ?? ''}`;
       const prev = emitted.get(key);
@@ -246,7 +273,9 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
   };
 }
 
-export function tenableScFileKinds(opts: { includeInformational: boolean }): FileKind[] {
+export type FileKindOptions = { includeInformational: boolean } & DetailOptions;
+
+export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
   return [
     {
       name: 'vulnerability-detail-list',
@@ -255,12 +284,13 @@ export function tenableScFileKinds(opts: { includeInformational: boolean }): Fil
       required: ['pluginID', 'ip', 'severity'],
       signature: ['pluginID', 'pluginName', 'severity', 'ip', 'port', 'protocol', 'pluginText', 'family', 'cve'],
       minSignature: 3,
-      writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+      writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
       group: 'scan',
+      // Plugins are a catalog: an export that no longer names one leaves its record as it is.
       sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
       // An export covers the repositories its rows name (a team may export per repository).
       scope: { hostField: 'repository', of: (row) => row.get('repository') },
-      mapper: (shared) => vulnMapper(opts.includeInformational, shared),
+      mapper: (shared) => vulnMapper(opts, shared),
     },
     {
       name: 'host-assets',

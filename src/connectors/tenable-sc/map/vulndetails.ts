@@ -10,6 +10,7 @@ import { parseUnixSoftware, parseWindowsSoftware } from './plugin-output/softwar
 import { pluginOutput } from './plugin-output/text.ts';
 import { hostIdentityFields } from './host-fields.ts';
 import { hostNames } from './sumip.ts';
+import { type DetailOptions, findingDetail } from './plugins.ts';
 import { bool, epochToIso, int, jsonOf, list, macs, num, refName, text, timeOf } from './values.ts';
 
 export const SOFTWARE_PLUGINS = ['20811', '22869'] as const;
@@ -119,7 +120,12 @@ function riskFields(row: Record<string, unknown>, f: Record<string, unknown>): v
   if (seol) f.seolDate = seol;
 }
 
-export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched', host = rowHostKey(row)): IncomingRecord | null {
+export function mapVulnerability(
+  row: Record<string, unknown>,
+  sourceType: 'cumulative' | 'patched',
+  host = rowHostKey(row),
+  detail: DetailOptions = {},
+): IncomingRecord | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
   const port = int(row.port);
@@ -145,6 +151,7 @@ export function mapVulnerability(row: Record<string, unknown>, sourceType: 'cumu
       status: statusOf(row, sourceType),
       port,
       protocol,
+      ...findingDetail(row, detail),
     },
   };
   riskFields(row, rec.fields);
@@ -247,7 +254,7 @@ export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncreden
 /** Everything one vulndetails row yields (the CSV import's entry point). */
 export function mapVulndetailsRow(
   row: Record<string, unknown>,
-  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean; file?: boolean; hostKey?: string } = {},
+  opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean; file?: boolean; hostKey?: string } & DetailOptions = {},
 ): Partial<Record<ModelName, IncomingRecord[]>> {
   const out: Partial<Record<ModelName, IncomingRecord[]>> = {};
   const host = opts.hostKey ?? rowHostKey(row);
@@ -265,7 +272,7 @@ export function mapVulndetailsRow(
   if ((SOFTWARE_PLUGINS as readonly string[]).includes(pid)) for (const s of mapSoftwareRow(row, host)) add('software', s);
   if ((PORT_PLUGINS as readonly string[]).includes(pid)) add('ports', mapPortRow(row, host));
   if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row, { uncredentialedScan: opts.file === true, key: host }));
-  if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative', host));
+  if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative', host, opts));
   return out;
 }
 

@@ -4,6 +4,8 @@
 // host no identifier names yet creates it from the row's own host fields.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
 import { HostResolver } from '../map/host-resolver.ts';
+import { mapPlugin } from '../map/plugins.ts';
+import { text } from '../map/values.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { type StreamDeps, severityFilter, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
@@ -12,9 +14,17 @@ export const VULN_PHASES = ['patched', 'cumulative'] as const;
 
 export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: HostResolver = new HostResolver()): AnalysisPhase[] {
   const sev = severityFilter(deps.config.includeInformational);
+  // A plugin's record is written once per read (its text is the same on every finding of it).
+  const pluginsSeen = new Set<string>();
   const map = (sourceType: 'cumulative' | 'patched') => (rows: Record<string, unknown>[]) =>
     mapRows(rows, (row, add) => {
-      if (!isComplianceRow(row)) add('vulnerabilities', mapVulnerability(row, sourceType, hosts.rowHost(row, add)));
+      if (isComplianceRow(row)) return;
+      add('vulnerabilities', mapVulnerability(row, sourceType, hosts.rowHost(row, add), deps.config));
+      const pid = text(row.pluginID);
+      if (pid !== null && !pluginsSeen.has(pid)) {
+        pluginsSeen.add(pid);
+        add('plugins', mapPlugin(row));
+      }
     });
   return [
     {
@@ -37,7 +47,7 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
 export function vulnerabilitiesStream(deps: StreamDeps): Stream {
   return {
     name: 'vulnerabilities',
-    models: ['vulnerabilities'],
+    models: ['vulnerabilities', 'plugins'],
     primaryKey: ['hostKey', 'port', 'protocol', 'pluginID'],
     cursorField: 'lastSeen',
     read(ctx: StreamContext) {

@@ -1,0 +1,68 @@
+// The offline feeds over HTTP: GET /api/v1/feeds (each feed's version, date, size, staleness) and
+// POST /api/v1/feeds (the raw file as the body: CISA KEV JSON or FIRST EPSS CSV, gzipped or not).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app/context.ts';
+import { InputError } from '../../core/errors.ts';
+import { feeds, importFeedFiles } from '../../feeds/index.ts';
+import { errorSchema } from '../errors.ts';
+
+/** The largest feed file accepted (today's EPSS CSV is ~10 MB uncompressed, the KEV catalog ~1.5 MB). */
+const MAX_FEED_BYTES = 256 * 1024 * 1024;
+
+const feedSchema = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['kev', 'epss'] },
+    name: { type: 'string' },
+    version: { type: 'string' },
+    released: { type: 'string', format: 'date-time' },
+    records: { type: 'integer' },
+    size: { type: 'integer' },
+    sha256: { type: 'string' },
+    fileName: { type: ['string', 'null'] },
+    importedAt: { type: 'string', format: 'date-time' },
+    versions: { type: 'integer' },
+    ageDays: { type: 'integer' },
+    stale: { type: 'boolean' },
+  },
+} as const;
+
+export function feedRoutes(app: AppContext) {
+  return async (f: FastifyInstance): Promise<void> => {
+    f.get('/api/v1/feeds', { schema: { tags: ['feeds'], summary: 'Offline feeds: version, date, records, size; stale when older than 7 days', response: { 200: { type: 'object', properties: { items: { type: 'array', items: feedSchema } } } } } }, async () => ({
+      items: await feeds(app),
+    }));
+
+    // The body is the file itself, whatever its content type.
+    await f.register(async (r) => {
+      r.removeAllContentTypeParsers();
+      r.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_FEED_BYTES }, (_req, body, done) => done(null, body));
+      r.post<{ Querystring: { name?: string } }>(
+        '/api/v1/feeds',
+        {
+          bodyLimit: MAX_FEED_BYTES,
+          schema: {
+            tags: ['feeds'],
+            summary: 'Import one feed file (the request body): CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped; recognised by content',
+            querystring: { type: 'object', properties: { name: { type: 'string', maxLength: 255 } }, additionalProperties: false },
+            response: {
+              200: {
+                type: 'object',
+                properties: {
+                  imported: { type: 'array', items: { type: 'object', properties: { ...feedSchema.properties, file: { type: 'string' }, status: { type: 'string', enum: ['imported', 'unchanged'] } } } },
+                  findingsUpdated: { type: 'integer' },
+                },
+              },
+              400: errorSchema,
+            },
+          },
+        },
+        async (req) => {
+          const body = req.body;
+          if (!Buffer.isBuffer(body) || body.length === 0) throw new InputError('send the feed file as the request body', 'body');
+          return importFeedFiles(app, [{ name: req.query.name ?? 'upload', data: body }]);
+        },
+      );
+    });
+  };
+}

@@ -1,0 +1,245 @@
+// The offline feeds in the store: each import is a version (feed_imports), the current data is one
+// table per feed keyed by CVE, and findings carry what the feeds say of their CVEs (kevDateAdded,
+// kevDueDate, epssFeedScore, epssPercentile): set when a finding is written (FeedLookup, a per-process
+// cache of the CVEs looked up) and recomputed for every finding when a feed is imported.
+import { randomUUID } from 'node:crypto';
+import { InputError } from '../core/errors.ts';
+import type { IncomingRecord } from '../core/models.ts';
+import { FEED_LABELS, type FeedKind, type ParsedFeed } from '../feeds/parse.ts';
+import type { Driver } from './driver.ts';
+
+/** A feed older than this (by its own date) is stale. */
+export const FEED_STALE_DAYS = 7;
+
+export interface FeedInfo {
+  kind: FeedKind;
+  name: string;
+  version: string;
+  /** The feed's own date (KEV dateReleased, EPSS score_date). */
+  released: string;
+  records: number;
+  size: number;
+  sha256: string;
+  fileName: string | null;
+  importedAt: string;
+  /** Versions imported so far, this one included. */
+  versions: number;
+  ageDays: number;
+  stale: boolean;
+}
+
+export interface FeedValues {
+  kevDateAdded: string | null;
+  kevDueDate: string | null;
+  epssFeedScore: number | null;
+  epssPercentile: number | null;
+}
+
+type CveFacts = { kevAdded?: string; kevDue?: string | null; score?: number; pct?: number };
+
+export async function listFeeds(db: Driver, now = Date.now()): Promise<FeedInfo[]> {
+  const rows = await db.all(`SELECT f.*, (SELECT COUNT(*) FROM "feed_imports" g WHERE g."kind" = f."kind") AS "versions" FROM "feed_imports" f
+    WHERE f."imported_at" = (SELECT MAX(h."imported_at") FROM "feed_imports" h WHERE h."kind" = f."kind") ORDER BY f."kind"`);
+  return rows.map((r) => {
+    const released = String(r.released);
+    const ageDays = Math.max(0, Math.floor((now - Date.parse(released)) / 86_400_000));
+    const kind = String(r.kind) as FeedKind;
+    return {
+      kind,
+      name: FEED_LABELS[kind] ?? kind,
+      version: String(r.version),
+      released,
+      records: Number(r.records),
+      size: Number(r.size),
+      sha256: String(r.sha256),
+      fileName: (r.file_name as string | null) ?? null,
+      importedAt: String(r.imported_at),
+      versions: Number(r.versions),
+      ageDays,
+      stale: ageDays > FEED_STALE_DAYS,
+    };
+  });
+}
+
+/** Why a parsed feed would not be imported over the current one (same file → 'unchanged'; older → refused). */
+export function importVerdict(current: FeedInfo | undefined, feed: ParsedFeed, sha256: string): 'import' | 'unchanged' {
+  if (!current) return 'import';
+  if (current.sha256 === sha256) return 'unchanged';
+  if (feed.released < current.released) {
+    throw new InputError(`${FEED_LABELS[feed.kind]} ${feed.version} of ${feed.released.slice(0, 10)} is older than the one imported (${current.version} of ${current.released.slice(0, 10)}); nothing was changed`, 'file');
+  }
+  return 'import';
+}
+
+/** Replaces a feed's data with the parsed file and records the version, in one transaction. */
+export async function storeFeed(db: Driver, feed: ParsedFeed, meta: { sha256: string; size: number; fileName: string | null; now: string }): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (feed.kind === 'kev') {
+      await tx.run(`DELETE FROM "feed_kev"`);
+      await insertRows(tx, `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `, 5, feed.entries.map((e) => [e.cve, e.dateAdded, e.dueDate, e.ransomware, e.name]));
+    } else {
+      await tx.run(`DELETE FROM "feed_epss"`);
+      await insertRows(tx, `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `, 3, feed.entries.map((e) => [e.cve, e.score, e.percentile]));
+    }
+    await tx.run(`INSERT INTO "feed_imports" ("id", "kind", "version", "released", "records", "size", "sha256", "file_name", "imported_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      randomUUID(),
+      feed.kind,
+      feed.version,
+      feed.released,
+      feed.entries.length,
+      meta.size,
+      meta.sha256,
+      meta.fileName,
+      meta.now,
+    ]);
+  });
+}
+
+async function insertRows(db: Driver, head: string, width: number, rows: unknown[][]): Promise<void> {
+  const per = 400;
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per);
+    const tuple = `(${Array(width).fill('?').join(', ')})`;
+    await db.run(head + chunk.map(() => tuple).join(', '), chunk.flat());
+  }
+}
+
+/** What the feeds say of findings' CVEs, looked up on demand and remembered until a feed changes. */
+export class FeedLookup {
+  #state: string | null = null;
+  #checkedAt = 0;
+  #cache = new Map<string, CveFacts | null>();
+
+  /** Forgets what it knows (a feed was imported by this process). */
+  invalidate(): void {
+    this.#checkedAt = 0;
+  }
+
+  /** Whether any feed is imported; reloads when one changed (checked at most every two seconds). */
+  async active(db: Driver): Promise<boolean> {
+    if (Date.now() - this.#checkedAt > 2000) {
+      const rows = await db.all(`SELECT "kind", MAX("imported_at") AS "at" FROM "feed_imports" GROUP BY "kind" ORDER BY "kind"`);
+      const state = rows.map((r) => `${r.kind}@${r.at}`).join(',');
+      if (state !== this.#state) {
+        this.#state = state;
+        this.#cache.clear();
+      }
+      this.#checkedAt = Date.now();
+    }
+    return this.#state !== '' && this.#state !== null;
+  }
+
+  /** Set while the cache holds every feed row (a recompute of all findings): a CVE it lacks is in no feed. */
+  #complete = false;
+
+  async #loadAll(db: Driver): Promise<void> {
+    this.#cache.clear();
+    for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev"`)) this.#cache.set(String(r.cve), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
+    for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
+      const c = String(r.cve);
+      this.#cache.set(c, { ...this.#cache.get(c), score: Number(r.score), pct: Number(r.percentile) });
+    }
+    this.#complete = true;
+  }
+
+  async #load(db: Driver, cves: Iterable<string>): Promise<void> {
+    if (this.#complete) return;
+    const missing = [...new Set(cves)].filter((c) => !this.#cache.has(c));
+    if (missing.length === 0) return;
+    if (this.#cache.size + missing.length > 500_000) this.#cache.clear();
+    for (const c of missing) this.#cache.set(c, null);
+    const at = (c: string): CveFacts => {
+      let f = this.#cache.get(c);
+      if (!f) {
+        f = {};
+        this.#cache.set(c, f);
+      }
+      return f;
+    };
+    for (let i = 0; i < missing.length; i += 500) {
+      const chunk = missing.slice(i, i + 500);
+      const marks = chunk.map(() => '?').join(',');
+      for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev" WHERE "cve" IN (${marks})`, chunk)) {
+        Object.assign(at(String(r.cve)), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
+      }
+      for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss" WHERE "cve" IN (${marks})`, chunk)) {
+        Object.assign(at(String(r.cve)), { score: Number(r.score), pct: Number(r.percentile) });
+      }
+    }
+  }
+
+  /** The feeds' values for a list of CVEs: earliest KEV dates, highest EPSS score and percentile. */
+  valuesFor(cves: readonly string[]): FeedValues {
+    const v: FeedValues = { kevDateAdded: null, kevDueDate: null, epssFeedScore: null, epssPercentile: null };
+    for (const c of cves) {
+      const f = this.#cache.get(c);
+      if (!f) continue;
+      if (f.kevAdded && (v.kevDateAdded === null || f.kevAdded < v.kevDateAdded)) v.kevDateAdded = f.kevAdded;
+      if (f.kevDue && (v.kevDueDate === null || f.kevDue < v.kevDueDate)) v.kevDueDate = f.kevDue;
+      if (f.score !== undefined && (v.epssFeedScore === null || f.score > v.epssFeedScore)) v.epssFeedScore = f.score;
+      if (f.pct !== undefined && (v.epssPercentile === null || f.pct > v.epssPercentile)) v.epssPercentile = f.pct;
+    }
+    return v;
+  }
+
+  /** Sets the feed fields on findings about to be written (those that carry their CVEs); a no-op without feeds. */
+  async enrich(db: Driver, findings: IncomingRecord[]): Promise<void> {
+    if (!(await this.active(db))) return;
+    const cves: string[] = [];
+    for (const r of findings) if (Array.isArray(r.fields.cves)) cves.push(...(r.fields.cves as string[]));
+    await this.#load(db, cves);
+    for (const r of findings) if (Array.isArray(r.fields.cves)) Object.assign(r.fields, this.valuesFor(r.fields.cves as string[]));
+  }
+
+  /** Recomputes the feed fields of every finding that names a CVE (after an import); returns how many changed. */
+  async applyToAll(db: Driver): Promise<number> {
+    this.invalidate();
+    await this.active(db);
+    // Every finding is visited: the whole feeds in memory once beat a lookup per batch of CVEs.
+    await this.#loadAll(db);
+    try {
+      return await this.#applyToAll(db);
+    } finally {
+      this.#complete = false;
+      this.#cache.clear();
+    }
+  }
+
+  async #applyToAll(db: Driver): Promise<number> {
+    let changed = 0;
+    let after = '';
+    for (;;) {
+      const rows = await db.all(`SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile" FROM "rec_vulnerabilities" WHERE "id" > ? AND "cves" <> '[]' ORDER BY "id" LIMIT 5000`, [after]);
+      if (rows.length === 0) return changed;
+      after = String(rows[rows.length - 1]!.id);
+      const lists = rows.map((r) => (typeof r.cves === 'string' && r.cves.startsWith('[') ? (JSON.parse(r.cves) as string[]) : []));
+      await this.#load(db, lists.flat());
+      const updates: unknown[][] = [];
+      rows.forEach((r, i) => {
+        const v = this.valuesFor(lists[i]!);
+        const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
+        if (v.kevDateAdded !== (r.kev_date_added ?? null) || v.kevDueDate !== (r.kev_due_date ?? null) || v.epssFeedScore !== num(r.epss_feed_score) || v.epssPercentile !== num(r.epss_percentile)) {
+          updates.push([v.kevDateAdded, v.kevDueDate, v.epssFeedScore, v.epssPercentile, r.id]);
+        }
+      });
+      if (updates.length > 0) {
+        await db.transaction(async (tx) => {
+          if (tx.dialect === 'sqlite') {
+            for (const u of updates) await tx.run(`UPDATE "rec_vulnerabilities" SET "kev_date_added" = ?, "kev_due_date" = ?, "epss_feed_score" = ?, "epss_percentile" = ? WHERE "id" = ?`, u);
+            return;
+          }
+          // PostgreSQL: one statement per 1000 rows, not a round trip per row.
+          for (let i = 0; i < updates.length; i += 1000) {
+            const chunk = updates.slice(i, i + 1000);
+            const values = chunk.map(() => '(?::text, ?::text, ?::double precision, ?::double precision, ?::text)').join(', ');
+            await tx.run(
+              `UPDATE "rec_vulnerabilities" r SET "kev_date_added" = v.a, "kev_due_date" = v.d, "epss_feed_score" = v.s, "epss_percentile" = v.p FROM (VALUES ${values}) AS v (a, d, s, p, id) WHERE r."id" = v.id`,
+              chunk.flat(),
+            );
+          }
+        });
+        changed += updates.length;
+      }
+    }
+  }
+}

@@ -1,0 +1,101 @@
+// The feeds, SLA and plugin detail over HTTP on both stores: upload (JSON, gzipped CSV, a bad file that
+// changes nothing), the feed list with staleness, findings with the feed values, overdue as a filter,
+// as counts per severity and in /api/v1/stats, and the stale-feed warning of a source check.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { InjectOptions } from 'fastify';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { day, epssCsv, kevCatalog } from '../feeds/fixtures.ts';
+import { GOOD_TOKEN } from './fixture-connector.ts';
+import { apiToken, bearer, call, type Harness, makeHarness, type Res, waitForRun } from './helpers.ts';
+
+type Json = Record<string, unknown>;
+
+for (const backend of BACKENDS) {
+  describe(`feeds, SLA and detail over the API (${backend.kind})`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let h: Harness;
+    let token = '';
+    const auth = (opts: InjectOptions): Promise<Res> => call(h.server, { ...opts, headers: { ...bearer(token), ...(opts.headers ?? {}) } });
+    const items = async (url: string) => ((await auth({ method: 'GET', url })).data as { items: Json[] }).items;
+
+    before(async () => {
+      db = await backend.create();
+      h = await makeHarness({ db: db.url });
+      token = await apiToken(h.server);
+      assert.equal((await auth({ method: 'POST', url: '/api/v1/sources', payload: { name: 'lab', type: 'fixture', config: { url: 'https://fixture.example.test', token: GOOD_TOKEN } } })).statusCode, 201);
+      const res = await auth({ method: 'POST', url: '/api/v1/sources/lab/sync', payload: { full: true } });
+      assert.equal((await waitForRun(h.server, token, (res.data as { runId: string }).runId)).status, 'succeeded');
+    });
+    after(async () => {
+      await h?.close();
+      await db?.drop();
+    });
+
+    it('lists no feeds, refuses a file that is none (400, nothing changed), imports KEV JSON and gzipped EPSS', async () => {
+      assert.deepEqual(await items('/api/v1/feeds'), []);
+      const bad = await auth({ method: 'POST', url: '/api/v1/feeds?name=notes.txt', headers: { 'content-type': 'text/plain' }, payload: 'not a feed' });
+      assert.equal(bad.statusCode, 400, bad.body);
+      assert.match((bad.data as { error: { message: string } }).error.message, /notes\.txt: not a CISA KEV catalog/);
+      assert.deepEqual(await items('/api/v1/feeds'), []);
+      const kev = kevCatalog('2026.11.21', new Date().toISOString(), [{ cve: 'CVE-2024-1000', added: day(-10), due: day(-1), ransomware: 'Known' }]);
+      const res = await auth({ method: 'POST', url: '/api/v1/feeds?name=kev.json', headers: { 'content-type': 'application/json' }, payload: kev });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual((res.data as { imported: Json[] }).imported.map((i) => [i.kind, i.status, i.records]), [['kev', 'imported', 1]]);
+      assert.equal((res.data as Json).findingsUpdated, 1);
+      const epss = epssCsv('v2025.03.14', `${day(-9)}T00:00:00+0000`, [['CVE-2024-1001', 0.42, 0.97]], { gzip: true });
+      const e = await auth({ method: 'POST', url: '/api/v1/feeds', headers: { 'content-type': 'application/gzip' }, payload: epss });
+      assert.equal(e.statusCode, 200, e.body);
+      const list = await items('/api/v1/feeds');
+      assert.deepEqual(list.map((f) => [f.kind, f.version, f.records, f.size, f.stale]), [['epss', 'v2025.03.14', 1, epss.length, true], ['kev', '2026.11.21', 1, kev.length, false]]);
+      assert.equal(list[0]!.ageDays, 9);
+    });
+
+    it('serves findings with the feed values beside the scanner’s, overdue as a filter, counts and stats', async () => {
+      const kevd = await items('/api/v1/vulnerabilities?where=kevDateAdded!=null');
+      assert.equal(kevd.length, 1);
+      assert.equal(kevd[0]!.pluginId, '100000');
+      assert.equal(kevd[0]!.knownExploited, true, 'the scanner’s flag is its own');
+      assert.equal(kevd[0]!.kevDueDate, `${day(-1)}T00:00:00.000Z`);
+      assert.equal(kevd[0]!.dueAt, kevd[0]!.kevDueDate);
+      assert.equal(kevd[0]!.overdue, true);
+      const epssd = await items('/api/v1/vulnerabilities?epssPercentile>=0.9');
+      assert.deepEqual(epssd.map((v) => [v.pluginId, v.epssScore, v.epssFeedScore]), [['100001', null, 0.42]]);
+      const overdue = await items('/api/v1/vulnerabilities?overdue=true');
+      assert.deepEqual(overdue.map((v) => v.pluginId), ['100000']);
+      const notOverdue = await items('/api/v1/vulnerabilities?where=overdue=false&limit=100');
+      assert.equal(notOverdue.length, 11);
+      assert.ok(notOverdue.every((v) => v.overdue === false));
+      const counts = (await auth({ method: 'GET', url: '/api/v1/vulnerabilities/counts?by=severity&overdue=true' })).data as { items: { values: Json; count: number }[] };
+      assert.deepEqual(counts.items, [{ values: { severity: 'critical' }, count: 1 }]);
+      const stats = (await auth({ method: 'GET', url: '/api/v1/stats' })).data as { overdue: Json; models: Json };
+      assert.deepEqual(stats.overdue, { critical: 1, high: 0, medium: 0, low: 0 });
+      assert.equal(stats.models.plugins, 0);
+      const due = await items('/api/v1/vulnerabilities?where=dueAt<' + day(20));
+      assert.deepEqual(due.map((v) => v.pluginId).sort(), ['100000', '100003'], 'the KEV date, and a critical seen today (due in 15 days)');
+      const badFilter = await auth({ method: 'GET', url: '/api/v1/vulnerabilities?overdue=perhaps' });
+      assert.equal(badFilter.statusCode, 400);
+      const badSort = await auth({ method: 'GET', url: '/api/v1/vulnerabilities?sort=dueAt' });
+      assert.equal(badSort.statusCode, 400);
+      const one = await auth({ method: 'GET', url: `/api/v1/vulnerabilities/${kevd[0]!.id}` });
+      assert.equal((one.data as Json).overdue, true);
+      assert.equal((one.data as Json).proof, null);
+    });
+
+    it('a source check warns about a stale feed without failing', async () => {
+      const res = await auth({ method: 'POST', url: '/api/v1/sources/lab/check' });
+      const body = res.data as { ok: boolean; warnings: string[] };
+      assert.equal(body.ok, true);
+      assert.equal(body.warnings.length, 1);
+      assert.match(body.warnings[0]!, /FIRST EPSS scores v2025\.03\.14 is 9 days old/);
+    });
+
+    it('documents the routes and guards them', async () => {
+      const doc = JSON.parse((await call(h.server, { method: 'GET', url: '/api/v1/openapi.json' })).body) as { paths: Record<string, Json> };
+      assert.ok(doc.paths['/api/v1/feeds']?.get && doc.paths['/api/v1/feeds']?.post);
+      assert.ok(doc.paths['/api/v1/plugins']);
+      assert.equal((await call(h.server, { method: 'POST', url: '/api/v1/feeds', payload: 'x' })).statusCode, 401);
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/feeds' })).statusCode, 401);
+    });
+  });
+}
