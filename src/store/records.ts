@@ -168,6 +168,28 @@ export async function sweepModel(db: Driver, model: ModelName, sourceId: string,
   return db.run(`UPDATE ${table} SET "removed" = 1${extra} WHERE "source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`, [sourceId, generation]);
 }
 
+export interface SweepPreview {
+  /** Records not marked removed. */
+  live: number;
+  /** Live records the sweep would mark removed (not seen by the generation). */
+  unseen: number;
+  /** Records the generation stored. */
+  seen: number;
+}
+
+/** What sweepModel() would do, without doing it (the runner's guard against wiping an inventory). */
+export async function sweepPreviewModel(db: Driver, model: ModelName, sourceId: string, generation: string): Promise<SweepPreview> {
+  const rows = await db.all(
+    `SELECT SUM(CASE WHEN "removed" = 0 THEN 1 ELSE 0 END) AS "live",
+            SUM(CASE WHEN "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?) THEN 1 ELSE 0 END) AS "unseen",
+            SUM(CASE WHEN "seen_gen" = ? THEN 1 ELSE 0 END) AS "seen"
+       FROM ${q(tableOf(model))} WHERE "source_id" = ?`,
+    [generation, generation, sourceId],
+  );
+  const r = rows[0] ?? {};
+  return { live: Number(r.live ?? 0), unseen: Number(r.unseen ?? 0), seen: Number(r.seen ?? 0) };
+}
+
 export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~';
 export interface Filter {
   field: string;

@@ -7,7 +7,7 @@ import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
-import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type WriteStamp } from './records.ts';
+import { countRecords, type QueryOptions, type QueryPage, queryRecords, rowToRecord, sweepModel, type SweepPreview, sweepPreviewModel, type WriteStamp } from './records.ts';
 import { q, tableOf } from './schema.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
 
@@ -346,6 +346,13 @@ export class Store {
       for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation);
       return out;
     });
+  }
+
+  /** Per model: live records, how many a sweep would mark removed, and how many the generation stored. */
+  async sweepPreview(sourceId: string, models: ModelName[], generation: string): Promise<Record<string, SweepPreview>> {
+    const out: Record<string, SweepPreview> = {};
+    for (const m of models) out[m] = await sweepPreviewModel(this.db, m, sourceId, generation);
+    return out;
   }
 
   // ---- records ----

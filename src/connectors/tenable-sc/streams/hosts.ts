@@ -5,6 +5,7 @@ import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
 import { errorMessage } from '../../../core/errors.ts';
 import type { TenableScClient } from '../client.ts';
 import { HOSTS_API_FIELDS, hostsApiKeys, mapHostsApiRow } from '../map/hosts-api.ts';
+import { missingFindingIdentity, missingHostIdentity } from '../map/identity.ts';
 import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
@@ -24,12 +25,12 @@ export function hostPhases(cursor: Cursor, known: Set<string>): AnalysisPhase[] 
           const r = mapSumipRow(row);
           known.add(r.key);
           add('hosts', r);
-        }),
+        }, missingHostIdentity),
     },
     {
       name: 'inventory',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(HOST_PLUGINS), ...timeFilter('lastSeen', cursor)] },
-      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row))),
+      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row)), missingFindingIdentity),
     },
   ];
 }
@@ -58,12 +59,16 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
     const rows = await client.fetchHostsPage(offset, pageSize, HOSTS_API_FIELDS, { signal: ctx.signal });
     const next = offset + rows.length;
     const last = rows.length < pageSize;
-    const { records, errors } = mapRows(rows, (row, add) => {
-      const keys = hostsApiKeys(row);
-      // Only hosts this run knows from sumip (read again after a resume past it).
-      const key = keys.find((k) => known.has(k));
-      if (key) add('hosts', mapHostsApiRow(row, key));
-    });
+    const { records, errors } = mapRows(
+      rows,
+      (row, add) => {
+        const keys = hostsApiKeys(row);
+        // Only hosts this run knows from sumip (read again after a resume past it).
+        const key = keys.find((k) => known.has(k));
+        if (key) add('hosts', mapHostsApiRow(row, key));
+      },
+      (row) => (hostsApiKeys(row).length === 0 ? 'a host without tenableUUID, uuid or ipAddress' : null),
+    );
     yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
     if (last) return;
     offset = next;

@@ -2,6 +2,7 @@
 // plugin type), whatever the severity, so they come in whatever includeInformational says.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
 import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLUGINS, SOFTWARE_PLUGINS } from '../map/vulndetails.ts';
+import { missingFindingIdentity } from '../map/identity.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
@@ -22,7 +23,7 @@ export function softwareStream(deps: StreamDeps): Stream {
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(SOFTWARE_PLUGINS), ...timeFilter('lastSeen', c)] },
     map: (rows) => mapRows(rows, (row, add) => {
         for (const r of mapSoftwareRow(row)) add('software', r);
-      }),
+      }, missingFindingIdentity),
   }));
 }
 
@@ -30,7 +31,7 @@ export function portsStream(deps: StreamDeps): Stream {
   return singlePhaseStream(deps, { name: 'ports', models: ['ports'], primaryKey: ['hostKey', 'port', 'protocol'], cursorField: 'lastSeen' }, (c) => ({
     name: 'ports',
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(PORT_PLUGINS), ...timeFilter('lastSeen', c)] },
-    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row))),
+    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row)), missingFindingIdentity),
   }));
 }
 
@@ -41,6 +42,6 @@ export function complianceStream(deps: StreamDeps): Stream {
     map: (rows) =>
       mapRows(rows, (row, add) => {
         if (isComplianceRow(row)) add('compliance', mapComplianceRow(row));
-      }),
+      }, missingFindingIdentity),
   }));
 }

@@ -2,6 +2,7 @@
 // reopened), so a finding that resurfaced ends the run as open. Compliance rows are left to their own
 // stream; Info findings are filtered server-side unless includeInformational is on.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
+import { missingFindingIdentity } from '../map/identity.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { type StreamDeps, severityFilter, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
@@ -13,7 +14,7 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor): AnalysisP
   const map = (sourceType: 'cumulative' | 'patched') => (rows: Record<string, unknown>[]) =>
     mapRows(rows, (row, add) => {
       if (!isComplianceRow(row)) add('vulnerabilities', mapVulnerability(row, sourceType));
-    });
+    }, missingFindingIdentity);
   return [
     {
       name: 'patched',
