@@ -252,6 +252,8 @@ export class HttpClient {
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const retry = { log: this.#opts.log, what: `${req.method} ${req.path}`, ...this.#opts.retry, ...req.retry, signal: req.signal };
+    // Named by the whole path (the base URL's own path included), e.g. "POST /rest/analysis".
+    const what = `${req.method} ${new URL(url).pathname}`;
     return withRetry(async () => {
       let res: Dispatcher.ResponseData;
       let text: string;
@@ -260,12 +262,12 @@ export class HttpClient {
       const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
       try {
         res = await request(url, { method: req.method, headers, body, dispatcher: this.#dispatcher, signal });
-        text = await this.#readBody(res, req, signal);
+        text = await this.#readBody(res, what, signal);
       } catch (err) {
         if (req.signal?.aborted) throw err;
         if (err instanceof UpstreamError) throw err;
         if (deadline.aborted) {
-          throw new UpstreamError(`${req.method} ${req.path}: no complete answer within ${formatDuration(this.deadlineMs)} (the per-request deadline)`, {
+          throw new UpstreamError(`${what}: no complete answer within ${formatDuration(this.deadlineMs)} (the per-request deadline)`, {
             hint: 'Set TRIBUTARY_UPSTREAM_DEADLINE_MS to allow longer requests, or check the network path to the server',
             cause: err,
           });
@@ -284,9 +286,9 @@ export class HttpClient {
   }
 
   /** Reads a body up to the size cap; a larger one is dropped unread past the cap. */
-  async #readBody(res: Dispatcher.ResponseData, req: HttpRequest, signal: AbortSignal): Promise<string> {
+  async #readBody(res: Dispatcher.ResponseData, what: string, signal: AbortSignal): Promise<string> {
     const tooLarge = () =>
-      new UpstreamError(`${req.method} ${req.path}: the answer is larger than ${formatBytes(this.maxBytes)} (the response size limit)`, {
+      new UpstreamError(`${what}: the answer is larger than ${formatBytes(this.maxBytes)} (the response size limit)`, {
         status: res.statusCode,
         hint: 'Set TRIBUTARY_UPSTREAM_MAX_BYTES (e.g. 256MiB) to accept larger answers, or lower the page size',
       });

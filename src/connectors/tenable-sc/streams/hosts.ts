@@ -2,7 +2,7 @@
 // host facts (OS, hardware, last user, MACs, credentialed scan), then on 5.20+ the console's
 // /rest/hosts last-seen dates. Every enrichment sets only the fields it knows.
 import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
-import { errorMessage } from '../../../core/errors.ts';
+import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import type { TenableScClient } from '../client.ts';
 import { HOSTS_API_FIELDS, hostsApiKeys, mapHostsApiRow } from '../map/hosts-api.ts';
 import { missingFindingIdentity, missingHostIdentity } from '../map/identity.ts';
@@ -10,7 +10,7 @@ import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
-import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, mapRows, pageBudget, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
 export const HOSTS_API_MIN_VERSION = '5.20.0';
@@ -82,8 +82,11 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
  */
 async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>): Promise<void> {
   const sumip = hostPhases(cursor, known)[0]!;
-  for (let offset = 0; ; ) {
+  let budget: number | null = null;
+  for (let offset = 0, pages = 1; ; pages++) {
     const page = await client.fetchAnalysisPage({ ...sumip.query, offset, limit: pageSize }, { signal: ctx.signal });
+    budget ??= pageBudget(page.total ?? 50_000 * pageSize, 0, pageSize);
+    if (pages > budget) throw new UpstreamError(`sumip: still full pages after ${budget} pages (the page budget)`, { hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much' });
     sumip.map(page.rows);
     offset += page.rows.length;
     if (page.rows.length < pageSize || (page.total !== null && offset >= page.total)) return;
