@@ -275,7 +275,8 @@ test('every recorded sumip and vulndetails page passes the streams\u2019 page va
 test('the streams\u2019 page validation names the field: a missing results list, a null row', () => {
   assert.throws(() => readAnalysisResponse({ totalRecords: '5', returnedRecords: 0 }, { strict: true }), /'results' is missing, expected a list of rows/);
   assert.throws(() => readAnalysisResponse({ results: [{ ip: '1' }, null] }, { strict: true }), /'results\[1\]' is null, expected a row \(an object\)/);
-  assert.throws(() => readAnalysisResponse({ results: null }, { strict: true }), /'results' is null/);
+  assert.throws(() => readAnalysisResponse({ returnedRecords: 25, results: null }, { strict: true }), /'results' is null/);
+  assert.equal(readAnalysisResponse({ returnedRecords: '0', results: null }, { strict: true }).rows.length, 0, 'null results with nothing returned: an empty page');
   assert.equal(readAnalysisResponse({ results: null }).rows.length, 0, 'other tools (iplist) keep the lenient reading');
   assert.equal(missingHostIdentity({ ip: null, uuid: '', dnsName: null }), 'a row without a host identity (uuid, hostUUID, ip or dnsName)');
   assert.equal(missingFindingIdentity({ ip: '10.0.0.1' }), 'a row without a pluginID');

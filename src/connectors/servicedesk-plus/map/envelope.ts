@@ -73,9 +73,10 @@ const recordList = z.array(z.record(z.string(), z.unknown()));
 export function readListPage(body: Json, preferredKey: string | undefined, what: string): { key: string | null; rows: Json[] } {
   const found = listRows(body, preferredKey);
   if (found.key === null) {
+    // No list at all is an empty page only when list_info says so (no more rows, none returned).
     const li = body.list_info as Json | undefined;
-    const count = li && typeof li === 'object' ? li.row_count : undefined;
-    if ((count === 0 || count === '0') && !hasMoreRows(body)) return found;
+    const count = li && typeof li === 'object' ? li.row_count : null;
+    if (li && typeof li === 'object' && (count === undefined || count === 0 || count === '0') && !hasMoreRows(body)) return found;
     const key = preferredKey ?? 'records';
     return { key, rows: parsePage(z.object({ [key]: recordList }), body, what, () => 'a list of records') [key] as Json[] };
   }

@@ -144,7 +144,9 @@ const rowsPageSchema = z.looseObject({ results: z.array(z.record(z.string(), z.u
  * corpus) non-rows are dropped and a null `results` is an empty page.
  */
 export function readAnalysisResponse(response: unknown, opts: { strict?: boolean; what?: string } = {}): AnalysisPage {
-  if (opts.strict) parsePage(rowsPageSchema, response, opts.what ?? 'POST /rest/analysis', (f) => (f.includes('[') ? 'a row (an object)' : 'a list of rows'));
+  // `results: null` is an empty page only when the console also says it returned nothing.
+  const saysEmpty = !!response && typeof response === 'object' && (response as { results?: unknown }).results === null && int((response as { returnedRecords?: unknown }).returnedRecords) === 0;
+  if (opts.strict && !saysEmpty) parsePage(rowsPageSchema, response, opts.what ?? 'POST /rest/analysis', (f) => (f.includes('[') ? 'a row (an object)' : 'a list of rows'));
   const parsed = analysisResponseSchema.safeParse(response);
   if (!parsed.success) throw new UpstreamError('POST /rest/analysis returned a response without results', { hint: 'Check the console version (5.13 or later is needed)' });
   const rows = (parsed.data.results ?? []).filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r));
