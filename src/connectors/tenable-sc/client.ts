@@ -2,7 +2,7 @@
 // paged reads the streams use. Only GET and POST /rest/analysis ever leave it.
 import { z } from 'zod';
 import { UpstreamError } from '../../core/errors.ts';
-import { parsePage } from '../../core/validate.ts';
+import { parsePage, zRow } from '../../core/validate.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpClient } from '../../core/http.ts';
 import type { Logger } from '../../core/log.ts';
 import { type RetryOptions, withRetry } from '../../core/retry.ts';
@@ -108,7 +108,7 @@ export class TenableScClient {
     // A plain array (documented) or {results: […]}; either way a list of rows (objects).
     const list = response && typeof response === 'object' && !Array.isArray(response) && 'results' in response ? (response as { results: unknown }).results : response;
     if (!Array.isArray(list)) throw new UpstreamError('GET /rest/hosts returned no host list', { hint: 'The Host Assets API needs console version 5.20 or later' });
-    return parsePage(z.array(z.record(z.string(), z.unknown())), list, `GET /rest/hosts (offset ${offset})`, () => 'a host (an object)');
+    return parsePage(z.array(zRow), list, `GET /rest/hosts (offset ${offset})`, () => 'a host (an object)');
   }
 
   close(): Promise<void> {

@@ -1,7 +1,7 @@
 // Pure reading of SDP v3 envelopes: `response_status` is an array in list answers and an object in
 // single-record and error answers; success iff a status_code is 2000; details sit in `messages[]`.
 import { z } from 'zod';
-import { parsePage } from '../../../core/validate.ts';
+import { parsePage, zRow } from '../../../core/validate.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -63,7 +63,7 @@ export function describeStatus(status: SdpStatus): string {
   return status.messages.map((m) => `${m.statusCode ?? '?'} ${m.message ?? ''}${m.field ? ` (field ${m.field})` : ''}`.trim()).join('; ');
 }
 
-const recordList = z.array(z.record(z.string(), z.unknown()));
+const recordList = z.array(zRow);
 
 /**
  * The records of a list answer, validated (zod): the list must be there (an answer without it is

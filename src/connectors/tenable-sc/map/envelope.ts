@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../../core/errors.ts';
 import { describeAnswer, servedBy } from '../../../core/http.ts';
-import { parsePage } from '../../../core/validate.ts';
+import { parsePage, zRow } from '../../../core/validate.ts';
 import { int, num } from './values.ts';
 
 const looseInt = z.union([z.number(), z.string()]).optional().nullable();
@@ -136,7 +136,7 @@ export interface AnalysisPage<T = Record<string, unknown>> {
 }
 
 /** What the streams rely on in a page: a `results` list of rows (objects); totals stay optional. */
-const rowsPageSchema = z.looseObject({ results: z.array(z.record(z.string(), z.unknown())) });
+const rowsPageSchema = z.looseObject({ results: z.array(zRow) });
 
 /**
  * Reads the `response` of an analysis call. `strict` (the streams): a page without a `results` list,
