@@ -71,7 +71,11 @@ const envInt = (name: string): number | null => {
 export function streamPageBudget(lastPages: number | undefined): { pages: number; why: string } {
   const set = envInt('TRIBUTARY_MAX_PAGES');
   if (set) return { pages: set, why: 'TRIBUTARY_MAX_PAGES' };
-  if (lastPages !== undefined && lastPages > 0) return { pages: Math.max(4 * lastPages, lastPages + 100), why: `4 × the ${lastPages} pages of the last complete run` };
+  if (lastPages !== undefined && lastPages > 0) {
+    return 4 * lastPages >= lastPages + 100
+      ? { pages: 4 * lastPages, why: `4 × the ${lastPages} pages of the last complete run` }
+      : { pages: lastPages + 100, why: `the ${lastPages} pages of the last complete run + 100` };
+  }
   return { pages: DEFAULT_MAX_PAGES, why: 'the default' };
 }
 

@@ -107,7 +107,7 @@ export async function* runAnalysisPhases(
     let query = phase.query;
     // The page budget of this phase, from the first total the console gave (it may grow while paging a
     // live database, hence the margin; it cannot grow page after page to keep a run going forever).
-    let budget: number | null = null;
+    let budget: { pages: number; why: string } | null = null;
     let pages = 0;
     for (;;) {
       ctx.signal.throwIfAborted();
@@ -128,8 +128,8 @@ export async function* runAnalysisPhases(
       const n = page.rows.length;
       pages++;
       if (budget === null && page.total !== null) budget = pageBudget(page.total, offset, pageSize);
-      if (budget !== null && pages > budget) {
-        throw new UpstreamError(`${phase.name}: still full pages after ${pages - 1} pages, twice what the console's total of ${page.total} rows needed (the page budget)`, {
+      if (budget !== null && pages > budget.pages) {
+        throw new UpstreamError(`${phase.name}: stopped after ${budget.pages} pages, the page budget (${budget.why})`, {
           hint: 'The console keeps answering full pages past its own total; if it really holds more, set TRIBUTARY_MAX_PAGES to a larger number of pages',
         });
       }
@@ -150,10 +150,11 @@ export async function* runAnalysisPhases(
 }
 
 /** Pages a phase may read: twice what the announced total needs from `offset`, plus 10; TRIBUTARY_MAX_PAGES overrides. */
-export function pageBudget(total: number, offset: number, pageSize: number): number {
+/** Pages one query may take: TRIBUTARY_MAX_PAGES, else twice what the console's own total needs (+10). */
+export function pageBudget(total: number, offset: number, pageSize: number): { pages: number; why: string } {
   const set = Number(process.env.TRIBUTARY_MAX_PAGES);
-  if (Number.isInteger(set) && set > 0) return set;
-  return 2 * Math.ceil(Math.max(0, total - offset) / pageSize) + 10;
+  if (Number.isInteger(set) && set > 0) return { pages: set, why: 'TRIBUTARY_MAX_PAGES' };
+  return { pages: 2 * Math.ceil(Math.max(0, total - offset) / pageSize) + 10, why: `twice what the console's total of ${total} rows needs` };
 }
 
 export function timeFilter(name: string, c: Cursor): AnalysisFilter[] {

@@ -82,11 +82,11 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
  */
 async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>): Promise<void> {
   const sumip = hostPhases(cursor, known)[0]!;
-  let budget: number | null = null;
+  let budget: { pages: number; why: string } | null = null;
   for (let offset = 0, pages = 1; ; pages++) {
     const page = await client.fetchAnalysisPage({ ...sumip.query, offset, limit: pageSize }, { signal: ctx.signal });
     budget ??= pageBudget(page.total ?? 50_000 * pageSize, 0, pageSize);
-    if (pages > budget) throw new UpstreamError(`sumip: still full pages after ${budget} pages (the page budget)`, { hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much' });
+    if (pages > budget.pages) throw new UpstreamError(`sumip: stopped after ${budget.pages} pages, the page budget (${budget.why})`, { hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much' });
     sumip.map(page.rows);
     offset += page.rows.length;
     if (page.rows.length < pageSize || (page.total !== null && offset >= page.total)) return;
