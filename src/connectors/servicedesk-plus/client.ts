@@ -100,6 +100,23 @@ export function errorFor(httpStatus: number, body: Json | null, o: { path: strin
   }
 }
 
+/**
+ * Pages a lookup list (asset product types, CI types) may take in one read, read per call so a
+ * TRIBUTARY_MAX_PAGES set after start counts: that, else 100 (10,000 rows). Lookups are read whole
+ * before the stream yields its first page, so the runner's page budget never sees them.
+ */
+export function lookupPageBudget(): { pages: number; why: string } {
+  const set = Number(process.env.TRIBUTARY_MAX_PAGES);
+  return Number.isInteger(set) && set > 0 ? { pages: set, why: 'TRIBUTARY_MAX_PAGES' } : { pages: 100, why: 'the default for a lookup list' };
+}
+
+/** A lookup list still answering "more rows" past its budget. */
+export function lookupBudgetError(path: string, what: string, budget: { pages: number; why: string }): UpstreamError {
+  return new UpstreamError(`GET /${path}: still more ${what} after ${budget.pages} pages, the page budget (${budget.why}); the server may be paging forever`, {
+    hint: `If it really has that many ${what}, set TRIBUTARY_MAX_PAGES to a larger number of pages`,
+  });
+}
+
 export interface ListResult {
   rows: Json[];
   hasMore: boolean;

@@ -14,8 +14,7 @@
 import type { Page, Stream, StreamContext } from '../../core/connector.ts';
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
 import { type AssetEndpoint, probeAssetApi, rememberAssetApi, resolveAssetEndpoints } from './asset-api.ts';
-import { UpstreamError } from '../../core/errors.ts';
-import { SdpApiError, SdpClient } from './client.ts';
+import { lookupBudgetError, lookupPageBudget, SdpApiError, SdpClient } from './client.ts';
 import { deploymentOf, type SdpConfig } from './config.ts';
 import { mapAsset, mapCi } from './map/assets.ts';
 import type { Json } from './map/envelope.ts';
@@ -252,21 +251,15 @@ export interface CiType {
   pluralName: string | null;
 }
 
-/** Pages of CI types read at most (10,000 types); TRIBUTARY_MAX_PAGES overrides. */
-const MAX_CI_TYPE_PAGES = Number.isInteger(Number(process.env.TRIBUTARY_MAX_PAGES)) && Number(process.env.TRIBUTARY_MAX_PAGES) > 0 ? Number(process.env.TRIBUTARY_MAX_PAGES) : 100;
-
 /** CI types: cloud `cmdb/ci_types`, on-prem `ci_types` (each tried as the other's fallback). */
 export async function listCiTypes(client: SdpClient, signal?: AbortSignal): Promise<CiType[] | null> {
   const paths = client.deployment === 'cloud' ? ['cmdb/ci_types', 'ci_types'] : ['ci_types', 'cmdb/ci_types'];
   for (const path of paths) {
     try {
       const out: CiType[] = [];
-      for (let start = 1; ; start += PAGE_SIZE) {
-        if (start > MAX_CI_TYPE_PAGES * PAGE_SIZE) {
-          throw new UpstreamError(`GET /${path}: still more CI types after ${MAX_CI_TYPE_PAGES} pages (the page budget of the CI type list); the server may be paging forever`, {
-            hint: 'If it really has that many CI types, set TRIBUTARY_MAX_PAGES to a larger number of pages',
-          });
-        }
+      const budget = lookupPageBudget();
+      for (let start = 1, pages = 1; ; start += PAGE_SIZE, pages++) {
+        if (pages > budget.pages) throw lookupBudgetError(path, 'CI types', budget);
         const res = await client.list(path, { row_count: PAGE_SIZE, start_index: start }, { signal, key: 'ci_types' });
         for (const r of res.rows) {
           const apiName = text(r.api_name);
