@@ -1,4 +1,4 @@
-// `tributary sync NAME [--full] [--queue [--no-wait]]` and `tributary worker [--concurrency N]`
+// `tributary sync NAME [--full [--allow-large-removal]] [--queue [--no-wait]]` and `tributary worker [--concurrency N]`
 import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../app/context.ts';
@@ -25,7 +25,12 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
   if (result.error) process.stdout.write(`  error: ${result.error}\n`);
 }
 
-async function syncHere(app: AppContext, g: GlobalOptions, name: string, full: boolean | undefined): Promise<string> {
+interface SyncFlags {
+  full?: boolean;
+  allowLargeRemoval?: boolean;
+}
+
+async function syncHere(app: AppContext, g: GlobalOptions, name: string, { full, allowLargeRemoval }: SyncFlags): Promise<string> {
   const tty = process.stderr.isTTY && !g.json;
   let lastDraw = 0;
   const controller = new AbortController();
@@ -34,6 +39,7 @@ async function syncHere(app: AppContext, g: GlobalOptions, name: string, full: b
   process.once('SIGTERM', stop);
   const result = await runSync(app, name, {
     full,
+    allowLargeRemoval,
     trigger: 'cli',
     signal: controller.signal,
     onStart: ({ mode, resumedFrom }) => {
@@ -55,11 +61,11 @@ async function syncHere(app: AppContext, g: GlobalOptions, name: string, full: b
 }
 
 /** Hands the run to the job queue; waits for the job unless told not to. */
-async function syncQueued(app: AppContext, g: GlobalOptions, name: string, full: boolean | undefined, wait: boolean): Promise<string> {
+async function syncQueued(app: AppContext, g: GlobalOptions, name: string, { full, allowLargeRemoval }: SyncFlags, wait: boolean): Promise<string> {
   await app.store.getSource(name);
   const queue = await new SyncQueue(app).start();
   try {
-    const jobId = await queue.enqueue(name, { full, trigger: 'cli' });
+    const jobId = await queue.enqueue(name, { full, allowLargeRemoval, trigger: 'cli' });
     if (!jobId) throw new InputError(`a sync of '${name}' is already queued; it will run when a worker is free`, 'name');
     if (!wait) {
       if (g.json) printJson({ jobId, status: 'queued' });
@@ -93,10 +99,13 @@ export function registerSyncCommand(program: Command): void {
     .command('sync <name>')
     .description('run one sync of a source now (or hand it to the job queue with --queue)')
     .option('--full', 'a full run (re-reads everything and marks what is gone as removed)')
+    .option('--allow-large-removal', 'with --full: let the run mark removed (or fixed) more than the sweep guard allows, e.g. when the upstream really dropped most records')
     .option('--queue', 'hand the run to the job queue (PostgreSQL mode) instead of running it here')
     .option('--no-wait', 'with --queue: return once the job is queued')
-    .action(async (name: string, o: { full?: boolean; queue?: boolean; wait: boolean }, cmd: Command) => {
-      const status = await withApp(cmd, (app, g) => (o.queue ? syncQueued(app, g, name, o.full, o.wait) : syncHere(app, g, name, o.full)));
+    .action(async (name: string, o: { full?: boolean; allowLargeRemoval?: boolean; queue?: boolean; wait: boolean }, cmd: Command) => {
+      if (o.allowLargeRemoval && !o.full) throw new InputError('--allow-large-removal needs --full: only a fresh full run may remove what the last one could not confirm', 'allow-large-removal');
+      const flags = { full: o.full, allowLargeRemoval: o.allowLargeRemoval };
+      const status = await withApp(cmd, (app, g) => (o.queue ? syncQueued(app, g, name, flags, o.wait) : syncHere(app, g, name, flags)));
       if (status !== 'succeeded') throw new ExitCode(1);
     });
 

@@ -29,7 +29,11 @@ export function httpUrl(field: string) {
       }
     },
     { message: `${field} must be an http:// or https:// URL` },
-  );
+  ).refine((s) => !/[?#]/.test(s), {
+    // The connector appends its own API paths: a query or fragment would let the URL choose what is
+    // actually requested (and what the check reads back).
+    message: `${field} must not contain a query (?…) or a fragment (#…): enter the server's address only`,
+  });
 }
 
 /** Turns a zod error into an InputError naming the first offending field. */

@@ -1,5 +1,7 @@
 // The upstream HTTP helper every connector uses: undici with keep-alive, timeouts, a private CA or
 // verification off, an optional proxy, transient-error retries, and errors that say what to fix.
+// Every answer is bounded: a size cap (the body is read in chunks and dropped past it) and one
+// deadline covering headers and body, so a huge or trickled answer cannot exhaust memory or hang.
 import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
 import { UpstreamError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -14,6 +16,10 @@ export interface HttpClientOptions {
   headers?: Record<string, string>;
   log?: Logger;
   retry?: RetryOptions;
+  /** Largest answer accepted, in bytes (TRIBUTARY_UPSTREAM_MAX_BYTES overrides; default 64 MiB). */
+  maxResponseBytes?: number;
+  /** Whole-request deadline, headers and body (capped by TRIBUTARY_UPSTREAM_DEADLINE_MS; default 10 min). */
+  deadlineMs?: number;
 }
 
 export interface HttpRequest {
@@ -32,6 +38,95 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_DEADLINE_MS = 600_000;
+
+/** "64 MiB", "500 KiB", "12 bytes". */
+export function formatBytes(n: number): string {
+  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
+  if (n >= 1024 ** 2) return `${Math.round((n / 1024 ** 2) * 10) / 10} MiB`;
+  if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KiB`;
+  return `${n} bytes`;
+}
+
+/** "10 min", "30 s", "250 ms". */
+export function formatDuration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`;
+  return `${ms} ms`;
+}
+
+/** A byte size from the environment: a whole number of bytes, or with a K/M/G (KiB/MiB/GiB) suffix. */
+export function parseByteSize(v: string | undefined): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$/i.exec(v ?? '');
+  if (!m) return null;
+  const n = Number(m[1]) * 1024 ** ' kmg'.indexOf((m[2] || ' ').toLowerCase());
+  return n > 0 ? Math.floor(n) : null;
+}
+
+const envPositive = (name: string): number | null => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : null;
+};
+
+/** The size cap in force: TRIBUTARY_UPSTREAM_MAX_BYTES, else the client's own (or the default). */
+export function maxResponseBytes(clientDefault = DEFAULT_MAX_RESPONSE_BYTES): number {
+  return parseByteSize(process.env.TRIBUTARY_UPSTREAM_MAX_BYTES) ?? clientDefault;
+}
+
+/** The per-request deadline in force: the client's (e.g. a quick check), never above TRIBUTARY_UPSTREAM_DEADLINE_MS. */
+export function requestDeadlineMs(clientMs?: number): number {
+  const env = envPositive('TRIBUTARY_UPSTREAM_DEADLINE_MS') ?? DEFAULT_DEADLINE_MS;
+  return Math.min(env, clientMs ?? env);
+}
+
+function headerValue(h: HttpResponse['headers'], name: string): string | null {
+  const v = h[name];
+  return (Array.isArray(v) ? v[0] : v) ?? null;
+}
+
+/**
+ * What came back, without quoting it (a body may hold anything the URL pointed at): status, content
+ * type, size and an HTML page's title, e.g. `HTTP 200, text/html, 5.1 KiB, a page titled "Sign in"`.
+ */
+export function describeAnswer(status: number, text: string, contentType?: string | null): string {
+  const parts = [`HTTP ${status}`];
+  const type = contentType?.split(';')[0]?.trim();
+  parts.push(type ? type.replace(/[^\w.+/-]/g, '').slice(0, 60) : 'no content type');
+  const bytes = Buffer.byteLength(text);
+  parts.push(bytes === 0 ? 'empty' : formatBytes(bytes));
+  const title = /<title[^>]*>([^<]{1,300})<\/title>/i.exec(text.slice(0, 65_536))?.[1];
+  const clean = title
+    ?.replace(/&[#\w]+;/g, ' ')
+    .replace(/[\p{Cc}\p{Cf}"\\]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (clean) parts.push(`a page titled "${clean.length > 60 ? `${clean.slice(0, 59)}…` : clean}"`);
+  return parts.join(', ');
+}
+
+/** Web servers and proxies an answer's headers or page may name: "served by nginx". */
+export function servedBy(text: string, server?: string | null): string | null {
+  const sample = `${server ?? ''} ${text.slice(0, 65_536)}`;
+  for (const [re, name] of [
+    [/\bnginx\b/i, 'nginx'],
+    [/\bApache\b/, 'Apache httpd'],
+    [/\bMicrosoft-IIS\b|\bIIS Windows Server\b/i, 'Microsoft IIS'],
+    [/\bsquid\b/i, 'a Squid proxy'],
+    [/\bcloudflare\b/i, 'Cloudflare'],
+    [/\bEnvoy\b/i, 'an Envoy proxy'],
+  ] as const) {
+    if (re.test(sample)) return name;
+  }
+  return null;
+}
+
+/** describeAnswer() of a response. */
+export function describeResponse(res: HttpResponse): string {
+  return describeAnswer(res.status, res.text, headerValue(res.headers, 'content-type'));
 }
 
 const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -120,10 +215,14 @@ export class HttpClient {
   readonly baseUrl: string;
   readonly #dispatcher: Dispatcher;
   readonly #opts: HttpClientOptions;
+  readonly maxBytes: number;
+  readonly deadlineMs: number;
 
   constructor(opts: HttpClientOptions) {
     this.#opts = opts;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.maxBytes = maxResponseBytes(opts.maxResponseBytes);
+    this.deadlineMs = requestDeadlineMs(opts.deadlineMs);
     const timeout = opts.timeoutMs ?? 120_000;
     const tls = {
       rejectUnauthorized: opts.verifySsl !== false,
@@ -153,14 +252,26 @@ export class HttpClient {
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
     const retry = { log: this.#opts.log, what: `${req.method} ${req.path}`, ...this.#opts.retry, ...req.retry, signal: req.signal };
+    // Named by the whole path (the base URL's own path included), e.g. "POST /rest/analysis".
+    const what = `${req.method} ${new URL(url).pathname}`;
     return withRetry(async () => {
       let res: Dispatcher.ResponseData;
       let text: string;
+      // One deadline for headers and body: undici's own timeouts only catch silence, not a trickle.
+      const deadline = AbortSignal.timeout(this.deadlineMs);
+      const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
       try {
-        res = await request(url, { method: req.method, headers, body, dispatcher: this.#dispatcher, signal: req.signal });
-        text = await res.body.text();
+        res = await request(url, { method: req.method, headers, body, dispatcher: this.#dispatcher, signal });
+        text = await this.#readBody(res, what, signal);
       } catch (err) {
         if (req.signal?.aborted) throw err;
+        if (err instanceof UpstreamError) throw err;
+        if (deadline.aborted) {
+          throw new UpstreamError(`${what}: no complete answer within ${formatDuration(this.deadlineMs)} (the per-request deadline)`, {
+            hint: 'Set TRIBUTARY_UPSTREAM_DEADLINE_MS to allow longer requests, or check the network path to the server',
+            cause: err,
+          });
+        }
         throw describeNetworkError(err, url, this.#opts.proxyUrl);
       }
       if (TRANSIENT_STATUS.has(res.statusCode)) {
@@ -172,6 +283,38 @@ export class HttpClient {
       }
       return { status: res.statusCode, headers: res.headers, text };
     }, retry);
+  }
+
+  /** Reads a body up to the size cap; a larger one is dropped unread past the cap. */
+  async #readBody(res: Dispatcher.ResponseData, what: string, signal: AbortSignal): Promise<string> {
+    const tooLarge = () =>
+      new UpstreamError(`${what}: the answer is larger than ${formatBytes(this.maxBytes)} (the response size limit)`, {
+        status: res.statusCode,
+        hint: 'Set TRIBUTARY_UPSTREAM_MAX_BYTES (e.g. 256MiB) to accept larger answers, or lower the page size',
+      });
+    const declared = Number(headerValue(res.headers, 'content-length'));
+    if (Number.isFinite(declared) && declared > this.maxBytes) {
+      res.body.destroy();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => res.body.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      for await (const chunk of res.body) {
+        const b = chunk as Buffer;
+        size += b.length;
+        if (size > this.maxBytes) {
+          res.body.destroy();
+          throw tooLarge();
+        }
+        chunks.push(b);
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
   }
 
   async close(): Promise<void> {

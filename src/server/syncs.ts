@@ -35,11 +35,11 @@ export class SyncManager {
   }
 
   /** Enqueues a sync and waits a little for a worker to record its run; the run id, or null with the job id. */
-  async enqueue(source: string, opts: { full?: boolean; trigger?: string } = {}): Promise<{ runId: string | null; jobId: string }> {
+  async enqueue(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger?: string } = {}): Promise<{ runId: string | null; jobId: string }> {
     const queue = this.#queue;
     if (!queue) throw new Error('no job queue in this server');
     const s = await this.#app.store.getSource(source);
-    const jobId = await queue.enqueue(source, { full: opts.full, trigger: opts.trigger ?? 'api' });
+    const jobId = await queue.enqueue(source, { full: opts.full, allowLargeRemoval: opts.allowLargeRemoval, trigger: opts.trigger ?? 'api' });
     if (!jobId) throw new ConflictError(`a sync of '${source}' is already queued`);
     const until = Date.now() + QUEUED_START_WAIT_MS;
     while (Date.now() < until && !this.#closing) {
@@ -61,7 +61,7 @@ export class SyncManager {
   }
 
   /** Starts a run; resolves with its id once the run is recorded. Errors before that reject. */
-  start(source: string, opts: { full?: boolean; trigger?: string } = {}): Promise<string> {
+  start(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger?: string } = {}): Promise<string> {
     if (this.#closing) return Promise.reject(new ConflictError('the server is shutting down'));
     if (this.#bySource.has(source)) return Promise.reject(new ConflictError(`a sync of '${source}' is already running in this server`));
     const controller = new AbortController();
@@ -71,6 +71,7 @@ export class SyncManager {
     return new Promise<string>((resolve, reject) => {
       entry.done = runSync(this.#app, source, {
         full: opts.full,
+        allowLargeRemoval: opts.allowLargeRemoval,
         trigger: opts.trigger ?? 'api',
         signal: controller.signal,
         onStart: ({ runId }) => {

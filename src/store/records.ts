@@ -229,9 +229,8 @@ function inList(values: string[], params: unknown[]): string {
 }
 
 /** After a complete full run: records of the source not stamped by its generation are removed; open findings become fixed. */
-export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope): Promise<number> {
-  const table = q(tableOf(model));
-  const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'` : '';
+/** The live records of a model a sweep marks removed: not stamped by `generation`, within `scope` when given (null: none). */
+function unseenWhere(model: ModelName, sourceId: string, generation: string, scope?: SweepScope): { where: string; params: unknown[] } | null {
   const params: unknown[] = [sourceId, generation];
   let where = `"source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`;
   if (scope) {
@@ -246,10 +245,44 @@ export async function sweepModel(db: Driver, model: ModelName, sourceId: string,
         terms.push(`"host_id" IN (SELECT "id" FROM "rec_hosts" WHERE "source_id" = ? AND ${col} IN ${inList(hf.values, params)})`);
       }
     }
-    if (terms.length === 0) return 0;
+    if (terms.length === 0) return null;
     where += ` AND "origin" IS NOT NULL AND (${terms.join(' OR ')})`;
   }
-  return db.run(`UPDATE ${table} SET "removed" = 1${extra} WHERE ${where}`, params);
+  return { where, params };
+}
+
+export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope): Promise<number> {
+  const unseen = unseenWhere(model, sourceId, generation, scope);
+  if (!unseen) return 0;
+  const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'` : '';
+  return db.run(`UPDATE ${q(tableOf(model))} SET "removed" = 1${extra} WHERE ${unseen.where}`, unseen.params);
+}
+
+export interface SweepPreview {
+  /** Records not marked removed. */
+  live: number;
+  /** Live records the sweep would mark removed (not seen by the generation). */
+  unseen: number;
+  /** Records the generation stored. */
+  seen: number;
+}
+
+/** What sweepModel() would do, without doing it (the runner's guard against wiping an inventory). */
+export async function sweepPreviewModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope): Promise<SweepPreview> {
+  const rows = await db.all(
+    `SELECT SUM(CASE WHEN "removed" = 0 THEN 1 ELSE 0 END) AS "live",
+            SUM(CASE WHEN "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?) THEN 1 ELSE 0 END) AS "unseen",
+            SUM(CASE WHEN "seen_gen" = ? THEN 1 ELSE 0 END) AS "seen"
+       FROM ${q(tableOf(model))} WHERE "source_id" = ?`,
+    [generation, generation, sourceId],
+  );
+  const r = rows[0] ?? {};
+  const preview = { live: Number(r.live ?? 0), unseen: Number(r.unseen ?? 0), seen: Number(r.seen ?? 0) };
+  if (!scope) return preview;
+  // A scoped sweep (a file snapshot) removes only what its scope covers.
+  const unseen = unseenWhere(model, sourceId, generation, scope);
+  const scoped = unseen ? await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE ${unseen.where}`, unseen.params) : [];
+  return { ...preview, unseen: Number(scoped[0]?.n ?? 0) };
 }
 
 export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~';

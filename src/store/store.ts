@@ -22,6 +22,8 @@ import {
   recordsByIds,
   rowToRecord,
   sweepModel,
+  type SweepPreview,
+  sweepPreviewModel,
   type WriteStamp,
 } from './records.ts';
 import { q, tableOf } from './schema.ts';
@@ -378,6 +380,13 @@ export class Store {
       for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope);
       return out;
     });
+  }
+
+  /** Per model: live records, how many a sweep would mark removed, and how many the generation stored. */
+  async sweepPreview(sourceId: string, models: ModelName[], generation: string, scope?: SweepScope): Promise<Record<string, SweepPreview>> {
+    const out: Record<string, SweepPreview> = {};
+    for (const m of models) out[m] = await sweepPreviewModel(this.db, m, sourceId, generation, scope);
+    return out;
   }
 
   // ---- records ----

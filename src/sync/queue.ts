@@ -12,6 +12,7 @@ export const SYNC_QUEUE = 'tributary-sync';
 export interface SyncJob {
   source: string;
   full?: boolean;
+  allowLargeRemoval?: boolean;
   trigger: string;
   /** When the job was asked for; a scheduled job whose source ran since then is skipped. */
   requestedAt: string;
@@ -89,9 +90,9 @@ export class SyncQueue {
   }
 
   /** Enqueues a sync; null when one for this source is already waiting (it will do the same work). */
-  async enqueue(source: string, opts: { full?: boolean; trigger: string }): Promise<string | null> {
+  async enqueue(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger: string }): Promise<string | null> {
     const s = await this.#app.store.getSource(source);
-    const data: SyncJob = { source, full: opts.full, trigger: opts.trigger, requestedAt: new Date().toISOString() };
+    const data: SyncJob = { source, full: opts.full, ...(opts.allowLargeRemoval ? { allowLargeRemoval: true } : {}), trigger: opts.trigger, requestedAt: new Date().toISOString() };
     return this.boss.send(SYNC_QUEUE, data, { singletonKey: source, group: { id: upstreamOf(s.config) } });
   }
 
@@ -123,7 +124,7 @@ export class SyncQueue {
     drain?.addEventListener('abort', onDrain, { once: true });
     jobSignal.addEventListener('abort', () => stop.abort(new Error('job lease lost')), { once: true });
     try {
-      const result: SyncResult = await runSync(this.#app, data.source, { full: data.full, resume: true, trigger: `${data.trigger}:job:${jobId}`, drain: stop.signal });
+      const result: SyncResult = await runSync(this.#app, data.source, { full: data.full, allowLargeRemoval: data.allowLargeRemoval === true, resume: true, trigger: `${data.trigger}:job:${jobId}`, drain: stop.signal });
       log.info({ jobId, runId: result.runId, status: result.status }, 'queued sync finished');
       if (result.status === 'interrupted') {
         // A drained run goes back to the queue at once, so another worker resumes it from its checkpoint.

@@ -1,6 +1,7 @@
 // The sync runner: runs a source's streams, stores each page with its checkpoint in one transaction,
 // resumes an interrupted run from its checkpoints, counts per model, and sweeps (marks removed / fixed)
-// only after a complete, successful full run (or within the scope a stream names).
+// only after a complete, successful full run (or within the scope a stream names), and only when the
+// sweep guard agrees (src/sync/guard.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,12 +15,15 @@ import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
+import { pageBudgetMessage, readBaseline, readGuard, refusedSweeps, runDeadlineMessage, runDeadlineMs, streamPageBudget, type SyncBaseline, sweepRefusalMessage } from './guard.ts';
 
 export interface SyncOptions {
   /** Force a fresh full run (also abandons an interrupted run's checkpoints, unless `resume`). */
   full?: boolean;
   /** Resume an interrupted run even when `full` is asked (a queued job retried after its worker died). */
   resume?: boolean;
+  /** Let a full run's sweep remove what the sweep guard would refuse (`sync --full --allow-large-removal`). */
+  allowLargeRemoval?: boolean;
   trigger?: string;
   /** Hard stop: upstream calls in flight are aborted; the run ends partial or failed. */
   signal?: AbortSignal;
@@ -121,9 +125,20 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   const checkpoints = await store.getCheckpoints(source.id);
   const last = await store.lastRun(source.id);
+  const sourceState = await store.getSourceState(source.id);
+  const baseline = readBaseline(sourceState);
+  // A full run whose sweep was refused is not resumed (its streams are complete) and the next run is
+  // full again: its checkpoints came from an upstream that answered with too little to trust.
+  const refused = readGuard(sourceState);
   // A run that stored anything and did not succeed is resumed: streams it completed are skipped, the
   // others go on from their checkpoints (or start, when it stopped between two streams).
-  const resumable = (!opts.full || opts.resume) && last && last.status !== 'succeeded' && last.status !== 'running' && [...checkpoints.values()].some((c) => c.generation === last.generation);
+  const resumable =
+    (!opts.full || opts.resume) &&
+    last &&
+    last.status !== 'succeeded' &&
+    last.status !== 'running' &&
+    last.generation !== refused?.refusedGeneration &&
+    [...checkpoints.values()].some((c) => c.generation === last.generation);
   let mode: SyncMode;
   let generation: string;
   let resumedFrom: string | null = null;
@@ -134,7 +149,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   } else {
     const lastFull = await store.lastRun(source.id, { status: 'succeeded', mode: 'full' });
     const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > fullEveryMs();
-    mode = opts.full || fullDue ? 'full' : 'incremental';
+    mode = opts.full || fullDue || refused ? 'full' : 'incremental';
     generation = randomUUID();
   }
 
@@ -155,6 +170,15 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
   const abort = new AbortController();
   const onAbort = () => abort.abort(opts.signal?.reason);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const deadlineMs = runDeadlineMs();
+  let pastDeadline = false;
+  const deadline = setTimeout(() => {
+    pastDeadline = true;
+    abort.abort(new Error(runDeadlineMessage(deadlineMs)));
+  }, deadlineMs);
+  deadline.unref();
+  /** Pages each stream read in this run, against its page budget. */
+  const pagesRead: Record<string, number> = {};
   const beat = setInterval(() => {
     store.heartbeat(runId, counts).catch((err) => log.warn({ err: errorMessage(err) }, 'heartbeat failed'));
   }, HEARTBEAT_MS);
@@ -183,6 +207,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       const checkpoint = resumed ? cp!.value : mode === 'incremental' && cp?.complete ? cp.value : null;
       let lastValue: unknown = checkpoint;
       let startedFrom = { checkpoint, resumed };
+      const budget = streamPageBudget(baseline?.pages[stream.name]);
+      pagesRead[stream.name] = 0;
       try {
         // A transient upstream failure mid-stream restarts the stream from its last stored page.
         for (let attempt = 1; ; attempt++) {
@@ -217,6 +243,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
           try {
             for await (const page of stream.read(ctx)) {
               if (abort.signal.aborted) throw new Error('sync cancelled');
+              pagesRead[stream.name] = (pagesRead[stream.name] ?? 0) + 1;
+              if (pagesRead[stream.name]! > budget.pages) throw new UpstreamError(pageBudgetMessage(stream.name, budget));
               await flush();
               if (opts.drain?.aborted) throw new DrainedError();
               inFlight = storePage(page);
@@ -253,6 +281,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
     log.error({ runId, err: errorMessage(err) }, 'sync failed');
   } finally {
     clearInterval(beat);
+    clearTimeout(deadline);
     opts.signal?.removeEventListener('abort', onAbort);
   }
 
@@ -261,7 +290,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   const cancelled = abort.signal.aborted;
   const drained = !cancelled && opts.drain?.aborted === true;
-  if (cancelled) streamErrors.push('sync cancelled before it finished');
+  if (cancelled) streamErrors.push(pastDeadline ? runDeadlineMessage(deadlineMs) : 'sync cancelled before it finished');
   if (drained) streamErrors.push('stopped after storing the page in flight; the next run resumes from its checkpoint');
   let status: SyncResult['status'] = failedStreams === 0 && !cancelled ? 'succeeded' : failedStreams >= streams.length ? 'failed' : 'partial';
   if (drained && failedStreams === 0) status = 'interrupted';
@@ -274,13 +303,33 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       if (!Array.isArray(said)) return [];
       return s.models.filter((m) => said.includes(m));
     });
-    if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
     // Streams that cover part of the source (file snapshots) sweep within their scope.
-    for (const s of streams) {
+    const scoped = streams.flatMap((s) => {
       const said = sweepSaid.get(s.name);
-      if (!said || typeof said !== 'object' || Array.isArray(said)) continue;
+      if (!said || typeof said !== 'object' || Array.isArray(said)) return [];
       const models = s.models.filter((m) => said.models.includes(m));
-      if (models.length > 0) Object.assign(swept, await store.sweep(source.id, models, generation, said.scope));
+      return models.length > 0 ? [{ models, scope: said.scope }] : [];
+    });
+    const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
+    for (const { models, scope } of scoped) Object.assign(preview, await store.sweepPreview(source.id, models, generation, scope));
+    const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
+    const lastRecords = lastFull ? ('pages' in lastFull ? lastFull.records : Object.fromEntries(Object.entries(lastFull.counts).map(([m, c]) => [m, c.records]))) : null;
+    const refusals = refusedSweeps(preview, lastRecords);
+    if (refusals.length > 0 && !opts.allowLargeRemoval) {
+      status = 'partial';
+      streamErrors.push(sweepRefusalMessage(refusals));
+      log.warn({ runId, refusals }, 'sweep refused');
+      await state.set({ syncGuard: { refusedGeneration: generation } });
+    } else {
+      if (refusals.length > 0) log.warn({ runId, refusals }, 'large removal allowed by the user');
+      if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
+      for (const { models, scope } of scoped) Object.assign(swept, await store.sweep(source.id, models, generation, scope));
+      if (mode === 'full') {
+        const records = Object.fromEntries(Object.entries(preview).map(([m, p]) => [m, p.seen]));
+        for (const m of Object.keys(counts)) records[m] ??= counts[m]!.records;
+        const next: SyncBaseline = { runId, at: nowIso(), records, pages: { ...baseline?.pages, ...pagesRead } };
+        await state.set({ syncBaseline: next, syncGuard: null });
+      }
     }
   }
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;

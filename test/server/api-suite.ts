@@ -279,6 +279,13 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       const again = await auth({ method: 'POST', url: '/api/v1/sources/lab/sync' });
       assert.equal(again.statusCode, 202, again.body);
       await waitForRun(h.server, token, (again.data as { runId: string }).runId);
+      // The sweep guard's override, as `sync --full --allow-large-removal`: only with a full run.
+      const alone = await auth({ method: 'POST', url: '/api/v1/sources/lab/sync', payload: { allowLargeRemoval: true } });
+      assert.equal(alone.statusCode, 400, alone.body);
+      assert.match(alone.body, /allowLargeRemoval needs full/);
+      const allowed = await auth({ method: 'POST', url: '/api/v1/sources/lab/sync', payload: { full: true, allowLargeRemoval: true } });
+      assert.equal(allowed.statusCode, 202, allowed.body);
+      assert.equal((await waitForRun(h.server, token, (allowed.data as { runId: string }).runId)).status, 'succeeded');
     });
 
     it('filters records by source and fields and pages with a cursor', async () => {

@@ -8,7 +8,7 @@
 // source state with the API base it was found at, and probed again only when that base changes or the
 // remembered lists start answering "Invalid URL" (404 / 4007).
 import type { SourceStateAccess } from '../../core/connector.ts';
-import { SdpApiError, type SdpClient } from './client.ts';
+import { lookupBudgetError, lookupPageBudget, SdpApiError, type SdpClient } from './client.ts';
 import { type AssetProductType, assetProductTypes, DEFAULT_ASSET_PRODUCT_TYPES, GENERIC_ASSET_PATH } from './map/product-types.ts';
 
 export type AssetApi = 'legacy' | 'product-type';
@@ -79,8 +79,11 @@ const isHard = (err: unknown) => !(err instanceof SdpApiError) || err.transient;
 /** Asset product types listed by `product_types` (all pages), or null when the server has no such list. */
 export async function listAssetProductTypes(client: SdpClient, signal?: AbortSignal): Promise<AssetProductType[] | null> {
   const rows = [];
+  const budget = lookupPageBudget();
   try {
-    for (let start = 1; ; start += PAGE) {
+    for (let start = 1, pages = 1; ; start += PAGE, pages++) {
+      // A server answering "more rows" forever must not hold the run (and its rows) forever.
+      if (pages > budget.pages) throw lookupBudgetError('product_types', 'asset product types', budget);
       const res = await client.list('product_types', { row_count: PAGE, start_index: start }, { signal, key: 'product_types' });
       rows.push(...res.rows);
       if (!res.hasMore) break;

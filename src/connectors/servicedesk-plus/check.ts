@@ -85,7 +85,7 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
     }
   }
 
-  const client = new SdpClient({ config, ctx, tokens, retry: { attempts: 2, baseMs: 200 } });
+  const client = new SdpClient({ config, ctx, tokens, retry: { attempts: 2, baseMs: 200 }, deadlineMs: 60_000 });
   try {
     const probe = async (path: string): Promise<Probe> => {
       try {

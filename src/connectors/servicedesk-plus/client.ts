@@ -3,10 +3,10 @@
 // resets (one retry loop: the HTTP helper itself makes a single attempt per call).
 import type { ConnectorContext } from '../../core/connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { HttpClient } from '../../core/http.ts';
+import { describeResponse, HttpClient, servedBy } from '../../core/http.ts';
 import { type RetryOptions, withRetry } from '../../core/retry.ts';
 import { apiBaseOf, type Deployment, deploymentOf, type SdpConfig } from './config.ts';
-import { classifyError, describeStatus, hasMoreRows, type Json, listRows, readStatus, type SdpErrorKind } from './map/envelope.ts';
+import { classifyError, describeStatus, hasMoreRows, type Json, readListPage, readStatus, type SdpErrorKind } from './map/envelope.ts';
 import type { TokenManager } from './oauth.ts';
 
 export const ACCEPT = 'application/vnd.manageengine.sdp.v3+json';
@@ -100,6 +100,23 @@ export function errorFor(httpStatus: number, body: Json | null, o: { path: strin
   }
 }
 
+/**
+ * Pages a lookup list (asset product types, CI types) may take in one read, read per call so a
+ * TRIBUTARY_MAX_PAGES set after start counts: that, else 100 (10,000 rows). Lookups are read whole
+ * before the stream yields its first page, so the runner's page budget never sees them.
+ */
+export function lookupPageBudget(): { pages: number; why: string } {
+  const set = Number(process.env.TRIBUTARY_MAX_PAGES);
+  return Number.isInteger(set) && set > 0 ? { pages: set, why: 'TRIBUTARY_MAX_PAGES' } : { pages: 100, why: 'the default for a lookup list' };
+}
+
+/** A lookup list still answering "more rows" past its budget. */
+export function lookupBudgetError(path: string, what: string, budget: { pages: number; why: string }): UpstreamError {
+  return new UpstreamError(`GET /${path}: still more ${what} after ${budget.pages} pages, the page budget (${budget.why}); the server may be paging forever`, {
+    hint: `If it really has that many ${what}, set TRIBUTARY_MAX_PAGES to a larger number of pages`,
+  });
+}
+
 export interface ListResult {
   rows: Json[];
   hasMore: boolean;
@@ -112,6 +129,23 @@ export interface SdpClientOptions {
   ctx: Pick<ConnectorContext, 'log'>;
   tokens: TokenManager | null;
   retry?: RetryOptions;
+  /** Whole-request deadline (the check uses a short one); TRIBUTARY_UPSTREAM_DEADLINE_MS caps it. */
+  deadlineMs?: number;
+}
+
+/** What a page that is not the API looks like (described, never quoted: the URL may point anywhere). */
+function notApi(res: { status: number; text: string; headers: Record<string, string | string[] | undefined> }): string {
+  const sample = res.text.slice(0, 65_536);
+  const server = res.headers.server;
+  const by = servedBy(res.text, Array.isArray(server) ? server[0] : server);
+  const like = /ServiceDesk|ManageEngine/i.test(sample)
+    ? '; it looks like a ServiceDesk Plus web page, not its API'
+    : /zoho/i.test(sample)
+      ? '; it looks like a Zoho page, not the ServiceDesk Plus API'
+      : by
+        ? `; it looks like a page served by ${by}`
+        : '';
+  return `${describeResponse(res)}${like}`;
 }
 
 export class SdpClient {
@@ -126,7 +160,7 @@ export class SdpClient {
     this.#opts = opts;
     this.deployment = deploymentOf(opts.config);
     this.apiBase = apiBaseOf(opts.config);
-    this.#http = new HttpClient({ baseUrl: this.apiBase, verifySsl: opts.config.verifySsl, log: opts.ctx.log, timeoutMs: 120_000 });
+    this.#http = new HttpClient({ baseUrl: this.apiBase, verifySsl: opts.config.verifySsl, log: opts.ctx.log, timeoutMs: 120_000, deadlineMs: opts.deadlineMs });
   }
 
   async #authHeaders(signal?: AbortSignal): Promise<{ headers: Record<string, string>; token: string | null }> {
@@ -156,9 +190,10 @@ export class SdpClient {
           const status = readStatus(body);
           if (res.status < 300 && body && (status.ok || (!status.present && !('error' in body)))) return body;
           if (res.status >= 200 && res.status < 300 && !body) {
-            throw new SdpApiError(`GET ${p}: the answer is not JSON`, { kind: 'other', codes: [], field: null, module: moduleOf(p), status: res.status, hint: 'Check serverUrl: it must be the ServiceDesk Plus address, not a login or proxy page' });
+            throw new SdpApiError(`GET ${p}: the answer is not JSON (${notApi(res)})`, { kind: 'other', codes: [], field: null, module: moduleOf(p), status: res.status, hint: 'Check serverUrl: it must be the ServiceDesk Plus address, not a login or proxy page' });
           }
           const err = errorFor(res.status, body, { ...ctx, refreshed });
+          if (!body) err.message = err.message.replace('no JSON body', `no JSON body: ${notApi(res)}`);
           // A 401 that is not a scope denial: refresh the access token once and try again.
           if (auth.token && !refreshed && res.status === 401 && err.kind === 'auth') {
             this.#opts.tokens!.invalidate(auth.token);
@@ -175,7 +210,8 @@ export class SdpClient {
   /** One page of a list: `input_data={"list_info":…}`. */
   async list(path: string, listInfo: Json, opts: { signal?: AbortSignal; retry?: RetryOptions; key?: string } = {}): Promise<ListResult> {
     const body = await this.get(path, { input_data: JSON.stringify({ list_info: listInfo }) }, opts);
-    const { key, rows } = listRows(body, opts.key);
+    const page = readListPage(body, opts.key, `GET /${path.replace(/^\/+/, '')}`);
+    const { key, rows } = page;
     return { rows, hasMore: hasMoreRows(body) && rows.length > 0, key, body };
   }
 

@@ -14,7 +14,7 @@
 import type { Page, Stream, StreamContext } from '../../core/connector.ts';
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
 import { type AssetEndpoint, probeAssetApi, rememberAssetApi, resolveAssetEndpoints } from './asset-api.ts';
-import { SdpApiError, SdpClient } from './client.ts';
+import { lookupBudgetError, lookupPageBudget, SdpApiError, SdpClient } from './client.ts';
 import { deploymentOf, type SdpConfig } from './config.ts';
 import { mapAsset, mapCi } from './map/assets.ts';
 import type { Json } from './map/envelope.ts';
@@ -257,7 +257,9 @@ export async function listCiTypes(client: SdpClient, signal?: AbortSignal): Prom
   for (const path of paths) {
     try {
       const out: CiType[] = [];
-      for (let start = 1; ; start += PAGE_SIZE) {
+      const budget = lookupPageBudget();
+      for (let start = 1, pages = 1; ; start += PAGE_SIZE, pages++) {
+        if (pages > budget.pages) throw lookupBudgetError(path, 'CI types', budget);
         const res = await client.list(path, { row_count: PAGE_SIZE, start_index: start }, { signal, key: 'ci_types' });
         for (const r of res.rows) {
           const apiName = text(r.api_name);

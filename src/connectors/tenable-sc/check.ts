@@ -101,7 +101,7 @@ export async function checkTenableSc(config: TenableScConfig, ctx: ConnectorCont
     return [pass('input-mode', `File Import mode: CSV exports are read from bucket '${config.bucket}'; nothing to check against the console`), ...(await checkTenableScFiles(config, ctx))];
   }
   if (!config.apiUrl || !config.accessKey || !config.secretKey) return [fail('config', 'API URL, Access Key and Secret Key are required in API mode', 'Fill them in and save')];
-  const client = new TenableScClient(config as TenableScApiConfig, { log: ctx.log, timeoutMs: opts.timeoutMs ?? 30_000, retry: { attempts: ATTEMPTS, baseMs: 250 } });
+  const client = new TenableScClient(config as TenableScApiConfig, { log: ctx.log, timeoutMs: opts.timeoutMs ?? 30_000, deadlineMs: 60_000, retry: { attempts: ATTEMPTS, baseMs: 250 } });
   const results: CheckResult[] = [];
   const call = { signal: ctx.signal, attempts: ATTEMPTS };
   try {

@@ -1,7 +1,9 @@
 // The Tenable.sc REST client: x-apikey auth, the integration User-Agent, envelope checks, and the two
 // paged reads the streams use. Only GET and POST /rest/analysis ever leave it.
+import { z } from 'zod';
 import { UpstreamError } from '../../core/errors.ts';
-import { HttpClient } from '../../core/http.ts';
+import { parsePage, zRow } from '../../core/validate.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpClient } from '../../core/http.ts';
 import type { Logger } from '../../core/log.ts';
 import { type RetryOptions, withRetry } from '../../core/retry.ts';
 import type { TenableScApiConfig } from './config.ts';
@@ -36,7 +38,7 @@ export class TenableScClient {
   readonly #retry: RetryOptions;
   readonly #log: Logger | undefined;
 
-  constructor(config: TenableScApiConfig, opts: { log?: Logger; timeoutMs?: number; retry?: RetryOptions } = {}) {
+  constructor(config: TenableScApiConfig, opts: { log?: Logger; timeoutMs?: number; deadlineMs?: number; retry?: RetryOptions } = {}) {
     this.#log = opts.log;
     this.#retry = opts.retry ?? {};
     this.http = new HttpClient({
@@ -45,6 +47,9 @@ export class TenableScClient {
       caCertificate: config.caCertificate,
       proxyUrl: config.proxyUrl,
       timeoutMs: opts.timeoutMs ?? 300_000,
+      deadlineMs: opts.deadlineMs,
+      // A page of `pageSize` vulndetails rows with long plugin output (software lists) can pass 64 MiB.
+      maxResponseBytes: Math.min(512 * 1024 * 1024, Math.max(DEFAULT_MAX_RESPONSE_BYTES, (config.pageSize ?? 1000) * 128 * 1024)),
       log: opts.log,
       headers: {
         'x-apikey': `accesskey=${config.accessKey}; secretkey=${config.secretKey};`,
@@ -66,7 +71,11 @@ export class TenableScClient {
     if (init.attempts !== undefined) retry.attempts = init.attempts;
     return withRetry(async () => {
       const res = await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal, retry: { attempts: 1 } });
-      const r = readEnvelope(res.status, res.text);
+      const header = (n: string) => {
+        const v = res.headers[n];
+        return (Array.isArray(v) ? v[0] : v) ?? null;
+      };
+      const r = readEnvelope(res.status, res.text, { contentType: header('content-type'), server: header('server') });
       if (!r.ok) throw envelopeError(what, r.problem);
       return r.envelope;
     }, retry);
@@ -90,15 +99,16 @@ export class TenableScClient {
       body.sortDir = q.sortDir ?? 'ASC';
     }
     const env = await this.callEnvelope('POST', '/analysis', { json: body, ...opts });
-    return { ...readAnalysisResponse(env.response), timestamp: env.timestamp };
+    return { ...readAnalysisResponse(env.response, { strict: true, what: `POST /rest/analysis (tool ${q.tool}, ${q.sourceType}, offset ${q.offset})` }), timestamp: env.timestamp };
   }
 
   /** One page of `GET /rest/hosts` (5.20+); the console returns a plain array and no total. */
   async fetchHostsPage(offset: number, limit: number, fields: string, opts: CallOptions = {}): Promise<Record<string, unknown>[]> {
     const response = await this.get('/hosts', { fields, limit, startOffset: offset, endOffset: offset + limit, pagination: 'true' }, opts);
-    const rows = Array.isArray(response) ? response : response && typeof response === 'object' && Array.isArray((response as { results?: unknown }).results) ? (response as { results: unknown[] }).results : null;
-    if (!rows) throw new UpstreamError('GET /rest/hosts returned no host list', { hint: 'The Host Assets API needs console version 5.20 or later' });
-    return rows.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object');
+    // A plain array (documented) or {results: […]}; either way a list of rows (objects).
+    const list = response && typeof response === 'object' && !Array.isArray(response) && 'results' in response ? (response as { results: unknown }).results : response;
+    if (!Array.isArray(list)) throw new UpstreamError('GET /rest/hosts returned no host list', { hint: 'The Host Assets API needs console version 5.20 or later' });
+    return parsePage(z.array(zRow), list, `GET /rest/hosts (offset ${offset})`, () => 'a host (an object)');
   }
 
   close(): Promise<void> {

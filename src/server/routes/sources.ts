@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
-import { ConflictError } from '../../core/errors.ts';
+import { ConflictError, InputError } from '../../core/errors.ts';
 import { exportStatusesOf } from '../../export/schedule.ts';
 import { errorSchema } from '../errors.ts';
 import type { SyncManager } from '../syncs.ts';
@@ -154,14 +154,21 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       async (req) => checkSource(app, req.params.name),
     );
 
-    f.post<{ Params: { name: string }; Body: { full?: boolean } }>(
+    f.post<{ Params: { name: string }; Body: { full?: boolean; allowLargeRemoval?: boolean } }>(
       '/api/v1/sources/:name/sync',
       {
         schema: {
           tags: ['sources'],
           summary: 'Start a sync in the background; poll GET /api/v1/runs/{runId}',
           params: nameParams,
-          body: { type: 'object', properties: { full: { type: 'boolean' } }, additionalProperties: false },
+          body: {
+            type: 'object',
+            properties: {
+              full: { type: 'boolean' },
+              allowLargeRemoval: { type: 'boolean', description: 'with full: let the sweep remove more than the sweep guard allows (the CLI\'s --allow-large-removal)' },
+            },
+            additionalProperties: false,
+          },
           response: { 202: { type: 'object', properties: { runId: { type: 'string', nullable: true }, jobId: { type: 'string' } }, required: ['runId'] }, ...errors },
         },
         // A sync request with no body at all means the defaults.
@@ -170,7 +177,8 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         },
       },
       async (req, reply) => {
-        const opts = { full: req.body.full === true, trigger: `api:${req.auth?.username ?? '?'}` };
+        if (req.body.allowLargeRemoval === true && req.body.full !== true) throw new InputError('allowLargeRemoval needs full: only a fresh full run may remove what the last one could not confirm', 'allowLargeRemoval');
+        const opts = { full: req.body.full === true, allowLargeRemoval: req.body.allowLargeRemoval === true, trigger: `api:${req.auth?.username ?? '?'}` };
         if (syncs.queued) {
           // PostgreSQL mode: the job queue runs it on whichever worker is free.
           const { runId, jobId } = await syncs.enqueue(req.params.name, opts);

@@ -3,12 +3,13 @@
 // the remembered lists answer "Invalid URL"; the credential check's words; the simulator's --asset-api.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rememberedAssetApi } from '../../../src/connectors/servicedesk-plus/asset-api.ts';
+import { listAssetProductTypes, rememberedAssetApi } from '../../../src/connectors/servicedesk-plus/asset-api.ts';
+import type { SdpClient } from '../../../src/connectors/servicedesk-plus/client.ts';
 import { servicedeskPlusConnector as sdp } from '../../../src/connectors/servicedesk-plus/index.ts';
 import { mapAsset } from '../../../src/connectors/servicedesk-plus/map/assets.ts';
 import { type Json, listRows } from '../../../src/connectors/servicedesk-plus/map/envelope.ts';
 import { assetProductTypes, pluralSnake } from '../../../src/connectors/servicedesk-plus/map/product-types.ts';
-import type { SdpCheckpoint } from '../../../src/connectors/servicedesk-plus/streams.ts';
+import { listCiTypes, type SdpCheckpoint } from '../../../src/connectors/servicedesk-plus/streams.ts';
 import type { Stream } from '../../../src/core/connector.ts';
 import { parseSdpSimArgs, type RunningSdpSim, startSdpSim } from '../../../sim/servicedesk-plus/index.ts';
 import { connectorCtx, drain, type MemState, memState, parseConfig, streamCtx } from './helpers.ts';
@@ -281,4 +282,31 @@ describe('simulator --asset-api', () => {
       }
     }
   });
+});
+
+test('lookup lists that answer "more rows" forever stop at the page budget (TRIBUTARY_MAX_PAGES, read at call time)', async () => {
+  let calls = 0;
+  const endless = {
+    deployment: 'onprem',
+    apiBase: 'http://sdp.invalid/api/v3',
+    list: async () => {
+      calls++;
+      return { rows: [{ id: String(calls), name: `Type ${calls}`, api_name: `t${calls}`, type: { name: 'Asset' } }], hasMore: true, key: null, body: {} };
+    },
+  } as unknown as SdpClient;
+  const saved = process.env.TRIBUTARY_MAX_PAGES;
+  process.env.TRIBUTARY_MAX_PAGES = '7';
+  try {
+    await assert.rejects(listAssetProductTypes(endless), /GET \/product_types: still more asset product types after 7 pages, the page budget \(TRIBUTARY_MAX_PAGES\)/);
+    assert.equal(calls, 7);
+    calls = 0;
+    await assert.rejects(listCiTypes(endless), /GET \/ci_types: still more CI types after 7 pages, the page budget \(TRIBUTARY_MAX_PAGES\)/);
+    assert.equal(calls, 7);
+  } finally {
+    if (saved === undefined) delete process.env.TRIBUTARY_MAX_PAGES;
+    else process.env.TRIBUTARY_MAX_PAGES = saved;
+  }
+  calls = 0;
+  await assert.rejects(listAssetProductTypes(endless), /after 100 pages, the page budget \(the default for a lookup list\)/);
+  assert.equal(calls, 100);
 });

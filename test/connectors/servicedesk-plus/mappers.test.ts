@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { errorFor } from '../../../src/connectors/servicedesk-plus/client.ts';
 import { regionOfApiDomain } from '../../../src/connectors/servicedesk-plus/config.ts';
 import { mapAsset, mapCi } from '../../../src/connectors/servicedesk-plus/map/assets.ts';
-import { classifyError, hasMoreRows, type Json, listRows, readStatus } from '../../../src/connectors/servicedesk-plus/map/envelope.ts';
+import { classifyError, hasMoreRows, type Json, listRows, readListPage, readStatus } from '../../../src/connectors/servicedesk-plus/map/envelope.ts';
 import { mapBusinessService, mapServiceCategory } from '../../../src/connectors/servicedesk-plus/map/services.ts';
 import { mapRequest } from '../../../src/connectors/servicedesk-plus/map/tickets.ts';
 import { mapUser } from '../../../src/connectors/servicedesk-plus/map/users.ts';
@@ -217,5 +217,26 @@ describe('recorded on-prem responses (rapid7 corpus)', { skip: corpusPresent ? f
       if (s.present) assert.equal(s.ok, !failed, f);
       for (const k of ['request', 'note', 'resolution']) if (k === 'request' && body.request) assert.equal(mapRequest(body.request as Json).key.startsWith('request:'), true, f);
     }
+  });
+});
+
+describe('list page validation (what the streams rely on)', () => {
+  test('the recorded list and the fact sheet example pass; rows are kept whatever their fields', (t) => {
+    const cloud = readListPage(fixture('cloud-request-list.json'), 'requests', 'GET /requests');
+    assert.ok(cloud.rows.length > 0);
+    if (!corpusPresent) return t.skip(SKIP);
+    const onprem = readListPage(corpusJson('get_list_request.json.resp'), 'requests', 'GET /requests');
+    assert.equal(onprem.key, 'requests');
+    assert.ok(onprem.rows.length > 0 && onprem.rows.every((r) => mapRequest(r).key.startsWith('request:')));
+  });
+
+  test('a missing list or a row that is not a record fails, naming the field; an empty list_info-confirmed page passes', () => {
+    const ok = [{ status_code: 2000, status: 'success' }];
+    assert.throws(() => readListPage({ response_status: ok, list_info: { row_count: 100, has_more_rows: true } }, 'requests', 'GET /requests'), /GET \/requests: the answer is not a page of rows: 'requests' is missing, expected a list of records/);
+    assert.throws(() => readListPage({ response_status: ok }, 'requests', 'GET /requests'), /'requests' is missing/);
+    assert.throws(() => readListPage({ response_status: ok, requests: [{ id: '1' }, null] }, 'requests', 'GET /requests'), /'requests\[1\]' is null, expected a record \(an object\)/);
+    assert.throws(() => readListPage({ response_status: ok, ci_computer: ['x'] }, undefined, 'GET /cmdb/ci_computer'), /'ci_computer\[0\]' is a string/);
+    assert.deepEqual(readListPage({ response_status: ok, list_info: { has_more_rows: false, row_count: 0 } }, 'requests', 'GET /requests').rows, []);
+    assert.deepEqual(readListPage({ response_status: ok, requests: [{ subject: 'no id' }] }, 'requests', 'GET /requests').rows, [{ subject: 'no id' }], 'a row without id is the stream\u2019s error row, not a bad page');
   });
 });

@@ -5,7 +5,7 @@ import { readUser, versionCheck } from '../../../src/connectors/tenable-sc/check
 import { envelopeError, readAnalysisResponse, readEnvelope } from '../../../src/connectors/tenable-sc/map/envelope.ts';
 import { HostResolver } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
 import { hostsApiHost, mapHostsApiRow } from '../../../src/connectors/tenable-sc/map/hosts-api.ts';
-import { hostKey, rowHostKey } from '../../../src/connectors/tenable-sc/map/identity.ts';
+import { hostKey, missingFindingIdentity, missingHostIdentity, rowHostKey } from '../../../src/connectors/tenable-sc/map/identity.ts';
 import { parseUnixSoftware } from '../../../src/connectors/tenable-sc/map/plugin-output/software.ts';
 import { mapSumipRow } from '../../../src/connectors/tenable-sc/map/sumip.ts';
 import { num, text } from '../../../src/connectors/tenable-sc/map/values.ts';
@@ -268,4 +268,33 @@ test('Elastic /rest/plugin rows: nulls where strings are expected are tolerated'
   const list = envelopeOf(plugin.status, plugin.body).response as Record<string, unknown>[];
   assert.equal(num(list[0]!.cvssV3BaseScore), null);
   assert.equal(num(list[0]!.baseScore), 7.8);
+});
+
+test('every recorded sumip and vulndetails page passes the streams\u2019 page validation, and every row has its identity', (t) => {
+  if (!corpusPresent) return t.skip(SKIP);
+  const pages: unknown[] = [];
+  for (const name of ['test_analysis_vulns_vulndetails_tool.yaml', 'test_analysis_vulns_sumip_tool.yaml']) for (const i of readCassette(name)) pages.push(envelopeOf(i.status, i.body).response);
+  for (const r of readElasticMock().filter((m) => m.path === '/rest/analysis')) pages.push(envelopeOf(r.status, r.body).response);
+  pages.push(readNdjson('test-vulnerability-patched.log').find((l) => 'response' in l)!.response);
+  let rows = 0;
+  for (const p of pages) {
+    const page = readAnalysisResponse(p, { strict: true });
+    for (const row of page.rows) {
+      rows++;
+      assert.equal('pluginID' in row ? missingFindingIdentity(row) : missingHostIdentity(row), null, JSON.stringify(row).slice(0, 200));
+    }
+  }
+  assert.ok(pages.length >= 8 && rows >= 20, `${pages.length} pages, ${rows} rows`);
+  for (const row of [...readNdjson('test-vulnerability.log'), ...readNdjson('test-vulnerability-patched.log').filter((l) => 'pluginID' in l)]) assert.equal(missingFindingIdentity(row), null);
+  for (const row of readNdjson('test-asset.log')) assert.equal(missingHostIdentity(row), null);
+});
+
+test('the streams\u2019 page validation names the field: a missing results list, a null row', () => {
+  assert.throws(() => readAnalysisResponse({ totalRecords: '5', returnedRecords: 0 }, { strict: true }), /'results' is missing, expected a list of rows/);
+  assert.throws(() => readAnalysisResponse({ results: [{ ip: '1' }, null] }, { strict: true }), /'results\[1\]' is null, expected a row \(an object\)/);
+  assert.throws(() => readAnalysisResponse({ returnedRecords: 25, results: null }, { strict: true }), /'results' is null/);
+  assert.equal(readAnalysisResponse({ returnedRecords: '0', results: null }, { strict: true }).rows.length, 0, 'null results with nothing returned: an empty page');
+  assert.equal(readAnalysisResponse({ results: null }).rows.length, 0, 'other tools (iplist) keep the lenient reading');
+  assert.equal(missingHostIdentity({ ip: null, uuid: '', dnsName: null }), 'a row without a host identity (uuid, hostUUID, ip or dnsName)');
+  assert.equal(missingFindingIdentity({ ip: '10.0.0.1' }), 'a row without a pluginID');
 });

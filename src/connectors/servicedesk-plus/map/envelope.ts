@@ -1,5 +1,7 @@
 // Pure reading of SDP v3 envelopes: `response_status` is an array in list answers and an object in
 // single-record and error answers; success iff a status_code is 2000; details sit in `messages[]`.
+import { z } from 'zod';
+import { parsePage, zRow } from '../../../core/validate.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -59,6 +61,27 @@ export function classifyError(httpStatus: number, status: SdpStatus): SdpErrorKi
 export function describeStatus(status: SdpStatus): string {
   if (status.messages.length === 0) return status.codes.length ? `status ${status.codes.join('/')}` : 'no response_status';
   return status.messages.map((m) => `${m.statusCode ?? '?'} ${m.message ?? ''}${m.field ? ` (field ${m.field})` : ''}`.trim()).join('; ');
+}
+
+const recordList = z.array(zRow);
+
+/**
+ * The records of a list answer, validated (zod): the list must be there (an answer without it is
+ * empty only when list_info says so) and hold records (objects). A row without an `id` is still a
+ * row: the stream counts it as an error row. Throws an UpstreamError naming the field.
+ */
+export function readListPage(body: Json, preferredKey: string | undefined, what: string): { key: string | null; rows: Json[] } {
+  const found = listRows(body, preferredKey);
+  if (found.key === null) {
+    // No list at all is an empty page only when list_info says so (no more rows, none returned).
+    const li = body.list_info as Json | undefined;
+    const count = li && typeof li === 'object' ? li.row_count : null;
+    if (li && typeof li === 'object' && (count === undefined || count === 0 || count === '0') && !hasMoreRows(body)) return found;
+    const key = preferredKey ?? 'records';
+    return { key, rows: parsePage(z.object({ [key]: recordList }), body, what, () => 'a list of records') [key] as Json[] };
+  }
+  parsePage(z.object({ [found.key]: recordList }), body, what, (f) => (f.includes('[') ? 'a record (an object)' : 'a list of records'));
+  return found;
 }
 
 /** The records array of a list answer: the plural module key, else the first array that is not metadata. */

@@ -2,6 +2,8 @@
 // tolerantly (numbers as strings or numbers), and turned into an UpstreamError that names cause and fix.
 import { z } from 'zod';
 import { UpstreamError } from '../../../core/errors.ts';
+import { describeAnswer, servedBy } from '../../../core/http.ts';
+import { parsePage, zRow } from '../../../core/validate.ts';
 import { int, num } from './values.ts';
 
 const looseInt = z.union([z.number(), z.string()]).optional().nullable();
@@ -31,14 +33,26 @@ export interface EnvelopeProblem {
   message: string;
 }
 
-/** Parses a body; returns the envelope, or a problem description when the call failed. */
-export function readEnvelope(status: number, body: string): { ok: true; envelope: Envelope } | { ok: false; problem: EnvelopeProblem } {
+/** What a page that is not the API looks like: the console's own web interface, or a web server or proxy. */
+function lookalike(body: string, server?: string | null): string | null {
+  const sample = body.slice(0, 65_536);
+  if (/Tenable|SecurityCenter|Security Center/i.test(sample)) return 'it looks like the Tenable.sc web interface, not its REST API';
+  const by = servedBy(body, server);
+  return by ? `it looks like a page served by ${by}` : null;
+}
+
+/**
+ * Parses a body; returns the envelope, or a problem description when the call failed. A body that is
+ * not JSON is described (status, type, size, title), never quoted: the URL may point anywhere.
+ */
+export function readEnvelope(status: number, body: string, headers: { contentType?: string | null; server?: string | null } = {}): { ok: true; envelope: Envelope } | { ok: false; problem: EnvelopeProblem } {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    const snippet = body.replace(/\s+/g, ' ').trim().slice(0, 120);
-    return { ok: false, problem: { kind: 'not-json', status, errorCode: null, message: snippet ? `a non-JSON answer: ${snippet}` : 'an empty answer' } };
+    const like = lookalike(body, headers.server);
+    const message = `an answer that is not JSON (${describeAnswer(status, body, headers.contentType)}${like ? `; ${like}` : ''})`;
+    return { ok: false, problem: { kind: 'not-json', status, errorCode: null, message } };
   }
   const parsed = envelopeSchema.safeParse(json);
   if (!parsed.success) {
@@ -92,7 +106,7 @@ export function envelopeError(what: string, p: EnvelopeProblem): UpstreamError {
     return new UpstreamError(`${what} failed with Tenable.sc error ${p.errorCode}: ${p.message}`, { status: p.status, hint });
   }
   if (p.kind === 'not-json') {
-    return new UpstreamError(`${what} returned ${p.message} (HTTP ${p.status})`, {
+    return new UpstreamError(`${what} returned ${p.message}${p.message.includes(`HTTP ${p.status}`) ? '' : ` (HTTP ${p.status})`}`, {
       status: p.status,
       hint: 'Check that API URL is the console\u2019s browser URL (without /rest) and that no proxy or login page is in between',
     });
@@ -121,8 +135,18 @@ export interface AnalysisPage<T = Record<string, unknown>> {
   timestamp?: number | null;
 }
 
-/** Reads the `response` of an analysis call (rows must be objects). */
-export function readAnalysisResponse(response: unknown): AnalysisPage {
+/** What the streams rely on in a page: a `results` list of rows (objects); totals stay optional. */
+const rowsPageSchema = z.looseObject({ results: z.array(zRow) });
+
+/**
+ * Reads the `response` of an analysis call. `strict` (the streams): a page without a `results` list,
+ * or with anything but rows in it, fails with a message naming the field; otherwise (other tools, the
+ * corpus) non-rows are dropped and a null `results` is an empty page.
+ */
+export function readAnalysisResponse(response: unknown, opts: { strict?: boolean; what?: string } = {}): AnalysisPage {
+  // `results: null` is an empty page only when the console also says it returned nothing.
+  const saysEmpty = !!response && typeof response === 'object' && (response as { results?: unknown }).results === null && int((response as { returnedRecords?: unknown }).returnedRecords) === 0;
+  if (opts.strict && !saysEmpty) parsePage(rowsPageSchema, response, opts.what ?? 'POST /rest/analysis', (f) => (f.includes('[') ? 'a row (an object)' : 'a list of rows'));
   const parsed = analysisResponseSchema.safeParse(response);
   if (!parsed.success) throw new UpstreamError('POST /rest/analysis returned a response without results', { hint: 'Check the console version (5.13 or later is needed)' });
   const rows = (parsed.data.results ?? []).filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r));

@@ -105,6 +105,10 @@ export async function* runAnalysisPhases(
     const phase = phases[i]!;
     let offset = phase.name === cursor.phase ? cursor.offset : 0;
     let query = phase.query;
+    // The page budget of this phase, from the first total the console gave (it may grow while paging a
+    // live database, hence the margin; it cannot grow page after page to keep a run going forever).
+    let budget: { pages: number; why: string } | null = null;
+    let pages = 0;
     for (;;) {
       ctx.signal.throwIfAborted();
       let fetched: Fetched;
@@ -122,6 +126,13 @@ export async function* runAnalysisPhases(
       if (adoptClock && page.timestamp) cursor = { ...cursor, until: page.timestamp };
       adoptClock = false;
       const n = page.rows.length;
+      pages++;
+      if (budget === null && page.total !== null) budget = pageBudget(page.total, offset, pageSize);
+      if (budget !== null && pages > budget.pages) {
+        throw new UpstreamError(`${phase.name}: stopped after ${budget.pages} pages, the page budget (${budget.why})`, {
+          hint: 'The console keeps answering full pages past its own total; if it really holds more, set TRIBUTARY_MAX_PAGES to a larger number of pages',
+        });
+      }
       const next = offset + n;
       const last = n === 0 || n < pageSize || (page.total !== null && next >= page.total);
       if (!last) ahead = request(phase, query, next);
@@ -138,13 +149,28 @@ export async function* runAnalysisPhases(
   }
 }
 
+/** Pages a phase may read: twice what the announced total needs from `offset`, plus 10; TRIBUTARY_MAX_PAGES overrides. */
+/** Pages one query may take: TRIBUTARY_MAX_PAGES, else twice what the console's own total needs (+10). */
+export function pageBudget(total: number, offset: number, pageSize: number): { pages: number; why: string } {
+  const set = Number(process.env.TRIBUTARY_MAX_PAGES);
+  if (Number.isInteger(set) && set > 0) return { pages: set, why: 'TRIBUTARY_MAX_PAGES' };
+  return { pages: 2 * Math.ceil(Math.max(0, total - offset) / pageSize) + 10, why: `twice what the console's total of ${total} rows needs` };
+}
+
 export function timeFilter(name: string, c: Cursor): AnalysisFilter[] {
   const w = windowValue(c);
   return w ? [{ filterName: name, operator: '=', value: w }] : [];
 }
 
-/** Safely maps rows: a row that throws is counted as an error, not fatal. */
-export function mapRows(rows: Record<string, unknown>[], fn: (row: Record<string, unknown>, add: (m: ModelName, r: IncomingRecord | null | undefined) => void) => void): { records: Mapped; errors: number } {
+/**
+ * Safely maps rows: a row that throws, or that `missing` says lacks its identity, is counted as an
+ * error row, not fatal (and not stored under a made-up key).
+ */
+export function mapRows(
+  rows: Record<string, unknown>[],
+  fn: (row: Record<string, unknown>, add: (m: ModelName, r: IncomingRecord | null | undefined) => void) => void,
+  missing?: (row: Record<string, unknown>) => string | null,
+): { records: Mapped; errors: number } {
   const records: Mapped = {};
   let errors = 0;
   const add = (m: ModelName, r: IncomingRecord | null | undefined) => {
@@ -154,6 +180,10 @@ export function mapRows(rows: Record<string, unknown>[], fn: (row: Record<string
     records[m] = list;
   };
   for (const row of rows) {
+    if (missing?.(row)) {
+      errors++;
+      continue;
+    }
     try {
       fn(row, add);
     } catch {

@@ -3,16 +3,16 @@
 // /rest/hosts last-seen dates, identifiers and scores. Every enrichment sets only the fields it knows;
 // every row finds its host through the host resolver (map/host-resolver.ts).
 import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
-import { errorMessage } from '../../../core/errors.ts';
+import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import type { TenableScClient } from '../client.ts';
 import { HostResolver, rowHostIds } from '../map/host-resolver.ts';
 import { HOSTS_API_FIELDS, hostsApiHost, mapHostsApiRow } from '../map/hosts-api.ts';
-import { rowHostKey } from '../map/identity.ts';
+import { missingFindingIdentity, missingHostIdentity, rowHostKey } from '../map/identity.ts';
 import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
-import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, mapRows, pageBudget, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
 export const HOSTS_API_MIN_VERSION = '5.20.0';
@@ -28,12 +28,12 @@ export function hostPhases(cursor: Cursor, known: Set<string>, resolver: HostRes
           const { key } = resolver.resolve(rowHostIds(row), rowHostKey(row));
           known.add(key);
           add('hosts', mapSumipRow(row, key));
-        }),
+        }, missingHostIdentity),
     },
     {
       name: 'inventory',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(HOST_PLUGINS), ...timeFilter('lastSeen', cursor)] },
-      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row, { key: resolver.rowHost(row, add) }))),
+      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row, { key: resolver.rowHost(row, add) })), missingFindingIdentity),
     },
   ];
 }
@@ -62,11 +62,15 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
     const rows = await client.fetchHostsPage(offset, pageSize, HOSTS_API_FIELDS, { signal: ctx.signal });
     const next = offset + rows.length;
     const last = rows.length < pageSize;
-    const { records, errors } = mapRows(rows, (row, add) => {
-      const key = hostsApiHost(row, resolver);
-      // Only hosts this run knows from sumip (read again after a resume past it).
-      if (key && known.has(key)) add('hosts', mapHostsApiRow(row, key));
-    });
+    const { records, errors } = mapRows(
+      rows,
+      (row, add) => {
+        const key = hostsApiHost(row, resolver);
+        // Only hosts this run knows from sumip (read again after a resume past it).
+        if (key && known.has(key)) add('hosts', mapHostsApiRow(row, key));
+      },
+      (row) => (text(row.tenableUUID) || text(row.uuid) || text(row.ipAddress) ? null : 'a host without tenableUUID, uuid or ipAddress'),
+    );
     yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
     if (last) return;
     offset = next;
@@ -80,8 +84,11 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
  */
 async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>, resolver: HostResolver): Promise<void> {
   const sumip = hostPhases(cursor, known, resolver)[0]!;
-  for (let offset = 0; ; ) {
+  let budget: { pages: number; why: string } | null = null;
+  for (let offset = 0, pages = 1; ; pages++) {
     const page = await client.fetchAnalysisPage({ ...sumip.query, offset, limit: pageSize }, { signal: ctx.signal });
+    budget ??= pageBudget(page.total ?? 50_000 * pageSize, 0, pageSize);
+    if (pages > budget.pages) throw new UpstreamError(`sumip: stopped after ${budget.pages} pages, the page budget (${budget.why})`, { hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much' });
     sumip.map(page.rows);
     offset += page.rows.length;
     if (page.rows.length < pageSize || (page.total !== null && offset >= page.total)) return;

@@ -4,6 +4,7 @@
 import type { Stream, StreamContext } from '../../../core/connector.ts';
 import { HostResolver } from '../map/host-resolver.ts';
 import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLUGINS, SOFTWARE_PLUGINS } from '../map/vulndetails.ts';
+import { missingFindingIdentity } from '../map/identity.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
@@ -26,7 +27,7 @@ export function softwareStream(deps: StreamDeps): Stream {
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(SOFTWARE_PLUGINS), ...timeFilter('lastSeen', c)] },
     map: (rows) => mapRows(rows, (row, add) => {
         for (const r of mapSoftwareRow(row, hosts.rowHost(row, add))) add('software', r);
-      }),
+      }, missingFindingIdentity),
   }));
 }
 
@@ -34,7 +35,7 @@ export function portsStream(deps: StreamDeps): Stream {
   return singlePhaseStream(deps, { name: 'ports', models: ['ports'], primaryKey: ['hostKey', 'port', 'protocol'], cursorField: 'lastSeen' }, (c, hosts) => ({
     name: 'ports',
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(PORT_PLUGINS), ...timeFilter('lastSeen', c)] },
-    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row, hosts.rowHost(row, add)))),
+    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row, hosts.rowHost(row, add))), missingFindingIdentity),
   }));
 }
 
@@ -45,6 +46,6 @@ export function complianceStream(deps: StreamDeps): Stream {
     map: (rows) =>
       mapRows(rows, (row, add) => {
         if (isComplianceRow(row)) add('compliance', mapComplianceRow(row, hosts.rowHost(row, add)));
-      }),
+      }, missingFindingIdentity),
   }));
 }

@@ -6,6 +6,7 @@ import type { Stream, StreamContext } from '../../../core/connector.ts';
 import { HostResolver } from '../map/host-resolver.ts';
 import { mapPlugin } from '../map/plugins.ts';
 import { text } from '../map/values.ts';
+import { missingFindingIdentity } from '../map/identity.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { type StreamDeps, severityFilter, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
@@ -25,7 +26,7 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
         pluginsSeen.add(pid);
         add('plugins', mapPlugin(row));
       }
-    });
+    }, missingFindingIdentity);
   return [
     {
       name: 'patched',

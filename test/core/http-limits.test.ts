@@ -1,0 +1,99 @@
+// The upstream HTTP helper's bounds: the size cap (refused from Content-Length before reading, and
+// while reading a chunked body), the one deadline over headers and body, and the description of an
+// answer that never quotes it.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { describeAnswer, HttpClient, parseByteSize } from '../../src/core/http.ts';
+
+let server: Server;
+let base: string;
+let sent = 0;
+
+before(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/api/declared') {
+      // Announces 1 GiB and sends a little: refused on the header alone.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1024 ** 3) });
+      res.write('{"a":');
+      return;
+    }
+    if (req.url === '/api/chunked') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && sent < 256 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    if (req.url === '/api/trickle') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      const t = setInterval(() => res.write(' '), 100);
+      return void res.on('close', () => clearInterval(t));
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+});
+after(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+test('an answer larger than the cap is refused: from Content-Length without reading, or as soon as the read passes it', async () => {
+  const http = new HttpClient({ baseUrl: base, maxResponseBytes: 1024 * 1024, retry: { attempts: 1 } });
+  try {
+    await assert.rejects(http.send({ method: 'GET', path: '/declared' }), /^UpstreamError: GET \/api\/declared: the answer is larger than 1 MiB \(the response size limit\)$/);
+    await assert.rejects(http.send({ method: 'GET', path: '/chunked' }), (err: Error & { hint?: string }) => {
+      assert.match(err.message, /GET \/api\/chunked: the answer is larger than 1 MiB/);
+      assert.match(err.hint ?? '', /TRIBUTARY_UPSTREAM_MAX_BYTES/);
+      return true;
+    });
+    assert.ok(sent < 64 * 1024 * 1024, `the server got to send ${sent} bytes`);
+    assert.deepEqual(JSON.parse((await http.send({ method: 'GET', path: '/small' })).text), { ok: true });
+  } finally {
+    await http.close();
+  }
+});
+
+test('TRIBUTARY_UPSTREAM_MAX_BYTES overrides the cap; TRIBUTARY_UPSTREAM_DEADLINE_MS caps the deadline', async () => {
+  process.env.TRIBUTARY_UPSTREAM_MAX_BYTES = '2MiB';
+  process.env.TRIBUTARY_UPSTREAM_DEADLINE_MS = '400';
+  const http = new HttpClient({ baseUrl: base, maxResponseBytes: 1024, deadlineMs: 60_000 });
+  try {
+    assert.equal(http.maxBytes, 2 * 1024 * 1024);
+    assert.equal(http.deadlineMs, 400);
+    // A body trickled a byte every 100 ms never trips undici's idle timeouts; the deadline ends it.
+    await assert.rejects(http.send({ method: 'GET', path: '/trickle' }), (err: Error & { hint?: string; transient?: boolean }) => {
+      assert.equal(err.message, 'GET /api/trickle: no complete answer within 400 ms (the per-request deadline)');
+      assert.match(err.hint ?? '', /TRIBUTARY_UPSTREAM_DEADLINE_MS/);
+      assert.equal(err.transient, false, 'not retried: the same answer would trickle again');
+      return true;
+    });
+  } finally {
+    delete process.env.TRIBUTARY_UPSTREAM_MAX_BYTES;
+    delete process.env.TRIBUTARY_UPSTREAM_DEADLINE_MS;
+    await http.close();
+  }
+});
+
+test('describeAnswer says what came back without quoting the body', () => {
+  const page = '<html><head><title>\n  Sign in \u0007 to "Portal"</title></head><body>secret-token-123</body></html>';
+  const d = describeAnswer(200, page, 'text/html; charset=utf-8');
+  assert.equal(d, `HTTP 200, text/html, ${Buffer.byteLength(page)} bytes, a page titled "Sign in to Portal"`);
+  assert.doesNotMatch(d, /secret-token/);
+  assert.equal(describeAnswer(502, '', null), 'HTTP 502, no content type, empty');
+  assert.equal(describeAnswer(200, 'x'.repeat(3000), 'text/plain'), 'HTTP 200, text/plain, 2.9 KiB');
+  assert.equal(parseByteSize('64MiB'), 64 * 1024 * 1024);
+  assert.equal(parseByteSize('500k'), 500 * 1024);
+  assert.equal(parseByteSize('1048576'), 1048576);
+  assert.equal(parseByteSize('lots'), null);
+});

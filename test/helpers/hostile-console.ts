@@ -1,0 +1,148 @@
+// A hostile upstream for the tests: a small HTTP server in front of a simulator (Tenable.sc under
+// /rest, ServiceDesk Plus under /api/v3) that forwards everything while `mode` is 'good' and, in a
+// hostile mode, answers list calls with HTTP 200 and no usable rows, pages forever, or answers any
+// call with a huge, trickled or non-JSON body. Not the simulators' friendly faults: these answers
+// look like success.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const HOSTILE_MODES = ['no-results', 'null-results', 'null-rows', 'no-identity', 'empty-lying-total', 'endless', 'huge', 'trickle', 'html'] as const;
+export type HostileMode = 'good' | (typeof HOSTILE_MODES)[number];
+
+/** What the html mode's page holds: the checks must never print it. */
+export const PAGE_SECRET = 'hostile-page-secret-7f3a91';
+/** The huge mode's body size. */
+export const HUGE_BYTES = 500 * 1024 * 1024;
+
+export interface HostileConsole {
+  url: string;
+  mode: HostileMode;
+  /** The most body bytes one huge answer got to send before the client hung up (since the last reset). */
+  largestBody: number;
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+/** Identity fields a row is keyed by (Tenable.sc host and finding, ServiceDesk Plus id). */
+const IDENTITY = new Set(['uuid', 'hostUUID', 'ip', 'dnsName', 'pluginID', 'tenableUUID', 'ipAddress', 'id']);
+
+function rowsFor(mode: HostileMode, rows: unknown[], limit: number): unknown[] {
+  switch (mode) {
+    case 'null-results':
+      return rows.length ? rows.map(() => null) : [null];
+    case 'null-rows':
+      return rows.map((r) => Object.fromEntries(Object.keys(r as Json).map((k) => [k, null])));
+    case 'no-identity':
+      return rows.map((r) => Object.fromEntries(Object.entries(r as Json).filter(([k]) => !IDENTITY.has(k))));
+    case 'endless':
+      // Full pages of rows that can never be stored, however long it goes on.
+      return Array.from({ length: limit }, (_, i) => ({ pluginName: `row ${i}`, severity: { id: '2', name: 'Medium' } }));
+    default:
+      return [];
+  }
+}
+
+/** Tenable.sc `POST /rest/analysis` and `GET /rest/hosts` answers, made hostile. */
+function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
+  const limit = reqBody ? Number(reqBody.endOffset ?? 0) - Number(reqBody.startOffset ?? 0) || 1000 : 1000;
+  const response = env.response;
+  if (Array.isArray(response)) {
+    // /rest/hosts: a plain array.
+    if (mode === 'no-results') return { ...env, response: {} };
+    if (mode === 'empty-lying-total') return { ...env, response: [] };
+    return { ...env, response: rowsFor(mode, response, limit) };
+  }
+  const r = { ...(response as Json) };
+  const rows = Array.isArray(r.results) ? r.results : [];
+  if (mode === 'no-results') delete r.results;
+  else if (mode === 'empty-lying-total') Object.assign(r, { totalRecords: '1000000000', returnedRecords: 0, results: [] });
+  else if (mode === 'endless') Object.assign(r, { totalRecords: '1000000000', returnedRecords: limit, results: rowsFor(mode, rows, limit) });
+  else r.results = rowsFor(mode, rows, limit);
+  return { ...env, response: r };
+}
+
+/** ServiceDesk Plus list answers (`{response_status, list_info, <key>: […]}`), made hostile. */
+function sdpList(mode: HostileMode, body: Json): Json {
+  const key = Object.keys(body).find((k) => k !== 'response_status' && k !== 'list_info' && Array.isArray(body[k]));
+  if (!key) return body;
+  const rows = body[key] as unknown[];
+  const out: Json = { ...body, list_info: { ...(body.list_info as Json), row_count: rows.length } };
+  if (mode === 'no-results') delete out[key];
+  else if (mode === 'empty-lying-total') Object.assign(out, { [key]: [], list_info: { has_more_rows: true, total_count: 1_000_000_000, row_count: 0 } });
+  else if (mode === 'endless') Object.assign(out, { [key]: rowsFor(mode, rows, 100), list_info: { has_more_rows: true, row_count: 100 } });
+  else out[key] = rowsFor(mode, rows, 100);
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Starts the console in front of `upstream` (the simulator's base URL). */
+export async function startHostileConsole(upstream: string): Promise<HostileConsole> {
+  const state: HostileConsole = { url: '', mode: 'good', largestBody: 0, close: async () => {} };
+
+  const huge = (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let sent = 0;
+    const pump = () => {
+      while (sent < HUGE_BYTES && !res.destroyed) {
+        sent += chunk.length;
+        state.largestBody = Math.max(state.largestBody, sent);
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  };
+
+  const trickle = (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.flushHeaders();
+    const timer = setInterval(() => {
+      res.write(' ');
+    }, 300);
+    res.on('close', () => clearInterval(timer));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const mode = state.mode;
+    if (mode === 'huge') return huge(res);
+    if (mode === 'trickle') return trickle(res);
+    if (mode === 'html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return void res.end(`<!doctype html><html><head><title>Sign in</title></head><body><p>token ${PAGE_SECRET}</p></body></html>`);
+    }
+    const body = await readBody(req);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+    const up = await fetch(upstream + req.url, { method: req.method, headers, body: body.length ? body : undefined });
+    let text = await up.text();
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const isList = (req.method === 'POST' && path === '/rest/analysis') || (req.method === 'GET' && path === '/rest/hosts') || (req.method === 'GET' && path.startsWith('/api/v3/'));
+    if (mode !== 'good' && isList && up.status === 200) {
+      const json = JSON.parse(text) as Json;
+      text = JSON.stringify(path.startsWith('/rest/') ? tenableList(mode, json, body.length ? (JSON.parse(body.toString()) as Json) : null) : sdpList(mode, json));
+    }
+    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
+    res.end(text);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(599);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}

@@ -1,0 +1,202 @@
+// Full syncs against a hostile console (test/helpers/hostile-console.ts) in front of both simulators:
+// HTTP 200 answers without usable rows, endless paging, a 500 MB body, a trickled body and a login
+// page. Each run ends failed or partial with a message naming the cause and how to raise the limit,
+// and the stored inventory (every record of every model) is exactly what it was before, on SQLite and
+// PostgreSQL. Then: the next good run recovers, and --allow-large-removal does what the guard held back.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type AppContext, openApp } from '../../src/app/context.ts';
+import { addSource, checkSource } from '../../src/app/sources.ts';
+import { createLogger } from '../../src/core/log.ts';
+import { MODEL_NAMES } from '../../src/core/models.ts';
+import { streamPageBudget } from '../../src/sync/guard.ts';
+import { runSync, type SyncResult } from '../../src/sync/runner.ts';
+import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { HUGE_BYTES, type HostileConsole, type HostileMode, PAGE_SECRET, startHostileConsole } from '../helpers/hostile-console.ts';
+
+process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
+process.env.TRIBUTARY_RETRY_BASE_MS = '1';
+
+/** Every record of every model, as the store serves them. */
+async function dump(app: AppContext): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const model of MODEL_NAMES) {
+    const all: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await app.store.query(model, { limit: 1000, cursor });
+      all.push(...page.records);
+      cursor = page.nextCursor;
+    } while (cursor);
+    out[model] = all;
+  }
+  return out;
+}
+
+/** Each connector's streams (a stream may write more models than its name: vulnerabilities also writes plugins). */
+const STREAMS = { sc: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], desk: ['tickets', 'cmdb-assets', 'users', 'services'] } as const;
+
+/** What each mode must end as, and the message that says why (both connectors). */
+const EXPECT: Record<Exclude<HostileMode, 'good'>, { status: SyncResult['status']; error: RegExp }> = {
+  'no-results': { status: 'failed', error: /'(results|requests)' is missing, expected a list of (rows|records)/ },
+  'null-results': { status: 'failed', error: /'(results|requests)\[0\]' is null, expected a (row|record)/ },
+  'null-rows': { status: 'partial', error: /did not sweep \(nothing was marked removed or fixed\): .*it would mark all of \d+ records removed.*--full --allow-large-removal/ },
+  'no-identity': { status: 'partial', error: /did not sweep .*it would mark all of \d+ records removed/ },
+  'empty-lying-total': { status: 'partial', error: /did not sweep .*it would mark all of \d+ records removed/ },
+  // Bounded by a small TRIBUTARY_MAX_PAGES here (each page is a round trip through the simulator); the budget derived from the last run is tested on its own below.
+  endless: { status: 'failed', error: /stopped after 12 pages, the page budget \(TRIBUTARY_MAX_PAGES\).*set TRIBUTARY_MAX_PAGES to a larger number/ },
+  huge: { status: 'failed', error: /the answer is larger than 64 MiB \(the response size limit\).*TRIBUTARY_UPSTREAM_MAX_BYTES/ },
+  trickle: { status: 'failed', error: /no complete answer within 1\.5 s \(the per-request deadline\).*TRIBUTARY_UPSTREAM_DEADLINE_MS/ },
+  html: { status: 'failed', error: /not JSON \(HTTP 200, text\/html, \d+ bytes, a page titled "Sign in"\)/ },
+};
+
+async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+test('the page budget derives from the last complete run, and TRIBUTARY_MAX_PAGES overrides it', async () => {
+  assert.deepEqual(streamPageBudget(8), { pages: 108, why: 'the 8 pages of the last complete run + 100' });
+  assert.deepEqual(streamPageBudget(500), { pages: 2000, why: '4 × the 500 pages of the last complete run' });
+  assert.deepEqual(streamPageBudget(undefined), { pages: 100_000, why: 'the default' });
+  await withEnv({ TRIBUTARY_MAX_PAGES: '12' }, async () => assert.deepEqual(streamPageBudget(500), { pages: 12, why: 'TRIBUTARY_MAX_PAGES' }));
+});
+
+let tsim: RunningTenableSim;
+let dsim: RunningSdpSim;
+let sc: HostileConsole;
+let desk: HostileConsole;
+
+before(async () => {
+  tsim = await startTenableSim({ port: 0, hosts: 30, findingsPerHost: 8, seed: 3 });
+  dsim = await startSdpSim({ seed: 5, requests: 130, assets: 12, cis: 4, users: 10, technicians: 3 });
+  sc = await startHostileConsole(tsim.url);
+  desk = await startHostileConsole(dsim.url);
+});
+after(async () => {
+  await sc?.close();
+  await desk?.close();
+  await tsim?.close();
+  await dsim?.close();
+});
+
+for (const backend of BACKENDS) {
+  describe(`hostile upstreams on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let app: AppContext;
+    const consoles = () => ({ sc, desk });
+
+    before(async () => {
+      db = await backend.create();
+      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }) });
+      await addSource(app, 'tenable-sc', 'sc', { apiUrl: sc.url, accessKey: tsim.analyst.accessKey, secretKey: tsim.analyst.secretKey, pageSize: 25 });
+      await addSource(app, 'servicedesk-plus', 'desk', { serverUrl: desk.url, apiKey: dsim.apiKey });
+    });
+    after(async () => {
+      sc.mode = 'good';
+      desk.mode = 'good';
+      await app?.close();
+      await db?.drop();
+    });
+
+    test('good full syncs fill the inventory', async () => {
+      for (const name of ['sc', 'desk'] as const) {
+        const r = await runSync(app, name, { full: true });
+        assert.equal(r.status, 'succeeded', r.error ?? '');
+      }
+      const d = await dump(app);
+      assert.ok(d.hosts!.length >= 30 && d.vulnerabilities!.length > 50 && d.tickets!.length === 130, JSON.stringify(Object.fromEntries(Object.entries(d).map(([m, l]) => [m, l.length]))));
+    });
+
+    for (const mode of Object.keys(EXPECT) as (keyof typeof EXPECT)[]) {
+      test(`${mode}: the run ends ${EXPECT[mode].status}, says why, and the inventory is exactly as before`, async () => {
+        for (const name of ['sc', 'desk'] as const) {
+          const hostile = consoles()[name];
+          const before = await dump(app);
+          hostile.largestBody = 0;
+          hostile.mode = mode;
+          const r = await withEnv({ TRIBUTARY_UPSTREAM_DEADLINE_MS: '1500', ...(mode === 'endless' ? { TRIBUTARY_MAX_PAGES: '12' } : {}) }, () => runSync(app, name, { full: true })).finally(() => {
+            hostile.mode = 'good';
+          });
+          assert.equal(r.status, EXPECT[mode].status, `${name}: ${r.error}`);
+          assert.match(r.error ?? '', EXPECT[mode].error, name);
+          assert.equal((await app.store.getRun(r.runId)).status, r.status);
+          assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
+          assert.deepEqual(await dump(app), before, `${name}: the stored inventory changed`);
+          // The client hung up soon after the cap: one answer got to send 64 MiB plus what socket buffers hold, not 500 MB.
+          if (mode === 'huge') assert.ok(hostile.largestBody > 0 && hostile.largestBody < HUGE_BYTES / 4, `${name}: one answer sent ${hostile.largestBody} bytes of ${HUGE_BYTES}: the body was read past the cap`);
+          if (mode === 'null-rows' || mode === 'no-identity') {
+            const main = name === 'sc' ? 'hosts' : 'tickets';
+            assert.ok(r.streams[main]!.errors > 0 && r.streams[main]!.records === 0, `${name}: rows without identity are error rows: ${JSON.stringify(r.streams)}`);
+          }
+          // Every stream stops at the budget, lookups read before a stream's first page included (an
+          // endless product or CI type list once held the run for minutes and its rows in memory).
+          if (mode === 'endless') for (const stream of STREAMS[name]) assert.match(r.error ?? '', new RegExp(`(^|; )${stream}: [^;]*after 12 pages, the page budget \\(TRIBUTARY_MAX_PAGES\\)`), `${name}: ${stream} was not stopped by the page budget`);
+          if (mode === 'html') assert.doesNotMatch(r.error ?? '', new RegExp(PAGE_SECRET));
+        }
+      });
+    }
+
+    test('the run deadline stops a run whose requests each stay within theirs', async () => {
+      const before = await dump(app);
+      sc.mode = 'trickle';
+      const r = await withEnv({ TRIBUTARY_SYNC_DEADLINE_MS: '1200' }, () => runSync(app, 'sc', { full: true })).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.notEqual(r.status, 'succeeded');
+      assert.match(r.error ?? '', /the run passed its deadline of 1\.2 s and stopped \(set TRIBUTARY_SYNC_DEADLINE_MS/);
+      assert.deepEqual(await dump(app), before);
+    });
+
+    test('the checks describe what came back without quoting it, and give up at the deadline', async () => {
+      for (const name of ['sc', 'desk'] as const) {
+        const hostile = consoles()[name];
+        hostile.mode = 'html';
+        const html = await checkSource(app, name).finally(() => {
+          hostile.mode = 'good';
+        });
+        assert.equal(html.ok, false);
+        const text = JSON.stringify(html.checks);
+        assert.doesNotMatch(text, new RegExp(PAGE_SECRET), `${name}: the check echoed the page`);
+        assert.match(text, /HTTP 200, text\/html, \d+ bytes, a page titled \\"Sign in\\"/, `${name}: ${text}`);
+        hostile.mode = 'trickle';
+        const slow = await withEnv({ TRIBUTARY_UPSTREAM_DEADLINE_MS: '1500' }, () => checkSource(app, name)).finally(() => {
+          hostile.mode = 'good';
+        });
+        assert.equal(slow.ok, false);
+        assert.match(JSON.stringify(slow.checks), /no complete answer within 1\.5 s \(the per-request deadline\)/, name);
+      }
+    });
+
+    test('after a refused sweep the next run is a fresh full run and recovers; --allow-large-removal removes what the guard held back', async () => {
+      sc.mode = 'empty-lying-total';
+      const refused = await runSync(app, 'sc', { full: true }).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.equal(refused.status, 'partial');
+      const next = await runSync(app, 'sc');
+      assert.equal(next.mode, 'full', 'forced full after a refused sweep');
+      assert.equal(next.resumedFrom, null, 'the refused run is not resumed');
+      assert.equal(next.status, 'succeeded', next.error ?? '');
+      const live = (await dump(app)).hosts!.filter((h) => (h as { source: string; removed: boolean }).source === 'sc' && !(h as { removed: boolean }).removed).length;
+      assert.ok(live >= 30, `${live} hosts live`);
+
+      sc.mode = 'empty-lying-total';
+      const allowed = await runSync(app, 'sc', { full: true, allowLargeRemoval: true }).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.equal(allowed.status, 'succeeded', allowed.error ?? '');
+      assert.equal(allowed.swept.hosts, live, 'the user confirmed: every host is marked removed');
+    });
+  });
+}
