@@ -80,6 +80,35 @@ export function scrubSecrets(text: string): string {
   return out;
 }
 
+/**
+ * Replaces every registered secret in the JSON text of a value: both the value as is and its
+ * JSON-escaped form (a secret holding `"` or `\` is written as `\"` or `\\` and would not match).
+ */
+export function scrubSerialized(text: string): string {
+  let out = scrubSecrets(text);
+  for (const s of known) {
+    const escaped = JSON.stringify(s).slice(1, -1);
+    if (escaped !== s && out.includes(escaped)) out = out.split(escaped).join(MASK);
+  }
+  return out;
+}
+
+/** A copy of `value` with registered secrets masked in every string it holds (plain objects and arrays). */
+export function scrubDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, depth + 1));
+  if (value instanceof Error) {
+    const copy: Record<string, unknown> = { type: value.name, message: scrubSecrets(value.message) };
+    if (value.stack) copy.stack = scrubSecrets(value.stack);
+    return copy;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, depth + 1);
+  return out;
+}
+
 /** A copy of `config` with every secret key that is set replaced by the mask. */
 export function maskConfig(config: Record<string, unknown>, secretKeys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
