@@ -6,6 +6,7 @@ import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
+import { registerSecretsCommands } from './secrets.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerSyncCommand(program);
   registerQueryCommand(program);
   registerUploadCommand(program);
+  registerSecretsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

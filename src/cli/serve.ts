@@ -24,7 +24,7 @@ export function registerServeCommand(program: Command): void {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
       });
-      const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }) });
+      const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }), requireReadableSecrets: true });
       const { startServer } = await import('../server/server.ts');
       const server = await startServer(app, { port, host: o.host, scheduler: true, worker: o.worker, trustProxy });
       process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);

@@ -131,6 +131,7 @@ export function registerSyncCommand(program: Command): void {
           await queue.stop(true);
         },
         'info',
+        { requireReadableSecrets: true },
       );
     });
 }

@@ -170,6 +170,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
           input: info.input ?? (info.secret ? 'password' : 'text'),
           options: info.options ?? null,
           showWhen: info.showWhen ?? null,
+          sendsSecrets: info.sendsSecrets ?? null,
           default: fieldDefault(c.configSchema, key),
         })),
       })),

@@ -11,7 +11,7 @@ import type { ModelName } from '../core/models.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
-import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
+import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 
 export interface SyncOptions {
   /** Force a fresh full run (also abandons an interrupted run's checkpoints, unless `resume`). */
@@ -85,6 +85,7 @@ function isStale(run: RunRecord): boolean {
 }
 
 export function parseSourceConfig(connector: Connector, source: SourceRecord): Record<string, unknown> {
+  if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const parsed = connector.configSchema.safeParse(source.config);
   if (!parsed.success) throw configError(parsed.error, `source '${source.name}': `);
   return parsed.data;

@@ -21,6 +21,7 @@ export const sourceViewSchema = {
     updatedAt: { type: 'string' },
     lastCheck: { type: ['object', 'null'], additionalProperties: true },
     lastRun: { type: ['object', 'null'], additionalProperties: true },
+    unreadableSecrets: { type: 'array', items: { type: 'string' }, description: 'stored secrets the master key cannot decrypt: enter them again' },
   },
   required: ['name', 'type', 'config', 'schedule', 'createdAt', 'updatedAt', 'lastCheck', 'lastRun'],
 } as const;
