@@ -180,4 +180,6 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       .map((t) => `UPDATE ${t} SET id = substr(host_id, 1, 12) || substr(id, 1, 20) WHERE host_id IS NOT NULL AND substr(id, 1, 12) <> substr(host_id, 1, 12);`)
       .join('\n'),
   },
+  // API tokens may expire (null = never); last_used_at (there since version 1) is now recorded.
+  { version: 7, name: 'api token expiry', sql: 'ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;' },
 ];

@@ -476,20 +476,38 @@ export class Store {
     await this.db.run(`DELETE FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
   }
 
-  async createApiToken(name: string, tokenHash: string, userId: string): Promise<string> {
+  async createApiToken(name: string, tokenHash: string, userId: string, expiresAt: string | null = null): Promise<string> {
     const id = randomUUID();
-    await this.db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at") VALUES (?, ?, ?, ?, ?)`, [id, name, tokenHash, userId, nowIso()]);
+    await this.db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?, ?)`, [
+      id,
+      name,
+      tokenHash,
+      userId,
+      nowIso(),
+      expiresAt,
+    ]);
     return id;
   }
 
-  async findApiToken(tokenHash: string): Promise<{ id: string; userId: string } | null> {
-    const rows = await this.db.all(`SELECT "id", "user_id" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
-    return rows[0] ? { id: String(rows[0].id), userId: String(rows[0].user_id) } : null;
+  async findApiToken(tokenHash: string): Promise<{ id: string; userId: string; expiresAt: string | null; lastUsedAt: string | null } | null> {
+    const rows = await this.db.all(`SELECT "id", "user_id", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
+    const r = rows[0];
+    return r ? { id: String(r.id), userId: String(r.user_id), expiresAt: (r.expires_at as string | null) ?? null, lastUsedAt: (r.last_used_at as string | null) ?? null } : null;
   }
 
-  async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }[]> {
+  async touchApiToken(id: string, at: string): Promise<void> {
+    await this.db.run(`UPDATE "api_tokens" SET "last_used_at" = ? WHERE "id" = ?`, [at, id]);
+  }
+
+  async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; expiresAt: string | null }[]> {
     const rows = await this.db.all(`SELECT * FROM "api_tokens" WHERE "user_id" = ? ORDER BY "created_at"`, [userId]);
-    return rows.map((r) => ({ id: String(r.id), name: String(r.name), createdAt: String(r.created_at), lastUsedAt: (r.last_used_at as string | null) ?? null }));
+    return rows.map((r) => ({
+      id: String(r.id),
+      name: String(r.name),
+      createdAt: String(r.created_at),
+      lastUsedAt: (r.last_used_at as string | null) ?? null,
+      expiresAt: (r.expires_at as string | null) ?? null,
+    }));
   }
 
   async deleteApiToken(id: string, userId: string): Promise<boolean> {

@@ -120,6 +120,40 @@ describe('login rate limiting', () => {
   });
 });
 
+describe('API tokens', () => {
+  it('record their last use, may expire, and an expired one is refused', async () => {
+    const h = await makeHarness();
+    try {
+      const { cookie, csrf } = await login(h.server);
+      const session = { cookie, 'x-csrf-token': csrf };
+      const forever = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: session, payload: { name: 'forever' } });
+      assert.equal(forever.statusCode, 201);
+      assert.equal((forever.data as { expiresAt: unknown }).expiresAt, null);
+      const shortLived = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: session, payload: { name: 'short', expiresIn: '2h' } });
+      assert.equal(shortLived.statusCode, 201);
+      const expiresAt = Date.parse((shortLived.data as { expiresAt: string }).expiresAt);
+      assert.ok(Math.abs(expiresAt - (Date.now() + 2 * 3600_000)) < 60_000);
+      const bad = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: session, payload: { name: 'x', expiresIn: 'forever' } });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /expiresIn 'forever'/);
+
+      const listed = async () => ((await call(h.server, { method: 'GET', url: '/api/v1/tokens', headers: { cookie } })).data as { items: { name: string; lastUsedAt: string | null; expiresAt: string | null }[] }).items;
+      assert.deepEqual((await listed()).map((t) => t.lastUsedAt), [null, null]);
+      const short = (shortLived.data as { token: string }).token;
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer(short) })).statusCode, 200);
+      const used = (await listed()).find((t) => t.name === 'short')!;
+      assert.ok(used.lastUsedAt && Date.now() - Date.parse(used.lastUsedAt) < 60_000, 'use recorded');
+      assert.equal((await listed()).find((t) => t.name === 'forever')!.lastUsedAt, null);
+
+      await h.app.store.db.run(`UPDATE "api_tokens" SET "expires_at" = ? WHERE "name" = 'short'`, [new Date(Date.now() - 1000).toISOString()]);
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer(short) })).statusCode, 401, 'expired');
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer((forever.data as { token: string }).token) })).statusCode, 200);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('session cookie flags', () => {
   it('sets Secure when configured, or in auto mode behind an https proxy', async () => {
     for (const [server, headers] of [
