@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
+import { terminalSafe } from './output.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
 import { registerSecretsCommands } from './secrets.ts';
@@ -35,7 +36,7 @@ export function buildProgram(): Command {
 }
 
 function fail(code: number, message: string): never {
-  process.stderr.write(`tributary: ${scrubSecrets(message.split('\n')[0])}\n`);
+  process.stderr.write(`tributary: ${terminalSafe(scrubSecrets(message.split('\n')[0] ?? ''))}\n`);
   process.exit(code);
 }
 

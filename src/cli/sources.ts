@@ -6,7 +6,7 @@ import { parseSetPairs } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
 import { registerFileDropCommand } from './files.ts';
-import { renderTable } from './output.ts';
+import { renderTable, terminalSafe } from './output.ts';
 
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -95,7 +95,7 @@ export function registerSourcesCommands(program: Command): void {
     .action(async (name: string, _o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
         const { warnings } = await removeSource(app, name);
-        for (const w of warnings) process.stderr.write(`tributary: warning: ${w}\n`);
+        for (const w of warnings) process.stderr.write(`tributary: warning: ${terminalSafe(w)}\n`);
         if (g.json) return printJson({ removed: name, warnings });
         process.stdout.write(`removed source '${name}' and its records\n`);
       });
@@ -113,7 +113,7 @@ export function registerSourcesCommands(program: Command): void {
           printJson(result);
         } else {
           // One line per check: mark, finding, hint.
-          for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.id}: ${c.message}${c.hint ? ` — hint: ${c.hint}` : ''}\n`);
+          for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${terminalSafe(c.id)}: ${terminalSafe(c.message)}${c.hint ? ` — hint: ${terminalSafe(c.hint)}` : ''}\n`);
           process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
         }
         return result.ok;

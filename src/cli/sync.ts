@@ -8,7 +8,7 @@ import { runSync, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { Scheduler } from '../sync/scheduler.ts';
 import { ExitCode, type GlobalOptions, printJson, withApp } from './app.ts';
-import { formatRate, progressLine } from './output.ts';
+import { formatRate, progressLine, terminalSafe } from './output.ts';
 
 function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept'>): void {
   if (g.json) {
@@ -22,7 +22,7 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
     const swept = result.swept[stream] ? `, ${result.swept[stream]} marked removed` : '';
     process.stdout.write(`  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${swept}\n`);
   }
-  if (result.error) process.stdout.write(`  error: ${result.error}\n`);
+  if (result.error) process.stdout.write(`  error: ${terminalSafe(result.error)}\n`);
 }
 
 async function syncHere(app: AppContext, g: GlobalOptions, name: string, full: boolean | undefined): Promise<string> {

@@ -7,7 +7,7 @@ import { type ColumnDef, type CsvRow, detach, type FileKind, ipAddressesOf, RowE
 import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
 import { hostKey, rowHostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
-import { list, macs } from '../map/values.ts';
+import { macs } from '../map/values.ts';
 import { hostFromFindingRow, mapVulndetailsRow } from '../map/vulndetails.ts';
 
 /** Header spellings: Tenable.sc first, then other Tenable products' (Nessus, Tenable VM) and common variants. */
