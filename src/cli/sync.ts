@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
-import type { RunRecord } from '../store/store.ts';
+import { type RunRecord, unreadableSecretsError } from '../store/store.ts';
 import { runSync, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -56,7 +56,9 @@ async function syncHere(app: AppContext, g: GlobalOptions, name: string, full: b
 
 /** Hands the run to the job queue; waits for the job unless told not to. */
 async function syncQueued(app: AppContext, g: GlobalOptions, name: string, full: boolean | undefined, wait: boolean): Promise<string> {
-  await app.store.getSource(name);
+  const source = await app.store.getSource(name);
+  // A worker could not open its secrets either: refuse here, in one line, rather than queue a failure.
+  if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const queue = await new SyncQueue(app).start();
   try {
     const jobId = await queue.enqueue(name, { full, trigger: 'cli' });
