@@ -76,7 +76,7 @@ export function registerSourcesCommands(program: Command): void {
 
   sources
     .command('configure <name>')
-    .description('change configuration fields; secrets left out keep their stored value')
+    .description('change configuration fields; secrets left out keep their stored value, unless the address they are sent to changes (then enter them again)')
     .option('--set <key=value>', 'configuration value (repeatable; key= clears it)', collect, [])
     .option('--config <file.json>', 'configuration changes as a JSON object')
     .action(async (name: string, o: { set: string[]; config?: string }, cmd: Command) => {
