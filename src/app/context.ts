@@ -4,7 +4,9 @@ import { type ConnectorRegistry, defaultRegistry } from '../connectors/registry.
 import { drainScheduledExports } from '../export/schedule.ts';
 import { closeFileDrop } from '../filedrop/resolve.ts';
 import { createLogger, type Logger } from '../core/log.ts';
-import { loadMasterKey, SecretBox } from '../core/secrets.ts';
+import { randomBytes } from 'node:crypto';
+import { InputError } from '../core/errors.ts';
+import { readMasterKey, SecretBox, writeMasterKey } from '../core/secrets.ts';
 import { Store } from '../store/store.ts';
 
 export interface AppOptions {
@@ -15,6 +17,16 @@ export interface AppOptions {
   log?: Logger;
   registry?: ConnectorRegistry;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Refuse to open when the master key cannot decrypt every stored secret (commands that run syncs
+   * for any source: serve, worker). Commands about one source check that source instead.
+   */
+  requireReadableSecrets?: boolean;
+  /**
+   * Without a master key while the database holds sealed secrets, open anyway with a new key that is
+   * written only by `persistNewKey` (for `secrets reset`, once the unreadable secrets are dropped).
+   */
+  allowNewKey?: boolean;
 }
 
 export interface AppContext {
@@ -26,8 +38,13 @@ export interface AppContext {
   /** The --file-drop URL when given; the file-drop layer falls back to TRIBUTARY_FILE_DROP and the data dir. */
   fileDrop?: string;
   env: NodeJS.ProcessEnv;
+  /** Set when the app was opened with a new master key not yet written (allowNewKey): writes it. */
+  persistNewKey?: () => void;
   close(): Promise<void>;
 }
+
+const KEY_LOST =
+  'is missing (and TRIBUTARY_MASTER_KEY is unset), but the database holds encrypted secrets: restore the key file or set TRIBUTARY_MASTER_KEY; a new key would not open them (to drop them and start over: `tributary secrets reset`)';
 
 export function resolvePaths(opts: AppOptions): { dataDir: string; dbUrl: string } {
   const env = opts.env ?? process.env;
@@ -40,8 +57,38 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
   const { dataDir, dbUrl } = resolvePaths(opts);
   const log = opts.log ?? createLogger();
   const registry = opts.registry ?? (await defaultRegistry());
-  const box = new SecretBox(loadMasterKey(join(dataDir, 'master.key'), opts.env ?? process.env));
-  const store = await Store.open(dbUrl, box, (type) => registry.secretKeys(type));
+  const keyFile = join(dataDir, 'master.key');
+  const existing = readMasterKey(keyFile, opts.env ?? process.env);
+  if (existing?.warning) log.warn({ file: keyFile }, existing.warning);
+  const fresh = randomBytes(32);
+  const box = new SecretBox(existing?.key ?? fresh);
+  const store = await Store.open(dbUrl, box, (type) => registry.sealedKeys(type));
+  let persistNewKey: (() => void) | undefined;
+  try {
+    if (!existing) {
+      // A key is made only while nothing is sealed: a new key cannot open what an old one sealed.
+      if (await store.hasSealedSecrets()) {
+        if (!opts.allowNewKey) throw new InputError(`the master key file ${keyFile} ${KEY_LOST}`, 'TRIBUTARY_MASTER_KEY');
+        persistNewKey = () => {
+          const written = writeMasterKey(keyFile, fresh);
+          if (!written.equals(fresh)) throw new InputError(`another process wrote ${keyFile} meanwhile; run the command again`, 'TRIBUTARY_MASTER_KEY');
+        };
+      } else box.replaceKey(writeMasterKey(keyFile, fresh));
+    }
+    if (opts.requireReadableSecrets) {
+      const bad = await store.unreadableSources();
+      if (bad.length) {
+        const names = bad.map((b) => `'${b.name}'`).join(', ');
+        throw new InputError(
+          `the master key cannot decrypt the stored secrets of source${bad.length > 1 ? 's' : ''} ${names} (a different or lost key): restore the key (TRIBUTARY_MASTER_KEY or ${keyFile}), enter the secrets again with \`tributary sources configure NAME\`, or drop them with \`tributary secrets reset\``,
+          'TRIBUTARY_MASTER_KEY',
+        );
+      }
+    }
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const app: AppContext = {
     dataDir,
     dbUrl,
@@ -50,6 +97,7 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
     registry,
     fileDrop: opts.fileDrop,
     env: opts.env ?? process.env,
+    persistNewKey,
     close: async () => {
       // Scheduled exports started after a sync finish first (the CLI's `sync` waits for them here).
       await drainScheduledExports(app);
@@ -59,3 +107,4 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
   };
   return app;
 }
+

@@ -3,8 +3,8 @@
 import type { CheckResult, Connector, ConnectorContext } from '../core/connector.ts';
 import { configError } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
-import { MASK, maskConfig, registerSecret, scrubSecrets } from '../core/secrets.ts';
-import type { RunRecord, SourceRecord } from '../store/store.ts';
+import { MASK, maskConfig, maskUrlPassword, registerSecret, scrubSecrets, urlPassword } from '../core/secrets.ts';
+import { type RunRecord, type SourceRecord, unreadableSecretsError } from '../store/store.ts';
 import type { AppContext } from './context.ts';
 import { validateSchedule } from './schedule.ts';
 import type { SourceBucket } from '../core/files.ts';
@@ -23,6 +23,8 @@ export interface SourceView {
   updatedAt: string;
   lastCheck: SourceRecord['lastCheck'];
   lastRun: Pick<RunRecord, 'id' | 'status' | 'mode' | 'startedAt' | 'finishedAt' | 'error'> | null;
+  /** Stored secrets the master key cannot decrypt (present only when there are some). */
+  unreadableSecrets?: string[];
 }
 
 function connectorContext(app: AppContext, source: { id: string; name: string }): ConnectorContext {
@@ -53,7 +55,7 @@ function validate(connector: Connector, input: Record<string, unknown>): { confi
   const parsed = connector.configSchema.safeParse(rest);
   if (!parsed.success) throw configError(parsed.error);
   const { schedule: _ignored, ...config } = parsed.data as Record<string, unknown>;
-  for (const [k, f] of Object.entries(connector.fields)) if (f.secret) registerSecret(config[k]);
+  for (const [k, f] of Object.entries(connector.fields)) if (f.secret || f.urlCredentials) registerSecret(config[k]);
   const sched = typeof schedule === 'string' && schedule.trim() !== '' ? validateSchedule(schedule.trim()) : null;
   return { config, schedule: sched };
 }
@@ -62,13 +64,54 @@ export function present(app: AppContext, s: SourceRecord, lastRun: RunRecord | n
   return {
     name: s.name,
     type: s.type,
-    config: maskConfig(s.config, app.registry.secretKeys(s.type)),
+    config: maskConfig(s.config, app.registry.secretKeys(s.type), app.registry.urlCredentialKeys(s.type)),
     schedule: s.schedule,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     lastCheck: s.lastCheck,
     lastRun: lastRun && { id: lastRun.id, status: lastRun.status, mode: lastRun.mode, startedAt: lastRun.startedAt, finishedAt: lastRun.finishedAt, error: lastRun.error },
+    ...(s.unreadableSecrets.length ? { unreadableSecrets: s.unreadableSecrets } : {}),
   };
+}
+
+/** Whether a change gives a secret a new value (not left out, not the mask, not cleared). */
+const entersValue = (v: unknown): boolean => v !== undefined && v !== null && v !== '' && v !== MASK;
+
+const list = (keys: string[]): string => (keys.length === 1 ? keys[0]! : `${keys.slice(0, -1).join(', ')} and ${keys[keys.length - 1]}`);
+
+/**
+ * A stored secret goes only where it was entered for: a change of a field that decides its destination
+ * (`sendsSecrets`: a URL, a region, a proxy) must come with the secret entered again.
+ */
+function checkSecretDestinations(connector: Connector, previous: Record<string, unknown>, next: Record<string, unknown>, changes: Record<string, unknown>): void {
+  for (const [k, f] of Object.entries(connector.fields)) {
+    if (!f.sendsSecrets?.length) continue;
+    if (JSON.stringify(previous[k] ?? null) === JSON.stringify(next[k] ?? null)) continue;
+    const stale = f.sendsSecrets.filter((sk) => entersValue(previous[sk]) && entersValue(next[sk]) && !entersValue(changes[sk]));
+    if (stale.length === 0) continue;
+    throw new InputError(
+      `changing ${k} changes where the stored ${list(stale)} ${stale.length > 1 ? 'are' : 'is'} sent: enter ${list(stale)} again together with the new ${k} (a stored secret is only sent to the address it was entered for)`,
+      stale[0]!,
+    );
+  }
+}
+
+/**
+ * A URL field with a password, sent back as shown (password masked): unchanged keeps the stored value;
+ * a new address with the masked password is refused, so the password does not follow it.
+ */
+function resolveUrlCredentials(connector: Connector, stored: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...changes };
+  for (const [k, f] of Object.entries(connector.fields)) {
+    const v = out[k];
+    if (!f.urlCredentials || typeof v !== 'string') continue;
+    if (v === maskUrlPassword(stored[k])) {
+      delete out[k];
+      continue;
+    }
+    if (urlPassword(v) === MASK) throw new InputError(`${k}: enter the password again with the new address (a stored password is only sent to the address it was entered for)`, k);
+  }
+  return out;
 }
 
 export async function addSource(app: AppContext, type: string, name: string, input: Record<string, unknown>): Promise<SourceRecord> {
@@ -97,9 +140,14 @@ export async function addSource(app: AppContext, type: string, name: string, inp
 }
 
 /** Changes fields; a secret left out (or sent as the mask) keeps its stored value; '' clears a field. */
-export async function configureSource(app: AppContext, name: string, changes: Record<string, unknown>): Promise<SourceRecord> {
+export async function configureSource(app: AppContext, name: string, input: Record<string, unknown>): Promise<SourceRecord> {
   const source = await app.store.getSource(name);
   const connector = app.registry.get(source.type);
+  const changes = resolveUrlCredentials(connector, source.config, input);
+  // Secrets the master key cannot open are entered again (or cleared) here, or dropped by `secrets reset`.
+  const missing = source.unreadableSecrets.filter((k) => !(k in changes) || changes[k] === MASK || changes[k] === undefined);
+  if (missing.length) throw unreadableSecretsError({ name: source.name, unreadableSecrets: missing });
+  if (!(await app.store.sourceStateReadable(source.id))) await app.store.setSourceState(source.id, {});
   const merged: Record<string, unknown> = { ...source.config, ...(source.schedule ? { schedule: source.schedule } : {}) };
   for (const [k, v] of Object.entries(changes)) {
     if (v === MASK) continue;
@@ -109,16 +157,17 @@ export async function configureSource(app: AppContext, name: string, changes: Re
   // Unknown keys must still be refused by the schema even when cleared.
   for (const k of Object.keys(changes)) if (!(k in connector.fields) && k !== 'schedule') merged[k] = changes[k];
   let { config, schedule } = validate(connector, merged);
-  if (connector.onSave) {
-    const previous = validate(connector, { ...source.config }).config;
-    config = await connector.onSave(config, previous, connectorContext(app, source));
-  }
+  const before = connector.configSchema.safeParse({ ...source.config });
+  const previous = before.success ? (before.data as Record<string, unknown>) : { ...source.config };
+  checkSecretDestinations(connector, previous, config, changes);
+  if (connector.onSave) config = await connector.onSave(config, before.success ? previous : null, connectorContext(app, source));
   return app.store.updateSource(name, config, schedule);
 }
 
 export async function checkSource(app: AppContext, name: string): Promise<{ ok: boolean; checks: CheckResult[]; warnings: string[] }> {
   const source = await app.store.getSource(name);
   const connector = app.registry.get(source.type);
+  if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const parsed = connector.configSchema.safeParse(source.config);
   let checks: CheckResult[];
   if (!parsed.success) {
@@ -155,7 +204,9 @@ export async function removeSource(app: AppContext, name: string): Promise<{ war
   const source = await app.store.getSource(name);
   const connector = app.registry.get(source.type);
   const warnings: string[] = [];
-  if (connector.onRemove) {
+  if (connector.onRemove && source.unreadableSecrets.length) {
+    warnings.push(`the stored secrets of '${name}' cannot be decrypted with this master key, so nothing was revoked upstream`);
+  } else if (connector.onRemove) {
     const parsed = connector.configSchema.safeParse(source.config);
     if (parsed.success) {
       try {

@@ -1,6 +1,6 @@
 // Opening the app from the global options, and output helpers that respect --json.
 import type { Command } from 'commander';
-import { type AppContext, openApp } from '../app/context.ts';
+import { type AppContext, type AppOptions, openApp } from '../app/context.ts';
 import { createLogger } from '../core/log.ts';
 
 export interface GlobalOptions {
@@ -15,9 +15,14 @@ export function globals(cmd: Command): GlobalOptions {
 }
 
 /** Opens the app for one command and closes it afterwards. CLI commands log warnings and errors only. */
-export async function withApp<T>(cmd: Command, fn: (app: AppContext, g: GlobalOptions) => Promise<T>, logLevel = 'warn'): Promise<T> {
+export async function withApp<T>(
+  cmd: Command,
+  fn: (app: AppContext, g: GlobalOptions) => Promise<T>,
+  logLevel = 'warn',
+  extra: Pick<AppOptions, 'requireReadableSecrets' | 'allowNewKey'> = {},
+): Promise<T> {
   const g = globals(cmd);
-  const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }) });
+  const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }), ...extra });
   try {
     return await fn(app, g);
   } finally {

@@ -7,8 +7,10 @@ import { ExitCode } from './app.ts';
 import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
 import { registerFeedsCommands } from './feeds.ts';
+import { terminalSafe } from './output.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
+import { registerSecretsCommands } from './secrets.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
@@ -30,6 +32,7 @@ export function buildProgram(): Command {
   registerExportsCommands(program);
   registerUploadCommand(program);
   registerFeedsCommands(program);
+  registerSecretsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });
@@ -39,7 +42,7 @@ export function buildProgram(): Command {
 }
 
 function fail(code: number, message: string): never {
-  process.stderr.write(`tributary: ${scrubSecrets(message.split('\n')[0])}\n`);
+  process.stderr.write(`tributary: ${terminalSafe(scrubSecrets(message.split('\n')[0] ?? ''))}\n`);
   process.exit(code);
 }
 

@@ -3,13 +3,31 @@ import type { StreamCounts } from '../store/store.ts';
 
 export { csvField } from '../export/tabular.ts';
 
+// C0 and C1 control characters, DEL, and the bidirectional overrides that reorder what a line shows.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from upstream (names, messages, cells) made safe for a terminal: control characters are shown
+ * escaped (`\x1b`, `\n`) instead of being sent, so an upstream value cannot move the cursor, clear the
+ * screen, set the window title or hide text.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 function cell(v: unknown, max: number): string {
   let s: string;
   if (v === null || v === undefined) s = '';
   else if (Array.isArray(v)) s = v.join(',');
   else if (typeof v === 'object') s = JSON.stringify(v);
   else s = String(v);
-  s = s.replace(/\s+/g, ' ');
+  s = terminalSafe(s.replace(/[ \t\r\n]+/g, ' '));
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { openApp } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { createLogger } from '../core/log.ts';
+import { parseTrustProxy } from '../server/trust-proxy.ts';
 import { globals } from './app.ts';
 
 export function registerServeCommand(program: Command): void {
@@ -16,15 +17,16 @@ export function registerServeCommand(program: Command): void {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port must be 0-65535, got '${o.port}'`, 'port');
       const g = globals(cmd);
+      const trustProxy = parseTrustProxy(process.env.TRIBUTARY_TRUST_PROXY);
       // Listen for the stop signal before announcing the URL, so a supervisor that stops us as soon
       // as it reads the URL still gets a clean shutdown.
       const stopped = new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
       });
-      const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }) });
+      const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }), requireReadableSecrets: true });
       const { startServer } = await import('../server/server.ts');
-      const server = await startServer(app, { port, host: o.host, scheduler: true, worker: o.worker, trustProxy: process.env.TRIBUTARY_TRUST_PROXY === 'true' });
+      const server = await startServer(app, { port, host: o.host, scheduler: true, worker: o.worker, trustProxy });
       process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);
       await stopped;
       await server.close();

@@ -7,7 +7,7 @@ import { errorMessage, InputError } from '../core/errors.ts';
 import { exportStatusesOf } from '../export/schedule.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
 import { registerFileDropCommand } from './files.ts';
-import { renderTable } from './output.ts';
+import { renderTable, terminalSafe } from './output.ts';
 
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -77,7 +77,7 @@ export function registerSourcesCommands(program: Command): void {
 
   sources
     .command('configure <name>')
-    .description('change configuration fields; secrets left out keep their stored value')
+    .description('change configuration fields; secrets left out keep their stored value, unless the address they are sent to changes (then enter them again)')
     .option('--set <key=value>', 'configuration value (repeatable; key= clears it)', collect, [])
     .option('--config <file.json>', 'configuration changes as a JSON object')
     .action(async (name: string, o: { set: string[]; config?: string }, cmd: Command) => {
@@ -96,7 +96,7 @@ export function registerSourcesCommands(program: Command): void {
     .action(async (name: string, _o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
         const { warnings } = await removeSource(app, name);
-        for (const w of warnings) process.stderr.write(`tributary: warning: ${w}\n`);
+        for (const w of warnings) process.stderr.write(`tributary: warning: ${terminalSafe(w)}\n`);
         if (g.json) return printJson({ removed: name, warnings });
         process.stdout.write(`removed source '${name}' and its records\n`);
       });
@@ -114,8 +114,8 @@ export function registerSourcesCommands(program: Command): void {
           printJson(result);
         } else {
           // One line per check: mark, finding, hint.
-          for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.id}: ${c.message}${c.hint ? ` — hint: ${c.hint}` : ''}\n`);
-          for (const w of result.warnings) process.stdout.write(`! warning: ${w}\n`);
+          for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${terminalSafe(c.id)}: ${terminalSafe(c.message)}${c.hint ? ` — hint: ${terminalSafe(c.hint)}` : ''}\n`);
+          for (const w of result.warnings) process.stdout.write(`! warning: ${terminalSafe(w)}\n`);
           process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
         }
         return result.ok;

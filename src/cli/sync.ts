@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
-import type { RunRecord } from '../store/store.ts';
+import { type RunRecord, unreadableSecretsError } from '../store/store.ts';
 import { runSync, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { Scheduler } from '../sync/scheduler.ts';
 import { ExitCode, type GlobalOptions, printJson, withApp } from './app.ts';
-import { formatRate, progressLine } from './output.ts';
+import { formatRate, progressLine, terminalSafe } from './output.ts';
 
 function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept'>): void {
   if (g.json) {
@@ -22,7 +22,7 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
     const swept = result.swept[stream] ? `, ${result.swept[stream]} marked removed` : '';
     process.stdout.write(`  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${swept}\n`);
   }
-  if (result.error) process.stdout.write(`  error: ${result.error}\n`);
+  if (result.error) process.stdout.write(`  error: ${terminalSafe(result.error)}\n`);
 }
 
 interface SyncFlags {
@@ -62,7 +62,9 @@ async function syncHere(app: AppContext, g: GlobalOptions, name: string, { full,
 
 /** Hands the run to the job queue; waits for the job unless told not to. */
 async function syncQueued(app: AppContext, g: GlobalOptions, name: string, { full, allowLargeRemoval }: SyncFlags, wait: boolean): Promise<string> {
-  await app.store.getSource(name);
+  const source = await app.store.getSource(name);
+  // A worker could not open its secrets either: refuse here, in one line, rather than queue a failure.
+  if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const queue = await new SyncQueue(app).start();
   try {
     const jobId = await queue.enqueue(name, { full, allowLargeRemoval, trigger: 'cli' });
@@ -140,6 +142,7 @@ export function registerSyncCommand(program: Command): void {
           await queue.stop(true);
         },
         'info',
+        { requireReadableSecrets: true },
       );
     });
 }

@@ -1,5 +1,5 @@
 // The connector registry: adding a connector is one folder and one line here.
-import type { Connector } from '../core/connector.ts';
+import { type Connector, sealedKeys } from '../core/connector.ts';
 import { InputError } from '../core/errors.ts';
 
 export class ConnectorRegistry {
@@ -29,6 +29,21 @@ export class ConnectorRegistry {
 
   all(): Connector[] {
     return [...this.#byType.values()];
+  }
+
+  /** Fields sealed at rest (secrets and URLs that may carry a password). */
+  sealedKeys(type: string): string[] {
+    const c = this.#byType.get(type);
+    return c ? sealedKeys(c) : [];
+  }
+
+  /** URL fields whose password is masked when shown. */
+  urlCredentialKeys(type: string): string[] {
+    const c = this.#byType.get(type);
+    if (!c) return [];
+    return Object.entries(c.fields)
+      .filter(([, f]) => f.urlCredentials)
+      .map(([k]) => k);
   }
 
   secretKeys(type: string): string[] {

@@ -12,6 +12,17 @@ export interface ConfigFieldInfo {
   help?: string;
   /** Encrypted at rest, never returned, never logged. */
   secret?: boolean;
+  /**
+   * A URL that may carry `user:password@`: encrypted at rest like a secret, shown with the password
+   * masked, and the password kept out of logs.
+   */
+  urlCredentials?: boolean;
+  /**
+   * Secret fields this field decides the destination of (a URL, a region that picks hosts, a proxy):
+   * changing it requires entering those secrets again, so a stored secret never goes to a host it was
+   * not entered for.
+   */
+  sendsSecrets?: string[];
   /** Input widget hint for the UI. */
   input?: 'text' | 'password' | 'boolean' | 'select' | 'textarea' | 'number';
   options?: { value: string; label: string }[];
@@ -142,6 +153,13 @@ export interface ConnectorProduct {
   vendor: string;
   name: string;
   namespace: string;
+}
+
+/** Fields sealed at rest: the secrets and the URLs that may carry a password. */
+export function sealedKeys(connector: Connector): string[] {
+  return Object.entries(connector.fields)
+    .filter(([, f]) => f.secret || f.urlCredentials)
+    .map(([k]) => k);
 }
 
 export function secretKeys(connector: Connector): string[] {

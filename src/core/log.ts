@@ -1,8 +1,10 @@
 // pino logger whose output passes through the secret scrubber: any value registered as secret is
-// replaced before the line is written, whatever code path put it into a message.
+// replaced before the line is written, whatever code path put it into a message. Values are scrubbed
+// before serialising (JSON escaping would hide a secret holding `"` or `\`), and the written line once
+// more, escaped forms included.
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { scrubSecrets } from './secrets.ts';
+import { scrubDeep, scrubSecrets, scrubSerialized } from './secrets.ts';
 
 export type Logger = pino.Logger;
 
@@ -16,13 +18,19 @@ export function createLogger(opts: LogOptions = {}): Logger {
   const out = opts.destination ?? process.stderr;
   const scrubbing = new Writable({
     write(chunk: Buffer | string, _enc, cb) {
-      out.write(scrubSecrets(chunk.toString()));
+      out.write(scrubSerialized(chunk.toString()));
       cb();
     },
   });
   return pino(
     {
       level: opts.level ?? process.env.TRIBUTARY_LOG_LEVEL ?? 'info',
+      formatters: { log: (object) => scrubDeep(object) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as Parameters<typeof method>);
+        },
+      },
       redact: {
         paths: ['*.secretKey', '*.accessKey', '*.clientSecret', '*.apiKey', '*.authorizationCode', '*.password', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-apikey"]'],
         censor: '********',

@@ -1,8 +1,9 @@
 // The local-folder backend: `<root>/<bucket>/<key>`. Uploads are written to `<root>/.incoming/` and
 // renamed into the bucket once complete (same file system, so the rename is atomic and a half-written
 // upload is never listed). ETags are the MD5 of the content, as S3 gives for single-part uploads;
-// they are cached in `<root>/.meta/<bucket>/<key>.json` beside size and mtime, so a listing hashes a
-// file only when it is new or changed.
+// they are cached in `<root>/.meta/<bucket>/<sha-256 of key>.json` beside size, mtime and inode, so a
+// listing hashes a file only when it is new or changed (the hashed name fits however long the key is;
+// the inode tells a racing upload's file from the one the cache was written for).
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ interface MetaCache {
   etag: string;
   size: number;
   mtimeMs: number;
+  ino: number;
 }
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException)?.code === 'ENOENT' || (err as NodeJS.ErrnoException)?.code === 'ENOTDIR';
@@ -79,7 +81,7 @@ export class LocalBackend implements FileDropBackend {
   }
 
   #metaPath(bucket: string, key: string): string {
-    return join(this.root, '.meta', validateBucketName(bucket), `${key}.json`);
+    return join(this.root, '.meta', validateBucketName(bucket), `${createHash('sha256').update(key).digest('hex')}.json`);
   }
 
   async ensureBucket(bucket: string): Promise<void> {
@@ -108,7 +110,7 @@ export class LocalBackend implements FileDropBackend {
     try {
       const st = await lstat(path);
       if (!st.isFile()) return null;
-      const etag = await this.#etag(bucket, key, path, st.size, st.mtimeMs);
+      const etag = await this.#etag(bucket, key, path, st.size, st.mtimeMs, st.ino);
       return { key, size: st.size, etag, lastModified: st.mtime.toISOString() };
     } catch (err) {
       if (isMissing(err)) return null;
@@ -116,18 +118,18 @@ export class LocalBackend implements FileDropBackend {
     }
   }
 
-  async #etag(bucket: string, key: string, path: string, size: number, mtimeMs: number): Promise<string> {
+  async #etag(bucket: string, key: string, path: string, size: number, mtimeMs: number, ino: number): Promise<string> {
     const metaPath = this.#metaPath(bucket, key);
     try {
       const meta = JSON.parse(await readFile(metaPath, 'utf8')) as MetaCache;
-      if (meta.size === size && meta.mtimeMs === mtimeMs && typeof meta.etag === 'string') return meta.etag;
+      if (meta.size === size && meta.mtimeMs === mtimeMs && meta.ino === ino && typeof meta.etag === 'string') return meta.etag;
     } catch {
       // no cache yet, or unreadable: hash the file
     }
     const hash = createHash('md5');
     await pipeline(createReadStream(path), hash);
     const etag = hash.digest('hex');
-    await this.#writeMeta(metaPath, { etag, size, mtimeMs });
+    await this.#writeMeta(metaPath, { etag, size, mtimeMs, ino });
     return etag;
   }
 
@@ -170,7 +172,9 @@ export class LocalBackend implements FileDropBackend {
       const st = await lstat(tmp);
       const etag = meter.digest();
       await rename(tmp, path);
-      await this.#writeMeta(this.#metaPath(bucket, key), { etag, size: st.size, mtimeMs: st.mtimeMs });
+      // The cache names this file's inode: if another upload of the name renames over it before this
+      // line runs, the cache no longer matches the stored file and the listing hashes it afresh.
+      await this.#writeMeta(this.#metaPath(bucket, key), { etag, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
       return { key, size: st.size, etag, lastModified: st.mtime.toISOString() };
     } catch (err) {
       await rm(tmp, { force: true });

@@ -125,10 +125,23 @@ export async function createSession(app: AppContext, userId: string): Promise<{ 
   return { token, csrfToken, expiresAt };
 }
 
-export async function createApiToken(app: AppContext, userId: string, name: string): Promise<{ id: string; token: string }> {
+export async function createApiToken(app: AppContext, userId: string, name: string, expiresAt: string | null = null): Promise<{ id: string; token: string }> {
   const token = newToken('trb_');
-  const id = await app.store.createApiToken(name, hashToken(token), userId);
+  const id = await app.store.createApiToken(name, hashToken(token), userId, expiresAt);
   return { id, token };
+}
+
+/** A token's use is recorded at most this often (a busy script would otherwise write on every request). */
+const TOKEN_TOUCH_MS = 60_000;
+
+const TOKEN_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `12h`, `90d` → the expiry time from now; between one minute and ten years. */
+export function tokenExpiry(expiresIn: string, now = Date.now()): string {
+  const m = /^\s*(\d+)\s*([mhd])\s*$/i.exec(expiresIn);
+  const ms = m ? Number(m[1]) * TOKEN_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
+  if (!Number.isFinite(ms) || ms < 60_000 || ms > 3650 * 86_400_000) throw new ApiError(400, 'bad_request', `expiresIn '${expiresIn}' is not a duration from 1m to 3650d such as 12h or 90d`, 'expiresIn');
+  return new Date(now + ms).toISOString();
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -141,6 +154,9 @@ async function authenticate(app: AppContext, req: FastifyRequest): Promise<AuthI
     if (!m) return null;
     const tok = await app.store.findApiToken(hashToken(m[1]));
     if (!tok) return null;
+    const now = new Date();
+    if (tok.expiresAt !== null && tok.expiresAt <= now.toISOString()) return null;
+    if (tok.lastUsedAt === null || now.getTime() - Date.parse(tok.lastUsedAt) >= TOKEN_TOUCH_MS) await app.store.touchApiToken(tok.id, now.toISOString());
     const user = await app.store.getUserById(tok.userId);
     return user && { userId: user.id, username: user.username, via: 'token', csrfToken: null, sessionHash: null };
   }

@@ -21,6 +21,7 @@ import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { SyncManager } from './syncs.ts';
+import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 export const API_VERSION = '1.0.0';
@@ -28,8 +29,11 @@ export const API_VERSION = '1.0.0';
 export interface ServerOptions extends BootstrapOptions {
   /** Secure flag on the session cookie: true, false, or 'auto' (when the request came over https). */
   secureCookies?: boolean | 'auto';
-  /** Trust X-Forwarded-* from a reverse proxy (for the client IP and https detection). */
-  trustProxy?: boolean;
+  /**
+   * Which X-Forwarded-* hops to believe (for the client IP and https detection): a number of proxy hops
+   * or the proxies' addresses/CIDRs (trust-proxy.ts); `true` is one hop, never every hop.
+   */
+  trustProxy?: boolean | TrustProxy;
   loginRateLimit?: RateLimitOptions;
   /** Run the scheduler (embedded mode: runs syncs here; PostgreSQL mode: enqueues them); `serve` turns it on. */
   scheduler?: boolean | { tickMs: number };
@@ -51,7 +55,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
     loggerInstance: app.log.child({ component: 'http' }) as FastifyBaseLogger,
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT,
-    trustProxy: opts.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(opts.trustProxy === true ? 1 : (opts.trustProxy ?? false)),
     return503OnClosing: true,
     // Reject what the schemas do not allow instead of silently dropping it.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
@@ -168,6 +172,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
           input: info.input ?? (info.secret ? 'password' : 'text'),
           options: info.options ?? null,
           showWhen: info.showWhen ?? null,
+          sendsSecrets: info.sendsSecrets ?? null,
           default: fieldDefault(c.configSchema, key),
         })),
       })),

@@ -207,6 +207,8 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       ...['rec_hosts', 'rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance', 'rec_tickets', 'rec_cmdb_assets', 'rec_users', 'rec_services'].map((t) => `ALTER TABLE ${t} ADD COLUMN origin TEXT;`),
     ].join('\n'),
   },
+  // API tokens may expire (null = never); last_used_at (there since version 1) is now recorded.
+  { version: 7, name: 'api token expiry', sql: 'ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;' },
   // Finding detail, the plugin catalog, the offline feeds (KEV, EPSS) and the values they give findings.
   {
     version: 8,

@@ -1,7 +1,7 @@
 // SQLite through the built-in node:sqlite: synchronous calls behind the async Driver interface.
 // One connection per process; a mutex keeps one logical transaction at a time on it, so an API
 // read can never end up inside a sync's page transaction.
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Driver, InsertSql, Row } from './driver.ts';
@@ -93,7 +93,12 @@ class SqliteDriver implements Driver {
 }
 
 export function openSqlite(path: string): Driver {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    // Created 0600 like the key: it holds the inventory and the sealed secrets. SQLite gives its WAL
+    // and shared-memory files the database file's mode.
+    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  }
   const db = new DatabaseSync(path);
   // WAL lets the CLI read while a server syncs; busy_timeout waits for another process's write.
   // Checkpointing the WAL every ~40 MiB instead of every 4 MiB: a bulk import's commit touches MiBs of

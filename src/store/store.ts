@@ -2,7 +2,7 @@
 // checkpoints, users and tokens, and the normalized records.
 import { randomUUID } from 'node:crypto';
 import type { KnownHost } from '../core/connector.ts';
-import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
+import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import type { SweepScope } from '../core/connector.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
@@ -35,6 +35,8 @@ export interface SourceRecord {
   type: string;
   /** Plaintext configuration (secrets decrypted); never hand this to a presenter unmasked. */
   config: Record<string, unknown>;
+  /** Sealed fields the master key cannot open (left out of `config`): a wrong or lost key. */
+  unreadableSecrets: string[];
   schedule: string | null;
   lastCheck: { at: string; ok: boolean; checks: unknown[] } | null;
   createdAt: string;
@@ -75,6 +77,15 @@ export interface CheckpointRecord {
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/** The one-line refusal for a source whose stored secrets the master key cannot open. */
+export function unreadableSecretsError(source: Pick<SourceRecord, 'name' | 'unreadableSecrets'>): InputError {
+  const fields = source.unreadableSecrets.join(', ');
+  return new InputError(
+    `the master key cannot decrypt the stored ${fields} of source '${source.name}' (a different or lost key): restore the key (TRIBUTARY_MASTER_KEY or <data-dir>/master.key), enter ${fields} again with \`tributary sources configure ${source.name}\`, or drop them with \`tributary secrets reset\``,
+    source.unreadableSecrets[0] ?? 'TRIBUTARY_MASTER_KEY',
+  );
+}
 
 function parseJson<T>(s: unknown, fallback: T): T {
   if (typeof s !== 'string' || s === '') return fallback;
@@ -164,21 +175,32 @@ export class Store {
     return JSON.stringify(out);
   }
 
-  #unseal(type: string, raw: unknown): Record<string, unknown> {
+  /** The config with sealed fields opened; those the key cannot open are left out and named. */
+  #unseal(type: string, raw: unknown): { config: Record<string, unknown>; unreadable: string[] } {
     const cfg = parseJson<Record<string, unknown>>(raw, {});
+    const unreadable: string[] = [];
     for (const k of this.#secretKeys(type)) {
-      if (SecretBox.isSealed(cfg[k])) cfg[k] = this.#box.decrypt(cfg[k]);
+      const v = cfg[k];
+      if (!SecretBox.isSealed(v)) continue;
+      try {
+        cfg[k] = this.#box.decrypt(v);
+      } catch {
+        delete cfg[k];
+        unreadable.push(k);
+      }
     }
-    return cfg;
+    return { config: cfg, unreadable };
   }
 
   #toSource(r: Row): SourceRecord {
     const type = String(r.type);
+    const { config, unreadable } = this.#unseal(type, r.config);
     return {
       id: String(r.id),
       name: String(r.name),
       type,
-      config: this.#unseal(type, r.config),
+      config,
+      unreadableSecrets: unreadable,
       schedule: (r.schedule as string | null) || null,
       lastCheck: parseJson(r.last_check, null),
       createdAt: String(r.created_at),
@@ -233,6 +255,41 @@ export class Store {
 
   async setLastCheck(sourceId: string, ok: boolean, checks: unknown[]): Promise<void> {
     await this.db.run(`UPDATE "sources" SET "last_check" = ? WHERE "id" = ?`, [JSON.stringify({ at: nowIso(), ok, checks }), sourceId]);
+  }
+
+  /** Whether anything in the database is sealed (then a new master key must not be made). */
+  async hasSealedSecrets(): Promise<boolean> {
+    const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM "sources" WHERE "config" LIKE ? OR "state" LIKE ?`, ['%enc:v1:%', 'enc:v1:%']);
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
+  /** Sources with sealed values this key cannot open: config fields and/or the runtime state. */
+  async unreadableSources(): Promise<{ name: string; fields: string[]; state: boolean }[]> {
+    const out: { name: string; fields: string[]; state: boolean }[] = [];
+    for (const r of await this.db.all(`SELECT "name", "type", "config", "state" FROM "sources" ORDER BY "name"`)) {
+      const fields = this.#unseal(String(r.type), r.config).unreadable;
+      const state = SecretBox.isSealed(r.state) && !this.#box.opens(r.state);
+      if (fields.length || state) out.push({ name: String(r.name), fields, state });
+    }
+    return out;
+  }
+
+  /** Drops the sealed values of a source this key cannot open (its config fields and its state). */
+  async dropUnreadableSecrets(name: string): Promise<void> {
+    const rows = await this.db.all(`SELECT "id", "type", "config", "state" FROM "sources" WHERE "name" = ?`, [name]);
+    const r = rows[0];
+    if (!r) throw new NotFoundError(`no source named '${name}'`);
+    const cfg = parseJson<Record<string, unknown>>(r.config, {});
+    for (const k of this.#secretKeys(String(r.type))) if (SecretBox.isSealed(cfg[k]) && !this.#box.opens(cfg[k])) delete cfg[k];
+    const state = SecretBox.isSealed(r.state) && !this.#box.opens(r.state) ? '{}' : r.state;
+    await this.db.run(`UPDATE "sources" SET "config" = ?, "state" = ?, "updated_at" = ? WHERE "id" = ?`, [JSON.stringify(cfg), state, nowIso(), r.id]);
+  }
+
+  /** Whether the source's runtime state can be read with this key. */
+  async sourceStateReadable(sourceId: string): Promise<boolean> {
+    const rows = await this.db.all(`SELECT "state" FROM "sources" WHERE "id" = ?`, [sourceId]);
+    const raw = rows[0]?.state;
+    return !SecretBox.isSealed(raw) || this.#box.opens(raw);
   }
 
   /** Runtime state of a source (tokens): sealed as a whole. */
@@ -481,20 +538,38 @@ export class Store {
     await this.db.run(`DELETE FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
   }
 
-  async createApiToken(name: string, tokenHash: string, userId: string): Promise<string> {
+  async createApiToken(name: string, tokenHash: string, userId: string, expiresAt: string | null = null): Promise<string> {
     const id = randomUUID();
-    await this.db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at") VALUES (?, ?, ?, ?, ?)`, [id, name, tokenHash, userId, nowIso()]);
+    await this.db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?, ?)`, [
+      id,
+      name,
+      tokenHash,
+      userId,
+      nowIso(),
+      expiresAt,
+    ]);
     return id;
   }
 
-  async findApiToken(tokenHash: string): Promise<{ id: string; userId: string } | null> {
-    const rows = await this.db.all(`SELECT "id", "user_id" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
-    return rows[0] ? { id: String(rows[0].id), userId: String(rows[0].user_id) } : null;
+  async findApiToken(tokenHash: string): Promise<{ id: string; userId: string; expiresAt: string | null; lastUsedAt: string | null } | null> {
+    const rows = await this.db.all(`SELECT "id", "user_id", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
+    const r = rows[0];
+    return r ? { id: String(r.id), userId: String(r.user_id), expiresAt: (r.expires_at as string | null) ?? null, lastUsedAt: (r.last_used_at as string | null) ?? null } : null;
   }
 
-  async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null }[]> {
+  async touchApiToken(id: string, at: string): Promise<void> {
+    await this.db.run(`UPDATE "api_tokens" SET "last_used_at" = ? WHERE "id" = ?`, [at, id]);
+  }
+
+  async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; expiresAt: string | null }[]> {
     const rows = await this.db.all(`SELECT * FROM "api_tokens" WHERE "user_id" = ? ORDER BY "created_at"`, [userId]);
-    return rows.map((r) => ({ id: String(r.id), name: String(r.name), createdAt: String(r.created_at), lastUsedAt: (r.last_used_at as string | null) ?? null }));
+    return rows.map((r) => ({
+      id: String(r.id),
+      name: String(r.name),
+      createdAt: String(r.created_at),
+      lastUsedAt: (r.last_used_at as string | null) ?? null,
+      expiresAt: (r.expires_at as string | null) ?? null,
+    }));
   }
 
   async deleteApiToken(id: string, userId: string): Promise<boolean> {

@@ -14,7 +14,7 @@ import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { RecordIdSet } from '../store/id-set.ts';
-import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
+import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import { pageBudgetMessage, readBaseline, readGuard, refusedSweeps, runDeadlineMessage, runDeadlineMs, streamPageBudget, type SyncBaseline, sweepRefusalMessage } from './guard.ts';
 
 export interface SyncOptions {
@@ -91,6 +91,7 @@ function isStale(run: RunRecord): boolean {
 }
 
 export function parseSourceConfig(connector: Connector, source: SourceRecord): Record<string, unknown> {
+  if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const parsed = connector.configSchema.safeParse(source.config);
   if (!parsed.success) throw configError(parsed.error, `source '${source.name}': `);
   return parsed.data;

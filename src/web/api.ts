@@ -138,6 +138,8 @@ export interface FieldMeta {
   input: 'text' | 'password' | 'boolean' | 'select' | 'textarea' | 'number';
   options: { value: string; label: string }[] | null;
   showWhen: Record<string, string[]> | null;
+  /** Secret fields whose destination this field decides: changing it needs them entered again. */
+  sendsSecrets?: string[] | null;
   default?: unknown;
 }
 

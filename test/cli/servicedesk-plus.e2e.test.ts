@@ -4,6 +4,8 @@
 // and stored byte for the secrets.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
@@ -91,6 +93,36 @@ test('an on-premises source uses the technician key', async () => {
   const sync = json<{ status: string; streams: Record<string, { records: number }> }>(await cli('--json', 'sync', 'onprem'));
   assert.equal(sync.status, 'succeeded');
   assert.equal(sync.streams.tickets.records, 130);
+});
+
+test('the client secret does not follow a changed accounts server or region to another host', async () => {
+  // A collector standing in for an accounts server of the attacker's choosing: it must hear nothing.
+  const heard: string[] = [];
+  const collector = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      heard.push(`${req.method} ${req.url} ${body}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"x","refresh_token":"y","expires_in":3600}');
+    });
+  });
+  await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+  const port = (collector.address() as AddressInfo).port;
+  try {
+    const moved = await cli('sources', 'configure', 'desk', '--set', `accountsUrl=http://127.0.0.1:${port}`, '--set', 'authorizationCode=1000.made-up.code');
+    assert.equal(moved.code, 2, moved.stderr);
+    assert.match(moved.stderr, /changing accountsUrl changes where the stored clientSecret is sent: enter clientSecret again/);
+    const region = await cli('sources', 'configure', 'desk', '--set', 'region=eu');
+    assert.equal(region.code, 2);
+    assert.match(region.stderr, /changing region .*clientSecret/);
+    assert.deepEqual(heard, [], 'nothing was sent to the new address');
+    const check = await cli('--json', 'sources', 'check', 'desk');
+    assert.equal(json<{ ok: boolean }>(check).ok, true, 'the source still talks to the accounts server it was set up with');
+  } finally {
+    await new Promise((r) => collector.close(r));
+  }
 });
 
 test('removing the cloud source revokes its refresh token', async () => {

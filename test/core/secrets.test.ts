@@ -59,3 +59,24 @@ test('log lines never carry a registered secret, whatever path put it there', as
   assert.doesNotMatch(all, /other-secret-zz/, 'redacted by key name');
   assert.equal(scrubSecrets('x top-secret-api-key-99 y'), `x ${MASK} y`);
 });
+
+test('a secret holding a quote or a backslash is scrubbed from log lines too', async () => {
+  const secret = 'pa"ss\\word-with-escapes';
+  registerSecret(secret);
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  const log = createLogger({ level: 'debug', destination: sink });
+  log.warn({ detail: `upstream echoed ${secret}`, nested: { list: [secret] } }, `message with ${secret}`);
+  log.error({ err: new Error(`failed: ${secret}`) }, 'error object');
+  await new Promise((r) => setTimeout(r, 20));
+  const all = lines.join('');
+  assert.match(all, /message with/);
+  assert.ok(!all.includes(JSON.stringify(secret).slice(1, -1)), 'the JSON-escaped form is not in the log');
+  assert.ok(!all.includes('ss\\\\word'), 'no part of the escaped secret');
+  assert.ok(!all.includes(secret));
+});

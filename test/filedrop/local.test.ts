@@ -2,7 +2,7 @@
 // and that nothing reads or writes outside the bucket folder.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
@@ -107,4 +107,32 @@ test('keys and bucket names cannot escape the drop folder', async () => {
   await assert.rejects(b.put('.incoming', 'x.csv', Readable.from(['x'])), InputError);
   assert.equal(existsSync(join(root, 'outside.csv')), false);
   assert.equal(existsSync(join(root, 'drop', 'x.csv')), false);
+});
+
+test('a file name of 251-255 bytes is stored, listed and deleted (its etag cache name does not grow with it)', async () => {
+  for (const n of [251, 253, 255]) {
+    const key = `${'n'.repeat(n - 4)}.csv`;
+    assert.equal(Buffer.byteLength(key), n);
+    await b.put('long-names', key, Readable.from([Buffer.from('x,y\n')]));
+    assert.deepEqual((await list('long-names')).map((o) => o.key), [key]);
+    assert.equal(await b.delete('long-names', key), true, `delete a ${n}-byte name`);
+    assert.deepEqual(await list('long-names'), []);
+  }
+});
+
+test('an upload renamed over another one of the same size and time is listed with its own etag, not the cached one', async () => {
+  const first = await b.put('racing', 'same.csv', Readable.from([Buffer.from('aaaa\n')]));
+  const path = join(root, 'drop', 'racing', 'same.csv');
+  const t = new Date('2026-01-01T00:00:00Z');
+  utimesSync(path, t, t);
+  assert.equal((await list('racing'))[0]!.etag, md5('aaaa\n'), 'cached for this file');
+  // What a racing upload leaves: another file of the same size and mtime renamed into place after the
+  // cache was written for the first.
+  const other = join(root, 'other.tmp');
+  writeFileSync(other, 'bbbb\n');
+  utimesSync(other, t, t);
+  renameSync(other, path);
+  const [listed] = await list('racing');
+  assert.equal(first.etag, md5('aaaa\n'));
+  assert.equal(listed!.etag, md5('bbbb\n'), 'the etag of the stored file');
 });

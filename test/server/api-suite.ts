@@ -205,11 +205,21 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       assert.equal((listed.data as { items: { config: Json }[] }).items[0].config.token, '********');
 
       // The mask and a left-out secret keep the stored value: the check still passes.
-      for (const config of [{ token: '********', pages: 2 }, { url: 'https://fixture2.example.test' }]) {
+      for (const config of [{ token: '********', pages: 2 }, { pages: 2, delayMs: 0 }]) {
         const res = await auth({ method: 'PATCH', url: '/api/v1/sources/lab', payload: { config } });
         assert.equal(res.statusCode, 200, res.body);
         assert.equal((res.data as { config: Json }).config.token, '********');
       }
+      // A stored secret does not follow a changed address: the token is entered again with it.
+      for (const token of [undefined, '********']) {
+        const moved = await auth({ method: 'PATCH', url: '/api/v1/sources/lab', payload: { config: { url: 'https://collector.example.test', ...(token ? { token } : {}) } } });
+        assert.equal(moved.statusCode, 400, moved.body);
+        assert.equal(field(moved), 'token');
+        assert.match(moved.body, /changing url changes where the stored token is sent: enter token again/);
+      }
+      assert.equal(((await auth({ method: 'GET', url: '/api/v1/sources/lab' })).data as { config: Json }).config.url, srcBody.config.url);
+      const moved = await auth({ method: 'PATCH', url: '/api/v1/sources/lab', payload: { config: { url: 'https://fixture2.example.test', token: GOOD_TOKEN } } });
+      assert.equal(moved.statusCode, 200, moved.body);
       const check = await auth({ method: 'POST', url: '/api/v1/sources/lab/check' });
       assert.equal(check.statusCode, 200);
       const result = check.data as { ok: boolean; checks: { id: string; message: string }[] };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hashPassword, LoginLimiter, verifyPassword } from '../../src/server/auth.ts';
 import { buildServer, startServer } from '../../src/server/server.ts';
+import { parseTrustProxy } from '../../src/server/trust-proxy.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
 import { ADMIN_PASSWORD, apiToken, bearer, call, login, makeHarness } from './helpers.ts';
 
@@ -74,6 +75,38 @@ describe('login rate limiting', () => {
     }
   });
 
+  it('behind a proxy, keys on the address the trusted proxy saw, not the client-written X-Forwarded-For', async () => {
+    // TRIBUTARY_TRUST_PROXY=true used to trust every hop: the left-most entry, written by the client.
+    for (const setting of ['true', '1', '127.0.0.1/32', '::1,127.0.0.0/8']) {
+      const h = await makeHarness({ server: { trustProxy: parseTrustProxy(setting) } });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 50; i++) {
+          // The client forges the left-most entry; the proxy (127.0.0.1, inject's address) appends the real one.
+          const headers = { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.9` };
+          const res = await call(h.server, { method: 'POST', url: '/api/v1/auth/login', headers, payload: { username: `user${i}`, password: 'wrong' } });
+          statuses.push(res.statusCode);
+        }
+        assert.equal(statuses.filter((s) => s === 429).length, 30, `TRIBUTARY_TRUST_PROXY=${setting}: the 21st to 50th attempts from one client are refused`);
+        // Keyed on the client the proxy saw, not on the proxy: another client behind it still logs in.
+        const other = await call(h.server, { method: 'POST', url: '/api/v1/auth/login', headers: { 'x-forwarded-for': '203.0.113.10' }, payload: { username: 'admin', password: ADMIN_PASSWORD } });
+        assert.equal(other.statusCode, 200, `TRIBUTARY_TRUST_PROXY=${setting}: another client behind the proxy`);
+      } finally {
+        await h.close();
+      }
+    }
+  });
+
+  it('reads TRIBUTARY_TRUST_PROXY as hops or addresses, and refuses anything else', () => {
+    assert.equal(parseTrustProxy(undefined), false);
+    assert.equal(parseTrustProxy('false'), false);
+    assert.equal(parseTrustProxy('true'), 1);
+    assert.equal(parseTrustProxy('2'), 2);
+    assert.deepEqual(parseTrustProxy('10.0.0.0/8, 192.0.2.10,fd00::/8'), ['10.0.0.0/8', '192.0.2.10', 'fd00::/8']);
+    assert.throws(() => parseTrustProxy('proxy.example.com'), /TRIBUTARY_TRUST_PROXY: 'proxy.example.com'/);
+    assert.throws(() => parseTrustProxy('10.0.0.0/33'), /TRIBUTARY_TRUST_PROXY/);
+  });
+
   it('forgets failures after the window and limits one IP across usernames', () => {
     const l = new LoginLimiter({ perUser: 2, perIp: 3, windowMs: 60_000 });
     l.fail('admin', '1.1.1.1', 0);
@@ -84,6 +117,40 @@ describe('login rate limiting', () => {
     l.fail('b', '2.2.2.2', 0);
     l.fail('c', '2.2.2.2', 0);
     assert.ok(l.retryAfter('d', '2.2.2.2', 10) > 0);
+  });
+});
+
+describe('API tokens', () => {
+  it('record their last use, may expire, and an expired one is refused', async () => {
+    const h = await makeHarness();
+    try {
+      const { cookie, csrf } = await login(h.server);
+      const session = { cookie, 'x-csrf-token': csrf };
+      const forever = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: session, payload: { name: 'forever' } });
+      assert.equal(forever.statusCode, 201);
+      assert.equal((forever.data as { expiresAt: unknown }).expiresAt, null);
+      const shortLived = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: session, payload: { name: 'short', expiresIn: '2h' } });
+      assert.equal(shortLived.statusCode, 201);
+      const expiresAt = Date.parse((shortLived.data as { expiresAt: string }).expiresAt);
+      assert.ok(Math.abs(expiresAt - (Date.now() + 2 * 3600_000)) < 60_000);
+      const bad = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: session, payload: { name: 'x', expiresIn: 'forever' } });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /expiresIn 'forever'/);
+
+      const listed = async () => ((await call(h.server, { method: 'GET', url: '/api/v1/tokens', headers: { cookie } })).data as { items: { name: string; lastUsedAt: string | null; expiresAt: string | null }[] }).items;
+      assert.deepEqual((await listed()).map((t) => t.lastUsedAt), [null, null]);
+      const short = (shortLived.data as { token: string }).token;
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer(short) })).statusCode, 200);
+      const used = (await listed()).find((t) => t.name === 'short')!;
+      assert.ok(used.lastUsedAt && Date.now() - Date.parse(used.lastUsedAt) < 60_000, 'use recorded');
+      assert.equal((await listed()).find((t) => t.name === 'forever')!.lastUsedAt, null);
+
+      await h.app.store.db.run(`UPDATE "api_tokens" SET "expires_at" = ? WHERE "name" = 'short'`, [new Date(Date.now() - 1000).toISOString()]);
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer(short) })).statusCode, 401, 'expired');
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer((forever.data as { token: string }).token) })).statusCode, 200);
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -57,7 +57,7 @@ export const fixtureConnector: Connector<Config> = {
   title: 'Fixture (tests)',
   configSchema: schema as unknown as z.ZodType<Config>,
   fields: {
-    url: { label: 'URL', help: 'Where the fixture lives' },
+    url: { label: 'URL', help: 'Where the fixture lives', sendsSecrets: ['token'] },
     token: { label: 'Token', secret: true, input: 'password' },
     pages: { label: 'Pages', input: 'number' },
     delayMs: { label: 'Delay between pages (ms)', input: 'number' },

@@ -118,6 +118,7 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     label: 'Region',
     input: 'select',
     showWhen: API_MODE_ONLY,
+    sendsSecrets: ['clientSecret'],
     options: REGION_KEYS.map((r) => ({ value: r, label: `${r} (${REGIONS[r].label})` })),
     help: 'Server region of your ServiceDesk Plus Cloud account: it picks the Zoho accounts server and the API host. Use the region of the API console you created the Self Client in (api-console.zoho.eu → eu, …). Cloud only.',
   },
@@ -136,9 +137,11 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     label: 'Server URL',
     input: 'text',
     showWhen: API_MODE_ONLY,
+    // On-premises the API key goes here; on cloud the access tokens minted with the client secret.
+    sendsSecrets: ['apiKey', 'clientSecret'],
     help: 'On-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080 (API v3 needs build 11000 or later). Cloud: optional override of the regional API host (e.g. a custom domain).',
   },
-  accountsUrl: { label: 'Accounts Server URL', input: 'text', showWhen: API_MODE_ONLY, help: 'Optional override of the regional Zoho accounts server (cloud).' },
+  accountsUrl: { label: 'Accounts Server URL', input: 'text', showWhen: API_MODE_ONLY, sendsSecrets: ['clientSecret'], help: 'Optional override of the regional Zoho accounts server (cloud).' },
   apiKey: {
     label: 'API Key',
     input: 'password',

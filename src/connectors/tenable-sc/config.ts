@@ -60,6 +60,7 @@ export const tenableScFields: Record<string, ConfigFieldInfo> = {
     label: 'API URL',
     input: 'text',
     showWhen: API_MODE_ONLY,
+    sendsSecrets: ['accessKey', 'secretKey'],
     help: 'The URL you open the console with in a browser, e.g. https://sc.example.com or https://sc.example.com:8443, without a trailing slash. Do not add /rest/: the connector appends it.',
   },
   accessKey: {
@@ -91,7 +92,14 @@ export const tenableScFields: Record<string, ConfigFieldInfo> = {
   expectedOrganization: { label: 'Expected Organization', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the user\u2019s organization.' },
   expectedGroup: { label: 'Expected Group', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the user\u2019s group (it defines which repositories are imported).' },
   caCertificate: { label: 'CA Certificate', input: 'textarea', showWhen: API_MODE_ONLY, help: 'PEM of a private CA that signed the console\u2019s certificate; an alternative to disabling verification.' },
-  proxyUrl: { label: 'Proxy URL', input: 'text', showWhen: API_MODE_ONLY, help: 'HTTP(S) proxy to reach the console through, e.g. http://proxy:3128.' },
+  proxyUrl: {
+    label: 'Proxy URL',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    urlCredentials: true,
+    sendsSecrets: ['accessKey', 'secretKey'],
+    help: 'HTTP(S) proxy to reach the console through, e.g. http://proxy:3128 or http://user:password@proxy:3128 (the password is stored encrypted and shown masked).',
+  },
   pageSize: { label: 'Page Size', input: 'number', showWhen: API_MODE_ONLY, help: 'Records per analysis page (default 1000).' },
   proofMaxBytes: { label: 'Proof Size Limit', input: 'number', help: 'Bytes of plugin output kept as a finding\u2019s proof (default 16384); longer output is cut and marked truncated.' },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the CSV exports are uploaded to (default vuln-scanner).' },

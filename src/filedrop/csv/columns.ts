@@ -1,5 +1,6 @@
 // Header handling for CSV exports: headers are matched by name, case-, spacing- and punctuation-
 // insensitively, through per-kind alias tables; the kind of a file is recognised from its header.
+import { isIP } from 'node:net';
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
 
 /** "DueBy Time" → "duebytime", "Exploit?" → "exploit", "IP Address" → "ipaddress". */
@@ -58,6 +59,25 @@ export class CsvRow {
 
 /** Thrown by a row mapper to reject one row with a reason (the row's line is added by the caller). */
 export class RowError extends Error {}
+
+/** A cell's value for a message: at most 60 characters. */
+export function shown(v: string): string {
+  return v.length > 60 ? `${v.slice(0, 57)}…` : v;
+}
+
+/**
+ * The IP addresses of a cell (several separated by commas, semicolons or spaces), each checked: a row
+ * naming something that is not an IPv4 or IPv6 address is rejected rather than keyed on it.
+ */
+export function ipAddressesOf(cell: string | null | undefined, header: string): string[] {
+  const out: string[] = [];
+  for (const part of (cell ?? '').split(/[\s,;]+/)) {
+    if (part === '') continue;
+    if (!isIP(part)) throw new RowError(`${header} '${shown(part)}' is not an IPv4 or IPv6 address`);
+    out.push(part);
+  }
+  return out;
+}
 
 export type MappedRecords = Partial<Record<ModelName, IncomingRecord[]>>;
 

@@ -6,6 +6,7 @@ import type { BucketObject, FileImportResult, FileImportStatus, RejectedRow, Sou
 import type { ModelName } from '../../core/models.ts';
 import { CsvRow, detectKind, type Detection, type FileKind } from './columns.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
+import type { RowLimits } from './stream.ts';
 
 /** Rejected rows kept per file (rowsRejected has the total); the bookkeeping keeps as many. */
 export const MAX_REJECTIONS = 1000;
@@ -19,6 +20,8 @@ export interface FileStreamOptions {
   what: string;
   /** CSV rows per page (one transaction each); default FILE_PAGE_ROWS. */
   pageRows?: number;
+  /** Caps on one row; default rowLimits() from the environment. */
+  limits?: RowLimits;
   /**
    * Called once per read, before any file, with the map the kinds' mappers share: e.g. to seed it with
    * what the store already holds (the hosts earlier runs stored, so rows find them).

@@ -29,6 +29,31 @@ export { checkBucket, type FileCheckpoint, type FileStreamOptions, MAX_REJECTION
  */
 export const FILE_PAGE_ROWS = 2000;
 
+/**
+ * What one row may produce (docs/csv-import.md): a cell over `maxCellChars` or a row mapping to more
+ * than `maxRowRecords` records is rejected with its line, so one hostile row (a Plugin Output listing
+ * a million packages) cannot take the writer out of memory. Defaults fit the largest real rows (a
+ * software enumeration of a few thousand packages is some 200 KB); raise them with the variables.
+ */
+export interface RowLimits {
+  maxCellChars: number;
+  maxRowRecords: number;
+}
+
+export function rowLimits(env: NodeJS.ProcessEnv = process.env): RowLimits {
+  const num = (name: string, fallback: number): number => {
+    const v = env[name];
+    if (v === undefined || v === '') return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number above 0, got '${v}'`);
+    return n;
+  };
+  return { maxCellChars: num('TRIBUTARY_CSV_MAX_CELL_CHARS', 4 * 1024 * 1024), maxRowRecords: num('TRIBUTARY_CSV_MAX_ROW_RECORDS', 50_000) };
+}
+
+/** Records a page holds before it is stored, whatever its row count (rows that carry much inventory). */
+export const FILE_PAGE_RECORDS = 50_000;
+
 /** Fields of a model whose lists add up across records of one key (FieldDef.accumulate). */
 const accumulating = new Map<ModelName, string[]>();
 function accumulatingOf(model: ModelName): string[] {
@@ -44,9 +69,12 @@ function accumulatingOf(model: ModelName): string[] {
 class PageBuilder {
   records = new Map<ModelName, Map<string, IncomingRecord>>();
   rows = 0;
+  /** Records added since the last take (merged ones included). */
+  size = 0;
 
   add = (model: ModelName, r: IncomingRecord | null | undefined): void => {
     if (!r) return;
+    this.size++;
     let m = this.records.get(model);
     if (!m) {
       m = new Map();
@@ -81,11 +109,48 @@ class PageBuilder {
     for (const [m, recs] of this.records) out[m] = [...recs.values()];
     this.records = new Map();
     this.rows = 0;
+    this.size = 0;
     return out;
   }
 }
 
 const dropRecord = (): void => {};
+
+/**
+ * Maps rows within the limits: a cell over the cap or a row yielding too many records is rejected
+ * (RowError) and adds nothing; a row's records reach `add` only once the whole row mapped. One per
+ * file, its buffer reused row after row.
+ */
+class RowMapping {
+  readonly #held: [ModelName, IncomingRecord][] = [];
+  readonly #limits: RowLimits;
+  readonly #collect = (model: ModelName, r: IncomingRecord | null | undefined): void => {
+    if (!r) return;
+    if (this.#held.length >= this.#limits.maxRowRecords) {
+      throw new RowError(`the row yields more than ${this.#limits.maxRowRecords} records (software, ports, …), the limit of one row (TRIBUTARY_CSV_MAX_ROW_RECORDS)`);
+    }
+    this.#held.push([model, r]);
+  };
+
+  constructor(limits: RowLimits) {
+    this.#limits = limits;
+  }
+
+  map(mapper: RowMapper, row: CsvRow, header: string[], add: (model: ModelName, r: IncomingRecord | null | undefined) => void): void {
+    const max = this.#limits.maxCellChars;
+    for (let i = 0; i < row.fields.length; i++) {
+      const n = row.fields[i]!.length;
+      if (n > max) throw new RowError(`${header[i] ?? `column ${i + 1}`} holds ${n} characters, over the ${max}-character limit of one cell (TRIBUTARY_CSV_MAX_CELL_CHARS)`);
+    }
+    this.#held.length = 0;
+    try {
+      mapper.map(row, this.#collect);
+      for (const [model, r] of this.#held) add(model, r);
+    } finally {
+      this.#held.length = 0;
+    }
+  }
+}
 
 function reject(pos: Position, line: number, reason: string): void {
   pos.rowsRejected++;
@@ -97,6 +162,7 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
   const pos: Position = { ...cp.at, rejections: [...cp.at.rejections] };
   const kind = opts.kinds.find((k) => k.name === f.kind)!;
   const pageRows = opts.pageRows ?? FILE_PAGE_ROWS;
+  const rows = new RowMapping(opts.limits ?? rowLimits());
   const input = await bucket.open(f.key);
   const page = new PageBuilder();
   const scopeOf = kind.scope?.of;
@@ -136,9 +202,9 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
             // rows leave to the rows after them (the host index), and dropped.
             if (!isBlankRecord(rec.fields) && rec.fields.length <= header.length) {
               try {
-                mapper!.map(new CsvRow(rec.fields, rec.line, index!), dropRecord);
-              } catch (err) {
-                if (!(err instanceof RowError)) throw err;
+                rows.map(mapper!, new CsvRow(rec.fields, rec.line, index!), header, dropRecord);
+              } catch {
+                // Rejected (or failed) when it was first read: nothing of it was stored.
               }
             }
             continue;
@@ -158,16 +224,17 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
             } else {
               if (where) scope.add(where);
               try {
-                mapper!.map(row, add);
+                rows.map(mapper!, row, header, add);
                 pos.rowsImported++;
               } catch (err) {
-                if (!(err instanceof RowError)) throw err;
-                reject(pos, rec.line, err.message);
+                // A mapper that fails on a hostile row (not only a RowError) rejects that row, not the file.
+                if (ctx.signal.aborted) throw err;
+                reject(pos, rec.line, err instanceof RowError ? err.message : `could not be mapped: ${err instanceof Error ? err.message : String(err)}`);
               }
             }
           }
           page.rows++;
-          if (page.rows >= pageRows) yield { records: page.take(), checkpoint: checkpoint() };
+          if (page.rows >= pageRows || page.size >= FILE_PAGE_RECORDS) yield { records: page.take(), checkpoint: checkpoint() };
         }
       }
     } catch (err) {

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS } from '../auth.ts';
+import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 
 export interface AuthRouteOptions {
@@ -18,8 +18,14 @@ const sessionSchema = {
 } as const;
 const tokenSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, name: { type: 'string' }, createdAt: { type: 'string' }, lastUsedAt: { type: ['string', 'null'] } },
-  required: ['id', 'name', 'createdAt', 'lastUsedAt'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    createdAt: { type: 'string' },
+    lastUsedAt: { type: ['string', 'null'], description: 'last request made with it (recorded at most once a minute)' },
+    expiresAt: { type: ['string', 'null'], description: 'refused from then on; null = never' },
+  },
+  required: ['id', 'name', 'createdAt', 'lastUsedAt', 'expiresAt'],
 } as const;
 
 function current(req: FastifyRequest): AuthInfo {
@@ -95,27 +101,37 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
       async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
     );
 
-    f.post<{ Body: { name: string } }>(
+    f.post<{ Body: { name: string; expiresIn?: string } }>(
       '/api/v1/tokens',
       {
         schema: {
           tags: ['auth'],
           summary: 'Create an API token for `Authorization: Bearer`; its value is shown only in this response',
-          body: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['name'], additionalProperties: false },
+          body: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 100 },
+              expiresIn: { type: 'string', maxLength: 20, description: 'lifetime such as 12h or 90d (1m to 3650d); left out, the token never expires' },
+            },
+            required: ['name'],
+            additionalProperties: false,
+          },
           response: {
             201: {
               type: 'object',
-              properties: { id: { type: 'string' }, name: { type: 'string' }, token: { type: 'string' } },
-              required: ['id', 'name', 'token'],
+              properties: { id: { type: 'string' }, name: { type: 'string' }, token: { type: 'string' }, expiresAt: { type: ['string', 'null'] } },
+              required: ['id', 'name', 'token', 'expiresAt'],
             },
+            400: errorSchema,
           },
         },
       },
       async (req, reply) => {
         const auth = current(req);
-        const { id, token } = await createApiToken(app, auth.userId, req.body.name);
-        req.log.info({ tokenId: id, name: req.body.name }, 'API token created');
-        return reply.code(201).send({ id, name: req.body.name, token });
+        const expiresAt = req.body.expiresIn === undefined ? null : tokenExpiry(req.body.expiresIn);
+        const { id, token } = await createApiToken(app, auth.userId, req.body.name, expiresAt);
+        req.log.info({ tokenId: id, name: req.body.name, expiresAt }, 'API token created');
+        return reply.code(201).send({ id, name: req.body.name, token, expiresAt });
       },
     );
 

@@ -24,6 +24,7 @@ export const sourceViewSchema = {
     lastCheck: { type: ['object', 'null'], additionalProperties: true },
     lastRun: { type: ['object', 'null'], additionalProperties: true },
     exports: { ...exportStatusListSchema, description: 'scheduled exports that apply to this source, with the status of the last one' },
+    unreadableSecrets: { type: 'array', items: { type: 'string' }, description: 'stored secrets the master key cannot decrypt: enter them again' },
   },
   required: ['name', 'type', 'config', 'schedule', 'createdAt', 'updatedAt', 'lastCheck', 'lastRun'],
 } as const;

@@ -234,10 +234,19 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
         />
       );
     }
+    // A changed address (or region, or proxy) takes the stored secrets it decides the destination of
+    // only when they are entered again: say so before the server refuses.
+    const reenter = !isNew && value !== initial[f.key] ? (f.sendsSecrets ?? []).filter((k) => source?.config[k] === MASK && values[k] === '') : [];
+    const labels = reenter.map((k) => byKey.get(k)?.label ?? k);
     return (
       <div className={`field${invalid ? ' has-error' : ''}`} key={f.key}>
         <label htmlFor={id}>{f.label}</label>
         {control}
+        {reenter.length > 0 && (
+          <p className="field-note" role="note">
+            Changing {f.label} changes where the stored {labels.join(' and ')} {labels.length > 1 ? 'are' : 'is'} sent: enter {labels.length > 1 ? 'them' : 'it'} again before saving.
+          </p>
+        )}
         <FieldNotes errorId={errId} error={errors[f.key]} helpId={helpId} help={f.help} />
       </div>
     );

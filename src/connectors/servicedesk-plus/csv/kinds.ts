@@ -3,7 +3,7 @@
 // through the API mode's mappers, so keys (`request:<id>`, `asset:<id>`, …) and fields are the same.
 // A key column missing, the record is keyed by name or e-mail instead (documented in docs/csv-import.md).
 import type { ColumnDef, CsvRow, FileKind, RowMapper } from '../../../filedrop/csv/columns.ts';
-import { RowError } from '../../../filedrop/csv/columns.ts';
+import { ipAddressesOf, RowError } from '../../../filedrop/csv/columns.ts';
 import { parseDate } from '../../../filedrop/csv/dates.ts';
 import { assetFields } from '../map/assets.ts';
 import type { Json } from '../map/envelope.ts';
@@ -142,7 +142,10 @@ function assetMapper(headerOf: (i: number) => string, mapped: Set<number>): RowM
       ref(row, 'department', r, 'department');
       ref(row, 'site', r, 'site');
       if (row.has('ciType')) r.type = row.get('ciType') ? { name: row.get('ciType') } : null;
-      if (row.has('ip')) r.ip_addresses = row.get('ip') ?? null;
+      if (row.has('ip')) {
+        ipAddressesOf(row.get('ip'), 'IP Address');
+        r.ip_addresses = row.get('ip') ?? null;
+      }
       if (row.has('mac')) r.mac_addresses = row.get('mac') ?? null;
       const fields = assetFields(r);
       const attrs: Record<string, unknown> = {};

@@ -2,13 +2,14 @@
 // Assets list. Rows are turned into the `vulndetails` row shape the API mode reads, then mapped by the
 // same pure mappers, so file mode yields the same models, keys and lifecycle.
 import type { IncomingRecord } from '../../../core/models.ts';
-import { type ColumnDef, type CsvRow, detach, type FileKind, RowError, type RowMapper } from '../../../filedrop/csv/columns.ts';
+import { isIP } from 'node:net';
+import { type ColumnDef, type CsvRow, detach, type FileKind, ipAddressesOf, RowError, type RowMapper, shown } from '../../../filedrop/csv/columns.ts';
 import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
 import { scoreOf } from '../map/host-fields.ts';
 import { type HostIds, HostResolver, netbiosOf } from '../map/host-resolver.ts';
 import { hostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
-import { list, macs } from '../map/values.ts';
+import { macs } from '../map/values.ts';
 import { type DetailOptions, mapPlugin } from '../map/plugins.ts';
 import { hostFromFindingRow, mapVulndetailsRow } from '../map/vulndetails.ts';
 
@@ -116,6 +117,7 @@ export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   const pluginID = need(row, 'pluginID', 'Plugin');
   if (!/^\d+$/.test(pluginID)) throw new RowError(`Plugin '${pluginID}' is not a plugin id (a number)`);
   const ip = need(row, 'ip', 'IP Address');
+  if (!isIP(ip)) throw new RowError(`IP Address '${shown(ip)}' is not an IPv4 or IPv6 address`);
   const sevText = need(row, 'severity', 'Severity');
   const sev = severityId(sevText);
   if (sev === null) throw new RowError(`Severity '${sevText}' is not one of Info, Low, Medium, High, Critical`);
@@ -229,7 +231,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
   const resolver = resolverOf(shared);
   return {
     map(row, add) {
-      const ips = list(row.get('ip') ?? '', /[\s,;]+/);
+      const ips = ipAddressesOf(row.get('ip'), 'IP Address');
       const uuid = row.get('uuid')?.toLowerCase() ?? null;
       if (ips.length === 0 && !uuid) throw new RowError('IP Address is empty (a host needs an address or a UUID)');
       const ip = ips[0] ?? '';
