@@ -23,6 +23,7 @@ export const MODEL_NAMES = [
   'cmdb-assets',
   'users',
   'services',
+  'assets',
 ] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
@@ -53,6 +54,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('repository'),
     bool('credentialed'),
     time('scannerLastSeen'),
+    // Filled by correlation (src/correlate): the host's asset and its CMDB owner.
+    text('assetId', true),
+    text('owner'),
+    text('department'),
+    text('site'),
   ],
   software: [text('hostId', true), text('name', true), text('version')],
   ports: [text('hostId', true), int('port'), text('protocol'), text('service')],
@@ -70,6 +76,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status', true),
     int('port'),
     text('protocol'),
+    // Copied from the host's correlated asset (src/correlate).
+    text('assetId'),
+    text('owner'),
+    text('department'),
+    text('site'),
   ],
   compliance: [
     text('hostId', true),
@@ -91,6 +102,15 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     time('updatedAt'),
     time('dueAt'),
     time('resolvedAt'),
+    text('description'),
+    text('category'),
+    text('site'),
+    /** The request's own associated assets as upstream sent them ({id, name}). */
+    { name: 'associatedAssets', kind: 'json', array: true },
+    // Filled by correlation: the assets and findings the ticket is about, and why ({assetId, reason, value}).
+    texts('assetIds'),
+    texts('findingIds'),
+    { name: 'assetLinks', kind: 'json', array: true },
   ],
   'cmdb-assets': [
     text('name', true),
@@ -106,6 +126,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('site'),
     text('ciType'),
     { name: 'attributes', kind: 'json' },
+    text('biosUuid'),
+    text('fqdn'),
+    text('owner'),
+    text('businessImpact'),
+    text('assetId', true),
   ],
   users: [
     text('name', true),
@@ -116,6 +141,25 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status'),
   ],
   services: [text('name', true), text('description'), text('category'), text('owner'), text('status')],
+  // Correlated machines across sources (src/correlate): not a source's records, so `source` is null.
+  assets: [
+    text('name', true),
+    texts('hostIds'),
+    texts('cmdbAssetIds'),
+    text('serialNumber'),
+    text('biosUuid'),
+    texts('macAddresses'),
+    texts('ipAddresses'),
+    text('fqdn'),
+    texts('hostnames'),
+    text('owner'),
+    text('department'),
+    text('site'),
+    text('matchRule', true),
+    { name: 'matchDetails', kind: 'json' },
+    time('lastScanned'),
+    { name: 'openFindings', kind: 'json' },
+  ],
 };
 
 /** Common fields every record carries, in output order. */

@@ -255,7 +255,7 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
     where.push(`r."id" ${desc ? '<' : '>'} ?`);
     params.push(decodeCursor(opts.cursor));
   }
-  const sql = `SELECT r.*, s."name" AS "source_name"${select} FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
+  const sql = `SELECT r.*, s."name" AS "source_name"${select} FROM ${q(tableOf(model))} r ${sourceJoin(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
@@ -275,6 +275,11 @@ function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | '
   }
   for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
   return where;
+}
+
+/** Records join their source for its name; correlated assets belong to no source (their `source` is null). */
+export function sourceJoin(model: ModelName): string {
+  return `${model === 'assets' ? 'LEFT ' : ''}JOIN "sources" s ON s."id" = r."source_id"`;
 }
 
 const SEVERITY_RANK = ['info', 'low', 'medium', 'high', 'critical'];
@@ -311,7 +316,7 @@ export async function groupCount(db: Driver, model: ModelName, by: string[], opt
   const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : `r.${q(columnOf(d.name))}`} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
   const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
-  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
+  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${q(tableOf(model))} r ${sourceJoin(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
   const rows = await db.all(sql, params);
   return rows.map((row) => ({
     values: Object.fromEntries(defs.map((d, i) => [d.name, fromColumnValue(d, row[`g${i}`])])),

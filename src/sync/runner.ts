@@ -11,6 +11,7 @@ import type { ModelName } from '../core/models.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
+import { correlateAfterRun } from './correlate.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts } from '../store/store.ts';
 
 export interface SyncOptions {
@@ -269,6 +270,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       return s.models.filter((m) => said.includes(m));
     });
     if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
+    await correlateAfterRun(store, source.id, runId, swept, log);
   }
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);
