@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
+import { registerAssetsCommands } from './assets.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerSyncCommand(program);
   registerQueryCommand(program);
   registerUploadCommand(program);
+  registerAssetsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

@@ -41,7 +41,7 @@ test('identifiers are normalised: case, MAC spellings, DOMAIN\\NAME, FQDN vs sho
 test('serial number links first, even when the host was renamed and its NIC replaced', () => {
   const m = run([{ id: 'h1', serialNumber: 'abc123', hostname: 'new-name', macAddresses: ['00:11:22:33:44:55'] }], [{ id: 'c1', name: 'old-name', serialNumber: 'ABC123', macAddresses: ['66:77:88:99:aa:bb'] }]);
   assert.deepEqual(linkOf(m, 'h1'), { rule: 'serial', to: ['c1'] });
-  const d = (m.get('h1') as { details: { matched: unknown } }).details;
+  const d = (m.get('h1') as unknown as { details: { matched: unknown } }).details;
   assert.deepEqual(d.matched, { serial: ['ABC123'] });
 });
 
@@ -72,7 +72,7 @@ test('a stronger single-valued identifier that disagrees vetoes a weaker match, 
   // Same MAC, different serials: two machines (a NIC moved from one to the other).
   const m = run([{ id: 'h1', serialNumber: 'S1', macAddresses: ['aa:bb:cc:00:11:22'] }], [{ id: 'c1', serialNumber: 'S2', macAddresses: ['aa:bb:cc:00:11:22'] }]);
   assert.equal(linkOf(m, 'h1'), 'none');
-  const details = (m.get('h1') as { details: { vetoed: { cmdbAssetId: string; rule: string; conflict: { kind: string } }[] } }).details;
+  const details = (m.get('h1') as unknown as { details: { vetoed: { cmdbAssetId: string; rule: string; conflict: { kind: string } }[] } }).details;
   assert.deepEqual(details.vetoed.map((v) => [v.cmdbAssetId, v.rule, v.conflict.kind]), [['c1', 'mac', 'serial']]);
   // Same host name, different FQDNs: vetoed; same host name, different BIOS UUIDs: vetoed.
   assert.equal(linkOf(run([{ id: 'h1', fqdn: 'web.dmz.example', hostname: 'web' }], [{ id: 'c1', name: 'web', fqdn: 'web.corp.example' }]), 'h1'), 'none');
