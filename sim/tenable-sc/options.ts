@@ -1,4 +1,5 @@
 // Public option/handle types of the Tenable.sc simulator and the version-gated feature switches.
+import type { Estate } from '../shared/estate.ts';
 
 /** One injectable fault: fires on the next `times` requests, on every Nth request, or with a probability. */
 export interface FaultRule {
@@ -38,6 +39,8 @@ export interface TenableSimOptions extends FaultSettings {
   findingsPerHost?: number;
   /** Simulated "now" (epoch seconds) the data is anchored to; default: start of the current hour minus 7 days. */
   now?: number;
+  /** A shared estate (sim/shared/estate.ts): hosts are its scanned machines, named and numbered as it says. */
+  estate?: Estate;
 }
 
 export interface SimCredentials {
