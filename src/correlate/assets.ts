@@ -2,7 +2,7 @@
 // (union-find), described by its CMDB record first and its scanner hosts second. Pure.
 import { hash } from 'node:crypto';
 import { type HostMatch, type MatchRule, ruleRank } from './engine.ts';
-import { normFqdn, normIp, normMac, shortName } from './normalize.ts';
+import { cmdbIdentifiers, hostIdentifiers, type Identifiers } from './normalize.ts';
 
 export type Rec = Record<string, unknown> & { id: string };
 
@@ -100,7 +100,16 @@ export interface AssetRow extends OwnerInfo {
 }
 
 /** One asset from its members, their links and the open findings of its hosts (counts by severity). */
-export function buildAsset(hosts: Rec[], cmdb: Rec[], links: StoredLink[], users: (name: string) => Rec | undefined, findings: (hostId: string) => Record<string, number> | undefined): AssetRow {
+export function buildAsset(
+  hosts: Rec[],
+  cmdb: Rec[],
+  links: StoredLink[],
+  users: (name: string) => Rec | undefined,
+  findings: (hostId: string) => Record<string, number> | undefined,
+  /** Identifiers already normalised for matching (else computed here). */
+  identifiers?: (id: string) => Identifiers | undefined,
+): AssetRow {
+  const idents = [...cmdb.map((c) => identifiers?.(c.id) ?? cmdbIdentifiers(c)), ...hosts.map((h) => identifiers?.(h.id) ?? hostIdentifiers(h))];
   const anchor = cmdb[0]?.id ?? hosts[0]!.id;
   const members = [...cmdb, ...hosts];
   const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => x !== null))].sort();
@@ -122,10 +131,10 @@ export function buildAsset(hosts: Rec[], cmdb: Rec[], links: StoredLink[], users
     cmdbAssetIds: cmdb.map((c) => c.id),
     serialNumber: first(members.map((m) => str(m.serialNumber))),
     biosUuid: first(members.map((m) => str(m.biosUuid))),
-    macAddresses: uniq(members.flatMap((m) => arr(m.macAddresses).map((v) => normMac(typeof v === 'string' ? v.trim().split(/[\s,;]+/)[0] : v)))),
-    ipAddresses: uniq(members.flatMap((m) => arr(m.ipAddresses).map(normIp))),
-    fqdn: first([...hosts.map((h) => normFqdn(h.fqdn) ?? normFqdn(h.hostname)), ...cmdb.map((c) => normFqdn(c.fqdn) ?? normFqdn(c.name))]),
-    hostnames: uniq(members.flatMap((m) => [shortName(m.name), shortName(m.hostname), shortName(m.netbiosName), shortName(m.fqdn)])),
+    macAddresses: uniq(idents.flatMap((x) => x.mac)),
+    ipAddresses: uniq(idents.flatMap((x) => x.ip)),
+    fqdn: first([...idents.slice(cmdb.length), ...idents.slice(0, cmdb.length)].map((x) => x.fqdn[0] ?? null)),
+    hostnames: uniq(idents.flatMap((x) => x.hostname)),
     ...ownerOf(cmdb[0], users),
     matchRule: rule,
     matchDetails: {

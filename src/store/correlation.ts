@@ -5,9 +5,9 @@
 import { buildAsset, components, linksOf, ownerOf, type Rec, type StoredLink } from '../correlate/assets.ts';
 import { IDENT_KINDS, type IdentKind, matchAll, MemoryContext } from '../correlate/engine.ts';
 import { cmdbIdentifiers, hostIdentifiers, type Identifiers } from '../correlate/normalize.ts';
-import { MODEL_FIELDS } from '../core/models.ts';
+import { type FieldDef, MODEL_FIELDS } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
-import { columnOf, fromColumnValue, q, toColumnValue } from './schema.ts';
+import { columnOf, q, toColumnValue } from './schema.ts';
 
 const CHUNK = 500;
 
@@ -25,11 +25,15 @@ export interface CorrelationResult {
 const HOST_COLS = ['id', 'first_seen', 'last_seen', 'ip_addresses', 'mac_addresses', 'hostname', 'fqdn', 'netbios_name', 'serial_number', 'repository', 'scanner_last_seen', 'asset_id', 'owner', 'department', 'site'];
 const CMDB_COLS = ['id', 'first_seen', 'last_seen', 'name', 'serial_number', 'bios_uuid', 'fqdn', 'mac_addresses', 'ip_addresses', 'site', 'owner', 'assigned_user', 'department', 'asset_id'];
 
+/** Row → record converters, the column of each field computed once. */
+const converters = new Map<string, [string, string, FieldDef][]>();
 function toRec(model: 'hosts' | 'cmdb-assets', row: Row): Rec {
+  let conv = converters.get(model);
+  if (!conv) converters.set(model, (conv = MODEL_FIELDS[model].map((f) => [f.name, columnOf(f.name), f] as [string, string, FieldDef])));
   const out: Rec = { id: String(row.id), firstSeen: row.first_seen ?? null, lastSeen: row.last_seen ?? null };
-  for (const f of MODEL_FIELDS[model]) {
-    const c = columnOf(f.name);
-    if (c in row) out[f.name] = fromColumnValue(f, row[c]);
+  for (const [name, c, f] of conv) {
+    const v = row[c];
+    if (v !== undefined) out[name] = v === null ? null : f.kind === 'json' ? JSON.parse(String(v)) : v;
   }
   if ('bios_uuid' in row) out.biosUuid = row.bios_uuid ?? null;
   return out;
@@ -98,6 +102,21 @@ async function loadOverrides(db: Driver, hostIds: string[] | null): Promise<{ ho
 
 const ins = (table: string, cols: string[]): InsertSql => ({ head: `INSERT INTO ${q(table)} (${cols.map(q).join(',')})`, columns: cols.length, tail: '' });
 
+/**
+ * Plain inserts of many rows: PostgreSQL COPYs them (insertMany); SQLite takes them as multi-row
+ * statements, one call per few hundred rows instead of one per row (the per-call cost dominated).
+ */
+async function bulkInsert(db: Driver, table: string, cols: string[], rows: unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
+  if (db.dialect === 'postgres') return db.insertMany(ins(table, cols), rows);
+  const per = Math.max(1, Math.floor(30_000 / cols.length));
+  const one = `(${cols.map(() => '?').join(',')})`;
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per);
+    await db.run(`INSERT INTO ${q(table)} (${cols.map(q).join(',')}) VALUES ${Array(chunk.length).fill(one).join(',')}`, chunk.flat());
+  }
+}
+
 function identRows(side: 'h' | 'c', x: Identifiers): unknown[][] {
   const rows: unknown[][] = [];
   for (const kind of IDENT_KINDS) for (const v of x[kind]) rows.push([x.id, side, kind, v, x.scope]);
@@ -127,7 +146,7 @@ async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string
   const differ = (t: string) => fields.map((c) => `${t}."${c}" IS DISTINCT FROM s."${c}"`).join(' OR ');
   const stage = async (rows: unknown[][]) => {
     await db.run(`DELETE FROM "asset_scratch"`);
-    for (let i = 0; i < rows.length; i += 20_000) await db.insertMany(ins('asset_scratch', cols), rows.slice(i, i + 20_000));
+    await bulkInsert(db, 'asset_scratch', cols, rows);
   };
   await stage([...hosts].map(([id, p]) => [id, p.assetId, p.owner, p.department, p.site]));
   await db.run(`UPDATE "rec_hosts" SET ${set} FROM "asset_scratch" s WHERE "rec_hosts"."id" = s."id" AND (${differ('"rec_hosts"')})`);
@@ -147,7 +166,7 @@ async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string
 }
 
 /** One asset per machine from members and links; placements for every member. */
-async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink[], findings: Map<string, Record<string, number>>) {
+async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink[], findings: Map<string, Record<string, number>>, identifiers?: Map<string, Identifiers>) {
   const users = await usersLookup(db);
   const hostById = new Map(hosts.map((h) => [h.id, h]));
   const cmdbById = new Map(cmdb.map((c) => [c.id, c]));
@@ -167,6 +186,7 @@ async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink
       g.hostIds.flatMap((id) => linksByHost.get(id) ?? []),
       users,
       (id) => findings.get(id),
+      identifiers ? (id) => identifiers.get(id) : undefined,
     );
     assets.push(a);
     const owner = ownerOf(g.cmdbIds.length ? cmdbById.get(g.cmdbIds[0]!) : undefined, users);
@@ -177,8 +197,10 @@ async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink
 }
 
 async function insertLinks(db: Driver, links: StoredLink[]): Promise<void> {
-  await db.insertMany(
-    ins('asset_links', ['host_id', 'cmdb_asset_id', 'rule', 'details']),
+  await bulkInsert(
+    db,
+    'asset_links',
+    ['host_id', 'cmdb_asset_id', 'rule', 'details'],
     links.map((l) => [l.hostId, l.cmdbAssetId, l.rule, JSON.stringify(l.details)]),
   );
 }
@@ -197,7 +219,10 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     const links: StoredLink[] = [];
     for (const [hostId, m] of matches) links.push(...linksOf(hostId, m));
     const findings = await openFindings(tx, null);
-    const { assets, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings);
+    const identifiers = new Map<string, Identifiers>();
+    for (const x of hIdent) identifiers.set(x.id, x);
+    for (const x of cIdent) identifiers.set(x.id, x);
+    const { assets, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers);
 
     await tx.run(`DELETE FROM "asset_links"`);
     await insertLinks(tx, links);
@@ -207,7 +232,7 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     const identCols = ['record_id', 'side', 'kind', 'value', 'scope'];
     let batch: unknown[][] = [];
     const flush = async () => {
-      await tx.insertMany(ins('asset_idents', identCols), batch);
+      await bulkInsert(tx, 'asset_idents', identCols, batch);
       batch = [];
     };
     for (const x of hIdent) {
@@ -222,7 +247,7 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     await tx.run(`CREATE INDEX "asset_idents_value" ON "asset_idents" ("kind", "value")`);
     await tx.run(`CREATE INDEX "asset_idents_record" ON "asset_idents" ("record_id")`);
     await tx.run(`DELETE FROM "rec_assets"`);
-    for (let i = 0; i < assets.length; i += 20_000) await tx.insertMany(ins('rec_assets', ASSET_COLS), assets.slice(i, i + 20_000).map(assetRow));
+    for (let i = 0; i < assets.length; i += 5_000) await bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.slice(i, i + 5_000).map(assetRow));
     // Hosts, CMDB records and findings of records that left every asset (removed) lose their placement.
     await tx.run(`UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     await tx.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
@@ -336,7 +361,7 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
         addValues(oldC, x);
       }
     }
-    await tx.insertMany(ins('asset_idents', ['record_id', 'side', 'kind', 'value', 'scope']), newIdentRows);
+    await bulkInsert(tx, 'asset_idents', ['record_id', 'side', 'kind', 'value', 'scope'], newIdentRows);
 
     // Hosts to match again: the touched ones, hosts sharing any identifier with a touched CMDB record,
     // hosts sharing an address with a touched host (IP uniqueness), and hosts linked to a touched record.
@@ -409,7 +434,7 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     await inChunks(tx, (ph) => `DELETE FROM "asset_links" WHERE "host_id" IN (${ph})`, [...affected, ...gone]);
     await insertLinks(tx, newLinks);
     await inChunks(tx, (ph) => `DELETE FROM "rec_assets" WHERE "id" IN (${ph})`, [...oldAssetIds, ...assets.map((a) => a.id)]);
-    await tx.insertMany(ins('rec_assets', ASSET_COLS), assets.map(assetRow));
+    await bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow));
     await inChunks(tx, (ph) => `UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "id" IN (${ph})`, [...gone]);
     await inChunks(tx, (ph) => `UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "id" IN (${ph})`, [...gone]);
     const findingHosts = new Set([...hosts.filter((h) => differs(h, hostPlace.get(h.id))).map((h) => h.id), ...touchedHosts, ...(touched.findingHostIds ?? [])]);
