@@ -55,7 +55,10 @@ export function components(hostIds: Iterable<string>, cmdbIds: Iterable<string>,
   for (const k of parent.keys()) {
     const r = find(k);
     let g = groups.get(r);
-    if (!g) groups.set(r, (g = { hostIds: [], cmdbIds: [] }));
+    if (!g) {
+      g = { hostIds: [], cmdbIds: [] };
+      groups.set(r, g);
+    }
     if (k[0] === 'h') g.hostIds.push(k.slice(1));
     else g.cmdbIds.push(k.slice(1));
   }

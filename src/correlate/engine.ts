@@ -106,7 +106,7 @@ export function matchHost(h: Identifiers, ctx: MatchContext, phase: 1 | 2 | 'all
         else found.set(id, [v]);
       }
     }
-    let candidates: string[] = [];
+    const candidates: string[] = [];
     for (const id of found.keys()) {
       const c = ctx.cmdb(id);
       if (!c) continue;
@@ -194,7 +194,10 @@ export class MemoryContext implements MatchContext {
       if (o.action === 'link') push(this.#links, o.hostId, o.cmdbAssetId);
       else {
         let s = this.#unlinks.get(o.hostId);
-        if (!s) this.#unlinks.set(o.hostId, (s = new Set()));
+        if (!s) {
+          s = new Set();
+          this.#unlinks.set(o.hostId, s);
+        }
         s.add(o.cmdbAssetId);
       }
     }

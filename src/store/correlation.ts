@@ -29,7 +29,10 @@ const CMDB_COLS = ['id', 'first_seen', 'last_seen', 'name', 'serial_number', 'bi
 const converters = new Map<string, [string, string, FieldDef][]>();
 function toRec(model: 'hosts' | 'cmdb-assets', row: Row): Rec {
   let conv = converters.get(model);
-  if (!conv) converters.set(model, (conv = MODEL_FIELDS[model].map((f) => [f.name, columnOf(f.name), f] as [string, string, FieldDef])));
+  if (!conv) {
+    conv = MODEL_FIELDS[model].map((f) => [f.name, columnOf(f.name), f] as [string, string, FieldDef]);
+    converters.set(model, conv);
+  }
   const out: Rec = { id: String(row.id), firstSeen: row.first_seen ?? null, lastSeen: row.last_seen ?? null };
   for (const [name, c, f] of conv) {
     const v = row[c];
@@ -75,7 +78,10 @@ async function openFindings(db: Driver, hostIds: string[] | null): Promise<Map<s
     for (const r of rows) {
       const id = String(r.host_id);
       let m = out.get(id);
-      if (!m) out.set(id, (m = {}));
+      if (!m) {
+        m = {};
+        out.set(id, m);
+      }
       m[String(r.severity)] = Number(r.n);
     }
   };
@@ -288,7 +294,10 @@ async function idsSharing(db: Driver, side: 'h' | 'c', pairs: Map<IdentKind, Set
 function addValues(into: Map<IdentKind, Set<string>>, x: Identifiers, kinds: readonly IdentKind[] = IDENT_KINDS): void {
   for (const k of kinds) {
     let s = into.get(k);
-    if (!s) into.set(k, (s = new Set()));
+    if (!s) {
+      s = new Set();
+      into.set(k, s);
+    }
     for (const v of x[k]) s.add(v);
   }
 }
@@ -300,7 +309,10 @@ async function oldIdents(db: Driver, ids: string[]): Promise<Map<IdentKind, Set<
     for (const r of await db.all(`SELECT "kind", "value" FROM "asset_idents" WHERE "record_id" IN (${chunk.map(() => '?').join(',')})`, chunk)) {
       const k = r.kind as IdentKind;
       let s = out.get(k);
-      if (!s) out.set(k, (s = new Set()));
+      if (!s) {
+        s = new Set();
+        out.set(k, s);
+      }
       s.add(String(r.value));
     }
   }
