@@ -178,8 +178,9 @@ function ipStep(h: Identifiers, all: string[], found: Map<string, string[]>, ctx
 /** An in-memory MatchContext over whole record sets (the full pass, and tests). */
 export class MemoryContext implements MatchContext {
   readonly #cmdb = new Map<string, Identifiers>();
-  readonly #index = new Map<string, string[]>();
-  readonly #hostIps = new Map<string, { id: string; scope: string | null }[]>();
+  /** Per identifier kind: value → the id holding it, or the ids when several do (most values have one). */
+  readonly #index = new Map<IdentKind, Map<string, string | string[]>>(IDENT_KINDS.map((k) => [k, new Map()]));
+  readonly #hostIps = new Map<string, { id: string; scope: string | null } | { id: string; scope: string | null }[]>();
   readonly #claims = new Map<string, string[]>();
   readonly #links = new Map<string, string[]>();
   readonly #unlinks = new Map<string, Set<string>>();
@@ -187,9 +188,25 @@ export class MemoryContext implements MatchContext {
   constructor(cmdb: Iterable<Identifiers>, hosts: Iterable<Identifiers>, overrides: { hostId: string; cmdbAssetId: string; action: 'link' | 'unlink' }[] = []) {
     for (const c of cmdb) {
       this.#cmdb.set(c.id, c);
-      for (const kind of IDENT_KINDS) for (const v of c[kind]) push(this.#index, `${kind}\u0000${v}`, c.id);
+      for (const kind of IDENT_KINDS) {
+        const m = this.#index.get(kind)!;
+        for (const v of c[kind]) {
+          const had = m.get(v);
+          if (had === undefined) m.set(v, c.id);
+          else if (typeof had === 'string') m.set(v, [had, c.id]);
+          else had.push(c.id);
+        }
+      }
     }
-    for (const h of hosts) for (const ip of h.ip) push(this.#hostIps, ip, { id: h.id, scope: h.scope });
+    for (const h of hosts) {
+      for (const ip of h.ip) {
+        const entry = { id: h.id, scope: h.scope };
+        const had = this.#hostIps.get(ip);
+        if (had === undefined) this.#hostIps.set(ip, entry);
+        else if (Array.isArray(had)) had.push(entry);
+        else this.#hostIps.set(ip, [had, entry]);
+      }
+    }
     for (const o of overrides) {
       if (o.action === 'link') push(this.#links, o.hostId, o.cmdbAssetId);
       else {
@@ -204,13 +221,15 @@ export class MemoryContext implements MatchContext {
   }
 
   cmdbWith(kind: IdentKind, value: string): string[] {
-    return this.#index.get(`${kind}\u0000${value}`) ?? [];
+    const v = this.#index.get(kind)!.get(value);
+    return v === undefined ? [] : typeof v === 'string' ? [v] : v;
   }
   cmdb(id: string): Identifiers | undefined {
     return this.#cmdb.get(id);
   }
   hostsWithIp(ip: string): { id: string; scope: string | null }[] {
-    return this.#hostIps.get(ip) ?? [];
+    const v = this.#hostIps.get(ip);
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
   }
   claimedBy(cmdbId: string): string[] {
     return this.#claims.get(cmdbId) ?? [];

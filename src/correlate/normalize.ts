@@ -76,8 +76,17 @@ export function namesAgree(a: string, b: string): boolean {
   return (a.length === 15 && b.length > 15 && b.startsWith(a)) || (b.length === 15 && a.length > 15 && a.startsWith(b));
 }
 
+/** The empty list every record without a value of some kind shares (a few hundred thousand records are held at once). */
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+
 function uniq(values: (string | null)[]): string[] {
-  return [...new Set(values.filter((v): v is string => v !== null))];
+  let out: string[] | null = null;
+  for (const v of values) {
+    if (v === null) continue;
+    if (out === null) out = [v];
+    else if (!out.includes(v)) out.push(v);
+  }
+  return out ?? NONE;
 }
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]);

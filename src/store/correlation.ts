@@ -52,6 +52,57 @@ async function hostColumns(db: Driver): Promise<string[]> {
   }
 }
 
+/**
+ * What assets need of a host or CMDB record besides its identifiers (names, serials and addresses come
+ * from those): a few hundred thousand are held at once, so repeated values (times of one run, sites,
+ * departments, owners) are one string each.
+ */
+function slim(model: 'hosts' | 'cmdb-assets', r: Rec, intern: (v: unknown) => unknown): Rec {
+  if (model === 'hosts') return { id: r.id, firstSeen: intern(r.firstSeen), lastSeen: intern(r.lastSeen), scannerLastSeen: intern(r.scannerLastSeen ?? null) };
+  return {
+    id: r.id,
+    firstSeen: intern(r.firstSeen),
+    lastSeen: intern(r.lastSeen),
+    name: r.name ?? null,
+    owner: intern(r.owner ?? null),
+    assignedUser: intern(r.assignedUser ?? null),
+    department: intern(r.department ?? null),
+    site: intern(r.site ?? null),
+  };
+}
+
+function interner(): (v: unknown) => unknown {
+  const seen = new Map<string, string>();
+  return (v) => {
+    if (typeof v !== 'string') return v;
+    const had = seen.get(v);
+    if (had !== undefined) return had;
+    if (seen.size < 200_000) seen.set(v, v);
+    return v;
+  };
+}
+
+/** Every live record of a table with its identifiers, read in pages (rows are garbage once converted). */
+async function loadAll(db: Driver, table: string, cols: string[], model: 'hosts' | 'cmdb-assets', identifiers: Map<string, Identifiers>): Promise<{ recs: Rec[]; idents: Identifiers[] }> {
+  const recs: Rec[] = [];
+  const idents: Identifiers[] = [];
+  const intern = interner();
+  let after = '';
+  for (;;) {
+    const rows = await db.all(`SELECT ${cols.map(q).join(',')} FROM ${q(table)} WHERE "removed" = 0 AND "id" > ? ORDER BY "id" LIMIT 10000`, [after]);
+    for (const row of rows) {
+      const r = toRec(model, row);
+      const x = model === 'hosts' ? hostIdentifiers(r) : cmdbIdentifiers(r);
+      if (x.scope !== null) x.scope = intern(x.scope) as string;
+      identifiers.set(x.id, x);
+      idents.push(x);
+      recs.push(slim(model, r, intern));
+    }
+    if (rows.length < 10000) return { recs, idents };
+    after = String(rows[rows.length - 1]!.id);
+  }
+}
+
 async function loadByIds(db: Driver, table: string, cols: string[], ids: string[]): Promise<Row[]> {
   const out: Row[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
@@ -115,12 +166,14 @@ const ins = (table: string, cols: string[]): InsertSql => ({ head: `INSERT INTO 
 async function bulkInsert(db: Driver, table: string, cols: string[], rows: unknown[][]): Promise<void> {
   if (rows.length === 0) return;
   if (db.dialect === 'postgres') return db.insertMany(ins(table, cols), rows);
-  const per = Math.max(1, Math.floor(30_000 / cols.length));
+  // A statement's compiled program grows with its rows (and the driver caches it): a hundred rows per
+  // call already amortise the call, the rest go one by one through the driver.
+  const per = 100;
   const one = `(${cols.map(() => '?').join(',')})`;
-  for (let i = 0; i < rows.length; i += per) {
-    const chunk = rows.slice(i, i + per);
-    await db.run(`INSERT INTO ${q(table)} (${cols.map(q).join(',')}) VALUES ${Array(chunk.length).fill(one).join(',')}`, chunk.flat());
-  }
+  const full = rows.length - (rows.length % per);
+  const sql = `INSERT INTO ${q(table)} (${cols.map(q).join(',')}) VALUES ${Array(per).fill(one).join(',')}`;
+  for (let i = 0; i < full; i += per) await db.run(sql, rows.slice(i, i + per).flat());
+  if (full < rows.length) await db.insertMany(ins(table, cols), rows.slice(full));
 }
 
 function identRows(side: 'h' | 'c', x: Identifiers): unknown[][] {
@@ -172,7 +225,16 @@ async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string
 }
 
 /** One asset per machine from members and links; placements for every member. */
-async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink[], findings: Map<string, Record<string, number>>, identifiers?: Map<string, Identifiers>) {
+async function assemble(
+  db: Driver,
+  hosts: Rec[],
+  cmdb: Rec[],
+  links: StoredLink[],
+  findings: Map<string, Record<string, number>>,
+  identifiers?: Map<string, Identifiers>,
+  /** Takes the assets as they are built, a few thousand at a time (the full pass writes them at once instead of holding them all). */
+  sink?: (assets: ReturnType<typeof buildAsset>[]) => Promise<void>,
+) {
   const users = await usersLookup(db);
   const hostById = new Map(hosts.map((h) => [h.id, h]));
   const cmdbById = new Map(cmdb.map((c) => [c.id, c]));
@@ -183,6 +245,7 @@ async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink
     else linksByHost.set(l.hostId, [l]);
   }
   const assets: ReturnType<typeof buildAsset>[] = [];
+  let count = 0;
   const hostPlace = new Map<string, Placement>();
   const cmdbPlace = new Map<string, string | null>();
   for (const g of components(hostById.keys(), cmdbById.keys(), links)) {
@@ -195,11 +258,14 @@ async function assemble(db: Driver, hosts: Rec[], cmdb: Rec[], links: StoredLink
       identifiers ? (id) => identifiers.get(id) : undefined,
     );
     assets.push(a);
+    count++;
     const owner = ownerOf(g.cmdbIds.length ? cmdbById.get(g.cmdbIds[0]!) : undefined, users);
     for (const id of g.hostIds) hostPlace.set(id, { assetId: a.id, ...owner });
     for (const id of g.cmdbIds) cmdbPlace.set(id, a.id);
+    if (sink && assets.length >= 5000) await sink(assets.splice(0));
   }
-  return { assets, hostPlace, cmdbPlace };
+  if (sink && assets.length > 0) await sink(assets.splice(0));
+  return { assets, count, hostPlace, cmdbPlace };
 }
 
 async function insertLinks(db: Driver, links: StoredLink[]): Promise<void> {
@@ -216,20 +282,14 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
   const hcols = await hostColumns(db);
   return db.transaction(async (tx) => {
     if (tx.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(7215)`);
-    const hosts = (await tx.all(`SELECT ${hcols.map(q).join(',')} FROM "rec_hosts" WHERE "removed" = 0`)).map((r) => toRec('hosts', r));
-    const cmdb = (await tx.all(`SELECT ${CMDB_COLS.map(q).join(',')} FROM "rec_cmdb_assets" WHERE "removed" = 0`)).map((r) => toRec('cmdb-assets', r));
-    const hIdent = hosts.map(hostIdentifiers);
-    const cIdent = cmdb.map(cmdbIdentifiers);
-    const ctx = new MemoryContext(cIdent, hIdent, await loadOverrides(tx, null));
-    const matches = matchAll(hIdent, ctx);
-    const links: StoredLink[] = [];
-    for (const [hostId, m] of matches) links.push(...linksOf(hostId, m));
-    const findings = await openFindings(tx, null);
     const identifiers = new Map<string, Identifiers>();
-    for (const x of hIdent) identifiers.set(x.id, x);
-    for (const x of cIdent) identifiers.set(x.id, x);
-    const { assets, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers);
-
+    const { recs: hosts, idents: hIdent } = await loadAll(tx, 'rec_hosts', hcols, 'hosts', identifiers);
+    const { recs: cmdb, idents: cIdent } = await loadAll(tx, 'rec_cmdb_assets', CMDB_COLS, 'cmdb-assets', identifiers);
+    const links: StoredLink[] = [];
+    {
+      const ctx = new MemoryContext(cIdent, hIdent, await loadOverrides(tx, null));
+      for (const [hostId, m] of matchAll(hIdent, ctx)) for (const l of linksOf(hostId, m)) links.push(l);
+    }
     await tx.run(`DELETE FROM "asset_links"`);
     await insertLinks(tx, links);
     await tx.run(`DROP INDEX "asset_idents_value"`);
@@ -242,24 +302,25 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
       batch = [];
     };
     for (const x of hIdent) {
-      batch.push(...identRows('h', x));
+      for (const row of identRows('h', x)) batch.push(row);
       if (batch.length >= 20_000) await flush();
     }
     for (const x of cIdent) {
-      batch.push(...identRows('c', x));
+      for (const row of identRows('c', x)) batch.push(row);
       if (batch.length >= 20_000) await flush();
     }
     await flush();
     await tx.run(`CREATE INDEX "asset_idents_value" ON "asset_idents" ("kind", "value")`);
     await tx.run(`CREATE INDEX "asset_idents_record" ON "asset_idents" ("record_id")`);
     await tx.run(`DELETE FROM "rec_assets"`);
-    for (let i = 0; i < assets.length; i += 5_000) await bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.slice(i, i + 5_000).map(assetRow));
+    const findings = await openFindings(tx, null);
+    const { count, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers, (assets) => bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow)));
     // Hosts, CMDB records and findings of records that left every asset (removed) lose their placement.
     await tx.run(`UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     await tx.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
-    const changed = new Set(hosts.filter((h) => differs(h, hostPlace.get(h.id))).map((h) => h.id));
-    await place(tx, new Map([...hostPlace].filter(([id]) => changed.has(id))), cmdbPlace, changed);
-    return summary('full', hosts.length, cmdb.length, assets.length, links);
+    // Every placement is staged; the updates write only rows whose values differ.
+    await place(tx, hostPlace, cmdbPlace, new Set(hostPlace.keys()));
+    return summary('full', hosts.length, cmdb.length, count, links);
   });
 }
 

@@ -241,6 +241,9 @@ export class Store {
       await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
+    // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
+    const leftovers = await this.db.all(`SELECT 1 FROM "rec_assets" LIMIT 1`);
+    if (leftovers.length > 0) await this.correlate();
   }
 
   // ---- runs and checkpoints ----

@@ -270,8 +270,9 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       return s.models.filter((m) => said.includes(m));
     });
     if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
-    await correlateAfterRun(store, source.id, runId, swept, log);
   }
+  // What a partial run stored stays stored: it is correlated too.
+  if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
