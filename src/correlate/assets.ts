@@ -66,7 +66,6 @@ export function components(hostIds: Iterable<string>, cmdbIds: Iterable<string>,
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const first = <T>(values: (T | null | undefined)[]): T | null => values.find((v) => v !== null && v !== undefined) ?? null;
 
 export interface OwnerInfo {
