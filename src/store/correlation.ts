@@ -201,14 +201,19 @@ interface Placement {
 async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string, string | null>, findingsOf: Set<string>): Promise<void> {
   const cols = ['id', 'asset_id', 'owner', 'department', 'site'];
   const fields = ['asset_id', 'owner', 'department', 'site'];
-  const set = fields.map((c) => `"${c}" = s."${c}"`).join(', ');
-  const differ = (t: string) => fields.map((c) => `${t}."${c}" IS DISTINCT FROM s."${c}"`).join(' OR ');
   const stage = async (rows: unknown[][]) => {
     await db.run(`DELETE FROM "asset_scratch"`);
     await bulkInsert(db, 'asset_scratch', cols, rows);
   };
+  // Row-value SET from the staged row, only for rows named in the stage (found through the table's own
+  // index: an UPDATE … FROM made SQLite scan the whole target table) and only where a value differs.
+  const update = (table: string, key: string, set: string[]) =>
+    db.run(
+      `UPDATE "${table}" SET (${set.map((c) => `"${c}"`).join(', ')}) = (SELECT ${set.map((c) => `s."${c}"`).join(', ')} FROM "asset_scratch" s WHERE s."id" = "${table}"."${key}") ` +
+        `WHERE "${key}" IN (SELECT "id" FROM "asset_scratch") AND EXISTS (SELECT 1 FROM "asset_scratch" s WHERE s."id" = "${table}"."${key}" AND (${set.map((c) => `"${table}"."${c}" IS DISTINCT FROM s."${c}"`).join(' OR ')}))`,
+    );
   await stage([...hosts].map(([id, p]) => [id, p.assetId, p.owner, p.department, p.site]));
-  await db.run(`UPDATE "rec_hosts" SET ${set} FROM "asset_scratch" s WHERE "rec_hosts"."id" = s."id" AND (${differ('"rec_hosts"')})`);
+  await update('rec_hosts', 'id', fields);
   // Findings follow their host: those of hosts placed anew, and of hosts whose findings this sync wrote.
   if (findingsOf.size > 0) {
     const rows: unknown[][] = [];
@@ -217,10 +222,10 @@ async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string
       if (p) rows.push([id, p.assetId, p.owner, p.department, p.site]);
     }
     await stage(rows);
-    await db.run(`UPDATE "rec_vulnerabilities" SET ${set} FROM "asset_scratch" s WHERE "rec_vulnerabilities"."host_id" = s."id" AND (${differ('"rec_vulnerabilities"')})`);
+    await update('rec_vulnerabilities', 'host_id', fields);
   }
   await stage([...cmdb].map(([id, assetId]) => [id, assetId, null, null, null]));
-  await db.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = s."asset_id" FROM "asset_scratch" s WHERE "rec_cmdb_assets"."id" = s."id" AND "rec_cmdb_assets"."asset_id" IS DISTINCT FROM s."asset_id"`);
+  await update('rec_cmdb_assets', 'id', ['asset_id']);
   await db.run(`DELETE FROM "asset_scratch"`);
 }
 
