@@ -9,7 +9,8 @@ import { type FieldDef, MODEL_FIELDS } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, q, toColumnValue } from './schema.ts';
 
-const CHUNK = 500;
+// Ids and values per IN list: few round trips (PostgreSQL) and far below either store's parameter limit.
+const CHUNK = 5000;
 
 export interface CorrelationResult {
   mode: 'full' | 'incremental';
