@@ -205,6 +205,9 @@ async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string
   const stage = async (rows: unknown[][]) => {
     await db.run(`DELETE FROM "asset_scratch"`);
     await bulkInsert(db, 'asset_scratch', cols, rows);
+    // PostgreSQL plans the updates below from the stage's statistics: a few rows after a full pass's
+    // hundred thousand must read as few, or it scans the target tables instead of probing their index.
+    if (db.dialect === 'postgres') await db.run(`ANALYZE "asset_scratch"`);
   };
   // Row-value SET from the staged row, only for rows named in the stage (found through the table's own
   // index: an UPDATE … FROM made SQLite scan the whole target table) and only where a value differs.
