@@ -2,7 +2,7 @@
 // the values that matched, vetoes and ambiguities), its owner, and manual link / unlink.
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, describeError, get, type Rec } from '../api.ts';
-import { Link } from '../router.tsx';
+import { Link, navigate } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
 
 interface AssetRecords {
@@ -67,7 +67,8 @@ export function AssetPage({ id }: { id: string }) {
     try {
       const r = await api<{ asset: Rec }>(action === 'link' ? 'POST' : 'DELETE', `/api/v1/assets/${encodeURIComponent(host)}/link`, { cmdbAssetId: cmdb });
       setMessage({ tone: 'success', text: `${action === 'link' ? 'Linked' : 'Unlinked'}; kept across syncs.` });
-      if (r.asset.id !== asset.id) location.assign(`/inventory/assets/${r.asset.id}`);
+      // The host may now sit in another asset (its own, after an unlink): show that one, message kept.
+      if (r.asset.id !== asset.id) navigate(`/inventory/assets/${r.asset.id}`);
       else setVersion((v) => v + 1);
     } catch (err) {
       setMessage({ tone: 'error', text: describeError(err) });
