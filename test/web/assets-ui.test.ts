@@ -3,6 +3,7 @@
 // side and why they are linked, an unlink from that page, owners on the Vulnerabilities list, and the
 // Coverage page with its four numbers and a list.
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -10,7 +11,7 @@ import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/inde
 import { Estate } from '../../sim/shared/estate.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, type Served, screenshotDir, startServe } from './harness.ts';
+import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
@@ -53,6 +54,7 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
     await served?.close();
     await scanner?.close();
     await desk?.close();
+    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
   });
 
   it('lists assets and shows one with both sources side by side, why, and an unlink that sticks', async () => {
