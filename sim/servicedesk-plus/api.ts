@@ -252,7 +252,7 @@ export function handleModule(data: SdpDataset, r: Route, flavour: Flavour, input
     const rows = productTypeRows(flavour);
     return { status: 200, body: { response_status: [ok()], list_info: { has_more_rows: false, start_index: 1, row_count: rows.length }, product_types: rows } };
   }
-  const only = r.assetType && r.assetType !== '*' ? (i: number) => productTypeOf(data.seed, i).id === r.assetType : undefined;
+  const only = r.assetType && r.assetType !== '*' ? (i: number) => productTypeOf(data.seed, i, data.estate).id === r.assetType : undefined;
   if (r.id !== undefined) {
     for (const kind of r.kinds) {
       const i = indexOf(kind, r.id);

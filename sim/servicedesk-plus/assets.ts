@@ -1,4 +1,5 @@
 // Assets and CMDB configuration items (computers, databases, business services).
+import type { Estate } from '../shared/estate.ts';
 import type { SdpDataset } from './data.ts';
 import { hashOf, pick, timeObj, unit } from './generators.ts';
 import { type Flavour, idOf, type Json, type KindName } from './kinds.ts';
@@ -6,14 +7,19 @@ import { ASSET_STATES, CI_TYPES, PRODUCT_TYPES, ref, refId, SITES } from './refe
 import { userRef } from './users.ts';
 
 /** The product type of asset `i` (fixed for its lifetime). */
-export function productTypeOf(seed: number, i: number): (typeof PRODUCT_TYPES)[number] {
+export function productTypeOf(seed: number, i: number, estate: Estate | null = null): (typeof PRODUCT_TYPES)[number] {
+  if (estate) {
+    const name = estate.cmdb()[i]?.productType;
+    const pt = PRODUCT_TYPES.find((p) => p.name === name);
+    if (pt) return pt;
+  }
   return pick(PRODUCT_TYPES, seed, 'assets', i, 'pt');
 }
 
 export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json {
   const s = data.seed;
   const rev = data.rev('assets', i);
-  const pt = productTypeOf(s, i);
+  const pt = productTypeOf(s, i, data.estate);
   const pIdx = Math.floor(unit(s, 'assets', i, 'product') * pt.products.length);
   const maker = pt.makers[pIdx % pt.makers.length]!;
   const state = pick(ASSET_STATES, s, 'assets', i, 'state', rev);
@@ -23,7 +29,7 @@ export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json
   const ip = networked ? `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 1}` : null;
   const serial = unit(s, 'assets', i, 'serial?') < 0.1 ? null : hashOf(s, 'assets', i, 'serial').toString(36).toUpperCase().padStart(7, 'X');
   const site = unit(s, 'assets', i, 'site?') < 0.3 ? null : ref(flavour, pick(SITES, s, 'assets', i, 'site'));
-  return {
+  const rec: Json = {
     id: idOf('assets', i, flavour),
     name: `${pt.name === 'Laptop' ? 'LT' : pt.name === 'Server' ? 'SRV' : pt.name.slice(0, 3).toUpperCase()}-${String(i).padStart(4, '0')}`,
     asset_tag: unit(s, 'assets', i, 'tag?') < 0.15 ? null : `A-${10000 + i}`,
@@ -58,6 +64,26 @@ export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json
     is_personal: false,
     description: null,
     udf_fields: flavour === 'cloud' ? { udf_char1: null } : {},
+  };
+  return data.estate ? estateAsset(rec, data.estate, i, flavour) : rec;
+}
+
+/** An asset of a shared estate: the CMDB's view of its machine (names, serial, NICs, address as drifted). */
+function estateAsset(rec: Json, estate: Estate, i: number, flavour: Flavour): Json {
+  const e = estate.cmdb()[i];
+  if (!e) return rec;
+  const inUse = !e.stale;
+  return {
+    ...rec,
+    name: e.name,
+    org_serial_number: e.serial,
+    serial_number: e.serial,
+    ip_addresses: e.ip,
+    primary_ip: e.ip,
+    mac_addresses: e.macs.length ? e.macs.join(', ') : null,
+    state: inUse ? rec.state : { id: refId(flavour, '5'), name: 'Disposed', is_scan_required: false, is_ownership_mandatory: false },
+    site: { id: refId(flavour, String(100 + e.site.length)), name: e.site },
+    department: rec.user ? rec.department : { id: refId(flavour, String(200 + e.department.length)), name: e.department, site: null },
   };
 }
 

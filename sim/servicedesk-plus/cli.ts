@@ -3,12 +3,15 @@ import { DATA_CENTRES, type DataCentre } from './oauth.ts';
 import { ASSET_API_MODES, type AssetApiMode } from './product-types.ts';
 import { startSdpSim } from './server.ts';
 import type { SdpFaults, SdpSimOptions } from './types.ts';
+import { parseEstate } from '../shared/estate.ts';
 import { stopSignal } from '../shared/signals.ts';
 
 const USAGE = `usage: tributary sim servicedesk-plus [options]
   --port N                 listen port (default: a free port)     --host H (default 127.0.0.1)
   --seed N                 data seed (default 1)
   --requests N  --assets N  --cis N (per CI type)  --users N  --technicians N  --service-categories N
+  --estate SEED[:N]|FILE   assets are the CMDB records of a shared estate (as the Tenable.sc simulator's
+                           --estate serves its hosts); requests are associated with them and name CVEs
   --portal NAME            cloud portal (default itdesk)          --dc us|eu|in|au|cn|jp|ca|uk|sa (default us)
   --client-id ID --client-secret S --api-key K                    fixed credentials (default random)
   --scopes A,B             scopes of the printed authorization code
@@ -47,6 +50,7 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       case '--seed': o.seed = num(); break;
       case '--requests': o.requests = num(); break;
       case '--assets': o.assets = num(); break;
+      case '--estate': o.estate = parseEstate(val()); break;
       case '--cis': o.cis = num(); break;
       case '--users': o.users = num(); break;
       case '--technicians': o.technicians = num(); break;

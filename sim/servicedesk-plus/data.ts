@@ -2,6 +2,7 @@
 // is materialised up front. Mutations between syncs (updates, creations, deletions) live in small
 // overlays; sort orders are typed arrays rebuilt only after a mutation. The records themselves are
 // built in users.ts, requests.ts, assets.ts and service-categories.ts.
+import type { Estate } from '../shared/estate.ts';
 import { assetRecord, ciRecord } from './assets.ts';
 import { unit } from './generators.ts';
 import { type Flavour, type Json, KINDS, type KindName } from './kinds.ts';
@@ -18,6 +19,9 @@ export interface DataOptions {
   /** Epoch ms the generated history ends at. */
   now: number;
   counts: Record<KindName, number>;
+  /** A shared estate: assets are its CMDB records; requests are about them and name these CVEs. */
+  estate?: Estate;
+  estateCves?: string[];
 }
 
 const SPAN_MS = 180 * 24 * 3600_000;
@@ -35,12 +39,16 @@ interface KindState {
 
 export class SdpDataset {
   readonly seed: number;
+  readonly estate: Estate | null;
+  readonly estateCves: readonly string[];
   readonly now: number;
   readonly #kinds = new Map<KindName, KindState>();
   #clock = 0;
 
   constructor(opts: DataOptions) {
     this.seed = opts.seed;
+    this.estate = opts.estate ?? null;
+    this.estateCves = opts.estateCves ?? [];
     this.now = opts.now;
     for (const k of KINDS) this.#kinds.set(k, { baseCount: opts.counts[k], appended: [], updates: new Map(), deleted: new Set(), orders: new Map() });
   }

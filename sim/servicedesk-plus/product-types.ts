@@ -48,7 +48,7 @@ export function productTypeRows(flavour: Flavour): Json[] {
 /** Asset `i` as the new lists give it (`generic`: as `asset_assets` lists it, with `module`). */
 export function productTypeAssetRecord(data: SdpDataset, i: number, flavour: Flavour, generic: boolean): Json {
   const old = assetRecord(data, i, flavour);
-  const pt = productTypeOf(data.seed, i);
+  const pt = productTypeOf(data.seed, i, data.estate);
   const { product_type: _pt, type: _type, ip_addresses: ips, mac_addresses: macs, product, ...rest } = old;
   const p = product as Json;
   const row: Json = { ...rest, product: { id: p.id, name: p.name }, retain_user_site: true, is_loanable: false };

@@ -1,4 +1,5 @@
 // Requests (incidents and service requests) as the v3 API returns them.
+import type { Estate } from '../shared/estate.ts';
 import type { SdpDataset } from './data.ts';
 import { pick, timeObj, unit } from './generators.ts';
 import { type Flavour, idOf, type Json } from './kinds.ts';
@@ -105,7 +106,19 @@ export function requestRecord(data: SdpDataset, i: number, flavour: Flavour): Js
     category: ref(flavour, cat),
   };
   if (flavour === 'cloud') rec.display_id = String(1000 + i);
-  return rec;
+  return data.estate ? estateRequest(data, data.estate, rec, i, flavour) : rec;
+}
+
+/** A request about an estate: associated with one of its assets, naming a host and a CVE in the text. */
+function estateRequest(data: SdpDataset, estate: Estate, rec: Json, i: number, flavour: Flavour): Json {
+  const about = estate.request(i, data.estateCves);
+  const cmdb = estate.cmdb();
+  const assets = about.asset !== null && data.exists('assets', about.asset) ? [{ id: idOf('assets', about.asset, flavour), name: cmdb[about.asset]!.name }] : [];
+  let subject = String(rec.subject);
+  const notes: string[] = [];
+  if (about.cve) subject = `Patch ${about.cve}${about.namesHost !== null ? ` on ${estate.scannerName(about.namesHost)}` : ''}`;
+  else if (about.namesHost !== null) notes.push(`Seen on ${estate.scannerName(about.namesHost)} (${estate.machine(about.namesHost).ip}).`);
+  return { ...rec, subject, short_description: subject.slice(0, 100), description: `<div>${subject}</div>${notes.map((n) => `<div>${n}</div>`).join('')}`, assets };
 }
 
 /** The reduced field set list rows carry by default (as the recorded on-prem list shows). */

@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type ApiAnswer, handleModule, invalidUrl, route, sdpError } from './api.ts';
 import { type Flavour, idOf, indexOf, isKind, type KindName, KINDS, SdpDataset } from './data.ts';
+import { estateCves } from '../shared/estate.ts';
 import { DATA_CENTRES, type DataCentre, DEFAULT_SCOPES, hasScope, ZohoAccounts } from './oauth.ts';
 import { ASSET_API_MODES, type AssetApiMode } from './product-types.ts';
 import type { FaultRule, RunningSdpSim, SdpFaults, SdpSimOptions, SimStats } from './types.ts';
@@ -32,16 +33,20 @@ const defaultNow = () => {
 
 export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpSim> {
   const seed = opts.seed ?? 1;
+  const estate = opts.estate;
   const data = new SdpDataset({
     seed,
+    estate,
+    estateCves: estate ? await estateCves() : [],
     now: opts.now ?? defaultNow(),
     counts: {
       requests: opts.requests ?? 250,
-      assets: opts.assets ?? 120,
+      assets: estate ? estate.cmdb().length : (opts.assets ?? 120),
       technicians: opts.technicians ?? 8,
       requesters: opts.users ?? 60,
       service_categories: opts.serviceCategories ?? 8,
-      ci_computer: opts.cis ?? 20,
+      // An estate's computers are its assets; CI computers would be a second, unrelated fleet.
+      ci_computer: estate ? 0 : (opts.cis ?? 20),
       ci_database: opts.cis ?? 20,
       ci_business_service: opts.cis === undefined ? 6 : Math.max(1, Math.ceil(opts.cis / 3)),
     },

@@ -1,4 +1,5 @@
 // Public types of the ServiceDesk Plus simulator: its options, fault rules and the handle of a running simulator.
+import type { Estate } from '../shared/estate.ts';
 import type { SdpDataset } from './data.ts';
 import type { DataCentre, ZohoAccounts } from './oauth.ts';
 import type { AssetApiMode } from './product-types.ts';
@@ -32,6 +33,8 @@ export interface SdpSimOptions {
   now?: number;
   requests?: number;
   assets?: number;
+  /** A shared estate (sim/shared/estate.ts): assets are its CMDB records, requests are about them. */
+  estate?: Estate;
   /** CIs per CI type. */
   cis?: number;
   /** Requesters (end users). */

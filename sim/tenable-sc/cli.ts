@@ -2,6 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { FaultRule, MitigatedLastSeen, TenableSimOptions } from './options.ts';
 import { startTenableSim } from './start.ts';
+import { parseEstate } from '../shared/estate.ts';
 import { stopSignal } from '../shared/signals.ts';
 
 const int = (v: string) => {
@@ -24,6 +25,7 @@ interface CliFlags {
   version: string;
   seed: number;
   hosts: number;
+  estate?: string;
   findingsPerHost: number;
   now?: number;
   mitigatedLastSeen?: string;
@@ -62,6 +64,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     .option('--version <x.y.z>', 'console version to simulate', '6.4.0')
     .option('--seed <n>', 'data seed', int, 1)
     .option('--hosts <n>', 'number of hosts the analyst can see', int, 50)
+    .option('--estate <seed|file>', 'serve the scanned machines of a shared estate (SEED[:MACHINES] or a JSON file), as the ServiceDesk Plus simulator does')
     .option('--findings-per-host <n>', 'open findings per host', int, 20)
     .option('--now <epoch>', 'simulated current time in epoch seconds', int)
     .option('--mitigated-last-seen <when>', "a mitigated finding's lastSeen: fixed-scan (when found fixed) or last-vulnerable")
@@ -88,6 +91,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     version: f.version,
     seed: f.seed,
     hosts: f.hosts,
+    estate: f.estate !== undefined ? parseEstate(f.estate) : undefined,
     findingsPerHost: f.findingsPerHost,
     now: f.now,
     mitigatedLastSeen: mitigatedLastSeenOf(f.mitigatedLastSeen),

@@ -44,13 +44,13 @@ export function createContext(opts: TenableSimOptions): SimContext {
   const config: ResolvedSimConfig = {
     version: opts.version ?? '6.4.0',
     seed: opts.seed ?? 1,
-    hosts: Math.max(1, Math.floor(opts.hosts ?? 50)),
+    hosts: opts.estate ? opts.estate.scanned : Math.max(1, Math.floor(opts.hosts ?? 50)),
     findingsPerHost: Math.max(1, Math.floor(opts.findingsPerHost ?? 20)),
     now: opts.now ?? defaultNow(),
   };
   const features = featuresFor(config.version);
   const lifecycle = new Lifecycle(config.now, opts.mitigatedLastSeen ?? 'fixed-scan');
-  const cache = new HostCache(config.seed, config.findingsPerHost, config.now);
+  const cache = new HostCache(config.seed, config.findingsPerHost, config.now, 1024, opts.estate);
   return {
     config,
     features,

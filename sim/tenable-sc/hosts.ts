@@ -4,6 +4,7 @@
 import { INVENTORY, LINUX_POOLS, PLUGINS, PORT_SCANNERS, REMOTE_POOL, WINDOWS_POOL } from './catalog.ts';
 import { type ComplianceCheck, COMPLIANCE_RESULTS, LINUX_COMPLIANCE, RESULT_SEVERITY, WINDOWS_COMPLIANCE } from './compliance.ts';
 import { HASH_INIT, mix, toUnit } from './hash.ts';
+import type { Estate } from '../shared/estate.ts';
 import { buildHostDetails, type HostDetails } from './host-details.ts';
 
 export const KIND_WINDOWS = 0;
@@ -196,6 +197,23 @@ export function complianceCheckOf(sk: HostSkeleton, slot: number): { check: Comp
   return { check, results };
 }
 
+/** A host of a shared estate: its machine's names, NICs, serial and BIOS UUID (an unauthenticated scan sees only a DNS name, now and then). */
+function estateDetails(d: HostDetails, sk: HostSkeleton, estate: Estate | undefined): HostDetails {
+  if (!estate) return d;
+  const v = estate.scannerView(sk.index);
+  if (sk.kind === KIND_UNAUTH) return { ...d, dnsName: d.dnsName ? v.dnsName : '' };
+  const windows = sk.kind === KIND_WINDOWS;
+  return {
+    ...d,
+    dnsName: v.dnsName,
+    netbiosName: windows ? v.netbiosName : '',
+    macs: v.macs,
+    macAddress: v.macs.join(','),
+    biosGUID: v.biosUuid,
+    hardware: d.hardware ? { ...d.hardware, serial: v.serial } : d.hardware,
+  };
+}
+
 /** Small LRU of host skeletons; a page touches ~20 hosts, counting passes stream through all of them. */
 export class HostCache {
   private readonly entries = new Map<number, HostSkeleton>();
@@ -204,7 +222,10 @@ export class HostCache {
   private readonly now: number;
   private readonly capacity: number;
 
-  constructor(seed: number, findingsPerHost: number, now: number, capacity = 1024) {
+  private readonly estate: Estate | undefined;
+
+  constructor(seed: number, findingsPerHost: number, now: number, capacity = 1024, estate?: Estate) {
+    this.estate = estate;
     this.seed = seed;
     this.findingsPerHost = findingsPerHost;
     this.now = now;
@@ -227,7 +248,7 @@ export class HostCache {
   /** Skeleton plus its lazily built string details. */
   withDetails(index: number): HostSkeleton & { details: HostDetails } {
     const sk = this.get(index);
-    sk.details ??= buildHostDetails(this.seed, sk);
+    sk.details ??= estateDetails(buildHostDetails(this.seed, sk), sk, this.estate);
     return sk as HostSkeleton & { details: HostDetails };
   }
 

@@ -1,4 +1,5 @@
 // Public option/handle types of the Tenable.sc simulator and the version-gated feature switches.
+import type { Estate } from '../shared/estate.ts';
 
 /** One injectable fault: fires on the next `times` requests, on every Nth request, or with a probability. */
 export interface FaultRule {
@@ -43,6 +44,8 @@ export interface TenableSimOptions extends FaultSettings {
    * vulnerable sighting (`last-vulnerable`, as consoles whose patched set a lastSeen window misses).
    */
   mitigatedLastSeen?: MitigatedLastSeen;
+  /** A shared estate (sim/shared/estate.ts): hosts are its scanned machines, named and numbered as it says. */
+  estate?: Estate;
 }
 
 export type MitigatedLastSeen = 'fixed-scan' | 'last-vulnerable';

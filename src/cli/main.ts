@@ -8,6 +8,7 @@ import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
 import { registerFeedsCommands } from './feeds.ts';
 import { terminalSafe } from './output.ts';
+import { registerAssetsCommands } from './assets.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
 import { registerSecretsCommands } from './secrets.ts';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerUploadCommand(program);
   registerFeedsCommands(program);
   registerSecretsCommands(program);
+  registerAssetsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

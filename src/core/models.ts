@@ -34,6 +34,7 @@ export const MODEL_NAMES = [
   'users',
   'services',
   'plugins',
+  'assets',
 ] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
@@ -75,6 +76,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('biosUuid'),
     real('acrScore'),
     real('aesScore'),
+    // Filled by correlation (src/correlate): the host's asset and its CMDB owner.
+    text('assetId', true),
+    text('owner'),
+    text('department'),
+    text('site'),
   ],
   software: [text('hostId', true), text('name', true), text('version')],
   ports: [text('hostId', true), int('port'), oneOf('protocol', ['tcp', 'udp']), text('service')],
@@ -101,6 +107,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
     ...[text('pluginFamily'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
     ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
+    // Copied from the host's correlated asset (src/correlate).
+    text('assetId'),
+    text('owner'),
+    text('department'),
+    text('site'),
   ],
   compliance: [
     text('hostId', true),
@@ -122,6 +133,15 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     time('updatedAt'),
     time('dueAt'),
     time('resolvedAt'),
+    text('description'),
+    text('category'),
+    text('site'),
+    /** The request's own associated assets as upstream sent them ({id, name}). */
+    { name: 'associatedAssets', kind: 'json', array: true },
+    // Filled by correlation: the assets and findings the ticket is about, and why ({assetId, reason, value}).
+    texts('assetIds'),
+    texts('findingIds'),
+    { name: 'assetLinks', kind: 'json', array: true },
   ],
   'cmdb-assets': [
     text('name', true),
@@ -137,6 +157,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('site'),
     text('ciType'),
     { name: 'attributes', kind: 'json' },
+    text('biosUuid'),
+    text('fqdn'),
+    text('owner'),
+    text('businessImpact'),
+    text('assetId', true),
   ],
   users: [
     text('name', true),
@@ -154,6 +179,25 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
     ...[real('vprScore'), { name: 'vprDrivers', kind: 'json' as const }, real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
     ...[{ name: 'cves', kind: 'json' as const, array: true, accumulate: true }, texts('xrefs'), time('pluginPublished'), time('pluginModified'), time('vulnPublished'), time('patchPublished')],
+  ],
+  // Correlated machines across sources (src/correlate): not a source's records, so `source` is null.
+  assets: [
+    text('name', true),
+    texts('hostIds'),
+    texts('cmdbAssetIds'),
+    text('serialNumber'),
+    text('biosUuid'),
+    texts('macAddresses'),
+    texts('ipAddresses'),
+    text('fqdn'),
+    texts('hostnames'),
+    text('owner'),
+    text('department'),
+    text('site'),
+    text('matchRule', true),
+    { name: 'matchDetails', kind: 'json' },
+    time('lastScanned'),
+    { name: 'openFindings', kind: 'json' },
   ],
 };
 

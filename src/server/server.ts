@@ -12,6 +12,7 @@ import { authHook, type BootstrapOptions, bootstrapAdmin, CSRF_HEADER, LoginLimi
 import { fileDropRoutes } from '../filedrop/routes.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
 import { registerWebUi } from './web.ts';
+import { assetRoutes } from './routes/assets.ts';
 import { authRoutes } from './routes/auth.ts';
 import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
@@ -182,6 +183,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(authRoutes(app, { secureCookies: opts.secureCookies ?? 'auto', limiter }));
   await f.register(sourceRoutes(app, syncs));
   await f.register(runRoutes(app, syncs));
+  await f.register(assetRoutes(app));
   await f.register(recordRoutes(app));
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));

@@ -127,6 +127,63 @@ ${recordTable('rec_users', ' name TEXT, email TEXT, department TEXT, job_title T
 ${recordTable('rec_services', ' name TEXT, description TEXT, category TEXT, owner TEXT, status TEXT', ['name'])}
 `;
 
+const addColumns = (table: string, columns: string[]): string => columns.map((c) => `ALTER TABLE ${table} ADD COLUMN ${c} TEXT;`).join('\n');
+
+/**
+ * Correlation (src/correlate): the assets model, the fields it fills in on hosts, findings, tickets
+ * and CMDB records, the links it found (one row per host: its CMDB record and the rule, or the
+ * ambiguity), the user's manual link/unlink overrides, and the normalised identifiers both sides are
+ * matched on (so an incremental pass finds candidates through an index instead of reading the estate).
+ */
+const correlation = `
+${addColumns('rec_hosts', ['asset_id', 'owner', 'department', 'site'])}
+CREATE INDEX rec_hosts_asset_id ON rec_hosts (asset_id);
+${addColumns('rec_vulnerabilities', ['asset_id', 'owner', 'department', 'site'])}
+${addColumns('rec_tickets', ['description', 'category', 'site', 'associated_assets', 'asset_ids', 'finding_ids', 'asset_links'])}
+${addColumns('rec_cmdb_assets', ['bios_uuid', 'fqdn', 'owner', 'business_impact', 'asset_id'])}
+CREATE INDEX rec_cmdb_assets_asset_id ON rec_cmdb_assets (asset_id);
+${recordTable(
+  'rec_assets',
+  `
+  name TEXT, host_ids TEXT, cmdb_asset_ids TEXT, serial_number TEXT, bios_uuid TEXT, mac_addresses TEXT,
+  ip_addresses TEXT, fqdn TEXT, hostnames TEXT, owner TEXT, department TEXT, site TEXT, match_rule TEXT,
+  match_details TEXT, last_scanned TEXT, open_findings TEXT`,
+  ['name', 'match_rule'],
+)}
+CREATE TABLE asset_links (
+  host_id TEXT NOT NULL,
+  cmdb_asset_id TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  details TEXT NOT NULL,
+  PRIMARY KEY (host_id, cmdb_asset_id)
+);
+CREATE INDEX asset_links_cmdb ON asset_links (cmdb_asset_id);
+CREATE TABLE asset_overrides (
+  host_id TEXT NOT NULL,
+  cmdb_asset_id TEXT NOT NULL,
+  action TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (host_id, cmdb_asset_id)
+);
+CREATE INDEX asset_overrides_cmdb ON asset_overrides (cmdb_asset_id);
+CREATE TABLE asset_idents (
+  record_id TEXT NOT NULL,
+  side TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  value TEXT NOT NULL,
+  scope TEXT
+);
+CREATE INDEX asset_idents_value ON asset_idents (kind, value);
+CREATE INDEX asset_idents_record ON asset_idents (record_id);
+CREATE TABLE asset_scratch (
+  id TEXT PRIMARY KEY,
+  asset_id TEXT,
+  owner TEXT,
+  department TEXT,
+  site TEXT
+);
+`;
+
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'initial schema', sql: initial },
   // The file drop: one row per imported object version (source, key, etag), and the revocable
@@ -277,4 +334,5 @@ CREATE TABLE export_status (
 );
 `,
   },
+  { version: 12, name: 'correlated assets, owners and ticket links', sql: correlation },
 ];

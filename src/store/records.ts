@@ -96,7 +96,10 @@ interface ModelPlan {
   fields: FieldDef[];
   /** Index of hostId in `fields`, or -1. */
   hostAt: number;
-  /** Shapes seen so far by bitmask (bit i = fields[i] present; then upstream first/last dates, origin). */
+  /**
+   * Shapes seen so far by mask: bits 0-2 the upstream first/last dates and origin, bit 3 + i fields[i].
+   * Built with arithmetic, not 32-bit bitwise operators: a model may have more than 29 fields (up to 50).
+   */
   shapes: Map<number, Shape>;
 }
 
@@ -106,6 +109,8 @@ function planOf(model: ModelName): ModelPlan {
   let p = plans.get(model);
   if (!p) {
     const fields = MODEL_FIELDS[model];
+    // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
+    if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
     p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, shapes: new Map() };
     plans.set(model, p);
   }
@@ -115,8 +120,8 @@ function planOf(model: ModelName): ModelPlan {
 function shapeOf(plan: ModelPlan, mask: number): Shape {
   let shape = plan.shapes.get(mask);
   if (!shape) {
-    const n = plan.fields.length;
-    shape = { fields: plan.fields.filter((_, i) => (mask & (1 << i)) !== 0), upstreamFirst: (mask & (1 << n)) !== 0, upstreamLast: (mask & (1 << (n + 1))) !== 0, origin: (mask & (1 << (n + 2))) !== 0 };
+    const has = (bit: number): boolean => Math.floor(mask / 2 ** bit) % 2 === 1;
+    shape = { fields: plan.fields.filter((_, i) => has(i + 3)), upstreamFirst: has(0), upstreamLast: has(1), origin: has(2) };
     plan.shapes.set(mask, shape);
   }
   return shape;
@@ -155,7 +160,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     const rf = r.fields;
     const firstSeen = r.firstSeen ?? null;
     const lastSeen = r.lastSeen ?? null;
-    let mask = (firstSeen !== null ? 1 << n : 0) | (lastSeen !== null ? 1 << (n + 1) : 0) | (r.origin !== undefined ? 1 << (n + 2) : 0);
+    let mask = (firstSeen !== null ? 1 : 0) + (lastSeen !== null ? 2 : 0) + (r.origin !== undefined ? 4 : 0);
     let hostId: string | undefined;
     if (hostAt >= 0) {
       if (!r.hostKey) throw new InputError(`a ${model} record has no host key`);
@@ -183,7 +188,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
         }
         row.push(toColumnValue(f, v));
       }
-      mask |= 1 << i;
+      mask += 2 ** (i + 3);
     }
     let g = groups.get(mask);
     if (!g) {
@@ -427,6 +432,11 @@ function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | '
   return where;
 }
 
+/** Records join their source for its name; correlated assets belong to no source (their `source` is null). */
+export function sourceJoin(model: ModelName): string {
+  return `${model === 'assets' ? 'LEFT ' : ''}JOIN "sources" s ON s."id" = r."source_id"`;
+}
+
 /** What a field sorts by: its column; the source's name; severity by rank (info < … < critical). */
 function sortExpression(model: ModelName, field: string): string {
   const def = fieldsOf(model).find((d) => d.name === field);
@@ -461,7 +471,7 @@ export async function groupCount(db: Driver, model: ModelName, by: string[], opt
   const groupBy = defs.map((_, i) => `"g${i}"`);
   const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
   const needsJoin = (opts.filters ?? []).some((f) => JOINED[model]?.[f.field] !== undefined);
-  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${needsJoin ? recordFrom(model) : `${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"`}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
+  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
   const rows = await db.all(sql, params);
   return rows.map((row) => ({
     values: Object.fromEntries(defs.map((d, i) => [d.name, fromColumnValue(d, row[`g${i}`])])),
@@ -531,7 +541,7 @@ export function recordColumns(model: ModelName): string {
 
 /** The FROM clause of a record query (the table as `r`, its source as `s`, a finding's plugin as `p`). */
 export function recordFrom(model: ModelName): string {
-  const base = `${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id"`;
+  const base = `${q(tableOf(model))} r ${sourceJoin(model)}`;
   return model === 'vulnerabilities' ? `${base} LEFT JOIN "rec_plugins" p ON p."source_id" = r."source_id" AND p."plugin_id" = r."plugin_id"` : base;
 }
 

@@ -7,6 +7,9 @@ import type { SweepScope } from '../core/connector.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
+import { type CorrelationResult, correlateAll } from './correlation.ts';
+import { correlateTouched } from './correlation-incremental.ts';
+import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { deleteSourceExports } from './exports.ts';
 import { FeedLookup } from './feeds.ts';
@@ -28,6 +31,7 @@ import {
 } from './records.ts';
 import { q, tableOf } from './schema.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
+import { linkTickets } from './ticket-links.ts';
 
 export interface SourceRecord {
   id: string;
@@ -316,6 +320,9 @@ export class Store {
       await deleteSourceExports(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
+    // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
+    const leftovers = await this.db.all(`SELECT 1 FROM "rec_assets" LIMIT 1`);
+    if (leftovers.length > 0) await this.correlate();
   }
 
   // ---- runs and checkpoints ----
@@ -487,6 +494,59 @@ export class Store {
 
   async count(model: ModelName, sourceId?: string): Promise<number> {
     return countRecords(this.db, model, sourceId);
+  }
+
+  // ---- correlation (src/correlate, correlation.ts) ----
+
+  /** Full recompute: every host against every CMDB record, then every ticket's links. */
+  async correlate(): Promise<CorrelationResult & { tickets: number }> {
+    const r = await correlateAll(this.db);
+    return { ...r, tickets: await linkTickets(this.db, null) };
+  }
+
+  /**
+   * After a successful run: correlates what it wrote (hosts, CMDB records, findings' hosts, tickets).
+   * A run that removed hosts or CMDB records, or touched a large share of them, gets the full pass.
+   */
+  async correlateRun(sourceId: string, runId: string, removed: number): Promise<(CorrelationResult & { tickets: number }) | null> {
+    const ids = async (sql: string) => (await this.db.all(sql, [sourceId, runId])).map((r) => String(r.id));
+    const hostIds = await ids(`SELECT "id" FROM "rec_hosts" WHERE "source_id" = ? AND "seen_run" = ?`);
+    const cmdbIds = await ids(`SELECT "id" FROM "rec_cmdb_assets" WHERE "source_id" = ? AND "seen_run" = ?`);
+    const findingHostIds = await ids(`SELECT DISTINCT "host_id" AS "id" FROM "rec_vulnerabilities" WHERE "source_id" = ? AND "seen_run" = ?`);
+    const ticketIds = await ids(`SELECT "id" FROM "rec_tickets" WHERE "source_id" = ? AND "seen_run" = ?`);
+    if (hostIds.length + cmdbIds.length + findingHostIds.length + ticketIds.length === 0 && removed === 0) return null;
+    const total = (await this.count('hosts')) + (await this.count('cmdb-assets'));
+    if (removed > 0 || hostIds.length + cmdbIds.length > total / 4) return this.correlate();
+    const r = await correlateTouched(this.db, { hostIds, cmdbIds, findingHostIds });
+    // Tickets this run wrote, and tickets pointing at an asset the pass replaced.
+    const stale = r.replacedAssetIds.size > 0 ? (await this.db.all(`SELECT "id", "asset_ids" FROM "rec_tickets" WHERE "removed" = 0 AND "asset_ids" IS NOT NULL AND "asset_ids" <> '[]'`)).filter((t) => (JSON.parse(String(t.asset_ids)) as string[]).some((a) => r.replacedAssetIds.has(a))).map((t) => String(t.id)) : [];
+    return { ...r, tickets: await linkTickets(this.db, [...new Set([...ticketIds, ...stale])]) };
+  }
+
+  /** A manual link (beats every rule) or unlink (forbids the pair), kept across syncs; the pair is correlated again at once. */
+  async setAssetOverride(hostId: string, cmdbAssetId: string, action: 'link' | 'unlink'): Promise<CorrelationResult> {
+    const host = await this.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [hostId]);
+    if (!host[0]) throw new NotFoundError(`no host with id '${hostId}'`);
+    const cmdb = await this.db.all(`SELECT "id" FROM "rec_cmdb_assets" WHERE "id" = ?`, [cmdbAssetId]);
+    if (!cmdb[0]) throw new NotFoundError(`no cmdb-assets record with id '${cmdbAssetId}'`);
+    await this.db.transaction(async (tx) => {
+      await tx.run(`DELETE FROM "asset_overrides" WHERE "host_id" = ? AND "cmdb_asset_id" = ?`, [hostId, cmdbAssetId]);
+      await tx.run(`INSERT INTO "asset_overrides" ("host_id", "cmdb_asset_id", "action", "created_at") VALUES (?, ?, ?, ?)`, [hostId, cmdbAssetId, action, nowIso()]);
+    });
+    return correlateTouched(this.db, { hostIds: [hostId], cmdbIds: [cmdbAssetId] });
+  }
+
+  async assetOverrides(): Promise<{ hostId: string; cmdbAssetId: string; action: string; createdAt: string }[]> {
+    const rows = await this.db.all(`SELECT * FROM "asset_overrides" ORDER BY "created_at"`);
+    return rows.map((r) => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), action: String(r.action), createdAt: String(r.created_at) }));
+  }
+
+  async coverage(days: number): Promise<CoverageReport> {
+    return coverageReport(this.db, days);
+  }
+
+  async coverageList(kind: CoverageKind, days: number): Promise<StoredRecord[]> {
+    return coverageList(this.db, kind, days);
   }
 
   // ---- users, sessions, API tokens ----

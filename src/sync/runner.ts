@@ -13,6 +13,7 @@ import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
+import { correlateAfterRun } from './correlate.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import { pageBudgetMessage, readBaseline, readGuard, refusedSweeps, runDeadlineMessage, runDeadlineMs, streamPageBudget, type SyncBaseline, sweepRefusalMessage } from './guard.ts';
@@ -333,6 +334,8 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       }
     }
   }
+  // What a partial run stored stays stored: it is correlated too.
+  if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');

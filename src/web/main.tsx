@@ -3,6 +3,8 @@
 import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler } from './api.ts';
+import { AssetPage } from './pages/asset.tsx';
+import { CoveragePage } from './pages/coverage.tsx';
 import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
@@ -80,6 +82,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/sources', label: 'Sources', group: 'Data Sources Settings' },
   { href: '/runs', label: 'Runs', group: 'Data Sources Settings' },
   ...MODEL_VIEWS.map((m) => ({ href: `/inventory/${m.model}`, label: m.title, group: 'Inventory' })),
+  { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -151,6 +154,8 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/runs', () => <RunsPage />],
   ['/runs/:id', (p) => <RunPage id={p.id} />],
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
+  ['/inventory/assets/:id', (p) => <AssetPage id={p.id} />],
+  ['/reports/coverage', () => <CoveragePage />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];
 

@@ -63,6 +63,8 @@ export const VULN_COLUMNS: Column<Rec>[] = [
   { key: 'status', label: 'Status', sortable: true },
   { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
   { key: 'port', label: 'Port', sortable: true, render: (r) => (r.port === null ? <span className="muted">—</span> : `${r.port}/${r.protocol ?? ''}`) },
+  { key: 'owner', label: 'Owner', sortable: true, render: (r) => (r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)) },
+  { key: 'department', label: 'Department', sortable: true },
   lastSeen,
 ];
 
@@ -98,9 +100,35 @@ export const MODEL_VIEWS: ModelView[] = [
     search: [
       { field: 'pluginName', label: 'Name' },
       { field: 'pluginId', label: 'Plugin ID' },
+      { field: 'owner', label: 'Owner' },
+      { field: 'department', label: 'Department' },
+      { field: 'site', label: 'Site' },
     ],
     defaultSort: '-severity',
     perHost: true,
+  },
+  {
+    model: 'assets',
+    title: 'Assets',
+    singular: 'asset',
+    columns: [
+      { key: 'name', label: 'Asset', sortable: true, render: (r) => <Link href={`/inventory/assets/${r.id}`}>{String(r.name ?? r.id)}</Link> },
+      { key: 'matchRule', label: 'Linked by', sortable: true },
+      { key: 'hostIds', label: 'Scanner hosts', render: (r) => String((r.hostIds as string[] | null)?.length ?? 0) },
+      { key: 'cmdbAssetIds', label: 'CMDB records', render: (r) => String((r.cmdbAssetIds as string[] | null)?.length ?? 0) },
+      { key: 'owner', label: 'Owner', sortable: true },
+      { key: 'department', label: 'Department', sortable: true },
+      { key: 'site', label: 'Site', sortable: true },
+      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => dateTime(r.lastScanned as string) },
+    ],
+    search: [
+      { field: 'name', label: 'Name' },
+      { field: 'owner', label: 'Owner' },
+      { field: 'department', label: 'Department' },
+      { field: 'matchRule', label: 'Linked by' },
+      { field: 'ipAddresses', label: 'IP address' },
+    ],
+    defaultSort: 'name',
   },
   {
     model: 'compliance',

@@ -166,6 +166,8 @@ describe('recorded on-prem responses (rapid7 corpus)', { skip: corpusPresent ? f
         updatedAt: undefined,
         dueAt: iso(1660262400312),
         resolvedAt: undefined,
+        description: 'Required for user',
+        site: 'Test Site',
       },
     });
     assert.equal(tickets[9]!.fields.createdAt, '2022-08-11T09:46:08.638Z');
@@ -190,6 +192,11 @@ describe('recorded on-prem responses (rapid7 corpus)', { skip: corpusPresent ? f
       updatedAt: null,
       dueAt: iso(1659556800775),
       resolvedAt: undefined,
+      description: 'dessssc',
+      category: 'Software',
+      site: 'Test Site',
+      // The request's associated assets, as correlation reads them first.
+      associatedAssets: [{ id: '301', name: 'keyboardMC' }],
     });
     const edited = mapRequest(corpusJson('edit_request.json.resp').request as Json);
     assert.equal(edited.fields.updatedAt, iso(1660211659292));

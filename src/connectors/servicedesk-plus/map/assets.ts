@@ -5,7 +5,7 @@
 // additional fields under `<type>_udf_fields`).
 import type { IncomingRecord } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
-import { attributeValue, listOf, personField, personName, refField, refName, text, textField } from './values.ts';
+import { attributeValue, known, listOf, personField, personName, refField, refName, text, textField } from './values.ts';
 
 /** Keys mapped to model fields (or pure noise); everything else goes to `attributes`. */
 const ASSET_MAPPED = new Set([
@@ -30,6 +30,13 @@ const ASSET_MAPPED = new Set([
   'type',
   'udf_fields',
   'ci_default_fields',
+  'bios_uuid',
+  'fqdn',
+  'dns_name',
+  'owner',
+  'owned_by',
+  'managed_by',
+  'business_impact',
 ]);
 
 function firstText(row: Json, keys: string[]): string | null | undefined {
@@ -94,6 +101,13 @@ export function assetFields(row: Json, context: AssetContext = {}): Record<strin
     site: 'site' in row ? (refName(row.site) ?? (dept ? refName(dept.site) : null)) : undefined,
     ciType: refName(row.type) ?? refName(productType?.type) ?? 'Asset',
     attributes: attributes(row, ASSET_MAPPED),
+    // Not in every tenant's asset rows: left out where the row does not carry them.
+    ...known({
+    biosUuid: 'bios_uuid' in row || 'uuid' in system || 'bios_uuid' in system ? (text(row.bios_uuid) ?? text(system.uuid) ?? text(system.bios_uuid)) : undefined,
+    fqdn: 'fqdn' in row || 'dns_name' in row ? (text(row.fqdn) ?? text(row.dns_name)) : undefined,
+    owner: 'owner' in row || 'owned_by' in row || 'managed_by' in row ? personName(row.owner ?? row.owned_by ?? row.managed_by ?? null) : undefined,
+    businessImpact: 'business_impact' in row ? refName(row.business_impact) : undefined,
+    }),
   };
 }
 
@@ -129,6 +143,12 @@ export function ciFields(row: Json, ciTypeName: string | null): Record<string, u
     site: refName(row.site ?? null),
     ciType: refName(row.ci_type) ?? ciTypeName,
     attributes: attributes(row, CI_MAPPED),
+    ...known({
+    biosUuid: text(bySuffix(row, /(^|_)bios_?uuid$/i)[0]) ?? undefined,
+    fqdn: text(bySuffix(row, /(^|_)(fqdn|dns_name)$/i)[0]) ?? undefined,
+    owner: personName(owner) ?? undefined,
+    businessImpact: refName(bySuffix(row, /(^|_)business_impact$/i)[0] ?? null) ?? undefined,
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 // SDP request → `tickets` fields. Pure: reused by the CSV import.
 import type { IncomingRecord } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
-import { personField, refField, text, textField, timeField } from './values.ts';
+import { htmlText, known, personField, refField, refName, text, textField, timeField } from './values.ts';
 
 /** Fields asked for with `fields_required` so list rows carry what the model and the cursor need. */
 export const TICKET_FIELDS = [
@@ -20,6 +20,10 @@ export const TICKET_FIELDS = [
   'due_by_time',
   'resolved_time',
   'completed_time',
+  'description',
+  'category',
+  'site',
+  'assets',
 ];
 
 /** `incident` when the request type says so; `request` for other types and service requests. */
@@ -32,6 +36,18 @@ export function ticketKind(row: Json): 'incident' | 'request' | null | undefined
   }
   if (row.is_service_request === true) return 'request';
   return undefined;
+}
+
+/** The request's associated assets (`assets[{id, name}]`, and `primary_asset`) as `{id, name}`. */
+export function associatedAssets(row: Json): { id: string | null; name: string | null }[] | undefined {
+  if (!('assets' in row) && !('primary_asset' in row)) return undefined;
+  const out: { id: string | null; name: string | null }[] = [];
+  for (const a of [...(Array.isArray(row.assets) ? row.assets : []), row.primary_asset]) {
+    if (!a || typeof a !== 'object') continue;
+    const ref = { id: text((a as Json).id), name: refName(a) };
+    if ((ref.id || ref.name) && !out.some((x) => (x.id ?? x.name) === (ref.id ?? ref.name))) out.push(ref);
+  }
+  return out;
 }
 
 export function ticketFields(row: Json): Record<string, unknown> {
@@ -48,6 +64,12 @@ export function ticketFields(row: Json): Record<string, unknown> {
     updatedAt: timeField(row, 'last_updated_time'),
     dueAt: timeField(row, 'due_by_time'),
     resolvedAt: 'resolved_time' in row ? timeField(row, 'resolved_time') : timeField(row, 'completed_time'),
+    ...known({
+    description: 'description' in row ? htmlText(row.description) : 'short_description' in row ? text(row.short_description) : undefined,
+    category: refField(row, 'category'),
+    site: refField(row, 'site'),
+    associatedAssets: associatedAssets(row),
+    }),
   };
 }
 

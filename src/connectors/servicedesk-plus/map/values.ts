@@ -33,6 +33,30 @@ export function textField(row: Json, key: string): string | null | undefined {
   return key in row ? text(row[key]) : undefined;
 }
 
+/** Request descriptions are HTML: their text, tags dropped and entities decoded; null when blank. */
+export function htmlText(v: unknown): string | null {
+  const t = text(v);
+  if (t === null) return null;
+  const plain = t
+    .replace(/<br\s*\/?>|<\/(p|div|li|tr)>/gi, '\n')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .trim();
+  return plain === '' ? null : plain;
+}
+
+/** The keys whose value is known (not undefined): fields added later stay out of rows that lack them. */
+export function known(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
 /** Name of a reference object `{id, name}` (or a plain string). */
 export function refName(v: unknown): string | null {
   if (v === null || v === undefined) return null;

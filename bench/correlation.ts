@@ -1,0 +1,157 @@
+// Benchmark `bench/correlation` (issue 15): N scanner hosts against ~N CMDB assets of one generated
+// estate (sim/shared/estate.ts, with its drift), on SQLite and PostgreSQL. The records are stored first
+// (not timed); then a child process, launched with the product's V8 flags, runs the full correlation
+// (timed, peak RSS measured in that process), touches 1 % of the hosts in a new run and runs the
+// incremental pass after it (timed).
+//
+//   node bench/correlation.ts [--rows 100000] [--only sqlite,postgres] [--quick]
+//                             [--pg-url postgres://postgres@127.0.0.1:5432/test]
+//
+// Targets: full ≤ 30 s on each store, peak RSS ≤ 400 MB, incremental ≤ 5 % of full.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Estate } from '../sim/shared/estate.ts';
+import type { IncomingRecord } from '../src/core/models.ts';
+import { SecretBox } from '../src/core/secrets.ts';
+import { Store } from '../src/store/store.ts';
+import { launchFlags } from './launch-flags.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000' },
+    only: { type: 'string', default: 'sqlite,postgres' },
+    'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    quick: { type: 'boolean', default: false },
+    // Internal: the measuring child.
+    measure: { type: 'string' },
+  },
+});
+const rows = args.quick ? 10_000 : Number(args.rows);
+const box = new SecretBox(Buffer.alloc(32, 9));
+const PAGE = 5000;
+
+/** The estate whose scanned machines number `rows` (scanned = 90 % of the machines). */
+const estateFor = (n: number) => new Estate(15, Math.ceil(n / 0.9));
+
+function hostRecord(e: Estate, i: number, touched = false): IncomingRecord {
+  const v = e.scannerView(i);
+  const m = e.machine(i);
+  return {
+    key: `host:${i}`,
+    fields: {
+      hostname: touched ? `${v.dnsName.split('.')[0]}-t` : v.dnsName.split('.')[0],
+      fqdn: v.dnsName,
+      netbiosName: i % 2 ? v.netbiosName : null,
+      serialNumber: i % 5 === 4 ? null : v.serial,
+      macAddresses: v.macs,
+      ipAddresses: [m.ip],
+      repository: m.site,
+      scannerLastSeen: new Date(Date.now() - (i % 40) * 86_400_000).toISOString(),
+    },
+  };
+}
+
+async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
+  const store = await Store.open(url, box, () => []);
+  try {
+    const scan = await store.createSource('scan', 'fixture', {}, null);
+    const desk = await store.createSource('desk', 'fixture', {}, null);
+    const e = estateFor(rows);
+    const stamp = (s: { id: string; name: string }, run: string) => ({ sourceId: s.id, sourceName: s.name, runId: run, generation: 'g0', now: new Date().toISOString() });
+    for (let i = 0; i < e.scanned; i += PAGE) {
+      const page = Array.from({ length: Math.min(PAGE, e.scanned - i) }, (_, k) => hostRecord(e, i + k));
+      await store.writePage(stamp(scan, 'load'), 'hosts', 'full', { hosts: page }, { value: null, complete: false });
+    }
+    const cmdb = e.cmdb();
+    for (let i = 0; i < cmdb.length; i += PAGE) {
+      const page: IncomingRecord[] = cmdb.slice(i, i + PAGE).map((c, k) => ({
+        key: `asset:${i + k}`,
+        externalId: String(i + k),
+        fields: { name: c.name, fqdn: c.fqdn, serialNumber: c.serial, macAddresses: c.macs, ipAddresses: c.ip ? [c.ip] : [], site: c.site, department: c.department, assignedUser: `user${(i + k) % 997}` },
+      }));
+      await store.writePage(stamp(desk, 'load'), 'cmdb', 'full', { 'cmdb-assets': page }, { value: null, complete: false });
+    }
+    return { hosts: e.scanned, cmdb: cmdb.length };
+  } finally {
+    await store.close();
+  }
+}
+
+/** In the child: full pass, then 1 % of hosts touched by a new run and the incremental pass. */
+async function measure(url: string): Promise<void> {
+  const store = await Store.open(url, box, () => []);
+  try {
+    const t0 = performance.now();
+    const full = await store.correlate();
+    const fullMs = performance.now() - t0;
+    const fullRss = process.resourceUsage().maxRSS / 1024;
+    const scan = await store.getSource('scan');
+    const e = estateFor(rows);
+    const touched = Math.max(1, Math.round(e.scanned / 100));
+    const step = Math.floor(e.scanned / touched);
+    const page = Array.from({ length: touched }, (_, k) => hostRecord(e, k * step, true));
+    await store.writePage({ sourceId: scan.id, sourceName: 'scan', runId: 'touch', generation: 'g1', now: new Date().toISOString() }, 'hosts', 'incremental', { hosts: page }, { value: null, complete: true });
+    const t1 = performance.now();
+    const inc = await store.correlateRun(scan.id, 'touch', 0);
+    const incMs = performance.now() - t1;
+    process.stdout.write(
+      JSON.stringify({ fullMs, incMs, touched, assets: full.assets, linked: full.linked, ambiguous: full.ambiguous, incMode: inc?.mode, peakRssMb: Math.max(fullRss, process.resourceUsage().maxRSS / 1024) }) + '\n',
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: args['pg-url'] });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(args['pg-url']);
+  u.pathname = `/${name}`;
+  try {
+    return await fn(u.toString());
+  } finally {
+    const c = new pg.Client({ connectionString: args['pg-url'] });
+    await c.connect();
+    await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    await c.query(`DROP DATABASE IF EXISTS ${name}`);
+    await c.end();
+  }
+}
+
+async function scenario(kind: string, url: string): Promise<void> {
+  const t = performance.now();
+  const loaded = await load(url);
+  process.stderr.write(`${kind}: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+  const self = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, [...launchFlags(), self, '--measure', url, '--rows', String(rows)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (child.status !== 0) throw new Error(`${kind}: the measuring process failed (${child.status})`);
+  const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { fullMs: number; incMs: number; touched: number; assets: number; linked: number; ambiguous: number; incMode: string; peakRssMb: number };
+  const pct = (100 * r.incMs) / r.fullMs;
+  process.stdout.write(
+    `${kind.padEnd(9)} full ${(r.fullMs / 1000).toFixed(2)} s (${r.assets} assets, ${r.linked} links, ${r.ambiguous} ambiguous)  incremental after ${r.touched} hosts touched (${r.incMode}) ${(r.incMs / 1000).toFixed(2)} s = ${pct.toFixed(1)} % of full  peak RSS ${r.peakRssMb.toFixed(0)} MB\n`,
+  );
+}
+
+if (args.measure) {
+  await measure(args.measure);
+} else {
+  const only = new Set(args.only.split(','));
+  if (only.has('sqlite')) {
+    const dir = mkdtempSync(join(tmpdir(), 'tributary-bench-corr-'));
+    try {
+      await scenario('sqlite', `sqlite:${join(dir, 'tributary.db')}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (only.has('postgres')) await withPostgres((url) => scenario('postgres', url));
+}

@@ -1,0 +1,102 @@
+// Correlation over HTTP: manual links and unlinks (POST/DELETE /api/v1/assets/{id}/link, where {id}
+// is a host id, or an asset id with `hostId` in the body), a full recompute, one asset with its
+// records side by side, and the coverage report (/api/v1/reports/coverage).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app/context.ts';
+import { NotFoundError } from '../../core/errors.ts';
+import { COVERAGE_KINDS, isCoverageKind } from '../../store/coverage.ts';
+import { ApiError, errorSchema } from '../errors.ts';
+import { recordSchema } from './records.ts';
+
+const linkBody = {
+  type: 'object',
+  properties: {
+    cmdbAssetId: { type: 'string', minLength: 1 },
+    hostId: { type: 'string', minLength: 1, description: 'the host, when the path names an asset' },
+  },
+  required: ['cmdbAssetId'],
+  additionalProperties: false,
+} as const;
+
+const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
+
+export function assetRoutes(app: AppContext) {
+  return async (f: FastifyInstance): Promise<void> => {
+    /** The host a link request means: the path's host, or the body's host of the path's asset (or its only host). */
+    const hostOf = async (id: string, hostId: string | undefined): Promise<string> => {
+      const host = await app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [id]);
+      if (host[0]) return id;
+      const asset = await app.store.getRecord('assets', id).catch((err: unknown) => {
+        if (err instanceof NotFoundError) throw new ApiError(404, 'not_found', `no host or asset with id '${id}'`, 'id');
+        throw err;
+      });
+      const hosts = asset.hostIds as string[];
+      if (hostId) {
+        if (!hosts.includes(hostId) && !(await app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [hostId]))[0]) throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
+        return hostId;
+      }
+      if (hosts.length === 1) return hosts[0]!;
+      throw new ApiError(400, 'invalid_input', `asset '${id}' has ${hosts.length} hosts; name one in hostId`, 'hostId');
+    };
+    const override = async (id: string, body: { cmdbAssetId: string; hostId?: string }, action: 'link' | 'unlink') => {
+      const hostId = await hostOf(id, body.hostId);
+      await app.store.setAssetOverride(hostId, body.cmdbAssetId, action);
+      const host = await app.store.getRecord('hosts', hostId);
+      return { action, hostId, cmdbAssetId: body.cmdbAssetId, asset: await app.store.getRecord('assets', String(host.assetId)) };
+    };
+    const overrideResponse = { type: 'object', properties: { action: { type: 'string' }, hostId: { type: 'string' }, cmdbAssetId: { type: 'string' }, asset: recordSchema('assets') }, required: ['action', 'hostId', 'cmdbAssetId', 'asset'] };
+    for (const [method, path, action] of [
+      ['POST', '/api/v1/assets/:id/link', 'link'],
+      ['DELETE', '/api/v1/assets/:id/link', 'unlink'],
+      ['POST', '/api/v1/assets/:id/unlink', 'unlink'],
+    ] as const) {
+      f.route<{ Params: { id: string }; Body: { cmdbAssetId: string; hostId?: string } }>({
+        method,
+        url: path,
+        schema: {
+          tags: ['assets'],
+          summary: action === 'link' ? 'Link a host to a CMDB record (beats every rule, kept across syncs)' : 'Forbid a host and a CMDB record from being linked (kept across syncs)',
+          params: idParams,
+          body: linkBody,
+          response: { 200: overrideResponse, 400: errorSchema, 404: errorSchema },
+        },
+        handler: async (req) => override(req.params.id, req.body, action),
+      });
+    }
+    f.post('/api/v1/assets/recompute', { schema: { tags: ['assets'], summary: 'Correlate everything again (full pass) and relink every ticket' } }, async () => {
+      const r = await app.store.correlate();
+      return { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
+    });
+    f.get<{ Params: { id: string } }>(
+      '/api/v1/assets/:id/records',
+      { schema: { tags: ['assets'], summary: 'An asset with its scanner hosts and CMDB records side by side', params: idParams, response: { 404: errorSchema } } },
+      async (req) => {
+        const asset = await app.store.getRecord('assets', req.params.id);
+        const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.getRecord('hosts', id)));
+        const cmdbAssets = await Promise.all((asset.cmdbAssetIds as string[]).map((id) => app.store.getRecord('cmdb-assets', id)));
+        return { asset, hosts, cmdbAssets };
+      },
+    );
+    f.get<{ Querystring: { days?: number; list?: string } }>(
+      '/api/v1/reports/coverage',
+      {
+        schema: {
+          tags: ['reports'],
+          summary: 'Coverage gaps: the four numbers, or with ?list=KIND the records behind one',
+          querystring: {
+            type: 'object',
+            properties: { days: { type: 'integer', minimum: 0, default: 30 }, list: { type: 'string', enum: [...COVERAGE_KINDS] } },
+            additionalProperties: false,
+          },
+          response: { 400: errorSchema },
+        },
+      },
+      async (req) => {
+        const days = req.query.days ?? 30;
+        const list = req.query.list;
+        if (list !== undefined && isCoverageKind(list)) return { kind: list, days, items: await app.store.coverageList(list, days) };
+        return app.store.coverage(days);
+      },
+    );
+  };
+}

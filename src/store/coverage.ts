@@ -1,0 +1,139 @@
+// The coverage report (interfaces.md §6.3): CMDB assets not scanned in N days (or never), scanned
+// hosts absent from the CMDB, open critical or known-exploited findings no ticket is linked to, and
+// open tickets whose linked findings are all fixed. A ticket is linked to a finding when its assetIds
+// hold the finding's asset or its findingIds hold the finding.
+import { InputError } from '../core/errors.ts';
+import type { ModelName, StoredRecord } from '../core/models.ts';
+import type { Driver, Row } from './driver.ts';
+import { rowToRecord } from './records.ts';
+
+export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
+export type CoverageKind = (typeof COVERAGE_KINDS)[number];
+
+export interface CoverageReport {
+  cmdbNotScanned: number;
+  scannedNotInCmdb: number;
+  findingsWithoutTicket: number;
+  ticketsForFixedFindings: number;
+  days: number;
+}
+
+export const MODEL_OF_KIND: Record<CoverageKind, ModelName> = {
+  cmdbNotScanned: 'cmdb-assets',
+  scannedNotInCmdb: 'hosts',
+  findingsWithoutTicket: 'vulnerabilities',
+  ticketsForFixedFindings: 'tickets',
+};
+
+/** Ticket states that are done with (SDP's defaults and their usual renames). */
+const CLOSED = /^(closed|resolved|cancel+ed|completed|rejected|done)$/i;
+/** CMDB records nobody expects on the network: gone, or never networked (no address, no MAC, no host linked). */
+const RETIRED = /dispos|retire|expired|scrap/i;
+
+const parse = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? (JSON.parse(v) as string[]) : []);
+
+async function cmdbNotScanned(db: Driver, days: number): Promise<Row[]> {
+  const since = new Date(Date.now() - days * 86_400_000).toISOString();
+  const rows = await db.all(
+    `SELECT c.*, s."name" AS "source_name", a."last_scanned" AS "asset_last_scanned", a."host_ids" AS "asset_host_ids" FROM "rec_cmdb_assets" c JOIN "sources" s ON s."id" = c."source_id" LEFT JOIN "rec_assets" a ON a."id" = c."asset_id" WHERE c."removed" = 0 AND (a."last_scanned" IS NULL OR a."last_scanned" < ?) ORDER BY c."id"`,
+    [since],
+  );
+  return rows.filter((r) => {
+    if (typeof r.state === 'string' && RETIRED.test(r.state)) return false;
+    return parse(r.ip_addresses).length > 0 || parse(r.mac_addresses).length > 0 || parse(r.asset_host_ids).length > 0;
+  });
+}
+
+async function scannedNotInCmdb(db: Driver): Promise<Row[]> {
+  return db.all(
+    `SELECT h.*, s."name" AS "source_name" FROM "rec_hosts" h JOIN "sources" s ON s."id" = h."source_id" WHERE h."removed" = 0 AND NOT EXISTS (SELECT 1 FROM "asset_links" l WHERE l."host_id" = h."id" AND l."cmdb_asset_id" <> '') ORDER BY h."id"`,
+  );
+}
+
+interface TicketLinks {
+  row: Row;
+  assetIds: string[];
+  findingIds: string[];
+}
+
+async function ticketLinks(db: Driver): Promise<TicketLinks[]> {
+  const rows = await db.all(`SELECT t.*, s."name" AS "source_name" FROM "rec_tickets" t JOIN "sources" s ON s."id" = t."source_id" WHERE t."removed" = 0 AND ((t."asset_ids" IS NOT NULL AND t."asset_ids" <> '[]') OR (t."finding_ids" IS NOT NULL AND t."finding_ids" <> '[]')) ORDER BY t."id"`);
+  return rows.map((row) => ({ row, assetIds: parse(row.asset_ids), findingIds: parse(row.finding_ids) }));
+}
+
+const URGENT = `v."removed" = 0 AND v."status" IN ('open', 'reopened') AND (v."severity" = 'critical' OR v."known_exploited" = 1)`;
+
+async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[], list: boolean): Promise<{ count: number; rows: Row[] }> {
+  const assets = new Set(tickets.flatMap((t) => t.assetIds));
+  const findings = new Set(tickets.flatMap((t) => t.findingIds));
+  const rows: Row[] = [];
+  let count = 0;
+  let after = '';
+  for (;;) {
+    const page = await db.all(`SELECT v."id", v."asset_id" FROM "rec_vulnerabilities" v WHERE ${URGENT} AND v."id" > ? ORDER BY v."id" LIMIT 20000`, [after]);
+    const hit = page.filter((r) => !findings.has(String(r.id)) && !(r.asset_id && assets.has(String(r.asset_id))));
+    count += hit.length;
+    if (list) rows.push(...hit);
+    if (page.length < 20000) break;
+    after = String(page[page.length - 1]!.id);
+  }
+  if (!list) return { count, rows: [] };
+  const full: Row[] = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    const ids = rows.slice(i, i + 500).map((r) => String(r.id));
+    full.push(...(await db.all(`SELECT v.*, s."name" AS "source_name" FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id" WHERE v."id" IN (${ids.map(() => '?').join(',')}) ORDER BY v."id"`, ids)));
+  }
+  return { count, rows: full };
+}
+
+/** Open tickets with linked findings, all of them fixed: its own findingIds when it names findings, else its assets' findings. */
+async function ticketsForFixedFindings(db: Driver, tickets: TicketLinks[]): Promise<Row[]> {
+  const out: Row[] = [];
+  for (const t of tickets) {
+    if (t.row.resolved_at || (typeof t.row.status === 'string' && CLOSED.test(t.row.status))) continue;
+    const [where, ids] = t.findingIds.length ? ['"id"', t.findingIds] : ['"asset_id"', t.assetIds];
+    let total = 0;
+    let open = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const r = await db.all(`SELECT COUNT(*) AS "n", SUM(CASE WHEN "status" IN ('open', 'reopened') AND "removed" = 0 THEN 1 ELSE 0 END) AS "o" FROM "rec_vulnerabilities" WHERE ${where} IN (${chunk.map(() => '?').join(',')})`, chunk);
+      total += Number(r[0]?.n ?? 0);
+      open += Number(r[0]?.o ?? 0);
+    }
+    if (total > 0 && open === 0) out.push(t.row);
+  }
+  return out;
+}
+
+export function checkDays(days: number): number {
+  if (!Number.isInteger(days) || days < 0) throw new InputError('--days must be a whole number of days (0 or more)', 'days');
+  return days;
+}
+
+export async function coverageReport(db: Driver, days: number): Promise<CoverageReport> {
+  checkDays(days);
+  const tickets = await ticketLinks(db);
+  return {
+    cmdbNotScanned: (await cmdbNotScanned(db, days)).length,
+    scannedNotInCmdb: (await scannedNotInCmdb(db)).length,
+    findingsWithoutTicket: (await findingsWithoutTicket(db, tickets, false)).count,
+    ticketsForFixedFindings: (await ticketsForFixedFindings(db, tickets)).length,
+    days,
+  };
+}
+
+export function isCoverageKind(s: string): s is CoverageKind {
+  return (COVERAGE_KINDS as readonly string[]).includes(s);
+}
+
+/** The records behind one number of the report. */
+export async function coverageList(db: Driver, kind: CoverageKind, days: number): Promise<StoredRecord[]> {
+  checkDays(days);
+  const model = MODEL_OF_KIND[kind];
+  let rows: Row[];
+  if (kind === 'cmdbNotScanned') rows = await cmdbNotScanned(db, days);
+  else if (kind === 'scannedNotInCmdb') rows = await scannedNotInCmdb(db);
+  else if (kind === 'findingsWithoutTicket') rows = (await findingsWithoutTicket(db, await ticketLinks(db), true)).rows;
+  else rows = await ticketsForFixedFindings(db, await ticketLinks(db));
+  return rows.map((r) => rowToRecord(model, r));
+}

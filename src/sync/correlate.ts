@@ -1,0 +1,16 @@
+// After a successful run: correlate what it wrote (hosts ↔ CMDB records by model, whatever the
+// connector), so assets, owners on findings and ticket links follow every sync of either source.
+import type { Logger } from '../core/log.ts';
+import type { Store } from '../store/store.ts';
+
+export async function correlateAfterRun(store: Store, sourceId: string, runId: string, swept: Record<string, number>, log: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    const removed = (swept.hosts ?? 0) + (swept['cmdb-assets'] ?? 0);
+    const r = await store.correlateRun(sourceId, runId, removed);
+    if (r) log.info({ runId, mode: r.mode, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets, ms: Date.now() - started }, 'correlated');
+  } catch (err) {
+    // The records are stored; correlation catches up on the next run or `tributary assets recompute`.
+    log.error({ runId, err: err instanceof Error ? err.message : String(err) }, 'correlation failed');
+  }
+}

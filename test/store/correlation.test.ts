@@ -1,0 +1,198 @@
+// Correlation in the store on both backends: every rule, the veto, the ambiguity, DHCP reuse, owners on
+// hosts and findings, ticket links, manual overrides that survive later syncs, the incremental pass
+// after a run, and the coverage report.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { IncomingRecord, ModelName, StoredRecord } from '../../src/core/models.ts';
+import { SecretBox } from '../../src/core/secrets.ts';
+import { recordId } from '../../src/store/records.ts';
+import { Store } from '../../src/store/store.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+
+const box = new SecretBox(Buffer.alloc(32, 7));
+
+const HOSTS: IncomingRecord[] = [
+  { key: 'serial', fields: { hostname: 'new-a', serialNumber: 's1', ipAddresses: ['10.9.0.1'], repository: 'Main' } },
+  { key: 'mac', fields: { hostname: 'mac-host', macAddresses: ['00-11-22-33-44-55'], ipAddresses: ['10.9.0.2'] } },
+  { key: 'fqdn', fields: { fqdn: 'web01.corp.example.', ipAddresses: ['10.9.0.3'] } },
+  { key: 'name', fields: { netbiosName: 'CORP\\FIN-LT-7', ipAddresses: ['10.9.0.4'] } },
+  { key: 'ip', fields: { ipAddresses: ['10.9.9.9'] } },
+  { key: 'veto', fields: { serialNumber: 'X1', macAddresses: ['aa:aa:aa:aa:aa:01'] } },
+  { key: 'dup', fields: { hostname: 'dup-1' } },
+  { key: 'dhcp', fields: { hostname: 'newbox', ipAddresses: ['10.9.9.10'] } },
+];
+
+const CMDB: IncomingRecord[] = [
+  { key: 'c-serial', externalId: '101', fields: { name: 'old-a', serialNumber: 'S1', assignedUser: 'Bo Chen', site: 'HQ', state: 'In Use' } },
+  { key: 'c-mac', externalId: '102', fields: { name: 'mac-box', macAddresses: ['001122334455'], owner: 'Ana Ruiz', department: 'IT' } },
+  { key: 'c-fqdn', externalId: '103', fields: { name: 'WEB01.corp.example' } },
+  { key: 'c-name', externalId: '104', fields: { name: 'fin-lt-7' } },
+  { key: 'c-ip', externalId: '105', fields: { ipAddresses: ['10.9.9.9'] } },
+  { key: 'c-veto', externalId: '106', fields: { serialNumber: 'X2', macAddresses: ['aa:aa:aa:aa:aa:01'] } },
+  { key: 'c-dup1', externalId: '107', fields: { name: 'dup-1' } },
+  { key: 'c-dup2', externalId: '108', fields: { name: 'DUP-1.corp.example' } },
+  { key: 'c-dhcp', externalId: '109', fields: { name: 'oldbox', ipAddresses: ['10.9.9.10'] } },
+  { key: 'c-never', externalId: '110', fields: { name: 'spare-ws', ipAddresses: ['10.9.7.7'], state: 'In Store' } },
+];
+
+const hostId = (k: string) => recordId('scan', 'hosts', k);
+const cmdbId = (k: string) => recordId('desk', 'cmdb-assets', k);
+
+for (const backend of BACKENDS) {
+  describe(`correlation on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let scan: string;
+    let desk: string;
+    let run = 0;
+    const write = async (source: 'scan' | 'desk', records: Partial<Record<ModelName, IncomingRecord[]>>) => {
+      const runId = `r${++run}`;
+      await store.writePage({ sourceId: source === 'scan' ? scan : desk, sourceName: source, runId, generation: `g${run}`, now: new Date().toISOString() }, 'x', 'incremental', records, { value: null, complete: false });
+      return runId;
+    };
+    const all = async (model: ModelName, where: { field: string; op: '='; value: string }[] = []): Promise<StoredRecord[]> => (await store.query(model, { filters: where, limit: 1000 })).records;
+    const assetOfHost = async (k: string) => (await store.getRecord('hosts', hostId(k))).assetId as string | null;
+    const assetOf = async (k: string) => store.getRecord('assets', (await assetOfHost(k))!);
+
+    before(async () => {
+      db = await backend.create();
+      store = await Store.open(db.url, box, () => []);
+      scan = (await store.createSource('scan', 'fixture', {}, null)).id;
+      desk = (await store.createSource('desk', 'fixture', {}, null)).id;
+      await write('scan', {
+        hosts: HOSTS,
+        vulnerabilities: [
+          { key: 'v1', hostKey: 'serial', fields: { pluginId: '1001', severity: 'critical', status: 'open', cves: ['CVE-2024-0001'] } },
+          { key: 'v2', hostKey: 'serial', fields: { pluginId: '1002', severity: 'low', status: 'open', cves: [] } },
+          { key: 'v3', hostKey: 'dup', fields: { pluginId: '1003', severity: 'high', status: 'open', knownExploited: true, cves: [] } },
+        ],
+      });
+      await write('desk', {
+        'cmdb-assets': CMDB,
+        users: [{ key: 'u1', fields: { name: 'Bo Chen', department: 'Finance' } }],
+        tickets: [
+          { key: 't1', fields: { subject: 'Patch CVE-2024-0001 on new-a', status: 'Open', description: '<div>urgent</div>' } },
+          { key: 't2', fields: { subject: 'Laptop slow', status: 'Open', associatedAssets: [{ id: '104', name: 'fin-lt-7' }] } },
+        ],
+      });
+      await store.correlate();
+    });
+    after(async () => {
+      await store?.close();
+      await db?.drop();
+    });
+
+    test('every rule links its pair and records why', async () => {
+      const expect: [string, string, string, Record<string, unknown>][] = [
+        ['serial', 'c-serial', 'serial', { serial: ['S1'] }],
+        ['mac', 'c-mac', 'mac', { mac: ['00:11:22:33:44:55'] }],
+        ['fqdn', 'c-fqdn', 'fqdn', { fqdn: ['web01.corp.example'] }],
+        ['name', 'c-name', 'hostname', { hostname: ['fin-lt-7'] }],
+        ['ip', 'c-ip', 'ip', { ip: ['10.9.9.9'] }],
+      ];
+      for (const [h, c, rule, matched] of expect) {
+        const a = await assetOf(h);
+        assert.deepEqual([a.hostIds, a.cmdbAssetIds, a.matchRule], [[hostId(h)], [cmdbId(c)], rule], h);
+        const link = (a.matchDetails as { links: { matched: unknown }[] }).links[0]!;
+        assert.deepEqual(link.matched, matched, h);
+        assert.equal((await store.getRecord('cmdb-assets', cmdbId(c))).assetId, a.id);
+      }
+    });
+
+    test('a disagreeing serial vetoes the MAC match; DHCP reuse merges nothing; duplicate names stay ambiguous with both candidates', async () => {
+      const veto = await assetOf('veto');
+      assert.deepEqual([veto.cmdbAssetIds, veto.matchRule], [[], 'none']);
+      const vetoed = (veto.matchDetails as { unmatched: { vetoed: { cmdbAssetId: string; conflict: { kind: string } }[] }[] }).unmatched[0]!.vetoed[0]!;
+      assert.deepEqual([vetoed.cmdbAssetId, vetoed.conflict.kind], [cmdbId('c-veto'), 'serial']);
+      assert.deepEqual((await assetOf('dhcp')).cmdbAssetIds, []);
+      const dup = await assetOf('dup');
+      assert.deepEqual(dup.cmdbAssetIds, []);
+      const u = (dup.matchDetails as { unmatched: { status: string; candidates: string[] }[] }).unmatched[0]!;
+      assert.deepEqual([u.status, u.candidates], ['ambiguous', [cmdbId('c-dup1'), cmdbId('c-dup2')].sort()]);
+      // Every host and CMDB record sits in exactly one asset.
+      const assets = await all('assets');
+      assert.equal(assets.flatMap((a) => a.hostIds as string[]).length, HOSTS.length);
+      assert.equal(assets.flatMap((a) => a.cmdbAssetIds as string[]).length, CMDB.length);
+    });
+
+    test('owners, departments and sites reach hosts and findings, and filter them', async () => {
+      const h = await store.getRecord('hosts', hostId('serial'));
+      assert.deepEqual([h.owner, h.department, h.site], ['Bo Chen', 'Finance', 'HQ']);
+      const bo = await all('vulnerabilities', [{ field: 'owner', op: '=', value: 'Bo Chen' }]);
+      assert.deepEqual(bo.map((v) => v.pluginId).sort(), ['1001', '1002']);
+      assert.ok(bo.every((v) => v.department === 'Finance' && v.assetId === h.assetId));
+      const mac = await assetOf('mac');
+      assert.deepEqual([mac.owner, mac.department], ['Ana Ruiz', 'IT']);
+    });
+
+    test('tickets link by associated asset first, then by names and CVEs, each with its reason', async () => {
+      const t1 = await store.getRecord('tickets', recordId('desk', 'tickets', 't1'));
+      const serialAsset = await assetOfHost('serial');
+      assert.deepEqual(t1.assetIds, [serialAsset]);
+      assert.deepEqual(t1.findingIds, [(await all('vulnerabilities', [{ field: 'pluginId', op: '=', value: '1001' }]))[0]!.id]);
+      assert.deepEqual((t1.assetLinks as { reason: string }[]).map((l) => l.reason), ['hostname']);
+      const t2 = await store.getRecord('tickets', recordId('desk', 'tickets', 't2'));
+      assert.deepEqual(t2.assetLinks, [{ assetId: await assetOfHost('name'), reason: 'associated', value: 'fin-lt-7' }]);
+    });
+
+    test('coverage: never-scanned CMDB records, hosts absent from the CMDB, urgent findings without ticket, tickets whose findings are fixed', async () => {
+      const report = await store.coverage(30);
+      // c-veto, c-dup1, c-dup2, c-dhcp, c-never (c-veto has a MAC; the dup records have no address and no host: not networked).
+      const notScanned = (await store.coverageList('cmdbNotScanned', 30)).map((r) => r.id).sort();
+      assert.deepEqual(notScanned, [cmdbId('c-veto'), cmdbId('c-dhcp'), cmdbId('c-never')].sort());
+      assert.equal(report.cmdbNotScanned, 3);
+      assert.deepEqual((await store.coverageList('scannedNotInCmdb', 30)).map((r) => r.id).sort(), [hostId('veto'), hostId('dup'), hostId('dhcp')].sort());
+      // v1 is critical but ticket t1 names it; v3 is known-exploited with no ticket.
+      assert.deepEqual((await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId), ['1003']);
+      assert.equal(report.ticketsForFixedFindings, 0);
+      await write('scan', { vulnerabilities: [{ key: 'v1', hostKey: 'serial', fields: { status: 'fixed' } }] });
+      assert.deepEqual((await store.coverageList('ticketsForFixedFindings', 30)).map((r) => r.id), [recordId('desk', 'tickets', 't1')]);
+      assert.deepEqual(await store.coverage(30), { cmdbNotScanned: 3, scannedNotInCmdb: 3, findingsWithoutTicket: 1, ticketsForFixedFindings: 1, days: 30 });
+    });
+
+    test('a manual link beats the ambiguity and an unlink forbids a serial match, across later syncs and full recomputes', async () => {
+      await store.setAssetOverride(hostId('dup'), cmdbId('c-dup1'), 'link');
+      await store.setAssetOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
+      const check = async () => {
+        const dup = await assetOf('dup');
+        assert.deepEqual([dup.cmdbAssetIds, dup.matchRule], [[cmdbId('c-dup1')], 'manual']);
+        const s = await assetOf('serial');
+        assert.deepEqual(s.cmdbAssetIds, []);
+        assert.equal((await store.getRecord('hosts', hostId('serial'))).owner, null);
+        assert.equal((await all('vulnerabilities', [{ field: 'owner', op: '=', value: 'Bo Chen' }])).length, 0);
+      };
+      await check();
+      const r1 = await write('scan', { hosts: HOSTS });
+      await store.correlateRun(scan, r1, 0);
+      await check();
+      const r2 = await write('desk', { 'cmdb-assets': CMDB });
+      await store.correlateRun(desk, r2, 0);
+      await check();
+      await store.correlate();
+      await check();
+      // Lifting the unlink with a link puts the pair back, as manual.
+      await store.setAssetOverride(hostId('serial'), cmdbId('c-serial'), 'link');
+      assert.deepEqual((await assetOf('serial')).matchRule, 'manual');
+    });
+
+    test('the incremental pass after a run links new records and fills in owners on the findings it wrote', async () => {
+      const r1 = await write('desk', { 'cmdb-assets': [{ key: 'c-late', externalId: '111', fields: { name: 'late-box', serialNumber: 'L-1', assignedUser: 'Bo Chen' } }] });
+      const res1 = await store.correlateRun(desk, r1, 0);
+      assert.equal(res1?.mode, 'incremental');
+      const r2 = await write('scan', {
+        hosts: [{ key: 'late', fields: { hostname: 'late-box-renamed', serialNumber: 'l1' } }],
+        vulnerabilities: [{ key: 'v9', hostKey: 'late', fields: { pluginId: '1009', severity: 'high', status: 'open', cves: [] } }],
+      });
+      const res2 = await store.correlateRun(scan, r2, 0);
+      assert.equal(res2?.mode, 'incremental');
+      const a = await assetOf('late');
+      assert.deepEqual([a.cmdbAssetIds, a.matchRule, a.openFindings], [[cmdbId('c-late')], 'serial', { high: 1 }]);
+      const v9 = (await all('vulnerabilities', [{ field: 'pluginId', op: '=', value: '1009' }]))[0]!;
+      assert.deepEqual([v9.assetId, v9.owner, v9.department], [a.id, 'Bo Chen', 'Finance']);
+      // The incremental result equals a full recompute's.
+      const before = (await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]);
+      await store.correlate();
+      assert.deepEqual((await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]), before);
+    });
+  });
+}

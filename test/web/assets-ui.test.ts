@@ -1,0 +1,91 @@
+// The correlation screens in a real browser: both simulators on one estate synced through the CLI into
+// the data dir a `tributary serve` runs on; the Assets list, an asset page with both sources side by
+// side and why they are linked, an unlink from that page, owners on the Vulnerabilities list, and the
+// Coverage page with its four numbers and a list.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import { Estate } from '../../sim/shared/estate.ts';
+import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+
+const unavailable = browserUnavailable();
+const env = cliEnv();
+
+describe('correlation screens in chromium', { skip: unavailable ?? false, timeout: 150_000 }, () => {
+  let served: Served;
+  let scanner: RunningTenableSim;
+  let desk: RunningSdpSim;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let shots: string;
+  const pageErrors: string[] = [];
+  const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
+
+  before(async () => {
+    buildWeb();
+    shots = screenshotDir();
+    const estate = new Estate(21, 40);
+    [served, scanner, desk] = await Promise.all([
+      startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+      startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
+      startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
+    ]);
+    assert.equal((await cli('sources', 'add', 'tenable-sc', '--name', 'scan', '--set', `apiUrl=${scanner.url}`, '--set', `accessKey=${scanner.analyst.accessKey}`, '--set', `secretKey=${scanner.analyst.secretKey}`)).code, 0);
+    assert.equal((await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code, 0);
+    for (const s of ['scan', 'desk']) assert.equal((await cli('sync', s)).code, 0);
+    browser = await launchBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.goto(served.url + '/login');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await served?.close();
+    await scanner?.close();
+    await desk?.close();
+    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
+  });
+
+  it('lists assets and shows one with both sources side by side, why, and an unlink that sticks', async () => {
+    await page.goto(served.url + '/inventory/assets');
+    await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
+    await page.locator('table tbody tr a').first().waitFor();
+    // One linked by serial: its page from the list's link.
+    const res = await page.request.get(served.url + '/api/v1/assets?matchRule=serial&limit=1');
+    const asset = ((await res.json()) as { items: { id: string; name: string }[] }).items[0]!;
+    await page.goto(served.url + `/inventory/assets/${asset.id}`);
+    await page.getByRole('heading', { name: asset.name, level: 1 }).waitFor();
+    await page.getByText('Both sources side by side').waitFor();
+    await page.getByRole('columnheader', { name: /Scanner host \(scan\)/ }).waitFor();
+    await page.getByRole('columnheader', { name: /CMDB record \(desk\)/ }).waitFor();
+    await page.getByText(/rule serial/).waitFor();
+    await page.screenshot({ path: join(shots, 'asset.png') });
+    await page.getByRole('button', { name: 'Unlink' }).click();
+    await page.getByText('Unlinked; kept across syncs.').waitFor();
+    await page.getByText(/linked by none/).waitFor();
+  });
+
+  it('shows owners on findings and the coverage report with its lists', async () => {
+    await page.goto(served.url + '/inventory/vulnerabilities');
+    await page.getByRole('columnheader', { name: /Owner/ }).waitFor();
+    await page.goto(served.url + '/reports/coverage');
+    await page.getByRole('heading', { name: 'Coverage', level: 1 }).waitFor();
+    for (const label of ['CMDB assets not scanned', 'Scanned hosts not in the CMDB', 'Urgent findings without a ticket', 'Open tickets whose findings are fixed']) await page.getByText(label).waitFor();
+    await page.getByText('Scanned hosts not in the CMDB').click();
+    await page.getByRole('heading', { name: 'Scanned hosts not in the CMDB', level: 2 }).waitFor();
+    assert.ok((await page.locator('section table tbody tr').count()) > 0);
+    await page.screenshot({ path: join(shots, 'coverage.png') });
+    assert.deepEqual(pageErrors, []);
+  });
+});
