@@ -70,6 +70,9 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('status', true),
     int('port'),
     text('protocol'),
+    // Kept by the store from the change feed (never sent by a connector): the last fix and reopening.
+    time('fixedAt'),
+    time('reopenedAt'),
   ],
   compliance: [
     text('hostId', true),

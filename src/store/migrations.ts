@@ -180,4 +180,29 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       .map((t) => `UPDATE ${t} SET id = substr(host_id, 1, 12) || substr(id, 1, 20) WHERE host_id IS NOT NULL AND substr(id, 1, 12) <> substr(host_id, 1, 12);`)
       .join('\n'),
   },
+  // The change feed (changes.ts): one row per lifecycle event, written in the transaction that changes
+  // the record, keyed by record, run generation and change so a resumed run writes each event once;
+  // ordered by (at, id). Findings keep the times of their last fix and reopening.
+  {
+    version: 9,
+    name: 'change feed and finding fix/reopen times',
+    sql: `
+CREATE TABLE changes (
+  id TEXT PRIMARY KEY,
+  source_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  record_id TEXT NOT NULL,
+  external_id TEXT,
+  change TEXT NOT NULL,
+  "from" TEXT,
+  "to" TEXT,
+  run_id TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE INDEX changes_at ON changes (at, id);
+CREATE INDEX changes_record ON changes (record_id);
+ALTER TABLE rec_vulnerabilities ADD COLUMN fixed_at TEXT;
+ALTER TABLE rec_vulnerabilities ADD COLUMN reopened_at TEXT;
+`,
+  },
 ];

@@ -3,6 +3,7 @@
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { COMMON_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
+import { recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
 
@@ -101,6 +102,9 @@ function shapeOf(plan: ModelPlan, mask: number): Shape {
 export interface PreparedUpsert {
   sql: InsertSql;
   rows: unknown[][];
+  model: ModelName;
+  /** Column of the rows holding the status the change feed follows, or -1 (changes.ts). */
+  statusAt: number;
 }
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
@@ -139,6 +143,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     }
     const id = recordId(stamp.sourceName, model, r.key, hostId);
     const row: unknown[] = [id, stamp.sourceId, r.key, r.externalId ?? null, firstSeen ?? stamp.now, lastSeen ?? stamp.now, 0, stamp.generation, stamp.runId];
+    // (the change feed reads the id at 0 and the external id at 3 of these rows)
     for (let i = 0; i < n; i++) {
       if (i === hostAt) {
         row.push(hostId);
@@ -158,14 +163,26 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     // The same record twice in a page: the last one wins (PostgreSQL refuses to update a row twice in one statement).
     g.set(id, row);
   }
-  return [...groups].map(([mask, rows]) => ({ sql: insertSqlFor(model, shapeOf(plan, mask)), rows: [...rows.values()] }));
+  return [...groups].map(([mask, rows]) => {
+    const shape = shapeOf(plan, mask);
+    const statusAt = statusColumnAt(model, shape.fields.map((f) => f.name), LEADING_COLUMNS);
+    return { sql: insertSqlFor(model, shape), rows: [...rows.values()], model, statusAt };
+  });
 }
 
-/** After a complete full run: records of the source not stamped by its generation are removed; open findings become fixed. */
-export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string): Promise<number> {
+/** Columns of an upsert row before the model's fields (id … seen_run). */
+const LEADING_COLUMNS = 9;
+
+/**
+ * After a complete full run: records of the source not stamped by its generation are removed; open
+ * findings become fixed. With the sweeping run given, the change feed gets its events (changes.ts).
+ */
+export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, run?: { runId: string; at: string }): Promise<number> {
   const table = q(tableOf(model));
-  const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'` : '';
-  return db.run(`UPDATE ${table} SET "removed" = 1${extra} WHERE "source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`, [sourceId, generation]);
+  if (run) await recordSweepChanges(db, model, sourceId, generation, run);
+  const fixedAt = model === 'vulnerabilities' && run ? sweepFixedAt(run.at) : { set: '', params: [] };
+  const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'${fixedAt.set}` : '';
+  return db.run(`UPDATE ${table} SET "removed" = 1${extra} WHERE "source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`, [...fixedAt.params, sourceId, generation]);
 }
 
 export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~';

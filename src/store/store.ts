@@ -1,9 +1,10 @@
 // The store: one interface over SQLite and PostgreSQL for sources (secrets sealed at rest), sync runs,
 // checkpoints, users and tokens, and the normalized records.
 import { randomUUID } from 'node:crypto';
-import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
+import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
+import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges } from './changes-feed.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
@@ -232,6 +233,7 @@ export class Store {
     const s = await this.getSource(name);
     await this.db.transaction(async (tx) => {
       for (const m of MODEL_NAMES) await tx.run(`DELETE FROM ${q(tableOf(m))} WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "changes" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "checkpoints" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
@@ -339,13 +341,33 @@ export class Store {
     return this.#writer ? this.#writer.write(page) : writePreparedPage(this.db, page);
   }
 
-  /** Marks records of the given models not seen in `generation` as removed (findings: fixed). */
-  async sweep(sourceId: string, models: ModelName[], generation: string): Promise<Record<string, number>> {
+  /**
+   * Marks records of the given models not seen in `generation` as removed (findings: fixed), with
+   * their events in the change feed under the sweeping run (by default the source's running run).
+   */
+  async sweep(sourceId: string, models: ModelName[], generation: string, runId?: string): Promise<Record<string, number>> {
+    const run = runId ?? (await this.activeRun(sourceId))?.id ?? (await this.lastRun(sourceId))?.id ?? null;
+    const changes = run ? { runId: run, at: nowIso() } : undefined;
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
-      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation);
+      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, changes);
       return out;
     });
+  }
+
+  // ---- the change feed ----
+
+  /** `since` of the change feed: an ISO-8601 time as is, or a run id as its start (its events and every later one). */
+  async changesSince(value: string): Promise<string> {
+    const t = parseIsoTime(value);
+    if (t !== null) return t;
+    const rows = await this.db.all(`SELECT "started_at" FROM "sync_runs" WHERE "id" = ?`, [value.trim()]);
+    if (!rows[0]) throw new InputError(`since: '${value}' is neither a run id nor an ISO-8601 time`, 'since');
+    return String(rows[0].started_at);
+  }
+
+  async changes(opts: ChangeQuery): Promise<ChangePage> {
+    return queryChanges(this.db, opts);
   }
 
   // ---- records ----

@@ -1,0 +1,143 @@
+// Reading the change feed: events oldest first (by time, then id), filtered by time or run, model,
+// source, change and any field, paged by an opaque cursor. The `changes` model of interfaces.md §6.2.
+import { InputError } from '../core/errors.ts';
+import type { FieldDef } from '../core/models.ts';
+import type { Driver, Row } from './driver.ts';
+import type { Filter } from './records.ts';
+import { columnOf, q } from './schema.ts';
+
+/** The fields of a change event, in output order. */
+export const CHANGE_FIELDS: FieldDef[] = [
+  { name: 'id', kind: 'text' },
+  { name: 'source', kind: 'text' },
+  { name: 'model', kind: 'text' },
+  { name: 'recordId', kind: 'text' },
+  { name: 'externalId', kind: 'text' },
+  { name: 'change', kind: 'text' },
+  { name: 'from', kind: 'text' },
+  { name: 'to', kind: 'text' },
+  { name: 'runId', kind: 'text' },
+  { name: 'at', kind: 'time' },
+];
+
+export interface ChangeRecord {
+  id: string;
+  source: string;
+  model: string;
+  recordId: string;
+  externalId: string | null;
+  change: string;
+  from: string | null;
+  to: string | null;
+  runId: string;
+  at: string;
+}
+
+export interface ChangeQuery {
+  sourceIds?: string[];
+  models?: string[];
+  changes?: string[];
+  /** Events at or after this time (ISO-8601). */
+  since?: string | null;
+  filters?: Filter[];
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface ChangePage {
+  records: ChangeRecord[];
+  nextCursor: string | null;
+}
+
+function column(field: string): string {
+  if (field === 'source') return 's."name"';
+  return `c.${q(columnOf(field))}`;
+}
+
+function filterClause(f: Filter, params: unknown[]): string {
+  if (!CHANGE_FIELDS.some((d) => d.name === f.field)) throw new InputError(`unknown field '${f.field}' for changes; fields: ${CHANGE_FIELDS.map((d) => d.name).join(', ')}`, f.field);
+  const col = column(f.field);
+  if (f.op === '~') {
+    params.push(`%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    return `LOWER(${col}) LIKE ? ESCAPE '\\'`;
+  }
+  if (f.value.toLowerCase() === 'null' && (f.op === '=' || f.op === '!=')) return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
+  params.push(f.field === 'at' ? isoTime(f.value, 'at') : f.value);
+  return `${col} ${f.op === '!=' ? '<>' : f.op} ?`;
+}
+
+/** An ISO-8601 time as the store writes it (UTC, milliseconds), or null when `value` is not one. */
+export function parseIsoTime(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim())) return null;
+  const t = Date.parse(value.trim());
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+function isoTime(value: string, param: string): string {
+  const t = parseIsoTime(value);
+  if (t === null) throw new InputError(`${param} must be an ISO-8601 time, got '${value}'`, param);
+  return t;
+}
+
+function inList(col: string, values: string[], params: unknown[]): string {
+  params.push(...values);
+  return `${col} IN (${values.map(() => '?').join(',')})`;
+}
+
+export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<ChangePage> {
+  const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (opts.sourceIds) {
+    if (opts.sourceIds.length === 0) return { records: [], nextCursor: null };
+    where.push(inList('c."source_id"', opts.sourceIds, params));
+  }
+  if (opts.models?.length) where.push(inList('c."model"', opts.models, params));
+  if (opts.changes?.length) where.push(inList('c."change"', opts.changes, params));
+  if (opts.since) {
+    where.push(`c."at" >= ?`);
+    params.push(opts.since);
+  }
+  for (const f of opts.filters ?? []) where.push(filterClause(f, params));
+  if (opts.cursor) {
+    const [at, id] = decodeCursor(opts.cursor);
+    where.push(`(c."at" > ? OR (c."at" = ? AND c."id" > ?))`);
+    params.push(at, at, id);
+  }
+  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."at", c."id" LIMIT ${limit + 1}`;
+  const rows = await db.all(sql, params);
+  const more = rows.length > limit;
+  const records = (more ? rows.slice(0, limit) : rows).map(toChange);
+  const last = records.at(-1);
+  return { records, nextCursor: more && last ? encodeCursor(last.at, last.id) : null };
+}
+
+function toChange(r: Row): ChangeRecord {
+  const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    id: String(r.id),
+    source: String(r.source_name),
+    model: String(r.model),
+    recordId: String(r.record_id),
+    externalId: s(r.external_id),
+    change: String(r.change),
+    from: s(r.from),
+    to: s(r.to),
+    runId: String(r.run_id),
+    at: String(r.at),
+  };
+}
+
+function encodeCursor(at: string, id: string): string {
+  return Buffer.from(JSON.stringify([at, id]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(c: string): [string, string] {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch {
+    // fall through
+  }
+  throw new InputError('invalid cursor (not from a change feed page?)', 'cursor');
+}

@@ -1,0 +1,162 @@
+// The change feed: one row per lifecycle event of a record (new, fixed, reopened, removed, updated),
+// detected in bulk in SQL in the transaction that changes the record: a page's rows are compared with
+// what the table holds before the page is upserted (one statement per model and page), a sweep's with
+// the rows it is about to mark. An event's id is its record's id, the run's generation and the change,
+// so a resumed run (same generation) never writes one twice; a run that changes nothing writes none.
+import type { ModelName } from '../core/models.ts';
+import type { Driver } from './driver.ts';
+import { columnOf, q, tableOf } from './schema.ts';
+
+export const CHANGE_KINDS = ['new', 'fixed', 'reopened', 'removed', 'updated'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** The field whose values an event's `from` and `to` carry, for the models that have one. */
+export const STATUS_FIELD: Partial<Record<ModelName, string>> = {
+  vulnerabilities: 'status',
+  compliance: 'result',
+  tickets: 'status',
+  'cmdb-assets': 'state',
+  users: 'status',
+  services: 'status',
+};
+
+/** Who writes a page's events, and when. */
+export interface ChangeStamp {
+  sourceId: string;
+  runId: string;
+  generation: string;
+  at: string;
+}
+
+/** Which column of an upsert group's rows holds the record's status (-1: the group leaves it untouched). */
+export function statusColumnAt(model: ModelName, fieldNames: string[], leading: number): number {
+  const field = STATUS_FIELD[model];
+  const i = field === undefined ? -1 : fieldNames.indexOf(field);
+  return i < 0 ? -1 : leading + i;
+}
+
+/** `<record id>-<12 hex of the generation>-` : the event id up to its change. */
+const idInfix = (generation: string) => `-${generation.replace(/-/g, '').slice(0, 12)}-`;
+
+const COLUMNS = ['id', 'source_id', 'model', 'record_id', 'external_id', 'change', 'from', 'to', 'run_id', 'at'].map(q).join(', ');
+const text = 'CAST(? AS TEXT)';
+
+/** The page's (id, external id, status) rows as a relation `p`. */
+function pageRelation(db: Driver): string {
+  return db.dialect === 'postgres'
+    ? `unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS p("id", "ext", "st")`
+    : `(SELECT j.value ->> 0 AS "id", j.value ->> 1 AS "ext", j.value ->> 2 AS "st" FROM json_each(?) j) p`;
+}
+
+function pageParams(db: Driver, rows: unknown[][], statusAt: number): unknown[] {
+  const st = (r: unknown[]) => (statusAt >= 0 ? ((r[statusAt] as string | null) ?? null) : null);
+  if (db.dialect === 'postgres') return [rows.map((r) => r[0]), rows.map((r) => r[3] ?? null), rows.map(st)];
+  return [JSON.stringify(rows.map((r) => [r[0], r[3] ?? null, st(r)]))];
+}
+
+/**
+ * The change, from and to of an incoming row `p` against the stored row `t` (NULL when new). For
+ * findings the stored status follows the upsert's rule (seen open after fixed → reopened), and
+ * coming back after a sweep is told by the status alone; other records that come back are new again.
+ */
+function transition(model: ModelName, hasStatus: boolean): { change: string; from: string; to: string } {
+  const field = STATUS_FIELD[model];
+  if (!field) return { change: `CASE WHEN t."id" IS NULL OR t."removed" = 1 THEN 'new' END`, from: 'NULL', to: 'NULL' };
+  const old = `t.${q(columnOf(field))}`;
+  if (!hasStatus) return { change: `CASE WHEN t."id" IS NULL${model === 'vulnerabilities' ? '' : ` OR t."removed" = 1`} THEN 'new' END`, from: 'NULL', to: old };
+  if (model === 'vulnerabilities') {
+    const eff = `(CASE WHEN p."st" = 'open' AND ${old} IN ('fixed', 'reopened') THEN 'reopened' ELSE p."st" END)`;
+    return {
+      change: `CASE WHEN t."id" IS NULL THEN 'new' WHEN p."st" IS NULL OR ${eff} = COALESCE(${old}, '') THEN NULL WHEN ${eff} = 'fixed' THEN 'fixed' WHEN ${eff} = 'reopened' THEN 'reopened' ELSE 'updated' END`,
+      from: old,
+      to: eff,
+    };
+  }
+  return {
+    change: `CASE WHEN t."id" IS NULL OR t."removed" = 1 THEN 'new' WHEN p."st" IS NOT NULL AND p."st" <> COALESCE(${old}, '') THEN 'updated' END`,
+    from: `CASE WHEN t."id" IS NULL OR t."removed" = 1 THEN NULL ELSE ${old} END`,
+    to: `COALESCE(p."st", ${old})`,
+  };
+}
+
+const detectCache = new Map<string, string>();
+
+function detectSql(db: Driver, model: ModelName, hasStatus: boolean): string {
+  const key = `${db.dialect}|${model}|${hasStatus}`;
+  let sql = detectCache.get(key);
+  if (!sql) {
+    const t = transition(model, hasStatus);
+    // SQLite wants a WHERE in an INSERT … SELECT that has an ON CONFLICT clause.
+    sql = `INSERT INTO "changes" (${COLUMNS})
+SELECT x."id" || ${text} || x."change", ${text}, ${text}, x."id", x."ext", x."change", x."from", x."to", ${text}, ${text}
+FROM (SELECT p."id", p."ext", ${t.change} AS "change", ${t.from} AS "from", ${t.to} AS "to" FROM ${pageRelation(db)} LEFT JOIN ${q(tableOf(model))} t ON t."id" = p."id") x
+WHERE x."change" IS NOT NULL ON CONFLICT ("id") DO NOTHING${model === 'vulnerabilities' ? ` RETURNING "record_id", "to"` : ''}`;
+    detectCache.set(key, sql);
+  }
+  return sql;
+}
+
+/** Findings that became fixed or reopened in a page (their times are stamped once the page is upserted). */
+export interface FindingMoves {
+  fixed: string[];
+  reopened: string[];
+}
+
+/**
+ * Writes the events of one upsert group (rows as prepareUpserts builds them: id first, external id
+ * fourth) before it is upserted. Returns the findings whose fix/reopen time the upsert must be
+ * followed by (stampFindingMoves), or null.
+ */
+export async function detectChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<FindingMoves | null> {
+  if (rows.length === 0) return null;
+  const sql = detectSql(db, model, statusAt >= 0);
+  const params = [idInfix(stamp.generation), stamp.sourceId, model, stamp.runId, stamp.at, ...pageParams(db, rows, statusAt)];
+  if (model !== 'vulnerabilities') {
+    await db.run(sql, params);
+    return null;
+  }
+  const moves: FindingMoves = { fixed: [], reopened: [] };
+  for (const r of await db.all<{ record_id: string; to: string | null }>(sql, params)) {
+    if (r.to === 'fixed') moves.fixed.push(r.record_id);
+    else if (r.to === 'reopened') moves.reopened.push(r.record_id);
+  }
+  return moves.fixed.length || moves.reopened.length ? moves : null;
+}
+
+function idList(db: Driver, ids: string[]): { sql: string; params: unknown[] } {
+  return db.dialect === 'postgres' ? { sql: `= ANY(CAST(? AS TEXT[]))`, params: [ids] } : { sql: `IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] };
+}
+
+/** fixedAt / reopenedAt of the findings a page fixed or reopened: the time of their event. */
+export async function stampFindingMoves(db: Driver, moves: FindingMoves, at: string): Promise<void> {
+  for (const [column, ids] of [
+    ['fixed_at', moves.fixed],
+    ['reopened_at', moves.reopened],
+  ] as const) {
+    if (ids.length === 0) continue;
+    const list = idList(db, ids);
+    await db.run(`UPDATE "rec_vulnerabilities" SET ${q(column)} = ? WHERE "id" ${list.sql}`, [at, ...list.params]);
+  }
+}
+
+/**
+ * The events of a sweep, written before it marks the records: open findings become fixed, every other
+ * record not seen in the generation is removed. `unseen` is the sweep's own WHERE (source, generation).
+ */
+export async function recordSweepChanges(db: Driver, model: ModelName, sourceId: string, generation: string, stamp: { runId: string; at: string }): Promise<void> {
+  const field = STATUS_FIELD[model];
+  const old = field ? `t.${q(columnOf(field))}` : 'NULL';
+  const change = model === 'vulnerabilities' ? `(CASE WHEN COALESCE(${old}, '') <> 'fixed' THEN 'fixed' ELSE 'removed' END)` : `'removed'`;
+  const to = model === 'vulnerabilities' ? `(CASE WHEN COALESCE(${old}, '') <> 'fixed' THEN 'fixed' END)` : 'NULL';
+  await db.run(
+    `INSERT INTO "changes" (${COLUMNS})
+SELECT t."id" || ${text} || ${change}, t."source_id", ${text}, t."id", t."external_id", ${change}, ${old}, ${to}, ${text}, ${text}
+FROM ${q(tableOf(model))} t WHERE t."source_id" = ? AND t."removed" = 0 AND (t."seen_gen" IS NULL OR t."seen_gen" <> ?) ON CONFLICT ("id") DO NOTHING`,
+    [idInfix(generation), model, stamp.runId, stamp.at, sourceId, generation],
+  );
+}
+
+/** What the sweep's UPDATE of findings also sets: the fix time of those it fixes. */
+export function sweepFixedAt(at: string): { set: string; params: unknown[] } {
+  return { set: `, "fixed_at" = CASE WHEN COALESCE("status", '') <> 'fixed' THEN ? ELSE "fixed_at" END`, params: [at] };
+}
