@@ -4,8 +4,10 @@ import { Command, CommanderError } from 'commander';
 import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
+import { registerChangesCommand } from './changes.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
+import { registerReportCommand } from './report.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   registerSourcesCommands(program);
   registerSyncCommand(program);
   registerQueryCommand(program);
+  registerChangesCommand(program);
+  registerReportCommand(program);
   registerUploadCommand(program);
   registerSimCommand(program);
   for (const c of program.commands) {

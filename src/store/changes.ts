@@ -35,8 +35,8 @@ export function statusColumnAt(model: ModelName, fieldNames: string[], leading: 
   return i < 0 ? -1 : leading + i;
 }
 
-/** `<record id>-<12 hex of the generation>-` : the event id up to its change. */
-const idInfix = (generation: string) => `-${generation.replace(/-/g, '').slice(0, 12)}-`;
+/** `-<generation without dashes>-`: the event id between its record's id and its change. */
+const idInfix = (generation: string) => `-${generation.replace(/-/g, '')}-`;
 
 const COLUMNS = ['id', 'source_id', 'model', 'record_id', 'external_id', 'change', 'from', 'to', 'run_id', 'at'].map(q).join(', ');
 const text = 'CAST(? AS TEXT)';

@@ -343,11 +343,11 @@ export class Store {
 
   /**
    * Marks records of the given models not seen in `generation` as removed (findings: fixed), with
-   * their events in the change feed under the sweeping run (by default the source's running run).
+   * their events in the change feed under the sweeping run (by default the source's running run, now).
    */
-  async sweep(sourceId: string, models: ModelName[], generation: string, runId?: string): Promise<Record<string, number>> {
-    const run = runId ?? (await this.activeRun(sourceId))?.id ?? (await this.lastRun(sourceId))?.id ?? null;
-    const changes = run ? { runId: run, at: nowIso() } : undefined;
+  async sweep(sourceId: string, models: ModelName[], generation: string, by?: { runId: string; at?: string }): Promise<Record<string, number>> {
+    const run = by?.runId ?? (await this.activeRun(sourceId))?.id ?? (await this.lastRun(sourceId))?.id ?? null;
+    const changes = run ? { runId: run, at: by?.at ?? nowIso() } : undefined;
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
       for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, changes);
