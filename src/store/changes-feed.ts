@@ -101,8 +101,9 @@ export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<Chang
   for (const f of opts.filters ?? []) where.push(filterClause(f, params));
   if (opts.cursor) {
     const [at, id] = decodeCursor(opts.cursor);
-    where.push(`(c."at" > ? OR (c."at" = ? AND c."id" > ?))`);
-    params.push(at, at, id);
+    // A row-value comparison: both stores read it as one range of the (at, id) index.
+    where.push(`(c."at", c."id") > (?, ?)`);
+    params.push(at, id);
   }
   const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."at", c."id" LIMIT ${limit + 1}`;
   const rows = await db.all(sql, params);

@@ -160,7 +160,7 @@ for (const backend of BACKENDS) {
 
       const crashy = await allChanges(app, { since: mark, source: 'crashy' });
       const clean = await allChanges(app, { since: mark, source: 'clean' });
-      assert.deepEqual(brief(crashy), brief(clean));
+      assert.deepEqual(brief(crashy), brief(clean), JSON.stringify({ mark, crashy, clean, runs: await app.store.listRuns(null, 20) }, null, 1));
       assert.equal(new Set(crashy.map((c) => c.id)).size, crashy.length);
       assert.equal(brief(clean).filter((b) => b.endsWith('fixed open→fixed')).length, 5);
       assert.equal(brief(clean).filter((b) => b.includes(' new ')).length, 2);
