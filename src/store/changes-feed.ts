@@ -33,12 +33,28 @@ export interface ChangeRecord {
   at: string;
 }
 
+/**
+ * Where the feed starts: events at or after a time; given as a run, also only events of that run and
+ * of runs that started after it (a run that ended in the same millisecond as it started is left out).
+ */
+export interface Since {
+  at: string;
+  fromRun: boolean;
+}
+
+/** The WHERE term of a `since` on the events aliased `alias`. */
+export function sinceClause(alias: string, since: Since, params: unknown[]): string {
+  params.push(since.at);
+  if (!since.fromRun) return `${alias}."at" >= ?`;
+  params.push(since.at);
+  return `${alias}."at" >= ? AND ${alias}."run_id" IN (SELECT "id" FROM "sync_runs" WHERE "started_at" >= ?)`;
+}
+
 export interface ChangeQuery {
   sourceIds?: string[];
   models?: string[];
   changes?: string[];
-  /** Events at or after this time (ISO-8601). */
-  since?: string | null;
+  since?: Since | null;
   filters?: Filter[];
   limit?: number;
   cursor?: string | null;
@@ -94,10 +110,7 @@ export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<Chang
   }
   if (opts.models?.length) where.push(inList('c."model"', opts.models, params));
   if (opts.changes?.length) where.push(inList('c."change"', opts.changes, params));
-  if (opts.since) {
-    where.push(`c."at" >= ?`);
-    params.push(opts.since);
-  }
+  if (opts.since) where.push(sinceClause('c', opts.since, params));
   for (const f of opts.filters ?? []) where.push(filterClause(f, params));
   if (opts.cursor) {
     const [at, id] = decodeCursor(opts.cursor);

@@ -28,6 +28,14 @@ export interface ChangeStamp {
   at: string;
 }
 
+/** Findings' times of their last fix and reopening: set when first stored (findingTime), then by the feed. */
+export const FINDING_TIMES = ['fixedAt', 'reopenedAt'];
+
+/** fixedAt / reopenedAt of a finding stored for the first time with `status` (undefined: status not sent). */
+export function findingTime(status: unknown, when: 'fixed' | 'reopened', now: string): string | null | undefined {
+  return status === undefined ? undefined : status === when ? now : null;
+}
+
 /** Which column of an upsert group's rows holds the record's status (-1: the group leaves it untouched). */
 export function statusColumnAt(model: ModelName, fieldNames: string[], leading: number): number {
   const field = STATUS_FIELD[model];
@@ -41,16 +49,23 @@ const idInfix = (generation: string) => `-${generation.replace(/-/g, '')}-`;
 const COLUMNS = ['id', 'source_id', 'model', 'record_id', 'external_id', 'change', 'from', 'to', 'run_id', 'at'].map(q).join(', ');
 const text = 'CAST(? AS TEXT)';
 
-/** The page's (id, external id, status) rows as a relation `p`. */
-function pageRelation(db: Driver): string {
+/**
+ * The page's (id, external id, status) rows as a relation `p`, left-joined to the stored rows `t`.
+ * PostgreSQL is handed the page's ids to look up (by the primary key) first: left to itself it joins
+ * the unnested arrays by hashing the whole table.
+ */
+function pageJoin(db: Driver, table: string): string {
   return db.dialect === 'postgres'
-    ? `unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS p("id", "ext", "st")`
-    : `(SELECT j.value ->> 0 AS "id", j.value ->> 1 AS "ext", j.value ->> 2 AS "st" FROM json_each(?) j) p`;
+    ? `unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[])) AS p("id", "ext", "st") LEFT JOIN (SELECT * FROM ${table} WHERE "id" = ANY(CAST(? AS TEXT[]))) t ON t."id" = p."id"`
+    : `(SELECT j.value ->> 0 AS "id", j.value ->> 1 AS "ext", j.value ->> 2 AS "st" FROM json_each(?) j) p LEFT JOIN ${table} t ON t."id" = p."id"`;
 }
 
 function pageParams(db: Driver, rows: unknown[][], statusAt: number): unknown[] {
   const st = (r: unknown[]) => (statusAt >= 0 ? ((r[statusAt] as string | null) ?? null) : null);
-  if (db.dialect === 'postgres') return [rows.map((r) => r[0]), rows.map((r) => r[3] ?? null), rows.map(st)];
+  if (db.dialect === 'postgres') {
+    const ids = rows.map((r) => r[0]);
+    return [ids, rows.map((r) => r[3] ?? null), rows.map(st), ids];
+  }
   return [JSON.stringify(rows.map((r) => [r[0], r[3] ?? null, st(r)]))];
 }
 
@@ -81,62 +96,69 @@ function transition(model: ModelName, hasStatus: boolean): { change: string; fro
 
 const detectCache = new Map<string, string>();
 
+/** The page's rows with their stored counterpart (`known`: the stored id) and their change, as `j`. */
+function joinedSql(db: Driver, model: ModelName, hasStatus: boolean): string {
+  const t = transition(model, hasStatus);
+  return `SELECT p."id", p."ext", t."id" AS "known", ${t.change} AS "change", ${t.from} AS "from", ${t.to} AS "to" FROM ${pageJoin(db, q(tableOf(model)))}`;
+}
+
+/**
+ * One statement per page and model. SQLite: inserts the events. PostgreSQL: also answers which of the
+ * page's ids the table holds (the bulk write COPYs the others straight in) and how many findings moved.
+ */
 function detectSql(db: Driver, model: ModelName, hasStatus: boolean): string {
   const key = `${db.dialect}|${model}|${hasStatus}`;
   let sql = detectCache.get(key);
   if (!sql) {
-    const t = transition(model, hasStatus);
     // SQLite wants a WHERE in an INSERT … SELECT that has an ON CONFLICT clause.
-    sql = `INSERT INTO "changes" (${COLUMNS})
+    const insert = (from: string) => `INSERT INTO "changes" (${COLUMNS})
 SELECT x."id" || ${text} || x."change", ${text}, ${text}, x."id", x."ext", x."change", x."from", x."to", ${text}, ${text}
-FROM (SELECT p."id", p."ext", ${t.change} AS "change", ${t.from} AS "from", ${t.to} AS "to" FROM ${pageRelation(db)} LEFT JOIN ${q(tableOf(model))} t ON t."id" = p."id") x
-WHERE x."change" IS NOT NULL ON CONFLICT ("id") DO NOTHING${model === 'vulnerabilities' ? ` RETURNING "record_id", "to"` : ''}`;
+FROM ${from} x WHERE x."change" IS NOT NULL ON CONFLICT ("at", "id") DO NOTHING`;
+    sql =
+      db.dialect === 'postgres'
+        ? `WITH j AS (${joinedSql(db, model, hasStatus)}), ins AS (${insert('j')} RETURNING "change")
+SELECT (SELECT COUNT(*) FROM ins WHERE "change" IN ('fixed', 'reopened')) AS "moved", (SELECT array_agg("known") FROM j WHERE "known" IS NOT NULL) AS "known"`
+        : insert(`(${joinedSql(db, model, hasStatus)})`);
     detectCache.set(key, sql);
   }
   return sql;
 }
 
-/** Findings that became fixed or reopened in a page (their times are stamped once the page is upserted). */
-export interface FindingMoves {
-  fixed: string[];
-  reopened: string[];
+export interface Detected {
+  /** Findings may have been fixed or reopened by the page: stampFindingMoves once it is upserted. */
+  moved: boolean;
+  /** PostgreSQL: the page's ids the table holds (the others are new to it). */
+  known?: Set<string>;
 }
 
 /**
  * Writes the events of one upsert group (rows as prepareUpserts builds them: id first, external id
- * fourth) before it is upserted. Returns the findings whose fix/reopen time the upsert must be
- * followed by (stampFindingMoves), or null.
+ * fourth) before it is upserted, comparing each row with the stored one in one statement.
  */
-export async function detectChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<FindingMoves | null> {
-  if (rows.length === 0) return null;
+export async function detectChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<Detected> {
+  if (rows.length === 0) return { moved: false };
   const sql = detectSql(db, model, statusAt >= 0);
-  const params = [idInfix(stamp.generation), stamp.sourceId, model, stamp.runId, stamp.at, ...pageParams(db, rows, statusAt)];
-  if (model !== 'vulnerabilities') {
-    await db.run(sql, params);
-    return null;
+  const values = [idInfix(stamp.generation), stamp.sourceId, model, stamp.runId, stamp.at];
+  if (db.dialect === 'postgres') {
+    // Placeholders are numbered in the order they appear: the page (in `j`) comes first there.
+    const [r] = await db.all<{ moved: string | number; known: string[] | null }>(sql, [...pageParams(db, rows, statusAt), ...values]);
+    return { moved: model === 'vulnerabilities' && Number(r?.moved ?? 0) > 0, known: new Set(r?.known ?? []) };
   }
-  const moves: FindingMoves = { fixed: [], reopened: [] };
-  for (const r of await db.all<{ record_id: string; to: string | null }>(sql, params)) {
-    if (r.to === 'fixed') moves.fixed.push(r.record_id);
-    else if (r.to === 'reopened') moves.reopened.push(r.record_id);
-  }
-  return moves.fixed.length || moves.reopened.length ? moves : null;
+  const inserted = await db.run(sql, [...values, ...pageParams(db, rows, statusAt)]);
+  return { moved: model === 'vulnerabilities' && inserted > 0 };
 }
 
-function idList(db: Driver, ids: string[]): { sql: string; params: unknown[] } {
-  return db.dialect === 'postgres' ? { sql: `= ANY(CAST(? AS TEXT[]))`, params: [ids] } : { sql: `IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] };
-}
-
-/** fixedAt / reopenedAt of the findings a page fixed or reopened: the time of their event. */
-export async function stampFindingMoves(db: Driver, moves: FindingMoves, at: string): Promise<void> {
-  for (const [column, ids] of [
-    ['fixed_at', moves.fixed],
-    ['reopened_at', moves.reopened],
-  ] as const) {
-    if (ids.length === 0) continue;
-    const list = idList(db, ids);
-    await db.run(`UPDATE "rec_vulnerabilities" SET ${q(column)} = ? WHERE "id" ${list.sql}`, [at, ...list.params]);
-  }
+/**
+ * fixedAt / reopenedAt of the findings the page fixed or reopened: the time of their event (found by
+ * the page's time and run, one range of the feed's key). A finding first stored fixed or reopened
+ * got its time in the upsert itself (records.ts).
+ */
+export async function stampFindingMoves(db: Driver, stamp: ChangeStamp): Promise<void> {
+  await db.run(
+    `UPDATE "rec_vulnerabilities" SET "fixed_at" = CASE WHEN "status" = 'fixed' THEN ? ELSE "fixed_at" END, "reopened_at" = CASE WHEN "status" = 'reopened' THEN ? ELSE "reopened_at" END
+WHERE "id" IN (SELECT "record_id" FROM "changes" WHERE "at" = ? AND "run_id" = ? AND "model" = 'vulnerabilities' AND "change" IN ('fixed', 'reopened'))`,
+    [stamp.at, stamp.at, stamp.at, stamp.runId],
+  );
 }
 
 /**
@@ -151,7 +173,7 @@ export async function recordSweepChanges(db: Driver, model: ModelName, sourceId:
   await db.run(
     `INSERT INTO "changes" (${COLUMNS})
 SELECT t."id" || ${text} || ${change}, t."source_id", ${text}, t."id", t."external_id", ${change}, ${old}, ${to}, ${text}, ${text}
-FROM ${q(tableOf(model))} t WHERE t."source_id" = ? AND t."removed" = 0 AND (t."seen_gen" IS NULL OR t."seen_gen" <> ?) ON CONFLICT ("id") DO NOTHING`,
+FROM ${q(tableOf(model))} t WHERE t."source_id" = ? AND t."removed" = 0 AND (t."seen_gen" IS NULL OR t."seen_gen" <> ?) ON CONFLICT ("at", "id") DO NOTHING`,
     [idInfix(generation), model, stamp.runId, stamp.at, sourceId, generation],
   );
 }

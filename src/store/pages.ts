@@ -44,9 +44,9 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
   return db.transaction(async (tx) => {
     for (const u of page.upserts) {
       // Events are detected against the rows as they were before this page (changes.ts).
-      const moves = await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
-      await tx.insertMany(u.sql, u.rows);
-      if (moves) await stampFindingMoves(tx, moves, page.changes.at);
+      const detected = await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
+      await tx.insertMany(u.sql, u.rows, detected.known);
+      if (detected.moved) await stampFindingMoves(tx, page.changes);
     }
     await tx.run(CHECKPOINT_SQL, page.checkpoint);
     return page.counts;

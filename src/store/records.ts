@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { COMMON_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
-import { recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
+import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
 
@@ -55,6 +55,8 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
     if (model === 'vulnerabilities' && f.name === 'status') {
       // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
       updates.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
+    } else if (model === 'vulnerabilities' && FINDING_TIMES.includes(f.name)) {
+      // Written when the finding is first stored; later moves are stamped by the change feed.
     } else {
       updates.push(`${c} = excluded.${c}`);
     }
@@ -72,6 +74,9 @@ interface ModelPlan {
   fields: FieldDef[];
   /** Index of hostId in `fields`, or -1. */
   hostAt: number;
+  /** Findings: indexes of fixedAt and reopenedAt in `fields` (the store fills them in), else -1. */
+  fixedAt: number;
+  reopenedAt: number;
   /** Shapes seen so far by bitmask (bit i = fields[i] present; two high bits = upstream dates). */
   shapes: Map<number, Shape>;
 }
@@ -82,7 +87,8 @@ function planOf(model: ModelName): ModelPlan {
   let p = plans.get(model);
   if (!p) {
     const fields = MODEL_FIELDS[model];
-    p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, shapes: new Map() };
+    const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);
+    p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, fixedAt: timeAt('fixedAt'), reopenedAt: timeAt('reopenedAt'), shapes: new Map() };
     plans.set(model, p);
   }
   return p;
@@ -120,7 +126,7 @@ export async function upsertRecords(db: Driver, model: ModelName, records: Incom
 export function prepareUpserts(model: ModelName, records: IncomingRecord[], stamp: WriteStamp): PreparedUpsert[] {
   if (records.length === 0) return [];
   const plan = planOf(model);
-  const { fields, hostAt } = plan;
+  const { fields, hostAt, fixedAt, reopenedAt } = plan;
   const n = fields.length;
   // Group by which fields are present: a field left undefined is not touched on update.
   const groups = new Map<number, Map<string, unknown[]>>();
@@ -149,7 +155,8 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
         row.push(hostId);
       } else {
         const f = fields[i]!;
-        const v = rf[f.name];
+        // A finding first stored fixed or reopened carries the time (connectors never send these two).
+        const v = i === fixedAt ? findingTime(rf.status, 'fixed', stamp.now) : i === reopenedAt ? findingTime(rf.status, 'reopened', stamp.now) : rf[f.name];
         if (v === undefined) continue;
         row.push(toColumnValue(f, v));
       }

@@ -1,6 +1,7 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
 // and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
 // last reopening before that fix), and how many are open with their mean and oldest age.
+import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver } from './driver.ts';
 
 export interface RemediationRow {
@@ -17,8 +18,8 @@ export interface RemediationRow {
 
 export interface RemediationOptions {
   sourceIds?: string[];
-  /** Only fixes at or after this time (ISO-8601). */
-  since?: string | null;
+  /** Only fixes from then on. */
+  since?: Since | null;
   now: string;
 }
 
@@ -46,10 +47,7 @@ export async function remediationReport(db: Driver, opts: RemediationOptions): P
   const fixParams: unknown[] = [];
   const start = `COALESCE((SELECT MAX(r."at") FROM "changes" r WHERE r."record_id" = e."record_id" AND r."change" = 'reopened' AND r."at" < e."at"), v."first_seen", e."at")`;
   let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
-  if (opts.since) {
-    fixWhere += ` AND e."at" >= ?`;
-    fixParams.push(opts.since);
-  }
+  if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
   const fixes = await db.all(
     `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${atLeastZero(db, `${days(db, 'e."at"')} - ${days(db, start)}`)}) AS "mean"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
-import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges } from './changes-feed.ts';
+import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
@@ -357,13 +357,13 @@ export class Store {
 
   // ---- the change feed ----
 
-  /** `since` of the change feed: an ISO-8601 time as is, or a run id as its start (its events and every later one). */
-  async changesSince(value: string): Promise<string> {
+  /** `since` of the change feed: an ISO-8601 time, or a run id (the events of that run and of every later one). */
+  async changesSince(value: string): Promise<Since> {
     const t = parseIsoTime(value);
-    if (t !== null) return t;
+    if (t !== null) return { at: t, fromRun: false };
     const rows = await this.db.all(`SELECT "started_at" FROM "sync_runs" WHERE "id" = ?`, [value.trim()]);
     if (!rows[0]) throw new InputError(`since: '${value}' is neither a run id nor an ISO-8601 time`, 'since');
-    return String(rows[0].started_at);
+    return { at: String(rows[0].started_at), fromRun: true };
   }
 
   async changes(opts: ChangeQuery): Promise<ChangePage> {

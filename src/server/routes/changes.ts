@@ -126,7 +126,7 @@ export function changeRoutes(app: AppContext) {
         const since = req.query.since ? await app.store.changesSince(req.query.since) : null;
         const generatedAt = nowIso();
         const items = await remediationReport(app.store.db, { sourceIds: await sourceIds(asList(req.query.source)), since, now: generatedAt });
-        return { items, since, generatedAt };
+        return { items, since: since?.at ?? null, generatedAt };
       },
     );
   };
