@@ -85,9 +85,9 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
   const lab = sources[0]!.id;
   const hostCount = Math.max(1, Math.round(findings / 50));
   const hostIds: string[] = [];
-  const batch = async (table: string, columns: string[], rows: unknown[][]) => {
+  const batch = async (table: string, columns: string[], rows: unknown[][], key = '"id"') => {
     const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')})`;
-    for (let i = 0; i < rows.length; i += 5000) await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail: ' ON CONFLICT ("id") DO NOTHING' }, rows.slice(i, i + 5000)));
+    for (let i = 0; i < rows.length; i += 5000) await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail: ` ON CONFLICT (${key}) DO NOTHING` }, rows.slice(i, i + 5000)));
   };
   const common = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run'];
   let rows: unknown[][] = [];
@@ -149,13 +149,13 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
       rec = recordId('desk', 'users', `u-${e}`);
       change = 'new';
     }
-    const id = `${rec}-${runs[run]!.replace(/-/g, '')}-${change}`;
     // One event per record, run and change, as the store writes them.
-    if (ids.has(id)) continue;
-    ids.add(id);
-    rows.push([id, source, model, rec, null, change, from, to, runs[run], at]);
+    const key = `${rec}|${run}|${change}`;
+    if (ids.has(key)) continue;
+    ids.add(key);
+    rows.push([at, rec, change, source, model, null, from, to, runs[run]]);
   }
-  await batch('changes', ['id', 'source_id', 'model', 'record_id', 'external_id', 'change', 'from', 'to', 'run_id', 'at'], rows);
+  await batch('changes', ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'], rows, '"at", "record_id", "change"');
   if (db.dialect === 'postgres') await db.exec('ANALYZE');
   return { runs, sourceIds: sources.map((s) => s.id), recordWithHistory: findingIds[0]! };
 }

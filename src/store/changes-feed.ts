@@ -1,4 +1,4 @@
-// Reading the change feed: events oldest first (by time, then id), filtered by time or run, model,
+// Reading the change feed: events oldest first (by time, then record and change), filtered by time or run, model,
 // source, change and any field, paged by an opaque cursor. The `changes` model of interfaces.md §6.2.
 import { InputError } from '../core/errors.ts';
 import type { FieldDef } from '../core/models.ts';
@@ -65,8 +65,12 @@ export interface ChangePage {
   nextCursor: string | null;
 }
 
+/** An event's id: its record's, its run's and its change (unique: a record changes one way once in a run). */
+export const changeId = (recordId: string, runId: string, change: string) => `${recordId}-${runId.replace(/-/g, '')}-${change}`;
+
 function column(field: string): string {
   if (field === 'source') return 's."name"';
+  if (field === 'id') return `(c."record_id" || '-' || REPLACE(c."run_id", '-', '') || '-' || c."change")`;
   return `c.${q(columnOf(field))}`;
 }
 
@@ -113,23 +117,22 @@ export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<Chang
   if (opts.since) where.push(sinceClause('c', opts.since, params));
   for (const f of opts.filters ?? []) where.push(filterClause(f, params));
   if (opts.cursor) {
-    const [at, id] = decodeCursor(opts.cursor);
-    // A row-value comparison: both stores read it as one range of the (at, id) index.
-    where.push(`(c."at", c."id") > (?, ?)`);
-    params.push(at, id);
+    // A row-value comparison: both stores read it as one range of the feed's key.
+    where.push(`(c."at", c."record_id", c."change") > (?, ?, ?)`);
+    params.push(...decodeCursor(opts.cursor));
   }
-  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."at", c."id" LIMIT ${limit + 1}`;
+  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."at", c."record_id", c."change" LIMIT ${limit + 1}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const records = (more ? rows.slice(0, limit) : rows).map(toChange);
   const last = records.at(-1);
-  return { records, nextCursor: more && last ? encodeCursor(last.at, last.id) : null };
+  return { records, nextCursor: more && last ? encodeCursor([last.at, last.recordId, last.change]) : null };
 }
 
 function toChange(r: Row): ChangeRecord {
   const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return {
-    id: String(r.id),
+    id: changeId(String(r.record_id), String(r.run_id), String(r.change)),
     source: String(r.source_name),
     model: String(r.model),
     recordId: String(r.record_id),
@@ -142,14 +145,14 @@ function toChange(r: Row): ChangeRecord {
   };
 }
 
-function encodeCursor(at: string, id: string): string {
-  return Buffer.from(JSON.stringify([at, id]), 'utf8').toString('base64url');
+function encodeCursor(key: [string, string, string]): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
-function decodeCursor(c: string): [string, string] {
+function decodeCursor(c: string): [string, string, string] {
   try {
     const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+    if (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'string')) return v as [string, string, string];
   } catch {
     // fall through
   }

@@ -1,8 +1,9 @@
 // The change feed: one row per lifecycle event of a record (new, fixed, reopened, removed, updated),
 // detected in bulk in SQL in the transaction that changes the record: a page's rows are compared with
 // what the table holds before the page is upserted (one statement per model and page), a sweep's with
-// the rows it is about to mark. An event's id is its record's id, the run's generation and the change,
-// so a resumed run (same generation) never writes one twice; a run that changes nothing writes none.
+// the rows it is about to mark. The event and the change are committed together, so a resumed run
+// finds the change made and writes no second event; a run that changes nothing writes none. Rows are
+// keyed by (at, record, change); an event's id (changes-feed.ts) is its record's, run's and change's.
 import type { ModelName } from '../core/models.ts';
 import type { Driver } from './driver.ts';
 import { columnOf, q, tableOf } from './schema.ts';
@@ -24,7 +25,6 @@ export const STATUS_FIELD: Partial<Record<ModelName, string>> = {
 export interface ChangeStamp {
   sourceId: string;
   runId: string;
-  generation: string;
   at: string;
 }
 
@@ -43,10 +43,8 @@ export function statusColumnAt(model: ModelName, fieldNames: string[], leading: 
   return i < 0 ? -1 : leading + i;
 }
 
-/** `-<generation without dashes>-`: the event id between its record's id and its change. */
-const idInfix = (generation: string) => `-${generation.replace(/-/g, '')}-`;
-
-const COLUMNS = ['id', 'source_id', 'model', 'record_id', 'external_id', 'change', 'from', 'to', 'run_id', 'at'].map(q).join(', ');
+const COLUMNS = ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'].map(q).join(', ');
+const CONFLICT = 'ON CONFLICT ("at", "record_id", "change") DO NOTHING';
 const text = 'CAST(? AS TEXT)';
 
 /**
@@ -112,8 +110,8 @@ function detectSql(db: Driver, model: ModelName, hasStatus: boolean): string {
   if (!sql) {
     // SQLite wants a WHERE in an INSERT … SELECT that has an ON CONFLICT clause.
     const insert = (from: string) => `INSERT INTO "changes" (${COLUMNS})
-SELECT x."id" || ${text} || x."change", ${text}, ${text}, x."id", x."ext", x."change", x."from", x."to", ${text}, ${text}
-FROM ${from} x WHERE x."change" IS NOT NULL ON CONFLICT ("at", "id") DO NOTHING`;
+SELECT ${text}, x."id", x."change", ${text}, ${text}, x."ext", x."from", x."to", ${text}
+FROM ${from} x WHERE x."change" IS NOT NULL ${CONFLICT}`;
     sql =
       db.dialect === 'postgres'
         ? `WITH j AS (${joinedSql(db, model, hasStatus)}), ins AS (${insert('j')} RETURNING "change")
@@ -138,7 +136,7 @@ export interface Detected {
 export async function detectChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<Detected> {
   if (rows.length === 0) return { moved: false };
   const sql = detectSql(db, model, statusAt >= 0);
-  const values = [idInfix(stamp.generation), stamp.sourceId, model, stamp.runId, stamp.at];
+  const values = [stamp.at, stamp.sourceId, model, stamp.runId];
   if (db.dialect === 'postgres') {
     // Placeholders are numbered in the order they appear: the page (in `j`) comes first there.
     const [r] = await db.all<{ moved: string | number; known: string[] | null }>(sql, [...pageParams(db, rows, statusAt), ...values]);
@@ -163,7 +161,7 @@ WHERE "id" IN (SELECT "record_id" FROM "changes" WHERE "at" = ? AND "run_id" = ?
 
 /**
  * The events of a sweep, written before it marks the records: open findings become fixed, every other
- * record not seen in the generation is removed. `unseen` is the sweep's own WHERE (source, generation).
+ * record not seen in the generation is removed (the sweep's own WHERE: source, generation).
  */
 export async function recordSweepChanges(db: Driver, model: ModelName, sourceId: string, generation: string, stamp: { runId: string; at: string }): Promise<void> {
   const field = STATUS_FIELD[model];
@@ -172,9 +170,9 @@ export async function recordSweepChanges(db: Driver, model: ModelName, sourceId:
   const to = model === 'vulnerabilities' ? `(CASE WHEN COALESCE(${old}, '') <> 'fixed' THEN 'fixed' END)` : 'NULL';
   await db.run(
     `INSERT INTO "changes" (${COLUMNS})
-SELECT t."id" || ${text} || ${change}, t."source_id", ${text}, t."id", t."external_id", ${change}, ${old}, ${to}, ${text}, ${text}
-FROM ${q(tableOf(model))} t WHERE t."source_id" = ? AND t."removed" = 0 AND (t."seen_gen" IS NULL OR t."seen_gen" <> ?) ON CONFLICT ("at", "id") DO NOTHING`,
-    [idInfix(generation), model, stamp.runId, stamp.at, sourceId, generation],
+SELECT ${text}, t."id", ${change}, t."source_id", ${text}, t."external_id", ${old}, ${to}, ${text}
+FROM ${q(tableOf(model))} t WHERE t."source_id" = ? AND t."removed" = 0 AND (t."seen_gen" IS NULL OR t."seen_gen" <> ?) ${CONFLICT}`,
+    [stamp.at, model, stamp.runId, sourceId, generation],
   );
 }
 

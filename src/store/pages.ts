@@ -37,7 +37,7 @@ export function preparePage(stamp: WriteStamp, stream: string, mode: 'full' | 'i
     counts[model] = recs.length;
   }
   const cp = [stamp.sourceId, stream, JSON.stringify(checkpoint.value ?? null), checkpoint.complete ? 1 : 0, mode, stamp.generation, stamp.runId, stamp.now];
-  return { upserts, counts, checkpoint: cp, changes: { sourceId: stamp.sourceId, runId: stamp.runId, generation: stamp.generation, at: stamp.now } };
+  return { upserts, counts, checkpoint: cp, changes: { sourceId: stamp.sourceId, runId: stamp.runId, at: stamp.now } };
 }
 
 export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<Record<string, number>> {

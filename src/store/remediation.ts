@@ -1,6 +1,6 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
 // and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
-// last reopening before that fix), and how many are open with their mean and oldest age.
+// last reopening when that came before the fix), and how many are open with their mean and oldest age.
 import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver } from './driver.ts';
 
@@ -45,7 +45,9 @@ export async function remediationReport(db: Driver, opts: RemediationOptions): P
   };
 
   const fixParams: unknown[] = [];
-  const start = `COALESCE((SELECT MAX(r."at") FROM "changes" r WHERE r."record_id" = e."record_id" AND r."change" = 'reopened' AND r."at" < e."at"), v."first_seen", e."at")`;
+  // From the finding's last reopening when that came before this fix, else from when it was first seen
+  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
+  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", e."at")`;
   let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
   if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
   const fixes = await db.all(

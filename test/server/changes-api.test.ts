@@ -80,8 +80,10 @@ for (const backend of BACKENDS) {
       assert.equal(all.statusCode, 200, all.body);
       const items = (all.data as { items: Json[] }).items;
       assert.equal(items.length, 6 + 0 + 4 + 1 + 1, 'the unchanged second run added nothing');
-      const order = items.map((c) => `${c.at} ${c.id}`);
-      assert.deepEqual(order, [...order].sort(), 'oldest first, then by id');
+      const order = items.map((c) => `${c.at} ${c.recordId} ${c.change}`);
+      assert.deepEqual(order, [...order].sort(), 'oldest first, then by record and change');
+      assert.equal(new Set(items.map((c) => c.id)).size, items.length, 'ids are unique');
+      assert.equal(((await get(`/api/v1/changes?id=${items[0]!.id}`)).data as { items: Json[] }).items.length, 1);
       assert.deepEqual(brief(items.slice(-2)), ['vulnerabilities h1-1 reopened fixed→reopened', 'vulnerabilities h1-1 fixed reopened→fixed']);
       assert.ok(items.every((c) => c.source === 'lab' && runs.includes(String(c.runId))));
       const third = await get(`/api/v1/changes?since=${runs[2]}&limit=1000`);

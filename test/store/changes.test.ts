@@ -119,7 +119,8 @@ for (const backend of BACKENDS) {
 
     test('since takes a run id or an ISO-8601 time; pages follow the cursor oldest first', async () => {
       const all = await allChanges(app);
-      const sorted = [...all].sort((x, y) => (x.at === y.at ? (x.id < y.id ? -1 : 1) : x.at < y.at ? -1 : 1));
+      const key = (c: ChangeRecord) => `${c.at} ${c.recordId} ${c.change}`;
+      const sorted = [...all].sort((x, y) => (key(x) < key(y) ? -1 : 1));
       assert.deepEqual(all, sorted, 'oldest first');
       assert.deepEqual(await allChanges(app, { limit: 2 }), all, 'paging by two gives the same events');
       const runs = await app.store.listRuns(null, 10);
