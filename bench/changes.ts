@@ -11,9 +11,9 @@
 // `--repeat` times through Store.changes (what the API and the CLI call) and its median and 90th
 // percentile times printed: a first page, a page deep in the feed (by cursor), `since` a run, a rare model, one
 // source, one record's history, a kind of change. --quick: 100,000 findings and 10,000 events.
-// The feed has one index, its order (each more index costs every event a first import writes): a
-// filter on a model or source whose events come late in the feed reads the feed up to them (the
-// generated users events all fall in runs 9 and 19); `since` bounds that.
+// The feed is indexed by its order and by model in that order (each index more costs every event a
+// first import writes): a filter on a source, or on one record, reads the feed up to the first page of
+// matches (the generated desk events start with run 1); `since` bounds that.
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
