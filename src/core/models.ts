@@ -101,6 +101,9 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
     ...[text('pluginFamily'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
     ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
+    // Kept by the store from the change feed (never sent by a connector): the last fix and reopening.
+    time('fixedAt'),
+    time('reopenedAt'),
   ],
   compliance: [
     text('hostId', true),

@@ -13,6 +13,7 @@ import { fileDropRoutes } from '../filedrop/routes.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
 import { registerWebUi } from './web.ts';
 import { authRoutes } from './routes/auth.ts';
+import { changeRoutes } from './routes/changes.ts';
 import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
 import { feedRoutes } from './routes/feeds.ts';
@@ -68,7 +69,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       info: {
         title: 'Tributary API',
         version: API_VERSION,
-        description: `Sources, sync runs and normalized records (${MODEL_NAMES.join(', ')}). Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
+        description: `Sources, sync runs, normalized records (${MODEL_NAMES.join(', ')}), their change feed (/api/v1/changes) and reports. Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
       },
       components: {
         securitySchemes: {
@@ -177,6 +178,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(authRoutes(app, { secureCookies: opts.secureCookies ?? 'auto', limiter }));
   await f.register(sourceRoutes(app, syncs));
   await f.register(runRoutes(app, syncs));
+  await f.register(changeRoutes(app));
   await f.register(recordRoutes(app));
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
