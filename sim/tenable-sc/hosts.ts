@@ -89,11 +89,15 @@ export function sharesAddress(index: number): boolean {
   return index >= 3 && index % 40 === 39;
 }
 
-export function buildSkeleton(seed: number, index: number, findingsPerHost: number, now: number): HostSkeleton {
+/**
+ * `addressDrift`: the same address in two repositories and hosts that moved (off on a shared estate,
+ * whose own drift says which machine has which address).
+ */
+export function buildSkeleton(seed: number, index: number, findingsPerHost: number, now: number, addressDrift = true): HostSkeleton {
   const h = mix(mix(HASH_INIT, seed), index);
   const r = (salt: number) => toUnit(mix(h, salt));
   const kindRoll = r(1);
-  const shared = sharesAddress(index);
+  const shared = addressDrift && sharesAddress(index);
   // The first three hosts cover every kind, so even tiny data sets exercise all code paths.
   const kind = index < 3 ? index : shared ? KIND_UNAUTH : kindRoll < 0.4 ? KIND_WINDOWS : kindRoll < 0.75 ? KIND_LINUX : KIND_UNAUTH;
   const variant = mix(h, 2) % (kind === KIND_LINUX ? LINUX_POOLS.length : 4);
@@ -135,7 +139,7 @@ export function buildSkeleton(seed: number, index: number, findingsPerHost: numb
   const P = Math.max(1, Math.floor(F / 10));
   const S = F + P;
   // One host in ten (credentialed, from host 3) moved to another address some weeks before its last scan.
-  const ipChangedAt = kind !== KIND_UNAUTH && index >= 3 && r(71) < 0.1 ? lastScan - Math.floor((3 + r(72) * 20) * DAY) : 0;
+  const ipChangedAt = addressDrift && kind !== KIND_UNAUTH && index >= 3 && r(71) < 0.1 ? lastScan - Math.floor((3 + r(72) * 20) * DAY) : 0;
   const sk: HostSkeleton = {
     index, seedHash: h, kind, variant, repository, openSlots: F, slotCount: S,
     plugin: new Int32Array(S), port: new Int32Array(S), severity: new Int8Array(S), flags: new Uint8Array(S),
@@ -239,7 +243,7 @@ export class HostCache {
       this.entries.set(index, hit);
       return hit;
     }
-    const sk = buildSkeleton(this.seed, index, this.findingsPerHost, this.now);
+    const sk = buildSkeleton(this.seed, index, this.findingsPerHost, this.now, !this.estate);
     this.entries.set(index, sk);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as number);
     return sk;

@@ -46,3 +46,8 @@ export class ExitCode extends Error {
     this.code = code;
   }
 }
+
+/** A command group that several files add subcommands to (`report`): made by the first, found by the others. */
+export function commandGroup(program: Command, name: string, description: string): Command {
+  return program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
+}

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf } from '../core/models.ts';
 import { COVERAGE_KINDS, isCoverageKind, MODEL_OF_KIND } from '../store/coverage.ts';
-import { globals, printJson, withApp } from './app.ts';
+import { commandGroup, globals, printJson, withApp } from './app.ts';
 import { renderTable } from './output.ts';
 
 export function registerAssetsCommands(program: Command): void {
@@ -63,7 +63,7 @@ export function registerAssetsCommands(program: Command): void {
       });
     });
 
-  const report = program.command('report').description('reports over the correlated inventory');
+  const report = commandGroup(program, 'report', 'reports computed from the store: remediation, coverage');
   report
     .command('coverage')
     .description('CMDB assets not scanned, scanned hosts not in the CMDB, urgent findings without ticket, tickets whose findings are fixed')

@@ -4,6 +4,7 @@ import { InputError } from '../core/errors.ts';
 import { fieldsOf, isModelName, MODEL_NAMES } from '../core/models.ts';
 import { parseFilter } from '../store/filters.ts';
 import { collect, globals, withApp } from './app.ts';
+import { formatOf, parseLimit, printChanges, sourceIdsOf } from './changes.ts';
 import { csvField, renderTable } from './output.ts';
 
 const FORMATS = ['table', 'jsonl', 'csv'] as const;
@@ -11,13 +12,14 @@ const FORMATS = ['table', 'jsonl', 'csv'] as const;
 export function registerQueryCommand(program: Command): void {
   program
     .command('query <model>')
-    .description(`print normalized records: ${MODEL_NAMES.join(', ')}`)
+    .description(`print normalized records: ${MODEL_NAMES.join(', ')}, and the change feed: changes`)
     .option('--source <name>', 'only records of this source (repeatable)', collect, [])
     .option('--where <field=value>', 'filter (repeatable; also != > >= < <= and ~ for contains)', collect, [])
     .option('--limit <n>', 'at most N records')
     .option('--format <format>', 'table, jsonl or csv (default table; --json implies jsonl)')
     .action(async (model: string, o: { source: string[]; where: string[]; limit?: string; format?: string }, cmd: Command) => {
-      if (!isModelName(model)) throw new InputError(`unknown model '${model}'; models: ${MODEL_NAMES.join(', ')}`, 'model');
+      if (model === 'changes') return queryChanges(o, cmd);
+      if (!isModelName(model)) throw new InputError(`unknown model '${model}'; models: ${[...MODEL_NAMES, 'changes'].join(', ')}`, 'model');
       const g = globals(cmd);
       const format = g.json ? 'jsonl' : (o.format ?? 'table');
       if (!(FORMATS as readonly string[]).includes(format)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
@@ -50,4 +52,12 @@ export function registerQueryCommand(program: Command): void {
         }
       });
     });
+}
+
+/** `query changes`: the change feed with the query options (`--where` on its fields). */
+async function queryChanges(o: { source: string[]; where: string[]; limit?: string; format?: string }, cmd: Command): Promise<void> {
+  const format = formatOf(o.format, globals(cmd).json);
+  const limit = parseLimit(o.limit);
+  const filters = o.where.map((w) => parseFilter(w));
+  await withApp(cmd, async (app) => printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), filters }, format, limit));
 }

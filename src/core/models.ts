@@ -112,6 +112,9 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('owner'),
     text('department'),
     text('site'),
+    // Kept by the store from the change feed (never sent by a connector): the last fix and reopening.
+    time('fixedAt'),
+    time('reopenedAt'),
   ],
   compliance: [
     text('hostId', true),

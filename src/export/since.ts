@@ -1,8 +1,7 @@
 // What "changed since X" selects for an export (`--since RUN_ID|ISO-8601`, scheduled changes-only
-// exports). Until the change feed exists, a record counts as changed when a run that started after
-// the point stored it (its run stamp): new and updated records, and findings seen again. Records a
-// sweep marked removed or fixed carry no new stamp, so they are not in it yet; the change feed will
-// supply them through this same window.
+// exports): a record counts as changed when a run that started after the point stored it (its run
+// stamp: new and updated records, findings seen again, whatever field changed) or when the change feed
+// has an event of it from then on (records a sweep fixed or removed, which carry no new stamp).
 import { InputError, NotFoundError } from '../core/errors.ts';
 import type { QueryOptions } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
@@ -13,7 +12,7 @@ export interface SinceWindow {
   /** The time the window opens (ISO-8601). */
   at: string;
   /** The store query terms that select the records changed in the window. */
-  query: Pick<QueryOptions, 'stampedSince' | 'stampedAfter'>;
+  query: Pick<QueryOptions, 'changedSince' | 'changedAfter'>;
 }
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -25,11 +24,11 @@ export async function resolveSince(store: Store, since: string): Promise<SinceWi
     const t = Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s);
     if (!Number.isFinite(t)) throw new InputError(`--since '${since}' is not a valid time`, 'since');
     const at = new Date(t).toISOString();
-    return { from: s, at, query: { stampedSince: at } };
+    return { from: s, at, query: { changedSince: at } };
   }
   try {
     const run = await store.getRun(s);
-    return { from: s, at: run.startedAt, query: { stampedSince: run.startedAt, stampedAfter: true } };
+    return { from: s, at: run.startedAt, query: { changedSince: run.startedAt, changedAfter: true } };
   } catch (err) {
     if (err instanceof NotFoundError) throw new InputError(`--since '${since}' is neither a run id nor an ISO-8601 time`, 'since');
     throw err;
@@ -38,5 +37,5 @@ export async function resolveSince(store: Store, since: string): Promise<SinceWi
 
 /** The window after a known run (scheduled changes-only exports keep the last run they exported). */
 export function sinceRun(runId: string, startedAt: string): SinceWindow {
-  return { from: runId, at: startedAt, query: { stampedSince: startedAt, stampedAfter: true } };
+  return { from: runId, at: startedAt, query: { changedSince: startedAt, changedAfter: true } };
 }

@@ -14,6 +14,7 @@ import { errorHandler, notFoundHandler } from './errors.ts';
 import { registerWebUi } from './web.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authRoutes } from './routes/auth.ts';
+import { changeRoutes } from './routes/changes.ts';
 import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
 import { feedRoutes } from './routes/feeds.ts';
@@ -73,7 +74,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       info: {
         title: 'Tributary API',
         version: API_VERSION,
-        description: `Sources, sync runs and normalized records (${MODEL_NAMES.join(', ')}). Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
+        description: `Sources, sync runs, normalized records (${MODEL_NAMES.join(', ')}), their change feed (/api/v1/changes) and reports. Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
       },
       components: {
         securitySchemes: {
@@ -184,6 +185,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(sourceRoutes(app, syncs));
   await f.register(runRoutes(app, syncs));
   await f.register(assetRoutes(app));
+  await f.register(changeRoutes(app));
   await f.register(recordRoutes(app));
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));

@@ -12,9 +12,10 @@ export interface Driver {
   /**
    * Inserts many rows through one single-row statement `insertSql` (which ends in an ON CONFLICT
    * clause). SQLite runs a cached prepared statement per row; PostgreSQL batches rows into
-   * multi-row statements, so neither does a network round trip per row.
+   * multi-row statements, so neither does a network round trip per row. `known`, when given, holds
+   * which of the rows' ids (first column) the table has (PostgreSQL then does not look them up).
    */
-  insertMany(insertSql: InsertSql, rows: unknown[][]): Promise<void>;
+  insertMany(insertSql: InsertSql, rows: unknown[][], known?: Set<string>): Promise<void>;
   /** Runs fn in one transaction; the driver passed to fn is bound to it. */
   transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -299,6 +299,34 @@ CREATE TABLE feed_kev (cve TEXT PRIMARY KEY, date_added TEXT, due_date TEXT, ran
 CREATE TABLE feed_epss (cve TEXT PRIMARY KEY, score DOUBLE PRECISION, percentile DOUBLE PRECISION);
 `,
   },
+  // The change feed (changes.ts): one row per lifecycle event, written in the transaction that changes
+  // the record (so a resumed run finds the change made and writes no second event). Its key is the
+  // feed's order; the one other index pages one model in that order. Both grow at their end (by time);
+  // an index by record would take a random place per event of a first import, ~5 × the cost of the
+  // row itself (measured on SQLite), so there is none. An event's id is derived from record, run and
+  // change when read.
+  // Findings keep the times of their last fix and reopening.
+  {
+    version: 9,
+    name: 'change feed and finding fix/reopen times',
+    sql: `
+CREATE TABLE changes (
+  at TEXT NOT NULL,
+  record_id TEXT NOT NULL,
+  change TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  external_id TEXT,
+  "from" TEXT,
+  "to" TEXT,
+  run_id TEXT NOT NULL,
+  PRIMARY KEY (at, record_id, change)
+);
+CREATE INDEX changes_model ON changes (model, at, record_id, change);
+ALTER TABLE rec_vulnerabilities ADD COLUMN fixed_at TEXT;
+ALTER TABLE rec_vulnerabilities ADD COLUMN reopened_at TEXT;
+`,
+  },
   // Scheduled exports: where to write after a successful sync (one source or all), and per source the
   // state of the last export there (status, attempts, files; the last run exported, for changes-only).
   {

@@ -3,6 +3,7 @@
 // the records were mapped, then written by the store, or by the SQLite page writer's thread
 // (sqlite-writer.ts) on its own connection.
 import type { IncomingRecord, ModelName } from '../core/models.ts';
+import { type ChangeStamp, detectChanges, stampFindingMoves } from './changes.ts';
 import type { Driver } from './driver.ts';
 import { type PreparedUpsert, prepareHostStubs, prepareUpserts, type WriteStamp } from './records.ts';
 
@@ -15,6 +16,8 @@ export interface PageCheckpoint {
 
 export interface PreparedPage {
   upserts: PreparedUpsert[];
+  /** Who and when, for the change feed's events of this page. */
+  changes: ChangeStamp;
   /** Records per model, as the runner counts them. */
   counts: Record<string, number>;
   /** The checkpoint row's values, in the order of CHECKPOINT_SQL. */
@@ -39,12 +42,22 @@ export function preparePage(stamp: WriteStamp, stream: string, mode: 'full' | 'i
   const stubs = prepareHostStubs(referenced, stamp);
   if (stubs) upserts.push(stubs);
   const cp = [stamp.sourceId, stream, JSON.stringify(checkpoint.value ?? null), checkpoint.complete ? 1 : 0, mode, stamp.generation, stamp.runId, stamp.now];
-  return { upserts, counts, checkpoint: cp };
+  return { upserts, counts, checkpoint: cp, changes: { sourceId: stamp.sourceId, runId: stamp.runId, at: stamp.now } };
 }
 
 export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<Record<string, number>> {
   return db.transaction(async (tx) => {
-    for (const u of page.upserts) await tx.insertMany(u.sql, u.rows);
+    for (const u of page.upserts) {
+      // A bare host row (the host guarantee) is no event: the host is new when upstream first sends it.
+      if (u.stub) {
+        await tx.insertMany(u.sql, u.rows);
+        continue;
+      }
+      // Events are detected against the rows as they were before this page (changes.ts).
+      const detected = await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
+      await tx.insertMany(u.sql, u.rows, detected.known);
+      if (detected.moved) await stampFindingMoves(tx, page.changes);
+    }
     await tx.run(CHECKPOINT_SQL, page.checkpoint);
     return page.counts;
   });

@@ -72,11 +72,11 @@ class PostgresDriver implements Driver {
     return r.rowCount ?? 0;
   }
 
-  async insertMany(ins: InsertSql, rows: unknown[][]): Promise<void> {
+  async insertMany(ins: InsertSql, rows: unknown[][], known?: Set<string>): Promise<void> {
     if (rows.length >= COPY_MIN_ROWS) {
       // The staging table is per session: COPY and the INSERT that reads it must share a client.
-      if (this.#conn === this.#pool) return this.transaction((tx) => tx.insertMany(ins, rows));
-      return this.#copyUpsert(this.#conn as pg.PoolClient, ins, rows);
+      if (this.#conn === this.#pool) return this.transaction((tx) => tx.insertMany(ins, rows, known));
+      return this.#copyUpsert(this.#conn as pg.PoolClient, ins, rows, known);
     }
     const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / ins.columns)));
     for (let i = 0; i < rows.length; i += perStatement) {
@@ -97,12 +97,11 @@ class PostgresDriver implements Driver {
    * no speculative insertion); the others go through the staging upsert. Only one run per source
    * writes at a time, and ids hash their source's name, so no other writer adds the same ids meanwhile.
    */
-  async #copyUpsert(client: pg.PoolClient, ins: InsertSql, rows: unknown[][]): Promise<void> {
+  async #copyUpsert(client: pg.PoolClient, ins: InsertSql, rows: unknown[][], known?: Set<string>): Promise<void> {
     const { table, columns } = parseHead(ins.head);
     if (columns.startsWith('"id",')) {
-      const ids = rows.map((r) => r[0] as string);
-      const found = await client.query(`SELECT "id" FROM ${table} WHERE "id" = ANY($1::text[])`, [ids]);
-      const existing = new Set(found.rows.map((r: { id: string }) => r.id));
+      const lookUp = async () => (await client.query(`SELECT "id" FROM ${table} WHERE "id" = ANY($1::text[])`, [rows.map((r) => r[0] as string)])).rows.map((r: { id: string }) => r.id);
+      const existing = known ?? new Set(await lookUp());
       const fresh = existing.size === 0 ? rows : rows.filter((r) => !existing.has(r[0] as string));
       if (fresh.length > 0) await copyInto(client, table, columns, fresh);
       if (existing.size > 0) await this.#stageUpsert(client, ins, table, columns, rows.filter((r) => existing.has(r[0] as string)));

@@ -4,6 +4,7 @@ import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import type { SweepScope } from '../core/connector.ts';
 import { COMMON_FIELDS, COMPUTED_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
+import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
 import { slaFilterClause, withSla } from './sla.ts';
@@ -71,6 +72,8 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
       if (model === 'vulnerabilities' && f.name === 'status') {
         // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
         u.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
+      } else if (model === 'vulnerabilities' && FINDING_TIMES.includes(f.name)) {
+        // Written when the finding is first stored; later moves are stamped by the change feed.
       } else if (f.accumulate) {
         // Written again in the same generation (another row of the same finding): the union of both.
         const old = `${table}.${c}`;
@@ -96,6 +99,9 @@ interface ModelPlan {
   fields: FieldDef[];
   /** Index of hostId in `fields`, or -1. */
   hostAt: number;
+  /** Findings: indexes of fixedAt and reopenedAt in `fields` (the store fills them in), else -1. */
+  fixedAt: number;
+  reopenedAt: number;
   /**
    * Shapes seen so far by mask: bits 0-2 the upstream first/last dates and origin, bit 3 + i fields[i].
    * Built with arithmetic, not 32-bit bitwise operators: a model may have more than 29 fields (up to 50).
@@ -111,7 +117,8 @@ function planOf(model: ModelName): ModelPlan {
     const fields = MODEL_FIELDS[model];
     // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
     if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
-    p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, shapes: new Map() };
+    const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);
+    p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, fixedAt: timeAt('fixedAt'), reopenedAt: timeAt('reopenedAt'), shapes: new Map() };
     plans.set(model, p);
   }
   return p;
@@ -134,6 +141,8 @@ export interface PreparedUpsert {
   rows: unknown[][];
   /** Rows that only make sure a host exists: not stamped by the run, never counted. */
   stub?: boolean;
+  /** Column of the rows holding the status the change feed follows, or -1 (changes.ts). */
+  statusAt: number;
 }
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
@@ -149,7 +158,7 @@ export async function upsertRecords(db: Driver, model: ModelName, records: Incom
 export function prepareUpserts(model: ModelName, records: IncomingRecord[], stamp: WriteStamp, hostsReferenced?: Map<string, string>): PreparedUpsert[] {
   if (records.length === 0) return [];
   const plan = planOf(model);
-  const { fields, hostAt } = plan;
+  const { fields, hostAt, fixedAt, reopenedAt } = plan;
   const n = fields.length;
   // Group by which fields are present: a field left undefined is not touched on update.
   const groups = new Map<number, Map<string, unknown[]>>();
@@ -174,13 +183,15 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     const id = recordId(stamp.sourceName, model, r.key, hostId);
     const row: unknown[] = [id, stamp.sourceId, r.key, r.externalId ?? null, firstSeen ?? stamp.now, lastSeen ?? stamp.now, 0, stamp.generation, stamp.runId];
     if (r.origin !== undefined) row.push(r.origin);
+    // (the change feed reads the id at 0 and the external id at 3 of these rows)
     let accAt: number[] | null = null;
     for (let i = 0; i < n; i++) {
       if (i === hostAt) {
         row.push(hostId);
       } else {
         const f = fields[i]!;
-        const v = rf[f.name];
+        // A finding first stored fixed or reopened carries the time (connectors never send these two).
+        const v = i === fixedAt ? findingTime(rf.status, 'fixed', stamp.now) : i === reopenedAt ? findingTime(rf.status, 'reopened', stamp.now) : rf[f.name];
         if (v === undefined) continue;
         if (f.accumulate) {
           accAt ??= [];
@@ -207,8 +218,16 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     }
     g.set(id, row);
   }
-  return [...groups].map(([mask, rows]) => ({ model, sql: insertSqlFor(model, shapeOf(plan, mask)), rows: [...rows.values()] }));
+  return [...groups].map(([mask, rows]) => {
+    const shape = shapeOf(plan, mask);
+    const statusAt = statusColumnAt(model, shape.fields.map((f) => f.name), LEADING_COLUMNS + (shape.origin ? 1 : 0));
+    return { model, sql: insertSqlFor(model, shape), rows: [...rows.values()], statusAt };
+  });
 }
+
+/** Columns of an upsert row before the model's fields (id … seen_run; then origin when the shape has it). */
+const LEADING_COLUMNS = 9;
+
 
 const HOST_STUB_SQL: InsertSql = {
   head: `INSERT INTO "rec_hosts" ("id", "source_id", "natural_key", "first_seen", "last_seen", "removed", "seen_gen")`,
@@ -225,7 +244,7 @@ const HOST_STUB_SQL: InsertSql = {
 export function prepareHostStubs(hosts: Map<string, string>, stamp: WriteStamp): PreparedUpsert | null {
   if (hosts.size === 0) return null;
   const rows = [...hosts].map(([id, key]) => [id, stamp.sourceId, key, stamp.now, stamp.now, 0, stamp.generation]);
-  return { model: 'hosts', sql: HOST_STUB_SQL, rows, stub: true };
+  return { model: 'hosts', sql: HOST_STUB_SQL, rows, stub: true, statusAt: -1 };
 }
 
 function inList(values: string[], params: unknown[]): string {
@@ -233,7 +252,6 @@ function inList(values: string[], params: unknown[]): string {
   return `(${values.map(() => '?').join(',')})`;
 }
 
-/** After a complete full run: records of the source not stamped by its generation are removed; open findings become fixed. */
 /** The live records of a model a sweep marks removed: not stamped by `generation`, within `scope` when given (null: none). */
 function unseenWhere(model: ModelName, sourceId: string, generation: string, scope?: SweepScope): { where: string; params: unknown[] } | null {
   const params: unknown[] = [sourceId, generation];
@@ -256,11 +274,18 @@ function unseenWhere(model: ModelName, sourceId: string, generation: string, sco
   return { where, params };
 }
 
-export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope): Promise<number> {
+/**
+ * After a complete full run: records of the source not stamped by its generation (within `scope` when
+ * given) are removed; open findings become fixed. With the sweeping run given, the change feed gets
+ * its events first, from the same WHERE (changes.ts).
+ */
+export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope, run?: { runId: string; at: string }): Promise<number> {
   const unseen = unseenWhere(model, sourceId, generation, scope);
   if (!unseen) return 0;
-  const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'` : '';
-  return db.run(`UPDATE ${q(tableOf(model))} SET "removed" = 1${extra} WHERE ${unseen.where}`, unseen.params);
+  if (run) await recordSweepChanges(db, model, unseen, run);
+  const fixedAt = model === 'vulnerabilities' && run ? sweepFixedAt(run.at) : { set: '', params: [] };
+  const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'${fixedAt.set}` : '';
+  return db.run(`UPDATE ${q(tableOf(model))} SET "removed" = 1${extra} WHERE ${unseen.where}`, [...fixedAt.params, ...unseen.params]);
 }
 
 export interface SweepPreview {
@@ -305,9 +330,13 @@ export interface QueryOptions {
   cursor?: string | null;
   /** Order by one field (then by id); nulls last in both directions. Default: by id. */
   sort?: SortSpec | null;
-  /** Only records last stored by a run that started at or after this time (ISO-8601), or strictly after it with `stampedAfter`. */
-  stampedSince?: string;
-  stampedAfter?: boolean;
+  /**
+   * Only records changed since this time (ISO-8601): last stored by a run that started at or after it
+   * (strictly after it with `changedAfter`), or with an event in the change feed from then on (by such
+   * a run with `changedAfter`), which brings the records a sweep fixed or removed.
+   */
+  changedSince?: string;
+  changedAfter?: boolean;
 }
 
 export interface SortSpec {
@@ -417,16 +446,20 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
-function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'stampedSince' | 'stampedAfter'>, params: unknown[]): string[] | null {
+function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>, params: unknown[]): string[] | null {
   const where: string[] = [];
   if (opts.sourceIds) {
     if (opts.sourceIds.length === 0) return null;
     where.push(`r."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`);
     params.push(...opts.sourceIds);
   }
-  if (opts.stampedSince) {
-    where.push(`r."seen_run" IN (SELECT "id" FROM "sync_runs" WHERE "started_at" ${opts.stampedAfter ? '>' : '>='} ?)`);
-    params.push(opts.stampedSince);
+  if (opts.changedSince) {
+    const runs = `SELECT "id" FROM "sync_runs" WHERE "started_at" ${opts.changedAfter ? '>' : '>='} ?`;
+    // Events are read by (model, at): the feed's model index.
+    const events = `SELECT "record_id" FROM "changes" WHERE "model" = ? AND "at" >= ?${opts.changedAfter ? ` AND "run_id" IN (${runs})` : ''}`;
+    where.push(`(r."seen_run" IN (${runs}) OR r."id" IN (${events}))`);
+    params.push(opts.changedSince, model, opts.changedSince);
+    if (opts.changedAfter) params.push(opts.changedSince);
   }
   for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
   return where;

@@ -6,6 +6,7 @@ import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/
 import type { SweepScope } from '../core/connector.ts';
 import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
 import { SecretBox } from '../core/secrets.ts';
+import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import { type CorrelationResult, correlateAll } from './correlation.ts';
 import { correlateTouched } from './correlation-incremental.ts';
@@ -313,6 +314,7 @@ export class Store {
     const s = await this.getSource(name);
     await this.db.transaction(async (tx) => {
       for (const m of MODEL_NAMES) await tx.run(`DELETE FROM ${q(tableOf(m))} WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "changes" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "checkpoints" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
@@ -437,11 +439,17 @@ export class Store {
     return fresh;
   }
 
-  /** Marks records of the given models not seen in `generation` as removed (findings: fixed), within `scope` when given. */
-  async sweep(sourceId: string, models: ModelName[], generation: string, scope?: SweepScope): Promise<Record<string, number>> {
+  /**
+   * Marks records of the given models not seen in `generation` as removed (findings: fixed), within
+   * `scope` when given, with their events in the change feed under the sweeping run (by default the
+   * source's running run, now).
+   */
+  async sweep(sourceId: string, models: ModelName[], generation: string, scope?: SweepScope, by?: { runId: string; at?: string }): Promise<Record<string, number>> {
+    const run = by?.runId ?? (await this.activeRun(sourceId))?.id ?? (await this.lastRun(sourceId))?.id ?? null;
+    const changes = run ? { runId: run, at: by?.at ?? nowIso() } : undefined;
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
-      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope);
+      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope, changes);
       return out;
     });
   }
@@ -451,6 +459,21 @@ export class Store {
     const out: Record<string, SweepPreview> = {};
     for (const m of models) out[m] = await sweepPreviewModel(this.db, m, sourceId, generation, scope);
     return out;
+  }
+
+  // ---- the change feed ----
+
+  /** `since` of the change feed: an ISO-8601 time, or a run id (the events of that run and of every later one). */
+  async changesSince(value: string): Promise<Since> {
+    const t = parseIsoTime(value);
+    if (t !== null) return { at: t, fromRun: false };
+    const rows = await this.db.all(`SELECT "started_at" FROM "sync_runs" WHERE "id" = ?`, [value.trim()]);
+    if (!rows[0]) throw new InputError(`since: '${value}' is neither a run id nor an ISO-8601 time`, 'since');
+    return { at: String(rows[0].started_at), fromRun: true };
+  }
+
+  async changes(opts: ChangeQuery): Promise<ChangePage> {
+    return queryChanges(this.db, opts);
   }
 
   // ---- records ----

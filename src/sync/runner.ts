@@ -324,8 +324,10 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
       await state.set({ syncGuard: { refusedGeneration: generation } });
     } else {
       if (refusals.length > 0) log.warn({ runId, refusals }, 'large removal allowed by the user');
-      if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation);
-      for (const { models, scope } of scoped) Object.assign(swept, await store.sweep(source.id, models, generation, scope));
+      // The sweep's events in the change feed are this run's, at one time.
+      const by = { runId, at: nowIso() };
+      if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation, undefined, by);
+      for (const { models, scope } of scoped) Object.assign(swept, await store.sweep(source.id, models, generation, scope, by));
       if (mode === 'full') {
         const records = Object.fromEntries(Object.entries(preview).map(([m, p]) => [m, p.seen]));
         for (const m of Object.keys(counts)) records[m] ??= counts[m]!.records;

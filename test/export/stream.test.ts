@@ -1,6 +1,8 @@
 // Streaming exports from both stores: every matching record once, across many pages, with its host;
-// the query filters; --since (records stored by later runs); CSV with every field; OCSF validating.
+// the query filters; --since (records stored by later runs, or with later events: swept ones); CSV with
+// every field; OCSF validating.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { InputError } from '../../src/core/errors.ts';
@@ -12,7 +14,7 @@ import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
 import { parseFilter } from '../../src/store/filters.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { validateOcsf } from './ocsf-schema.ts';
-import { findingRecords, seedSource, storeRun } from './seed.ts';
+import { findingRecords, hostRecords, seedSource, storeRun } from './seed.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 
@@ -90,6 +92,28 @@ for (const backend of BACKENDS) {
       const all = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-01T00:00:00Z') }, { format: 'jsonl' });
       assert.equal(all.length, 28);
       await assert.rejects(resolveSince(app.store, 'no-such-run'), InputError);
+    });
+
+    test('--since brings what a later sweep fixed or removed (the change feed), not only what a run stored', async () => {
+      // A full run of the other source that sees one of its two findings; its sweep fixes the other.
+      const other = await app.store.getSource('other');
+      const runId = randomUUID();
+      const generation = randomUUID();
+      const startedAt = '2026-11-22T01:00:00.000Z';
+      await app.store.createRun({ id: runId, sourceId: other.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
+      await app.store.writePage({ sourceId: other.id, sourceName: 'other', runId, generation, now: startedAt }, 'test', 'full', { hosts: hostRecords(1), vulnerabilities: findingRecords(1, 1) }, { value: null, complete: true });
+      await app.store.sweep(other.id, ['vulnerabilities'], generation, undefined, { runId, at: '2026-11-22T01:00:05.000Z' });
+      await app.store.finishRun(runId, 'succeeded', {}, null);
+      const since = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-22') }, { format: 'jsonl' })).map((l) => JSON.parse(l));
+      assert.deepEqual(since.map((r) => [r.pluginId, r.status, r.removed]).sort(), [
+        ['10000', 'open', false],
+        ['10001', 'fixed', true],
+      ]);
+      // After the lab's later run (by run id): the same two, and none of the lab's.
+      const lab = await app.store.getSource('lab');
+      const labLater = (await app.store.lastRun(lab.id))!.id;
+      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, labLater) }, { format: 'jsonl' })).map((l) => JSON.parse(l));
+      assert.deepEqual(afterLab.map((r) => `${r.source} ${r.pluginId}`).sort(), ['other 10000', 'other 10001']);
     });
 
     test('software is OCSF in 1.3.0 only; tickets are no OCSF at all', async () => {

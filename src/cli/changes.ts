@@ -1,0 +1,91 @@
+// `tributary changes [--since RUN_ID|ISO-8601] [--model M] [--source S] [--format table|jsonl|csv]`:
+// the change feed, oldest first (also `tributary query changes`).
+import type { Command } from 'commander';
+import type { AppContext } from '../app/context.ts';
+import { InputError } from '../core/errors.ts';
+import { isModelName, MODEL_NAMES } from '../core/models.ts';
+import { CHANGE_KINDS } from '../store/changes.ts';
+import { CHANGE_FIELDS, type ChangeQuery } from '../store/changes-feed.ts';
+import { parseFilter } from '../store/filters.ts';
+import { collect, globals, withApp } from './app.ts';
+import { csvField, renderTable } from './output.ts';
+
+const FORMATS = ['table', 'jsonl', 'csv'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** Columns of the human table (every field goes to jsonl and csv). */
+const TABLE_COLUMNS = ['at', 'source', 'model', 'change', 'from', 'to', 'externalId', 'recordId'];
+
+/** Comma-separated or repeated values, checked against the allowed ones. */
+function listOption(values: string[], allowed: readonly string[], flag: string): string[] {
+  const list = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const v of list) if (!allowed.includes(v)) throw new InputError(`${flag}: unknown value '${v}'; one of ${allowed.join(', ')}`, flag.replace(/^--/, ''));
+  return list;
+}
+
+export function formatOf(format: string | undefined, json: boolean | undefined): Format {
+  const f = json ? 'jsonl' : (format ?? 'table');
+  if (!(FORMATS as readonly string[]).includes(f)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
+  return f as Format;
+}
+
+export function parseLimit(limit: string | undefined): number {
+  if (limit === undefined) return Number.POSITIVE_INFINITY;
+  const n = Number(limit);
+  if (!Number.isInteger(n) || n < 1) throw new InputError('--limit must be a positive whole number', 'limit');
+  return n;
+}
+
+/** Prints every change matching `query` (paged through the store), up to `limit`. */
+export async function printChanges(app: AppContext, query: Omit<ChangeQuery, 'cursor' | 'limit'>, format: Format, limit: number): Promise<void> {
+  const columns = CHANGE_FIELDS.map((f) => f.name);
+  const tableRows: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  let printed = 0;
+  let first = true;
+  do {
+    const page = await app.store.changes({ ...query, cursor, limit: Math.min(1000, limit - printed) });
+    // The header after the first page: a bad filter or cursor fails before anything is printed.
+    if (first && format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
+    first = false;
+    for (const r of page.records) {
+      const rec = r as unknown as Record<string, unknown>;
+      if (format === 'jsonl') process.stdout.write(JSON.stringify(r) + '\n');
+      else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(rec[c])).join(',') + '\n');
+      else tableRows.push(rec);
+    }
+    printed += page.records.length;
+    cursor = page.nextCursor;
+  } while (cursor && printed < limit);
+  if (format === 'table') process.stdout.write(tableRows.length === 0 ? 'no changes\n' : renderTable(TABLE_COLUMNS, tableRows, 48) + '\n');
+}
+
+export async function sourceIdsOf(app: AppContext, names: string[]): Promise<string[] | undefined> {
+  const list = names.flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
+  return list.length ? Promise.all(list.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
+}
+
+export function registerChangesCommand(program: Command): void {
+  program
+    .command('changes')
+    .description('what changed, oldest first: new, fixed, reopened and removed records, status updates')
+    .option('--since <run|time>', 'the changes of this run and every later one, or those at or after an ISO-8601 time')
+    .option('--model <model>', 'only changes of this model (repeatable)', collect, [])
+    .option('--source <name>', 'only changes of this source (repeatable)', collect, [])
+    .option('--change <kind>', `only this kind of change: ${CHANGE_KINDS.join(', ')} (repeatable)`, collect, [])
+    .option('--where <field=value>', 'filter on a change field (repeatable; also != > >= < <= and ~)', collect, [])
+    .option('--limit <n>', 'at most N changes')
+    .option('--format <format>', 'table, jsonl or csv (default table; --json implies jsonl)')
+    .action(async (o: { since?: string; model: string[]; source: string[]; change: string[]; where: string[]; limit?: string; format?: string }, cmd: Command) => {
+      const format = formatOf(o.format, globals(cmd).json);
+      const limit = parseLimit(o.limit);
+      const models = listOption(o.model, MODEL_NAMES, '--model').filter(isModelName);
+      const changes = listOption(o.change, CHANGE_KINDS, '--change');
+      const filters = o.where.map((w) => parseFilter(w));
+      if (o.since !== undefined && o.since.trim() === '') throw new InputError('--since needs a run id or an ISO-8601 time', 'since');
+      await withApp(cmd, async (app) => {
+        const since = o.since === undefined ? null : await app.store.changesSince(o.since);
+        await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, filters }, format, limit);
+      });
+    });
+}

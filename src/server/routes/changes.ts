@@ -1,0 +1,133 @@
+// The change feed and the remediation report: GET /api/v1/changes (cursor-paged, oldest first, with
+// since/model/source/change filters and the records' `where` syntax) and GET /api/v1/reports/remediation.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app/context.ts';
+import { InputError } from '../../core/errors.ts';
+import { MODEL_NAMES } from '../../core/models.ts';
+import { nowIso } from '../../store/store.ts';
+import { CHANGE_KINDS } from '../../store/changes.ts';
+import { CHANGE_FIELDS } from '../../store/changes-feed.ts';
+import { parseFilter } from '../../store/filters.ts';
+import { remediationReport } from '../../store/remediation.ts';
+import { errorSchema } from '../errors.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
+
+const asList = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v.map(String) : [String(v)]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
+
+const changeSchema = {
+  type: 'object',
+  properties: Object.fromEntries(
+    CHANGE_FIELDS.map((f) => [f.name, f.kind === 'time' ? { type: 'string', format: 'date-time' } : ['externalId', 'from', 'to'].includes(f.name) ? { type: ['string', 'null'] } : { type: 'string' }]),
+  ),
+  required: ['id', 'source', 'model', 'recordId', 'change', 'runId', 'at'],
+} as const;
+
+const RESERVED = new Set(['since', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
+type ChangesQuery = { since?: string; model?: string[]; source?: string[]; change?: string[]; where?: string[]; limit: number; cursor?: string } & Record<string, unknown>;
+
+const remediationItem = {
+  type: 'object',
+  properties: {
+    source: { type: 'string' },
+    severity: { type: ['string', 'null'] },
+    fixed: { type: 'integer', description: 'fixes observed (fixed events) in the window' },
+    meanDaysToRemediate: { type: ['number', 'null'], description: 'mean days from first seen (or the last reopening before the fix) to the fix' },
+    open: { type: 'integer', description: 'findings open or reopened now' },
+    meanOpenAgeDays: { type: ['number', 'null'] },
+    oldestOpenAgeDays: { type: ['number', 'null'] },
+  },
+} as const;
+
+function checked(values: string[], allowed: readonly string[], param: string): string[] {
+  for (const v of values) if (!allowed.includes(v)) throw new InputError(`${param}: unknown value '${v}'; one of ${allowed.join(', ')}`, param);
+  return values;
+}
+
+export function changeRoutes(app: AppContext) {
+  return async (f: FastifyInstance): Promise<void> => {
+    const sourceIds = async (names: string[]): Promise<string[] | undefined> => {
+      if (names.length === 0) return undefined;
+      const ids: string[] = [];
+      for (const n of names) {
+        const s = await app.store.findSource(n);
+        if (!s) throw new InputError(`no source named '${n}'`, 'source');
+        ids.push(s.id);
+      }
+      return ids;
+    };
+
+    f.get<{ Querystring: ChangesQuery }>(
+      '/api/v1/changes',
+      {
+        schema: {
+          tags: ['records'],
+          summary: 'The change feed: lifecycle events of records (new, fixed, reopened, removed, updated), oldest first, paged by cursor',
+          querystring: {
+            type: 'object',
+            properties: {
+              since: { type: 'string', description: 'a run id (the changes of that run and every later one) or an ISO-8601 time (changes at or after it)' },
+              model: { type: 'array', items: { type: 'string' }, description: `only changes of this model (${MODEL_NAMES.join(', ')}); repeat or comma-separate for several` },
+              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
+              change: { type: 'array', items: { type: 'string' }, description: `kind of change: ${CHANGE_KINDS.join(', ')}; repeat or comma-separate` },
+              where: { type: 'array', items: { type: 'string' }, description: 'filter on a change field: field=value, !=, >, >=, <, <=, ~ (contains)' },
+              limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+              cursor: { type: 'string', description: 'nextCursor of the previous page' },
+            },
+            additionalProperties: { description: 'any other parameter is a field filter: ?recordId=…' },
+          },
+          response: {
+            200: { type: 'object', properties: { items: { type: 'array', items: changeSchema }, nextCursor: { type: ['string', 'null'] } }, required: ['items', 'nextCursor'] },
+            400: errorSchema,
+          },
+        },
+      },
+      async (req) => {
+        const { since, model, source, change, where, limit, cursor, ...rest } = req.query;
+        const filters = asList(where).map((w) => parseFilter(w));
+        for (const [key, value] of Object.entries(rest)) if (!RESERVED.has(key)) for (const v of asList(value)) filters.push(plainFilter(key, v));
+        const page = await app.store.changes({
+          sourceIds: await sourceIds(asList(source)),
+          models: checked(asList(model), MODEL_NAMES, 'model'),
+          changes: checked(asList(change), CHANGE_KINDS, 'change'),
+          since: since === undefined || since === '' ? null : await app.store.changesSince(since),
+          filters,
+          limit,
+          cursor: cursor || null,
+        });
+        return { items: page.records, nextCursor: page.nextCursor };
+      },
+    );
+
+    f.get<{ Querystring: { source?: string[]; since?: string } }>(
+      '/api/v1/reports/remediation',
+      {
+        schema: {
+          tags: ['reports'],
+          summary: 'Mean time to remediate (from fixed events) and open-finding age, per source and severity',
+          querystring: {
+            type: 'object',
+            properties: {
+              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
+              since: { type: 'string', description: 'only fixes of this run and later ones, or at or after this ISO-8601 time' },
+            },
+            additionalProperties: false,
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: { items: { type: 'array', items: remediationItem }, since: { type: ['string', 'null'] }, generatedAt: { type: 'string', format: 'date-time' } },
+              required: ['items', 'since', 'generatedAt'],
+            },
+            400: errorSchema,
+          },
+        },
+      },
+      async (req) => {
+        const since = req.query.since ? await app.store.changesSince(req.query.since) : null;
+        const generatedAt = nowIso();
+        const items = await remediationReport(app.store.db, { sourceIds: await sourceIds(asList(req.query.source)), since, now: generatedAt });
+        return { items, since: since?.at ?? null, generatedAt };
+      },
+    );
+  };
+}

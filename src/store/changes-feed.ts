@@ -1,0 +1,160 @@
+// Reading the change feed: events oldest first (by time, then record and change), filtered by time or run, model,
+// source, change and any field, paged by an opaque cursor. The `changes` model of interfaces.md §6.2.
+import { InputError } from '../core/errors.ts';
+import type { FieldDef } from '../core/models.ts';
+import type { Driver, Row } from './driver.ts';
+import type { Filter } from './records.ts';
+import { columnOf, q } from './schema.ts';
+
+/** The fields of a change event, in output order. */
+export const CHANGE_FIELDS: FieldDef[] = [
+  { name: 'id', kind: 'text' },
+  { name: 'source', kind: 'text' },
+  { name: 'model', kind: 'text' },
+  { name: 'recordId', kind: 'text' },
+  { name: 'externalId', kind: 'text' },
+  { name: 'change', kind: 'text' },
+  { name: 'from', kind: 'text' },
+  { name: 'to', kind: 'text' },
+  { name: 'runId', kind: 'text' },
+  { name: 'at', kind: 'time' },
+];
+
+export interface ChangeRecord {
+  id: string;
+  source: string;
+  model: string;
+  recordId: string;
+  externalId: string | null;
+  change: string;
+  from: string | null;
+  to: string | null;
+  runId: string;
+  at: string;
+}
+
+/**
+ * Where the feed starts: events at or after a time; given as a run, also only events of that run and
+ * of runs that started after it (a run that ended in the same millisecond as it started is left out).
+ */
+export interface Since {
+  at: string;
+  fromRun: boolean;
+}
+
+/** The WHERE term of a `since` on the events aliased `alias`. */
+export function sinceClause(alias: string, since: Since, params: unknown[]): string {
+  params.push(since.at);
+  if (!since.fromRun) return `${alias}."at" >= ?`;
+  params.push(since.at);
+  return `${alias}."at" >= ? AND ${alias}."run_id" IN (SELECT "id" FROM "sync_runs" WHERE "started_at" >= ?)`;
+}
+
+export interface ChangeQuery {
+  sourceIds?: string[];
+  models?: string[];
+  changes?: string[];
+  since?: Since | null;
+  filters?: Filter[];
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface ChangePage {
+  records: ChangeRecord[];
+  nextCursor: string | null;
+}
+
+/** An event's id: its record's, its run's and its change (unique: a record changes one way once in a run). */
+export const changeId = (recordId: string, runId: string, change: string) => `${recordId}-${runId.replace(/-/g, '')}-${change}`;
+
+function column(field: string): string {
+  if (field === 'source') return 's."name"';
+  if (field === 'id') return `(c."record_id" || '-' || REPLACE(c."run_id", '-', '') || '-' || c."change")`;
+  return `c.${q(columnOf(field))}`;
+}
+
+function filterClause(f: Filter, params: unknown[]): string {
+  if (!CHANGE_FIELDS.some((d) => d.name === f.field)) throw new InputError(`unknown field '${f.field}' for changes; fields: ${CHANGE_FIELDS.map((d) => d.name).join(', ')}`, f.field);
+  const col = column(f.field);
+  if (f.op === '~') {
+    params.push(`%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    return `LOWER(${col}) LIKE ? ESCAPE '\\'`;
+  }
+  if (f.value.toLowerCase() === 'null' && (f.op === '=' || f.op === '!=')) return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
+  params.push(f.field === 'at' ? isoTime(f.value, 'at') : f.value);
+  return `${col} ${f.op === '!=' ? '<>' : f.op} ?`;
+}
+
+/** An ISO-8601 time as the store writes it (UTC, milliseconds), or null when `value` is not one. */
+export function parseIsoTime(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value.trim())) return null;
+  const t = Date.parse(value.trim());
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+function isoTime(value: string, param: string): string {
+  const t = parseIsoTime(value);
+  if (t === null) throw new InputError(`${param} must be an ISO-8601 time, got '${value}'`, param);
+  return t;
+}
+
+function inList(col: string, values: string[], params: unknown[]): string {
+  params.push(...values);
+  return `${col} IN (${values.map(() => '?').join(',')})`;
+}
+
+export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<ChangePage> {
+  const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (opts.sourceIds) {
+    if (opts.sourceIds.length === 0) return { records: [], nextCursor: null };
+    where.push(inList('c."source_id"', opts.sourceIds, params));
+  }
+  if (opts.models?.length) where.push(inList('c."model"', opts.models, params));
+  if (opts.changes?.length) where.push(inList('c."change"', opts.changes, params));
+  if (opts.since) where.push(sinceClause('c', opts.since, params));
+  for (const f of opts.filters ?? []) where.push(filterClause(f, params));
+  if (opts.cursor) {
+    // A row-value comparison: both stores read it as one range of the feed's key.
+    where.push(`(c."at", c."record_id", c."change") > (?, ?, ?)`);
+    params.push(...decodeCursor(opts.cursor));
+  }
+  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."at", c."record_id", c."change" LIMIT ${limit + 1}`;
+  const rows = await db.all(sql, params);
+  const more = rows.length > limit;
+  const records = (more ? rows.slice(0, limit) : rows).map(toChange);
+  const last = records.at(-1);
+  return { records, nextCursor: more && last ? encodeCursor([last.at, last.recordId, last.change]) : null };
+}
+
+function toChange(r: Row): ChangeRecord {
+  const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    id: changeId(String(r.record_id), String(r.run_id), String(r.change)),
+    source: String(r.source_name),
+    model: String(r.model),
+    recordId: String(r.record_id),
+    externalId: s(r.external_id),
+    change: String(r.change),
+    from: s(r.from),
+    to: s(r.to),
+    runId: String(r.run_id),
+    at: String(r.at),
+  };
+}
+
+function encodeCursor(key: [string, string, string]): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeCursor(c: string): [string, string, string] {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'string')) return v as [string, string, string];
+  } catch {
+    // fall through
+  }
+  throw new InputError('invalid cursor (not from a change feed page?)', 'cursor');
+}

@@ -1,0 +1,84 @@
+// The remediation report from the change feed: per source and severity, how many findings were fixed
+// and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
+// last reopening when that came before the fix), and how many are open with their mean and oldest age.
+import { type Since, sinceClause } from './changes-feed.ts';
+import type { Driver } from './driver.ts';
+
+export interface RemediationRow {
+  source: string;
+  severity: string | null;
+  /** Fixes observed (fixed events) in the window. */
+  fixed: number;
+  meanDaysToRemediate: number | null;
+  /** Findings open (or reopened) now. */
+  open: number;
+  meanOpenAgeDays: number | null;
+  oldestOpenAgeDays: number | null;
+}
+
+export interface RemediationOptions {
+  sourceIds?: string[];
+  /** Only fixes from then on. */
+  since?: Since | null;
+  now: string;
+}
+
+const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
+
+/** An ISO-8601 text column or parameter as fractional days, in each dialect. */
+function days(db: Driver, expr: string): string {
+  return db.dialect === 'postgres' ? `(EXTRACT(EPOCH FROM CAST(${expr} AS TIMESTAMPTZ)) / 86400.0)` : `julianday(${expr})`;
+}
+
+function atLeastZero(db: Driver, expr: string): string {
+  return db.dialect === 'postgres' ? `GREATEST(0.0, ${expr})` : `MAX(0.0, ${expr})`;
+}
+
+const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
+
+export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
+  if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  const sources = (col: string, params: unknown[]) => {
+    if (!opts.sourceIds) return '';
+    params.push(...opts.sourceIds);
+    return ` AND ${col} IN (${opts.sourceIds.map(() => '?').join(',')})`;
+  };
+
+  const fixParams: unknown[] = [];
+  // From the finding's last reopening when that came before this fix, else from when it was first seen
+  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
+  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", e."at")`;
+  let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
+  if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
+  const fixes = await db.all(
+    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${atLeastZero(db, `${days(db, 'e."at"')} - ${days(db, start)}`)}) AS "mean"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
+WHERE ${fixWhere} GROUP BY s."name", v."severity"`,
+    fixParams,
+  );
+
+  // `age` holds one parameter (now), used twice: by AVG and by MAX.
+  const openParams: unknown[] = [opts.now, opts.now];
+  const age = atLeastZero(db, `${days(db, 'CAST(? AS TEXT)')} - ${days(db, 'COALESCE(v."first_seen", v."last_seen")')}`);
+  const opened = await db.all(
+    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${age}) AS "mean", MAX(${age}) AS "oldest"
+FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id"
+WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source_id"', openParams)} GROUP BY s."name", v."severity"`,
+    openParams,
+  );
+
+  const rows = new Map<string, RemediationRow>();
+  const rowOf = (source: unknown, severity: unknown): RemediationRow => {
+    const key = `${source}\u0000${severity}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = { source: String(source), severity: severity === null ? null : String(severity), fixed: 0, meanDaysToRemediate: null, open: 0, meanOpenAgeDays: null, oldestOpenAgeDays: null };
+      rows.set(key, row);
+    }
+    return row;
+  };
+  for (const f of fixes) Object.assign(rowOf(f.source, f.severity), { fixed: Number(f.n), meanDaysToRemediate: round1(f.mean) });
+  for (const o of opened) Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
+  const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));
+  return [...rows.values()].sort((a, b) => a.source.localeCompare(b.source) || rank(a.severity) - rank(b.severity));
+}

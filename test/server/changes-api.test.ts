@@ -1,0 +1,167 @@
+// GET /api/v1/changes and GET /api/v1/reports/remediation on both stores: pages written through the
+// store at chosen times (a fix, a sweep, a reopening and a second fix, a ticket's status change), then
+// read back filtered, by run and by time, page by page; the report's mean time to remediate counts
+// the second fix from the reopening; the OpenAPI document lists both routes.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { IncomingRecord } from '../../src/core/models.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { GOOD_TOKEN } from './fixture-connector.ts';
+import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
+
+type Json = Record<string, unknown>;
+const host = (h: string): IncomingRecord => ({ key: h, externalId: h, fields: { hostname: h } });
+const vuln = (h: string, plugin: string, severity: string, status: string, firstSeen: string): IncomingRecord => ({
+  key: `${h}|${plugin}`,
+  hostKey: h,
+  externalId: `${h}-${plugin}`,
+  firstSeen,
+  fields: { pluginId: plugin, severity, status },
+});
+const ticket = (id: string, status: string): IncomingRecord => ({ key: id, externalId: id, fields: { subject: `Ticket ${id}`, status } });
+
+for (const backend of BACKENDS) {
+  describe(`change feed API on ${backend.kind}`, { skip: backend.skip }, () => {
+    let db: TestDatabase;
+    let h: Harness;
+    let token = '';
+    const runs: string[] = [];
+    const get = async (url: string) => call(h.server, { method: 'GET', url, headers: bearer(token) });
+
+    /** One run of source `lab` at time `now`: pages of records, then (optionally) a sweep. */
+    async function run(now: string, records: Partial<Record<'hosts' | 'vulnerabilities' | 'tickets', IncomingRecord[]>>, sweep: ('hosts' | 'vulnerabilities')[] = []) {
+      const store = h.app.store;
+      const source = await store.getSource('lab');
+      const id = `00000000-0000-4000-8000-00000000000${runs.length}`;
+      const generation = `10000000-0000-4000-8000-00000000000${runs.length}`;
+      await store.createRun({ id, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt: now });
+      await store.writePage({ sourceId: source.id, sourceName: 'lab', runId: id, generation, now }, 'all', 'full', records, { value: null, complete: true });
+      if (sweep.length) await store.sweep(source.id, sweep, generation, undefined, { runId: id, at: now });
+      await store.finishRun(id, 'succeeded', {}, null);
+      runs.push(id);
+      return id;
+    }
+
+    before(async () => {
+      db = await backend.create();
+      h = await makeHarness({ db: db.url });
+      token = await apiToken(h.server);
+      await h.app.store.createSource('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
+      await run('2026-01-01T00:00:00.000Z', {
+        hosts: [host('h1'), host('h2')],
+        vulnerabilities: [vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'), vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z')],
+        tickets: [ticket('T1', 'Open')],
+      });
+      // The same again: no event.
+      await run('2026-01-05T00:00:00.000Z', {
+        hosts: [host('h1'), host('h2')],
+        vulnerabilities: [vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'), vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z')],
+        tickets: [ticket('T1', 'Open')],
+      });
+      // Finding 1 fixed 19 days after it was first seen; host h2 and its finding 3 gone; T1 resolved.
+      await run(
+        '2026-01-10T00:00:00.000Z',
+        { hosts: [host('h1')], vulnerabilities: [vuln('h1', '1', 'critical', 'fixed', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z')], tickets: [ticket('T1', 'Resolved')] },
+        ['hosts', 'vulnerabilities'],
+      );
+      // Finding 1 reopened on 2026-02-01, fixed again on 2026-02-05 (4 days).
+      await run('2026-02-01T00:00:00.000Z', { vulnerabilities: [vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z')] });
+      await run('2026-02-05T00:00:00.000Z', { vulnerabilities: [vuln('h1', '1', 'critical', 'fixed', '2025-12-22T00:00:00.000Z')] });
+    });
+    after(async () => {
+      await h?.close();
+      await db?.drop();
+    });
+
+    const brief = (items: Json[]) => items.map((c) => `${c.model} ${c.externalId} ${c.change} ${c.from ?? '-'}→${c.to ?? '-'}`);
+
+    test('the feed, oldest first, with since by run and by time', async () => {
+      const all = await get('/api/v1/changes?limit=1000');
+      assert.equal(all.statusCode, 200, all.body);
+      const items = (all.data as { items: Json[] }).items;
+      assert.equal(items.length, 6 + 0 + 4 + 1 + 1, 'the unchanged second run added nothing');
+      const order = items.map((c) => `${c.at} ${c.recordId} ${c.change}`);
+      assert.deepEqual(order, [...order].sort(), 'oldest first, then by record and change');
+      assert.equal(new Set(items.map((c) => c.id)).size, items.length, 'ids are unique');
+      assert.equal(((await get(`/api/v1/changes?id=${items[0]!.id}`)).data as { items: Json[] }).items.length, 1);
+      assert.deepEqual(brief(items.slice(-2)), ['vulnerabilities h1-1 reopened fixed→reopened', 'vulnerabilities h1-1 fixed reopened→fixed']);
+      assert.ok(items.every((c) => c.source === 'lab' && runs.includes(String(c.runId))));
+      const third = await get(`/api/v1/changes?since=${runs[2]}&limit=1000`);
+      const thirdItems = (third.data as { items: Json[] }).items;
+      assert.deepEqual(brief(thirdItems).sort(), [
+        'hosts h2 removed -→-',
+        'tickets T1 updated Open→Resolved',
+        'vulnerabilities h1-1 fixed open→fixed',
+        'vulnerabilities h1-1 fixed reopened→fixed',
+        'vulnerabilities h1-1 reopened fixed→reopened',
+        'vulnerabilities h2-3 fixed open→fixed',
+      ]);
+      assert.deepEqual((await get('/api/v1/changes?since=2026-02-01&limit=1000')).data, (await get(`/api/v1/changes?since=${runs[3]}&limit=1000`)).data);
+      const items$ = async (url: string) => ((await get(url)).data as { items: Json[] }).items;
+      assert.deepEqual(brief(await items$('/api/v1/changes?since=2026-02-01T00:00:00Z&model=vulnerabilities&change=fixed')), ['vulnerabilities h1-1 fixed reopened→fixed']);
+      assert.deepEqual(brief(await items$('/api/v1/changes?model=tickets,hosts&where=change!=new')).sort(), ['hosts h2 removed -→-', 'tickets T1 updated Open→Resolved']);
+      const recordId = String(items.find((c) => c.externalId === 'h1-1')!.recordId);
+      assert.deepEqual(
+        ((await get(`/api/v1/changes?recordId=${recordId}`)).data as { items: Json[] }).items.map((c) => c.change),
+        ['new', 'fixed', 'reopened', 'fixed'],
+        "a finding's history",
+      );
+    });
+
+    test('cursor paging returns every event once, in order', async () => {
+      const all = ((await get('/api/v1/changes?limit=1000')).data as { items: Json[] }).items;
+      const paged: Json[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await get(`/api/v1/changes?limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+        const body = res.data as { items: Json[]; nextCursor: string | null };
+        assert.ok(body.items.length <= 4);
+        paged.push(...body.items);
+        cursor = body.nextCursor;
+      } while (cursor);
+      assert.deepEqual(paged, all);
+    });
+
+    test('bad parameters are 400 naming the parameter', async () => {
+      for (const [url, field] of [
+        ['/api/v1/changes?since=someday', 'since'],
+        ['/api/v1/changes?model=widgets', 'model'],
+        ['/api/v1/changes?change=exploded', 'change'],
+        ['/api/v1/changes?cursor=abc', 'cursor'],
+        ['/api/v1/changes?colour=red', 'colour'],
+        ['/api/v1/changes?source=nope', 'source'],
+      ] as const) {
+        const res = await get(url);
+        assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+        assert.equal((res.data as { error: { field: string } }).error.field, field, url);
+      }
+      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/changes' })).statusCode, 401);
+    });
+
+    test('remediation report: mean time to remediate per severity from the fixes, open age', async () => {
+      const res = await get('/api/v1/reports/remediation');
+      assert.equal(res.statusCode, 200, res.body);
+      const items = (res.data as { items: Json[] }).items;
+      const critical = items.find((i) => i.severity === 'critical')!;
+      // Fixed after 19 days (first seen 2025-12-22, fixed 2026-01-10), then 4 days after its reopening.
+      assert.deepEqual([critical.source, critical.fixed, critical.meanDaysToRemediate, critical.open], ['lab', 2, 11.5, 0]);
+      const high = items.find((i) => i.severity === 'high')!;
+      assert.equal(high.fixed, 0);
+      assert.equal(high.open, 1);
+      const age = (Date.parse(String((res.data as Json).generatedAt)) - Date.parse('2025-12-01T00:00:00.000Z')) / 86_400_000;
+      assert.ok(Math.abs(Number(high.meanOpenAgeDays) - age) <= 0.1, `${high.meanOpenAgeDays} ≈ ${age}`);
+      assert.equal(high.oldestOpenAgeDays, high.meanOpenAgeDays);
+      const low = items.find((i) => i.severity === 'low')!;
+      assert.equal(low.fixed, 1, 'the swept finding counts as fixed');
+      const since = (await get('/api/v1/reports/remediation?since=2026-02-01')).data as { items: Json[] };
+      assert.deepEqual(since.items.filter((i) => Number(i.fixed) > 0).map((i) => [i.severity, i.fixed, i.meanDaysToRemediate]), [['critical', 1, 4]]);
+      assert.equal((await get('/api/v1/reports/remediation?since=nope')).statusCode, 400);
+    });
+
+    test('the OpenAPI document lists the feed and the report', async () => {
+      const doc = (await call(h.server, { method: 'GET', url: '/api/v1/openapi.json' })).data as { paths: Record<string, Json> };
+      assert.ok(doc.paths['/api/v1/changes']);
+      assert.ok(doc.paths['/api/v1/reports/remediation']);
+    });
+  });
+}
