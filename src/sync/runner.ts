@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../app/context.ts';
-import type { Connector, Page, Stream, StreamContext, SyncMode } from '../core/connector.ts';
+import { type Connector, type Page, readsFiles, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
 import { exportAfterSync } from '../export/schedule.ts';
@@ -194,7 +194,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   try {
     // File-mode sources read their bucket; a full run re-reads every file version it holds.
-    const bucket = config.inputMode === 'file' ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
+    const bucket = readsFiles(connector, config) ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
     streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal, bucket });
     checkStreams(streams);
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
