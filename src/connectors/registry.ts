@@ -70,6 +70,14 @@ export async function defaultRegistry(): Promise<ConnectorRegistry> {
   return new ConnectorRegistry(list);
 }
 
+/**
+ * Adds a connector to the ones every app of this process opens with (before the app opens): how a
+ * connector that lives outside src/connectors (a test's, a deployment's) is registered, in one line.
+ */
+export function registerConnector(connector: Connector): void {
+  builtins.push(async () => connector);
+}
+
 const builtins: (() => Promise<Connector>)[] = [
   async () => (await import('./tenable-sc/index.ts')).tenableScConnector,
   async () => (await import('./servicedesk-plus/index.ts')).servicedeskPlusConnector,
