@@ -1,6 +1,6 @@
 // Source operations shared by the CLI and the API: validation against the connector's schema,
 // secrets kept on reconfigure, masked presentation, the credential check, removal.
-import type { CheckResult, Connector, ConnectorContext } from '../core/connector.ts';
+import { type CheckResult, type Connector, type ConnectorContext, readsFiles } from '../core/connector.ts';
 import { configError } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { MASK, maskConfig, maskUrlPassword, registerSecret, scrubSecrets, urlPassword } from '../core/secrets.ts';
@@ -176,8 +176,7 @@ export async function checkSource(app: AppContext, name: string): Promise<{ ok: 
   } else {
     try {
       // File-mode checks look at the bucket (address, files awaiting import).
-      const data = parsed.data as Record<string, unknown>;
-      const bucket = data.inputMode === 'file' ? fileModeBucket(app, source) : undefined;
+      const bucket = readsFiles(connector, parsed.data as Record<string, unknown>) ? fileModeBucket(app, source) : undefined;
       checks = await connector.check(parsed.data, { ...connectorContext(app, source), bucket });
     } catch (err) {
       checks = [{ id: 'check', ok: false, message: `the check itself failed: ${errorMessage(err)}`, hint: null }];

@@ -20,7 +20,7 @@ import { registerSyncCommand } from './sync.ts';
 
 export function buildProgram(): Command {
   const program = new Command('tributary')
-    .description('Imports Tenable.sc and ServiceDesk Plus records into one queryable inventory')
+    .description('Imports vulnerability scanner and service desk records into one queryable inventory')
     .option('--data-dir <dir>', 'embedded database, local buckets, generated master key (env TRIBUTARY_DATA_DIR; default ./data)')
     .option('--db <url>', 'sqlite:PATH or postgres://… (env TRIBUTARY_DATABASE_URL; default sqlite:<data-dir>/tributary.db)')
     .option('--file-drop <url>', 'where the buckets live: file:DIR or s3: (env TRIBUTARY_FILE_DROP)')

@@ -1,5 +1,6 @@
 // `tributary serve` (API, web UI, scheduler) and `tributary sim …` (upstream simulators).
 import type { Command } from 'commander';
+import { SIMULATORS } from '../../sim/index.ts';
 import { openApp } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { createLogger } from '../core/log.ts';
@@ -34,10 +35,6 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
-const SIMULATORS: Record<string, () => Promise<(argv: string[]) => Promise<void>>> = {
-  'tenable-sc': async () => (await import('../../sim/tenable-sc/index.ts')).runTenableSimCli,
-  'servicedesk-plus': async () => (await import('../../sim/servicedesk-plus/index.ts')).runSdpSimCli,
-};
 
 export function registerSimCommand(program: Command): void {
   program

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { addSource, checkSource, configureSource, present, removeSource } from '../app/sources.ts';
 import { parseSetPairs } from '../core/config.ts';
+import { readsFiles } from '../core/connector.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { exportStatusesOf } from '../export/schedule.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
@@ -41,7 +42,7 @@ export function registerSourcesCommands(program: Command): void {
         const rows = views.map((v) => ({
           name: v.name,
           type: v.type,
-          mode: v.config.inputMode ?? 'api',
+          mode: app.registry.has(v.type) && readsFiles(app.registry.get(v.type), v.config) ? 'file' : 'api',
           schedule: v.schedule ?? 'manual',
           lastRun: v.lastRun ? `${v.lastRun.status} ${v.lastRun.finishedAt ?? v.lastRun.startedAt}` : 'never',
           lastCheck: v.lastCheck ? (v.lastCheck.ok ? 'ok' : 'failed') : 'never',
@@ -52,7 +53,7 @@ export function registerSourcesCommands(program: Command): void {
 
   sources
     .command('add <type>')
-    .description('add a source of type tenable-sc or servicedesk-plus')
+    .description('add a source of a connector type (an unknown type lists the known ones)')
     .requiredOption('--name <name>', 'source name')
     .option('--set <key=value>', 'configuration value (repeatable)', collect, [])
     .option('--config <file.json>', 'configuration as a JSON object (--set values override it)')

@@ -1,5 +1,6 @@
 // The connector registry: adding a connector is one folder and one line here.
-import { type Connector, sealedKeys } from '../core/connector.ts';
+import { type Connector, sealedKeys, secretKeys } from '../core/connector.ts';
+import { registerSecretFields } from '../core/secrets.ts';
 import { InputError } from '../core/errors.ts';
 
 export class ConnectorRegistry {
@@ -11,6 +12,13 @@ export class ConnectorRegistry {
 
   register(c: Connector): void {
     this.#byType.set(c.type, c);
+    // Values under a secret field's key are masked in every log line, whichever connector logs them.
+    registerSecretFields(secretKeys(c));
+  }
+
+  /** The bucket a file-reading source of this type uses when its configuration names none. */
+  defaultBucket(type: string): string | undefined {
+    return this.#byType.get(type)?.files?.defaultBucket;
   }
 
   get(type: string): Connector {
@@ -62,7 +70,15 @@ export async function defaultRegistry(): Promise<ConnectorRegistry> {
   return new ConnectorRegistry(list);
 }
 
+/**
+ * Adds a connector to the ones every app of this process opens with (before the app opens): how a
+ * connector that lives outside src/connectors (a test's, a deployment's) is registered, in one line.
+ */
+export function registerConnector(connector: Connector): void {
+  builtins.push(async () => connector);
+}
+
 const builtins: (() => Promise<Connector>)[] = [
-  async () => (await import('./tenable-sc/index.ts')).tenableScConnector as unknown as Connector,
-  async () => (await import('./servicedesk-plus/index.ts')).servicedeskPlusConnector as unknown as Connector,
+  async () => (await import('./tenable-sc/index.ts')).tenableScConnector,
+  async () => (await import('./servicedesk-plus/index.ts')).servicedeskPlusConnector,
 ];

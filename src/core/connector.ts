@@ -1,6 +1,7 @@
-// The connector contract. A connector declares its type, a zod config schema with secret fields marked,
-// a credential check made of named checks, and streams that yield pages of records with a checkpoint.
-// Nothing here knows a vendor.
+// The connector contract. A connector declares its type and names, the upstream it talks to, whether it
+// reads files, a zod config schema with secret fields marked and laid out in form sections, a credential
+// check made of named checks, and streams that yield pages of records with a checkpoint. Nothing here
+// knows a vendor; nothing outside a connector's folder needs to.
 import type { z } from 'zod';
 import type { SourceBucket } from './files.ts';
 import type { Logger } from './log.ts';
@@ -125,9 +126,39 @@ export interface Stream {
   read(ctx: StreamContext): AsyncIterable<Page>;
 }
 
+/** How a connector reads exports from the file drop instead of its API. */
+export interface FileInput<C> {
+  /** Bucket read when the configuration's `bucket` key is empty (two sources may share it). */
+  defaultBucket: string;
+  /** File kinds the streams read (e.g. `csv`), for guidance; the streams decide per file. */
+  kinds: string[];
+  /** Whether this configuration reads files (else the API). */
+  reads(config: C): boolean;
+  /** What to upload, shown on the web UI's file page. */
+  uploadHint?: string;
+}
+
+/** A group of fields in the configure form; fields in no section go under "Advanced settings". */
+export interface ConfigSection {
+  title?: string;
+  help?: string;
+  keys: string[];
+}
+
 export interface Connector<C extends Record<string, unknown> = Record<string, unknown>> {
   type: string;
   title: string;
+  /** The name users know the upstream by (shorter than `title`), in lists and messages. */
+  shortName: string;
+  /**
+   * The upstream an API-mode configuration talks to (its URL or another identity such as a region):
+   * syncs of sources on one upstream share its concurrency limit. A URL counts by its host.
+   */
+  upstream(config: C): string;
+  /** Present when the connector can read exports from the file drop. */
+  files?: FileInput<C>;
+  /** Form layout of the fields; absent = every field in one section. */
+  sections?: ConfigSection[];
   /**
    * Who made the upstream, for exports: the vendor and product named in OCSF metadata and ECS
    * `observer`/`vulnerability.scanner`, and the one namespace (ECS field set, OCSF `unmapped` key)
@@ -166,4 +197,37 @@ export function secretKeys(connector: Connector): string[] {
   return Object.entries(connector.fields)
     .filter(([, f]) => f.secret)
     .map(([k]) => k);
+}
+
+/**
+ * Declares a connector: checks what types cannot (sections and the bucket key name declared fields)
+ * and gives the registry its config-agnostic view. The one place the config type is erased: the
+ * runner only ever hands a connector the configuration its own schema parsed.
+ */
+export function defineConnector<C extends Record<string, unknown>>(connector: Connector<C>): DefinedConnector<C> {
+  for (const section of connector.sections ?? []) {
+    for (const key of section.keys) {
+      if (!(key in connector.fields)) throw new Error(`connector ${connector.type}: section key '${key}' is not a declared field`);
+    }
+  }
+  if (connector.files && !('bucket' in connector.fields)) throw new Error(`connector ${connector.type}: reads files but declares no 'bucket' field`);
+  return connector as DefinedConnector<C>;
+}
+
+/** A connector typed by its configuration (for its own tests) that the registry takes as any connector. */
+export type DefinedConnector<C extends Record<string, unknown>> = Connector<C> & Connector;
+
+/** The upstream identity of a source's API configuration, as the concurrency limit keys it (a URL by its host). */
+export function upstreamKey(connector: Connector, config: Record<string, unknown>): string {
+  const id = String(connector.upstream(config) || 'unknown');
+  try {
+    return new URL(id).host.toLowerCase() || id;
+  } catch {
+    return id;
+  }
+}
+
+/** Whether a configuration reads the file drop rather than the API. */
+export function readsFiles(connector: Connector, config: Record<string, unknown>): boolean {
+  return connector.files?.reads(config) === true;
 }

@@ -37,7 +37,7 @@ export interface FileImportResult {
 
 /** A source's bucket as its file-mode streams use it. */
 export interface SourceBucket {
-  /** Address shown to users, e.g. `s3://vuln-scanner/`. */
+  /** Address shown to users, e.g. `s3://scans/`. */
   readonly address: string;
   list(): AsyncIterable<BucketObject>;
   open(key: string): Promise<Readable>;

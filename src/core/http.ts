@@ -1,11 +1,13 @@
 // The upstream HTTP helper every connector uses: undici with keep-alive, timeouts, a private CA or
-// verification off, an optional proxy, transient-error retries, and errors that say what to fix.
+// verification off, an optional proxy, and errors that say what to fix. One request is one attempt:
+// transient failures are marked so, and the connector's client retries them under core/retry.ts once
+// it has classified the answer (an envelope error, a token to refresh).
 // Every answer is bounded: a size cap (the body is read in chunks and dropped past it) and one
 // deadline covering headers and body, so a huge or trickled answer cannot exhaust memory or hang.
 import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
 import { UpstreamError } from './errors.ts';
 import type { Logger } from './log.ts';
-import { parseRetryAfter, type RetryOptions, withRetry } from './retry.ts';
+import { parseRetryAfter } from './retry.ts';
 
 export interface HttpClientOptions {
   baseUrl: string;
@@ -15,7 +17,6 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   headers?: Record<string, string>;
   log?: Logger;
-  retry?: RetryOptions;
   /** Largest answer accepted, in bytes (TRIBUTARY_UPSTREAM_MAX_BYTES overrides; default 64 MiB). */
   maxResponseBytes?: number;
   /** Whole-request deadline, headers and body (capped by TRIBUTARY_UPSTREAM_DEADLINE_MS; default 10 min). */
@@ -30,8 +31,6 @@ export interface HttpRequest {
   form?: Record<string, string>;
   headers?: Record<string, string>;
   signal?: AbortSignal;
-  /** Override retry behaviour for this call (e.g. a credential check wants one attempt). */
-  retry?: RetryOptions;
 }
 
 export interface HttpResponse {
@@ -239,7 +238,7 @@ export class HttpClient {
     return u.toString();
   }
 
-  /** One call with retries of transient failures; any status comes back (callers interpret 4xx). */
+  /** One attempt; any status comes back (callers interpret 4xx), transient failures throw marked so. */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = { accept: 'application/json', ...this.#opts.headers, ...req.headers };
@@ -251,38 +250,35 @@ export class HttpClient {
       body = new URLSearchParams(req.form).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const retry = { log: this.#opts.log, what: `${req.method} ${req.path}`, ...this.#opts.retry, ...req.retry, signal: req.signal };
     // Named by the whole path (the base URL's own path included), e.g. "POST /rest/analysis".
     const what = `${req.method} ${new URL(url).pathname}`;
-    return withRetry(async () => {
-      let res: Dispatcher.ResponseData;
-      let text: string;
-      // One deadline for headers and body: undici's own timeouts only catch silence, not a trickle.
-      const deadline = AbortSignal.timeout(this.deadlineMs);
-      const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
-      try {
-        res = await request(url, { method: req.method, headers, body, dispatcher: this.#dispatcher, signal });
-        text = await this.#readBody(res, what, signal);
-      } catch (err) {
-        if (req.signal?.aborted) throw err;
-        if (err instanceof UpstreamError) throw err;
-        if (deadline.aborted) {
-          throw new UpstreamError(`${what}: no complete answer within ${formatDuration(this.deadlineMs)} (the per-request deadline)`, {
-            hint: 'Set TRIBUTARY_UPSTREAM_DEADLINE_MS to allow longer requests, or check the network path to the server',
-            cause: err,
-          });
-        }
-        throw describeNetworkError(err, url, this.#opts.proxyUrl);
-      }
-      if (TRANSIENT_STATUS.has(res.statusCode)) {
-        throw new UpstreamError(`${req.method} ${req.path} answered HTTP ${res.statusCode}`, {
-          transient: true,
-          status: res.statusCode,
-          retryAfter: parseRetryAfter(res.headers['retry-after']),
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    // One deadline for headers and body: undici's own timeouts only catch silence, not a trickle.
+    const deadline = AbortSignal.timeout(this.deadlineMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    try {
+      res = await request(url, { method: req.method, headers, body, dispatcher: this.#dispatcher, signal });
+      text = await this.#readBody(res, what, signal);
+    } catch (err) {
+      if (req.signal?.aborted) throw err;
+      if (err instanceof UpstreamError) throw err;
+      if (deadline.aborted) {
+        throw new UpstreamError(`${what}: no complete answer within ${formatDuration(this.deadlineMs)} (the per-request deadline)`, {
+          hint: 'Set TRIBUTARY_UPSTREAM_DEADLINE_MS to allow longer requests, or check the network path to the server',
+          cause: err,
         });
       }
-      return { status: res.statusCode, headers: res.headers, text };
-    }, retry);
+      throw describeNetworkError(err, url, this.#opts.proxyUrl);
+    }
+    if (TRANSIENT_STATUS.has(res.statusCode)) {
+      throw new UpstreamError(`${req.method} ${req.path} answered HTTP ${res.statusCode}`, {
+        transient: true,
+        status: res.statusCode,
+        retryAfter: parseRetryAfter(res.headers['retry-after']),
+      });
+    }
+    return { status: res.statusCode, headers: res.headers, text };
   }
 
   /** Reads a body up to the size cap; a larger one is dropped unread past the cap. */

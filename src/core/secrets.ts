@@ -157,7 +157,19 @@ export function scrubSerialized(text: string): string {
   return out;
 }
 
-/** A copy of `value` with registered secrets masked in every string it holds (plain objects and arrays). */
+// Keys whose values are secret wherever they appear in a logged object: the connectors' declared
+// secret fields (registered by the connector registry) and the generic ones.
+const secretFieldNames = new Set<string>(['password']);
+
+/** Masks values under these keys in every logged object (a connector's secret field names). */
+export function registerSecretFields(names: Iterable<string>): void {
+  for (const n of names) secretFieldNames.add(n);
+}
+
+/**
+ * A copy of `value` with registered secrets masked in every string it holds (plain objects and
+ * arrays), and the value under any secret field name masked whatever it is.
+ */
 export function scrubDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value);
   if (depth > 8 || value === null || typeof value !== 'object') return value;
@@ -169,7 +181,7 @@ export function scrubDeep(value: unknown, depth = 0): unknown {
   }
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[k] = secretFieldNames.has(k) && v !== undefined && v !== null && v !== '' ? MASK : scrubDeep(v, depth + 1);
   return out;
 }
 

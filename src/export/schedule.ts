@@ -141,7 +141,7 @@ async function writeDestination(app: AppContext, d: DestinationRecord, source: {
   for (const m of d.models) {
     const model = m as ModelName;
     const q = { model, sourceIds: [source.id], since: window };
-    // No file for a model with nothing to say (a Tenable.sc source has no tickets; a quiet day no changes).
+    // No file for a model with nothing to say (a scanner source has no tickets; a quiet day no changes).
     const probe = await app.store.query(model, { sourceIds: [source.id], limit: 1, ...(window?.query ?? {}) });
     if (probe.records.length === 0) continue;
     let n = 0;

@@ -4,8 +4,8 @@
 // with ready-to-paste commands.
 import type { AppContext } from '../app/context.ts';
 import type { S3Settings } from './backend.ts';
-import { bucketOf, parseExpires, sanitizeFileName } from './names.ts';
-import { fileDropOf } from './resolve.ts';
+import { parseExpires, sanitizeFileName } from './names.ts';
+import { fileDropOf, sourceBucketOf } from './resolve.ts';
 import { createUploadToken } from './tokens.ts';
 
 export interface FileDropGuideOptions {
@@ -52,11 +52,11 @@ export async function fileDropGuide(app: AppContext, sourceName: string, opts: F
   const source = await app.store.getSource(sourceName);
   const expiresSeconds = parseExpires(opts.expires);
   const file = opts.file ? sanitizeFileName(opts.file) : null;
-  const bucket = bucketOf(source);
+  const bucket = sourceBucketOf(app, source);
   const address = `s3://${bucket}/`;
   const backend = fileDropOf(app);
   await backend.ensureBucket(bucket);
-  const sharedWith = (await app.store.listSources()).filter((s) => s.id !== source.id && bucketOf(s) === bucket).map((s) => s.name);
+  const sharedWith = (await app.store.listSources()).filter((s) => s.id !== source.id && sourceBucketOf(app, s) === bucket).map((s) => s.name);
   const baseUrl = (opts.baseUrl ?? process.env.TRIBUTARY_PUBLIC_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   const example = file ?? 'export.csv';
   const commands: GuideCommand[] = [];

@@ -10,8 +10,8 @@ import type { BucketObject, FileImportResult, FileImportStatus, FileSnapshot, Re
 import type { Row } from '../store/driver.ts';
 import type { SourceRecord } from '../store/store.ts';
 import type { FileDropBackend } from './backend.ts';
-import { bucketOf } from './names.ts';
-import { fileDropOf } from './resolve.ts';
+
+import { fileDropOf, sourceBucketOf } from './resolve.ts';
 
 /** Rejected rows kept per file (rowsRejected has the total). */
 export const MAX_STORED_REJECTIONS = 1000;
@@ -146,7 +146,7 @@ class StoreBackedBucket implements SourceBucket {
     this.#backend = backend;
     this.#sourceId = source.id;
     this.#opts = opts;
-    this.bucket = bucketOf(source);
+    this.bucket = sourceBucketOf(app, source);
     this.address = `s3://${this.bucket}/`;
   }
 
@@ -187,7 +187,7 @@ export interface FileView extends BucketObject {
 
 /** The objects in a source's bucket with the import status of their current version. */
 export async function listFiles(app: AppContext, source: SourceLike): Promise<{ bucket: string; address: string; items: FileView[] }> {
-  const bucket = bucketOf(source);
+  const bucket = sourceBucketOf(app, source);
   const imports = await listImports(app, source.id);
   const byVersion = new Map(imports.map((i) => [`${i.key}\u0000${i.etag}`, i]));
   const seenKeys = new Set(imports.map((i) => i.key));

@@ -2,12 +2,6 @@
 // object storage), object keys, the sanitizing of uploaded file names, and `--expires` durations.
 import { InputError } from '../core/errors.ts';
 
-/** Default bucket per source type, used when a source's configuration has no `bucket`. */
-export const DEFAULT_BUCKETS: Record<string, string> = {
-  'tenable-sc': 'vuln-scanner',
-  'servicedesk-plus': 'service-desk',
-};
-
 const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 export function validateBucketName(name: string): string {
@@ -17,12 +11,14 @@ export function validateBucketName(name: string): string {
   return name;
 }
 
-/** The bucket a source reads from: its `bucket` key, else the default of its type, else its name. */
-export function bucketOf(source: { name: string; type: string; config: Record<string, unknown> }): string {
+/**
+ * The bucket a source reads from: its `bucket` key, else the default its connector declares
+ * (`files.defaultBucket`, looked up by the caller), else its name.
+ */
+export function bucketOf(source: { name: string; config: Record<string, unknown> }, defaultBucket?: string): string {
   const configured = source.config.bucket;
   if (typeof configured === 'string' && configured.trim() !== '') return validateBucketName(configured.trim());
-  const byType = DEFAULT_BUCKETS[source.type];
-  if (byType) return byType;
+  if (defaultBucket) return defaultBucket;
   const derived = source.name
     .toLowerCase()
     .replace(/[^a-z0-9.-]+/g, '-')

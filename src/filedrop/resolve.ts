@@ -8,6 +8,7 @@ import type { AppContext } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES, type FileDropBackend } from './backend.ts';
 import { LocalBackend } from './local.ts';
+import { bucketOf } from './names.ts';
 import { S3Backend, type S3BackendOptions } from './s3.ts';
 
 export interface ResolveFileDropOptions {
@@ -83,6 +84,11 @@ export function fileDropOf(app: AppContext): FileDropBackend {
   if (known) return known;
   const a = app as FileDropApp;
   return setFileDrop(app, a.fileDrop ?? resolveFileDrop({ dataDir: app.dataDir, env: a.env }));
+}
+
+/** The bucket a source reads from: its `bucket` key, else its connector's declared default, else its name. */
+export function sourceBucketOf(app: Pick<AppContext, 'registry'>, source: { name: string; type: string; config: Record<string, unknown> }): string {
+  return bucketOf(source, app.registry.defaultBucket(source.type));
 }
 
 /** Closes the app's backend (S3 client sockets); call from app.close(). */

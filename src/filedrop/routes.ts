@@ -20,8 +20,8 @@ import { InputError, NotFoundError } from '../core/errors.ts';
 import { TooLargeError } from './backend.ts';
 import { fileDropGuide } from './guide.ts';
 import { listFiles, listImports } from './imports.ts';
-import { bucketOf, sanitizeFileName, validateKey } from './names.ts';
-import { fileDropOf, maxUploadBytes } from './resolve.ts';
+import { sanitizeFileName, validateKey } from './names.ts';
+import { fileDropOf, maxUploadBytes, sourceBucketOf } from './resolve.ts';
 import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from './tokens.ts';
 import { putIntoBucket, type UploadedFile } from './upload.ts';
 
@@ -180,7 +180,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       async (req, reply) => {
         const source = await app.store.getSource(req.params.name);
         const key = validateKey(fileParam(req));
-        const bucket = bucketOf(source);
+        const bucket = sourceBucketOf(app, source);
         if (!(await fileDropOf(app).delete(bucket, key))) throw new NotFoundError(`no file '${key}' in s3://${bucket}/`);
         req.log.info({ source: source.name, bucket, key }, 'file deleted from the file drop');
         return reply.code(204).send();

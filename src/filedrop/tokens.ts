@@ -5,7 +5,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext } from '../app/context.ts';
 import { NotFoundError } from '../core/errors.ts';
 import type { Row } from '../store/driver.ts';
-import { bucketOf } from './names.ts';
+import { sourceBucketOf } from './resolve.ts';
 
 export const UPLOAD_TOKEN_PREFIX = 'tfu_';
 
@@ -57,7 +57,7 @@ export async function createUploadToken(
 ): Promise<{ id: string; token: string; bucket: string; file: string | null; expiresAt: string }> {
   const id = randomUUID();
   const token = UPLOAD_TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  const bucket = bucketOf(source);
+  const bucket = sourceBucketOf(app, source);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + opts.expiresSeconds * 1000).toISOString();
   await app.store.db.run(
@@ -110,7 +110,7 @@ export async function verifyUploadToken(
   } catch {
     throw new UploadAuthError(401, 'the source of this upload token no longer exists');
   }
-  if (bucketOf(source) !== info.bucket) throw new UploadAuthError(403, `source '${source.name}' no longer uses bucket '${info.bucket}'; ask for a new token`);
+  if (sourceBucketOf(app, source) !== info.bucket) throw new UploadAuthError(403, `source '${source.name}' no longer uses bucket '${info.bucket}'; ask for a new token`);
   return { token: info, sourceName: source.name };
 }
 

@@ -8,8 +8,8 @@ import type { AppContext } from '../app/context.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import type { BucketObject } from '../core/files.ts';
 import { formatBytes, TooLargeError } from './backend.ts';
-import { bucketOf, sanitizeFileName } from './names.ts';
-import { fileDropOf, maxUploadBytes } from './resolve.ts';
+import { sanitizeFileName } from './names.ts';
+import { fileDropOf, maxUploadBytes, sourceBucketOf } from './resolve.ts';
 
 export interface UploadedFile extends BucketObject {
   bucket: string;
@@ -31,7 +31,7 @@ export async function putIntoBucket(
   opts: PutIntoBucketOptions = {},
 ): Promise<UploadedFile> {
   const key = sanitizeFileName(fileName);
-  const bucket = bucketOf(source);
+  const bucket = sourceBucketOf(app, source);
   const backend = fileDropOf(app);
   await backend.ensureBucket(bucket);
   const obj = await backend.put(bucket, key, body, { ...opts, maxBytes: maxUploadBytes(app) });
@@ -60,7 +60,7 @@ export interface UploadProgress {
 export async function uploadFiles(app: AppContext, sourceName: string, paths: string[], onProgress?: (p: UploadProgress) => void): Promise<UploadedFile[]> {
   if (paths.length === 0) throw new InputError('name at least one file to upload', 'file');
   const source = await app.store.getSource(sourceName);
-  const bucket = bucketOf(source);
+  const bucket = sourceBucketOf(app, source);
   const limit = maxUploadBytes(app);
   const planned: { path: string; key: string; size: number }[] = [];
   const byKey = new Map<string, string>();

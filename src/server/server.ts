@@ -153,6 +153,15 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
                   properties: {
                     type: { type: 'string' },
                     title: { type: 'string' },
+                    shortName: { type: 'string' },
+                    sections: {
+                      type: ['array', 'null'],
+                      items: { type: 'object', properties: { title: { type: ['string', 'null'] }, help: { type: ['string', 'null'] }, keys: { type: 'array', items: { type: 'string' } } } },
+                    },
+                    files: {
+                      type: ['object', 'null'],
+                      properties: { defaultBucket: { type: 'string' }, kinds: { type: 'array', items: { type: 'string' } }, uploadHint: { type: ['string', 'null'] } },
+                    },
                     fields: { type: 'array', items: { type: 'object', additionalProperties: true } },
                   },
                 },
@@ -166,6 +175,9 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       items: app.registry.all().map((c) => ({
         type: c.type,
         title: c.title,
+        shortName: c.shortName,
+        sections: c.sections?.map((x) => ({ title: x.title ?? null, help: x.help ?? null, keys: x.keys })) ?? null,
+        files: c.files ? { defaultBucket: c.files.defaultBucket, kinds: c.files.kinds, uploadHint: c.files.uploadHint ?? null } : null,
         fields: Object.entries(c.fields).map(([key, info]) => ({
           key,
           label: info.label,

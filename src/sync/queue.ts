@@ -4,7 +4,9 @@
 // policy keyed by source name), and a global per-upstream concurrency limit (job groups).
 import { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
+import { readsFiles, upstreamKey } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError } from '../core/errors.ts';
+import { sourceBucketOf } from '../filedrop/resolve.ts';
 import { runSync, type SyncResult } from './runner.ts';
 
 export const SYNC_QUEUE = 'tributary-sync';
@@ -23,15 +25,14 @@ const envNumber = (env: NodeJS.ProcessEnv, name: string, dflt: number): number =
   return Number.isFinite(v) && v > 0 ? v : dflt;
 };
 
-/** The upstream a source talks to: syncs of sources on one console share its concurrency limit. */
-export function upstreamOf(config: Record<string, unknown>): string {
-  if (config.inputMode === 'file') return `bucket:${String(config.bucket ?? '')}`;
-  const url = String(config.apiUrl ?? config.serverUrl ?? config.accountsUrl ?? config.region ?? 'unknown');
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return url;
-  }
+/**
+ * The upstream a source talks to: syncs of sources on one console share its concurrency limit. The
+ * connector declares it (`upstream`, a URL counted by its host); a file-reading source's is its bucket.
+ */
+export function upstreamOf(app: Pick<AppContext, 'registry'>, source: { name: string; type: string; config: Record<string, unknown> }): string {
+  const connector = app.registry.get(source.type);
+  if (readsFiles(connector, source.config)) return `bucket:${sourceBucketOf(app, source)}`;
+  return upstreamKey(connector, source.config);
 }
 
 export function requirePostgres(app: AppContext, what: string): void {
@@ -93,7 +94,7 @@ export class SyncQueue {
   async enqueue(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger: string }): Promise<string | null> {
     const s = await this.#app.store.getSource(source);
     const data: SyncJob = { source, full: opts.full, ...(opts.allowLargeRemoval ? { allowLargeRemoval: true } : {}), trigger: opts.trigger, requestedAt: new Date().toISOString() };
-    return this.boss.send(SYNC_QUEUE, data, { singletonKey: source, group: { id: upstreamOf(s.config) } });
+    return this.boss.send(SYNC_QUEUE, data, { singletonKey: source, group: { id: upstreamOf(this.#app, s) } });
   }
 
   async job(id: string) {
@@ -128,7 +129,7 @@ export class SyncQueue {
       log.info({ jobId, runId: result.runId, status: result.status }, 'queued sync finished');
       if (result.status === 'interrupted') {
         // A drained run goes back to the queue at once, so another worker resumes it from its checkpoint.
-        const next = await this.boss.send(SYNC_QUEUE, { ...data, requestedAt: new Date().toISOString() } satisfies SyncJob, { singletonKey: data.source, group: { id: upstreamOf(source.config) } });
+        const next = await this.boss.send(SYNC_QUEUE, { ...data, requestedAt: new Date().toISOString() } satisfies SyncJob, { singletonKey: data.source, group: { id: upstreamOf(this.#app, source) } });
         log.info({ jobId, runId: result.runId, next }, 'drained run handed back to the queue');
       }
       return { runId: result.runId, status: result.status };

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../app/context.ts';
-import type { Connector, Page, Stream, StreamContext, SyncMode } from '../core/connector.ts';
+import { type Connector, type Page, readsFiles, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
 import { exportAfterSync } from '../export/schedule.ts';
@@ -17,6 +17,7 @@ import { correlateAfterRun } from './correlate.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import { pageBudgetMessage, readBaseline, readGuard, refusedSweeps, runDeadlineMessage, runDeadlineMs, streamPageBudget, type SyncBaseline, sweepRefusalMessage } from './guard.ts';
+import { backoffMs, retryPolicy } from '../core/retry.ts';
 
 export interface SyncOptions {
   /** Force a fresh full run (also abandons an interrupted run's checkpoints, unless `resume`). */
@@ -60,9 +61,6 @@ const staleHeartbeatMs = () => Number(process.env.TRIBUTARY_STALE_RUN_MS ?? 90_0
 const HEARTBEAT_MS = 5_000;
 /** Stored progress (counts) is refreshed after a page at most this often. */
 const PROGRESS_MS = 1_000;
-/** Restarts of one stream after transient upstream errors that outlasted the HTTP client's own retries. */
-const streamAttempts = () => Number(process.env.TRIBUTARY_STREAM_ATTEMPTS ?? 4);
-const retryBaseMs = () => Number(process.env.TRIBUTARY_RETRY_BASE_MS ?? 500);
 /** A full run is forced when the last successful one is older than this, so sweeps keep happening. */
 const fullEveryMs = () => Number(process.env.TRIBUTARY_FULL_EVERY_MS ?? 7 * 24 * 3600_000);
 
@@ -195,7 +193,7 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   try {
     // File-mode sources read their bucket; a full run re-reads every file version it holds.
-    const bucket = config.inputMode === 'file' ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
+    const bucket = readsFiles(connector, config) ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
     streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal, bucket });
     checkStreams(streams);
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
@@ -258,8 +256,11 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
           } catch (err) {
             // The page in flight is stored first (its failure, if any, replaces this error).
             await flush();
-            if (!(err instanceof UpstreamError) || !err.transient || attempt >= streamAttempts() || abort.signal.aborted) throw err;
-            const waitMs = Math.max(err.retryAfter !== null ? err.retryAfter * 1000 : 0, Math.random() * Math.min(30_000, retryBaseMs() * 2 ** attempt));
+            // The retry policy (core/retry.ts) states the budget: a restart follows a call that already
+            // backed off, so restart n waits like that call's retry n + 1.
+            const policy = retryPolicy();
+            const waitMs = attempt >= policy.streamAttempts || abort.signal.aborted ? null : backoffMs(policy, attempt + 1, err);
+            if (waitMs === null) throw err;
             log.warn({ runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) }, 'transient upstream error; restarting the stream from its last page');
             await sleep(waitMs, undefined, { signal: abort.signal }).catch(() => {});
           }

@@ -146,6 +146,12 @@ export interface FieldMeta {
 export interface ConnectorMeta {
   type: string;
   title: string;
+  /** The name users know the upstream by, in lists and headings. */
+  shortName: string;
+  /** Form layout declared by the connector; null = every field in one section. */
+  sections: { title: string | null; help: string | null; keys: string[] }[] | null;
+  /** Present when the connector can read exports from the file drop. */
+  files: { defaultBucket: string; kinds: string[]; uploadHint: string | null } | null;
   fields: FieldMeta[];
 }
 

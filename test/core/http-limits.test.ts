@@ -49,7 +49,7 @@ after(async () => {
 });
 
 test('an answer larger than the cap is refused: from Content-Length without reading, or as soon as the read passes it', async () => {
-  const http = new HttpClient({ baseUrl: base, maxResponseBytes: 1024 * 1024, retry: { attempts: 1 } });
+  const http = new HttpClient({ baseUrl: base, maxResponseBytes: 1024 * 1024 });
   try {
     await assert.rejects(http.send({ method: 'GET', path: '/declared' }), /^UpstreamError: GET \/api\/declared: the answer is larger than 1 MiB \(the response size limit\)$/);
     await assert.rejects(http.send({ method: 'GET', path: '/chunked' }), (err: Error & { hint?: string }) => {

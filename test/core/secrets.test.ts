@@ -4,9 +4,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
+import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { loadMasterKey, MASK, maskConfig, registerSecret, SecretBox, scrubSecrets } from '../../src/core/secrets.ts';
 import { tempDir } from '../helpers/databases.ts';
+import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
 
 test('AES-256-GCM box round-trips, uses a fresh IV, and detects tampering and wrong keys', () => {
   const box = new SecretBox(Buffer.alloc(32, 1));
@@ -42,6 +44,8 @@ test('masking replaces set secrets only', () => {
 
 test('log lines never carry a registered secret, whatever path put it there', async () => {
   registerSecret('top-secret-api-key-99');
+  // The key names masked are the registered connectors' declared secret fields, not a list in core.
+  new ConnectorRegistry([fixtureConnector(newControl())]);
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _e, cb) {
@@ -50,13 +54,16 @@ test('log lines never carry a registered secret, whatever path put it there', as
     },
   });
   const log = createLogger({ level: 'debug', destination: sink });
-  log.info({ config: { secretKey: 'other-secret-zz' } }, 'configured');
+  log.info({ config: { token: 'other-secret-zz', url: 'https://kept.example' } }, 'configured');
+  log.info({ deeper: { nested: { token: 'deep-secret-yy' } } }, 'nested');
   log.error({ err: 'upstream said top-secret-api-key-99 is wrong' }, 'failed with top-secret-api-key-99');
   await new Promise((r) => setTimeout(r, 20));
   const all = lines.join('');
   assert.match(all, /configured/);
   assert.doesNotMatch(all, /top-secret-api-key-99/);
   assert.doesNotMatch(all, /other-secret-zz/, 'redacted by key name');
+  assert.doesNotMatch(all, /deep-secret-yy/, 'redacted by key name at any depth');
+  assert.match(all, /kept\.example/, 'a field not declared secret is kept');
   assert.equal(scrubSecrets('x top-secret-api-key-99 y'), `x ${MASK} y`);
 });
 

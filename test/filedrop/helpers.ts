@@ -1,6 +1,6 @@
 // An app on a test database with its file drop where the test wants it.
 import { type AppContext, openApp } from '../../src/app/context.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
+import { defaultRegistry } from '../../src/connectors/registry.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { FileDropBackend } from '../../src/filedrop/backend.ts';
 import { closeFileDrop, type FileDropApp, setFileDrop } from '../../src/filedrop/resolve.ts';
@@ -8,7 +8,7 @@ import type { TestDatabase } from '../helpers/databases.ts';
 
 export async function openTestApp(db: TestDatabase, opts: { fileDrop?: string | FileDropBackend; env?: NodeJS.ProcessEnv; maxUploadBytes?: number } = {}): Promise<FileDropApp> {
   const env = { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'), ...(opts.env ?? {}) };
-  const base: AppContext = await openApp({ dataDir: db.dataDir, db: db.url, registry: new ConnectorRegistry([]), log: silentLogger, env });
+  const base: AppContext = await openApp({ dataDir: db.dataDir, db: db.url, registry: await defaultRegistry(), log: silentLogger, env });
   const app: FileDropApp = Object.assign(base, { env, maxUploadBytes: opts.maxUploadBytes });
   if (opts.fileDrop) setFileDrop(app, opts.fileDrop);
   const close = base.close;

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { LocalBackend } from '../../src/filedrop/local.ts';
+import { defaultRegistry } from '../../src/connectors/registry.ts';
+import { sourceBucketOf } from '../../src/filedrop/resolve.ts';
 import { bucketOf, parseExpires, sanitizeFileName, validateBucketName, validateKey } from '../../src/filedrop/names.ts';
 import { resolveFileDrop, s3OptionsFrom } from '../../src/filedrop/resolve.ts';
 import { S3Backend } from '../../src/filedrop/s3.ts';
@@ -29,14 +31,17 @@ test('validateKey accepts listed keys and refuses escaping ones', () => {
   for (const bad of ['', '/abs', '../x', 'a/../b', 'a//b', './a', 'a\\b', 'a\u0001b']) assert.throws(() => validateKey(bad), InputError, JSON.stringify(bad));
 });
 
-test('bucket names follow the S3 rules; sources get their bucket or the default of their type', () => {
+test('bucket names follow the S3 rules; sources get their bucket or the default their connector declares', async () => {
   assert.equal(validateBucketName('vuln-scanner'), 'vuln-scanner');
   for (const bad of ['ab', 'Upper', '-lead', 'trail-', 'a..b', '192.168.1.1', 'under_score', 'x'.repeat(64)]) assert.throws(() => validateBucketName(bad), InputError, bad);
-  assert.equal(bucketOf({ name: 'sc', type: 'tenable-sc', config: {} }), 'vuln-scanner');
-  assert.equal(bucketOf({ name: 'sd', type: 'servicedesk-plus', config: {} }), 'service-desk');
-  assert.equal(bucketOf({ name: 'sc2', type: 'tenable-sc', config: { bucket: 'site-b-scans' } }), 'site-b-scans');
-  assert.equal(bucketOf({ name: 'My_Source', type: 'other', config: {} }), 'my-source');
-  assert.throws(() => bucketOf({ name: 'x', type: 'tenable-sc', config: { bucket: '../../etc' } }), InputError);
+  const registry = await defaultRegistry();
+  const sourceBucket = (source: { name: string; type: string; config: Record<string, unknown> }) => sourceBucketOf({ registry }, source);
+  assert.equal(sourceBucket({ name: 'sc', type: 'tenable-sc', config: {} }), 'vuln-scanner');
+  assert.equal(sourceBucket({ name: 'sd', type: 'servicedesk-plus', config: {} }), 'service-desk');
+  assert.equal(sourceBucket({ name: 'sc2', type: 'tenable-sc', config: { bucket: 'site-b-scans' } }), 'site-b-scans');
+  assert.equal(sourceBucket({ name: 'My_Source', type: 'other', config: {} }), 'my-source');
+  assert.equal(bucketOf({ name: 'sd', config: {} }, 'declared-default'), 'declared-default');
+  assert.throws(() => sourceBucket({ name: 'x', type: 'tenable-sc', config: { bucket: '../../etc' } }), InputError);
 });
 
 test('parseExpires reads durations between a minute and seven days', () => {

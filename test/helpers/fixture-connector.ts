@@ -81,6 +81,8 @@ export function fixtureConnector(control: FixtureControl): Connector<z.infer<typ
   return {
     type: 'fixture',
     title: 'Fixture',
+    shortName: 'Fixture',
+    upstream: (config) => config.url,
     configSchema: schema,
     fields: {
       url: { label: 'URL' },

@@ -55,6 +55,8 @@ function page(n: number): Page {
 export const fixtureConnector: Connector<Config> = {
   type: 'fixture',
   title: 'Fixture (tests)',
+  shortName: 'Fixture',
+  upstream: (config) => config.url,
   configSchema: schema as unknown as z.ZodType<Config>,
   fields: {
     url: { label: 'URL', help: 'Where the fixture lives', sendsSecrets: ['token'] },

@@ -24,6 +24,8 @@ function connector(app: () => AppContext): Connector<{ x?: string }> {
   return {
     type: 'piped',
     title: 'Pipeline fixture',
+    shortName: 'Pipeline',
+    upstream: () => 'pipeline',
     configSchema: z.object({ x: z.string().optional() }).strict(),
     fields: { x: { label: 'x' } },
     check: async () => [],

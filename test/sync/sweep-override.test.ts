@@ -20,6 +20,8 @@ const control: { plugins: string[]; sweep: boolean | ModelName[] | undefined } =
 const connector: Connector<{ x?: string }> = {
   type: 'sweepy',
   title: 'Sweep fixture',
+  shortName: 'Sweep',
+  upstream: () => 'sweep',
   configSchema: z.object({ x: z.string().optional() }).strict(),
   fields: { x: { label: 'x' } },
   check: async () => [],

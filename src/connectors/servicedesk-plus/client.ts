@@ -180,7 +180,7 @@ export class SdpClient {
         let refreshed = false;
         for (;;) {
           const auth = await this.#authHeaders(opts.signal);
-          const res = await this.#http.send({ method: 'GET', path: p, query, headers: { accept: ACCEPT, ...auth.headers }, signal: opts.signal, retry: { attempts: 1 } });
+          const res = await this.#http.send({ method: 'GET', path: p, query, headers: { accept: ACCEPT, ...auth.headers }, signal: opts.signal });
           let body: Json | null = null;
           try {
             body = JSON.parse(res.text) as Json;

@@ -1,6 +1,6 @@
 // The ManageEngine ServiceDesk Plus connector (API mode, or file mode reading CSV exports from the bucket): cloud through Zoho OAuth (authorization code
 // exchanged on save, refresh token in encrypted source state) or on-premises with a technician API key.
-import type { Connector, ConnectorContext, Stream } from '../../core/connector.ts';
+import { type ConnectorContext, defineConnector, type Stream } from '../../core/connector.ts';
 import { errorMessage, InputError } from '../../core/errors.ts';
 import { checkSdp } from './check.ts';
 import { sdpFileStreams } from './csv/index.ts';
@@ -54,9 +54,26 @@ export async function saveSdpConfig(config: SdpConfig, previous: SdpConfig | nul
   return rest;
 }
 
-export const servicedeskPlusConnector: Connector<SdpConfig> = {
+export const servicedeskPlusConnector = defineConnector<SdpConfig>({
   type: 'servicedesk-plus',
   title: 'ManageEngine ServiceDesk Plus',
+  shortName: 'ServiceDesk Plus',
+  // On-premises the server; on cloud the accounts server or the region that picks it.
+  upstream: (config) => String(config.serverUrl ?? config.accountsUrl ?? config.region ?? ''),
+  files: {
+    defaultBucket: 'service-desk',
+    kinds: ['csv'],
+    reads: (config) => config.inputMode === 'file',
+    uploadHint: 'Upload the CSV exports (e.g. export.csv).',
+  },
+  sections: [
+    { keys: ['inputMode', 'region', 'authorizationCode', 'clientId', 'clientSecret', 'revokeTokenOnDeletion', 'portal', 'bucket'] },
+    {
+      title: 'On-premises server',
+      help: 'For ServiceDesk Plus on your own server: enter its address and a technician API key, and leave Client ID, Client Secret and Authorization Code blank.',
+      keys: ['serverUrl', 'apiKey', 'verifySsl'],
+    },
+  ],
   product: { vendor: 'ManageEngine', name: 'ServiceDesk Plus', namespace: 'servicedesk_plus' },
   configSchema: sdpConfigSchema,
   fields: sdpFields,
@@ -70,6 +87,6 @@ export const servicedeskPlusConnector: Connector<SdpConfig> = {
     await revokeToken(config, st.refreshToken, ctx.log);
     await ctx.state.set({ refreshToken: null, accessToken: null, accessTokenExpiresAt: null });
   },
-};
+});
 
 export default servicedeskPlusConnector;

@@ -59,7 +59,7 @@ interface PostOptions {
 async function postAccounts(accountsUrl: string, path: string, form: Record<string, string>, query: Record<string, string>, opts: PostOptions) {
   const http = new HttpClient({ baseUrl: accountsUrl, verifySsl: opts.verifySsl, log: opts.log, timeoutMs: 30_000 });
   try {
-    const res = await http.send({ method: 'POST', path, form, query, signal: opts.signal, retry: { attempts: 1 } });
+    const res = await http.send({ method: 'POST', path, form, query, signal: opts.signal });
     let body: Record<string, unknown> | null = null;
     try {
       body = JSON.parse(res.text) as Record<string, unknown>;

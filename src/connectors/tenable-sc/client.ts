@@ -70,7 +70,7 @@ export class TenableScClient {
     const retry: RetryOptions = { log: this.#log, what, ...this.#retry, signal: init.signal };
     if (init.attempts !== undefined) retry.attempts = init.attempts;
     return withRetry(async () => {
-      const res = await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal, retry: { attempts: 1 } });
+      const res = await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal });
       const header = (n: string) => {
         const v = res.headers[n];
         return (Array.isArray(v) ? v[0] : v) ?? null;

@@ -1,6 +1,6 @@
 // The Tenable Security Center connector: configuration, credential check and streams (API mode, or
 // file mode reading CSV exports from the source's bucket).
-import type { Connector, ConnectorContext, Stream } from '../../core/connector.ts';
+import { type ConnectorContext, defineConnector, type Stream } from '../../core/connector.ts';
 import { checkTenableSc } from './check.ts';
 import { requireApi, type TenableScConfig, tenableScConfigSchema, tenableScFields } from './config.ts';
 import { tenableScFileStreams } from './csv/index.ts';
@@ -17,14 +17,24 @@ export function tenableScStreams(config: TenableScConfig): Stream[] {
   return [hostsStream(deps), softwareStream(deps), portsStream(deps), vulnerabilitiesStream(deps), complianceStream(deps)];
 }
 
-export const tenableScConnector: Connector<TenableScConfig> = {
+export const tenableScConnector = defineConnector<TenableScConfig>({
   type: 'tenable-sc',
   title: 'Tenable Security Center',
+  shortName: 'Tenable.sc',
+  // One console per address: its API (and its licence) is what the concurrency limit protects.
+  upstream: (config) => String(config.apiUrl ?? ''),
+  files: {
+    defaultBucket: 'vuln-scanner',
+    kinds: ['csv'],
+    reads: (config) => config.inputMode === 'file',
+    uploadHint: 'Upload the CSV exports of the console\u2019s Vulnerabilities (Vulnerability Detail List) and Host Assets pages.',
+  },
+  sections: [{ keys: ['inputMode', 'apiUrl', 'accessKey', 'secretKey', 'verifySsl', 'includeInformational', 'bucket'] }],
   product: { vendor: 'Tenable', name: 'Tenable Security Center', namespace: 'tenable' },
   configSchema: tenableScConfigSchema,
   fields: tenableScFields,
   check: (config: TenableScConfig, ctx: ConnectorContext) => checkTenableSc(config, ctx),
   streams: (config: TenableScConfig) => tenableScStreams(config),
-};
+});
 
 export default tenableScConnector;

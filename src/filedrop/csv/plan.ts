@@ -16,7 +16,7 @@ export interface FileStreamOptions {
   models: ModelName[];
   /** Accepted export kinds, in the order a snapshot's files are read. */
   kinds: FileKind[];
-  /** The upstream, for messages ("Tenable.sc"). */
+  /** The upstream, for messages (the connector's short name). */
   what: string;
   /** CSV rows per page (one transaction each); default FILE_PAGE_ROWS. */
   pageRows?: number;

@@ -7,23 +7,12 @@ import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
 
 const MASK = '********';
-/** How a connector's form is laid out: sections of field keys; the connector's other fields go under "Advanced settings". */
+/** A group of the form's fields, as the connector declares them; its other fields go under "Advanced settings". */
 interface Section {
-  title?: string;
-  help?: string;
+  title?: string | null;
+  help?: string | null;
   keys: string[];
 }
-const LAYOUT: Record<string, Section[]> = {
-  'tenable-sc': [{ keys: ['inputMode', 'apiUrl', 'accessKey', 'secretKey', 'verifySsl', 'includeInformational', 'bucket'] }],
-  'servicedesk-plus': [
-    { keys: ['inputMode', 'region', 'authorizationCode', 'clientId', 'clientSecret', 'revokeTokenOnDeletion', 'portal', 'bucket'] },
-    {
-      title: 'On-premises server',
-      help: 'For ServiceDesk Plus on your own server: enter its address and a technician API key, and leave Client ID, Client Secret and Authorization Code blank.',
-      keys: ['serverUrl', 'apiKey', 'verifySsl'],
-    },
-  ],
-};
 const SCHEDULE: Section = { title: 'Schedule', keys: ['schedule'] };
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -49,7 +38,7 @@ function visible(f: FieldMeta, values: Values): boolean {
   return Object.entries(f.showWhen).every(([k, allowed]) => allowed.includes(String(values[k] ?? '')));
 }
 
-/** Server messages name fields by key ("apiUrl: …"); show the form's label instead. */
+/** Server messages name fields by key ("url: …"); show the form's label instead. */
 function humanize(message: string, fields: FieldMeta[]): string {
   const m = /^(?:config\.)?([A-Za-z][A-Za-z0-9]*)(:\s*|\s)(.*)$/s.exec(message);
   const f = m && fields.find((x) => x.key === m[1]);
@@ -64,7 +53,7 @@ function fieldMessage(message: string, field: FieldMeta | undefined): string {
   return capitalize(m ? m[1] : humanize(message, [field]));
 }
 
-/** The field an API error is about, as a form key ("config.apiUrl" → "apiUrl"). */
+/** The field an API error is about, as a form key ("config.url" → "url"). */
 function errorField(err: unknown, keys: string[]): string | null {
   if (!(err instanceof ApiError) || !err.field) return null;
   const f = err.field.replace(/^(config|body)\./, '');
@@ -253,7 +242,7 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
   };
 
   const byKey = new Map(connector.fields.map((f) => [f.key, f]));
-  const sections = [...(LAYOUT[connector.type] ?? [{ keys: connector.fields.map((f) => f.key).filter((k) => k !== 'schedule') }]), SCHEDULE];
+  const sections: Section[] = [...(connector.sections ?? [{ keys: connector.fields.map((f) => f.key).filter((k) => k !== 'schedule') }]), SCHEDULE];
   const placed = new Set(sections.flatMap((sec) => sec.keys));
   const advanced = connector.fields.filter((f) => !placed.has(f.key) && visible(f, values));
   return (

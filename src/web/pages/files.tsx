@@ -18,7 +18,7 @@ interface Upload {
 
 let nextUploadId = 1;
 
-export function FilesPanel({ source, onImported }: { source: SourceView; onImported?: () => void }) {
+export function FilesPanel({ source, uploadHint, onImported }: { source: SourceView; uploadHint?: string | null; onImported?: () => void }) {
   const enc = encodeURIComponent(source.name);
   const files = useLoad((s) => get<{ bucket: string; address: string; items: BucketFile[] }>(`/api/v1/sources/${enc}/files`, s), source.name, { pollMs: 4000 });
   const [uploads, setUploads] = useState<Upload[]>([]);
@@ -69,7 +69,7 @@ export function FilesPanel({ source, onImported }: { source: SourceView; onImpor
         <h2 id="upload-title">Upload files</h2>
         <p className="muted">
           Files go to <code>{files.data?.address ?? `s3://${String(source.config.bucket ?? '')}/`}</code> and are imported by the source's next sync.{' '}
-          {source.type === 'tenable-sc' ? 'Upload the CSV exports of the console’s Vulnerabilities (Vulnerability Detail List) and Host Assets pages.' : 'Upload the CSV exports (e.g. export.csv).'}
+          {uploadHint ?? 'Upload the exports.'}
         </p>
         {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target for the mouse; the labelled file input inside is the keyboard path */}
         <div

@@ -46,7 +46,7 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => vo
           Tributary
         </div>
         <h1>Log in</h1>
-        <p className="muted">Tenable.sc and ServiceDesk Plus in one inventory.</p>
+        <p className="muted">Your vulnerability scanners and service desk in one inventory.</p>
         {notice && !error && <Alert tone="info">{notice}</Alert>}
         {error && <Alert tone="error">{error}</Alert>}
         <form onSubmit={submit} noValidate>

@@ -43,7 +43,7 @@ export function OverviewPage() {
       <PageHeader title="Overview" subtitle="Everything Tributary has imported, at a glance." />
       {noSources && (
         <Alert tone="info" title="Welcome to Tributary">
-          No sources are configured yet. Go to <Link href="/sources">Data Sources Settings › Sources</Link> to add a Tenable.sc console or a ServiceDesk Plus portal.
+          No sources are configured yet. Go to <Link href="/sources">Data Sources Settings › Sources</Link> to add one.
         </Alert>
       )}
       {stats.error && <Alert tone="error">{stats.error}</Alert>}

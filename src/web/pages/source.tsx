@@ -151,7 +151,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
         ))}
       {tab === 'files' &&
         (fileMode ? (
-          <FilesPanel source={s} onImported={() => setVersion((v) => v + 1)} />
+          <FilesPanel source={s} uploadHint={connector?.files?.uploadHint} onImported={() => setVersion((v) => v + 1)} />
         ) : (
           <Alert tone="info" title="This source reads from the API">
             Files are imported only when Input Mode is file import. Switch it under <Link href={base}>Configure</Link> to upload exports here.

@@ -6,8 +6,7 @@ import { Link, navigate } from '../router.tsx';
 import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad } from '../ui.tsx';
 
 /** Short product names for the connector types (titles come from the API). */
-export const SHORT_NAMES: Record<string, string> = { 'tenable-sc': 'Tenable.sc', 'servicedesk-plus': 'ServiceDesk Plus' };
-export const shortName = (c: { type: string; title: string }): string => SHORT_NAMES[c.type] ?? c.title;
+export const shortName = (c: { title: string; shortName?: string }): string => c.shortName || c.title;
 
 export function inputModeLabel(source: SourceView, connectors: ConnectorMeta[] | null): string {
   const mode = String(source.config.inputMode ?? 'api');
@@ -84,7 +83,7 @@ export function SourcesPage() {
       ) : items.length === 0 ? (
         <div className="empty-state">
           <h2>No sources yet</h2>
-          <p>Add a Tenable.sc console or a ServiceDesk Plus portal to start building the inventory.</p>
+          <p>Add a {conns.length ? conns.map(shortName).join(' or a ') : 'data'} source to start building the inventory.</p>
         </div>
       ) : (
         <div className="table-wrap">
