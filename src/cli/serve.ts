@@ -50,6 +50,13 @@ export function registerSimCommand(program: Command): void {
     .action(async (system: string, args: string[]) => {
       const load = SIMULATORS[system];
       if (!load) throw new InputError(`unknown simulator '${system}'; choose ${Object.keys(SIMULATORS).join(' or ')}`, 'system');
-      await (await load())(args);
+      const run = await load();
+      try {
+        await run(args);
+      } catch (err) {
+        // A simulator's own usage errors (unknown or malformed options) are bad usage: exit 2.
+        if ((err as { usage?: unknown }).usage === true) throw new InputError((err as Error).message.split('\n')[0]!, 'sim');
+        throw err;
+      }
     });
 }
