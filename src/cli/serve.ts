@@ -1,6 +1,7 @@
 // `tributary serve` (API, web UI, scheduler) and `tributary sim …` (upstream simulators).
 import type { Command } from 'commander';
 import { openApp } from '../app/context.ts';
+import { recordServerAddress } from '../app/server-address.ts';
 import { InputError } from '../core/errors.ts';
 import { createLogger } from '../core/log.ts';
 import { parseTrustProxy } from '../server/trust-proxy.ts';
@@ -27,8 +28,10 @@ export function registerServeCommand(program: Command): void {
       const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }), requireReadableSecrets: true });
       const { startServer } = await import('../server/server.ts');
       const server = await startServer(app, { port, host: o.host, scheduler: true, worker: o.worker, trustProxy });
+      const forget = recordServerAddress(app.dataDir, server.url);
       process.stderr.write(`tributary: serving on ${server.url} (data dir ${app.dataDir})\n`);
       await stopped;
+      forget();
       await server.close();
       await app.close();
     });
