@@ -96,3 +96,27 @@ test('sources file-drop gives the address the running server listens on, else a 
   const pub = runCli(['--data-dir', dataDir, '--json', 'sources', 'file-drop', 'drop'], { ...env, TRIBUTARY_PUBLIC_URL: 'https://tributary.example/' });
   assert.equal((JSON.parse(pub.stdout) as { uploadUrl: string }).uploadUrl, 'https://tributary.example/api/v1/upload/vuln-scanner/');
 });
+
+test('a busy port exits 2 with one line naming the port and how to pick another', async () => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', String(port)], { env: cliEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      child.once('exit', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(r.code, 2, r.stderr);
+    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('tributary: '));
+    assert.deepEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use: pick another with --port N`));
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  } finally {
+    blocker.close();
+  }
+});
