@@ -27,6 +27,11 @@ const USAGE = `usage: tributary sim servicedesk-plus [options]
   --tls                                                            serve HTTPS with a generated self-signed certificate
   --tls-cert FILE --tls-key FILE                                   serve HTTPS with this certificate`;
 
+/** Bad usage of the simulator's command line (the `tributary` command exits 2 for it). */
+export class SimUsageError extends Error {
+  readonly usage = true;
+}
+
 export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: string[] } {
   const o: SdpSimOptions & { scopes?: string[] } = {};
   const faults: SdpFaults = {};
@@ -35,12 +40,12 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const val = (): string => {
       const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
+      if (v === undefined) throw new SimUsageError(`${flag} needs a value\n${USAGE}`);
       return v;
     };
     const num = (): number => {
       const v = Number(val());
-      if (!Number.isFinite(v) || v < 0) throw new Error(`${flag} needs a non-negative number\n${USAGE}`);
+      if (!Number.isFinite(v) || v < 0) throw new SimUsageError(`${flag} needs a non-negative number\n${USAGE}`);
       return v;
     };
     const list = () => val().split(',').map((s) => s.trim()).filter(Boolean);
@@ -58,7 +63,7 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       case '--portal': o.portal = val(); break;
       case '--dc': {
         const v = val();
-        if (!(DATA_CENTRES as readonly string[]).includes(v)) throw new Error(`--dc must be one of ${DATA_CENTRES.join(', ')}`);
+        if (!(DATA_CENTRES as readonly string[]).includes(v)) throw new SimUsageError(`--dc must be one of ${DATA_CENTRES.join(', ')}`);
         o.dc = v as DataCentre;
         break;
       }
@@ -72,7 +77,7 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       case '--include-scope': o.includeScope = true; break;
       case '--asset-api': {
         const v = val();
-        if (!(ASSET_API_MODES as readonly string[]).includes(v)) throw new Error(`--asset-api must be one of ${ASSET_API_MODES.join(', ')}`);
+        if (!(ASSET_API_MODES as readonly string[]).includes(v)) throw new SimUsageError(`--asset-api must be one of ${ASSET_API_MODES.join(', ')}`);
         o.assetApi = v as AssetApiMode;
         break;
       }
@@ -87,9 +92,9 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       case '--tls-key': o.tlsKey = val(); break;
       case '--help':
       case '-h':
-        throw new Error(USAGE);
+        throw new SimUsageError(USAGE);
       default:
-        throw new Error(`unknown option ${a}\n${USAGE}`);
+        throw new SimUsageError(`unknown option ${a}\n${USAGE}`);
     }
   }
   o.faults = faults;
@@ -98,6 +103,10 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
 
 /** `tributary sim servicedesk-plus …`: prints one JSON line with URLs and credentials, serves until SIGINT/SIGTERM. */
 export async function runSdpSimCli(argv: string[]): Promise<void> {
+  if (argv.some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const opts = parseSdpSimArgs(argv);
   const stopped = stopSignal();
   const sim = await startSdpSim(opts);

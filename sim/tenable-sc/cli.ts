@@ -1,4 +1,4 @@
-// Command line: `tenable-sim --port 0 --tls --hosts 100 …`; prints one JSON line, serves until a signal.
+// Command line: `tributary sim tenable-sc --port 0 --tls --hosts 100 …`; prints one JSON line, serves until a signal.
 import { Command, InvalidArgumentError } from 'commander';
 import type { FaultRule, MitigatedLastSeen, TenableSimOptions } from './options.ts';
 import { startTenableSim } from './start.ts';
@@ -53,9 +53,10 @@ function mitigatedLastSeenOf(v: string | undefined): MitigatedLastSeen | undefin
 }
 
 export function parseSimArgs(argv: string[]): TenableSimOptions {
-  const program = new Command('tenable-sim')
+  const program = new Command('tributary sim tenable-sc')
     .description('Tenable.sc console simulator')
     .exitOverride()
+    .configureOutput({ outputError: () => {} })
     .option('--port <n>', 'port to listen on (0 = random)', int, 8443)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--tls', 'serve HTTPS with a generated self-signed certificate')

@@ -19,7 +19,7 @@ export async function withApp<T>(
   cmd: Command,
   fn: (app: AppContext, g: GlobalOptions) => Promise<T>,
   logLevel = 'warn',
-  extra: Pick<AppOptions, 'requireReadableSecrets' | 'allowNewKey'> = {},
+  extra: Pick<AppOptions, 'requireReadableSecrets' | 'allowNewKey' | 'log'> = {},
 ): Promise<T> {
   const g = globals(cmd);
   const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }), ...extra });

@@ -1,5 +1,6 @@
 // `tributary upload SOURCE FILE…` and `tributary sources file-drop NAME`
 import type { Command } from 'commander';
+import { runningServerAddress } from '../app/server-address.ts';
 import { fileDropGuide } from '../filedrop/guide.ts';
 import { uploadFiles } from '../filedrop/upload.ts';
 import { printJson, withApp } from './app.ts';
@@ -42,7 +43,8 @@ export function registerFileDropCommand(sources: Command): void {
     .option('--expires <duration>', 'how long the credentials stay valid (e.g. 30m, 1h, 7d)', '1h')
     .action(async (name: string, o: { file?: string; expires: string }, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
-        const guide = await fileDropGuide(app, name, { file: o.file ?? null, expires: o.expires, createdBy: 'cli' });
+        const baseUrl = process.env.TRIBUTARY_PUBLIC_URL ?? runningServerAddress(app.dataDir) ?? undefined;
+        const guide = await fileDropGuide(app, name, { file: o.file ?? null, expires: o.expires, createdBy: 'cli', baseUrl });
         if (g.json) return printJson(guide);
         const out = process.stdout;
         out.write(`Bucket of '${guide.source}': ${guide.address}  (${guide.storage})\n`);

@@ -42,6 +42,29 @@ export function renderTable(columns: string[], rows: Record<string, unknown>[], 
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
+/**
+ * A table that fits `width` columns: cells are cut at 40 characters (with …), then the widest columns
+ * are narrowed further until the lines fit (headers included, never below 4 characters).
+ */
+export function fitTable(columns: string[], rows: Record<string, unknown>[], width: number): string {
+  const cells = rows.map((r) => columns.map((c) => cell(r[c], 40)));
+  const headers = columns.map((c) => c.toUpperCase());
+  const widths = columns.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length)));
+  const total = () => widths.reduce((a, w) => a + w, 0) + 2 * (columns.length - 1);
+  while (total() > width) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= 4) break;
+    widths[widest]! -= 1;
+  }
+  const cut = (s: string, w: number) => (s.length > w ? s.slice(0, w - 1) + '…' : s);
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => cut(v, widths[i]!).padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...cells.map(line)].join('\n');
+}
+
 export function formatRate(records: number, ms: number): string {
   const perSec = ms > 0 ? (records * 1000) / ms : 0;
   return perSec >= 1000 ? `${(perSec / 1000).toFixed(1)}k/s` : `${Math.round(perSec)}/s`;

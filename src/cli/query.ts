@@ -1,11 +1,12 @@
-// `tributary query MODEL [--source NAME] [--where field=value]… [--limit N] [--format table|jsonl|csv]`
+// `tributary query MODEL [--source NAME] [--where field=value]… [--fields a,b] [--sort f[:desc]] [--count] [--limit N] [--format table|jsonl|csv]`
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf, isModelName, MODEL_NAMES } from '../core/models.ts';
 import { parseFilter } from '../store/filters.ts';
 import { collect, globals, withApp } from './app.ts';
 import { formatOf, parseLimit, printChanges, sourceIdsOf } from './changes.ts';
-import { csvField, renderTable } from './output.ts';
+import { csvField, fitTable } from './output.ts';
+import { HOST_COLUMN, hostLabel, parseFields, parseSortOption, queryPasses, readInOrder, tableColumns } from './query-view.ts';
 
 const FORMATS = ['table', 'jsonl', 'csv'] as const;
 
@@ -17,7 +18,10 @@ export function registerQueryCommand(program: Command): void {
     .option('--where <field=value>', 'filter (repeatable; also != > >= < <= and ~ for contains)', collect, [])
     .option('--limit <n>', 'at most N records')
     .option('--format <format>', 'table, jsonl or csv (default table; --json implies jsonl)')
-    .action(async (model: string, o: { source: string[]; where: string[]; limit?: string; format?: string }, cmd: Command) => {
+    .option('--fields <a,b,c>', 'only these fields (the table: these columns; `host` is a host\'s name and address)')
+    .option('--sort <field[:desc]>', 'order by a field (default: findings by severity then plugin name, others by name)')
+    .option('--count', 'print only how many records match (with --json: {"count": N})')
+    .action(async (model: string, o: { source: string[]; where: string[]; limit?: string; format?: string; fields?: string; sort?: string; count?: boolean }, cmd: Command) => {
       if (model === 'changes') return queryChanges(o, cmd);
       if (!isModelName(model)) throw new InputError(`unknown model '${model}'; models: ${[...MODEL_NAMES, 'changes'].join(', ')}`, 'model');
       const g = globals(cmd);
@@ -29,26 +33,34 @@ export function registerQueryCommand(program: Command): void {
         if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
       }
       const filters = o.where.map((w) => parseFilter(w));
+      const fields = parseFields(model, o.fields);
+      const passes = queryPasses(model, parseSortOption(o.sort));
       await withApp(cmd, async (app) => {
         const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
-        const columns = fieldsOf(model).map((f) => f.name);
+        if (o.count) {
+          const count = await app.store.countMatching(model, { sourceIds, filters });
+          process.stdout.write(g.json ? JSON.stringify({ count }) + '\n' : `${count}\n`);
+          return;
+        }
+        const columns = fields ?? fieldsOf(model).map((f) => f.name);
+        const shown = tableColumns(model, fields, sourceIds?.length === 1);
+        const withHost = (format === 'table' ? shown : columns).includes(HOST_COLUMN);
         const tableRows: Record<string, unknown>[] = [];
-        let cursor: string | null = null;
-        let printed = 0;
         if (format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
-        do {
-          const page = await app.store.query(model, { sourceIds, filters, cursor, limit: Math.min(1000, limit - printed) });
-          for (const r of page.records) {
-            if (format === 'jsonl') process.stdout.write(JSON.stringify(r) + '\n');
+        for await (const records of readInOrder(app.store, model, passes, { sourceIds, filters }, limit)) {
+          if (withHost) {
+            const hosts = new Map((await app.store.hostLabels([...new Set(records.map((r) => String(r.hostId)))])).map((h) => [h.id, h]));
+            for (const r of records) (r as Record<string, unknown>)[HOST_COLUMN] = hostLabel(hosts.get(String(r.hostId)), String(r.hostId));
+          }
+          for (const r of records) {
+            if (format === 'jsonl') process.stdout.write(JSON.stringify(fields ? Object.fromEntries(fields.map((f) => [f, r[f]])) : r) + '\n');
             else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(r[c])).join(',') + '\n');
             else tableRows.push(r);
           }
-          printed += page.records.length;
-          cursor = page.nextCursor;
-        } while (cursor && printed < limit);
+        }
         if (format === 'table') {
           if (tableRows.length === 0) process.stdout.write(`no ${model}\n`);
-          else process.stdout.write(renderTable(columns.filter((c) => c !== 'source' || !sourceIds), tableRows) + '\n');
+          else process.stdout.write(fitTable(shown, tableRows, (process.stdout.isTTY && process.stdout.columns) || 120) + '\n');
         }
       });
     });

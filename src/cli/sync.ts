@@ -1,14 +1,15 @@
 // `tributary sync NAME [--full [--allow-large-removal]] [--queue [--no-wait]]` and `tributary worker [--concurrency N]`
 import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AppContext } from '../app/context.ts';
+import { type AppContext, resolvePaths } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { type RunRecord, unreadableSecretsError } from '../store/store.ts';
-import { runSync, type SyncResult } from '../sync/runner.ts';
+import { runSync, type SyncProgress, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { Scheduler } from '../sync/scheduler.ts';
-import { ExitCode, type GlobalOptions, printJson, withApp } from './app.ts';
+import { ExitCode, type GlobalOptions, globals, printJson, withApp } from './app.ts';
 import { formatRate, progressLine, terminalSafe } from './output.ts';
+import { openSyncLog, progressWriter } from './sync-log.ts';
 
 function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept'>): void {
   if (g.json) {
@@ -31,8 +32,7 @@ interface SyncFlags {
 }
 
 async function syncHere(app: AppContext, g: GlobalOptions, name: string, { full, allowLargeRemoval }: SyncFlags): Promise<string> {
-  const tty = process.stderr.isTTY && !g.json;
-  let lastDraw = 0;
+  const progress = progressWriter<SyncProgress>(!!process.stderr.isTTY, (s) => process.stderr.write(s), (p) => progressLine(p.stream, p.counts, p.elapsedMs));
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted by signal'));
   process.once('SIGINT', stop);
@@ -46,16 +46,13 @@ async function syncHere(app: AppContext, g: GlobalOptions, name: string, { full,
       if (!g.json) process.stderr.write(`${mode} sync of '${name}'${resumedFrom ? ` (resuming interrupted run ${resumedFrom})` : ''}\n`);
     },
     onProgress: (p) => {
-      const now = Date.now();
-      if (!tty || now - lastDraw < 200) return;
-      lastDraw = now;
-      process.stderr.write(`\r\x1b[2K${progressLine(p.stream, p.counts, p.elapsedMs)}`);
+      if (!g.json) progress.update({ ...p, counts: structuredClone(p.counts) });
     },
   }).finally(() => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   });
-  if (tty) process.stderr.write('\r\x1b[2K');
+  if (!g.json) progress.end();
   printSummary(g, await app.store.getRun(result.runId), result);
   return result.status;
 }
@@ -107,7 +104,10 @@ export function registerSyncCommand(program: Command): void {
     .action(async (name: string, o: { full?: boolean; allowLargeRemoval?: boolean; queue?: boolean; wait: boolean }, cmd: Command) => {
       if (o.allowLargeRemoval && !o.full) throw new InputError('--allow-large-removal needs --full: only a fresh full run may remove what the last one could not confirm', 'allow-large-removal');
       const flags = { full: o.full, allowLargeRemoval: o.allowLargeRemoval };
-      const status = await withApp(cmd, (app, g) => (o.queue ? syncQueued(app, g, name, flags, o.wait) : syncHere(app, g, name, flags)));
+      const g = globals(cmd);
+      const log = openSyncLog(resolvePaths({ dataDir: g.dataDir, db: g.db }).dataDir, process.env.TRIBUTARY_LOG_LEVEL ?? 'warn');
+      const status = await withApp(cmd, (app) => (o.queue ? syncQueued(app, g, name, flags, o.wait) : syncHere(app, g, name, flags)), 'warn', { log: log.log }).finally(() => log.close());
+      if (log.lines() > 0 && !g.json) process.stderr.write(`tributary: ${log.lines()} log line${log.lines() === 1 ? '' : 's'} (retries, warnings) in ${log.path}\n`);
       if (status !== 'succeeded') throw new ExitCode(1);
     });
 

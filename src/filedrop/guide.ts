@@ -13,7 +13,7 @@ export interface FileDropGuideOptions {
   expires?: string | number;
   /** The one file the credentials are for (presigned URL on S3, a file-bound token otherwise). */
   file?: string | null;
-  /** Where this service is reached, for the upload endpoint; default TRIBUTARY_PUBLIC_URL or http://127.0.0.1:8080. */
+  /** Where this service is reached, for the upload endpoint; default TRIBUTARY_PUBLIC_URL, else a placeholder with a note. */
   baseUrl?: string;
   /** Who asked (user name), recorded with the token. */
   createdBy?: string | null;
@@ -45,6 +45,9 @@ export interface FileDropGuide {
   notes: string[];
 }
 
+/** Stands for the service's address when it is not known (no TRIBUTARY_PUBLIC_URL, no running server found). */
+export const UNKNOWN_ADDRESS = 'http://TRIBUTARY-HOST:PORT';
+
 /** Quotes for a POSIX shell. */
 export const shq = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
@@ -57,7 +60,7 @@ export async function fileDropGuide(app: AppContext, sourceName: string, opts: F
   const backend = fileDropOf(app);
   await backend.ensureBucket(bucket);
   const sharedWith = (await app.store.listSources()).filter((s) => s.id !== source.id && sourceBucketOf(app, s) === bucket).map((s) => s.name);
-  const baseUrl = (opts.baseUrl ?? process.env.TRIBUTARY_PUBLIC_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const baseUrl = (opts.baseUrl ?? process.env.TRIBUTARY_PUBLIC_URL ?? UNKNOWN_ADDRESS).replace(/\/+$/, '');
   const example = file ?? 'export.csv';
   const commands: GuideCommand[] = [];
   const notes: string[] = [];
@@ -90,6 +93,7 @@ export async function fileDropGuide(app: AppContext, sourceName: string, opts: F
     });
   }
   commands.push({ label: 'or from a machine with Tributary configured', command: `tributary upload ${shq(source.name)} ${shq(`./${example}`)}` });
+  if (uploadUrl?.startsWith(UNKNOWN_ADDRESS)) notes.push(`No running \`tributary serve\` was found for this data dir: replace ${UNKNOWN_ADDRESS} with the address the service listens on, or set TRIBUTARY_PUBLIC_URL.`);
   if (sharedWith.length) notes.push(`Sources ${sharedWith.map((n) => `'${n}'`).join(', ')} use the same bucket and will import the same files; give each source its own \`bucket\` to keep them apart.`);
   notes.push(`Files are imported by the next sync of '${source.name}'; each version of a file is imported once.`);
 

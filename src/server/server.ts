@@ -223,7 +223,14 @@ export function fieldDefault(schema: unknown, key: string): unknown {
 export async function startServer(app: AppContext, opts: { port: number; host: string } & ServerOptions): Promise<{ url: string; close(): Promise<void> }> {
   const { port, host, ...rest } = opts;
   const f = await buildServer(app, rest);
-  const url = await f.listen({ port, host });
+  let url: string;
+  try {
+    url = await f.listen({ port, host });
+  } catch (err) {
+    // A busy port: stop what ready() started (scheduler, queue) so the caller can exit cleanly.
+    await f.close().catch(() => {});
+    throw err;
+  }
   app.log.info({ url }, 'API listening');
   let closing: Promise<void> | null = null;
   return {

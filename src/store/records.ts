@@ -445,6 +445,15 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   return { records, nextCursor: sort ? encodeSortCursor(last.sort_key, String(last.id)) : encodeCursor(String(last.id)) };
 }
 
+/** How many records a query matches (its source and field filters; no paging). */
+export async function countMatching(db: Driver, model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
+  const params: unknown[] = [];
+  const where = whereClauses(model, opts, params);
+  if (where === null) return 0;
+  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
 function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>, params: unknown[]): string[] | null {
   const where: string[] = [];

@@ -17,6 +17,8 @@ import { FeedLookup } from './feeds.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import {
+  countMatching,
+  hostLabels,
   countRecords,
   type QueryOptions,
   type QueryPage,
@@ -513,6 +515,16 @@ export class Store {
       sourceId ? [sourceId] : [],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Hostname and addresses of hosts by id. */
+  async hostLabels(ids: string[]): Promise<{ id: string; hostname: string | null; ipAddresses: string[] }[]> {
+    return hostLabels(this.db, ids);
+  }
+
+  /** Records a query's filters match. */
+  async countMatching(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
+    return countMatching(this.db, model, opts);
   }
 
   async count(model: ModelName, sourceId?: string): Promise<number> {

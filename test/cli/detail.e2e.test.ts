@@ -66,7 +66,7 @@ for (const backend of BACKENDS) {
       assert.ok(vulns.every((v) => v.proof === null || Buffer.byteLength(v.proof as string) <= 60), 'proofMaxBytes caps the proof');
       assert.ok(vulns.some((v) => v.proofTruncated === true), 'longer outputs are cut and say so');
       assert.ok(vulns.every((v) => !String(v.proof ?? '').includes('<plugin_output>')));
-      const table = await ok(['query', 'vulnerabilities', '--source', 'lab', '--where', 'overdue=true', '--limit', '3']);
+      const table = await ok(['query', 'vulnerabilities', '--source', 'lab', '--where', 'overdue=true', '--limit', '3', '--fields', 'pluginName,dueAt,overdue']);
       assert.match(table.split('\n')[0]!, /DUEAT\s+OVERDUE/);
     });
 

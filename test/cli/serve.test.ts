@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { BIN, cliEnv } from '../helpers/cli.ts';
+import { BIN, cliEnv, runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/databases.ts';
 
 const dataDir = tempDir();
@@ -67,4 +67,56 @@ test('serve bootstraps admin once, guards the API, and stops on SIGTERM', async 
   const again = await startServe();
   assert.doesNotMatch(again.stdout(), /password/i, 'printed only on the first start');
   assert.equal(await again.stop(), 0);
+});
+
+test('sources file-drop gives the address the running server listens on, else a placeholder and how to set it', async () => {
+  const env = cliEnv();
+  delete env.TRIBUTARY_PUBLIC_URL;
+  const guide = () => {
+    const r = runCli(['--data-dir', dataDir, '--json', 'sources', 'file-drop', 'drop'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as { uploadUrl: string; notes: string[]; commands: { command: string }[] };
+  };
+  assert.equal(runCli(['--data-dir', dataDir, 'sources', 'add', 'tenable-sc', '--name', 'drop', '--set', 'inputMode=file'], env).code, 0);
+  const s = await startServe();
+  try {
+    const g = guide();
+    assert.equal(g.uploadUrl, `${s.url}/api/v1/upload/vuln-scanner/`, 'the port serve really listens on (here a random one)');
+    assert.ok(g.commands.some((c) => c.command.includes(`${s.url}/api/v1/upload/`)));
+    assert.ok(!g.notes.some((n) => /TRIBUTARY_PUBLIC_URL/.test(n)));
+    const human = runCli(['--data-dir', dataDir, 'sources', 'file-drop', 'drop'], env);
+    assert.ok(human.stdout.includes(`${s.url}/api/v1/upload/vuln-scanner/`), human.stdout);
+  } finally {
+    assert.equal(await s.stop(), 0);
+  }
+  const stopped = guide();
+  assert.doesNotMatch(stopped.uploadUrl, /:8080/);
+  assert.match(stopped.uploadUrl, /^http:\/\/TRIBUTARY-HOST:PORT\//);
+  assert.ok(stopped.notes.some((n) => /No running `tributary serve`.*TRIBUTARY_PUBLIC_URL/.test(n)), stopped.notes.join('\n'));
+  const pub = runCli(['--data-dir', dataDir, '--json', 'sources', 'file-drop', 'drop'], { ...env, TRIBUTARY_PUBLIC_URL: 'https://tributary.example/' });
+  assert.equal((JSON.parse(pub.stdout) as { uploadUrl: string }).uploadUrl, 'https://tributary.example/api/v1/upload/vuln-scanner/');
+});
+
+test('a busy port exits 2 with one line naming the port and how to pick another', async () => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', String(port)], { env: cliEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      child.once('exit', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(r.code, 2, r.stderr);
+    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('tributary: '));
+    assert.deepEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use: pick another with --port N`));
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  } finally {
+    blocker.close();
+  }
 });

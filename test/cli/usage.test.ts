@@ -46,3 +46,20 @@ test('an empty store lists no sources and queries no records', () => {
   const csv = runCli([...d, 'query', 'ports', '--format', 'csv']);
   assert.equal(csv.stdout.trim(), 'id,source,externalId,firstSeen,lastSeen,removed,hostId,port,protocol,service');
 });
+
+test('each simulator prints its whole usage for --help and exits 0; a bad option exits 2 with one line', () => {
+  for (const [sim, flags] of [
+    ['servicedesk-plus', [/--asset-api/, /--tls-cert/, /--requests/]],
+    ['tenable-sc', [/--findings-per-host/, /--fault-paths/, /--port/]],
+  ] as const) {
+    for (const help of ['--help', '-h']) {
+      const r = runCli(['sim', sim, help]);
+      assert.equal(r.code, 0, `${sim} ${help}: ${r.stderr}`);
+      assert.equal(r.stderr, '');
+      assert.match(r.stdout, new RegExp(`^usage: tributary sim ${sim} \\[options\\]`, 'i'));
+      for (const flag of flags) assert.match(r.stdout, flag);
+      assert.ok(r.stdout.trim().split('\n').length > 10, r.stdout);
+    }
+    assertUsage(['sim', sim, '--bogus'], /unknown option '?--bogus/);
+  }
+});
