@@ -81,7 +81,16 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
   for (let r = 0; r < RUNS; r++) {
     const id = randomUUID();
     const source = sources[r % 2 === 0 ? 0 : 1]!;
-    await store.createRun({ id, sourceId: source.id, mode: 'full', generation: randomUUID(), resumedFrom: null, trigger: 'bench', owner: null, startedAt: iso(T0 + r * 12 * 3600_000) });
+    await store.createRun({
+      id,
+      sourceId: source.id,
+      mode: 'full',
+      generation: randomUUID(),
+      resumedFrom: null,
+      trigger: 'bench',
+      owner: null,
+      startedAt: iso(T0 + r * 12 * 3600_000),
+    });
     await store.finishRun(id, 'succeeded', {}, null);
     runs.push(id);
   }
@@ -90,7 +99,8 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
   const hostIds: string[] = [];
   const batch = async (table: string, columns: string[], rows: unknown[][], key = '"id"') => {
     const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')})`;
-    for (let i = 0; i < rows.length; i += 5000) await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail: ` ON CONFLICT (${key}) DO NOTHING` }, rows.slice(i, i + 5000)));
+    for (let i = 0; i < rows.length; i += 5000)
+      await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail: ` ON CONFLICT (${key}) DO NOTHING` }, rows.slice(i, i + 5000)));
   };
   const common = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run'];
   let rows: unknown[][] = [];
@@ -98,7 +108,19 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
     const key = `uuid:host-${h}`;
     const id = recordId('lab', 'hosts', key);
     hostIds.push(id);
-    rows.push([id, lab, key, `host-${h}`, iso(T0), iso(T0), 0, 'g', runs[0], JSON.stringify([`10.${(h >> 16) & 255}.${(h >> 8) & 255}.${h & 255}`]), `host-${h}`]);
+    rows.push([
+      id,
+      lab,
+      key,
+      `host-${h}`,
+      iso(T0),
+      iso(T0),
+      0,
+      'g',
+      runs[0],
+      JSON.stringify([`10.${(h >> 16) & 255}.${(h >> 8) & 255}.${h & 255}`]),
+      `host-${h}`,
+    ]);
   }
   await batch('rec_hosts', [...common, 'ip_addresses', 'hostname'], rows);
   const findingIds: string[] = [];
@@ -110,7 +132,24 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
       const id = recordId('lab', 'vulnerabilities', key, host);
       if (findingIds.length < events) findingIds.push(id);
       const status = i % 10 === 0 ? 'fixed' : 'open';
-      rows.push([id, lab, key, randomUUID(), iso(T0 - (i % 400) * 86400_000), iso(T0), 0, 'g', runs[0], host, String(10000 + i), `Plugin ${10000 + i}`, SEVERITIES[i % 5], status, 443 + (i % 7), 'tcp']);
+      rows.push([
+        id,
+        lab,
+        key,
+        randomUUID(),
+        iso(T0 - (i % 400) * 86400_000),
+        iso(T0),
+        0,
+        'g',
+        runs[0],
+        host,
+        String(10000 + i),
+        `Plugin ${10000 + i}`,
+        SEVERITIES[i % 5],
+        status,
+        443 + (i % 7),
+        'tcp',
+      ]);
     }
     await batch('rec_vulnerabilities', [...common, 'host_id', 'plugin_id', 'plugin_name', 'severity', 'status', 'port', 'protocol'], rows);
   }
@@ -180,7 +219,9 @@ async function benchStore(kind: StoreKind): Promise<string[][]> {
     try {
       const t = performance.now();
       const { runs, sourceIds, recordWithHistory } = await fill(store);
-      process.stderr.write(`${kind}: ${findings.toLocaleString('en-US')} findings and ${events.toLocaleString('en-US')} events stored in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `${kind}: ${findings.toLocaleString('en-US')} findings and ${events.toLocaleString('en-US')} events stored in ${((performance.now() - t) / 1000).toFixed(1)} s\n`,
+      );
       // A cursor half-way through the feed: follow pages of 1000 to there once.
       let deep: string | null = null;
       for (let seen = 0; seen < events / 2; seen += 1000) deep = (await store.changes({ limit: 1000, cursor: deep })).nextCursor;
@@ -215,4 +256,6 @@ function table(rows: string[][]): string {
 
 const results: string[][] = [['store', 'query (page of 100 unless said)', 'median ms', 'p90 ms', 'p90 ≤ 50 ms']];
 for (const kind of stores) results.push(...(await benchStore(kind)));
-process.stdout.write(`\n${table(results)}\n\n${findings.toLocaleString('en-US')} findings, ${events.toLocaleString('en-US')} events, ${repeat} times each; node ${process.version}.\n`);
+process.stdout.write(
+  `\n${table(results)}\n\n${findings.toLocaleString('en-US')} findings, ${events.toLocaleString('en-US')} events, ${repeat} times each; node ${process.version}.\n`,
+);

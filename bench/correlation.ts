@@ -63,7 +63,13 @@ async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
     const scan = await store.createSource('scan', 'fixture', {}, null);
     const desk = await store.createSource('desk', 'fixture', {}, null);
     const e = estateFor(rows);
-    const stamp = (s: { id: string; name: string }, run: string) => ({ sourceId: s.id, sourceName: s.name, runId: run, generation: 'g0', now: new Date().toISOString() });
+    const stamp = (s: { id: string; name: string }, run: string) => ({
+      sourceId: s.id,
+      sourceName: s.name,
+      runId: run,
+      generation: 'g0',
+      now: new Date().toISOString(),
+    });
     for (let i = 0; i < e.scanned; i += PAGE) {
       const page = Array.from({ length: Math.min(PAGE, e.scanned - i) }, (_, k) => hostRecord(e, i + k));
       await store.writePage(stamp(scan, 'load'), 'hosts', 'full', { hosts: page }, { value: null, complete: false });
@@ -73,7 +79,16 @@ async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
       const page: IncomingRecord[] = cmdb.slice(i, i + PAGE).map((c, k) => ({
         key: `asset:${i + k}`,
         externalId: String(i + k),
-        fields: { name: c.name, fqdn: c.fqdn, serialNumber: c.serial, macAddresses: c.macs, ipAddresses: c.ip ? [c.ip] : [], site: c.site, department: c.department, assignedUser: `user${(i + k) % 997}` },
+        fields: {
+          name: c.name,
+          fqdn: c.fqdn,
+          serialNumber: c.serial,
+          macAddresses: c.macs,
+          ipAddresses: c.ip ? [c.ip] : [],
+          site: c.site,
+          department: c.department,
+          assignedUser: `user${(i + k) % 997}`,
+        },
       }));
       await store.writePage(stamp(desk, 'load'), 'cmdb', 'full', { 'cmdb-assets': page }, { value: null, complete: false });
     }
@@ -96,12 +111,27 @@ async function measure(url: string): Promise<void> {
     const touched = Math.max(1, Math.round(e.scanned / 100));
     const step = Math.floor(e.scanned / touched);
     const page = Array.from({ length: touched }, (_, k) => hostRecord(e, k * step, true));
-    await store.writePage({ sourceId: scan.id, sourceName: 'scan', runId: 'touch', generation: 'g1', now: new Date().toISOString() }, 'hosts', 'incremental', { hosts: page }, { value: null, complete: true });
+    await store.writePage(
+      { sourceId: scan.id, sourceName: 'scan', runId: 'touch', generation: 'g1', now: new Date().toISOString() },
+      'hosts',
+      'incremental',
+      { hosts: page },
+      { value: null, complete: true },
+    );
     const t1 = performance.now();
     const inc = await store.correlateRun(scan.id, 'touch', 0);
     const incMs = performance.now() - t1;
     process.stdout.write(
-      JSON.stringify({ fullMs, incMs, touched, assets: full.assets, linked: full.linked, ambiguous: full.ambiguous, incMode: inc?.mode, peakRssMb: Math.max(fullRss, process.resourceUsage().maxRSS / 1024) }) + '\n',
+      JSON.stringify({
+        fullMs,
+        incMs,
+        touched,
+        assets: full.assets,
+        linked: full.linked,
+        ambiguous: full.ambiguous,
+        incMode: inc?.mode,
+        peakRssMb: Math.max(fullRss, process.resourceUsage().maxRSS / 1024),
+      }) + '\n',
     );
   } finally {
     await store.close();
@@ -132,9 +162,21 @@ async function scenario(kind: string, url: string): Promise<void> {
   const loaded = await load(url);
   process.stderr.write(`${kind}: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
   const self = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...launchFlags(), self, '--measure', url, '--rows', String(rows)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnSync(process.execPath, [...launchFlags(), self, '--measure', url, '--rows', String(rows)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (child.status !== 0) throw new Error(`${kind}: the measuring process failed (${child.status})`);
-  const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { fullMs: number; incMs: number; touched: number; assets: number; linked: number; ambiguous: number; incMode: string; peakRssMb: number };
+  const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
+    fullMs: number;
+    incMs: number;
+    touched: number;
+    assets: number;
+    linked: number;
+    ambiguous: number;
+    incMode: string;
+    peakRssMb: number;
+  };
   const pct = (100 * r.incMs) / r.fullMs;
   process.stdout.write(
     `${kind.padEnd(9)} full ${(r.fullMs / 1000).toFixed(2)} s (${r.assets} assets, ${r.linked} links, ${r.ambiguous} ambiguous)  incremental after ${r.touched} hosts touched (${r.incMode}) ${(r.incMs / 1000).toFixed(2)} s = ${pct.toFixed(1)} % of full  peak RSS ${r.peakRssMb.toFixed(0)} MB\n`,

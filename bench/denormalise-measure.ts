@@ -11,18 +11,29 @@ import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { Store } from '../src/store/store.ts';
 
-const { values } = parseArgs({ options: { findings: { type: 'string', default: '200000' }, store: { type: 'string', default: 'both' }, 'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' } } });
+const { values } = parseArgs({
+  options: {
+    findings: { type: 'string', default: '200000' },
+    store: { type: 'string', default: 'both' },
+    'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+  },
+});
 const N = Number(values.findings);
 const PLUGINS = 2000;
 const synopsis = (p: number) => `The remote host is missing a security update for package number ${p}, which fixes several flaws.`;
-const solution = (p: number) => `Update the affected package ${p} to the latest version published by the vendor, or apply the vendor's workaround described in advisory ADV-${p}.`;
+const solution = (p: number) =>
+  `Update the affected package ${p} to the latest version published by the vendor, or apply the vendor's workaround described in advisory ADV-${p}.`;
 
 async function open(kind: string, variant: string): Promise<{ store: Store; size: () => Promise<number>; drop: () => Promise<void> }> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'denorm-'));
     const file = join(dir, 'db.sqlite');
     const store = await Store.open(`sqlite:${file}`, new SecretBox(Buffer.alloc(32, 1)), () => []);
-    return { store, size: async () => statSync(file).size + (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      store,
+      size: async () => statSync(file).size + (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `denorm_${variant}_${process.pid}`;
   const admin = new pg.Client({ connectionString: values['pg-url'] });
@@ -50,14 +61,24 @@ async function run(kind: string, denormalised: boolean) {
   const source = await store.createSource('lab', 'fixture', {}, null);
   const stamp = { sourceId: source.id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() };
   const plugins: IncomingRecord[] = [];
-  for (let p = 0; p < PLUGINS; p++) plugins.push({ key: String(100000 + p), fields: { pluginId: String(100000 + p), name: `Plugin ${p}`, synopsis: synopsis(p), solution: solution(p) } });
+  for (let p = 0; p < PLUGINS; p++)
+    plugins.push({ key: String(100000 + p), fields: { pluginId: String(100000 + p), name: `Plugin ${p}`, synopsis: synopsis(p), solution: solution(p) } });
   await store.writePage(stamp, 'plugins', 'full', { plugins }, { value: null, complete: false });
   const t0 = performance.now();
   for (let i = 0; i < N; i += 1000) {
     const page: IncomingRecord[] = [];
     for (let j = i; j < Math.min(N, i + 1000); j++) {
       const p = (j * 7919) % PLUGINS;
-      const fields: Record<string, unknown> = { pluginId: String(100000 + p), pluginName: `Plugin ${p}`, severity: 'high', status: 'open', cves: [`CVE-2024-${j % 9000 + 1000}`], port: 443, protocol: 'tcp', proof: 'Remote package installed : x-1.0\nShould be : x-1.1' };
+      const fields: Record<string, unknown> = {
+        pluginId: String(100000 + p),
+        pluginName: `Plugin ${p}`,
+        severity: 'high',
+        status: 'open',
+        cves: [`CVE-2024-${(j % 9000) + 1000}`],
+        port: 443,
+        protocol: 'tcp',
+        proof: 'Remote package installed : x-1.0\nShould be : x-1.1',
+      };
       if (denormalised) Object.assign(fields, { synopsis: synopsis(p), solution: solution(p) });
       page.push({ key: `k${j}`, hostKey: `h${Math.floor(j / 50)}`, fields });
     }
@@ -81,13 +102,24 @@ async function run(kind: string, denormalised: boolean) {
   };
   const pageMs = await time(`SELECT ${cols} FROM "rec_vulnerabilities" r ${denormalised ? '' : join} WHERE r."id" > ? ORDER BY r."id" LIMIT 1000`, ['8']);
   const filterMs = await time(
-    denormalised ? `SELECT COUNT(*) FROM "rec_vulnerabilities" r WHERE LOWER(r."solution") LIKE ?` : `SELECT COUNT(*) FROM "rec_vulnerabilities" r ${join} WHERE LOWER(p."solution") LIKE ?`,
+    denormalised
+      ? `SELECT COUNT(*) FROM "rec_vulnerabilities" r WHERE LOWER(r."solution") LIKE ?`
+      : `SELECT COUNT(*) FROM "rec_vulnerabilities" r ${join} WHERE LOWER(p."solution") LIKE ?`,
     ['%adv-1234%'],
     3,
   );
   await store.close().catch(() => {});
   await drop();
-  return { kind, variant: denormalised ? 'denormalised' : 'join', findings: N, writeS: +(writeMs / 1000).toFixed(1), perSec: Math.round(N / (writeMs / 1000)), mb: +(bytes / 1048576).toFixed(1), pageMs: +pageMs.toFixed(1), filterMs: Math.round(filterMs) };
+  return {
+    kind,
+    variant: denormalised ? 'denormalised' : 'join',
+    findings: N,
+    writeS: +(writeMs / 1000).toFixed(1),
+    perSec: Math.round(N / (writeMs / 1000)),
+    mb: +(bytes / 1048576).toFixed(1),
+    pageMs: +pageMs.toFixed(1),
+    filterMs: Math.round(filterMs),
+  };
 }
 
 const kinds = values.store === 'both' ? ['sqlite', 'postgres'] : [values.store!];

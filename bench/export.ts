@@ -82,7 +82,9 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
               hostname: `srv-${h}`,
               fqdn: `srv-${h}.corp.example.com`,
               ipAddresses: [`10.${(h >> 16) & 255}.${(h >> 8) & 255}.${h & 255}`],
-              macAddresses: [`00:50:56:${((h >> 16) & 255).toString(16).padStart(2, '0')}:${((h >> 8) & 255).toString(16).padStart(2, '0')}:${(h & 255).toString(16).padStart(2, '0')}`],
+              macAddresses: [
+                `00:50:56:${((h >> 16) & 255).toString(16).padStart(2, '0')}:${((h >> 8) & 255).toString(16).padStart(2, '0')}:${(h & 255).toString(16).padStart(2, '0')}`,
+              ],
               os: h % 3 ? 'Microsoft Windows Server 2019 Standard' : 'Ubuntu 22.04 LTS',
               netbiosName: `SRV-${h}`,
               repository: 'Internal',
@@ -100,7 +102,12 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
             pluginId: String(plugin),
             pluginName: `Vendor Product ${plugin % 97}.x < ${plugin % 13}.${plugin % 7} Multiple Vulnerabilities`,
             severity: sev[i % 5],
-            cves: i % 4 === 0 ? [] : i % 4 === 1 ? [`CVE-2024-${10_000 + (i % 50_000)}`, `CVE-2023-${20_000 + (i % 30_000)}`] : [`CVE-2025-${10_000 + (i % 60_000)}`],
+            cves:
+              i % 4 === 0
+                ? []
+                : i % 4 === 1
+                  ? [`CVE-2024-${10_000 + (i % 50_000)}`, `CVE-2023-${20_000 + (i % 30_000)}`]
+                  : [`CVE-2025-${10_000 + (i % 60_000)}`],
             cvssV2BaseScore: i % 4 === 0 ? null : 5 + (i % 50) / 10,
             cvssV3BaseScore: i % 4 === 0 ? null : 4 + (i % 60) / 10,
             epssScore: (i % 1000) / 1000,
@@ -112,7 +119,13 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
           },
         });
       }
-      await app.store.writePage(stamp, 'bench', 'full', { hosts: [...hosts.values()], vulnerabilities: vulns }, { value: { offset: start + n }, complete: false });
+      await app.store.writePage(
+        stamp,
+        'bench',
+        'full',
+        { hosts: [...hosts.values()], vulnerabilities: vulns },
+        { value: { offset: start + n }, complete: false },
+      );
     }
     await app.store.finishRun(runId, 'succeeded', {}, null);
   } finally {
@@ -168,10 +181,17 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
   process.stdout.write(JSON.stringify({ phase, records, bytes, seconds, maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 }
 
-function runChild(phase: Phase, db: string, dataDir: string, flags: string[]): Promise<{ phase: Phase; records: number; bytes: number; seconds: number; maxRssMb: number }> {
+function runChild(
+  phase: Phase,
+  db: string,
+  dataDir: string,
+  flags: string[],
+): Promise<{ phase: Phase; records: number; bytes: number; seconds: number; maxRssMb: number }> {
   return new Promise((resolve, reject) => {
     const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
-    const p = spawn(process.execPath, [...flags, ...prof, fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [...flags, ...prof, fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (d) => {
       out += d;
@@ -228,7 +248,9 @@ async function main(): Promise<void> {
           results[phase].rss.push(res.maxRssMb);
           results[phase].records = res.records;
           results[phase].bytes = res.bytes;
-          process.stderr.write(`${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s, ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, peak RSS ${res.maxRssMb.toFixed(0)} MB\n`);
+          process.stderr.write(
+            `${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s, ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, peak RSS ${res.maxRssMb.toFixed(0)} MB\n`,
+          );
         }
       }
       const floorRate = results.floor.seconds.length ? rows / median(results.floor.seconds) : Number.NaN;
@@ -236,7 +258,9 @@ async function main(): Promise<void> {
         if (!results[phase].seconds.length) continue;
         const s = median(results[phase].seconds);
         const rate = rows / s;
-        table.push(`| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rate).toLocaleString('en')} | ${(rate / floorRate).toFixed(2)} | ${Math.max(...results[phase].rss).toFixed(0)} |`);
+        table.push(
+          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rate).toLocaleString('en')} | ${(rate / floorRate).toFixed(2)} | ${Math.max(...results[phase].rss).toFixed(0)} |`,
+        );
       }
     } finally {
       await dropPg?.();

@@ -51,9 +51,13 @@ interface Sim {
 }
 
 function startSim(seed: number): Promise<Sim> {
-  const child = spawn(process.execPath, [BIN, 'sim', 'tenable-sc', '--port', '0', '--seed', String(seed), '--hosts', String(hosts), '--findings-per-host', '50', '--latency-ms', String(latencyMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'sim', 'tenable-sc', '--port', '0', '--seed', String(seed), '--hosts', String(hosts), '--findings-per-host', '50', '--latency-ms', String(latencyMs)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {

@@ -98,7 +98,9 @@ class RssMarks {
       if (debug && ++ticks % 40 === 0) {
         const m = process.memoryUsage();
         const mb = (n: number) => Math.round(n / 1048576);
-        process.stderr.write(`    rss ${mb(m.rss)} heapTotal ${mb(m.heapTotal)} heapUsed ${mb(m.heapUsed)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)}\n`);
+        process.stderr.write(
+          `    rss ${mb(m.rss)} heapTotal ${mb(m.heapTotal)} heapUsed ${mb(m.heapUsed)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)}\n`,
+        );
       }
     }, 50);
   }
@@ -127,7 +129,12 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     accept: 'application/json',
   };
   const fetchPage = async (sourceType: 'patched' | 'cumulative', offset: number) => {
-    const res = await request(`${target.url}/rest/analysis`, { method: 'POST', headers, body: JSON.stringify(analysisBody(sourceType, offset)), dispatcher: agent });
+    const res = await request(`${target.url}/rest/analysis`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(analysisBody(sourceType, offset)),
+      dispatcher: agent,
+    });
     const json = JSON.parse(await res.body.text()) as { response: { totalRecords: string; results: Record<string, unknown>[] } };
     return json.response;
   };
@@ -175,7 +182,12 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     const sq = new DatabaseSync(db);
     sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     for (const m of MIGRATIONS) sq.exec(m.sql);
-    const stmt = sq.prepare(`INSERT INTO rec_vulnerabilities (${cols}) VALUES (${cols.split(',').map(() => '?').join(',')})`);
+    const stmt = sq.prepare(
+      `INSERT INTO rec_vulnerabilities (${cols}) VALUES (${cols
+        .split(',')
+        .map(() => '?')
+        .join(',')})`,
+    );
     writePage = async (rows) => {
       sq.exec('BEGIN IMMEDIATE');
       // biome-ignore lint/suspicious/noExplicitAny: node:sqlite's binding types
@@ -191,7 +203,8 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     const client = new pg.Client({ connectionString: db });
     await client.connect();
     for (const m of MIGRATIONS) await client.query(m.sql);
-    const esc = (v: unknown) => (v === null || v === undefined ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')));
+    const esc = (v: unknown) =>
+      v === null || v === undefined ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
     writePage = async (rows) => {
       await client.query('BEGIN');
       let text = '';
@@ -243,12 +256,27 @@ async function tributaryRun(store: StoreKind, target: Target, db: string, dataDi
   type Connector = import('../src/core/connector.ts').Connector;
 
   // The real connector with only its vulnerabilities stream.
-  const vulnOnly = { ...tenableScConnector, streams: (c: Parameters<typeof tenableScStreams>[0]) => tenableScStreams(c).filter((s) => s.name === 'vulnerabilities') };
+  const vulnOnly = {
+    ...tenableScConnector,
+    streams: (c: Parameters<typeof tenableScStreams>[0]) => tenableScStreams(c).filter((s) => s.name === 'vulnerabilities'),
+  };
   const registry = new ConnectorRegistry([vulnOnly as unknown as Connector]);
   // The production log level (info), written nowhere.
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const app = await openApp({ dataDir, db: store === 'sqlite' ? `sqlite:${db}` : db, log: createLogger({ level: 'info', destination: sink }), registry, env: {} });
-  await addSource(app, 'tenable-sc', 'bench', { apiUrl: target.url, accessKey: target.accessKey, secretKey: target.secretKey, includeInformational: true, pageSize: PAGE });
+  const app = await openApp({
+    dataDir,
+    db: store === 'sqlite' ? `sqlite:${db}` : db,
+    log: createLogger({ level: 'info', destination: sink }),
+    registry,
+    env: {},
+  });
+  await addSource(app, 'tenable-sc', 'bench', {
+    apiUrl: target.url,
+    accessKey: target.accessKey,
+    secretKey: target.secretKey,
+    includeInformational: true,
+    pageSize: PAGE,
+  });
 
   const marks = new RssMarks(mark);
   const started = performance.now();
@@ -258,16 +286,31 @@ async function tributaryRun(store: StoreKind, target: Target, db: string, dataDi
   const stored = result.streams.vulnerabilities?.records ?? 0;
   await app.close();
   if (result.status !== 'succeeded') throw new Error(`the run ended ${result.status}: ${result.error}`);
-  return { kind: 'tributary', store, rowsRead: Number.NaN, stored, seconds, perSecond: stored / seconds, markAt: mark, peakAtMarkMb: marks.atMark, peakEndMb, status: result.status };
+  return {
+    kind: 'tributary',
+    store,
+    rowsRead: Number.NaN,
+    stored,
+    seconds,
+    perSecond: stored / seconds,
+    markAt: mark,
+    peakAtMarkMb: marks.atMark,
+    peakEndMb,
+    status: result.status,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Parent: simulator, databases, children, table.
 
 function startSim(hosts: number, perHost: number): Promise<{ proc: ChildProcess; target: Target }> {
-  const proc = spawn(process.execPath, [join(root, 'bin', 'tributary.js'), 'sim', 'tenable-sc', '--hosts', String(hosts), '--findings-per-host', String(perHost), '--port', '0', '--seed', '1'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [join(root, 'bin', 'tributary.js'), 'sim', 'tenable-sc', '--hosts', String(hosts), '--findings-per-host', String(perHost), '--port', '0', '--seed', '1'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (d: Buffer) => {
@@ -321,7 +364,22 @@ async function withDatabase<T>(store: StoreKind, pgUrl: string, fn: (db: string,
 }
 
 function runChild(kind: Kind, store: StoreKind, target: Target, db: string, dataDir: string, mark: number, extraNodeArgs: string[]): Promise<RunResult> {
-  const args = [...extraNodeArgs, fileURLToPath(import.meta.url), '--child', kind, '--store', store, '--db', db, '--data-dir', dataDir, '--mark', String(mark), '--target', JSON.stringify(target)];
+  const args = [
+    ...extraNodeArgs,
+    fileURLToPath(import.meta.url),
+    '--child',
+    kind,
+    '--store',
+    store,
+    '--db',
+    db,
+    '--data-dir',
+    dataDir,
+    '--mark',
+    String(mark),
+    '--target',
+    JSON.stringify(target),
+  ];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => {
@@ -368,7 +426,8 @@ async function main(): Promise<void> {
     const store = values.store as StoreKind;
     const target = JSON.parse(values.target!) as Target;
     const mark = Number(values.mark);
-    const r = values.child === 'floor' ? await floorRun(store, target, values.db!, mark) : await tributaryRun(store, target, values.db!, values['data-dir']!, mark);
+    const r =
+      values.child === 'floor' ? await floorRun(store, target, values.db!, mark) : await tributaryRun(store, target, values.db!, values['data-dir']!, mark);
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
@@ -385,7 +444,9 @@ async function main(): Promise<void> {
   try {
     const t0 = performance.now();
     const rowsTotal = await warmSim(target);
-    process.stderr.write(`simulator: ${hosts} hosts × ${perHost} findings; the vulnerabilities stream reads ${fmtInt(rowsTotal)} rows (patched + cumulative); index built in ${Math.round(performance.now() - t0)} ms\n`);
+    process.stderr.write(
+      `simulator: ${hosts} hosts × ${perHost} findings; the vulnerabilities stream reads ${fmtInt(rowsTotal)} rows (patched + cumulative); index built in ${Math.round(performance.now() - t0)} ms\n`,
+    );
     const all: RunResult[] = [];
     for (const store of stores) {
       for (let i = 0; i < runs; i++) {
@@ -394,12 +455,16 @@ async function main(): Promise<void> {
         for (const kind of order) {
           const mark = Math.round((hosts * perHost) / 10);
           const r = await withDatabase(store, values['pg-url']!, (db, dataDir) => runChild(kind, store, target, db, dataDir, mark, nodeArgs));
-          process.stderr.write(`  ${store} ${kind} #${i + 1}: ${fmtInt(r.stored)} findings in ${r.seconds.toFixed(1)} s = ${fmtInt(r.perSecond)}/s, peak RSS ${fmtMb(r.peakAtMarkMb)} → ${fmtMb(r.peakEndMb)}\n`);
+          process.stderr.write(
+            `  ${store} ${kind} #${i + 1}: ${fmtInt(r.stored)} findings in ${r.seconds.toFixed(1)} s = ${fmtInt(r.perSecond)}/s, peak RSS ${fmtMb(r.peakAtMarkMb)} → ${fmtMb(r.peakEndMb)}\n`,
+          );
           all.push(r);
         }
       }
     }
-    const out: string[][] = [['store', 'findings', 'floor findings/s', 'Tributary findings/s', 'ratio', 'peak RSS @10%', 'peak RSS @end', 'growth', 'floor peak RSS']];
+    const out: string[][] = [
+      ['store', 'findings', 'floor findings/s', 'Tributary findings/s', 'ratio', 'peak RSS @10%', 'peak RSS @end', 'growth', 'floor peak RSS'],
+    ];
     for (const store of stores) {
       const f = all.filter((r) => r.store === store && r.kind === 'floor');
       const t = all.filter((r) => r.store === store && r.kind === 'tributary');

@@ -46,11 +46,50 @@ import { parseArgs } from 'node:util';
 import { launchFlags } from './launch-flags.ts';
 
 export const SC_COLUMNS = [
-  'Plugin', 'Plugin Name', 'Family', 'Severity', 'IP Address', 'Protocol', 'Port', 'Exploit?', 'Repository', 'MAC Address', 'DNS Name', 'NetBIOS Name',
-  'Plugin Output', 'Synopsis', 'Description', 'Solution', 'See Also', 'Risk Factor', 'STIG Severity', 'Vulnerability Priority Rating',
-  'CVSS V2 Base Score', 'CVSS V3 Base Score', 'CVSS V2 Temporal Score', 'CVSS V3 Temporal Score', 'CVSS V2 Vector', 'CVSS V3 Vector', 'CPE', 'CVE', 'BID',
-  'Cross References', 'First Discovered', 'Last Observed', 'Vuln Publication Date', 'Patch Publication Date', 'Plugin Publication Date',
-  'Plugin Modification Date', 'Exploit Ease', 'Exploit Frameworks', 'Check Type', 'Version', 'Recast Risk Comment', 'Accept Risk Comment', 'Agent ID', 'Host ID',
+  'Plugin',
+  'Plugin Name',
+  'Family',
+  'Severity',
+  'IP Address',
+  'Protocol',
+  'Port',
+  'Exploit?',
+  'Repository',
+  'MAC Address',
+  'DNS Name',
+  'NetBIOS Name',
+  'Plugin Output',
+  'Synopsis',
+  'Description',
+  'Solution',
+  'See Also',
+  'Risk Factor',
+  'STIG Severity',
+  'Vulnerability Priority Rating',
+  'CVSS V2 Base Score',
+  'CVSS V3 Base Score',
+  'CVSS V2 Temporal Score',
+  'CVSS V3 Temporal Score',
+  'CVSS V2 Vector',
+  'CVSS V3 Vector',
+  'CPE',
+  'CVE',
+  'BID',
+  'Cross References',
+  'First Discovered',
+  'Last Observed',
+  'Vuln Publication Date',
+  'Patch Publication Date',
+  'Plugin Publication Date',
+  'Plugin Modification Date',
+  'Exploit Ease',
+  'Exploit Frameworks',
+  'Check Type',
+  'Version',
+  'Recast Risk Comment',
+  'Accept Risk Comment',
+  'Agent ID',
+  'Host ID',
 ];
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -90,21 +129,80 @@ interface PluginDef {
   output: (host: number, r: () => number) => string;
 }
 
-const PACKAGES = ['openssl', 'bash', 'glibc', 'zlib', 'curl', 'openssh', 'systemd', 'sudo', 'python3', 'perl', 'tar', 'gzip', 'coreutils', 'kernel', 'nss', 'libxml2'];
+const PACKAGES = [
+  'openssl',
+  'bash',
+  'glibc',
+  'zlib',
+  'curl',
+  'openssh',
+  'systemd',
+  'sudo',
+  'python3',
+  'perl',
+  'tar',
+  'gzip',
+  'coreutils',
+  'kernel',
+  'nss',
+  'libxml2',
+];
 
 const INFO_PLUGINS: PluginDef[] = [
-  { id: '19506', name: 'Nessus Scan Information', family: 'Settings', sev: 0, port: 0, proto: 'TCP', output: () => 'Information about this scan : \n\nNessus version : 10.7.2\nPlugin feed version : 202405140312\nScanner IP : 10.0.0.5\nCredentialed checks : yes\nScan Start Date : 2024/5/14 3:12 UTC' },
-  { id: '11936', name: 'OS Identification', family: 'General', sev: 0, port: 0, proto: 'TCP', output: (h) => `\nRemote operating system : ${h % 3 === 0 ? 'Microsoft Windows Server 2019' : 'Linux Kernel 5.14 on Red Hat Enterprise Linux 9'}\nConfidence level : 99\nMethod : ${h % 3 === 0 ? 'SMB' : 'LinuxDistribution'}\n` },
   {
-    id: '22869', name: 'Software Enumeration (SSH)', family: 'General', sev: 0, port: 0, proto: 'TCP',
+    id: '19506',
+    name: 'Nessus Scan Information',
+    family: 'Settings',
+    sev: 0,
+    port: 0,
+    proto: 'TCP',
+    output: () =>
+      'Information about this scan : \n\nNessus version : 10.7.2\nPlugin feed version : 202405140312\nScanner IP : 10.0.0.5\nCredentialed checks : yes\nScan Start Date : 2024/5/14 3:12 UTC',
+  },
+  {
+    id: '11936',
+    name: 'OS Identification',
+    family: 'General',
+    sev: 0,
+    port: 0,
+    proto: 'TCP',
+    output: (h) =>
+      `\nRemote operating system : ${h % 3 === 0 ? 'Microsoft Windows Server 2019' : 'Linux Kernel 5.14 on Red Hat Enterprise Linux 9'}\nConfidence level : 99\nMethod : ${h % 3 === 0 ? 'SMB' : 'LinuxDistribution'}\n`,
+  },
+  {
+    id: '22869',
+    name: 'Software Enumeration (SSH)',
+    family: 'General',
+    sev: 0,
+    port: 0,
+    proto: 'TCP',
     output: (_h, r) => {
       const lines = ['Here is the list of packages installed on the remote Red Hat Linux system : ', ''];
-      for (let i = 0; i < 24; i++) lines.push(`  ${PACKAGES[i % PACKAGES.length]}${i >= PACKAGES.length ? '-libs' : ''}-${1 + Math.floor(r() * 3)}.${Math.floor(r() * 20)}.${Math.floor(r() * 9)}-${1 + Math.floor(r() * 5)}.el9|(none)`);
+      for (let i = 0; i < 24; i++)
+        lines.push(
+          `  ${PACKAGES[i % PACKAGES.length]}${i >= PACKAGES.length ? '-libs' : ''}-${1 + Math.floor(r() * 3)}.${Math.floor(r() * 20)}.${Math.floor(r() * 9)}-${1 + Math.floor(r() * 5)}.el9|(none)`,
+        );
       return lines.join('\n');
     },
   },
-  { id: '34220', name: 'Netstat Portscanner (WMI)', family: 'Port scanners', sev: 0, port: 443, proto: 'TCP', output: () => 'Port 443/tcp was found to be open' },
-  { id: '22964', name: 'Service Detection', family: 'Service detection', sev: 0, port: 22, proto: 'TCP', output: () => 'An SSH server is running on this port.' },
+  {
+    id: '34220',
+    name: 'Netstat Portscanner (WMI)',
+    family: 'Port scanners',
+    sev: 0,
+    port: 443,
+    proto: 'TCP',
+    output: () => 'Port 443/tcp was found to be open',
+  },
+  {
+    id: '22964',
+    name: 'Service Detection',
+    family: 'Service detection',
+    sev: 0,
+    port: 22,
+    proto: 'TCP',
+    output: () => 'An SSH server is running on this port.',
+  },
 ];
 
 function vulnPlugin(i: number): PluginDef {
@@ -116,7 +214,8 @@ function vulnPlugin(i: number): PluginDef {
     sev: 1 + (i % 4),
     port: [443, 80, 22, 445, 0, 1433][i % 6]!,
     proto: 'TCP',
-    output: (_h, r) => `\n  Installed version : ${1 + Math.floor(r() * 9)}.${Math.floor(r() * 30)}.${Math.floor(r() * 99)}\n  Fixed version     : ${10 + Math.floor(r() * 9)}.0.1\n  Path              : /usr/lib/vendor/product${i % 13}\n`,
+    output: (_h, r) =>
+      `\n  Installed version : ${1 + Math.floor(r() * 9)}.${Math.floor(r() * 30)}.${Math.floor(r() * 99)}\n  Fixed version     : ${10 + Math.floor(r() * 9)}.0.1\n  Path              : /usr/lib/vendor/product${i % 13}\n`,
   };
 }
 
@@ -150,18 +249,50 @@ export async function writeVulnDetailCsv(path: string, opts: GenOptions): Promis
     const last = base + Math.floor(r() * 86400 * 7);
     const cves = p.sev > 0 ? Array.from({ length: 1 + (n % 3) }, (_, k) => `CVE-20${18 + (k % 6)}-${1000 + ((n * 13 + k) % 40000)}`).join(',') : '';
     const row = [
-      p.id, p.name, p.family, SEV[p.sev]!, ip, p.proto, String(p.port), p.sev > 2 ? 'Yes' : 'No', `Repo ${host % 4}`, mac, `host${host}.corp.example`, `CORP\\HOST${host}`,
+      p.id,
+      p.name,
+      p.family,
+      SEV[p.sev]!,
+      ip,
+      p.proto,
+      String(p.port),
+      p.sev > 2 ? 'Yes' : 'No',
+      `Repo ${host % 4}`,
+      mac,
+      `host${host}.corp.example`,
+      `CORP\\HOST${host}`,
       `Plugin Output: ${p.output(host, r)}`,
       'The remote host is missing a security update.',
       LOREM.repeat(1 + (n % 3)).trim(),
       p.sev > 0 ? 'Upgrade to the latest version or apply the vendor patch.' : 'n/a',
       p.sev > 0 ? `https://www.example.com/advisories/${p.id}\nhttps://nvd.nist.gov/` : '',
-      p.sev === 0 ? 'None' : SEV[p.sev]!, '', p.sev > 0 ? (r() * 10).toFixed(1) : '',
-      p.sev > 0 ? (p.sev * 2.3).toFixed(1) : '', p.sev > 0 ? (p.sev * 2.4).toFixed(1) : '', '', '',
-      p.sev > 0 ? 'AV:N/AC:L/Au:N/C:P/I:P/A:P' : '', p.sev > 0 ? 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' : '', p.sev > 0 ? 'cpe:/a:vendor:product' : '', cves, '',
+      p.sev === 0 ? 'None' : SEV[p.sev]!,
+      '',
+      p.sev > 0 ? (r() * 10).toFixed(1) : '',
+      p.sev > 0 ? (p.sev * 2.3).toFixed(1) : '',
+      p.sev > 0 ? (p.sev * 2.4).toFixed(1) : '',
+      '',
+      '',
+      p.sev > 0 ? 'AV:N/AC:L/Au:N/C:P/I:P/A:P' : '',
+      p.sev > 0 ? 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' : '',
+      p.sev > 0 ? 'cpe:/a:vendor:product' : '',
+      cves,
+      '',
       p.sev > 2 ? `IAVA #2024-A-${pad(n % 100)}${n % 50 === 0 ? ',CISA-KNOWN-EXPLOITED #2024/05/03' : ''}` : '',
-      scDate(first), scDate(last), p.sev > 0 ? scDate(base - 400 * 86400) : 'N/A', p.sev > 0 ? scDate(base - 300 * 86400) : 'N/A', scDate(base - 500 * 86400), scDate(base - 10 * 86400),
-      p.sev > 2 ? 'Exploits are available' : '', '', p.sev === 0 ? 'summary' : 'local', '1.12', '', '', '', '',
+      scDate(first),
+      scDate(last),
+      p.sev > 0 ? scDate(base - 400 * 86400) : 'N/A',
+      p.sev > 0 ? scDate(base - 300 * 86400) : 'N/A',
+      scDate(base - 500 * 86400),
+      scDate(base - 10 * 86400),
+      p.sev > 2 ? 'Exploits are available' : '',
+      '',
+      p.sev === 0 ? 'summary' : 'local',
+      '1.12',
+      '',
+      '',
+      '',
+      '',
     ];
     buf += `${row.map(q).join(',')}\n`;
     if (buf.length > 1 << 20) {
@@ -174,7 +305,6 @@ export async function writeVulnDetailCsv(path: string, opts: GenOptions): Promis
   await once(out, 'finish');
   return bytes;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Children.
@@ -314,7 +444,9 @@ async function tributary(dataDir: string): Promise<Measured> {
   const sampler = process.env.MEMSAMPLE
     ? setInterval(() => {
         const m = process.memoryUsage();
-        process.stderr.write(`mem rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`);
+        process.stderr.write(
+          `mem rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`,
+        );
       }, 3000)
     : null;
   const t = performance.now();
@@ -366,7 +498,14 @@ async function main(): Promise<void> {
   if (values.child) {
     const file = values.file!;
     const c = values.child;
-    const r = c === 'parse' ? await parseOnly(file) : c === 'floor' ? await floor(file, values.out!, values.records!) : c === 'upload' ? await prepare(file, values.out!) : await tributary(values.out!);
+    const r =
+      c === 'parse'
+        ? await parseOnly(file)
+        : c === 'floor'
+          ? await floor(file, values.out!, values.records!)
+          : c === 'upload'
+            ? await prepare(file, values.out!)
+            : await tributary(values.out!);
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
@@ -409,7 +548,10 @@ async function main(): Promise<void> {
         floors.push(await child(['--child', 'floor', '--file', file, '--out', floorDb, '--records', tribDb], flags));
       }
       if (i === runs - 1) sizes = { ...(only.has('floor') ? { floor: await bytesPerFinding(floorDb) } : {}), tributary: await bytesPerFinding(tribDb) };
-      if (runs > 1) process.stderr.write(`run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s, ${m.peakRssMb} MB`).join('; ')}\n`);
+      if (runs > 1)
+        process.stderr.write(
+          `run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s, ${m.peakRssMb} MB`).join('; ')}\n`,
+        );
     }
     /** The run with the median time, with the highest peak RSS of all runs. */
     const median = (ms: Measured[], kind: string): Measured | null => {
@@ -422,7 +564,8 @@ async function main(): Promise<void> {
     const trib = median(tribs, 'tributary');
     if (trib) results.push({ m: trib, ratio: true });
     const rate = (m: Measured) => m.rows / m.seconds;
-    const line = (m: Measured, ratio: string) => `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
+    const line = (m: Measured, ratio: string) =>
+      `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
     const out = [
       `Tenable.sc CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB, SQLite, node ${process.version}`,
       '',
@@ -432,13 +575,19 @@ async function main(): Promise<void> {
       '',
     ];
     for (const [kind, b] of Object.entries(sizes)) {
-      if (b) out.push(`${kind}: ${b.findings.toLocaleString('en-US')} findings, ${Math.round(b.tableBytes)} bytes stored per finding (table and indexes), ${Math.round(b.fileBytes)} bytes of database per finding`);
+      if (b)
+        out.push(
+          `${kind}: ${b.findings.toLocaleString('en-US')} findings, ${Math.round(b.tableBytes)} bytes stored per finding (table and indexes), ${Math.round(b.fileBytes)} bytes of database per finding`,
+        );
     }
     if (fl) out.push(`floor: ${fl.note}`);
     if (trib) {
       out.push(`tributary: ${trib.note}`);
       const last = results[results.length - 1]!.m;
-      if (fl) out.push(`target (${last.kind}): ≥ 0.80 × floor (${rate(last) / rate(fl) >= 0.8 ? 'met' : 'NOT met'}), peak RSS ≤ 300 MB (${last.peakRssMb <= 300 ? 'met' : 'NOT met'})`);
+      if (fl)
+        out.push(
+          `target (${last.kind}): ≥ 0.80 × floor (${rate(last) / rate(fl) >= 0.8 ? 'met' : 'NOT met'}), peak RSS ≤ 300 MB (${last.peakRssMb <= 300 ? 'met' : 'NOT met'})`,
+        );
     }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {

@@ -13,9 +13,12 @@ if (!gitDir || !tag || !out) {
   process.exit(2);
 }
 const ref = `refs/tags/${tag}`;
-const show = (path: string): Json => JSON.parse(execFileSync('git', ['--git-dir', gitDir, 'show', `${ref}:${path}`], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+const show = (path: string): Json =>
+  JSON.parse(execFileSync('git', ['--git-dir', gitDir, 'show', `${ref}:${path}`], { encoding: 'utf8', maxBuffer: 64 << 20 }));
 const files = (dir: string): string[] =>
-  execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', ref, dir], { encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.json'));
+  execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', ref, dir], { encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f.endsWith('.json'));
 
 /** The event classes exported, by name (category/class uids come from the schema). */
 const CLASSES = ['vulnerability_finding', 'compliance_finding', 'inventory_info', 'software_info'];
@@ -72,7 +75,10 @@ function resolve(def: Json, table: Map<string, Json>): { attributes: Json; chain
       const compact: Json = isObject ? { type: 'object_t', object_type: a.type } : { type: a.type };
       compact.requirement = a.requirement ?? 'optional';
       if (a.is_array) compact.is_array = true;
-      if (a.enum) compact.enum = Object.keys(a.enum).map(Number).sort((x, y) => x - y);
+      if (a.enum)
+        compact.enum = Object.keys(a.enum)
+          .map(Number)
+          .sort((x, y) => x - y);
       if (a.profile) compact.profile = a.profile;
       if (a['@deprecated']) compact.deprecated = true;
       return [k, compact];
@@ -84,7 +90,8 @@ function resolve(def: Json, table: Map<string, Json>): { attributes: Json; chain
 const outObjects: Json = {};
 const pending: string[] = [];
 const want = (attrs: Json) => {
-  for (const a of Object.values(attrs)) if ((a as Json).object_type && !outObjects[(a as Json).object_type] && !pending.includes((a as Json).object_type)) pending.push((a as Json).object_type);
+  for (const a of Object.values(attrs))
+    if ((a as Json).object_type && !outObjects[(a as Json).object_type] && !pending.includes((a as Json).object_type)) pending.push((a as Json).object_type);
 };
 
 const outClasses: Json = {};
@@ -115,12 +122,26 @@ while (pending.length) {
 const outTypes: Json = {};
 for (const [k, v] of Object.entries(types)) {
   const t = v as Json;
-  outTypes[k] = { ...(t.type ? { type: t.type } : {}), ...(t.regex ? { regex: t.regex } : {}), ...(t.max_len ? { max_len: t.max_len } : {}), ...(t.values ? { values: t.values } : {}), ...(t.range ? { range: t.range } : {}) };
+  outTypes[k] = {
+    ...(t.type ? { type: t.type } : {}),
+    ...(t.regex ? { regex: t.regex } : {}),
+    ...(t.max_len ? { max_len: t.max_len } : {}),
+    ...(t.values ? { values: t.values } : {}),
+    ...(t.range ? { range: t.range } : {}),
+  };
 }
 
 const sorted = (o: Json) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
 writeFileSync(
   out,
-  JSON.stringify({ source: 'https://github.com/ocsf/ocsf-schema', tag, version, license: 'Apache-2.0', classes: outClasses, objects: sorted(outObjects), types: sorted(outTypes) }) + '\n',
+  JSON.stringify({
+    source: 'https://github.com/ocsf/ocsf-schema',
+    tag,
+    version,
+    license: 'Apache-2.0',
+    classes: outClasses,
+    objects: sorted(outObjects),
+    types: sorted(outTypes),
+  }) + '\n',
 );
 process.stdout.write(`${out}: OCSF ${version}: ${Object.keys(outClasses).length} classes, ${Object.keys(outObjects).length} objects\n`);

@@ -43,9 +43,17 @@ export function route(path: string, flavour: Flavour, assetApi: AssetApiMode = '
   const parts = path.split('/').filter(Boolean);
   const [a, b, c] = parts;
   if (!a) return null;
-  const simple = (kinds: KindName[], key: string, single: string, scopes: string[], module: string, id?: string): Route => ({ kinds, key, single, scopes, module, id });
+  const simple = (kinds: KindName[], key: string, single: string, scopes: string[], module: string, id?: string): Route => ({
+    kinds,
+    key,
+    single,
+    scopes,
+    module,
+    id,
+  });
   if (a === 'requests' && parts.length <= 2) return simple(['requests'], 'requests', 'request', ['requests'], 'requests', b);
-  if (a === 'product_types' && parts.length === 1) return { kinds: [], key: 'product_types', single: 'product_type', scopes: ['assets'], module: 'assets', productTypes: true };
+  if (a === 'product_types' && parts.length === 1)
+    return { kinds: [], key: 'product_types', single: 'product_type', scopes: ['assets'], module: 'assets', productTypes: true };
   if (a === 'assets' && parts.length <= 2 && assetApi !== 'product-type') return simple(['assets'], 'assets', 'asset', ['assets'], 'assets', b);
   if (a.startsWith('asset_') && parts.length <= 2 && assetApi !== 'legacy') {
     const t = a === GENERIC_ASSET_PATH ? '*' : productTypeOfPath(a)?.id;
@@ -53,7 +61,8 @@ export function route(path: string, flavour: Flavour, assetApi: AssetApiMode = '
   }
   if (a === 'technicians' && parts.length <= 2) return simple(['technicians'], 'technicians', 'technician', ['technicians', 'users'], 'technicians', b);
   if (a === 'requesters' && parts.length <= 2) return simple(['requesters'], 'requesters', 'requester', ['users'], 'users', b);
-  if (a === 'service_categories' && parts.length <= 2) return simple(['service_categories'], 'service_categories', 'service_category', ['setup'], 'service_categories', b);
+  if (a === 'service_categories' && parts.length <= 2)
+    return simple(['service_categories'], 'service_categories', 'service_category', ['setup'], 'service_categories', b);
   if (flavour === 'onprem') {
     if (a === 'users' && parts.length <= 2) return simple(['technicians', 'requesters'], 'users', 'user', ['users'], 'users', b);
     if (a === 'ci_types' && parts.length === 1) return { kinds: [], key: 'ci_types', single: 'ci_type', scopes: ['cmdb'], module: 'cmdb', ciTypes: true };
@@ -123,7 +132,8 @@ function parseListInfo(input: string | null, r: Route): ListInfo | ApiAnswer {
   const defaultSort = r.key === 'requests' ? 'created_time' : 'id';
   const sortField = li.sort_field === undefined ? defaultSort : String(li.sort_field);
   const sortable = r.key === 'requests' ? ['created_time', 'last_updated_time', 'id', 'due_by_time'] : ['created_time', 'last_updated_time', 'id', 'name'];
-  if (!sortable.includes(sortField) || (r.key === 'service_categories' && sortField !== 'id' && sortField !== 'name')) return sdpError(400, 4001, 'Invalid Input', 'sort_field');
+  if (!sortable.includes(sortField) || (r.key === 'service_categories' && sortField !== 'id' && sortField !== 'name'))
+    return sdpError(400, 4001, 'Invalid Input', 'sort_field');
   const sortOrder = li.sort_order === undefined ? (r.key === 'requests' ? 'desc' : 'asc') : String(li.sort_order).toLowerCase();
   if (sortOrder !== 'asc' && sortOrder !== 'desc') return sdpError(400, 4001, 'Invalid Input', 'sort_order');
   const criteria: Criterion[] = [];
@@ -213,13 +223,40 @@ function select(data: SdpDataset, kinds: KindName[], li: ListInfo, only?: (i: nu
     let p1 = asc.length;
     for (const c of li.criteria) {
       const [a, b] = c.values as [number, number];
-      p0 = Math.max(p0, firstWhere((x) => x > Number.NEGATIVE_INFINITY));
-      if (c.op === 'gt') p0 = Math.max(p0, firstWhere((x) => x > a));
-      if (c.op === 'gte' || c.op === 'eq' || c.op === 'between') p0 = Math.max(p0, firstWhere((x) => x >= a));
-      if (c.op === 'lt') p1 = Math.min(p1, firstWhere((x) => x >= a));
-      if (c.op === 'lte') p1 = Math.min(p1, firstWhere((x) => x > a));
-      if (c.op === 'eq') p1 = Math.min(p1, firstWhere((x) => x > a));
-      if (c.op === 'between') p1 = Math.min(p1, firstWhere((x) => x > b));
+      p0 = Math.max(
+        p0,
+        firstWhere((x) => x > Number.NEGATIVE_INFINITY),
+      );
+      if (c.op === 'gt')
+        p0 = Math.max(
+          p0,
+          firstWhere((x) => x > a),
+        );
+      if (c.op === 'gte' || c.op === 'eq' || c.op === 'between')
+        p0 = Math.max(
+          p0,
+          firstWhere((x) => x >= a),
+        );
+      if (c.op === 'lt')
+        p1 = Math.min(
+          p1,
+          firstWhere((x) => x >= a),
+        );
+      if (c.op === 'lte')
+        p1 = Math.min(
+          p1,
+          firstWhere((x) => x > a),
+        );
+      if (c.op === 'eq')
+        p1 = Math.min(
+          p1,
+          firstWhere((x) => x > a),
+        );
+      if (c.op === 'between')
+        p1 = Math.min(
+          p1,
+          firstWhere((x) => x > b),
+        );
     }
     const total = Math.max(0, p1 - p0);
     return { total, at: (j) => ({ kind, i: asc[li.sortOrder === 'asc' ? p0 + j : p1 - 1 - j]! }) };
@@ -245,7 +282,13 @@ function listRow(data: SdpDataset, kind: KindName, i: number, flavour: Flavour, 
 
 export function handleModule(data: SdpDataset, r: Route, flavour: Flavour, inputData: string | null): ApiAnswer {
   if (r.ciTypes) {
-    const types = CI_TYPES.map((t) => ({ id: flavour === 'cloud' ? `12364000000${t.id.padStart(7, '0')}` : t.id, name: t.name, api_name: t.api_name, api_plural_name: t.api_plural_name, description: null }));
+    const types = CI_TYPES.map((t) => ({
+      id: flavour === 'cloud' ? `12364000000${t.id.padStart(7, '0')}` : t.id,
+      name: t.name,
+      api_name: t.api_name,
+      api_plural_name: t.api_plural_name,
+      description: null,
+    }));
     return { status: 200, body: { response_status: [ok()], list_info: { has_more_rows: false, start_index: 1, row_count: types.length }, ci_types: types } };
   }
   if (r.productTypes) {
@@ -256,7 +299,14 @@ export function handleModule(data: SdpDataset, r: Route, flavour: Flavour, input
   if (r.id !== undefined) {
     for (const kind of r.kinds) {
       const i = indexOf(kind, r.id);
-      if (data.exists(kind, i) && (!only || only(i))) return { status: 200, body: { [r.single]: r.assetType ? productTypeAssetRecord(data, i, flavour, r.assetType === '*') : data.record(kind, i, flavour), response_status: ok() } };
+      if (data.exists(kind, i) && (!only || only(i)))
+        return {
+          status: 200,
+          body: {
+            [r.single]: r.assetType ? productTypeAssetRecord(data, i, flavour, r.assetType === '*') : data.record(kind, i, flavour),
+            response_status: ok(),
+          },
+        };
     }
     return invalidUrl();
   }

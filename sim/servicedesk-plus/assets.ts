@@ -24,7 +24,8 @@ export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json
   const maker = pt.makers[pIdx % pt.makers.length]!;
   const state = pick(ASSET_STATES, s, 'assets', i, 'state', rev);
   const userCount = data.count('requesters');
-  const assigned = state.name === 'In Use' && userCount > 0 ? userRef(data, 'requesters', Math.floor(unit(s, 'assets', i, 'user', rev) * userCount), flavour) : null;
+  const assigned =
+    state.name === 'In Use' && userCount > 0 ? userRef(data, 'requesters', Math.floor(unit(s, 'assets', i, 'user', rev) * userCount), flavour) : null;
   const networked = pt.name !== 'Monitor' && pt.name !== 'Keyboard';
   const ip = networked ? `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 1}` : null;
   const serial = unit(s, 'assets', i, 'serial?') < 0.1 ? null : hashOf(s, 'assets', i, 'serial').toString(36).toUpperCase().padStart(7, 'X');
@@ -36,7 +37,13 @@ export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json
     org_serial_number: serial,
     serial_number: serial,
     barcode: null,
-    product: { id: refId(flavour, String(Number(pt.id) * 10 + pIdx)), name: pt.products[pIdx], manufacturer: maker, product_type: { id: refId(flavour, pt.id) }, part_no: null },
+    product: {
+      id: refId(flavour, String(Number(pt.id) * 10 + pIdx)),
+      name: pt.products[pIdx],
+      manufacturer: maker,
+      product_type: { id: refId(flavour, pt.id) },
+      part_no: null,
+    },
     product_type: { id: refId(flavour, pt.id), name: pt.name, internal_name: pt.internal_name, type: { id: refId(flavour, '1'), name: 'Asset' } },
     type: { id: refId(flavour, '1'), name: 'Asset' },
     state: { id: refId(flavour, state.id), name: state.name, is_scan_required: networked, is_ownership_mandatory: false },
@@ -47,7 +54,9 @@ export function assetRecord(data: SdpDataset, i: number, flavour: Flavour): Json
     manufacturer: maker,
     ip_addresses: ip,
     primary_ip: ip,
-    mac_addresses: networked ? [0, 1, 2, 3, 4, 5].map((b) => ((hashOf(s, 'mac', i, b) & 255) | (b === 0 ? 2 : 0)).toString(16).padStart(2, '0')).join(':') : null,
+    mac_addresses: networked
+      ? [0, 1, 2, 3, 4, 5].map((b) => ((hashOf(s, 'mac', i, b) & 255) | (b === 0 ? 2 : 0)).toString(16).padStart(2, '0')).join(':')
+      : null,
     location: unit(s, 'assets', i, 'loc?') < 0.5 ? null : `Floor ${1 + (i % 5)}`,
     acquisition_date: timeObj(data.createdAt('assets', i) - 30 * 24 * 3600_000),
     warranty_expiry: unit(s, 'assets', i, 'warranty?') < 0.4 ? null : timeObj(data.createdAt('assets', i) + 3 * 365 * 24 * 3600_000),

@@ -48,48 +48,108 @@ export function parseSdpSimArgs(argv: string[]): SdpSimOptions & { scopes?: stri
       if (!Number.isFinite(v) || v < 0) throw new SimUsageError(`${flag} needs a non-negative number\n${USAGE}`);
       return v;
     };
-    const list = () => val().split(',').map((s) => s.trim()).filter(Boolean);
+    const list = () =>
+      val()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     switch (flag) {
-      case '--port': o.port = num(); break;
-      case '--host': o.host = val(); break;
-      case '--seed': o.seed = num(); break;
-      case '--requests': o.requests = num(); break;
-      case '--assets': o.assets = num(); break;
-      case '--estate': o.estate = parseEstate(val()); break;
-      case '--cis': o.cis = num(); break;
-      case '--users': o.users = num(); break;
-      case '--technicians': o.technicians = num(); break;
-      case '--service-categories': o.serviceCategories = num(); break;
-      case '--portal': o.portal = val(); break;
+      case '--port':
+        o.port = num();
+        break;
+      case '--host':
+        o.host = val();
+        break;
+      case '--seed':
+        o.seed = num();
+        break;
+      case '--requests':
+        o.requests = num();
+        break;
+      case '--assets':
+        o.assets = num();
+        break;
+      case '--estate':
+        o.estate = parseEstate(val());
+        break;
+      case '--cis':
+        o.cis = num();
+        break;
+      case '--users':
+        o.users = num();
+        break;
+      case '--technicians':
+        o.technicians = num();
+        break;
+      case '--service-categories':
+        o.serviceCategories = num();
+        break;
+      case '--portal':
+        o.portal = val();
+        break;
       case '--dc': {
         const v = val();
         if (!(DATA_CENTRES as readonly string[]).includes(v)) throw new SimUsageError(`--dc must be one of ${DATA_CENTRES.join(', ')}`);
         o.dc = v as DataCentre;
         break;
       }
-      case '--client-id': o.clientId = val(); break;
-      case '--client-secret': o.clientSecret = val(); break;
-      case '--api-key': o.apiKey = val(); break;
-      case '--scopes': o.scopes = list(); break;
-      case '--code-ttl': o.codeTtlSeconds = num(); break;
-      case '--token-limit': o.tokenLimit = num(); break;
-      case '--token-window': o.tokenWindowSeconds = num(); break;
-      case '--include-scope': o.includeScope = true; break;
+      case '--client-id':
+        o.clientId = val();
+        break;
+      case '--client-secret':
+        o.clientSecret = val();
+        break;
+      case '--api-key':
+        o.apiKey = val();
+        break;
+      case '--scopes':
+        o.scopes = list();
+        break;
+      case '--code-ttl':
+        o.codeTtlSeconds = num();
+        break;
+      case '--token-limit':
+        o.tokenLimit = num();
+        break;
+      case '--token-window':
+        o.tokenWindowSeconds = num();
+        break;
+      case '--include-scope':
+        o.includeScope = true;
+        break;
       case '--asset-api': {
         const v = val();
         if (!(ASSET_API_MODES as readonly string[]).includes(v)) throw new SimUsageError(`--asset-api must be one of ${ASSET_API_MODES.join(', ')}`);
         o.assetApi = v as AssetApiMode;
         break;
       }
-      case '--deny': o.apiKeyDenied = list(); break;
-      case '--latency-ms': faults.latencyMs = num(); break;
-      case '--rate-limit-every': faults.rateLimit = { every: num() }; break;
-      case '--http429-every': faults.http429 = { every: num() }; break;
-      case '--error-every': faults.serverError = { every: num() }; break;
-      case '--fault-paths': faults.paths = list(); break;
-      case '--tls': o.tls = true; break;
-      case '--tls-cert': o.tlsCert = val(); break;
-      case '--tls-key': o.tlsKey = val(); break;
+      case '--deny':
+        o.apiKeyDenied = list();
+        break;
+      case '--latency-ms':
+        faults.latencyMs = num();
+        break;
+      case '--rate-limit-every':
+        faults.rateLimit = { every: num() };
+        break;
+      case '--http429-every':
+        faults.http429 = { every: num() };
+        break;
+      case '--error-every':
+        faults.serverError = { every: num() };
+        break;
+      case '--fault-paths':
+        faults.paths = list();
+        break;
+      case '--tls':
+        o.tls = true;
+        break;
+      case '--tls-cert':
+        o.tlsCert = val();
+        break;
+      case '--tls-key':
+        o.tlsKey = val();
+        break;
       case '--help':
       case '-h':
         throw new SimUsageError(USAGE);

@@ -3,16 +3,7 @@
 
 export type Flavour = 'cloud' | 'onprem';
 
-export const KINDS = [
-  'requests',
-  'assets',
-  'technicians',
-  'requesters',
-  'service_categories',
-  'ci_computer',
-  'ci_database',
-  'ci_business_service',
-] as const;
+export const KINDS = ['requests', 'assets', 'technicians', 'requesters', 'service_categories', 'ci_computer', 'ci_database', 'ci_business_service'] as const;
 export type KindName = (typeof KINDS)[number];
 
 export function isKind(s: string): s is KindName {
@@ -55,4 +46,3 @@ export function indexOf(kind: KindName, id: string): number {
   if (!/^\d{1,9}$/.test(id)) return -1;
   return Number(id) - ONPREM_BASE[kind];
 }
-

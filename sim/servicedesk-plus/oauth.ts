@@ -121,7 +121,11 @@ export class ZohoAccounts {
       this.counts.throttled++;
       return {
         status: 400,
-        body: { error_description: 'You have made too many requests continuously. Please try again after some time.', error: 'Access Denied', status: 'failure' },
+        body: {
+          error_description: 'You have made too many requests continuously. Please try again after some time.',
+          error: 'Access Denied',
+          status: 'failure',
+        },
       };
     }
     rt.requests.push(now);

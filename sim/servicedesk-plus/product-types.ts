@@ -41,7 +41,14 @@ export function productTypeRows(flavour: Flavour): Json[] {
       type: asset,
       category: { id: refId(flavour, '1'), name: 'IT' },
     })),
-    ...OTHER_PRODUCT_TYPES.map((t) => ({ id: refId(flavour, t.id), name: t.name, display_name: t.name, description: null, type: { ...t.type, id: refId(flavour, t.type.id) }, category: { id: refId(flavour, '1'), name: 'IT' } })),
+    ...OTHER_PRODUCT_TYPES.map((t) => ({
+      id: refId(flavour, t.id),
+      name: t.name,
+      display_name: t.name,
+      description: null,
+      type: { ...t.type, id: refId(flavour, t.type.id) },
+      category: { id: refId(flavour, '1'), name: 'IT' },
+    })),
   ];
 }
 

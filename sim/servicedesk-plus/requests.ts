@@ -3,7 +3,22 @@ import type { Estate } from '../shared/estate.ts';
 import type { SdpDataset } from './data.ts';
 import { pick, timeObj, unit } from './generators.ts';
 import { type Flavour, idOf, type Json } from './kinds.ts';
-import { CATEGORIES, GROUPS, IMPACTS, LEVELS, MODES, PRIORITIES, REQUEST_TYPES, ref, refId, SERVICE_CATEGORY_NAMES, SITES, STATUSES, SUBJECTS, URGENCIES } from './reference-data.ts';
+import {
+  CATEGORIES,
+  GROUPS,
+  IMPACTS,
+  LEVELS,
+  MODES,
+  PRIORITIES,
+  REQUEST_TYPES,
+  ref,
+  refId,
+  SERVICE_CATEGORY_NAMES,
+  SITES,
+  STATUSES,
+  SUBJECTS,
+  URGENCIES,
+} from './reference-data.ts';
 import { userRef } from './users.ts';
 
 function technicianIndex(data: SdpDataset, i: number, salt: string): number | null {
@@ -26,12 +41,14 @@ export function requestRecord(data: SdpDataset, i: number, flavour: Flavour): Js
   const status = pick(STATUSES, s, 'requests', i, 'status', rev);
   const type = pick(REQUEST_TYPES, s, 'requests', i, 'type');
   const cat = pick(CATEGORIES, s, 'requests', i, 'cat');
-  const sub = unit(s, 'requests', i, 'sub?') < 0.3 ? null : { id: refId(flavour, String(Number(cat.id) * 10 + 1)), name: pick(cat.subs, s, 'requests', i, 'sub') };
+  const sub =
+    unit(s, 'requests', i, 'sub?') < 0.3 ? null : { id: refId(flavour, String(Number(cat.id) * 10 + 1)), name: pick(cat.subs, s, 'requests', i, 'sub') };
   const techIdx = technicianIndex(data, i, `tech${rev}`);
   const tech = techIdx === null ? null : userRef(data, 'technicians', techIdx, flavour);
   const requester = requesterRef(data, i, flavour);
   const creator = data.count('technicians') > 0 ? userRef(data, 'technicians', 0, flavour) : requester;
-  const group = unit(s, 'requests', i, 'group?', rev) < 0.3 ? null : { ...ref(flavour, pick(GROUPS, s, 'requests', i, 'group', rev)), site: null, deleted: false };
+  const group =
+    unit(s, 'requests', i, 'group?', rev) < 0.3 ? null : { ...ref(flavour, pick(GROUPS, s, 'requests', i, 'group', rev)), site: null, deleted: false };
   const site = unit(s, 'requests', i, 'site?') < 0.2 ? null : ref(flavour, pick(SITES, s, 'requests', i, 'site'));
   const closed = status.name === 'Resolved' || status.name === 'Closed';
   const resolved = closed ? Math.min(lut ?? data.now - 1, created + Math.floor(unit(s, 'requests', i, 'resolved') * 5 * 24 * 3600_000)) : null;
@@ -113,12 +130,19 @@ export function requestRecord(data: SdpDataset, i: number, flavour: Flavour): Js
 function estateRequest(data: SdpDataset, estate: Estate, rec: Json, i: number, flavour: Flavour): Json {
   const about = estate.request(i, data.estateCves);
   const cmdb = estate.cmdb();
-  const assets = about.asset !== null && data.exists('assets', about.asset) ? [{ id: idOf('assets', about.asset, flavour), name: cmdb[about.asset]!.name }] : [];
+  const assets =
+    about.asset !== null && data.exists('assets', about.asset) ? [{ id: idOf('assets', about.asset, flavour), name: cmdb[about.asset]!.name }] : [];
   let subject = String(rec.subject);
   const notes: string[] = [];
   if (about.cve) subject = `Patch ${about.cve}${about.namesHost !== null ? ` on ${estate.scannerName(about.namesHost)}` : ''}`;
   else if (about.namesHost !== null) notes.push(`Seen on ${estate.scannerName(about.namesHost)} (${estate.machine(about.namesHost).ip}).`);
-  return { ...rec, subject, short_description: subject.slice(0, 100), description: `<div>${subject}</div>${notes.map((n) => `<div>${n}</div>`).join('')}`, assets };
+  return {
+    ...rec,
+    subject,
+    short_description: subject.slice(0, 100),
+    description: `<div>${subject}</div>${notes.map((n) => `<div>${n}</div>`).join('')}`,
+    assets,
+  };
 }
 
 /** The reduced field set list rows carry by default (as the recorded on-prem list shows). */

@@ -110,9 +110,19 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     const faultable = !faults.paths || faults.paths.some((p) => path.includes(p));
     if (faultable) {
       const srv = fires('serverError', apiCount);
-      if (srv) return { status: srv.status ?? 503, body: { response_status: { status_code: 4004, status: 'failed', messages: [{ status_code: 4004, type: 'failed', message: 'Internal error' }] } } };
+      if (srv)
+        return {
+          status: srv.status ?? 503,
+          body: { response_status: { status_code: 4004, status: 'failed', messages: [{ status_code: 4004, type: 'failed', message: 'Internal error' }] } },
+        };
       const h429 = fires('http429', apiCount);
-      if (h429) return { status: 429, body: { response_status: { status_code: 4000, status: 'failed', messages: [{ status_code: 4015, type: 'failed', message: 'API Rate Limit reached' }] } } };
+      if (h429)
+        return {
+          status: 429,
+          body: {
+            response_status: { status_code: 4000, status: 'failed', messages: [{ status_code: 4015, type: 'failed', message: 'API Rate Limit reached' }] },
+          },
+        };
       const rl = fires('rateLimit', apiCount);
       if (rl) return sdpError(rl.status ?? 400, 4015, 'API Rate Limit reached');
     }
@@ -222,7 +232,12 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
       else res.destroy();
     });
   };
-  const pem = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert, 'utf8'), key: readFileSync(opts.tlsKey, 'utf8') } : opts.tls ? await generateSelfSigned(opts.host ?? '127.0.0.1') : null;
+  const pem =
+    opts.tlsCert && opts.tlsKey
+      ? { cert: readFileSync(opts.tlsCert, 'utf8'), key: readFileSync(opts.tlsKey, 'utf8') }
+      : opts.tls
+        ? await generateSelfSigned(opts.host ?? '127.0.0.1')
+        : null;
   const tls = pem !== null;
   const server: Server = pem ? createHttpsServer(pem, onRequest) : createHttpServer(onRequest);
   await new Promise<void>((resolve, reject) => {
@@ -243,7 +258,8 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     dc,
     data,
     accounts,
-    mintAuthorizationCode: (scopes, o = {}) => accounts.mintCode(scopes ?? DEFAULT_SCOPES, { ttlMs: o.ttlSeconds === undefined ? undefined : o.ttlSeconds * 1000, dc: o.dc }),
+    mintAuthorizationCode: (scopes, o = {}) =>
+      accounts.mintCode(scopes ?? DEFAULT_SCOPES, { ttlMs: o.ttlSeconds === undefined ? undefined : o.ttlSeconds * 1000, dc: o.dc }),
     setFaults: (f) => {
       faults = { ...f };
     },

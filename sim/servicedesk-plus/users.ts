@@ -54,7 +54,26 @@ export function userRecord(data: SdpDataset, kind: 'technicians' | 'requesters',
     last_updated_time: timeObj(data.updatedAt(kind, i)),
   };
   if (flavour === 'onprem') {
-    return { ...base, jobtitle: job, type: kind === 'technicians' ? 'Technician' : 'User', citype: { name: 'User', id: '3' }, cost_per_hour: '0', org_user_status: disabled ? 'DISABLED' : 'ACTIVE', is_technician: kind === 'technicians', purchase_approver: false, service_request_approver: false, profile_pic_url: null, ci_default_fields: {} };
+    return {
+      ...base,
+      jobtitle: job,
+      type: kind === 'technicians' ? 'Technician' : 'User',
+      citype: { name: 'User', id: '3' },
+      cost_per_hour: '0',
+      org_user_status: disabled ? 'DISABLED' : 'ACTIVE',
+      is_technician: kind === 'technicians',
+      purchase_approver: false,
+      service_request_approver: false,
+      profile_pic_url: null,
+      ci_default_fields: {},
+    };
   }
-  return { ...base, job_title: job, site: u.department ? (u.department as Json).site : null, udf_fields: {}, status: disabled ? 'INACTIVE' : 'ACTIVE', ...(kind === 'technicians' ? { cost_per_hour: '0', sms_mail_id: null } : {}) };
+  return {
+    ...base,
+    job_title: job,
+    site: u.department ? (u.department as Json).site : null,
+    udf_fields: {},
+    status: disabled ? 'INACTIVE' : 'ACTIVE',
+    ...(kind === 'technicians' ? { cost_per_hour: '0', sms_mail_id: null } : {}),
+  };
 }

@@ -32,7 +32,10 @@ function h(seed: number, ...parts: (number | string)[]): number {
 const u = (seed: number, ...parts: (number | string)[]) => h(seed, ...parts) / 4294967296;
 const hex = (seed: number, n: number, ...parts: (number | string)[]) => {
   let s = '';
-  for (let i = 0; s.length < n; i++) s += h(seed, ...parts, i).toString(16).padStart(8, '0');
+  for (let i = 0; s.length < n; i++)
+    s += h(seed, ...parts, i)
+      .toString(16)
+      .padStart(8, '0');
   return s.slice(0, n);
 };
 
@@ -177,7 +180,20 @@ export class Estate {
         site: m.site,
         stale: false,
       });
-      if (d.duplicate) out.push({ machine: i, name: m.name.toUpperCase(), fqdn: null, serial: null, biosUuid: null, macs: [], ip: null, productType: m.productType, department: m.department, site: m.site, stale: true });
+      if (d.duplicate)
+        out.push({
+          machine: i,
+          name: m.name.toUpperCase(),
+          fqdn: null,
+          serial: null,
+          biosUuid: null,
+          macs: [],
+          ip: null,
+          productType: m.productType,
+          department: m.department,
+          site: m.site,
+          stale: true,
+        });
     }
     this.#cmdb = out;
     return out;
@@ -205,7 +221,8 @@ export function parseEstate(spec: string): Estate {
     throw new Error(`--estate: '${spec}' is neither SEED[:MACHINES] nor a readable JSON file (${err instanceof Error ? err.message : err})`);
   }
   const o = parsed as { seed?: unknown; machines?: unknown };
-  if (typeof o.seed !== 'number' || (o.machines !== undefined && typeof o.machines !== 'number')) throw new Error(`--estate file ${spec}: expected {"seed": number, "machines": number}`);
+  if (typeof o.seed !== 'number' || (o.machines !== undefined && typeof o.machines !== 'number'))
+    throw new Error(`--estate file ${spec}: expected {"seed": number, "machines": number}`);
   return new Estate(o.seed, (o.machines as number | undefined) ?? 200);
 }
 

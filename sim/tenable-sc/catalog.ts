@@ -152,16 +152,53 @@ const info = (id: number, name: string, family: Family, textKind: TextKind, port
   registerPlugin({ id, name, family, role: 'inventory', textKind, port, synopsis, description: synopsis, checkType: 'local' });
 
 export const INVENTORY = {
-  softwareWindows: info(20811, 'Microsoft Windows Installed Software Enumeration (credentialed check)', FAMILIES.windows, 'sw-windows', 445, 'It is possible to enumerate installed software.'),
-  hardwareWindows: info(24270, 'Computer Manufacturer Information (WMI)', FAMILIES.windows, 'hw-windows', 0, 'It is possible to obtain the computer manufacturer information.'),
-  lastUser: info(38689, 'Microsoft Windows SMB Last Logged On User Disclosure', FAMILIES.windows, 'last-user', 445, 'Nessus was able to identify the last logged on user.'),
+  softwareWindows: info(
+    20811,
+    'Microsoft Windows Installed Software Enumeration (credentialed check)',
+    FAMILIES.windows,
+    'sw-windows',
+    445,
+    'It is possible to enumerate installed software.',
+  ),
+  hardwareWindows: info(
+    24270,
+    'Computer Manufacturer Information (WMI)',
+    FAMILIES.windows,
+    'hw-windows',
+    0,
+    'It is possible to obtain the computer manufacturer information.',
+  ),
+  lastUser: info(
+    38689,
+    'Microsoft Windows SMB Last Logged On User Disclosure',
+    FAMILIES.windows,
+    'last-user',
+    445,
+    'Nessus was able to identify the last logged on user.',
+  ),
   os: info(11936, 'OS Identification', FAMILIES.general, 'os', 0, 'It is possible to guess the remote operating system.'),
   macs: info(86420, 'Ethernet MAC Addresses', FAMILIES.general, 'macs', 0, 'This plugin gathers MAC addresses from various sources.'),
   softwareUnix: info(22869, 'Software Enumeration (SSH)', FAMILIES.general, 'sw-unix', 0, 'It is possible to enumerate installed software on the remote host.'),
-  hardwareUnix: info(35351, 'System Information Enumeration (via DMI)', FAMILIES.general, 'hw-unix', 0, 'Information about the remote system hardware can be read.'),
+  hardwareUnix: info(
+    35351,
+    'System Information Enumeration (via DMI)',
+    FAMILIES.general,
+    'hw-unix',
+    0,
+    'Information about the remote system hardware can be read.',
+  ),
 };
 const scanner = (id: number, name: string, checkType: string) =>
-  registerPlugin({ id, name, family: FAMILIES.portScanners, role: 'portscan', textKind: 'port', checkType, synopsis: 'The remote port is open.', description: 'This plugin reports an open port.' });
+  registerPlugin({
+    id,
+    name,
+    family: FAMILIES.portScanners,
+    role: 'portscan',
+    textKind: 'port',
+    checkType,
+    synopsis: 'The remote port is open.',
+    description: 'This plugin reports an open port.',
+  });
 export const PORT_SCANNERS = {
   wmi: scanner(34220, 'Netstat Portscanner (WMI)', 'local'),
   ssh: scanner(14272, 'Netstat Portscanner (SSH)', 'local'),
@@ -181,8 +218,20 @@ function severityFor(id: number): number {
   return 4;
 }
 
-const V3_RANGES = [[0, 0], [1.0, 3.9], [4.0, 6.9], [7.0, 8.9], [9.0, 10.0]];
-const V2_RANGES = [[0, 0], [1.9, 3.9], [4.0, 6.8], [6.9, 8.5], [9.3, 10.0]];
+const V3_RANGES = [
+  [0, 0],
+  [1.0, 3.9],
+  [4.0, 6.9],
+  [7.0, 8.9],
+  [9.0, 10.0],
+];
+const V2_RANGES = [
+  [0, 0],
+  [1.9, 3.9],
+  [4.0, 6.8],
+  [6.9, 8.5],
+  [9.3, 10.0],
+];
 const oneDecimal = (lo: number, hi: number, ...parts: number[]) => Math.round((lo + unit(...parts) * (hi - lo)) * 10) / 10;
 const fmtScore = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 
@@ -205,7 +254,12 @@ function vulnMetadata(id: number, severity: number, year: number): Partial<Plugi
   const published = Date.UTC(year, intIn(0, 11, id, 17), intIn(1, 28, id, 18)) / 1000;
   const maturity = exploit ? (unit(id, 19) < 0.5 ? 'Functional' : 'High') : 'Unproven';
   const vprContext = JSON.stringify([
-    { id: 'age_of_vuln', name: 'Vulnerability Age', type: 'string', value: pickLabel(['0 - 7 days', '30 - 60 days', '60 - 180 days', '180 - 365 days', '365 - 730 days'], id, 20) },
+    {
+      id: 'age_of_vuln',
+      name: 'Vulnerability Age',
+      type: 'string',
+      value: pickLabel(['0 - 7 days', '30 - 60 days', '60 - 180 days', '180 - 365 days', '365 - 730 days'], id, 20),
+    },
     { id: 'cvssV3_impactScore', name: 'CVSS v3 Impact Score', type: 'number', value: Math.min(6, Math.round((v3 / 1.6) * 10) / 10) },
     { id: 'exploit_code_maturity', name: 'Exploit Code Maturity', type: 'string', value: maturity },
     { id: 'threat_recency', name: 'Threat Recency', type: 'string', value: pickLabel(['No recorded events', 'Less than 7 days', '30 to 120 days'], id, 21) },
@@ -245,7 +299,21 @@ function vuln(seed: Seed, year: number): PluginDef {
   return registerPlugin({ ...vulnMetadata(seed.id, severity, year), ...seed, severity });
 }
 
-const WINDOWS_APPS = ['Google Chrome', 'Mozilla Firefox', 'Microsoft Edge (Chromium)', 'Adobe Acrobat Reader', '7-Zip', 'Oracle Java SE', 'Zoom Client', 'Notepad++', 'VLC Media Player', 'Microsoft Office', 'Microsoft .NET Core', 'PuTTY', 'WinRAR'];
+const WINDOWS_APPS = [
+  'Google Chrome',
+  'Mozilla Firefox',
+  'Microsoft Edge (Chromium)',
+  'Adobe Acrobat Reader',
+  '7-Zip',
+  'Oracle Java SE',
+  'Zoom Client',
+  'Notepad++',
+  'VLC Media Player',
+  'Microsoft Office',
+  'Microsoft .NET Core',
+  'PuTTY',
+  'WinRAR',
+];
 
 function buildWindowsPool(): number[] {
   const pool: number[] = [];
@@ -254,11 +322,46 @@ function buildWindowsPool(): number[] {
     const year = 2021 + (i % 5);
     if (i % 3 === 0) {
       const kb = 5000000 + intIn(1000, 49999, id);
-      pool.push(vuln({ id, name: `KB${kb}: Windows Security Update (${MONTHS[i % 12]} ${year})`, family: FAMILIES.bulletins, role: 'vuln', textKind: 'kb', product: `KB${kb}`, port: 445, synopsis: 'The remote Windows host is missing a security update.', description: `The remote Windows host lacks cumulative update KB${kb}, which fixes several memory-safety and privilege flaws.`, solution: `Apply security update KB${kb}.`, seeAlso: `https://support.microsoft.com/help/${kb}`, cpe: 'cpe:/o:microsoft:windows' }, year).index);
+      pool.push(
+        vuln(
+          {
+            id,
+            name: `KB${kb}: Windows Security Update (${MONTHS[i % 12]} ${year})`,
+            family: FAMILIES.bulletins,
+            role: 'vuln',
+            textKind: 'kb',
+            product: `KB${kb}`,
+            port: 445,
+            synopsis: 'The remote Windows host is missing a security update.',
+            description: `The remote Windows host lacks cumulative update KB${kb}, which fixes several memory-safety and privilege flaws.`,
+            solution: `Apply security update KB${kb}.`,
+            seeAlso: `https://support.microsoft.com/help/${kb}`,
+            cpe: 'cpe:/o:microsoft:windows',
+          },
+          year,
+        ).index,
+      );
     } else {
       const app = WINDOWS_APPS[i % WINDOWS_APPS.length];
       const fixed = `${intIn(2, 120, id)}.${intIn(0, 9, id, 1)}.${intIn(0, 99, id, 2)}`;
-      pool.push(vuln({ id, name: `${app} < ${fixed} Multiple Vulnerabilities`, family: FAMILIES.windows, role: 'vuln', textKind: 'app', product: `${app}|${fixed}`, port: 445, synopsis: `An application installed on the remote Windows host is affected by multiple vulnerabilities.`, description: `The version of ${app} installed on the remote host is earlier than ${fixed} and is affected by several flaws.`, solution: `Upgrade ${app} to ${fixed} or later.`, seeAlso: `https://vendor.example/advisories/${id}` }, year).index);
+      pool.push(
+        vuln(
+          {
+            id,
+            name: `${app} < ${fixed} Multiple Vulnerabilities`,
+            family: FAMILIES.windows,
+            role: 'vuln',
+            textKind: 'app',
+            product: `${app}|${fixed}`,
+            port: 445,
+            synopsis: `An application installed on the remote Windows host is affected by multiple vulnerabilities.`,
+            description: `The version of ${app} installed on the remote host is earlier than ${fixed} and is affected by several flaws.`,
+            solution: `Upgrade ${app} to ${fixed} or later.`,
+            seeAlso: `https://vendor.example/advisories/${id}`,
+          },
+          year,
+        ).index,
+      );
     }
   }
   return pool;
@@ -277,7 +380,28 @@ export const LINUX_DISTROS: LinuxDistro[] = [
   { label: 'CentOS 7', family: FAMILIES.centos, advisory: 'CESA', packaging: 'rpm', pkgSuffix: '.el7_' },
   { label: 'Debian 12', family: FAMILIES.debian, advisory: 'DSA', packaging: 'dpkg', pkgSuffix: '+deb12u' },
 ];
-const LINUX_PACKAGES = ['openssl', 'kernel', 'glibc', 'sudo', 'openssh', 'curl', 'libxml2', 'python3', 'bind', 'nss', 'systemd', 'vim', 'git', 'expat', 'zlib', 'sqlite', 'krb5', 'libtiff', 'less', 'tar'];
+const LINUX_PACKAGES = [
+  'openssl',
+  'kernel',
+  'glibc',
+  'sudo',
+  'openssh',
+  'curl',
+  'libxml2',
+  'python3',
+  'bind',
+  'nss',
+  'systemd',
+  'vim',
+  'git',
+  'expat',
+  'zlib',
+  'sqlite',
+  'krb5',
+  'libtiff',
+  'less',
+  'tar',
+];
 
 function buildLinuxPool(distroIndex: number): number[] {
   const d = LINUX_DISTROS[distroIndex];
@@ -286,8 +410,30 @@ function buildLinuxPool(distroIndex: number): number[] {
     const id = 200000 + distroIndex * 1000 + i * 11;
     const pkg = LINUX_PACKAGES[i % LINUX_PACKAGES.length];
     const year = 2020 + (i % 6);
-    const advisory = d.advisory === 'USN' ? `USN-${intIn(5000, 7200, id)}-1` : d.advisory === 'DSA' ? `DSA-${intIn(5000, 5900, id)}-1` : `${d.advisory}-${year}:${intIn(1000, 9999, id)}`;
-    pool.push(vuln({ id, name: `${d.label} : ${pkg} (${advisory})`, family: d.family, role: 'vuln', textKind: 'pkg', product: pkg, synopsis: `The remote ${d.label} host is missing a security update for ${pkg}.`, description: `The installed ${pkg} package is affected by vulnerabilities described in advisory ${advisory}.`, solution: `Update the affected ${pkg} packages.`, seeAlso: `https://security.example/${advisory}`, cpe: `p-cpe:/a:linux:${pkg}<br/>cpe:/o:linux:${d.label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}` }, year).index);
+    const advisory =
+      d.advisory === 'USN'
+        ? `USN-${intIn(5000, 7200, id)}-1`
+        : d.advisory === 'DSA'
+          ? `DSA-${intIn(5000, 5900, id)}-1`
+          : `${d.advisory}-${year}:${intIn(1000, 9999, id)}`;
+    pool.push(
+      vuln(
+        {
+          id,
+          name: `${d.label} : ${pkg} (${advisory})`,
+          family: d.family,
+          role: 'vuln',
+          textKind: 'pkg',
+          product: pkg,
+          synopsis: `The remote ${d.label} host is missing a security update for ${pkg}.`,
+          description: `The installed ${pkg} package is affected by vulnerabilities described in advisory ${advisory}.`,
+          solution: `Update the affected ${pkg} packages.`,
+          seeAlso: `https://security.example/${advisory}`,
+          cpe: `p-cpe:/a:linux:${pkg}<br/>cpe:/o:linux:${d.label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`,
+        },
+        year,
+      ).index,
+    );
   }
   return pool;
 }
@@ -306,7 +452,18 @@ const REMOTE_FIXED: Array<[number, string, number, number, TextKind, string]> = 
   [41028, 'SNMP Agent Default Community Name (public)', 3, 161, 'remote', 'snmp'],
   [42873, 'SSL Medium Strength Cipher Suites Supported (SWEET32)', 3, 443, 'remote', 'tls'],
 ];
-const REMOTE_VERSIONED = ['Apache HTTP Server 2.4.x', 'OpenSSH', 'nginx 1.x', 'PHP 8.x', 'Apache Tomcat 9.0.x', 'Microsoft IIS', 'OpenSSL 3.x', 'Samba 4.x', 'ISC BIND 9', 'Exim'];
+const REMOTE_VERSIONED = [
+  'Apache HTTP Server 2.4.x',
+  'OpenSSH',
+  'nginx 1.x',
+  'PHP 8.x',
+  'Apache Tomcat 9.0.x',
+  'Microsoft IIS',
+  'OpenSSL 3.x',
+  'Samba 4.x',
+  'ISC BIND 9',
+  'Exim',
+];
 const REMOTE_PORTS = [80, 22, 80, 443, 8080, 443, 443, 445, 53, 25];
 /** Remote products that only run on one platform, so a credentialed host's findings stay plausible. */
 const WINDOWS_ONLY = new Set(['Microsoft IIS']);
@@ -315,13 +472,48 @@ const UNIX_ONLY = new Set(['Samba 4.x', 'ISC BIND 9', 'Exim']);
 function buildRemotePool(): number[] {
   const pool: number[] = [];
   for (const [id, name, severity, port, textKind, product] of REMOTE_FIXED) {
-    pool.push(vuln({ id, name, family: severity === 0 ? FAMILIES.serviceDetection : FAMILIES.misc, role: 'vuln', textKind, product, port, severity, checkType: 'remote', synopsis: `${name} was observed on the remote host.`, description: `The remote service exhibits the condition "${name}".`, solution: severity === 0 ? 'n/a' : 'Reconfigure the affected service.' }, 2019).index);
+    pool.push(
+      vuln(
+        {
+          id,
+          name,
+          family: severity === 0 ? FAMILIES.serviceDetection : FAMILIES.misc,
+          role: 'vuln',
+          textKind,
+          product,
+          port,
+          severity,
+          checkType: 'remote',
+          synopsis: `${name} was observed on the remote host.`,
+          description: `The remote service exhibits the condition "${name}".`,
+          solution: severity === 0 ? 'n/a' : 'Reconfigure the affected service.',
+        },
+        2019,
+      ).index,
+    );
   }
   for (let i = 0; i < 50; i++) {
     const id = 160000 + i * 13;
     const svc = REMOTE_VERSIONED[i % REMOTE_VERSIONED.length];
     const fixed = `${intIn(1, 9, id)}.${intIn(0, 60, id, 1)}`;
-    pool.push(vuln({ id, name: `${svc} < ${fixed} Multiple Vulnerabilities`, family: FAMILIES.webServers, role: 'vuln', textKind: 'remote', product: svc, port: REMOTE_PORTS[i % REMOTE_PORTS.length], checkType: 'remote', synopsis: `The remote ${svc} service is affected by multiple vulnerabilities.`, description: `According to its self-reported version, the remote ${svc} is older than ${fixed}.`, solution: `Upgrade to ${svc.split(' ')[0]} ${fixed} or later.` }, 2020 + (i % 6)).index);
+    pool.push(
+      vuln(
+        {
+          id,
+          name: `${svc} < ${fixed} Multiple Vulnerabilities`,
+          family: FAMILIES.webServers,
+          role: 'vuln',
+          textKind: 'remote',
+          product: svc,
+          port: REMOTE_PORTS[i % REMOTE_PORTS.length],
+          checkType: 'remote',
+          synopsis: `The remote ${svc} service is affected by multiple vulnerabilities.`,
+          description: `According to its self-reported version, the remote ${svc} is older than ${fixed}.`,
+          solution: `Upgrade to ${svc.split(' ')[0]} ${fixed} or later.`,
+        },
+        2020 + (i % 6),
+      ).index,
+    );
   }
   return pool;
 }

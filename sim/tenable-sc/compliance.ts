@@ -38,7 +38,13 @@ const WINDOWS_CHECKS: CheckRow[] = [
 const LINUX_CHECKS: CheckRow[] = [
   ['1.1.1.1 Mounting of cramfs filesystems is disabled', 'install /bin/true', 'install /bin/true', '', '800-53|CM-7'],
   ['1.4.1 Bootloader password is set', 'set superusers', 'set superusers="root"', '', '800-53|AC-3'],
-  ['1.5.3 Address space layout randomisation is enabled', 'kernel.randomize_va_space = 2', 'kernel.randomize_va_space = 2', 'kernel.randomize_va_space = 0', '800-53|SI-16'],
+  [
+    '1.5.3 Address space layout randomisation is enabled',
+    'kernel.randomize_va_space = 2',
+    'kernel.randomize_va_space = 2',
+    'kernel.randomize_va_space = 0',
+    '800-53|SI-16',
+  ],
   ['2.2.2 X Window System is not installed', 'not installed', 'not installed', 'xserver-xorg 2:7.7', '800-53|CM-7'],
   ['3.3.1 Source routed packets are not accepted', '0', '0', '1', '800-53|SC-7'],
   ['4.1.1.1 auditd is installed', 'installed', 'auditd 1:3.0.7', 'not installed', '800-53|AU-12'],
@@ -67,5 +73,11 @@ function register(rows: CheckRow[], firstId: number, auditFile: string, benchmar
   });
 }
 
-export const WINDOWS_COMPLIANCE = register(WINDOWS_CHECKS, 1000100, 'CIS_Microsoft_Windows_Server_2022_v2.0.0_L1_MS.audit', 'CIS Microsoft Windows Server 2022 L1 Member Server v2.0.0', 3);
+export const WINDOWS_COMPLIANCE = register(
+  WINDOWS_CHECKS,
+  1000100,
+  'CIS_Microsoft_Windows_Server_2022_v2.0.0_L1_MS.audit',
+  'CIS Microsoft Windows Server 2022 L1 Member Server v2.0.0',
+  3,
+);
 export const LINUX_COMPLIANCE = register(LINUX_CHECKS, 1000200, 'CIS_Linux_Server_L1_v1.0.0.audit', 'CIS Linux Server L1 v1.0.0', 6);

@@ -13,7 +13,8 @@ class BadControlInput extends Error {}
 
 function selector(ctx: SimContext, body: Record<string, unknown>, fractionKey = 'fraction'): SelectorInput {
   const fraction = body[fractionKey];
-  if (fraction !== undefined && (typeof fraction !== 'number' || fraction < 0 || fraction > 1)) throw new BadControlInput(`${fractionKey} must be a number in [0, 1]`);
+  if (fraction !== undefined && (typeof fraction !== 'number' || fraction < 0 || fraction > 1))
+    throw new BadControlInput(`${fractionKey} must be a number in [0, 1]`);
   const hosts = Array.isArray(body.hosts)
     ? body.hosts.map((ip) => {
         const index = indexOfIp(String(ip));
@@ -31,7 +32,13 @@ function summary(ctx: SimContext): Record<string, unknown> {
     now: ctx.lifecycle.now(),
     cumulative: ctx.dataset.totalFindings(all, 'cumulative'),
     patched: ctx.dataset.totalFindings(all, 'patched'),
-    ops: ctx.lifecycle.ops.map((op) => ({ kind: op.kind, at: op.at, fraction: op.fraction, hosts: op.hosts?.size ?? null, pluginIDs: op.pluginIds ? [...op.pluginIds] : null })),
+    ops: ctx.lifecycle.ops.map((op) => ({
+      kind: op.kind,
+      at: op.at,
+      fraction: op.fraction,
+      hosts: op.hosts?.size ?? null,
+      pluginIDs: op.pluginIds ? [...op.pluginIds] : null,
+    })),
   };
 }
 

@@ -3,11 +3,7 @@
 import { seededRandom } from './hash.ts';
 import type { FaultRule, FaultSettings } from './options.ts';
 
-export type FaultDecision =
-  | { kind: 'none' }
-  | { kind: 'rateLimit'; retryAfter: number }
-  | { kind: 'serverError'; status: number }
-  | { kind: 'resetMidBody' };
+export type FaultDecision = { kind: 'none' } | { kind: 'rateLimit'; retryAfter: number } | { kind: 'serverError'; status: number } | { kind: 'resetMidBody' };
 
 const RULE_KEYS = ['rateLimit', 'serverError', 'resetMidBody'] as const;
 export const FAULT_KEYS = ['latencyMs', 'rateLimit', 'serverError', 'resetMidBody', 'slowPageMs', 'missingTotalRecords', 'paths'] as const;

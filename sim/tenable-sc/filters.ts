@@ -25,7 +25,22 @@ export interface CompiledFilters {
 }
 
 const PLUGIN_TYPES: Record<string, number> = { active: 1, passive: 2, compliance: 4, lce: 8, all: 15 };
-const BASE_FILTERS = ['exploitAvailable', 'family', 'familyID', 'firstSeen', 'ip', 'lastSeen', 'pluginID', 'pluginType', 'repository', 'repositoryIDs', 'severity', 'vprScore', 'cvssV3BaseScore', 'wasVuln'];
+const BASE_FILTERS = [
+  'exploitAvailable',
+  'family',
+  'familyID',
+  'firstSeen',
+  'ip',
+  'lastSeen',
+  'pluginID',
+  'pluginType',
+  'repository',
+  'repositoryIDs',
+  'severity',
+  'vprScore',
+  'cvssV3BaseScore',
+  'wasVuln',
+];
 
 export function validFilterNames(epss: boolean): string[] {
   return [...BASE_FILTERS, ...(epss ? ['epssScore'] : [])].sort();
@@ -35,7 +50,11 @@ function listOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap((v) => (v && typeof v === 'object' && 'id' in v ? [String((v as { id: unknown }).id)] : listOf(v)));
   if (value && typeof value === 'object' && 'id' in value) return [String((value as { id: unknown }).id)];
   if (typeof value === 'number') return [String(value)];
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return [];
 }
 
@@ -53,7 +72,10 @@ export function parseTimeRange(name: string, value: unknown, now: number): Range
     const b = days(rel[2]);
     const newer = Math.min(a, b);
     const older = Math.max(a, b);
-    return [older === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : now - older * 86400, newer === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : now - newer * 86400];
+    return [
+      older === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : now - older * 86400,
+      newer === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : now - newer * 86400,
+    ];
   }
   const abs = /^(\d+)-(\d+)$/.exec(text);
   if (abs) return [Number(abs[1]), Number(abs[2])];
@@ -109,8 +131,20 @@ export function compileFilters(filters: FilterInput[], rootWasVuln: unknown, now
     byName.set(name, f); // one filter per name: the last one wins
   }
   const out: CompiledFilters = {
-    severityMask: 31, pluginIds: null, pluginTypeMask: 15, lastSeen: null, firstSeen: null, repositories: null,
-    ipRanges: null, exploitAvailable: null, familyIds: null, vpr: null, cvss3: null, epss: null, onlyWas: false, signature: '',
+    severityMask: 31,
+    pluginIds: null,
+    pluginTypeMask: 15,
+    lastSeen: null,
+    firstSeen: null,
+    repositories: null,
+    ipRanges: null,
+    exploitAvailable: null,
+    familyIds: null,
+    vpr: null,
+    cvss3: null,
+    epss: null,
+    onlyWas: false,
+    signature: '',
   };
   let was = rootWasVuln;
   for (const [name, f] of byName) {
@@ -175,7 +209,9 @@ export function compileFilters(filters: FilterInput[], rootWasVuln: unknown, now
   }
   if (was !== undefined && was !== null && !['excludeWas', 'onlyWas', 'includeWas'].includes(String(was))) bad('wasVuln', was);
   out.onlyWas = was === 'onlyWas'; // the simulated console holds no web-application (WAS) findings
-  out.signature = JSON.stringify(out, (_k, v) => (v instanceof Set ? [...v].sort() : v === Number.POSITIVE_INFINITY ? 'inf' : v === Number.NEGATIVE_INFINITY ? '-inf' : v));
+  out.signature = JSON.stringify(out, (_k, v) =>
+    v instanceof Set ? [...v].sort() : v === Number.POSITIVE_INFINITY ? 'inf' : v === Number.NEGATIVE_INFINITY ? '-inf' : v,
+  );
   return out;
 }
 

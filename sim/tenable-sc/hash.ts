@@ -56,7 +56,10 @@ export function hex(count: number, ...parts: number[]): string {
   let laneB = HASH_INIT_B;
   for (const p of parts) laneB = mix(laneB, p ^ 0x5bd1e995);
   let out = '';
-  for (let i = 0; out.length < count; i++) out += mix(i % 2 === 0 ? laneA : laneB, i).toString(16).padStart(8, '0');
+  for (let i = 0; out.length < count; i++)
+    out += mix(i % 2 === 0 ? laneA : laneB, i)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, count);
 }
 

@@ -45,7 +45,11 @@ const WINDOWS_EDITIONS = [
 ];
 const LINUX_OS = [
   { name: 'Linux Kernel 5.15.0-91-generic on Ubuntu 22.04', cpe: 'cpe:/o:canonical:ubuntu_linux:22.04', sw: 'Ubuntu Linux' },
-  { name: 'Linux Kernel 5.14.0-362.8.1.el9_3.x86_64 on Red Hat Enterprise Linux release 9.3 (Plow)', cpe: 'cpe:/o:redhat:enterprise_linux:9', sw: 'Red Hat Linux' },
+  {
+    name: 'Linux Kernel 5.14.0-362.8.1.el9_3.x86_64 on Red Hat Enterprise Linux release 9.3 (Plow)',
+    cpe: 'cpe:/o:redhat:enterprise_linux:9',
+    sw: 'Red Hat Linux',
+  },
   { name: 'Linux Kernel 3.10.0-1160.el7.x86_64 on CentOS Linux release 7.9.2009 (Core)', cpe: 'cpe:/o:centos:centos:7', sw: 'CentOS Linux' },
   { name: 'Linux Kernel 6.1.0-13-amd64 on Debian 12', cpe: 'cpe:/o:debian:debian_linux:12', sw: 'Debian Linux' },
 ];
@@ -60,8 +64,54 @@ const CLIENT_HW = [
   ['Dell Inc.', 'Latitude 5440', 'Latitude', 'Notebook'],
   ['HP', 'EliteDesk 800 G6', 'EliteDesk', 'Desktop'],
 ];
-const WINDOWS_SOFTWARE = ['Google Chrome', 'Mozilla Firefox (x64 en-US)', 'Microsoft Edge', 'Adobe Acrobat Reader', '7-Zip 23.01 (x64)', 'Java 8 Update 391', 'Zoom Workplace', 'Notepad++ (64-bit x64)', 'VLC media player', 'Microsoft 365 Apps for enterprise - en-us', 'Microsoft .NET Runtime - 8.0.1 (x64)', 'PuTTY release 0.80 (64-bit)', 'Microsoft Visual C++ 2015-2022 Redistributable (x64)', 'Git', 'Python 3.12.1 (64-bit)', 'VMware Tools', 'CrowdStrike Windows Sensor', 'Microsoft SQL Server 2019', 'WinRAR 6.24 (64-bit)', 'Microsoft Teams'];
-const UNIX_PACKAGES = ['openssl', 'bash', 'coreutils', 'curl', 'glibc', 'openssh-server', 'sudo', 'systemd', 'python3', 'vim', 'git', 'tar', 'zlib', 'sqlite', 'krb5-libs', 'libxml2', 'rsyslog', 'chrony', 'nginx', 'postgresql', 'auditd', 'less', 'expat', 'nss'];
+const WINDOWS_SOFTWARE = [
+  'Google Chrome',
+  'Mozilla Firefox (x64 en-US)',
+  'Microsoft Edge',
+  'Adobe Acrobat Reader',
+  '7-Zip 23.01 (x64)',
+  'Java 8 Update 391',
+  'Zoom Workplace',
+  'Notepad++ (64-bit x64)',
+  'VLC media player',
+  'Microsoft 365 Apps for enterprise - en-us',
+  'Microsoft .NET Runtime - 8.0.1 (x64)',
+  'PuTTY release 0.80 (64-bit)',
+  'Microsoft Visual C++ 2015-2022 Redistributable (x64)',
+  'Git',
+  'Python 3.12.1 (64-bit)',
+  'VMware Tools',
+  'CrowdStrike Windows Sensor',
+  'Microsoft SQL Server 2019',
+  'WinRAR 6.24 (64-bit)',
+  'Microsoft Teams',
+];
+const UNIX_PACKAGES = [
+  'openssl',
+  'bash',
+  'coreutils',
+  'curl',
+  'glibc',
+  'openssh-server',
+  'sudo',
+  'systemd',
+  'python3',
+  'vim',
+  'git',
+  'tar',
+  'zlib',
+  'sqlite',
+  'krb5-libs',
+  'libxml2',
+  'rsyslog',
+  'chrony',
+  'nginx',
+  'postgresql',
+  'auditd',
+  'less',
+  'expat',
+  'nss',
+];
 const FIRST = ['adams', 'baker', 'chen', 'diaz', 'evans', 'fischer', 'garcia', 'huang', 'ito', 'jones'];
 
 const pad = (n: number) => String(n).padStart(5, '0');
@@ -75,7 +125,13 @@ export function buildHostDetails(seed: number, sk: HostSkeleton): HostDetails {
   const ip = `10.${20 + (owner >>> 16)}.${(owner >>> 8) & 255}.${owner & 255}`;
   const previousIp = sk.ipChangedAt > 0 ? `10.${120 + (index >>> 16)}.${(index >>> 8) & 255}.${index & 255}` : '';
   const agent = sk.identity === HOST_AGENT;
-  const base = { ip, previousIp, hostUUID: uuidFrom(seed, index, 2), policyName: agent ? 'Basic Agent Scan' : 'Credentialed Weekly Scan', unreliableMacs: [] as string[] };
+  const base = {
+    ip,
+    previousIp,
+    hostUUID: uuidFrom(seed, index, 2),
+    policyName: agent ? 'Basic Agent Scan' : 'Credentialed Weekly Scan',
+    unreliableMacs: [] as string[],
+  };
   if (sk.kind === 2) {
     // Unauthenticated: network facts only; no Tenable UUID, and many have no DNS name (none at all
     // for a host sharing another's address, so the repository alone tells the two apart).

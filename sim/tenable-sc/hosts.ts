@@ -141,10 +141,26 @@ export function buildSkeleton(seed: number, index: number, findingsPerHost: numb
   // One host in ten (credentialed, from host 3) moved to another address some weeks before its last scan.
   const ipChangedAt = addressDrift && kind !== KIND_UNAUTH && index >= 3 && r(71) < 0.1 ? lastScan - Math.floor((3 + r(72) * 20) * DAY) : 0;
   const sk: HostSkeleton = {
-    index, seedHash: h, kind, variant, repository, openSlots: F, slotCount: S,
-    plugin: new Int32Array(S), port: new Int32Array(S), severity: new Int8Array(S), flags: new Uint8Array(S),
-    aux: new Int32Array(S), firstSeen: new Float64Array(S), lastSeen: new Float64Array(S), hostFirstSeen, lastScan, ports,
-    identity, ipOwner: shared ? index - 1 : index, ipChangedAt,
+    index,
+    seedHash: h,
+    kind,
+    variant,
+    repository,
+    openSlots: F,
+    slotCount: S,
+    plugin: new Int32Array(S),
+    port: new Int32Array(S),
+    severity: new Int8Array(S),
+    flags: new Uint8Array(S),
+    aux: new Int32Array(S),
+    firstSeen: new Float64Array(S),
+    lastSeen: new Float64Array(S),
+    hostFirstSeen,
+    lastScan,
+    ports,
+    identity,
+    ipOwner: shared ? index - 1 : index,
+    ipChangedAt,
   };
   const span = lastScan - hostFirstSeen;
   let k = 0;

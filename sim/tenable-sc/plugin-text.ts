@@ -64,7 +64,8 @@ function osIdentification(d: HostDetails): string {
 
 function macList(d: HostDetails): string {
   let out = `\nThe following is a consolidated list of detected MAC addresses:\n${d.macs.map((m) => `  - ${m.toUpperCase()}`).join('\n')}\n`;
-  if (d.unreliableMacs.length > 0) out += `\nThe following is a list of potentially unreliable MAC addresses:\n${d.unreliableMacs.map((m) => `  - ${m}`).join('\n')}\n`;
+  if (d.unreliableMacs.length > 0)
+    out += `\nThe following is a list of potentially unreliable MAC addresses:\n${d.unreliableMacs.map((m) => `  - ${m}`).join('\n')}\n`;
   return out;
 }
 
@@ -80,7 +81,11 @@ function escapeXml(text: string): string {
 function complianceText(sk: HostSkeleton, slot: number): string {
   const { check, results } = complianceCheckOf(sk, slot);
   const actual = (result: string) => (result === 'PASSED' ? check.passingValue : result === 'ERROR' ? 'Unable to read the setting' : check.failingValue);
-  const lines = [`<cm:compliance-check-name>${escapeXml(check.checkName)}</cm:compliance-check-name>`, `<cm:compliance-audit-file>${check.auditFile}</cm:compliance-audit-file>`, `<cm:compliance-info>${escapeXml(check.plugin.description)}</cm:compliance-info>`];
+  const lines = [
+    `<cm:compliance-check-name>${escapeXml(check.checkName)}</cm:compliance-check-name>`,
+    `<cm:compliance-audit-file>${check.auditFile}</cm:compliance-audit-file>`,
+    `<cm:compliance-info>${escapeXml(check.plugin.description)}</cm:compliance-info>`,
+  ];
   for (const result of results) {
     lines.push(`<cm:compliance-result>${result}</cm:compliance-result>`);
     lines.push(`<cm:compliance-actual-value>${escapeXml(actual(result))}</cm:compliance-actual-value>`);

@@ -42,7 +42,11 @@ export function systemInfo(ctx: SimContext, authenticated: boolean): ApiResult {
       { name: 'America/New_York', gmtOffset: '-5' },
     ],
   };
-  if (authenticated) base.reportTypes = [{ name: 'PDF', type: 'pdf', enabled: 'true', attributeSets: [] }, { name: 'CSV', type: 'csv', enabled: 'true', attributeSets: [] }];
+  if (authenticated)
+    base.reportTypes = [
+      { name: 'PDF', type: 'pdf', enabled: 'true', attributeSets: [] },
+      { name: 'CSV', type: 'csv', enabled: 'true', attributeSets: [] },
+    ];
   return ok(base);
 }
 
@@ -63,7 +67,12 @@ function currentUser(ctx: SimContext, user: SimUser, fieldsParam: string | null)
     preferences: [],
   };
   if (user.group) all.group = user.group; // only organizational users have a group
-  const wanted = fieldsParam ? fieldsParam.split(',').map((f) => f.trim()).filter(Boolean) : ['username', 'firstname', 'lastname', 'status'];
+  const wanted = fieldsParam
+    ? fieldsParam
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean)
+    : ['username', 'firstname', 'lastname', 'status'];
   const out: Record<string, unknown> = { id: user.id, uuid: user.uuid };
   for (const f of wanted) if (f in all) out[f] = all[f];
   return ok(out);
@@ -86,9 +95,11 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
   if (typeof q !== 'object' || Array.isArray(q)) return invalid('Invalid parameters specified for analysis.  The query is invalid.');
   if (q.id !== undefined) return invalid('Saved queries are not available on this console; send an inline query.');
   const source = String(b.sourceType ?? 'cumulative');
-  if (source !== 'cumulative' && source !== 'patched') return invalid(`Invalid parameters specified for vuln query.  The sourceType '${source}' is not supported here (use cumulative or patched).`);
+  if (source !== 'cumulative' && source !== 'patched')
+    return invalid(`Invalid parameters specified for vuln query.  The sourceType '${source}' is not supported here (use cumulative or patched).`);
   const tool = String(q.tool ?? '');
-  if (tool !== 'vulndetails' && tool !== 'sumip') return invalid(`Invalid parameters specified for vuln query.  The tool '${tool}' is not supported by this console (supported: sumip, vulndetails).`);
+  if (tool !== 'vulndetails' && tool !== 'sumip')
+    return invalid(`Invalid parameters specified for vuln query.  The tool '${tool}' is not supported by this console (supported: sumip, vulndetails).`);
   const filters = Array.isArray(q.filters) ? (q.filters as FilterInput[]) : [];
   let compiled: ReturnType<typeof compileFilters>;
   try {
@@ -108,10 +119,14 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
   let matching = '-1';
   if (tool === 'vulndetails') {
     total = dataset.totalFindings(compiled, src);
-    results = dataset.findings(compiled, src, start, end).map((v) => vulnDetailsRow(seed, dataset.cache.withDetails(v.sk.index), v.slot, v.lastSeen, v.resurfaced, features));
+    results = dataset
+      .findings(compiled, src, start, end)
+      .map((v) => vulnDetailsRow(seed, dataset.cache.withDetails(v.sk.index), v.slot, v.lastSeen, v.resurfaced, features));
   } else {
     total = dataset.totalHosts(compiled, src);
-    results = dataset.hosts(compiled, src, start, end).map((sk) => sumIpRow(dataset.cache.withDetails(sk.index), dataset.severityCounts(compiled, src, sk), ctx.lifecycle.hostLastSeen(sk), features));
+    results = dataset
+      .hosts(compiled, src, start, end)
+      .map((sk) => sumIpRow(dataset.cache.withDetails(sk.index), dataset.severityCounts(compiled, src, sk), ctx.lifecycle.hostLastSeen(sk), features));
     matching = `${dataset.totalFindings(compiled, src)}:${total}`;
   }
   const response: Record<string, unknown> = {
@@ -127,7 +142,12 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
 }
 
 function hostAssets(ctx: SimContext, query: URLSearchParams): ApiResult {
-  const fields = new Set((query.get('fields') ?? '').split(',').map((f) => f.trim()).filter(Boolean));
+  const fields = new Set(
+    (query.get('fields') ?? '')
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean),
+  );
   for (const f of fields) if (!HOST_FIELDS.includes(f)) return invalid(`Invalid field '${f}' (allowed: ${HOST_FIELDS.join(', ')}).`);
   const total = ctx.config.hosts;
   const paginate = query.get('pagination') === 'true';
@@ -157,12 +177,35 @@ export function handleRest(ctx: SimContext, req: RestRequest): ApiResult {
   const repo = /^\/rest\/repository\/(\d+)$/.exec(path);
   if (repo && get) return REPOSITORIES[Number(repo[1]) - 1] ? ok(repositoryObject(Number(repo[1]))) : notFound(`Repository #${repo[1]}`);
   if (path === '/rest/currentOrganization' && get) {
-    return user.isAdmin ? denied('organization details') : ok({ ...ORGANIZATION, zoneSelection: 'auto_only', restrictedIPs: '', ipInfoLinks: [], zones: [], vulnScoreInfo: '0', vulnScoreLow: '1', vulnScoreMedium: '3', vulnScoreHigh: '10', vulnScoreCritical: '40' });
+    return user.isAdmin
+      ? denied('organization details')
+      : ok({
+          ...ORGANIZATION,
+          zoneSelection: 'auto_only',
+          restrictedIPs: '',
+          ipInfoLinks: [],
+          zones: [],
+          vulnScoreInfo: '0',
+          vulnScoreLow: '1',
+          vulnScoreMedium: '3',
+          vulnScoreHigh: '10',
+          vulnScoreCritical: '40',
+        });
   }
   const group = /^\/rest\/group(?:\/(\d+))?$/.exec(path);
   if (group && get) {
     if (user.isAdmin) return denied('organization groups');
-    const full = { ...ANALYST_GROUP, repositories: GROUP_REPOSITORY_IDS.map((id) => { const r = REPOSITORIES[id - 1]; return { id: r.id, name: r.name, description: r.description, type: 'Local', dataFormat: r.dataFormat }; }), definingAssets: [], assets: [], createdTime: '1700000000', modifiedTime: '1700000000' };
+    const full = {
+      ...ANALYST_GROUP,
+      repositories: GROUP_REPOSITORY_IDS.map((id) => {
+        const r = REPOSITORIES[id - 1];
+        return { id: r.id, name: r.name, description: r.description, type: 'Local', dataFormat: r.dataFormat };
+      }),
+      definingAssets: [],
+      assets: [],
+      createdTime: '1700000000',
+      modifiedTime: '1700000000',
+    };
     if (group[1] === undefined) return ok([full]);
     return group[1] === ANALYST_GROUP.id ? ok(full) : notFound(`Group #${group[1]}`);
   }

@@ -32,7 +32,14 @@ export function repositoryRef(id: number, features: FeatureSet): Record<string, 
     : { id: repo.id, name: repo.name, description: repo.description, dataFormat: repo.dataFormat };
 }
 
-export function vulnDetailsRow(seed: number, sk: HostSkeleton & { details: HostDetails }, slot: number, lastSeen: number, resurfaced: boolean, features: FeatureSet): Record<string, unknown> {
+export function vulnDetailsRow(
+  seed: number,
+  sk: HostSkeleton & { details: HostDetails },
+  slot: number,
+  lastSeen: number,
+  resurfaced: boolean,
+  features: FeatureSet,
+): Record<string, unknown> {
   const def = PLUGINS[sk.plugin[slot]];
   const d = sk.details;
   const severity = sk.severity[slot];
@@ -145,7 +152,26 @@ export function sumIpRow(sk: HostSkeleton & { details: HostDetails }, counts: nu
   return row;
 }
 
-export const HOST_FIELDS = ['id', 'uuid', 'tenableUUID', 'name', 'ipAddress', 'os', 'firstSeen', 'lastSeen', 'macAddress', 'source', 'repID', 'netBios', 'netBiosWorkgroup', 'systemType', 'createdTime', 'modifiedTime', 'acr', 'aes'];
+export const HOST_FIELDS = [
+  'id',
+  'uuid',
+  'tenableUUID',
+  'name',
+  'ipAddress',
+  'os',
+  'firstSeen',
+  'lastSeen',
+  'macAddress',
+  'source',
+  'repID',
+  'netBios',
+  'netBiosWorkgroup',
+  'systemType',
+  'createdTime',
+  'modifiedTime',
+  'acr',
+  'aes',
+];
 export const HOST_ALWAYS = ['tenableUUID', 'name', 'ipAddress', 'os', 'firstSeen', 'lastSeen'];
 
 /** One /rest/hosts entry restricted to the requested fields (plus the always-returned ones). */

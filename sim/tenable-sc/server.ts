@@ -27,7 +27,14 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /** The console's JSON escapes "/" (PHP style); valid JSON either way, and keeps parsers honest. */
 function envelope(ctx: SimContext, r: ApiResult): string {
-  const json = JSON.stringify({ type: 'regular', response: r.response, error_code: r.errorCode, error_msg: r.errorMsg, warnings: [], timestamp: ctx.lifecycle.now() });
+  const json = JSON.stringify({
+    type: 'regular',
+    response: r.response,
+    error_code: r.errorCode,
+    error_msg: r.errorMsg,
+    warnings: [],
+    timestamp: ctx.lifecycle.now(),
+  });
   return json.replaceAll('/', '\\/');
 }
 
@@ -43,7 +50,13 @@ function authenticate(ctx: SimContext, header: string | string[] | undefined): S
   return 'invalid';
 }
 
-async function send(res: ServerResponse, status: number, body: string, headers: Record<string, string>, opts: { slowMs: number; resetMidBody: boolean }): Promise<void> {
+async function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  opts: { slowMs: number; resetMidBody: boolean },
+): Promise<void> {
   const buf = Buffer.from(body, 'utf8');
   res.writeHead(status, { ...headers, 'Content-Length': String(buf.length) });
   if (opts.resetMidBody) {
@@ -100,19 +113,32 @@ async function handle(ctx: SimContext, req: IncomingMessage, res: ServerResponse
   if (faulted && ctx.faults.latencyMs > 0) await sleep(ctx.faults.latencyMs);
   if (decision.kind === 'rateLimit') {
     countStatus(429);
-    return send(res, 429, 'Too Many Requests', { 'Content-Type': 'text/plain', 'Retry-After': String(decision.retryAfter) }, { slowMs: 0, resetMidBody: false });
+    return send(
+      res,
+      429,
+      'Too Many Requests',
+      { 'Content-Type': 'text/plain', 'Retry-After': String(decision.retryAfter) },
+      { slowMs: 0, resetMidBody: false },
+    );
   }
   if (decision.kind === 'serverError') {
     countStatus(decision.status);
     const text = decision.status === 503 ? 'Service Unavailable' : 'Internal Server Error';
-    return send(res, decision.status, `<html><body><h1>${decision.status} ${text}</h1></body></html>`, { 'Content-Type': 'text/html' }, { slowMs: 0, resetMidBody: false });
+    return send(
+      res,
+      decision.status,
+      `<html><body><h1>${decision.status} ${text}</h1></body></html>`,
+      { 'Content-Type': 'text/html' },
+      { slowMs: 0, resetMidBody: false },
+    );
   }
 
   let result: ApiResult;
   const user = authenticate(ctx, req.headers['x-apikey']);
   if (badJson) result = fail(403, 146, 'Invalid parameters specified: the request body is not valid JSON.');
   else if (user === 'invalid') result = fail(403, 12, 'Invalid API key: the access key and secret key pair is not valid.');
-  else if (user === null) result = path === '/rest/system' && method === 'GET' ? systemInfo(ctx, false) : fail(403, 12, 'This request contains an invalid token.');
+  else if (user === null)
+    result = path === '/rest/system' && method === 'GET' ? systemInfo(ctx, false) : fail(403, 12, 'This request contains an invalid token.');
   else result = handleRest(ctx, { method, path, query: url.searchParams, body, user });
 
   countStatus(result.status);

@@ -5,7 +5,6 @@ import type { RunningTenableSim, TenableSimOptions } from './options.ts';
 import { listen, type ServerTls } from './server.ts';
 import { generateSelfSigned } from '../shared/tls.ts';
 
-
 export async function startTenableSim(opts: TenableSimOptions = {}): Promise<RunningTenableSim> {
   const ctx = createContext(opts);
   const host = opts.host ?? '127.0.0.1';
@@ -20,7 +19,11 @@ export async function startTenableSim(opts: TenableSimOptions = {}): Promise<Run
   }
   const { server, port } = await listen(ctx, host, opts.port ?? 8443, tls);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  const credentials = (u: { accessKey: string; secretKey: string; username: string }) => ({ accessKey: u.accessKey, secretKey: u.secretKey, username: u.username });
+  const credentials = (u: { accessKey: string; secretKey: string; username: string }) => ({
+    accessKey: u.accessKey,
+    secretKey: u.secretKey,
+    username: u.username,
+  });
   return {
     url: `${tls ? 'https' : 'http'}://${urlHost}:${port}`,
     analyst: credentials(ctx.users.analyst),

@@ -107,4 +107,3 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
   };
   return app;
 }
-

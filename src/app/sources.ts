@@ -51,7 +51,8 @@ function fileModeBucket(app: AppContext, source: SourceRecord): SourceBucket | u
 function validate(connector: Connector, input: Record<string, unknown>): { config: Record<string, unknown>; schedule: string | null } {
   // `schedule` belongs to every source, not to a connector's schema.
   const { schedule, ...rest } = input;
-  if (schedule !== undefined && schedule !== null && typeof schedule !== 'string') throw new InputError('schedule must be a string such as 6h or a cron expression', 'schedule');
+  if (schedule !== undefined && schedule !== null && typeof schedule !== 'string')
+    throw new InputError('schedule must be a string such as 6h or a cron expression', 'schedule');
   const parsed = connector.configSchema.safeParse(rest);
   if (!parsed.success) throw configError(parsed.error);
   const { schedule: _ignored, ...config } = parsed.data as Record<string, unknown>;
@@ -69,7 +70,14 @@ export function present(app: AppContext, s: SourceRecord, lastRun: RunRecord | n
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     lastCheck: s.lastCheck,
-    lastRun: lastRun && { id: lastRun.id, status: lastRun.status, mode: lastRun.mode, startedAt: lastRun.startedAt, finishedAt: lastRun.finishedAt, error: lastRun.error },
+    lastRun: lastRun && {
+      id: lastRun.id,
+      status: lastRun.status,
+      mode: lastRun.mode,
+      startedAt: lastRun.startedAt,
+      finishedAt: lastRun.finishedAt,
+      error: lastRun.error,
+    },
     ...(s.unreadableSecrets.length ? { unreadableSecrets: s.unreadableSecrets } : {}),
   };
 }
@@ -83,7 +91,12 @@ const list = (keys: string[]): string => (keys.length === 1 ? keys[0]! : `${keys
  * A stored secret goes only where it was entered for: a change of a field that decides its destination
  * (`sendsSecrets`: a URL, a region, a proxy) must come with the secret entered again.
  */
-function checkSecretDestinations(connector: Connector, previous: Record<string, unknown>, next: Record<string, unknown>, changes: Record<string, unknown>): void {
+function checkSecretDestinations(
+  connector: Connector,
+  previous: Record<string, unknown>,
+  next: Record<string, unknown>,
+  changes: Record<string, unknown>,
+): void {
   for (const [k, f] of Object.entries(connector.fields)) {
     if (!f.sendsSecrets?.length) continue;
     if (JSON.stringify(previous[k] ?? null) === JSON.stringify(next[k] ?? null)) continue;
@@ -109,7 +122,8 @@ function resolveUrlCredentials(connector: Connector, stored: Record<string, unkn
       delete out[k];
       continue;
     }
-    if (urlPassword(v) === MASK) throw new InputError(`${k}: enter the password again with the new address (a stored password is only sent to the address it was entered for)`, k);
+    if (urlPassword(v) === MASK)
+      throw new InputError(`${k}: enter the password again with the new address (a stored password is only sent to the address it was entered for)`, k);
   }
   return out;
 }

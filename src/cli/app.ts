@@ -22,7 +22,13 @@ export async function withApp<T>(
   extra: Pick<AppOptions, 'requireReadableSecrets' | 'allowNewKey' | 'log'> = {},
 ): Promise<T> {
   const g = globals(cmd);
-  const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }), ...extra });
+  const app = await openApp({
+    dataDir: g.dataDir,
+    db: g.db,
+    fileDrop: g.fileDrop,
+    log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? logLevel }),
+    ...extra,
+  });
   try {
     return await fn(app, g);
   } finally {

@@ -12,7 +12,11 @@ export function registerAssetsCommands(program: Command): void {
   for (const action of ['link', 'unlink'] as const) {
     assets
       .command(`${action} <hostId> <cmdbAssetId>`)
-      .description(action === 'link' ? 'link a scanner host to a CMDB record (beats every rule, kept across syncs)' : 'forbid a host and a CMDB record from being linked (kept across syncs)')
+      .description(
+        action === 'link'
+          ? 'link a scanner host to a CMDB record (beats every rule, kept across syncs)'
+          : 'forbid a host and a CMDB record from being linked (kept across syncs)',
+      )
       .action(async (hostId: string, cmdbAssetId: string, _o: unknown, cmd: Command) => {
         const g = globals(cmd);
         await withApp(cmd, async (app) => {
@@ -20,7 +24,10 @@ export function registerAssetsCommands(program: Command): void {
           const host = await app.store.getRecord('hosts', hostId);
           const out = { ok: true, action, hostId, cmdbAssetId, assetId: host.assetId ?? null };
           if (g.json) printJson(out);
-          else process.stdout.write(`${action === 'link' ? 'linked' : 'unlinked'} host ${hostId} ${action === 'link' ? 'to' : 'from'} CMDB record ${cmdbAssetId}; the host is now in asset ${out.assetId}\n`);
+          else
+            process.stdout.write(
+              `${action === 'link' ? 'linked' : 'unlinked'} host ${hostId} ${action === 'link' ? 'to' : 'from'} CMDB record ${cmdbAssetId}; the host is now in asset ${out.assetId}\n`,
+            );
         });
       });
   }
@@ -33,7 +40,10 @@ export function registerAssetsCommands(program: Command): void {
         const r = await app.store.correlate();
         const out = { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
         if (g.json) printJson(out);
-        else process.stdout.write(`${r.assets} assets from ${r.hosts} hosts and ${r.cmdbAssets} CMDB records: ${r.linked} links, ${r.ambiguous} ambiguous hosts; ${r.tickets} tickets relinked\n`);
+        else
+          process.stdout.write(
+            `${r.assets} assets from ${r.hosts} hosts and ${r.cmdbAssets} CMDB records: ${r.linked} links, ${r.ambiguous} ambiguous hosts; ${r.tickets} tickets relinked\n`,
+          );
       });
     });
   assets
@@ -58,7 +68,12 @@ export function registerAssetsCommands(program: Command): void {
           ['ip', ...hosts.map((h) => h.ipAddresses), ...cmdb.map((c) => c.ipAddresses)],
         ];
         const cols = ['field', ...rows[0]!.slice(1).map((_, i) => `#${i + 1}`)];
-        w(renderTable(cols, rows.map((r) => Object.fromEntries(r.map((v, i) => [cols[i]!, v])))));
+        w(
+          renderTable(
+            cols,
+            rows.map((r) => Object.fromEntries(r.map((v, i) => [cols[i]!, v]))),
+          ),
+        );
         w(`why: ${JSON.stringify(asset.matchDetails)}`);
       });
     });
@@ -79,7 +94,15 @@ export function registerAssetsCommands(program: Command): void {
           const records = await app.store.coverageList(o.list, days);
           if (g.json) for (const r of records) process.stdout.write(JSON.stringify(r) + '\n');
           else if (records.length === 0) process.stdout.write(`no ${o.list}\n`);
-          else process.stdout.write(renderTable(fieldsOf(MODEL_OF_KIND[o.list]).map((f) => f.name).slice(0, 12), records) + '\n');
+          else
+            process.stdout.write(
+              renderTable(
+                fieldsOf(MODEL_OF_KIND[o.list])
+                  .map((f) => f.name)
+                  .slice(0, 12),
+                records,
+              ) + '\n',
+            );
           return;
         }
         const r = await app.store.coverage(days);

@@ -18,7 +18,10 @@ const TABLE_COLUMNS = ['at', 'source', 'model', 'change', 'from', 'to', 'externa
 
 /** Comma-separated or repeated values, checked against the allowed ones. */
 function listOption(values: string[], allowed: readonly string[], flag: string): string[] {
-  const list = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const list = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const v of list) if (!allowed.includes(v)) throw new InputError(`${flag}: unknown value '${v}'; one of ${allowed.join(', ')}`, flag.replace(/^--/, ''));
   return list;
 }
@@ -61,7 +64,10 @@ export async function printChanges(app: AppContext, query: Omit<ChangeQuery, 'cu
 }
 
 export async function sourceIdsOf(app: AppContext, names: string[]): Promise<string[] | undefined> {
-  const list = names.flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
+  const list = names
+    .flatMap((n) => n.split(','))
+    .map((n) => n.trim())
+    .filter(Boolean);
   return list.length ? Promise.all(list.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
 }
 
@@ -76,16 +82,18 @@ export function registerChangesCommand(program: Command): void {
     .option('--where <field=value>', 'filter on a change field (repeatable; also != > >= < <= and ~)', collect, [])
     .option('--limit <n>', 'at most N changes')
     .option('--format <format>', 'table, jsonl or csv (default table; --json implies jsonl)')
-    .action(async (o: { since?: string; model: string[]; source: string[]; change: string[]; where: string[]; limit?: string; format?: string }, cmd: Command) => {
-      const format = formatOf(o.format, globals(cmd).json);
-      const limit = parseLimit(o.limit);
-      const models = listOption(o.model, MODEL_NAMES, '--model').filter(isModelName);
-      const changes = listOption(o.change, CHANGE_KINDS, '--change');
-      const filters = o.where.map((w) => parseFilter(w));
-      if (o.since !== undefined && o.since.trim() === '') throw new InputError('--since needs a run id or an ISO-8601 time', 'since');
-      await withApp(cmd, async (app) => {
-        const since = o.since === undefined ? null : await app.store.changesSince(o.since);
-        await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, filters }, format, limit);
-      });
-    });
+    .action(
+      async (o: { since?: string; model: string[]; source: string[]; change: string[]; where: string[]; limit?: string; format?: string }, cmd: Command) => {
+        const format = formatOf(o.format, globals(cmd).json);
+        const limit = parseLimit(o.limit);
+        const models = listOption(o.model, MODEL_NAMES, '--model').filter(isModelName);
+        const changes = listOption(o.change, CHANGE_KINDS, '--change');
+        const filters = o.where.map((w) => parseFilter(w));
+        if (o.since !== undefined && o.since.trim() === '') throw new InputError('--since needs a run id or an ISO-8601 time', 'since');
+        await withApp(cmd, async (app) => {
+          const since = o.since === undefined ? null : await app.store.changesSince(o.since);
+          await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, filters }, format, limit);
+        });
+      },
+    );
 }

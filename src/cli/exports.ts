@@ -32,9 +32,20 @@ export function registerExportsCommands(program: Command): void {
     .option('--ecs-bulk', 'ECS: _bulk action lines with stable ids')
     .action(async (name: string, o: AddOpts, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
-        const d = await addDestination(app, { name, source: o.source ?? null, target: o.to, format: o.format, ocsfVersion: o.ocsfVersion, ecsBulk: o.ecsBulk, models: o.model, mode: o.changes ? 'changes' : 'full' });
+        const d = await addDestination(app, {
+          name,
+          source: o.source ?? null,
+          target: o.to,
+          format: o.format,
+          ocsfVersion: o.ocsfVersion,
+          ecsBulk: o.ecsBulk,
+          models: o.model,
+          mode: o.changes ? 'changes' : 'full',
+        });
         if (g.json) return printJson((await describeDestinations(app)).find((x) => x.name === d.name));
-        process.stdout.write(`added export '${d.name}': ${d.mode === 'changes' ? 'changes' : 'everything'} of ${o.source ? `'${o.source}'` : 'every source'} as ${d.format} (${d.models.join(', ')}) to ${d.target} after each successful sync\n`);
+        process.stdout.write(
+          `added export '${d.name}': ${d.mode === 'changes' ? 'changes' : 'everything'} of ${o.source ? `'${o.source}'` : 'every source'} as ${d.format} (${d.models.join(', ')}) to ${d.target} after each successful sync\n`,
+        );
       });
     });
 
@@ -45,7 +56,8 @@ export function registerExportsCommands(program: Command): void {
       await withApp(cmd, async (app, g) => {
         const views = await describeDestinations(app);
         if (g.json) return printJson(views);
-        if (views.length === 0) return void process.stdout.write('no scheduled exports; add one with `tributary exports add NAME --to DIR|s3://BUCKET/PREFIX --format ocsf`\n');
+        if (views.length === 0)
+          return void process.stdout.write('no scheduled exports; add one with `tributary exports add NAME --to DIR|s3://BUCKET/PREFIX --format ocsf`\n');
         const rows = views.flatMap((v) =>
           (v.status.length ? v.status : [null]).map((s) => ({
             name: v.name,
@@ -80,12 +92,19 @@ export function registerExportsCommands(program: Command): void {
     .action(async (name: string, o: { source?: string }, cmd: Command) => {
       const ok = await withApp(cmd, async (app, g) => {
         const d = await getDestination(app.store.db, name);
-        const sources = o.source ? [await app.store.getSource(o.source)] : d.sourceId ? [await app.store.getSourceById(d.sourceId)] : await app.store.listSources();
+        const sources = o.source
+          ? [await app.store.getSource(o.source)]
+          : d.sourceId
+            ? [await app.store.getSourceById(d.sourceId)]
+            : await app.store.listSources();
         const results = [];
         for (const s of sources) {
           const st = await runDestination(app, d, s, null);
           results.push({ source: s.name, status: st.status, records: st.records, files: st.files, error: st.error });
-          if (!g.json) process.stdout.write(`${s.name}: ${st.status}, ${st.records} records${st.files.length ? ` → ${st.files.join(', ')}` : ''}${st.error ? ` (${st.error})` : ''}\n`);
+          if (!g.json)
+            process.stdout.write(
+              `${s.name}: ${st.status}, ${st.records} records${st.files.length ? ` → ${st.files.join(', ')}` : ''}${st.error ? ` (${st.error})` : ''}\n`,
+            );
         }
         if (g.json) printJson({ export: name, results });
         return results.every((r) => r.status === 'succeeded');

@@ -48,7 +48,9 @@ export function registerFeedsCommands(program: Command): void {
         if (list.length === 0) return void process.stdout.write('no feeds imported; import them with `tributary feeds import FILE…`\n');
         for (const f of list) {
           const age = f.stale ? `STALE: ${f.ageDays} days old` : `${f.ageDays} days old`;
-          process.stdout.write(`${f.kind}  ${f.name}  version ${f.version}  dated ${f.released.slice(0, 10)}  ${f.records} records  ${size(f.size)}  imported ${f.importedAt}  ${age}\n`);
+          process.stdout.write(
+            `${f.kind}  ${f.name}  version ${f.version}  dated ${f.released.slice(0, 10)}  ${f.records} records  ${size(f.size)}  imported ${f.importedAt}  ${age}\n`,
+          );
         }
       });
     });

@@ -44,7 +44,10 @@ export function parseFields(model: ModelName, spec: string | undefined): string[
   if (spec === undefined) return null;
   const known = fieldsOf(model).map((f) => f.name);
   if (hasHost(model)) known.push(HOST_COLUMN);
-  const fields = spec.split(',').map((f) => f.trim()).filter(Boolean);
+  const fields = spec
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   if (fields.length === 0) throw new InputError('--fields names no field; use --fields a,b,c', 'fields');
   for (const f of fields) if (!known.includes(f)) throw new InputError(`unknown field '${f}' for ${model}; fields: ${known.join(', ')}`, 'fields');
   return fields;
@@ -90,12 +93,25 @@ export function hostLabel(host: { hostname: string | null; ipAddresses: string[]
 }
 
 /** Pages of a query in its passes' order, at most `limit` records, `pageSize` at a time. */
-export async function* readInOrder(store: Store, model: ModelName, passes: QueryPass[], opts: Pick<QueryOptions, 'sourceIds' | 'filters'>, limit: number, pageSize = 10_000): AsyncGenerator<StoredRecord[]> {
+export async function* readInOrder(
+  store: Store,
+  model: ModelName,
+  passes: QueryPass[],
+  opts: Pick<QueryOptions, 'sourceIds' | 'filters'>,
+  limit: number,
+  pageSize = 10_000,
+): AsyncGenerator<StoredRecord[]> {
   let read = 0;
   for (const pass of passes) {
     let cursor: string | null = null;
     do {
-      const page = await store.query(model, { sourceIds: opts.sourceIds, filters: [...(opts.filters ?? []), ...pass.filters], sort: pass.sort, cursor, limit: Math.min(pageSize, limit - read) });
+      const page = await store.query(model, {
+        sourceIds: opts.sourceIds,
+        filters: [...(opts.filters ?? []), ...pass.filters],
+        sort: pass.sort,
+        cursor,
+        limit: Math.min(pageSize, limit - read),
+      });
       read += page.records.length;
       cursor = page.nextCursor;
       if (page.records.length) yield page.records;

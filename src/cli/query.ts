@@ -18,52 +18,58 @@ export function registerQueryCommand(program: Command): void {
     .option('--where <field=value>', 'filter (repeatable; also != > >= < <= and ~ for contains)', collect, [])
     .option('--limit <n>', 'at most N records')
     .option('--format <format>', 'table, jsonl or csv (default table; --json implies jsonl)')
-    .option('--fields <a,b,c>', 'only these fields (the table: these columns; `host` is a host\'s name and address)')
+    .option('--fields <a,b,c>', "only these fields (the table: these columns; `host` is a host's name and address)")
     .option('--sort <field[:desc]>', 'order by a field (default: findings by severity then plugin name, others by name)')
     .option('--count', 'print only how many records match (with --json: {"count": N})')
-    .action(async (model: string, o: { source: string[]; where: string[]; limit?: string; format?: string; fields?: string; sort?: string; count?: boolean }, cmd: Command) => {
-      if (model === 'changes') return queryChanges(o, cmd);
-      if (!isModelName(model)) throw new InputError(`unknown model '${model}'; models: ${[...MODEL_NAMES, 'changes'].join(', ')}`, 'model');
-      const g = globals(cmd);
-      const format = g.json ? 'jsonl' : (o.format ?? 'table');
-      if (!(FORMATS as readonly string[]).includes(format)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
-      let limit = Number.POSITIVE_INFINITY;
-      if (o.limit !== undefined) {
-        limit = Number(o.limit);
-        if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
-      }
-      const filters = o.where.map((w) => parseFilter(w));
-      const fields = parseFields(model, o.fields);
-      const passes = queryPasses(model, parseSortOption(o.sort));
-      await withApp(cmd, async (app) => {
-        const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
-        if (o.count) {
-          const count = await app.store.countMatching(model, { sourceIds, filters });
-          process.stdout.write(g.json ? JSON.stringify({ count }) + '\n' : `${count}\n`);
-          return;
+    .action(
+      async (
+        model: string,
+        o: { source: string[]; where: string[]; limit?: string; format?: string; fields?: string; sort?: string; count?: boolean },
+        cmd: Command,
+      ) => {
+        if (model === 'changes') return queryChanges(o, cmd);
+        if (!isModelName(model)) throw new InputError(`unknown model '${model}'; models: ${[...MODEL_NAMES, 'changes'].join(', ')}`, 'model');
+        const g = globals(cmd);
+        const format = g.json ? 'jsonl' : (o.format ?? 'table');
+        if (!(FORMATS as readonly string[]).includes(format)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
+        let limit = Number.POSITIVE_INFINITY;
+        if (o.limit !== undefined) {
+          limit = Number(o.limit);
+          if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
         }
-        const columns = fields ?? fieldsOf(model).map((f) => f.name);
-        const shown = tableColumns(model, fields, sourceIds?.length === 1);
-        const withHost = (format === 'table' ? shown : columns).includes(HOST_COLUMN);
-        const tableRows: Record<string, unknown>[] = [];
-        if (format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
-        for await (const records of readInOrder(app.store, model, passes, { sourceIds, filters }, limit)) {
-          if (withHost) {
-            const hosts = new Map((await app.store.hostLabels([...new Set(records.map((r) => String(r.hostId)))])).map((h) => [h.id, h]));
-            for (const r of records) (r as Record<string, unknown>)[HOST_COLUMN] = hostLabel(hosts.get(String(r.hostId)), String(r.hostId));
+        const filters = o.where.map((w) => parseFilter(w));
+        const fields = parseFields(model, o.fields);
+        const passes = queryPasses(model, parseSortOption(o.sort));
+        await withApp(cmd, async (app) => {
+          const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
+          if (o.count) {
+            const count = await app.store.countMatching(model, { sourceIds, filters });
+            process.stdout.write(g.json ? JSON.stringify({ count }) + '\n' : `${count}\n`);
+            return;
           }
-          for (const r of records) {
-            if (format === 'jsonl') process.stdout.write(JSON.stringify(fields ? Object.fromEntries(fields.map((f) => [f, r[f]])) : r) + '\n');
-            else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(r[c])).join(',') + '\n');
-            else tableRows.push(r);
+          const columns = fields ?? fieldsOf(model).map((f) => f.name);
+          const shown = tableColumns(model, fields, sourceIds?.length === 1);
+          const withHost = (format === 'table' ? shown : columns).includes(HOST_COLUMN);
+          const tableRows: Record<string, unknown>[] = [];
+          if (format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
+          for await (const records of readInOrder(app.store, model, passes, { sourceIds, filters }, limit)) {
+            if (withHost) {
+              const hosts = new Map((await app.store.hostLabels([...new Set(records.map((r) => String(r.hostId)))])).map((h) => [h.id, h]));
+              for (const r of records) (r as Record<string, unknown>)[HOST_COLUMN] = hostLabel(hosts.get(String(r.hostId)), String(r.hostId));
+            }
+            for (const r of records) {
+              if (format === 'jsonl') process.stdout.write(JSON.stringify(fields ? Object.fromEntries(fields.map((f) => [f, r[f]])) : r) + '\n');
+              else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(r[c])).join(',') + '\n');
+              else tableRows.push(r);
+            }
           }
-        }
-        if (format === 'table') {
-          if (tableRows.length === 0) process.stdout.write(`no ${model}\n`);
-          else process.stdout.write(fitTable(shown, tableRows, (process.stdout.isTTY && process.stdout.columns) || 120) + '\n');
-        }
-      });
-    });
+          if (format === 'table') {
+            if (tableRows.length === 0) process.stdout.write(`no ${model}\n`);
+            else process.stdout.write(fitTable(shown, tableRows, (process.stdout.isTTY && process.stdout.columns) || 120) + '\n');
+          }
+        });
+      },
+    );
 }
 
 /** `query changes`: the change feed with the query options (`--where` on its fields). */

@@ -33,15 +33,20 @@ export function registerSecretsCommands(program: Command): void {
           }
           const what = bad.map((b) => `${b.name}: ${[...b.fields, ...(b.state ? ['runtime state (tokens)'] : [])].join(', ')}`);
           if (!o.yes) {
-            if (!process.stdin.isTTY) throw new InputError(`secrets reset drops the undecryptable secrets of ${bad.length} source(s) (${what.join('; ')}): confirm with --yes`, 'yes');
-            process.stderr.write(`These stored secrets cannot be decrypted with the current master key and will be dropped:\n${what.map((w) => `  ${w}\n`).join('')}`);
+            if (!process.stdin.isTTY)
+              throw new InputError(`secrets reset drops the undecryptable secrets of ${bad.length} source(s) (${what.join('; ')}): confirm with --yes`, 'yes');
+            process.stderr.write(
+              `These stored secrets cannot be decrypted with the current master key and will be dropped:\n${what.map((w) => `  ${w}\n`).join('')}`,
+            );
             if (!(await confirm('Drop them? Type yes to continue: '))) throw new ExitCode(1, 'nothing dropped');
           }
           for (const b of bad) await app.store.dropUnreadableSecrets(b.name);
           app.persistNewKey?.();
           if (g.json) return printJson({ dropped: bad });
           for (const b of bad) {
-            const fields = b.fields.length ? ` enter ${b.fields.join(', ')} again with \`tributary sources configure ${b.name} ${b.fields.map((f) => `--set ${f}=…`).join(' ')}\`` : '';
+            const fields = b.fields.length
+              ? ` enter ${b.fields.join(', ')} again with \`tributary sources configure ${b.name} ${b.fields.map((f) => `--set ${f}=…`).join(' ')}\``
+              : '';
             process.stdout.write(`dropped the undecryptable secrets of '${b.name}';${fields || ' nothing to re-enter'}\n`);
           }
         },

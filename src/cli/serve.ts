@@ -29,7 +29,13 @@ export function registerServeCommand(program: Command): void {
       });
       // The UI this server serves: a custom TRIBUTARY_WEB_DIR is the operator's; the default one is built here when missing.
       if (!process.env.TRIBUTARY_WEB_DIR) ensureWebUi(DEFAULT_WEB_DIR);
-      const app = await openApp({ dataDir: g.dataDir, db: g.db, fileDrop: g.fileDrop, log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }), requireReadableSecrets: true });
+      const app = await openApp({
+        dataDir: g.dataDir,
+        db: g.db,
+        fileDrop: g.fileDrop,
+        log: createLogger({ level: process.env.TRIBUTARY_LOG_LEVEL ?? 'info' }),
+        requireReadableSecrets: true,
+      });
       const { startServer } = await import('../server/server.ts');
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
@@ -37,7 +43,11 @@ export function registerServeCommand(program: Command): void {
       } catch (err) {
         await app.close();
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new ExitCode(2, `port ${port} on ${o.host} is already in use: pick another with --port N (e.g. \`tributary serve --port ${port === 8080 ? 8081 : port + 1}\`, or \`bash scripts/run.sh start --port N\`)`);
+        if (code === 'EADDRINUSE')
+          throw new ExitCode(
+            2,
+            `port ${port} on ${o.host} is already in use: pick another with --port N (e.g. \`tributary serve --port ${port === 8080 ? 8081 : port + 1}\`, or \`bash scripts/run.sh start --port N\`)`,
+          );
         if (code === 'EACCES') throw new ExitCode(2, `not allowed to listen on port ${port} on ${o.host}: pick a port above 1023 with --port N`);
         if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ExitCode(2, `cannot listen on --host ${o.host}: no such address on this machine`);
         throw err;
@@ -50,7 +60,6 @@ export function registerServeCommand(program: Command): void {
       await app.close();
     });
 }
-
 
 export function registerSimCommand(program: Command): void {
   program

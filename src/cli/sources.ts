@@ -115,7 +115,8 @@ export function registerSourcesCommands(program: Command): void {
           printJson(result);
         } else {
           // One line per check: mark, finding, hint.
-          for (const c of result.checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${terminalSafe(c.id)}: ${terminalSafe(c.message)}${c.hint ? ` — hint: ${terminalSafe(c.hint)}` : ''}\n`);
+          for (const c of result.checks)
+            process.stdout.write(`${c.ok ? '✓' : '✗'} ${terminalSafe(c.id)}: ${terminalSafe(c.message)}${c.hint ? ` — hint: ${terminalSafe(c.hint)}` : ''}\n`);
           for (const w of result.warnings) process.stdout.write(`! warning: ${terminalSafe(w)}\n`);
           process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
         }

@@ -32,7 +32,11 @@ interface SyncFlags {
 }
 
 async function syncHere(app: AppContext, g: GlobalOptions, name: string, { full, allowLargeRemoval }: SyncFlags): Promise<string> {
-  const progress = progressWriter<SyncProgress>(!!process.stderr.isTTY, (s) => process.stderr.write(s), (p) => progressLine(p.stream, p.counts, p.elapsedMs));
+  const progress = progressWriter<SyncProgress>(
+    !!process.stderr.isTTY,
+    (s) => process.stderr.write(s),
+    (p) => progressLine(p.stream, p.counts, p.elapsedMs),
+  );
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted by signal'));
   process.once('SIGINT', stop);
@@ -80,7 +84,9 @@ async function syncQueued(app: AppContext, g: GlobalOptions, name: string, { ful
         const run = (await app.store.listRuns(source.id, 20)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
         if (!run) {
           const output = job.output as { skipped?: string; message?: string } | null;
-          throw new Error(`job ${jobId} ended ${job.state} without a run${output?.skipped ? `: ${output.skipped}` : output?.message ? `: ${output.message}` : ''}`);
+          throw new Error(
+            `job ${jobId} ended ${job.state} without a run${output?.skipped ? `: ${output.skipped}` : output?.message ? `: ${output.message}` : ''}`,
+          );
         }
         const status = run.status === 'running' ? 'failed' : run.status;
         printSummary(g, run, { status, streams: run.counts, error: run.error, swept: {} });
@@ -98,16 +104,23 @@ export function registerSyncCommand(program: Command): void {
     .command('sync <name>')
     .description('run one sync of a source now (or hand it to the job queue with --queue)')
     .option('--full', 'a full run (re-reads everything and marks what is gone as removed)')
-    .option('--allow-large-removal', 'with --full: let the run mark removed (or fixed) more than the sweep guard allows, e.g. when the upstream really dropped most records')
+    .option(
+      '--allow-large-removal',
+      'with --full: let the run mark removed (or fixed) more than the sweep guard allows, e.g. when the upstream really dropped most records',
+    )
     .option('--queue', 'hand the run to the job queue (PostgreSQL mode) instead of running it here')
     .option('--no-wait', 'with --queue: return once the job is queued')
     .action(async (name: string, o: { full?: boolean; allowLargeRemoval?: boolean; queue?: boolean; wait: boolean }, cmd: Command) => {
-      if (o.allowLargeRemoval && !o.full) throw new InputError('--allow-large-removal needs --full: only a fresh full run may remove what the last one could not confirm', 'allow-large-removal');
+      if (o.allowLargeRemoval && !o.full)
+        throw new InputError('--allow-large-removal needs --full: only a fresh full run may remove what the last one could not confirm', 'allow-large-removal');
       const flags = { full: o.full, allowLargeRemoval: o.allowLargeRemoval };
       const g = globals(cmd);
       const log = openSyncLog(resolvePaths({ dataDir: g.dataDir, db: g.db }).dataDir, process.env.TRIBUTARY_LOG_LEVEL ?? 'warn');
-      const status = await withApp(cmd, (app) => (o.queue ? syncQueued(app, g, name, flags, o.wait) : syncHere(app, g, name, flags)), 'warn', { log: log.log }).finally(() => log.close());
-      if (log.lines() > 0 && !g.json) process.stderr.write(`tributary: ${log.lines()} log line${log.lines() === 1 ? '' : 's'} (retries, warnings) in ${log.path}\n`);
+      const status = await withApp(cmd, (app) => (o.queue ? syncQueued(app, g, name, flags, o.wait) : syncHere(app, g, name, flags)), 'warn', {
+        log: log.log,
+      }).finally(() => log.close());
+      if (log.lines() > 0 && !g.json)
+        process.stderr.write(`tributary: ${log.lines()} log line${log.lines() === 1 ? '' : 's'} (retries, warnings) in ${log.path}\n`);
       if (status !== 'succeeded') throw new ExitCode(1);
     });
 
@@ -117,7 +130,8 @@ export function registerSyncCommand(program: Command): void {
     .option('--concurrency <n>', 'syncs run at once by this worker', '1')
     .action(async (o: { concurrency: string }, cmd: Command) => {
       const concurrency = Number(o.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new InputError('--concurrency must be a whole number from 1 to 64', 'concurrency');
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+        throw new InputError('--concurrency must be a whole number from 1 to 64', 'concurrency');
       // Listen for SIGTERM before announcing readiness: a drain asked for at once still drains.
       const drain = new AbortController();
       const stopped = new Promise<void>((resolve) => {
@@ -132,7 +146,10 @@ export function registerSyncCommand(program: Command): void {
         cmd,
         async (app) => {
           const queue = await new SyncQueue(app).start();
-          const scheduler = new Scheduler(app, { start: (name, so) => queue.enqueue(name, { trigger: so.trigger ?? 'schedule' }), tickMs: Number(app.env.TRIBUTARY_SCHEDULER_TICK_MS ?? 30_000) });
+          const scheduler = new Scheduler(app, {
+            start: (name, so) => queue.enqueue(name, { trigger: so.trigger ?? 'schedule' }),
+            tickMs: Number(app.env.TRIBUTARY_SCHEDULER_TICK_MS ?? 30_000),
+          });
           await queue.work({ concurrency, drain: drain.signal });
           scheduler.start();
           process.stderr.write(`tributary: worker ready (concurrency ${concurrency}, pid ${process.pid})\n`);

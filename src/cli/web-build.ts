@@ -26,5 +26,8 @@ export function ensureWebUi(dir: string, build: () => { ok: boolean; reason: str
   process.stderr.write(`tributary: the web UI is not built (${dir}); building it with scripts/build-web.sh\n`);
   const r = build();
   if (r.ok && existsSync(join(dir, 'index.html'))) return;
-  throw new ExitCode(1, `the web UI is not built and building it failed (${r.reason || 'no index.html'}): run \`npm ci && bash scripts/build-web.sh\` (or \`npm run build:web\`), then start serve again`);
+  throw new ExitCode(
+    1,
+    `the web UI is not built and building it failed (${r.reason || 'no index.html'}): run \`npm ci && bash scripts/build-web.sh\` (or \`npm run build:web\`), then start serve again`,
+  );
 }

@@ -19,21 +19,24 @@ export const intish = (min: number, max: number) =>
 export const optionalText = z.preprocess((v) => (v === '' || v === null ? undefined : v), z.string().optional());
 
 export function httpUrl(field: string) {
-  return z.string().refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    { message: `${field} must be an http:// or https:// URL` },
-  ).refine((s) => !/[?#]/.test(s), {
-    // The connector appends its own API paths: a query or fragment would let the URL choose what is
-    // actually requested (and what the check reads back).
-    message: `${field} must not contain a query (?…) or a fragment (#…): enter the server's address only`,
-  });
+  return z
+    .string()
+    .refine(
+      (s) => {
+        try {
+          const u = new URL(s);
+          return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+        } catch {
+          return false;
+        }
+      },
+      { message: `${field} must be an http:// or https:// URL` },
+    )
+    .refine((s) => !/[?#]/.test(s), {
+      // The connector appends its own API paths: a query or fragment would let the URL choose what is
+      // actually requested (and what the check reads back).
+      message: `${field} must not contain a query (?…) or a fragment (#…): enter the server's address only`,
+    });
 }
 
 /** Turns a zod error into an InputError naming the first offending field. */

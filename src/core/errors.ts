@@ -37,10 +37,7 @@ export class UpstreamError extends Error {
   /** Seconds the upstream asked us to wait (Retry-After), if it said. */
   readonly retryAfter: number | null;
   readonly hint: string | null;
-  constructor(
-    message: string,
-    opts: { transient?: boolean; status?: number | null; retryAfter?: number | null; hint?: string | null; cause?: unknown } = {},
-  ) {
+  constructor(message: string, opts: { transient?: boolean; status?: number | null; retryAfter?: number | null; hint?: string | null; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'UpstreamError';
     this.transient = opts.transient ?? false;

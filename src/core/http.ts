@@ -175,12 +175,19 @@ export function describeNetworkError(err: unknown, url: string, proxyUrl?: strin
     if (refused) {
       return new UpstreamError(`the proxy ${proxy} answered HTTP ${refused[1]} when asked to connect to ${new URL(url).host}`, {
         transient: refused[1] === '502' || refused[1] === '503' || refused[1] === '504',
-        hint: refused[1] === '407' ? 'The proxy wants credentials: put them in proxyUrl (http://user:password@proxy:port)' : 'Check that the proxy may reach the console (its allow-list, the console URL and port)',
+        hint:
+          refused[1] === '407'
+            ? 'The proxy wants credentials: put them in proxyUrl (http://user:password@proxy:port)'
+            : 'Check that the proxy may reach the console (its allow-list, the console URL and port)',
         cause: err,
       });
     }
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-      return new UpstreamError(`cannot reach the proxy ${proxy} (${code})`, { transient: code !== 'ENOTFOUND', hint: 'Check proxyUrl, or leave it empty to connect directly', cause: err });
+      return new UpstreamError(`cannot reach the proxy ${proxy} (${code})`, {
+        transient: code !== 'ENOTFOUND',
+        hint: 'Check proxyUrl, or leave it empty to connect directly',
+        cause: err,
+      });
     }
   }
   const host = (() => {
@@ -198,9 +205,16 @@ export function describeNetworkError(err: unknown, url: string, proxyUrl?: strin
   }
   if (code === 'ENOTFOUND') return new UpstreamError(`cannot resolve host ${host}`, { hint: 'Check the host name in the URL', cause: err });
   if (code === 'ECONNREFUSED')
-    return new UpstreamError(`connection to ${host} refused`, { transient: true, hint: 'Check the URL and port, and that the service is running and reachable from this machine', cause: err });
+    return new UpstreamError(`connection to ${host} refused`, {
+      transient: true,
+      hint: 'Check the URL and port, and that the service is running and reachable from this machine',
+      cause: err,
+    });
   if (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER')
-    return new UpstreamError(`TLS handshake with ${host} failed (${code})`, { hint: 'Check whether the URL should start with http:// or https://', cause: err });
+    return new UpstreamError(`TLS handshake with ${host} failed (${code})`, {
+      hint: 'Check whether the URL should start with http:// or https://',
+      cause: err,
+    });
   const transient = TRANSIENT_CODES.has(code);
   const msg = err instanceof Error ? err.message : String(err);
   return new UpstreamError(`request to ${host} failed: ${msg}${code ? ` (${code})` : ''}`, {

@@ -43,7 +43,12 @@ export function isModelName(s: string): s is ModelName {
 }
 
 const text = (name: string, indexed = false): FieldDef => ({ name, kind: 'text', indexed });
-const oneOf = (name: string, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}): FieldDef => ({ name, kind: 'text', values, ...opts });
+const oneOf = (name: string, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}): FieldDef => ({
+  name,
+  kind: 'text',
+  values,
+  ...opts,
+});
 const texts = (name: string): FieldDef => ({ name, kind: 'json', array: true });
 const time = (name: string): FieldDef => ({ name, kind: 'time' });
 const real = (name: string): FieldDef => ({ name, kind: 'real' });
@@ -166,14 +171,7 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('businessImpact'),
     text('assetId', true),
   ],
-  users: [
-    text('name', true),
-    text('email', true),
-    text('department'),
-    text('jobTitle'),
-    bool('isTechnician'),
-    text('status'),
-  ],
+  users: [text('name', true), text('email', true), text('department'), text('jobTitle'), bool('isTechnician'), text('status')],
   services: [text('name', true), text('description'), text('category'), text('owner'), text('status')],
   // One record per scanner plugin: the text findings share, stored once.
   plugins: [
@@ -181,7 +179,14 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     ...[text('name'), text('family'), text('synopsis'), text('description'), text('solution'), texts('seeAlso'), text('riskFactor')],
     ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
     ...[real('vprScore'), { name: 'vprDrivers', kind: 'json' as const }, real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
-    ...[{ name: 'cves', kind: 'json' as const, array: true, accumulate: true }, texts('xrefs'), time('pluginPublished'), time('pluginModified'), time('vulnPublished'), time('patchPublished')],
+    ...[
+      { name: 'cves', kind: 'json' as const, array: true, accumulate: true },
+      texts('xrefs'),
+      time('pluginPublished'),
+      time('pluginModified'),
+      time('vulnPublished'),
+      time('patchPublished'),
+    ],
   ],
   // Correlated machines across sources (src/correlate): not a source's records, so `source` is null.
   assets: [
@@ -215,14 +220,7 @@ export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
 };
 
 /** Common fields every record carries, in output order. */
-export const COMMON_FIELDS: FieldDef[] = [
-  text('id'),
-  text('source'),
-  text('externalId'),
-  time('firstSeen'),
-  time('lastSeen'),
-  bool('removed'),
-];
+export const COMMON_FIELDS: FieldDef[] = [text('id'), text('source'), text('externalId'), time('firstSeen'), time('lastSeen'), bool('removed')];
 
 export function fieldsOf(model: ModelName): FieldDef[] {
   return [...COMMON_FIELDS, ...MODEL_FIELDS[model], ...(COMPUTED_FIELDS[model] ?? [])];

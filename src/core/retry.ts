@@ -47,7 +47,12 @@ export function retryPolicy(env: NodeJS.ProcessEnv = process.env): RetryPolicy {
 }
 
 /** The longest a policy can make one page wait in all, backoff only and with Retry-After at its cap. */
-export function retryBudget(p: RetryPolicy = retryPolicy()): { triesPerPage: number; callWaitMs: number; pageWaitMs: number; pageWaitWithRetryAfterMs: number } {
+export function retryBudget(p: RetryPolicy = retryPolicy()): {
+  triesPerPage: number;
+  callWaitMs: number;
+  pageWaitMs: number;
+  pageWaitWithRetryAfterMs: number;
+} {
   let callWaitMs = 0;
   for (let n = 1; n < p.callAttempts; n++) callWaitMs += Math.min(p.maxMs, p.baseMs * 2 ** (n - 1));
   let restartWaitMs = 0;

@@ -122,13 +122,24 @@ export function buildAsset(
   if (real.some((l) => l.rule === 'manual')) rule = 'manual';
   const openFindings: Record<string, number> = {};
   for (const h of hosts) for (const [sev, n] of Object.entries(findings(h.id) ?? {})) openFindings[sev] = (openFindings[sev] ?? 0) + n;
-  const times = (k: string) => members.map((m) => str(m[k])).filter((x): x is string => x !== null).sort();
-  const scanned = hosts.map((h) => str(h.scannerLastSeen) ?? str(h.lastSeen)).filter((x): x is string => x !== null).sort();
+  const times = (k: string) =>
+    members
+      .map((m) => str(m[k]))
+      .filter((x): x is string => x !== null)
+      .sort();
+  const scanned = hosts
+    .map((h) => str(h.scannerLastSeen) ?? str(h.lastSeen))
+    .filter((x): x is string => x !== null)
+    .sort();
   return {
     id: assetIdOf(anchor),
     firstSeen: times('firstSeen')[0] ?? null,
     lastSeen: times('lastSeen').at(-1) ?? null,
-    name: first([str(cmdb[0]?.name), ...hosts.map((h) => str(h.hostname) ?? str(h.fqdn) ?? str(h.netbiosName)), ...idents.slice(cmdb.length).map((x) => x.fqdn[0] ?? x.hostname[0] ?? x.ip[0] ?? null)]),
+    name: first([
+      str(cmdb[0]?.name),
+      ...hosts.map((h) => str(h.hostname) ?? str(h.fqdn) ?? str(h.netbiosName)),
+      ...idents.slice(cmdb.length).map((x) => x.fqdn[0] ?? x.hostname[0] ?? x.ip[0] ?? null),
+    ]),
     hostIds: hosts.map((h) => h.id),
     cmdbAssetIds: cmdb.map((c) => c.id),
     serialNumber: first([...members.map((m) => str(m.serialNumber)), ...idents.map((x) => x.serial[0] ?? null)]),

@@ -122,16 +122,38 @@ export function matchHost(h: Identifiers, ctx: MatchContext, phase: 1 | 2 | 'all
     }
     if (candidates.length === 1) {
       const id = candidates[0]!;
-      return { kind: 'linked', rule: step.rule, cmdbAssetIds: [id], details: { rule: step.rule, matched: { [step.kind]: found.get(id) }, ...(vetoed.length ? { vetoed } : {}), ...(pending ? { passedOver: pending } : {}) } };
+      return {
+        kind: 'linked',
+        rule: step.rule,
+        cmdbAssetIds: [id],
+        details: {
+          rule: step.rule,
+          matched: { [step.kind]: found.get(id) },
+          ...(vetoed.length ? { vetoed } : {}),
+          ...(pending ? { passedOver: pending } : {}),
+        },
+      };
     }
     if (candidates.length > 1) {
       const value = [...new Set(candidates.flatMap((id) => found.get(id)!))];
-      if (step.single) return { kind: 'ambiguous', rule: step.rule, value, candidates, details: { rule: step.rule, ambiguous: { [step.kind]: value }, candidates, ...(vetoed.length ? { vetoed } : {}) } };
+      if (step.single)
+        return {
+          kind: 'ambiguous',
+          rule: step.rule,
+          value,
+          candidates,
+          details: { rule: step.rule, ambiguous: { [step.kind]: value }, candidates, ...(vetoed.length ? { vetoed } : {}) },
+        };
       // A MAC several records share (a dock, a VPN adapter) is no evidence; weaker rules may still decide.
       pending ??= { rule: step.rule, value, candidates };
     }
   }
-  if (pending && phase !== 1) return { kind: 'ambiguous', ...pending, details: { rule: pending.rule, ambiguous: { [pending.rule]: pending.value }, candidates: pending.candidates, ...(vetoed.length ? { vetoed } : {}) } };
+  if (pending && phase !== 1)
+    return {
+      kind: 'ambiguous',
+      ...pending,
+      details: { rule: pending.rule, ambiguous: { [pending.rule]: pending.value }, candidates: pending.candidates, ...(vetoed.length ? { vetoed } : {}) },
+    };
   if (pending && phase === 1) return { kind: 'none', details: { pending, ...(vetoed.length ? { vetoed } : {}) } };
   return { kind: 'none', details: vetoed.length ? { vetoed } : {} };
 }
@@ -170,9 +192,20 @@ function ipStep(h: Identifiers, all: string[], found: Map<string, string[]>, ctx
     }
   }
   if (sharing.size > 0) {
-    return { kind: 'ambiguous', rule: 'ip', value: ips, candidates: [id], details: { rule: 'ip', ambiguous: { ip: ips }, candidates: [id], otherHosts: [...sharing].sort(), ...claimedNote } };
+    return {
+      kind: 'ambiguous',
+      rule: 'ip',
+      value: ips,
+      candidates: [id],
+      details: { rule: 'ip', ambiguous: { ip: ips }, candidates: [id], otherHosts: [...sharing].sort(), ...claimedNote },
+    };
   }
-  return { kind: 'linked', rule: 'ip', cmdbAssetIds: [id], details: { rule: 'ip', matched: { ip: ips }, scope: c.scope === h.scope && h.scope !== null ? h.scope : null, ...claimedNote } };
+  return {
+    kind: 'linked',
+    rule: 'ip',
+    cmdbAssetIds: [id],
+    details: { rule: 'ip', matched: { ip: ips }, scope: c.scope === h.scope && h.scope !== null ? h.scope : null, ...claimedNote },
+  };
 }
 
 /** An in-memory MatchContext over whole record sets (the full pass, and tests). */

@@ -3,7 +3,8 @@
 // values are placeholders that identify nothing ("To Be Filled By O.E.M.", an all-zero MAC).
 
 /** Serials that BIOSes and CMDB imports put where the real one is missing. */
-const JUNK_SERIAL = /^(0+|1234567890?|123456789|none|null|n\/?a|na|unknown|default|default string|to be filled by o\.?e\.?m\.?|system serial number|chassis serial number|not specified|not available|not applicable|invalid|serial|x+|-+|\.+)$/i;
+const JUNK_SERIAL =
+  /^(0+|1234567890?|123456789|none|null|n\/?a|na|unknown|default|default string|to be filled by o\.?e\.?m\.?|system serial number|chassis serial number|not specified|not available|not applicable|invalid|serial|x+|-+|\.+)$/i;
 
 export function normSerial(v: unknown): string | null {
   if (typeof v !== 'string') return null;
@@ -15,14 +16,21 @@ export function normSerial(v: unknown): string | null {
 
 export function normUuid(v: unknown): string | null {
   if (typeof v !== 'string') return null;
-  const hex = v.trim().replace(/^\{|\}$/g, '').replace(/[-\s]/g, '').toLowerCase();
+  const hex = v
+    .trim()
+    .replace(/^\{|\}$/g, '')
+    .replace(/[-\s]/g, '')
+    .toLowerCase();
   if (!/^[0-9a-f]{32}$/.test(hex) || /^0+$/.test(hex) || /^f+$/.test(hex)) return null;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export function normMac(v: unknown): string | null {
   if (typeof v !== 'string') return null;
-  const hex = v.trim().toLowerCase().replace(/[\s:.-]/g, '');
+  const hex = v
+    .trim()
+    .toLowerCase()
+    .replace(/[\s:.-]/g, '');
   if (!/^[0-9a-f]{12}$/.test(hex) || /^0+$/.test(hex) || /^f+$/.test(hex)) return null;
   return hex.match(/../g)!.join(':');
 }

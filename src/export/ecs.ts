@@ -161,7 +161,15 @@ export function ecsCompliance(rec: Rec, host: Rec | null, product: ConnectorProd
   const result = str(rec, 'result');
   return compact({
     ...base(rec, 'configuration', product, 'compliance'),
-    event: { kind: 'state', category: ['configuration'], type: ['info'], id: str(rec, 'id'), dataset: 'tributary.compliance', start: str(rec, 'firstSeen'), outcome: result ? (OUTCOME[result] ?? 'unknown') : null },
+    event: {
+      kind: 'state',
+      category: ['configuration'],
+      type: ['info'],
+      id: str(rec, 'id'),
+      dataset: 'tributary.compliance',
+      start: str(rec, 'firstSeen'),
+      outcome: result ? (OUTCOME[result] ?? 'unknown') : null,
+    },
     rule: { id: str(rec, 'ruleId'), name: str(rec, 'ruleName'), ruleset: str(rec, 'benchmark') },
     host: ecsHostFields(host, str(rec, 'hostId')),
     [product.namespace]: { result, removed: rec.removed === true },

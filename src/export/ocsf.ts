@@ -96,7 +96,10 @@ function buildDevice(machine: Rec, version: OcsfVersion): Event {
     first_seen_time: epochMs(str(machine, 'firstSeen')),
     last_seen_time: epochMs(str(machine, 'scannerLastSeen') ?? str(machine, 'lastSeen')),
     // Every address as an interface only when there are more than the device's own `ip` and `mac` hold.
-    network_interfaces: ips.length > 1 || macs.length > 1 ? [...ips.map((ip) => ({ ip, type_id: 0, type: 'Unknown' })), ...macs.map((mac) => ({ mac, type_id: 0, type: 'Unknown' }))] : null,
+    network_interfaces:
+      ips.length > 1 || macs.length > 1
+        ? [...ips.map((ip) => ({ ip, type_id: 0, type: 'Unknown' })), ...macs.map((mac) => ({ mac, type_id: 0, type: 'Unknown' }))]
+        : null,
   };
   if (version !== '1.1.0' && owner) device.owner = { name: owner };
   return device;

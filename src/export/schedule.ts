@@ -120,13 +120,36 @@ export async function describeDestinations(app: AppContext, sourceName?: string)
 }
 
 function statusView(destination: string, source: string, s: ExportStatusRecord): ExportStatusView {
-  return { destination, source, status: s.status, runId: s.runId, attempts: s.attempts, startedAt: s.startedAt, finishedAt: s.finishedAt, records: s.records, files: s.files, error: s.error };
+  return {
+    destination,
+    source,
+    status: s.status,
+    runId: s.runId,
+    attempts: s.attempts,
+    startedAt: s.startedAt,
+    finishedAt: s.finishedAt,
+    records: s.records,
+    files: s.files,
+    error: s.error,
+  };
 }
 
 /** The status lines of a source's exports (for `sources show` and the source page). */
 export async function exportStatusesOf(app: AppContext, sourceName: string): Promise<ExportStatusView[]> {
   return (await describeDestinations(app, sourceName)).map(
-    (d) => d.status[0] ?? { destination: d.name, source: sourceName, status: 'never', runId: null, attempts: 0, startedAt: null, finishedAt: null, records: 0, files: [], error: null },
+    (d) =>
+      d.status[0] ?? {
+        destination: d.name,
+        source: sourceName,
+        status: 'never',
+        runId: null,
+        attempts: 0,
+        startedAt: null,
+        finishedAt: null,
+        records: 0,
+        files: [],
+        error: null,
+      },
   );
 }
 
@@ -134,7 +157,14 @@ const attempts = (app: AppContext) => Math.max(1, Number(app.env.TRIBUTARY_EXPOR
 const retryBaseMs = (app: AppContext) => Number(app.env.TRIBUTARY_EXPORT_RETRY_MS ?? 2000);
 
 /** Writes one destination's files for one source after `runId`; returns the files and the record count. */
-async function writeDestination(app: AppContext, d: DestinationRecord, source: { id: string; name: string }, window: SinceWindow | null, at: Date, runId: string | null): Promise<{ files: string[]; records: number }> {
+async function writeDestination(
+  app: AppContext,
+  d: DestinationRecord,
+  source: { id: string; name: string },
+  window: SinceWindow | null,
+  at: Date,
+  runId: string | null,
+): Promise<{ files: string[]; records: number }> {
   const fmt = formatOf(d);
   const files: string[] = [];
   let records = 0;
@@ -161,11 +191,17 @@ async function writeDestination(app: AppContext, d: DestinationRecord, source: {
 }
 
 /** Runs one destination for one source now, with retries; records the status. Never throws. */
-export async function runDestination(app: AppContext, d: DestinationRecord, source: { id: string; name: string }, runId: string | null): Promise<ExportStatusRecord> {
+export async function runDestination(
+  app: AppContext,
+  d: DestinationRecord,
+  source: { id: string; name: string },
+  runId: string | null,
+): Promise<ExportStatusRecord> {
   const log = app.log.child({ source: source.name, export: d.name });
   const previous = await getExportStatus(app.store.db, d.id, source.id);
   const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { status: 'succeeded' });
-  const window = d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
+  const window =
+    d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
   const status: ExportStatusRecord = {
     destinationId: d.id,
     sourceId: source.id,

@@ -42,7 +42,12 @@ export async function productsBySource(store: Store, registry: ConnectorRegistry
  * The export as chunks of text (the header, then one chunk per page of records, each line ending in
  * a newline). `onProgress` is called after each page.
  */
-export async function* exportChunks(deps: { store: Store; registry: ConnectorRegistry }, q: ExportQuery, fmt: FormatOptions, onProgress?: (p: ExportProgress) => void): AsyncGenerator<string> {
+export async function* exportChunks(
+  deps: { store: Store; registry: ConnectorRegistry },
+  q: ExportQuery,
+  fmt: FormatOptions,
+  onProgress?: (p: ExportProgress) => void,
+): AsyncGenerator<string> {
   const writer = lineWriter(q.model, fmt);
   const productOf = await productsBySource(deps.store, deps.registry);
   const hosts = new Map<string, StoredRecord | null>();

@@ -63,7 +63,13 @@ function s3For(app: AppContext): { backend: FileDropBackend; owned: boolean } {
  * Writes the chunks to `out`: `-` (stdout), `s3://bucket/prefix`, an existing folder (the file `name`
  * inside it) or a file path. Stdout's pace is respected (a full pipe pauses the export).
  */
-export async function writeExport(app: AppContext, chunks: AsyncIterable<string>, out: string, name: string, opts: { folder?: boolean; contentType?: string } = {}): Promise<WrittenExport> {
+export async function writeExport(
+  app: AppContext,
+  chunks: AsyncIterable<string>,
+  out: string,
+  name: string,
+  opts: { folder?: boolean; contentType?: string } = {},
+): Promise<WrittenExport> {
   const count = { bytes: 0 };
   if (out === '-') {
     const stdout = process.stdout;
@@ -112,6 +118,9 @@ export async function writeExport(app: AppContext, chunks: AsyncIterable<string>
 
 /** A file name for an export: `<model>-<UTC time>.<ext>` (sortable, no characters file systems or S3 mind). */
 export function exportFileName(model: string, ext: string, at = new Date(), tag = ''): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${model}-${stamp}${tag ? `-${tag}` : ''}.${ext}`;
 }

@@ -19,7 +19,10 @@ export interface FeedImportResult {
   status: 'imported' | 'unchanged';
 }
 
-export async function importFeedFiles(app: AppContext, files: { name: string; data: Buffer }[]): Promise<{ imported: FeedImportResult[]; findingsUpdated: number }> {
+export async function importFeedFiles(
+  app: AppContext,
+  files: { name: string; data: Buffer }[],
+): Promise<{ imported: FeedImportResult[]; findingsUpdated: number }> {
   if (files.length === 0) throw new InputError('name at least one feed file', 'file');
   const current = new Map((await listFeeds(app.store.db)).map((f) => [f.kind, f]));
   const parsed = files.map((f) => {
@@ -38,7 +41,16 @@ export async function importFeedFiles(app: AppContext, files: { name: string; da
   const imported: FeedImportResult[] = [];
   for (const p of parsed) {
     if (p.verdict === 'import') await storeFeed(app.store.db, p.feed, { sha256: p.sha256, size: p.file.data.length, fileName: p.file.name, now: nowIso() });
-    imported.push({ file: p.file.name, kind: p.feed.kind, name: FEED_LABELS[p.feed.kind], version: p.feed.version, released: p.feed.released, records: p.feed.entries.length, size: p.file.data.length, status: p.verdict === 'import' ? 'imported' : 'unchanged' });
+    imported.push({
+      file: p.file.name,
+      kind: p.feed.kind,
+      name: FEED_LABELS[p.feed.kind],
+      version: p.feed.version,
+      released: p.feed.released,
+      records: p.feed.entries.length,
+      size: p.file.data.length,
+      status: p.verdict === 'import' ? 'imported' : 'unchanged',
+    });
   }
   const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.feeds.applyToAll(app.store.db) : 0;
   return { imported, findingsUpdated };
@@ -50,5 +62,7 @@ export function feeds(app: AppContext): Promise<FeedInfo[]> {
 
 /** One line per stale feed, for `sources check` (a warning, not a failed check). */
 export async function staleFeedWarnings(app: AppContext): Promise<string[]> {
-  return (await listFeeds(app.store.db)).filter((f) => f.stale).map((f) => `${f.name} ${f.version} is ${f.ageDays} days old (dated ${f.released.slice(0, 10)}); import a newer file with \`tributary feeds import\``);
+  return (await listFeeds(app.store.db))
+    .filter((f) => f.stale)
+    .map((f) => `${f.name} ${f.version} is ${f.ageDays} days old (dated ${f.released.slice(0, 10)}); import a newer file with \`tributary feeds import\``);
 }

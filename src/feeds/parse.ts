@@ -80,7 +80,8 @@ function parseKev(text: string): ParsedFeed {
   }
   const d = doc as Record<string, unknown>;
   if (!d || typeof d !== 'object' || Array.isArray(d)) throw notAFeed('the JSON is not an object');
-  if (typeof d.catalogVersion !== 'string' || d.catalogVersion.trim() === '') throw notAFeed('a JSON without catalogVersion (a KEV catalog has catalogVersion, dateReleased and vulnerabilities)');
+  if (typeof d.catalogVersion !== 'string' || d.catalogVersion.trim() === '')
+    throw notAFeed('a JSON without catalogVersion (a KEV catalog has catalogVersion, dateReleased and vulnerabilities)');
   const released = timeIso(d.dateReleased);
   if (!released) throw new InputError(`KEV catalog: dateReleased '${String(d.dateReleased)}' is not a date`, 'file');
   if (!Array.isArray(d.vulnerabilities)) throw new InputError('KEV catalog: vulnerabilities is not a list', 'file');
@@ -92,7 +93,8 @@ function parseKev(text: string): ParsedFeed {
     const dateAdded = dayIso(e.dateAdded);
     if (!dateAdded) throw new InputError(`${where} (${e.cveID}): dateAdded '${String(e.dateAdded)}' is not a YYYY-MM-DD date`, 'file');
     const dueDate = e.dueDate === undefined || e.dueDate === null || e.dueDate === '' ? null : dayIso(e.dueDate);
-    if (dueDate === null && e.dueDate !== undefined && e.dueDate !== null && e.dueDate !== '') throw new InputError(`${where} (${e.cveID}): dueDate '${String(e.dueDate)}' is not a YYYY-MM-DD date`, 'file');
+    if (dueDate === null && e.dueDate !== undefined && e.dueDate !== null && e.dueDate !== '')
+      throw new InputError(`${where} (${e.cveID}): dueDate '${String(e.dueDate)}' is not a YYYY-MM-DD date`, 'file');
     const cve = e.cveID.trim().toUpperCase();
     const str = (x: unknown) => (typeof x === 'string' && x.trim() !== '' ? x.trim() : null);
     // A CVE listed twice keeps its earliest dates.
@@ -106,7 +108,8 @@ function parseKev(text: string): ParsedFeed {
 function parseEpss(text: string): ParsedFeed {
   const lines = text.split(/\r?\n/);
   const first = lines[0]!.trim();
-  if (!first.startsWith('#')) throw new InputError('EPSS CSV: the first line must be #model_version:…,score_date:… (the published files start with it)', 'file');
+  if (!first.startsWith('#'))
+    throw new InputError('EPSS CSV: the first line must be #model_version:…,score_date:… (the published files start with it)', 'file');
   const meta = new Map<string, string>();
   for (const part of first.slice(1).split(',')) {
     const i = part.indexOf(':');
@@ -115,8 +118,13 @@ function parseEpss(text: string): ParsedFeed {
   const version = meta.get('model_version');
   const released = timeIso(meta.get('score_date'));
   if (!version || !released) throw new InputError(`EPSS CSV: the first line '${first.slice(0, 120)}' has no model_version and score_date`, 'file');
-  const header = (lines[1] ?? '').trim().toLowerCase().split(',').map((h) => h.trim());
-  if (header[0] !== 'cve' || header[1] !== 'epss' || header[2] !== 'percentile') throw new InputError(`EPSS CSV: line 2 must be the header cve,epss,percentile, got '${(lines[1] ?? '').slice(0, 80)}'`, 'file');
+  const header = (lines[1] ?? '')
+    .trim()
+    .toLowerCase()
+    .split(',')
+    .map((h) => h.trim());
+  if (header[0] !== 'cve' || header[1] !== 'epss' || header[2] !== 'percentile')
+    throw new InputError(`EPSS CSV: line 2 must be the header cve,epss,percentile, got '${(lines[1] ?? '').slice(0, 80)}'`, 'file');
   const entries: EpssEntry[] = [];
   for (let n = 2; n < lines.length; n++) {
     const line = lines[n]!;
@@ -125,7 +133,8 @@ function parseEpss(text: string): ParsedFeed {
     const score = Number(epss);
     const percentile = Number(pct);
     if (!cve || !CVE_ID.test(cve.trim())) throw new InputError(`EPSS CSV line ${n + 1}: '${cve ?? ''}' is not a CVE id`, 'file');
-    if (!(epss?.trim() && score >= 0 && score <= 1) || !(pct?.trim() && percentile >= 0 && percentile <= 1)) throw new InputError(`EPSS CSV line ${n + 1}: epss and percentile must be numbers from 0 to 1`, 'file');
+    if (!(epss?.trim() && score >= 0 && score <= 1) || !(pct?.trim() && percentile >= 0 && percentile <= 1))
+      throw new InputError(`EPSS CSV line ${n + 1}: epss and percentile must be numbers from 0 to 1`, 'file');
     entries.push({ cve: cve.trim().toUpperCase(), score, percentile });
   }
   if (entries.length === 0) throw new InputError('EPSS CSV: no scores after the header', 'file');

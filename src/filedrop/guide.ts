@@ -71,7 +71,10 @@ export async function fileDropGuide(app: AppContext, sourceName: string, opts: F
 
   if (backend.kind === 's3' && file && backend.presignPut) {
     presignedUrl = await backend.presignPut(bucket, file, expiresSeconds);
-    commands.push({ label: `upload ${file} with the presigned URL (no other credentials; valid until ${expiresAt})`, command: `curl --fail -T ${shq(`./${file}`)} ${shq(presignedUrl)}` });
+    commands.push({
+      label: `upload ${file} with the presigned URL (no other credentials; valid until ${expiresAt})`,
+      command: `curl --fail -T ${shq(`./${file}`)} ${shq(presignedUrl)}`,
+    });
     notes.push('A presigned URL cannot be revoked; it stops working when it expires.');
   } else {
     const t = await createUploadToken(app, source, { expiresSeconds, file, createdBy: opts.createdBy ?? null });
@@ -93,8 +96,14 @@ export async function fileDropGuide(app: AppContext, sourceName: string, opts: F
     });
   }
   commands.push({ label: 'or from a machine with Tributary configured', command: `tributary upload ${shq(source.name)} ${shq(`./${example}`)}` });
-  if (uploadUrl?.startsWith(UNKNOWN_ADDRESS)) notes.push(`No running \`tributary serve\` was found for this data dir: replace ${UNKNOWN_ADDRESS} with the address the service listens on, or set TRIBUTARY_PUBLIC_URL.`);
-  if (sharedWith.length) notes.push(`Sources ${sharedWith.map((n) => `'${n}'`).join(', ')} use the same bucket and will import the same files; give each source its own \`bucket\` to keep them apart.`);
+  if (uploadUrl?.startsWith(UNKNOWN_ADDRESS))
+    notes.push(
+      `No running \`tributary serve\` was found for this data dir: replace ${UNKNOWN_ADDRESS} with the address the service listens on, or set TRIBUTARY_PUBLIC_URL.`,
+    );
+  if (sharedWith.length)
+    notes.push(
+      `Sources ${sharedWith.map((n) => `'${n}'`).join(', ')} use the same bucket and will import the same files; give each source its own \`bucket\` to keep them apart.`,
+    );
   notes.push(`Files are imported by the next sync of '${source.name}'; each version of a file is imported once.`);
 
   return {

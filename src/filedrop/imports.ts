@@ -112,7 +112,10 @@ export async function recordImport(app: AppContext, sourceId: string, bucket: st
 
 /** The snapshot a version of an object belongs to (the run that first imported it, and when), or null. */
 export async function snapshotOf(app: AppContext, sourceId: string, obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
-  const rows = await app.store.db.all(`SELECT "snapshot_run", "snapshot_at", "imported_at", "run_id" FROM "file_imports" WHERE "source_id" = ? AND "key" = ? AND "etag" = ?`, [sourceId, obj.key, obj.etag]);
+  const rows = await app.store.db.all(
+    `SELECT "snapshot_run", "snapshot_at", "imported_at", "run_id" FROM "file_imports" WHERE "source_id" = ? AND "key" = ? AND "etag" = ?`,
+    [sourceId, obj.key, obj.etag],
+  );
   const r = rows[0];
   if (!r) return null;
   // Imported before snapshots were recorded: its own import is its snapshot.

@@ -5,7 +5,17 @@ export { type FileDropGuide, type FileDropGuideOptions, fileDropGuide } from './
 export { type FileImportRecord, type FileView, forgetSource, listFiles, listImports, type OpenBucketOptions, openSourceBucket } from './imports.ts';
 export { LocalBackend } from './local.ts';
 export { bucketOf, parseExpires, sanitizeFileName, validateBucketName, validateKey } from './names.ts';
-export { closeFileDrop, type FileDropApp, type FileDropSettings, fileDropOf, maxUploadBytes, type ResolveFileDropOptions, resolveFileDrop, setFileDrop, sourceBucketOf } from './resolve.ts';
+export {
+  closeFileDrop,
+  type FileDropApp,
+  type FileDropSettings,
+  fileDropOf,
+  maxUploadBytes,
+  type ResolveFileDropOptions,
+  resolveFileDrop,
+  setFileDrop,
+  sourceBucketOf,
+} from './resolve.ts';
 export { type FileDropRouteOptions, fileDropRoutes, UPLOAD_TOKEN_PATH_PREFIX } from './routes.ts';
 export { S3Backend, type S3BackendOptions } from './s3.ts';
 export { createUploadToken, listUploadTokens, revokeUploadToken, type UploadTokenInfo, verifyUploadToken } from './tokens.ts';

@@ -76,7 +76,8 @@ export class LocalBackend implements FileDropBackend {
     const dir = this.#bucketDir(bucket);
     const segments = key.split('/');
     const path = join(dir, ...segments);
-    if (segments.some((s) => s.startsWith('.')) || !path.startsWith(dir + sep)) throw new InputError(`object key '${key}' is hidden or outside the bucket`, 'file');
+    if (segments.some((s) => s.startsWith('.')) || !path.startsWith(dir + sep))
+      throw new InputError(`object key '${key}' is hidden or outside the bucket`, 'file');
     return path;
   }
 

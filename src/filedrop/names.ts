@@ -6,7 +6,10 @@ const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 export function validateBucketName(name: string): string {
   if (!BUCKET_RE.test(name) || name.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(name)) {
-    throw new InputError(`bucket '${name}' is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens, starting and ending with a letter or digit`, 'bucket');
+    throw new InputError(
+      `bucket '${name}' is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens, starting and ending with a letter or digit`,
+      'bucket',
+    );
   }
   return name;
 }

@@ -28,13 +28,18 @@ const truthy = (v: string | null | undefined): boolean | undefined => {
 export function s3OptionsFrom(url: string, env: NodeJS.ProcessEnv): S3BackendOptions {
   const q = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
   const endpoint = q.get('endpoint') || env.TRIBUTARY_S3_ENDPOINT || null;
-  if (endpoint && !/^https?:\/\/[^/]+/i.test(endpoint)) throw new InputError(`S3 endpoint '${endpoint}' must be an http:// or https:// URL`, 'TRIBUTARY_S3_ENDPOINT');
+  if (endpoint && !/^https?:\/\/[^/]+/i.test(endpoint))
+    throw new InputError(`S3 endpoint '${endpoint}' must be an http:// or https:// URL`, 'TRIBUTARY_S3_ENDPOINT');
   // A custom endpoint (MinIO and friends) usually wants path-style addressing.
   const forcePathStyle = truthy(q.get('forcePathStyle')) ?? truthy(env.TRIBUTARY_S3_FORCE_PATH_STYLE) ?? Boolean(endpoint);
   const region = q.get('region') || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
   const opts: S3BackendOptions = { endpoint: endpoint ? endpoint.replace(/\/+$/, '') : null, region, forcePathStyle };
   if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
-    opts.credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
+    opts.credentials = {
+      accessKeyId: env.AWS_ACCESS_KEY_ID,
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+      ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+    };
   }
   return opts;
 }
@@ -43,7 +48,8 @@ export function resolveFileDrop(opts: ResolveFileDropOptions): FileDropBackend {
   const env = opts.env ?? process.env;
   const url = (opts.fileDrop ?? env.TRIBUTARY_FILE_DROP ?? '').trim() || `file:${join(opts.dataDir, 'drop')}`;
   if (url === 's3' || url.startsWith('s3:')) {
-    if (url.startsWith('s3://')) throw new InputError("the file drop URL is 's3:' (settings come from TRIBUTARY_S3_ENDPOINT and AWS_*), not an s3:// address", 'fileDrop');
+    if (url.startsWith('s3://'))
+      throw new InputError("the file drop URL is 's3:' (settings come from TRIBUTARY_S3_ENDPOINT and AWS_*), not an s3:// address", 'fileDrop');
     return new S3Backend(s3OptionsFrom(url, env));
   }
   if (url.startsWith('file://')) return new LocalBackend(fileURLToPath(url));

@@ -30,10 +30,20 @@ export const UPLOAD_TOKEN_PATH_PREFIX = '/api/v1/upload/';
 
 const errorSchema = {
   type: 'object',
-  properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: ['string', 'null'] } }, additionalProperties: true } },
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: ['string', 'null'] } },
+      additionalProperties: true,
+    },
+  },
 } as const;
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
-const fileParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, '*': { type: 'string', maxLength: 1024 } }, required: ['name'] } as const;
+const fileParams = {
+  type: 'object',
+  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, '*': { type: 'string', maxLength: 1024 } },
+  required: ['name'],
+} as const;
 
 const objectProps = {
   key: { type: 'string' },
@@ -107,7 +117,11 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
   const appWithLimit = (): AppContext => (opts.maxUploadBytes === undefined ? app : ({ ...app, maxUploadBytes: opts.maxUploadBytes } as AppContext));
 
   /** Streams one request body into the source's bucket, answering 413 before or while reading. */
-  async function receive(req: FastifyRequest, reply: FastifyReply, source: { name: string; type: string; config: Record<string, unknown> }): Promise<UploadedFile> {
+  async function receive(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    source: { name: string; type: string; config: Record<string, unknown> },
+  ): Promise<UploadedFile> {
     const size = declaredLength(req);
     const fileName = fileParam(req);
     sanitizeFileName(fileName);
@@ -168,7 +182,15 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           tags: ['files'],
           summary: 'Import history of the source: one entry per imported file version, newest first',
           params: nameParams,
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { ...importProps, key: { type: 'string' }, bucket: { type: 'string' } } } } } }, ...errors },
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                items: { type: 'array', items: { type: 'object', properties: { ...importProps, key: { type: 'string' }, bucket: { type: 'string' } } } },
+              },
+            },
+            ...errors,
+          },
         },
       },
       async (req) => ({ items: await listImports(app, (await app.store.getSource(req.params.name)).id) }),
@@ -192,7 +214,8 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       {
         schema: {
           tags: ['files'],
-          summary: 'File-drop guide: bucket address, upload credentials scoped to it (presigned URL on S3 for one file, else a revocable upload token) and commands',
+          summary:
+            'File-drop guide: bucket address, upload credentials scoped to it (presigned URL on S3 for one file, else a revocable upload token) and commands',
           params: nameParams,
           body: {
             type: ['object', 'null'],
@@ -212,7 +235,10 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
                 address: { type: 'string' },
                 backend: { type: 'string' },
                 storage: { type: 'string' },
-                s3: { type: ['object', 'null'], properties: { endpoint: { type: ['string', 'null'] }, region: { type: 'string' }, forcePathStyle: { type: 'boolean' } } },
+                s3: {
+                  type: ['object', 'null'],
+                  properties: { endpoint: { type: ['string', 'null'] }, region: { type: 'string' }, forcePathStyle: { type: 'boolean' } },
+                },
                 sharedWith: { type: 'array', items: { type: 'string' } },
                 file: { type: ['string', 'null'] },
                 expiresAt: { type: 'string' },
@@ -233,7 +259,12 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       async (req, reply) => {
         const body = req.body ?? {};
         const auth = (req as FastifyRequest & { auth?: { username?: string } | null }).auth;
-        const guide = await fileDropGuide(app, req.params.name, { expires: body.expires, file: body.file ?? null, baseUrl: publicBase(req), createdBy: auth?.username ?? null });
+        const guide = await fileDropGuide(app, req.params.name, {
+          expires: body.expires,
+          file: body.file ?? null,
+          baseUrl: publicBase(req),
+          createdBy: auth?.username ?? null,
+        });
         return reply.code(201).send(guide);
       },
     );
@@ -262,7 +293,11 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
         schema: {
           tags: ['files'],
           summary: 'Revoke an upload token',
-          params: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['name', 'id'] },
+          params: {
+            type: 'object',
+            properties: { name: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1, maxLength: 100 } },
+            required: ['name', 'id'],
+          },
           response: { 204: { type: 'null' }, ...errors },
         },
       },
@@ -288,7 +323,8 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           },
         },
         async (req, reply) => {
-          if (!req.isMultipart()) throw new InputError('send multipart/form-data with one or more file parts, or PUT the raw file to /api/v1/sources/:name/files/<file>', 'body');
+          if (!req.isMultipart())
+            throw new InputError('send multipart/form-data with one or more file parts, or PUT the raw file to /api/v1/sources/:name/files/<file>', 'body');
           const source = await app.store.getSource(req.params.name);
           const items: UploadedFile[] = [];
           try {
@@ -336,7 +372,11 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
             tags: ['files'],
             summary: 'Upload one file with an upload token from the file-drop guide (Authorization: Bearer <upload token>); no session or API token',
             security: [],
-            params: { type: 'object', properties: { bucket: { type: 'string', maxLength: 63 }, '*': { type: 'string', maxLength: 1024 } }, required: ['bucket'] },
+            params: {
+              type: 'object',
+              properties: { bucket: { type: 'string', maxLength: 63 }, '*': { type: 'string', maxLength: 1024 } },
+              required: ['bucket'],
+            },
             response: { 201: uploadedSchema, ...errors },
           },
           onRequest: async (req) => {

@@ -86,12 +86,13 @@ export class S3Backend implements FileDropBackend {
     const status = statusOf(err);
     const detail = e?.message || e?.name || String(err);
     let hint: string | null = null;
-    if (e?.name === 'CredentialsProviderError' || /credential/i.test(detail)) hint = 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an AWS profile) for the file drop';
+    if (e?.name === 'CredentialsProviderError' || /credential/i.test(detail))
+      hint = 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or an AWS profile) for the file drop';
     else if (status === 403 || e?.name === 'AccessDenied' || e?.name === 'InvalidAccessKeyId' || e?.name === 'SignatureDoesNotMatch')
       hint = `check that the credentials may read and write bucket '${bucket}' (and the clock is right)`;
     else if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || /ECONNREFUSED|ENOTFOUND|getaddrinfo/.test(detail))
       hint = `check TRIBUTARY_S3_ENDPOINT (${this.s3.endpoint ?? 'AWS default'})`;
-    else if (e?.name === 'PermanentRedirect' || e?.name === 'AuthorizationHeaderMalformed') hint = 'set AWS_REGION to the bucket\'s region';
+    else if (e?.name === 'PermanentRedirect' || e?.name === 'AuthorizationHeaderMalformed') hint = "set AWS_REGION to the bucket's region";
     throw new StorageError(`file drop: ${what} in bucket '${bucket}' failed: ${detail}`, hint, err);
   }
 
@@ -104,12 +105,14 @@ export class S3Backend implements FileDropBackend {
       if (!isNotFound(err)) this.#fail('checking the bucket', bucket, err);
     }
     try {
-      const location = this.s3.region !== 'us-east-1' && !this.s3.endpoint ? { CreateBucketConfiguration: { LocationConstraint: this.s3.region as never } } : {};
+      const location =
+        this.s3.region !== 'us-east-1' && !this.s3.endpoint ? { CreateBucketConfiguration: { LocationConstraint: this.s3.region as never } } : {};
       await this.client.send(new CreateBucketCommand({ Bucket: bucket, ...location }));
     } catch (err) {
       const name = (err as SdkError)?.name;
       if (name === 'BucketAlreadyOwnedByYou') return;
-      if (name === 'BucketAlreadyExists') throw new StorageError(`bucket '${bucket}' belongs to another account`, "choose another name with the source's `bucket` setting");
+      if (name === 'BucketAlreadyExists')
+        throw new StorageError(`bucket '${bucket}' belongs to another account`, "choose another name with the source's `bucket` setting");
       this.#fail('creating the bucket', bucket, err);
     }
   }
@@ -175,7 +178,9 @@ export class S3Backend implements FileDropBackend {
       const data = Buffer.concat(pending);
       pending = [];
       pendingBytes = 0;
-      const r = await this.client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: parts.length + 1, Body: data, ContentLength: data.length }));
+      const r = await this.client.send(
+        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: parts.length + 1, Body: data, ContentLength: data.length }),
+      );
       parts.push({ ETag: r.ETag ?? '', PartNumber: parts.length + 1 });
     };
     try {
@@ -197,7 +202,8 @@ export class S3Backend implements FileDropBackend {
       }
     } catch (err) {
       if (uploadId) await this.client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
-      if (isNotFound(err) && (err as SdkError).name === 'NoSuchBucket') throw new StorageError(`bucket '${bucket}' does not exist`, 'create it, or run `tributary sources file-drop NAME` which creates it');
+      if (isNotFound(err) && (err as SdkError).name === 'NoSuchBucket')
+        throw new StorageError(`bucket '${bucket}' does not exist`, 'create it, or run `tributary sources file-drop NAME` which creates it');
       this.#fail(`uploading '${key}'`, bucket, err);
     }
     const obj = await this.stat(bucket, key);

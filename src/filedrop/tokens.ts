@@ -110,7 +110,8 @@ export async function verifyUploadToken(
   } catch {
     throw new UploadAuthError(401, 'the source of this upload token no longer exists');
   }
-  if (sourceBucketOf(app, source) !== info.bucket) throw new UploadAuthError(403, `source '${source.name}' no longer uses bucket '${info.bucket}'; ask for a new token`);
+  if (sourceBucketOf(app, source) !== info.bucket)
+    throw new UploadAuthError(403, `source '${source.name}' no longer uses bucket '${info.bucket}'; ask for a new token`);
   return { token: info, sourceName: source.name };
 }
 

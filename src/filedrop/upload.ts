@@ -84,7 +84,8 @@ export async function uploadFiles(app: AppContext, sourceName: string, paths: st
   }
   const out: UploadedFile[] = [];
   for (const [index, f] of planned.entries()) {
-    const report = (bytes: number, done: boolean) => onProgress?.({ path: f.path, key: f.key, bucket, bytes, total: f.size, index, count: planned.length, done });
+    const report = (bytes: number, done: boolean) =>
+      onProgress?.({ path: f.path, key: f.key, bucket, bytes, total: f.size, index, count: planned.length, done });
     report(0, false);
     try {
       const uploaded = await putIntoBucket(app, source, f.key, createReadStream(f.path), { size: f.size, onBytes: (n) => report(n, false) });

@@ -140,7 +140,8 @@ const TOKEN_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400
 export function tokenExpiry(expiresIn: string, now = Date.now()): string {
   const m = /^\s*(\d+)\s*([mhd])\s*$/i.exec(expiresIn);
   const ms = m ? Number(m[1]) * TOKEN_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
-  if (!Number.isFinite(ms) || ms < 60_000 || ms > 3650 * 86_400_000) throw new ApiError(400, 'bad_request', `expiresIn '${expiresIn}' is not a duration from 1m to 3650d such as 12h or 90d`, 'expiresIn');
+  if (!Number.isFinite(ms) || ms < 60_000 || ms > 3650 * 86_400_000)
+    throw new ApiError(400, 'bad_request', `expiresIn '${expiresIn}' is not a duration from 1m to 3650d such as 12h or 90d`, 'expiresIn');
   return new Date(now + ms).toISOString();
 }
 

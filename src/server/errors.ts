@@ -101,7 +101,8 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) {
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return make(413, 'body_too_large', 'request body is larger than the limit (1 MiB)', 'body');
-    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe instanceof SyntaxError) return make(400, 'invalid_json', 'the request body is not valid JSON', 'body');
+    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe instanceof SyntaxError)
+      return make(400, 'invalid_json', 'the request body is not valid JSON', 'body');
     return make(status, FASTIFY_CODES[status] ?? 'bad_request', fe.message || 'bad request', status === 415 || status === 400 ? 'body' : null);
   }
   return make(500, 'internal', 'internal error; see the server log');

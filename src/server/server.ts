@@ -120,7 +120,10 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
         summary: 'Liveness: database reachable and schema version (no authentication)',
         security: [],
         response: {
-          200: { type: 'object', properties: { ok: { type: 'boolean' }, db: { type: 'string' }, dialect: { type: 'string' }, schemaVersion: { type: 'integer' } } },
+          200: {
+            type: 'object',
+            properties: { ok: { type: 'boolean' }, db: { type: 'string' }, dialect: { type: 'string' }, schemaVersion: { type: 'integer' } },
+          },
           503: { type: 'object', properties: { ok: { type: 'boolean' }, db: { type: 'string' }, dialect: { type: 'string' }, error: { type: 'string' } } },
         },
       },
@@ -156,11 +159,22 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
                     shortName: { type: 'string' },
                     sections: {
                       type: ['array', 'null'],
-                      items: { type: 'object', properties: { title: { type: ['string', 'null'] }, help: { type: ['string', 'null'] }, keys: { type: 'array', items: { type: 'string' } } } },
+                      items: {
+                        type: 'object',
+                        properties: {
+                          title: { type: ['string', 'null'] },
+                          help: { type: ['string', 'null'] },
+                          keys: { type: 'array', items: { type: 'string' } },
+                        },
+                      },
                     },
                     files: {
                       type: ['object', 'null'],
-                      properties: { defaultBucket: { type: 'string' }, kinds: { type: 'array', items: { type: 'string' } }, uploadHint: { type: ['string', 'null'] } },
+                      properties: {
+                        defaultBucket: { type: 'string' },
+                        kinds: { type: 'array', items: { type: 'string' } },
+                        uploadHint: { type: ['string', 'null'] },
+                      },
                     },
                     fields: { type: 'array', items: { type: 'object', additionalProperties: true } },
                   },

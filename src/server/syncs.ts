@@ -35,7 +35,10 @@ export class SyncManager {
   }
 
   /** Enqueues a sync and waits a little for a worker to record its run; the run id, or null with the job id. */
-  async enqueue(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger?: string } = {}): Promise<{ runId: string | null; jobId: string }> {
+  async enqueue(
+    source: string,
+    opts: { full?: boolean; allowLargeRemoval?: boolean; trigger?: string } = {},
+  ): Promise<{ runId: string | null; jobId: string }> {
     const queue = this.#queue;
     if (!queue) throw new Error('no job queue in this server');
     const s = await this.#app.store.getSource(source);

@@ -22,16 +22,26 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   if (/^(true|yes|on)$/i.test(v)) return 1;
   if (/^\d+$/.test(v)) {
     const n = Number(v);
-    if (n > 32) throw new InputError(`TRIBUTARY_TRUST_PROXY: ${n} hops is implausible; give the number of proxies in front of Tributary (e.g. 1)`, 'TRIBUTARY_TRUST_PROXY');
+    if (n > 32)
+      throw new InputError(
+        `TRIBUTARY_TRUST_PROXY: ${n} hops is implausible; give the number of proxies in front of Tributary (e.g. 1)`,
+        'TRIBUTARY_TRUST_PROXY',
+      );
     return n;
   }
-  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of list) {
     const [addr, bits, extra] = entry.split('/');
     const family = isIP(addr ?? '');
     const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (!family || !bitsOk || extra !== undefined) {
-      throw new InputError(`TRIBUTARY_TRUST_PROXY: '${entry}' is neither a number of hops nor an IP address or CIDR (e.g. 1, or 10.0.0.0/8,192.0.2.10)`, 'TRIBUTARY_TRUST_PROXY');
+      throw new InputError(
+        `TRIBUTARY_TRUST_PROXY: '${entry}' is neither a number of hops nor an IP address or CIDR (e.g. 1, or 10.0.0.0/8,192.0.2.10)`,
+        'TRIBUTARY_TRUST_PROXY',
+      );
     }
   }
   return list;

@@ -75,7 +75,8 @@ function column(field: string): string {
 }
 
 function filterClause(f: Filter, params: unknown[]): string {
-  if (!CHANGE_FIELDS.some((d) => d.name === f.field)) throw new InputError(`unknown field '${f.field}' for changes; fields: ${CHANGE_FIELDS.map((d) => d.name).join(', ')}`, f.field);
+  if (!CHANGE_FIELDS.some((d) => d.name === f.field))
+    throw new InputError(`unknown field '${f.field}' for changes; fields: ${CHANGE_FIELDS.map((d) => d.name).join(', ')}`, f.field);
   const col = column(f.field);
   if (f.op === '~') {
     params.push(`%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);

@@ -75,9 +75,15 @@ function pageParams(db: Driver, rows: unknown[][], statusAt: number): unknown[] 
 function transition(model: ModelName, hasStatus: boolean): { change: string; from: string; to: string } {
   const field = STATUS_FIELD[model];
   // A bare host row (the store's host guarantee: seen_run NULL) was never sent: its first write is `new`.
-  if (!field) return { change: `CASE WHEN t."id" IS NULL OR t."removed" = 1${model === 'hosts' ? ` OR t."seen_run" IS NULL` : ''} THEN 'new' END`, from: 'NULL', to: 'NULL' };
+  if (!field)
+    return {
+      change: `CASE WHEN t."id" IS NULL OR t."removed" = 1${model === 'hosts' ? ` OR t."seen_run" IS NULL` : ''} THEN 'new' END`,
+      from: 'NULL',
+      to: 'NULL',
+    };
   const old = `t.${q(columnOf(field))}`;
-  if (!hasStatus) return { change: `CASE WHEN t."id" IS NULL${model === 'vulnerabilities' ? '' : ` OR t."removed" = 1`} THEN 'new' END`, from: 'NULL', to: old };
+  if (!hasStatus)
+    return { change: `CASE WHEN t."id" IS NULL${model === 'vulnerabilities' ? '' : ` OR t."removed" = 1`} THEN 'new' END`, from: 'NULL', to: old };
   if (model === 'vulnerabilities') {
     const eff = `(CASE WHEN p."st" = 'open' AND ${old} IN ('fixed', 'reopened') THEN 'reopened' ELSE p."st" END)`;
     return {
@@ -165,7 +171,12 @@ WHERE "id" IN (SELECT "record_id" FROM "changes" WHERE "at" = ? AND "run_id" = ?
  * record the sweep marks is removed. `unseen` is the sweep's own WHERE (records.ts: source, generation,
  * scope). A bare host row (never sent by upstream, so never `new`) goes without an event.
  */
-export async function recordSweepChanges(db: Driver, model: ModelName, unseen: { where: string; params: unknown[] }, stamp: { runId: string; at: string }): Promise<void> {
+export async function recordSweepChanges(
+  db: Driver,
+  model: ModelName,
+  unseen: { where: string; params: unknown[] },
+  stamp: { runId: string; at: string },
+): Promise<void> {
   const field = STATUS_FIELD[model];
   const old = field ? `t.${q(columnOf(field))}` : 'NULL';
   const change = model === 'vulnerabilities' ? `(CASE WHEN COALESCE(${old}, '') <> 'fixed' THEN 'fixed' ELSE 'removed' END)` : `'removed'`;

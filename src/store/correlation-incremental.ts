@@ -37,7 +37,12 @@ async function idsSharing(db: Driver, side: 'h' | 'c', pairs: Map<IdentKind, Set
     const list = [...values];
     for (let i = 0; i < list.length; i += CHUNK) {
       const chunk = list.slice(i, i + CHUNK);
-      out.push(...(await db.all(`SELECT "record_id", "value", "scope" FROM "asset_idents" WHERE "kind" = ? AND "side" = ? AND "value" IN (${chunk.map(() => '?').join(',')})`, [kind, side, ...chunk])));
+      out.push(
+        ...(await db.all(
+          `SELECT "record_id", "value", "scope" FROM "asset_idents" WHERE "kind" = ? AND "side" = ? AND "value" IN (${chunk.map(() => '?').join(',')})`,
+          [kind, side, ...chunk],
+        )),
+      );
     }
   }
   return out;
@@ -89,13 +94,23 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     const cmdbRecs = new Map<string, Rec>();
     const gone = new Set<string>();
     const loadHosts = async (ids: string[]) => {
-      for (const r of await loadByIds(tx, 'rec_hosts', hcols, ids.filter((id) => !hostRecs.has(id) && !gone.has(id)))) {
+      for (const r of await loadByIds(
+        tx,
+        'rec_hosts',
+        hcols,
+        ids.filter((id) => !hostRecs.has(id) && !gone.has(id)),
+      )) {
         if (Number(r.removed) === 1) gone.add(String(r.id));
         else hostRecs.set(String(r.id), toRec('hosts', r));
       }
     };
     const loadCmdb = async (ids: string[]) => {
-      for (const r of await loadByIds(tx, 'rec_cmdb_assets', CMDB_COLS, ids.filter((id) => !cmdbRecs.has(id) && !gone.has(id)))) {
+      for (const r of await loadByIds(
+        tx,
+        'rec_cmdb_assets',
+        CMDB_COLS,
+        ids.filter((id) => !cmdbRecs.has(id) && !gone.has(id)),
+      )) {
         if (Number(r.removed) === 1) gone.add(String(r.id));
         else cmdbRecs.set(String(r.id), toRec('cmdb-assets', r));
       }
@@ -133,8 +148,10 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     for (const r of await idsSharing(tx, 'h', oldC)) affected.add(String(r.record_id));
     const ipOnly = new Map([...oldH].filter(([k]) => k === 'ip'));
     for (const r of await idsSharing(tx, 'h', ipOnly)) affected.add(String(r.record_id));
-    for (const r of await inChunks(tx, (ph) => `SELECT "host_id" FROM "asset_links" WHERE "cmdb_asset_id" IN (${ph})`, touchedCmdb)) affected.add(String(r.host_id));
-    for (const r of await inChunks(tx, (ph) => `SELECT "host_id" FROM "asset_overrides" WHERE "cmdb_asset_id" IN (${ph})`, touchedCmdb)) affected.add(String(r.host_id));
+    for (const r of await inChunks(tx, (ph) => `SELECT "host_id" FROM "asset_links" WHERE "cmdb_asset_id" IN (${ph})`, touchedCmdb))
+      affected.add(String(r.host_id));
+    for (const r of await inChunks(tx, (ph) => `SELECT "host_id" FROM "asset_overrides" WHERE "cmdb_asset_id" IN (${ph})`, touchedCmdb))
+      affected.add(String(r.host_id));
     await loadHosts([...affected]);
     const matchHosts = [...affected].filter((id) => hostRecs.has(id)).map((id) => hostIdentifiers(hostRecs.get(id)!));
 
@@ -145,7 +162,11 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     const candidateIds = new Set((await idsSharing(tx, 'c', values)).map((r) => String(r.record_id)));
     for (const o of overrides) candidateIds.add(o.cmdbAssetId);
     await loadCmdb([...candidateIds]);
-    const sharingIp = (await idsSharing(tx, 'h', new Map([['ip' as IdentKind, values.get('ip') ?? new Set<string>()]]))).map((r) => ({ id: String(r.record_id), ip: [String(r.value)], scope: (r.scope as string | null) ?? null }));
+    const sharingIp = (await idsSharing(tx, 'h', new Map([['ip' as IdentKind, values.get('ip') ?? new Set<string>()]]))).map((r) => ({
+      id: String(r.record_id),
+      ip: [String(r.value)],
+      scope: (r.scope as string | null) ?? null,
+    }));
     const ipHosts = new Map<string, Identifiers>();
     for (const s of sharingIp) {
       const x = ipHosts.get(s.id) ?? { id: s.id, serial: [], biosUuid: [], mac: [], fqdn: [], hostname: [], ip: [], scope: s.scope };
@@ -158,7 +179,11 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
       overrides,
     );
     // Records already held by unaffected hosts through a rule stronger than IP.
-    for (const r of await inChunks(tx, (ph) => `SELECT "host_id", "cmdb_asset_id" FROM "asset_links" WHERE "rule" NOT IN ('ip', 'ambiguous', 'none') AND "cmdb_asset_id" IN (${ph})`, [...candidateIds])) {
+    for (const r of await inChunks(
+      tx,
+      (ph) => `SELECT "host_id", "cmdb_asset_id" FROM "asset_links" WHERE "rule" NOT IN ('ip', 'ambiguous', 'none') AND "cmdb_asset_id" IN (${ph})`,
+      [...candidateIds],
+    )) {
       if (!affected.has(String(r.host_id))) ctx.claim(String(r.cmdb_asset_id), String(r.host_id));
     }
     const newLinks: StoredLink[] = [];
@@ -166,15 +191,22 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     const oldLinks = await inChunks(tx, (ph) => `SELECT "cmdb_asset_id" FROM "asset_links" WHERE "host_id" IN (${ph})`, [...affected]);
 
     // Assets to rebuild: those any of these records sat in, with all their members.
-    const seedCmdb = new Set([...touchedCmdb, ...oldLinks.map((r) => String(r.cmdb_asset_id)), ...newLinks.map((l) => l.cmdbAssetId)].filter((id) => id !== ''));
+    const seedCmdb = new Set(
+      [...touchedCmdb, ...oldLinks.map((r) => String(r.cmdb_asset_id)), ...newLinks.map((l) => l.cmdbAssetId)].filter((id) => id !== ''),
+    );
     await loadCmdb([...seedCmdb]);
     const oldAssetIds = new Set<string>();
     for (const id of affected) {
       const a = hostRecs.get(id)?.assetId;
       if (typeof a === 'string') oldAssetIds.add(a);
     }
-    for (const r of await inChunks(tx, (ph) => `SELECT "asset_id" FROM "rec_cmdb_assets" WHERE "asset_id" IS NOT NULL AND "id" IN (${ph})`, [...seedCmdb, ...gone])) oldAssetIds.add(String(r.asset_id));
-    for (const r of await inChunks(tx, (ph) => `SELECT "asset_id" FROM "rec_hosts" WHERE "asset_id" IS NOT NULL AND "id" IN (${ph})`, [...gone])) oldAssetIds.add(String(r.asset_id));
+    for (const r of await inChunks(tx, (ph) => `SELECT "asset_id" FROM "rec_cmdb_assets" WHERE "asset_id" IS NOT NULL AND "id" IN (${ph})`, [
+      ...seedCmdb,
+      ...gone,
+    ]))
+      oldAssetIds.add(String(r.asset_id));
+    for (const r of await inChunks(tx, (ph) => `SELECT "asset_id" FROM "rec_hosts" WHERE "asset_id" IS NOT NULL AND "id" IN (${ph})`, [...gone]))
+      oldAssetIds.add(String(r.asset_id));
     const memberHosts = new Set([...affected].filter((id) => hostRecs.has(id)));
     const memberCmdb = new Set([...seedCmdb].filter((id) => cmdbRecs.has(id)));
     for (const r of await inChunks(tx, (ph) => `SELECT "host_ids", "cmdb_asset_ids" FROM "rec_assets" WHERE "id" IN (${ph})`, [...oldAssetIds])) {
@@ -187,13 +219,30 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
       memberHosts.delete(id);
       memberCmdb.delete(id);
     }
-    const keptLinks = (await inChunks(tx, (ph) => `SELECT * FROM "asset_links" WHERE "host_id" IN (${ph})`, [...memberHosts].filter((id) => !affected.has(id)))).map(
-      (r): StoredLink => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), rule: r.rule as StoredLink['rule'], details: JSON.parse(String(r.details)) }),
+    const keptLinks = (
+      await inChunks(
+        tx,
+        (ph) => `SELECT * FROM "asset_links" WHERE "host_id" IN (${ph})`,
+        [...memberHosts].filter((id) => !affected.has(id)),
+      )
+    ).map(
+      (r): StoredLink => ({
+        hostId: String(r.host_id),
+        cmdbAssetId: String(r.cmdb_asset_id),
+        rule: r.rule as StoredLink['rule'],
+        details: JSON.parse(String(r.details)),
+      }),
     );
     const links = [...newLinks, ...keptLinks.filter((l) => l.cmdbAssetId === '' || memberCmdb.has(l.cmdbAssetId))];
     const findings = await openFindings(tx, [...memberHosts]);
     const hosts = [...memberHosts].map((id) => hostRecs.get(id)!);
-    const { assets, hostPlace, cmdbPlace } = await assemble(tx, hosts, [...memberCmdb].map((id) => cmdbRecs.get(id)!), links, findings);
+    const { assets, hostPlace, cmdbPlace } = await assemble(
+      tx,
+      hosts,
+      [...memberCmdb].map((id) => cmdbRecs.get(id)!),
+      links,
+      findings,
+    );
 
     await inChunks(tx, (ph) => `DELETE FROM "asset_links" WHERE "host_id" IN (${ph})`, [...affected, ...gone]);
     await insertLinks(tx, newLinks);
@@ -201,13 +250,23 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     await bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow));
     await inChunks(tx, (ph) => `UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "id" IN (${ph})`, [...gone]);
     await inChunks(tx, (ph) => `UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "id" IN (${ph})`, [...gone]);
-    const findingHosts = new Set([...hosts.filter((h) => differs(h, hostPlace.get(h.id))).map((h) => h.id), ...touchedHosts, ...(touched.findingHostIds ?? [])]);
+    const findingHosts = new Set([
+      ...hosts.filter((h) => differs(h, hostPlace.get(h.id))).map((h) => h.id),
+      ...touchedHosts,
+      ...(touched.findingHostIds ?? []),
+    ]);
     await loadHosts([...findingHosts]);
     // A host whose findings were written but whose asset stayed: its stored placement goes to its findings.
     for (const id of findingHosts) {
       if (hostPlace.has(id)) continue;
       const h = hostRecs.get(id);
-      if (h) hostPlace.set(id, { assetId: (h.assetId as string | null) ?? null, owner: (h.owner as string | null) ?? null, department: (h.department as string | null) ?? null, site: (h.site as string | null) ?? null });
+      if (h)
+        hostPlace.set(id, {
+          assetId: (h.assetId as string | null) ?? null,
+          owner: (h.owner as string | null) ?? null,
+          department: (h.department as string | null) ?? null,
+          site: (h.site as string | null) ?? null,
+        });
     }
     await place(tx, hostPlace, cmdbPlace, findingHosts);
     const kept = new Set(assets.map((a) => a.id));

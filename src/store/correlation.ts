@@ -23,8 +23,39 @@ export interface CorrelationResult {
   replacedAssetIds: Set<string>;
 }
 
-export const HOST_COLS = ['id', 'first_seen', 'last_seen', 'ip_addresses', 'mac_addresses', 'hostname', 'fqdn', 'netbios_name', 'serial_number', 'repository', 'scanner_last_seen', 'asset_id', 'owner', 'department', 'site'];
-export const CMDB_COLS = ['id', 'first_seen', 'last_seen', 'name', 'serial_number', 'bios_uuid', 'fqdn', 'mac_addresses', 'ip_addresses', 'site', 'owner', 'assigned_user', 'department', 'asset_id'];
+export const HOST_COLS = [
+  'id',
+  'first_seen',
+  'last_seen',
+  'ip_addresses',
+  'mac_addresses',
+  'hostname',
+  'fqdn',
+  'netbios_name',
+  'serial_number',
+  'repository',
+  'scanner_last_seen',
+  'asset_id',
+  'owner',
+  'department',
+  'site',
+];
+export const CMDB_COLS = [
+  'id',
+  'first_seen',
+  'last_seen',
+  'name',
+  'serial_number',
+  'bios_uuid',
+  'fqdn',
+  'mac_addresses',
+  'ip_addresses',
+  'site',
+  'owner',
+  'assigned_user',
+  'department',
+  'asset_id',
+];
 
 /** Row → record converters, the column of each field computed once. */
 const converters = new Map<string, [string, string, FieldDef][]>();
@@ -84,7 +115,13 @@ function interner(): (v: unknown) => unknown {
 }
 
 /** Every live record of a table with its identifiers, read in pages (rows are garbage once converted). */
-async function loadAll(db: Driver, table: string, cols: string[], model: 'hosts' | 'cmdb-assets', identifiers: Map<string, Identifiers>): Promise<{ recs: Rec[]; idents: Identifiers[] }> {
+async function loadAll(
+  db: Driver,
+  table: string,
+  cols: string[],
+  model: 'hosts' | 'cmdb-assets',
+  identifiers: Map<string, Identifiers>,
+): Promise<{ recs: Rec[]; idents: Identifiers[] }> {
   const recs: Rec[] = [];
   const idents: Identifiers[] = [];
   const intern = interner();
@@ -323,7 +360,9 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     await tx.run(`CREATE INDEX "asset_idents_record" ON "asset_idents" ("record_id")`);
     await tx.run(`DELETE FROM "rec_assets"`);
     const findings = await openFindings(tx, null);
-    const { count, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers, (assets) => bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow)));
+    const { count, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers, (assets) =>
+      bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow)),
+    );
     // Hosts, CMDB records and findings of records that left every asset (removed) lose their placement.
     await tx.run(`UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     await tx.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
@@ -338,6 +377,21 @@ export function differs(h: Rec, p: Placement | undefined): boolean {
   return (h.assetId ?? null) !== p.assetId || (h.owner ?? null) !== p.owner || (h.department ?? null) !== p.department || (h.site ?? null) !== p.site;
 }
 
-export function summary(mode: 'full' | 'incremental', hosts: number, cmdb: number, assets: number, links: StoredLink[], replacedAssetIds = new Set<string>()): CorrelationResult {
-  return { mode, hosts, cmdbAssets: cmdb, assets, linked: links.filter((l) => l.cmdbAssetId !== '').length, ambiguous: links.filter((l) => l.rule === 'ambiguous').length, replacedAssetIds };
+export function summary(
+  mode: 'full' | 'incremental',
+  hosts: number,
+  cmdb: number,
+  assets: number,
+  links: StoredLink[],
+  replacedAssetIds = new Set<string>(),
+): CorrelationResult {
+  return {
+    mode,
+    hosts,
+    cmdbAssets: cmdb,
+    assets,
+    linked: links.filter((l) => l.cmdbAssetId !== '').length,
+    ambiguous: links.filter((l) => l.rule === 'ambiguous').length,
+    replacedAssetIds,
+  };
 }

@@ -57,7 +57,9 @@ interface TicketLinks {
 }
 
 async function ticketLinks(db: Driver): Promise<TicketLinks[]> {
-  const rows = await db.all(`SELECT t.*, s."name" AS "source_name" FROM "rec_tickets" t JOIN "sources" s ON s."id" = t."source_id" WHERE t."removed" = 0 AND ((t."asset_ids" IS NOT NULL AND t."asset_ids" <> '[]') OR (t."finding_ids" IS NOT NULL AND t."finding_ids" <> '[]')) ORDER BY t."id"`);
+  const rows = await db.all(
+    `SELECT t.*, s."name" AS "source_name" FROM "rec_tickets" t JOIN "sources" s ON s."id" = t."source_id" WHERE t."removed" = 0 AND ((t."asset_ids" IS NOT NULL AND t."asset_ids" <> '[]') OR (t."finding_ids" IS NOT NULL AND t."finding_ids" <> '[]')) ORDER BY t."id"`,
+  );
   return rows.map((row) => ({ row, assetIds: parse(row.asset_ids), findingIds: parse(row.finding_ids) }));
 }
 
@@ -81,7 +83,12 @@ async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[], list: b
   const full: Row[] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const ids = rows.slice(i, i + 500).map((r) => String(r.id));
-    full.push(...(await db.all(`SELECT v.*, s."name" AS "source_name" FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id" WHERE v."id" IN (${ids.map(() => '?').join(',')}) ORDER BY v."id"`, ids)));
+    full.push(
+      ...(await db.all(
+        `SELECT v.*, s."name" AS "source_name" FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id" WHERE v."id" IN (${ids.map(() => '?').join(',')}) ORDER BY v."id"`,
+        ids,
+      )),
+    );
   }
   return { count, rows: full };
 }
@@ -96,7 +103,10 @@ async function ticketsForFixedFindings(db: Driver, tickets: TicketLinks[]): Prom
     let open = 0;
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const r = await db.all(`SELECT COUNT(*) AS "n", SUM(CASE WHEN "status" IN ('open', 'reopened') AND "removed" = 0 THEN 1 ELSE 0 END) AS "o" FROM "rec_vulnerabilities" WHERE ${where} IN (${chunk.map(() => '?').join(',')})`, chunk);
+      const r = await db.all(
+        `SELECT COUNT(*) AS "n", SUM(CASE WHEN "status" IN ('open', 'reopened') AND "removed" = 0 THEN 1 ELSE 0 END) AS "o" FROM "rec_vulnerabilities" WHERE ${where} IN (${chunk.map(() => '?').join(',')})`,
+        chunk,
+      );
       total += Number(r[0]?.n ?? 0);
       open += Number(r[0]?.o ?? 0);
     }

@@ -67,7 +67,8 @@ const toStatus = (r: Row): ExportStatusRecord => ({
 });
 
 export async function createDestination(db: Driver, d: Omit<DestinationRecord, 'id' | 'createdAt'>): Promise<DestinationRecord> {
-  if ((await db.all(`SELECT "id" FROM "export_destinations" WHERE "name" = ?`, [d.name])).length) throw new ConflictError(`an export destination named '${d.name}' exists already`);
+  if ((await db.all(`SELECT "id" FROM "export_destinations" WHERE "name" = ?`, [d.name])).length)
+    throw new ConflictError(`an export destination named '${d.name}' exists already`);
   const id = randomUUID();
   await db.run(
     `INSERT INTO "export_destinations" ("id", "name", "source_id", "target", "format", "ocsf_version", "ecs_bulk", "models", "mode", "created_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -100,7 +101,10 @@ export async function deleteDestination(db: Driver, name: string): Promise<void>
 
 /** Forgets a removed source: its destinations and its export statuses. */
 export async function deleteSourceExports(db: Driver, sourceId: string): Promise<void> {
-  await db.run(`DELETE FROM "export_status" WHERE "source_id" = ? OR "destination_id" IN (SELECT "id" FROM "export_destinations" WHERE "source_id" = ?)`, [sourceId, sourceId]);
+  await db.run(`DELETE FROM "export_status" WHERE "source_id" = ? OR "destination_id" IN (SELECT "id" FROM "export_destinations" WHERE "source_id" = ?)`, [
+    sourceId,
+    sourceId,
+  ]);
   await db.run(`DELETE FROM "export_destinations" WHERE "source_id" = ?`, [sourceId]);
 }
 
@@ -120,7 +124,10 @@ export async function listExportStatuses(db: Driver, where: { destinationId?: st
     conds.push(`"source_id" = ?`);
     params.push(where.sourceId);
   }
-  const rows = await db.all(`SELECT * FROM "export_status"${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''} ORDER BY "destination_id", "source_id"`, params);
+  const rows = await db.all(
+    `SELECT * FROM "export_status"${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''} ORDER BY "destination_id", "source_id"`,
+    params,
+  );
   return rows.map(toStatus);
 }
 
@@ -132,6 +139,19 @@ export async function putExportStatus(db: Driver, s: ExportStatusRecord): Promis
      ON CONFLICT ("destination_id", "source_id") DO UPDATE SET "status" = excluded."status", "run_id" = excluded."run_id", "exported_run_id" = excluded."exported_run_id",
        "exported_run_started_at" = excluded."exported_run_started_at", "attempts" = excluded."attempts", "started_at" = excluded."started_at", "finished_at" = excluded."finished_at",
        "records" = excluded."records", "files" = excluded."files", "error" = excluded."error"`,
-    [s.destinationId, s.sourceId, s.status, s.runId, s.exportedRunId, s.exportedRunStartedAt, s.attempts, s.startedAt, s.finishedAt, s.records, JSON.stringify(s.files), s.error],
+    [
+      s.destinationId,
+      s.sourceId,
+      s.status,
+      s.runId,
+      s.exportedRunId,
+      s.exportedRunStartedAt,
+      s.attempts,
+      s.startedAt,
+      s.finishedAt,
+      s.records,
+      JSON.stringify(s.files),
+      s.error,
+    ],
   );
 }

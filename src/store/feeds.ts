@@ -66,7 +66,10 @@ export function importVerdict(current: FeedInfo | undefined, feed: ParsedFeed, s
   if (!current) return 'import';
   if (current.sha256 === sha256) return 'unchanged';
   if (feed.released < current.released) {
-    throw new InputError(`${FEED_LABELS[feed.kind]} ${feed.version} of ${feed.released.slice(0, 10)} is older than the one imported (${current.version} of ${current.released.slice(0, 10)}); nothing was changed`, 'file');
+    throw new InputError(
+      `${FEED_LABELS[feed.kind]} ${feed.version} of ${feed.released.slice(0, 10)} is older than the one imported (${current.version} of ${current.released.slice(0, 10)}); nothing was changed`,
+      'file',
+    );
   }
   return 'import';
 }
@@ -76,22 +79,25 @@ export async function storeFeed(db: Driver, feed: ParsedFeed, meta: { sha256: st
   await db.transaction(async (tx) => {
     if (feed.kind === 'kev') {
       await tx.run(`DELETE FROM "feed_kev"`);
-      await insertRows(tx, `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `, 5, feed.entries.map((e) => [e.cve, e.dateAdded, e.dueDate, e.ransomware, e.name]));
+      await insertRows(
+        tx,
+        `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `,
+        5,
+        feed.entries.map((e) => [e.cve, e.dateAdded, e.dueDate, e.ransomware, e.name]),
+      );
     } else {
       await tx.run(`DELETE FROM "feed_epss"`);
-      await insertRows(tx, `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `, 3, feed.entries.map((e) => [e.cve, e.score, e.percentile]));
+      await insertRows(
+        tx,
+        `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `,
+        3,
+        feed.entries.map((e) => [e.cve, e.score, e.percentile]),
+      );
     }
-    await tx.run(`INSERT INTO "feed_imports" ("id", "kind", "version", "released", "records", "size", "sha256", "file_name", "imported_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      randomUUID(),
-      feed.kind,
-      feed.version,
-      feed.released,
-      feed.entries.length,
-      meta.size,
-      meta.sha256,
-      meta.fileName,
-      meta.now,
-    ]);
+    await tx.run(
+      `INSERT INTO "feed_imports" ("id", "kind", "version", "released", "records", "size", "sha256", "file_name", "imported_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [randomUUID(), feed.kind, feed.version, feed.released, feed.entries.length, meta.size, meta.sha256, meta.fileName, meta.now],
+    );
   });
 }
 
@@ -134,7 +140,8 @@ export class FeedLookup {
 
   async #loadAll(db: Driver): Promise<void> {
     this.#cache.clear();
-    for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev"`)) this.#cache.set(String(r.cve), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
+    for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev"`))
+      this.#cache.set(String(r.cve), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
     for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
       const c = String(r.cve);
       this.#cache.set(c, { ...this.#cache.get(c), score: Number(r.score), pct: Number(r.percentile) });
@@ -209,7 +216,10 @@ export class FeedLookup {
     let changed = 0;
     let after = '';
     for (;;) {
-      const rows = await db.all(`SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile" FROM "rec_vulnerabilities" WHERE "id" > ? AND "cves" <> '[]' ORDER BY "id" LIMIT 5000`, [after]);
+      const rows = await db.all(
+        `SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile" FROM "rec_vulnerabilities" WHERE "id" > ? AND "cves" <> '[]' ORDER BY "id" LIMIT 5000`,
+        [after],
+      );
       if (rows.length === 0) return changed;
       after = String(rows[rows.length - 1]!.id);
       const lists = rows.map((r) => (typeof r.cves === 'string' && r.cves.startsWith('[') ? (JSON.parse(r.cves) as string[]) : []));
@@ -218,14 +228,23 @@ export class FeedLookup {
       rows.forEach((r, i) => {
         const v = this.valuesFor(lists[i]!);
         const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
-        if (v.kevDateAdded !== (r.kev_date_added ?? null) || v.kevDueDate !== (r.kev_due_date ?? null) || v.epssFeedScore !== num(r.epss_feed_score) || v.epssPercentile !== num(r.epss_percentile)) {
+        if (
+          v.kevDateAdded !== (r.kev_date_added ?? null) ||
+          v.kevDueDate !== (r.kev_due_date ?? null) ||
+          v.epssFeedScore !== num(r.epss_feed_score) ||
+          v.epssPercentile !== num(r.epss_percentile)
+        ) {
           updates.push([v.kevDateAdded, v.kevDueDate, v.epssFeedScore, v.epssPercentile, r.id]);
         }
       });
       if (updates.length > 0) {
         await db.transaction(async (tx) => {
           if (tx.dialect === 'sqlite') {
-            for (const u of updates) await tx.run(`UPDATE "rec_vulnerabilities" SET "kev_date_added" = ?, "kev_due_date" = ?, "epss_feed_score" = ?, "epss_percentile" = ? WHERE "id" = ?`, u);
+            for (const u of updates)
+              await tx.run(
+                `UPDATE "rec_vulnerabilities" SET "kev_date_added" = ?, "kev_due_date" = ?, "epss_feed_score" = ?, "epss_percentile" = ? WHERE "id" = ?`,
+                u,
+              );
             return;
           }
           // PostgreSQL: one statement per 1000 rows, not a round trip per row.

@@ -20,7 +20,10 @@ const COMMON = `
   seen_run TEXT`;
 
 function recordTable(name: string, columns: string, indexes: string[]): string {
-  const idx = [`CREATE INDEX ${name}_source ON ${name} (source_id, removed)`, ...indexes.map((i) => `CREATE INDEX ${name}_${i.replace(/\W+/g, '_')} ON ${name} (${i})`)];
+  const idx = [
+    `CREATE INDEX ${name}_source ON ${name} (source_id, removed)`,
+    ...indexes.map((i) => `CREATE INDEX ${name}_${i.replace(/\W+/g, '_')} ON ${name} (${i})`),
+  ];
   return `CREATE TABLE ${name} (${COMMON},${columns});\n${idx.join(';\n')};\n`;
 }
 
@@ -261,7 +264,9 @@ CREATE INDEX upload_tokens_source ON upload_tokens (source_id);
       // The snapshot a file version belongs to: the run that first imported it, and when (kept on re-import).
       'ALTER TABLE file_imports ADD COLUMN snapshot_run TEXT;',
       'ALTER TABLE file_imports ADD COLUMN snapshot_at TEXT;',
-      ...['rec_hosts', 'rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance', 'rec_tickets', 'rec_cmdb_assets', 'rec_users', 'rec_services'].map((t) => `ALTER TABLE ${t} ADD COLUMN origin TEXT;`),
+      ...['rec_hosts', 'rec_software', 'rec_ports', 'rec_vulnerabilities', 'rec_compliance', 'rec_tickets', 'rec_cmdb_assets', 'rec_users', 'rec_services'].map(
+        (t) => `ALTER TABLE ${t} ADD COLUMN origin TEXT;`,
+      ),
     ].join('\n'),
   },
   // API tokens may expire (null = never); last_used_at (there since version 1) is now recorded.

@@ -100,11 +100,19 @@ class PostgresDriver implements Driver {
   async #copyUpsert(client: pg.PoolClient, ins: InsertSql, rows: unknown[][], known?: Set<string>): Promise<void> {
     const { table, columns } = parseHead(ins.head);
     if (columns.startsWith('"id",')) {
-      const lookUp = async () => (await client.query(`SELECT "id" FROM ${table} WHERE "id" = ANY($1::text[])`, [rows.map((r) => r[0] as string)])).rows.map((r: { id: string }) => r.id);
+      const lookUp = async () =>
+        (await client.query(`SELECT "id" FROM ${table} WHERE "id" = ANY($1::text[])`, [rows.map((r) => r[0] as string)])).rows.map((r: { id: string }) => r.id);
       const existing = known ?? new Set(await lookUp());
       const fresh = existing.size === 0 ? rows : rows.filter((r) => !existing.has(r[0] as string));
       if (fresh.length > 0) await copyInto(client, table, columns, fresh);
-      if (existing.size > 0) await this.#stageUpsert(client, ins, table, columns, rows.filter((r) => existing.has(r[0] as string)));
+      if (existing.size > 0)
+        await this.#stageUpsert(
+          client,
+          ins,
+          table,
+          columns,
+          rows.filter((r) => existing.has(r[0] as string)),
+        );
       return;
     }
     await this.#stageUpsert(client, ins, table, columns, rows);

@@ -3,7 +3,17 @@
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import type { SweepScope } from '../core/connector.ts';
-import { COMMON_FIELDS, COMPUTED_FIELDS, type FieldDef, fieldsOf, hasHost, type IncomingRecord, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
+import {
+  COMMON_FIELDS,
+  COMPUTED_FIELDS,
+  type FieldDef,
+  fieldsOf,
+  hasHost,
+  type IncomingRecord,
+  MODEL_FIELDS,
+  type ModelName,
+  type StoredRecord,
+} from '../core/models.ts';
 import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
@@ -59,7 +69,18 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
   const hit = insertCache.get(cacheKey);
   if (hit) return hit;
   const table = q(tableOf(model));
-  const base = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run', ...(shape.origin ? ['origin'] : [])];
+  const base = [
+    'id',
+    'source_id',
+    'natural_key',
+    'external_id',
+    'first_seen',
+    'last_seen',
+    'removed',
+    'seen_gen',
+    'seen_run',
+    ...(shape.origin ? ['origin'] : []),
+  ];
   const cols = [...base, ...shape.fields.map((f) => columnOf(f.name))];
   const updates = ['external_id', 'removed', 'seen_gen', 'seen_run', 'last_seen', ...(shape.origin ? ['origin'] : [])].map((c) => `${q(c)} = excluded.${q(c)}`);
   // A record's first-seen date is the upstream's when it gives one, else when we first saw it.
@@ -77,7 +98,9 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
       } else if (f.accumulate) {
         // Written again in the same generation (another row of the same finding): the union of both.
         const old = `${table}.${c}`;
-        u.push(`${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND excluded.${c} IS NOT NULL AND ${old} <> excluded.${c} THEN ${jsonUnion(dialect, old, `excluded.${c}`)} ELSE excluded.${c} END`);
+        u.push(
+          `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND excluded.${c} IS NOT NULL AND ${old} <> excluded.${c} THEN ${jsonUnion(dialect, old, `excluded.${c}`)} ELSE excluded.${c} END`,
+        );
       } else {
         u.push(`${c} = excluded.${c}`);
       }
@@ -118,7 +141,13 @@ function planOf(model: ModelName): ModelPlan {
     // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
     if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
     const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);
-    p = { fields, hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1, fixedAt: timeAt('fixedAt'), reopenedAt: timeAt('reopenedAt'), shapes: new Map() };
+    p = {
+      fields,
+      hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1,
+      fixedAt: timeAt('fixedAt'),
+      reopenedAt: timeAt('reopenedAt'),
+      shapes: new Map(),
+    };
     plans.set(model, p);
   }
   return p;
@@ -220,14 +249,17 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
   }
   return [...groups].map(([mask, rows]) => {
     const shape = shapeOf(plan, mask);
-    const statusAt = statusColumnAt(model, shape.fields.map((f) => f.name), LEADING_COLUMNS + (shape.origin ? 1 : 0));
+    const statusAt = statusColumnAt(
+      model,
+      shape.fields.map((f) => f.name),
+      LEADING_COLUMNS + (shape.origin ? 1 : 0),
+    );
     return { model, sql: insertSqlFor(model, shape), rows: [...rows.values()], statusAt };
   });
 }
 
 /** Columns of an upsert row before the model's fields (id … seen_run; then origin when the shape has it). */
 const LEADING_COLUMNS = 9;
-
 
 const HOST_STUB_SQL: InsertSql = {
   head: `INSERT INTO "rec_hosts" ("id", "source_id", "natural_key", "first_seen", "last_seen", "removed", "seen_gen")`,
@@ -279,7 +311,14 @@ function unseenWhere(model: ModelName, sourceId: string, generation: string, sco
  * given) are removed; open findings become fixed. With the sweeping run given, the change feed gets
  * its events first, from the same WHERE (changes.ts).
  */
-export async function sweepModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope, run?: { runId: string; at: string }): Promise<number> {
+export async function sweepModel(
+  db: Driver,
+  model: ModelName,
+  sourceId: string,
+  generation: string,
+  scope?: SweepScope,
+  run?: { runId: string; at: string },
+): Promise<number> {
   const unseen = unseenWhere(model, sourceId, generation, scope);
   if (!unseen) return 0;
   if (run) await recordSweepChanges(db, model, unseen, run);
@@ -351,7 +390,13 @@ export interface QueryPage {
 
 function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   const def = fieldsOf(model).find((d) => d.name === f.field);
-  if (!def || f.field === 'source') throw new InputError(`unknown field '${f.field}' for ${model}; fields: ${fieldsOf(model).map((d) => d.name).join(', ')}`, f.field);
+  if (!def || f.field === 'source')
+    throw new InputError(
+      `unknown field '${f.field}' for ${model}; fields: ${fieldsOf(model)
+        .map((d) => d.name)
+        .join(', ')}`,
+      f.field,
+    );
   const joined = JOINED[model]?.[f.field];
   if (joined === undefined && isComputed(model, f.field)) return slaFilterClause(f, params);
   const col = joined ?? `r.${q(columnOf(def.name))}`;
@@ -455,7 +500,11 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
-function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>, params: unknown[]): string[] | null {
+function whereClauses(
+  model: ModelName,
+  opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>,
+  params: unknown[],
+): string[] | null {
   const where: string[] = [];
   if (opts.sourceIds) {
     if (opts.sourceIds.length === 0) return null;
@@ -483,7 +532,9 @@ export function sourceJoin(model: ModelName): string {
 function sortExpression(model: ModelName, field: string): string {
   const def = fieldsOf(model).find((d) => d.name === field);
   if (!def || def.kind === 'json' || isComputed(model, field)) {
-    const sortable = fieldsOf(model).filter((d) => d.kind !== 'json' && !isComputed(model, d.name)).map((d) => d.name);
+    const sortable = fieldsOf(model)
+      .filter((d) => d.kind !== 'json' && !isComputed(model, d.name))
+      .map((d) => d.name);
     throw new InputError(`cannot sort ${model} by '${field}'; sortable fields: ${sortable.join(', ')}`, 'sort');
   }
   if (field === 'source') return 's."name"';
@@ -499,7 +550,12 @@ export interface GroupCount {
 }
 
 /** Record counts grouped by one or more fields (e.g. vulnerabilities by severity), largest groups first. */
-export async function groupCount(db: Driver, model: ModelName, by: string[], opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'limit'> = {}): Promise<GroupCount[]> {
+export async function groupCount(
+  db: Driver,
+  model: ModelName,
+  by: string[],
+  opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'limit'> = {},
+): Promise<GroupCount[]> {
   if (by.length === 0) throw new InputError('name at least one field to group by', 'by');
   const defs = by.map((name) => {
     const def = fieldsOf(model).find((d) => d.name === name);
@@ -545,7 +601,10 @@ export async function recordsByIds(db: Driver, model: ModelName, ids: string[]):
   const out: StoredRecord[] = [];
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    const rows = await db.all(`SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" IN (${chunk.map(() => '?').join(',')})`, chunk);
+    const rows = await db.all(
+      `SELECT r.*, s."name" AS "source_name" FROM ${q(tableOf(model))} r JOIN "sources" s ON s."id" = r."source_id" WHERE r."id" IN (${chunk.map(() => '?').join(',')})`,
+      chunk,
+    );
     for (const row of rows) out.push(rowToRecord(model, row));
   }
   return out;
@@ -603,7 +662,13 @@ function encodeSortCursor(v: unknown, id: string): string {
 function decodeSortCursor(c: string): { v: string | number | null; id: string } {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && (parsed[0] === null || ['string', 'number'].includes(typeof parsed[0])) && typeof parsed[1] === 'string' && /^[0-9a-f]{32}$/.test(parsed[1])) {
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      (parsed[0] === null || ['string', 'number'].includes(typeof parsed[0])) &&
+      typeof parsed[1] === 'string' &&
+      /^[0-9a-f]{32}$/.test(parsed[1])
+    ) {
       return { v: parsed[0] as string | number | null, id: parsed[1] };
     }
   } catch {

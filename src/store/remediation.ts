@@ -72,13 +72,22 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
     const key = `${source}\u0000${severity}`;
     let row = rows.get(key);
     if (!row) {
-      row = { source: String(source), severity: severity === null ? null : String(severity), fixed: 0, meanDaysToRemediate: null, open: 0, meanOpenAgeDays: null, oldestOpenAgeDays: null };
+      row = {
+        source: String(source),
+        severity: severity === null ? null : String(severity),
+        fixed: 0,
+        meanDaysToRemediate: null,
+        open: 0,
+        meanOpenAgeDays: null,
+        oldestOpenAgeDays: null,
+      };
       rows.set(key, row);
     }
     return row;
   };
   for (const f of fixes) Object.assign(rowOf(f.source, f.severity), { fixed: Number(f.n), meanDaysToRemediate: round1(f.mean) });
-  for (const o of opened) Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
+  for (const o of opened)
+    Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
   const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));
   return [...rows.values()].sort((a, b) => a.source.localeCompare(b.source) || rank(a.severity) - rank(b.severity));
 }

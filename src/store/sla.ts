@@ -18,7 +18,8 @@ export function parseSlaPolicy(spec: string | undefined): SlaPolicy {
   if (!spec || spec.trim() === '') return policy;
   for (const part of spec.split(',')) {
     const m = /^\s*(info|low|medium|high|critical)\s*[:=]\s*(\d+|off)\s*$/i.exec(part);
-    if (!m) throw new InputError(`TRIBUTARY_SLA_DAYS: '${part.trim()}' is not severity:days (e.g. critical:15,high:30,medium:90,low:180)`, 'TRIBUTARY_SLA_DAYS');
+    if (!m)
+      throw new InputError(`TRIBUTARY_SLA_DAYS: '${part.trim()}' is not severity:days (e.g. critical:15,high:30,medium:90,low:180)`, 'TRIBUTARY_SLA_DAYS');
     const sev = m[1].toLowerCase() as Severity;
     if (m[2].toLowerCase() === 'off' || m[2] === '0') delete policy[sev];
     else policy[sev] = Number(m[2]);
@@ -85,7 +86,8 @@ function dueCompare(op: '<' | '<=' | '>' | '>=', t: number, params: unknown[], p
 export function slaFilterClause(f: Filter, params: unknown[], now = Date.now(), policy = slaPolicy()): string {
   if (f.field === 'overdue') {
     const s = f.value.toLowerCase();
-    if ((s !== 'true' && s !== 'false') || (f.op !== '=' && f.op !== '!=')) throw new InputError(`overdue is true or false (overdue=true), got '${f.op}${f.value}'`, f.field);
+    if ((s !== 'true' && s !== 'false') || (f.op !== '=' && f.op !== '!='))
+      throw new InputError(`overdue is true or false (overdue=true), got '${f.op}${f.value}'`, f.field);
     const want = (s === 'true') === (f.op === '=');
     const cond = dueCompare('<', now, params, policy);
     return want ? cond : `NOT COALESCE(${cond}, FALSE)`;
@@ -96,6 +98,7 @@ export function slaFilterClause(f: Filter, params: unknown[], now = Date.now(), 
     return f.op === '=' ? `NOT COALESCE(${hasDue}, FALSE)` : hasDue;
   }
   const t = Date.parse(v);
-  if (f.op === '=' || f.op === '!=' || f.op === '~' || Number.isNaN(t)) throw new InputError(`dueAt compares with <, <=, > or >= and a date (dueAt<2026-12-01), or =null`, f.field);
+  if (f.op === '=' || f.op === '!=' || f.op === '~' || Number.isNaN(t))
+    throw new InputError(`dueAt compares with <, <=, > or >= and a date (dueAt<2026-12-01), or =null`, f.field);
   return dueCompare(f.op, t, params, policy);
 }

@@ -34,7 +34,10 @@ export class SqlitePageWriter {
   #start(): Worker {
     if (this.#worker) return this.#worker;
     // Its heap holds one prepared page at a time; the limits only keep a runaway from growing unbounded.
-    const w = new Worker(new URL('./sqlite-writer-thread.ts', import.meta.url), { workerData: { path: this.#path }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 } });
+    const w = new Worker(new URL('./sqlite-writer-thread.ts', import.meta.url), {
+      workerData: { path: this.#path },
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 },
+    });
     // Idle between syncs: the thread must not keep a finished CLI command alive.
     w.unref();
     w.on('message', (m: WriteReply) => {

@@ -219,16 +219,10 @@ export class Store {
     if (await this.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
     const id = randomUUID();
     const now = nowIso();
-    await this.db.run(`INSERT INTO "sources" ("id", "name", "type", "config", "state", "schedule", "created_at", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-      id,
-      name,
-      type,
-      this.#seal(type, config),
-      '{}',
-      schedule,
-      now,
-      now,
-    ]);
+    await this.db.run(
+      `INSERT INTO "sources" ("id", "name", "type", "config", "state", "schedule", "created_at", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, name, type, this.#seal(type, config), '{}', schedule, now, now],
+    );
     return this.getSource(name);
   }
 
@@ -256,7 +250,12 @@ export class Store {
 
   async updateSource(name: string, config: Record<string, unknown>, schedule: string | null): Promise<SourceRecord> {
     const s = await this.getSource(name);
-    await this.db.run(`UPDATE "sources" SET "config" = ?, "schedule" = ?, "updated_at" = ? WHERE "id" = ?`, [this.#seal(s.type, config), schedule, nowIso(), s.id]);
+    await this.db.run(`UPDATE "sources" SET "config" = ?, "schedule" = ?, "updated_at" = ? WHERE "id" = ?`, [
+      this.#seal(s.type, config),
+      schedule,
+      nowIso(),
+      s.id,
+    ]);
     return this.getSource(name);
   }
 
@@ -446,7 +445,13 @@ export class Store {
    * `scope` when given, with their events in the change feed under the sweeping run (by default the
    * source's running run, now).
    */
-  async sweep(sourceId: string, models: ModelName[], generation: string, scope?: SweepScope, by?: { runId: string; at?: string }): Promise<Record<string, number>> {
+  async sweep(
+    sourceId: string,
+    models: ModelName[],
+    generation: string,
+    scope?: SweepScope,
+    by?: { runId: string; at?: string },
+  ): Promise<Record<string, number>> {
     const run = by?.runId ?? (await this.activeRun(sourceId))?.id ?? (await this.lastRun(sourceId))?.id ?? null;
     const changes = run ? { runId: run, at: by?.at ?? nowIso() } : undefined;
     return this.db.transaction(async (tx) => {
@@ -554,7 +559,12 @@ export class Store {
     if (removed > 0 || hostIds.length + cmdbIds.length > total / 4) return this.correlate();
     const r = await correlateTouched(this.db, { hostIds, cmdbIds, findingHostIds });
     // Tickets this run wrote, and tickets pointing at an asset the pass replaced.
-    const stale = r.replacedAssetIds.size > 0 ? (await this.db.all(`SELECT "id", "asset_ids" FROM "rec_tickets" WHERE "removed" = 0 AND "asset_ids" IS NOT NULL AND "asset_ids" <> '[]'`)).filter((t) => (JSON.parse(String(t.asset_ids)) as string[]).some((a) => r.replacedAssetIds.has(a))).map((t) => String(t.id)) : [];
+    const stale =
+      r.replacedAssetIds.size > 0
+        ? (await this.db.all(`SELECT "id", "asset_ids" FROM "rec_tickets" WHERE "removed" = 0 AND "asset_ids" IS NOT NULL AND "asset_ids" <> '[]'`))
+            .filter((t) => (JSON.parse(String(t.asset_ids)) as string[]).some((a) => r.replacedAssetIds.has(a)))
+            .map((t) => String(t.id))
+        : [];
     return { ...r, tickets: await linkTickets(this.db, [...new Set([...ticketIds, ...stale])]) };
   }
 
@@ -566,7 +576,12 @@ export class Store {
     if (!cmdb[0]) throw new NotFoundError(`no cmdb-assets record with id '${cmdbAssetId}'`);
     await this.db.transaction(async (tx) => {
       await tx.run(`DELETE FROM "asset_overrides" WHERE "host_id" = ? AND "cmdb_asset_id" = ?`, [hostId, cmdbAssetId]);
-      await tx.run(`INSERT INTO "asset_overrides" ("host_id", "cmdb_asset_id", "action", "created_at") VALUES (?, ?, ?, ?)`, [hostId, cmdbAssetId, action, nowIso()]);
+      await tx.run(`INSERT INTO "asset_overrides" ("host_id", "cmdb_asset_id", "action", "created_at") VALUES (?, ?, ?, ?)`, [
+        hostId,
+        cmdbAssetId,
+        action,
+        nowIso(),
+      ]);
     });
     return correlateTouched(this.db, { hostIds: [hostId], cmdbIds: [cmdbAssetId] });
   }
@@ -649,7 +664,14 @@ export class Store {
   async findApiToken(tokenHash: string): Promise<{ id: string; userId: string; expiresAt: string | null; lastUsedAt: string | null } | null> {
     const rows = await this.db.all(`SELECT "id", "user_id", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
     const r = rows[0];
-    return r ? { id: String(r.id), userId: String(r.user_id), expiresAt: (r.expires_at as string | null) ?? null, lastUsedAt: (r.last_used_at as string | null) ?? null } : null;
+    return r
+      ? {
+          id: String(r.id),
+          userId: String(r.user_id),
+          expiresAt: (r.expires_at as string | null) ?? null,
+          lastUsedAt: (r.last_used_at as string | null) ?? null,
+        }
+      : null;
   }
 
   async touchApiToken(id: string, at: string): Promise<void> {

@@ -28,7 +28,8 @@ async function inList(db: Driver, sql: (ph: string) => string, values: string[],
 async function assetsOfRecords(db: Driver, ids: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const t of ['rec_hosts', 'rec_cmdb_assets']) {
-    for (const r of await inList(db, (ph) => `SELECT "id", "asset_id" FROM "${t}" WHERE "asset_id" IS NOT NULL AND "id" IN (${ph})`, ids)) out.set(String(r.id), String(r.asset_id));
+    for (const r of await inList(db, (ph) => `SELECT "id", "asset_id" FROM "${t}" WHERE "asset_id" IS NOT NULL AND "id" IN (${ph})`, ids))
+      out.set(String(r.id), String(r.asset_id));
   }
   return out;
 }
@@ -36,7 +37,10 @@ async function assetsOfRecords(db: Driver, ids: string[]): Promise<Map<string, s
 /** Recomputes assetIds, findingIds and assetLinks of the given tickets (null: every ticket). Returns how many changed. */
 export async function linkTickets(db: Driver, ticketIds: string[] | null): Promise<number> {
   const cols = `"id", "source_id", "subject", "description", "associated_assets", "asset_ids", "finding_ids", "asset_links"`;
-  const tickets = ticketIds === null ? await db.all(`SELECT ${cols} FROM "rec_tickets" WHERE "removed" = 0`) : await inList(db, (ph) => `SELECT ${cols} FROM "rec_tickets" WHERE "removed" = 0 AND "id" IN (${ph})`, ticketIds);
+  const tickets =
+    ticketIds === null
+      ? await db.all(`SELECT ${cols} FROM "rec_tickets" WHERE "removed" = 0`)
+      : await inList(db, (ph) => `SELECT ${cols} FROM "rec_tickets" WHERE "removed" = 0 AND "id" IN (${ph})`, ticketIds);
   if (tickets.length === 0) return 0;
   const parsed = tickets.map((t) => ({
     row: t,
@@ -68,7 +72,12 @@ export async function linkTickets(db: Driver, ticketIds: string[] | null): Promi
   }
   const recordAsset = await assetsOfRecords(db, [...recordIds]);
   const tagAsset = new Map<string, string>();
-  for (const r of await inList(db, (ph) => `SELECT "asset_tag", "asset_id" FROM "rec_cmdb_assets" WHERE "removed" = 0 AND "asset_id" IS NOT NULL AND "asset_tag" IN (${ph})`, [...tags])) tagAsset.set(String(r.asset_tag), String(r.asset_id));
+  for (const r of await inList(
+    db,
+    (ph) => `SELECT "asset_tag", "asset_id" FROM "rec_cmdb_assets" WHERE "removed" = 0 AND "asset_id" IS NOT NULL AND "asset_tag" IN (${ph})`,
+    [...tags],
+  ))
+    tagAsset.set(String(r.asset_tag), String(r.asset_id));
 
   // Findings by CVE (one keyset scan of the findings that have CVEs) and by plugin id (indexed).
   const findingsBy = new Map<string, { id: string; assetId: string | null }[]>();
@@ -80,28 +89,52 @@ export async function linkTickets(db: Driver, ticketIds: string[] | null): Promi
   if (cves.size > 0) {
     let after = '';
     for (;;) {
-      const rows = await db.all(`SELECT "id", "asset_id", "cves" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "cves" IS NOT NULL AND "id" > ? ORDER BY "id" LIMIT 20000`, [after]);
+      const rows = await db.all(
+        `SELECT "id", "asset_id", "cves" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "cves" IS NOT NULL AND "id" > ? ORDER BY "id" LIMIT 20000`,
+        [after],
+      );
       for (const r of rows) {
         const s = String(r.cves);
         if (!s.includes('CVE')) continue;
-        for (const c of JSON.parse(s) as string[]) if (cves.has(String(c).toUpperCase())) addFinding(`cve\u0000${String(c).toUpperCase()}`, String(r.id), (r.asset_id as string | null) ?? null);
+        for (const c of JSON.parse(s) as string[])
+          if (cves.has(String(c).toUpperCase())) addFinding(`cve\u0000${String(c).toUpperCase()}`, String(r.id), (r.asset_id as string | null) ?? null);
       }
       if (rows.length < 20000) break;
       after = String(rows[rows.length - 1]!.id);
     }
   }
-  for (const r of await inList(db, (ph) => `SELECT "id", "asset_id", "plugin_id" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "plugin_id" IN (${ph})`, [...plugins])) addFinding(`plugin\u0000${r.plugin_id}`, String(r.id), (r.asset_id as string | null) ?? null);
+  for (const r of await inList(db, (ph) => `SELECT "id", "asset_id", "plugin_id" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "plugin_id" IN (${ph})`, [
+    ...plugins,
+  ]))
+    addFinding(`plugin\u0000${r.plugin_id}`, String(r.id), (r.asset_id as string | null) ?? null);
 
   // Associated assets: CMDB records of the ticket's source, by upstream id, else by name.
   const assocIds = new Map<string, Set<string>>();
-  for (const p of parsed) for (const a of p.associated) if (a.id) (assocIds.get(String(p.row.source_id)) ?? assocIds.set(String(p.row.source_id), new Set()).get(String(p.row.source_id))!).add(String(a.id));
+  for (const p of parsed)
+    for (const a of p.associated)
+      if (a.id) (assocIds.get(String(p.row.source_id)) ?? assocIds.set(String(p.row.source_id), new Set()).get(String(p.row.source_id))!).add(String(a.id));
   const cmdbByExternal = new Map<string, string>();
   const cmdbByName = new Map<string, string>();
   for (const [sourceId, ids] of assocIds) {
-    for (const r of await inList(db, (ph) => `SELECT "external_id", "asset_id" FROM "rec_cmdb_assets" WHERE "source_id" = ? AND "asset_id" IS NOT NULL AND "external_id" IN (${ph})`, [...ids], [sourceId])) cmdbByExternal.set(`${sourceId}\u0000${r.external_id}`, String(r.asset_id));
+    for (const r of await inList(
+      db,
+      (ph) => `SELECT "external_id", "asset_id" FROM "rec_cmdb_assets" WHERE "source_id" = ? AND "asset_id" IS NOT NULL AND "external_id" IN (${ph})`,
+      [...ids],
+      [sourceId],
+    ))
+      cmdbByExternal.set(`${sourceId}\u0000${r.external_id}`, String(r.asset_id));
   }
-  const assocNames = [...new Set(parsed.flatMap((p) => p.associated.filter((a) => a.name && !(a.id && cmdbByExternal.has(`${p.row.source_id}\u0000${a.id}`))).map((a) => String(a.name))))];
-  for (const r of await inList(db, (ph) => `SELECT "name", "asset_id" FROM "rec_cmdb_assets" WHERE "removed" = 0 AND "asset_id" IS NOT NULL AND "name" IN (${ph})`, assocNames)) cmdbByName.set(String(r.name), String(r.asset_id));
+  const assocNames = [
+    ...new Set(
+      parsed.flatMap((p) => p.associated.filter((a) => a.name && !(a.id && cmdbByExternal.has(`${p.row.source_id}\u0000${a.id}`))).map((a) => String(a.name))),
+    ),
+  ];
+  for (const r of await inList(
+    db,
+    (ph) => `SELECT "name", "asset_id" FROM "rec_cmdb_assets" WHERE "removed" = 0 AND "asset_id" IS NOT NULL AND "name" IN (${ph})`,
+    assocNames,
+  ))
+    cmdbByName.set(String(r.name), String(r.asset_id));
 
   let changed = 0;
   for (const p of parsed) {
@@ -112,7 +145,12 @@ export async function linkTickets(db: Driver, ticketIds: string[] | null): Promi
       seen.add(assetId);
       links.push({ assetId, reason, value });
     };
-    for (const a of p.associated) add((a.id ? cmdbByExternal.get(`${p.row.source_id}\u0000${a.id}`) : undefined) ?? (a.name ? cmdbByName.get(String(a.name)) : undefined), 'associated', String(a.name ?? a.id));
+    for (const a of p.associated)
+      add(
+        (a.id ? cmdbByExternal.get(`${p.row.source_id}\u0000${a.id}`) : undefined) ?? (a.name ? cmdbByName.get(String(a.name)) : undefined),
+        'associated',
+        String(a.name ?? a.id),
+      );
     for (const v of p.mentions.fqdns) for (const r of identHits.get(`fqdn\u0000${v}`) ?? []) add(recordAsset.get(r), 'fqdn', v);
     for (const v of p.mentions.hostnames) for (const r of identHits.get(`hostname\u0000${v}`) ?? []) add(recordAsset.get(r), 'hostname', v);
     for (const v of p.mentions.ips) for (const r of identHits.get(`ip\u0000${v}`) ?? []) add(recordAsset.get(r), 'ip', v);

@@ -8,7 +8,8 @@ export async function correlateAfterRun(store: Store, sourceId: string, runId: s
   try {
     const removed = (swept.hosts ?? 0) + (swept['cmdb-assets'] ?? 0);
     const r = await store.correlateRun(sourceId, runId, removed);
-    if (r) log.info({ runId, mode: r.mode, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets, ms: Date.now() - started }, 'correlated');
+    if (r)
+      log.info({ runId, mode: r.mode, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets, ms: Date.now() - started }, 'correlated');
   } catch (err) {
     // The records are stored; correlation catches up on the next run or `tributary assets recompute`.
     log.error({ runId, err: err instanceof Error ? err.message : String(err) }, 'correlation failed');

@@ -90,4 +90,3 @@ export function runDeadlineMs(): number {
 export function runDeadlineMessage(ms: number): string {
   return `the run passed its deadline of ${formatDuration(ms)} and stopped (set TRIBUTARY_SYNC_DEADLINE_MS to allow longer runs); the next run resumes from its checkpoints`;
 }
-

@@ -93,7 +93,13 @@ export class SyncQueue {
   /** Enqueues a sync; null when one for this source is already waiting (it will do the same work). */
   async enqueue(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger: string }): Promise<string | null> {
     const s = await this.#app.store.getSource(source);
-    const data: SyncJob = { source, full: opts.full, ...(opts.allowLargeRemoval ? { allowLargeRemoval: true } : {}), trigger: opts.trigger, requestedAt: new Date().toISOString() };
+    const data: SyncJob = {
+      source,
+      full: opts.full,
+      ...(opts.allowLargeRemoval ? { allowLargeRemoval: true } : {}),
+      trigger: opts.trigger,
+      requestedAt: new Date().toISOString(),
+    };
     return this.boss.send(SYNC_QUEUE, data, { singletonKey: source, group: { id: upstreamOf(this.#app, s) } });
   }
 
@@ -106,7 +112,11 @@ export class SyncQueue {
     const perUpstream = envNumber(this.#env, 'TRIBUTARY_UPSTREAM_CONCURRENCY', 1);
     await this.boss.work<SyncJob>(
       SYNC_QUEUE,
-      { localConcurrency: Math.max(1, opts.concurrency ?? 1), groupConcurrency: perUpstream, pollingIntervalSeconds: envNumber(this.#env, 'TRIBUTARY_QUEUE_POLL_SECONDS', 2) },
+      {
+        localConcurrency: Math.max(1, opts.concurrency ?? 1),
+        groupConcurrency: perUpstream,
+        pollingIntervalSeconds: envNumber(this.#env, 'TRIBUTARY_QUEUE_POLL_SECONDS', 2),
+      },
       async ([job]) => this.#run(job.id, job.data, job.signal, opts.drain),
     );
   }
@@ -125,11 +135,20 @@ export class SyncQueue {
     drain?.addEventListener('abort', onDrain, { once: true });
     jobSignal.addEventListener('abort', () => stop.abort(new Error('job lease lost')), { once: true });
     try {
-      const result: SyncResult = await runSync(this.#app, data.source, { full: data.full, allowLargeRemoval: data.allowLargeRemoval === true, resume: true, trigger: `${data.trigger}:job:${jobId}`, drain: stop.signal });
+      const result: SyncResult = await runSync(this.#app, data.source, {
+        full: data.full,
+        allowLargeRemoval: data.allowLargeRemoval === true,
+        resume: true,
+        trigger: `${data.trigger}:job:${jobId}`,
+        drain: stop.signal,
+      });
       log.info({ jobId, runId: result.runId, status: result.status }, 'queued sync finished');
       if (result.status === 'interrupted') {
         // A drained run goes back to the queue at once, so another worker resumes it from its checkpoint.
-        const next = await this.boss.send(SYNC_QUEUE, { ...data, requestedAt: new Date().toISOString() } satisfies SyncJob, { singletonKey: data.source, group: { id: upstreamOf(this.#app, source) } });
+        const next = await this.boss.send(SYNC_QUEUE, { ...data, requestedAt: new Date().toISOString() } satisfies SyncJob, {
+          singletonKey: data.source,
+          group: { id: upstreamOf(this.#app, source) },
+        });
         log.info({ jobId, runId: result.runId, next }, 'drained run handed back to the queue');
       }
       return { runId: result.runId, status: result.status };

@@ -16,7 +16,17 @@ import { configError } from '../core/config.ts';
 import { correlateAfterRun } from './correlate.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
-import { pageBudgetMessage, readBaseline, readGuard, refusedSweeps, runDeadlineMessage, runDeadlineMs, streamPageBudget, type SyncBaseline, sweepRefusalMessage } from './guard.ts';
+import {
+  pageBudgetMessage,
+  readBaseline,
+  readGuard,
+  refusedSweeps,
+  runDeadlineMessage,
+  runDeadlineMs,
+  streamPageBudget,
+  type SyncBaseline,
+  sweepRefusalMessage,
+} from './guard.ts';
 import { backoffMs, retryPolicy } from '../core/retry.ts';
 
 export interface SyncOptions {
@@ -155,7 +165,16 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
 
   const runId = randomUUID();
   const started = Date.now();
-  await store.createRun({ id: runId, sourceId: source.id, mode, generation, resumedFrom, trigger: opts.trigger ?? 'manual', owner: processOwner(), startedAt: nowIso() });
+  await store.createRun({
+    id: runId,
+    sourceId: source.id,
+    mode,
+    generation,
+    resumedFrom,
+    trigger: opts.trigger ?? 'manual',
+    owner: processOwner(),
+    startedAt: nowIso(),
+  });
   log.info({ runId, mode, resumedFrom }, 'sync started');
   opts.onStart?.({ runId, mode, resumedFrom });
 
@@ -239,7 +258,17 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
             }
           };
           const knownHosts = () => store.knownHosts(source.id);
-          const ctx: StreamContext = { sourceName: source.name, log: log.child({ stream: stream.name }), state, signal: abort.signal, bucket, mode, ...startedFrom, flush, knownHosts };
+          const ctx: StreamContext = {
+            sourceName: source.name,
+            log: log.child({ stream: stream.name }),
+            state,
+            signal: abort.signal,
+            bucket,
+            mode,
+            ...startedFrom,
+            flush,
+            knownHosts,
+          };
           try {
             for await (const page of stream.read(ctx)) {
               if (abort.signal.aborted) throw new Error('sync cancelled');
@@ -261,7 +290,10 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
             const policy = retryPolicy();
             const waitMs = attempt >= policy.streamAttempts || abort.signal.aborted ? null : backoffMs(policy, attempt + 1, err);
             if (waitMs === null) throw err;
-            log.warn({ runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) }, 'transient upstream error; restarting the stream from its last page');
+            log.warn(
+              { runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) },
+              'transient upstream error; restarting the stream from its last page',
+            );
             await sleep(waitMs, undefined, { signal: abort.signal }).catch(() => {});
           }
         }
@@ -316,7 +348,11 @@ export async function runSync(app: AppContext, sourceName: string, opts: SyncOpt
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
     for (const { models, scope } of scoped) Object.assign(preview, await store.sweepPreview(source.id, models, generation, scope));
     const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
-    const lastRecords = lastFull ? ('pages' in lastFull ? lastFull.records : Object.fromEntries(Object.entries(lastFull.counts).map(([m, c]) => [m, c.records]))) : null;
+    const lastRecords = lastFull
+      ? 'pages' in lastFull
+        ? lastFull.records
+        : Object.fromEntries(Object.entries(lastFull.counts).map(([m, c]) => [m, c.records]))
+      : null;
     const refusals = refusedSweeps(preview, lastRecords);
     if (refusals.length > 0 && !opts.allowLargeRemoval) {
       status = 'partial';

@@ -189,4 +189,3 @@ if (root) {
 } else {
   document.body.textContent = 'Tributary: the page is missing its root element.';
 }
-

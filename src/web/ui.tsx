@@ -133,7 +133,11 @@ export function Spinner({ label = 'Loading…' }: { label?: string }) {
 export function PageHeader({ title, subtitle, actions, crumbs }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; crumbs?: ReactNode }) {
   return (
     <header className="page-header">
-      {crumbs && <nav aria-label="Breadcrumb" className="crumbs">{crumbs}</nav>}
+      {crumbs && (
+        <nav aria-label="Breadcrumb" className="crumbs">
+          {crumbs}
+        </nav>
+      )}
       <div className="page-header-row">
         <div>
           <h1>{title}</h1>
@@ -220,7 +224,16 @@ export function DataTable<T extends { id: string }>(props: {
   );
 }
 
-export function Pager(props: { page: number; hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void; count: number; limit: number; onLimit: (n: number) => void }) {
+export function Pager(props: {
+  page: number;
+  hasPrev: boolean;
+  hasNext: boolean;
+  onPrev: () => void;
+  onNext: () => void;
+  count: number;
+  limit: number;
+  onLimit: (n: number) => void;
+}) {
   const from = (props.page - 1) * props.limit + (props.count ? 1 : 0);
   const to = (props.page - 1) * props.limit + props.count;
   return (

@@ -31,7 +31,8 @@ for (const backend of BACKENDS) {
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       return r;
     };
-    const sync = async (name: string, ...flags: string[]) => JSON.parse((await ok('--json', 'sync', name, ...flags)).stdout) as { runId: string; status: string };
+    const sync = async (name: string, ...flags: string[]) =>
+      JSON.parse((await ok('--json', 'sync', name, ...flags)).stdout) as { runId: string; status: string };
     const changesSince = async (runId: string, ...flags: string[]) => lines(await ok('changes', '--json', '--since', runId, ...flags));
 
     before(async () => {
@@ -45,7 +46,19 @@ for (const backend of BACKENDS) {
 
     test('API mode: a first sync is all new, an unchanged sync adds nothing, a patch is one fix and a reopening one reopened', async () => {
       const { accessKey, secretKey } = sim.analyst;
-      await ok('sources', 'add', 'tenable-sc', '--name', 'lab', '--set', `apiUrl=${sim.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`);
+      await ok(
+        'sources',
+        'add',
+        'tenable-sc',
+        '--name',
+        'lab',
+        '--set',
+        `apiUrl=${sim.url}`,
+        '--set',
+        `accessKey=${accessKey}`,
+        '--set',
+        `secretKey=${secretKey}`,
+      );
       const r1 = await sync('lab');
       assert.equal(r1.status, 'succeeded');
       const first = await changesSince(r1.runId);
@@ -60,7 +73,9 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await changesSince(r2.runId), [], 'an unchanged full sync adds no event');
 
       // One finding patched on the console: exactly one fixed event, for that finding.
-      const served = (await pageAll(sim, vulnQuery([{ filterName: 'severity', operator: '=', value: '1,2,3,4' }]), 200)).filter((r) => r.pluginType !== 'compliance' && r.family?.type !== 'compliance');
+      const served = (await pageAll(sim, vulnQuery([{ filterName: 'severity', operator: '=', value: '1,2,3,4' }]), 200)).filter(
+        (r) => r.pluginType !== 'compliance' && r.family?.type !== 'compliance',
+      );
       const target = served.find((r) => Number(r.pluginID) < 1000000 && r.hasBeenMitigated !== '1')!;
       assert.equal((await call(sim, 'POST', '/_sim/patch', { body: { hosts: [target.ip], pluginIDs: [target.pluginID] } })).status, 200);
       const r3 = await sync('lab', '--full');
@@ -112,10 +127,13 @@ for (const backend of BACKENDS) {
       await ok('upload', 'f', write('2024-10-01.csv', [a, b]));
       const r1 = await sync('f');
       const first = await changesSince(r1.runId, '--source', 'f');
-      assert.deepEqual(first.filter((c) => c.model === 'vulnerabilities').map((c) => [c.change, c.to]), [
-        ['new', 'open'],
-        ['new', 'open'],
-      ]);
+      assert.deepEqual(
+        first.filter((c) => c.model === 'vulnerabilities').map((c) => [c.change, c.to]),
+        [
+          ['new', 'open'],
+          ['new', 'open'],
+        ],
+      );
       assert.ok(first.some((c) => c.model === 'hosts' && c.change === 'new'));
       const r2 = await sync('f');
       assert.deepEqual(await changesSince(r2.runId, '--source', 'f'), []);
@@ -123,7 +141,10 @@ for (const backend of BACKENDS) {
       await ok('upload', 'f', write('2024-10-08.csv', [a]));
       const r3 = await sync('f', '--full');
       const fixed = await changesSince(r3.runId, '--source', 'f');
-      assert.deepEqual(fixed.map((c) => [c.model, c.change, c.from, c.to]), [['vulnerabilities', 'fixed', 'open', 'fixed']]);
+      assert.deepEqual(
+        fixed.map((c) => [c.model, c.change, c.from, c.to]),
+        [['vulnerabilities', 'fixed', 'open', 'fixed']],
+      );
       const v = lines(await ok('query', 'vulnerabilities', '--json', '--where', `id=${String(fixed[0]!.recordId)}`))[0]!;
       assert.equal(v.pluginId, '51192');
     });

@@ -35,7 +35,26 @@ before(async () => {
   scanner = await startTenableSim({ port: 0, seed: 5, findingsPerHost: 8, estate });
   desk = await startSdpSim({ port: 0, seed: 4, requests: 120, users: 20, technicians: 4, estate });
   const { accessKey, secretKey } = scanner.analyst;
-  assert.equal((await cli('sources', 'add', 'tenable-sc', '--name', 'scan', '--set', `apiUrl=${scanner.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`, '--set', 'verifySsl=false')).code, 0);
+  assert.equal(
+    (
+      await cli(
+        'sources',
+        'add',
+        'tenable-sc',
+        '--name',
+        'scan',
+        '--set',
+        `apiUrl=${scanner.url}`,
+        '--set',
+        `accessKey=${accessKey}`,
+        '--set',
+        `secretKey=${secretKey}`,
+        '--set',
+        'verifySsl=false',
+      )
+    ).code,
+    0,
+  );
   assert.equal((await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code, 0);
   for (const s of ['scan', 'desk']) {
     const r = await cli('--json', 'sync', s);
@@ -62,7 +81,10 @@ test('both simulators on one estate: hosts and CMDB assets correlate, and no ass
   const rules = new Map<string, number>();
   for (const a of assets) {
     rules.set(a.matchRule as string, (rules.get(a.matchRule as string) ?? 0) + 1);
-    const machines = new Set([...(a.hostIds as string[]).map((id) => machineOfHost(hosts.get(id)!)), ...(a.cmdbAssetIds as string[]).map((id) => machineOfCmdb.get(String(cmdb.get(id)!.name).toLowerCase()))]);
+    const machines = new Set([
+      ...(a.hostIds as string[]).map((id) => machineOfHost(hosts.get(id)!)),
+      ...(a.cmdbAssetIds as string[]).map((id) => machineOfCmdb.get(String(cmdb.get(id)!.name).toLowerCase())),
+    ]);
     assert.equal(machines.size, 1, `asset ${a.name} (${a.matchRule}) mixes machines ${[...machines]}: ${JSON.stringify(a.matchDetails)}`);
   }
   // Most scanned machines the CMDB knows are linked; serials do most of it, and renamed machines too.
@@ -76,7 +98,11 @@ test('both simulators on one estate: hosts and CMDB assets correlate, and no ass
 
 test('the asset page shows both sources side by side with the reason; owners reach findings', async () => {
   const assets = jsonl(await cli('--json', 'query', 'assets', '--where', 'matchRule=serial'));
-  const shown = JSON.parse((await cli('--json', 'assets', 'show', assets[0]!.id as string)).stdout) as { asset: Record<string, unknown>; hosts: unknown[]; cmdbAssets: unknown[] };
+  const shown = JSON.parse((await cli('--json', 'assets', 'show', assets[0]!.id as string)).stdout) as {
+    asset: Record<string, unknown>;
+    hosts: unknown[];
+    cmdbAssets: unknown[];
+  };
   assert.equal(shown.hosts.length, 1);
   assert.equal(shown.cmdbAssets.length, 1);
   assert.deepEqual(Object.keys((shown.asset.matchDetails as { links: { matched: object }[] }).links[0]!.matched), ['serial']);

@@ -59,7 +59,13 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
   const s1 = JSON.parse(ok(['--json', 'sync', 'f'])) as { status: string; streams: Record<string, { records: number }> };
   assert.equal(s1.status, 'succeeded');
   assert.equal(s1.streams.vulnerabilities!.records, 2);
-  assert.deepEqual(vulns().map((v) => [v.pluginId, v.status]), [['42873', 'open'], ['51192', 'open']]);
+  assert.deepEqual(
+    vulns().map((v) => [v.pluginId, v.status]),
+    [
+      ['42873', 'open'],
+      ['51192', 'open'],
+    ],
+  );
   assert.equal(vulns()[0]!.firstSeen, '2024-02-09T10:48:42.000Z');
 
   // Again: nothing new, nothing read, nothing swept.
@@ -68,17 +74,32 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
   assert.equal(s2.status, 'succeeded');
   assert.equal(s2.streams.vulnerabilities!.records, 0, 're-sync imports nothing twice');
   assert.deepEqual((await files('f'))[0]!.import, before.import);
-  assert.deepEqual(vulns().map((v) => v.status), ['open', 'open']);
+  assert.deepEqual(
+    vulns().map((v) => v.status),
+    ['open', 'open'],
+  );
 
   // A later export of the same repository without finding 51192: still open after the incremental
   // run that reads it (an incremental run removes nothing), fixed by the next full run.
   ok(['upload', 'f', write('2024-10-08.csv', csvText(SC_HEADER, [a]))]);
   const s3 = JSON.parse(ok(['--json', 'sync', 'f'])) as { status: string };
   assert.equal(s3.status, 'succeeded');
-  assert.deepEqual(vulns().map((v) => [v.pluginId, v.status]), [['42873', 'open'], ['51192', 'open']]);
+  assert.deepEqual(
+    vulns().map((v) => [v.pluginId, v.status]),
+    [
+      ['42873', 'open'],
+      ['51192', 'open'],
+    ],
+  );
   const s3full = JSON.parse(ok(['--json', 'sync', 'f', '--full'])) as { status: string };
   assert.equal(s3full.status, 'succeeded');
-  assert.deepEqual(vulns().map((v) => [v.pluginId, v.status]), [['42873', 'open'], ['51192', 'fixed']]);
+  assert.deepEqual(
+    vulns().map((v) => [v.pluginId, v.status]),
+    [
+      ['42873', 'open'],
+      ['51192', 'fixed'],
+    ],
+  );
 
   // A file that is not an export: rejected whole, nothing stored. A newer export with a bad row:
   // the good rows import, the bad one is listed with its line, and nothing is swept.
@@ -87,7 +108,15 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
   ok(['upload', 'f', write('2024-10-15.csv', csvText(SC_HEADER, [c, scRow({ Severity: 'Severe' })]))]);
   const s4 = JSON.parse(ok(['--json', 'sync', 'f'])) as { status: string };
   assert.equal(s4.status, 'succeeded');
-  assert.deepEqual(vulns().map((v) => [v.pluginId, v.status]), [['42873', 'open'], ['51192', 'fixed'], ['57582', 'open']], 'a snapshot with rejected rows sweeps nothing');
+  assert.deepEqual(
+    vulns().map((v) => [v.pluginId, v.status]),
+    [
+      ['42873', 'open'],
+      ['51192', 'fixed'],
+      ['57582', 'open'],
+    ],
+    'a snapshot with rejected rows sweeps nothing',
+  );
   const byKey = Object.fromEntries((await files('f')).map((f) => [f.key, f]));
   assert.equal(byKey['notes.csv']!.status, 'rejected');
   assert.match(byKey['notes.csv']!.import!.error!, /not a Tenable.sc export/);
@@ -96,18 +125,31 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
   assert.equal(partial.status, 'partial');
   assert.deepEqual(partial.rejections, [{ line: 5, reason: "Severity 'Severe' is not one of Info, Low, Medium, High, Critical" }]);
   assert.equal(byKey['2024-10-01.csv']!.status, 'imported', 'an export imported before keeps its record');
-  const hosts = ok(['--json', 'query', 'hosts', '--source', 'f']).trim().split('\n').map((l) => JSON.parse(l) as { ipAddresses: string[]; hostname: string });
+  const hosts = ok(['--json', 'query', 'hosts', '--source', 'f'])
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { ipAddresses: string[]; hostname: string });
   assert.deepEqual(hosts.map((h) => h.ipAddresses[0]).sort(), ['10.0.0.1', '10.0.0.2']);
 });
 
 test('ServiceDesk Plus export through upload and sync', () => {
   ok(['sources', 'add', 'servicedesk-plus', '--name', 'sd', '--set', 'inputMode=file']);
   const header = ['Request ID', 'Subject', 'Requester', 'Technician', 'Request Status', 'Priority', 'Created Time', 'DueBy Time', 'Group', 'Site'];
-  ok(['upload', 'sd', write('export.csv', csvText(header, [['4711', 'Printer jam', 'Alice', 'Bob', 'Open', 'Medium', 'Jun 24, 2020 03:05 PM', 'Jun 26, 2020 09:00 AM', 'Facilities', 'HQ']]))]);
+  ok([
+    'upload',
+    'sd',
+    write(
+      'export.csv',
+      csvText(header, [['4711', 'Printer jam', 'Alice', 'Bob', 'Open', 'Medium', 'Jun 24, 2020 03:05 PM', 'Jun 26, 2020 09:00 AM', 'Facilities', 'HQ']]),
+    ),
+  ]);
   const s = JSON.parse(ok(['--json', 'sync', 'sd'])) as { status: string; streams: Record<string, { records: number }> };
   assert.equal(s.status, 'succeeded');
   assert.equal(s.streams.tickets!.records, 1);
-  const [t] = ok(['--json', 'query', 'tickets', '--source', 'sd']).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const [t] = ok(['--json', 'query', 'tickets', '--source', 'sd'])
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(t!.externalId, '4711');
   assert.equal(t!.subject, 'Printer jam');
   assert.equal(t!.status, 'Open');

@@ -25,7 +25,8 @@ after(async () => {
 for (const backend of BACKENDS) {
   describe(`finding detail, feeds and SLA through the CLI (${backend.kind})`, { skip: backend.skip }, () => {
     let db: TestDatabase;
-    const cli = (args: string[], env: Rec = {}): Promise<CliResult> => runCliAsync(['--data-dir', db.dataDir, '--db', db.url, ...args], cliEnv(env as Record<string, string>));
+    const cli = (args: string[], env: Rec = {}): Promise<CliResult> =>
+      runCliAsync(['--data-dir', db.dataDir, '--db', db.url, ...args], cliEnv(env as Record<string, string>));
     const ok = async (args: string[], env: Rec = {}) => {
       const r = await cli(args, env);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
@@ -51,22 +52,63 @@ for (const backend of BACKENDS) {
 
     test('API mode: one plugin record per plugin, findings with family, synopsis and a capped proof', async () => {
       const { accessKey, secretKey } = sim.analyst;
-      await ok(['sources', 'add', 'tenable-sc', '--name', 'lab', '--set', `apiUrl=${sim.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`, '--set', 'proofMaxBytes=60']);
+      await ok([
+        'sources',
+        'add',
+        'tenable-sc',
+        '--name',
+        'lab',
+        '--set',
+        `apiUrl=${sim.url}`,
+        '--set',
+        `accessKey=${accessKey}`,
+        '--set',
+        `secretKey=${secretKey}`,
+        '--set',
+        'proofMaxBytes=60',
+      ]);
       const sync = JSON.parse(await ok(['--json', 'sync', 'lab'])) as { status: string; streams: Record<string, { records: number }> };
       assert.equal(sync.status, 'succeeded');
       const vulns = await rows(['vulnerabilities', '--source', 'lab']);
       const plugins = await rows(['plugins', '--source', 'lab']);
       assert.ok(vulns.length > 20);
       assert.equal(sync.streams.plugins!.records, plugins.length);
-      assert.deepEqual(plugins.map((p) => p.pluginId).sort(), [...new Set(vulns.map((v) => v.pluginId as string))].sort(), 'one plugin record per plugin of the findings');
-      assert.ok(plugins.every((p) => p.name && p.family && p.pluginPublished), 'plugins carry their names and dates');
-      assert.ok(plugins.some((p) => p.synopsis && p.description && p.solution), 'and their text');
+      assert.deepEqual(
+        plugins.map((p) => p.pluginId).sort(),
+        [...new Set(vulns.map((v) => v.pluginId as string))].sort(),
+        'one plugin record per plugin of the findings',
+      );
+      assert.ok(
+        plugins.every((p) => p.name && p.family && p.pluginPublished),
+        'plugins carry their names and dates',
+      );
+      assert.ok(
+        plugins.some((p) => p.synopsis && p.description && p.solution),
+        'and their text',
+      );
       assert.ok(plugins.some((p) => Array.isArray(p.cves) && (p.cves as string[]).length > 0));
       assert.ok(vulns.every((v) => typeof v.pluginFamily === 'string' && typeof v.synopsis === 'string'));
-      assert.ok(vulns.every((v) => v.proof === null || Buffer.byteLength(v.proof as string) <= 60), 'proofMaxBytes caps the proof');
-      assert.ok(vulns.some((v) => v.proofTruncated === true), 'longer outputs are cut and say so');
+      assert.ok(
+        vulns.every((v) => v.proof === null || Buffer.byteLength(v.proof as string) <= 60),
+        'proofMaxBytes caps the proof',
+      );
+      assert.ok(
+        vulns.some((v) => v.proofTruncated === true),
+        'longer outputs are cut and say so',
+      );
       assert.ok(vulns.every((v) => !String(v.proof ?? '').includes('<plugin_output>')));
-      const table = await ok(['query', 'vulnerabilities', '--source', 'lab', '--where', 'overdue=true', '--limit', '3', '--fields', 'pluginName,dueAt,overdue']);
+      const table = await ok([
+        'query',
+        'vulnerabilities',
+        '--source',
+        'lab',
+        '--where',
+        'overdue=true',
+        '--limit',
+        '3',
+        '--fields',
+        'pluginName,dueAt,overdue',
+      ]);
       assert.match(table.split('\n')[0]!, /DUEAT\s+OVERDUE/);
     });
 
@@ -80,7 +122,10 @@ for (const backend of BACKENDS) {
       const target = vulns.find((v) => (v.cves as string[]).length > 0 && v.overdue === false && v.severity !== 'info');
       assert.ok(target, 'an open finding with a CVE that is not overdue yet');
       const cve = (target.cves as string[])[0]!;
-      const kev = file('known_exploited_vulnerabilities.json', kevCatalog('2026.11.21', new Date().toISOString(), [{ cve, added: day(-3), due: day(-1), ransomware: 'Known' }]));
+      const kev = file(
+        'known_exploited_vulnerabilities.json',
+        kevCatalog('2026.11.21', new Date().toISOString(), [{ cve, added: day(-3), due: day(-1), ransomware: 'Known' }]),
+      );
       const epss = file('epss_scores-current.csv.gz', epssCsv('v2025.03.14', `${day(-8)}T00:00:00+0000`, [[cve, 0.87654, 0.99123]], { gzip: true }));
       const out = await ok(['feeds', 'import', kev, epss]);
       assert.match(out, /imported CISA Known Exploited Vulnerabilities 2026\.11\.21/);
@@ -89,7 +134,13 @@ for (const backend of BACKENDS) {
       assert.match(list, /^epss .*STALE: 8 days old$/m);
       assert.match(list, /^kev .*version 2026\.11\.21 .*1 records .*0 days old$/m);
       const listed = JSON.parse(await ok(['--json', 'feeds', 'list'])) as { feeds: Rec[] };
-      assert.deepEqual(listed.feeds.map((f) => [f.kind, f.stale, f.records]), [['epss', true, 1], ['kev', false, 1]]);
+      assert.deepEqual(
+        listed.feeds.map((f) => [f.kind, f.stale, f.records]),
+        [
+          ['epss', true, 1],
+          ['kev', false, 1],
+        ],
+      );
       const check = await cli(['sources', 'check', 'lab']);
       assert.equal(check.code, 0, check.stderr);
       assert.match(check.stdout, /^! warning: FIRST EPSS scores v2025\.03\.14 is 8 days old/m);
@@ -103,12 +154,18 @@ for (const backend of BACKENDS) {
       assert.equal(hit[0]!.epssFeedScore, 0.87654);
       assert.equal(hit[0]!.epssScore, target.epssScore, 'the scanner’s EPSS is kept beside the feed’s');
       const overdue = await rows(['vulnerabilities', '--source', 'lab', '--where', 'overdue=true']);
-      assert.ok(overdue.some((v) => v.id === target.id), 'past its KEV due date');
+      assert.ok(
+        overdue.some((v) => v.id === target.id),
+        'past its KEV due date',
+      );
       assert.ok(overdue.every((v) => v.overdue === true && v.status !== 'fixed'));
       // A re-sync writes the findings again: the feed values come with the write.
       await ok(['sync', 'lab', '--full']);
       const again = await rows(['vulnerabilities', '--source', 'lab', '--where', 'epssPercentile>0.99']);
-      assert.deepEqual(again.map((v) => v.id), [target.id]);
+      assert.deepEqual(
+        again.map((v) => v.id),
+        [target.id],
+      );
       // The policy is a setting; a malformed one is bad input.
       const strict = await rows(['vulnerabilities', '--source', 'lab', '--where', 'overdue=true'], { TRIBUTARY_SLA_DAYS: 'critical:1,high:1,medium:1,low:1' });
       assert.ok(strict.length >= overdue.length);
@@ -119,12 +176,29 @@ for (const backend of BACKENDS) {
 
     test('file mode: an uploaded export gives plugin records and finding detail', async () => {
       await ok(['sources', 'add', 'tenable-sc', '--name', 'files', '--set', 'inputMode=file']);
-      const a = scRow({ 'IP Address': '10.9.0.1', Synopsis: 'Weak ciphers are offered.', Description: 'The service offers 64-bit block ciphers.', 'See Also': 'https://sweet32.info', 'Plugin Publication Date': 'Aug 25, 2016 12:00:00 UTC', 'Exploit?': 'No' });
-      const b = scRow({ 'IP Address': '10.9.0.2', Synopsis: 'Weak ciphers are offered.', Description: 'The service offers 64-bit block ciphers.', 'See Also': 'https://sweet32.info', 'Plugin Publication Date': 'Aug 25, 2016 12:00:00 UTC', 'Exploit?': 'No' });
+      const a = scRow({
+        'IP Address': '10.9.0.1',
+        Synopsis: 'Weak ciphers are offered.',
+        Description: 'The service offers 64-bit block ciphers.',
+        'See Also': 'https://sweet32.info',
+        'Plugin Publication Date': 'Aug 25, 2016 12:00:00 UTC',
+        'Exploit?': 'No',
+      });
+      const b = scRow({
+        'IP Address': '10.9.0.2',
+        Synopsis: 'Weak ciphers are offered.',
+        Description: 'The service offers 64-bit block ciphers.',
+        'See Also': 'https://sweet32.info',
+        'Plugin Publication Date': 'Aug 25, 2016 12:00:00 UTC',
+        'Exploit?': 'No',
+      });
       await ok(['upload', 'files', file('export.csv', csvText(SC_HEADER, [a, b]))]);
       await ok(['sync', 'files']);
       const plugins = await rows(['plugins', '--source', 'files']);
-      assert.deepEqual(plugins.map((p) => [p.pluginId, p.description, p.seeAlso, p.pluginPublished]), [['42873', 'The service offers 64-bit block ciphers.', ['https://sweet32.info'], '2016-08-25T12:00:00.000Z']]);
+      assert.deepEqual(
+        plugins.map((p) => [p.pluginId, p.description, p.seeAlso, p.pluginPublished]),
+        [['42873', 'The service offers 64-bit block ciphers.', ['https://sweet32.info'], '2016-08-25T12:00:00.000Z']],
+      );
       const vulns = await rows(['vulnerabilities', '--source', 'files']);
       assert.equal(vulns.length, 2);
       for (const v of vulns) {

@@ -34,7 +34,10 @@ const cli = (...args: string[]) => runCli(['--data-dir', db.dataDir, ...args], e
 test('OCSF to stdout: one valid event per finding', () => {
   const r = cli('export', 'vulnerabilities', '--format', 'ocsf', '--ocsf-version', '1.3.0');
   assert.equal(r.code, 0, r.stderr);
-  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const events = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(events.length, 12);
   for (const e of events) assert.deepEqual(validateOcsf('1.3.0', e), []);
   assert.equal(r.stderr, '', 'no progress line when stderr is no terminal');
@@ -60,7 +63,14 @@ test('ECS bulk to a file, CSV into a folder, --json summary', () => {
 });
 
 test('to an S3 prefix with the standard AWS settings', async () => {
-  const s3env = { ...env, TRIBUTARY_S3_ENDPOINT: s3.env.TRIBUTARY_S3_ENDPOINT!, TRIBUTARY_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: s3.env.AWS_ACCESS_KEY_ID!, AWS_SECRET_ACCESS_KEY: s3.env.AWS_SECRET_ACCESS_KEY!, AWS_REGION: 'us-east-1' };
+  const s3env = {
+    ...env,
+    TRIBUTARY_S3_ENDPOINT: s3.env.TRIBUTARY_S3_ENDPOINT!,
+    TRIBUTARY_S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: s3.env.AWS_ACCESS_KEY_ID!,
+    AWS_SECRET_ACCESS_KEY: s3.env.AWS_SECRET_ACCESS_KEY!,
+    AWS_REGION: 'us-east-1',
+  };
   const r = await runCliAsync(['--data-dir', db.dataDir, '--json', 'export', 'vulnerabilities', '--format', 'ocsf', '--out', 's3://lake/tenable/ocsf/'], s3env);
   assert.equal(r.code, 0, r.stderr);
   const { location } = JSON.parse(r.stdout);

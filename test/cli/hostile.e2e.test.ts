@@ -44,7 +44,19 @@ test('a URL with a query or a fragment is refused with exit 2 naming the field',
 });
 
 test('a run that would wipe the inventory ends partial (exit 1); --full --allow-large-removal lets it', async () => {
-  const add = await cli('sources', 'add', 'tenable-sc', '--name', 'sc', '--set', `apiUrl=${sc.url}`, '--set', `accessKey=${sim.analyst.accessKey}`, '--set', `secretKey=${sim.analyst.secretKey}`);
+  const add = await cli(
+    'sources',
+    'add',
+    'tenable-sc',
+    '--name',
+    'sc',
+    '--set',
+    `apiUrl=${sc.url}`,
+    '--set',
+    `accessKey=${sim.analyst.accessKey}`,
+    '--set',
+    `secretKey=${sim.analyst.secretKey}`,
+  );
   assert.equal(add.code, 0, add.stderr);
   assert.equal((await cli('sync', 'sc')).code, 0);
   const live = async () => (await cli('query', 'hosts', '--where', 'removed=false', '--format', 'jsonl')).stdout.trim().split('\n').filter(Boolean).length;
@@ -61,7 +73,10 @@ test('a run that would wipe the inventory ends partial (exit 1); --full --allow-
     assert.equal(refused.code, 1, refused.stderr);
     const out = JSON.parse(refused.stdout) as { status: string; error: string };
     assert.equal(out.status, 'partial');
-    assert.match(out.error, /did not sweep \(nothing was marked removed or fixed\): hosts: it would mark all of \d+ records removed .*sync --full --allow-large-removal/);
+    assert.match(
+      out.error,
+      /did not sweep \(nothing was marked removed or fixed\): hosts: it would mark all of \d+ records removed .*sync --full --allow-large-removal/,
+    );
     assert.equal(await live(), hosts, 'no host was marked removed');
 
     const allowed = await cli('sync', 'sc', '--full', '--allow-large-removal');

@@ -27,7 +27,12 @@ function ok(args: string[]): string {
   assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
-const lines = (args: string[]) => ok(args).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (args: string[]) =>
+  ok(args)
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const rank = (s: unknown) => SEVERITY_ORDER.indexOf(s as (typeof SEVERITY_ORDER)[number]);
 
 before(() => {
@@ -56,16 +61,25 @@ test('by default findings come worst first, then by plugin name; hosts by name',
   assert.equal(vulns.length, 20);
   for (let i = 1; i < vulns.length; i++) {
     const [a, b] = [vulns[i - 1]!, vulns[i]!];
-    assert.ok(rank(a.severity) > rank(b.severity) || (a.severity === b.severity && String(a.pluginName) <= String(b.pluginName)), `${a.severity} ${a.pluginName} before ${b.severity} ${b.pluginName}`);
+    assert.ok(
+      rank(a.severity) > rank(b.severity) || (a.severity === b.severity && String(a.pluginName) <= String(b.pluginName)),
+      `${a.severity} ${a.pluginName} before ${b.severity} ${b.pluginName}`,
+    );
   }
   assert.equal(vulns[0]!.severity, 'critical');
   assert.deepEqual(lines(['query', 'vulnerabilities', '--json', '--limit', '3']), vulns.slice(0, 3), '--limit keeps the order');
-  assert.deepEqual(lines(['query', 'hosts', '--json']).map((h) => h.hostname), ['db2', 'web1']);
+  assert.deepEqual(
+    lines(['query', 'hosts', '--json']).map((h) => h.hostname),
+    ['db2', 'web1'],
+  );
 });
 
 test('--sort FIELD[:desc] orders by that field; a field it cannot sort by exits 2 naming the sortable ones', () => {
   const ids = lines(['query', 'vulnerabilities', '--json', '--sort', 'pluginId:desc']).map((v) => Number(v.pluginId));
-  assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => b - a),
+  );
   assert.notDeepEqual(ids, [...ids].reverse());
   const names = lines(['query', 'vulnerabilities', '--json', '--sort', 'pluginName']).map((v) => String(v.pluginName));
   assert.deepEqual(names, [...names].sort());
@@ -113,8 +127,18 @@ for (const backend of BACKENDS) {
       store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
       const { id } = await store.createSource('lab', 'fixture', {}, null);
       // 23 findings, some with the same plugin name, one without a severity.
-      const vulns = Array.from({ length: 23 }, (_, i) => ({ key: `h|${i}`, hostKey: `h${i % 3}`, fields: { pluginId: String(i), pluginName: `p${(i * 5) % 7}`, severity: i === 22 ? null : SEVERITY_ORDER[i % 5] } }));
-      await store.writePage({ sourceId: id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() }, 's', 'full', { hosts: ['h0', 'h1', 'h2'].map((key) => ({ key, fields: {} })), vulnerabilities: vulns }, { value: null, complete: false });
+      const vulns = Array.from({ length: 23 }, (_, i) => ({
+        key: `h|${i}`,
+        hostKey: `h${i % 3}`,
+        fields: { pluginId: String(i), pluginName: `p${(i * 5) % 7}`, severity: i === 22 ? null : SEVERITY_ORDER[i % 5] },
+      }));
+      await store.writePage(
+        { sourceId: id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() },
+        's',
+        'full',
+        { hosts: ['h0', 'h1', 'h2'].map((key) => ({ key, fields: {} })), vulnerabilities: vulns },
+        { value: null, complete: false },
+      );
     });
     after(async () => {
       await store?.close();
@@ -123,7 +147,15 @@ for (const backend of BACKENDS) {
 
     const read = async (pageSize: number, limit = Number.POSITIVE_INFINITY, where: string[] = []) => {
       const out: Record<string, unknown>[] = [];
-      for await (const page of readInOrder(store, 'vulnerabilities', queryPasses('vulnerabilities', null), { filters: where.map((w) => parseFilter(w)) }, limit, pageSize)) out.push(...page);
+      for await (const page of readInOrder(
+        store,
+        'vulnerabilities',
+        queryPasses('vulnerabilities', null),
+        { filters: where.map((w) => parseFilter(w)) },
+        limit,
+        pageSize,
+      ))
+        out.push(...page);
       return out;
     };
 
@@ -134,9 +166,18 @@ for (const backend of BACKENDS) {
       const key = (r: Record<string, unknown>) => `${4 - (r.severity === null ? -1 : rank(r.severity))}|${r.pluginName}|${r.id}`;
       assert.deepEqual(whole.map(key), whole.map(key).sort(), 'severity desc, then plugin name, then id');
       assert.equal(whole.at(-1)!.severity, null, 'findings without a severity last');
-      assert.deepEqual((await read(2)).map((r) => r.id), whole.map((r) => r.id));
-      assert.deepEqual((await read(2, 9)).map((r) => r.id), whole.slice(0, 9).map((r) => r.id));
-      assert.deepEqual((await read(3, Number.POSITIVE_INFINITY, ['severity<=medium'])).map((r) => r.id), whole.filter((r) => r.severity !== null && rank(r.severity) <= 2).map((r) => r.id));
+      assert.deepEqual(
+        (await read(2)).map((r) => r.id),
+        whole.map((r) => r.id),
+      );
+      assert.deepEqual(
+        (await read(2, 9)).map((r) => r.id),
+        whole.slice(0, 9).map((r) => r.id),
+      );
+      assert.deepEqual(
+        (await read(3, Number.POSITIVE_INFINITY, ['severity<=medium'])).map((r) => r.id),
+        whole.filter((r) => r.severity !== null && rank(r.severity) <= 2).map((r) => r.id),
+      );
     });
   });
 }

@@ -43,30 +43,70 @@ describe('a stored secret follows no changed address', () => {
   it('changing apiUrl or proxyUrl needs the keys entered again (exit 2 naming them); with them it is saved', () => {
     const d = ['--data-dir', dataDir()];
     assert.equal(runCli([...d, 'sources', 'add', 'tenable-sc', '--name', 'lab', ...TENABLE]).code, 0);
-    assertOneLine(runCli([...d, 'sources', 'configure', 'lab', '--set', 'apiUrl=https://attacker.example.test']), 2, /changing apiUrl .*enter accessKey and secretKey again/);
-    assertOneLine(runCli([...d, 'sources', 'configure', 'lab', '--set', 'apiUrl=https://attacker.example.test', '--set', 'accessKey=access-key-one-1']), 2, /enter secretKey again/);
+    assertOneLine(
+      runCli([...d, 'sources', 'configure', 'lab', '--set', 'apiUrl=https://attacker.example.test']),
+      2,
+      /changing apiUrl .*enter accessKey and secretKey again/,
+    );
+    assertOneLine(
+      runCli([...d, 'sources', 'configure', 'lab', '--set', 'apiUrl=https://attacker.example.test', '--set', 'accessKey=access-key-one-1']),
+      2,
+      /enter secretKey again/,
+    );
     assertOneLine(runCli([...d, 'sources', 'configure', 'lab', '--set', 'proxyUrl=http://proxy.attacker.test:3128']), 2, /changing proxyUrl/);
     const shown = JSON.parse(runCli([...d, 'sources', 'show', 'lab']).stdout);
     assert.equal(shown.config.apiUrl, 'https://sc.example.test', 'nothing was changed');
     // Other fields change freely; the same URL spelled with a trailing slash is no change.
     assert.equal(runCli([...d, 'sources', 'configure', 'lab', '--set', 'pageSize=500', '--set', 'apiUrl=https://sc.example.test/']).code, 0);
-    const ok = runCli([...d, 'sources', 'configure', 'lab', '--set', 'apiUrl=https://sc2.example.test', '--set', 'accessKey=access-key-two-2', '--set', 'secretKey=secret-key-two-2']);
+    const ok = runCli([
+      ...d,
+      'sources',
+      'configure',
+      'lab',
+      '--set',
+      'apiUrl=https://sc2.example.test',
+      '--set',
+      'accessKey=access-key-two-2',
+      '--set',
+      'secretKey=secret-key-two-2',
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(JSON.parse(runCli([...d, 'sources', 'show', 'lab']).stdout).config.apiUrl, 'https://sc2.example.test');
   });
 
   it('ServiceDesk Plus: serverUrl needs the API key again', () => {
     const d = ['--data-dir', dataDir()];
-    const add = runCli([...d, 'sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', 'serverUrl=https://sdp.example.test', '--set', 'apiKey=technician-key-1']);
+    const add = runCli([
+      ...d,
+      'sources',
+      'add',
+      'servicedesk-plus',
+      '--name',
+      'desk',
+      '--set',
+      'serverUrl=https://sdp.example.test',
+      '--set',
+      'apiKey=technician-key-1',
+    ]);
     assert.equal(add.code, 0, add.stderr);
-    assertOneLine(runCli([...d, 'sources', 'configure', 'desk', '--set', 'serverUrl=https://elsewhere.example.test']), 2, /changing serverUrl .*enter apiKey again/);
-    assert.equal(runCli([...d, 'sources', 'configure', 'desk', '--set', 'serverUrl=https://elsewhere.example.test', '--set', 'apiKey=technician-key-2']).code, 0);
+    assertOneLine(
+      runCli([...d, 'sources', 'configure', 'desk', '--set', 'serverUrl=https://elsewhere.example.test']),
+      2,
+      /changing serverUrl .*enter apiKey again/,
+    );
+    assert.equal(
+      runCli([...d, 'sources', 'configure', 'desk', '--set', 'serverUrl=https://elsewhere.example.test', '--set', 'apiKey=technician-key-2']).code,
+      0,
+    );
   });
 
   it('a proxy password is sealed at rest and masked when shown; sent back masked it is kept, with a new address it is refused', () => {
     const dir = dataDir();
     const d = ['--data-dir', dir];
-    assert.equal(runCli([...d, 'sources', 'add', 'tenable-sc', '--name', 'lab', ...TENABLE, '--set', 'proxyUrl=http://squid:proxy-pass-77@proxy.example.test:3128']).code, 0);
+    assert.equal(
+      runCli([...d, 'sources', 'add', 'tenable-sc', '--name', 'lab', ...TENABLE, '--set', 'proxyUrl=http://squid:proxy-pass-77@proxy.example.test:3128']).code,
+      0,
+    );
     const shown = runCli([...d, 'sources', 'show', 'lab']);
     assert.doesNotMatch(shown.stdout, /proxy-pass-77/);
     assert.equal(JSON.parse(shown.stdout).config.proxyUrl, 'http://squid:********@proxy.example.test:3128');
@@ -74,9 +114,24 @@ describe('a stored secret follows no changed address', () => {
     const raw = String((db.prepare('SELECT config FROM sources').get() as { config: string }).config);
     db.close();
     assert.doesNotMatch(raw, /proxy-pass-77/, 'sealed at rest');
-    assert.equal(runCli([...d, 'sources', 'configure', 'lab', '--set', 'proxyUrl=http://squid:********@proxy.example.test:3128']).code, 0, 'sent back as shown: kept');
+    assert.equal(
+      runCli([...d, 'sources', 'configure', 'lab', '--set', 'proxyUrl=http://squid:********@proxy.example.test:3128']).code,
+      0,
+      'sent back as shown: kept',
+    );
     assertOneLine(
-      runCli([...d, 'sources', 'configure', 'lab', '--set', 'proxyUrl=http://squid:********@proxy.attacker.test:3128', '--set', 'accessKey=a-new-key-1', '--set', 'secretKey=a-new-key-2']),
+      runCli([
+        ...d,
+        'sources',
+        'configure',
+        'lab',
+        '--set',
+        'proxyUrl=http://squid:********@proxy.attacker.test:3128',
+        '--set',
+        'accessKey=a-new-key-1',
+        '--set',
+        'secretKey=a-new-key-2',
+      ]),
       2,
       /proxyUrl: enter the password again/,
     );

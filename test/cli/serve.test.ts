@@ -44,7 +44,10 @@ function startServe(): Promise<{ url: string; stdout: () => string; stop: () => 
 
 test('serve bootstraps admin once, guards the API, and stops on SIGTERM', async () => {
   const s = await startServe();
-  const line = s.stdout().split('\n').find((l) => /password/i.test(l));
+  const line = s
+    .stdout()
+    .split('\n')
+    .find((l) => /password/i.test(l));
   assert.ok(line, 'the generated password is printed');
   const file = join(dataDir, 'admin-password');
   assert.equal(statSync(file).mode & 0o777, 0o600);
@@ -55,9 +58,17 @@ test('serve bootstraps admin once, guards the API, and stops on SIGTERM', async 
   assert.equal(health.status, 200);
   assert.equal(((await health.json()) as { ok: boolean }).ok, true);
   assert.equal((await fetch(`${s.url}/api/v1/sources`)).status, 401);
-  const bad = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'nope' }) });
+  const bad = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'nope' }),
+  });
   assert.equal(bad.status, 401);
-  const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+  const login = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
   assert.equal(login.status, 200);
   const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
   const list = await fetch(`${s.url}/api/v1/sources`, { headers: { cookie } });
@@ -92,7 +103,10 @@ test('sources file-drop gives the address the running server listens on, else a 
   const stopped = guide();
   assert.doesNotMatch(stopped.uploadUrl, /:8080/);
   assert.match(stopped.uploadUrl, /^http:\/\/TRIBUTARY-HOST:PORT\//);
-  assert.ok(stopped.notes.some((n) => /No running `tributary serve`.*TRIBUTARY_PUBLIC_URL/.test(n)), stopped.notes.join('\n'));
+  assert.ok(
+    stopped.notes.some((n) => /No running `tributary serve`.*TRIBUTARY_PUBLIC_URL/.test(n)),
+    stopped.notes.join('\n'),
+  );
   const pub = runCli(['--data-dir', dataDir, '--json', 'sources', 'file-drop', 'drop'], { ...env, TRIBUTARY_PUBLIC_URL: 'https://tributary.example/' });
   assert.equal((JSON.parse(pub.stdout) as { uploadUrl: string }).uploadUrl, 'https://tributary.example/api/v1/upload/vuln-scanner/');
 });
@@ -104,7 +118,10 @@ test('a busy port exits 2 with one line naming the port and how to pick another'
   const port = (blocker.address() as { port: number }).port;
   try {
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', String(port)], { env: cliEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', String(port)], {
+        env: cliEnv(),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d) => {
         stderr += d;
@@ -112,7 +129,10 @@ test('a busy port exits 2 with one line naming the port and how to pick another'
       child.once('exit', (code) => resolve({ code, stderr }));
     });
     assert.equal(r.code, 2, r.stderr);
-    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('tributary: '));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('tributary: '));
     assert.deepEqual(lines.length, 1, r.stderr);
     assert.match(lines[0]!, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use: pick another with --port N`));
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');

@@ -42,8 +42,30 @@ after(async () => {
 test('a cloud source exchanges its code on save; a used or expired code is refused with advice', async () => {
   const code = sim.mintAuthorizationCode();
   secrets.push(code);
-  const cloud = ['--set', `accountsUrl=${sim.accountsUrl}`, '--set', `serverUrl=${sim.url}`, '--set', `portal=${sim.portal}`, '--set', `clientId=${sim.clientId}`, '--set', `clientSecret=${sim.clientSecret}`];
-  const add = await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', ...cloud, '--set', `authorizationCode=${code}`, '--set', 'revokeTokenOnDeletion=true');
+  const cloud = [
+    '--set',
+    `accountsUrl=${sim.accountsUrl}`,
+    '--set',
+    `serverUrl=${sim.url}`,
+    '--set',
+    `portal=${sim.portal}`,
+    '--set',
+    `clientId=${sim.clientId}`,
+    '--set',
+    `clientSecret=${sim.clientSecret}`,
+  ];
+  const add = await cli(
+    'sources',
+    'add',
+    'servicedesk-plus',
+    '--name',
+    'desk',
+    ...cloud,
+    '--set',
+    `authorizationCode=${code}`,
+    '--set',
+    'revokeTokenOnDeletion=true',
+  );
   assert.equal(add.code, 0, add.stderr);
   const shown = json<{ config: Record<string, unknown> }>(await cli('sources', 'show', 'desk'));
   assert.equal(shown.config.clientSecret, '********');

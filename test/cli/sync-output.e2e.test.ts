@@ -17,7 +17,14 @@ delete env.TRIBUTARY_LOG_LEVEL;
 const cli = (...args: string[]) => runCliAsync(['--data-dir', dataDir, ...args], env);
 
 before(async () => {
-  sim = await startTenableSim({ port: 0, hosts: 12, findingsPerHost: 6, seed: 3, rateLimit: { every: 4, retryAfter: 0 }, serverError: { every: 9, status: 503 } });
+  sim = await startTenableSim({
+    port: 0,
+    hosts: 12,
+    findingsPerHost: 6,
+    seed: 3,
+    rateLimit: { every: 4, retryAfter: 0 },
+    serverError: { every: 9, status: 503 },
+  });
 });
 after(async () => {
   await sim?.close();
@@ -26,7 +33,24 @@ after(async () => {
 
 test('a piped sync prints one progress line per stream; retries go to the log file, which it names', async () => {
   const { accessKey, secretKey } = sim.analyst;
-  assert.equal((await cli('sources', 'add', 'tenable-sc', '--name', 'lab', '--set', `apiUrl=${sim.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`)).code, 0);
+  assert.equal(
+    (
+      await cli(
+        'sources',
+        'add',
+        'tenable-sc',
+        '--name',
+        'lab',
+        '--set',
+        `apiUrl=${sim.url}`,
+        '--set',
+        `accessKey=${accessKey}`,
+        '--set',
+        `secretKey=${secretKey}`,
+      )
+    ).code,
+    0,
+  );
   const r = await cli('sync', 'lab');
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stderr.trim().split('\n');
@@ -47,7 +71,7 @@ test('a piped sync prints one progress line per stream; retries go to the log fi
 });
 
 test('TRIBUTARY_LOG_FILE=- keeps the log on stderr', async () => {
-  const r = await runCliAsync(['--data-dir', dataDir, 'sync', 'lab', '--full'], { ...env, TRIBUTARY_LOG_LEVEL: 'info' , TRIBUTARY_LOG_FILE: '-' });
+  const r = await runCliAsync(['--data-dir', dataDir, 'sync', 'lab', '--full'], { ...env, TRIBUTARY_LOG_LEVEL: 'info', TRIBUTARY_LOG_FILE: '-' });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /"level"/);
 });
@@ -55,12 +79,29 @@ test('TRIBUTARY_LOG_FILE=- keeps the log on stderr', async () => {
 test('on a terminal the progress is one line redrawn in place (at most every 200 ms); elsewhere one line per stream', () => {
   const out: string[] = [];
   let t = 0;
-  const p = progressWriter<{ stream: string; n: number }>(false, (s) => out.push(s), (x) => `${x.stream} ${x.n}`, () => t);
-  for (const [stream, n] of [['hosts', 1], ['hosts', 2], ['vulns', 1], ['vulns', 5], ['ports', 3]] as const) p.update({ stream, n });
+  const p = progressWriter<{ stream: string; n: number }>(
+    false,
+    (s) => out.push(s),
+    (x) => `${x.stream} ${x.n}`,
+    () => t,
+  );
+  for (const [stream, n] of [
+    ['hosts', 1],
+    ['hosts', 2],
+    ['vulns', 1],
+    ['vulns', 5],
+    ['ports', 3],
+  ] as const)
+    p.update({ stream, n });
   p.end();
   assert.deepEqual(out, ['hosts 2\n', 'vulns 5\n', 'ports 3\n']);
   const tty: string[] = [];
-  const q = progressWriter<{ stream: string; n: number }>(true, (s) => tty.push(s), (x) => `${x.stream} ${x.n}`, () => t);
+  const q = progressWriter<{ stream: string; n: number }>(
+    true,
+    (s) => tty.push(s),
+    (x) => `${x.stream} ${x.n}`,
+    () => t,
+  );
   t = 1000;
   q.update({ stream: 'hosts', n: 1 });
   t = 1100;

@@ -67,12 +67,24 @@ test('bad configurations are refused with exit 2 and a line naming the field', a
     assert.match(r.stderr, field);
     assert.doesNotMatch(r.stderr, new RegExp(secretKey));
   }
-  assert.deepEqual(json((await cli('--json', 'sources', 'list'))), [], 'nothing was stored');
+  assert.deepEqual(json(await cli('--json', 'sources', 'list')), [], 'nothing was stored');
 });
 
 test('add, show (masked), configure (secret kept), check', async () => {
   const { accessKey, secretKey } = sim.analyst;
-  const add = await cli('sources', 'add', 'tenable-sc', '--name', 'lab', '--set', `apiUrl=${sim.url}/`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`);
+  const add = await cli(
+    'sources',
+    'add',
+    'tenable-sc',
+    '--name',
+    'lab',
+    '--set',
+    `apiUrl=${sim.url}/`,
+    '--set',
+    `accessKey=${accessKey}`,
+    '--set',
+    `secretKey=${secretKey}`,
+  );
   assert.equal(add.code, 0, add.stderr);
   const shown = json<{ config: Record<string, unknown> }>(await cli('sources', 'show', 'lab'));
   assert.equal(shown.config.secretKey, '********');
@@ -110,13 +122,28 @@ test('add, show (masked), configure (secret kept), check', async () => {
 
 test('misconfigurations of the seed are diagnosed, exit 1', async () => {
   const add = (name: string, keys: { accessKey: string; secretKey: string }) =>
-    cli('sources', 'add', 'tenable-sc', '--name', name, '--set', `apiUrl=${sim.url}`, '--set', `accessKey=${keys.accessKey}`, '--set', `secretKey=${keys.secretKey}`);
+    cli(
+      'sources',
+      'add',
+      'tenable-sc',
+      '--name',
+      name,
+      '--set',
+      `apiUrl=${sim.url}`,
+      '--set',
+      `accessKey=${keys.accessKey}`,
+      '--set',
+      `secretKey=${keys.secretKey}`,
+    );
   assert.equal((await add('as-admin', sim.admin)).code, 0);
   const admin = await cli('--json', 'sources', 'check', 'as-admin');
   assert.equal(admin.code, 1);
   const adminChecks = json<{ checks: { id: string; ok: boolean; message: string; hint: string | null }[] }>(admin).checks;
   const failed = adminChecks.filter((c) => !c.ok);
-  assert.ok(failed.some((c) => /Administrator/.test(c.message + c.hint) && /Security Analyst/.test(c.message + (c.hint ?? ''))), JSON.stringify(failed));
+  assert.ok(
+    failed.some((c) => /Administrator/.test(c.message + c.hint) && /Security Analyst/.test(c.message + (c.hint ?? ''))),
+    JSON.stringify(failed),
+  );
 
   assert.equal((await add('wrong-keys', { accessKey: 'a'.repeat(32), secretKey: 'b'.repeat(32) })).code, 0);
   const wrong = await cli('sources', 'check', 'wrong-keys');
@@ -139,7 +166,9 @@ test('sync imports what the console serves; query returns it with its values', a
   assert.equal(result.status, 'succeeded');
   assert.equal(result.error, null);
   assert.deepEqual(Object.keys(result.streams).sort(), ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']);
-  const sumip = await call(sim, 'POST', '/rest/analysis', { body: { type: 'vuln', sourceType: 'cumulative', query: { type: 'vuln', tool: 'sumip', filters: [] }, startOffset: 0, endOffset: 1000 } });
+  const sumip = await call(sim, 'POST', '/rest/analysis', {
+    body: { type: 'vuln', sourceType: 'cumulative', query: { type: 'vuln', tool: 'sumip', filters: [] }, startOffset: 0, endOffset: 1000 },
+  });
   const simHosts = sumip.json.response.results as Record<string, string>[];
   assert.equal(result.streams.hosts.records, simHosts.length);
 
@@ -189,7 +218,9 @@ test('findings patched on the console become fixed after the next (incremental) 
 });
 
 test('syncs ride through 429s, 5xx and dropped connections', async () => {
-  const faults = await call(sim, 'POST', '/_sim/faults', { body: { rateLimit: { every: 5, retryAfter: 0 }, serverError: { every: 7, status: 503 }, resetMidBody: { every: 11 } } });
+  const faults = await call(sim, 'POST', '/_sim/faults', {
+    body: { rateLimit: { every: 5, retryAfter: 0 }, serverError: { every: 7, status: 503 }, resetMidBody: { every: 11 } },
+  });
   assert.equal(faults.status, 200, faults.text);
   const r = await cli('--json', 'sync', 'lab', '--full');
   const result = json<{ status: string; error: string | null }>(r);
@@ -198,7 +229,10 @@ test('syncs ride through 429s, 5xx and dropped connections', async () => {
   assert.ok(Object.values(stats.json.faultsInjected as Record<string, number>).reduce((a, b) => a + b, 0) > 0, 'faults were injected');
   await call(sim, 'POST', '/_sim/faults', { body: { clear: true } });
   const methods = Object.keys(stats.json.byRoute as Record<string, number>);
-  assert.ok(methods.every((m) => m.startsWith('GET ') || m === 'POST /rest/analysis'), methods.join(', '));
+  assert.ok(
+    methods.every((m) => m.startsWith('GET ') || m === 'POST /rest/analysis'),
+    methods.join(', '),
+  );
 });
 
 test('no plaintext key appears in anything the commands printed or stored', () => {

@@ -27,7 +27,8 @@ test('a built UI is served as it is; a missing one is built; a failed build stop
   const missing = join(dir, 'never');
   assert.throws(
     () => ensureWebUi(missing, () => ({ ok: false, reason: 'it exited with 1' })),
-    (err: unknown) => err instanceof ExitCode && err.code === 1 && /it exited with 1.*bash scripts\/build-web\.sh/.test(err.message) && !err.message.includes('\n'),
+    (err: unknown) =>
+      err instanceof ExitCode && err.code === 1 && /it exited with 1.*bash scripts\/build-web\.sh/.test(err.message) && !err.message.includes('\n'),
   );
   assert.throws(() => ensureWebUi(missing, () => ({ ok: true, reason: '' })), /no index\.html/, 'a build that made nothing is a failure too');
 });

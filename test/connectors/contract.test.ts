@@ -74,7 +74,12 @@ test('the file drop: the declared default bucket, upload, sync', () => {
 
 test('the queue keys the concurrency limit on the declared upstream; the API describes the form', async () => {
   registerConnector(thirdConnector);
-  const app = await openApp({ dataDir: tempDir(), env: { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 3).toString('base64') }, log: createLogger({ level: 'silent' }), registry: await defaultRegistry() });
+  const app = await openApp({
+    dataDir: tempDir(),
+    env: { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 3).toString('base64') },
+    log: createLogger({ level: 'silent' }),
+    registry: await defaultRegistry(),
+  });
   try {
     const a = { name: 'a', type: THIRD_TYPE, config: { inputMode: 'api', endpoint: 'https://Third.Example:8443/api' } };
     const b = { name: 'b', type: THIRD_TYPE, config: { inputMode: 'api', endpoint: 'https://third.example:8443/other' } };
@@ -85,7 +90,11 @@ test('the queue keys the concurrency limit on the declared upstream; the API des
 
     const server = await buildServer(app, { env: { TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple 42' }, print: () => {} });
     try {
-      const login = await server.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'correct horse battery staple 42' } });
+      const login = await server.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'admin', password: 'correct horse battery staple 42' },
+      });
       assert.equal(login.statusCode, 200, login.body);
       const cookie = login.cookies.find((c) => c.name === 'tributary_session');
       const res = await server.inject({ method: 'GET', url: '/api/v1/connectors', headers: { cookie: `tributary_session=${cookie?.value}` } });
@@ -96,7 +105,10 @@ test('the queue keys the concurrency limit on the declared upstream; the API des
       assert.deepEqual(meta.sections, [{ title: 'Connection', help: null, keys: ['inputMode', 'endpoint', 'accessToken', 'bucket'] }]);
       assert.deepEqual(meta.files, { defaultBucket: THIRD_BUCKET, kinds: ['txt'], uploadHint: 'Upload host lists, one name a line.' });
       const fields = meta.fields as { key: string; secret: boolean; input: string; default: unknown }[];
-      assert.deepEqual(fields.map((f) => f.key), ['inputMode', 'endpoint', 'accessToken', 'bucket']);
+      assert.deepEqual(
+        fields.map((f) => f.key),
+        ['inputMode', 'endpoint', 'accessToken', 'bucket'],
+      );
       assert.equal(fields.find((f) => f.key === 'accessToken')?.secret, true);
       assert.equal(fields.find((f) => f.key === 'inputMode')?.default, 'api');
     } finally {

@@ -51,7 +51,10 @@ after(async () => {
 test('an answer larger than the cap is refused: from Content-Length without reading, or as soon as the read passes it', async () => {
   const http = new HttpClient({ baseUrl: base, maxResponseBytes: 1024 * 1024 });
   try {
-    await assert.rejects(http.send({ method: 'GET', path: '/declared' }), /^UpstreamError: GET \/api\/declared: the answer is larger than 1 MiB \(the response size limit\)$/);
+    await assert.rejects(
+      http.send({ method: 'GET', path: '/declared' }),
+      /^UpstreamError: GET \/api\/declared: the answer is larger than 1 MiB \(the response size limit\)$/,
+    );
     await assert.rejects(http.send({ method: 'GET', path: '/chunked' }), (err: Error & { hint?: string }) => {
       assert.match(err.message, /GET \/api\/chunked: the answer is larger than 1 MiB/);
       assert.match(err.hint ?? '', /TRIBUTARY_UPSTREAM_MAX_BYTES/);

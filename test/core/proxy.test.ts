@@ -68,7 +68,12 @@ test('the credential check reaches an http and a private-CA https console throug
 });
 
 test('a proxy that is down is reported as unreachable, not as bad credentials', async () => {
-  const config = tenableScConnector.configSchema.parse({ apiUrl: plain.url, accessKey: plain.analyst.accessKey, secretKey: plain.analyst.secretKey, proxyUrl: 'http://127.0.0.1:1' });
+  const config = tenableScConnector.configSchema.parse({
+    apiUrl: plain.url,
+    accessKey: plain.analyst.accessKey,
+    secretKey: plain.analyst.secretKey,
+    proxyUrl: 'http://127.0.0.1:1',
+  });
   const checks = await tenableScConnector.check(config, ctx);
   const first = checks[0];
   assert.equal(first.ok, false);
@@ -77,7 +82,12 @@ test('a proxy that is down is reported as unreachable, not as bad credentials', 
 });
 
 test('a proxy that may not reach the console says so', async () => {
-  const config = tenableScConnector.configSchema.parse({ apiUrl: 'http://127.0.0.1:9', accessKey: plain.analyst.accessKey, secretKey: plain.analyst.secretKey, proxyUrl });
+  const config = tenableScConnector.configSchema.parse({
+    apiUrl: 'http://127.0.0.1:9',
+    accessKey: plain.analyst.accessKey,
+    secretKey: plain.analyst.secretKey,
+    proxyUrl,
+  });
   const [first] = await tenableScConnector.check(config, ctx);
   assert.equal(first.ok, false);
   assert.match(first.message, /^the proxy 127\.0\.0\.1:\d+ answered HTTP 502 when asked to connect to 127\.0\.0\.1:9$/);

@@ -14,7 +14,12 @@ test('the default policy and the budget it states', () => {
   assert.equal(b.callWaitMs, 500 + 1000 + 2000 + 4000 + 8000);
   assert.equal(b.pageWaitMs, 4 * 15_500 + (1000 + 2000 + 4000));
   assert.equal(b.pageWaitWithRetryAfterMs, (4 * 5 + 3) * 300_000);
-  assert.deepEqual(retryPolicy({ TRIBUTARY_RETRY_ATTEMPTS: '2', TRIBUTARY_STREAM_ATTEMPTS: '1', TRIBUTARY_RETRY_BASE_MS: '5' }), { ...p, callAttempts: 2, streamAttempts: 1, baseMs: 5 });
+  assert.deepEqual(retryPolicy({ TRIBUTARY_RETRY_ATTEMPTS: '2', TRIBUTARY_STREAM_ATTEMPTS: '1', TRIBUTARY_RETRY_BASE_MS: '5' }), {
+    ...p,
+    callAttempts: 2,
+    streamAttempts: 1,
+    baseMs: 5,
+  });
 });
 
 test('backoff: only transient failures, within the ceiling, Retry-After honoured up to its cap', () => {
@@ -33,28 +38,37 @@ test('backoff: only transient failures, within the ceiling, Retry-After honoured
 test('withRetry tries a transient failure up to the attempts, a permanent one once', async () => {
   let calls = 0;
   await assert.rejects(
-    withRetry(async () => {
-      calls++;
-      throw transient();
-    }, { attempts: 3, baseMs: 1 }),
+    withRetry(
+      async () => {
+        calls++;
+        throw transient();
+      },
+      { attempts: 3, baseMs: 1 },
+    ),
     /busy/,
   );
   assert.equal(calls, 3);
   calls = 0;
   await assert.rejects(
-    withRetry(async () => {
-      calls++;
-      throw new UpstreamError('refused', { status: 401 });
-    }, { attempts: 3, baseMs: 1 }),
+    withRetry(
+      async () => {
+        calls++;
+        throw new UpstreamError('refused', { status: 401 });
+      },
+      { attempts: 3, baseMs: 1 },
+    ),
     /refused/,
   );
   assert.equal(calls, 1);
   calls = 0;
-  const v = await withRetry(async (attempt) => {
-    calls++;
-    if (attempt < 2) throw transient(0);
-    return 'ok';
-  }, { attempts: 3, baseMs: 1 });
+  const v = await withRetry(
+    async (attempt) => {
+      calls++;
+      if (attempt < 2) throw transient(0);
+      return 'ok';
+    },
+    { attempts: 3, baseMs: 1 },
+  );
   assert.equal(v, 'ok');
   assert.equal(calls, 2);
 });

@@ -39,7 +39,12 @@ test('the master key comes from the environment, else from a 0600 key file made 
 });
 
 test('masking replaces set secrets only', () => {
-  assert.deepEqual(maskConfig({ a: 'x', secretKey: 'abc', apiKey: '', other: null }, ['secretKey', 'apiKey', 'other']), { a: 'x', secretKey: MASK, apiKey: '', other: null });
+  assert.deepEqual(maskConfig({ a: 'x', secretKey: 'abc', apiKey: '', other: null }, ['secretKey', 'apiKey', 'other']), {
+    a: 'x',
+    secretKey: MASK,
+    apiKey: '',
+    other: null,
+  });
 });
 
 test('log lines never carry a registered secret, whatever path put it there', async () => {

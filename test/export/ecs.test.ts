@@ -12,7 +12,10 @@ import { BARE_FINDING, BARE_HOST, CMDB_ASSET, COMPLIANCE, FINDING, HOST, PRODUCT
 // biome-ignore lint/suspicious/noExplicitAny: documents are arbitrary JSON read loosely in assertions
 type Doc = Record<string, any>;
 
-const ecs = JSON.parse(readFileSync(new URL(`./schemas/ecs-${ECS_VERSION}.json`, import.meta.url), 'utf8')) as { version: string; fields: Record<string, string> };
+const ecs = JSON.parse(readFileSync(new URL(`./schemas/ecs-${ECS_VERSION}.json`, import.meta.url), 'utf8')) as {
+  version: string;
+  fields: Record<string, string>;
+};
 
 /** Leaf paths of a document with their values (arrays of scalars are one leaf). */
 function leaves(doc: Record<string, unknown>, prefix = ''): [string, unknown][] {

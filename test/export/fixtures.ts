@@ -108,7 +108,14 @@ export const BARE_FINDING = common(`${BARE_HOST.id.slice(0, 12)}aaaaaaaaaaaaaaaa
   protocol: 'tcp',
 });
 
-export const FIXED_FINDING = { ...BARE_FINDING, id: `${BARE_HOST.id.slice(0, 12)}bbbbbbbbbbbbbbbbbbbb`, status: 'fixed', severity: 'medium', cves: ['CVE-2020-0001'], cvssV2BaseScore: 5 };
+export const FIXED_FINDING = {
+  ...BARE_FINDING,
+  id: `${BARE_HOST.id.slice(0, 12)}bbbbbbbbbbbbbbbbbbbb`,
+  status: 'fixed',
+  severity: 'medium',
+  cves: ['CVE-2020-0001'],
+  cvssV2BaseScore: 5,
+};
 
 export const COMPLIANCE = (result: string | null): StoredRecord =>
   common(`${HOST.id.slice(0, 12)}cccccccccccccccccc${result ? result.slice(0, 2) : 'nn'}`, {

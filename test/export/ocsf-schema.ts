@@ -46,11 +46,15 @@ function typeChain(s: Subset, type: string): { base: string; checks: { regex?: s
 function checkScalar(s: Subset, path: string, attr: Attr, v: unknown, errors: string[]): void {
   const { base, checks } = typeChain(s, attr.type);
   const ok =
-    base === 'string_t' ? typeof v === 'string'
-    : base === 'integer_t' || base === 'long_t' ? typeof v === 'number' && Number.isInteger(v)
-    : base === 'float_t' ? typeof v === 'number' && Number.isFinite(v)
-    : base === 'boolean_t' ? typeof v === 'boolean'
-    : base === 'json_t';
+    base === 'string_t'
+      ? typeof v === 'string'
+      : base === 'integer_t' || base === 'long_t'
+        ? typeof v === 'number' && Number.isInteger(v)
+        : base === 'float_t'
+          ? typeof v === 'number' && Number.isFinite(v)
+          : base === 'boolean_t'
+            ? typeof v === 'boolean'
+            : base === 'json_t';
   if (!ok) {
     errors.push(`${path}: ${JSON.stringify(v)} is not ${attr.type} (${base})`);
     return;
@@ -76,8 +80,10 @@ function checkObject(s: Subset, path: string, name: string, value: unknown, prof
   }
   checkAttributes(s, path, def.attributes, value as Record<string, unknown>, profiles, errors);
   const present = (k: string) => (value as Record<string, unknown>)[k] !== undefined && (value as Record<string, unknown>)[k] !== null;
-  if (def.constraints?.at_least_one && !def.constraints.at_least_one.some(present)) errors.push(`${path}: needs at least one of ${def.constraints.at_least_one.join(', ')}`);
-  if (def.constraints?.just_one && def.constraints.just_one.filter(present).length !== 1) errors.push(`${path}: needs exactly one of ${def.constraints.just_one.join(', ')}`);
+  if (def.constraints?.at_least_one && !def.constraints.at_least_one.some(present))
+    errors.push(`${path}: needs at least one of ${def.constraints.at_least_one.join(', ')}`);
+  if (def.constraints?.just_one && def.constraints.just_one.filter(present).length !== 1)
+    errors.push(`${path}: needs exactly one of ${def.constraints.just_one.join(', ')}`);
 }
 
 function checkAttributes(s: Subset, path: string, attrs: Record<string, Attr>, value: Record<string, unknown>, profiles: string[], errors: string[]): void {

@@ -122,7 +122,8 @@ test('the validator rejects what the schema does not allow (so a passing test me
   bad.vulnerabilities[0].cve.cvss[0].base_score = '10';
   bad.type_uid = 200201;
   const errors = validateOcsf('1.1.0', bad).join('\n');
-  for (const want of ['finding_info.uid: required', 'device.colour: not an attribute', 'severity_id: 42', 'device.ip', 'base_score', 'type_uid']) assert.match(errors, new RegExp(want.replace(/[.]/g, '\\.')));
+  for (const want of ['finding_info.uid: required', 'device.colour: not an attribute', 'severity_id: 42', 'device.ip', 'base_score', 'type_uid'])
+    assert.match(errors, new RegExp(want.replace(/[.]/g, '\\.')));
   // 1.1.0 has no device.owner: an event of 1.3.0 with an owner fails against 1.1.0.
   const newer = ocsfVulnerabilityFinding(FINDING, HOST, { version: '1.3.0', product: PRODUCT }) as Ev;
   newer.metadata.version = '1.1.0';

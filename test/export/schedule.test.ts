@@ -27,7 +27,13 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       const env = { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'), TRIBUTARY_EXPORT_ATTEMPTS: '2', TRIBUTARY_EXPORT_RETRY_MS: '1' };
-      app = await openApp({ dataDir: db.dataDir, db: db.url, env, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+      app = await openApp({
+        dataDir: db.dataDir,
+        db: db.url,
+        env,
+        log: createLogger({ level: 'silent' }),
+        registry: new ConnectorRegistry([fixtureConnector(control)]),
+      });
       await addSource(app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
     });
     after(async () => {
@@ -65,7 +71,9 @@ for (const backend of BACKENDS) {
       assert.equal(status.records, 5);
 
       // A later run stores one new finding: the changes-only export holds just that one.
-      const r2 = await storeRun(app, 'a', { vulnerabilities: [{ key: 'h0|999', hostKey: 'host:h0', fields: { pluginId: '999', severity: 'low', status: 'open' } }] });
+      const r2 = await storeRun(app, 'a', {
+        vulnerabilities: [{ key: 'h0|999', hostKey: 'host:h0', fields: { pluginId: '999', severity: 'low', status: 'open' } }],
+      });
       await runExportsFor(app, 'a', r2);
       const changes = readdirSync(join(lake, 'a')).filter((f) => f.includes('-changes-'));
       assert.equal(changes.length, 1);
@@ -89,7 +97,10 @@ for (const backend of BACKENDS) {
       assert.match(broken.status[0].error ?? '', /not-a-folder/);
       assert.equal((await app.store.getRun(r.runId)).status, 'succeeded');
       const others = (await exportStatusesOf(app, 'a')).filter((s) => s.destination !== 'zz-broken');
-      assert.ok(others.every((s) => s.status === 'succeeded'), 'the other destinations still ran');
+      assert.ok(
+        others.every((s) => s.status === 'succeeded'),
+        'the other destinations still ran',
+      );
     });
   });
 }

@@ -13,7 +13,10 @@ export async function storeRun(app: AppContext, source: string, records: Partial
   const runId = randomUUID();
   const generation = randomUUID();
   await app.store.createRun({ id: runId, sourceId: s.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
-  await app.store.writePage({ sourceId: s.id, sourceName: s.name, runId, generation, now: startedAt }, 'test', 'full', records, { value: null, complete: true });
+  await app.store.writePage({ sourceId: s.id, sourceName: s.name, runId, generation, now: startedAt }, 'test', 'full', records, {
+    value: null,
+    complete: true,
+  });
   await app.store.finishRun(runId, 'succeeded', {}, null);
   return runId;
 }
@@ -21,7 +24,13 @@ export async function storeRun(app: AppContext, source: string, records: Partial
 export function hostRecords(n: number): IncomingRecord[] {
   return Array.from({ length: n }, (_, i) => ({
     key: `h${i}`,
-    fields: { hostname: `host-${i}`, fqdn: `host-${i}.corp.example`, ipAddresses: [`10.1.0.${i + 1}`], macAddresses: [`00:50:56:00:00:${String(i).padStart(2, '0')}`], os: i % 2 ? 'Ubuntu 22.04' : 'Windows Server 2022' },
+    fields: {
+      hostname: `host-${i}`,
+      fqdn: `host-${i}.corp.example`,
+      ipAddresses: [`10.1.0.${i + 1}`],
+      macAddresses: [`00:50:56:00:00:${String(i).padStart(2, '0')}`],
+      os: i % 2 ? 'Ubuntu 22.04' : 'Windows Server 2022',
+    },
   }));
 }
 
@@ -50,7 +59,8 @@ export function findingRecords(n: number, hosts: number, offset = 0): IncomingRe
 }
 
 export async function seedSource(app: AppContext, name: string, opts: { hosts: number; findings: number; startedAt?: string }): Promise<string> {
-  if (!(await app.store.findSource(name))) await app.store.createSource(name, 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
+  if (!(await app.store.findSource(name)))
+    await app.store.createSource(name, 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
   return storeRun(
     app,
     name,

@@ -63,7 +63,9 @@ for (const backend of BACKENDS) {
       const filters = [parseFilter('severity=critical')];
       const want = (await app.store.query('vulnerabilities', { sourceIds: [lab.id], filters, limit: 100 })).records.map((r) => r.id).sort();
       assert.ok(want.length > 0);
-      const got = (await lines(app, { model: 'vulnerabilities', sourceIds: [lab.id], filters, pageSize: 2 }, { format: 'ecs' })).map((l) => JSON.parse(l).event.id).sort();
+      const got = (await lines(app, { model: 'vulnerabilities', sourceIds: [lab.id], filters, pageSize: 2 }, { format: 'ecs' }))
+        .map((l) => JSON.parse(l).event.id)
+        .sort();
       assert.deepEqual(got, want);
       const kev = await lines(app, { model: 'vulnerabilities', filters: [parseFilter('knownExploited=true')] }, { format: 'jsonl' });
       assert.ok(kev.length > 0 && kev.every((l) => JSON.parse(l).knownExploited === true));
@@ -71,7 +73,12 @@ for (const backend of BACKENDS) {
 
     test('CSV: a header of every field, then one row per record', async () => {
       const out = await lines(app, { model: 'vulnerabilities', pageSize: 5 }, { format: 'csv' });
-      assert.equal(out[0], fieldsOf('vulnerabilities').map((f) => f.name).join(','));
+      assert.equal(
+        out[0],
+        fieldsOf('vulnerabilities')
+          .map((f) => f.name)
+          .join(','),
+      );
       assert.equal(out.length, 26);
       // Every stored host, including the bare ones the store adds for hosts a page named but did not write.
       const stored = (await app.store.query('hosts', { limit: 1000 })).records.length;
@@ -101,10 +108,18 @@ for (const backend of BACKENDS) {
       const generation = randomUUID();
       const startedAt = '2026-11-22T01:00:00.000Z';
       await app.store.createRun({ id: runId, sourceId: other.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
-      await app.store.writePage({ sourceId: other.id, sourceName: 'other', runId, generation, now: startedAt }, 'test', 'full', { hosts: hostRecords(1), vulnerabilities: findingRecords(1, 1) }, { value: null, complete: true });
+      await app.store.writePage(
+        { sourceId: other.id, sourceName: 'other', runId, generation, now: startedAt },
+        'test',
+        'full',
+        { hosts: hostRecords(1), vulnerabilities: findingRecords(1, 1) },
+        { value: null, complete: true },
+      );
       await app.store.sweep(other.id, ['vulnerabilities'], generation, undefined, { runId, at: '2026-11-22T01:00:05.000Z' });
       await app.store.finishRun(runId, 'succeeded', {}, null);
-      const since = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-22') }, { format: 'jsonl' })).map((l) => JSON.parse(l));
+      const since = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-22') }, { format: 'jsonl' })).map((l) =>
+        JSON.parse(l),
+      );
       assert.deepEqual(since.map((r) => [r.pluginId, r.status, r.removed]).sort(), [
         ['10000', 'open', false],
         ['10001', 'fixed', true],
@@ -112,7 +127,9 @@ for (const backend of BACKENDS) {
       // After the lab's later run (by run id): the same two, and none of the lab's.
       const lab = await app.store.getSource('lab');
       const labLater = (await app.store.lastRun(lab.id))!.id;
-      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, labLater) }, { format: 'jsonl' })).map((l) => JSON.parse(l));
+      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, labLater) }, { format: 'jsonl' })).map((l) =>
+        JSON.parse(l),
+      );
       assert.deepEqual(afterLab.map((r) => `${r.source} ${r.pluginId}`).sort(), ['other 10000', 'other 10001']);
     });
 

@@ -24,9 +24,21 @@ test('dueAt: first seen + the severity’s days, capped by the KEV due date; non
   assert.deepEqual(p, { critical: 15, high: 30, medium: 90, low: 180 });
   assert.equal(dueAtOf({ status: 'open', severity: 'critical', firstSeen: first }, p), '2026-01-16T00:00:00.000Z');
   assert.equal(dueAtOf({ status: 'reopened', severity: 'low', firstSeen: first }, p), '2026-06-30T00:00:00.000Z');
-  assert.equal(dueAtOf({ status: 'open', severity: 'high', firstSeen: first, kevDueDate: '2026-01-10T00:00:00.000Z' }, p), '2026-01-10T00:00:00.000Z', 'KEV earlier wins');
-  assert.equal(dueAtOf({ status: 'open', severity: 'high', firstSeen: first, kevDueDate: '2026-03-10T00:00:00.000Z' }, p), '2026-01-31T00:00:00.000Z', 'KEV later: the SLA stands');
-  assert.equal(dueAtOf({ status: 'open', severity: 'info', firstSeen: first, kevDueDate: '2026-03-10T00:00:00.000Z' }, p), '2026-03-10T00:00:00.000Z', 'no policy: the KEV date alone');
+  assert.equal(
+    dueAtOf({ status: 'open', severity: 'high', firstSeen: first, kevDueDate: '2026-01-10T00:00:00.000Z' }, p),
+    '2026-01-10T00:00:00.000Z',
+    'KEV earlier wins',
+  );
+  assert.equal(
+    dueAtOf({ status: 'open', severity: 'high', firstSeen: first, kevDueDate: '2026-03-10T00:00:00.000Z' }, p),
+    '2026-01-31T00:00:00.000Z',
+    'KEV later: the SLA stands',
+  );
+  assert.equal(
+    dueAtOf({ status: 'open', severity: 'info', firstSeen: first, kevDueDate: '2026-03-10T00:00:00.000Z' }, p),
+    '2026-03-10T00:00:00.000Z',
+    'no policy: the KEV date alone',
+  );
   assert.equal(dueAtOf({ status: 'fixed', severity: 'critical', firstSeen: first }, p), null);
   assert.equal(dueAtOf({ status: 'open', severity: 'info', firstSeen: first }, p), null);
   assert.equal(dueAtOf({ status: 'open', severity: 'critical', firstSeen: null }, p), null);
@@ -85,7 +97,13 @@ for (const backend of BACKENDS) {
       assert.equal(byKey.get('f5-info')!.dueAt, null);
       assert.equal(byKey.get('f1-crit-old')!.kevDueDate, null);
       assert.deepEqual(await keysOf([{ field: 'overdue', op: '=', value: 'true' }]), ['f1-crit-old', 'f7-medium-old']);
-      assert.deepEqual(await keysOf([{ field: 'overdue', op: '=', value: 'false' }]), ['f2-crit-new', 'f3-high-kev', 'f4-high-fixed', 'f5-info', 'f6-low-reopened']);
+      assert.deepEqual(await keysOf([{ field: 'overdue', op: '=', value: 'false' }]), [
+        'f2-crit-new',
+        'f3-high-kev',
+        'f4-high-fixed',
+        'f5-info',
+        'f6-low-reopened',
+      ]);
       assert.deepEqual(await keysOf([{ field: 'overdue', op: '!=', value: 'true' }]), await keysOf([{ field: 'overdue', op: '=', value: 'false' }]));
     });
 
@@ -95,16 +113,27 @@ for (const backend of BACKENDS) {
         { cve: 'CVE-2024-0004', added: day(-60), due: day(20) },
         { cve: 'CVE-2024-0006', added: day(-5), due: day(400) },
       ]);
-      const epss = epssCsv('v2025.03.14', `${day(-8)}T00:00:00+0000`, [
-        ['CVE-2024-0001', 0.91, 0.999],
-        ['CVE-2024-0003', 0.1, 0.8],
-        ['CVE-2024-0004', 0.3, 0.9],
-      ], { gzip: true });
+      const epss = epssCsv(
+        'v2025.03.14',
+        `${day(-8)}T00:00:00+0000`,
+        [
+          ['CVE-2024-0001', 0.91, 0.999],
+          ['CVE-2024-0003', 0.1, 0.8],
+          ['CVE-2024-0004', 0.3, 0.9],
+        ],
+        { gzip: true },
+      );
       const res = await importFeedFiles(app, [
         { name: 'kev.json', data: kev },
         { name: 'epss.csv.gz', data: epss },
       ]);
-      assert.deepEqual(res.imported.map((i) => [i.kind, i.status, i.records]), [['kev', 'imported', 3], ['epss', 'imported', 3]]);
+      assert.deepEqual(
+        res.imported.map((i) => [i.kind, i.status, i.records]),
+        [
+          ['kev', 'imported', 3],
+          ['epss', 'imported', 3],
+        ],
+      );
       assert.equal(res.findingsUpdated, 4, 'f1, f3, f4 and f6 name a CVE the feeds list');
       const byKey = new Map((await all()).map((r) => [r.pluginId, r]));
       const f1 = byKey.get('f1-crit-old')!;
@@ -138,13 +167,32 @@ for (const backend of BACKENDS) {
         const t = `${d}T00:00:00.000Z`;
         for (const op of ['<', '<=', '>', '>='] as const) {
           const cmp = (due: string) => (op === '<' ? due < t : op === '<=' ? due <= t : op === '>' ? due > t : due >= t);
-          const want = records.filter((r) => typeof r.dueAt === 'string' && cmp(r.dueAt)).map((r) => r.pluginId as string).sort();
+          const want = records
+            .filter((r) => typeof r.dueAt === 'string' && cmp(r.dueAt))
+            .map((r) => r.pluginId as string)
+            .sort();
           assert.deepEqual(await keysOf([{ field: 'dueAt', op, value: d }]), want, `dueAt${op}${d}`);
         }
       }
-      assert.deepEqual(await keysOf([{ field: 'dueAt', op: '=', value: 'null' }]), records.filter((r) => r.dueAt === null).map((r) => r.pluginId as string).sort());
-      assert.deepEqual(await keysOf([{ field: 'dueAt', op: '!=', value: 'null' }]), records.filter((r) => r.dueAt !== null).map((r) => r.pluginId as string).sort());
-      for (const bad of [{ field: 'dueAt', op: '=' as const, value: day(1) }, { field: 'dueAt', op: '<' as const, value: 'soon' }, { field: 'overdue', op: '=' as const, value: 'maybe' }]) {
+      assert.deepEqual(
+        await keysOf([{ field: 'dueAt', op: '=', value: 'null' }]),
+        records
+          .filter((r) => r.dueAt === null)
+          .map((r) => r.pluginId as string)
+          .sort(),
+      );
+      assert.deepEqual(
+        await keysOf([{ field: 'dueAt', op: '!=', value: 'null' }]),
+        records
+          .filter((r) => r.dueAt !== null)
+          .map((r) => r.pluginId as string)
+          .sort(),
+      );
+      for (const bad of [
+        { field: 'dueAt', op: '=' as const, value: day(1) },
+        { field: 'dueAt', op: '<' as const, value: 'soon' },
+        { field: 'overdue', op: '=' as const, value: 'maybe' },
+      ]) {
         await assert.rejects(all([bad]), InputError);
       }
       await assert.rejects(store.query('vulnerabilities', { sort: { field: 'dueAt' } }), InputError);
@@ -165,12 +213,25 @@ for (const backend of BACKENDS) {
 
     test('versions: the same bytes are unchanged, an older one or a bad one changes nothing; staleness by the feed’s date', async () => {
       const before = await listFeeds(store.db);
-      assert.deepEqual(before.map((f) => [f.kind, f.stale]), [['epss', true], ['kev', false]], 'EPSS dated 8 days ago is stale');
+      assert.deepEqual(
+        before.map((f) => [f.kind, f.stale]),
+        [
+          ['epss', true],
+          ['kev', false],
+        ],
+        'EPSS dated 8 days ago is stale',
+      );
       assert.match((await staleFeedWarnings(app)).join('\n'), /FIRST EPSS scores v2025\.03\.14 is 8 days old/);
       const older = kevCatalog('2026.10.01', `${day(-50)}T00:00:00Z`, [{ cve: 'CVE-2024-0009', added: day(-50) }]);
       await assert.rejects(importFeedFiles(app, [{ name: 'old-kev.json', data: older }]), /old-kev\.json: .*older than the one imported/);
       const good = epssCsv('v2025.03.14', new Date().toISOString(), [['CVE-2024-0001', 0.5, 0.5]]);
-      await assert.rejects(importFeedFiles(app, [{ name: 'new.csv', data: good }, { name: 'junk.bin', data: Buffer.from([0, 1, 2]) }]), /junk\.bin: not a CISA KEV catalog/);
+      await assert.rejects(
+        importFeedFiles(app, [
+          { name: 'new.csv', data: good },
+          { name: 'junk.bin', data: Buffer.from([0, 1, 2]) },
+        ]),
+        /junk\.bin: not a CISA KEV catalog/,
+      );
       assert.deepEqual(await listFeeds(store.db), before, 'nothing changed');
       assert.equal((await all()).find((r) => r.pluginId === 'f1-crit-old')!.epssFeedScore, 0.91);
       const bytes = epssCsv('v2025.03.14', new Date().toISOString(), [['CVE-2024-0001', 0.5, 0.55]]);

@@ -37,7 +37,9 @@ export function kevCatalog(version: string, released: string, items: KevItem[]):
 }
 
 export function epssCsv(model: string, scoreDate: string, rows: [string, number, number][], opts: { gzip?: boolean } = {}): Buffer {
-  const text = [`#model_version:${model},score_date:${scoreDate}`, 'cve,epss,percentile', ...rows.map(([c, e, p]) => `${c},${e.toFixed(5)},${p.toFixed(5)}`)].join('\n') + '\n';
+  const text =
+    [`#model_version:${model},score_date:${scoreDate}`, 'cve,epss,percentile', ...rows.map(([c, e, p]) => `${c},${e.toFixed(5)},${p.toFixed(5)}`)].join('\n') +
+    '\n';
   return opts.gzip ? gzipSync(text) : Buffer.from(text);
 }
 

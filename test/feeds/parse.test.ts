@@ -19,7 +19,13 @@ test('a KEV catalog is recognised by its content and its entries read', () => {
   assert.equal(f.version, '2026.11.20');
   assert.equal(f.released, '2026-11-20T17:01:02.123Z');
   assert.equal(f.entries.length, 2, 'a CVE listed twice is one entry');
-  assert.deepEqual(f.entries[0], { cve: 'CVE-2021-44228', dateAdded: '2021-12-10T00:00:00.000Z', dueDate: '2021-12-24T00:00:00.000Z', ransomware: 'Known', name: 'Example Product flaw (CVE-2021-44228)' });
+  assert.deepEqual(f.entries[0], {
+    cve: 'CVE-2021-44228',
+    dateAdded: '2021-12-10T00:00:00.000Z',
+    dueDate: '2021-12-24T00:00:00.000Z',
+    ransomware: 'Known',
+    name: 'Example Product flaw (CVE-2021-44228)',
+  });
   assert.equal(f.kind === 'kev' && f.entries[1]!.cve, 'CVE-2023-1234');
   assert.equal(f.kind === 'kev' && f.entries[1]!.dueDate, null);
 });
@@ -66,7 +72,11 @@ test('a file that is neither feed, or breaks its format, is refused with the rea
     [gzipSync('just text'), /neither/],
   ];
   for (const [buf, re] of bad) {
-    assert.throws(() => parseFeed(buf), (err: unknown) => err instanceof InputError && re.test(err.message), `${buf.toString('utf8').slice(0, 60)} → ${re}`);
+    assert.throws(
+      () => parseFeed(buf),
+      (err: unknown) => err instanceof InputError && re.test(err.message),
+      `${buf.toString('utf8').slice(0, 60)} → ${re}`,
+    );
   }
 });
 

@@ -23,14 +23,34 @@ async function syncOnce(bucket: SourceBucket): Promise<string[]> {
     const text = await readAll(await bucket.open(obj.key));
     const lines = text.split('\n').filter(Boolean);
     const rejections = lines.flatMap((l, i) => (l.includes('bad') ? [{ line: i + 1, reason: `row ${i + 1} is bad` }] : []));
-    await bucket.recordImport(result(obj, { rowsRead: lines.length - 1, rowsImported: lines.length - 1 - rejections.length, rowsRejected: rejections.length, rejections, status: rejections.length ? 'partial' : 'imported' }));
+    await bucket.recordImport(
+      result(obj, {
+        rowsRead: lines.length - 1,
+        rowsImported: lines.length - 1 - rejections.length,
+        rowsRejected: rejections.length,
+        rejections,
+        status: rejections.length ? 'partial' : 'imported',
+      }),
+    );
     done.push(obj.key);
   }
   return done;
 }
 
 function result(obj: BucketObject, over: Partial<FileImportResult> = {}): FileImportResult {
-  return { key: obj.key, etag: obj.etag, size: obj.size, kind: 'test-export', rowsRead: 0, rowsImported: 0, rowsRejected: 0, rejections: [], status: 'imported', error: null, ...over };
+  return {
+    key: obj.key,
+    etag: obj.etag,
+    size: obj.size,
+    kind: 'test-export',
+    rowsRead: 0,
+    rowsImported: 0,
+    rowsRejected: 0,
+    rejections: [],
+    status: 'imported',
+    error: null,
+    ...over,
+  };
 }
 
 const expect401 = (err: unknown) => err instanceof UploadAuthError && err.statusCode === 401;
@@ -61,7 +81,8 @@ for (const backend of BACKENDS) {
 
     test('migration 2 created the file-drop tables', async () => {
       assert.ok((await app.store.schemaVersion()) >= 2);
-      for (const t of ['file_imports', 'upload_tokens']) assert.deepEqual(await app.store.db.all(`SELECT COUNT(*) AS "n" FROM "${t}"`).then((r) => Number(r[0].n)), 0);
+      for (const t of ['file_imports', 'upload_tokens'])
+        assert.deepEqual(await app.store.db.all(`SELECT COUNT(*) AS "n" FROM "${t}"`).then((r) => Number(r[0].n)), 0);
     });
 
     test('uploadFiles puts files into the source bucket with progress, refusing bad input up front', async () => {
@@ -101,25 +122,49 @@ for (const backend of BACKENDS) {
       const hosts = imports.find((i) => i.key === 'hosts.csv');
       assert.ok(hosts);
       assert.deepEqual(
-        { status: hosts.status, rowsRead: hosts.rowsRead, rowsImported: hosts.rowsImported, rowsRejected: hosts.rowsRejected, rejections: hosts.rejections, runId: hosts.runId, bucket: hosts.bucket, kind: hosts.kind },
-        { status: 'partial', rowsRead: 2, rowsImported: 1, rowsRejected: 1, rejections: [{ line: 3, reason: 'row 3 is bad' }], runId: 'run-1', bucket: 'vuln-scanner', kind: 'test-export' },
+        {
+          status: hosts.status,
+          rowsRead: hosts.rowsRead,
+          rowsImported: hosts.rowsImported,
+          rowsRejected: hosts.rowsRejected,
+          rejections: hosts.rejections,
+          runId: hosts.runId,
+          bucket: hosts.bucket,
+          kind: hosts.kind,
+        },
+        {
+          status: 'partial',
+          rowsRead: 2,
+          rowsImported: 1,
+          rowsRejected: 1,
+          rejections: [{ line: 3, reason: 'row 3 is bad' }],
+          runId: 'run-1',
+          bucket: 'vuln-scanner',
+          kind: 'test-export',
+        },
       );
 
       writeFileSync(join(files, 'vulns.csv'), 'ip,plugin\n10.0.0.1,1\n10.0.0.3,3\n10.0.0.4,4\n');
       await uploadFiles(app, 'scanner', [join(files, 'vulns.csv')]);
       const view = await listFiles(app, sc);
       assert.equal(view.address, 's3://vuln-scanner/');
-      assert.deepEqual(view.items.map((i) => [i.key, i.status]), [
-        ['hosts.csv', 'partial'],
-        ['vulns.csv', 'changed'],
-      ]);
+      assert.deepEqual(
+        view.items.map((i) => [i.key, i.status]),
+        [
+          ['hosts.csv', 'partial'],
+          ['vulns.csv', 'changed'],
+        ],
+      );
       assert.equal(view.items[0].import?.rowsRejected, 1);
       assert.equal(view.items[1].import, null);
 
       assert.deepEqual(await syncOnce(openSourceBucket(app, sc, { runId: 'run-3' })), ['vulns.csv']);
       assert.deepEqual(await syncOnce(openSourceBucket(app, sc, { runId: 'run-4' })), []);
       assert.equal((await listImports(app, sc.id, 'vulns.csv')).length, 2, 'both versions are on record');
-      assert.deepEqual((await listFiles(app, sc)).items.map((i) => i.status), ['partial', 'imported']);
+      assert.deepEqual(
+        (await listFiles(app, sc)).items.map((i) => i.status),
+        ['partial', 'imported'],
+      );
       // A forced re-import sees everything as new.
       assert.deepEqual((await syncOnce(openSourceBucket(app, sc, { reimport: true }))).sort(), ['hosts.csv', 'vulns.csv']);
       assert.equal((await listImports(app, sc.id)).length, 3, 'recording the same version again replaces its record');
@@ -133,7 +178,9 @@ for (const backend of BACKENDS) {
 
       const obj: BucketObject = { key: 'big.csv', etag: 'abc', size: 10, lastModified: new Date().toISOString() };
       const many = Array.from({ length: MAX_STORED_REJECTIONS + 50 }, (_, i) => ({ line: i + 2, reason: 'missing IP' }));
-      await deskBucket.recordImport(result(obj, { rowsRead: many.length, rowsRejected: many.length, rejections: many, status: 'rejected', error: 'no usable rows', kind: null }));
+      await deskBucket.recordImport(
+        result(obj, { rowsRead: many.length, rowsRejected: many.length, rejections: many, status: 'rejected', error: 'no usable rows', kind: null }),
+      );
       const [rec] = await listImports(app, sd.id, 'big.csv');
       assert.equal(rec.rejections.length, MAX_STORED_REJECTIONS);
       assert.equal(rec.rowsRejected, MAX_STORED_REJECTIONS + 50);
@@ -163,7 +210,7 @@ for (const backend of BACKENDS) {
       await verifyUploadToken(app, `Bearer ${one.token}`, 'vuln-scanner', 'only.csv');
       await assert.rejects(verifyUploadToken(app, `Bearer ${one.token}`, 'vuln-scanner', 'other.csv'), expect403);
 
-      await assert.rejects(revokeUploadToken(app, sd.id, t.id), /no upload token/, "another source cannot revoke it");
+      await assert.rejects(revokeUploadToken(app, sd.id, t.id), /no upload token/, 'another source cannot revoke it');
       const revoked = await revokeUploadToken(app, sc.id, t.id);
       assert.ok(revoked.revokedAt);
       await assert.rejects(verifyUploadToken(app, `Bearer ${t.token}`, 'vuln-scanner', 'any.csv'), (e: Error) => expect401(e) && /revoked/.test(e.message));
@@ -185,7 +232,12 @@ for (const backend of BACKENDS) {
       assert.equal(g.uploadUrl, 'https://tributary.example:8443/api/v1/upload/service-desk/');
       const ms = Date.parse(g.expiresAt) - Date.now();
       assert.ok(ms > 29 * 60_000 && ms <= 30 * 60_000, 'expires in 30 minutes');
-      assert.ok(g.commands.some((c) => c.command === `curl --fail -H 'Authorization: Bearer ${g.token?.token}' -T ./export.csv https://tributary.example:8443/api/v1/upload/service-desk/`));
+      assert.ok(
+        g.commands.some(
+          (c) =>
+            c.command === `curl --fail -H 'Authorization: Bearer ${g.token?.token}' -T ./export.csv https://tributary.example:8443/api/v1/upload/service-desk/`,
+        ),
+      );
       assert.ok(g.commands.some((c) => c.command === 'tributary upload desk ./export.csv'));
       assert.deepEqual(g.sharedWith, []);
       await verifyUploadToken(app, `Bearer ${g.token.token}`, 'service-desk', 'export.csv');

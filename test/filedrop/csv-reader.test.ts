@@ -19,25 +19,38 @@ async function readAll(input: Buffer | string, chunk = 7): Promise<{ fields: str
 test('quoted fields: delimiters, escaped quotes, newlines; line numbers are physical lines', async () => {
   const text = 'a,b,c\n1,"x, y","he said ""hi"""\n2,"line one\nline two\nline three",z\n3,,\n';
   const recs = await readAll(text);
-  assert.deepEqual(recs.map((r) => r.fields), [
-    ['a', 'b', 'c'],
-    ['1', 'x, y', 'he said "hi"'],
-    ['2', 'line one\nline two\nline three', 'z'],
-    ['3', '', ''],
-  ]);
-  assert.deepEqual(recs.map((r) => r.line), [1, 2, 3, 6], 'the record after a 3-line record starts on line 6');
+  assert.deepEqual(
+    recs.map((r) => r.fields),
+    [
+      ['a', 'b', 'c'],
+      ['1', 'x, y', 'he said "hi"'],
+      ['2', 'line one\nline two\nline three', 'z'],
+      ['3', '', ''],
+    ],
+  );
+  assert.deepEqual(
+    recs.map((r) => r.line),
+    [1, 2, 3, 6],
+    'the record after a 3-line record starts on line 6',
+  );
 });
 
 test('CRLF, a BOM, no final newline; CR inside quotes is kept', async () => {
   const text = '\uFEFFPlugin,IP Address\r\n19506,"10.0.0.1"\r\n"1","a\r\nb"\r\n2,last';
   const recs = await readAll(text, 3);
-  assert.deepEqual(recs.map((r) => r.fields), [
-    ['Plugin', 'IP Address'],
-    ['19506', '10.0.0.1'],
-    ['1', 'a\r\nb'],
-    ['2', 'last'],
-  ]);
-  assert.deepEqual(recs.map((r) => r.line), [1, 2, 3, 5]);
+  assert.deepEqual(
+    recs.map((r) => r.fields),
+    [
+      ['Plugin', 'IP Address'],
+      ['19506', '10.0.0.1'],
+      ['1', 'a\r\nb'],
+      ['2', 'last'],
+    ],
+  );
+  assert.deepEqual(
+    recs.map((r) => r.line),
+    [1, 2, 3, 5],
+  );
 });
 
 test('every chunk boundary gives the same records', async () => {
@@ -66,13 +79,28 @@ test('delimiter sniffing: comma, semicolon, tab; quoted delimiters do not count'
 
 test('encodings: UTF-16LE with BOM, Windows-1252 fallback', async () => {
   const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Name\tIP\r\nWS1\t10.0.0.1\r\n', 'utf16le')]);
-  assert.deepEqual((await readAll(utf16, 5)).map((r) => r.fields), [['Name', 'IP'], ['WS1', '10.0.0.1']]);
+  assert.deepEqual(
+    (await readAll(utf16, 5)).map((r) => r.fields),
+    [
+      ['Name', 'IP'],
+      ['WS1', '10.0.0.1'],
+    ],
+  );
   const cp1252 = Buffer.from([...Buffer.from('Name,Site\nJos'), 0xe9, ...Buffer.from(',M'), 0xfc, ...Buffer.from('nchen\n')]);
-  assert.deepEqual((await readAll(cp1252)).map((r) => r.fields), [['Name', 'Site'], ['José', 'München']]);
+  assert.deepEqual(
+    (await readAll(cp1252)).map((r) => r.fields),
+    [
+      ['Name', 'Site'],
+      ['José', 'München'],
+    ],
+  );
 });
 
 test('binary files are refused before any record; an unterminated quote names its line', async () => {
-  await assert.rejects(readAll(Buffer.from([0x50, 0x4b, 3, 4, 0, 0, 1, 2])), (e: unknown) => e instanceof CsvFormatError && /ZIP archive/.test(e.message) && e.line === 0);
+  await assert.rejects(
+    readAll(Buffer.from([0x50, 0x4b, 3, 4, 0, 0, 1, 2])),
+    (e: unknown) => e instanceof CsvFormatError && /ZIP archive/.test(e.message) && e.line === 0,
+  );
   await assert.rejects(readAll(Buffer.from('a,b\n1,\u0000\u0001\n')), /NUL bytes/);
   const recs: string[][] = [];
   await assert.rejects(
@@ -81,7 +109,14 @@ test('binary files are refused before any record; an unterminated quote names it
     })(),
     (e: unknown) => e instanceof CsvFormatError && e.line === 3 && /never ends/.test(e.message),
   );
-  assert.deepEqual(recs, [['a', 'b'], ['1', '2']], 'records before the bad one are delivered');
+  assert.deepEqual(
+    recs,
+    [
+      ['a', 'b'],
+      ['1', '2'],
+    ],
+    'records before the bad one are delivered',
+  );
   const p = new CsvParser({ maxRecordChars: 10 });
   assert.throws(() => p.push('a,b\n"0123456789abcdef'), /longer than 10 characters/);
 });
@@ -115,8 +150,35 @@ test('header detection: any case/spacing, aliases, the best kind wins, missing r
   assert.equal(normHeader(' DueBy  Time '), normHeader('Due By Time'.replace(' By', 'By')));
   assert.equal(normHeader('Exploit?'), 'exploit');
   const kinds: FileKind[] = [
-    { name: 'a', label: 'Alpha', columns: [{ field: 'id', headers: ['ID', 'Identifier'] }, { field: 'x', headers: ['X'] }, { field: 'y', headers: ['Y'] }], required: ['id'], signature: ['id', 'x', 'y'], writes: [], group: 'a', sweeps: [], mapper: () => ({ map() {} }) },
-    { name: 'b', label: 'Beta', columns: [{ field: 'name', headers: ['Name'] }, { field: 'x', headers: ['X'] }], required: ['name'], signature: ['name', 'x'], writes: [], group: 'b', sweeps: [], mapper: () => ({ map() {} }) },
+    {
+      name: 'a',
+      label: 'Alpha',
+      columns: [
+        { field: 'id', headers: ['ID', 'Identifier'] },
+        { field: 'x', headers: ['X'] },
+        { field: 'y', headers: ['Y'] },
+      ],
+      required: ['id'],
+      signature: ['id', 'x', 'y'],
+      writes: [],
+      group: 'a',
+      sweeps: [],
+      mapper: () => ({ map() {} }),
+    },
+    {
+      name: 'b',
+      label: 'Beta',
+      columns: [
+        { field: 'name', headers: ['Name'] },
+        { field: 'x', headers: ['X'] },
+      ],
+      required: ['name'],
+      signature: ['name', 'x'],
+      writes: [],
+      group: 'b',
+      sweeps: [],
+      mapper: () => ({ map() {} }),
+    },
   ];
   const a = detectKind(['identifier', 'x ', 'Y', 'extra'], kinds, 'test');
   assert.ok(a.ok && a.match.kind.name === 'a' && a.match.index.get('id') === 0 && a.match.unknown[0] === 'extra');

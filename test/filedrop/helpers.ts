@@ -6,7 +6,10 @@ import type { FileDropBackend } from '../../src/filedrop/backend.ts';
 import { closeFileDrop, type FileDropApp, setFileDrop } from '../../src/filedrop/resolve.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
 
-export async function openTestApp(db: TestDatabase, opts: { fileDrop?: string | FileDropBackend; env?: NodeJS.ProcessEnv; maxUploadBytes?: number } = {}): Promise<FileDropApp> {
+export async function openTestApp(
+  db: TestDatabase,
+  opts: { fileDrop?: string | FileDropBackend; env?: NodeJS.ProcessEnv; maxUploadBytes?: number } = {},
+): Promise<FileDropApp> {
   const env = { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'), ...(opts.env ?? {}) };
   const base: AppContext = await openApp({ dataDir: db.dataDir, db: db.url, registry: await defaultRegistry(), log: silentLogger, env });
   const app: FileDropApp = Object.assign(base, { env, maxUploadBytes: opts.maxUploadBytes });

@@ -49,13 +49,19 @@ test('an upload in progress is never listed, and replacing a file is atomic', as
   body.write('first half,');
   await new Promise((r) => setTimeout(r, 30));
   // Half-written: not in the bucket, not listed; the partial data sits in .incoming only.
-  assert.deepEqual((await list('vuln-scanner')).map((o) => o.key), ['export.csv']);
+  assert.deepEqual(
+    (await list('vuln-scanner')).map((o) => o.key),
+    ['export.csv'],
+  );
   assert.equal(existsSync(join(root, 'drop', 'vuln-scanner', 'slow.csv')), false);
   assert.equal(readdirSync(join(root, 'drop', '.incoming')).length, 1);
   body.end('second half\n');
   const done = await putting;
   assert.equal(done.etag, md5('first half,second half\n'));
-  assert.deepEqual((await list('vuln-scanner')).map((o) => o.key), ['export.csv', 'slow.csv']);
+  assert.deepEqual(
+    (await list('vuln-scanner')).map((o) => o.key),
+    ['export.csv', 'slow.csv'],
+  );
   assert.deepEqual(readdirSync(join(root, 'drop', '.incoming')), []);
 
   // A replacement that fails half way leaves the old version in place.
@@ -94,7 +100,10 @@ test('files dropped into the folder by other means are listed with a content eta
   writeFileSync(join(dir, '.partial.csv'), 'x');
   mkdirSync(join(dir, 'sub'));
   symlinkSync('/etc/passwd', join(dir, 'passwd.csv'));
-  assert.deepEqual((await list('service-desk')).map((o) => o.key), ['requests.csv']);
+  assert.deepEqual(
+    (await list('service-desk')).map((o) => o.key),
+    ['requests.csv'],
+  );
   await assert.rejects(b.open('service-desk', 'passwd.csv'), (err: Error) => err instanceof InputError || err instanceof NotFoundError);
 });
 
@@ -114,7 +123,10 @@ test('a file name of 251-255 bytes is stored, listed and deleted (its etag cache
     const key = `${'n'.repeat(n - 4)}.csv`;
     assert.equal(Buffer.byteLength(key), n);
     await b.put('long-names', key, Readable.from([Buffer.from('x,y\n')]));
-    assert.deepEqual((await list('long-names')).map((o) => o.key), [key]);
+    assert.deepEqual(
+      (await list('long-names')).map((o) => o.key),
+      [key],
+    );
     assert.equal(await b.delete('long-names', key), true, `delete a ${n}-byte name`);
     assert.deepEqual(await list('long-names'), []);
   }

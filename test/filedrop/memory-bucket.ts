@@ -50,7 +50,8 @@ export class MemoryBucket implements SourceBucket {
     this.imports.push(r);
     const id = `${r.key}\u0000${r.etag}`;
     this.#imported.add(id);
-    if (!this.#snapshots.has(id)) this.#snapshots.set(id, { run: this.run, at: new Date(Date.parse('2026-06-01T00:00:00Z') + ++this.#runs * 1000).toISOString() });
+    if (!this.#snapshots.has(id))
+      this.#snapshots.set(id, { run: this.run, at: new Date(Date.parse('2026-06-01T00:00:00Z') + ++this.#runs * 1000).toISOString() });
   }
 
   async snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {

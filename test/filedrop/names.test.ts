@@ -19,7 +19,21 @@ test('sanitizeFileName keeps a safe base name', () => {
 });
 
 test('sanitizeFileName refuses traversal, absolute paths, control characters and hidden names', () => {
-  for (const bad of ['../etc/passwd', 'a/../../b.csv', '..', '/etc/passwd', '\\\\server\\share\\x.csv', 'C:\\x.csv', 'a\u0000b.csv', 'line\nbreak.csv', 'tab\t.csv', '.hidden', 'dir/', '', '   ']) {
+  for (const bad of [
+    '../etc/passwd',
+    'a/../../b.csv',
+    '..',
+    '/etc/passwd',
+    '\\\\server\\share\\x.csv',
+    'C:\\x.csv',
+    'a\u0000b.csv',
+    'line\nbreak.csv',
+    'tab\t.csv',
+    '.hidden',
+    'dir/',
+    '',
+    '   ',
+  ]) {
     assert.throws(() => sanitizeFileName(bad), InputError, JSON.stringify(bad));
   }
   assert.throws(() => sanitizeFileName(`${'x'.repeat(300)}.csv`), /longer than 255 bytes/);
@@ -33,7 +47,8 @@ test('validateKey accepts listed keys and refuses escaping ones', () => {
 
 test('bucket names follow the S3 rules; sources get their bucket or the default their connector declares', async () => {
   assert.equal(validateBucketName('vuln-scanner'), 'vuln-scanner');
-  for (const bad of ['ab', 'Upper', '-lead', 'trail-', 'a..b', '192.168.1.1', 'under_score', 'x'.repeat(64)]) assert.throws(() => validateBucketName(bad), InputError, bad);
+  for (const bad of ['ab', 'Upper', '-lead', 'trail-', 'a..b', '192.168.1.1', 'under_score', 'x'.repeat(64)])
+    assert.throws(() => validateBucketName(bad), InputError, bad);
   const registry = await defaultRegistry();
   const sourceBucket = (source: { name: string; type: string; config: Record<string, unknown> }) => sourceBucketOf({ registry }, source);
   assert.equal(sourceBucket({ name: 'sc', type: 'tenable-sc', config: {} }), 'vuln-scanner');
@@ -59,7 +74,10 @@ test('resolveFileDrop: file: default under the data dir, file:DIR, s3: from the 
   assert.ok(local instanceof LocalBackend);
   assert.equal(local.root, join('/srv/data', 'drop'));
   assert.equal(resolveFileDrop({ dataDir: '/srv/data', env: { TRIBUTARY_FILE_DROP: 'file:/mnt/drop' } }).description, 'file:/mnt/drop');
-  assert.equal(resolveFileDrop({ fileDrop: 'file:///mnt/other', dataDir: '/srv/data', env: { TRIBUTARY_FILE_DROP: 'file:/mnt/drop' } }).description, 'file:/mnt/other');
+  assert.equal(
+    resolveFileDrop({ fileDrop: 'file:///mnt/other', dataDir: '/srv/data', env: { TRIBUTARY_FILE_DROP: 'file:/mnt/drop' } }).description,
+    'file:/mnt/other',
+  );
 
   const env = { TRIBUTARY_S3_ENDPOINT: 'http://127.0.0.1:9000/', AWS_DEFAULT_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK' };
   const s3 = resolveFileDrop({ fileDrop: 's3:', dataDir: '/srv/data', env });

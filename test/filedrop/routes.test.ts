@@ -78,24 +78,50 @@ describe('authenticated file routes', () => {
   test('need the API authentication', async () => {
     assert.equal((await api('/api/v1/sources/scanner/files', {}, null)).status, 401);
     assert.equal((await api('/api/v1/sources/scanner/files/x.csv', { method: 'PUT', body: 'a' }, null)).status, 401);
-    assert.equal((await api('/api/v1/sources/scanner/file-drop', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }, null)).status, 401);
+    assert.equal(
+      (await api('/api/v1/sources/scanner/file-drop', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }, null)).status,
+      401,
+    );
     assert.equal(existsSync(join(drop(), 'vuln-scanner', 'x.csv')), false);
   });
 
   test('raw PUT stores the body under the sanitized name; listing shows import status', async () => {
-    const res = await api('/api/v1/sources/scanner/files/Vulns%20Q1.csv', { method: 'PUT', body: 'ip,plugin\n10.0.0.1,1\n', headers: { 'content-type': 'text/csv' } });
+    const res = await api('/api/v1/sources/scanner/files/Vulns%20Q1.csv', {
+      method: 'PUT',
+      body: 'ip,plugin\n10.0.0.1,1\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     assert.equal(res.status, 201);
     const body = await json<Uploaded>(res);
-    assert.deepEqual({ key: body.key, size: body.size, bucket: body.bucket, address: body.address }, { key: 'Vulns Q1.csv', size: 21, bucket: 'vuln-scanner', address: 's3://vuln-scanner/Vulns Q1.csv' });
+    assert.deepEqual(
+      { key: body.key, size: body.size, bucket: body.bucket, address: body.address },
+      { key: 'Vulns Q1.csv', size: 21, bucket: 'vuln-scanner', address: 's3://vuln-scanner/Vulns Q1.csv' },
+    );
     assert.equal(readFileSync(join(drop(), 'vuln-scanner', 'Vulns Q1.csv'), 'utf8'), 'ip,plugin\n10.0.0.1,1\n');
 
     // No content type at all (curl -T) and JSON content are stored verbatim, not parsed.
-    assert.equal((await api('/api/v1/sources/scanner/files/data.json', { method: 'PUT', body: '{"not": "parsed"}', headers: { 'content-type': 'application/json' } })).status, 201);
+    assert.equal(
+      (await api('/api/v1/sources/scanner/files/data.json', { method: 'PUT', body: '{"not": "parsed"}', headers: { 'content-type': 'application/json' } }))
+        .status,
+      201,
+    );
     assert.equal(readFileSync(join(drop(), 'vuln-scanner', 'data.json'), 'utf8'), '{"not": "parsed"}');
 
     const bucket = openSourceBucket(app, sc);
     for await (const obj of bucket.list()) {
-      if (obj.key === 'data.json') await bucket.recordImport({ key: obj.key, etag: obj.etag, size: obj.size, kind: null, rowsRead: 3, rowsImported: 2, rowsRejected: 1, rejections: [{ line: 3, reason: 'no IP address' }], status: 'partial', error: null });
+      if (obj.key === 'data.json')
+        await bucket.recordImport({
+          key: obj.key,
+          etag: obj.etag,
+          size: obj.size,
+          kind: null,
+          rowsRead: 3,
+          rowsImported: 2,
+          rowsRejected: 1,
+          rejections: [{ line: 3, reason: 'no IP address' }],
+          status: 'partial',
+          error: null,
+        });
     }
     const list = await json<{ address: string; items: FileView[] }>(await api('/api/v1/sources/scanner/files'));
     assert.equal(list.address, 's3://vuln-scanner/');
@@ -108,7 +134,10 @@ describe('authenticated file routes', () => {
     );
     const imp = list.items[1].import;
     assert.ok(imp);
-    assert.deepEqual({ rowsRead: imp.rowsRead, rowsImported: imp.rowsImported, rowsRejected: imp.rowsRejected, rejections: imp.rejections }, { rowsRead: 3, rowsImported: 2, rowsRejected: 1, rejections: [{ line: 3, reason: 'no IP address' }] });
+    assert.deepEqual(
+      { rowsRead: imp.rowsRead, rowsImported: imp.rowsImported, rowsRejected: imp.rowsRejected, rejections: imp.rejections },
+      { rowsRead: 3, rowsImported: 2, rowsRejected: 1, rejections: [{ line: 3, reason: 'no IP address' }] },
+    );
     const history = await json<{ items: FileImportRecord[] }>(await api('/api/v1/sources/scanner/imports'));
     assert.equal(history.items.length, 1);
     assert.equal(history.items[0].key, 'data.json');
@@ -190,7 +219,11 @@ describe('upload tokens on PUT /api/v1/upload/:bucket/<file>', () => {
   let tokenId: string;
 
   test('the guide hands out a token for the source bucket', async () => {
-    const res = await api('/api/v1/sources/scanner/file-drop', { method: 'POST', body: JSON.stringify({ expires: '2h' }), headers: { 'content-type': 'application/json' } });
+    const res = await api('/api/v1/sources/scanner/file-drop', {
+      method: 'POST',
+      body: JSON.stringify({ expires: '2h' }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 201);
     const g = await json<FileDropGuide & { token: NonNullable<FileDropGuide['token']> }>(res);
     assert.equal(g.address, 's3://vuln-scanner/');
@@ -199,7 +232,16 @@ describe('upload tokens on PUT /api/v1/upload/:bucket/<file>', () => {
     token = g.token.token;
     tokenId = g.token.id;
     assert.ok(g.commands.some((c) => c.command.includes(token) && c.command.startsWith('curl ')));
-    assert.equal((await api('/api/v1/sources/scanner/file-drop', { method: 'POST', body: JSON.stringify({ expires: 'forever' }), headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (
+        await api('/api/v1/sources/scanner/file-drop', {
+          method: 'POST',
+          body: JSON.stringify({ expires: 'forever' }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
   });
 
   test('accepted for its bucket without any session or API token', async () => {
@@ -229,7 +271,9 @@ describe('upload tokens on PUT /api/v1/upload/:bucket/<file>', () => {
   });
 
   test('the guide curl line works as printed', { skip: CURL_SKIP }, async () => {
-    const g = await json<FileDropGuide>(await api('/api/v1/sources/desk/file-drop', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }));
+    const g = await json<FileDropGuide>(
+      await api('/api/v1/sources/desk/file-drop', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }),
+    );
     const dir = join(db.dataDir, 'cli');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'export.csv'), 'id,subject\n5,vpn\n');
@@ -247,9 +291,17 @@ describe('upload tokens on PUT /api/v1/upload/:bucket/<file>', () => {
     assert.equal((await api('/api/v1/sources/scanner/file-drop/tokens/no-such-id', { method: 'DELETE' })).status, 404);
 
     const g = await json<FileDropGuide & { token: NonNullable<FileDropGuide['token']> }>(
-      await api('/api/v1/sources/scanner/file-drop', { method: 'POST', body: JSON.stringify({ file: 'one.csv', expires: 120 }), headers: { 'content-type': 'application/json' } }),
+      await api('/api/v1/sources/scanner/file-drop', {
+        method: 'POST',
+        body: JSON.stringify({ file: 'one.csv', expires: 120 }),
+        headers: { 'content-type': 'application/json' },
+      }),
     );
-    assert.equal((await api('/api/v1/upload/vuln-scanner/two.csv', { method: 'PUT', body: 'x' }, g.token.token)).status, 403, 'a file-bound token uploads only that file');
+    assert.equal(
+      (await api('/api/v1/upload/vuln-scanner/two.csv', { method: 'PUT', body: 'x' }, g.token.token)).status,
+      403,
+      'a file-bound token uploads only that file',
+    );
     assert.equal((await api('/api/v1/upload/vuln-scanner/one.csv', { method: 'PUT', body: 'x' }, g.token.token)).status, 201);
     await app.store.db.run(`UPDATE "upload_tokens" SET "expires_at" = ? WHERE "id" = ?`, [new Date(Date.now() - 1).toISOString(), g.token.id]);
     const expired = await api('/api/v1/upload/vuln-scanner/one.csv', { method: 'PUT', body: 'x' }, g.token.token);

@@ -67,14 +67,28 @@ test('the app resolves s3: from its environment; uploads and a sync go through t
   for await (const obj of bucket.list()) {
     assert.equal(await bucket.isImported(obj), false);
     assert.equal(await readAll(await bucket.open(obj.key)), 'ip,plugin\n10.0.0.1,1\n');
-    await bucket.recordImport({ key: obj.key, etag: obj.etag, size: obj.size, kind: 'vulns', rowsRead: 1, rowsImported: 1, rowsRejected: 0, rejections: [], status: 'imported', error: null });
+    await bucket.recordImport({
+      key: obj.key,
+      etag: obj.etag,
+      size: obj.size,
+      kind: 'vulns',
+      rowsRead: 1,
+      rowsImported: 1,
+      rowsRejected: 0,
+      rejections: [],
+      status: 'imported',
+      error: null,
+    });
     assert.equal(await bucket.isImported(obj), true);
     seen.push(obj.key);
   }
   assert.deepEqual(seen, ['vulns.csv']);
   writeFileSync(join(dir, 'vulns.csv'), 'ip,plugin\n10.0.0.9,9\n');
   await uploadFiles(app, 'scanner', [join(dir, 'vulns.csv')]);
-  assert.deepEqual((await listFiles(app, sc)).items.map((i) => i.status), ['changed']);
+  assert.deepEqual(
+    (await listFiles(app, sc)).items.map((i) => i.status),
+    ['changed'],
+  );
 });
 
 test('the guide with --file gives a presigned URL; its curl line uploads as printed', { skip: CURL_SKIP }, async () => {

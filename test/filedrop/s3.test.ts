@@ -67,7 +67,10 @@ test('put, list, stat, open and delete', async () => {
   await b.put('vuln-scanner', 'gone.csv', Readable.from(['x']));
   assert.equal(await b.delete('vuln-scanner', 'gone.csv'), true);
   assert.equal(await b.delete('vuln-scanner', 'gone.csv'), false);
-  assert.deepEqual((await list('vuln-scanner')).map((o) => o.key), ['export.csv']);
+  assert.deepEqual(
+    (await list('vuln-scanner')).map((o) => o.key),
+    ['export.csv'],
+  );
 });
 
 test('bodies larger than one part go up as a multipart upload; the limit aborts it and leaves nothing', async () => {
@@ -117,7 +120,10 @@ test('a presigned PUT URL works with plain fetch, for that key only, until it ex
 
 test('wrong credentials and an unreachable endpoint fail with a hint', async () => {
   const wrong = new S3Backend({ ...s3OptionsFrom('s3:', strict.env), credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'not-the-secret' } });
-  await assert.rejects(wrong.put('vuln-scanner', 'x.csv', Readable.from(['x'])), (err: Error) => err instanceof StorageError && /credentials may read and write bucket 'vuln-scanner'/.test(err.message));
+  await assert.rejects(
+    wrong.put('vuln-scanner', 'x.csv', Readable.from(['x'])),
+    (err: Error) => err instanceof StorageError && /credentials may read and write bucket 'vuln-scanner'/.test(err.message),
+  );
   await wrong.close();
   const down = new S3Backend({ ...s3OptionsFrom('s3:', { ...s3.env, TRIBUTARY_S3_ENDPOINT: 'http://127.0.0.1:1' }) });
   await assert.rejects(
@@ -145,12 +151,18 @@ describe('with the AWS CLI', { skip: AWS_CLI_SKIP }, () => {
       assert.equal(await readAll(await sb.open('vuln-scanner', 'hosts.csv')), 'ip,name\n10.0.0.2,web\n');
 
       await sb.put('service-desk', 'requests.csv', Readable.from(['id,subject\n7,printer\n']));
-      await run('aws', ['s3', 'cp', 's3://service-desk/requests.csv', join(dir, 'down.csv'), '--endpoint-url', strict.endpoint], { env: cliEnv(), timeout: 30_000 });
+      await run('aws', ['s3', 'cp', 's3://service-desk/requests.csv', join(dir, 'down.csv'), '--endpoint-url', strict.endpoint], {
+        env: cliEnv(),
+        timeout: 30_000,
+      });
       assert.equal(readFileSync(join(dir, 'down.csv'), 'utf8'), 'id,subject\n7,printer\n');
 
       // The CLI with a wrong secret is refused by the server.
       await assert.rejects(
-        run('aws', ['s3', 'cp', local, 's3://vuln-scanner/nope.csv', '--endpoint-url', strict.endpoint], { env: { ...cliEnv(), AWS_SECRET_ACCESS_KEY: 'wrong' }, timeout: 30_000 }),
+        run('aws', ['s3', 'cp', local, 's3://vuln-scanner/nope.csv', '--endpoint-url', strict.endpoint], {
+          env: { ...cliEnv(), AWS_SECRET_ACCESS_KEY: 'wrong' },
+          timeout: 30_000,
+        }),
         /SignatureDoesNotMatch|AccessDenied|403/,
       );
       assert.equal(await sb.stat('vuln-scanner', 'nope.csv'), null);

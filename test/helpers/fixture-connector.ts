@@ -70,7 +70,14 @@ export function fixtureConnector(control: FixtureControl): Connector<z.infer<typ
               externalId: f.plugin,
               firstSeen: '2026-01-01T00:00:00.000Z',
               lastSeen: '2026-11-01T00:00:00.000Z',
-              fields: { pluginId: f.plugin, pluginName: `Plugin ${f.plugin}`, severity: f.severity ?? 'high', status: f.status ?? 'open', cves: ['CVE-2024-0001'], knownExploited: false },
+              fields: {
+                pluginId: f.plugin,
+                pluginName: `Plugin ${f.plugin}`,
+                severity: f.severity ?? 'high',
+                status: f.status ?? 'open',
+                cves: ['CVE-2024-0001'],
+                knownExploited: false,
+              },
             })),
           },
           checkpoint: { offset: offset + rows.length },
@@ -90,7 +97,14 @@ export function fixtureConnector(control: FixtureControl): Connector<z.infer<typ
       pageSize: { label: 'Page size' },
     },
     async check(config) {
-      return [{ id: 'token', ok: config.token === 'good-token-123', message: config.token === 'good-token-123' ? 'token accepted' : 'token rejected', hint: config.token === 'good-token-123' ? null : 'use the good token' }];
+      return [
+        {
+          id: 'token',
+          ok: config.token === 'good-token-123',
+          message: config.token === 'good-token-123' ? 'token accepted' : 'token rejected',
+          hint: config.token === 'good-token-123' ? null : 'use the good token',
+        },
+      ];
     },
     streams: () => [hostsStream, findingsStream],
   };

@@ -123,10 +123,15 @@ export async function startHostileConsole(upstream: string): Promise<HostileCons
     const up = await fetch(upstream + req.url, { method: req.method, headers, body: body.length ? body : undefined });
     let text = await up.text();
     const path = (req.url ?? '').split('?')[0] ?? '';
-    const isList = (req.method === 'POST' && path === '/rest/analysis') || (req.method === 'GET' && path === '/rest/hosts') || (req.method === 'GET' && path.startsWith('/api/v3/'));
+    const isList =
+      (req.method === 'POST' && path === '/rest/analysis') ||
+      (req.method === 'GET' && path === '/rest/hosts') ||
+      (req.method === 'GET' && path.startsWith('/api/v3/'));
     if (mode !== 'good' && isList && up.status === 200) {
       const json = JSON.parse(text) as Json;
-      text = JSON.stringify(path.startsWith('/rest/') ? tenableList(mode, json, body.length ? (JSON.parse(body.toString()) as Json) : null) : sdpList(mode, json));
+      text = JSON.stringify(
+        path.startsWith('/rest/') ? tenableList(mode, json, body.length ? (JSON.parse(body.toString()) as Json) : null) : sdpList(mode, json),
+      );
     }
     res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
     res.end(text);

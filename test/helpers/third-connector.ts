@@ -54,10 +54,24 @@ function fileHosts(): Stream {
         if (await bucket.isImported(obj)) continue;
         let text = '';
         for await (const chunk of await bucket.open(obj.key)) text += chunk.toString();
-        const names = text.split('\n').map((l) => l.trim()).filter(Boolean);
+        const names = text
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
         yield { records: { hosts: names.map(host) }, checkpoint: { key: obj.key, etag: obj.etag } };
         await ctx.flush?.();
-        await bucket.recordImport({ key: obj.key, etag: obj.etag, size: obj.size, kind: 'host-list', rowsRead: names.length, rowsImported: names.length, rowsRejected: 0, rejections: [], status: 'imported', error: null });
+        await bucket.recordImport({
+          key: obj.key,
+          etag: obj.etag,
+          size: obj.size,
+          kind: 'host-list',
+          rowsRead: names.length,
+          rowsImported: names.length,
+          rowsRejected: 0,
+          rejections: [],
+          status: 'imported',
+          error: null,
+        });
       }
     },
   };
@@ -72,7 +86,14 @@ export const thirdConnector = defineConnector<ThirdConfig>({
   sections: [{ title: 'Connection', keys: ['inputMode', 'endpoint', 'accessToken', 'bucket'] }],
   configSchema: schema as z.ZodType<ThirdConfig>,
   fields: {
-    inputMode: { label: 'Input', input: 'select', options: [{ value: 'api', label: 'API' }, { value: 'file', label: 'Files' }] },
+    inputMode: {
+      label: 'Input',
+      input: 'select',
+      options: [
+        { value: 'api', label: 'API' },
+        { value: 'file', label: 'Files' },
+      ],
+    },
     endpoint: { label: 'Endpoint', sendsSecrets: ['accessToken'], showWhen: { inputMode: ['api'] } },
     accessToken: { label: 'Access token', secret: true, input: 'password', showWhen: { inputMode: ['api'] } },
     bucket: { label: 'Bucket', showWhen: { inputMode: ['file'] } },

@@ -52,7 +52,15 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       assert.equal(res.statusCode, 200);
       const doc = JSON.parse(res.body) as { openapi: string; paths: Record<string, Json>; components: { securitySchemes: Json } };
       assert.match(doc.openapi, /^3\./);
-      for (const p of ['/api/v1/hosts', '/api/v1/vulnerabilities/{id}', '/api/v1/cmdb-assets', '/api/v1/sources', '/api/v1/sources/{name}/sync', '/api/v1/runs/{id}', '/healthz']) {
+      for (const p of [
+        '/api/v1/hosts',
+        '/api/v1/vulnerabilities/{id}',
+        '/api/v1/cmdb-assets',
+        '/api/v1/sources',
+        '/api/v1/sources/{name}/sync',
+        '/api/v1/runs/{id}',
+        '/healthz',
+      ]) {
         assert.ok(doc.paths[p], `missing ${p}`);
       }
       assert.ok(!doc.paths['/api/v1/{model}'], 'the unknown-model catch-all is hidden');
@@ -85,7 +93,12 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       const wrong = await req({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'nope' }, remoteAddress: '10.9.9.9' });
       assert.equal(wrong.statusCode, 401);
       assert.equal(wrong.headers['set-cookie'], undefined);
-      const unknown = await req({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'mallory', password: ADMIN_PASSWORD }, remoteAddress: '10.9.9.9' });
+      const unknown = await req({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'mallory', password: ADMIN_PASSWORD },
+        remoteAddress: '10.9.9.9',
+      });
       assert.equal(unknown.statusCode, 401);
       const missing = await req({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin' } });
       assert.equal(missing.statusCode, 400);
@@ -205,20 +218,31 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       assert.equal((listed.data as { items: { config: Json }[] }).items[0].config.token, '********');
 
       // The mask and a left-out secret keep the stored value: the check still passes.
-      for (const config of [{ token: '********', pages: 2 }, { pages: 2, delayMs: 0 }]) {
+      for (const config of [
+        { token: '********', pages: 2 },
+        { pages: 2, delayMs: 0 },
+      ]) {
         const res = await auth({ method: 'PATCH', url: '/api/v1/sources/lab', payload: { config } });
         assert.equal(res.statusCode, 200, res.body);
         assert.equal((res.data as { config: Json }).config.token, '********');
       }
       // A stored secret does not follow a changed address: the token is entered again with it.
       for (const token of [undefined, '********']) {
-        const moved = await auth({ method: 'PATCH', url: '/api/v1/sources/lab', payload: { config: { url: 'https://collector.example.test', ...(token ? { token } : {}) } } });
+        const moved = await auth({
+          method: 'PATCH',
+          url: '/api/v1/sources/lab',
+          payload: { config: { url: 'https://collector.example.test', ...(token ? { token } : {}) } },
+        });
         assert.equal(moved.statusCode, 400, moved.body);
         assert.equal(field(moved), 'token');
         assert.match(moved.body, /changing url changes where the stored token is sent: enter token again/);
       }
       assert.equal(((await auth({ method: 'GET', url: '/api/v1/sources/lab' })).data as { config: Json }).config.url, srcBody.config.url);
-      const moved = await auth({ method: 'PATCH', url: '/api/v1/sources/lab', payload: { config: { url: 'https://fixture2.example.test', token: GOOD_TOKEN } } });
+      const moved = await auth({
+        method: 'PATCH',
+        url: '/api/v1/sources/lab',
+        payload: { config: { url: 'https://fixture2.example.test', token: GOOD_TOKEN } },
+      });
       assert.equal(moved.statusCode, 200, moved.body);
       const check = await auth({ method: 'POST', url: '/api/v1/sources/lab/check' });
       assert.equal(check.statusCode, 200);
@@ -386,7 +410,11 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
     });
 
     it('refuses a second sync of a running source (409) and removal while it runs', async () => {
-      const created = await auth({ method: 'POST', url: '/api/v1/sources', payload: { name: 'slow', type: 'fixture', config: { ...srcBody.config, pages: 4, delayMs: 100 } } });
+      const created = await auth({
+        method: 'POST',
+        url: '/api/v1/sources',
+        payload: { name: 'slow', type: 'fixture', config: { ...srcBody.config, pages: 4, delayMs: 100 } },
+      });
       assert.equal(created.statusCode, 201);
       const first = await auth({ method: 'POST', url: '/api/v1/sources/slow/sync', payload: {} });
       assert.equal(first.statusCode, 202);

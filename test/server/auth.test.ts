@@ -89,7 +89,12 @@ describe('login rate limiting', () => {
         }
         assert.equal(statuses.filter((s) => s === 429).length, 30, `TRIBUTARY_TRUST_PROXY=${setting}: the 21st to 50th attempts from one client are refused`);
         // Keyed on the client the proxy saw, not on the proxy: another client behind it still logs in.
-        const other = await call(h.server, { method: 'POST', url: '/api/v1/auth/login', headers: { 'x-forwarded-for': '203.0.113.10' }, payload: { username: 'admin', password: ADMIN_PASSWORD } });
+        const other = await call(h.server, {
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          headers: { 'x-forwarded-for': '203.0.113.10' },
+          payload: { username: 'admin', password: ADMIN_PASSWORD },
+        });
         assert.equal(other.statusCode, 200, `TRIBUTARY_TRUST_PROXY=${setting}: another client behind the proxy`);
       } finally {
         await h.close();
@@ -137,8 +142,16 @@ describe('API tokens', () => {
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /expiresIn 'forever'/);
 
-      const listed = async () => ((await call(h.server, { method: 'GET', url: '/api/v1/tokens', headers: { cookie } })).data as { items: { name: string; lastUsedAt: string | null; expiresAt: string | null }[] }).items;
-      assert.deepEqual((await listed()).map((t) => t.lastUsedAt), [null, null]);
+      const listed = async () =>
+        (
+          (await call(h.server, { method: 'GET', url: '/api/v1/tokens', headers: { cookie } })).data as {
+            items: { name: string; lastUsedAt: string | null; expiresAt: string | null }[];
+          }
+        ).items;
+      assert.deepEqual(
+        (await listed()).map((t) => t.lastUsedAt),
+        [null, null],
+      );
       const short = (shortLived.data as { token: string }).token;
       assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer(short) })).statusCode, 200);
       const used = (await listed()).find((t) => t.name === 'short')!;
@@ -147,7 +160,10 @@ describe('API tokens', () => {
 
       await h.app.store.db.run(`UPDATE "api_tokens" SET "expires_at" = ? WHERE "name" = 'short'`, [new Date(Date.now() - 1000).toISOString()]);
       assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer(short) })).statusCode, 401, 'expired');
-      assert.equal((await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer((forever.data as { token: string }).token) })).statusCode, 200);
+      assert.equal(
+        (await call(h.server, { method: 'GET', url: '/api/v1/sources', headers: bearer((forever.data as { token: string }).token) })).statusCode,
+        200,
+      );
     } finally {
       await h.close();
     }

@@ -29,7 +29,11 @@ for (const backend of BACKENDS) {
     const get = async (url: string) => call(h.server, { method: 'GET', url, headers: bearer(token) });
 
     /** One run of source `lab` at time `now`: pages of records, then (optionally) a sweep. */
-    async function run(now: string, records: Partial<Record<'hosts' | 'vulnerabilities' | 'tickets', IncomingRecord[]>>, sweep: ('hosts' | 'vulnerabilities')[] = []) {
+    async function run(
+      now: string,
+      records: Partial<Record<'hosts' | 'vulnerabilities' | 'tickets', IncomingRecord[]>>,
+      sweep: ('hosts' | 'vulnerabilities')[] = [],
+    ) {
       const store = h.app.store;
       const source = await store.getSource('lab');
       const id = `00000000-0000-4000-8000-00000000000${runs.length}`;
@@ -49,19 +53,31 @@ for (const backend of BACKENDS) {
       await h.app.store.createSource('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
       await run('2026-01-01T00:00:00.000Z', {
         hosts: [host('h1'), host('h2')],
-        vulnerabilities: [vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'), vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z')],
+        vulnerabilities: [
+          vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'),
+          vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'),
+          vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z'),
+        ],
         tickets: [ticket('T1', 'Open')],
       });
       // The same again: no event.
       await run('2026-01-05T00:00:00.000Z', {
         hosts: [host('h1'), host('h2')],
-        vulnerabilities: [vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'), vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z')],
+        vulnerabilities: [
+          vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'),
+          vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'),
+          vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z'),
+        ],
         tickets: [ticket('T1', 'Open')],
       });
       // Finding 1 fixed 19 days after it was first seen; host h2 and its finding 3 gone; T1 resolved.
       await run(
         '2026-01-10T00:00:00.000Z',
-        { hosts: [host('h1')], vulnerabilities: [vuln('h1', '1', 'critical', 'fixed', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z')], tickets: [ticket('T1', 'Resolved')] },
+        {
+          hosts: [host('h1')],
+          vulnerabilities: [vuln('h1', '1', 'critical', 'fixed', '2025-12-22T00:00:00.000Z'), vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z')],
+          tickets: [ticket('T1', 'Resolved')],
+        },
         ['hosts', 'vulnerabilities'],
       );
       // Finding 1 reopened on 2026-02-01, fixed again on 2026-02-05 (4 days).
@@ -98,8 +114,13 @@ for (const backend of BACKENDS) {
       ]);
       assert.deepEqual((await get('/api/v1/changes?since=2026-02-01&limit=1000')).data, (await get(`/api/v1/changes?since=${runs[3]}&limit=1000`)).data);
       const items$ = async (url: string) => ((await get(url)).data as { items: Json[] }).items;
-      assert.deepEqual(brief(await items$('/api/v1/changes?since=2026-02-01T00:00:00Z&model=vulnerabilities&change=fixed')), ['vulnerabilities h1-1 fixed reopened→fixed']);
-      assert.deepEqual(brief(await items$('/api/v1/changes?model=tickets,hosts&where=change!=new')).sort(), ['hosts h2 removed -→-', 'tickets T1 updated Open→Resolved']);
+      assert.deepEqual(brief(await items$('/api/v1/changes?since=2026-02-01T00:00:00Z&model=vulnerabilities&change=fixed')), [
+        'vulnerabilities h1-1 fixed reopened→fixed',
+      ]);
+      assert.deepEqual(brief(await items$('/api/v1/changes?model=tickets,hosts&where=change!=new')).sort(), [
+        'hosts h2 removed -→-',
+        'tickets T1 updated Open→Resolved',
+      ]);
       const recordId = String(items.find((c) => c.externalId === 'h1-1')!.recordId);
       assert.deepEqual(
         ((await get(`/api/v1/changes?recordId=${recordId}`)).data as { items: Json[] }).items.map((c) => c.change),
@@ -154,7 +175,10 @@ for (const backend of BACKENDS) {
       const low = items.find((i) => i.severity === 'low')!;
       assert.equal(low.fixed, 1, 'the swept finding counts as fixed');
       const since = (await get('/api/v1/reports/remediation?since=2026-02-01')).data as { items: Json[] };
-      assert.deepEqual(since.items.filter((i) => Number(i.fixed) > 0).map((i) => [i.severity, i.fixed, i.meanDaysToRemediate]), [['critical', 1, 4]]);
+      assert.deepEqual(
+        since.items.filter((i) => Number(i.fixed) > 0).map((i) => [i.severity, i.fixed, i.meanDaysToRemediate]),
+        [['critical', 1, 4]],
+      );
       assert.equal((await get('/api/v1/reports/remediation?since=nope')).statusCode, 400);
     });
 

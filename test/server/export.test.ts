@@ -35,7 +35,10 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 200, res.body);
       assert.match(String(res.headers['content-type']), /application\/x-ndjson/);
       assert.match(String(res.headers['content-disposition']), /attachment; filename="vulnerabilities-\d{8}T\d{6}Z\.ocsf\.jsonl"/);
-      const events = res.body.trim().split('\n').map((l) => JSON.parse(l));
+      const events = res.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const want = (await h.app.store.query('vulnerabilities', { filters: [{ field: 'severity', op: '=', value: 'critical' }], limit: 100 })).records.length;
       assert.equal(events.length, want);
       for (const e of events) {
@@ -48,7 +51,12 @@ for (const backend of BACKENDS) {
       const csv = await download(h, `/api/v1/export/hosts?format=csv&where=${encodeURIComponent('hostname~host')}`, auth);
       assert.equal(csv.statusCode, 200);
       const rows = csv.body.trim().split('\n');
-      assert.equal(rows[0], fieldsOf('hosts').map((f) => f.name).join(','));
+      assert.equal(
+        rows[0],
+        fieldsOf('hosts')
+          .map((f) => f.name)
+          .join(','),
+      );
       assert.equal(rows.length, 4);
       const ecs = await download(h, '/api/v1/export/vulnerabilities?format=ecs&ecsBulk=true', auth);
       const lines = ecs.body.trim().split('\n');
@@ -58,12 +66,22 @@ for (const backend of BACKENDS) {
 
     test('scheduled export destinations: add, run now, status on the source, remove', async () => {
       const target = join(h.dataDir, 'exports');
-      const add = await call(h.server, { method: 'POST', url: '/api/v1/exports', headers: auth, payload: { name: 'lake', target, format: 'ocsf', ocsfVersion: '1.3.0', models: ['vulnerabilities', 'software'] } });
+      const add = await call(h.server, {
+        method: 'POST',
+        url: '/api/v1/exports',
+        headers: auth,
+        payload: { name: 'lake', target, format: 'ocsf', ocsfVersion: '1.3.0', models: ['vulnerabilities', 'software'] },
+      });
       assert.equal(add.statusCode, 201, add.body);
       assert.equal((add.data as { source: string | null }).source, null);
       const dup = await call(h.server, { method: 'POST', url: '/api/v1/exports', headers: auth, payload: { name: 'lake', target, format: 'csv' } });
       assert.equal(dup.statusCode, 409);
-      const bad = await call(h.server, { method: 'POST', url: '/api/v1/exports', headers: auth, payload: { name: 'x', target, format: 'ocsf', models: ['software'] } });
+      const bad = await call(h.server, {
+        method: 'POST',
+        url: '/api/v1/exports',
+        headers: auth,
+        payload: { name: 'x', target, format: 'ocsf', models: ['software'] },
+      });
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /1\.3\.0/);
       const run = await call(h.server, { method: 'POST', url: '/api/v1/exports/lake/run', headers: auth });

@@ -23,7 +23,16 @@ for (const backend of BACKENDS) {
       db = await backend.create();
       h = await makeHarness({ db: db.url });
       token = await apiToken(h.server);
-      assert.equal((await auth({ method: 'POST', url: '/api/v1/sources', payload: { name: 'lab', type: 'fixture', config: { url: 'https://fixture.example.test', token: GOOD_TOKEN } } })).statusCode, 201);
+      assert.equal(
+        (
+          await auth({
+            method: 'POST',
+            url: '/api/v1/sources',
+            payload: { name: 'lab', type: 'fixture', config: { url: 'https://fixture.example.test', token: GOOD_TOKEN } },
+          })
+        ).statusCode,
+        201,
+      );
       const res = await auth({ method: 'POST', url: '/api/v1/sources/lab/sync', payload: { full: true } });
       assert.equal((await waitForRun(h.server, token, (res.data as { runId: string }).runId)).status, 'succeeded');
     });
@@ -41,13 +50,22 @@ for (const backend of BACKENDS) {
       const kev = kevCatalog('2026.11.21', new Date().toISOString(), [{ cve: 'CVE-2024-1000', added: day(-10), due: day(-1), ransomware: 'Known' }]);
       const res = await auth({ method: 'POST', url: '/api/v1/feeds?name=kev.json', headers: { 'content-type': 'application/json' }, payload: kev });
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual((res.data as { imported: Json[] }).imported.map((i) => [i.kind, i.status, i.records]), [['kev', 'imported', 1]]);
+      assert.deepEqual(
+        (res.data as { imported: Json[] }).imported.map((i) => [i.kind, i.status, i.records]),
+        [['kev', 'imported', 1]],
+      );
       assert.equal((res.data as Json).findingsUpdated, 1);
       const epss = epssCsv('v2025.03.14', `${day(-9)}T00:00:00+0000`, [['CVE-2024-1001', 0.42, 0.97]], { gzip: true });
       const e = await auth({ method: 'POST', url: '/api/v1/feeds', headers: { 'content-type': 'application/gzip' }, payload: epss });
       assert.equal(e.statusCode, 200, e.body);
       const list = await items('/api/v1/feeds');
-      assert.deepEqual(list.map((f) => [f.kind, f.version, f.records, f.size, f.stale]), [['epss', 'v2025.03.14', 1, epss.length, true], ['kev', '2026.11.21', 1, kev.length, false]]);
+      assert.deepEqual(
+        list.map((f) => [f.kind, f.version, f.records, f.size, f.stale]),
+        [
+          ['epss', 'v2025.03.14', 1, epss.length, true],
+          ['kev', '2026.11.21', 1, kev.length, false],
+        ],
+      );
       assert.equal(list[0]!.ageDays, 9);
     });
 
@@ -60,13 +78,21 @@ for (const backend of BACKENDS) {
       assert.equal(kevd[0]!.dueAt, kevd[0]!.kevDueDate);
       assert.equal(kevd[0]!.overdue, true);
       const epssd = await items('/api/v1/vulnerabilities?epssPercentile>=0.9');
-      assert.deepEqual(epssd.map((v) => [v.pluginId, v.epssScore, v.epssFeedScore]), [['100001', null, 0.42]]);
+      assert.deepEqual(
+        epssd.map((v) => [v.pluginId, v.epssScore, v.epssFeedScore]),
+        [['100001', null, 0.42]],
+      );
       const overdue = await items('/api/v1/vulnerabilities?overdue=true');
-      assert.deepEqual(overdue.map((v) => v.pluginId), ['100000']);
+      assert.deepEqual(
+        overdue.map((v) => v.pluginId),
+        ['100000'],
+      );
       const notOverdue = await items('/api/v1/vulnerabilities?where=overdue=false&limit=100');
       assert.equal(notOverdue.length, 11);
       assert.ok(notOverdue.every((v) => v.overdue === false));
-      const counts = (await auth({ method: 'GET', url: '/api/v1/vulnerabilities/counts?by=severity&overdue=true' })).data as { items: { values: Json; count: number }[] };
+      const counts = (await auth({ method: 'GET', url: '/api/v1/vulnerabilities/counts?by=severity&overdue=true' })).data as {
+        items: { values: Json; count: number }[];
+      };
       assert.deepEqual(counts.items, [{ values: { severity: 'critical' }, count: 1 }]);
       const stats = (await auth({ method: 'GET', url: '/api/v1/stats' })).data as { overdue: Json; models: Json };
       assert.deepEqual(stats.overdue, { critical: 1, high: 0, medium: 0, low: 0 });

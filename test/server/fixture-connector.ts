@@ -31,7 +31,16 @@ function page(n: number): Page {
     vulns.push({
       key: `${key}|443|tcp|19506`,
       hostKey: key,
-      fields: { pluginId: '19506', pluginName: 'Scan information', severity: 'info', port: 443, protocol: 'tcp', status: 'open', cves: [], cvssV3BaseScore: null },
+      fields: {
+        pluginId: '19506',
+        pluginName: 'Scan information',
+        severity: 'info',
+        port: 443,
+        protocol: 'tcp',
+        status: 'open',
+        cves: [],
+        cvssV3BaseScore: null,
+      },
     });
     vulns.push({
       key: `${key}|22|tcp|10000${k}`,
@@ -69,7 +78,12 @@ export const fixtureConnector: Connector<Config> = {
     return [
       { id: 'reach', ok: true, message: `reached ${config.url}`, hint: null },
       // Deliberately echoes the token: the API must scrub it.
-      { id: 'token', ok: good, message: good ? `token ${config.token} accepted` : `token ${config.token} was rejected`, hint: good ? null : 'use a valid token' },
+      {
+        id: 'token',
+        ok: good,
+        message: good ? `token ${config.token} accepted` : `token ${config.token} was rejected`,
+        hint: good ? null : 'use a valid token',
+      },
     ];
   },
   streams(config) {

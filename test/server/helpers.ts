@@ -34,7 +34,13 @@ export async function makeHarness(opts: { db?: string; env?: NodeJS.ProcessEnv; 
       cb();
     },
   });
-  const app = await openApp({ dataDir, db: opts.db, env: {}, log: createLogger({ destination, level: 'debug' }), registry: new ConnectorRegistry([fixtureConnector]) });
+  const app = await openApp({
+    dataDir,
+    db: opts.db,
+    env: {},
+    log: createLogger({ destination, level: 'debug' }),
+    registry: new ConnectorRegistry([fixtureConnector]),
+  });
   const env = opts.env ?? { TRIBUTARY_ADMIN_PASSWORD: ADMIN_PASSWORD };
   const server = await buildServer(app, { env, print: (l) => printed.push(l), ...opts.server });
   return {

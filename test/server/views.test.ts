@@ -72,7 +72,11 @@ for (const backend of backends) {
         const values = items.map((i) => rank(i[field]));
         const nonNull = values.filter((v) => v !== null);
         // Nulls come last in both directions.
-        assert.deepEqual(values.slice(nonNull.length), values.slice(nonNull.length).map(() => null), `${sort}: nulls last`);
+        assert.deepEqual(
+          values.slice(nonNull.length),
+          values.slice(nonNull.length).map(() => null),
+          `${sort}: nulls last`,
+        );
         for (let i = 1; i < nonNull.length; i++) {
           const [a, b] = [nonNull[i - 1] as string | number, nonNull[i] as string | number];
           assert.ok(desc ? a >= b : a <= b, `${sort}: ${a} then ${b}`);
@@ -137,7 +141,18 @@ for (const backend of backends) {
       const items = (res.data as { items: Json[] }).items;
       assert.equal(items.length, 2);
       const cis = items.find((i) => i.benchmark === 'CIS Ubuntu 22.04 L1');
-      assert.deepEqual(cis, { hostId, hostname: 'web-0.example.test', ipAddresses: ['10.0.0.1'], source: 'lab', benchmark: 'CIS Ubuntu 22.04 L1', passed: 2, failed: 1, warning: 1, error: 0, total: 4 });
+      assert.deepEqual(cis, {
+        hostId,
+        hostname: 'web-0.example.test',
+        ipAddresses: ['10.0.0.1'],
+        source: 'lab',
+        benchmark: 'CIS Ubuntu 22.04 L1',
+        passed: 2,
+        failed: 1,
+        warning: 1,
+        error: 0,
+        total: 4,
+      });
       const forHost = await get(`/api/v1/compliance/summary?hostId=${hostId}&limit=1`);
       assert.equal((forHost.data as { items: unknown[] }).items.length, 1);
       const none = await get('/api/v1/compliance/summary?hostId=nope');
@@ -149,7 +164,10 @@ for (const backend of backends) {
       const res = await get(`/api/v1/hosts/labels?id=${hosts[0].id}&id=${hosts[1].id}&id=unknown`);
       assert.equal(res.statusCode, 200, res.body);
       const items = (res.data as { items: Json[] }).items.sort((a, b) => String(a.hostname).localeCompare(String(b.hostname)));
-      assert.deepEqual(items, hosts.map((h) => ({ id: h.id, hostname: h.hostname, ipAddresses: h.ipAddresses })));
+      assert.deepEqual(
+        items,
+        hosts.map((h) => ({ id: h.id, hostname: h.hostname, ipAddresses: h.ipAddresses })),
+      );
       assert.equal((await get('/api/v1/hosts/labels')).statusCode, 400);
     });
   });

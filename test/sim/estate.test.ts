@@ -20,14 +20,35 @@ test('the drift of a real estate: missing serials, new NICs, renames, FQDN vs sh
   const e = new Estate(7, 300);
   const cmdb = e.cmdb();
   const live = cmdb.filter((c) => !c.stale);
-  assert.ok(live.some((c) => c.serial === null), 'CMDB records without serial');
-  assert.ok(live.some((c) => c.machine < e.scanned && c.macs[0] !== e.machine(c.machine).macs[0]), 'replaced NICs');
-  assert.ok(Array.from({ length: e.scanned }, (_, i) => i).some((i) => e.scannerName(i) !== e.machine(i).name && live.some((c) => c.machine === i)), 'renamed hosts');
+  assert.ok(
+    live.some((c) => c.serial === null),
+    'CMDB records without serial',
+  );
+  assert.ok(
+    live.some((c) => c.machine < e.scanned && c.macs[0] !== e.machine(c.machine).macs[0]),
+    'replaced NICs',
+  );
+  assert.ok(
+    Array.from({ length: e.scanned }, (_, i) => i).some((i) => e.scannerName(i) !== e.machine(i).name && live.some((c) => c.machine === i)),
+    'renamed hosts',
+  );
   assert.ok(live.some((c) => c.name.includes('.')) && live.some((c) => !c.name.includes('.')), 'FQDN and short names');
-  assert.ok(live.some((c) => c.machine < e.scanned && c.ip !== e.machine(c.machine).ip), 'DHCP-stale addresses');
-  assert.ok(cmdb.some((c) => c.stale), 'duplicate names');
-  assert.ok(Array.from({ length: e.scanned }, (_, i) => i).some((i) => !e.drift(i).inCmdb), 'scanned machines missing from the CMDB');
-  assert.ok(live.some((c) => c.machine >= e.scanned), 'CMDB machines never scanned');
+  assert.ok(
+    live.some((c) => c.machine < e.scanned && c.ip !== e.machine(c.machine).ip),
+    'DHCP-stale addresses',
+  );
+  assert.ok(
+    cmdb.some((c) => c.stale),
+    'duplicate names',
+  );
+  assert.ok(
+    Array.from({ length: e.scanned }, (_, i) => i).some((i) => !e.drift(i).inCmdb),
+    'scanned machines missing from the CMDB',
+  );
+  assert.ok(
+    live.some((c) => c.machine >= e.scanned),
+    'CMDB machines never scanned',
+  );
 });
 
 test('requests are associated with assets and name hosts and CVEs of the scanner catalog', async () => {

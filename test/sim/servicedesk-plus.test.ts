@@ -43,13 +43,28 @@ describe('servicedesk-plus simulator', () => {
   });
 
   test('row_count is capped at 100; search criteria and sort; bad input answers 4001 with the field', async () => {
-    const all = await onprem('requests', { row_count: 500, sort_field: 'last_updated_time', sort_order: 'asc', get_total_count: true, fields_required: ['last_updated_time'] });
+    const all = await onprem('requests', {
+      row_count: 500,
+      sort_field: 'last_updated_time',
+      sort_order: 'asc',
+      get_total_count: true,
+      fields_required: ['last_updated_time'],
+    });
     assert.equal(all.body.requests.length, 100);
     assert.equal(all.body.list_info.total_count, 150);
     const luts = all.body.requests.map((r: Json) => (r.last_updated_time ? Number(r.last_updated_time.value) : -1));
-    assert.deepEqual(luts, [...luts].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      luts,
+      [...luts].sort((a: number, b: number) => a - b),
+    );
     const pivot = luts[60];
-    const since = await onprem('requests', { row_count: 100, sort_field: 'last_updated_time', sort_order: 'asc', fields_required: ['last_updated_time'], search_criteria: [{ field: 'last_updated_time', condition: 'greater or equal', value: String(pivot) }] });
+    const since = await onprem('requests', {
+      row_count: 100,
+      sort_field: 'last_updated_time',
+      sort_order: 'asc',
+      fields_required: ['last_updated_time'],
+      search_criteria: [{ field: 'last_updated_time', condition: 'greater or equal', value: String(pivot) }],
+    });
     assert.ok(since.body.requests.every((r: Json) => Number(r.last_updated_time.value) >= pivot));
     const bad = await onprem('requests', { sort_field: 'nope' });
     assert.equal(bad.status, 400);
@@ -102,7 +117,11 @@ describe('servicedesk-plus simulator', () => {
 
   test('the CLI prints one JSON line with URLs and credentials, then serves until SIGTERM', async () => {
     const entry = fileURLToPath(new URL('../../sim/servicedesk-plus/index.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(entry)}).then((m) => m.runSdpSimCli(['--requests', '5', '--seed', '9']))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `import(${JSON.stringify(entry)}).then((m) => m.runSdpSimCli(['--requests', '5', '--seed', '9']))`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const line = await new Promise<string>((resolve) => {
       let buf = '';
       child.stdout.on('data', (d: Buffer) => {

@@ -12,7 +12,9 @@ type Row = Record<string, string | Record<string, string>>;
 async function rows(sim: RunningTenableSim, tool: string, sourceType = 'cumulative'): Promise<Row[]> {
   const out: Row[] = [];
   for (let start = 0; ; start += 1000) {
-    const r = await call(sim, 'POST', '/rest/analysis', { body: { type: 'vuln', sourceType, query: { type: 'vuln', tool, filters: [] }, startOffset: start, endOffset: start + 1000 } });
+    const r = await call(sim, 'POST', '/rest/analysis', {
+      body: { type: 'vuln', sourceType, query: { type: 'vuln', tool, filters: [] }, startOffset: start, endOffset: start + 1000 },
+    });
     out.push(...r.json.response.results);
     if (r.json.response.results.length < 1000) return out;
   }
@@ -58,7 +60,10 @@ describe('simulated hosts cover the identity variants', () => {
     const all = [...(await rows(sim, 'vulndetails')), ...patched];
     for (const m of moved) {
       const sameHost = all.filter((r) => r.hostUUID === m.hostUUID);
-      assert.ok(sameHost.some((r) => current.has(String(r.ip))), 'the same host id at the current address');
+      assert.ok(
+        sameHost.some((r) => current.has(String(r.ip))),
+        'the same host id at the current address',
+      );
     }
   });
 

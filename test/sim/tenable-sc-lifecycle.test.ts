@@ -72,7 +72,11 @@ describe('faults and counters', () => {
     }
     assert.deepEqual(statuses, [200, 429, 200, 429]);
     await call(sim, 'POST', '/_sim/faults', { body: { rateLimit: null, serverError: { times: 2, status: 500 } } });
-    const s = [(await call(sim, 'GET', '/rest/system')).status, (await call(sim, 'GET', '/rest/system')).status, (await call(sim, 'GET', '/rest/system')).status];
+    const s = [
+      (await call(sim, 'GET', '/rest/system')).status,
+      (await call(sim, 'GET', '/rest/system')).status,
+      (await call(sim, 'GET', '/rest/system')).status,
+    ];
     assert.deepEqual(s, [500, 500, 200]);
   });
 

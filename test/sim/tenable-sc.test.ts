@@ -17,14 +17,24 @@ describe('tenable-sc simulator (6.4.0)', () => {
 
   test('accepts every documented x-apikey spelling and rejects the rest', async () => {
     const { accessKey: a, secretKey: s } = sim.analyst;
-    for (const value of [`accesskey=${a}; secretkey=${s};`, `accesskey=${a}; secretkey=${s}`, `accessKey=${a}; secretKey=${s}`, `ACCESSKEY=${a};SECRETKEY=${s};`]) {
+    for (const value of [
+      `accesskey=${a}; secretkey=${s};`,
+      `accesskey=${a}; secretkey=${s}`,
+      `accessKey=${a}; secretKey=${s}`,
+      `ACCESSKEY=${a};SECRETKEY=${s};`,
+    ]) {
       for (const name of ['x-apikey', 'X-APIKey']) {
         const r = await call(sim, 'GET', '/rest/currentUser', { creds: null, headers: { [name]: value } });
         assert.equal(r.status, 200, `${name}: ${value}`);
         assert.equal(r.json.response.username, sim.analyst.username);
       }
     }
-    const rejected: Record<string, string>[] = [{}, { 'x-apikey': `accesskey=${a}; secretkey=wrong` }, { 'x-apikey': `accesskey=${a}` }, { 'x-apikey': `accesskey=${s}; secretkey=${a}` }];
+    const rejected: Record<string, string>[] = [
+      {},
+      { 'x-apikey': `accesskey=${a}; secretkey=wrong` },
+      { 'x-apikey': `accesskey=${a}` },
+      { 'x-apikey': `accesskey=${s}; secretkey=${a}` },
+    ];
     for (const headers of rejected) {
       const r = await call(sim, 'GET', '/rest/currentUser', { creds: null, headers });
       assert.equal(r.status, 403);
@@ -83,7 +93,11 @@ describe('tenable-sc simulator (6.4.0)', () => {
     const past = await analysis(sim, vulnQuery([], 5000, 6000));
     assert.deepEqual([past.json.response.returnedRecords, past.json.response.results, past.json.response.totalRecords], [0, [], '750']);
     // pyTenable puts offsets inside the query object only.
-    const inner = await analysis(sim, { type: 'vuln', sourceType: 'cumulative', query: { type: 'vuln', tool: 'vulndetails', filters: [], startOffset: 10, endOffset: 15 } });
+    const inner = await analysis(sim, {
+      type: 'vuln',
+      sourceType: 'cumulative',
+      query: { type: 'vuln', tool: 'vulndetails', filters: [], startOffset: 10, endOffset: 15 },
+    });
     assert.deepEqual(inner.json.response.results.map(findingKey), rows.slice(10, 15).map(findingKey));
   });
 
@@ -91,16 +105,33 @@ describe('tenable-sc simulator (6.4.0)', () => {
     const total = async (filters: unknown[], extra = {}) => Number((await analysis(sim, vulnQuery(filters, 0, 1, extra))).json.response.totalRecords);
     const all = await pageAll(sim, vulnQuery());
     const count = (pred: (row: (typeof all)[number]) => boolean) => all.filter(pred).length;
-    assert.equal(await total([{ filterName: 'severity', operator: '=', value: '1,2,3,4' }]), count((r) => r.severity.id !== '0'));
-    assert.equal(await total([{ filterName: 'pluginID', operator: '=', value: '20811,22869' }]), count((r) => r.pluginID === '20811' || r.pluginID === '22869'));
+    assert.equal(
+      await total([{ filterName: 'severity', operator: '=', value: '1,2,3,4' }]),
+      count((r) => r.severity.id !== '0'),
+    );
+    assert.equal(
+      await total([{ filterName: 'pluginID', operator: '=', value: '20811,22869' }]),
+      count((r) => r.pluginID === '20811' || r.pluginID === '22869'),
+    );
     const compliance = (await pageAll(sim, vulnQuery([{ filterName: 'pluginType', operator: '=', value: 'compliance' }]))).filter(Boolean);
-    assert.ok(compliance.length > 0 && compliance.every((r) => Number(r.pluginID) >= 1000000 && /<cm:compliance-result>(PASSED|FAILED|WARNING|ERROR)<\/cm:compliance-result>/.test(r.pluginText)));
-    assert.ok(compliance.some((r) => (r.pluginText.match(/<cm:compliance-result>/g) ?? []).length === 2), 'a merged duplicate control carries two results');
+    assert.ok(
+      compliance.length > 0 &&
+        compliance.every(
+          (r) => Number(r.pluginID) >= 1000000 && /<cm:compliance-result>(PASSED|FAILED|WARNING|ERROR)<\/cm:compliance-result>/.test(r.pluginText),
+        ),
+    );
+    assert.ok(
+      compliance.some((r) => (r.pluginText.match(/<cm:compliance-result>/g) ?? []).length === 2),
+      'a merged duplicate control carries two results',
+    );
     const recent = count((r) => Number(r.lastSeen) >= NOW - 30 * 86400);
     assert.ok(recent < all.length, 'some hosts are stale');
     assert.equal(await total([{ filterName: 'lastSeen', operator: '=', value: '0:30' }]), recent);
     assert.equal(await total([{ filterName: 'lastSeen', operator: '=', value: `${NOW - 30 * 86400}-${NOW}` }]), recent);
-    assert.equal(await total([{ filterName: 'repository', operator: '=', value: [{ id: '1' }] }]), count((r) => r.repository.id === '1'));
+    assert.equal(
+      await total([{ filterName: 'repository', operator: '=', value: [{ id: '1' }] }]),
+      count((r) => r.repository.id === '1'),
+    );
     assert.equal(await total([{ filterName: 'repository', operator: '=', value: [{ id: '3' }] }]), 0, 'repository outside the group is silently empty');
     assert.equal(await total([{ filterName: 'wasVuln', operator: '=', value: 'excludeWas' }]), all.length);
     assert.equal(await total([], { wasVuln: 'onlyWas' }), 0);
@@ -121,7 +152,10 @@ describe('tenable-sc simulator (6.4.0)', () => {
   });
 
   test('inventory plugin texts follow the fact sheet formats', async () => {
-    const rows = await pageAll(sim, vulnQuery([{ filterName: 'pluginID', operator: '=', value: '20811,22869,24270,35351,38689,11936,86420,34220,14272,11219' }]));
+    const rows = await pageAll(
+      sim,
+      vulnQuery([{ filterName: 'pluginID', operator: '=', value: '20811,22869,24270,35351,38689,11936,86420,34220,14272,11219' }]),
+    );
     const text = (id: string) => {
       const texts = rows.filter((r) => r.pluginID === id).map((r) => r.pluginText as string);
       assert.ok(texts.length > 0, `plugin ${id} present`);
@@ -140,11 +174,21 @@ describe('tenable-sc simulator (6.4.0)', () => {
     assert.ok(text('38689').every((t) => /Last Successful logon : CORP\\\w+/.test(t)));
     assert.ok(text('11936').every((t) => /Remote operating system : .+\nConfidence level : \d+\nMethod : \w+/.test(t)));
     assert.ok(text('86420').every((t) => /consolidated list of detected MAC addresses:\n {2}- [0-9A-F:]{17}/.test(t)));
-    for (const id of ['34220', '14272', '11219']) assert.ok(text(id).every((t) => /Port \d+\/(tcp|udp) was found to be open|Nessus was able to find \d+ open ports\./.test(t)), id);
+    for (const id of ['34220', '14272', '11219'])
+      assert.ok(
+        text(id).every((t) => /Port \d+\/(tcp|udp) was found to be open|Nessus was able to find \d+ open ports\./.test(t)),
+        id,
+      );
     const unauthIps = new Set(rows.filter((r) => r.pluginID === '11219').map((r) => r.ip));
     const unauthRows = (await pageAll(sim, vulnQuery())).filter((r) => unauthIps.has(r.ip));
-    assert.ok(unauthRows.every((r) => r.pluginID === '11219' || r.checkType === 'remote'), 'unauthenticated hosts only have remote findings');
-    assert.ok(unauthRows.some((r) => r.uuid === ''), 'some unauthenticated hosts have no uuid');
+    assert.ok(
+      unauthRows.every((r) => r.pluginID === '11219' || r.checkType === 'remote'),
+      'unauthenticated hosts only have remote findings',
+    );
+    assert.ok(
+      unauthRows.some((r) => r.uuid === ''),
+      'some unauthenticated hosts have no uuid',
+    );
   });
 
   test('sumip gives one row per host with string counters', async () => {
@@ -162,10 +206,19 @@ describe('tenable-sc simulator (6.4.0)', () => {
     assert.equal(page.status, 200);
     assert.ok(Array.isArray(page.json.response));
     assert.equal(page.json.response.length, 6);
-    assert.deepEqual(Object.keys(page.json.response[0]).sort(), ['firstSeen', 'id', 'ipAddress', 'lastSeen', 'name', 'os', 'repID', 'tenableUUID', 'uuid'].sort());
+    assert.deepEqual(
+      Object.keys(page.json.response[0]).sort(),
+      ['firstSeen', 'id', 'ipAddress', 'lastSeen', 'name', 'os', 'repID', 'tenableUUID', 'uuid'].sort(),
+    );
     const repos = (await call(sim, 'GET', '/rest/repository')).json.response.map((x: { id: string }) => x.id);
     const group = (await call(sim, 'GET', '/rest/group/2')).json.response.repositories.map((x: { id: string }) => x.id);
-    assert.deepEqual([repos, group], [['1', '2', '3'], ['1', '2']]);
+    assert.deepEqual(
+      [repos, group],
+      [
+        ['1', '2', '3'],
+        ['1', '2'],
+      ],
+    );
     assert.equal((await call(sim, 'GET', '/rest/currentOrganization')).json.response.name, 'Tributary Labs');
   });
 });

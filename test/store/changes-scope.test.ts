@@ -28,8 +28,19 @@ for (const backend of BACKENDS) {
   describe(`change feed with bare hosts and scoped sweeps on ${backend.kind}`, { skip: backend.skip }, () => {
     let db: TestDatabase;
     let store: Store;
-    const stamp = (sourceId: string, sourceName: string, runId: string, generation: string) => ({ sourceId, sourceName, runId, generation, now: new Date().toISOString() });
-    const finding = (host: string, plugin: string, origin?: string): IncomingRecord => ({ key: `${host}|443|tcp|${plugin}`, hostKey: host, fields: { pluginId: plugin, severity: 'high', status: 'open' }, ...(origin ? { origin } : {}) });
+    const stamp = (sourceId: string, sourceName: string, runId: string, generation: string) => ({
+      sourceId,
+      sourceName,
+      runId,
+      generation,
+      now: new Date().toISOString(),
+    });
+    const finding = (host: string, plugin: string, origin?: string): IncomingRecord => ({
+      key: `${host}|443|tcp|${plugin}`,
+      hostKey: host,
+      fields: { pluginId: plugin, severity: 'high', status: 'open' },
+      ...(origin ? { origin } : {}),
+    });
     const page = { value: null, complete: false };
 
     before(async () => {
@@ -46,15 +57,31 @@ for (const backend of BACKENDS) {
       const h9 = 'addr:1|10.0.0.9|';
       const h8 = 'addr:1|10.0.0.8|';
       const keys = new Map([h9, h8].map((k) => [recordId('lab', 'hosts', k), k]));
-      for (const [h, p] of [[h9, '1'], [h9, '2'], [h8, '3']]) keys.set(recordId('lab', 'vulnerabilities', `${h}|443|tcp|${p}`, recordId('lab', 'hosts', h)), `${h}#${p}`);
+      for (const [h, p] of [
+        [h9, '1'],
+        [h9, '2'],
+        [h8, '3'],
+      ])
+        keys.set(recordId('lab', 'vulnerabilities', `${h}|443|tcp|${p}`, recordId('lab', 'hosts', h)), `${h}#${p}`);
 
       await store.writePage(stamp(sourceId, 'lab', 'r1', 'g1'), 'vulns', 'full', { vulnerabilities: [finding(h9, '1'), finding(h9, '2')] }, page);
       assert.equal((await store.getRecord('hosts', recordId('lab', 'hosts', h9))).removed, false, 'the bare row exists');
       assert.deepEqual(await events(store, sourceId, keys), [`vulnerabilities ${h9}#1 new -→open`, `vulnerabilities ${h9}#2 new -→open`]);
 
       // The host sent at last: new. Another finding names a host no page sends (a second bare row).
-      await store.writePage(stamp(sourceId, 'lab', 'r2', 'g2'), 'all', 'full', { hosts: [{ key: h9, fields: { hostname: 'web09' } }], vulnerabilities: [finding(h9, '1'), finding(h9, '2'), finding(h8, '3')] }, page);
-      assert.deepEqual(await events(store, sourceId, keys), [`hosts ${h9} new -→-`, `vulnerabilities ${h8}#3 new -→open`, `vulnerabilities ${h9}#1 new -→open`, `vulnerabilities ${h9}#2 new -→open`]);
+      await store.writePage(
+        stamp(sourceId, 'lab', 'r2', 'g2'),
+        'all',
+        'full',
+        { hosts: [{ key: h9, fields: { hostname: 'web09' } }], vulnerabilities: [finding(h9, '1'), finding(h9, '2'), finding(h8, '3')] },
+        page,
+      );
+      assert.deepEqual(await events(store, sourceId, keys), [
+        `hosts ${h9} new -→-`,
+        `vulnerabilities ${h8}#3 new -→open`,
+        `vulnerabilities ${h9}#1 new -→open`,
+        `vulnerabilities ${h9}#2 new -→open`,
+      ]);
 
       // A run that saw nothing of them sweeps all: the sent host is removed, the bare one silently.
       const swept = await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g3', undefined, { runId: 'r3' });
@@ -62,7 +89,12 @@ for (const backend of BACKENDS) {
       const after3 = await events(store, sourceId, keys);
       assert.deepEqual(
         after3.filter((e) => !e.includes(' new ')),
-        [`hosts ${h9} removed -→-`, `vulnerabilities ${h8}#3 fixed open→fixed`, `vulnerabilities ${h9}#1 fixed open→fixed`, `vulnerabilities ${h9}#2 fixed open→fixed`],
+        [
+          `hosts ${h9} removed -→-`,
+          `vulnerabilities ${h8}#3 fixed open→fixed`,
+          `vulnerabilities ${h9}#1 fixed open→fixed`,
+          `vulnerabilities ${h9}#2 fixed open→fixed`,
+        ],
       );
       assert.equal((await store.getRecord('hosts', recordId('lab', 'hosts', h8))).removed, true, 'the bare row was swept all the same');
     });
@@ -72,7 +104,13 @@ for (const backend of BACKENDS) {
       const h = 'uuid:h1';
       const keys = new Map([[recordId('files', 'hosts', h), h]]);
       for (const p of ['1', '2']) keys.set(recordId('files', 'vulnerabilities', `${h}|443|tcp|${p}`, recordId('files', 'hosts', h)), `#${p}`);
-      await store.writePage(stamp(sourceId, 'files', 'r1', 'g1'), 'all', 'full', { hosts: [{ key: h, fields: { hostname: 'h1' } }], vulnerabilities: [finding(h, '1', 'o1'), finding(h, '2', 'o2')] }, page);
+      await store.writePage(
+        stamp(sourceId, 'files', 'r1', 'g1'),
+        'all',
+        'full',
+        { hosts: [{ key: h, fields: { hostname: 'h1' } }], vulnerabilities: [finding(h, '1', 'o1'), finding(h, '2', 'o2')] },
+        page,
+      );
       const at = '2030-01-01T00:00:00.000Z';
       const swept = await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g2', { origins: ['o1'] }, { runId: 'r2', at });
       assert.deepEqual(swept, { hosts: 0, vulnerabilities: 1 });

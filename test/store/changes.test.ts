@@ -48,7 +48,12 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       control = newControl();
-      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+      app = await openApp({
+        dataDir: db.dataDir,
+        db: db.url,
+        log: createLogger({ level: 'silent' }),
+        registry: new ConnectorRegistry([fixtureConnector(control)]),
+      });
     });
     after(async () => {
       await app?.close();
@@ -56,7 +61,10 @@ for (const backend of BACKENDS) {
     });
 
     test('a first run adds one new event per record; a run that changes nothing adds none', async () => {
-      Object.assign(control, newControl({ hosts: ['h0', 'h1', 'h2'], findings: [open('h0', '1'), open('h0', '2'), open('h1', '3'), fixed('h1', '4'), open('h2', '5')] }));
+      Object.assign(
+        control,
+        newControl({ hosts: ['h0', 'h1', 'h2'], findings: [open('h0', '1'), open('h0', '2'), open('h1', '3'), fixed('h1', '4'), open('h2', '5')] }),
+      );
       await addSource(app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
       const r1 = await runSync(app, 'a');
       const first = await allChanges(app);
@@ -129,7 +137,10 @@ for (const backend of BACKENDS) {
       const later = new Set(runs.filter((r) => r.startedAt >= third.startedAt).map((r) => r.id));
       const byTime = await allChanges(app, { since: third.startedAt });
       assert.ok(byTime.length > 0);
-      assert.deepEqual(await allChanges(app, { since: third.id }), byTime.filter((c) => later.has(c.runId)));
+      assert.deepEqual(
+        await allChanges(app, { since: third.id }),
+        byTime.filter((c) => later.has(c.runId)),
+      );
       assert.deepEqual(await app.store.changesSince(third.id), { at: third.startedAt, fromRun: true });
       assert.deepEqual(await allChanges(app, { since: '2999-01-01' }), []);
       assert.equal((await allChanges(app, { since: '2000-01-01T00:00:00Z' })).length, all.length);
@@ -155,7 +166,10 @@ for (const backend of BACKENDS) {
       }
       // Just after the baselines' last event (the next run's events may fall in the same millisecond as `new Date()`).
       const mark = new Date(Date.parse((await allChanges(app)).at(-1)!.at) + 1).toISOString();
-      const child = spawnSync(process.execPath, [crashScript, db.url, db.dataDir, 'crashy', JSON.stringify(after1), '3'], { encoding: 'utf8', env: process.env });
+      const child = spawnSync(process.execPath, [crashScript, db.url, db.dataDir, 'crashy', JSON.stringify(after1), '3'], {
+        encoding: 'utf8',
+        env: process.env,
+      });
       assert.equal(child.signal, 'SIGKILL', child.stderr);
       const crashedEvents = await allChanges(app, { since: mark, source: 'crashy' });
       assert.ok(crashedEvents.length > 0, 'the killed attempt stored some pages with their events');

@@ -47,10 +47,17 @@ for (const backend of BACKENDS) {
     let run = 0;
     const write = async (source: 'scan' | 'desk', records: Partial<Record<ModelName, IncomingRecord[]>>) => {
       const runId = `r${++run}`;
-      await store.writePage({ sourceId: source === 'scan' ? scan : desk, sourceName: source, runId, generation: `g${run}`, now: new Date().toISOString() }, 'x', 'incremental', records, { value: null, complete: false });
+      await store.writePage(
+        { sourceId: source === 'scan' ? scan : desk, sourceName: source, runId, generation: `g${run}`, now: new Date().toISOString() },
+        'x',
+        'incremental',
+        records,
+        { value: null, complete: false },
+      );
       return runId;
     };
-    const all = async (model: ModelName, where: { field: string; op: '='; value: string }[] = []): Promise<StoredRecord[]> => (await store.query(model, { filters: where, limit: 1000 })).records;
+    const all = async (model: ModelName, where: { field: string; op: '='; value: string }[] = []): Promise<StoredRecord[]> =>
+      (await store.query(model, { filters: where, limit: 1000 })).records;
     const assetOfHost = async (k: string) => (await store.getRecord('hosts', hostId(k))).assetId as string | null;
     const assetOf = async (k: string) => store.getRecord('assets', (await assetOfHost(k))!);
 
@@ -130,7 +137,10 @@ for (const backend of BACKENDS) {
       const serialAsset = await assetOfHost('serial');
       assert.deepEqual(t1.assetIds, [serialAsset]);
       assert.deepEqual(t1.findingIds, [(await all('vulnerabilities', [{ field: 'pluginId', op: '=', value: '1001' }]))[0]!.id]);
-      assert.deepEqual((t1.assetLinks as { reason: string }[]).map((l) => l.reason), ['hostname']);
+      assert.deepEqual(
+        (t1.assetLinks as { reason: string }[]).map((l) => l.reason),
+        ['hostname'],
+      );
       const t2 = await store.getRecord('tickets', recordId('desk', 'tickets', 't2'));
       assert.deepEqual(t2.assetLinks, [{ assetId: await assetOfHost('name'), reason: 'associated', value: 'fin-lt-7' }]);
     });
@@ -143,10 +153,16 @@ for (const backend of BACKENDS) {
       assert.equal(report.cmdbNotScanned, 3);
       assert.deepEqual((await store.coverageList('scannedNotInCmdb', 30)).map((r) => r.id).sort(), [hostId('veto'), hostId('dup'), hostId('dhcp')].sort());
       // v1 is critical but ticket t1 names it; v3 is known-exploited with no ticket.
-      assert.deepEqual((await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId), ['1003']);
+      assert.deepEqual(
+        (await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId),
+        ['1003'],
+      );
       assert.equal(report.ticketsForFixedFindings, 0);
       await write('scan', { vulnerabilities: [{ key: 'v1', hostKey: 'serial', fields: { status: 'fixed' } }] });
-      assert.deepEqual((await store.coverageList('ticketsForFixedFindings', 30)).map((r) => r.id), [recordId('desk', 'tickets', 't1')]);
+      assert.deepEqual(
+        (await store.coverageList('ticketsForFixedFindings', 30)).map((r) => r.id),
+        [recordId('desk', 'tickets', 't1')],
+      );
       assert.deepEqual(await store.coverage(30), { cmdbNotScanned: 3, scannedNotInCmdb: 3, findingsWithoutTicket: 1, ticketsForFixedFindings: 1, days: 30 });
     });
 
@@ -176,7 +192,9 @@ for (const backend of BACKENDS) {
     });
 
     test('the incremental pass after a run links new records and fills in owners on the findings it wrote', async () => {
-      const r1 = await write('desk', { 'cmdb-assets': [{ key: 'c-late', externalId: '111', fields: { name: 'late-box', serialNumber: 'L-1', assignedUser: 'Bo Chen' } }] });
+      const r1 = await write('desk', {
+        'cmdb-assets': [{ key: 'c-late', externalId: '111', fields: { name: 'late-box', serialNumber: 'L-1', assignedUser: 'Bo Chen' } }],
+      });
       const res1 = await store.correlateRun(desk, r1, 0);
       assert.equal(res1?.mode, 'incremental');
       const r2 = await write('scan', {
@@ -192,7 +210,10 @@ for (const backend of BACKENDS) {
       // The incremental result equals a full recompute's.
       const before = (await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]);
       await store.correlate();
-      assert.deepEqual((await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]), before);
+      assert.deepEqual(
+        (await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]),
+        before,
+      );
     });
   });
 }

@@ -21,8 +21,18 @@ for (const backend of BACKENDS) {
       sourceId = (await store.createSource('lab', 'fixture', {}, null)).id;
       await store.createSource('other', 'fixture', {}, null);
       // 15 findings: three of each severity, one in three fixed.
-      const vulns = Array.from({ length: 15 }, (_, i) => ({ key: `h|${i}`, hostKey: 'h', fields: { pluginId: String(i), pluginName: `plugin ${i}`, severity: SEVERITIES[i % 5], status: i % 3 === 0 ? 'fixed' : 'open' } }));
-      await store.writePage({ sourceId, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() }, 's', 'full', { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns }, { value: null, complete: false });
+      const vulns = Array.from({ length: 15 }, (_, i) => ({
+        key: `h|${i}`,
+        hostKey: 'h',
+        fields: { pluginId: String(i), pluginName: `plugin ${i}`, severity: SEVERITIES[i % 5], status: i % 3 === 0 ? 'fixed' : 'open' },
+      }));
+      await store.writePage(
+        { sourceId, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() },
+        's',
+        'full',
+        { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns },
+        { value: null, complete: false },
+      );
     });
     after(async () => {
       await store?.close();
@@ -34,7 +44,10 @@ for (const backend of BACKENDS) {
     test('counts what the query would return, across its pages', async () => {
       assert.equal(await count([]), 15);
       assert.equal(await count(['severity>=high']), 6);
-      assert.equal(await count(['severity>=high', 'status=fixed']), (await store.query('vulnerabilities', { filters: [parseFilter('severity>=high'), parseFilter('status=fixed')] })).records.length);
+      assert.equal(
+        await count(['severity>=high', 'status=fixed']),
+        (await store.query('vulnerabilities', { filters: [parseFilter('severity>=high'), parseFilter('status=fixed')] })).records.length,
+      );
       assert.equal(await count(['pluginName~plugin 1']), 6, 'plugin 1, 10…14');
       assert.equal(await count(['synopsis=null']), 15, 'a joined field filters as in the query');
       assert.equal(await count([], [sourceId]), 15);

@@ -19,8 +19,18 @@ for (const backend of BACKENDS) {
       db = await backend.create();
       store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
       const { id } = await store.createSource('lab', 'fixture', {}, null);
-      const vulns = SEVERITIES.map((severity, i) => ({ key: `h|${i}`, hostKey: 'h', fields: { pluginId: String(i), severity, status: i % 2 ? 'fixed' : 'open' } }));
-      await store.writePage({ sourceId: id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() }, 's', 'full', { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns }, { value: null, complete: false });
+      const vulns = SEVERITIES.map((severity, i) => ({
+        key: `h|${i}`,
+        hostKey: 'h',
+        fields: { pluginId: String(i), severity, status: i % 2 ? 'fixed' : 'open' },
+      }));
+      await store.writePage(
+        { sourceId: id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() },
+        's',
+        'full',
+        { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns },
+        { value: null, complete: false },
+      );
     });
     after(async () => {
       await store?.close();
@@ -28,7 +38,9 @@ for (const backend of BACKENDS) {
     });
 
     const severities = async (...where: string[]) =>
-      (await store.query('vulnerabilities', { filters: where.map((w) => parseFilter(w)) })).records.map((r) => String(r.severity)).sort((a, b) => SEVERITIES.indexOf(a) - SEVERITIES.indexOf(b));
+      (await store.query('vulnerabilities', { filters: where.map((w) => parseFilter(w)) })).records
+        .map((r) => String(r.severity))
+        .sort((a, b) => SEVERITIES.indexOf(a) - SEVERITIES.indexOf(b));
 
     test('severity comparisons follow its order, not the alphabet', async () => {
       assert.deepEqual(await severities('severity>=high'), ['high', 'critical']);

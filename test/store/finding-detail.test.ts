@@ -21,7 +21,11 @@ for (const backend of BACKENDS) {
           'full',
           {
             vulnerabilities: [
-              { key: 'a|443|tcp|1001', hostKey: 'a', fields: { pluginId: '1001', severity: 'high', status: 'open', cves: [], proof: 'seen on a', synopsis: 'ignored: not stored on findings' } },
+              {
+                key: 'a|443|tcp|1001',
+                hostKey: 'a',
+                fields: { pluginId: '1001', severity: 'high', status: 'open', cves: [], proof: 'seen on a', synopsis: 'ignored: not stored on findings' },
+              },
               { key: 'a|22|tcp|1002', hostKey: 'a', fields: { pluginId: '1002', severity: 'low', status: 'open', cves: [] } },
             ],
             plugins: [{ key: '1001', fields: { pluginId: '1001', name: 'Weak TLS', synopsis: 'Weak TLS is offered.', solution } }],
@@ -43,10 +47,16 @@ for (const backend of BACKENDS) {
       const dmzRow = (await store.query('vulnerabilities', { sourceIds: [dmz.id], filters: [{ field: 'pluginId', op: '=', value: '1001' }] })).records[0]!;
       assert.equal(dmzRow.solution, 'Disable TLS 1.0.', 'each source reads its own plugin record');
       const upgrade = await store.query('vulnerabilities', { filters: [{ field: 'solution', op: '~', value: 'openssl' }] });
-      assert.deepEqual(upgrade.records.map((r) => r.id), [withText.id]);
+      assert.deepEqual(
+        upgrade.records.map((r) => r.id),
+        [withText.id],
+      );
       assert.equal((await store.query('vulnerabilities', { filters: [{ field: 'synopsis', op: '=', value: 'null' }] })).records.length, 2);
       const counts = await groupCount(store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'solution', op: '~', value: 'tls' }] });
-      assert.deepEqual(counts.map((c) => [c.values.severity, c.count]), [['high', 1]]);
+      assert.deepEqual(
+        counts.map((c) => [c.values.severity, c.count]),
+        [['high', 1]],
+      );
       // Twice over the same page and across pages: one plugin row per source.
       assert.equal(await store.count('plugins'), 2);
       await assert.rejects(store.query('vulnerabilities', { sort: { field: 'solution' } }), /cannot sort/);

@@ -27,7 +27,11 @@ for (const backend of BACKENDS) {
     let store: Store;
     let sourceId: string;
     const stamp = (runId: string, generation: string) => ({ sourceId, sourceName: 'lab', runId, generation, now: new Date().toISOString() });
-    const finding = (host: string, plugin: string) => ({ key: `${host}|443|tcp|${plugin}`, hostKey: host, fields: { pluginId: plugin, severity: 'high', status: 'open' } });
+    const finding = (host: string, plugin: string) => ({
+      key: `${host}|443|tcp|${plugin}`,
+      hostKey: host,
+      fields: { pluginId: plugin, severity: 'high', status: 'open' },
+    });
 
     before(async () => {
       db = await backend.create();
@@ -40,7 +44,13 @@ for (const backend of BACKENDS) {
     });
 
     test('a finding whose host the page does not write gets a bare host row; the run does not count it', async () => {
-      await store.writePage(stamp('r1', 'g1'), 'vulnerabilities', 'full', { vulnerabilities: [finding('addr:1|10.0.0.9|', '1'), finding('addr:1|10.0.0.9|', '2')] }, { value: null, complete: false });
+      await store.writePage(
+        stamp('r1', 'g1'),
+        'vulnerabilities',
+        'full',
+        { vulnerabilities: [finding('addr:1|10.0.0.9|', '1'), finding('addr:1|10.0.0.9|', '2')] },
+        { value: null, complete: false },
+      );
       assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
       const host = await store.getRecord('hosts', recordId('lab', 'hosts', 'addr:1|10.0.0.9|'));
       assert.equal(host.removed, false);
@@ -48,19 +58,34 @@ for (const backend of BACKENDS) {
       // The run's sweep leaves it (it carries the run's generation).
       await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g1');
       assert.equal((await store.getRecord('hosts', host.id)).removed, false);
-      assert.deepEqual((await store.knownHosts(sourceId)).map((h) => h.key), ['addr:1|10.0.0.9|']);
+      assert.deepEqual(
+        (await store.knownHosts(sourceId)).map((h) => h.key),
+        ['addr:1|10.0.0.9|'],
+      );
     });
 
     test('many hosts at once (the bulk path): every one gets its row', async () => {
       const vulns = Array.from({ length: 150 }, (_, i) => finding(`addr:1|10.1.${i >> 8}.${i & 255}|`, '7'));
       await store.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns }, { value: null, complete: false });
-      await store.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns.map((v) => ({ ...v, key: `${v.key}|again` })) }, { value: null, complete: false });
+      await store.writePage(
+        stamp('r5', 'g5'),
+        'vulnerabilities',
+        'full',
+        { vulnerabilities: vulns.map((v) => ({ ...v, key: `${v.key}|again` })) },
+        { value: null, complete: false },
+      );
       assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
       assert.ok((await store.count('hosts', sourceId)) >= 150);
     });
 
     test('a host that exists is never touched by the guarantee', async () => {
-      await store.writePage(stamp('r2', 'g2'), 'hosts', 'full', { hosts: [{ key: 'uuid:h2', fields: { hostname: 'web02', tenableUuid: 'h2', acrScore: 7 } }] }, { value: null, complete: false });
+      await store.writePage(
+        stamp('r2', 'g2'),
+        'hosts',
+        'full',
+        { hosts: [{ key: 'uuid:h2', fields: { hostname: 'web02', tenableUuid: 'h2', acrScore: 7 } }] },
+        { value: null, complete: false },
+      );
       await store.writePage(stamp('r3', 'g3'), 'vulnerabilities', 'full', { vulnerabilities: [finding('uuid:h2', '3')] }, { value: null, complete: false });
       const h = await store.getRecord('hosts', recordId('lab', 'hosts', 'uuid:h2'));
       assert.equal(h.hostname, 'web02');
@@ -74,8 +99,22 @@ for (const backend of BACKENDS) {
       const stored = new RecordIdSet();
       const host = (f: Record<string, unknown>) => ({ key: 'uuid:h3', fields: f });
       const a = await store.writePage(stamp('r4', 'g4'), 'hosts', 'full', { hosts: [host({ hostname: 'a' })] }, { value: null, complete: false }, stored);
-      const b = await store.writePage(stamp('r4', 'g4'), 'hosts', 'full', { hosts: [host({ os: 'Linux' })], vulnerabilities: [finding('uuid:h3', '4')] }, { value: null, complete: false }, stored);
-      const c = await store.writePage(stamp('r4', 'g4'), 'vulns', 'full', { vulnerabilities: [finding('uuid:h3', '4'), finding('uuid:h3', '5'), finding('uuid:h4', '6')] }, { value: null, complete: false }, stored);
+      const b = await store.writePage(
+        stamp('r4', 'g4'),
+        'hosts',
+        'full',
+        { hosts: [host({ os: 'Linux' })], vulnerabilities: [finding('uuid:h3', '4')] },
+        { value: null, complete: false },
+        stored,
+      );
+      const c = await store.writePage(
+        stamp('r4', 'g4'),
+        'vulns',
+        'full',
+        { vulnerabilities: [finding('uuid:h3', '4'), finding('uuid:h3', '5'), finding('uuid:h4', '6')] },
+        { value: null, complete: false },
+        stored,
+      );
       assert.deepEqual([a, b, c], [{ hosts: 1 }, { hosts: 0, vulnerabilities: 1 }, { vulnerabilities: 2 }]);
       assert.equal(await store.countStamped(sourceId, 'hosts', 'r4'), 1);
       assert.equal(await store.countStamped(sourceId, 'vulnerabilities', 'r4'), 3);

@@ -13,7 +13,8 @@ let db: TestDatabase;
 let store: Store;
 let sourceId: string;
 const stamp = () => ({ sourceId, sourceName: 'w', runId: 'r1', generation: 'g1', now: new Date().toISOString() });
-const vulns = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ key: `h|${from + i}`, hostKey: 'h', fields: { pluginId: String(from + i), severity: 'low', status: 'open' } }));
+const vulns = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `h|${from + i}`, hostKey: 'h', fields: { pluginId: String(from + i), severity: 'low', status: 'open' } }));
 
 before(async () => {
   db = await createSqlite();
@@ -28,7 +29,9 @@ after(async () => {
 test('pages written by the thread are visible to the store, in the order they were sent', async () => {
   const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
   try {
-    const sent = [0, 1, 2, 3].map((p) => writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(p * 100, 50) }, { value: { page: p }, complete: false })));
+    const sent = [0, 1, 2, 3].map((p) =>
+      writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(p * 100, 50) }, { value: { page: p }, complete: false })),
+    );
     const counts = await Promise.all(sent);
     assert.deepEqual(counts, Array(4).fill({ vulnerabilities: 50 }));
     assert.equal(await store.count('vulnerabilities', sourceId), 200);
@@ -48,7 +51,10 @@ test('a page the database refuses rejects with its reason and stores none of its
     assert.equal(await store.count('vulnerabilities', sourceId), 200);
     assert.deepEqual((await store.getCheckpoints(sourceId)).get('findings')?.value, { page: 3 });
     // The writer goes on after a refused page.
-    assert.deepEqual(await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(2000, 5) }, { value: { page: 4 }, complete: false })), { vulnerabilities: 5 });
+    assert.deepEqual(
+      await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(2000, 5) }, { value: { page: 4 }, complete: false })),
+      { vulnerabilities: 5 },
+    );
   } finally {
     await writer.close();
   }
@@ -62,7 +68,10 @@ test('a writer thread that dies fails the page it held; the next page gets a new
     const big = 'x'.repeat(1 << 20);
     for (const u of page.upserts) for (const r of u.rows) r[2] = big;
     await assert.rejects(writer.write(page), /SQLite page writer (failed|stopped)/);
-    assert.deepEqual(await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(6000, 3) }, { value: { page: 'after' }, complete: false })), { vulnerabilities: 3 });
+    assert.deepEqual(
+      await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(6000, 3) }, { value: { page: 'after' }, complete: false })),
+      { vulnerabilities: 3 },
+    );
     assert.equal(await store.count('vulnerabilities', sourceId), 208);
   } finally {
     await writer.close();

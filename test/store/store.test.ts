@@ -57,7 +57,10 @@ for (const backend of BACKENDS) {
       const oldVuln = recordId('lab', 'vulnerabilities', 'uuid:h1|443|tcp|1');
       const oldSoft = recordId('lab', 'software', 'uuid:h1|openssl');
       const ins = (table: string, id: string, host: string | null) =>
-        raw.run(`INSERT INTO ${table} ("id", "source_id", "natural_key"${host ? ', "host_id"' : ''}) VALUES (?, 's', 'k'${host ? ', ?' : ''})`, host ? [id, host] : [id]);
+        raw.run(
+          `INSERT INTO ${table} ("id", "source_id", "natural_key"${host ? ', "host_id"' : ''}) VALUES (?, 's', 'k'${host ? ', ?' : ''})`,
+          host ? [id, host] : [id],
+        );
       await ins('rec_hosts', hostId, null);
       await ins('rec_vulnerabilities', oldVuln, hostId);
       await ins('rec_software', oldSoft, hostId);
@@ -119,11 +122,23 @@ for (const backend of BACKENDS) {
 
     test('upserts are idempotent, keep first-seen, and leave undefined fields alone', async () => {
       const host = (fields: Record<string, unknown>) => ({ key: 'uuid:abc', externalId: 'abc', fields });
-      await store.writePage(stamp('r1', 'g1'), 'hosts', 'full', { hosts: [host({ hostname: 'web01', os: 'Linux', ipAddresses: ['10.0.0.1'] })] }, { value: { o: 1 }, complete: false });
+      await store.writePage(
+        stamp('r1', 'g1'),
+        'hosts',
+        'full',
+        { hosts: [host({ hostname: 'web01', os: 'Linux', ipAddresses: ['10.0.0.1'] })] },
+        { value: { o: 1 }, complete: false },
+      );
       const first = await store.getRecord('hosts', recordId('lab', 'hosts', 'uuid:abc'));
       await new Promise((r) => setTimeout(r, 5));
       // A second stream fills in hardware only: hostname and os must stay.
-      await store.writePage(stamp('r1', 'g1'), 'findings', 'full', { hosts: [host({ manufacturer: 'Dell Inc.', serialNumber: null })] }, { value: null, complete: false });
+      await store.writePage(
+        stamp('r1', 'g1'),
+        'findings',
+        'full',
+        { hosts: [host({ manufacturer: 'Dell Inc.', serialNumber: null })] },
+        { value: null, complete: false },
+      );
       const second = await store.getRecord('hosts', first.id);
       assert.equal(second.hostname, 'web01');
       assert.equal(second.os, 'Linux');
@@ -139,8 +154,18 @@ for (const backend of BACKENDS) {
     });
 
     test('a page with the same record twice keeps the last one', async () => {
-      const v = (status: string, sev: string) => ({ key: 'uuid:abc|0|tcp|1', hostKey: 'uuid:abc', fields: { pluginId: '1', severity: sev, status, cves: [], knownExploited: false } });
-      await store.writePage(stamp('r1', 'g1'), 'findings', 'full', { vulnerabilities: [v('open', 'low'), v('open', 'high')] }, { value: null, complete: false });
+      const v = (status: string, sev: string) => ({
+        key: 'uuid:abc|0|tcp|1',
+        hostKey: 'uuid:abc',
+        fields: { pluginId: '1', severity: sev, status, cves: [], knownExploited: false },
+      });
+      await store.writePage(
+        stamp('r1', 'g1'),
+        'findings',
+        'full',
+        { vulnerabilities: [v('open', 'low'), v('open', 'high')] },
+        { value: null, complete: false },
+      );
       const hostId = recordId('lab', 'hosts', 'uuid:abc');
       const rec = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1', hostId));
       assert.equal(rec.severity, 'high');
@@ -155,8 +180,20 @@ for (const backend of BACKENDS) {
       const id = recordId('lab', 'vulnerabilities', 'uuid:cve|443|tcp|9', recordId('lab', 'hosts', 'uuid:cve'));
       // Three pages of one run (and a resumed run of the same generation), one CVE each, one twice.
       await store.writePage(stamp('ru1', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0003'])] }, { value: null, complete: false });
-      await store.writePage(stamp('ru1', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2023-0001', 'CVE-2024-0003'])] }, { value: null, complete: false });
-      await store.writePage(stamp('ru2', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0002']), v(['CVE-2022-0009'])] }, { value: null, complete: true });
+      await store.writePage(
+        stamp('ru1', 'gu1'),
+        'findings',
+        'full',
+        { vulnerabilities: [v(['CVE-2023-0001', 'CVE-2024-0003'])] },
+        { value: null, complete: false },
+      );
+      await store.writePage(
+        stamp('ru2', 'gu1'),
+        'findings',
+        'full',
+        { vulnerabilities: [v(['CVE-2024-0002']), v(['CVE-2022-0009'])] },
+        { value: null, complete: true },
+      );
       assert.deepEqual((await store.getRecord('vulnerabilities', id)).cves, ['CVE-2022-0009', 'CVE-2023-0001', 'CVE-2024-0002', 'CVE-2024-0003']);
       // The same values again change nothing; an empty list adds nothing.
       await store.writePage(stamp('ru2', 'gu1'), 'findings', 'full', { vulnerabilities: [v([])] }, { value: null, complete: true });
@@ -167,12 +204,30 @@ for (const backend of BACKENDS) {
     });
 
     test('vulnerability status: fixed when swept, reopened when seen open again', async () => {
-      const vuln = (key: string, status = 'open') => ({ key, hostKey: 'uuid:abc', firstSeen: '2026-01-02T03:04:05.000Z', lastSeen: '2026-10-01T00:00:00.000Z', fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], knownExploited: true, vprScore: 9.1, port: 443 } });
-      await store.writePage(stamp('r2', 'g2'), 'findings', 'full', { vulnerabilities: [vuln('a'), vuln('b')], hosts: [{ key: 'uuid:abc', fields: {} }] }, { value: null, complete: true });
+      const vuln = (key: string, status = 'open') => ({
+        key,
+        hostKey: 'uuid:abc',
+        firstSeen: '2026-01-02T03:04:05.000Z',
+        lastSeen: '2026-10-01T00:00:00.000Z',
+        fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], knownExploited: true, vprScore: 9.1, port: 443 },
+      });
+      await store.writePage(
+        stamp('r2', 'g2'),
+        'findings',
+        'full',
+        { vulnerabilities: [vuln('a'), vuln('b')], hosts: [{ key: 'uuid:abc', fields: {} }] },
+        { value: null, complete: true },
+      );
       // Full run g3 sees only `a`: the sweep fixes `b` and removes it.
-      await store.writePage(stamp('r3', 'g3'), 'findings', 'full', { vulnerabilities: [vuln('a')], hosts: [{ key: 'uuid:abc', fields: {} }] }, { value: null, complete: true });
+      await store.writePage(
+        stamp('r3', 'g3'),
+        'findings',
+        'full',
+        { vulnerabilities: [vuln('a')], hosts: [{ key: 'uuid:abc', fields: {} }] },
+        { value: null, complete: true },
+      );
       const swept = await store.sweep(sourceId, ['vulnerabilities', 'hosts'], 'g3');
-      assert.equal(swept.vulnerabilities, 3, 'b and the earlier tests\' findings');
+      assert.equal(swept.vulnerabilities, 3, "b and the earlier tests' findings");
       // The bare host row the store made for the CVE test's findings (their page wrote no host).
       assert.equal(swept.hosts, 1);
       const b = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'b', recordId('lab', 'hosts', 'uuid:abc')));
@@ -224,11 +279,22 @@ for (const backend of BACKENDS) {
       const recs = Array.from({ length: 25 }, (_, i) => ({
         key: `q${i}`,
         hostKey: 'uuid:abc',
-        fields: { pluginId: String(1000 + i), severity: i % 2 ? 'high' : 'low', status: 'open', cves: i === 7 ? ['CVE-2021-44228'] : [], knownExploited: i === 7, vprScore: i, port: i },
+        fields: {
+          pluginId: String(1000 + i),
+          severity: i % 2 ? 'high' : 'low',
+          status: 'open',
+          cves: i === 7 ? ['CVE-2021-44228'] : [],
+          knownExploited: i === 7,
+          vprScore: i,
+          port: i,
+        },
       }));
       await store.writePage(stamp('r6', 'g6'), 'findings', 'incremental', { vulnerabilities: recs }, { value: null, complete: true });
       const byCve = await store.query('vulnerabilities', { filters: [parseFilter('cves=CVE-2021-44228')] });
-      assert.deepEqual(byCve.records.map((r) => r.pluginId), ['1007']);
+      assert.deepEqual(
+        byCve.records.map((r) => r.pluginId),
+        ['1007'],
+      );
       assert.equal(byCve.records[0].source, 'lab');
       const kev = await store.query('vulnerabilities', { filters: [parseFilter('knownExploited=true'), parseFilter('severity=high')] });
       assert.ok(kev.records.some((r) => r.pluginId === '1007'));
@@ -254,7 +320,16 @@ for (const backend of BACKENDS) {
     });
 
     test('removing a source deletes its records, runs and checkpoints', async () => {
-      await store.createRun({ id: 'run-x', sourceId, mode: 'full', generation: 'gx', resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
+      await store.createRun({
+        id: 'run-x',
+        sourceId,
+        mode: 'full',
+        generation: 'gx',
+        resumedFrom: null,
+        trigger: 'test',
+        owner: null,
+        startedAt: new Date().toISOString(),
+      });
       await store.deleteSource('lab');
       for (const m of MODEL_NAMES) assert.equal(await store.count(m, sourceId), 0, m);
       assert.equal((await store.listRuns(sourceId)).length, 0);
@@ -280,7 +355,16 @@ for (const backend of BACKENDS) {
     const store = await Store.open(db.url, box, secretKeys);
     try {
       const s = await store.createSource('one', 'fixture', { url: 'https://x.example', token: 't' }, null);
-      const run = (id: string) => ({ id, sourceId: s.id, mode: 'full' as const, generation: id, resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
+      const run = (id: string) => ({
+        id,
+        sourceId: s.id,
+        mode: 'full' as const,
+        generation: id,
+        resumedFrom: null,
+        trigger: 'test',
+        owner: null,
+        startedAt: new Date().toISOString(),
+      });
       const results = await Promise.allSettled([store.createRun(run('r1')), store.createRun(run('r2'))]);
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
       assert.match(String((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason), /already running/);

@@ -54,7 +54,8 @@ for (const backend of BACKENDS) {
       Object.fromEntries((await all('vulnerabilities')).map((v) => [`${v.pluginId}@${String(v.hostId).slice(0, 4)}:${v.port}`, v.status]));
     const statusOf = async (pluginId: string) => (await all('vulnerabilities')).filter((v) => v.pluginId === pluginId).map((v) => v.status);
 
-    const row = (repo: string, plugin: string, ip = '10.0.0.1', extra: Record<string, string> = {}) => scRow({ Repository: repo, Plugin: plugin, 'IP Address': ip, ...extra });
+    const row = (repo: string, plugin: string, ip = '10.0.0.1', extra: Record<string, string> = {}) =>
+      scRow({ Repository: repo, Plugin: plugin, 'IP Address': ip, ...extra });
 
     test('per-repository exports, incremental and full runs, same file name', async () => {
       // Run 1 (full: the first): Corp and Lab exported separately, uploaded together.
@@ -73,7 +74,10 @@ for (const backend of BACKENDS) {
       const r2 = await runSync(app, 'scans');
       assert.equal(r2.mode, 'incremental');
       assert.deepEqual(r2.swept, {});
-      assert.ok(Object.values(await state()).every((s) => s === 'open'), JSON.stringify(await state()));
+      assert.ok(
+        Object.values(await state()).every((s) => s === 'open'),
+        JSON.stringify(await state()),
+      );
 
       // A full run: the Corp export of week 2 covers Corp and lacks 51192 and host 10.0.0.2 → fixed and
       // removed; Lab's export is not covered by any later one → its finding stays open.
@@ -82,10 +86,19 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await statusOf('42873'), ['open']);
       assert.deepEqual(await statusOf('51192'), ['fixed']);
       assert.deepEqual(await statusOf('57582'), ['fixed']);
-      assert.deepEqual(await statusOf('65821'), ['open'], 'another repository\'s export is not a snapshot of Corp');
+      assert.deepEqual(await statusOf('65821'), ['open'], "another repository's export is not a snapshot of Corp");
       const hosts = await all('hosts');
-      assert.deepEqual(hosts.filter((h) => h.removed).map((h) => (h.ipAddresses as string[])[0]), ['10.0.0.2']);
-      assert.deepEqual(hosts.filter((h) => !h.removed).map((h) => (h.ipAddresses as string[])[0]).sort(), ['10.0.0.1', '10.9.0.1']);
+      assert.deepEqual(
+        hosts.filter((h) => h.removed).map((h) => (h.ipAddresses as string[])[0]),
+        ['10.0.0.2'],
+      );
+      assert.deepEqual(
+        hosts
+          .filter((h) => !h.removed)
+          .map((h) => (h.ipAddresses as string[])[0])
+          .sort(),
+        ['10.0.0.1', '10.9.0.1'],
+      );
 
       // Exports without a repository column (Nessus style): the same file name is its scope.
       const nessus = SC_HEADER.filter((h) => h !== 'Repository');

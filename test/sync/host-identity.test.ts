@@ -37,7 +37,13 @@ async function post(sim: RunningTenableSim, path: string, body: unknown): Promis
 async function analysis(sim: RunningTenableSim, tool: string, sourceType = 'cumulative'): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for (let start = 0; ; start += 1000) {
-    const env = await post(sim, '/rest/analysis', { type: 'vuln', sourceType, query: { type: 'vuln', tool, filters: [] }, startOffset: start, endOffset: start + 1000 });
+    const env = await post(sim, '/rest/analysis', {
+      type: 'vuln',
+      sourceType,
+      query: { type: 'vuln', tool, filters: [] },
+      startOffset: start,
+      endOffset: start + 1000,
+    });
     const rows = (env.response as { results: Record<string, unknown>[] }).results;
     out.push(...rows);
     if (rows.length < 1000) return out;
@@ -60,9 +66,28 @@ async function hostsOf(app: AppContext, source: string) {
 
 /** A Vulnerability Detail List and a Host Assets export of what the console serves (SC's column names). */
 async function exportsOf(sim: RunningTenableSim, dir: string): Promise<string[]> {
-  const date = (epoch: unknown) => new Date(Number(epoch) * 1000).toUTCString().replace(/^\w+, (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_, d, m, y, t) => `${m} ${Number(d)}, ${y} ${t} UTC`);
+  const date = (epoch: unknown) =>
+    new Date(Number(epoch) * 1000).toUTCString().replace(/^\w+, (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_, d, m, y, t) => `${m} ${Number(d)}, ${y} ${t} UTC`);
   const sev = ['Info', 'Low', 'Medium', 'High', 'Critical'];
-  const vulnHeader = ['Plugin', 'Plugin Name', 'Family', 'Severity', 'IP Address', 'Protocol', 'Port', 'Repository', 'MAC Address', 'DNS Name', 'NetBIOS Name', 'Plugin Output', 'CVE', 'First Discovered', 'Last Observed', 'Agent ID', 'Host ID'];
+  const vulnHeader = [
+    'Plugin',
+    'Plugin Name',
+    'Family',
+    'Severity',
+    'IP Address',
+    'Protocol',
+    'Port',
+    'Repository',
+    'MAC Address',
+    'DNS Name',
+    'NetBIOS Name',
+    'Plugin Output',
+    'CVE',
+    'First Discovered',
+    'Last Observed',
+    'Agent ID',
+    'Host ID',
+  ];
   const rows = (await analysis(sim, 'vulndetails')).map((r) => [
     String(r.pluginID),
     String(r.pluginName),
@@ -153,7 +178,10 @@ for (const backend of BACKENDS) {
       assert.notEqual(shared[0]!.repository, shared[1]!.repository);
       // Agents and credentialed hosts keep their Tenable UUID and BIOS UUID; 6.4 gives scores.
       assert.ok(hosts.some((h) => h.tenableUuid && h.biosUuid && typeof h.acrScore === 'number' && typeof h.aesScore === 'number'));
-      assert.ok(hosts.some((h) => h.tenableUuid === null && h.credentialed === true), 'a credentialed host without a Tenable UUID');
+      assert.ok(
+        hosts.some((h) => h.tenableUuid === null && h.credentialed === true),
+        'a credentialed host without a Tenable UUID',
+      );
     });
 
     test('API: a run resumed mid-stream and an incremental run keep every record on one existing host', async () => {

@@ -42,7 +42,10 @@ const STREAMS = { sc: ['hosts', 'software', 'ports', 'vulnerabilities', 'complia
 const EXPECT: Record<Exclude<HostileMode, 'good'>, { status: SyncResult['status']; error: RegExp }> = {
   'no-results': { status: 'failed', error: /'(results|requests)' is missing, expected a list of (rows|records)/ },
   'null-results': { status: 'failed', error: /'(results|requests)\[0\]' is null, expected a (row|record)/ },
-  'null-rows': { status: 'partial', error: /did not sweep \(nothing was marked removed or fixed\): .*it would mark all of \d+ records removed.*--full --allow-large-removal/ },
+  'null-rows': {
+    status: 'partial',
+    error: /did not sweep \(nothing was marked removed or fixed\): .*it would mark all of \d+ records removed.*--full --allow-large-removal/,
+  },
   'no-identity': { status: 'partial', error: /did not sweep .*it would mark all of \d+ records removed/ },
   'empty-lying-total': { status: 'partial', error: /did not sweep .*it would mark all of \d+ records removed/ },
   // Bounded by a small TRIBUTARY_MAX_PAGES here (each page is a round trip through the simulator); the budget derived from the last run is tested on its own below.
@@ -115,7 +118,10 @@ for (const backend of BACKENDS) {
         assert.equal(r.status, 'succeeded', r.error ?? '');
       }
       const d = await dump(app);
-      assert.ok(d.hosts!.length >= 30 && d.vulnerabilities!.length > 50 && d.tickets!.length === 130, JSON.stringify(Object.fromEntries(Object.entries(d).map(([m, l]) => [m, l.length]))));
+      assert.ok(
+        d.hosts!.length >= 30 && d.vulnerabilities!.length > 50 && d.tickets!.length === 130,
+        JSON.stringify(Object.fromEntries(Object.entries(d).map(([m, l]) => [m, l.length]))),
+      );
     });
 
     for (const mode of Object.keys(EXPECT) as (keyof typeof EXPECT)[]) {
@@ -125,7 +131,9 @@ for (const backend of BACKENDS) {
           const before = await dump(app);
           hostile.largestBody = 0;
           hostile.mode = mode;
-          const r = await withEnv({ TRIBUTARY_UPSTREAM_DEADLINE_MS: '1500', ...(mode === 'endless' ? { TRIBUTARY_MAX_PAGES: '12' } : {}) }, () => runSync(app, name, { full: true })).finally(() => {
+          const r = await withEnv({ TRIBUTARY_UPSTREAM_DEADLINE_MS: '1500', ...(mode === 'endless' ? { TRIBUTARY_MAX_PAGES: '12' } : {}) }, () =>
+            runSync(app, name, { full: true }),
+          ).finally(() => {
             hostile.mode = 'good';
           });
           assert.equal(r.status, EXPECT[mode].status, `${name}: ${r.error}`);
@@ -134,14 +142,27 @@ for (const backend of BACKENDS) {
           assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
           assert.deepEqual(await dump(app), before, `${name}: the stored inventory changed`);
           // The client hung up soon after the cap: one answer got to send 64 MiB plus what socket buffers hold, not 500 MB.
-          if (mode === 'huge') assert.ok(hostile.largestBody > 0 && hostile.largestBody < HUGE_BYTES / 4, `${name}: one answer sent ${hostile.largestBody} bytes of ${HUGE_BYTES}: the body was read past the cap`);
+          if (mode === 'huge')
+            assert.ok(
+              hostile.largestBody > 0 && hostile.largestBody < HUGE_BYTES / 4,
+              `${name}: one answer sent ${hostile.largestBody} bytes of ${HUGE_BYTES}: the body was read past the cap`,
+            );
           if (mode === 'null-rows' || mode === 'no-identity') {
             const main = name === 'sc' ? 'hosts' : 'tickets';
-            assert.ok(r.streams[main]!.errors > 0 && r.streams[main]!.records === 0, `${name}: rows without identity are error rows: ${JSON.stringify(r.streams)}`);
+            assert.ok(
+              r.streams[main]!.errors > 0 && r.streams[main]!.records === 0,
+              `${name}: rows without identity are error rows: ${JSON.stringify(r.streams)}`,
+            );
           }
           // Every stream stops at the budget, lookups read before a stream's first page included (an
           // endless product or CI type list once held the run for minutes and its rows in memory).
-          if (mode === 'endless') for (const stream of STREAMS[name]) assert.match(r.error ?? '', new RegExp(`(^|; )${stream}: [^;]*after 12 pages, the page budget \\(TRIBUTARY_MAX_PAGES\\)`), `${name}: ${stream} was not stopped by the page budget`);
+          if (mode === 'endless')
+            for (const stream of STREAMS[name])
+              assert.match(
+                r.error ?? '',
+                new RegExp(`(^|; )${stream}: [^;]*after 12 pages, the page budget \\(TRIBUTARY_MAX_PAGES\\)`),
+                `${name}: ${stream} was not stopped by the page budget`,
+              );
           if (mode === 'html') assert.doesNotMatch(r.error ?? '', new RegExp(PAGE_SECRET));
         }
       });
@@ -188,7 +209,9 @@ for (const backend of BACKENDS) {
       assert.equal(next.mode, 'full', 'forced full after a refused sweep');
       assert.equal(next.resumedFrom, null, 'the refused run is not resumed');
       assert.equal(next.status, 'succeeded', next.error ?? '');
-      const live = (await dump(app)).hosts!.filter((h) => (h as { source: string; removed: boolean }).source === 'sc' && !(h as { removed: boolean }).removed).length;
+      const live = (await dump(app)).hosts!.filter(
+        (h) => (h as { source: string; removed: boolean }).source === 'sc' && !(h as { removed: boolean }).removed,
+      ).length;
       assert.ok(live >= 30, `${live} hosts live`);
 
       sc.mode = 'empty-lying-total';

@@ -39,7 +39,11 @@ function connector(app: () => AppContext): Connector<{ x?: string }> {
             events.push(`read ${p}`);
             // Reading a page takes a while (an upstream request, or parsing).
             await sleep(30);
-            const vulns = Array.from({ length: 3 }, (_, i) => ({ key: `h|${p}-${i}`, hostKey: 'h', fields: { pluginId: `${p}${i}`, severity: 'high', status: 'open' } }));
+            const vulns = Array.from({ length: 3 }, (_, i) => ({
+              key: `h|${p}-${i}`,
+              hostKey: 'h',
+              fields: { pluginId: `${p}${i}`, severity: 'high', status: 'open' },
+            }));
             yield { records: { vulnerabilities: vulns }, checkpoint: { page: p } };
             if (p === 2) {
               await ctx.flush?.();
@@ -59,7 +63,12 @@ for (const backend of BACKENDS) {
     let app: AppContext;
     before(async () => {
       db = await backend.create();
-      app = await openApp({ dataDir: db.dataDir, db: db.url, log: silentLogger, registry: new ConnectorRegistry([connector(() => app) as unknown as Connector]) });
+      app = await openApp({
+        dataDir: db.dataDir,
+        db: db.url,
+        log: silentLogger,
+        registry: new ConnectorRegistry([connector(() => app) as unknown as Connector]),
+      });
       await addSource(app, 'piped', 's', {});
       // Every page write is slow and logged.
       const write = app.store.writePage.bind(app.store);
@@ -96,7 +105,10 @@ for (const backend of BACKENDS) {
         assert.ok(open <= 1, `two writes in flight: ${events.join(', ')}`);
         if (e.endsWith('start')) order.push(e);
       }
-      assert.deepEqual(order.slice(0, PAGES), Array.from({ length: PAGES }, (_, p) => `write {"page":${p}} start`));
+      assert.deepEqual(
+        order.slice(0, PAGES),
+        Array.from({ length: PAGES }, (_, p) => `write {"page":${p}} start`),
+      );
       // flush() after yielding page 2 returned only once pages 0-2 were stored.
       assert.deepEqual(storedAtFlush, [9]);
     });

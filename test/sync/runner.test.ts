@@ -23,7 +23,14 @@ async function snapshot(app: AppContext, source: string) {
   const s = await app.store.getSource(source);
   const vulns = await app.store.query('vulnerabilities', { sourceIds: [s.id], limit: 10_000 });
   const hosts = await app.store.query('hosts', { sourceIds: [s.id], limit: 10_000 });
-  const strip = (r: Record<string, unknown>) => ({ id: r.id, removed: r.removed, status: r.status, pluginId: r.pluginId, hostId: r.hostId, hostname: r.hostname });
+  const strip = (r: Record<string, unknown>) => ({
+    id: r.id,
+    removed: r.removed,
+    status: r.status,
+    pluginId: r.pluginId,
+    hostId: r.hostId,
+    hostname: r.hostname,
+  });
   return { vulns: vulns.records.map(strip), hosts: hosts.records.map(strip) };
 }
 
@@ -36,7 +43,12 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       control = newControl();
-      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+      app = await openApp({
+        dataDir: db.dataDir,
+        db: db.url,
+        log: createLogger({ level: 'silent' }),
+        registry: new ConnectorRegistry([fixtureConnector(control)]),
+      });
     });
     after(async () => {
       await app?.close();
@@ -52,7 +64,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(r1.streams, { hosts: { records: 3, errors: 0 }, vulnerabilities: { records: 7, errors: 0 } });
       const before1 = await snapshot(app, 'a');
       assert.equal(before1.vulns.length, 7);
-      assert.ok(before1.vulns.every((v) => before1.hosts.some((h) => h.id === v.hostId)), 'every finding points at a stored host');
+      assert.ok(
+        before1.vulns.every((v) => before1.hosts.some((h) => h.id === v.hostId)),
+        'every finding points at a stored host',
+      );
       const r2 = await runSync(app, 'a', { full: true });
       assert.equal(r2.status, 'succeeded');
       assert.deepEqual(await snapshot(app, 'a'), before1);
@@ -67,7 +82,10 @@ for (const backend of BACKENDS) {
       control.findings = findings(3);
       const r = await runSync(app, 'a');
       assert.equal(r.mode, 'incremental');
-      assert.deepEqual(control.starts.find((s) => s.stream === 'findings'), { stream: 'findings', mode: 'incremental', checkpoint: { offset: 7 }, resumed: false });
+      assert.deepEqual(
+        control.starts.find((s) => s.stream === 'findings'),
+        { stream: 'findings', mode: 'incremental', checkpoint: { offset: 7 }, resumed: false },
+      );
       assert.deepEqual(r.swept, {});
       const snap = await snapshot(app, 'a');
       assert.equal(snap.vulns.filter((v) => v.removed).length, 0, 'nothing removed by an incremental run');
@@ -122,7 +140,11 @@ for (const backend of BACKENDS) {
       assert.equal(resumed.status, 'succeeded');
       assert.equal(resumed.resumedFrom, dead.id);
       assert.equal(resumed.mode, 'full');
-      assert.deepEqual(control.starts, [{ stream: 'findings', mode: 'full', checkpoint: { offset: stored }, resumed: true }], 'hosts was complete; findings resumes after the last stored page');
+      assert.deepEqual(
+        control.starts,
+        [{ stream: 'findings', mode: 'full', checkpoint: { offset: stored }, resumed: true }],
+        'hosts was complete; findings resumes after the last stored page',
+      );
       assert.equal(resumed.streams.vulnerabilities.records, 10 - stored);
       assert.equal((await app.store.getRun(dead.id)).status, 'interrupted');
       const afterResume = await snapshot(app, 'crashy');
@@ -143,8 +165,23 @@ for (const backend of BACKENDS) {
       const source = await app.store.getSource('between');
       // The earlier run stored the hosts stream whole, then its process died before findings' first page.
       const gen = `gen-between-${backend.kind}`;
-      await app.store.createRun({ id: `stopped-${backend.kind}`, sourceId: source.id, mode: 'full', generation: gen, resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
-      await app.store.writePage({ sourceId: source.id, sourceName: 'between', runId: `stopped-${backend.kind}`, generation: gen, now: new Date().toISOString() }, 'hosts', 'full', {}, { value: { done: true }, complete: true });
+      await app.store.createRun({
+        id: `stopped-${backend.kind}`,
+        sourceId: source.id,
+        mode: 'full',
+        generation: gen,
+        resumedFrom: null,
+        trigger: 'test',
+        owner: null,
+        startedAt: new Date().toISOString(),
+      });
+      await app.store.writePage(
+        { sourceId: source.id, sourceName: 'between', runId: `stopped-${backend.kind}`, generation: gen, now: new Date().toISOString() },
+        'hosts',
+        'full',
+        {},
+        { value: { done: true }, complete: true },
+      );
       await app.store.finishRun(`stopped-${backend.kind}`, 'interrupted', {}, 'interrupted: the process running it stopped before it finished');
       control.starts = [];
       const r = await runSync(app, 'between');
@@ -156,7 +193,16 @@ for (const backend of BACKENDS) {
 
     test('a second sync of a source while one is running is refused', async () => {
       const source = await app.store.getSource('clean');
-      await app.store.createRun({ id: `live-${backend.kind}`, sourceId: source.id, mode: 'full', generation: 'g', resumedFrom: null, trigger: 'test', owner: null, startedAt: new Date().toISOString() });
+      await app.store.createRun({
+        id: `live-${backend.kind}`,
+        sourceId: source.id,
+        mode: 'full',
+        generation: 'g',
+        resumedFrom: null,
+        trigger: 'test',
+        owner: null,
+        startedAt: new Date().toISOString(),
+      });
       await assert.rejects(runSync(app, 'clean'), ConflictError);
       await app.store.finishRun(`live-${backend.kind}`, 'failed', {}, 'test');
     });

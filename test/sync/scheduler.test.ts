@@ -14,7 +14,10 @@ test('schedules are intervals or cron expressions; anything else names the field
   assert.equal(validateSchedule('6h'), '6h');
   assert.equal(validateSchedule('0  */6 * * *'), '0 */6 * * *');
   assert.throws(() => validateSchedule('30s'), /shorter than one minute/);
-  assert.throws(() => validateSchedule('every day'), (e: Error & { field?: string }) => e.field === 'schedule');
+  assert.throws(
+    () => validateSchedule('every day'),
+    (e: Error & { field?: string }) => e.field === 'schedule',
+  );
   assert.throws(() => validateSchedule('61 * * * *'), /cron expression/);
 });
 
@@ -31,7 +34,13 @@ let db: TestDatabase;
 let app: AppContext;
 before(async () => {
   db = await createSqlite();
-  app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(newControl({ hosts: ['a'] }))]), env: { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 5).toString('base64') } });
+  app = await openApp({
+    dataDir: db.dataDir,
+    db: db.url,
+    log: createLogger({ level: 'silent' }),
+    registry: new ConnectorRegistry([fixtureConnector(newControl({ hosts: ['a'] }))]),
+    env: { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 5).toString('base64') },
+  });
 });
 after(async () => {
   await app?.close();

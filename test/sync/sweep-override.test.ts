@@ -32,7 +32,10 @@ const connector: Connector<{ x?: string }> = {
       primaryKey: ['plugin'],
       async *read(_ctx: StreamContext): AsyncIterable<Page> {
         const vulns = control.plugins.map((p) => ({ key: `h|${p}`, hostKey: 'h', fields: { pluginId: p, severity: 'high', status: 'open' } }));
-        yield { records: { hosts: control.plugins.length ? [{ key: 'h', fields: { hostname: 'h' } }] : [], vulnerabilities: vulns }, checkpoint: { n: vulns.length } };
+        yield {
+          records: { hosts: control.plugins.length ? [{ key: 'h', fields: { hostname: 'h' } }] : [], vulnerabilities: vulns },
+          checkpoint: { n: vulns.length },
+        };
         yield { records: {}, checkpoint: { done: true }, ...(control.sweep !== undefined ? { sweep: control.sweep } : {}) };
       },
     },

@@ -35,7 +35,10 @@ interface Worker {
 }
 
 function startWorker(db: TestDatabase): Promise<Worker> {
-  const child = spawn(process.execPath, [BIN, '--data-dir', db.dataDir, '--db', db.url, 'worker', '--concurrency', '2'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--data-dir', db.dataDir, '--db', db.url, 'worker', '--concurrency', '2'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   const exited = new Promise<number | string | null>((res) => child.once('exit', (code, signal) => res(code ?? signal)));
   return new Promise((resolve, reject) => {
@@ -132,8 +135,13 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     assert.equal(victimRun.status, 'interrupted');
     const runs = await app.store.listRuns(victim.sourceId);
     const resumed = runs.find((r) => r.resumedFrom === victim.id);
-    const cps = [...(await app.store.getCheckpoints(victim.sourceId)).values()].map((c) => `${c.stream}:${c.generation === victim.generation ? 'victim-gen' : 'other'}:${c.complete}`);
-    assert.ok(resumed, `a later run resumed the killed one: ${JSON.stringify(runs.map((r) => [r.id === victim.id ? 'victim' : r.id.slice(0, 6), r.status, r.resumedFrom === victim.id, r.mode, r.trigger, r.error]))} ${cps}\n${workers.map((w) => w.log()).join('\n')}`);
+    const cps = [...(await app.store.getCheckpoints(victim.sourceId)).values()].map(
+      (c) => `${c.stream}:${c.generation === victim.generation ? 'victim-gen' : 'other'}:${c.complete}`,
+    );
+    assert.ok(
+      resumed,
+      `a later run resumed the killed one: ${JSON.stringify(runs.map((r) => [r.id === victim.id ? 'victim' : r.id.slice(0, 6), r.status, r.resumedFrom === victim.id, r.mode, r.trigger, r.error]))} ${cps}\n${workers.map((w) => w.log()).join('\n')}`,
+    );
     assert.equal(resumed.status, 'succeeded');
 
     // The same consoles synced by one process into a fresh store give the same records.
@@ -141,7 +149,12 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     const refApp = await openApp({ dataDir: ref.dataDir, db: ref.url, log: createLogger({ level: 'silent' }) });
     try {
       for (const [i, sim] of sims.entries()) {
-        await addSource(refApp, 'tenable-sc', `console-${i}`, { apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: 25 });
+        await addSource(refApp, 'tenable-sc', `console-${i}`, {
+          apiUrl: sim.url,
+          accessKey: sim.analyst.accessKey,
+          secretKey: sim.analyst.secretKey,
+          pageSize: 25,
+        });
         assert.equal((await runSync(refApp, `console-${i}`)).status, 'succeeded');
       }
       const [got, want] = [await snapshot(app), await snapshot(refApp)];
@@ -161,7 +174,13 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
       alive.push(w);
     }
     const sim = sims[0];
-    await addSource(app, 'tenable-sc', 'scheduled', { apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: 500, schedule: '1h' });
+    await addSource(app, 'tenable-sc', 'scheduled', {
+      apiUrl: sim.url,
+      accessKey: sim.analyst.accessKey,
+      secretKey: sim.analyst.secretKey,
+      pageSize: 500,
+      schedule: '1h',
+    });
     const id = (await app.store.getSource('scheduled')).id;
     await waitFor('the scheduled run', async () => (await app.store.lastRun(id))?.status === 'succeeded', 60_000);
     await sleep(3000); // several scheduler ticks of both workers
@@ -196,10 +215,17 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     const drained = await app.store.getRun(running.id);
     assert.equal(drained.status, 'interrupted', drained.error ?? '');
     const cps = await app.store.getCheckpoints(id);
-    assert.ok([...cps.values()].some((c) => c.generation === drained.generation && !c.complete), 'a checkpoint of the drained run is stored');
+    assert.ok(
+      [...cps.values()].some((c) => c.generation === drained.generation && !c.complete),
+      'a checkpoint of the drained run is stored',
+    );
     await call(sim, { latencyMs: 0 });
     workers.push(await startWorker(db));
-    const resumed = await waitFor('the resumed run', async () => (await app.store.listRuns(id)).find((r) => r.resumedFrom === drained.id && r.status === 'succeeded'), 30_000);
+    const resumed = await waitFor(
+      'the resumed run',
+      async () => (await app.store.listRuns(id)).find((r) => r.resumedFrom === drained.id && r.status === 'succeeded'),
+      30_000,
+    );
     assert.equal(resumed.mode, 'full');
     assert.equal(resumed.generation, drained.generation);
   });

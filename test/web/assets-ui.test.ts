@@ -35,8 +35,28 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
       startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
       startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
     ]);
-    assert.equal((await cli('sources', 'add', 'tenable-sc', '--name', 'scan', '--set', `apiUrl=${scanner.url}`, '--set', `accessKey=${scanner.analyst.accessKey}`, '--set', `secretKey=${scanner.analyst.secretKey}`)).code, 0);
-    assert.equal((await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code, 0);
+    assert.equal(
+      (
+        await cli(
+          'sources',
+          'add',
+          'tenable-sc',
+          '--name',
+          'scan',
+          '--set',
+          `apiUrl=${scanner.url}`,
+          '--set',
+          `accessKey=${scanner.analyst.accessKey}`,
+          '--set',
+          `secretKey=${scanner.analyst.secretKey}`,
+        )
+      ).code,
+      0,
+    );
+    assert.equal(
+      (await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code,
+      0,
+    );
     for (const s of ['scan', 'desk']) assert.equal((await cli('sync', s)).code, 0);
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -81,7 +101,13 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
     await page.getByRole('columnheader', { name: /Owner/ }).waitFor();
     await page.goto(served.url + '/reports/coverage');
     await page.getByRole('heading', { name: 'Coverage', level: 1 }).waitFor();
-    for (const label of ['CMDB assets not scanned', 'Scanned hosts not in the CMDB', 'Urgent findings without a ticket', 'Open tickets whose findings are fixed']) await page.getByText(label).waitFor();
+    for (const label of [
+      'CMDB assets not scanned',
+      'Scanned hosts not in the CMDB',
+      'Urgent findings without a ticket',
+      'Open tickets whose findings are fixed',
+    ])
+      await page.getByText(label).waitFor();
     await page.getByText('Scanned hosts not in the CMDB').click();
     await page.getByRole('heading', { name: 'Scanned hosts not in the CMDB', level: 2 }).waitFor();
     assert.ok((await page.locator('section table tbody tr').count()) > 0);

@@ -87,7 +87,16 @@ export async function startServe(env: NodeJS.ProcessEnv = {}): Promise<Served> {
   };
 }
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 /** A headless chromium with a fresh user-data dir (a persistent context on a new temp dir). */
 export async function launchBrowser(viewport = { width: 1366, height: 800 }) {

@@ -111,7 +111,10 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     // The field error sits under the API URL field, which is marked invalid.
     const url = page.getByLabel('API URL');
     assert.equal(await url.getAttribute('aria-invalid'), 'true');
-    await page.locator('#field-apiUrl-error').filter({ hasText: /remove \/rest/i }).waitFor();
+    await page
+      .locator('#field-apiUrl-error')
+      .filter({ hasText: /remove \/rest/i })
+      .waitFor();
     await shot('configure-error');
     assert.deepEqual((await api('/api/v1/sources')).body.items, [], 'a refused save stores nothing');
 
@@ -145,7 +148,10 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     await page.getByRole('table', { name: 'Sync runs, newest first' }).getByText('Succeeded').first().waitFor();
     await shot('runs');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources' }).click();
-    await page.getByRole('row', { name: /sc-lab/ }).getByText('Passed').waitFor();
+    await page
+      .getByRole('row', { name: /sc-lab/ })
+      .getByText('Passed')
+      .waitFor();
     await shot('sources');
   });
 
@@ -171,7 +177,10 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     await shot('hosts');
     // Sort by host name descending through the column header (server-side).
     await page.getByRole('button', { name: /^Host name/ }).click();
-    await page.getByRole('columnheader', { name: /Host name/ }).and(page.locator('[aria-sort="descending"]')).waitFor();
+    await page
+      .getByRole('columnheader', { name: /Host name/ })
+      .and(page.locator('[aria-sort="descending"]'))
+      .waitFor();
     const firstName = (await table.locator('tbody tr td a').first().textContent()) ?? '';
     await page.getByLabel('Search', { exact: true }).fill(firstName);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -204,7 +213,10 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     assert.match(href, /^\/api\/v1\/export\/vulnerabilities\?.*severity=critical.*format=ocsf/);
     const download = await page.request.get(served.url + href);
     assert.equal(download.status(), 200);
-    const events = (await download.text()).trim().split('\n').map((l) => JSON.parse(l));
+    const events = (await download.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.ok(events.length >= all.length && events.every((e) => e.class_uid === 2002 && e.severity_id === 5));
     await page.getByLabel('Severity').selectOption('');
     await page.getByLabel('Known exploited only').check();
@@ -227,7 +239,11 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     assert.equal(await page.getByLabel('API URL').count(), 0, 'API fields are hidden in file mode');
     await saveNew('sc-files');
     await page.getByRole('link', { name: 'Files', exact: true }).click();
-    const csv = ['Plugin,Plugin Name,Severity,IP Address,Port,Protocol,DNS Name,CVE', '19506,Nessus Scan Information,Info,10.1.2.3,0,TCP,web-1.example.test,', '10001,OpenSSH issue,High,10.1.2.3,22,TCP,web-1.example.test,CVE-2024-1000'].join('\n');
+    const csv = [
+      'Plugin,Plugin Name,Severity,IP Address,Port,Protocol,DNS Name,CVE',
+      '19506,Nessus Scan Information,Info,10.1.2.3,0,TCP,web-1.example.test,',
+      '10001,OpenSSH issue,High,10.1.2.3,22,TCP,web-1.example.test,CVE-2024-1000',
+    ].join('\n');
     await page.getByLabel('Files to upload').setInputFiles({ name: 'vulns.csv', mimeType: 'text/csv', buffer: Buffer.from(csv + '\n') });
     await page.getByRole('list', { name: 'Uploads' }).getByText('Uploaded').waitFor();
     const row = page.getByRole('row', { name: /vulns\.csv/ });

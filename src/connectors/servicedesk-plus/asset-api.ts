@@ -59,7 +59,12 @@ export async function rememberedAssetApi(state: SourceStateAccess, apiBase: stri
 }
 
 export async function rememberAssetApi(state: SourceStateAccess, apiBase: string, found: Pick<AssetApiFound, 'api' | 'endpoints' | 'listed'>): Promise<void> {
-  const r: Remembered = { api: found.api, apiBase, probedAt: new Date().toISOString(), ...(found.api === 'product-type' && !found.listed ? { lists: found.endpoints.map((e) => e.path) } : {}) };
+  const r: Remembered = {
+    api: found.api,
+    apiBase,
+    probedAt: new Date().toISOString(),
+    ...(found.api === 'product-type' && !found.listed ? { lists: found.endpoints.map((e) => e.path) } : {}),
+  };
   await state.set({ [STATE_KEY]: r });
 }
 
@@ -69,7 +74,11 @@ export function productTypeEndpoints(types: AssetProductType[]): AssetEndpoint[]
   return types.length ? types.map((t) => ({ id: `assets:${t.path}`, path: t.path, productType: t.name })) : [genericEndpoint()];
 }
 function endpointsOfLists(paths: string[]): AssetEndpoint[] {
-  return paths.map((path) => (path === GENERIC_ASSET_PATH ? genericEndpoint() : { id: `assets:${path}`, path, productType: DEFAULT_ASSET_PRODUCT_TYPES.find((t) => t.path === path)?.name ?? null }));
+  return paths.map((path) =>
+    path === GENERIC_ASSET_PATH
+      ? genericEndpoint()
+      : { id: `assets:${path}`, path, productType: DEFAULT_ASSET_PRODUCT_TYPES.find((t) => t.path === path)?.name ?? null },
+  );
 }
 
 const isNotFound = (err: unknown) => err instanceof SdpApiError && err.kind === 'not-found';
@@ -150,21 +159,32 @@ export async function probeAssetApi(client: SdpClient, signal?: AbortSignal, exc
         denied ??= err;
       }
     }
-    if (answered.length) return { api: 'product-type', endpoints: productTypeEndpoints(answered), productTypes: answered, listed: false, confirmedBy: answered[0]!.path };
+    if (answered.length)
+      return { api: 'product-type', endpoints: productTypeEndpoints(answered), productTypes: answered, listed: false, confirmedBy: answered[0]!.path };
   }
   if (denied) throw denied;
-  throw new SdpApiError(`GET ${tries.map(([, p]) => `/${p}`).join(', ')}: no asset list answered at ${client.apiBase}: neither the per-product-type asset API (build 15100 and later) nor /api/v3/assets`, {
-    kind: 'not-found',
-    codes: [4007],
-    field: null,
-    module: 'assets',
-    status: 404,
-    hint: client.deployment === 'cloud' ? 'Check portal (the segment after /app/ in your browser URL), region and serverUrl' : 'Check serverUrl; API v3 needs ServiceDesk Plus build 11000 or later',
-  });
+  throw new SdpApiError(
+    `GET ${tries.map(([, p]) => `/${p}`).join(', ')}: no asset list answered at ${client.apiBase}: neither the per-product-type asset API (build 15100 and later) nor /api/v3/assets`,
+    {
+      kind: 'not-found',
+      codes: [4007],
+      field: null,
+      module: 'assets',
+      status: 404,
+      hint:
+        client.deployment === 'cloud'
+          ? 'Check portal (the segment after /app/ in your browser URL), region and serverUrl'
+          : 'Check serverUrl; API v3 needs ServiceDesk Plus build 11000 or later',
+    },
+  );
 }
 
 /** The endpoints to read now: the remembered API's (listing the product types again), else a probe's. */
-export async function resolveAssetEndpoints(client: SdpClient, state: SourceStateAccess, signal?: AbortSignal): Promise<{ endpoints: AssetEndpoint[]; probed: AssetApiFound | null }> {
+export async function resolveAssetEndpoints(
+  client: SdpClient,
+  state: SourceStateAccess,
+  signal?: AbortSignal,
+): Promise<{ endpoints: AssetEndpoint[]; probed: AssetApiFound | null }> {
   const known = await remembered(state, client.apiBase);
   if (known?.api === 'legacy') return { endpoints: legacyEndpoints(), probed: null };
   if (known?.api === 'product-type') {

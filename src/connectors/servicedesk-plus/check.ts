@@ -28,7 +28,9 @@ async function assetApiCheck(found: AssetApiFound, probe: (path: string) => Prom
     };
   }
   const old = await probe(LEGACY_ASSET_PATH);
-  const also = old.ok ? `; the old /api/v3/${LEGACY_ASSET_PATH} still answers but is not used (kept only for a while, with the additional fields of before the migration)` : '';
+  const also = old.ok
+    ? `; the old /api/v3/${LEGACY_ASSET_PATH} still answers but is not used (kept only for a while, with the additional fields of before the migration)`
+    : '';
   const offers = 'the server offers the per-product-type asset API (build 15100 or later)';
   const few = (n: number) =>
     found.productTypes
@@ -63,7 +65,10 @@ async function assetApiCheck(found: AssetApiFound, probe: (path: string) => Prom
 
 export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens: TokenManager | null): Promise<CheckResult[]> {
   if (config.inputMode !== 'api') {
-    return [pass('input-mode', `file import mode: exports are read from the bucket '${config.bucket}'; there is no API access to check`), ...(await checkSdpFiles(config, ctx))];
+    return [
+      pass('input-mode', `file import mode: exports are read from the bucket '${config.bucket}'; there is no API access to check`),
+      ...(await checkSdpFiles(config, ctx)),
+    ];
   }
   const out: CheckResult[] = [];
   const cloud = deploymentOf(config) === 'cloud';
@@ -72,12 +77,26 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
     try {
       await tokens.accessToken(ctx.signal);
       const st = (await ctx.state.get()) as TokenState;
-      out.push(pass('token', `access token obtained from ${accountsUrlOf(config)} with the stored refresh token${st.grantedScope ? ` (scopes: ${st.grantedScope})` : ''}`));
+      out.push(
+        pass(
+          'token',
+          `access token obtained from ${accountsUrlOf(config)} with the stored refresh token${st.grantedScope ? ` (scopes: ${st.grantedScope})` : ''}`,
+        ),
+      );
       const other = regionMismatch(config, st.apiDomain);
       out.push(
         other
-          ? fail('region', `the tokens were issued by the '${other}' data centre (api_domain ${st.apiDomain}) but region is '${config.region}'`, `Set region to ${other}`)
-          : pass('region', st.apiDomain ? `region '${config.region}' matches the data centre that issued the tokens (${st.apiDomain})` : `region '${config.region}' (the token answer named no data centre)`),
+          ? fail(
+              'region',
+              `the tokens were issued by the '${other}' data centre (api_domain ${st.apiDomain}) but region is '${config.region}'`,
+              `Set region to ${other}`,
+            )
+          : pass(
+              'region',
+              st.apiDomain
+                ? `region '${config.region}' matches the data centre that issued the tokens (${st.apiDomain})`
+                : `region '${config.region}' (the token answer named no data centre)`,
+            ),
       );
     } catch (err) {
       out.push(failFrom('token', err));
@@ -126,7 +145,10 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
       await rememberAssetApi(ctx.state, client.apiBase, found);
       const types = await listCiTypes(client, ctx.signal);
       const what = `assets (${found.confirmedBy})`;
-      cmdb = types === null ? pass('cmdb', `read access to ${what}; this server lists no CI types (assets only)`) : pass('cmdb', `read access to ${what} and ${types.length} CI types`);
+      cmdb =
+        types === null
+          ? pass('cmdb', `read access to ${what}; this server lists no CI types (assets only)`)
+          : pass('cmdb', `read access to ${what} and ${types.length} CI types`);
     } catch (err) {
       cmdb = failFrom('cmdb', err);
     }

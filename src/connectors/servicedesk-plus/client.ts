@@ -43,7 +43,19 @@ export class SdpApiError extends UpstreamError {
   readonly codes: number[];
   readonly field: string | null;
   readonly module: string;
-  constructor(message: string, o: { kind: SdpErrorKind; codes: number[]; field: string | null; module: string; status: number; transient?: boolean; hint?: string | null; retryAfter?: number | null }) {
+  constructor(
+    message: string,
+    o: {
+      kind: SdpErrorKind;
+      codes: number[];
+      field: string | null;
+      module: string;
+      status: number;
+      transient?: boolean;
+      hint?: string | null;
+      retryAfter?: number | null;
+    },
+  ) {
     super(message, { status: o.status, transient: o.transient ?? false, hint: o.hint ?? null, retryAfter: o.retryAfter ?? null });
     this.name = 'SdpApiError';
     this.kind = o.kind;
@@ -54,7 +66,11 @@ export class SdpApiError extends UpstreamError {
 }
 
 /** Builds the error for an answer that is not a success, in words that name the fix. */
-export function errorFor(httpStatus: number, body: Json | null, o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean }): SdpApiError {
+export function errorFor(
+  httpStatus: number,
+  body: Json | null,
+  o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean },
+): SdpApiError {
   const status = readStatus(body);
   const kind = classifyError(httpStatus, status);
   const module = moduleOf(o.path);
@@ -65,13 +81,20 @@ export function errorFor(httpStatus: number, body: Json | null, o: { path: strin
   const where = `GET ${o.path}`;
   switch (kind) {
     case 'rate-limit':
-      return new SdpApiError(`${where}: API rate limit reached (${detail})`, { ...base, transient: true, hint: 'Retried with backoff; lower the sync frequency if it persists' });
+      return new SdpApiError(`${where}: API rate limit reached (${detail})`, {
+        ...base,
+        transient: true,
+        hint: 'Retried with backoff; lower the sync frequency if it persists',
+      });
     case 'permission':
       return o.deployment === 'cloud'
-        ? new SdpApiError(`${where}: the OAuth token has no read access to ${label} (HTTP ${httpStatus}, ${detail}); missing scope ${info?.scopes.join(' or ') ?? `SDPOnDemand.${module}.READ`}`, {
-            ...base,
-            hint: `Generate a new authorization code whose scopes include ${info?.scopes[0] ?? `SDPOnDemand.${module}.READ`} and save it in the source configuration`,
-          })
+        ? new SdpApiError(
+            `${where}: the OAuth token has no read access to ${label} (HTTP ${httpStatus}, ${detail}); missing scope ${info?.scopes.join(' or ') ?? `SDPOnDemand.${module}.READ`}`,
+            {
+              ...base,
+              hint: `Generate a new authorization code whose scopes include ${info?.scopes[0] ?? `SDPOnDemand.${module}.READ`} and save it in the source configuration`,
+            },
+          )
         : new SdpApiError(`${where}: the technician of this API key may not read ${label} (HTTP ${httpStatus}, ${detail})`, {
             ...base,
             hint: `Give the technician's role read permission on ${label}, or use the key of a technician who has it`,
@@ -89,12 +112,18 @@ export function errorFor(httpStatus: number, body: Json | null, o: { path: strin
     case 'not-found':
       return new SdpApiError(`${where}: not found at ${o.apiBase} (HTTP ${httpStatus}, ${detail})`, {
         ...base,
-        hint: o.deployment === 'cloud' ? 'Check portal (the segment after /app/ in your browser URL), region and serverUrl' : 'Check serverUrl; API v3 needs ServiceDesk Plus build 11000 or later',
+        hint:
+          o.deployment === 'cloud'
+            ? 'Check portal (the segment after /app/ in your browser URL), region and serverUrl'
+            : 'Check serverUrl; API v3 needs ServiceDesk Plus build 11000 or later',
       });
     case 'server':
       return new SdpApiError(`${where}: server error (HTTP ${httpStatus}, ${detail})`, { ...base, transient: httpStatus >= 500 });
     case 'license':
-      return new SdpApiError(`${where}: not allowed by the current ServiceDesk Plus license (${detail})`, { ...base, hint: 'The edition does not include this module' });
+      return new SdpApiError(`${where}: not allowed by the current ServiceDesk Plus license (${detail})`, {
+        ...base,
+        hint: 'The edition does not include this module',
+      });
     default:
       return new SdpApiError(`${where}: ServiceDesk Plus refused the request (HTTP ${httpStatus}, ${detail})`, base);
   }
@@ -160,7 +189,13 @@ export class SdpClient {
     this.#opts = opts;
     this.deployment = deploymentOf(opts.config);
     this.apiBase = apiBaseOf(opts.config);
-    this.#http = new HttpClient({ baseUrl: this.apiBase, verifySsl: opts.config.verifySsl, log: opts.ctx.log, timeoutMs: 120_000, deadlineMs: opts.deadlineMs });
+    this.#http = new HttpClient({
+      baseUrl: this.apiBase,
+      verifySsl: opts.config.verifySsl,
+      log: opts.ctx.log,
+      timeoutMs: 120_000,
+      deadlineMs: opts.deadlineMs,
+    });
   }
 
   async #authHeaders(signal?: AbortSignal): Promise<{ headers: Record<string, string>; token: string | null }> {
@@ -190,7 +225,14 @@ export class SdpClient {
           const status = readStatus(body);
           if (res.status < 300 && body && (status.ok || (!status.present && !('error' in body)))) return body;
           if (res.status >= 200 && res.status < 300 && !body) {
-            throw new SdpApiError(`GET ${p}: the answer is not JSON (${notApi(res)})`, { kind: 'other', codes: [], field: null, module: moduleOf(p), status: res.status, hint: 'Check serverUrl: it must be the ServiceDesk Plus address, not a login or proxy page' });
+            throw new SdpApiError(`GET ${p}: the answer is not JSON (${notApi(res)})`, {
+              kind: 'other',
+              codes: [],
+              field: null,
+              module: moduleOf(p),
+              status: res.status,
+              hint: 'Check serverUrl: it must be the ServiceDesk Plus address, not a login or proxy page',
+            });
           }
           const err = errorFor(res.status, body, { ...ctx, refreshed });
           if (!body) err.message = err.message.replace('no JSON body', `no JSON body: ${notApi(res)}`);

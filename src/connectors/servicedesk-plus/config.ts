@@ -5,15 +5,69 @@ import type { ConfigFieldInfo } from '../../core/connector.ts';
 import { API_MODE_ONLY, boolish, httpUrl, inputModeField } from '../../core/config.ts';
 
 export const REGIONS = {
-  us: { label: 'United States', accounts: 'https://accounts.zoho.com', api: 'https://sdpondemand.manageengine.com', console: 'https://api-console.zoho.com', apiDomain: 'zohoapis.com' },
-  eu: { label: 'Europe', accounts: 'https://accounts.zoho.eu', api: 'https://sdpondemand.manageengine.eu', console: 'https://api-console.zoho.eu', apiDomain: 'zohoapis.eu' },
-  in: { label: 'India', accounts: 'https://accounts.zoho.in', api: 'https://sdpondemand.manageengine.in', console: 'https://api-console.zoho.in', apiDomain: 'zohoapis.in' },
-  au: { label: 'Australia', accounts: 'https://accounts.zoho.com.au', api: 'https://servicedeskplus.net.au', console: 'https://api-console.zoho.com.au', apiDomain: 'zohoapis.com.au' },
-  cn: { label: 'China', accounts: 'https://accounts.zoho.com.cn', api: 'https://servicedeskplus.cn', console: 'https://api-console.zoho.com.cn', apiDomain: 'zohoapis.com.cn' },
-  jp: { label: 'Japan', accounts: 'https://accounts.zoho.jp', api: 'https://servicedeskplus.jp', console: 'https://api-console.zoho.jp', apiDomain: 'zohoapis.jp' },
-  ca: { label: 'Canada', accounts: 'https://accounts.zohocloud.ca', api: 'https://servicedeskplus.ca', console: 'https://api-console.zohocloud.ca', apiDomain: 'zohoapis.ca' },
-  uk: { label: 'United Kingdom', accounts: 'https://accounts.zoho.uk', api: 'https://servicedeskplus.uk', console: 'https://api-console.zoho.uk', apiDomain: 'zohoapis.uk' },
-  sa: { label: 'Saudi Arabia', accounts: 'https://accounts.zoho.sa', api: 'https://servicedeskplus.sa', console: 'https://api-console.zoho.sa', apiDomain: 'zohoapis.sa' },
+  us: {
+    label: 'United States',
+    accounts: 'https://accounts.zoho.com',
+    api: 'https://sdpondemand.manageengine.com',
+    console: 'https://api-console.zoho.com',
+    apiDomain: 'zohoapis.com',
+  },
+  eu: {
+    label: 'Europe',
+    accounts: 'https://accounts.zoho.eu',
+    api: 'https://sdpondemand.manageengine.eu',
+    console: 'https://api-console.zoho.eu',
+    apiDomain: 'zohoapis.eu',
+  },
+  in: {
+    label: 'India',
+    accounts: 'https://accounts.zoho.in',
+    api: 'https://sdpondemand.manageengine.in',
+    console: 'https://api-console.zoho.in',
+    apiDomain: 'zohoapis.in',
+  },
+  au: {
+    label: 'Australia',
+    accounts: 'https://accounts.zoho.com.au',
+    api: 'https://servicedeskplus.net.au',
+    console: 'https://api-console.zoho.com.au',
+    apiDomain: 'zohoapis.com.au',
+  },
+  cn: {
+    label: 'China',
+    accounts: 'https://accounts.zoho.com.cn',
+    api: 'https://servicedeskplus.cn',
+    console: 'https://api-console.zoho.com.cn',
+    apiDomain: 'zohoapis.com.cn',
+  },
+  jp: {
+    label: 'Japan',
+    accounts: 'https://accounts.zoho.jp',
+    api: 'https://servicedeskplus.jp',
+    console: 'https://api-console.zoho.jp',
+    apiDomain: 'zohoapis.jp',
+  },
+  ca: {
+    label: 'Canada',
+    accounts: 'https://accounts.zohocloud.ca',
+    api: 'https://servicedeskplus.ca',
+    console: 'https://api-console.zohocloud.ca',
+    apiDomain: 'zohoapis.ca',
+  },
+  uk: {
+    label: 'United Kingdom',
+    accounts: 'https://accounts.zoho.uk',
+    api: 'https://servicedeskplus.uk',
+    console: 'https://api-console.zoho.uk',
+    apiDomain: 'zohoapis.uk',
+  },
+  sa: {
+    label: 'Saudi Arabia',
+    accounts: 'https://accounts.zoho.sa',
+    api: 'https://servicedeskplus.sa',
+    console: 'https://api-console.zoho.sa',
+    apiDomain: 'zohoapis.sa',
+  },
 } as const;
 export type Region = keyof typeof REGIONS;
 export const REGION_KEYS = Object.keys(REGIONS) as Region[];
@@ -40,7 +94,15 @@ const trimmed = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefin
 /** A URL with trailing slashes (and a pasted /api/v3 suffix) removed; "" → unset. */
 const baseUrl = (field: string) =>
   z.preprocess(
-    (v) => (typeof v === 'string' ? v.trim().replace(/\/+$/, '').replace(/\/api\/v3$/i, '') || undefined : v === null ? undefined : v),
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .trim()
+            .replace(/\/+$/, '')
+            .replace(/\/api\/v3$/i, '') || undefined
+        : v === null
+          ? undefined
+          : v,
     httpUrl(field).optional(),
   );
 
@@ -54,7 +116,10 @@ export const sdpConfigSchema = z
     revokeTokenOnDeletion: boolish.default(false),
     portal: z.preprocess(
       (v) => (typeof v === 'string' ? v.trim().replace(/^\/+|\/+$/g, '') || undefined : v === null ? undefined : v),
-      z.string().regex(/^[A-Za-z0-9_.-]+$/, 'portal is the portal URL name, e.g. itdesk (the segment after /app/ in the browser URL)').optional(),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]+$/, 'portal is the portal URL name, e.g. itdesk (the segment after /app/ in the browser URL)')
+        .optional(),
     ),
     serverUrl: baseUrl('serverUrl'),
     accountsUrl: baseUrl('accountsUrl'),
@@ -79,11 +144,26 @@ export const sdpConfigSchema = z
       return;
     }
     if (c.apiKey) {
-      if (!c.serverUrl) ctx.addIssue({ code: 'custom', path: ['serverUrl'], message: 'serverUrl is required on-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080' });
-      if (c.authorizationCode) ctx.addIssue({ code: 'custom', path: ['authorizationCode'], message: 'authorizationCode is for cloud only; leave it blank with an on-premises API key' });
+      if (!c.serverUrl)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['serverUrl'],
+          message: 'serverUrl is required on-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080',
+        });
+      if (c.authorizationCode)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['authorizationCode'],
+          message: 'authorizationCode is for cloud only; leave it blank with an on-premises API key',
+        });
       return;
     }
-    if (!c.clientId) ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'clientId is required for ServiceDesk Plus Cloud (or give serverUrl and apiKey for on-premises)' });
+    if (!c.clientId)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clientId'],
+        message: 'clientId is required for ServiceDesk Plus Cloud (or give serverUrl and apiKey for on-premises)',
+      });
     if (!c.clientSecret) ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: 'clientSecret is required for ServiceDesk Plus Cloud' });
   });
 
@@ -129,10 +209,31 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     showWhen: API_MODE_ONLY,
     help: `Code from OAuth authentication (cloud only). In the API console choose Self Client > Generate Code, enter the scopes ${RECOMMENDED_SCOPES.join(',')} (comma-separated; add SDPOnDemand.technicians.READ if offered), and paste the code. It is valid for a few minutes only and is exchanged once for a refresh token when you save; it is never stored.`,
   },
-  clientId: { label: 'Client ID', input: 'text', showWhen: API_MODE_ONLY, help: 'Client ID of the registered OAuth application (Self Client). Blank for on-premises.' },
-  clientSecret: { label: 'Client Secret', input: 'password', secret: true, showWhen: API_MODE_ONLY, help: 'Client secret of the registered OAuth application (Client Secret tab). Blank for on-premises.' },
-  revokeTokenOnDeletion: { label: 'Revoke Token on Deletion', input: 'boolean', showWhen: API_MODE_ONLY, help: 'Revokes the refresh token at Zoho when the source is deleted.' },
-  portal: { label: 'Portal', input: 'text', showWhen: API_MODE_ONLY, help: 'Cloud portal URL name, the segment after /app/ in your browser URL (e.g. itdesk). Needed when your organization has several portals.' },
+  clientId: {
+    label: 'Client ID',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'Client ID of the registered OAuth application (Self Client). Blank for on-premises.',
+  },
+  clientSecret: {
+    label: 'Client Secret',
+    input: 'password',
+    secret: true,
+    showWhen: API_MODE_ONLY,
+    help: 'Client secret of the registered OAuth application (Client Secret tab). Blank for on-premises.',
+  },
+  revokeTokenOnDeletion: {
+    label: 'Revoke Token on Deletion',
+    input: 'boolean',
+    showWhen: API_MODE_ONLY,
+    help: 'Revokes the refresh token at Zoho when the source is deleted.',
+  },
+  portal: {
+    label: 'Portal',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'Cloud portal URL name, the segment after /app/ in your browser URL (e.g. itdesk). Needed when your organization has several portals.',
+  },
   serverUrl: {
     label: 'Server URL',
     input: 'text',
@@ -141,7 +242,13 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     sendsSecrets: ['apiKey', 'clientSecret'],
     help: 'On-premises: the address of your ServiceDesk Plus server, e.g. https://sdp.example.com:8080 (API v3 needs build 11000 or later). Cloud: optional override of the regional API host (e.g. a custom domain).',
   },
-  accountsUrl: { label: 'Accounts Server URL', input: 'text', showWhen: API_MODE_ONLY, sendsSecrets: ['clientSecret'], help: 'Optional override of the regional Zoho accounts server (cloud).' },
+  accountsUrl: {
+    label: 'Accounts Server URL',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    sendsSecrets: ['clientSecret'],
+    help: 'Optional override of the regional Zoho accounts server (cloud).',
+  },
   apiKey: {
     label: 'API Key',
     input: 'password',
@@ -149,7 +256,12 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     showWhen: API_MODE_ONLY,
     help: 'On-premises: API key generated for a technician (Admin > Technicians > select the service account > Generate API Key); its role needs read access to requests, assets/CMDB, users and service categories. Sent as the authtoken header.',
   },
-  verifySsl: { label: 'Verify SSL Certificate', input: 'boolean', showWhen: API_MODE_ONLY, help: 'Verifies the server\u2019s TLS certificate. Disable only for an on-premises server with a self-signed certificate.' },
+  verifySsl: {
+    label: 'Verify SSL Certificate',
+    input: 'boolean',
+    showWhen: API_MODE_ONLY,
+    help: 'Verifies the server\u2019s TLS certificate. Disable only for an on-premises server with a self-signed certificate.',
+  },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the exports are uploaded to (default service-desk).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
 };

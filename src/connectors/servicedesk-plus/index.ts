@@ -49,7 +49,10 @@ export async function saveSdpConfig(config: SdpConfig, previous: SdpConfig | nul
     );
   }
   if (before.tokenOwner && before.tokenOwner !== tokenOwner(config)) {
-    throw new InputError('the Client ID, region or accounts server changed, so the stored refresh token no longer applies: enter a new authorization code generated for this client', 'authorizationCode');
+    throw new InputError(
+      'the Client ID, region or accounts server changed, so the stored refresh token no longer applies: enter a new authorization code generated for this client',
+      'authorizationCode',
+    );
   }
   return rest;
 }

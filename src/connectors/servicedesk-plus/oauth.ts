@@ -76,7 +76,10 @@ async function postAccounts(accountsUrl: string, path: string, form: Record<stri
 export async function requestToken(accountsUrl: string, form: Record<string, string>, opts: PostOptions): Promise<TokenResponse> {
   const { status, body } = await postAccounts(accountsUrl, '/oauth/v2/token', form, {}, opts);
   if (!body) {
-    throw new UpstreamError(`the Zoho accounts server ${accountsUrl} answered HTTP ${status} without JSON`, { status, hint: 'Check the region (or accountsUrl): it must be the Zoho accounts server, e.g. https://accounts.zoho.com' });
+    throw new UpstreamError(`the Zoho accounts server ${accountsUrl} answered HTTP ${status} without JSON`, {
+      status,
+      hint: 'Check the region (or accountsUrl): it must be the Zoho accounts server, e.g. https://accounts.zoho.com',
+    });
   }
   if (typeof body.error === 'string' || body.status === 'failure') {
     const code = typeof body.error === 'string' ? body.error : 'failure';
@@ -112,9 +115,13 @@ export function explainExchangeError(err: unknown, config: SdpConfig): InputErro
           'region',
         );
       case 'invalid_scope':
-        return new InputError('Zoho refused the scopes of the code (invalid_scope): generate a new code with valid scopes, e.g. SDPOnDemand.requests.READ,SDPOnDemand.assets.READ', 'authorizationCode');
+        return new InputError(
+          'Zoho refused the scopes of the code (invalid_scope): generate a new code with valid scopes, e.g. SDPOnDemand.requests.READ,SDPOnDemand.assets.READ',
+          'authorizationCode',
+        );
       default:
-        if (isThrottle(err.code, err.description)) return new InputError('Zoho refused to issue more tokens (too many requests): wait ten minutes, then generate a new code', 'authorizationCode');
+        if (isThrottle(err.code, err.description))
+          return new InputError('Zoho refused to issue more tokens (too many requests): wait ten minutes, then generate a new code', 'authorizationCode');
         return new InputError(`exchanging the authorization code failed: ${err.code}${err.description ? ` (${err.description})` : ''}`, 'authorizationCode');
     }
   }
@@ -126,12 +133,19 @@ export async function exchangeAuthorizationCode(config: SdpConfig, code: string,
   const now = Date.now();
   let body: TokenResponse;
   try {
-    body = await requestToken(accountsUrlOf(config), { grant_type: 'authorization_code', client_id: config.clientId ?? '', client_secret: config.clientSecret ?? '', code }, { verifySsl: config.verifySsl, log });
+    body = await requestToken(
+      accountsUrlOf(config),
+      { grant_type: 'authorization_code', client_id: config.clientId ?? '', client_secret: config.clientSecret ?? '', code },
+      { verifySsl: config.verifySsl, log },
+    );
   } catch (err) {
     throw explainExchangeError(err, config);
   }
   if (!body.refresh_token) {
-    throw new InputError('Zoho returned no refresh token for this code: generate the code with a Self Client (API console > Self Client > Generate Code)', 'authorizationCode');
+    throw new InputError(
+      'Zoho returned no refresh token for this code: generate the code with a Self Client (API console > Self Client > Generate Code)',
+      'authorizationCode',
+    );
   }
   const prev = (await state.get()) as TokenState;
   const patch: TokenState = {
@@ -153,7 +167,10 @@ export async function revokeToken(config: SdpConfig, token: string, log?: Logger
   const { status, body } = await postAccounts(accountsUrlOf(config), '/oauth/v2/token/revoke', {}, { token }, { verifySsl: config.verifySsl, log });
   if (status >= 400 || !body || body.status !== 'success') {
     const why = body && typeof body.error === 'string' ? body.error : `HTTP ${status}`;
-    throw new UpstreamError(`Zoho did not revoke the refresh token (${why})`, { status, hint: 'It may have been revoked already; check Connected Apps in your Zoho account' });
+    throw new UpstreamError(`Zoho did not revoke the refresh token (${why})`, {
+      status,
+      hint: 'It may have been revoked already; check Connected Apps in your Zoho account',
+    });
   }
 }
 
@@ -218,18 +235,24 @@ export class TokenManager {
       return st.accessToken;
     }
     if (st.tokenBlockedUntil && st.tokenBlockedUntil > now) {
-      throw new UpstreamError(`Zoho blocked new access tokens for this client until ${new Date(st.tokenBlockedUntil).toISOString()} (too many token requests)`, {
-        hint: 'Wait until then; the connector caches tokens and refreshes them only near expiry',
-      });
+      throw new UpstreamError(
+        `Zoho blocked new access tokens for this client until ${new Date(st.tokenBlockedUntil).toISOString()} (too many token requests)`,
+        {
+          hint: 'Wait until then; the connector caches tokens and refreshes them only near expiry',
+        },
+      );
     }
     const recent = (st.tokenRequests ?? []).filter((t) => t > now - this.#windowMs);
     if (recent.length >= this.#limit) {
       const waitS = Math.ceil((Math.min(...recent) + this.#windowMs - now) / 1000);
-      throw new UpstreamError(`not requesting another access token: ${recent.length} were requested in the last ${Math.round(this.#windowMs / 60_000)} minutes, the most Zoho allows`, {
-        transient: true,
-        retryAfter: waitS,
-        hint: `Zoho blocks token creation beyond ${this.#limit} requests per ${Math.round(this.#windowMs / 60_000)} minutes; the next one is allowed in ${waitS} s`,
-      });
+      throw new UpstreamError(
+        `not requesting another access token: ${recent.length} were requested in the last ${Math.round(this.#windowMs / 60_000)} minutes, the most Zoho allows`,
+        {
+          transient: true,
+          retryAfter: waitS,
+          hint: `Zoho blocks token creation beyond ${this.#limit} requests per ${Math.round(this.#windowMs / 60_000)} minutes; the next one is allowed in ${waitS} s`,
+        },
+      );
     }
     recent.push(now);
     await this.#state.set({ tokenRequests: recent });
@@ -245,21 +268,33 @@ export class TokenManager {
       if (err instanceof ZohoTokenError) {
         if (isThrottle(err.code, err.description)) {
           await this.#state.set({ tokenBlockedUntil: now + this.#windowMs });
-          throw new UpstreamError('Zoho refused to issue an access token: too many token requests', { hint: 'Wait ten minutes; tokens are cached and refreshed only near expiry' });
-        }
-        if (err.code === 'invalid_code' || err.code === 'invalid_grant') {
-          throw new UpstreamError(`Zoho refused the stored refresh token (${err.code}): it was revoked, or replaced (Zoho keeps at most 20 refresh tokens per user)`, {
-            hint: 'Generate a new authorization code and save it in the source configuration',
+          throw new UpstreamError('Zoho refused to issue an access token: too many token requests', {
+            hint: 'Wait ten minutes; tokens are cached and refreshed only near expiry',
           });
         }
+        if (err.code === 'invalid_code' || err.code === 'invalid_grant') {
+          throw new UpstreamError(
+            `Zoho refused the stored refresh token (${err.code}): it was revoked, or replaced (Zoho keeps at most 20 refresh tokens per user)`,
+            {
+              hint: 'Generate a new authorization code and save it in the source configuration',
+            },
+          );
+        }
         if (err.code === 'invalid_client') {
-          throw new UpstreamError(`Zoho refused the client (invalid_client) at ${accountsUrlOf(this.#config)}`, { hint: `Check Client ID and Client Secret. ${regionHint()}` });
+          throw new UpstreamError(`Zoho refused the client (invalid_client) at ${accountsUrlOf(this.#config)}`, {
+            hint: `Check Client ID and Client Secret. ${regionHint()}`,
+          });
         }
       }
       throw err;
     }
     const expiresAt = Date.now() + (Number(body.expires_in) || 3600) * 1000;
-    await this.#state.set({ accessToken: body.access_token, accessTokenExpiresAt: expiresAt, ...(body.api_domain ? { apiDomain: body.api_domain } : {}), ...(body.scope ? { grantedScope: body.scope } : {}) });
+    await this.#state.set({
+      accessToken: body.access_token,
+      accessTokenExpiresAt: expiresAt,
+      ...(body.api_domain ? { apiDomain: body.api_domain } : {}),
+      ...(body.scope ? { grantedScope: body.scope } : {}),
+    });
     this.#cache = { token: body.access_token, expiresAt };
     this.#log?.debug({ expiresAt: new Date(expiresAt).toISOString() }, 'obtained a new SDP access token');
     return body.access_token;

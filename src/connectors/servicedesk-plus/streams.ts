@@ -76,7 +76,13 @@ export function parseCheckpoint(v: unknown): SdpCheckpoint | null {
   if (!v || typeof v !== 'object') return null;
   const c = v as Partial<SdpCheckpoint>;
   if (c.v !== 1 || typeof c.watermarks !== 'object' || !Array.isArray(c.done)) return null;
-  return { v: 1, watermarks: { ...c.watermarks }, done: [...c.done], cursor: c.cursor ? { ...c.cursor } : null, ...(Array.isArray(c.skipped) && c.skipped.length ? { skipped: [...c.skipped] } : {}) };
+  return {
+    v: 1,
+    watermarks: { ...c.watermarks },
+    done: [...c.done],
+    cursor: c.cursor ? { ...c.cursor } : null,
+    ...(Array.isArray(c.skipped) && c.skipped.length ? { skipped: [...c.skipped] } : {}),
+  };
 }
 
 /** Where a stream starts: continue a resumed run, take the last watermarks, or start afresh. */
@@ -202,7 +208,8 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver, r
               fetched = await fetchPage(client, part, cur, ctx);
             } catch (err) {
               const missing = err instanceof SdpApiError && err.kind === 'not-found' && cur.skip === 0;
-              const outcome = missing && recover && part.family && recoveries < MAX_RECOVERIES ? await recover(client, ctx, part, answered.has(part.family)) : null;
+              const outcome =
+                missing && recover && part.family && recoveries < MAX_RECOVERIES ? await recover(client, ctx, part, answered.has(part.family)) : null;
               recoveries++;
               if (outcome === null) throw err;
               if (outcome === 'skip') {
@@ -234,7 +241,12 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver, r
             } else {
               cp = { ...cp, cursor: cur };
             }
-            yield { records: { [name]: records }, checkpoint: structuredClone(cp), ...(errors ? { errors } : {}), ...(cp.skipped?.length ? { sweep: false } : {}) };
+            yield {
+              records: { [name]: records },
+              checkpoint: structuredClone(cp),
+              ...(errors ? { errors } : {}),
+              ...(cp.skipped?.length ? { sweep: false } : {}),
+            };
             if (!hasMore) break;
           }
         }
@@ -313,7 +325,16 @@ const recoverAssets: PartRecovery = async (client, ctx, part, familyAnswered) =>
 export function sdpStreams(deps: StreamDeps): Stream[] {
   const onprem = deploymentOf(deps.config) === 'onprem';
   const tickets = makeStream('tickets', deps, async () => [
-    { id: 'requests', path: 'requests', key: 'requests', incremental: true, fullSort: 'created_time', fieldsRequired: [...TICKET_FIELDS], filterBy: 'All_Requests', map: mapRequest },
+    {
+      id: 'requests',
+      path: 'requests',
+      key: 'requests',
+      incremental: true,
+      fullSort: 'created_time',
+      fieldsRequired: [...TICKET_FIELDS],
+      filterBy: 'All_Requests',
+      map: mapRequest,
+    },
   ]);
   const assets = makeStream(
     'cmdb-assets',

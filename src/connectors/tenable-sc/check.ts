@@ -19,7 +19,8 @@ function fromError(id: string, err: unknown, hint: string | null = null): CheckR
   return fail(id, errorMessage(err), hint);
 }
 
-const KEYS_HINT = 'Check the Access Key and Secret Key. Generating a new pair revokes the previous one at once, so enter the newest pair (the secret key is shown once only, at generation)';
+const KEYS_HINT =
+  'Check the Access Key and Secret Key. Generating a new pair revokes the previous one at once, so enter the newest pair (the secret key is shown once only, at generation)';
 const ORG_USER_HINT =
   'Create an organizational user with role Security Analyst (the organization\u2019s Security Manager creates it), in a group whose Access section lists every repository to import with Viewable Hosts set to All Defined Ranges, and generate API keys for that user';
 
@@ -52,13 +53,25 @@ const same = (a: string | null, b: string) => (a ?? '').trim().toLowerCase() ===
 export function userChecks(user: UserInfo, config: Pick<TenableScConfig, 'expectedUsername' | 'expectedOrganization' | 'expectedGroup'>): CheckResult[] {
   const out: CheckResult[] = [];
   if (config.expectedUsername && !same(user.username, config.expectedUsername)) {
-    out.push(fail('user', `the API keys belong to user '${user.username ?? '?'}', not '${config.expectedUsername}'`, 'Enter the key pair of the dedicated user, or correct Expected Username'));
+    out.push(
+      fail(
+        'user',
+        `the API keys belong to user '${user.username ?? '?'}', not '${config.expectedUsername}'`,
+        'Enter the key pair of the dedicated user, or correct Expected Username',
+      ),
+    );
   } else {
     out.push(pass('user', `the API keys belong to user '${user.username ?? '?'}'`));
   }
   const admin = user.roleId === '1' || /^administrator$/i.test(user.roleName ?? '');
   if (admin) {
-    out.push(fail('role', `user '${user.username ?? '?'}' has the Administrator role: an Administrator belongs to no organization and cannot read vulnerability data`, ORG_USER_HINT));
+    out.push(
+      fail(
+        'role',
+        `user '${user.username ?? '?'}' has the Administrator role: an Administrator belongs to no organization and cannot read vulnerability data`,
+        ORG_USER_HINT,
+      ),
+    );
   } else if (!user.roleName && !user.roleId) {
     out.push(fail('role', 'the console did not report the user\u2019s role', ORG_USER_HINT));
   } else {
@@ -68,20 +81,41 @@ export function userChecks(user: UserInfo, config: Pick<TenableScConfig, 'expect
   const noOrg = admin || !user.orgId || int(user.orgId) === 0;
   if (noOrg) out.push(fail('organization', 'the user belongs to no organization', ORG_USER_HINT));
   else if (config.expectedOrganization && !same(user.orgName, config.expectedOrganization))
-    out.push(fail('organization', `the user belongs to organization '${user.orgName ?? user.orgId}', not '${config.expectedOrganization}'`, 'Use a user of the expected organization, or correct Expected Organization'));
+    out.push(
+      fail(
+        'organization',
+        `the user belongs to organization '${user.orgName ?? user.orgId}', not '${config.expectedOrganization}'`,
+        'Use a user of the expected organization, or correct Expected Organization',
+      ),
+    );
   else out.push(pass('organization', `organization '${user.orgName ?? user.orgId}'`));
   if (!user.groupId && !user.groupName) out.push(fail('group', 'the user belongs to no group', ORG_USER_HINT));
   else if (config.expectedGroup && !same(user.groupName, config.expectedGroup))
-    out.push(fail('group', `the user belongs to group '${user.groupName ?? user.groupId}', not '${config.expectedGroup}'`, 'Use a user of the expected group, or correct Expected Group'));
+    out.push(
+      fail(
+        'group',
+        `the user belongs to group '${user.groupName ?? user.groupId}', not '${config.expectedGroup}'`,
+        'Use a user of the expected group, or correct Expected Group',
+      ),
+    );
   else out.push(pass('group', `group '${user.groupName ?? user.groupId}'`));
   return out;
 }
 
 /** The version check: API keys need 5.13; /rest/hosts last-seen dates need 5.20. */
 export function versionCheck(version: string | null): CheckResult {
-  if (!version) return pass('version', `the console did not report its version; assuming ${MIN_API_KEY_VERSION} or later (API keys)`, 'If the check below fails, make sure the console runs Tenable.sc 5.13 or later');
+  if (!version)
+    return pass(
+      'version',
+      `the console did not report its version; assuming ${MIN_API_KEY_VERSION} or later (API keys)`,
+      'If the check below fails, make sure the console runs Tenable.sc 5.13 or later',
+    );
   if (compareVersions(version, MIN_API_KEY_VERSION) < 0) {
-    return fail('version', `Tenable.sc ${version} does not support API keys: they need version 5.13 or later`, 'Upgrade the console to 5.13 or later, or set Input Mode to File Import (CSV files) and upload CSV exports instead');
+    return fail(
+      'version',
+      `Tenable.sc ${version} does not support API keys: they need version 5.13 or later`,
+      'Upgrade the console to 5.13 or later, or set Input Mode to File Import (CSV files) and upload CSV exports instead',
+    );
   }
   const hosts = compareVersions(version, MIN_HOSTS_API_VERSION) >= 0;
   return pass(
@@ -98,10 +132,19 @@ function repositoriesOf(resp: unknown): { id: string | null; name: string | null
 
 export async function checkTenableSc(config: TenableScConfig, ctx: ConnectorContext, opts: { timeoutMs?: number } = {}): Promise<CheckResult[]> {
   if (config.inputMode !== 'api') {
-    return [pass('input-mode', `File Import mode: CSV exports are read from bucket '${config.bucket}'; nothing to check against the console`), ...(await checkTenableScFiles(config, ctx))];
+    return [
+      pass('input-mode', `File Import mode: CSV exports are read from bucket '${config.bucket}'; nothing to check against the console`),
+      ...(await checkTenableScFiles(config, ctx)),
+    ];
   }
-  if (!config.apiUrl || !config.accessKey || !config.secretKey) return [fail('config', 'API URL, Access Key and Secret Key are required in API mode', 'Fill them in and save')];
-  const client = new TenableScClient(config as TenableScApiConfig, { log: ctx.log, timeoutMs: opts.timeoutMs ?? 30_000, deadlineMs: 60_000, retry: { attempts: ATTEMPTS, baseMs: 250 } });
+  if (!config.apiUrl || !config.accessKey || !config.secretKey)
+    return [fail('config', 'API URL, Access Key and Secret Key are required in API mode', 'Fill them in and save')];
+  const client = new TenableScClient(config as TenableScApiConfig, {
+    log: ctx.log,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    deadlineMs: 60_000,
+    retry: { attempts: ATTEMPTS, baseMs: 250 },
+  });
   const results: CheckResult[] = [];
   const call = { signal: ctx.signal, attempts: ATTEMPTS };
   try {
@@ -110,12 +153,19 @@ export async function checkTenableSc(config: TenableScConfig, ctx: ConnectorCont
     try {
       const sys = await client.get('/system', undefined, call);
       version = sys && typeof sys === 'object' ? text((sys as { version?: unknown }).version) : null;
-      results.push(pass('connection', `reached ${config.apiUrl}/rest/ (TLS ${config.apiUrl!.startsWith('https:') ? (config.verifySsl ? 'verified' : 'not verified') : 'not used'})`));
+      results.push(
+        pass(
+          'connection',
+          `reached ${config.apiUrl}/rest/ (TLS ${config.apiUrl!.startsWith('https:') ? (config.verifySsl ? 'verified' : 'not verified') : 'not used'})`,
+        ),
+      );
     } catch (err) {
       if (err instanceof UpstreamError && err.status !== null && (err.status === 401 || err.status === 403)) {
         results.push(pass('connection', `reached ${config.apiUrl}/rest/ (it refused to tell its version to these keys)`));
       } else {
-        results.push(fromError('connection', err, 'Check API URL (the browser URL of the console, without /rest) and that this machine can reach it over HTTPS'));
+        results.push(
+          fromError('connection', err, 'Check API URL (the browser URL of the console, without /rest) and that this machine can reach it over HTTPS'),
+        );
         return results;
       }
     }
@@ -141,7 +191,9 @@ export async function checkTenableSc(config: TenableScConfig, ctx: ConnectorCont
       results.push(pass('data-access', `the user can read vulnerability data (${hosts} host${hosts === 1 ? '' : 's'} visible)`));
     } catch (err) {
       if (err instanceof UpstreamError && (err.status === 400 || err.status === 403) && !err.transient) {
-        results.push(fail('data-access', `the user may not query vulnerability data (${err.message}): missing permission, not a console outage`, ORG_USER_HINT));
+        results.push(
+          fail('data-access', `the user may not query vulnerability data (${err.message}): missing permission, not a console outage`, ORG_USER_HINT),
+        );
       } else {
         results.push(fromError('data-access', err));
       }
@@ -182,7 +234,11 @@ async function repositoryCheck(client: TenableScClient, user: UserInfo, call: { 
     );
   }
   if (repos.length === 0) {
-    return fail('repositories', `group '${user.groupName ?? user.groupId ?? '?'}' gives access to no repository: nothing would be imported`, 'In the console, add every repository to import to the group\u2019s Access section, with Viewable Hosts set to All Defined Ranges');
+    return fail(
+      'repositories',
+      `group '${user.groupName ?? user.groupId ?? '?'}' gives access to no repository: nothing would be imported`,
+      'In the console, add every repository to import to the group\u2019s Access section, with Viewable Hosts set to All Defined Ranges',
+    );
   }
   const names = repos.map((r) => (r.name ? `${r.name}${r.id ? ` (id ${r.id})` : ''}` : `id ${r.id}`)).join(', ');
   return pass('repositories', `repositories to import: ${names}`, 'A repository missing from the group\u2019s Access section is missing from the import');

@@ -59,12 +59,20 @@ export class TenableScClient {
   }
 
   /** One call: retries transient failures (HTTP status, resets, "database is locked") with backoff. */
-  async call(method: 'GET' | 'POST', path: string, init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {}): Promise<unknown> {
+  async call(
+    method: 'GET' | 'POST',
+    path: string,
+    init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {},
+  ): Promise<unknown> {
     return (await this.callEnvelope(method, path, init)).response;
   }
 
   /** Like call(), with the whole envelope (its `timestamp` is the console's clock). */
-  async callEnvelope(method: 'GET' | 'POST', path: string, init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {}): Promise<Envelope> {
+  async callEnvelope(
+    method: 'GET' | 'POST',
+    path: string,
+    init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {},
+  ): Promise<Envelope> {
     if (method === 'POST' && path !== '/analysis' && path !== '/hosts/search') throw new Error(`refusing POST ${path}: the connector is read-only`);
     const what = `${method} /rest${path}`;
     const retry: RetryOptions = { log: this.#log, what, ...this.#retry, signal: init.signal };
@@ -99,15 +107,20 @@ export class TenableScClient {
       body.sortDir = q.sortDir ?? 'ASC';
     }
     const env = await this.callEnvelope('POST', '/analysis', { json: body, ...opts });
-    return { ...readAnalysisResponse(env.response, { strict: true, what: `POST /rest/analysis (tool ${q.tool}, ${q.sourceType}, offset ${q.offset})` }), timestamp: env.timestamp };
+    return {
+      ...readAnalysisResponse(env.response, { strict: true, what: `POST /rest/analysis (tool ${q.tool}, ${q.sourceType}, offset ${q.offset})` }),
+      timestamp: env.timestamp,
+    };
   }
 
   /** One page of `GET /rest/hosts` (5.20+); the console returns a plain array and no total. */
   async fetchHostsPage(offset: number, limit: number, fields: string, opts: CallOptions = {}): Promise<Record<string, unknown>[]> {
     const response = await this.get('/hosts', { fields, limit, startOffset: offset, endOffset: offset + limit, pagination: 'true' }, opts);
     // A plain array (documented) or {results: […]}; either way a list of rows (objects).
-    const list = response && typeof response === 'object' && !Array.isArray(response) && 'results' in response ? (response as { results: unknown }).results : response;
-    if (!Array.isArray(list)) throw new UpstreamError('GET /rest/hosts returned no host list', { hint: 'The Host Assets API needs console version 5.20 or later' });
+    const list =
+      response && typeof response === 'object' && !Array.isArray(response) && 'results' in response ? (response as { results: unknown }).results : response;
+    if (!Array.isArray(list))
+      throw new UpstreamError('GET /rest/hosts returned no host list', { hint: 'The Host Assets API needs console version 5.20 or later' });
     return parsePage(z.array(zRow), list, `GET /rest/hosts (offset ${offset})`, () => 'a host (an object)');
   }
 

@@ -9,7 +9,9 @@ const REST_SUFFIX = /\/rest\/?$/i;
 const apiUrl = z.preprocess(
   (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim().replace(/\/+$/, '')) : v),
   httpUrl('apiUrl')
-    .refine((s) => !REST_SUFFIX.test(s), { message: 'remove /rest from the end of the API URL: enter the URL you open the console with in a browser; the connector appends /rest/ itself' })
+    .refine((s) => !REST_SUFFIX.test(s), {
+      message: 'remove /rest from the end of the API URL: enter the URL you open the console with in a browser; the connector appends /rest/ itself',
+    })
     .optional(),
 );
 
@@ -55,7 +57,10 @@ export function requireApi(c: TenableScConfig): TenableScApiConfig {
 }
 
 export const tenableScFields: Record<string, ConfigFieldInfo> = {
-  inputMode: inputModeField('File Import (CSV files)', 'API access is recommended. File import reads CSV exports of the Vulnerabilities and Host Assets pages uploaded to the bucket.'),
+  inputMode: inputModeField(
+    'File Import (CSV files)',
+    'API access is recommended. File import reads CSV exports of the Vulnerabilities and Host Assets pages uploaded to the bucket.',
+  ),
   apiUrl: {
     label: 'API URL',
     input: 'text',
@@ -88,10 +93,30 @@ export const tenableScFields: Record<string, ConfigFieldInfo> = {
     input: 'boolean',
     help: 'Also import Info-severity findings as vulnerabilities (greatly increases volume). Installed software and open ports are imported regardless.',
   },
-  expectedUsername: { label: 'Expected Username', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the API keys belong to this user.' },
-  expectedOrganization: { label: 'Expected Organization', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the user\u2019s organization.' },
-  expectedGroup: { label: 'Expected Group', input: 'text', showWhen: API_MODE_ONLY, help: 'When set, the credential check verifies the user\u2019s group (it defines which repositories are imported).' },
-  caCertificate: { label: 'CA Certificate', input: 'textarea', showWhen: API_MODE_ONLY, help: 'PEM of a private CA that signed the console\u2019s certificate; an alternative to disabling verification.' },
+  expectedUsername: {
+    label: 'Expected Username',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'When set, the credential check verifies the API keys belong to this user.',
+  },
+  expectedOrganization: {
+    label: 'Expected Organization',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'When set, the credential check verifies the user\u2019s organization.',
+  },
+  expectedGroup: {
+    label: 'Expected Group',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'When set, the credential check verifies the user\u2019s group (it defines which repositories are imported).',
+  },
+  caCertificate: {
+    label: 'CA Certificate',
+    input: 'textarea',
+    showWhen: API_MODE_ONLY,
+    help: 'PEM of a private CA that signed the console\u2019s certificate; an alternative to disabling verification.',
+  },
   proxyUrl: {
     label: 'Proxy URL',
     input: 'text',
@@ -101,7 +126,16 @@ export const tenableScFields: Record<string, ConfigFieldInfo> = {
     help: 'HTTP(S) proxy to reach the console through, e.g. http://proxy:3128 or http://user:password@proxy:3128 (the password is stored encrypted and shown masked).',
   },
   pageSize: { label: 'Page Size', input: 'number', showWhen: API_MODE_ONLY, help: 'Records per analysis page (default 1000).' },
-  proofMaxBytes: { label: 'Proof Size Limit', input: 'number', help: 'Bytes of plugin output kept as a finding\u2019s proof (default 16384); longer output is cut and marked truncated.' },
-  bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the CSV exports are uploaded to (default vuln-scanner).' },
+  proofMaxBytes: {
+    label: 'Proof Size Limit',
+    input: 'number',
+    help: 'Bytes of plugin output kept as a finding\u2019s proof (default 16384); longer output is cut and marked truncated.',
+  },
+  bucket: {
+    label: 'Bucket',
+    input: 'text',
+    showWhen: { inputMode: ['file'] },
+    help: 'File-drop bucket the CSV exports are uploaded to (default vuln-scanner).',
+  },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
 };

@@ -5,7 +5,10 @@ import type { IncomingRecord, ModelName } from '../../core/models.ts';
 
 /** "DueBy Time" → "duebytime", "Exploit?" → "exploit", "IP Address" → "ipaddress". */
 export function normHeader(h: string): string {
-  return h.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return h
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 export interface ColumnDef {
@@ -17,7 +20,7 @@ export interface ColumnDef {
 
 /** A copy of `s` that does not share the memory of the string it was cut from. */
 export function detach(s: string): string {
-  return (` ${s}`).slice(1);
+  return ` ${s}`.slice(1);
 }
 
 /** A data row of a file, read through the header's column map. */
@@ -187,10 +190,16 @@ export function detectKind(header: string[], kinds: FileKind[], what: string): D
   const missing = best ? best.kind.required.filter((req) => !req.split('|').some((f) => best.index.has(f))) : [];
   if (best && (best.sig >= (best.kind.minSignature ?? 2) || (best.sig >= 2 && missing.length > 0))) {
     if (missing.length) {
-      return { ok: false, reason: `looks like a ${best.kind.label} export but lacks the required column${missing.length > 1 ? 's' : ''}: ${missing.map((f) => label(best.kind, f)).join('; ')}` };
+      return {
+        ok: false,
+        reason: `looks like a ${best.kind.label} export but lacks the required column${missing.length > 1 ? 's' : ''}: ${missing.map((f) => label(best.kind, f)).join('; ')}`,
+      };
     }
   } else {
-    const shown = header.slice(0, 8).map((h) => JSON.stringify(h.length > 40 ? `${h.slice(0, 40)}…` : h)).join(', ');
+    const shown = header
+      .slice(0, 8)
+      .map((h) => JSON.stringify(h.length > 40 ? `${h.slice(0, 40)}…` : h))
+      .join(', ');
     return {
       ok: false,
       reason: `not a ${what} export: the header (${shown}${header.length > 8 ? ', …' : ''}) matches none of the accepted exports (${kinds.map((k) => k.label).join(', ')}); see docs/csv-import.md for the accepted columns`,

@@ -6,11 +6,47 @@
 
 /** Zone abbreviations seen in exports, as offsets in minutes east of UTC. */
 export const ZONE_OFFSETS: Record<string, number> = {
-  UTC: 0, GMT: 0, UT: 0, Z: 0, WET: 0,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  AKST: -540, AKDT: -480, HST: -600, AST: -240, ADT: -180, NST: -210, NDT: -150,
-  BST: 60, IST: 330, CET: 60, CEST: 120, MET: 60, MEST: 120, WEST: 60, EET: 120, EEST: 180, MSK: 180,
-  SGT: 480, HKT: 480, JST: 540, KST: 540, AEST: 600, AEDT: 660, ACST: 570, ACDT: 630, AWST: 480, NZST: 720, NZDT: 780,
+  UTC: 0,
+  GMT: 0,
+  UT: 0,
+  Z: 0,
+  WET: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  AKST: -540,
+  AKDT: -480,
+  HST: -600,
+  AST: -240,
+  ADT: -180,
+  NST: -210,
+  NDT: -150,
+  BST: 60,
+  IST: 330,
+  CET: 60,
+  CEST: 120,
+  MET: 60,
+  MEST: 120,
+  WEST: 60,
+  EET: 120,
+  EEST: 180,
+  MSK: 180,
+  SGT: 480,
+  HKT: 480,
+  JST: 540,
+  KST: 540,
+  AEST: 600,
+  AEDT: 660,
+  ACST: 570,
+  ACDT: 630,
+  AWST: 480,
+  NZST: 720,
+  NZDT: 780,
 };
 
 const MONTHS: Record<string, number> = { jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11 };
@@ -43,7 +79,8 @@ function hour12(h: number, ampm: string | undefined): number {
 }
 
 // "Feb 9, 2024 10:48:42 UTC", "Jun 24, 2020 03:05 PM", "Feb 9 2024", "Mon, Feb 9, 2024 10:48 AM EST"
-const MONTH_FIRST = /^(?:[a-z]{3,9},?\s+)?([a-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})(?:[\s,]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]m)?(?:\s+([a-z]{1,5}|(?:utc|gmt)?[+-]\d{1,2}:?\d{2}))?)?$/i;
+const MONTH_FIRST =
+  /^(?:[a-z]{3,9},?\s+)?([a-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})(?:[\s,]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]m)?(?:\s+([a-z]{1,5}|(?:utc|gmt)?[+-]\d{1,2}:?\d{2}))?)?$/i;
 // "9 Feb 2024 10:48:42 UTC", "09-Feb-2024 10:48"
 const DAY_FIRST = /^(\d{1,2})[\s-]([a-z]{3,9})\.?[\s-](\d{4})(?:[\s,]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]m)?(?:\s+([a-z]{1,5}|[+-]\d{1,2}:?\d{2}))?)?$/i;
 // ISO-8601 and "2024-07-01 09:00:00", also with slashes

@@ -138,15 +138,41 @@ async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, 
   return { values: [...out], unscoped };
 }
 
-export function result(obj: Pick<PlannedFile, 'key' | 'etag' | 'size'>, kind: string | null, p: Pick<Position, 'rowsRead' | 'rowsImported' | 'rowsRejected' | 'rejections'>, error: string | null = null): FileImportResult {
+export function result(
+  obj: Pick<PlannedFile, 'key' | 'etag' | 'size'>,
+  kind: string | null,
+  p: Pick<Position, 'rowsRead' | 'rowsImported' | 'rowsRejected' | 'rejections'>,
+  error: string | null = null,
+): FileImportResult {
   let status: FileImportStatus = 'imported';
   if (error !== null) status = 'rejected';
   else if (p.rowsRejected > 0) status = p.rowsImported > 0 ? 'partial' : 'rejected';
   if (status === 'rejected' && error === null) error = `every row was rejected (${p.rowsRejected}); see the rejected rows`;
-  return { key: obj.key, etag: obj.etag, size: obj.size, kind, rowsRead: p.rowsRead, rowsImported: p.rowsImported, rowsRejected: p.rowsRejected, rejections: p.rejections.slice(0, MAX_REJECTIONS), status, error };
+  return {
+    key: obj.key,
+    etag: obj.etag,
+    size: obj.size,
+    kind,
+    rowsRead: p.rowsRead,
+    rowsImported: p.rowsImported,
+    rowsRejected: p.rowsRejected,
+    rejections: p.rejections.slice(0, MAX_REJECTIONS),
+    status,
+    error,
+  };
 }
 
-export const emptyPos = (file: number): Position => ({ file, records: 0, rowsRead: 0, rowsImported: 0, rowsRejected: 0, rowsSkipped: 0, rejections: [], scope: [], complete: false });
+export const emptyPos = (file: number): Position => ({
+  file,
+  records: 0,
+  rowsRead: 0,
+  rowsImported: 0,
+  rowsRejected: 0,
+  rowsSkipped: 0,
+  rejections: [],
+  scope: [],
+  complete: false,
+});
 
 async function listAll(bucket: SourceBucket): Promise<BucketObject[]> {
   const out: BucketObject[] = [];
@@ -185,7 +211,8 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
   // A snapshot's place in time: when its first file was imported.
   const snapAt = new Map<string, string>();
   for (const f of fresh) if (!snapAt.has(f.snapshot) || f.at < snapAt.get(f.snapshot)!) snapAt.set(f.snapshot, f.at);
-  const order = (a: (typeof fresh)[number], b: (typeof fresh)[number]) => snapAt.get(a.snapshot)!.localeCompare(snapAt.get(b.snapshot)!) || (a.snapshot < b.snapshot ? -1 : a.snapshot > b.snapshot ? 1 : 0);
+  const order = (a: (typeof fresh)[number], b: (typeof fresh)[number]) =>
+    snapAt.get(a.snapshot)!.localeCompare(snapAt.get(b.snapshot)!) || (a.snapshot < b.snapshot ? -1 : a.snapshot > b.snapshot ? 1 : 0);
   // Groups whose new files all sweep nothing (a host list alone): the group's imported exports that
   // sweep are read again for the state they leave to those files (the host index), storing nothing.
   const indexGroups = new Set(fresh.map((f) => f.kind.group));
@@ -200,7 +227,8 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
   const files: PlannedFile[] = [];
   for (const k of opts.kinds) {
     for (const s of indexOnly) {
-      if (s.detection.ok && s.detection.match.kind === k) files.push({ key: s.obj.key, etag: s.obj.etag, size: s.obj.size, kind: k.name, origin: originOf(s.obj.key), covered: [], indexOnly: true });
+      if (s.detection.ok && s.detection.match.kind === k)
+        files.push({ key: s.obj.key, etag: s.obj.etag, size: s.obj.size, kind: k.name, origin: originOf(s.obj.key), covered: [], indexOnly: true });
     }
     const mine = fresh.filter((f) => f.kind === k).sort(order);
     const snapshots = new Set(mine.map((f) => f.snapshot));
@@ -226,13 +254,27 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
 /** File-mode check: the bucket's address, how many files await import, and what the pending ones are. */
 export async function checkBucket(bucket: SourceBucket | undefined, kinds: FileKind[], what: string, bucketName: string): Promise<CheckResult[]> {
   if (!bucket) {
-    return [{ id: 'bucket', ok: false, message: `no file drop is configured, so bucket '${bucketName}' cannot be read`, hint: 'Start Tributary with --file-drop (or TRIBUTARY_FILE_DROP), or use the default local file drop in the data dir' }];
+    return [
+      {
+        id: 'bucket',
+        ok: false,
+        message: `no file drop is configured, so bucket '${bucketName}' cannot be read`,
+        hint: 'Start Tributary with --file-drop (or TRIBUTARY_FILE_DROP), or use the default local file drop in the data dir',
+      },
+    ];
   }
   let objs: BucketObject[];
   try {
     objs = await listAll(bucket);
   } catch (err) {
-    return [{ id: 'bucket', ok: false, message: `cannot list ${bucket.address}: ${err instanceof Error ? err.message : String(err)}`, hint: 'Check the file-drop settings (S3 endpoint, credentials, bucket)' }];
+    return [
+      {
+        id: 'bucket',
+        ok: false,
+        message: `cannot list ${bucket.address}: ${err instanceof Error ? err.message : String(err)}`,
+        hint: 'Check the file-drop settings (S3 endpoint, credentials, bucket)',
+      },
+    ];
   }
   const pending: BucketObject[] = [];
   for (const o of objs) if (!(await bucket.isImported(o))) pending.push(o);
@@ -240,17 +282,31 @@ export async function checkBucket(bucket: SourceBucket | undefined, kinds: FileK
     {
       id: 'bucket',
       ok: true,
-      message: `${bucket.address}: ${objs.length} file${objs.length === 1 ? '' : 's'}, ${pending.length} awaiting import${pending.length ? ` (${pending.slice(0, 5).map((o) => o.key).join(', ')}${pending.length > 5 ? ', …' : ''})` : ''}`,
+      message: `${bucket.address}: ${objs.length} file${objs.length === 1 ? '' : 's'}, ${pending.length} awaiting import${
+        pending.length
+          ? ` (${pending
+              .slice(0, 5)
+              .map((o) => o.key)
+              .join(', ')}${pending.length > 5 ? ', …' : ''})`
+          : ''
+      }`,
       hint: objs.length === 0 ? `Upload ${what} exports (${kinds.map((k) => k.label).join(', ')}) with \`tributary upload\` or the file-drop guide` : null,
     },
   ];
   const shown = pending.slice(-20);
   for (const o of shown) {
-    const d = await sniffObject(bucket, o, kinds, what).catch((err: unknown): Detection => ({ ok: false, reason: err instanceof Error ? err.message : String(err) }));
+    const d = await sniffObject(bucket, o, kinds, what).catch(
+      (err: unknown): Detection => ({ ok: false, reason: err instanceof Error ? err.message : String(err) }),
+    );
     out.push(
       d.ok
         ? { id: `file:${o.key}`, ok: true, message: `${o.key}: ${d.match.kind.label} export, will be imported by the next sync`, hint: null }
-        : { id: `file:${o.key}`, ok: false, message: `${o.key}: will be rejected: ${d.reason}`, hint: 'Remove it from the bucket, or upload the export the connector accepts (see docs/csv-import.md)' },
+        : {
+            id: `file:${o.key}`,
+            ok: false,
+            message: `${o.key}: will be rejected: ${d.reason}`,
+            hint: 'Remove it from the bucket, or upload the export the connector accepts (see docs/csv-import.md)',
+          },
     );
   }
   return out;

@@ -127,7 +127,9 @@ class RowMapping {
   readonly #collect = (model: ModelName, r: IncomingRecord | null | undefined): void => {
     if (!r) return;
     if (this.#held.length >= this.#limits.maxRowRecords) {
-      throw new RowError(`the row yields more than ${this.#limits.maxRowRecords} records (software, ports, …), the limit of one row (TRIBUTARY_CSV_MAX_ROW_RECORDS)`);
+      throw new RowError(
+        `the row yields more than ${this.#limits.maxRowRecords} records (software, ports, …), the limit of one row (TRIBUTARY_CSV_MAX_ROW_RECORDS)`,
+      );
     }
     this.#held.push([model, r]);
   };
@@ -140,7 +142,10 @@ class RowMapping {
     const max = this.#limits.maxCellChars;
     for (let i = 0; i < row.fields.length; i++) {
       const n = row.fields[i]!.length;
-      if (n > max) throw new RowError(`${header[i] ?? `column ${i + 1}`} holds ${n} characters, over the ${max}-character limit of one cell (TRIBUTARY_CSV_MAX_CELL_CHARS)`);
+      if (n > max)
+        throw new RowError(
+          `${header[i] ?? `column ${i + 1}`} holds ${n} characters, over the ${max}-character limit of one cell (TRIBUTARY_CSV_MAX_CELL_CHARS)`,
+        );
     }
     this.#held.length = 0;
     try {
@@ -157,7 +162,13 @@ function reject(pos: Position, line: number, reason: string): void {
   if (pos.rejections.length < MAX_REJECTIONS) pos.rejections.push({ line, reason });
 }
 
-async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStreamOptions, ctx: StreamContext, shared: Map<string, unknown>): AsyncGenerator<Page, Position> {
+async function* readFile(
+  bucket: SourceBucket,
+  cp: FileCheckpoint,
+  opts: FileStreamOptions,
+  ctx: StreamContext,
+  shared: Map<string, unknown>,
+): AsyncGenerator<Page, Position> {
   const f = cp.files[cp.at.file]!;
   const pos: Position = { ...cp.at, rejections: [...cp.at.rejections] };
   const kind = opts.kinds.find((k) => k.name === f.kind)!;
@@ -170,13 +181,14 @@ async function* readFile(bucket: SourceBucket, cp: FileCheckpoint, opts: FileStr
   const scope = new Set(pos.scope);
   // Records of exports that sweep carry their file, so a later export of the same name covers them.
   const origin = f.origin;
-  const add = kind.sweeps.length > 0
-    ? (model: ModelName, r: IncomingRecord | null | undefined): void => {
-        if (!r) return;
-        r.origin = origin;
-        page.add(model, r);
-      }
-    : page.add;
+  const add =
+    kind.sweeps.length > 0
+      ? (model: ModelName, r: IncomingRecord | null | undefined): void => {
+          if (!r) return;
+          r.origin = origin;
+          page.add(model, r);
+        }
+      : page.add;
   const checkpoint = (): FileCheckpoint => ({ ...cp, at: { ...pos, rejections: [...pos.rejections], scope: [...scope] } });
   try {
     let header: string[] | null = null;
@@ -316,13 +328,22 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
         await ctx.flush?.();
         const r = result(f, f.kind, pos);
         await bucket.recordImport(r);
-        ctx.log.info({ key: f.key, kind: f.kind, rowsRead: r.rowsRead, rowsImported: r.rowsImported, rowsRejected: r.rowsRejected, rowsSkipped: pos.rowsSkipped }, 'file imported');
+        ctx.log.info(
+          { key: f.key, kind: f.kind, rowsRead: r.rowsRead, rowsImported: r.rowsImported, rowsRejected: r.rowsRejected, rowsSkipped: pos.rowsSkipped },
+          'file imported',
+        );
         const st = cp.stats[f.kind] ?? { imported: 0, rejected: 0 };
         const scope = [...new Set([...cp.scope, ...pos.scope])];
-        cp = { ...cp, scope, stats: { ...cp.stats, [f.kind]: { imported: st.imported + pos.rowsImported, rejected: st.rejected + pos.rowsRejected } }, at: emptyPos(cp.at.file + 1) };
+        cp = {
+          ...cp,
+          scope,
+          stats: { ...cp.stats, [f.kind]: { imported: st.imported + pos.rowsImported, rejected: st.rejected + pos.rowsRejected } },
+          at: emptyPos(cp.at.file + 1),
+        };
       }
       const swept = intact && cp.full ? sweepOf(cp, opts) : [];
-      if (cp.full && cp.files.some((f) => !f.indexOnly) && (Array.isArray(swept) && swept.length === 0)) ctx.log.warn({ stats: cp.stats }, 'the files were not read clean (rejected rows, no rows, or a changed file): nothing is marked removed this run');
+      if (cp.full && cp.files.some((f) => !f.indexOnly) && Array.isArray(swept) && swept.length === 0)
+        ctx.log.warn({ stats: cp.stats }, 'the files were not read clean (rejected rows, no rows, or a changed file): nothing is marked removed this run');
       yield { records: {}, checkpoint: { ...cp, swept }, sweep: swept };
     },
   };
@@ -342,4 +363,3 @@ function sweepOf(cp: FileCheckpoint, opts: FileStreamOptions): NonNullable<Page[
   const hostField = kinds.find((k) => k.scope)?.scope?.hostField;
   return { models, scope: { origins, ...(hostField && cp.scope.length > 0 ? { hostField: { name: hostField, values: cp.scope } } : {}) } };
 }
-

@@ -32,7 +32,8 @@ export function assetRoutes(app: AppContext) {
       });
       const hosts = asset.hostIds as string[];
       if (hostId) {
-        if (!hosts.includes(hostId) && !(await app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [hostId]))[0]) throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
+        if (!hosts.includes(hostId) && !(await app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [hostId]))[0])
+          throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
         return hostId;
       }
       if (hosts.length === 1) return hosts[0]!;
@@ -44,7 +45,11 @@ export function assetRoutes(app: AppContext) {
       const host = await app.store.getRecord('hosts', hostId);
       return { action, hostId, cmdbAssetId: body.cmdbAssetId, asset: await app.store.getRecord('assets', String(host.assetId)) };
     };
-    const overrideResponse = { type: 'object', properties: { action: { type: 'string' }, hostId: { type: 'string' }, cmdbAssetId: { type: 'string' }, asset: recordSchema('assets') }, required: ['action', 'hostId', 'cmdbAssetId', 'asset'] };
+    const overrideResponse = {
+      type: 'object',
+      properties: { action: { type: 'string' }, hostId: { type: 'string' }, cmdbAssetId: { type: 'string' }, asset: recordSchema('assets') },
+      required: ['action', 'hostId', 'cmdbAssetId', 'asset'],
+    };
     for (const [method, path, action] of [
       ['POST', '/api/v1/assets/:id/link', 'link'],
       ['DELETE', '/api/v1/assets/:id/link', 'unlink'],
@@ -55,7 +60,10 @@ export function assetRoutes(app: AppContext) {
         url: path,
         schema: {
           tags: ['assets'],
-          summary: action === 'link' ? 'Link a host to a CMDB record (beats every rule, kept across syncs)' : 'Forbid a host and a CMDB record from being linked (kept across syncs)',
+          summary:
+            action === 'link'
+              ? 'Link a host to a CMDB record (beats every rule, kept across syncs)'
+              : 'Forbid a host and a CMDB record from being linked (kept across syncs)',
           params: idParams,
           body: linkBody,
           response: { 200: overrideResponse, 400: errorSchema, 404: errorSchema },
@@ -63,13 +71,24 @@ export function assetRoutes(app: AppContext) {
         handler: async (req) => override(req.params.id, req.body, action),
       });
     }
-    f.post('/api/v1/assets/recompute', { schema: { tags: ['assets'], summary: 'Correlate everything again (full pass) and relink every ticket' } }, async () => {
-      const r = await app.store.correlate();
-      return { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
-    });
+    f.post(
+      '/api/v1/assets/recompute',
+      { schema: { tags: ['assets'], summary: 'Correlate everything again (full pass) and relink every ticket' } },
+      async () => {
+        const r = await app.store.correlate();
+        return { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
+      },
+    );
     f.get<{ Params: { id: string } }>(
       '/api/v1/assets/:id/records',
-      { schema: { tags: ['assets'], summary: 'An asset with its scanner hosts and CMDB records side by side', params: idParams, response: { 404: errorSchema } } },
+      {
+        schema: {
+          tags: ['assets'],
+          summary: 'An asset with its scanner hosts and CMDB records side by side',
+          params: idParams,
+          response: { 404: errorSchema },
+        },
+      },
       async (req) => {
         const asset = await app.store.getRecord('assets', req.params.id);
         const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.getRecord('hosts', id)));

@@ -83,21 +83,35 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
       },
     );
 
-    f.post('/api/v1/auth/logout', { schema: { tags: ['auth'], summary: 'End the current session', response: { 204: { type: 'null' } } } }, async (req, reply) => {
-      const auth = current(req);
-      if (auth.sessionHash) await app.store.deleteSession(auth.sessionHash);
-      clearCookie(req, reply);
-      return reply.code(204).send();
-    });
+    f.post(
+      '/api/v1/auth/logout',
+      { schema: { tags: ['auth'], summary: 'End the current session', response: { 204: { type: 'null' } } } },
+      async (req, reply) => {
+        const auth = current(req);
+        if (auth.sessionHash) await app.store.deleteSession(auth.sessionHash);
+        clearCookie(req, reply);
+        return reply.code(204).send();
+      },
+    );
 
-    f.get('/api/v1/auth/session', { schema: { tags: ['auth'], summary: 'The logged-in user and the CSRF token', response: { 200: sessionSchema } } }, async (req) => {
-      const auth = current(req);
-      return { user: { id: auth.userId, username: auth.username }, csrfToken: auth.csrfToken, via: auth.via };
-    });
+    f.get(
+      '/api/v1/auth/session',
+      { schema: { tags: ['auth'], summary: 'The logged-in user and the CSRF token', response: { 200: sessionSchema } } },
+      async (req) => {
+        const auth = current(req);
+        return { user: { id: auth.userId, username: auth.username }, csrfToken: auth.csrfToken, via: auth.via };
+      },
+    );
 
     f.get(
       '/api/v1/tokens',
-      { schema: { tags: ['auth'], summary: 'API tokens of the current user (never their values)', response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenSchema } } } } } },
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'API tokens of the current user (never their values)',
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenSchema } } } },
+        },
+      },
       async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
     );
 
@@ -137,7 +151,14 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
 
     f.delete<{ Params: { id: string } }>(
       '/api/v1/tokens/:id',
-      { schema: { tags: ['auth'], summary: 'Revoke an API token', params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, response: { 204: { type: 'null' } } } },
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Revoke an API token',
+          params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          response: { 204: { type: 'null' } },
+        },
+      },
       async (req, reply) => {
         if (!(await app.store.deleteApiToken(req.params.id, current(req).userId))) throw new NotFoundError(`no API token with id '${req.params.id}'`);
         return reply.code(204).send();

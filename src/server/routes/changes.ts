@@ -12,18 +12,34 @@ import { remediationReport } from '../../store/remediation.ts';
 import { errorSchema } from '../errors.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
 
-const asList = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v.map(String) : [String(v)]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
+const asList = (v: unknown): string[] =>
+  v === undefined
+    ? []
+    : (Array.isArray(v) ? v.map(String) : [String(v)])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 const changeSchema = {
   type: 'object',
   properties: Object.fromEntries(
-    CHANGE_FIELDS.map((f) => [f.name, f.kind === 'time' ? { type: 'string', format: 'date-time' } : ['externalId', 'from', 'to'].includes(f.name) ? { type: ['string', 'null'] } : { type: 'string' }]),
+    CHANGE_FIELDS.map((f) => [
+      f.name,
+      f.kind === 'time'
+        ? { type: 'string', format: 'date-time' }
+        : ['externalId', 'from', 'to'].includes(f.name)
+          ? { type: ['string', 'null'] }
+          : { type: 'string' },
+    ]),
   ),
   required: ['id', 'source', 'model', 'recordId', 'change', 'runId', 'at'],
 } as const;
 
 const RESERVED = new Set(['since', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
-type ChangesQuery = { since?: string; model?: string[]; source?: string[]; change?: string[]; where?: string[]; limit: number; cursor?: string } & Record<string, unknown>;
+type ChangesQuery = { since?: string; model?: string[]; source?: string[]; change?: string[]; where?: string[]; limit: number; cursor?: string } & Record<
+  string,
+  unknown
+>;
 
 const remediationItem = {
   type: 'object',
@@ -66,7 +82,11 @@ export function changeRoutes(app: AppContext) {
             type: 'object',
             properties: {
               since: { type: 'string', description: 'a run id (the changes of that run and every later one) or an ISO-8601 time (changes at or after it)' },
-              model: { type: 'array', items: { type: 'string' }, description: `only changes of this model (${MODEL_NAMES.join(', ')}); repeat or comma-separate for several` },
+              model: {
+                type: 'array',
+                items: { type: 'string' },
+                description: `only changes of this model (${MODEL_NAMES.join(', ')}); repeat or comma-separate for several`,
+              },
               source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
               change: { type: 'array', items: { type: 'string' }, description: `kind of change: ${CHANGE_KINDS.join(', ')}; repeat or comma-separate` },
               where: { type: 'array', items: { type: 'string' }, description: 'filter on a change field: field=value, !=, >, >=, <, <=, ~ (contains)' },
@@ -76,7 +96,11 @@ export function changeRoutes(app: AppContext) {
             additionalProperties: { description: 'any other parameter is a field filter: ?recordId=…' },
           },
           response: {
-            200: { type: 'object', properties: { items: { type: 'array', items: changeSchema }, nextCursor: { type: ['string', 'null'] } }, required: ['items', 'nextCursor'] },
+            200: {
+              type: 'object',
+              properties: { items: { type: 'array', items: changeSchema }, nextCursor: { type: ['string', 'null'] } },
+              required: ['items', 'nextCursor'],
+            },
             400: errorSchema,
           },
         },
@@ -115,7 +139,11 @@ export function changeRoutes(app: AppContext) {
           response: {
             200: {
               type: 'object',
-              properties: { items: { type: 'array', items: remediationItem }, since: { type: ['string', 'null'] }, generatedAt: { type: 'string', format: 'date-time' } },
+              properties: {
+                items: { type: 'array', items: remediationItem },
+                since: { type: ['string', 'null'] },
+                generatedAt: { type: 'string', format: 'date-time' },
+              },
               required: ['items', 'since', 'generatedAt'],
             },
             400: errorSchema,

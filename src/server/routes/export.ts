@@ -63,7 +63,11 @@ export function exportRoutes(app: AppContext) {
         schema: {
           tags: ['export'],
           summary: 'Scheduled export destinations with the status of their last export per source',
-          querystring: { type: 'object', properties: { source: { type: 'string', description: 'only the destinations that apply to this source' } }, additionalProperties: false },
+          querystring: {
+            type: 'object',
+            properties: { source: { type: 'string', description: 'only the destinations that apply to this source' } },
+            additionalProperties: false,
+          },
           response: { 200: { type: 'object', properties: { items: { type: 'array', items: destinationSchema } } }, 404: errorSchema },
         },
       },
@@ -103,7 +107,14 @@ export function exportRoutes(app: AppContext) {
 
     f.delete<{ Params: { name: string } }>(
       '/api/v1/exports/:name',
-      { schema: { tags: ['export'], summary: 'Remove a destination (files written stay)', params: nameParams, response: { 200: { type: 'object', properties: { removed: { type: 'string' } } }, 404: errorSchema } } },
+      {
+        schema: {
+          tags: ['export'],
+          summary: 'Remove a destination (files written stay)',
+          params: nameParams,
+          response: { 200: { type: 'object', properties: { removed: { type: 'string' } } }, 404: errorSchema },
+        },
+      },
       async (req) => {
         await deleteDestination(app.store.db, req.params.name);
         return { removed: req.params.name };
@@ -126,7 +137,11 @@ export function exportRoutes(app: AppContext) {
       },
       async (req) => {
         const d = await getDestination(app.store.db, req.params.name);
-        const sources = req.body.source ? [await app.store.getSource(req.body.source)] : d.sourceId ? [await app.store.getSourceById(d.sourceId)] : await app.store.listSources();
+        const sources = req.body.source
+          ? [await app.store.getSource(req.body.source)]
+          : d.sourceId
+            ? [await app.store.getSourceById(d.sourceId)]
+            : await app.store.listSources();
         for (const s of sources) await runDestination(app, d, s, null);
         const views = await describeDestinations(app);
         const names = new Set(sources.map((s) => s.name));
@@ -149,7 +164,11 @@ export function exportRoutes(app: AppContext) {
               ecsBulk: { type: 'boolean', description: 'ECS: an Elasticsearch _bulk action line with a stable _id before each document' },
               since: { type: 'string', description: 'only what changed after this run id, or since this ISO-8601 time' },
               source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-              where: { type: 'array', items: { type: 'string' }, description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text' },
+              where: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text',
+              },
             },
             required: ['format'],
             additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
@@ -164,8 +183,13 @@ export function exportRoutes(app: AppContext) {
         const fmt = { ...parseFormat(format, ocsfVersion), ecsBulk: ecsBulk === true };
         if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with format=ecs', 'ecsBulk');
         const filters = filtersOf(where, rest, RESERVED);
-        const names = asList(source).flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
-        const sourceIds = names.length ? await Promise.all(names.map(async (n) => (await app.store.findSource(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source')))) : undefined;
+        const names = asList(source)
+          .flatMap((n) => n.split(','))
+          .map((n) => n.trim())
+          .filter(Boolean);
+        const sourceIds = names.length
+          ? await Promise.all(names.map(async (n) => (await app.store.findSource(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))))
+          : undefined;
         const window = since ? await resolveSince(app.store, since) : null;
         // Bad filters and unmappable models answer 400 before the first byte is sent.
         await app.store.query(model, { sourceIds, filters, limit: 1, ...(window?.query ?? {}) });

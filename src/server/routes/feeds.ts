@@ -29,9 +29,19 @@ const feedSchema = {
 
 export function feedRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
-    f.get('/api/v1/feeds', { schema: { tags: ['feeds'], summary: 'Offline feeds: version, date, records, size; stale when older than 7 days', response: { 200: { type: 'object', properties: { items: { type: 'array', items: feedSchema } } } } } }, async () => ({
-      items: await feeds(app),
-    }));
+    f.get(
+      '/api/v1/feeds',
+      {
+        schema: {
+          tags: ['feeds'],
+          summary: 'Offline feeds: version, date, records, size; stale when older than 7 days',
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: feedSchema } } } },
+        },
+      },
+      async () => ({
+        items: await feeds(app),
+      }),
+    );
 
     // The body is the file itself, whatever its content type.
     await f.register(async (r) => {
@@ -49,7 +59,13 @@ export function feedRoutes(app: AppContext) {
               200: {
                 type: 'object',
                 properties: {
-                  imported: { type: 'array', items: { type: 'object', properties: { ...feedSchema.properties, file: { type: 'string' }, status: { type: 'string', enum: ['imported', 'unchanged'] } } } },
+                  imported: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: { ...feedSchema.properties, file: { type: 'string' }, status: { type: 'string', enum: ['imported', 'unchanged'] } },
+                    },
+                  },
                   findingsUpdated: { type: 'integer' },
                 },
               },

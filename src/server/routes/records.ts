@@ -55,7 +55,11 @@ const querySchema = {
   type: 'object',
   properties: {
     source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-    where: { type: 'array', items: { type: 'string' }, description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text' },
+    where: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text',
+    },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
     cursor: { type: 'string', description: 'nextCursor of the previous page' },
     sort: { type: 'string', description: 'order by a field, -field for descending (severity sorts by rank); default by id' },
@@ -101,7 +105,11 @@ const groupResponseSchema = {
   properties: {
     items: {
       type: 'array',
-      items: { type: 'object', properties: { values: { type: 'object', additionalProperties: true }, count: { type: 'integer' } }, required: ['values', 'count'] },
+      items: {
+        type: 'object',
+        properties: { values: { type: 'object', additionalProperties: true }, count: { type: 'integer' } },
+        required: ['values', 'count'],
+      },
     },
   },
 } as const;
@@ -137,7 +145,10 @@ const summaryItemSchema = {
 export function recordRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
     const sourceIds = async (names: string[]): Promise<string[] | undefined> => {
-      const list = names.flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean);
+      const list = names
+        .flatMap((n) => n.split(','))
+        .map((n) => n.trim())
+        .filter(Boolean);
       if (list.length === 0) return undefined;
       const ids: string[] = [];
       for (const n of list) {
@@ -158,7 +169,11 @@ export function recordRoutes(app: AppContext) {
             summary: `${model} records, filtered and paged by cursor`,
             querystring: querySchema,
             response: {
-              200: { type: 'object', properties: { items: { type: 'array', items: item }, nextCursor: { type: ['string', 'null'] } }, required: ['items', 'nextCursor'] },
+              200: {
+                type: 'object',
+                properties: { items: { type: 'array', items: item }, nextCursor: { type: ['string', 'null'] } },
+                required: ['items', 'nextCursor'],
+              },
               400: errorSchema,
             },
           },
@@ -166,7 +181,13 @@ export function recordRoutes(app: AppContext) {
         async (req) => {
           const { source, where, limit, cursor, sort, ...rest } = req.query;
           const filters = filtersOf(where, rest, RESERVED);
-          const page = await app.store.query(model, { sourceIds: await sourceIds(asList(source)), filters, limit, cursor: cursor || null, sort: parseSort(sort) });
+          const page = await app.store.query(model, {
+            sourceIds: await sourceIds(asList(source)),
+            filters,
+            limit,
+            cursor: cursor || null,
+            sort: parseSort(sort),
+          });
           return { items: page.records, nextCursor: page.nextCursor };
         },
       );
@@ -241,7 +262,9 @@ export function recordRoutes(app: AppContext) {
           if (result === 'passed' || result === 'failed' || result === 'warning' || result === 'error') row[result] += g.count;
           row.total += g.count;
         }
-        const items = [...rows.values()].sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark)).slice(0, req.query.limit);
+        const items = [...rows.values()]
+          .sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark))
+          .slice(0, req.query.limit);
         const hostIds = [...new Set(items.map((i) => i.hostId).filter((h): h is string => h !== null))];
         for (const host of await hostLabels(app.store.db, hostIds)) {
           for (const i of items) if (i.hostId === host.id) Object.assign(i, { hostname: host.hostname, ipAddresses: host.ipAddresses });
@@ -268,7 +291,10 @@ export function recordRoutes(app: AppContext) {
               properties: {
                 items: {
                   type: 'array',
-                  items: { type: 'object', properties: { id: { type: 'string' }, hostname: { type: ['string', 'null'] }, ipAddresses: { type: 'array', items: { type: 'string' } } } },
+                  items: {
+                    type: 'object',
+                    properties: { id: { type: 'string' }, hostname: { type: ['string', 'null'] }, ipAddresses: { type: 'array', items: { type: 'string' } } },
+                  },
                 },
               },
             },
@@ -317,7 +343,12 @@ export function recordRoutes(app: AppContext) {
         }
         for (const m of MODEL_NAMES) models[m] ??= 0;
         const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0 };
-        for (const g of await groupCount(app.store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'overdue', op: '=', value: 'true' }, { field: 'removed', op: '=', value: 'false' }] })) {
+        for (const g of await groupCount(app.store.db, 'vulnerabilities', ['severity'], {
+          filters: [
+            { field: 'overdue', op: '=', value: 'true' },
+            { field: 'removed', op: '=', value: 'false' },
+          ],
+        })) {
           overdue[String(g.values.severity)] = g.count;
         }
         return { models, sources, overdue };

@@ -58,10 +58,20 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       return { ...present(app, s, await app.store.lastRun(s.id)), exports: await exportStatusesOf(app, s.name) };
     };
 
-    f.get('/api/v1/sources', { schema: { tags: ['sources'], summary: 'All sources with their last run', response: { 200: { type: 'object', properties: { items: { type: 'array', items: sourceViewSchema } } } } } }, async () => {
-      const sources = await app.store.listSources();
-      return { items: await Promise.all(sources.map(async (s) => present(app, s, await app.store.lastRun(s.id)))) };
-    });
+    f.get(
+      '/api/v1/sources',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'All sources with their last run',
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: sourceViewSchema } } } },
+        },
+      },
+      async () => {
+        const sources = await app.store.listSources();
+        return { items: await Promise.all(sources.map(async (s) => present(app, s, await app.store.lastRun(s.id)))) };
+      },
+    );
 
     f.post<{ Body: { name: string; type: string; config?: Record<string, unknown>; schedule?: string | null } }>(
       '/api/v1/sources',
@@ -166,11 +176,17 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
             type: 'object',
             properties: {
               full: { type: 'boolean' },
-              allowLargeRemoval: { type: 'boolean', description: 'with full: let the sweep remove more than the sweep guard allows (the CLI\'s --allow-large-removal)' },
+              allowLargeRemoval: {
+                type: 'boolean',
+                description: "with full: let the sweep remove more than the sweep guard allows (the CLI's --allow-large-removal)",
+              },
             },
             additionalProperties: false,
           },
-          response: { 202: { type: 'object', properties: { runId: { type: 'string', nullable: true }, jobId: { type: 'string' } }, required: ['runId'] }, ...errors },
+          response: {
+            202: { type: 'object', properties: { runId: { type: 'string', nullable: true }, jobId: { type: 'string' } }, required: ['runId'] },
+            ...errors,
+          },
         },
         // A sync request with no body at all means the defaults.
         preValidation: async (req) => {
@@ -178,7 +194,8 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         },
       },
       async (req, reply) => {
-        if (req.body.allowLargeRemoval === true && req.body.full !== true) throw new InputError('allowLargeRemoval needs full: only a fresh full run may remove what the last one could not confirm', 'allowLargeRemoval');
+        if (req.body.allowLargeRemoval === true && req.body.full !== true)
+          throw new InputError('allowLargeRemoval needs full: only a fresh full run may remove what the last one could not confirm', 'allowLargeRemoval');
         const opts = { full: req.body.full === true, allowLargeRemoval: req.body.allowLargeRemoval === true, trigger: `api:${req.auth?.username ?? '?'}` };
         if (syncs.queued) {
           // PostgreSQL mode: the job queue runs it on whichever worker is free.

@@ -60,13 +60,21 @@ function errorField(err: unknown, keys: string[]): string | null {
   return keys.includes(f) || f === 'name' ? f : null;
 }
 
-export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceView | null; onSaved: (s: SourceView) => void; flash?: string | null; onChecked?: () => void }) {
+export function ConfigureForm(props: {
+  connector: ConnectorMeta;
+  source: SourceView | null;
+  onSaved: (s: SourceView) => void;
+  flash?: string | null;
+  onChecked?: () => void;
+}) {
   const { connector, source } = props;
   const isNew = source === null;
   const [name, setName] = useState('');
   const [values, setValues] = useState<Values>(() => initialValues(connector, source));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [summary, setSummary] = useState<{ tone: 'error' | 'success'; title: string; text?: string } | null>(props.flash ? { tone: 'success', title: props.flash } : null);
+  const [summary, setSummary] = useState<{ tone: 'error' | 'success'; title: string; text?: string } | null>(
+    props.flash ? { tone: 'success', title: props.flash } : null,
+  );
   const [busy, setBusy] = useState<'save' | 'test' | null>(null);
   const [check, setCheck] = useState<{ ok: boolean; checks: CheckResult[]; at: number } | null>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
@@ -113,7 +121,8 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
     e.preventDefault();
     setSummary(null);
     const errs: Record<string, string> = {};
-    if (isNew && !NAME_RE.test(name.trim())) errs.name = name.trim() ? 'Use letters, digits, ".", "_" or "-" (up to 63 characters), starting with a letter or digit.' : 'Give the source a name.';
+    if (isNew && !NAME_RE.test(name.trim()))
+      errs.name = name.trim() ? 'Use letters, digits, ".", "_" or "-" (up to 63 characters), starting with a letter or digit.' : 'Give the source a name.';
     if (Object.keys(errs).length) {
       setErrors(errs);
       setSummary({ tone: 'error', title: 'The configuration was not saved', text: 'Correct the highlighted fields.' });
@@ -131,8 +140,18 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
     } catch (err) {
       const field = errorField(err, keys);
       const msg = err instanceof Error ? err.message : String(err);
-      if (field) setErrors({ [field]: fieldMessage(msg, connector.fields.find((f) => f.key === field)) });
-      setSummary({ tone: 'error', title: 'The configuration was not saved', text: err instanceof ApiError && err.status === 400 ? humanize(msg, connector.fields) : describeError(err) });
+      if (field)
+        setErrors({
+          [field]: fieldMessage(
+            msg,
+            connector.fields.find((f) => f.key === field),
+          ),
+        });
+      setSummary({
+        tone: 'error',
+        title: 'The configuration was not saved',
+        text: err instanceof ApiError && err.status === 400 ? humanize(msg, connector.fields) : describeError(err),
+      });
     } finally {
       setBusy(null);
     }
@@ -165,7 +184,14 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
     if (f.input === 'boolean') {
       return (
         <div className={`field checkbox${invalid ? ' has-error' : ''}`} key={f.key}>
-          <input id={id} type="checkbox" checked={value === true} onChange={(e) => set(f.key, e.target.checked)} aria-describedby={described} aria-invalid={invalid} />
+          <input
+            id={id}
+            type="checkbox"
+            checked={value === true}
+            onChange={(e) => set(f.key, e.target.checked)}
+            aria-describedby={described}
+            aria-invalid={invalid}
+          />
           <div>
             <label htmlFor={id}>{f.label}</label>
             <FieldNotes errorId={errId} error={errors[f.key]} helpId={helpId} help={f.help} />
@@ -185,14 +211,26 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
         </select>
       );
     } else if (f.input === 'textarea') {
-      control = <textarea id={id} rows={4} value={String(value)} onChange={(e) => set(f.key, e.target.value)} aria-describedby={described} aria-invalid={invalid} spellCheck={false} />;
+      control = (
+        <textarea
+          id={id}
+          rows={4}
+          value={String(value)}
+          onChange={(e) => set(f.key, e.target.value)}
+          aria-describedby={described}
+          aria-invalid={invalid}
+          spellCheck={false}
+        />
+      );
     } else if (f.secret) {
       const isSet = source?.config[f.key] === MASK;
       control = (
         <div className="secret">
           <span className="secret-state" id={`${id}-state`}>
             {isSet ? <Badge tone="ok">Set</Badge> : <Badge tone="neutral">Not set</Badge>}
-            <span className="muted small">{isSet ? ' Stored encrypted; type a new value only to replace it.' : ' Write-only: never shown again once saved.'}</span>
+            <span className="muted small">
+              {isSet ? ' Stored encrypted; type a new value only to replace it.' : ' Write-only: never shown again once saved.'}
+            </span>
           </span>
           <input
             id={id}
@@ -233,7 +271,8 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
         {control}
         {reenter.length > 0 && (
           <p className="field-note" role="note">
-            Changing {f.label} changes where the stored {labels.join(' and ')} {labels.length > 1 ? 'are' : 'is'} sent: enter {labels.length > 1 ? 'them' : 'it'} again before saving.
+            Changing {f.label} changes where the stored {labels.join(' and ')} {labels.length > 1 ? 'are' : 'is'} sent: enter{' '}
+            {labels.length > 1 ? 'them' : 'it'} again before saving.
           </p>
         )}
         <FieldNotes errorId={errId} error={errors[f.key]} helpId={helpId} help={f.help} />
@@ -304,7 +343,11 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
           {busy === 'test' ? 'Testing…' : 'Test Connection'}
         </button>
         <span id="test-help" className="help inline-help">
-          {isNew ? 'Save the configuration first; Test Connection checks the saved credentials.' : dirty ? 'You have unsaved changes: Test Connection checks the saved configuration.' : 'Checks the saved credentials against the upstream system.'}
+          {isNew
+            ? 'Save the configuration first; Test Connection checks the saved credentials.'
+            : dirty
+              ? 'You have unsaved changes: Test Connection checks the saved configuration.'
+              : 'Checks the saved credentials against the upstream system.'}
         </span>
       </div>
       {check && (
@@ -333,7 +376,17 @@ export function ConfigureForm(props: { connector: ConnectorMeta; source: SourceV
 }
 
 /** A field's error (when it has one) and help text, with the ids its input points at. */
-function FieldNotes({ errorId, error, helpId, help }: { errorId: string | undefined; error: string | undefined; helpId: string | undefined; help: string | null | undefined }) {
+function FieldNotes({
+  errorId,
+  error,
+  helpId,
+  help,
+}: {
+  errorId: string | undefined;
+  error: string | undefined;
+  helpId: string | undefined;
+  help: string | null | undefined;
+}) {
   return (
     <>
       {errorId && (

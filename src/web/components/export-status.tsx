@@ -7,7 +7,11 @@ type Row = ExportStatus & { id: string };
 
 const columns: Column<Row>[] = [
   { key: 'destination', label: 'Export' },
-  { key: 'status', label: 'Last export', render: (r) => <span className={`status status-${r.status}`}>{r.status === 'never' ? 'not run yet' : r.status}</span> },
+  {
+    key: 'status',
+    label: 'Last export',
+    render: (r) => <span className={`status status-${r.status}`}>{r.status === 'never' ? 'not run yet' : r.status}</span>,
+  },
   { key: 'finishedAt', label: 'Finished', render: (r) => r.finishedAt ?? r.startedAt ?? '—' },
   { key: 'records', label: 'Records', render: (r) => String(r.records) },
   { key: 'attempts', label: 'Attempts', render: (r) => String(r.attempts) },
@@ -19,7 +23,12 @@ export function ExportStatusPanel({ source, exports }: { source: string; exports
   return (
     <section aria-label="Scheduled exports">
       <h2>Scheduled exports</h2>
-      <DataTable caption={`Scheduled exports after syncs of ${source}`} columns={columns} rows={exports.map((e) => ({ ...e, id: e.destination }))} empty="No scheduled exports." />
+      <DataTable
+        caption={`Scheduled exports after syncs of ${source}`}
+        columns={columns}
+        rows={exports.map((e) => ({ ...e, id: e.destination }))}
+        empty="No scheduled exports."
+      />
     </section>
   );
 }

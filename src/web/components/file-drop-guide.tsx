@@ -42,8 +42,8 @@ export function Guide({ source }: { source: SourceView }) {
     <section aria-labelledby="guide-title" className="card">
       <h2 id="guide-title">File-drop guide</h2>
       <p className="muted">
-        Upload from another machine or a script: generate credentials scoped to this source's bucket alone, then paste one of the commands. Credentials expire, and upload tokens
-        can be revoked at any time.
+        Upload from another machine or a script: generate credentials scoped to this source's bucket alone, then paste one of the commands. Credentials expire,
+        and upload tokens can be revoked at any time.
       </p>
       <div className="inline-form">
         <label className="inline" htmlFor="guide-expires">
@@ -150,7 +150,12 @@ export function Guide({ source }: { source: SourceView }) {
                   <td>{ago(t.expiresAt)}</td>
                   <td className="num">{t.uploads}</td>
                   <td>
-                    <button type="button" className="danger-outline" onClick={() => revoke(t.id)} aria-label={`Revoke the token created ${dateTime(t.createdAt)}`}>
+                    <button
+                      type="button"
+                      className="danger-outline"
+                      onClick={() => revoke(t.id)}
+                      aria-label={`Revoke the token created ${dateTime(t.createdAt)}`}
+                    >
                       Revoke
                     </button>
                   </td>

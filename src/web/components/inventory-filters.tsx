@@ -2,7 +2,13 @@
 import { useEffect, useState } from 'react';
 import { setQuery } from '../router.tsx';
 
-export function SelectFilter(props: { id: string; label: string; value: string; options: (string | { value: string; label: string })[]; onChange: (v: string | null) => void }) {
+export function SelectFilter(props: {
+  id: string;
+  label: string;
+  value: string;
+  options: (string | { value: string; label: string })[];
+  onChange: (v: string | null) => void;
+}) {
   return (
     <div className="field inline-field">
       <label htmlFor={props.id}>{props.label}</label>
@@ -39,8 +45,20 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
   useEffect(() => setCve(query.get('cve') ?? ''), [query]);
   return (
     <>
-      <SelectFilter id="f-severity" label="Severity" value={query.get('severity') ?? ''} options={SEVERITY_OPTIONS} onChange={(v) => setQuery({ severity: v })} />
-      <SelectFilter id="f-status" label="Status" value={query.get('status') ?? ''} options={['open', 'reopened', 'fixed']} onChange={(v) => setQuery({ status: v })} />
+      <SelectFilter
+        id="f-severity"
+        label="Severity"
+        value={query.get('severity') ?? ''}
+        options={SEVERITY_OPTIONS}
+        onChange={(v) => setQuery({ severity: v })}
+      />
+      <SelectFilter
+        id="f-status"
+        label="Status"
+        value={query.get('status') ?? ''}
+        options={['open', 'reopened', 'fixed']}
+        onChange={(v) => setQuery({ status: v })}
+      />
       <div className="field inline-field">
         <label htmlFor="f-cve">CVE</label>
         <input
@@ -58,7 +76,12 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
         />
       </div>
       <label className="checkbox-inline">
-        <input type="checkbox" checked={query.get('knownExploited') === 'true'} onChange={(e) => setQuery({ knownExploited: e.target.checked ? 'true' : null })} /> Known exploited only
+        <input
+          type="checkbox"
+          checked={query.get('knownExploited') === 'true'}
+          onChange={(e) => setQuery({ knownExploited: e.target.checked ? 'true' : null })}
+        />{' '}
+        Known exploited only
       </label>
     </>
   );

@@ -38,7 +38,10 @@ export function hostColumn(labels: HostLabels): Column<Rec> {
 export function useHostLabels(rows: Rec[] | undefined): HostLabels {
   const ids = useMemo(() => [...new Set((rows ?? []).map((r) => r.hostId as string | null).filter((x): x is string => !!x))].sort(), [rows]);
   const labels = useLoad(
-    async (s) => (ids.length ? get<{ items: { id: string; hostname: string | null; ipAddresses: string[] }[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s) : { items: [] }),
+    async (s) =>
+      ids.length
+        ? get<{ items: { id: string; hostname: string | null; ipAddresses: string[] }[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s)
+        : { items: [] },
     ids.join(','),
   );
   return useMemo(() => Object.fromEntries((labels.data?.items ?? []).map((h) => [h.id, h])), [labels.data]);
@@ -74,7 +77,11 @@ export function RecordList(props: RecordListProps) {
   const columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;
   return (
     <div>
-      {page.error && <Alert tone="error" title={`Could not load the ${view.title.toLowerCase()}`}>{page.error}</Alert>}
+      {page.error && (
+        <Alert tone="error" title={`Could not load the ${view.title.toLowerCase()}`}>
+          {page.error}
+        </Alert>
+      )}
       <ExportButton model={view.model} title={view.title} filters={params} />
       <DataTable
         caption={props.caption}

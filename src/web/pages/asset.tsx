@@ -32,7 +32,8 @@ function Why({ details }: { details: Record<string, unknown> }) {
     <ul className="why">
       {links.map((l) => (
         <li key={`${l.hostId}-${l.cmdbAssetId}`}>
-          Host <code>{String(l.hostId).slice(0, 8)}</code> ↔ CMDB record <code>{String(l.cmdbAssetId).slice(0, 8)}</code>: rule <strong>{String(l.rule)}</strong>
+          Host <code>{String(l.hostId).slice(0, 8)}</code> ↔ CMDB record <code>{String(l.cmdbAssetId).slice(0, 8)}</code>: rule{' '}
+          <strong>{String(l.rule)}</strong>
           {l.matched ? <> on {JSON.stringify(l.matched)}</> : null}
           {l.vetoed ? <div className="muted small">vetoed on the way: {JSON.stringify(l.vetoed)}</div> : null}
         </li>
@@ -59,7 +60,12 @@ export function AssetPage({ id }: { id: string }) {
   useEffect(() => {
     document.title = `${name || 'Asset'} · Assets · Tributary`;
   }, [name]);
-  if (data.error) return <Alert tone="error" title="Could not load the asset">{data.error}</Alert>;
+  if (data.error)
+    return (
+      <Alert tone="error" title="Could not load the asset">
+        {data.error}
+      </Alert>
+    );
   if (!data.data) return <Spinner />;
   const { asset, hosts, cmdbAssets } = data.data;
   const override = async (action: 'link' | 'unlink', host: string, cmdb: string) => {

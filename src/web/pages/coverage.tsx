@@ -5,10 +5,30 @@ import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, cell, DataTable, num, PageHeader, Spinner, useLoad } from '../ui.tsx';
 
 const KINDS = [
-  { kind: 'cmdbNotScanned', label: 'CMDB assets not scanned', columns: ['name', 'assetTag', 'ipAddresses', 'state', 'site', 'source'], link: (r: Rec) => (r.assetId ? `/inventory/assets/${r.assetId}` : null) },
-  { kind: 'scannedNotInCmdb', label: 'Scanned hosts not in the CMDB', columns: ['hostname', 'ipAddresses', 'repository', 'os', 'source'], link: (r: Rec) => `/inventory/hosts/${r.id}` },
-  { kind: 'findingsWithoutTicket', label: 'Urgent findings without a ticket', columns: ['pluginName', 'severity', 'knownExploited', 'owner', 'department', 'status'], link: (r: Rec) => (r.assetId ? `/inventory/assets/${r.assetId}` : null) },
-  { kind: 'ticketsForFixedFindings', label: 'Open tickets whose findings are fixed', columns: ['displayId', 'subject', 'status', 'assignee', 'source'], link: () => null },
+  {
+    kind: 'cmdbNotScanned',
+    label: 'CMDB assets not scanned',
+    columns: ['name', 'assetTag', 'ipAddresses', 'state', 'site', 'source'],
+    link: (r: Rec) => (r.assetId ? `/inventory/assets/${r.assetId}` : null),
+  },
+  {
+    kind: 'scannedNotInCmdb',
+    label: 'Scanned hosts not in the CMDB',
+    columns: ['hostname', 'ipAddresses', 'repository', 'os', 'source'],
+    link: (r: Rec) => `/inventory/hosts/${r.id}`,
+  },
+  {
+    kind: 'findingsWithoutTicket',
+    label: 'Urgent findings without a ticket',
+    columns: ['pluginName', 'severity', 'knownExploited', 'owner', 'department', 'status'],
+    link: (r: Rec) => (r.assetId ? `/inventory/assets/${r.assetId}` : null),
+  },
+  {
+    kind: 'ticketsForFixedFindings',
+    label: 'Open tickets whose findings are fixed',
+    columns: ['displayId', 'subject', 'status', 'assignee', 'source'],
+    link: () => null,
+  },
 ] as const;
 
 type Report = Record<(typeof KINDS)[number]['kind'], number> & { days: number };
@@ -18,12 +38,20 @@ export function CoveragePage() {
   const days = Number(query.get('days') ?? 30) || 30;
   const open = KINDS.find((k) => k.kind === query.get('list')) ?? null;
   const report = useLoad((s) => get<Report>(`/api/v1/reports/coverage${qs({ days })}`, s), String(days));
-  const list = useLoad((s) => (open ? get<{ items: Rec[] }>(`/api/v1/reports/coverage${qs({ days, list: open.kind })}`, s) : Promise.resolve({ items: [] })), `${days}:${open?.kind}`);
+  const list = useLoad(
+    (s) => (open ? get<{ items: Rec[] }>(`/api/v1/reports/coverage${qs({ days, list: open.kind })}`, s) : Promise.resolve({ items: [] })),
+    `${days}:${open?.kind}`,
+  );
   const [daysInput, setDaysInput] = useState(String(days));
   useEffect(() => {
     document.title = 'Coverage · Tributary';
   }, []);
-  if (report.error) return <Alert tone="error" title="Could not load the coverage report">{report.error}</Alert>;
+  if (report.error)
+    return (
+      <Alert tone="error" title="Could not load the coverage report">
+        {report.error}
+      </Alert>
+    );
   if (!report.data) return <Spinner />;
   const r = report.data;
   return (
@@ -39,8 +67,7 @@ export function CoveragePage() {
             }}
           >
             <label>
-              Scanned within{' '}
-              <input type="number" min={0} value={daysInput} onChange={(e) => setDaysInput(e.target.value)} style={{ width: '5em' }} /> days
+              Scanned within <input type="number" min={0} value={daysInput} onChange={(e) => setDaysInput(e.target.value)} style={{ width: '5em' }} /> days
             </label>{' '}
             <button type="submit">Apply</button>
           </form>

@@ -132,7 +132,11 @@ export function FilesPanel({ source, uploadHint, onImported }: { source: SourceV
           </div>
         </div>
         {syncMsg && <Alert tone={syncMsg.tone}>{syncMsg.text}</Alert>}
-        {files.error && <Alert tone="error" title="Could not list the files">{files.error}</Alert>}
+        {files.error && (
+          <Alert tone="error" title="Could not list the files">
+            {files.error}
+          </Alert>
+        )}
         {!files.data && !files.error ? (
           <Spinner />
         ) : (
@@ -161,9 +165,7 @@ export function FilesPanel({ source, uploadHint, onImported }: { source: SourceV
                     </td>
                   </tr>
                 ) : (
-                  items.map((f) => (
-                    <FileRow key={f.key} file={f} />
-                  ))
+                  items.map((f) => <FileRow key={f.key} file={f} />)
                 )}
               </tbody>
             </table>

@@ -41,7 +41,12 @@ export function HostPage({ id }: { id: string }) {
     document.title = `${name || 'Host'} · Hosts · Tributary`;
   }, [name]);
 
-  if (host.error) return <Alert tone="error" title="Could not load the host">{host.error}</Alert>;
+  if (host.error)
+    return (
+      <Alert tone="error" title="Could not load the host">
+        {host.error}
+      </Alert>
+    );
   if (!host.data) return <Spinner />;
   const h = host.data;
   const counts = Object.fromEntries((sev.data?.items ?? []).map((i) => [i.values.severity, i.count]));
@@ -102,7 +107,11 @@ export function HostPage({ id }: { id: string }) {
         limit={limit}
         onLimit={setLimit}
         caption={`${view.title} of ${name}`}
-        empty={tab === 'software' && !h.credentialed ? 'No software: this host was not covered by a credentialed or agent scan.' : `No ${view.title.toLowerCase()} on this host.`}
+        empty={
+          tab === 'software' && !h.credentialed
+            ? 'No software: this host was not covered by a credentialed or agent scan.'
+            : `No ${view.title.toLowerCase()} on this host.`
+        }
       />
     </div>
   );

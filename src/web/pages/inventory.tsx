@@ -68,7 +68,13 @@ export function InventoryPage({ model }: { model: string }) {
       <form className="filters" onSubmit={search} aria-label={`Search and filter ${view.title.toLowerCase()}`}>
         <div className="field inline-field">
           <label htmlFor="search-q">Search</label>
-          <input id="search-q" type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder={`${view.search.find((s) => s.field === searchIn)?.label ?? ''} contains…`} />
+          <input
+            id="search-q"
+            type="search"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder={`${view.search.find((s) => s.field === searchIn)?.label ?? ''} contains…`}
+          />
         </div>
         {view.search.length > 1 && (
           <div className="field inline-field">
@@ -85,7 +91,13 @@ export function InventoryPage({ model }: { model: string }) {
         <button type="submit">Search</button>
         {view.model === 'vulnerabilities' && <VulnFilters query={query} />}
         {view.model === 'compliance' && (
-          <SelectFilter id="f-result" label="Result" value={query.get('result') ?? ''} options={['passed', 'failed', 'warning', 'error']} onChange={(v) => setQuery({ result: v })} />
+          <SelectFilter
+            id="f-result"
+            label="Result"
+            value={query.get('result') ?? ''}
+            options={['passed', 'failed', 'warning', 'error']}
+            onChange={(v) => setQuery({ result: v })}
+          />
         )}
         <div className="field inline-field">
           <label htmlFor="f-source">Source</label>

@@ -27,7 +27,8 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => vo
       onLogin(await api<SessionInfo>('POST', '/api/v1/auth/login', { username: username.trim(), password }));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'invalid_credentials') setError('Wrong username or password.');
-      else if (err instanceof ApiError && err.status === 429) setError(`Too many failed attempts. ${err.message.replace(/^too many failed logins; /, 'Please ')}.`);
+      else if (err instanceof ApiError && err.status === 429)
+        setError(`Too many failed attempts. ${err.message.replace(/^too many failed logins; /, 'Please ')}.`);
       else setError(describeError(err));
       setPassword('');
       passwordRef.current?.focus();
@@ -67,8 +68,8 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => vo
               required
             />
             <p className="help">
-              The first start creates the user <code>admin</code>; its password is in <code>TRIBUTARY_ADMIN_PASSWORD</code> or in the file <code>admin-password</code> in the
-              data directory.
+              The first start creates the user <code>admin</code>; its password is in <code>TRIBUTARY_ADMIN_PASSWORD</code> or in the file{' '}
+              <code>admin-password</code> in the data directory.
             </p>
           </div>
           <button type="submit" className="primary wide" disabled={busy}>

@@ -4,7 +4,12 @@ import type { ModelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
 import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
 
-const lastSeen: Column<Rec> = { key: 'lastSeen', label: 'Last seen', sortable: true, render: (r) => <span title={String(r.lastSeen ?? '')}>{dateTime(r.lastSeen as string)}</span> };
+const lastSeen: Column<Rec> = {
+  key: 'lastSeen',
+  label: 'Last seen',
+  sortable: true,
+  render: (r) => <span title={String(r.lastSeen ?? '')}>{dateTime(r.lastSeen as string)}</span>,
+};
 const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
 
 /** What the finding is, how to fix it and what the scanner saw, folded under the name. */
@@ -19,7 +24,12 @@ function FindingDetail({ r }: { r: Rec }) {
           <strong>Solution:</strong> {String(r.solution)}
         </p>
       ) : null}
-      {r.proof ? <pre className="proof">{String(r.proof)}{r.proofTruncated ? '\n…' : ''}</pre> : null}
+      {r.proof ? (
+        <pre className="proof">
+          {String(r.proof)}
+          {r.proofTruncated ? '\n…' : ''}
+        </pre>
+      ) : null}
     </details>
   );
 }
@@ -61,9 +71,25 @@ export const VULN_COLUMNS: Column<Rec>[] = [
   { key: 'vprScore', label: 'VPR', sortable: true, className: 'num' },
   { key: 'knownExploited', label: 'Known exploited', sortable: true, render: (r) => (r.knownExploited ? <span className="kev">Yes</span> : 'No') },
   { key: 'status', label: 'Status', sortable: true },
-  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
+  {
+    key: 'dueAt',
+    label: 'Due',
+    render: (r) =>
+      r.dueAt ? (
+        <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
+          {dateTime(r.dueAt as string)}
+        </span>
+      ) : (
+        <span className="muted">—</span>
+      ),
+  },
   { key: 'port', label: 'Port', sortable: true, render: (r) => (r.port === null ? <span className="muted">—</span> : `${r.port}/${r.protocol ?? ''}`) },
-  { key: 'owner', label: 'Owner', sortable: true, render: (r) => (r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)) },
+  {
+    key: 'owner',
+    label: 'Owner',
+    sortable: true,
+    render: (r) => (r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)),
+  },
   { key: 'department', label: 'Department', sortable: true },
   lastSeen,
 ];
@@ -74,7 +100,14 @@ export const MODEL_VIEWS: ModelView[] = [
     title: 'Hosts',
     singular: 'host',
     columns: [
-      { key: 'hostname', label: 'Host name', sortable: true, render: (r) => <Link href={`/inventory/hosts/${r.id}`}>{String(r.hostname ?? r.fqdn ?? r.netbiosName ?? (r.ipAddresses as string[] | null)?.[0] ?? r.id)}</Link> },
+      {
+        key: 'hostname',
+        label: 'Host name',
+        sortable: true,
+        render: (r) => (
+          <Link href={`/inventory/hosts/${r.id}`}>{String(r.hostname ?? r.fqdn ?? r.netbiosName ?? (r.ipAddresses as string[] | null)?.[0] ?? r.id)}</Link>
+        ),
+      },
       { key: 'ipAddresses', label: 'IP addresses' },
       { key: 'os', label: 'Operating system', sortable: true },
       { key: 'manufacturer', label: 'Hardware', sortable: true, render: (r) => cell([r.manufacturer, r.model].filter(Boolean).join(' ') || null) },
@@ -161,7 +194,13 @@ export const MODEL_VIEWS: ModelView[] = [
     model: 'ports',
     title: 'Open ports',
     singular: 'open port',
-    columns: [{ key: 'port', label: 'Port', sortable: true, className: 'num' }, { key: 'protocol', label: 'Protocol', sortable: true }, { key: 'service', label: 'Service', sortable: true }, source, lastSeen],
+    columns: [
+      { key: 'port', label: 'Port', sortable: true, className: 'num' },
+      { key: 'protocol', label: 'Protocol', sortable: true },
+      { key: 'service', label: 'Service', sortable: true },
+      source,
+      lastSeen,
+    ],
     search: [{ field: 'service', label: 'Service' }],
     defaultSort: 'port',
     perHost: true,
@@ -175,7 +214,18 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'subject', label: 'Subject', sortable: true },
       { key: 'kind', label: 'Kind', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
+      {
+        key: 'dueAt',
+        label: 'Due',
+        render: (r) =>
+          r.dueAt ? (
+            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
+              {dateTime(r.dueAt as string)}
+            </span>
+          ) : (
+            <span className="muted">—</span>
+          ),
+      },
       { key: 'priority', label: 'Priority', sortable: true },
       { key: 'assignee', label: 'Assignee', sortable: true },
       { key: 'group', label: 'Group', sortable: true },
@@ -225,7 +275,18 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'jobTitle', label: 'Job title', sortable: true },
       { key: 'isTechnician', label: 'Technician', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
+      {
+        key: 'dueAt',
+        label: 'Due',
+        render: (r) =>
+          r.dueAt ? (
+            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
+              {dateTime(r.dueAt as string)}
+            </span>
+          ) : (
+            <span className="muted">—</span>
+          ),
+      },
       source,
     ],
     search: [
@@ -244,7 +305,18 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'category', label: 'Category', sortable: true },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-  { key: 'dueAt', label: 'Due', render: (r) => (r.dueAt ? <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>{dateTime(r.dueAt as string)}</span> : <span className="muted">—</span>) },
+      {
+        key: 'dueAt',
+        label: 'Due',
+        render: (r) =>
+          r.dueAt ? (
+            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
+              {dateTime(r.dueAt as string)}
+            </span>
+          ) : (
+            <span className="muted">—</span>
+          ),
+      },
       { key: 'description', label: 'Description' },
       source,
     ],

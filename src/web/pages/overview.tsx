@@ -24,7 +24,9 @@ export function OverviewPage() {
   }, []);
   const stats = useLoad((s) => get<{ models: Record<string, number>; overdue?: Record<string, number> }>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
   const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' })}`;
-  const sev = useLoad((s) => get<{ items: { values: { severity: string; knownExploited: boolean | null }; count: number }[] }>(sevUrl, s), sevUrl, { pollMs: 15000 });
+  const sev = useLoad((s) => get<{ items: { values: { severity: string; knownExploited: boolean | null }; count: number }[] }>(sevUrl, s), sevUrl, {
+    pollMs: 15000,
+  });
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 10000 });
   const runs = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=5', s), 'runs', { pollMs: 5000 });
 

@@ -128,7 +128,11 @@ export function RunsTable({ source, refreshKey = '' }: { source?: string; refres
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
-      {runs.error && <Alert tone="error" title="Could not load the runs">{runs.error}</Alert>}
+      {runs.error && (
+        <Alert tone="error" title="Could not load the runs">
+          {runs.error}
+        </Alert>
+      )}
       {!runs.data && !runs.error ? (
         <Spinner />
       ) : (

@@ -18,9 +18,19 @@ export function NewSourcePage({ type }: { type: string }) {
   useEffect(() => {
     document.title = `Add ${connector ? shortName(connector) : 'source'} · Tributary`;
   }, [connector]);
-  if (connectors.error) return <Alert tone="error" title="Could not load the connector types">{connectors.error}</Alert>;
+  if (connectors.error)
+    return (
+      <Alert tone="error" title="Could not load the connector types">
+        {connectors.error}
+      </Alert>
+    );
   if (!connectors.data) return <Spinner />;
-  if (!connector) return <Alert tone="error" title={`Unknown source type '${type}'`}>Go back to <Link href="/sources">Sources</Link>.</Alert>;
+  if (!connector)
+    return (
+      <Alert tone="error" title={`Unknown source type '${type}'`}>
+        Go back to <Link href="/sources">Sources</Link>.
+      </Alert>
+    );
   return (
     <div>
       <PageHeader
@@ -43,7 +53,9 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
   const source = useLoad((s) => get<SourceView>(`/api/v1/sources/${encodeURIComponent(name)}`, s), `${name}|${version}`);
   const [message, setMessage] = useState<{ tone: 'error' | 'success' | 'info'; text: string } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [flash, setFlash] = useState<string | null>(() => (new URLSearchParams(location.search).get('saved') ? 'Configuration saved. Use Test Connection to check the credentials.' : null));
+  const [flash, setFlash] = useState<string | null>(() =>
+    new URLSearchParams(location.search).get('saved') ? 'Configuration saved. Use Test Connection to check the credentials.' : null,
+  );
   const [runId, setRunId] = useState<string | null>(null);
   useEffect(() => {
     document.title = `${name} · Sources · Tributary`;
@@ -52,7 +64,12 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
     if (source.data?.lastRun?.status === 'running') setRunId(source.data.lastRun.id);
   }, [source.data]);
 
-  if (source.error && !source.data) return <Alert tone="error" title={`Could not load the source '${name}'`}>{source.error}</Alert>;
+  if (source.error && !source.data)
+    return (
+      <Alert tone="error" title={`Could not load the source '${name}'`}>
+        {source.error}
+      </Alert>
+    );
   if (!source.data || !connectors.data) return <Spinner />;
   const s = source.data;
   const connector = connectors.data.items.find((c) => c.type === s.type);

@@ -77,7 +77,11 @@ export function SourcesPage() {
         ))}
       />
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
-      {sources.error && <Alert tone="error" title="Could not load the sources">{sources.error}</Alert>}
+      {sources.error && (
+        <Alert tone="error" title="Could not load the sources">
+          {sources.error}
+        </Alert>
+      )}
       {sources.loading && !sources.data ? (
         <Spinner />
       ) : items.length === 0 ? (

@@ -24,7 +24,12 @@ for (const backend of BACKENDS) {
     before(async () => {
       sim = await startSdpSim({ seed: 13, now: Date.now() - 2 * 86400_000, assetApi: 'legacy', requests: 5, assets: 25, cis: 2, users: 4, technicians: 1 });
       db = await backend.create();
-      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([servicedeskPlusConnector as never]) });
+      app = await openApp({
+        dataDir: db.dataDir,
+        db: db.url,
+        log: createLogger({ level: 'silent' }),
+        registry: new ConnectorRegistry([servicedeskPlusConnector as never]),
+      });
     });
     after(async () => {
       await app?.close();
@@ -52,7 +57,10 @@ for (const backend of BACKENDS) {
       assert.equal(moved.streams['cmdb-assets']!.errors, 0);
       const after = await assets();
       assert.deepEqual(after.map((r) => r.id).sort(), before.map((r) => r.id).sort(), 'same records, none added');
-      assert.ok(after.every((r) => !r.removed), 'none removed by the switch');
+      assert.ok(
+        after.every((r) => !r.removed),
+        'none removed by the switch',
+      );
       assert.equal(((await app.store.getSourceState(source.id)).assetApi as { api: string }).api, 'product-type');
 
       sim.setAssetApi('product-type', ['asset_laptops']);
@@ -61,7 +69,9 @@ for (const backend of BACKENDS) {
       assert.equal((await assets()).filter((r) => r.removed).length, 0, 'a run that could not read every list removes nothing');
 
       sim.setAssetApi('product-type');
-      const gone = (await (await fetch(`${sim.url}/_sim/delete`, { method: 'POST', body: JSON.stringify({ kind: 'assets', ids: [before[0]!.externalId] }) })).json()) as { ids: string[] };
+      const gone = (await (
+        await fetch(`${sim.url}/_sim/delete`, { method: 'POST', body: JSON.stringify({ kind: 'assets', ids: [before[0]!.externalId] }) })
+      ).json()) as { ids: string[] };
       assert.equal(gone.ids.length, 1);
       const whole = await runSync(app, 'desk', { full: true });
       assert.equal(whole.status, 'succeeded', whole.error ?? '');

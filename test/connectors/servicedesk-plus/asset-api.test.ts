@@ -40,27 +40,39 @@ describe('per-product-type asset API: pure mapping (vendor wire examples)', () =
   test('an access point from its own list: the type is the list’s', () => {
     const r = mapAsset(rowsOf('asset_access_points')[0]!, { productType: 'Access Point' });
     assert.equal(r.key, 'asset:1501');
-    assert.deepEqual({ ...r.fields, attributes: undefined }, {
-      name: 'Access Point Asset 1',
-      assetTag: 'Asset Tag 123',
-      serialNumber: undefined,
-      productType: 'Access Point',
-      product: 'Access Point Product 1',
-      state: 'In Store',
-      ipAddresses: undefined,
-      macAddresses: undefined,
-      assignedUser: undefined,
-      department: undefined,
-      site: undefined,
-      ciType: 'Asset',
-      attributes: undefined,
+    assert.deepEqual(
+      { ...r.fields, attributes: undefined },
+      {
+        name: 'Access Point Asset 1',
+        assetTag: 'Asset Tag 123',
+        serialNumber: undefined,
+        productType: 'Access Point',
+        product: 'Access Point Product 1',
+        state: 'In Store',
+        ipAddresses: undefined,
+        macAddresses: undefined,
+        assignedUser: undefined,
+        department: undefined,
+        site: undefined,
+        ciType: 'Asset',
+        attributes: undefined,
+      },
+    );
+    assert.deepEqual(r.fields.attributes, {
+      vendor: 'Vendor 1',
+      barcode: 'Access Point Asset 1',
+      retain_user_site: true,
+      is_loanable: false,
+      purchase_cost: '2000.00',
     });
-    assert.deepEqual(r.fields.attributes, { vendor: 'Vendor 1', barcode: 'Access Point Asset 1', retain_user_site: true, is_loanable: false, purchase_cost: '2000.00' });
   });
 
   test('the generic asset_assets row names its type in module; a workstation row carries adapters', () => {
     const g = mapAsset(rowsOf('asset_assets')[0]!);
-    assert.deepEqual([g.fields.productType, g.fields.ipAddresses, g.fields.assignedUser, g.fields.department, g.fields.site], ['Workstation', ['10.1.2.3'], 'Bo Chen', 'Finance', 'HQ']);
+    assert.deepEqual(
+      [g.fields.productType, g.fields.ipAddresses, g.fields.assignedUser, g.fields.department, g.fields.site],
+      ['Workstation', ['10.1.2.3'], 'Bo Chen', 'Finance', 'HQ'],
+    );
     const w = mapAsset(rowsOf('asset_workstations')[0]!, { productType: 'Workstation' });
     assert.equal(w.key, g.key, 'the same asset through either list is one record');
     assert.deepEqual(w.fields.ipAddresses, ['10.1.2.3', '10.9.0.7']);
@@ -132,7 +144,9 @@ describe('per-product-type asset API against the simulator', () => {
     // Incremental: per-list watermarks, nothing re-read but what changed.
     const cp = pages.at(-1)!.checkpoint as SdpCheckpoint;
     assert.equal(typeof cp.watermarks['assets:asset_laptops'], 'number');
-    const changed = (await (await fetch(`${sim.url}/_sim/update`, { method: 'POST', body: JSON.stringify({ kind: 'assets', ids: ['301', '302'] }) })).json()) as { ids: string[] };
+    const changed = (await (
+      await fetch(`${sim.url}/_sim/update`, { method: 'POST', body: JSON.stringify({ kind: 'assets', ids: ['301', '302'] }) })
+    ).json()) as { ids: string[] };
     const inc = await read(state, 'incremental', cp);
     const ids = inc.records.filter((r) => r.key.startsWith('asset:')).map((r) => r.externalId);
     for (const id of changed.ids) assert.ok(ids.includes(id), `${id} re-read`);
@@ -159,7 +173,10 @@ describe('per-product-type asset API against the simulator', () => {
     assert.deepEqual(assetKeys(after.records), assetKeys(before.records), 'the same asset records through the new API');
     assert.equal(calls()['/api/v3/assets'], 1, 'one failed read of the remembered list, no retry loop');
     assert.equal(await rememberedAssetApi(state, `${sim.url}/api/v3`), 'product-type');
-    assert.ok(after.pages.every((p) => !p.errors && p.sweep === undefined), 'a switch is no error');
+    assert.ok(
+      after.pages.every((p) => !p.errors && p.sweep === undefined),
+      'a switch is no error',
+    );
     // And back: a downgraded (or restored) server that has only /assets again.
     sim.setAssetApi('legacy');
     const back = await read(state);
@@ -173,7 +190,10 @@ describe('per-product-type asset API against the simulator', () => {
     const { records, pages } = await read(state);
     const types = new Set(records.filter((r) => r.key.startsWith('asset:')).map((r) => r.fields.productType));
     assert.ok(types.has('Laptop') && types.has('Server') && !types.has('Monitor'));
-    assert.equal(pages.reduce((n, p) => n + (p.errors ?? 0), 0), 1);
+    assert.equal(
+      pages.reduce((n, p) => n + (p.errors ?? 0), 0),
+      1,
+    );
     assert.equal(pages.at(-1)!.sweep, false, 'the last page tells the runner not to remove what was not seen');
     assert.deepEqual((pages.at(-1)!.checkpoint as SdpCheckpoint).skipped, ['assets:asset_monitors']);
     sim.setAssetApi('both');
@@ -213,9 +233,18 @@ describe('per-product-type asset API against the simulator', () => {
     assert.deepEqual([...types].sort(), ['Server', 'Workstation'], 'only the default types are known without a product type list');
     await reset();
     await read(state);
-    assert.deepEqual(assetCalls().map(([p]) => p).sort(), ['/api/v3/asset_servers', '/api/v3/asset_workstations', '/api/v3/product_types'], 'the lists found are remembered');
+    assert.deepEqual(
+      assetCalls()
+        .map(([p]) => p)
+        .sort(),
+      ['/api/v3/asset_servers', '/api/v3/asset_workstations', '/api/v3/product_types'],
+      'the lists found are remembered',
+    );
     const check = (await sdp.check(config(), connectorCtx(memState()))).find((c) => c.id === 'asset-api')!;
-    assert.match(check.message, /product types cannot be listed: assets are read from the lists of the default product types that answered \(2: asset_workstations, asset_servers\)/);
+    assert.match(
+      check.message,
+      /product types cannot be listed: assets are read from the lists of the default product types that answered \(2: asset_workstations, asset_servers\)/,
+    );
     assert.match(check.hint ?? '', /read access to \/api\/v3\/product_types/);
     sim.setAssetApi('both');
   });
@@ -225,7 +254,10 @@ describe('per-product-type asset API against the simulator', () => {
       sim.setAssetApi(mode);
       const state = memState();
       const checks = await sdp.check(config(), connectorCtx(state));
-      assert.ok(checks.every((c) => c.ok), JSON.stringify(checks));
+      assert.ok(
+        checks.every((c) => c.ok),
+        JSON.stringify(checks),
+      );
       return { check: checks.find((c) => c.id === 'asset-api')!, remembered: await rememberedAssetApi(state, `${sim.url}/api/v3`) };
     };
     const legacy = await words('legacy');
@@ -297,7 +329,10 @@ test('lookup lists that answer "more rows" forever stop at the page budget (TRIB
   const saved = process.env.TRIBUTARY_MAX_PAGES;
   process.env.TRIBUTARY_MAX_PAGES = '7';
   try {
-    await assert.rejects(listAssetProductTypes(endless), /GET \/product_types: still more asset product types after 7 pages, the page budget \(TRIBUTARY_MAX_PAGES\)/);
+    await assert.rejects(
+      listAssetProductTypes(endless),
+      /GET \/product_types: still more asset product types after 7 pages, the page budget \(TRIBUTARY_MAX_PAGES\)/,
+    );
     assert.equal(calls, 7);
     calls = 0;
     await assert.rejects(listCiTypes(endless), /GET \/ci_types: still more CI types after 7 pages, the page budget \(TRIBUTARY_MAX_PAGES\)/);

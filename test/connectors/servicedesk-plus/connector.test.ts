@@ -65,7 +65,10 @@ describe('servicedesk-plus connector against the simulator', () => {
 
   test('expired code, code of another data centre, missing code and wrong secret are refused clearly', async () => {
     const expired = sim.mintAuthorizationCode(undefined, { ttlSeconds: -1 });
-    await assert.rejects(sdp.onSave!(parseConfig(cloudInput({ authorizationCode: expired })), null, connectorCtx(memState())), /generate a new code|Generate a new code/i);
+    await assert.rejects(
+      sdp.onSave!(parseConfig(cloudInput({ authorizationCode: expired })), null, connectorCtx(memState())),
+      /generate a new code|Generate a new code/i,
+    );
     const eu = sim.mintAuthorizationCode(undefined, { dc: 'eu' });
     await assert.rejects(sdp.onSave!(parseConfig(cloudInput({ authorizationCode: eu })), null, connectorCtx(memState())), (err: unknown) => {
       assert.ok(err instanceof InputError);
@@ -88,7 +91,17 @@ describe('servicedesk-plus connector against the simulator', () => {
     const checks = await sdp.check(config, connectorCtx(state));
     assert.deepEqual(
       checks.map((c) => [c.id, c.ok]),
-      [['token', true], ['region', true], ['reachability', true], ['authentication', true], ['tickets', true], ['cmdb', true], ['asset-api', true], ['users', true], ['services', true]],
+      [
+        ['token', true],
+        ['region', true],
+        ['reachability', true],
+        ['authentication', true],
+        ['tickets', true],
+        ['cmdb', true],
+        ['asset-api', true],
+        ['users', true],
+        ['services', true],
+      ],
       JSON.stringify(checks),
     );
     assert.equal(sim.stats().tokens.refresh_token, refreshes + 1, 'refreshed because it expired within the margin');
@@ -175,13 +188,25 @@ describe('servicedesk-plus connector against the simulator', () => {
     const config = parseConfig(onpremInput());
     const state = memState();
     const checks = await sdp.check(config, connectorCtx(state));
-    assert.ok(checks.every((c) => c.ok), JSON.stringify(checks));
-    assert.equal(checks.some((c) => c.id === 'token'), false);
+    assert.ok(
+      checks.every((c) => c.ok),
+      JSON.stringify(checks),
+    );
+    assert.equal(
+      checks.some((c) => c.id === 'token'),
+      false,
+    );
     await fetch(`${sim.url}/_sim/reset-stats`, { method: 'POST' });
     const streams = sdp.streams(config, connectorCtx(state));
-    assert.deepEqual(streams.map((s) => s.name), ['tickets', 'cmdb-assets', 'users', 'services']);
+    assert.deepEqual(
+      streams.map((s) => s.name),
+      ['tickets', 'cmdb-assets', 'users', 'services'],
+    );
     const t = await drain(stream(streams, 'tickets'), streamCtx(state));
-    assert.deepEqual(t.pages.map((p) => (p.records.tickets ?? []).length), [100, 100, 30]);
+    assert.deepEqual(
+      t.pages.map((p) => (p.records.tickets ?? []).length),
+      [100, 100, 30],
+    );
     assert.equal(sim.stats().requests['/api/v3/requests'], 3);
     assert.equal(new Set(t.records.map((r) => r.key)).size, 230);
     const first = t.records.find((r) => r.externalId === '1')!;
@@ -214,7 +239,13 @@ describe('servicedesk-plus connector against the simulator', () => {
       assert.equal(cmdb.ok, false);
       assert.match(cmdb.message, /technician of this API key may not read assets/);
       const bad = await sdp.check(parseConfig({ serverUrl: denied.url, apiKey: 'nope' }), connectorCtx(memState()));
-      assert.deepEqual(bad.map((c) => [c.id, c.ok]), [['reachability', true], ['authentication', false]]);
+      assert.deepEqual(
+        bad.map((c) => [c.id, c.ok]),
+        [
+          ['reachability', true],
+          ['authentication', false],
+        ],
+      );
       assert.match(bad[1]!.message, /API key was refused/);
     } finally {
       await denied.close();
@@ -227,7 +258,8 @@ describe('servicedesk-plus connector against the simulator', () => {
     const tickets = stream(sdp.streams(config, connectorCtx(state)), 'tickets');
     const full = await drain(tickets, streamCtx(state));
     const cp = full.pages.at(-1)!.checkpoint;
-    const post = (path: string, body: unknown) => fetch(`${sim.url}/_sim/${path}`, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ ids: string[] }>);
+    const post = (path: string, body: unknown) =>
+      fetch(`${sim.url}/_sim/${path}`, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ ids: string[] }>);
     const updated = await post('update', { kind: 'requests', ids: ['5', '17', '150'] });
     const created = await post('create', { kind: 'requests', count: 2 });
     assert.deepEqual(updated.ids, ['5', '17', '150']);
@@ -240,7 +272,10 @@ describe('servicedesk-plus connector against the simulator', () => {
     assert.ok(next.watermarks.requests! > (cp as SdpCheckpoint).watermarks.requests!);
     // Nothing changed since: the next run re-reads only changes inside the overlap window before its start.
     const again = await drain(tickets, streamCtx(state, 'incremental', next));
-    assert.ok(again.records.every((r) => ids.includes(r.externalId)), 'nothing outside the last changes');
+    assert.ok(
+      again.records.every((r) => ids.includes(r.externalId)),
+      'nothing outside the last changes',
+    );
     assert.ok(next.watermarks.requests! <= Date.now() - 4 * 60_000, 'the watermark never reaches past the run start minus the overlap');
   });
 
@@ -274,7 +309,10 @@ describe('servicedesk-plus connector against the simulator', () => {
     const { config, state } = await saveCloud();
     await fetch(`${sim.url}/_sim/reset-stats`, { method: 'POST' });
     const { records } = await drain(stream(sdp.streams(config, connectorCtx(state)), 'cmdb-assets'), streamCtx(state));
-    assert.ok(records.every((r) => /^\d{18}$/.test(String(r.externalId))), 'cloud ids are long strings');
+    assert.ok(
+      records.every((r) => /^\d{18}$/.test(String(r.externalId))),
+      'cloud ids are long strings',
+    );
     const paths = Object.keys(sim.stats().requests);
     assert.ok(paths.includes('/app/itdesk/api/v3/product_types'));
     assert.ok(paths.includes('/app/itdesk/api/v3/asset_laptops'), 'the simulator serves both asset APIs; the per-product-type one is preferred');

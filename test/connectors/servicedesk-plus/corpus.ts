@@ -15,7 +15,11 @@ export function corpusJson(name: string): Record<string, unknown> {
 export function corpusFiles(): string[] {
   if (!corpusPresent) return [];
   const top = readdirSync(corpusDir).filter((f) => f.endsWith('.json.resp'));
-  const removed = existsSync(`${corpusDir}removed`) ? readdirSync(`${corpusDir}removed`).filter((f) => f.endsWith('.json.resp')).map((f) => `removed/${f}`) : [];
+  const removed = existsSync(`${corpusDir}removed`)
+    ? readdirSync(`${corpusDir}removed`)
+        .filter((f) => f.endsWith('.json.resp'))
+        .map((f) => `removed/${f}`)
+    : [];
   return [...top, ...removed];
 }
 

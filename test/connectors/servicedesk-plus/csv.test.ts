@@ -8,14 +8,40 @@ import { sdpFileKinds } from '../../../src/connectors/servicedesk-plus/csv/kinds
 import { detectKind } from '../../../src/filedrop/csv/columns.ts';
 import { csvText, MemoryBucket, readPages, recordsOf, streamContext } from '../../filedrop/memory-bucket.ts';
 
-const REQ_HEADER = ['Request ID', 'Subject', 'Requester', 'Technician', 'Request Status', 'Priority', 'Created Time', 'DueBy Time', 'Group', 'Site', 'Request Type', 'Urgency'];
+const REQ_HEADER = [
+  'Request ID',
+  'Subject',
+  'Requester',
+  'Technician',
+  'Request Status',
+  'Priority',
+  'Created Time',
+  'DueBy Time',
+  'Group',
+  'Site',
+  'Request Type',
+  'Urgency',
+];
 
 test('requests export: tickets keyed request:<id> with the API mode fields; bad rows rejected with lines', async () => {
   const bucket = new MemoryBucket();
   bucket.put(
     'export.csv',
     csvText(REQ_HEADER, [
-      ['1201', 'VPN drops every hour', 'Alice Example', 'Bob Tech', 'Open', 'High', 'Jun 24, 2020 03:05 PM', 'Jun 25, 2020 03:05 PM', 'Network', 'HQ', 'Incident', 'High'],
+      [
+        '1201',
+        'VPN drops every hour',
+        'Alice Example',
+        'Bob Tech',
+        'Open',
+        'High',
+        'Jun 24, 2020 03:05 PM',
+        'Jun 25, 2020 03:05 PM',
+        'Network',
+        'HQ',
+        'Incident',
+        'High',
+      ],
       ['1202', 'New laptop\nfor new hire', 'Carol', '', 'Resolved', 'Low', '2024-07-01 09:00:00', '', 'Hardware', 'HQ', 'Service Request', ''],
       ['', 'no id', 'x', '', 'Open', 'Low', '', '', '', '', '', ''],
       ['1204', 'bad date', 'x', '', 'Open', 'Low', 'someday', '', '', '', '', ''],
@@ -23,7 +49,10 @@ test('requests export: tickets keyed request:<id> with the API mode fields; bad 
   );
   const pages = await readPages(sdpFileStreams()[0]!, streamContext(bucket));
   const tickets = recordsOf(pages, 'tickets');
-  assert.deepEqual(tickets.map((t) => t.key), ['request:1201', 'request:1202']);
+  assert.deepEqual(
+    tickets.map((t) => t.key),
+    ['request:1201', 'request:1202'],
+  );
   const t = tickets[0]!;
   assert.equal(t.externalId, '1201');
   assert.deepEqual(t.fields, {
@@ -56,11 +85,51 @@ test('asset, user and service exports; unknown asset columns become attributes',
   const bucket = new MemoryBucket();
   bucket.put(
     'assets.csv',
-    csvText(['Asset Name', 'Asset Tag', 'Product', 'Product Type', 'Asset State', 'Serial Number (Service Tag)', 'Vendor', 'User', 'Department', 'Site', 'IP Address', 'MAC Address', 'Last Scan Time'], [
-      ['WS-0042', 'AT-42', 'Dell Latitude 7440', 'Workstation', 'In Use', 'SN123', 'Dell', 'Alice Example', 'Finance', 'HQ', '10.0.0.42', '00:11:22:33:44:55', 'Jan 2, 2025 10:00 AM'],
-    ]),
+    csvText(
+      [
+        'Asset Name',
+        'Asset Tag',
+        'Product',
+        'Product Type',
+        'Asset State',
+        'Serial Number (Service Tag)',
+        'Vendor',
+        'User',
+        'Department',
+        'Site',
+        'IP Address',
+        'MAC Address',
+        'Last Scan Time',
+      ],
+      [
+        [
+          'WS-0042',
+          'AT-42',
+          'Dell Latitude 7440',
+          'Workstation',
+          'In Use',
+          'SN123',
+          'Dell',
+          'Alice Example',
+          'Finance',
+          'HQ',
+          '10.0.0.42',
+          '00:11:22:33:44:55',
+          'Jan 2, 2025 10:00 AM',
+        ],
+      ],
+    ),
   );
-  bucket.put('users.csv', csvText(['User ID', 'Name', 'Email ID', 'Department', 'Job Title', 'User Type', 'Status'], [['501', 'Alice Example', 'alice@example.com', 'Finance', 'Analyst', 'Requester', 'Active'], ['', 'Bob', 'BOB@example.com', '', '', 'Technician', 'Inactive']]));
+  bucket.put(
+    'users.csv',
+    csvText(
+      ['User ID', 'Name', 'Email ID', 'Department', 'Job Title', 'User Type', 'Status'],
+      [
+        ['501', 'Alice Example', 'alice@example.com', 'Finance', 'Analyst', 'Requester', 'Active'],
+        ['', 'Bob', 'BOB@example.com', '', '', 'Technician', 'Inactive'],
+      ],
+    ),
+  );
   bucket.put('services.csv', csvText(['Service Name', 'Description', 'Owner', 'Status'], [['Email', 'Corporate mail', 'Bob Tech', 'Active']]));
   const pages = await readPages(sdpFileStreams()[0]!, streamContext(bucket));
   const [asset] = recordsOf(pages, 'cmdb-assets');
@@ -68,22 +137,37 @@ test('asset, user and service exports; unknown asset columns become attributes',
   assert.deepEqual(
     { ...asset!.fields },
     {
-      name: 'WS-0042', assetTag: 'AT-42', serialNumber: 'SN123', productType: 'Workstation', product: 'Dell Latitude 7440', state: 'In Use', ipAddresses: ['10.0.0.42'], macAddresses: ['00:11:22:33:44:55'],
-      assignedUser: 'Alice Example', department: 'Finance', site: 'HQ', ciType: 'Asset', attributes: { Vendor: 'Dell', 'Last Scan Time': 'Jan 2, 2025 10:00 AM' },
+      name: 'WS-0042',
+      assetTag: 'AT-42',
+      serialNumber: 'SN123',
+      productType: 'Workstation',
+      product: 'Dell Latitude 7440',
+      state: 'In Use',
+      ipAddresses: ['10.0.0.42'],
+      macAddresses: ['00:11:22:33:44:55'],
+      assignedUser: 'Alice Example',
+      department: 'Finance',
+      site: 'HQ',
+      ciType: 'Asset',
+      attributes: { Vendor: 'Dell', 'Last Scan Time': 'Jan 2, 2025 10:00 AM' },
     },
   );
   const users = recordsOf(pages, 'users');
-  assert.deepEqual(users.map((u) => [u.key, u.fields.name, u.fields.email, u.fields.isTechnician, u.fields.status]), [
-    ['user:501', 'Alice Example', 'alice@example.com', false, 'active'],
-    ['user-email:bob@example.com', 'Bob', 'BOB@example.com', true, 'inactive'],
-  ]);
+  assert.deepEqual(
+    users.map((u) => [u.key, u.fields.name, u.fields.email, u.fields.isTechnician, u.fields.status]),
+    [
+      ['user:501', 'Alice Example', 'alice@example.com', false, 'active'],
+      ['user-email:bob@example.com', 'Bob', 'BOB@example.com', true, 'inactive'],
+    ],
+  );
   const [svc] = recordsOf(pages, 'services');
   assert.equal(svc!.key, 'service-name:email');
   assert.deepEqual(svc!.fields, { name: 'Email', description: 'Corporate mail', category: 'Business Service', owner: 'Bob Tech', status: 'active' });
-  assert.deepEqual(
-    bucket.imports.map((i) => [i.key, i.kind, i.status]).sort(),
-    [['assets.csv', 'assets', 'imported'], ['services.csv', 'services', 'imported'], ['users.csv', 'users', 'imported']],
-  );
+  assert.deepEqual(bucket.imports.map((i) => [i.key, i.kind, i.status]).sort(), [
+    ['assets.csv', 'assets', 'imported'],
+    ['services.csv', 'services', 'imported'],
+    ['users.csv', 'users', 'imported'],
+  ]);
   const swept = pages.at(-1)!.sweep as { models: string[]; scope: { origins: string[] } };
   assert.deepEqual(new Set(swept.models), new Set(['cmdb-assets', 'users', 'services']), 'a full run sweeps within the files it read');
   assert.equal(swept.scope.origins.length, 3);

@@ -64,21 +64,24 @@ describe('fact-sheet fixtures', () => {
   test('asset → cmdb-assets with configuration attributes', () => {
     const r = mapAsset(fixture('asset.json').asset as Json);
     assert.equal(r.key, 'asset:1694');
-    assert.deepEqual({ ...r.fields, attributes: undefined }, {
-      name: 'LT-0042',
-      assetTag: 'A-10042',
-      serialNumber: 'FK1D9GZDN72J',
-      productType: 'Laptop',
-      product: 'Latitude 7440',
-      state: 'In Use',
-      ipAddresses: ['10.1.2.3'],
-      macAddresses: undefined,
-      assignedUser: 'Bo Chen',
-      department: 'Finance',
-      site: null,
-      ciType: 'Asset',
-      attributes: undefined,
-    });
+    assert.deepEqual(
+      { ...r.fields, attributes: undefined },
+      {
+        name: 'LT-0042',
+        assetTag: 'A-10042',
+        serialNumber: 'FK1D9GZDN72J',
+        productType: 'Laptop',
+        product: 'Latitude 7440',
+        state: 'In Use',
+        ipAddresses: ['10.1.2.3'],
+        macAddresses: undefined,
+        assignedUser: 'Bo Chen',
+        department: 'Finance',
+        site: null,
+        ciType: 'Asset',
+        attributes: undefined,
+      },
+    );
     assert.deepEqual(r.fields.attributes, {
       manufacturer: 'Dell',
       location: 'HQ 3F',
@@ -88,11 +91,30 @@ describe('fact-sheet fixtures', () => {
   });
 
   test('CI and business service', () => {
-    const ci = mapCi({ id: '7', name: 'ws-1', ci_type: { id: '1', name: 'Computer' }, txt_ip_address: '10.0.0.9', txt_mac_address: 'aa:bb:cc:dd:ee:ff', txt_serial_number: 'S1', txt_os: 'Linux', last_updated_time: { display_value: 'x', value: '1719824400000' } });
+    const ci = mapCi({
+      id: '7',
+      name: 'ws-1',
+      ci_type: { id: '1', name: 'Computer' },
+      txt_ip_address: '10.0.0.9',
+      txt_mac_address: 'aa:bb:cc:dd:ee:ff',
+      txt_serial_number: 'S1',
+      txt_os: 'Linux',
+      last_updated_time: { display_value: 'x', value: '1719824400000' },
+    });
     assert.equal(ci.key, 'ci:7');
-    assert.deepEqual([ci.fields.ciType, ci.fields.ipAddresses, ci.fields.macAddresses, ci.fields.serialNumber], ['Computer', ['10.0.0.9'], ['aa:bb:cc:dd:ee:ff'], 'S1']);
+    assert.deepEqual(
+      [ci.fields.ciType, ci.fields.ipAddresses, ci.fields.macAddresses, ci.fields.serialNumber],
+      ['Computer', ['10.0.0.9'], ['aa:bb:cc:dd:ee:ff'], 'S1'],
+    );
     assert.equal((ci.fields.attributes as Json).txt_os, 'Linux');
-    const bs = mapBusinessService({ id: '9', name: 'Payroll', description: '', ci_type: { name: 'Business Service' }, managed_by: { name: 'Ana' }, status: { name: 'Active' } });
+    const bs = mapBusinessService({
+      id: '9',
+      name: 'Payroll',
+      description: '',
+      ci_type: { name: 'Business Service' },
+      managed_by: { name: 'Ana' },
+      status: { name: 'Active' },
+    });
     assert.deepEqual(bs.fields, { name: 'Payroll', description: null, category: 'Business Service', owner: 'Ana', status: 'active' });
     assert.deepEqual(mapServiceCategory({ id: '8', name: 'User Management', description: null, deleted: false }).fields, {
       name: 'User Management',
@@ -222,7 +244,8 @@ describe('recorded on-prem responses (rapid7 corpus)', { skip: corpusPresent ? f
       const failed = JSON.stringify(body.response_status ?? {}).includes('"failed"');
       const s = readStatus(body);
       if (s.present) assert.equal(s.ok, !failed, f);
-      for (const k of ['request', 'note', 'resolution']) if (k === 'request' && body.request) assert.equal(mapRequest(body.request as Json).key.startsWith('request:'), true, f);
+      for (const k of ['request', 'note', 'resolution'])
+        if (k === 'request' && body.request) assert.equal(mapRequest(body.request as Json).key.startsWith('request:'), true, f);
     }
   });
 });
@@ -239,11 +262,21 @@ describe('list page validation (what the streams rely on)', () => {
 
   test('a missing list or a row that is not a record fails, naming the field; an empty list_info-confirmed page passes', () => {
     const ok = [{ status_code: 2000, status: 'success' }];
-    assert.throws(() => readListPage({ response_status: ok, list_info: { row_count: 100, has_more_rows: true } }, 'requests', 'GET /requests'), /GET \/requests: the answer is not a page of rows: 'requests' is missing, expected a list of records/);
+    assert.throws(
+      () => readListPage({ response_status: ok, list_info: { row_count: 100, has_more_rows: true } }, 'requests', 'GET /requests'),
+      /GET \/requests: the answer is not a page of rows: 'requests' is missing, expected a list of records/,
+    );
     assert.throws(() => readListPage({ response_status: ok }, 'requests', 'GET /requests'), /'requests' is missing/);
-    assert.throws(() => readListPage({ response_status: ok, requests: [{ id: '1' }, null] }, 'requests', 'GET /requests'), /'requests\[1\]' is null, expected a record \(an object\)/);
+    assert.throws(
+      () => readListPage({ response_status: ok, requests: [{ id: '1' }, null] }, 'requests', 'GET /requests'),
+      /'requests\[1\]' is null, expected a record \(an object\)/,
+    );
     assert.throws(() => readListPage({ response_status: ok, ci_computer: ['x'] }, undefined, 'GET /cmdb/ci_computer'), /'ci_computer\[0\]' is a string/);
     assert.deepEqual(readListPage({ response_status: ok, list_info: { has_more_rows: false, row_count: 0 } }, 'requests', 'GET /requests').rows, []);
-    assert.deepEqual(readListPage({ response_status: ok, requests: [{ subject: 'no id' }] }, 'requests', 'GET /requests').rows, [{ subject: 'no id' }], 'a row without id is the stream\u2019s error row, not a bad page');
+    assert.deepEqual(
+      readListPage({ response_status: ok, requests: [{ subject: 'no id' }] }, 'requests', 'GET /requests').rows,
+      [{ subject: 'no id' }],
+      'a row without id is the stream\u2019s error row, not a bad page',
+    );
   });
 });

@@ -21,7 +21,12 @@ let app: AppContext;
 before(async () => {
   sim = await startSdpSim({ seed: 11, now: Date.now() - 2 * 86400_000, requests: 120, assets: 15, cis: 6, users: 12, technicians: 3 });
   db = await createSqlite();
-  app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([servicedeskPlusConnector as never]) });
+  app = await openApp({
+    dataDir: db.dataDir,
+    db: db.url,
+    log: createLogger({ level: 'silent' }),
+    registry: new ConnectorRegistry([servicedeskPlusConnector as never]),
+  });
 });
 after(async () => {
   await app?.close();
@@ -52,7 +57,9 @@ test('add (code exchanged, not stored), full sync, incremental sync, remove with
   assert.deepEqual(full.streams.users, { records: 15, errors: 0 });
   assert.equal(sim.stats().tokens.refresh_token, 0, 'the access token from the exchange was reused');
 
-  const upd = (await fetch(`${sim.url}/_sim/update`, { method: 'POST', body: JSON.stringify({ kind: 'requests', ids: ['3', '4'], flavour: 'cloud' }) }).then((r) => r.json())) as { cloudIds: string[] };
+  const upd = (await fetch(`${sim.url}/_sim/update`, { method: 'POST', body: JSON.stringify({ kind: 'requests', ids: ['3', '4'], flavour: 'cloud' }) }).then(
+    (r) => r.json(),
+  )) as { cloudIds: string[] };
   const inc = await runSync(app, 'sdp');
   assert.equal(inc.status, 'succeeded', inc.error ?? '');
   assert.equal(inc.mode, 'incremental');

@@ -33,7 +33,15 @@ after(async () => {
   server.close();
 });
 
-const env = (response: unknown, extra: Record<string, unknown> = {}) => ({ type: 'regular', response, error_code: 0, error_msg: '', warnings: [], timestamp: 1716000000, ...extra });
+const env = (response: unknown, extra: Record<string, unknown> = {}) => ({
+  type: 'regular',
+  response,
+  error_code: 0,
+  error_msg: '',
+  warnings: [],
+  timestamp: 1716000000,
+  ...extra,
+});
 
 test('headers: x-apikey and the integration User-Agent; base path /rest', async () => {
   seen.length = 0;

@@ -50,7 +50,10 @@ test('field metadata: seed labels, secrets, help texts', () => {
   assert.equal(f.secretKey?.label, 'Secret Key');
   assert.equal(f.verifySsl?.label, 'Verify SSL Certificate');
   assert.equal(f.includeInformational?.label, 'Include Informational Findings');
-  assert.deepEqual(f.inputMode?.options?.map((o) => o.label), ['API', 'File Import (CSV files)']);
+  assert.deepEqual(
+    f.inputMode?.options?.map((o) => o.label),
+    ['API', 'File Import (CSV files)'],
+  );
   assert.match(f.apiUrl?.help ?? '', /Do not add \/rest\//);
   assert.match(f.secretKey?.help ?? '', /once only/);
   assert.match(f.secretKey?.help ?? '', /revokes the previous one/);
@@ -61,10 +64,16 @@ test('field metadata: seed labels, secrets, help texts', () => {
 
 test('streams: one per model group, each model in exactly one stream', () => {
   const streams = tenableScConnector.streams(schema.parse(base), {} as never);
-  assert.deepEqual(streams.map((s) => s.name), ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance']);
+  assert.deepEqual(
+    streams.map((s) => s.name),
+    ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+  );
   const models = streams.flatMap((s) => s.models);
   assert.deepEqual(models.sort(), ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']);
   // File mode: one stream reading the CSV exports, writing every model (docs/csv-import.md).
   const file = tenableScConnector.streams(schema.parse({ inputMode: 'file' }), {} as never);
-  assert.deepEqual(file.map((s) => [s.name, [...s.models].sort()]), [['csv-exports', ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']]]);
+  assert.deepEqual(
+    file.map((s) => [s.name, [...s.models].sort()]),
+    [['csv-exports', ['compliance', 'hosts', 'plugins', 'ports', 'software', 'vulnerabilities']]],
+  );
 });

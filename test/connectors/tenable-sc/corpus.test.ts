@@ -25,7 +25,13 @@ function analysisPages(name: string) {
 test('pyTenable vulndetails (SC 5.8): 2 pages of 5 findings', (t) => {
   if (!corpusPresent) return t.skip(SKIP);
   const pages = analysisPages('test_analysis_vulns_vulndetails_tool.yaml');
-  assert.deepEqual(pages.map((p) => [p.total, p.rows.length]), [[1629, 5], [1629, 5]]);
+  assert.deepEqual(
+    pages.map((p) => [p.total, p.rows.length]),
+    [
+      [1629, 5],
+      [1629, 5],
+    ],
+  );
   const rows = pages.flatMap((p) => p.rows);
   const vulns = rows.map((r) => mapVulndetailsRow(r, { includeInformational: true }).vulnerabilities?.[0]);
   assert.equal(vulns.filter(Boolean).length, 10);
@@ -176,7 +182,11 @@ test('pyTenable /rest/hosts (synthetic shape)', (t) => {
   const rows = envelopeOf(200, readCassette('unmerged-synthetic/test_hosts_list_success.yaml')[0]!.body).response as Record<string, unknown>[];
   assert.equal(rows.length, 2);
   // Found by its tenableUUID, by its uuid (the host's own id), or by address and name.
-  for (const known of [{ tenableUuid: '58bd0909-f66d-4248-8c20-2501b208bb65' }, { hostUuid: '68262460-941b-4762-906e-47298f79911e' }, { fqdn: null, ipAddresses: ['201.22.196.102'] }]) {
+  for (const known of [
+    { tenableUuid: '58bd0909-f66d-4248-8c20-2501b208bb65' },
+    { hostUuid: '68262460-941b-4762-906e-47298f79911e' },
+    { fqdn: null, ipAddresses: ['201.22.196.102'] },
+  ]) {
     const resolver = new HostResolver();
     resolver.seed({ key: 'h1', fields: known });
     assert.equal(hostsApiHost(rows[0]!, resolver), 'h1', JSON.stringify(known));
@@ -246,7 +256,15 @@ test('Elastic asset (sumip) rows and mock server pages', (t) => {
 
   const rules = readElasticMock().filter((r) => r.path === '/rest/analysis');
   const pages = rules.map((r) => readAnalysisResponse(envelopeOf(r.status, r.body).response));
-  assert.deepEqual(pages.map((p) => [p.total, p.rows.length]), [[4, 3], [4, 1], [4, 0], [3, 3]]);
+  assert.deepEqual(
+    pages.map((p) => [p.total, p.rows.length]),
+    [
+      [4, 3],
+      [4, 1],
+      [4, 0],
+      [3, 3],
+    ],
+  );
   const vulnRows = pages.slice(0, 3).flatMap((p) => p.rows);
   const first = mapVulndetailsRow(vulnRows[0]!, { includeInformational: true }).vulnerabilities![0]!;
   assert.equal(first.fields.pluginId, '10114');
@@ -273,7 +291,8 @@ test('Elastic /rest/plugin rows: nulls where strings are expected are tolerated'
 test('every recorded sumip and vulndetails page passes the streams\u2019 page validation, and every row has its identity', (t) => {
   if (!corpusPresent) return t.skip(SKIP);
   const pages: unknown[] = [];
-  for (const name of ['test_analysis_vulns_vulndetails_tool.yaml', 'test_analysis_vulns_sumip_tool.yaml']) for (const i of readCassette(name)) pages.push(envelopeOf(i.status, i.body).response);
+  for (const name of ['test_analysis_vulns_vulndetails_tool.yaml', 'test_analysis_vulns_sumip_tool.yaml'])
+    for (const i of readCassette(name)) pages.push(envelopeOf(i.status, i.body).response);
   for (const r of readElasticMock().filter((m) => m.path === '/rest/analysis')) pages.push(envelopeOf(r.status, r.body).response);
   pages.push(readNdjson('test-vulnerability-patched.log').find((l) => 'response' in l)!.response);
   let rows = 0;
@@ -285,7 +304,8 @@ test('every recorded sumip and vulndetails page passes the streams\u2019 page va
     }
   }
   assert.ok(pages.length >= 8 && rows >= 20, `${pages.length} pages, ${rows} rows`);
-  for (const row of [...readNdjson('test-vulnerability.log'), ...readNdjson('test-vulnerability-patched.log').filter((l) => 'pluginID' in l)]) assert.equal(missingFindingIdentity(row), null);
+  for (const row of [...readNdjson('test-vulnerability.log'), ...readNdjson('test-vulnerability-patched.log').filter((l) => 'pluginID' in l)])
+    assert.equal(missingFindingIdentity(row), null);
   for (const row of readNdjson('test-asset.log')) assert.equal(missingHostIdentity(row), null);
 });
 
@@ -293,7 +313,11 @@ test('the streams\u2019 page validation names the field: a missing results list,
   assert.throws(() => readAnalysisResponse({ totalRecords: '5', returnedRecords: 0 }, { strict: true }), /'results' is missing, expected a list of rows/);
   assert.throws(() => readAnalysisResponse({ results: [{ ip: '1' }, null] }, { strict: true }), /'results\[1\]' is null, expected a row \(an object\)/);
   assert.throws(() => readAnalysisResponse({ returnedRecords: 25, results: null }, { strict: true }), /'results' is null/);
-  assert.equal(readAnalysisResponse({ returnedRecords: '0', results: null }, { strict: true }).rows.length, 0, 'null results with nothing returned: an empty page');
+  assert.equal(
+    readAnalysisResponse({ returnedRecords: '0', results: null }, { strict: true }).rows.length,
+    0,
+    'null results with nothing returned: an empty page',
+  );
   assert.equal(readAnalysisResponse({ results: null }).rows.length, 0, 'other tools (iplist) keep the lenient reading');
   assert.equal(missingHostIdentity({ ip: null, uuid: '', dnsName: null }), 'a row without a host identity (uuid, hostUUID, ip or dnsName)');
   assert.equal(missingFindingIdentity({ ip: '10.0.0.1' }), 'a row without a pluginID');

@@ -47,14 +47,20 @@ async function rowsOf(name: string) {
 describe('Tenable.sc CSV corpus', { skip }, () => {
   test('issue_9612.csv (Feb 2024, `Solution`): three Critical MS SQL findings on two hosts', async () => {
     const { result, vulns, hosts } = await importOne('issue_9612.csv');
-    assert.deepEqual({ status: result.status, kind: result.kind, read: result.rowsRead, imported: result.rowsImported, rejected: result.rowsRejected }, { status: 'imported', kind: 'vulnerability-detail-list', read: 3, imported: 3, rejected: 0 });
+    assert.deepEqual(
+      { status: result.status, kind: result.kind, read: result.rowsRead, imported: result.rowsImported, rejected: result.rowsRejected },
+      { status: 'imported', kind: 'vulnerability-detail-list', read: 3, imported: 3, rejected: 0 },
+    );
     // The two addresses share a MAC and a NetBIOS name, but the console lists them as two hosts (no
     // UUID: its uniqueness is repository, IP, DNS name), so they stay two.
-    assert.deepEqual(vulns.map((v) => [v.hostKey, v.fields.port, v.fields.pluginId, v.fields.severity]), [
-      ['addr:Individual Scan|2.3.4.5|', 1433, '73756', 'critical'],
-      ['addr:Individual Scan|2.3.4.5|', 5555, '73756', 'critical'],
-      ['addr:Individual Scan|1.2.3.4|', 1433, '73756', 'critical'],
-    ]);
+    assert.deepEqual(
+      vulns.map((v) => [v.hostKey, v.fields.port, v.fields.pluginId, v.fields.severity]),
+      [
+        ['addr:Individual Scan|2.3.4.5|', 1433, '73756', 'critical'],
+        ['addr:Individual Scan|2.3.4.5|', 5555, '73756', 'critical'],
+        ['addr:Individual Scan|1.2.3.4|', 1433, '73756', 'critical'],
+      ],
+    );
     assert.deepEqual([...new Set(hosts.map((x) => x.key))].sort(), ['addr:Individual Scan|1.2.3.4|', 'addr:Individual Scan|2.3.4.5|']);
     const v = vulns[0]!;
     assert.equal(v.fields.pluginName, 'Microsoft SQL Server Unsupported Version Detection (remote check)');
@@ -80,7 +86,10 @@ describe('Tenable.sc CSV corpus', { skip }, () => {
     const { result, vulns } = await importOne('issue_11102.csv');
     assert.equal(result.status, 'imported');
     assert.equal(result.rowsImported, 3);
-    assert.deepEqual(vulns.map((v) => `${v.key.split('|')[1]}:${v.fields.port}`), ['1.2.3.4:443', '2.3.4.5:443', '1.2.3.4:8443']);
+    assert.deepEqual(
+      vulns.map((v) => `${v.key.split('|')[1]}:${v.fields.port}`),
+      ['1.2.3.4:443', '2.3.4.5:443', '1.2.3.4:8443'],
+    );
     assert.equal(new Set(vulns.map((v) => v.hostKey)).size, 2, 'one MAC, but two hosts on the console');
     for (const v of vulns) {
       assert.equal(v.fields.pluginId, '42873');
@@ -98,13 +107,19 @@ describe('Tenable.sc CSV corpus', { skip }, () => {
 
   test('nessus_many_vuln.csv: `Plugin Text`, MST/MDT dates, a mangled BID; 529 comma-only rows skipped as blank', async () => {
     const { result, vulns, hosts } = await importOne('nessus_many_vuln.csv');
-    assert.deepEqual({ status: result.status, read: result.rowsRead, imported: result.rowsImported, rejected: result.rowsRejected }, { status: 'imported', read: 4, imported: 4, rejected: 0 });
-    assert.deepEqual(vulns.map((v) => [v.hostKey?.split('|')[1], v.fields.pluginId, v.fields.severity]), [
-      ['10.1.1.1', '35291', 'medium'],
-      ['10.1.1.1', '51192', 'medium'],
-      ['10.2.1.1', '57582', 'medium'],
-      ['10.2.1.1', '65821', 'medium'],
-    ]);
+    assert.deepEqual(
+      { status: result.status, read: result.rowsRead, imported: result.rowsImported, rejected: result.rowsRejected },
+      { status: 'imported', read: 4, imported: 4, rejected: 0 },
+    );
+    assert.deepEqual(
+      vulns.map((v) => [v.hostKey?.split('|')[1], v.fields.pluginId, v.fields.severity]),
+      [
+        ['10.1.1.1', '35291', 'medium'],
+        ['10.1.1.1', '51192', 'medium'],
+        ['10.2.1.1', '57582', 'medium'],
+        ['10.2.1.1', '65821', 'medium'],
+      ],
+    );
     assert.equal(vulns[0]!.firstSeen, '2021-01-05T17:24:08.000Z', '10:24:08 MST is 17:24:08 UTC');
     assert.deepEqual(vulns[0]!.fields.cves, ['CVE-2004-2761']);
     assert.deepEqual(vulns[3]!.fields.cves, ['CVE-2013-2566', 'CVE-2015-2808']);

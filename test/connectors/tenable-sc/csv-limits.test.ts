@@ -17,7 +17,8 @@ function packages(n: number): string {
   return `Plugin Output: \nHere is the list of packages installed on the remote CentOS Linux system : \n\n${lines.join('\n')}\n`;
 }
 
-const softwareRow = (output: string, ip = '10.0.0.1') => scRow({ Plugin: '22869', 'Plugin Name': 'Software Enumeration (SSH)', Severity: 'Info', Port: '0', 'IP Address': ip, 'Plugin Output': output });
+const softwareRow = (output: string, ip = '10.0.0.1') =>
+  scRow({ Plugin: '22869', 'Plugin Name': 'Software Enumeration (SSH)', Severity: 'Info', Port: '0', 'IP Address': ip, 'Plugin Output': output });
 
 test('a 21.8 MB row (a million packages in one Plugin Output) is rejected with its line; the rest of the file and the next file import', async () => {
   const huge = packages(1_000_000);
@@ -46,7 +47,14 @@ test('a row yielding more records than the limit is rejected whole (nothing of i
   Object.assign(process.env, env);
   try {
     const bucket = new MemoryBucket();
-    bucket.put('x.csv', csvText(SC_HEADER, [softwareRow(packages(150), '10.0.0.1'), softwareRow(packages(90), '10.0.0.2'), scRow({ 'IP Address': '10.0.0.3', Synopsis: 'x'.repeat(20_001) })]));
+    bucket.put(
+      'x.csv',
+      csvText(SC_HEADER, [
+        softwareRow(packages(150), '10.0.0.1'),
+        softwareRow(packages(90), '10.0.0.2'),
+        scRow({ 'IP Address': '10.0.0.3', Synopsis: 'x'.repeat(20_001) }),
+      ]),
+    );
     const pages = await readPages(streamOf(), streamContext(bucket));
     const r = bucket.last('x.csv')!;
     assert.equal(r.rowsImported, 1);
@@ -68,8 +76,25 @@ test('a row yielding more records than the limit is rejected whole (nothing of i
 
 test('an IP address that is not one rejects its row, counted with its line; valid rows import', async () => {
   const bucket = new MemoryBucket();
-  bucket.put('v.csv', csvText(SC_HEADER, [scRow({ 'IP Address': '10.0.0.1' }), scRow({ 'IP Address': '10.0.0.999' }), scRow({ 'IP Address': "'; DROP TABLE hosts;--" }), scRow({ 'IP Address': 'fe80::1' })]));
-  bucket.put('h.csv', csvText(['Name', 'IP Address', 'OS'], [['a', '10.0.0.1, 10.0.0.2', 'Linux'], ['b', '10.0.0.4 not-an-ip', 'Linux']]));
+  bucket.put(
+    'v.csv',
+    csvText(SC_HEADER, [
+      scRow({ 'IP Address': '10.0.0.1' }),
+      scRow({ 'IP Address': '10.0.0.999' }),
+      scRow({ 'IP Address': "'; DROP TABLE hosts;--" }),
+      scRow({ 'IP Address': 'fe80::1' }),
+    ]),
+  );
+  bucket.put(
+    'h.csv',
+    csvText(
+      ['Name', 'IP Address', 'OS'],
+      [
+        ['a', '10.0.0.1, 10.0.0.2', 'Linux'],
+        ['b', '10.0.0.4 not-an-ip', 'Linux'],
+      ],
+    ),
+  );
   const pages = await readPages(streamOf(), streamContext(bucket));
   const v = bucket.last('v.csv')!;
   assert.equal(v.rowsImported, 2);
@@ -80,5 +105,10 @@ test('an IP address that is not one rejects its row, counted with its line; vali
   const h = bucket.last('h.csv')!;
   assert.equal(h.rowsImported, 1);
   assert.deepEqual(h.rejections, [{ line: 3, reason: "IP Address 'not-an-ip' is not an IPv4 or IPv6 address" }]);
-  assert.deepEqual(recordsOf(pages, 'vulnerabilities').map((x) => x.hostKey?.split('|')[1]).sort(), ['10.0.0.1', 'fe80::1']);
+  assert.deepEqual(
+    recordsOf(pages, 'vulnerabilities')
+      .map((x) => x.hostKey?.split('|')[1])
+      .sort(),
+    ['10.0.0.1', 'fe80::1'],
+  );
 });

@@ -30,7 +30,20 @@ test('a row maps by header name: SC and other spellings, Plugin Output prefix st
   assert.deepEqual(sc.repository, { name: 'Corp' });
   // Steps to Remediate (SC 2024+), Plugin Text (older exports), other Tenable products' names, any case.
   const other = ['plugin id', 'NAME', 'risk', 'Host', 'port', 'protocol', 'Plugin Text', 'Steps to Remediate', 'CVSS v3.0 Base Score', 'Last Seen'];
-  const r = vulndetailsRowOf(rowOf(other, ['19506', 'Nessus Scan Information', 'None', '10.9.9.9', '0', 'tcp', 'Plugin Text: Credentialed checks : yes', 'Nothing to do.', '9.8', '2024-05-01 10:00:00']));
+  const r = vulndetailsRowOf(
+    rowOf(other, [
+      '19506',
+      'Nessus Scan Information',
+      'None',
+      '10.9.9.9',
+      '0',
+      'tcp',
+      'Plugin Text: Credentialed checks : yes',
+      'Nothing to do.',
+      '9.8',
+      '2024-05-01 10:00:00',
+    ]),
+  );
   assert.equal(r.pluginID, '19506');
   assert.equal(r.severity, '0');
   assert.equal(r.solution, 'Nothing to do.');
@@ -54,18 +67,60 @@ test('header detection: required columns named when missing; a host list is not 
 
 test('inventory from plugin output: software, OS, ports, last user, compliance; Info findings only when asked', async () => {
   const rows = [
-    scRow({ Plugin: '22869', 'Plugin Name': 'Software Enumeration (SSH)', Severity: 'Info', Port: '0', 'Plugin Output': 'Plugin Output: \nHere is the list of packages installed on the remote CentOS Linux system : \n\n  openssl-1.0.2k-19.el7|(none)\n  bash-4.2.46-34.el7|(none)\n' }),
-    scRow({ Plugin: '11936', 'Plugin Name': 'OS Identification', Severity: 'Info', Port: '0', 'Plugin Output': 'Plugin Output: \nRemote operating system : CentOS Linux 7\nConfidence level : 95\nMethod : LinuxDistribution\n' }),
-    scRow({ Plugin: '34220', 'Plugin Name': 'Netstat Portscanner (WMI)', Severity: 'Info', Port: '3389', 'Plugin Output': 'Plugin Output: Port 3389/tcp was found to be open' }),
-    scRow({ Plugin: '38689', 'Plugin Name': 'Last Logged On User', Severity: 'Info', 'IP Address': '10.0.0.2', 'DNS Name': '', 'Plugin Output': 'Plugin Output: Last Successful logon : CORP\\alice' }),
-    scRow({ Plugin: '1000200', 'Plugin Name': '1.1.1 Ensure mounting of cramfs is disabled', Family: 'Policy Compliance', Severity: 'High', Port: '0', 'Plugin Output': 'Plugin Output: <cm:compliance-check-name>1.1.1 Ensure cramfs disabled</cm:compliance-check-name>\n<cm:compliance-result>FAILED</cm:compliance-result>\n<cm:compliance-audit-file>CIS_CentOS_7_L1.audit</cm:compliance-audit-file>' }),
+    scRow({
+      Plugin: '22869',
+      'Plugin Name': 'Software Enumeration (SSH)',
+      Severity: 'Info',
+      Port: '0',
+      'Plugin Output':
+        'Plugin Output: \nHere is the list of packages installed on the remote CentOS Linux system : \n\n  openssl-1.0.2k-19.el7|(none)\n  bash-4.2.46-34.el7|(none)\n',
+    }),
+    scRow({
+      Plugin: '11936',
+      'Plugin Name': 'OS Identification',
+      Severity: 'Info',
+      Port: '0',
+      'Plugin Output': 'Plugin Output: \nRemote operating system : CentOS Linux 7\nConfidence level : 95\nMethod : LinuxDistribution\n',
+    }),
+    scRow({
+      Plugin: '34220',
+      'Plugin Name': 'Netstat Portscanner (WMI)',
+      Severity: 'Info',
+      Port: '3389',
+      'Plugin Output': 'Plugin Output: Port 3389/tcp was found to be open',
+    }),
+    scRow({
+      Plugin: '38689',
+      'Plugin Name': 'Last Logged On User',
+      Severity: 'Info',
+      'IP Address': '10.0.0.2',
+      'DNS Name': '',
+      'Plugin Output': 'Plugin Output: Last Successful logon : CORP\\alice',
+    }),
+    scRow({
+      Plugin: '1000200',
+      'Plugin Name': '1.1.1 Ensure mounting of cramfs is disabled',
+      Family: 'Policy Compliance',
+      Severity: 'High',
+      Port: '0',
+      'Plugin Output':
+        'Plugin Output: <cm:compliance-check-name>1.1.1 Ensure cramfs disabled</cm:compliance-check-name>\n<cm:compliance-result>FAILED</cm:compliance-result>\n<cm:compliance-audit-file>CIS_CentOS_7_L1.audit</cm:compliance-audit-file>',
+    }),
     scRow({}),
   ];
   const bucket = new MemoryBucket();
   bucket.put('export.csv', csvText(SC_HEADER, rows));
   const pages = await readPages(streamOf(), streamContext(bucket));
-  assert.deepEqual(recordsOf(pages, 'software').map((s) => `${s.fields.name} ${s.fields.version}`).sort(), ['bash 4.2.46-34.el7', 'openssl 1.0.2k-19.el7']);
-  assert.deepEqual(recordsOf(pages, 'ports').map((p) => [p.fields.port, p.fields.protocol]), [[3389, 'tcp']]);
+  assert.deepEqual(
+    recordsOf(pages, 'software')
+      .map((s) => `${s.fields.name} ${s.fields.version}`)
+      .sort(),
+    ['bash 4.2.46-34.el7', 'openssl 1.0.2k-19.el7'],
+  );
+  assert.deepEqual(
+    recordsOf(pages, 'ports').map((p) => [p.fields.port, p.fields.protocol]),
+    [[3389, 'tcp']],
+  );
   const compliance = recordsOf(pages, 'compliance');
   assert.equal(compliance.length, 1);
   assert.equal(compliance[0]!.fields.result, 'failed');
@@ -80,7 +135,10 @@ test('inventory from plugin output: software, OS, ports, last user, compliance; 
   assert.equal(web1.fields.scannerLastSeen, '2024-10-17T17:24:54.000Z');
   assert.equal(hosts.find((h) => h.key === 'addr:Corp|10.0.0.2|')!.fields.lastLoggedOnUser, 'CORP\\alice');
   // Info rows are not vulnerabilities by default; the compliance row is not one either.
-  assert.deepEqual(recordsOf(pages, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873']);
+  assert.deepEqual(
+    recordsOf(pages, 'vulnerabilities').map((v) => v.fields.pluginId),
+    ['42873'],
+  );
   const v = recordsOf(pages, 'vulnerabilities')[0]!;
   assert.equal(v.key, 'addr:Corp|10.0.0.1|web1.corp.example|443|tcp|42873');
   assert.equal(v.hostKey, 'addr:Corp|10.0.0.1|web1.corp.example');
@@ -99,11 +157,14 @@ test('inventory from plugin output: software, OS, ports, last user, compliance; 
 test('host facts in file mode: FQDN from 12053 (trailing dot dropped), credentialed from 19506 yes and no', async () => {
   const host = (ip: string, c: Record<string, string>) => scRow({ Severity: 'Info', Port: '0', 'IP Address': ip, 'DNS Name': '', 'NetBIOS Name': '', ...c });
   const bucket = new MemoryBucket();
-  bucket.put('facts.csv', csvText(SC_HEADER, [
-    host('10.0.0.8', { Plugin: '12053', 'Plugin Output': 'Plugin Output: \n10.0.0.8 resolves as App8.Corp.Example.\n' }),
-    host('10.0.0.8', { Plugin: '19506', 'Plugin Output': 'Plugin Output: \nNessus version : 10.7.1\nCredentialed checks : no\n' }),
-    host('10.0.0.9', { Plugin: '19506', 'Plugin Output': "Plugin Output: \nCredentialed checks : yes, as 'CORP\\svc-scan' via SMB\n" }),
-  ]));
+  bucket.put(
+    'facts.csv',
+    csvText(SC_HEADER, [
+      host('10.0.0.8', { Plugin: '12053', 'Plugin Output': 'Plugin Output: \n10.0.0.8 resolves as App8.Corp.Example.\n' }),
+      host('10.0.0.8', { Plugin: '19506', 'Plugin Output': 'Plugin Output: \nNessus version : 10.7.1\nCredentialed checks : no\n' }),
+      host('10.0.0.9', { Plugin: '19506', 'Plugin Output': "Plugin Output: \nCredentialed checks : yes, as 'CORP\\svc-scan' via SMB\n" }),
+    ]),
+  );
   const hosts = recordsOf(await readPages(streamOf(), streamContext(bucket)), 'hosts');
   const h8 = hosts.find((h) => h.key === 'addr:Corp|10.0.0.8|')!;
   assert.equal(h8.fields.fqdn, 'app8.corp.example');
@@ -138,7 +199,10 @@ test('bad rows are rejected with physical line numbers and reasons, the rest imp
     { line: 14, reason: "Last Observed 'last tuesday' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)" },
     { line: 19, reason: 'IP Address is empty' },
   ]);
-  assert.deepEqual(recordsOf(pages, 'vulnerabilities').map((v) => v.hostKey?.split('|')[1]), ['10.0.0.1', '10.0.0.7']);
+  assert.deepEqual(
+    recordsOf(pages, 'vulnerabilities').map((v) => v.hostKey?.split('|')[1]),
+    ['10.0.0.1', '10.0.0.7'],
+  );
   assert.deepEqual(pages.at(-1)!.sweep, [], 'a snapshot with rejected rows sweeps nothing');
 });
 
@@ -180,17 +244,33 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
   bucket.put('week1-corp.csv', csvText(SC_HEADER, [b('Corp', '42873'), b('Corp', '51192')]));
   bucket.put('week1-lab.csv', csvText(SC_HEADER, [b('Lab', '57582', '10.9.0.1')]));
   const p1 = await readPages(stream, streamContext(bucket));
-  assert.deepEqual(recordsOf(p1, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873', '51192', '57582'], 'both exports are read (neither supersedes the other)');
-  assert.deepEqual(bucket.imports.map((i) => [i.key, i.status]), [['week1-corp.csv', 'imported'], ['week1-lab.csv', 'imported']]);
+  assert.deepEqual(
+    recordsOf(p1, 'vulnerabilities').map((v) => v.fields.pluginId),
+    ['42873', '51192', '57582'],
+    'both exports are read (neither supersedes the other)',
+  );
+  assert.deepEqual(
+    bucket.imports.map((i) => [i.key, i.status]),
+    [
+      ['week1-corp.csv', 'imported'],
+      ['week1-lab.csv', 'imported'],
+    ],
+  );
   const s1 = sweptScope(p1.at(-1));
   assert.deepEqual(s1?.scope.hostField, { name: 'repository', values: ['Corp', 'Lab'] });
   assert.equal(s1?.scope.origins.length, 2);
-  assert.ok(recordsOf(p1, 'vulnerabilities').every((v) => typeof v.origin === 'string' && v.origin.length === 12), 'findings carry their file');
+  assert.ok(
+    recordsOf(p1, 'vulnerabilities').every((v) => typeof v.origin === 'string' && v.origin.length === 12),
+    'findings carry their file',
+  );
   // Run 2, incremental: a newer Corp export without 51192 is read, and nothing is swept.
   bucket.run = 'r2';
   bucket.put('week2-corp.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
   const p2 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
-  assert.deepEqual(recordsOf(p2, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873']);
+  assert.deepEqual(
+    recordsOf(p2, 'vulnerabilities').map((v) => v.fields.pluginId),
+    ['42873'],
+  );
   assert.deepEqual(p2.at(-1)!.sweep, [], 'an incremental run removes nothing');
   // Nothing new: nothing read, nothing recorded, no sweep.
   const before = bucket.imports.length;
@@ -203,8 +283,14 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
   bucket.reimport = true;
   const n4 = bucket.imports.length;
   const p4 = await readPages(stream, streamContext(bucket));
-  assert.deepEqual(recordsOf(p4, 'vulnerabilities').map((v) => `${v.fields.pluginId}@${v.hostKey?.split('|')[0]}`), ['57582@addr:Lab', '42873@addr:Corp']);
-  assert.deepEqual(bucket.imports.slice(n4).map((i) => i.key), ['week1-lab.csv', 'week2-corp.csv']);
+  assert.deepEqual(
+    recordsOf(p4, 'vulnerabilities').map((v) => `${v.fields.pluginId}@${v.hostKey?.split('|')[0]}`),
+    ['57582@addr:Lab', '42873@addr:Corp'],
+  );
+  assert.deepEqual(
+    bucket.imports.slice(n4).map((i) => i.key),
+    ['week1-lab.csv', 'week2-corp.csv'],
+  );
   const s4 = sweptScope(p4.at(-1));
   assert.deepEqual(new Set(s4?.scope.hostField?.values), new Set(['Corp', 'Lab']));
   assert.equal(s4?.scope.origins.length, 2);
@@ -218,16 +304,27 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
   await readPages(stream, streamContext(mixed, { mode: 'incremental' }));
   mixed.reimport = true;
   const pm = await readPages(stream, streamContext(mixed));
-  assert.deepEqual(recordsOf(pm, 'vulnerabilities').map((v) => v.fields.pluginId), ['57582', '42873'], 'the older file\'s Corp rows are skipped');
+  assert.deepEqual(
+    recordsOf(pm, 'vulnerabilities').map((v) => v.fields.pluginId),
+    ['57582', '42873'],
+    "the older file's Corp rows are skipped",
+  );
   // Files uploaded together in one run are one snapshot: two Corp files of one run both count.
   const together = new MemoryBucket();
   together.put('corp-critical.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
   together.put('corp-high.csv', csvText(SC_HEADER, [b('Corp', '51192')]));
   const p5 = await readPages(stream, streamContext(together));
-  assert.deepEqual(recordsOf(p5, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873', '51192']);
+  assert.deepEqual(
+    recordsOf(p5, 'vulnerabilities').map((v) => v.fields.pluginId),
+    ['42873', '51192'],
+  );
   together.reimport = true;
   const p6 = await readPages(stream, streamContext(together));
-  assert.deepEqual(recordsOf(p6, 'vulnerabilities').map((v) => v.fields.pluginId), ['42873', '51192'], 'still one snapshot when re-read');
+  assert.deepEqual(
+    recordsOf(p6, 'vulnerabilities').map((v) => v.fields.pluginId),
+    ['42873', '51192'],
+    'still one snapshot when re-read',
+  );
   // A full run over an empty bucket (files deleted after import) sweeps nothing.
   bucket.files.clear();
   const p7 = await readPages(stream, streamContext(bucket));
@@ -239,11 +336,14 @@ test('Host Assets export: enriches the hosts a vulnerability export named (same 
   bucket.put('vulns.csv', csvText(SC_HEADER, [scRow({})]));
   bucket.put(
     'hosts.csv',
-    csvText(['Name', 'IP Address', 'OS', 'MAC Address', 'UUID', 'Last Seen', 'ACR'], [
-      ['web1.corp.example', '10.0.0.1', 'Linux Kernel 3.10', '00:50:56:AA:BB:CC', '', 'Oct 20, 2024 08:00:00 UTC', '7'],
-      ['db9', '10.0.0.9', 'Windows Server 2019', '', '4ADD65D0-27FC-491C-91BA-3F498A61F49E', 'N/A', ''],
-      ['', '', 'x', '', '', '', ''],
-    ]),
+    csvText(
+      ['Name', 'IP Address', 'OS', 'MAC Address', 'UUID', 'Last Seen', 'ACR'],
+      [
+        ['web1.corp.example', '10.0.0.1', 'Linux Kernel 3.10', '00:50:56:AA:BB:CC', '', 'Oct 20, 2024 08:00:00 UTC', '7'],
+        ['db9', '10.0.0.9', 'Windows Server 2019', '', '4ADD65D0-27FC-491C-91BA-3F498A61F49E', 'N/A', ''],
+        ['', '', 'x', '', '', '', ''],
+      ],
+    ),
   );
   const pages = await readPages(streamOf(), streamContext(bucket));
   const hosts = recordsOf(pages, 'hosts');
@@ -263,7 +363,10 @@ test('Host Assets export: enriches the hosts a vulnerability export named (same 
   bucket.put('hosts2.csv', csvText(['Name', 'IP Address', 'OS'], [['web1.corp.example', '10.0.0.1', 'Linux']]));
   const again = await readPages(streamOf(), streamContext(bucket, { mode: 'incremental' }));
   assert.equal(recordsOf(again, 'vulnerabilities').length, 0);
-  assert.deepEqual(recordsOf(again, 'hosts').map((h) => [h.key, h.fields.os]), [['addr:Corp|10.0.0.1|web1.corp.example', 'Linux']]);
+  assert.deepEqual(
+    recordsOf(again, 'hosts').map((h) => [h.key, h.fields.os]),
+    [['addr:Corp|10.0.0.1|web1.corp.example', 'Linux']],
+  );
   assert.deepEqual(again.at(-1)!.sweep, []);
 });
 
@@ -271,21 +374,41 @@ test('resumed at a Host Assets file, its rows still find the hosts the vulnerabi
   const bucket = new MemoryBucket();
   // The vulnerability export names web1 in repository Corp; the host list has no repository column.
   bucket.put('vulns.csv', csvText(SC_HEADER, [scRow({}), scRow({ Plugin: '19506', 'IP Address': '10.0.0.5', 'DNS Name': 'app5.corp.example' })]));
-  bucket.put('hosts.csv', csvText(['Name', 'IP Address', 'OS'], [['web1.corp.example', '10.0.0.1', 'Linux Kernel 3.10'], ['app5.corp.example', '10.0.0.5', 'Linux']]));
+  bucket.put(
+    'hosts.csv',
+    csvText(
+      ['Name', 'IP Address', 'OS'],
+      [
+        ['web1.corp.example', '10.0.0.1', 'Linux Kernel 3.10'],
+        ['app5.corp.example', '10.0.0.5', 'Linux'],
+      ],
+    ),
+  );
   const { fileImportStream } = await import('../../../src/filedrop/csv/stream.ts');
-  const stream = fileImportStream({ name: 'scan', models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], kinds: tenableScFileKinds({ includeInformational: false }), what: 'Tenable.sc', pageRows: 1 });
+  const stream = fileImportStream({
+    name: 'scan',
+    models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+    kinds: tenableScFileKinds({ includeInformational: false }),
+    what: 'Tenable.sc',
+    pageRows: 1,
+  });
   const whole = await readPages(stream, streamContext(bucket));
   const wholeKeys = new Set(recordsOf(whole, 'hosts').map((h) => h.key));
   assert.ok(wholeKeys.has('addr:Corp|10.0.0.1|web1.corp.example'));
   // Interrupted after the vulnerability export's second row and again after the first host row.
-  const at = (file: number, records: number) => whole.find((p) => {
-    const cp = p.checkpoint as { at: { file: number; records: number } };
-    return cp.at.file === file && cp.at.records === records;
-  })!.checkpoint;
+  const at = (file: number, records: number) =>
+    whole.find((p) => {
+      const cp = p.checkpoint as { at: { file: number; records: number } };
+      return cp.at.file === file && cp.at.records === records;
+    })!.checkpoint;
   for (const cp of [at(0, 1), at(1, 1)]) {
     const resumed = await readPages(stream, streamContext(bucket, { resumed: true, checkpoint: cp }));
     const keys = recordsOf(resumed, 'hosts').map((h) => h.key);
-    assert.deepEqual(keys.filter((k) => !wholeKeys.has(k)), [], `no host the whole read did not have (${JSON.stringify(cp)})`);
+    assert.deepEqual(
+      keys.filter((k) => !wholeKeys.has(k)),
+      [],
+      `no host the whole read did not have (${JSON.stringify(cp)})`,
+    );
     assert.ok(keys.includes('addr:Corp|10.0.0.5|app5.corp.example'), 'the host list row enriched the exported host');
   }
 });
@@ -298,7 +421,13 @@ test('a crash mid-file resumes after the last stored page: every row once, same 
   const stream = tenableScFileStreams(tenableScConfigSchema.parse({ inputMode: 'file' }))[0]!;
   // Small pages through the stream options: rebuild with pageRows via the generic stream.
   const { fileImportStream } = await import('../../../src/filedrop/csv/stream.ts');
-  const small = fileImportStream({ name: stream.name, models: stream.models, kinds: tenableScFileKinds({ includeInformational: false }), what: 'Tenable.sc', pageRows: 10 });
+  const small = fileImportStream({
+    name: stream.name,
+    models: stream.models,
+    kinds: tenableScFileKinds({ includeInformational: false }),
+    what: 'Tenable.sc',
+    pageRows: 10,
+  });
   const first = await readPages(small, streamContext(bucket), 2);
   assert.equal(recordsOf(first, 'vulnerabilities').length, 20);
   const rest = await readPages(small, streamContext(bucket, { resumed: true, checkpoint: (first.at(-1) as Page).checkpoint }));

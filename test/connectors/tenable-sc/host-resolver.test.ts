@@ -40,7 +40,15 @@ test('6.x: sumip names an unauthenticated host by address, vulndetails by hostUU
 });
 
 test('order of trust: Tenable UUID, BIOS UUID, MAC, NetBIOS, FQDN, IP each find the host', () => {
-  const first = sumipRow({ ip: '10.0.0.8', uuid: 'AAAA-1', biosGUID: 'BIOS-1', macAddress: '00:50:56:00:00:08', netbiosName: 'CORP\\WS8', dnsName: 'ws8.corp.example', repository: REPO });
+  const first = sumipRow({
+    ip: '10.0.0.8',
+    uuid: 'AAAA-1',
+    biosGUID: 'BIOS-1',
+    macAddress: '00:50:56:00:00:08',
+    netbiosName: 'CORP\\WS8',
+    dnsName: 'ws8.corp.example',
+    repository: REPO,
+  });
   const probes: Record<string, unknown>[] = [
     { uuid: 'aaaa-1', ip: '10.9.9.1' },
     { biosGUID: 'bios-1', ip: '10.9.9.2' },
@@ -79,7 +87,11 @@ test('a host that moved keeps its key; its old address still finds it', () => {
   const resolver = new HostResolver();
   const before = vulnRow({ ip: '10.0.1.1', ips: '10.0.1.1', uuid: '', hostUUID: HOST_UUID, repository: REPO });
   const after = vulnRow({ ip: '10.0.2.2', ips: '10.0.2.2', uuid: '', hostUUID: HOST_UUID, repository: REPO });
-  const { keys } = run(resolver, [before, after, sumipRow({ ip: '10.0.1.1', uuid: '', dnsName: 'app01.corp.example', netbiosName: 'CORP\\APP01', macAddress: '', repository: REPO })]);
+  const { keys } = run(resolver, [
+    before,
+    after,
+    sumipRow({ ip: '10.0.1.1', uuid: '', dnsName: 'app01.corp.example', netbiosName: 'CORP\\APP01', macAddress: '', repository: REPO }),
+  ]);
   assert.equal(new Set(keys).size, 1);
   assert.deepEqual(resolver.addressesOf(keys[0]!), ['10.0.1.1', '10.0.2.2']);
 });
@@ -99,11 +111,27 @@ test('seeded with the stored hosts: a later run (or a resumed one) finds them by
 
 test('the fact sheet sumip example: identifiers kept on the host', () => {
   const row = {
-    ip: '10.0.0.15', uuid: '4add65d0-27fc-491c-91ba-3f498a61f49e', macAddress: '00:50:56:a6:60:bc', netbiosName: 'CORP\\WS015', dnsName: 'ws015.corp.example',
-    biosGUID: 'ce162642-caf4-a4e1-78d4-3ff87addeff2', lastAuthRun: '1716012345', lastUnauthRun: '', repository: { id: '2', name: 'Corp', description: '', sciID: '1', dataFormat: 'IPv4' },
+    ip: '10.0.0.15',
+    uuid: '4add65d0-27fc-491c-91ba-3f498a61f49e',
+    macAddress: '00:50:56:a6:60:bc',
+    netbiosName: 'CORP\\WS015',
+    dnsName: 'ws015.corp.example',
+    biosGUID: 'ce162642-caf4-a4e1-78d4-3ff87addeff2',
+    lastAuthRun: '1716012345',
+    lastUnauthRun: '',
+    repository: { id: '2', name: 'Corp', description: '', sciID: '1', dataFormat: 'IPv4' },
   };
   const ids = rowHostIds(row);
-  assert.deepEqual(ids, { scope: 'Corp', hostUuid: null, tenableUuid: '4add65d0-27fc-491c-91ba-3f498a61f49e', biosUuid: 'ce162642-caf4-a4e1-78d4-3ff87addeff2', macs: ['00:50:56:a6:60:bc'], netbios: 'ws015', fqdn: 'ws015.corp.example', ips: ['10.0.0.15'] });
+  assert.deepEqual(ids, {
+    scope: 'Corp',
+    hostUuid: null,
+    tenableUuid: '4add65d0-27fc-491c-91ba-3f498a61f49e',
+    biosUuid: 'ce162642-caf4-a4e1-78d4-3ff87addeff2',
+    macs: ['00:50:56:a6:60:bc'],
+    netbios: 'ws015',
+    fqdn: 'ws015.corp.example',
+    ips: ['10.0.0.15'],
+  });
   const host = mapSumipRow({ ...row, acrScore: '7', assetExposureScore: 612 });
   assert.equal(host.fields.tenableUuid, '4add65d0-27fc-491c-91ba-3f498a61f49e');
   assert.equal(host.fields.biosUuid, 'ce162642-caf4-a4e1-78d4-3ff87addeff2');
@@ -120,9 +148,18 @@ test('two hosts the console lists apart (by address, no UUID) stay two in a run,
   // Nor across runs: a stored host keyed by its address is that console host (a host without a UUID
   // at a new address is a new console host; with one, it is found by it).
   const later = new HostResolver();
-  later.seed({ key: 'addr:2|10.0.3.1|', fields: { repository: 'Workstations', ipAddresses: ['10.0.3.1'], macAddresses: ['9c:8e:99:1b:8b:dc'], netbiosName: 'WORKGROUP\\DB' } });
+  later.seed({
+    key: 'addr:2|10.0.3.1|',
+    fields: { repository: 'Workstations', ipAddresses: ['10.0.3.1'], macAddresses: ['9c:8e:99:1b:8b:dc'], netbiosName: 'WORKGROUP\\DB' },
+  });
   assert.deepEqual(run(later, [b]).keys, ['addr:2|10.0.3.2|']);
-  assert.deepEqual(run(later, [{ ...b, ip: '10.0.3.3', hostUUID: HOST_UUID }, { ...b, ip: '10.0.3.1', hostUUID: HOST_UUID }]).keys, [`uuid:${HOST_UUID}`, `uuid:${HOST_UUID}`]);
+  assert.deepEqual(
+    run(later, [
+      { ...b, ip: '10.0.3.3', hostUUID: HOST_UUID },
+      { ...b, ip: '10.0.3.1', hostUUID: HOST_UUID },
+    ]).keys,
+    [`uuid:${HOST_UUID}`, `uuid:${HOST_UUID}`],
+  );
   // A Host Assets row that names no repository is the same console host as the row that did.
   const csv = new HostResolver();
   const key = csv.resolve({ scope: 'Corp', ips: ['10.0.0.1'], fqdn: 'web1.corp.example' }, 'addr:Corp|10.0.0.1|web1.corp.example').key;

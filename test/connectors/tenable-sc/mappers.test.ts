@@ -49,7 +49,10 @@ test('envelope: error_code on HTTP 200 is an error; database is locked is transi
   const str = readEnvelope(200, '{"response":[],"error_code":"0","timestamp":"1"}');
   assert.ok(str.ok);
 
-  const e200 = readEnvelope(200, '{"type":"regular","response":"","error_code":143,"error_msg":"Permission denied for filtering on Audit File #1000023","warnings":[]}');
+  const e200 = readEnvelope(
+    200,
+    '{"type":"regular","response":"","error_code":143,"error_msg":"Permission denied for filtering on Audit File #1000023","warnings":[]}',
+  );
   assert.ok(!e200.ok);
   const err = envelopeError('POST /rest/analysis', e200.problem);
   assert.match(err.message, /error 143: Permission denied/);
@@ -110,7 +113,9 @@ test('sumip row → host', () => {
     macAddresses: ['00:50:56:a1:b2:c9'],
     os: 'Microsoft Windows 10',
   });
-  const agent = mapSumipRow(sumipRow({ uuid: 'F89A0AA7-5F35-4F05-9462-09C2B73B70BA', macAddress: '', osCPE: '', repository: { id: '5', name: 'Agents', dataFormat: 'agent' } }));
+  const agent = mapSumipRow(
+    sumipRow({ uuid: 'F89A0AA7-5F35-4F05-9462-09C2B73B70BA', macAddress: '', osCPE: '', repository: { id: '5', name: 'Agents', dataFormat: 'agent' } }),
+  );
   assert.equal(agent.key, 'uuid:f89a0aa7-5f35-4f05-9462-09c2b73b70ba');
   assert.equal(agent.fields.credentialed, true);
   assert.equal('macAddresses' in agent.fields, false, 'unknown MACs are left untouched');
@@ -191,25 +196,56 @@ test('inventory rows: software, ports, host enrichment; info findings only with 
   assert.equal(mapVulndetailsRow(sw, { includeInformational: true }).vulnerabilities?.[0]?.fields.severity, 'info');
 
   const port = mapPortRow(vulnRow({ pluginID: '34220', port: '3389', protocol: 'TCP', pluginText: fixture('plugin-34220.txt') }));
-  assert.deepEqual(port, { key: 'uuid:7f3a0c1e-5b2d-4e8f-9a6b-112233445566|3389|tcp', hostKey: 'uuid:7f3a0c1e-5b2d-4e8f-9a6b-112233445566', fields: { port: 3389, protocol: 'tcp' } });
+  assert.deepEqual(port, {
+    key: 'uuid:7f3a0c1e-5b2d-4e8f-9a6b-112233445566|3389|tcp',
+    hostKey: 'uuid:7f3a0c1e-5b2d-4e8f-9a6b-112233445566',
+    fields: { port: 3389, protocol: 'tcp' },
+  });
   assert.equal(mapPortRow(vulnRow({ pluginID: '34220', port: '0', pluginText: 'Nessus was able to find 3 open ports.' })), null);
-  assert.equal(mapPortRow(vulnRow({ pluginID: '22964', port: '22', pluginText: '<plugin_output>An SSH server is running on this port.</plugin_output>' }))?.fields.service, 'ssh');
+  assert.equal(
+    mapPortRow(vulnRow({ pluginID: '22964', port: '22', pluginText: '<plugin_output>An SSH server is running on this port.</plugin_output>' }))?.fields.service,
+    'ssh',
+  );
 
   const hw = mapHostEnrichment(vulnRow({ pluginID: '24270', pluginText: fixture('plugin-24270.txt') }));
   assert.deepEqual(hw?.fields, { manufacturer: 'Dell Inc.', model: 'Latitude 7440', serialNumber: '7XK2Q93', credentialed: true });
-  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '38689', pluginText: fixture('plugin-38689.txt') }))?.fields, { lastLoggedOnUser: 'CORP\\jdoe', credentialed: true });
-  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '11936', pluginText: fixture('plugin-11936.txt') }))?.fields, { os: 'Microsoft Windows Server 2019 Standard Build 17763' });
-  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '86420', pluginText: fixture('plugin-86420.txt') }))?.fields, { macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'] });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '38689', pluginText: fixture('plugin-38689.txt') }))?.fields, {
+    lastLoggedOnUser: 'CORP\\jdoe',
+    credentialed: true,
+  });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '11936', pluginText: fixture('plugin-11936.txt') }))?.fields, {
+    os: 'Microsoft Windows Server 2019 Standard Build 17763',
+  });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '86420', pluginText: fixture('plugin-86420.txt') }))?.fields, {
+    macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'],
+  });
   assert.equal(mapHostEnrichment(vulnRow({ pluginID: '19506', pluginText: 'Credentialed checks : no' })), null, 'API mode: sumip decides');
-  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '19506', pluginText: 'Credentialed checks : no' }), { uncredentialedScan: true })?.fields, { credentialed: false });
-  assert.deepEqual(mapVulndetailsRow(vulnRow({ pluginID: '19506', severity: '0', pluginText: fixture('plugin-19506.txt') }), { file: true }).hosts?.[0]?.fields, { credentialed: true });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '19506', pluginText: 'Credentialed checks : no' }), { uncredentialedScan: true })?.fields, {
+    credentialed: false,
+  });
+  assert.deepEqual(
+    mapVulndetailsRow(vulnRow({ pluginID: '19506', severity: '0', pluginText: fixture('plugin-19506.txt') }), { file: true }).hosts?.[0]?.fields,
+    { credentialed: true },
+  );
   assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '12053', pluginText: fixture('plugin-12053.txt') }))?.fields, { fqdn: 'web01.corp.example' });
-  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '35716', pluginText: fixture('plugin-35716.txt') }))?.fields, { macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'] });
+  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '35716', pluginText: fixture('plugin-35716.txt') }))?.fields, {
+    macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'],
+  });
   assert.equal(mapHostEnrichment(vulnRow({ pluginID: '10107' })), null);
 });
 
 test('/rest/hosts rows', () => {
-  const row = { id: '154', uuid: 'E9344880-C32F', tenableUUID: 'DCE3A590-70F0', name: 'win10', ipAddress: '10.1.1.1', os: 'Windows 10', firstSeen: '1700000000', lastSeen: '1716000000', repID: '2' };
+  const row = {
+    id: '154',
+    uuid: 'E9344880-C32F',
+    tenableUUID: 'DCE3A590-70F0',
+    name: 'win10',
+    ipAddress: '10.1.1.1',
+    os: 'Windows 10',
+    firstSeen: '1700000000',
+    lastSeen: '1716000000',
+    repID: '2',
+  };
   const resolver = new HostResolver();
   resolver.seed({ key: 'addr:2|10.1.1.1|win10', fields: { repository: 'Workstations', ipAddresses: ['10.1.1.1'] } });
   resolver.learnRepository({ id: '2', name: 'Workstations' });
@@ -228,12 +264,29 @@ test('/rest/hosts rows', () => {
 
 test('SC 6.x row fields are kept: accepted/recast risk, VPR key drivers, uniqueness, SEoL date (strings, numbers, JSON strings)', () => {
   // The fact sheet's constructed modern row: flags "0", vprContext a JSON string of [{id,name,type,value}].
-  const wire = mapVulnerability(vulnRow({ acceptRisk: '0', recastRisk: '1', vprContext: '[{"id":"exploit_code_maturity","name":"Exploit Code Maturity","type":"string","value":"Unproven"},{"id":"cvssV3_impactScore","name":"CVSS v3 Impact Score","type":"number","value":5.9}]' }), 'cumulative')!;
+  const wire = mapVulnerability(
+    vulnRow({
+      acceptRisk: '0',
+      recastRisk: '1',
+      vprContext:
+        '[{"id":"exploit_code_maturity","name":"Exploit Code Maturity","type":"string","value":"Unproven"},{"id":"cvssV3_impactScore","name":"CVSS v3 Impact Score","type":"number","value":5.9}]',
+    }),
+    'cumulative',
+  )!;
   assert.equal(wire.fields.acceptedRisk, false);
   assert.equal(wire.fields.recastRisk, true);
   assert.deepEqual(wire.fields.vprKeyDrivers, { exploit_code_maturity: 'Unproven', cvssV3_impactScore: 5.9 });
   // Numbers and booleans, a keyDrivers object (or its JSON text), uniqueness, SEoL date as epoch or text.
-  const loose = mapVulnerability(vulnRow({ acceptRisk: 1, recastRisk: false, keyDrivers: { threat_recency: 'Less than 7 days' }, vulnUniqueness: 'repositoryID,ip,dnsName,port,protocol,pluginID', seolDate: '1735689600' }), 'cumulative')!;
+  const loose = mapVulnerability(
+    vulnRow({
+      acceptRisk: 1,
+      recastRisk: false,
+      keyDrivers: { threat_recency: 'Less than 7 days' },
+      vulnUniqueness: 'repositoryID,ip,dnsName,port,protocol,pluginID',
+      seolDate: '1735689600',
+    }),
+    'cumulative',
+  )!;
   assert.equal(loose.fields.acceptedRisk, true);
   assert.equal(loose.fields.recastRisk, false);
   assert.deepEqual(loose.fields.vprKeyDrivers, { threat_recency: 'Less than 7 days' });

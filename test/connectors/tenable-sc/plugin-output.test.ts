@@ -54,8 +54,16 @@ test('22869 dpkg packages: the ii/rc table, arch suffix removed', () => {
 });
 
 test('24270 and 35351 hardware', () => {
-  assert.deepEqual(parseWindowsHardware(pluginOutput(fixture('plugin-24270.txt'))), { manufacturer: 'Dell Inc.', model: 'Latitude 7440', serialNumber: '7XK2Q93' });
-  assert.deepEqual(parseDmiHardware(pluginOutput(fixture('plugin-35351.txt'))), { manufacturer: 'HPE', model: 'ProLiant DL360 Gen10', serialNumber: 'CZJ8370ABC' });
+  assert.deepEqual(parseWindowsHardware(pluginOutput(fixture('plugin-24270.txt'))), {
+    manufacturer: 'Dell Inc.',
+    model: 'Latitude 7440',
+    serialNumber: '7XK2Q93',
+  });
+  assert.deepEqual(parseDmiHardware(pluginOutput(fixture('plugin-35351.txt'))), {
+    manufacturer: 'HPE',
+    model: 'ProLiant DL360 Gen10',
+    serialNumber: 'CZJ8370ABC',
+  });
   assert.deepEqual(parseWindowsHardware('  Computer Manufacturer : To Be Filled By O.E.M.\n  Computer Model : Z\n'), { model: 'Z' });
 });
 

@@ -23,7 +23,8 @@ test('a vulndetails row → its plugin record', () => {
       pluginPubDate: '1639094400',
       pluginModDate: '1700000000',
       cvssVector: 'AV:N/AC:L/Au:N/C:C/I:C/A:C',
-      vprContext: '[{"id":"exploit_code_maturity","name":"Exploit Code Maturity","type":"string","value":"High"},{"id":"threat_sources_last_28","name":"Threat Sources (Last 28 Days)","type":"string","value":"Social Media"}]',
+      vprContext:
+        '[{"id":"exploit_code_maturity","name":"Exploit Code Maturity","type":"string","value":"High"},{"id":"threat_sources_last_28","name":"Threat Sources (Last 28 Days)","type":"string","value":"Social Media"}]',
     }),
   );
   assert.ok(p);
@@ -86,7 +87,10 @@ test('a finding carries its plugin’s family, exploit flag and the proof, cappe
 
 test('an export that writes a finding as one row per CVE gives its plugin every CVE', async () => {
   const bucket = new MemoryBucket();
-  bucket.put('export.csv', csvText(SC_HEADER, [scRow({ CVE: 'CVE-2016-2183' }), scRow({ CVE: 'CVE-2016-6329' }), scRow({ 'IP Address': '10.0.0.2', CVE: 'CVE-2016-2183' })]));
+  bucket.put(
+    'export.csv',
+    csvText(SC_HEADER, [scRow({ CVE: 'CVE-2016-2183' }), scRow({ CVE: 'CVE-2016-6329' }), scRow({ 'IP Address': '10.0.0.2', CVE: 'CVE-2016-2183' })]),
+  );
   const pages = await readPages(tenableScFileStreams(tenableScConfigSchema.parse({ inputMode: 'file' }))[0]!, streamContext(bucket));
   const plugins = recordsOf(pages, 'plugins');
   assert.equal(plugins.length, 1);
@@ -114,7 +118,10 @@ describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false
   });
 
   test('recorded vulndetails rows: proof without the <plugin_output> wrapper, unescaped', () => {
-    const rows = readFileSync(`${corpusDir}elastic/test-vulnerability.log`, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(`${corpusDir}elastic/test-vulnerability.log`, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const v = mapVulnerability(rows[0]!, 'cumulative');
     assert.equal(v?.fields.proof, 'The remote web server type is :\n\nopenresty/1.17.8.2');
     assert.equal(v?.fields.pluginFamily, 'Web Servers');
@@ -133,7 +140,11 @@ describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false
     const plugins = recordsOf(pages, 'plugins');
     const vulns = recordsOf(pages, 'vulnerabilities');
     assert.equal(vulns.length, 3);
-    assert.deepEqual(plugins.map((p) => p.key), ['73756'], 'three findings of one plugin: one plugin record');
+    assert.deepEqual(
+      plugins.map((p) => p.key),
+      ['73756'],
+      'three findings of one plugin: one plugin record',
+    );
     const p = plugins[0]!.fields;
     assert.equal(p.family, 'Databases');
     assert.match(p.description as string, /^According to its self-reported version number/);
@@ -156,13 +167,22 @@ describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false
       if (!existsSync(`${corpusDir}csv/${name}`)) continue;
       const bucket = new MemoryBucket();
       bucket.put(name, readFileSync(`${corpusDir}csv/${name}`));
-      const pages = await readPages(tenableScFileStreams(tenableScConfigSchema.parse({ inputMode: 'file', includeInformational: true }))[0]!, streamContext(bucket));
+      const pages = await readPages(
+        tenableScFileStreams(tenableScConfigSchema.parse({ inputMode: 'file', includeInformational: true }))[0]!,
+        streamContext(bucket),
+      );
       const plugins = recordsOf(pages, 'plugins');
       const vulns = recordsOf(pages, 'vulnerabilities');
       assert.ok(plugins.length > 0, name);
       assert.equal(new Set(vulns.map((v) => v.fields.pluginId)).size, plugins.length, `${name}: one plugin record per plugin of its findings`);
-      assert.ok(plugins.every((p) => p.fields.name !== null), name);
-      assert.ok(plugins.some((p) => p.fields.solution !== null), `${name}: solution read`);
+      assert.ok(
+        plugins.every((p) => p.fields.name !== null),
+        name,
+      );
+      assert.ok(
+        plugins.some((p) => p.fields.solution !== null),
+        `${name}: solution read`,
+      );
     }
   });
 });

@@ -42,7 +42,11 @@ async function readAll(config: TenableScConfig, name: string, over: Partial<Stre
 }
 
 async function simJson(sim: Sim, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(sim.url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(sim.url + path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return (await res.json()) as Record<string, unknown>;
 }
 
@@ -59,8 +63,14 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
 
   test('check: the analyst passes every check and sees the group repositories', async () => {
     const checks = await tenableScConnector.check(configFor(sim, { expectedUsername: sim.analyst.username }), ctx);
-    assert.deepEqual(checks.filter((c) => !c.ok), []);
-    assert.deepEqual(checks.map((c) => c.id), ['connection', 'version', 'credentials', 'user', 'role', 'organization', 'group', 'data-access', 'repositories']);
+    assert.deepEqual(
+      checks.filter((c) => !c.ok),
+      [],
+    );
+    assert.deepEqual(
+      checks.map((c) => c.id),
+      ['connection', 'version', 'credentials', 'user', 'role', 'organization', 'group', 'data-access', 'repositories'],
+    );
     assert.match(byId(checks, 'repositories')!.message, /repositories to import: .+\(id \d+\)/);
     assert.match(byId(checks, 'version')!.message, /\/rest\/hosts are available/);
   });
@@ -78,7 +88,10 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
   });
 
   test('check: expected organization/group mismatches are reported', async () => {
-    const checks = await tenableScConnector.check(configFor(sim, { expectedOrganization: 'Other Org', expectedGroup: 'Other Group', expectedUsername: 'bob' }), ctx);
+    const checks = await tenableScConnector.check(
+      configFor(sim, { expectedOrganization: 'Other Org', expectedGroup: 'Other Group', expectedUsername: 'bob' }),
+      ctx,
+    );
     assert.match(byId(checks, 'user')!.message, /not 'bob'/);
     assert.match(byId(checks, 'organization')!.message, /not 'Other Org'/);
     assert.match(byId(checks, 'group')!.message, /not 'Other Group'/);
@@ -120,7 +133,18 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     const client = new TenableScClient(requireApi(config));
     try {
       const total = async (sourceType: 'cumulative' | 'patched') =>
-        (await client.fetchAnalysisPage({ tool: 'vulndetails', sourceType, offset: 0, limit: 1, filters: [{ filterName: 'severity', operator: '=', value: '1,2,3,4' }, { filterName: 'pluginType', operator: '=', value: 'active' }] })).total;
+        (
+          await client.fetchAnalysisPage({
+            tool: 'vulndetails',
+            sourceType,
+            offset: 0,
+            limit: 1,
+            filters: [
+              { filterName: 'severity', operator: '=', value: '1,2,3,4' },
+              { filterName: 'pluginType', operator: '=', value: 'active' },
+            ],
+          })
+        ).total;
       assert.equal(recs.filter((r) => r.fields.status === 'fixed').length, await total('patched'));
       assert.equal(recs.filter((r) => r.fields.status !== 'fixed').length, await total('cumulative'));
     } finally {
@@ -166,18 +190,27 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     const keys = new Set(full.all('hosts').map((r) => r.key));
     const phases = full.pages.map((p) => (p.checkpoint as Cursor).phase);
     // Every stored page after sumip is a place a crash can leave the stream.
-    const resumePoints = full.pages.filter((p, i) => i > 0 && phases[i - 1] !== 'sumip' && (p.checkpoint as Cursor).phase !== 'done').map((p) => p.checkpoint as Cursor);
+    const resumePoints = full.pages
+      .filter((p, i) => i > 0 && phases[i - 1] !== 'sumip' && (p.checkpoint as Cursor).phase !== 'done')
+      .map((p) => p.checkpoint as Cursor);
     const fromInventory = full.pages.find((p) => (p.checkpoint as Cursor).phase === 'inventory')!.checkpoint as Cursor;
     for (const cp of [fromInventory, ...resumePoints]) {
       const resumed = await readAll(config, 'hosts', { resumed: true, checkpoint: cp });
       const extra = resumed.all('hosts').filter((r) => !keys.has(r.key));
-      assert.deepEqual(extra.map((r) => r.key), [], `resumed at ${cp.phase}/${cp.offset}`);
+      assert.deepEqual(
+        extra.map((r) => r.key),
+        [],
+        `resumed at ${cp.phase}/${cp.offset}`,
+      );
     }
     // Some /rest/hosts dates did arrive after a resume (the phase ran and matched hosts).
     const atHostsApi = full.pages.find((p) => (p.checkpoint as Cursor).phase === 'hosts-api');
     const cp = (atHostsApi ?? full.pages.find((p) => (p.checkpoint as Cursor).phase === 'done'))!;
     const fromApi = await readAll(config, 'hosts', { resumed: true, checkpoint: { ...(cp.checkpoint as Cursor), phase: 'hosts-api', offset: 0 } });
-    assert.ok(fromApi.all('hosts').some((r) => r.fields.scannerLastSeen), 'last-seen dates after a resume into /rest/hosts');
+    assert.ok(
+      fromApi.all('hosts').some((r) => r.fields.scannerLastSeen),
+      'last-seen dates after a resume into /rest/hosts',
+    );
   });
 
   test('incremental after a scan day: only rescanned findings and the patched set, patched → fixed', async () => {
@@ -270,10 +303,16 @@ describe('simulator versions and TLS', { skip: simPresent ? false : 'simulator a
       assert.match(bad[0]!.message, /TLS verification/);
       assert.match(bad[0]!.hint ?? '', /CA certificate.*Verify SSL Certificate/);
       const withCa = await tenableScConnector.check(configFor(sim, { caCertificate: sim.caCertificate }), ctx);
-      assert.deepEqual(withCa.filter((c) => !c.ok), []);
+      assert.deepEqual(
+        withCa.filter((c) => !c.ok),
+        [],
+      );
       const noVerify = await tenableScConnector.check(configFor(sim, { verifySsl: false }), ctx);
       assert.match(noVerify[0]!.message, /not verified/);
-      assert.deepEqual(noVerify.filter((c) => !c.ok), []);
+      assert.deepEqual(
+        noVerify.filter((c) => !c.ok),
+        [],
+      );
     } finally {
       await sim.close();
     }

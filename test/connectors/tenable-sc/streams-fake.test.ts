@@ -77,7 +77,13 @@ test('startCursor: fresh, incremental window with overlap, resume', () => {
   const fresh = startCursor({ mode: 'full', checkpoint: null, resumed: false }, ['a', 'b'], 1000);
   assert.deepEqual(fresh, { v: 1, phase: 'a', offset: 0, since: null, until: 1000 });
   const prev: Cursor = { v: 1, phase: 'done', offset: 0, since: null, until: 100_000 };
-  assert.deepEqual(startCursor({ mode: 'incremental', checkpoint: prev, resumed: false }, ['a', 'b'], 200_000), { v: 1, phase: 'a', offset: 0, since: 100_000 - OVERLAP_SECONDS, until: 200_000 });
+  assert.deepEqual(startCursor({ mode: 'incremental', checkpoint: prev, resumed: false }, ['a', 'b'], 200_000), {
+    v: 1,
+    phase: 'a',
+    offset: 0,
+    since: 100_000 - OVERLAP_SECONDS,
+    until: 200_000,
+  });
   assert.deepEqual(startCursor({ mode: 'full', checkpoint: prev, resumed: false }, ['a'], 5).since, null);
   const mid: Cursor = { v: 1, phase: 'b', offset: 6, since: 50, until: 90 };
   assert.deepEqual(startCursor({ mode: 'incremental', checkpoint: mid, resumed: true }, ['a', 'b'], 999), mid);
@@ -90,9 +96,15 @@ for (const withTotal of [true, false]) {
     const pages = await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(ctx()));
     const statuses = pages.flatMap((p) => (p.records.vulnerabilities ?? []).map((r) => r.fields.status));
     assert.deepEqual(statuses, ['fixed', 'fixed', 'open', 'open', 'open', 'open', 'open', 'open', 'open']);
-    assert.deepEqual(fake.calls.map((c) => `${c.sourceType}@${c.offset}`), ['patched@0', 'cumulative@0', 'cumulative@3', 'cumulative@6']);
+    assert.deepEqual(
+      fake.calls.map((c) => `${c.sourceType}@${c.offset}`),
+      ['patched@0', 'cumulative@0', 'cumulative@3', 'cumulative@6'],
+    );
     const cps = pages.map((p) => p.checkpoint as Cursor);
-    assert.deepEqual(cps.map((c) => `${c.phase}@${c.offset}`), ['cumulative@0', 'cumulative@3', 'cumulative@6', 'done@0']);
+    assert.deepEqual(
+      cps.map((c) => `${c.phase}@${c.offset}`),
+      ['cumulative@0', 'cumulative@3', 'cumulative@6', 'done@0'],
+    );
     assert.deepEqual(fake.calls[0]!.filters, [{ filterName: 'severity', operator: '=', value: '1,2,3,4' }]);
   });
 }
@@ -100,19 +112,39 @@ for (const withTotal of [true, false]) {
 test('a full page exactly at the end is followed by one empty page', async () => {
   const fake = fakeClient({ withTotal: false, rows: (q) => (q.sourceType === 'patched' ? [] : findings(6)) });
   const pages = await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(ctx()));
-  assert.deepEqual(fake.calls.map((c) => `${c.sourceType}@${c.offset}`), ['patched@0', 'cumulative@0', 'cumulative@3', 'cumulative@6']);
+  assert.deepEqual(
+    fake.calls.map((c) => `${c.sourceType}@${c.offset}`),
+    ['patched@0', 'cumulative@0', 'cumulative@3', 'cumulative@6'],
+  );
   assert.equal((pages.at(-1)!.checkpoint as Cursor).phase, 'done');
-  assert.equal(pages.reduce((n, p) => n + (p.records.vulnerabilities?.length ?? 0), 0), 6);
+  assert.equal(
+    pages.reduce((n, p) => n + (p.records.vulnerabilities?.length ?? 0), 0),
+    6,
+  );
 });
 
 test('resume continues from the stored page; incremental sends lastSeen/lastMitigated windows', async () => {
   const fake = fakeClient({ rows: () => findings(7) });
-  const resumed = await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(ctx({ resumed: true, checkpoint: { v: 1, phase: 'cumulative', offset: 3, since: null, until: 10 } })));
-  assert.deepEqual(fake.calls.map((c) => `${c.sourceType}@${c.offset}`), ['cumulative@3', 'cumulative@6']);
-  assert.equal(resumed.reduce((n, p) => n + (p.records.vulnerabilities?.length ?? 0), 0), 4);
+  const resumed = await collect(
+    vulnerabilitiesStream({ config, client: fake.factory }).read(
+      ctx({ resumed: true, checkpoint: { v: 1, phase: 'cumulative', offset: 3, since: null, until: 10 } }),
+    ),
+  );
+  assert.deepEqual(
+    fake.calls.map((c) => `${c.sourceType}@${c.offset}`),
+    ['cumulative@3', 'cumulative@6'],
+  );
+  assert.equal(
+    resumed.reduce((n, p) => n + (p.records.vulnerabilities?.length ?? 0), 0),
+    4,
+  );
 
   const inc = fakeClient({ rows: () => findings(1) });
-  await collect(vulnerabilitiesStream({ config, client: inc.factory }).read(ctx({ mode: 'incremental', checkpoint: { v: 1, phase: 'done', offset: 0, since: null, until: 100_000 } })));
+  await collect(
+    vulnerabilitiesStream({ config, client: inc.factory }).read(
+      ctx({ mode: 'incremental', checkpoint: { v: 1, phase: 'done', offset: 0, since: null, until: 100_000 } }),
+    ),
+  );
   const patched = inc.calls[0]!.filters.find((f) => f.filterName === 'lastMitigated');
   const cumulative = inc.calls[1]!.filters.find((f) => f.filterName === 'lastSeen');
   assert.match(String(patched?.value), new RegExp(`^${100_000 - OVERLAP_SECONDS}-\\d+$`));
@@ -121,8 +153,15 @@ test('resume continues from the stored page; incremental sends lastSeen/lastMiti
 
 test('a console without the lastMitigated filter (error 146) reads the whole patched set (a lastSeen window would miss old findings)', async () => {
   const fake = fakeClient({ rejectFilter: 'lastMitigated', rows: (q) => (q.sourceType === 'patched' ? findings(1) : []) });
-  const pages = await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(ctx({ mode: 'incremental', checkpoint: { v: 1, phase: 'done', offset: 0, since: null, until: 100_000 } })));
-  assert.deepEqual(fake.calls.map((c) => c.filters.map((f) => f.filterName).join('+')), ['severity+lastMitigated', 'severity', 'severity+lastSeen']);
+  const pages = await collect(
+    vulnerabilitiesStream({ config, client: fake.factory }).read(
+      ctx({ mode: 'incremental', checkpoint: { v: 1, phase: 'done', offset: 0, since: null, until: 100_000 } }),
+    ),
+  );
+  assert.deepEqual(
+    fake.calls.map((c) => c.filters.map((f) => f.filterName).join('+')),
+    ['severity+lastMitigated', 'severity', 'severity+lastSeen'],
+  );
   assert.equal(pages[0]!.records.vulnerabilities?.[0]?.fields.status, 'fixed');
 });
 
@@ -152,7 +191,15 @@ test('hosts stream: sumip, inventory enrichment, /rest/hosts only on 5.20+ and o
     rows: (q) =>
       q.tool === 'sumip'
         ? [sumipRow(), sumipRow({ ip: '10.9.9.9', uuid: agentUuid, dnsName: 'agent.example' })]
-        : [vulnRow({ pluginID: '24270', uuid: agentUuid, ip: '10.9.9.9', repository: { id: '2', name: 'Workstations' }, pluginText: fixture('plugin-24270.txt') })],
+        : [
+            vulnRow({
+              pluginID: '24270',
+              uuid: agentUuid,
+              ip: '10.9.9.9',
+              repository: { id: '2', name: 'Workstations' },
+              pluginText: fixture('plugin-24270.txt'),
+            }),
+          ],
     hosts: [
       { tenableUUID: agentUuid, ipAddress: '10.9.9.9', lastSeen: '1716000000' },
       { tenableUUID: 'ffff0000-0000-0000-0000-000000000000', ipAddress: '10.7.7.7', lastSeen: '1716000000' },
@@ -163,9 +210,15 @@ test('hosts stream: sumip, inventory enrichment, /rest/hosts only on 5.20+ and o
   assert.equal(hosts.length, 4);
   assert.equal(hosts[2]!.key, `uuid:${agentUuid.toLowerCase()}`);
   assert.equal(hosts[2]!.fields.serialNumber, '7XK2Q93');
-  assert.deepEqual(hosts[3], { key: `uuid:${agentUuid.toLowerCase()}`, fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z', tenableUuid: agentUuid.toLowerCase() } });
+  assert.deepEqual(hosts[3], {
+    key: `uuid:${agentUuid.toLowerCase()}`,
+    fields: { scannerLastSeen: '2024-05-18T02:40:00.000Z', tenableUuid: agentUuid.toLowerCase() },
+  });
   assert.equal(hosts[1]!.fields.tenableUuid, agentUuid.toLowerCase(), 'sumip keeps the Tenable UUID on the host');
-  assert.deepEqual(fake.calls.map((c) => c.tool), ['sumip', 'vulndetails']);
+  assert.deepEqual(
+    fake.calls.map((c) => c.tool),
+    ['sumip', 'vulndetails'],
+  );
   assert.equal((pages.at(-1)!.checkpoint as Cursor).phase, 'done');
 
   const old = fakeClient({ version: '5.19.1', rows: (q) => (q.tool === 'sumip' ? [sumipRow()] : []), hosts: [{ tenableUUID: 'x', lastSeen: '1' }] });

@@ -7,7 +7,9 @@ import { sdpFileKinds } from './kinds.ts';
 export const SDP_FILE_STREAM = 'csv-exports';
 
 export function sdpFileStreams(): Stream[] {
-  return [fileImportStream({ name: SDP_FILE_STREAM, models: ['tickets', 'cmdb-assets', 'users', 'services'], kinds: sdpFileKinds(), what: 'ServiceDesk Plus' })];
+  return [
+    fileImportStream({ name: SDP_FILE_STREAM, models: ['tickets', 'cmdb-assets', 'users', 'services'], kinds: sdpFileKinds(), what: 'ServiceDesk Plus' }),
+  ];
 }
 
 export function checkSdpFiles(config: SdpConfig, ctx: ConnectorContext): Promise<CheckResult[]> {

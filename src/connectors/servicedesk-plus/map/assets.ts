@@ -84,7 +84,8 @@ export function assetFields(row: Json, context: AssetContext = {}): Record<strin
   const hasIps = 'ip_addresses' in row || 'primary_ip' in row || 'ip_address' in row || 'network_adapters' in row;
   const hasMacs = 'mac_addresses' in row || 'mac_address' in row || 'network_adapters' in row;
   const dept = row.department as Json | null | undefined;
-  const typeName = refName(productType) ?? (product && typeof product === 'object' ? refName(product.product_type) : null) ?? context.productType ?? refName(row.module);
+  const typeName =
+    refName(productType) ?? (product && typeof product === 'object' ? refName(product.product_type) : null) ?? context.productType ?? refName(row.module);
   const listed = firstText(row, ['serial_number', 'org_serial_number', 'discovered_serial_number', 'service_tag']);
   const serial = listed ?? text(system.service_tag) ?? listed;
   return {
@@ -103,10 +104,11 @@ export function assetFields(row: Json, context: AssetContext = {}): Record<strin
     attributes: attributes(row, ASSET_MAPPED),
     // Not in every tenant's asset rows: left out where the row does not carry them.
     ...known({
-    biosUuid: 'bios_uuid' in row || 'uuid' in system || 'bios_uuid' in system ? (text(row.bios_uuid) ?? text(system.uuid) ?? text(system.bios_uuid)) : undefined,
-    fqdn: 'fqdn' in row || 'dns_name' in row ? (text(row.fqdn) ?? text(row.dns_name)) : undefined,
-    owner: 'owner' in row || 'owned_by' in row || 'managed_by' in row ? personName(row.owner ?? row.owned_by ?? row.managed_by ?? null) : undefined,
-    businessImpact: 'business_impact' in row ? refName(row.business_impact) : undefined,
+      biosUuid:
+        'bios_uuid' in row || 'uuid' in system || 'bios_uuid' in system ? (text(row.bios_uuid) ?? text(system.uuid) ?? text(system.bios_uuid)) : undefined,
+      fqdn: 'fqdn' in row || 'dns_name' in row ? (text(row.fqdn) ?? text(row.dns_name)) : undefined,
+      owner: 'owner' in row || 'owned_by' in row || 'managed_by' in row ? personName(row.owner ?? row.owned_by ?? row.managed_by ?? null) : undefined,
+      businessImpact: 'business_impact' in row ? refName(row.business_impact) : undefined,
     }),
   };
 }
@@ -127,7 +129,9 @@ function bySuffix(row: Json, pattern: RegExp): unknown[] {
 }
 
 export function ciFields(row: Json, ciTypeName: string | null): Record<string, unknown> {
-  const serial = bySuffix(row, /(^|_)serial_?(number|no)$/i).map(text).find((s) => s);
+  const serial = bySuffix(row, /(^|_)serial_?(number|no)$/i)
+    .map(text)
+    .find((s) => s);
   const owner = row.user ?? row.owned_by ?? row.managed_by ?? null;
   return {
     name: textField(row, 'name'),
@@ -144,10 +148,10 @@ export function ciFields(row: Json, ciTypeName: string | null): Record<string, u
     ciType: refName(row.ci_type) ?? ciTypeName,
     attributes: attributes(row, CI_MAPPED),
     ...known({
-    biosUuid: text(bySuffix(row, /(^|_)bios_?uuid$/i)[0]) ?? undefined,
-    fqdn: text(bySuffix(row, /(^|_)(fqdn|dns_name)$/i)[0]) ?? undefined,
-    owner: personName(owner) ?? undefined,
-    businessImpact: refName(bySuffix(row, /(^|_)business_impact$/i)[0] ?? null) ?? undefined,
+      biosUuid: text(bySuffix(row, /(^|_)bios_?uuid$/i)[0]) ?? undefined,
+      fqdn: text(bySuffix(row, /(^|_)(fqdn|dns_name)$/i)[0]) ?? undefined,
+      owner: personName(owner) ?? undefined,
+      businessImpact: refName(bySuffix(row, /(^|_)business_impact$/i)[0] ?? null) ?? undefined,
     }),
   };
 }

@@ -78,7 +78,7 @@ export function readListPage(body: Json, preferredKey: string | undefined, what:
     const count = li && typeof li === 'object' ? li.row_count : null;
     if (li && typeof li === 'object' && (count === undefined || count === 0 || count === '0') && !hasMoreRows(body)) return found;
     const key = preferredKey ?? 'records';
-    return { key, rows: parsePage(z.object({ [key]: recordList }), body, what, () => 'a list of records') [key] as Json[] };
+    return { key, rows: parsePage(z.object({ [key]: recordList }), body, what, () => 'a list of records')[key] as Json[] };
   }
   parsePage(z.object({ [found.key]: recordList }), body, what, (f) => (f.includes('[') ? 'a record (an object)' : 'a list of records'));
   return found;

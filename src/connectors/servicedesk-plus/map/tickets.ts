@@ -65,10 +65,10 @@ export function ticketFields(row: Json): Record<string, unknown> {
     dueAt: timeField(row, 'due_by_time'),
     resolvedAt: 'resolved_time' in row ? timeField(row, 'resolved_time') : timeField(row, 'completed_time'),
     ...known({
-    description: 'description' in row ? htmlText(row.description) : 'short_description' in row ? text(row.short_description) : undefined,
-    category: refField(row, 'category'),
-    site: refField(row, 'site'),
-    associatedAssets: associatedAssets(row),
+      description: 'description' in row ? htmlText(row.description) : 'short_description' in row ? text(row.short_description) : undefined,
+      category: refField(row, 'category'),
+      site: refField(row, 'site'),
+      associatedAssets: associatedAssets(row),
     }),
   };
 }

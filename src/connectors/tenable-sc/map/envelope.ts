@@ -45,7 +45,11 @@ function lookalike(body: string, server?: string | null): string | null {
  * Parses a body; returns the envelope, or a problem description when the call failed. A body that is
  * not JSON is described (status, type, size, title), never quoted: the URL may point anywhere.
  */
-export function readEnvelope(status: number, body: string, headers: { contentType?: string | null; server?: string | null } = {}): { ok: true; envelope: Envelope } | { ok: false; problem: EnvelopeProblem } {
+export function readEnvelope(
+  status: number,
+  body: string,
+  headers: { contentType?: string | null; server?: string | null } = {},
+): { ok: true; envelope: Envelope } | { ok: false; problem: EnvelopeProblem } {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -59,7 +63,7 @@ export function readEnvelope(status: number, body: string, headers: { contentTyp
     return { ok: false, problem: { kind: 'not-json', status, errorCode: null, message: 'JSON that is not a Tenable.sc response envelope' } };
   }
   const e = parsed.data;
-  const errorCode = int(e.error_code) ?? (num(e.error_code, { negativeIsNull: false }) ?? 0);
+  const errorCode = int(e.error_code) ?? num(e.error_code, { negativeIsNull: false }) ?? 0;
   const envelope: Envelope = { response: e.response, errorCode, errorMsg: (e.error_msg ?? '').trim(), timestamp: int(e.timestamp) };
   if (errorCode !== 0) {
     return { ok: false, problem: { kind: 'error-code', status, errorCode, message: envelope.errorMsg || `error code ${errorCode}` } };
@@ -82,7 +86,11 @@ export function isTransientMessage(msg: string): boolean {
 export function envelopeError(what: string, p: EnvelopeProblem): UpstreamError {
   const transient = isTransientMessage(p.message) || p.status >= 500 || p.status === 429;
   if (transient) {
-    return new UpstreamError(`${what}: the console is busy (${p.message})`, { transient: true, status: p.status, hint: 'Retried automatically; if it persists, sync outside scan-import windows' });
+    return new UpstreamError(`${what}: the console is busy (${p.message})`, {
+      transient: true,
+      status: p.status,
+      hint: 'Retried automatically; if it persists, sync outside scan-import windows',
+    });
   }
   if (p.status === 400) {
     return new UpstreamError(`${what} answered HTTP 400: the user behind the API keys lacks permission for this request (${p.message})`, {
@@ -145,10 +153,16 @@ const rowsPageSchema = z.looseObject({ results: z.array(zRow) });
  */
 export function readAnalysisResponse(response: unknown, opts: { strict?: boolean; what?: string } = {}): AnalysisPage {
   // `results: null` is an empty page only when the console also says it returned nothing.
-  const saysEmpty = !!response && typeof response === 'object' && (response as { results?: unknown }).results === null && int((response as { returnedRecords?: unknown }).returnedRecords) === 0;
-  if (opts.strict && !saysEmpty) parsePage(rowsPageSchema, response, opts.what ?? 'POST /rest/analysis', (f) => (f.includes('[') ? 'a row (an object)' : 'a list of rows'));
+  const saysEmpty =
+    !!response &&
+    typeof response === 'object' &&
+    (response as { results?: unknown }).results === null &&
+    int((response as { returnedRecords?: unknown }).returnedRecords) === 0;
+  if (opts.strict && !saysEmpty)
+    parsePage(rowsPageSchema, response, opts.what ?? 'POST /rest/analysis', (f) => (f.includes('[') ? 'a row (an object)' : 'a list of rows'));
   const parsed = analysisResponseSchema.safeParse(response);
-  if (!parsed.success) throw new UpstreamError('POST /rest/analysis returned a response without results', { hint: 'Check the console version (5.13 or later is needed)' });
+  if (!parsed.success)
+    throw new UpstreamError('POST /rest/analysis returned a response without results', { hint: 'Check the console version (5.13 or later is needed)' });
   const rows = (parsed.data.results ?? []).filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r));
   return { rows, total: int(parsed.data.totalRecords), returned: int(parsed.data.returnedRecords) ?? rows.length };
 }

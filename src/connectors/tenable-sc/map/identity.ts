@@ -27,7 +27,7 @@ export function rowHostKey(row: Record<string, unknown>): string {
 
 /** Why a row cannot be keyed to a host (no uuid, hostUUID, ip or dnsName), or null when it can. */
 export function missingHostIdentity(row: Record<string, unknown>): string | null {
-  return text(row.uuid) ?? text(row.hostUUID) ?? text(row.ip) ?? text(row.dnsName) ? null : 'a row without a host identity (uuid, hostUUID, ip or dnsName)';
+  return (text(row.uuid) ?? text(row.hostUUID) ?? text(row.ip) ?? text(row.dnsName)) ? null : 'a row without a host identity (uuid, hostUUID, ip or dnsName)';
 }
 
 /** Why a finding row (vulndetails) cannot be keyed: no host identity, or no pluginID. */

@@ -4,7 +4,15 @@ import type { IncomingRecord, ModelName, Severity, VulnerabilityStatus } from '.
 import { complianceKey, findingKey, portKey, rowHostKey, softwareKey } from './identity.ts';
 import { parseCompliance } from './plugin-output/compliance.ts';
 import { parseDmiHardware, parseWindowsHardware } from './plugin-output/hardware.ts';
-import { parseCredentialedScan, parseDeviceHostname, parseEthernetManufacturers, parseFqdnResolution, parseLastLoggedOnUser, parseMacAddresses, parseOsIdentification } from './plugin-output/host-info.ts';
+import {
+  parseCredentialedScan,
+  parseDeviceHostname,
+  parseEthernetManufacturers,
+  parseFqdnResolution,
+  parseLastLoggedOnUser,
+  parseMacAddresses,
+  parseOsIdentification,
+} from './plugin-output/host-info.ts';
 import { parsePortScanner, parseServiceDetection } from './plugin-output/ports.ts';
 import { parseUnixSoftware, parseWindowsSoftware } from './plugin-output/software.ts';
 import { pluginOutput } from './plugin-output/text.ts';
@@ -58,7 +66,9 @@ export function isKnownExploited(row: Record<string, unknown>): boolean {
 }
 
 export function cvesOf(row: Record<string, unknown>): string[] {
-  return list(row.cve, /[\s,]+/).filter((c) => /^CVE-\d{4}-\d+$/i.test(c)).map((c) => c.toUpperCase());
+  return list(row.cve, /[\s,]+/)
+    .filter((c) => /^CVE-\d{4}-\d+$/i.test(c))
+    .map((c) => c.toUpperCase());
 }
 
 /** Finding status: `fixed` when read from the patched set, `reopened` when mitigated before, else `open`. */
@@ -271,7 +281,8 @@ export function mapVulndetailsRow(
   }
   if ((SOFTWARE_PLUGINS as readonly string[]).includes(pid)) for (const s of mapSoftwareRow(row, host)) add('software', s);
   if ((PORT_PLUGINS as readonly string[]).includes(pid)) add('ports', mapPortRow(row, host));
-  if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid)) add('hosts', mapHostEnrichment(row, { uncredentialedScan: opts.file === true, key: host }));
+  if ((HOST_PLUGINS as readonly string[]).includes(pid) || CREDENTIALED_PLUGINS.has(pid))
+    add('hosts', mapHostEnrichment(row, { uncredentialedScan: opts.file === true, key: host }));
   if (severityOf(row) !== 'info' || opts.includeInformational) add('vulnerabilities', mapVulnerability(row, opts.sourceType ?? 'cumulative', host, opts));
   return out;
 }

@@ -30,7 +30,9 @@ export interface Cursor {
 export function isCursor(v: unknown): v is Cursor {
   if (!v || typeof v !== 'object') return false;
   const c = v as Record<string, unknown>;
-  return c.v === 1 && typeof c.phase === 'string' && typeof c.offset === 'number' && typeof c.until === 'number' && (c.since === null || typeof c.since === 'number');
+  return (
+    c.v === 1 && typeof c.phase === 'string' && typeof c.offset === 'number' && typeof c.until === 'number' && (c.since === null || typeof c.since === 'number')
+  );
 }
 
 /** Where a run starts: the stored page on resume, a window after the last run when incremental, else from scratch. */

@@ -23,12 +23,16 @@ export function hostPhases(cursor: Cursor, known: Set<string>, resolver: HostRes
       name: 'sumip',
       query: { tool: 'sumip', sourceType: 'cumulative', filters: timeFilter('lastSeen', cursor) },
       map: (rows) =>
-        mapRows(rows, (row, add) => {
-          resolver.learnRepository(row.repository);
-          const { key } = resolver.resolve(rowHostIds(row), rowHostKey(row));
-          known.add(key);
-          add('hosts', mapSumipRow(row, key));
-        }, missingHostIdentity),
+        mapRows(
+          rows,
+          (row, add) => {
+            resolver.learnRepository(row.repository);
+            const { key } = resolver.resolve(rowHostIds(row), rowHostKey(row));
+            known.add(key);
+            add('hosts', mapSumipRow(row, key));
+          },
+          missingHostIdentity,
+        ),
     },
     {
       name: 'inventory',
@@ -44,7 +48,14 @@ export async function consoleVersion(client: TenableScClient, signal?: AbortSign
   return sys && typeof sys === 'object' ? text((sys as { version?: unknown }).version) : null;
 }
 
-async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>, resolver: HostResolver): AsyncGenerator<Page> {
+async function* hostsApiPhase(
+  client: TenableScClient,
+  ctx: StreamContext,
+  cursor: Cursor,
+  pageSize: number,
+  known: Set<string>,
+  resolver: HostResolver,
+): AsyncGenerator<Page> {
   const done: Cursor = { ...cursor, phase: 'done', offset: 0 };
   let version: string | null = null;
   try {
@@ -82,13 +93,23 @@ async function* hostsApiPhase(client: TenableScClient, ctx: StreamContext, curso
  * them sumip named this run only sumip says), and the rows after it must map onto those hosts: sumip is
  * read again for its keys alone, storing nothing.
  */
-async function rememberSumipKeys(client: TenableScClient, ctx: StreamContext, cursor: Cursor, pageSize: number, known: Set<string>, resolver: HostResolver): Promise<void> {
+async function rememberSumipKeys(
+  client: TenableScClient,
+  ctx: StreamContext,
+  cursor: Cursor,
+  pageSize: number,
+  known: Set<string>,
+  resolver: HostResolver,
+): Promise<void> {
   const sumip = hostPhases(cursor, known, resolver)[0]!;
   let budget: { pages: number; why: string } | null = null;
   for (let offset = 0, pages = 1; ; pages++) {
     const page = await client.fetchAnalysisPage({ ...sumip.query, offset, limit: pageSize }, { signal: ctx.signal });
     budget ??= pageBudget(page.total ?? 50_000 * pageSize, 0, pageSize);
-    if (pages > budget.pages) throw new UpstreamError(`sumip: stopped after ${budget.pages} pages, the page budget (${budget.why})`, { hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much' });
+    if (pages > budget.pages)
+      throw new UpstreamError(`sumip: stopped after ${budget.pages} pages, the page budget (${budget.why})`, {
+        hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much',
+      });
     sumip.map(page.rows);
     offset += page.rows.length;
     if (page.rows.length < pageSize || (page.total !== null && offset >= page.total)) return;

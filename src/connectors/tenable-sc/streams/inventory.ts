@@ -8,7 +8,11 @@ import { missingFindingIdentity } from '../map/identity.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
-function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: ReturnType<typeof startCursor>, hosts: HostResolver) => AnalysisPhase): Stream {
+function singlePhaseStream(
+  deps: StreamDeps,
+  s: Omit<Stream, 'read'>,
+  phase: (cursor: ReturnType<typeof startCursor>, hosts: HostResolver) => AnalysisPhase,
+): Stream {
   return {
     ...s,
     read(ctx: StreamContext) {
@@ -22,13 +26,22 @@ function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cu
 }
 
 export function softwareStream(deps: StreamDeps): Stream {
-  return singlePhaseStream(deps, { name: 'software', models: ['software'], primaryKey: ['hostKey', 'name', 'version'], cursorField: 'lastSeen' }, (c, hosts) => ({
-    name: 'software',
-    query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(SOFTWARE_PLUGINS), ...timeFilter('lastSeen', c)] },
-    map: (rows) => mapRows(rows, (row, add) => {
-        for (const r of mapSoftwareRow(row, hosts.rowHost(row, add))) add('software', r);
-      }, missingFindingIdentity),
-  }));
+  return singlePhaseStream(
+    deps,
+    { name: 'software', models: ['software'], primaryKey: ['hostKey', 'name', 'version'], cursorField: 'lastSeen' },
+    (c, hosts) => ({
+      name: 'software',
+      query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(SOFTWARE_PLUGINS), ...timeFilter('lastSeen', c)] },
+      map: (rows) =>
+        mapRows(
+          rows,
+          (row, add) => {
+            for (const r of mapSoftwareRow(row, hosts.rowHost(row, add))) add('software', r);
+          },
+          missingFindingIdentity,
+        ),
+    }),
+  );
 }
 
 export function portsStream(deps: StreamDeps): Stream {
@@ -40,12 +53,24 @@ export function portsStream(deps: StreamDeps): Stream {
 }
 
 export function complianceStream(deps: StreamDeps): Stream {
-  return singlePhaseStream(deps, { name: 'compliance', models: ['compliance'], primaryKey: ['hostKey', 'pluginID', 'checkName'], cursorField: 'lastSeen' }, (c, hosts) => ({
-    name: 'compliance',
-    query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [{ filterName: 'pluginType', operator: '=', value: 'compliance' }, ...timeFilter('lastSeen', c)] },
-    map: (rows) =>
-      mapRows(rows, (row, add) => {
-        if (isComplianceRow(row)) add('compliance', mapComplianceRow(row, hosts.rowHost(row, add)));
-      }, missingFindingIdentity),
-  }));
+  return singlePhaseStream(
+    deps,
+    { name: 'compliance', models: ['compliance'], primaryKey: ['hostKey', 'pluginID', 'checkName'], cursorField: 'lastSeen' },
+    (c, hosts) => ({
+      name: 'compliance',
+      query: {
+        tool: 'vulndetails',
+        sourceType: 'cumulative',
+        filters: [{ filterName: 'pluginType', operator: '=', value: 'compliance' }, ...timeFilter('lastSeen', c)],
+      },
+      map: (rows) =>
+        mapRows(
+          rows,
+          (row, add) => {
+            if (isComplianceRow(row)) add('compliance', mapComplianceRow(row, hosts.rowHost(row, add)));
+          },
+          missingFindingIdentity,
+        ),
+    }),
+  );
 }

@@ -18,15 +18,19 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
   // A plugin's record is written once per read (its text is the same on every finding of it).
   const pluginsSeen = new Set<string>();
   const map = (sourceType: 'cumulative' | 'patched') => (rows: Record<string, unknown>[]) =>
-    mapRows(rows, (row, add) => {
-      if (isComplianceRow(row)) return;
-      add('vulnerabilities', mapVulnerability(row, sourceType, hosts.rowHost(row, add), deps.config));
-      const pid = text(row.pluginID);
-      if (pid !== null && !pluginsSeen.has(pid)) {
-        pluginsSeen.add(pid);
-        add('plugins', mapPlugin(row));
-      }
-    }, missingFindingIdentity);
+    mapRows(
+      rows,
+      (row, add) => {
+        if (isComplianceRow(row)) return;
+        add('vulnerabilities', mapVulnerability(row, sourceType, hosts.rowHost(row, add), deps.config));
+        const pid = text(row.pluginID);
+        if (pid !== null && !pluginsSeen.has(pid)) {
+          pluginsSeen.add(pid);
+          add('plugins', mapPlugin(row));
+        }
+      },
+      missingFindingIdentity,
+    );
   return [
     {
       name: 'patched',
