@@ -426,7 +426,7 @@ export class Store {
     stored?: RecordIdSet,
   ): Promise<Record<string, number>> {
     if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
-    const page = preparePage(stamp, stream, mode, records, checkpoint);
+    const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
     if (!stored) return written;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { RecordIdSet } from '../../src/store/id-set.ts';
+import { preparePage } from '../../src/store/pages.ts';
 import { recordId } from '../../src/store/records.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -19,6 +20,20 @@ test('RecordIdSet: distinct ids, across growth', () => {
   assert.equal(set.size, 5000);
   assert.ok(set.has(ids[1234]!));
   assert.ok(!set.has(recordId('lab', 'vulnerabilities', 'other')));
+});
+
+test('a page writes no bare row for a host the run already stored, and one for any other', () => {
+  const stamp = { sourceId: 's', sourceName: 'lab', runId: 'r', generation: 'g', now: '2026-01-01T00:00:00.000Z' };
+  const stored = new RecordIdSet();
+  stored.add(recordId('lab', 'hosts', 'uuid:seen'));
+  const finding = (host: string) => ({ key: `${host}|1`, hostKey: host, fields: { pluginId: '1' } });
+  const page = preparePage(stamp, 'v', 'full', { vulnerabilities: [finding('uuid:seen'), finding('uuid:new')] }, { value: null, complete: false }, stored);
+  assert.deepEqual(
+    page.upserts.filter((u) => u.stub).flatMap((u) => u.rows.map((r) => r[2])),
+    ['uuid:new'],
+  );
+  const alone = preparePage(stamp, 'v', 'full', { vulnerabilities: [finding('uuid:seen')] }, { value: null, complete: false }, stored);
+  assert.equal(alone.upserts.filter((u) => u.stub).length, 0, 'no host statement at all');
 });
 
 for (const backend of BACKENDS) {
@@ -118,6 +133,8 @@ for (const backend of BACKENDS) {
       assert.deepEqual([a, b, c], [{ hosts: 1 }, { hosts: 0, vulnerabilities: 1 }, { vulnerabilities: 2 }]);
       assert.equal(await store.countStamped(sourceId, 'hosts', 'r4'), 1);
       assert.equal(await store.countStamped(sourceId, 'vulnerabilities', 'r4'), 3);
+      // uuid:h4 was not stored by the run: the third page gave it its bare row.
+      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
     });
   });
 }
