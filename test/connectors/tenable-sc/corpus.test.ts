@@ -226,7 +226,7 @@ test('Elastic vulnerability pipeline rows (modern fields)', (t) => {
   assert.equal(drivers.exploit_code_maturity, 'Unproven');
   assert.equal(drivers.age_of_vuln, '730 days +');
   assert.equal(typeof drivers.cvssV3_impactScore, 'number');
-  assert.equal(vulns[0]!.fields.vprKeyDrivers, undefined, "vprContext '[]': no drivers");
+  assert.equal(vulns[0]!.fields.vprKeyDrivers, null, "vprContext '[]': no drivers (cleared, not left as they were)");
   assert.equal(vulns[4]!.fields.severity, 'medium');
   // Only the two non-Info rows become vulnerabilities by default.
   assert.equal(rows.filter((r) => mapVulndetailsRow(r).vulnerabilities).length, 2);

@@ -122,8 +122,9 @@ function riskFields(row: Record<string, unknown>, f: Record<string, unknown>): v
   if (accepted !== null) f.acceptedRisk = accepted;
   const recast = bool(row.recastRisk);
   if (recast !== null) f.recastRisk = recast;
-  const drivers = vprKeyDriversOf(row);
-  if (drivers) f.vprKeyDrivers = drivers;
+  // A row that carries the context sets the drivers, null when it lists none: a finding whose drivers
+  // went away loses them, and a page's rows keep one shape (one write batch, not two).
+  if (row.keyDrivers !== undefined || row.vprKeyDrivers !== undefined || row.vprContext !== undefined) f.vprKeyDrivers = vprKeyDriversOf(row);
   const uniqueness = text(row.vulnUniqueness);
   if (uniqueness) f.vulnUniqueness = uniqueness;
   const seol = timeOf(row.seolDate);
