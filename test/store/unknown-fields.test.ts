@@ -2,7 +2,13 @@
 // is reported once per (source, model, field) and the record is still stored; in the test suite
 // (TRIBUTARY_STRICT_FIELDS=1) it throws, so every test that writes records guards the mappers.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, describe, it } from 'node:test';
+import { openApp } from '../../src/app/context.ts';
+import { createLogger } from '../../src/core/log.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 // Imported for its side effect too: the test helpers turn strict fields on.
 import '../helpers/databases.ts';
@@ -58,6 +64,32 @@ describe('unknown record fields', () => {
     const page = [finding(1), finding(2, { pluginNmae: 'x' })];
     assert.throws(() => prepareUpserts('vulnerabilities', page, stamp('sc-unknown-4')), /vulnerabilities record of sc-unknown-4 .*: pluginNmae/);
     assert.equal(prepareUpserts('vulnerabilities', [finding(1), finding(2)], stamp('sc-unknown-4')).length, 1);
+  });
+
+  it("a sync's writes report them through the app's logger, and store the record", async () => {
+    process.env.TRIBUTARY_STRICT_FIELDS = '0';
+    const dir = mkdtempSync(join(tmpdir(), 'trib-unknown-'));
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const app = await openApp({ dataDir: dir, log: createLogger({ destination }) });
+    try {
+      const src = await app.store.createSource('sc-unknown-app', 'fixture', {}, null);
+      const stamp = { sourceId: src.id, sourceName: src.name, runId: 'r1', generation: 'g1', now: new Date().toISOString() };
+      for (const page of [[finding(1, { pluginNmae: 'a' })], [finding(2, { pluginNmae: 'b' })]])
+        await app.store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page }, { value: null, complete: false });
+      const warned = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'record fields unknown to the model are not stored');
+      assert.equal(warned.length, 1, 'once per source, model and field');
+      assert.deepEqual([warned[0].source, warned[0].model, warned[0].fields], ['sc-unknown-app', 'vulnerabilities', ['pluginNmae']]);
+      assert.equal((await app.store.query('vulnerabilities', {})).records.length, 2);
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the suite runs strict', () => {
