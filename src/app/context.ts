@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { readMasterKey, SecretBox, writeMasterKey } from '../core/secrets.ts';
+import { setUnknownFieldReporter } from '../store/records.ts';
 import { Store } from '../store/store.ts';
 
 export interface AppOptions {
@@ -56,6 +57,7 @@ export function resolvePaths(opts: AppOptions): { dataDir: string; dbUrl: string
 export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
   const { dataDir, dbUrl } = resolvePaths(opts);
   const log = opts.log ?? createLogger();
+  setUnknownFieldReporter((u) => log.warn(u, 'record fields unknown to the model are not stored'));
   const registry = opts.registry ?? (await defaultRegistry());
   const keyFile = join(dataDir, 'master.key');
   const existing = readMasterKey(keyFile, opts.env ?? process.env);

@@ -42,24 +42,32 @@ export function isModelName(s: string): s is ModelName {
   return (MODEL_NAMES as readonly string[]).includes(s);
 }
 
-const text = (name: string, indexed = false): FieldDef => ({ name, kind: 'text', indexed });
-const oneOf = (name: string, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}): FieldDef => ({
+/** A field definition that keeps its name and kind as literal types (FieldsOf derives record types from them). */
+type Field<N extends string, K extends FieldKind, A extends boolean = false> = FieldDef & { name: N; kind: K; array?: A };
+const def = <N extends string, K extends FieldKind, A extends boolean = false>(
+  name: N,
+  kind: K,
+  opts: Omit<FieldDef, 'name' | 'kind' | 'array'> & { array?: A } = {},
+): Field<N, K, A> => ({
   name,
-  kind: 'text',
-  values,
+  kind,
   ...opts,
 });
-const texts = (name: string): FieldDef => ({ name, kind: 'json', array: true });
-const time = (name: string): FieldDef => ({ name, kind: 'time' });
-const real = (name: string): FieldDef => ({ name, kind: 'real' });
-const int = (name: string): FieldDef => ({ name, kind: 'int' });
-const bool = (name: string): FieldDef => ({ name, kind: 'bool' });
+const text = <N extends string>(name: N, indexed = false) => def(name, 'text', { indexed });
+const oneOf = <N extends string>(name: N, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}) =>
+  def(name, 'text', { values, ...opts });
+const texts = <N extends string>(name: N) => def(name, 'json', { array: true as const });
+const json = <N extends string>(name: N) => def(name, 'json');
+const time = <N extends string>(name: N) => def(name, 'time');
+const real = <N extends string>(name: N) => def(name, 'real');
+const int = <N extends string>(name: N) => def(name, 'int');
+const bool = <N extends string>(name: N) => def(name, 'bool');
 
 /** Vulnerability severities, lowest first: comparisons on severity follow this order. */
 export const SEVERITY_ORDER = ['info', 'low', 'medium', 'high', 'critical'] as const;
 
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
-export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
+const MODEL_FIELD_DEFS = {
   hosts: [
     texts('ipAddresses'),
     texts('macAddresses'),
@@ -94,7 +102,7 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('pluginId', true),
     text('pluginName'),
     oneOf('severity', SEVERITY_ORDER, { indexed: true, ordered: true }),
-    { name: 'cves', kind: 'json', array: true, accumulate: true },
+    def('cves', 'json', { array: true as const, accumulate: true }),
     real('cvssV2BaseScore'),
     real('cvssV3BaseScore'),
     real('epssScore'),
@@ -106,7 +114,7 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     // SC 6.x rows (interfaces.md §6.1 names the first two).
     bool('acceptedRisk'),
     bool('recastRisk'),
-    { name: 'vprKeyDrivers', kind: 'json' },
+    json('vprKeyDrivers'),
     text('vulnUniqueness'),
     time('seolDate'),
     // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
@@ -145,11 +153,11 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('category'),
     text('site'),
     /** The request's own associated assets as upstream sent them ({id, name}). */
-    { name: 'associatedAssets', kind: 'json', array: true },
+    def('associatedAssets', 'json', { array: true as const }),
     // Filled by correlation: the assets and findings the ticket is about, and why ({assetId, reason, value}).
     texts('assetIds'),
     texts('findingIds'),
-    { name: 'assetLinks', kind: 'json', array: true },
+    def('assetLinks', 'json', { array: true as const }),
   ],
   'cmdb-assets': [
     text('name', true),
@@ -164,7 +172,7 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('department'),
     text('site'),
     text('ciType'),
-    { name: 'attributes', kind: 'json' },
+    json('attributes'),
     text('biosUuid'),
     text('fqdn'),
     text('owner'),
@@ -178,9 +186,9 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('pluginId', true),
     ...[text('name'), text('family'), text('synopsis'), text('description'), text('solution'), texts('seeAlso'), text('riskFactor')],
     ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
-    ...[real('vprScore'), { name: 'vprDrivers', kind: 'json' as const }, real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
+    ...[real('vprScore'), json('vprDrivers'), real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
     ...[
-      { name: 'cves', kind: 'json' as const, array: true, accumulate: true },
+      def('cves', 'json', { array: true as const, accumulate: true }),
       texts('xrefs'),
       time('pluginPublished'),
       time('pluginModified'),
@@ -203,10 +211,29 @@ export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = {
     text('department'),
     text('site'),
     text('matchRule', true),
-    { name: 'matchDetails', kind: 'json' },
+    json('matchDetails'),
     time('lastScanned'),
-    { name: 'openFindings', kind: 'json' },
+    json('openFindings'),
   ],
+} satisfies Record<ModelName, FieldDef[]>;
+export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = MODEL_FIELD_DEFS;
+
+/** What a field of each kind holds in a record a connector sends (null clears it). */
+interface KindValue {
+  text: string;
+  int: number;
+  real: number;
+  bool: boolean;
+  time: string;
+  json: unknown;
+}
+
+/**
+ * The fields of a record of `M` as a connector sends them, derived from MODEL_FIELDS: a mapper that
+ * declares its fields with it gets a type error for a field its model does not have.
+ */
+export type FieldsOf<M extends ModelName> = {
+  [F in (typeof MODEL_FIELD_DEFS)[M][number] as F['name']]?: (F extends { array?: true } ? unknown[] : KindValue[F['kind']]) | null;
 };
 
 /**

@@ -3,6 +3,7 @@
 import { hash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import type { SweepScope } from '../core/connector.ts';
+import { createLogger } from '../core/log.ts';
 import {
   COMMON_FIELDS,
   COMPUTED_FIELDS,
@@ -130,6 +131,11 @@ interface ModelPlan {
    * Built with arithmetic, not 32-bit bitwise operators: a model may have more than 29 fields (up to 50).
    */
   shapes: Map<number, Shape>;
+  /**
+   * Names of the model's fields and of its computed ones (read from elsewhere, so one sent is ignored
+   * by design): a record field not among them is unknown (checkFields).
+   */
+  known: Set<string>;
 }
 
 const plans = new Map<ModelName, ModelPlan>();
@@ -147,6 +153,7 @@ function planOf(model: ModelName): ModelPlan {
       fixedAt: timeAt('fixedAt'),
       reopenedAt: timeAt('reopenedAt'),
       shapes: new Map(),
+      known: new Set([...fields, ...(COMPUTED_FIELDS[model] ?? [])].map((f) => f.name)),
     };
     plans.set(model, p);
   }
@@ -161,6 +168,52 @@ function shapeOf(plan: ModelPlan, mask: number): Shape {
     plan.shapes.set(mask, shape);
   }
   return shape;
+}
+
+/** A mapper wrote fields its model does not have (the store cannot keep them). */
+export interface UnknownFields {
+  source: string;
+  model: ModelName;
+  fields: string[];
+}
+
+/**
+ * Unknown fields are checked on the first record of each field shape of a page (a mapper writes one
+ * object literal, so its records share their keys), which costs a few key walks per page, not one per
+ * record; with TRIBUTARY_STRICT_FIELDS=1 (the test suite) every record is checked and an unknown field
+ * throws, so a misspelled field fails the tests instead of being dropped.
+ */
+const strictFields = (): boolean => process.env.TRIBUTARY_STRICT_FIELDS === '1';
+
+let reportUnknown: (u: UnknownFields) => void = (u) => {
+  defaultLog ??= createLogger();
+  defaultLog.warn(u, 'record fields unknown to the model are not stored');
+};
+let defaultLog: ReturnType<typeof createLogger> | undefined;
+
+/** Where unknown fields are reported at run time (the app's logger); each (source, model, field) once per process. */
+export function setUnknownFieldReporter(report: (u: UnknownFields) => void): void {
+  reportUnknown = report;
+}
+
+const reportedUnknown = new Set<string>();
+
+function checkFields(plan: ModelPlan, model: ModelName, source: string, rf: Record<string, unknown>, strict: boolean): void {
+  const unknown: string[] = [];
+  for (const k in rf) if (!plan.known.has(k)) unknown.push(k);
+  if (unknown.length === 0) return;
+  if (strict) throw new Error(`a ${model} record of ${source} has fields the model does not have: ${unknown.join(', ')}`);
+  const fresh = unknown.filter((f) => {
+    const key = `${source}\u0000${model}\u0000${f}`;
+    if (reportedUnknown.has(key)) return false;
+    reportedUnknown.add(key);
+    return true;
+  });
+  // Reporting must never fail a run.
+  if (fresh.length > 0)
+    try {
+      reportUnknown({ source, model, fields: fresh });
+    } catch {}
 }
 
 /** Rows of one model to upsert through one statement shape (rows are column values, ids computed). */
@@ -189,6 +242,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
   const plan = planOf(model);
   const { fields, hostAt, fixedAt, reopenedAt } = plan;
   const n = fields.length;
+  const strict = strictFields();
   // Group by which fields are present: a field left undefined is not touched on update.
   const groups = new Map<number, Map<string, unknown[]>>();
   // Records of a page share few hosts: each host id is hashed once per page.
@@ -231,6 +285,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
       mask += 2 ** (i + 3);
     }
     let g = groups.get(mask);
+    if (!g || strict) checkFields(plan, model, stamp.sourceName, rf, strict);
     if (!g) {
       g = new Map();
       groups.set(mask, g);

@@ -1,7 +1,7 @@
 // A plugin's own data (name, family, text, scores, references, dates) → one `plugins` record, from a
 // `vulndetails` row (API, or a CSV row rebuilt as one) or a `/rest/plugin` object (`id`, `name`,
 // `xrefs`); and what a finding carries of it (family, exploit flag, the capped proof).
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, IncomingRecord } from '../../../core/models.ts';
 import { pluginOutput } from './plugin-output/text.ts';
 import { bool, epochToIso, list, num, refName, text } from './values.ts';
 
@@ -79,7 +79,7 @@ export function capUtf8(s: string, max: number): { text: string; truncated: bool
 }
 
 /** What a finding carries of its plugin (its synopsis and solution are read from the plugin record), and the scanner's proof (plugin output without its wrapper, capped). */
-export function findingDetail(row: Record<string, unknown>, opts: DetailOptions = {}): Record<string, unknown> {
+export function findingDetail(row: Record<string, unknown>, opts: DetailOptions = {}): FieldsOf<'vulnerabilities'> {
   const out = pluginOutput(row.pluginText);
   const proof = out === '' ? null : capUtf8(out, opts.proofMaxBytes ?? PROOF_MAX_BYTES);
   return {

@@ -1,6 +1,6 @@
 // `vulndetails` rows (one per finding) → vulnerabilities, compliance results, and the inventory carried
 // in plugin output (software, ports, host facts). Pure: the CSV import reuses these with rows it builds.
-import type { IncomingRecord, ModelName, Severity, VulnerabilityStatus } from '../../../core/models.ts';
+import type { FieldsOf, IncomingRecord, ModelName, Severity, VulnerabilityStatus } from '../../../core/models.ts';
 import { complianceKey, findingKey, portKey, rowHostKey, softwareKey } from './identity.ts';
 import { parseCompliance } from './plugin-output/compliance.ts';
 import { parseDmiHardware, parseWindowsHardware } from './plugin-output/hardware.ts';
@@ -117,7 +117,7 @@ function keyDriversOf(v: unknown): Record<string, unknown> | null {
 }
 
 /** SC 6.x row fields (acceptRisk, recastRisk, vprContext/keyDrivers, vulnUniqueness, seolDate): only those the row has. */
-function riskFields(row: Record<string, unknown>, f: Record<string, unknown>): void {
+function riskFields(row: Record<string, unknown>, f: FieldsOf<'vulnerabilities'>): void {
   const accepted = bool(row.acceptRisk ?? row.acceptedRisk);
   if (accepted !== null) f.acceptedRisk = accepted;
   const recast = bool(row.recastRisk);
@@ -141,7 +141,24 @@ export function mapVulnerability(
   if (!pluginId) return null;
   const port = int(row.port);
   const protocol = protocolOf(row);
-  const rec: IncomingRecord = {
+  // Typed by the model: a field vulnerabilities do not have is a type error here.
+  const fields: FieldsOf<'vulnerabilities'> = {
+    pluginId,
+    pluginName: text(row.pluginName),
+    severity: severityOf(row),
+    cves: cvesOf(row),
+    cvssV2BaseScore: num(row.baseScore),
+    cvssV3BaseScore: num(row.cvssV3BaseScore),
+    epssScore: num(row.epssScore),
+    vprScore: num(row.vprScore),
+    knownExploited: isKnownExploited(row),
+    status: statusOf(row, sourceType),
+    port,
+    protocol,
+    ...findingDetail(row, detail),
+  };
+  riskFields(row, fields);
+  return {
     // The console's own finding identity (its host's UUID or address + port + protocol + plugin), so two
     // of the console's hosts that land on one host keep their findings apart.
     key: findingKey(rowHostKey(row), port, protocol, pluginId),
@@ -149,24 +166,8 @@ export function mapVulnerability(
     externalId: text(row.vulnUUID),
     firstSeen: epochToIso(row.firstSeen),
     lastSeen: epochToIso(row.lastSeen),
-    fields: {
-      pluginId,
-      pluginName: text(row.pluginName),
-      severity: severityOf(row),
-      cves: cvesOf(row),
-      cvssV2BaseScore: num(row.baseScore),
-      cvssV3BaseScore: num(row.cvssV3BaseScore),
-      epssScore: num(row.epssScore),
-      vprScore: num(row.vprScore),
-      knownExploited: isKnownExploited(row),
-      status: statusOf(row, sourceType),
-      port,
-      protocol,
-      ...findingDetail(row, detail),
-    },
+    fields,
   };
-  riskFields(row, rec.fields);
-  return rec;
 }
 
 export function mapComplianceRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord | null {
