@@ -43,54 +43,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { VULN_DETAIL_COLUMNS } from '../sim/tenable-sc/export-columns.ts';
 import { launchFlags } from './launch-flags.ts';
 
-export const SC_COLUMNS = [
-  'Plugin',
-  'Plugin Name',
-  'Family',
-  'Severity',
-  'IP Address',
-  'Protocol',
-  'Port',
-  'Exploit?',
-  'Repository',
-  'MAC Address',
-  'DNS Name',
-  'NetBIOS Name',
-  'Plugin Output',
-  'Synopsis',
-  'Description',
-  'Solution',
-  'See Also',
-  'Risk Factor',
-  'STIG Severity',
-  'Vulnerability Priority Rating',
-  'CVSS V2 Base Score',
-  'CVSS V3 Base Score',
-  'CVSS V2 Temporal Score',
-  'CVSS V3 Temporal Score',
-  'CVSS V2 Vector',
-  'CVSS V3 Vector',
-  'CPE',
-  'CVE',
-  'BID',
-  'Cross References',
-  'First Discovered',
-  'Last Observed',
-  'Vuln Publication Date',
-  'Patch Publication Date',
-  'Plugin Publication Date',
-  'Plugin Modification Date',
-  'Exploit Ease',
-  'Exploit Frameworks',
-  'Check Type',
-  'Version',
-  'Recast Risk Comment',
-  'Accept Risk Comment',
-  'Agent ID',
-  'Host ID',
-];
+export const SC_COLUMNS: string[] = [...VULN_DETAIL_COLUMNS];
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const SEV = ['Info', 'Low', 'Medium', 'High', 'Critical'];

@@ -1,51 +1,7 @@
 // Rows of a Tenable.sc Vulnerability Detail List export (the 44 columns of a real export) for tests.
+import { VULN_DETAIL_COLUMNS } from '../../../sim/tenable-sc/export-columns.ts';
 
-export const SC_HEADER = [
-  'Plugin',
-  'Plugin Name',
-  'Family',
-  'Severity',
-  'IP Address',
-  'Protocol',
-  'Port',
-  'Exploit?',
-  'Repository',
-  'MAC Address',
-  'DNS Name',
-  'NetBIOS Name',
-  'Plugin Output',
-  'Synopsis',
-  'Description',
-  'Solution',
-  'See Also',
-  'Risk Factor',
-  'STIG Severity',
-  'Vulnerability Priority Rating',
-  'CVSS V2 Base Score',
-  'CVSS V3 Base Score',
-  'CVSS V2 Temporal Score',
-  'CVSS V3 Temporal Score',
-  'CVSS V2 Vector',
-  'CVSS V3 Vector',
-  'CPE',
-  'CVE',
-  'BID',
-  'Cross References',
-  'First Discovered',
-  'Last Observed',
-  'Vuln Publication Date',
-  'Patch Publication Date',
-  'Plugin Publication Date',
-  'Plugin Modification Date',
-  'Exploit Ease',
-  'Exploit Frameworks',
-  'Check Type',
-  'Version',
-  'Recast Risk Comment',
-  'Accept Risk Comment',
-  'Agent ID',
-  'Host ID',
-];
+export const SC_HEADER: string[] = [...VULN_DETAIL_COLUMNS];
 
 type Cells = Partial<Record<(typeof SC_HEADER)[number], string>>;
 
