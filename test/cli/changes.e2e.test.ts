@@ -10,7 +10,7 @@ import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/in
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
 import { call, pageAll, vulnQuery } from '../sim/tenable-sc-helpers.ts';
-import { type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { addTenableArgs, type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 type Row = Record<string, unknown>;
@@ -45,20 +45,7 @@ for (const backend of BACKENDS) {
     });
 
     test('API mode: a first sync is all new, an unchanged sync adds nothing, a patch is one fix and a reopening one reopened', async () => {
-      const { accessKey, secretKey } = sim.analyst;
-      await ok(
-        'sources',
-        'add',
-        'tenable-sc',
-        '--name',
-        'lab',
-        '--set',
-        `apiUrl=${sim.url}`,
-        '--set',
-        `accessKey=${accessKey}`,
-        '--set',
-        `secretKey=${secretKey}`,
-      );
+      await ok(...addTenableArgs('lab', sim));
       const r1 = await sync('lab');
       assert.equal(r1.status, 'succeeded');
       const first = await changesSince(r1.runId);

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { Estate } from '../../sim/shared/estate.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { addTenableArgs, type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/databases.ts';
 
 const estate = new Estate(11, 60);
@@ -34,27 +34,7 @@ const machineOfHost = (h: Record<string, unknown>) => {
 before(async () => {
   scanner = await startTenableSim({ port: 0, seed: 5, findingsPerHost: 8, estate });
   desk = await startSdpSim({ port: 0, seed: 4, requests: 120, users: 20, technicians: 4, estate });
-  const { accessKey, secretKey } = scanner.analyst;
-  assert.equal(
-    (
-      await cli(
-        'sources',
-        'add',
-        'tenable-sc',
-        '--name',
-        'scan',
-        '--set',
-        `apiUrl=${scanner.url}`,
-        '--set',
-        `accessKey=${accessKey}`,
-        '--set',
-        `secretKey=${secretKey}`,
-        '--set',
-        'verifySsl=false',
-      )
-    ).code,
-    0,
-  );
+  assert.equal((await cli(...addTenableArgs('scan', scanner, 'verifySsl=false'))).code, 0);
   assert.equal((await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code, 0);
   for (const s of ['scan', 'desk']) {
     const r = await cli('--json', 'sync', s);

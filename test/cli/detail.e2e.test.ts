@@ -10,7 +10,7 @@ import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/in
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
 import { day, epssCsv, kevCatalog } from '../feeds/fixtures.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
-import { type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { addTenableArgs, type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 type Rec = Record<string, unknown>;
@@ -51,22 +51,7 @@ for (const backend of BACKENDS) {
     });
 
     test('API mode: one plugin record per plugin, findings with family, synopsis and a capped proof', async () => {
-      const { accessKey, secretKey } = sim.analyst;
-      await ok([
-        'sources',
-        'add',
-        'tenable-sc',
-        '--name',
-        'lab',
-        '--set',
-        `apiUrl=${sim.url}`,
-        '--set',
-        `accessKey=${accessKey}`,
-        '--set',
-        `secretKey=${secretKey}`,
-        '--set',
-        'proofMaxBytes=60',
-      ]);
+      await ok(addTenableArgs('lab', sim, 'proofMaxBytes=60'));
       const sync = JSON.parse(await ok(['--json', 'sync', 'lab'])) as { status: string; streams: Record<string, { records: number }> };
       assert.equal(sync.status, 'succeeded');
       const vulns = await rows(['vulnerabilities', '--source', 'lab']);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { progressWriter } from '../../src/cli/sync-log.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/databases.ts';
 
 let sim: RunningTenableSim;
@@ -32,25 +32,7 @@ after(async () => {
 });
 
 test('a piped sync prints one progress line per stream; retries go to the log file, which it names', async () => {
-  const { accessKey, secretKey } = sim.analyst;
-  assert.equal(
-    (
-      await cli(
-        'sources',
-        'add',
-        'tenable-sc',
-        '--name',
-        'lab',
-        '--set',
-        `apiUrl=${sim.url}`,
-        '--set',
-        `accessKey=${accessKey}`,
-        '--set',
-        `secretKey=${secretKey}`,
-      )
-    ).code,
-    0,
-  );
+  assert.equal((await cli(...addTenableArgs('lab', sim))).code, 0);
   const r = await cli('sync', 'lab');
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stderr.trim().split('\n');
@@ -66,7 +48,7 @@ test('a piped sync prints one progress line per stream; retries go to the log fi
   assert.ok(existsSync(path));
   const log = readFileSync(path, 'utf8');
   assert.match(log, /transient upstream error|retry/i, 'the retries are in the log');
-  assert.equal(log.includes(secretKey), false);
+  assert.equal(log.includes(sim.analyst.secretKey), false);
   assert.equal(lines.length, 1 + progress.length + 1, `nothing else on stderr:\n${r.stderr}`);
 });
 

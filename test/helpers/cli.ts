@@ -38,3 +38,9 @@ export function runCliAsync(args: string[], env: NodeJS.ProcessEnv = cliEnv()): 
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** `sources add tenable-sc` arguments for a simulator's analyst keys, plus any `--set key=value` extras. */
+export function addTenableArgs(name: string, sim: { url: string; analyst: { accessKey: string; secretKey: string } }, ...sets: string[]): string[] {
+  const set = [`apiUrl=${sim.url}`, `accessKey=${sim.analyst.accessKey}`, `secretKey=${sim.analyst.secretKey}`, ...sets];
+  return ['sources', 'add', 'tenable-sc', '--name', name, ...set.flatMap((s) => ['--set', s])];
+}

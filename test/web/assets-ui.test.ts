@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { Estate } from '../../sim/shared/estate.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
@@ -35,24 +35,7 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
       startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
       startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
     ]);
-    assert.equal(
-      (
-        await cli(
-          'sources',
-          'add',
-          'tenable-sc',
-          '--name',
-          'scan',
-          '--set',
-          `apiUrl=${scanner.url}`,
-          '--set',
-          `accessKey=${scanner.analyst.accessKey}`,
-          '--set',
-          `secretKey=${scanner.analyst.secretKey}`,
-        )
-      ).code,
-      0,
-    );
+    assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
     assert.equal(
       (await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code,
       0,
