@@ -368,4 +368,11 @@ CREATE TABLE export_status (
 `,
   },
   { version: 12, name: 'correlated assets, owners and ticket links', sql: correlation },
+  // A finding's assetId / owner / department / site are read from its host (records.ts JOINED) instead
+  // of being copied onto it: the copy meant rewriting every finding after an estate's first correlation.
+  {
+    version: 15,
+    name: "findings read their host's placement",
+    sql: ['asset_id', 'owner', 'department', 'site'].map((c) => `ALTER TABLE rec_vulnerabilities DROP COLUMN ${c};`).join('\n'),
+  },
 ];
