@@ -155,7 +155,7 @@ export class Store {
         if (tx.dialect === 'postgres') await tx.exec('LOCK TABLE "schema_migrations" IN EXCLUSIVE MODE');
         const done = await tx.all(`SELECT "version" FROM "schema_migrations" WHERE "version" = ?`, [m.version]);
         if (done.length) return;
-        await tx.exec(m.sql);
+        await tx.exec(tx.dialect === 'postgres' ? (m.postgres ?? m.sql) : m.sql);
         await tx.run(`INSERT INTO "schema_migrations" ("version", "name", "applied_at") VALUES (?, ?, ?)`, [m.version, m.name, nowIso()]);
       });
     }
