@@ -97,10 +97,10 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
   const lab = sources[0]!.id;
   const hostCount = Math.max(1, Math.round(findings / 50));
   const hostIds: string[] = [];
-  const batch = async (table: string, columns: string[], rows: unknown[][], key = '"id"') => {
+  const batch = async (table: string, columns: string[], rows: unknown[][], key: string | null = '"id"') => {
     const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')})`;
-    for (let i = 0; i < rows.length; i += 5000)
-      await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail: ` ON CONFLICT (${key}) DO NOTHING` }, rows.slice(i, i + 5000)));
+    const tail = key ? ` ON CONFLICT (${key}) DO NOTHING` : '';
+    for (let i = 0; i < rows.length; i += 5000) await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail }, rows.slice(i, i + 5000)));
   };
   const common = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run'];
   let rows: unknown[][] = [];
@@ -197,7 +197,9 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
     ids.add(key);
     rows.push([at, rec, change, source, model, null, from, to, runs[run]]);
   }
-  await batch('changes', ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'], rows, '"at", "record_id", "change"');
+  // Written in time order, as runs write them (the feed is numbered in that order).
+  rows.sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : String(x[0]) > String(y[0]) ? 1 : 0));
+  await batch('changes', ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'], rows, null);
   if (db.dialect === 'postgres') await db.exec('ANALYZE');
   return { runs, sourceIds: sources.map((s) => s.id), recordWithHistory: findingIds[0]! };
 }

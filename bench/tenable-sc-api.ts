@@ -202,7 +202,7 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     const { Readable } = await import('node:stream');
     const client = new pg.Client({ connectionString: db });
     await client.connect();
-    for (const m of MIGRATIONS) await client.query(m.sql);
+    for (const m of MIGRATIONS) await client.query(m.postgres ?? m.sql);
     const esc = (v: unknown) =>
       v === null || v === undefined ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
     writePage = async (rows) => {

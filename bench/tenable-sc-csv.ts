@@ -18,7 +18,8 @@
 // Every measurement runs in a fresh child process, so each peak RSS (getrusage maxrss) is its own:
 //   parse      the chosen parser (src/filedrop/csv/reader.ts) alone over the file
 //   floor      the same parser over the file + bare prepared INSERTs of the very records the import
-//              stored (hosts, findings, software, ports, compliance: read back, untimed to compute, from
+//              stored (hosts, findings, software, ports, compliance, plugins, and the change feed's
+//              events: read back, untimed to compute, from
 //              the Tributary run of the same iteration, with every column as stored) into a fresh
 //              database migrated with our migrations (same tables and indexes), each table's share of
 //              records per 2000 CSV rows, one transaction each. No validation, mapping, ids, upserts,
@@ -290,8 +291,12 @@ async function parseOnly(file: string): Promise<Measured> {
   return { kind: 'parse', rows, seconds: (performance.now() - t) / 1000, peakRssMb: maxRssMb(), note: `${chars} cells` };
 }
 
-/** Record tables the import writes, in the order a page writes them. */
-const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_ports', 'rec_compliance'];
+/**
+ * Tables of what the import stores, in the order a page writes them: the records, the plugin catalog
+ * (one record per plugin, issue 14) and the change feed (an event per new record, issue 14), which the
+ * import must store too.
+ */
+const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_ports', 'rec_compliance', 'rec_plugins', 'changes'];
 
 async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');

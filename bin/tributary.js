@@ -48,5 +48,7 @@ if (modern && process.features.typescript) {
       process.exit(1);
     }
   }
+  // One line, on a terminal only (npm's own engine warning is off: .npmrc loglevel=error).
+  if (process.stderr.isTTY) process.stderr.write(`tributary: Node ${process.versions.node} is older than 22.13; running under Node 24 from ${prefix}\n`);
   run(node24, []);
 }

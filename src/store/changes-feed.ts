@@ -1,4 +1,4 @@
-// Reading the change feed: events oldest first (by time, then record and change), filtered by time or run, model,
+// Reading the change feed: events in the order they were written, filtered by time or run, model,
 // source, change and any field, paged by an opaque cursor. The `changes` model of interfaces.md §6.2.
 import { InputError } from '../core/errors.ts';
 import type { FieldDef } from '../core/models.ts';
@@ -115,19 +115,25 @@ export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<Chang
   }
   if (opts.models?.length) where.push(inList('c."model"', opts.models, params));
   if (opts.changes?.length) where.push(inList('c."change"', opts.changes, params));
-  if (opts.since) where.push(sinceClause('c', opts.since, params));
+  if (opts.since) {
+    // Where the feed's order reaches the time (found in the time index), so the page is read from there
+    // rather than found by filtering the feed from its start. The unary + keeps SQLite from reading
+    // MIN(seq) as "walk the key from its start until a row matches" (21 ms vs 3.5 ms at 100k events).
+    where.push(`c."seq" >= (SELECT MIN(+"seq") FROM "changes" WHERE "at" >= ?)`);
+    params.push(opts.since.at);
+    where.push(sinceClause('c', opts.since, params));
+  }
   for (const f of opts.filters ?? []) where.push(filterClause(f, params));
   if (opts.cursor) {
-    // A row-value comparison: both stores read it as one range of the feed's key.
-    where.push(`(c."at", c."record_id", c."change") > (?, ?, ?)`);
-    params.push(...decodeCursor(opts.cursor));
+    where.push(`c."seq" > ?`);
+    params.push(decodeCursor(opts.cursor));
   }
-  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."at", c."record_id", c."change" LIMIT ${limit + 1}`;
+  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."seq" LIMIT ${limit + 1}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
-  const records = (more ? rows.slice(0, limit) : rows).map(toChange);
-  const last = records.at(-1);
-  return { records, nextCursor: more && last ? encodeCursor([last.at, last.recordId, last.change]) : null };
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { records: page.map(toChange), nextCursor: more && last ? encodeCursor(Number(last.seq)) : null };
 }
 
 function toChange(r: Row): ChangeRecord {
@@ -146,14 +152,14 @@ function toChange(r: Row): ChangeRecord {
   };
 }
 
-function encodeCursor(key: [string, string, string]): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+function encodeCursor(seq: number): string {
+  return Buffer.from(JSON.stringify([seq]), 'utf8').toString('base64url');
 }
 
-function decodeCursor(c: string): [string, string, string] {
+function decodeCursor(c: string): number {
   try {
     const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'string')) return v as [string, string, string];
+    if (Array.isArray(v) && v.length === 1 && Number.isSafeInteger(v[0])) return v[0] as number;
   } catch {
     // fall through
   }

@@ -3,7 +3,7 @@
 // what the table holds before the page is upserted (one statement per model and page), a sweep's with
 // the rows it is about to mark. The event and the change are committed together, so a resumed run
 // finds the change made and writes no second event; a run that changes nothing writes none. Rows are
-// keyed by (at, record, change); an event's id (changes-feed.ts) is its record's, run's and change's.
+// numbered as written (`seq`, the feed's order); an event's id (changes-feed.ts) is its record's, run's and change's.
 import type { ModelName } from '../core/models.ts';
 import type { Driver } from './driver.ts';
 import { columnOf, q, tableOf } from './schema.ts';
@@ -44,7 +44,6 @@ export function statusColumnAt(model: ModelName, fieldNames: string[], leading: 
 }
 
 const COLUMNS = ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'].map(q).join(', ');
-const CONFLICT = 'ON CONFLICT ("at", "record_id", "change") DO NOTHING';
 const text = 'CAST(? AS TEXT)';
 
 /**
@@ -115,10 +114,9 @@ function detectSql(db: Driver, model: ModelName, hasStatus: boolean): string {
   const key = `${db.dialect}|${model}|${hasStatus}`;
   let sql = detectCache.get(key);
   if (!sql) {
-    // SQLite wants a WHERE in an INSERT … SELECT that has an ON CONFLICT clause.
     const insert = (from: string) => `INSERT INTO "changes" (${COLUMNS})
 SELECT ${text}, x."id", x."change", ${text}, ${text}, x."ext", x."from", x."to", ${text}
-FROM ${from} x WHERE x."change" IS NOT NULL ${CONFLICT}`;
+FROM ${from} x WHERE x."change" IS NOT NULL`;
     sql =
       db.dialect === 'postgres'
         ? `WITH j AS (${joinedSql(db, model, hasStatus)}), ins AS (${insert('j')} RETURNING "change")
@@ -185,7 +183,7 @@ export async function recordSweepChanges(
   await db.run(
     `INSERT INTO "changes" (${COLUMNS})
 SELECT ${text}, t."id", ${change}, t."source_id", ${text}, t."external_id", ${old}, ${to}, ${text}
-FROM ${q(tableOf(model))} t WHERE ${unseen.where}${bare} ${CONFLICT}`,
+FROM ${q(tableOf(model))} t WHERE ${unseen.where}${bare}`,
     [stamp.at, model, stamp.runId, ...unseen.params],
   );
 }

@@ -11,7 +11,6 @@ import {
   CHUNK,
   CMDB_COLS,
   type CorrelationResult,
-  differs,
   hostColumns,
   identRows,
   insertLinks,
@@ -27,8 +26,6 @@ import type { Driver, Row } from './driver.ts';
 export interface Touched {
   hostIds: string[];
   cmdbIds: string[];
-  /** Hosts whose findings the sync wrote (their owner fields are filled in). */
-  findingHostIds?: string[];
 }
 
 async function idsSharing(db: Driver, side: 'h' | 'c', pairs: Map<IdentKind, Set<string>>): Promise<Row[]> {
@@ -250,25 +247,7 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     await bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow));
     await inChunks(tx, (ph) => `UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "id" IN (${ph})`, [...gone]);
     await inChunks(tx, (ph) => `UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "id" IN (${ph})`, [...gone]);
-    const findingHosts = new Set([
-      ...hosts.filter((h) => differs(h, hostPlace.get(h.id))).map((h) => h.id),
-      ...touchedHosts,
-      ...(touched.findingHostIds ?? []),
-    ]);
-    await loadHosts([...findingHosts]);
-    // A host whose findings were written but whose asset stayed: its stored placement goes to its findings.
-    for (const id of findingHosts) {
-      if (hostPlace.has(id)) continue;
-      const h = hostRecs.get(id);
-      if (h)
-        hostPlace.set(id, {
-          assetId: (h.assetId as string | null) ?? null,
-          owner: (h.owner as string | null) ?? null,
-          department: (h.department as string | null) ?? null,
-          site: (h.site as string | null) ?? null,
-        });
-    }
-    await place(tx, hostPlace, cmdbPlace, findingHosts);
+    await place(tx, hostPlace, cmdbPlace);
     const kept = new Set(assets.map((a) => a.id));
     return summary('incremental', memberHosts.size, memberCmdb.size, assets.length, newLinks, new Set([...oldAssetIds].filter((id) => !kept.has(id))));
   });

@@ -1,6 +1,6 @@
 // Correlation in the store: the full pass (every host against every CMDB record, in memory) and the
 // helpers it shares with the incremental pass (correlation-incremental.ts). Both write the links, the
-// assets, and each host's, CMDB record's and finding's assetId / owner / department / site, changing
+// assets, and each host's and CMDB record's assetId / owner / department / site (a finding reads its host's), changing
 // only rows that differ.
 import { buildAsset, components, linksOf, ownerOf, type Rec, type StoredLink } from '../correlate/assets.ts';
 import { IDENT_KINDS, matchAll, MemoryContext } from '../correlate/engine.ts';
@@ -235,8 +235,8 @@ export interface Placement {
   site: string | null;
 }
 
-/** Writes assetId / owner / department / site onto hosts, CMDB records and findings where they differ. */
-export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string, string | null>, findingsOf: Set<string>): Promise<void> {
+/** Writes assetId / owner / department / site onto hosts, and assetId onto CMDB records, where they differ (findings read their host's). */
+export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string, string | null>): Promise<void> {
   const cols = ['id', 'asset_id', 'owner', 'department', 'site'];
   const fields = ['asset_id', 'owner', 'department', 'site'];
   const stage = async (rows: unknown[][]) => {
@@ -255,16 +255,6 @@ export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map
     );
   await stage([...hosts].map(([id, p]) => [id, p.assetId, p.owner, p.department, p.site]));
   await update('rec_hosts', 'id', fields);
-  // Findings follow their host: those of hosts placed anew, and of hosts whose findings this sync wrote.
-  if (findingsOf.size > 0) {
-    const rows: unknown[][] = [];
-    for (const id of findingsOf) {
-      const p = hosts.get(id);
-      if (p) rows.push([id, p.assetId, p.owner, p.department, p.site]);
-    }
-    await stage(rows);
-    await update('rec_vulnerabilities', 'host_id', fields);
-  }
   await stage([...cmdb].map(([id, assetId]) => [id, assetId, null, null, null]));
   await update('rec_cmdb_assets', 'id', ['asset_id']);
   await db.run(`DELETE FROM "asset_scratch"`);
@@ -363,18 +353,13 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     const { count, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers, (assets) =>
       bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow)),
     );
-    // Hosts, CMDB records and findings of records that left every asset (removed) lose their placement.
+    // Hosts and CMDB records that left every asset (removed) lose their placement (and so their findings).
     await tx.run(`UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     await tx.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     // Every placement is staged; the updates write only rows whose values differ.
-    await place(tx, hostPlace, cmdbPlace, new Set(hostPlace.keys()));
+    await place(tx, hostPlace, cmdbPlace);
     return summary('full', hosts.length, cmdb.length, count, links);
   });
-}
-
-export function differs(h: Rec, p: Placement | undefined): boolean {
-  if (!p) return false;
-  return (h.assetId ?? null) !== p.assetId || (h.owner ?? null) !== p.owner || (h.department ?? null) !== p.department || (h.site ?? null) !== p.site;
 }
 
 export function summary(

@@ -5,7 +5,7 @@
 import { InputError } from '../core/errors.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import type { Driver, Row } from './driver.ts';
-import { rowToRecord } from './records.ts';
+import { recordColumns, recordFrom, rowToRecord } from './records.ts';
 
 export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
@@ -72,7 +72,10 @@ async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[], list: b
   let count = 0;
   let after = '';
   for (;;) {
-    const page = await db.all(`SELECT v."id", v."asset_id" FROM "rec_vulnerabilities" v WHERE ${URGENT} AND v."id" > ? ORDER BY v."id" LIMIT 20000`, [after]);
+    const page = await db.all(
+      `SELECT v."id", h."asset_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE ${URGENT} AND v."id" > ? ORDER BY v."id" LIMIT 20000`,
+      [after],
+    );
     const hit = page.filter((r) => !findings.has(String(r.id)) && !(r.asset_id && assets.has(String(r.asset_id))));
     count += hit.length;
     if (list) rows.push(...hit);
@@ -85,7 +88,7 @@ async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[], list: b
     const ids = rows.slice(i, i + 500).map((r) => String(r.id));
     full.push(
       ...(await db.all(
-        `SELECT v.*, s."name" AS "source_name" FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id" WHERE v."id" IN (${ids.map(() => '?').join(',')}) ORDER BY v."id"`,
+        `SELECT ${recordColumns('vulnerabilities')} FROM ${recordFrom('vulnerabilities')} WHERE r."id" IN (${ids.map(() => '?').join(',')}) ORDER BY r."id"`,
         ids,
       )),
     );
@@ -98,13 +101,16 @@ async function ticketsForFixedFindings(db: Driver, tickets: TicketLinks[]): Prom
   const out: Row[] = [];
   for (const t of tickets) {
     if (t.row.resolved_at || (typeof t.row.status === 'string' && CLOSED.test(t.row.status))) continue;
-    const [where, ids] = t.findingIds.length ? ['"id"', t.findingIds] : ['"asset_id"', t.assetIds];
+    // A finding's asset is its host's.
+    const [where, ids] = t.findingIds.length
+      ? [(ph: string) => `"id" IN (${ph})`, t.findingIds]
+      : [(ph: string) => `"host_id" IN (SELECT "id" FROM "rec_hosts" WHERE "asset_id" IN (${ph}))`, t.assetIds];
     let total = 0;
     let open = 0;
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const r = await db.all(
-        `SELECT COUNT(*) AS "n", SUM(CASE WHEN "status" IN ('open', 'reopened') AND "removed" = 0 THEN 1 ELSE 0 END) AS "o" FROM "rec_vulnerabilities" WHERE ${where} IN (${chunk.map(() => '?').join(',')})`,
+        `SELECT COUNT(*) AS "n", SUM(CASE WHEN "status" IN ('open', 'reopened') AND "removed" = 0 THEN 1 ELSE 0 END) AS "o" FROM "rec_vulnerabilities" WHERE ${where(chunk.map(() => '?').join(','))}`,
         chunk,
       );
       total += Number(r[0]?.n ?? 0);

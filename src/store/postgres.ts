@@ -127,7 +127,7 @@ class PostgresDriver implements Driver {
       staged.set(client, tables);
     }
     if (!tables.has(stage)) {
-      await client.query(`CREATE TEMPORARY TABLE IF NOT EXISTS ${stage} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
+      await client.query(`CREATE TEMPORARY TABLE IF NOT EXISTS ${stage} (LIKE ${table} INCLUDING DEFAULTS INCLUDING IDENTITY) ON COMMIT DELETE ROWS`);
       tables.add(stage);
     }
     await copyInto(client, stage, columns, rows);

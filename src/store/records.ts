@@ -586,13 +586,16 @@ export function sourceJoin(model: ModelName): string {
 /** What a field sorts by: its column; the source's name; severity by rank (info < … < critical). */
 function sortExpression(model: ModelName, field: string): string {
   const def = fieldsOf(model).find((d) => d.name === field);
-  if (!def || def.kind === 'json' || isComputed(model, field)) {
-    const sortable = fieldsOf(model)
-      .filter((d) => d.kind !== 'json' && !isComputed(model, d.name))
+  const sortable = (d: FieldDef) => d.kind !== 'json' && (!isComputed(model, d.name) || JOINED[model]?.[d.name] !== undefined);
+  if (!def || !sortable(def)) {
+    const names = fieldsOf(model)
+      .filter(sortable)
       .map((d) => d.name);
-    throw new InputError(`cannot sort ${model} by '${field}'; sortable fields: ${sortable.join(', ')}`, 'sort');
+    throw new InputError(`cannot sort ${model} by '${field}'; sortable fields: ${names.join(', ')}`, 'sort');
   }
   if (field === 'source') return 's."name"';
+  const joined = JOINED[model]?.[field];
+  if (joined !== undefined) return joined;
   const col = `r.${q(columnOf(def.name))}`;
   // An ordered enum sorts by its order (severity: info < … < critical).
   if (def.ordered && def.values) return rankExpression(col, def.values);
@@ -614,16 +617,17 @@ export async function groupCount(
   if (by.length === 0) throw new InputError('name at least one field to group by', 'by');
   const defs = by.map((name) => {
     const def = fieldsOf(model).find((d) => d.name === name);
-    if (!def || def.kind === 'json' || name === 'id' || isComputed(model, name)) throw new InputError(`cannot group ${model} by '${name}'`, 'by');
+    if (!def || def.kind === 'json' || name === 'id' || (isComputed(model, name) && JOINED[model]?.[name] === undefined))
+      throw new InputError(`cannot group ${model} by '${name}'`, 'by');
     return def;
   });
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return [];
-  const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : `r.${q(columnOf(d.name))}`} AS "g${i}"`);
+  const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : (JOINED[model]?.[d.name] ?? `r.${q(columnOf(d.name))}`)} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
   const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
-  const needsJoin = (opts.filters ?? []).some((f) => JOINED[model]?.[f.field] !== undefined);
+  const needsJoin = [...(opts.filters ?? []).map((f) => f.field), ...by].some((field) => JOINED[model]?.[field] !== undefined);
   const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
   const rows = await db.all(sql, params);
   return rows.map((row) => ({
@@ -677,28 +681,44 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
     else out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
   }
   for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
-  if (model === 'vulnerabilities') {
-    out.synopsis = (row.plugin_synopsis as string | null | undefined) ?? null;
-    out.solution = (row.plugin_solution as string | null | undefined) ?? null;
-    withSla(out);
-  }
+  const joined = JOINED[model];
+  if (joined) for (const field of Object.keys(joined)) out[field] = (row[joinedAlias(field)] as string | null | undefined) ?? null;
+  if (model === 'vulnerabilities') withSla(out);
   return out as StoredRecord;
 }
 
-/** Fields read from another table (models.ts COMPUTED_FIELDS): a finding's plugin text. */
+/**
+ * Fields read from another table (models.ts COMPUTED_FIELDS), by the expression that reads them: a
+ * finding's plugin text (`p`, rec_plugins) and its host's placement by correlation (`h`, rec_hosts).
+ */
 const JOINED: Partial<Record<ModelName, Record<string, string>>> = {
-  vulnerabilities: { synopsis: 'p."synopsis"', solution: 'p."solution"' },
+  vulnerabilities: {
+    synopsis: 'p."synopsis"',
+    solution: 'p."solution"',
+    assetId: 'h."asset_id"',
+    owner: 'h."owner"',
+    department: 'h."department"',
+    site: 'h."site"',
+  },
 };
+
+/** The column name a joined field is selected as (never one of the record table's own). */
+function joinedAlias(field: string): string {
+  return `joined_${columnOf(field)}`;
+}
 
 /** What a record query selects: the record, its source's name, and its joined fields. */
 export function recordColumns(model: ModelName): string {
-  return `r.*, s."name" AS "source_name"${model === 'vulnerabilities' ? `, p."synopsis" AS "plugin_synopsis", p."solution" AS "plugin_solution"` : ''}`;
+  const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
+  return `r.*, s."name" AS "source_name"${joined.join('')}`;
 }
 
-/** The FROM clause of a record query (the table as `r`, its source as `s`, a finding's plugin as `p`). */
+/** The FROM clause of a record query (the table as `r`, its source as `s`; a finding's plugin as `p` and host as `h`). */
 export function recordFrom(model: ModelName): string {
   const base = `${q(tableOf(model))} r ${sourceJoin(model)}`;
-  return model === 'vulnerabilities' ? `${base} LEFT JOIN "rec_plugins" p ON p."source_id" = r."source_id" AND p."plugin_id" = r."plugin_id"` : base;
+  return model === 'vulnerabilities'
+    ? `${base} LEFT JOIN "rec_plugins" p ON p."source_id" = r."source_id" AND p."plugin_id" = r."plugin_id" LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"`
+    : base;
 }
 
 /** A field computed when read (models.ts COMPUTED_FIELDS), not a column. */

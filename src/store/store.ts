@@ -155,7 +155,7 @@ export class Store {
         if (tx.dialect === 'postgres') await tx.exec('LOCK TABLE "schema_migrations" IN EXCLUSIVE MODE');
         const done = await tx.all(`SELECT "version" FROM "schema_migrations" WHERE "version" = ?`, [m.version]);
         if (done.length) return;
-        await tx.exec(m.sql);
+        await tx.exec(tx.dialect === 'postgres' ? (m.postgres ?? m.sql) : m.sql);
         await tx.run(`INSERT INTO "schema_migrations" ("version", "name", "applied_at") VALUES (?, ?, ?)`, [m.version, m.name, nowIso()]);
       });
     }
@@ -545,19 +545,18 @@ export class Store {
   }
 
   /**
-   * After a successful run: correlates what it wrote (hosts, CMDB records, findings' hosts, tickets).
+   * After a successful run: correlates what it wrote (hosts, CMDB records, tickets; findings read their host's placement).
    * A run that removed hosts or CMDB records, or touched a large share of them, gets the full pass.
    */
   async correlateRun(sourceId: string, runId: string, removed: number): Promise<(CorrelationResult & { tickets: number }) | null> {
     const ids = async (sql: string) => (await this.db.all(sql, [sourceId, runId])).map((r) => String(r.id));
     const hostIds = await ids(`SELECT "id" FROM "rec_hosts" WHERE "source_id" = ? AND "seen_run" = ?`);
     const cmdbIds = await ids(`SELECT "id" FROM "rec_cmdb_assets" WHERE "source_id" = ? AND "seen_run" = ?`);
-    const findingHostIds = await ids(`SELECT DISTINCT "host_id" AS "id" FROM "rec_vulnerabilities" WHERE "source_id" = ? AND "seen_run" = ?`);
     const ticketIds = await ids(`SELECT "id" FROM "rec_tickets" WHERE "source_id" = ? AND "seen_run" = ?`);
-    if (hostIds.length + cmdbIds.length + findingHostIds.length + ticketIds.length === 0 && removed === 0) return null;
+    if (hostIds.length + cmdbIds.length + ticketIds.length === 0 && removed === 0) return null;
     const total = (await this.count('hosts')) + (await this.count('cmdb-assets'));
     if (removed > 0 || hostIds.length + cmdbIds.length > total / 4) return this.correlate();
-    const r = await correlateTouched(this.db, { hostIds, cmdbIds, findingHostIds });
+    const r = await correlateTouched(this.db, { hostIds, cmdbIds });
     // Tickets this run wrote, and tickets pointing at an asset the pass replaced.
     const stale =
       r.replacedAssetIds.size > 0

@@ -90,7 +90,7 @@ export async function linkTickets(db: Driver, ticketIds: string[] | null): Promi
     let after = '';
     for (;;) {
       const rows = await db.all(
-        `SELECT "id", "asset_id", "cves" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "cves" IS NOT NULL AND "id" > ? ORDER BY "id" LIMIT 20000`,
+        `SELECT v."id", h."asset_id", v."cves" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE v."removed" = 0 AND v."cves" IS NOT NULL AND v."id" > ? ORDER BY v."id" LIMIT 20000`,
         [after],
       );
       for (const r of rows) {
@@ -103,9 +103,12 @@ export async function linkTickets(db: Driver, ticketIds: string[] | null): Promi
       after = String(rows[rows.length - 1]!.id);
     }
   }
-  for (const r of await inList(db, (ph) => `SELECT "id", "asset_id", "plugin_id" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "plugin_id" IN (${ph})`, [
-    ...plugins,
-  ]))
+  for (const r of await inList(
+    db,
+    (ph) =>
+      `SELECT v."id", h."asset_id", v."plugin_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE v."removed" = 0 AND v."plugin_id" IN (${ph})`,
+    [...plugins],
+  ))
     addFinding(`plugin\u0000${r.plugin_id}`, String(r.id), (r.asset_id as string | null) ?? null);
 
   // Associated assets: CMDB records of the ticket's source, by upstream id, else by name.

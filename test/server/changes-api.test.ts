@@ -96,8 +96,8 @@ for (const backend of BACKENDS) {
       assert.equal(all.statusCode, 200, all.body);
       const items = (all.data as { items: Json[] }).items;
       assert.equal(items.length, 6 + 0 + 4 + 1 + 1, 'the unchanged second run added nothing');
-      const order = items.map((c) => `${c.at} ${c.recordId} ${c.change}`);
-      assert.deepEqual(order, [...order].sort(), 'oldest first, then by record and change');
+      const times = items.map((c) => String(c.at));
+      assert.deepEqual(times, [...times].sort(), 'oldest first (in the order they were written)');
       assert.equal(new Set(items.map((c) => c.id)).size, items.length, 'ids are unique');
       assert.equal(((await get(`/api/v1/changes?id=${items[0]!.id}`)).data as { items: Json[] }).items.length, 1);
       assert.deepEqual(brief(items.slice(-2)), ['vulnerabilities h1-1 reopened fixed→reopened', 'vulnerabilities h1-1 fixed reopened→fixed']);

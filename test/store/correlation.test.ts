@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord, ModelName, StoredRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { recordId } from '../../src/store/records.ts';
+import { groupCount, recordId } from '../../src/store/records.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
@@ -128,6 +128,15 @@ for (const backend of BACKENDS) {
       const bo = await all('vulnerabilities', [{ field: 'owner', op: '=', value: 'Bo Chen' }]);
       assert.deepEqual(bo.map((v) => v.pluginId).sort(), ['1001', '1002']);
       assert.ok(bo.every((v) => v.department === 'Finance' && v.assetId === h.assetId));
+      // Read from the host, so they sort and group like the finding's own fields (unplaced ones last).
+      const byOwner = (await store.query('vulnerabilities', { sort: { field: 'owner', desc: false }, limit: 100 })).records.map((v) => v.owner);
+      assert.deepEqual(
+        byOwner.filter((o) => o !== null),
+        [...byOwner.filter((o) => o !== null)].sort(),
+      );
+      assert.ok(byOwner.indexOf(null) === -1 || byOwner.slice(byOwner.indexOf(null)).every((o) => o === null));
+      const departments = await groupCount(store.db, 'vulnerabilities', ['department']);
+      assert.equal(departments.find((g) => g.values.department === 'Finance')?.count, bo.length);
       const mac = await assetOf('mac');
       assert.deepEqual([mac.owner, mac.department], ['Ana Ruiz', 'IT']);
     });

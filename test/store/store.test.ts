@@ -84,6 +84,53 @@ for (const backend of BACKENDS) {
 }
 
 for (const backend of BACKENDS) {
+  test(`migration 15 on ${backend.kind} keeps the change feed in its old order and reads a finding's owner from its host`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    try {
+      const raw = await openDriver(db.url);
+      await raw.exec(`CREATE TABLE "schema_migrations" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" TEXT NOT NULL)`);
+      for (const m of MIGRATIONS.filter((x) => x.version < 15)) {
+        await raw.exec(raw.dialect === 'postgres' ? (m.postgres ?? m.sql) : m.sql);
+        await raw.run(`INSERT INTO "schema_migrations" VALUES (?, ?, ?)`, [m.version, m.name, '2026-01-01T00:00:00.000Z']);
+      }
+      await raw.run(`INSERT INTO "sources" ("id", "name", "type", "config", "created_at", "updated_at") VALUES ('s', 'lab', 'fixture', '{}', 't', 't')`);
+      await raw.run(`INSERT INTO "rec_hosts" ("id", "source_id", "natural_key", "owner", "removed") VALUES ('h', 's', 'h', 'Bo Chen', 0)`);
+      await raw.run(
+        `INSERT INTO "rec_vulnerabilities" ("id", "source_id", "natural_key", "host_id", "owner", "removed") VALUES ('v', 's', 'v', 'h', 'stale copy', 0)`,
+      );
+      // Written out of order: the old feed read them by (at, record, change).
+      for (const [at, record] of [
+        ['2026-01-02T00:00:00.000Z', 'v'],
+        ['2026-01-01T00:00:00.000Z', 'v'],
+        ['2026-01-01T00:00:00.000Z', 'h'],
+      ])
+        await raw.run(`INSERT INTO "changes" ("at", "record_id", "change", "source_id", "model", "run_id") VALUES (?, ?, 'new', 's', ?, 'r')`, [
+          at,
+          record,
+          record === 'h' ? 'hosts' : 'vulnerabilities',
+        ]);
+      await raw.close();
+
+      const store = await Store.open(db.url, box, secretKeys);
+      try {
+        const feed = (await store.changes({ limit: 2 })).records.map((c) => `${c.at.slice(0, 10)} ${c.recordId}`);
+        assert.deepEqual(feed, ['2026-01-01 h', '2026-01-01 v']);
+        const next = await store.changes({ limit: 2, cursor: (await store.changes({ limit: 2 })).nextCursor });
+        assert.deepEqual(
+          next.records.map((c) => `${c.at.slice(0, 10)} ${c.recordId}`),
+          ['2026-01-02 v'],
+        );
+        assert.equal((await store.getRecord('vulnerabilities', 'v')).owner, 'Bo Chen');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+}
+
+for (const backend of BACKENDS) {
   describe(`store on ${backend.kind}`, { skip: backend.skip }, () => {
     let db: TestDatabase;
     let store: Store;
