@@ -52,9 +52,9 @@ export function htmlText(v: unknown): string | null {
   return plain === '' ? null : plain;
 }
 
-/** The keys whose value is known (not undefined): fields added later stay out of rows that lack them. */
-export function known(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+/** The keys whose value is known (not undefined): fields added later stay out of rows that lack them. Give the model's FieldsOf as T so a misspelled key is a type error. */
+export function known<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Name of a reference object `{id, name}` (or a plain string). */

@@ -6,7 +6,7 @@
 // lastSeen window (null on a full run). The last page of a run carries phase "done", and the next
 // incremental run asks for what changed since `until - OVERLAP`.
 import type { Page, StreamContext } from '../../../core/connector.ts';
-import type { IncomingRecord, ModelName } from '../../../core/models.ts';
+import { type AddRecord, collectInto, type IncomingRecord, type ModelName, type RecordsByModel } from '../../../core/models.ts';
 import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import type { AnalysisFilter, AnalysisQuery, TenableScClient } from '../client.ts';
 import type { AnalysisPage as AnalysisPageResult } from '../map/envelope.ts';
@@ -170,17 +170,12 @@ export function timeFilter(name: string, c: Cursor): AnalysisFilter[] {
  */
 export function mapRows(
   rows: Record<string, unknown>[],
-  fn: (row: Record<string, unknown>, add: (m: ModelName, r: IncomingRecord | null | undefined) => void) => void,
+  fn: (row: Record<string, unknown>, add: AddRecord) => void,
   missing?: (row: Record<string, unknown>) => string | null,
 ): { records: Mapped; errors: number } {
-  const records: Mapped = {};
+  const records: RecordsByModel = {};
   let errors = 0;
-  const add = (m: ModelName, r: IncomingRecord | null | undefined) => {
-    if (!r) return;
-    const list = records[m] ?? [];
-    list.push(r);
-    records[m] = list;
-  };
+  const add = collectInto(records);
   for (const row of rows) {
     if (missing?.(row)) {
       errors++;
