@@ -300,7 +300,10 @@ export type AddRecord = <M extends ModelName>(model: M, record: RecordOf<M> | nu
 /** An AddRecord that appends to `out` (a model's list is created on its first record). */
 export function collectInto(out: RecordsByModel): AddRecord {
   return <M extends ModelName>(model: M, record: RecordOf<M> | null | undefined) => {
-    if (record) ((out[model] ??= []) as RecordOf<M>[]).push(record);
+    if (!record) return;
+    const list = (out[model] ?? []) as RecordOf<M>[];
+    list.push(record);
+    out[model] = list as RecordsByModel[M];
   };
 }
 
