@@ -1,6 +1,6 @@
 // Coercions every connector's mappers share: blank text as null, yes/no words as booleans, delimited
-// lists without blanks or repeats, HTML entities decoded. A connector's own wire quirks (Tenable.sc's
-// "-1" numbers, ServiceDesk Plus's time objects) stay in its map/values.ts, built on these.
+// lists without blanks or repeats, HTML entities decoded. A connector's own wire quirks (numbers sent as
+// "-1" strings, time objects) stay in its map/values.ts, built on these.
 
 /** A trimmed non-empty string, or null (only strings: callers decide what other types mean). */
 export function trimmedText(v: unknown): string | null {
