@@ -1,5 +1,6 @@
 // The connector registry: adding a connector is one folder and one line here.
 import { type Connector, sealedKeys, secretKeys } from '../core/connector.ts';
+import { registerPluginIdWords } from '../core/references.ts';
 import { registerSecretFields } from '../core/secrets.ts';
 import { InputError } from '../core/errors.ts';
 
@@ -14,6 +15,8 @@ export class ConnectorRegistry {
     this.#byType.set(c.type, c);
     // Values under a secret field's key are masked in every log line, whichever connector logs them.
     registerSecretFields(secretKeys(c));
+    // Tickets that name this upstream's plugin ids by its own words link to its findings.
+    registerPluginIdWords(c.references?.pluginIdWords ?? []);
   }
 
   /** The bucket a file-reading source of this type uses when its configuration names none. */

@@ -165,6 +165,8 @@ export interface Connector<C extends Record<string, unknown> = Record<string, un
    * that holds values only this upstream has.
    */
   product?: ConnectorProduct;
+  /** How people name this upstream's records in free text (tickets), for correlation. */
+  references?: ConnectorReferences;
   /** zod schema of the configuration: defaults, cross-field rules. Must reject unknown keys. */
   configSchema: z.ZodType<C>;
   /** UI and masking metadata for every key of the configuration. */
@@ -178,6 +180,14 @@ export interface Connector<C extends Record<string, unknown> = Record<string, un
   onSave?(config: C, previous: C | null, ctx: ConnectorContext): Promise<C>;
   /** Called before a source is removed (e.g. to revoke a token). Errors are reported, not fatal. */
   onRemove?(config: C, ctx: ConnectorContext): Promise<void>;
+}
+
+export interface ConnectorReferences {
+  /**
+   * Words that, before a number, name one of this upstream's plugin (check) ids in a ticket's text, as
+   * "<word> [id] [:#] 156032" (any case). "plugin" is understood for every upstream.
+   */
+  pluginIdWords?: string[];
 }
 
 export interface ConnectorProduct {

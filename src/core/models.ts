@@ -293,6 +293,33 @@ export interface IncomingRecord {
   fields: Record<string, unknown>;
 }
 
+/**
+ * A record of model `M` as a mapper yields it: its fields typed by the model (FieldsOf), so a field the
+ * model lacks is a type error where the record is built. Assignable to IncomingRecord.
+ */
+export type RecordOf<M extends ModelName> = Omit<IncomingRecord, 'fields'> & { fields: FieldsOf<M> };
+
+/** Records of a page or row by model, each typed by its model. */
+export type RecordsByModel = { [M in ModelName]?: RecordOf<M>[] };
+
+/** How a mapper hands over a record (null or undefined: none); the model names the record's field type. */
+export type AddRecord = <M extends ModelName>(model: M, record: RecordOf<M> | null | undefined) => void;
+
+/** An AddRecord that appends to `out` (a model's list is created on its first record). */
+export function collectInto(out: RecordsByModel): AddRecord {
+  return <M extends ModelName>(model: M, record: RecordOf<M> | null | undefined) => {
+    if (!record) return;
+    const list = (out[model] ?? []) as RecordOf<M>[];
+    list.push(record);
+    out[model] = list as RecordsByModel[M];
+  };
+}
+
+/** Hands every record of `records` to `add`, model by model. */
+export function addAll(records: RecordsByModel, add: AddRecord): void {
+  for (const model of Object.keys(records) as ModelName[]) for (const r of records[model] ?? []) add<ModelName>(model, r as RecordOf<ModelName>);
+}
+
 /** A record as stored and queried. */
 export type StoredRecord = Record<string, unknown> & {
   id: string;

@@ -111,6 +111,37 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
   }
 }
 
+/** An upstream failure the policy retries (UpstreamError.transient is true). */
+export type TransientError = UpstreamError & { readonly transient: true };
+
+/**
+ * What a client's response classifier makes of one answer: its value, a failure worth another try
+ * (transient: busy, rate-limited, a server error), or one that no retry mends (permanent: refused
+ * credentials, a missing permission, an answer that is not the API).
+ */
+export type Verdict<T> = { kind: 'success'; value: T } | { kind: 'transient'; error: TransientError } | { kind: 'permanent'; error: Error };
+
+/** A client's classifier: one upstream answer → success, transient or permanent. */
+export type ResponseClassifier<R, T> = (response: R) => Verdict<T>;
+
+/** The verdict of a failure: transient when it is an UpstreamError marked so, else permanent. */
+export function failureVerdict(error: Error): Verdict<never> {
+  return error instanceof UpstreamError && error.transient ? { kind: 'transient', error: error as TransientError } : { kind: 'permanent', error };
+}
+
+/**
+ * One upstream call under the policy, judged by the client's classifier: `attempt` sends once and
+ * classifies the answer; a transient verdict (or a transient transport failure thrown by the send) is
+ * tried again within the budget, a permanent one fails at once, a success returns its value.
+ */
+export async function callWithRetry<T>(attempt: (n: number) => Promise<Verdict<T>>, opts: RetryOptions = {}): Promise<T> {
+  return withRetry(async (n) => {
+    const v = await attempt(n);
+    if (v.kind === 'success') return v.value;
+    throw v.error;
+  }, opts);
+}
+
 /** Parses a Retry-After header: delta-seconds or an HTTP date. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
   const v = Array.isArray(value) ? value[0] : value;

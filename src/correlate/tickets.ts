@@ -1,5 +1,8 @@
 // What a ticket names: CVE IDs, plugin IDs, IP addresses and host-name-like tokens (host names, FQDNs,
 // asset tags) in its subject and description. Pure; the store resolves them to assets and findings.
+// Plugin ids are named by the words connectors declare (core/references.ts).
+import { pluginIdPattern } from '../core/references.ts';
+import { decodeEntities } from '../core/values.ts';
 import { normFqdn, normIp, shortName } from './normalize.ts';
 
 export interface Mentions {
@@ -13,17 +16,14 @@ export interface Mentions {
   tokens: string[];
 }
 
-/** HTML descriptions (SDP sends `<div>…</div>`) as plain text. */
+/** HTML descriptions (a service desk sends `<div>…</div>`) as plain text. */
 export function plainText(html: string): string {
-  return html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'");
+  return decodeEntities(
+    html
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&nbsp;/g, ' '),
+  );
 }
 
 const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => x !== null))];
@@ -31,7 +31,7 @@ const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string =
 export function mentionsOf(subject: string | null, description: string | null): Mentions {
   const text = `${subject ?? ''}\n${plainText(description ?? '')}`;
   const cves = uniq([...text.matchAll(/\bCVE-(\d{4})-(\d{4,7})\b/gi)].map((m) => `CVE-${m[1]}-${m[2]}`));
-  const plugins = uniq([...text.matchAll(/\b(?:plugin|nessus|tenable)(?:\s*id)?\s*[:#]?\s*(\d{4,6})\b/gi)].map((m) => m[1]!));
+  const plugins = uniq([...text.matchAll(pluginIdPattern())].map((m) => m[1]!));
   const ips = uniq([...text.matchAll(/\b\d{1,3}(?:\.\d{1,3}){3}\b/g)].map((m) => normIp(m[0])));
   // Host names, FQDNs and asset tags carry a digit or a hyphen; plain words ("printer", "the") are no names.
   const raw = [...text.matchAll(/(?:[A-Za-z0-9-]+\\)?[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9-]+)*\.?/g)]

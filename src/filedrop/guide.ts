@@ -2,7 +2,7 @@
 // where a source's files go and credentials scoped to that bucket alone: a presigned PUT URL on S3
 // when a file name is given, else a revocable upload token for the service's own upload endpoint;
 // with ready-to-paste commands.
-import type { AppContext } from '../app/context.ts';
+import type { FileDropContext } from './context.ts';
 import type { S3Settings } from './backend.ts';
 import { parseExpires, sanitizeFileName } from './names.ts';
 import { fileDropOf, sourceBucketOf } from './resolve.ts';
@@ -51,7 +51,7 @@ export const UNKNOWN_ADDRESS = 'http://TRIBUTARY-HOST:PORT';
 /** Quotes for a POSIX shell. */
 export const shq = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export async function fileDropGuide(app: AppContext, sourceName: string, opts: FileDropGuideOptions = {}): Promise<FileDropGuide> {
+export async function fileDropGuide(app: FileDropContext, sourceName: string, opts: FileDropGuideOptions = {}): Promise<FileDropGuide> {
   const source = await app.store.getSource(sourceName);
   const expiresSeconds = parseExpires(opts.expires);
   const file = opts.file ? sanitizeFileName(opts.file) : null;

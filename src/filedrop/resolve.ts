@@ -4,7 +4,7 @@
 // query parameters on the URL (`s3:?endpoint=…&region=…&forcePathStyle=true`) override them.
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AppContext } from '../app/context.ts';
+import type { FileDropContext } from './context.ts';
 import { InputError } from '../core/errors.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES, type FileDropBackend } from './backend.ts';
 import { LocalBackend } from './local.ts';
@@ -64,7 +64,7 @@ export function resolveFileDrop(opts: ResolveFileDropOptions): FileDropBackend {
   return new LocalBackend(resolve(url));
 }
 
-/** What an AppContext may carry about the file drop (the CLI and server set it from --file-drop). */
+/** What a FileDropContext may carry about the file drop (the CLI and server set it from --file-drop). */
 export interface FileDropSettings {
   /** `--file-drop` URL, or a backend built already. */
   fileDrop?: string | FileDropBackend;
@@ -73,19 +73,19 @@ export interface FileDropSettings {
   env?: NodeJS.ProcessEnv;
 }
 
-export type FileDropApp = AppContext & FileDropSettings;
+export type FileDropApp = FileDropContext & FileDropSettings;
 
 const backends = new WeakMap<object, FileDropBackend>();
 
 /** Uses this backend (or URL) for the app from now on; the CLI calls it with `--file-drop`. */
-export function setFileDrop(app: AppContext, fileDrop: string | FileDropBackend): FileDropBackend {
+export function setFileDrop(app: FileDropContext, fileDrop: string | FileDropBackend): FileDropBackend {
   const backend = typeof fileDrop === 'string' ? resolveFileDrop({ fileDrop, dataDir: app.dataDir, env: (app as FileDropApp).env }) : fileDrop;
   backends.set(app, backend);
   return backend;
 }
 
 /** The app's backend: set by setFileDrop, else from `app.fileDrop`, else from TRIBUTARY_FILE_DROP / the data dir. Built once per app. */
-export function fileDropOf(app: AppContext): FileDropBackend {
+export function fileDropOf(app: FileDropContext): FileDropBackend {
   const known = backends.get(app);
   if (known) return known;
   const a = app as FileDropApp;
@@ -93,18 +93,18 @@ export function fileDropOf(app: AppContext): FileDropBackend {
 }
 
 /** The bucket a source reads from: its `bucket` key, else its connector's declared default, else its name. */
-export function sourceBucketOf(app: Pick<AppContext, 'registry'>, source: { name: string; type: string; config: Record<string, unknown> }): string {
+export function sourceBucketOf(app: Pick<FileDropContext, 'registry'>, source: { name: string; type: string; config: Record<string, unknown> }): string {
   return bucketOf(source, app.registry.defaultBucket(source.type));
 }
 
 /** Closes the app's backend (S3 client sockets); call from app.close(). */
-export async function closeFileDrop(app: AppContext): Promise<void> {
+export async function closeFileDrop(app: FileDropContext): Promise<void> {
   const b = backends.get(app);
   backends.delete(app);
   await b?.close();
 }
 
-export function maxUploadBytes(app: AppContext): number {
+export function maxUploadBytes(app: FileDropContext): number {
   const a = app as FileDropApp;
   if (a.maxUploadBytes !== undefined) return a.maxUploadBytes;
   const env = (a.env ?? process.env).TRIBUTARY_MAX_UPLOAD_BYTES;

@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../app/context.ts';
+import type { FileDropContext } from './context.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import type { BucketObject } from '../core/files.ts';
 import { formatBytes, TooLargeError } from './backend.ts';
@@ -24,7 +24,7 @@ export interface PutIntoBucketOptions {
 
 /** Stores one upload under its sanitized name in the source's bucket (created when missing). */
 export async function putIntoBucket(
-  app: AppContext,
+  app: FileDropContext,
   source: { name: string; type: string; config: Record<string, unknown> },
   fileName: string,
   body: Readable | AsyncIterable<Uint8Array>,
@@ -57,7 +57,12 @@ export interface UploadProgress {
  * name, fits the limit, no two files map to the same name), then uploads them one after another.
  * Stops at the first failure with a message naming the file; files uploaded before it stay.
  */
-export async function uploadFiles(app: AppContext, sourceName: string, paths: string[], onProgress?: (p: UploadProgress) => void): Promise<UploadedFile[]> {
+export async function uploadFiles(
+  app: FileDropContext,
+  sourceName: string,
+  paths: string[],
+  onProgress?: (p: UploadProgress) => void,
+): Promise<UploadedFile[]> {
   if (paths.length === 0) throw new InputError('name at least one file to upload', 'file');
   const source = await app.store.getSource(sourceName);
   const bucket = sourceBucketOf(app, source);

@@ -9,7 +9,7 @@ import type { AppContext } from '../app/context.ts';
 import { errorMessage } from '../core/errors.ts';
 import { MODEL_NAMES } from '../core/models.ts';
 import { authHook, type BootstrapOptions, bootstrapAdmin, CSRF_HEADER, LoginLimiter, type RateLimitOptions, SESSION_COOKIE } from './auth.ts';
-import { fileDropRoutes } from '../filedrop/routes.ts';
+import { fileDropRoutes } from './routes/files.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
 import { registerWebUi } from './web.ts';
 import { assetRoutes } from './routes/assets.ts';

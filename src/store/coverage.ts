@@ -25,7 +25,7 @@ export const MODEL_OF_KIND: Record<CoverageKind, ModelName> = {
   ticketsForFixedFindings: 'tickets',
 };
 
-/** Ticket states that are done with (SDP's defaults and their usual renames). */
+/** Ticket states that are done with (a service desk's default states and their usual renames). */
 const CLOSED = /^(closed|resolved|cancel+ed|completed|rejected|done)$/i;
 /** CMDB records nobody expects on the network: gone, or never networked (no address, no MAC, no host linked). */
 const RETIRED = /dispos|retire|expired|scrap/i;

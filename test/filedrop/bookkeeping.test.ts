@@ -8,12 +8,11 @@ import { InputError } from '../../src/core/errors.ts';
 import type { BucketObject, FileImportResult, SourceBucket } from '../../src/core/files.ts';
 import { fileDropGuide } from '../../src/filedrop/guide.ts';
 import { listFiles, listImports, MAX_STORED_REJECTIONS, openSourceBucket } from '../../src/filedrop/imports.ts';
-import type { FileDropApp } from '../../src/filedrop/resolve.ts';
 import { createUploadToken, listUploadTokens, revokeUploadToken, UploadAuthError, verifyUploadToken } from '../../src/filedrop/tokens.ts';
 import { type UploadProgress, uploadFiles } from '../../src/filedrop/upload.ts';
 import type { SourceRecord } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { openTestApp, readAll } from './helpers.ts';
+import { type FileDropApp, openTestApp, readAll } from './helpers.ts';
 
 /** What a file-mode stream does with its bucket: import every object version not imported yet. */
 async function syncOnce(bucket: SourceBucket): Promise<string[]> {

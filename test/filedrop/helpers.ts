@@ -3,8 +3,11 @@ import { type AppContext, openApp } from '../../src/app/context.ts';
 import { defaultRegistry } from '../../src/connectors/registry.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { FileDropBackend } from '../../src/filedrop/backend.ts';
-import { closeFileDrop, type FileDropApp, setFileDrop } from '../../src/filedrop/resolve.ts';
+import { closeFileDrop, type FileDropSettings, setFileDrop } from '../../src/filedrop/resolve.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
+
+/** An app with the file-drop settings a test may give it. */
+export type FileDropApp = AppContext & FileDropSettings;
 
 export async function openTestApp(
   db: TestDatabase,

@@ -12,14 +12,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { BucketObject } from '../../src/core/files.ts';
 import type { FileDropGuide } from '../../src/filedrop/guide.ts';
 import { type FileImportRecord, type FileView, openSourceBucket } from '../../src/filedrop/imports.ts';
-import type { FileDropApp } from '../../src/filedrop/resolve.ts';
-import { fileDropRoutes } from '../../src/filedrop/routes.ts';
+import { fileDropRoutes } from '../../src/server/routes/files.ts';
 import type { UploadTokenInfo } from '../../src/filedrop/tokens.ts';
 import { authHook, createApiToken } from '../../src/server/auth.ts';
 import { errorHandler, notFoundHandler } from '../../src/server/errors.ts';
 import type { SourceRecord } from '../../src/store/store.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
-import { openTestApp } from './helpers.ts';
+import { type FileDropApp, openTestApp } from './helpers.ts';
 
 const LIMIT = 64 * 1024;
 

@@ -11,15 +11,15 @@ import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fileDropGuide } from '../../src/filedrop/guide.ts';
 import { listFiles, openSourceBucket } from '../../src/filedrop/imports.ts';
-import { type FileDropApp, fileDropOf } from '../../src/filedrop/resolve.ts';
-import { fileDropRoutes } from '../../src/filedrop/routes.ts';
+import { fileDropOf } from '../../src/filedrop/resolve.ts';
+import { fileDropRoutes } from '../../src/server/routes/files.ts';
 import { S3Backend } from '../../src/filedrop/s3.ts';
 import { uploadFiles } from '../../src/filedrop/upload.ts';
 import { authHook } from '../../src/server/auth.ts';
 import { errorHandler } from '../../src/server/errors.ts';
 import type { SourceRecord } from '../../src/store/store.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
-import { openTestApp, readAll } from './helpers.ts';
+import { type FileDropApp, openTestApp, readAll } from './helpers.ts';
 import { startS3, type TestS3 } from './s3-server.ts';
 
 const run = promisify(execFile);

@@ -230,7 +230,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
 
   it('uploads a CSV to a file-mode source, shows its status and the file-drop guide with revocable credentials', async (t: TestContext) => {
     if (!routes.has('/api/v1/sources/{name}/files')) {
-      t.skip('the file-drop routes are not registered in the server yet (src/filedrop/routes.ts → buildServer)');
+      t.skip('the file-drop routes are not registered in the server yet (src/server/routes/files.ts → buildServer)');
       return;
     }
     await page.goto(served.url + '/sources/new/tenable-sc');

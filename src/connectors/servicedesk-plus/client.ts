@@ -3,8 +3,8 @@
 // resets (one retry loop: the HTTP helper itself makes a single attempt per call).
 import type { ConnectorContext } from '../../core/connector.ts';
 import { UpstreamError } from '../../core/errors.ts';
-import { describeResponse, HttpClient, servedBy } from '../../core/http.ts';
-import { type RetryOptions, withRetry } from '../../core/retry.ts';
+import { describeResponse, HttpClient, type HttpResponse, servedBy } from '../../core/http.ts';
+import { callWithRetry, failureVerdict, type RetryOptions, type Verdict } from '../../core/retry.ts';
 import { apiBaseOf, type Deployment, deploymentOf, type SdpConfig } from './config.ts';
 import { classifyError, describeStatus, hasMoreRows, type Json, readListPage, readStatus, type SdpErrorKind } from './map/envelope.ts';
 import type { TokenManager } from './oauth.ts';
@@ -177,6 +177,38 @@ function notApi(res: { status: number; text: string; headers: Record<string, str
   return `${describeResponse(res)}${like}`;
 }
 
+/**
+ * The client's response classifier: a JSON body whose status is success is a success; rate limits
+ * (4015, HTTP 429) and server errors (5xx) are transient; anything else (refused credentials, missing
+ * scope or permission, an unknown list, an answer that is not JSON) is permanent, named so the user can
+ * fix it.
+ */
+export function classifyAnswer(res: HttpResponse, o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean }): Verdict<Json> {
+  let body: Json | null = null;
+  try {
+    body = JSON.parse(res.text) as Json;
+  } catch {
+    body = null;
+  }
+  const status = readStatus(body);
+  if (res.status < 300 && body && (status.ok || (!status.present && !('error' in body)))) return { kind: 'success', value: body };
+  if (res.status >= 200 && res.status < 300 && !body) {
+    return failureVerdict(
+      new SdpApiError(`GET ${o.path}: the answer is not JSON (${notApi(res)})`, {
+        kind: 'other',
+        codes: [],
+        field: null,
+        module: moduleOf(o.path),
+        status: res.status,
+        hint: 'Check serverUrl: it must be the ServiceDesk Plus address, not a login or proxy page',
+      }),
+    );
+  }
+  const err = errorFor(res.status, body, o);
+  if (!body) err.message = err.message.replace('no JSON body', `no JSON body: ${notApi(res)}`);
+  return failureVerdict(err);
+}
+
 export class SdpClient {
   readonly apiBase: string;
   readonly deployment: Deployment;
@@ -210,39 +242,20 @@ export class SdpClient {
     const p = path.startsWith('/') ? path : `/${path}`;
     this.calls.set(p, (this.calls.get(p) ?? 0) + 1);
     const ctx = { path: p, deployment: this.deployment, apiBase: this.apiBase };
-    return withRetry(
+    return callWithRetry(
       async () => {
         let refreshed = false;
         for (;;) {
           const auth = await this.#authHeaders(opts.signal);
           const res = await this.#http.send({ method: 'GET', path: p, query, headers: { accept: ACCEPT, ...auth.headers }, signal: opts.signal });
-          let body: Json | null = null;
-          try {
-            body = JSON.parse(res.text) as Json;
-          } catch {
-            body = null;
-          }
-          const status = readStatus(body);
-          if (res.status < 300 && body && (status.ok || (!status.present && !('error' in body)))) return body;
-          if (res.status >= 200 && res.status < 300 && !body) {
-            throw new SdpApiError(`GET ${p}: the answer is not JSON (${notApi(res)})`, {
-              kind: 'other',
-              codes: [],
-              field: null,
-              module: moduleOf(p),
-              status: res.status,
-              hint: 'Check serverUrl: it must be the ServiceDesk Plus address, not a login or proxy page',
-            });
-          }
-          const err = errorFor(res.status, body, { ...ctx, refreshed });
-          if (!body) err.message = err.message.replace('no JSON body', `no JSON body: ${notApi(res)}`);
-          // A 401 that is not a scope denial: refresh the access token once and try again.
-          if (auth.token && !refreshed && res.status === 401 && err.kind === 'auth') {
+          const verdict = classifyAnswer(res, { ...ctx, refreshed });
+          // A 401 that is not a scope denial: refresh the access token once and try again (not a retry).
+          if (verdict.kind === 'permanent' && auth.token && !refreshed && res.status === 401 && (verdict.error as SdpApiError).kind === 'auth') {
             this.#opts.tokens!.invalidate(auth.token);
             refreshed = true;
             continue;
           }
-          throw err;
+          return verdict;
         }
       },
       { log: this.#opts.ctx.log, what: `GET ${p}`, ...this.#opts.retry, ...opts.retry, signal: opts.signal },

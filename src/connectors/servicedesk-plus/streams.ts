@@ -11,8 +11,12 @@
 // Assets are read from whichever asset API the server offers (asset-api.ts): when a list of it answers
 // "Invalid URL" the API is probed again and the stream goes on with the other one; a single product
 // type's list that is missing is skipped, counted as an error, and the run then removes nothing.
+import { z } from 'zod';
+import { readCheckpoint } from '../../core/checkpoint.ts';
 import type { Page, Stream, StreamContext } from '../../core/connector.ts';
-import type { IncomingRecord, ModelName } from '../../core/models.ts';
+import type { Logger } from '../../core/log.ts';
+import { mapRows } from '../../core/map-rows.ts';
+import type { ModelName, RecordOf } from '../../core/models.ts';
 import { type AssetEndpoint, probeAssetApi, rememberAssetApi, resolveAssetEndpoints } from './asset-api.ts';
 import { lookupBudgetError, lookupPageBudget, SdpApiError, SdpClient } from './client.ts';
 import { deploymentOf, type SdpConfig } from './config.ts';
@@ -42,52 +46,51 @@ export interface Part {
   filterBy?: string;
   /** Parts of one family (the asset lists) can be replaced together when their API is gone. */
   family?: string;
-  map(row: Json): IncomingRecord;
+  map(row: Json): RecordOf<ModelName>;
 }
 
-export interface Cursor {
-  part: string;
-  mode: 'full' | 'incremental';
+/** Where a part's read stands (stored in the checkpoint between two pages). */
+const cursorSchema = z.object({
+  part: z.string(),
+  mode: z.enum(['full', 'incremental']),
   /** Watermark this read started from (incremental). */
-  since: number | null;
+  since: z.number().nullable(),
   /** Lower bound of the current keyset query. */
-  anchor: number | null;
+  anchor: z.number().nullable(),
   /** Rows to skip at the start of the current query (start_index - 1). */
-  skip: number;
-  maxUpdated: number | null;
+  skip: z.number().int().nonnegative(),
+  maxUpdated: z.number().nullable(),
   /** Latest allowed next watermark: the run's start minus the overlap. */
-  floor: number;
-  path?: string;
-}
+  floor: z.number(),
+  path: z.string().optional(),
+});
+export type Cursor = z.infer<typeof cursorSchema>;
 
-export interface SdpCheckpoint {
-  v: 1;
+/** A stream's checkpoint, as stored: read back through this schema (core/checkpoint.ts). */
+export const checkpointSchema = z.object({
+  v: z.literal(1),
   /** Next incremental run's watermark (epoch ms, inclusive) per part; null = read that part in full. */
-  watermarks: Record<string, number | null>;
+  watermarks: z.record(z.string(), z.number().nullable()),
   /** Parts finished in this run. */
-  done: string[];
+  done: z.array(z.string()),
   /** The part being paged, when the run stopped between two pages. */
-  cursor: Cursor | null;
+  cursor: cursorSchema.nullable().default(null),
   /** Parts skipped in this run (their list is missing): the run must not sweep. */
-  skipped?: string[];
-}
+  skipped: z.array(z.string()).optional(),
+});
+export type SdpCheckpoint = z.infer<typeof checkpointSchema>;
 
-export function parseCheckpoint(v: unknown): SdpCheckpoint | null {
-  if (!v || typeof v !== 'object') return null;
-  const c = v as Partial<SdpCheckpoint>;
-  if (c.v !== 1 || typeof c.watermarks !== 'object' || !Array.isArray(c.done)) return null;
-  return {
-    v: 1,
-    watermarks: { ...c.watermarks },
-    done: [...c.done],
-    cursor: c.cursor ? { ...c.cursor } : null,
-    ...(Array.isArray(c.skipped) && c.skipped.length ? { skipped: [...c.skipped] } : {}),
-  };
+/** A stored checkpoint, validated; null when there is none or it is not valid (logged when `log` is given). */
+export function parseCheckpoint(v: unknown, opts: { stream?: string; log?: Logger } = {}): SdpCheckpoint | null {
+  const cp = readCheckpoint(checkpointSchema, v, { stream: opts.stream ?? 'servicedesk-plus', log: opts.log }).value;
+  if (!cp) return null;
+  const { skipped, ...rest } = cp;
+  return { ...rest, ...(skipped?.length ? { skipped } : {}) };
 }
 
 /** Where a stream starts: continue a resumed run, take the last watermarks, or start afresh. */
-export function startCheckpoint(ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'>): SdpCheckpoint {
-  const prev = parseCheckpoint(ctx.checkpoint);
+export function startCheckpoint(ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'> & { log?: Logger; stream?: string }): SdpCheckpoint {
+  const prev = parseCheckpoint(ctx.checkpoint, ctx);
   if (prev && ctx.resumed) return prev;
   if (prev && ctx.mode === 'incremental') return { v: 1, watermarks: prev.watermarks, done: [], cursor: null };
   return { v: 1, watermarks: {}, done: [], cursor: null };
@@ -186,7 +189,7 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver, r
     async *read(ctx: StreamContext): AsyncIterable<Page> {
       const client = new SdpClient({ config: deps.config, ctx, tokens: deps.tokens });
       try {
-        let cp = startCheckpoint(ctx);
+        let cp = startCheckpoint({ ...ctx, stream: name });
         const floor = Date.now() - OVERLAP_MS;
         let parts = await resolve(client, ctx);
         let recoveries = 0;
@@ -225,16 +228,14 @@ function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsResolver, r
             if (part.family) answered.add(part.family);
             cur = fetched.cur;
             const { rows, hasMore } = fetched.res;
-            const records: IncomingRecord[] = [];
-            let errors = 0;
-            for (const row of rows) {
-              try {
-                records.push(part.map(row));
-              } catch (err) {
-                errors++;
-                ctx.log.warn({ part: part.id, id: text(row?.id), err: String(err) }, 'record skipped');
-              }
-            }
+            const mapped = mapRows(rows, (row, add) => add<ModelName>(name, part.map(row)), {
+              what: part.id,
+              firstRow: cur.skip + 1,
+              log: ctx.log,
+              rowId: (row) => text(row?.id),
+            });
+            const records = mapped.records[name] ?? [];
+            const errors = mapped.errors;
             cur = advance(cur, rows);
             if (!hasMore) {
               cp = { ...cp, watermarks: { ...cp.watermarks, [part.id]: nextWatermark(part, cur) }, done: [...cp.done, part.id], cursor: null };

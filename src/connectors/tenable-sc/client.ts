@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../core/errors.ts';
 import { parsePage, zRow } from '../../core/validate.ts';
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpClient } from '../../core/http.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpClient, type HttpResponse } from '../../core/http.ts';
 import type { Logger } from '../../core/log.ts';
-import { type RetryOptions, withRetry } from '../../core/retry.ts';
+import { callWithRetry, failureVerdict, type ResponseClassifier, type RetryOptions } from '../../core/retry.ts';
 import type { TenableScApiConfig } from './config.ts';
 import { type AnalysisPage, type Envelope, envelopeError, readAnalysisResponse, readEnvelope } from './map/envelope.ts';
 
@@ -31,6 +31,22 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Attempts in all (the credential check uses 1–2; streams the long default). */
   attempts?: number;
+}
+
+/**
+ * The client's response classifier: an envelope without error is a success; a busy console (HTTP 429,
+ * 5xx, "database is locked") is transient; anything else (refused keys, a missing permission, an
+ * answer that is not the API) is permanent, with a message that names the fix.
+ */
+export function classifyAnswer(what: string): ResponseClassifier<HttpResponse, Envelope> {
+  return (res) => {
+    const header = (n: string) => {
+      const v = res.headers[n];
+      return (Array.isArray(v) ? v[0] : v) ?? null;
+    };
+    const r = readEnvelope(res.status, res.text, { contentType: header('content-type'), server: header('server') });
+    return r.ok ? { kind: 'success', value: r.envelope } : failureVerdict(envelopeError(what, r.problem));
+  };
 }
 
 export class TenableScClient {
@@ -77,16 +93,8 @@ export class TenableScClient {
     const what = `${method} /rest${path}`;
     const retry: RetryOptions = { log: this.#log, what, ...this.#retry, signal: init.signal };
     if (init.attempts !== undefined) retry.attempts = init.attempts;
-    return withRetry(async () => {
-      const res = await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal });
-      const header = (n: string) => {
-        const v = res.headers[n];
-        return (Array.isArray(v) ? v[0] : v) ?? null;
-      };
-      const r = readEnvelope(res.status, res.text, { contentType: header('content-type'), server: header('server') });
-      if (!r.ok) throw envelopeError(what, r.problem);
-      return r.envelope;
-    }, retry);
+    const classify = classifyAnswer(what);
+    return callWithRetry(async () => classify(await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal })), retry);
   }
 
   get(path: string, query?: Record<string, string | number | undefined>, opts: CallOptions = {}): Promise<unknown> {

@@ -31,6 +31,8 @@ export const tenableScConnector = defineConnector<TenableScConfig>({
   },
   sections: [{ keys: ['inputMode', 'apiUrl', 'accessKey', 'secretKey', 'verifySsl', 'includeInformational', 'bucket'] }],
   product: { vendor: 'Tenable', name: 'Tenable Security Center', namespace: 'tenable' },
+  // A ticket saying "Nessus 19506" or "Tenable ID 156032" names a finding's plugin.
+  references: { pluginIdWords: ['nessus', 'tenable'] },
   configSchema: tenableScConfigSchema,
   fields: tenableScFields,
   check: (config: TenableScConfig, ctx: ConnectorContext) => checkTenableSc(config, ctx),

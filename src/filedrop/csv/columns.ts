@@ -1,7 +1,7 @@
 // Header handling for CSV exports: headers are matched by name, case-, spacing- and punctuation-
 // insensitively, through per-kind alias tables; the kind of a file is recognised from its header.
 import { isIP } from 'node:net';
-import type { IncomingRecord, ModelName } from '../../core/models.ts';
+import type { AddRecord, IncomingRecord, ModelName } from '../../core/models.ts';
 
 /** "DueBy Time" → "duebytime", "Exploit?" → "exploit", "IP Address" → "ipaddress". */
 export function normHeader(h: string): string {
@@ -86,7 +86,7 @@ export type MappedRecords = Partial<Record<ModelName, IncomingRecord[]>>;
 
 export interface RowMapper {
   /** Maps one row; `add` collects records. Throws RowError to reject the row. */
-  map(row: CsvRow, add: (model: ModelName, record: IncomingRecord | null | undefined) => void): void;
+  map(row: CsvRow, add: AddRecord): void;
 }
 
 /** One kind of export a connector accepts (e.g. the Vulnerability Detail List). */

@@ -1,5 +1,5 @@
-// Lenient date parsing for CSV exports: `Feb 9, 2024 10:48:42 UTC` (Tenable.sc, also with local zones
-// such as MST/MDT), `Jun 24, 2020 03:05 PM` (ServiceDesk Plus display style), ISO-8601 and
+// Lenient date parsing for CSV exports: `Feb 9, 2024 10:48:42 UTC` (a scanner's export, also with local
+// zones such as MST/MDT), `Jun 24, 2020 03:05 PM` (a service desk's display style), ISO-8601 and
 // `2024-07-01 09:00:00`, `M/d/yyyy [h:mm[:ss] [AM|PM]]`, epoch seconds or milliseconds.
 // A value without a zone is read as UTC. Returns ISO-8601 UTC, null for "no date", or undefined when the
 // text is not a date this reader knows.
@@ -88,7 +88,7 @@ const ISO = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T\s]+(\d{1,2}):(\d{2})(?::(\d
 // "7/1/2024 9:00 AM", "01/07/2024 09:00:00" (month first unless the first part cannot be a month)
 const NUMERIC = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:[\s,]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]m)?(?:\s+([a-z]{1,5}|[+-]\d{1,2}:?\d{2}))?)?$/i;
 
-// The Tenable.sc export form exactly ("Feb 9, 2024 10:48:42 UTC"): checked first, it is most rows.
+// The scanner export form exactly ("Feb 9, 2024 10:48:42 UTC"): checked first, it is most rows.
 const SC_FORM = /^([A-Z][a-z]{2}) (\d{1,2}), (\d{4}) (\d{2}):(\d{2}):(\d{2}) ([A-Z]{1,5})$/;
 
 /** The SC form's time in epoch milliseconds; undefined for an impossible day; null when the text is not in the exact form. */
@@ -106,7 +106,7 @@ function scFormMs(value: string): number | null | undefined {
 
 /**
  * parseDate as epoch milliseconds (null for "no date", undefined for no date this reader knows), without
- * building the ISO text when the value is in the Tenable.sc form.
+ * building the ISO text when the value is in the scanner export form.
  */
 export function parseDateMs(value: string | null | undefined): number | null | undefined {
   if (value === null || value === undefined) return null;

@@ -1,9 +1,10 @@
 // Planning a file-mode run (docs/csv-import.md): which files it reads, in which order, which rows of
 // older snapshots later ones cover; the checkpoint that carries the plan; and the file-mode check.
 import { hash } from 'node:crypto';
+import { z } from 'zod';
 import type { CheckResult, Page, StreamContext } from '../../core/connector.ts';
 import type { BucketObject, FileImportResult, FileImportStatus, RejectedRow, SourceBucket } from '../../core/files.ts';
-import type { ModelName } from '../../core/models.ts';
+import { MODEL_NAMES, type ModelName } from '../../core/models.ts';
 import { CsvRow, detectKind, type Detection, type FileKind } from './columns.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
 import type { RowLimits } from './stream.ts';
@@ -73,11 +74,48 @@ export interface FileCheckpoint {
   swept?: NonNullable<Page['sweep']>;
 }
 
-export function isCheckpoint(v: unknown): v is FileCheckpoint {
-  if (!v || typeof v !== 'object') return false;
-  const c = v as Partial<FileCheckpoint>;
-  return c.v === 2 && Array.isArray(c.files) && !!c.at && typeof c.at.file === 'number' && !!c.stats && Array.isArray(c.scope);
-}
+const count = z.number().int().nonnegative();
+const models = z.array(z.enum(MODEL_NAMES));
+
+/** The file stream's checkpoint, as stored: read back through this schema (core/checkpoint.ts). */
+export const fileCheckpointSchema: z.ZodType<FileCheckpoint> = z.object({
+  v: z.literal(2),
+  files: z.array(
+    z.object({
+      key: z.string(),
+      etag: z.string(),
+      size: count,
+      kind: z.string(),
+      origin: z.string(),
+      covered: z.array(z.string()),
+      indexOnly: z.boolean().optional(),
+    }),
+  ),
+  full: z.boolean(),
+  at: z.object({
+    file: count,
+    records: count,
+    rowsRead: count,
+    rowsImported: count,
+    rowsRejected: count,
+    rowsSkipped: count,
+    rejections: z.array(z.object({ line: z.number(), reason: z.string() })),
+    scope: z.array(z.string()),
+    complete: z.boolean(),
+  }),
+  stats: z.record(z.string(), z.object({ imported: count, rejected: count })),
+  scope: z.array(z.string()),
+  swept: z
+    .union([
+      z.boolean(),
+      models,
+      z.object({
+        models,
+        scope: z.object({ origins: z.array(z.string()), hostField: z.object({ name: z.string(), values: z.array(z.string()) }).optional() }),
+      }),
+    ])
+    .optional(),
+});
 
 type Sniffed = { obj: BucketObject; detection: Detection };
 

@@ -12,11 +12,12 @@
 // ride on every page. A resumed run re-reads the files before the current one and the rows of the
 // current one already stored, writing nothing (only for the state rows leave to later rows: the host
 // index), then goes on.
+import { readCheckpoint } from '../../core/checkpoint.ts';
 import type { Page, Stream, StreamContext } from '../../core/connector.ts';
 import type { SourceBucket } from '../../core/files.ts';
 import { type IncomingRecord, MODEL_FIELDS, type ModelName } from '../../core/models.ts';
 import { CsvRow, detectKind, type RowMapper, RowError } from './columns.ts';
-import { type FileCheckpoint, type FileStreamOptions, emptyPos, isCheckpoint, MAX_REJECTIONS, plan, type Position, result } from './plan.ts';
+import { emptyPos, type FileCheckpoint, type FileStreamOptions, fileCheckpointSchema, MAX_REJECTIONS, plan, type Position, result } from './plan.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
 
 export { checkBucket, type FileCheckpoint, type FileStreamOptions, MAX_REJECTIONS, originOf, sniffObject } from './plan.ts';
@@ -24,7 +25,7 @@ export { checkBucket, type FileCheckpoint, type FileStreamOptions, MAX_REJECTION
 /**
  * CSV rows per page (one transaction each) unless a stream says otherwise. Larger than an API page: a
  * file import writes ~1.5 records a row, and SQLite writes every database page a commit touched once,
- * so fewer, larger commits write less. 2000: 5000-row pages were faster still (bench/tenable-sc-csv,
+ * so fewer, larger commits write less. 2000: 5000-row pages were faster still (the CSV import benchmark,
  * 1M rows: 36-38 s against 40-45 s) but peaked at 296-319 MB RSS, past the 300 MB budget.
  */
 export const FILE_PAGE_ROWS = 2000;
@@ -273,8 +274,9 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
       const bucket = ctx.bucket;
       if (!bucket) throw new Error('file import needs the file drop: no bucket is configured for this source');
       let cp: FileCheckpoint;
-      if (ctx.resumed && isCheckpoint(ctx.checkpoint)) {
-        cp = ctx.checkpoint;
+      const stored = ctx.resumed ? readCheckpoint(fileCheckpointSchema, ctx.checkpoint, { stream: opts.name, log: ctx.log }).value : null;
+      if (stored) {
+        cp = stored;
         if (cp.swept) {
           yield { records: {}, checkpoint: cp, sweep: cp.swept };
           return;

@@ -5,7 +5,8 @@ import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelName } from '../../core/models.ts';
 import { parseFilter } from '../../store/filters.ts';
-import { type Filter, groupCount, hostLabels, type SortSpec } from '../../store/records.ts';
+import { countByGroups, labelsOfHosts } from '../../store/record-summaries.ts';
+import type { Filter, SortSpec } from '../../store/records.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 
 export const DEFAULT_LIMIT = 100;
@@ -204,7 +205,7 @@ export function recordRoutes(app: AppContext) {
         async (req) => {
           const { source, where, limit, by, ...rest } = req.query;
           const filters = filtersOf(where, rest, GROUP_RESERVED);
-          const items = await groupCount(app.store.db, model, asList(by), { sourceIds: await sourceIds(asList(source)), filters, limit });
+          const items = await countByGroups(app.store, model, asList(by), { sourceIds: await sourceIds(asList(source)), filters, limit });
           return { items };
         },
       );
@@ -243,7 +244,7 @@ export function recordRoutes(app: AppContext) {
       async (req) => {
         const filters: Filter[] = [{ field: 'removed', op: '=', value: 'false' }];
         if (req.query.hostId) filters.push({ field: 'hostId', op: '=', value: req.query.hostId });
-        const groups = await groupCount(app.store.db, 'compliance', ['hostId', 'source', 'benchmark', 'result'], {
+        const groups = await countByGroups(app.store, 'compliance', ['hostId', 'source', 'benchmark', 'result'], {
           sourceIds: await sourceIds(asList(req.query.source)),
           filters,
           limit: 10_000,
@@ -266,7 +267,7 @@ export function recordRoutes(app: AppContext) {
           .sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark))
           .slice(0, req.query.limit);
         const hostIds = [...new Set(items.map((i) => i.hostId).filter((h): h is string => h !== null))];
-        for (const host of await hostLabels(app.store.db, hostIds)) {
+        for (const host of await labelsOfHosts(app.store, hostIds)) {
           for (const i of items) if (i.hostId === host.id) Object.assign(i, { hostname: host.hostname, ipAddresses: host.ipAddresses });
         }
         return { items };
@@ -302,7 +303,7 @@ export function recordRoutes(app: AppContext) {
           },
         },
       },
-      async (req) => ({ items: await hostLabels(app.store.db, [...new Set(req.query.id)]) }),
+      async (req) => ({ items: await labelsOfHosts(app.store, [...new Set(req.query.id)]) }),
     );
 
     const unknownModel = async (req: { params: unknown }): Promise<never> => {
@@ -343,7 +344,7 @@ export function recordRoutes(app: AppContext) {
         }
         for (const m of MODEL_NAMES) models[m] ??= 0;
         const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0 };
-        for (const g of await groupCount(app.store.db, 'vulnerabilities', ['severity'], {
+        for (const g of await countByGroups(app.store, 'vulnerabilities', ['severity'], {
           filters: [
             { field: 'overdue', op: '=', value: 'true' },
             { field: 'removed', op: '=', value: 'false' },

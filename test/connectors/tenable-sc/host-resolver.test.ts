@@ -15,9 +15,9 @@ const HOST_UUID = '3f2a9d10-5c1e-4b7a-9e0d-0123456789ab';
 /** Resolves rows in order; returns each row's key and the host records the resolver asked for. */
 function run(resolver: HostResolver, rows: Record<string, unknown>[]) {
   const hosts: IncomingRecord[] = [];
-  const add = (m: ModelName, r: IncomingRecord) => {
+  const add = (m: ModelName, r: IncomingRecord | null | undefined) => {
     assert.equal(m, 'hosts');
-    hosts.push(r);
+    if (r) hosts.push(r);
   };
   return { keys: rows.map((r) => resolver.rowHost(r, add)), hosts };
 }

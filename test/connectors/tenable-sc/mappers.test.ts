@@ -298,7 +298,7 @@ test('SC 6.x row fields are kept: accepted/recast risk, VPR key drivers, uniquen
   // What cannot be parsed is kept as sent, not dropped; absent fields stay unset (untouched on update).
   assert.deepEqual(mapVulnerability(vulnRow({ vprContext: 'not json' }), 'cumulative')!.fields.vprKeyDrivers, { value: 'not json' });
   const bare = mapVulnerability(vulnRow({ vprContext: '[]' }), 'cumulative')!.fields;
-  for (const f of ['vulnUniqueness', 'seolDate']) assert.equal(bare[f], undefined, f);
+  for (const f of ['vulnUniqueness', 'seolDate'] as const) assert.equal(bare[f], undefined, f);
   // An empty context clears the drivers (they went away); a row without one (5.x) leaves them unset.
   assert.equal(bare.vprKeyDrivers, null);
   assert.equal(mapVulnerability(vulnRow({}), 'cumulative')!.fields.vprKeyDrivers, undefined);

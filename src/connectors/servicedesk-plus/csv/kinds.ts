@@ -2,6 +2,7 @@
 // requests, assets, users and services. Each row becomes the JSON shape the API returns, then goes
 // through the API mode's mappers, so keys (`request:<id>`, `asset:<id>`, …) and fields are the same.
 // A key column missing, the record is keyed by name or e-mail instead (documented in docs/csv-import.md).
+import { yesNo } from '../../../core/values.ts';
 import type { ColumnDef, CsvRow, FileKind, RowMapper } from '../../../filedrop/csv/columns.ts';
 import { ipAddressesOf, RowError } from '../../../filedrop/csv/columns.ts';
 import { parseDate } from '../../../filedrop/csv/dates.ts';
@@ -176,7 +177,7 @@ const userMapper = (): RowMapper => ({
     plain(row, 'status', r, 'status');
     let tech: boolean | undefined;
     const t = row.get('isTechnician');
-    if (t) tech = /^(yes|true|1|y)$/i.test(t) ? true : /^(no|false|0|n)$/i.test(t) ? false : undefined;
+    if (t) tech = yesNo(t) ?? undefined;
     if (tech === undefined) {
       const type = row.get('userType');
       if (type) tech = /technician/i.test(type);

@@ -3,7 +3,7 @@
 // per-product-type rows of build 15100+ (`asset_workstations`…: the type is the endpoint's, `module` on
 // the generic list, addresses also as ip_address / mac_address / network_adapters[], type-specific
 // additional fields under `<type>_udf_fields`).
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { attributeValue, known, listOf, personField, personName, refField, refName, text, textField } from './values.ts';
 
@@ -77,7 +77,7 @@ export interface AssetContext {
 const adapterValues = (row: Json, key: string): unknown[] =>
   Array.isArray(row.network_adapters) ? (row.network_adapters as Json[]).map((a) => (a && typeof a === 'object' ? a[key] : null)) : [];
 
-export function assetFields(row: Json, context: AssetContext = {}): Record<string, unknown> {
+export function assetFields(row: Json, context: AssetContext = {}): FieldsOf<'cmdb-assets'> {
   const product = row.product as Json | null | undefined;
   const productType = row.product_type as Json | null | undefined;
   const system = (row.computer_system && typeof row.computer_system === 'object' ? row.computer_system : {}) as Json;
@@ -103,7 +103,7 @@ export function assetFields(row: Json, context: AssetContext = {}): Record<strin
     ciType: refName(row.type) ?? refName(productType?.type) ?? 'Asset',
     attributes: attributes(row, ASSET_MAPPED),
     // Not in every tenant's asset rows: left out where the row does not carry them.
-    ...known({
+    ...known<FieldsOf<'cmdb-assets'>>({
       biosUuid:
         'bios_uuid' in row || 'uuid' in system || 'bios_uuid' in system ? (text(row.bios_uuid) ?? text(system.uuid) ?? text(system.bios_uuid)) : undefined,
       fqdn: 'fqdn' in row || 'dns_name' in row ? (text(row.fqdn) ?? text(row.dns_name)) : undefined,
@@ -113,7 +113,7 @@ export function assetFields(row: Json, context: AssetContext = {}): Record<strin
   };
 }
 
-export function mapAsset(row: Json, context: AssetContext = {}): IncomingRecord {
+export function mapAsset(row: Json, context: AssetContext = {}): RecordOf<'cmdb-assets'> {
   const id = text(row.id);
   if (!id) throw new Error('asset without id');
   return { key: `asset:${id}`, externalId: id, fields: assetFields(row, context) };
@@ -128,7 +128,7 @@ function bySuffix(row: Json, pattern: RegExp): unknown[] {
     .map(([, v]) => v);
 }
 
-export function ciFields(row: Json, ciTypeName: string | null): Record<string, unknown> {
+export function ciFields(row: Json, ciTypeName: string | null): FieldsOf<'cmdb-assets'> {
   const serial = bySuffix(row, /(^|_)serial_?(number|no)$/i)
     .map(text)
     .find((s) => s);
@@ -147,7 +147,7 @@ export function ciFields(row: Json, ciTypeName: string | null): Record<string, u
     site: refName(row.site ?? null),
     ciType: refName(row.ci_type) ?? ciTypeName,
     attributes: attributes(row, CI_MAPPED),
-    ...known({
+    ...known<FieldsOf<'cmdb-assets'>>({
       biosUuid: text(bySuffix(row, /(^|_)bios_?uuid$/i)[0]) ?? undefined,
       fqdn: text(bySuffix(row, /(^|_)(fqdn|dns_name)$/i)[0]) ?? undefined,
       owner: personName(owner) ?? undefined,
@@ -156,7 +156,7 @@ export function ciFields(row: Json, ciTypeName: string | null): Record<string, u
   };
 }
 
-export function mapCi(row: Json, ciTypeName: string | null = null): IncomingRecord {
+export function mapCi(row: Json, ciTypeName: string | null = null): RecordOf<'cmdb-assets'> {
   const id = text(row.id);
   if (!id) throw new Error('configuration item without id');
   return { key: `ci:${id}`, externalId: id, fields: ciFields(row, ciTypeName) };

@@ -1,9 +1,9 @@
 // SDP service categories and CMDB business services → `services` fields. Pure: reused by the CSV import.
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { bool, personName, refName, text } from './values.ts';
 
-export function serviceCategoryFields(row: Json): Record<string, unknown> {
+export function serviceCategoryFields(row: Json): FieldsOf<'services'> {
   const deleted = bool(row.deleted);
   return {
     name: text(row.name),
@@ -14,13 +14,13 @@ export function serviceCategoryFields(row: Json): Record<string, unknown> {
   };
 }
 
-export function mapServiceCategory(row: Json): IncomingRecord {
+export function mapServiceCategory(row: Json): RecordOf<'services'> {
   const id = text(row.id);
   if (!id) throw new Error('service category without id');
   return { key: `service_category:${id}`, externalId: id, fields: serviceCategoryFields(row) };
 }
 
-export function businessServiceFields(row: Json): Record<string, unknown> {
+export function businessServiceFields(row: Json): FieldsOf<'services'> {
   const status = refName(row.status ?? row.state ?? null);
   return {
     name: text(row.name),
@@ -31,7 +31,7 @@ export function businessServiceFields(row: Json): Record<string, unknown> {
   };
 }
 
-export function mapBusinessService(row: Json): IncomingRecord {
+export function mapBusinessService(row: Json): RecordOf<'services'> {
   const id = text(row.id);
   if (!id) throw new Error('business service without id');
   return { key: `business_service:${id}`, externalId: id, fields: businessServiceFields(row) };

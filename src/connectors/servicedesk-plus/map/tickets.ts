@@ -1,5 +1,5 @@
 // SDP request → `tickets` fields. Pure: reused by the CSV import.
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { htmlText, known, personField, refField, refName, text, textField, timeField } from './values.ts';
 
@@ -50,7 +50,7 @@ export function associatedAssets(row: Json): { id: string | null; name: string |
   return out;
 }
 
-export function ticketFields(row: Json): Record<string, unknown> {
+export function ticketFields(row: Json): FieldsOf<'tickets'> {
   return {
     displayId: textField(row, 'display_id') ?? textField(row, 'id') ?? null,
     subject: textField(row, 'subject'),
@@ -64,7 +64,7 @@ export function ticketFields(row: Json): Record<string, unknown> {
     updatedAt: timeField(row, 'last_updated_time'),
     dueAt: timeField(row, 'due_by_time'),
     resolvedAt: 'resolved_time' in row ? timeField(row, 'resolved_time') : timeField(row, 'completed_time'),
-    ...known({
+    ...known<FieldsOf<'tickets'>>({
       description: 'description' in row ? htmlText(row.description) : 'short_description' in row ? text(row.short_description) : undefined,
       category: refField(row, 'category'),
       site: refField(row, 'site'),
@@ -73,7 +73,7 @@ export function ticketFields(row: Json): Record<string, unknown> {
   };
 }
 
-export function mapRequest(row: Json): IncomingRecord {
+export function mapRequest(row: Json): RecordOf<'tickets'> {
   const id = text(row.id);
   if (!id) throw new Error('request without id');
   return { key: `request:${id}`, externalId: id, fields: ticketFields(row) };

@@ -1,5 +1,5 @@
 // SDP users / requesters / technicians → `users` fields. Pure: reused by the CSV import.
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { bool, refField, text, textField } from './values.ts';
 
@@ -23,7 +23,7 @@ export function userStatus(row: Json): string | null | undefined {
  * `isTechnician`: known from the endpoint (`/technicians` → true, `/requesters` → false), else from
  * `is_technician` or a `type` such as "Technician"; undefined when nothing says.
  */
-export function userFields(row: Json, isTechnician?: boolean): Record<string, unknown> {
+export function userFields(row: Json, isTechnician?: boolean): FieldsOf<'users'> {
   const first = text(row.first_name);
   const last = text(row.last_name);
   const typeText = text(row.type);
@@ -38,7 +38,7 @@ export function userFields(row: Json, isTechnician?: boolean): Record<string, un
   };
 }
 
-export function mapUser(row: Json, isTechnician?: boolean): IncomingRecord {
+export function mapUser(row: Json, isTechnician?: boolean): RecordOf<'users'> {
   const id = text(row.id);
   if (!id) throw new Error('user without id');
   return { key: `user:${id}`, externalId: id, fields: userFields(row, isTechnician) };

@@ -1,6 +1,7 @@
 // Pure value helpers shared by the mappers: SDP time objects → ISO-8601 UTC, reference objects → names,
 // blank strings → null. `undefined` (key absent on a reduced list row) stays undefined so the store
-// leaves the field untouched; `null` clears it.
+// leaves the field untouched; `null` clears it. Built on the shared coercions of core/values.ts.
+import { decodeEntities, trimmedText, uniqueParts } from '../../../core/values.ts';
 import type { Json } from './envelope.ts';
 
 /** Epoch ms of a time value: `{display_value, value:"<ms>"}`, a ms number/string, or null. */
@@ -24,9 +25,8 @@ export function timeField(row: Json, key: string): string | null | undefined {
 
 export function text(v: unknown): string | null {
   if (v === null || v === undefined) return null;
-  if (typeof v === 'string') return v.trim() === '' ? null : v.trim();
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return null;
+  return trimmedText(v);
 }
 
 export function textField(row: Json, key: string): string | null | undefined {
@@ -37,24 +37,21 @@ export function textField(row: Json, key: string): string | null | undefined {
 export function htmlText(v: unknown): string | null {
   const t = text(v);
   if (t === null) return null;
-  const plain = t
-    .replace(/<br\s*\/?>|<\/(p|div|li|tr)>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
+  const plain = decodeEntities(
+    t
+      .replace(/<br\s*\/?>|<\/(p|div|li|tr)>/gi, '\n')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&nbsp;/g, ' '),
+  )
     .replace(/[ \t]+/g, ' ')
     .replace(/ *\n */g, '\n')
     .trim();
   return plain === '' ? null : plain;
 }
 
-/** The keys whose value is known (not undefined): fields added later stay out of rows that lack them. */
-export function known(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+/** The keys whose value is known (not undefined): fields added later stay out of rows that lack them. Give the model's FieldsOf as T so a misspelled key is a type error. */
+export function known<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Name of a reference object `{id, name}` (or a plain string). */
@@ -96,10 +93,7 @@ export function listOf(...values: unknown[]): string[] {
       const o = v as Json;
       return add(o.ip_address ?? o.mac_address ?? o.name ?? o.value ?? null);
     }
-    for (const part of String(v).split(/[,;\s]+/)) {
-      const t = part.trim();
-      if (t && !out.includes(t)) out.push(t);
-    }
+    uniqueParts(String(v), /[,;\s]+/, out);
   };
   values.forEach(add);
   return out;

@@ -1,7 +1,7 @@
 // Tenable.sc CSV exports: the Vulnerability Detail List (one row per finding per host) and the Host
 // Assets list. Rows are turned into the `vulndetails` row shape the API mode reads, then mapped by the
 // same pure mappers, so file mode yields the same models, keys and lifecycle.
-import type { IncomingRecord } from '../../../core/models.ts';
+import { addAll, type FieldsOf, type RecordOf } from '../../../core/models.ts';
 import { isIP } from 'node:net';
 import { type ColumnDef, type CsvRow, detach, type FileKind, ipAddressesOf, RowError, type RowMapper, shown } from '../../../filedrop/csv/columns.ts';
 import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
@@ -201,7 +201,7 @@ function vulnMapper(opts: FileKindOptions, shared: Map<string, unknown>): RowMap
       // The host record is written below (once per host and change), so the resolver's own is dropped.
       const key = resolver.rowHost(r, dropHost);
       const out = mapVulndetailsRow(r, { sourceType: 'cumulative', ...opts, file: true, hostKey: key });
-      for (const [model, recs] of Object.entries(out)) for (const rec of recs ?? []) add(model as 'hosts', rec);
+      addAll(out, add);
       if (out.vulnerabilities) {
         const cves = pluginsSeen.get(r.pluginID as string) ?? new Set<string>();
         const cell = String(r.cve ?? '');
@@ -248,7 +248,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
       if (uuid) uuidKind = resolver.find({ scope: repo, hostUuid: uuid }) ? 'hostUuid' : 'tenableUuid';
       if (uuidKind) ids[uuidKind] = uuid;
       const { key } = resolver.resolve(ids, hostKey({ uuid, repositoryId: repo, ip, dnsName: dns }));
-      const fields: Record<string, unknown> = {};
+      const fields: FieldsOf<'hosts'> = {};
       if (ips.length) fields.ipAddresses = ips;
       if (m.length) fields.macAddresses = m;
       if (netbios) fields.netbiosName = netbios;
@@ -268,7 +268,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
         if (last === undefined) throw new RowError(`Last Seen '${lastRaw}' is not a date this import reads`);
         if (last) fields.scannerLastSeen = last;
       }
-      const rec: IncomingRecord = { key, fields };
+      const rec: RecordOf<'hosts'> = { key, fields };
       if (uuid) rec.externalId = uuid;
       add('hosts', rec);
     },

@@ -1,4 +1,5 @@
 // The identifiers and scores of a host that Tenable.sc rows carry (interfaces.md §6.1).
+import type { FieldsOf } from '../../../core/models.ts';
 import { num, text } from './values.ts';
 
 /** A score the console sends as a number, a numeric string, or an object `{score}` (/rest/hosts acr/aes). */
@@ -8,8 +9,8 @@ export function scoreOf(v: unknown): number | null {
 }
 
 /** The host's own identifiers and scores a row carries (only those it has). */
-export function hostIdentityFields(row: Record<string, unknown>): Record<string, unknown> {
-  const f: Record<string, unknown> = {};
+export function hostIdentityFields(row: Record<string, unknown>): FieldsOf<'hosts'> {
+  const f: FieldsOf<'hosts'> = {};
   const tenable = text(row.uuid);
   if (tenable) f.tenableUuid = tenable.toLowerCase();
   const host = text(row.hostUUID);

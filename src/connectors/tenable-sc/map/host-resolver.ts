@@ -5,7 +5,7 @@
 // strongest key that row has), and every other identifier maps to it. The index is seeded from the
 // hosts the store already holds, so resumed and incremental runs find the same hosts.
 import type { KnownHost } from '../../../core/connector.ts';
-import type { IncomingRecord, ModelName } from '../../../core/models.ts';
+import type { AddRecord } from '../../../core/models.ts';
 import { rowHostKey } from './identity.ts';
 import { hostNames } from './sumip.ts';
 import { list, macs, refId, refName, text } from './values.ts';
@@ -122,7 +122,7 @@ export class HostResolver {
    * fields (so no record ever points to a host that does not exist); a known host gets the
    * identifiers it lacked. Either record goes to `add`.
    */
-  rowHost(row: Record<string, unknown>, add: (model: ModelName, r: IncomingRecord) => void): string {
+  rowHost(row: Record<string, unknown>, add: AddRecord): string {
     const repo = row.repository as { id?: unknown; name?: unknown } | undefined;
     const sig = `${row.uuid}|${row.hostUUID}|${row.ip}|${row.dnsName}|${row.netbiosName}|${row.macAddress}|${row.biosGUID}|${repo?.id}|${repo?.name}|${row.repositoryID}`;
     if (sig === this.#lastRow) return this.#lastKey;

@@ -1,6 +1,6 @@
 // `/rest/hosts` rows (Host Assets, console 5.20+): the console's own last-seen date per host, its
 // identifiers (`tenableUUID`, the host's `uuid`) and its asset criticality and exposure scores.
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import { scoreOf } from './host-fields.ts';
 import { type HostIds, type HostResolver, netbiosOf } from './host-resolver.ts';
 import { hostKey } from './identity.ts';
@@ -46,8 +46,8 @@ export function hostsApiHost(row: Record<string, unknown>, resolver: HostResolve
  * whether that is vulndetails' `hostUUID` is UNCERTAIN, and a wrong one would part a host from its
  * findings).
  */
-export function mapHostsApiRow(row: Record<string, unknown>, key: string): IncomingRecord | null {
-  const fields: Record<string, unknown> = {};
+export function mapHostsApiRow(row: Record<string, unknown>, key: string): RecordOf<'hosts'> | null {
+  const fields: FieldsOf<'hosts'> = {};
   const last = epochToIso(row.lastSeen);
   if (last) fields.scannerLastSeen = last;
   const tenable = text(row.tenableUUID);

@@ -1,7 +1,7 @@
 // A plugin's own data (name, family, text, scores, references, dates) → one `plugins` record, from a
 // `vulndetails` row (API, or a CSV row rebuilt as one) or a `/rest/plugin` object (`id`, `name`,
 // `xrefs`); and what a finding carries of it (family, exploit flag, the capped proof).
-import type { FieldsOf, IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import { pluginOutput } from './plugin-output/text.ts';
 import { bool, epochToIso, list, num, refName, text } from './values.ts';
 
@@ -32,7 +32,7 @@ export function vprDrivers(v: unknown): { id: string; name: string | null; value
 }
 
 /** The plugin record of a row; null without a plugin id. */
-export function mapPlugin(row: Record<string, unknown>): IncomingRecord | null {
+export function mapPlugin(row: Record<string, unknown>): RecordOf<'plugins'> | null {
   const pluginId = text(row.pluginID) ?? text(row.id);
   if (!pluginId || !/^\d+$/.test(pluginId)) return null;
   const xrefText = text(row.xref) ?? text(row.xrefs);

@@ -1,5 +1,5 @@
 // `sumip` rows (one per host per repository) → host records.
-import type { IncomingRecord } from '../../../core/models.ts';
+import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import { rowHostKey } from './identity.ts';
 import { epoch, macs, refName, text } from './values.ts';
 import { hostIdentityFields } from './host-fields.ts';
@@ -38,7 +38,7 @@ export function hostNames(dnsName: unknown, netbiosName: unknown): { hostname: s
   return { hostname: null, fqdn: null };
 }
 
-export function mapSumipRow(row: Record<string, unknown>, key = rowHostKey(row)): IncomingRecord {
+export function mapSumipRow(row: Record<string, unknown>, key = rowHostKey(row)): RecordOf<'hosts'> {
   const uuid = text(row.uuid);
   const repo = row.repository as { dataFormat?: unknown } | undefined;
   const lastAuth = epoch(row.lastAuthRun);
@@ -46,7 +46,7 @@ export function mapSumipRow(row: Record<string, unknown>, key = rowHostKey(row))
   const last = Math.max(lastAuth ?? 0, lastUnauth ?? 0);
   const agent = text(repo?.dataFormat)?.toLowerCase() === 'agent';
   const ip = text(row.ip);
-  const fields: Record<string, unknown> = {
+  const fields: FieldsOf<'hosts'> = {
     ipAddresses: ip ? [ip] : [],
     ...hostNames(row.dnsName, row.netbiosName),
     netbiosName: text(row.netbiosName),

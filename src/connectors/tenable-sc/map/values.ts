@@ -1,12 +1,12 @@
 // Wire-value helpers for Tenable.sc: numbers arrive as strings ("1", "-1", ""), dates as epoch-second
-// strings, booleans as "0"/"1"/"true"/"Yes". Absent data becomes null, never "".
+// strings, booleans as "0"/"1"/"true"/"Yes". Absent data becomes null, never "". Built on the shared
+// coercions of core/values.ts.
+import { decodeEntities, trimmedText, uniqueParts, yesNo } from '../../../core/values.ts';
 
 /** A trimmed non-empty string, or null. Numbers are stringified. */
 export function text(v: unknown): string | null {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v !== 'string') return null;
-  const s = v.trim();
-  return s === '' ? null : s;
+  return trimmedText(v);
 }
 
 /** A finite number from a string or number; "", "-1", null and non-numbers become null. */
@@ -82,26 +82,12 @@ export function epoch(v: unknown): number | null {
 }
 
 /** "1", "true", "yes", true, 1 → true; "0", "false", "no", false, 0 → false; anything else null. */
-export function bool(v: unknown): boolean | null {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v !== 'string') return null;
-  const s = v.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'y'].includes(s)) return true;
-  if (['0', 'false', 'no', 'n'].includes(s)) return false;
-  return null;
-}
+export const bool = yesNo;
 
 /** Splits a delimited list, trims, drops empties and duplicates (order kept). */
 export function list(v: unknown, sep: RegExp | string = ','): string[] {
   const s = text(v);
-  if (s === null) return [];
-  const out: string[] = [];
-  for (const part of s.split(sep)) {
-    const p = part.trim();
-    if (p !== '' && !out.includes(p)) out.push(p);
-  }
-  return out;
+  return s === null ? [] : uniqueParts(s, sep);
 }
 
 /** The id of an `{id, name}` object (id may be a string or a number), or null. */
@@ -140,11 +126,4 @@ export function macs(v: unknown): string[] {
 }
 
 /** Plain text of an HTML-escaped value (the few entities Tenable uses). */
-export function unescapeHtml(s: string): string {
-  return s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#0?39;|&apos;/g, "'")
-    .replace(/&amp;/g, '&');
-}
+export const unescapeHtml = decodeEntities;

@@ -1,6 +1,6 @@
 // `vulndetails` rows (one per finding) → vulnerabilities, compliance results, and the inventory carried
 // in plugin output (software, ports, host facts). Pure: the CSV import reuses these with rows it builds.
-import type { FieldsOf, IncomingRecord, ModelName, Severity, VulnerabilityStatus } from '../../../core/models.ts';
+import { collectInto, type FieldsOf, type RecordOf, type RecordsByModel, type Severity, type VulnerabilityStatus } from '../../../core/models.ts';
 import { complianceKey, findingKey, portKey, rowHostKey, softwareKey } from './identity.ts';
 import { parseCompliance } from './plugin-output/compliance.ts';
 import { parseDmiHardware, parseWindowsHardware } from './plugin-output/hardware.ts';
@@ -136,7 +136,7 @@ export function mapVulnerability(
   sourceType: 'cumulative' | 'patched',
   host = rowHostKey(row),
   detail: DetailOptions = {},
-): IncomingRecord | null {
+): RecordOf<'vulnerabilities'> | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
   const port = int(row.port);
@@ -170,7 +170,7 @@ export function mapVulnerability(
   };
 }
 
-export function mapComplianceRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord | null {
+export function mapComplianceRow(row: Record<string, unknown>, host = rowHostKey(row)): RecordOf<'compliance'> | null {
   const pluginId = text(row.pluginID);
   if (!pluginId) return null;
   const cm = parseCompliance(row.pluginText);
@@ -197,14 +197,14 @@ export function mapComplianceRow(row: Record<string, unknown>, host = rowHostKey
   };
 }
 
-export function mapSoftwareRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord[] {
+export function mapSoftwareRow(row: Record<string, unknown>, host = rowHostKey(row)): RecordOf<'software'>[] {
   const pid = text(row.pluginID);
   const out = pluginOutput(row.pluginText);
   const items = pid === '20811' ? parseWindowsSoftware(out) : pid === '22869' ? parseUnixSoftware(out) : [];
   return items.map((i) => ({ key: softwareKey(host, i.name, i.version), hostKey: host, fields: { name: i.name, version: i.version } }));
 }
 
-export function mapPortRow(row: Record<string, unknown>, host = rowHostKey(row)): IncomingRecord | null {
+export function mapPortRow(row: Record<string, unknown>, host = rowHostKey(row)): RecordOf<'ports'> | null {
   const pid = text(row.pluginID);
   const out = pluginOutput(row.pluginText);
   let port = int(row.port);
@@ -216,7 +216,7 @@ export function mapPortRow(row: Record<string, unknown>, host = rowHostKey(row))
     protocol = parsed.protocol;
   }
   if (!port || port > 65535 || (protocol !== 'tcp' && protocol !== 'udp')) return null;
-  const fields: Record<string, unknown> = { port, protocol };
+  const fields: FieldsOf<'ports'> = { port, protocol };
   if (pid === '22964') {
     const svc = parseServiceDetection(out);
     if (svc) fields.service = svc;
@@ -230,10 +230,10 @@ export function mapPortRow(row: Record<string, unknown>, host = rowHostKey(row))
  * where no host summary says otherwise; in API mode sumip's last authenticated run decides).
  * `key`: the host the row resolved to (default: the row's own key).
  */
-export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncredentialedScan?: boolean; key?: string } = {}): IncomingRecord | null {
+export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncredentialedScan?: boolean; key?: string } = {}): RecordOf<'hosts'> | null {
   const pid = text(row.pluginID) ?? '';
   const out = pluginOutput(row.pluginText);
-  const f: Record<string, unknown> = {};
+  const f: FieldsOf<'hosts'> = {};
   if (pid === '11936') {
     const os = parseOsIdentification(out) ?? text(row.operatingSystem);
     if (os) f.os = os;
@@ -267,16 +267,11 @@ export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncreden
 export function mapVulndetailsRow(
   row: Record<string, unknown>,
   opts: { sourceType?: 'cumulative' | 'patched'; includeInformational?: boolean; file?: boolean; hostKey?: string } & DetailOptions = {},
-): Partial<Record<ModelName, IncomingRecord[]>> {
-  const out: Partial<Record<ModelName, IncomingRecord[]>> = {};
+): RecordsByModel {
+  const out: RecordsByModel = {};
   const host = opts.hostKey ?? rowHostKey(row);
   const pid = text(row.pluginID) ?? '';
-  const add = (m: ModelName, r: IncomingRecord | null) => {
-    if (!r) return;
-    const list = out[m] ?? [];
-    list.push(r);
-    out[m] = list;
-  };
+  const add = collectInto(out);
   if (isComplianceRow(row)) {
     add('compliance', mapComplianceRow(row, host));
     return out;
@@ -290,9 +285,9 @@ export function mapVulndetailsRow(
 }
 
 /** Host facts every finding row carries (address, names, MAC, OS on newer consoles, identifiers). */
-export function hostFromFindingRow(row: Record<string, unknown>, key = rowHostKey(row)): IncomingRecord {
+export function hostFromFindingRow(row: Record<string, unknown>, key = rowHostKey(row)): RecordOf<'hosts'> {
   const ip = text(row.ip);
-  const f: Record<string, unknown> = {};
+  const f: FieldsOf<'hosts'> = {};
   if (ip) f.ipAddresses = list(row.ips).length > 0 ? list(row.ips) : [ip];
   const m = macs(row.macAddress);
   if (m.length > 0) f.macAddresses = m;

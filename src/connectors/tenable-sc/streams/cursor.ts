@@ -6,6 +6,10 @@
 // lastSeen window (null on a full run). The last page of a run carries phase "done", and the next
 // incremental run asks for what changed since `until - OVERLAP`.
 import type { Page, StreamContext } from '../../../core/connector.ts';
+import { z } from 'zod';
+import { readCheckpoint } from '../../../core/checkpoint.ts';
+import type { Logger } from '../../../core/log.ts';
+import type { RowsAt } from '../../../core/map-rows.ts';
 import type { IncomingRecord, ModelName } from '../../../core/models.ts';
 import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import type { AnalysisFilter, AnalysisQuery, TenableScClient } from '../client.ts';
@@ -19,28 +23,33 @@ export function isUnknownFilterError(err: unknown): boolean {
 /** Findings are imported after the scan that saw them; re-read this much before the last run. */
 export const OVERLAP_SECONDS = 12 * 3600;
 
-export interface Cursor {
-  v: 1;
-  phase: string;
-  offset: number;
-  since: number | null;
-  until: number;
-}
+/** A stream's checkpoint, as stored: read back through this schema (core/checkpoint.ts). */
+export const cursorSchema = z.object({
+  v: z.literal(1),
+  phase: z.string(),
+  offset: z.number().int().nonnegative(),
+  since: z.number().nullable(),
+  until: z.number(),
+});
+export type Cursor = z.infer<typeof cursorSchema>;
 
 export function isCursor(v: unknown): v is Cursor {
-  if (!v || typeof v !== 'object') return false;
-  const c = v as Record<string, unknown>;
-  return (
-    c.v === 1 && typeof c.phase === 'string' && typeof c.offset === 'number' && typeof c.until === 'number' && (c.since === null || typeof c.since === 'number')
-  );
+  return cursorSchema.safeParse(v).success;
 }
 
-/** Where a run starts: the stored page on resume, a window after the last run when incremental, else from scratch. */
-export function startCursor(ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'>, phases: string[], now = Math.floor(Date.now() / 1000)): Cursor {
-  const cp = ctx.checkpoint;
-  if (ctx.resumed && isCursor(cp) && (cp.phase === 'done' || phases.includes(cp.phase))) return { ...cp };
+/**
+ * Where a run starts: the stored page on resume, a window after the last run when incremental, else
+ * from scratch. A stored checkpoint that is not valid is logged (ctx.log) and read as none: a full read.
+ */
+export function startCursor(
+  ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'> & { log?: Logger; stream?: string },
+  phases: string[],
+  now = Math.floor(Date.now() / 1000),
+): Cursor {
+  const cp = readCheckpoint(cursorSchema, ctx.checkpoint, { stream: ctx.stream ?? phases.join('/'), log: ctx.log }).value;
+  if (ctx.resumed && cp && (cp.phase === 'done' || phases.includes(cp.phase))) return { ...cp };
   const first = phases[0] ?? 'done';
-  if (ctx.mode === 'incremental' && isCursor(cp)) return { v: 1, phase: first, offset: 0, since: Math.max(0, cp.until - OVERLAP_SECONDS), until: now };
+  if (ctx.mode === 'incremental' && cp) return { v: 1, phase: first, offset: 0, since: Math.max(0, cp.until - OVERLAP_SECONDS), until: now };
   return { v: 1, phase: first, offset: 0, since: null, until: now };
 }
 
@@ -67,8 +76,8 @@ export interface AnalysisPhase {
    * e.g. `lastMitigated` is not offered by every version (the patched set is then read whole).
    */
   fallbackFilters?: AnalysisFilter[];
-  /** Maps one page of rows; `errors` counts rows that could not be mapped. */
-  map(rows: Record<string, unknown>[]): { records: Mapped; errors: number };
+  /** Maps one page of rows (through core's mapRows, given `at`); `errors` counts rows that could not be mapped. */
+  map(rows: Record<string, unknown>[], at: RowsAt): { records: Mapped; errors: number };
 }
 
 /**
@@ -96,7 +105,7 @@ export async function* runAnalysisPhases(
     // caller still waits on the database for the one before.
     const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal }).then((page) => ({
       page,
-      mapped: page.rows.length > 0 ? phase.map(page.rows) : { records: {}, errors: 0 },
+      mapped: page.rows.length > 0 ? phase.map(page.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 },
     }));
     // Handled where it is awaited; this only keeps a page fetched ahead and then abandoned (the
     // caller stopped) from counting as an unhandled rejection.
@@ -162,35 +171,4 @@ export function pageBudget(total: number, offset: number, pageSize: number): { p
 export function timeFilter(name: string, c: Cursor): AnalysisFilter[] {
   const w = windowValue(c);
   return w ? [{ filterName: name, operator: '=', value: w }] : [];
-}
-
-/**
- * Safely maps rows: a row that throws, or that `missing` says lacks its identity, is counted as an
- * error row, not fatal (and not stored under a made-up key).
- */
-export function mapRows(
-  rows: Record<string, unknown>[],
-  fn: (row: Record<string, unknown>, add: (m: ModelName, r: IncomingRecord | null | undefined) => void) => void,
-  missing?: (row: Record<string, unknown>) => string | null,
-): { records: Mapped; errors: number } {
-  const records: Mapped = {};
-  let errors = 0;
-  const add = (m: ModelName, r: IncomingRecord | null | undefined) => {
-    if (!r) return;
-    const list = records[m] ?? [];
-    list.push(r);
-    records[m] = list;
-  };
-  for (const row of rows) {
-    if (missing?.(row)) {
-      errors++;
-      continue;
-    }
-    try {
-      fn(row, add);
-    } catch {
-      errors++;
-    }
-  }
-  return { records, errors };
 }

@@ -4,6 +4,7 @@
 // every row finds its host through the host resolver (map/host-resolver.ts).
 import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../../core/errors.ts';
+import { mapRows } from '../../../core/map-rows.ts';
 import type { TenableScClient } from '../client.ts';
 import { HostResolver, rowHostIds } from '../map/host-resolver.ts';
 import { HOSTS_API_FIELDS, hostsApiHost, mapHostsApiRow } from '../map/hosts-api.ts';
@@ -12,7 +13,7 @@ import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
-import { type AnalysisPhase, type Cursor, mapRows, pageBudget, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, pageBudget, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
 export const HOSTS_API_MIN_VERSION = '5.20.0';
@@ -22,7 +23,7 @@ export function hostPhases(cursor: Cursor, known: Set<string>, resolver: HostRes
     {
       name: 'sumip',
       query: { tool: 'sumip', sourceType: 'cumulative', filters: timeFilter('lastSeen', cursor) },
-      map: (rows) =>
+      map: (rows, at) =>
         mapRows(
           rows,
           (row, add) => {
@@ -31,13 +32,14 @@ export function hostPhases(cursor: Cursor, known: Set<string>, resolver: HostRes
             known.add(key);
             add('hosts', mapSumipRow(row, key));
           },
-          missingHostIdentity,
+          { ...at, missing: missingHostIdentity },
         ),
     },
     {
       name: 'inventory',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(HOST_PLUGINS), ...timeFilter('lastSeen', cursor)] },
-      map: (rows) => mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row, { key: resolver.rowHost(row, add) })), missingFindingIdentity),
+      map: (rows, at) =>
+        mapRows(rows, (row, add) => add('hosts', mapHostEnrichment(row, { key: resolver.rowHost(row, add) })), { ...at, missing: missingFindingIdentity }),
     },
   ];
 }
@@ -80,7 +82,12 @@ async function* hostsApiPhase(
         // Only hosts this run knows from sumip (read again after a resume past it).
         if (key && known.has(key)) add('hosts', mapHostsApiRow(row, key));
       },
-      (row) => (text(row.tenableUUID) || text(row.uuid) || text(row.ipAddress) ? null : 'a host without tenableUUID, uuid or ipAddress'),
+      {
+        what: 'hosts-api',
+        firstRow: offset + 1,
+        log: ctx.log,
+        missing: (row) => (text(row.tenableUUID) || text(row.uuid) || text(row.ipAddress) ? null : 'a host without tenableUUID, uuid or ipAddress'),
+      },
     );
     yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
     if (last) return;
@@ -110,7 +117,8 @@ async function rememberSumipKeys(
       throw new UpstreamError(`sumip: stopped after ${budget.pages} pages, the page budget (${budget.why})`, {
         hint: 'Set TRIBUTARY_MAX_PAGES to a larger number of pages if the console really holds that much',
       });
-    sumip.map(page.rows);
+    // Read for its keys only: nothing is stored, so rows that fail are not reported again.
+    sumip.map(page.rows, { what: 'sumip', firstRow: offset + 1 });
     offset += page.rows.length;
     if (page.rows.length < pageSize || (page.total !== null && offset >= page.total)) return;
   }
@@ -123,7 +131,7 @@ export function hostsStream(deps: StreamDeps): Stream {
     primaryKey: ['uuid', 'repositoryID', 'ip', 'dnsName'],
     cursorField: 'lastSeen',
     read(ctx: StreamContext) {
-      const start = startCursor(ctx, [...HOST_PHASES]);
+      const start = startCursor({ ...ctx, stream: 'hosts' }, [...HOST_PHASES]);
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
         const resolver = await HostResolver.load(ctx.knownHosts);

@@ -2,11 +2,12 @@
 // plugin type), whatever the severity, so they come in whatever includeInformational says. Each row
 // finds its host through the host resolver, which creates a host no identifier names yet.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
+import { mapRows } from '../../../core/map-rows.ts';
 import { HostResolver } from '../map/host-resolver.ts';
 import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLUGINS, SOFTWARE_PLUGINS } from '../map/vulndetails.ts';
 import { missingFindingIdentity } from '../map/identity.ts';
 import { pluginFilter, type StreamDeps, withClient } from './common.ts';
-import { type AnalysisPhase, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 function singlePhaseStream(
   deps: StreamDeps,
@@ -16,7 +17,7 @@ function singlePhaseStream(
   return {
     ...s,
     read(ctx: StreamContext) {
-      const start = startCursor(ctx, [s.name]);
+      const start = startCursor({ ...ctx, stream: s.name }, [s.name]);
       return withClient(deps, ctx, async function* (client) {
         const p = phase(start, await HostResolver.load(ctx.knownHosts));
         yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
@@ -32,13 +33,13 @@ export function softwareStream(deps: StreamDeps): Stream {
     (c, hosts) => ({
       name: 'software',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(SOFTWARE_PLUGINS), ...timeFilter('lastSeen', c)] },
-      map: (rows) =>
+      map: (rows, at) =>
         mapRows(
           rows,
           (row, add) => {
             for (const r of mapSoftwareRow(row, hosts.rowHost(row, add))) add('software', r);
           },
-          missingFindingIdentity,
+          { ...at, missing: missingFindingIdentity },
         ),
     }),
   );
@@ -48,7 +49,7 @@ export function portsStream(deps: StreamDeps): Stream {
   return singlePhaseStream(deps, { name: 'ports', models: ['ports'], primaryKey: ['hostKey', 'port', 'protocol'], cursorField: 'lastSeen' }, (c, hosts) => ({
     name: 'ports',
     query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [pluginFilter(PORT_PLUGINS), ...timeFilter('lastSeen', c)] },
-    map: (rows) => mapRows(rows, (row, add) => add('ports', mapPortRow(row, hosts.rowHost(row, add))), missingFindingIdentity),
+    map: (rows, at) => mapRows(rows, (row, add) => add('ports', mapPortRow(row, hosts.rowHost(row, add))), { ...at, missing: missingFindingIdentity }),
   }));
 }
 
@@ -63,13 +64,13 @@ export function complianceStream(deps: StreamDeps): Stream {
         sourceType: 'cumulative',
         filters: [{ filterName: 'pluginType', operator: '=', value: 'compliance' }, ...timeFilter('lastSeen', c)],
       },
-      map: (rows) =>
+      map: (rows, at) =>
         mapRows(
           rows,
           (row, add) => {
             if (isComplianceRow(row)) add('compliance', mapComplianceRow(row, hosts.rowHost(row, add)));
           },
-          missingFindingIdentity,
+          { ...at, missing: missingFindingIdentity },
         ),
     }),
   );

@@ -3,13 +3,14 @@
 // stream; Info findings are filtered server-side unless includeInformational is on. A finding whose
 // host no identifier names yet creates it from the row's own host fields.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
+import { mapRows, type RowsAt } from '../../../core/map-rows.ts';
 import { HostResolver } from '../map/host-resolver.ts';
 import { mapPlugin } from '../map/plugins.ts';
 import { text } from '../map/values.ts';
 import { missingFindingIdentity } from '../map/identity.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { type StreamDeps, severityFilter, withClient } from './common.ts';
-import { type AnalysisPhase, type Cursor, mapRows, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const VULN_PHASES = ['patched', 'cumulative'] as const;
 
@@ -17,7 +18,7 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
   const sev = severityFilter(deps.config.includeInformational);
   // A plugin's record is written once per read (its text is the same on every finding of it).
   const pluginsSeen = new Set<string>();
-  const map = (sourceType: 'cumulative' | 'patched') => (rows: Record<string, unknown>[]) =>
+  const map = (sourceType: 'cumulative' | 'patched') => (rows: Record<string, unknown>[], at: RowsAt) =>
     mapRows(
       rows,
       (row, add) => {
@@ -29,7 +30,7 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
           add('plugins', mapPlugin(row));
         }
       },
-      missingFindingIdentity,
+      { ...at, missing: missingFindingIdentity },
     );
   return [
     {
@@ -56,7 +57,7 @@ export function vulnerabilitiesStream(deps: StreamDeps): Stream {
     primaryKey: ['hostKey', 'port', 'protocol', 'pluginID'],
     cursorField: 'lastSeen',
     read(ctx: StreamContext) {
-      const start = startCursor(ctx, [...VULN_PHASES]);
+      const start = startCursor({ ...ctx, stream: 'vulnerabilities' }, [...VULN_PHASES]);
       return withClient(deps, ctx, async function* (client) {
         const hosts = await HostResolver.load(ctx.knownHosts);
         yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize);

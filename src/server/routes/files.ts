@@ -15,15 +15,15 @@
 import { PassThrough, type Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.ts';
-import { InputError, NotFoundError } from '../core/errors.ts';
-import { TooLargeError } from './backend.ts';
-import { fileDropGuide } from './guide.ts';
-import { listFiles, listImports } from './imports.ts';
-import { sanitizeFileName, validateKey } from './names.ts';
-import { fileDropOf, maxUploadBytes, sourceBucketOf } from './resolve.ts';
-import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from './tokens.ts';
-import { putIntoBucket, type UploadedFile } from './upload.ts';
+import type { AppContext } from '../../app/context.ts';
+import { InputError, NotFoundError } from '../../core/errors.ts';
+import { TooLargeError } from '../../filedrop/backend.ts';
+import { fileDropGuide } from '../../filedrop/guide.ts';
+import { listFiles, listImports } from '../../filedrop/imports.ts';
+import { sanitizeFileName, validateKey } from '../../filedrop/names.ts';
+import { fileDropOf, maxUploadBytes, sourceBucketOf } from '../../filedrop/resolve.ts';
+import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from '../../filedrop/tokens.ts';
+import { putIntoBucket, type UploadedFile } from '../../filedrop/upload.ts';
 
 /** Route prefixes that must bypass the session/API-token check (they carry their own upload token). */
 export const UPLOAD_TOKEN_PATH_PREFIX = '/api/v1/upload/';
