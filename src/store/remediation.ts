@@ -20,6 +20,8 @@ export interface RemediationOptions {
   sourceIds?: string[];
   /** Only fixes from then on. */
   since?: Since | null;
+  /** Only fixes before then (ISO-8601). */
+  until?: string | null;
   now: string;
 }
 
@@ -50,6 +52,10 @@ export async function remediationReport(db: Driver, opts: RemediationOptions): P
   const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", e."at")`;
   let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
   if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
+  if (opts.until) {
+    fixWhere += ` AND e."at" < ?`;
+    fixParams.push(opts.until);
+  }
   const fixes = await db.all(
     `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${atLeastZero(db, `${days(db, 'e."at"')} - ${days(db, start)}`)}) AS "mean"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
