@@ -21,7 +21,7 @@ const KINDS = [
     kind: 'findingsWithoutTicket',
     label: 'Urgent findings without a ticket',
     columns: ['pluginName', 'severity', 'knownExploited', 'owner', 'department', 'status'],
-    link: (r: Rec) => (r.assetId ? `/inventory/assets/${r.assetId}` : null),
+    link: (r: Rec) => `/inventory/vulnerabilities/${r.id}`,
   },
   {
     kind: 'ticketsForFixedFindings',
