@@ -4,11 +4,13 @@
 // on-premises is tested unsaved; for ServiceDesk Plus cloud the test spends the one-time code and the
 // save keeps its token (the stored configuration's test then passes). No secret reaches the browser.
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page, Response } from 'playwright-core';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, type Served, startServe } from './harness.ts';
+import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const WRONG = 'wrong-secret-key-in-the-form-0000';
@@ -19,6 +21,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
   let sdp: RunningSdpSim;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
+  let shots: string;
   const bodies: string[] = [];
   const pageErrors: string[] = [];
   const sources = async () =>
@@ -32,6 +35,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
 
   before(async () => {
     buildWeb();
+    shots = screenshotDir();
     [served, sc, sdp] = await Promise.all([
       startServe(),
       startTenableSim({ port: 0, hosts: 3, seed: 11 }),
@@ -60,6 +64,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
     await served?.close();
     await sc?.close();
     await sdp?.close();
+    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
   });
 
   it('tests an unsaved Tenable.sc form: wrong key fails, right key passes, nothing stored; the result sits at the top', async () => {
@@ -78,6 +83,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
     assert.ok(result && field && result.y < field.y, 'the result is shown above the form fields');
     assert.ok(result.y < 800, 'the result is in the first screen');
     assert.deepEqual(await sources(), [], 'a test stores nothing');
+    await page.screenshot({ path: join(shots, 'configure-test-connection.png') });
 
     await page.getByLabel('Secret Key').fill(sc.analyst.secretKey);
     assert.equal(await test(), 'Connection test passed');

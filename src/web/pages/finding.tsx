@@ -248,7 +248,7 @@ export function FindingPage({ id }: { id: string }) {
       <section className="card" aria-labelledby="finding-proof">
         <h2 id="finding-proof">Proof (plugin output)</h2>
         {f.proof ? (
-          <pre className="proof">
+          <pre className="proof proof-full">
             {String(f.proof)}
             {f.proofTruncated ? '\n… (truncated)' : ''}
           </pre>
@@ -256,7 +256,7 @@ export function FindingPage({ id }: { id: string }) {
           <p className="muted">The scanner reported no plugin output.</p>
         )}
       </section>
-      <div className="host-top">
+      <div className="finding-bottom">
         <section className="card" aria-labelledby="finding-history">
           <h2 id="finding-history">History</h2>
           {history.error ? (
