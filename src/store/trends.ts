@@ -44,6 +44,18 @@ const OPEN = `('open', 'reopened')`;
 const zero = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0, info: 0 });
 const isSeverity = (s: unknown): s is Severity => TREND_SEVERITIES.includes(s as Severity);
 
+/**
+ * What the report depends on besides its options: the newest finding event, the newest finished run and
+ * the sources. Every write that changes a count leaves an event (a status change, a sweep) or ends a run
+ * (a changed severity); removing a source changes the list. Cheap (two index ends and a small table).
+ */
+export async function trendsFingerprint(db: Driver): Promise<string> {
+  const [e] = await db.all(`SELECT MAX("at") AS "at" FROM "changes" WHERE "model" = 'vulnerabilities'`);
+  const [r] = await db.all(`SELECT MAX("finished_at") AS "at" FROM "sync_runs"`);
+  const s = await db.all(`SELECT "id" FROM "sources" ORDER BY "id"`);
+  return `${e?.at ?? ''}|${r?.at ?? ''}|${s.map((x) => x.id).join(',')}`;
+}
+
 export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<TrendsReport> {
   const today = opts.now.slice(0, 10);
   const last = opts.to && opts.to < today ? opts.to : today;
@@ -69,13 +81,15 @@ WHERE v."removed" = 0 AND v."status" IN ${OPEN}${sources('v."source_id"', nowPar
       );
   // Net openings per day and severity since the window's first day (the feed's index covers model and time).
   const deltaParams: unknown[] = [first, opts.now];
-  const net = `(CASE WHEN e."to" IN ${OPEN} THEN 1 ELSE 0 END) - (CASE WHEN e."from" IN ${OPEN} THEN 1 ELSE 0 END)`;
+  const opens = `(CASE WHEN e."to" IN ${OPEN} THEN 1 ELSE 0 END)`;
+  const closes = `(CASE WHEN e."from" IN ${OPEN} THEN 1 ELSE 0 END)`;
+  const net = `${opens} - ${closes}`;
   const deltas = empty
     ? []
     : await db.all(
         `SELECT SUBSTR(e."at", 1, 10) AS "day", v."severity" AS "severity", SUM(${net}) AS "n"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id"
-WHERE e."model" = 'vulnerabilities' AND e."at" >= ? AND e."at" <= ?${sources('e."source_id"', deltaParams)}
+WHERE e."model" = 'vulnerabilities' AND e."at" >= ? AND e."at" <= ? AND ${opens} <> ${closes}${sources('e."source_id"', deltaParams)}
 GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
         deltaParams,
       );
@@ -98,7 +112,9 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
     if (d) for (const s of TREND_SEVERITIES) running[s] -= d[s];
   }
 
-  const rows = empty ? [] : await remediationReport(db, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end, now: opts.now });
+  const rows = empty
+    ? []
+    : await remediationReport(db, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end, now: opts.now, openAges: false });
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = rows.filter((r) => r.severity === severity && r.fixed > 0);
     const fixed = of.reduce((n, r) => n + r.fixed, 0);

@@ -128,5 +128,15 @@ for (const backend of BACKENDS) {
       assert.equal((await get('/api/v1/reports/trends?days=0')).statusCode, 400);
       assert.equal((await get('/api/v1/reports/trends?to=yesterday')).statusCode, 400);
     });
+
+    test('a later run changes the answer (nothing stale is served)', async () => {
+      const before = (await get('/api/v1/reports/trends?days=3')).data as Trends;
+      assert.equal(before.days.at(-1)?.open.high, 1);
+      await run('2026-02-10T08:00:00.000Z', { vulnerabilities: [vuln('h1', '2', 'high', 'fixed', '2025-12-01T08:00:00.000Z')] });
+      const after = (await get('/api/v1/reports/trends?days=3')).data as Trends;
+      assert.deepEqual(after.days.at(-1)?.open, counts({ critical: 1 }));
+      const high = ((await get('/api/v1/reports/trends?to=2026-02-11&days=2')).data as Trends).remediation.find((r) => r.severity === 'high');
+      assert.deepEqual([high?.fixed, high?.meanDaysToRemediate], [1, 71]);
+    });
   });
 }

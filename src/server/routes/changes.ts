@@ -10,7 +10,7 @@ import { CHANGE_KINDS } from '../../store/changes.ts';
 import { CHANGE_FIELDS } from '../../store/changes-feed.ts';
 import { parseFilter } from '../../store/filters.ts';
 import { remediationReport } from '../../store/remediation.ts';
-import { TREND_SEVERITIES, trendsReport } from '../../store/trends.ts';
+import { TREND_SEVERITIES, type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
 import { errorSchema } from '../errors.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
 
@@ -68,6 +68,8 @@ function checked(values: string[], allowed: readonly string[], param: string): s
 }
 
 export function changeRoutes(app: AppContext) {
+  /** Recent trends reports by options and store fingerprint: a report reads every event of its window. */
+  const trendsCache = new Map<string, TrendsReport>();
   return async (f: FastifyInstance): Promise<void> => {
     const sourceIds = async (names: string[]): Promise<string[] | undefined> => {
       if (names.length === 0) return undefined;
@@ -215,12 +217,15 @@ export function changeRoutes(app: AppContext) {
       },
       async (req) => {
         const generatedAt = nowIso();
-        const report = await trendsReport(app.store.db, {
-          sourceIds: await sourceIds(asList(req.query.source)),
-          days: req.query.days,
-          to: req.query.to ?? null,
-          now: generatedAt,
-        });
+        const ids = await sourceIds(asList(req.query.source));
+        const opts = { sourceIds: ids, days: req.query.days, to: req.query.to ?? null, now: generatedAt };
+        const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await trendsFingerprint(app.store.db)]);
+        let report = trendsCache.get(key);
+        if (!report) {
+          report = await trendsReport(app.store.db, opts);
+          if (trendsCache.size >= 32) trendsCache.delete(trendsCache.keys().next().value as string);
+          trendsCache.set(key, report);
+        }
         return { ...report, generatedAt };
       },
     );
