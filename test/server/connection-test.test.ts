@@ -124,6 +124,27 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
     assert.equal(again.statusCode, 400);
   });
 
+  test('ServiceDesk Plus cloud: a new code tested on a stored source keeps the old token until the save, which revokes it', async () => {
+    const source = await app.store.getSource('desk');
+    const oldToken = String((await app.store.getSourceState(source.id)).refreshToken);
+    const live = sdp.accounts.liveRefreshTokens();
+    const code = sdp.mintAuthorizationCode();
+    const tested = await post('/api/v1/sources/desk/check', { config: { authorizationCode: code } });
+    const t = tested.data as Check;
+    assert.equal(t.ok, true, tested.body);
+    assert.ok(t.connectionTest);
+    assert.equal(sdp.accounts.isRevoked(oldToken), false, 'a test revokes nothing');
+    assert.equal(String((await app.store.getSourceState(source.id)).refreshToken), oldToken, 'a test stores nothing');
+    assert.equal(sdp.accounts.liveRefreshTokens(), live + 1);
+    const saved = await post('/api/v1/sources/desk', { config: { authorizationCode: code }, connectionTest: t.connectionTest }, 'PATCH');
+    assert.equal(saved.statusCode, 200, saved.body);
+    const newToken = String((await app.store.getSourceState(source.id)).refreshToken);
+    assert.notEqual(newToken, oldToken);
+    assert.equal(sdp.accounts.isRevoked(oldToken), true, 'the save revokes the replaced token');
+    assert.equal(sdp.accounts.liveRefreshTokens(), live);
+    assert.equal(((await post('/api/v1/sources/desk/check', undefined)).data as Check).ok, true);
+  });
+
   test("a stored source's unsaved changes are tested with its stored secrets, and nothing changes", async () => {
     const add = await post('/api/v1/sources', {
       name: 'sc',
