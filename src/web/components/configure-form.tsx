@@ -5,6 +5,7 @@ import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } 
 import { ApiError, api, type CheckResult, type ConnectorMeta, capitalize, describeError, type FieldMeta, type SourceView } from '../api.ts';
 import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
+import { CheckResults, FieldNotes } from './form-parts.tsx';
 
 const MASK = '********';
 /** A group of the form's fields, as the connector declares them; its other fields go under "Advanced settings". */
@@ -385,59 +386,5 @@ export function ConfigureForm(props: {
         </details>
       )}
     </form>
-  );
-}
-
-/** A field's error (when it has one) and help text, with the ids its input points at. */
-function FieldNotes({
-  errorId,
-  error,
-  helpId,
-  help,
-}: {
-  errorId: string | undefined;
-  error: string | undefined;
-  helpId: string | undefined;
-  help: string | null | undefined;
-}) {
-  return (
-    <>
-      {errorId && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
-      {help && (
-        <p className="help" id={helpId}>
-          {help}
-        </p>
-      )}
-    </>
-  );
-}
-
-/** The outcome of Test Connection: one line per named check, with its hint. */
-function CheckResults({ check }: { check: { ok: boolean; checks: CheckResult[]; unsaved: boolean } }) {
-  return (
-    <section className={`check-results ${check.ok ? 'check-ok' : 'check-bad'}`} aria-labelledby="check-title">
-      <h2 id="check-title">{check.ok ? 'Connection test passed' : 'Connection test failed'}</h2>
-      <p className="muted small">{check.unsaved ? 'Tested with the values in this form; they are not saved yet.' : 'Tested with the saved configuration.'}</p>
-      <ul className="checks">
-        {check.checks.map((c) => (
-          <li key={c.id} className={c.ok ? 'ok' : 'bad'}>
-            <span className="check-mark" aria-hidden="true">
-              {c.ok ? '✓' : '✗'}
-            </span>
-            <div>
-              <div>
-                <span className="sr-only">{c.ok ? 'Passed: ' : 'Failed: '}</span>
-                {capitalize(c.message)}
-              </div>
-              {c.hint && <div className="hint">Hint: {c.hint}</div>}
-            </div>
-          </li>
-        ))}
-      </ul>
-    </section>
   );
 }
