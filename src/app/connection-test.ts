@@ -44,14 +44,18 @@ export class HeldTests {
     return id;
   }
 
-  /** The held state of test `id` for this requester, type and source (removed once taken), or null. */
-  take(id: string | null | undefined, owner: string, type: string, source: string | null, now = Date.now()): SaveOptions['tested'] {
+  /** The held state of test `id` for this requester, type and source, or null; `done` once saved with it. */
+  find(id: string | null | undefined, owner: string, type: string, source: string | null, now = Date.now()): SaveOptions['tested'] {
     if (!id) return null;
     this.#prune(now);
     const h = this.#items.get(id);
     if (!h || h.owner !== owner || h.type !== type || h.source !== source) return null;
-    this.#items.delete(id);
     return { state: h.state, secrets: h.secrets };
+  }
+
+  /** Forgets test `id` (its save succeeded: what it obtained is stored now). */
+  done(id: string | null | undefined): void {
+    if (id) this.#items.delete(id);
   }
 
   #prune(now: number): void {

@@ -83,6 +83,15 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
     assert.deepEqual(await app.store.listSources(), [], 'a test stores nothing');
   });
 
+  test('a file-mode form is tested against its bucket', async () => {
+    const res = await post('/api/v1/sources/check', { type: 'tenable-sc', name: 'sc-files', config: { inputMode: 'file' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const c = res.data as Check;
+    assert.ok(c.checks.length >= 1);
+    assert.match(JSON.stringify(c.checks), /vuln-scanner/, 'the check names the bucket it reads');
+    assert.deepEqual(await app.store.listSources(), []);
+  });
+
   test('an invalid configuration is refused with its field, as a save would be', async () => {
     const res = await post('/api/v1/sources/check', { type: 'tenable-sc', config: { apiUrl: `${sc.url}/rest`, accessKey: 'a', secretKey: 'b' } });
     assert.equal(res.statusCode, 400);
@@ -115,6 +124,9 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
       payload: { name: 'desk-x', type: 'servicedesk-plus', config: sdpCloud(code), connectionTest: t.connectionTest },
     });
     assert.equal(stolen.statusCode, 400);
+    // A refused save keeps the test's result for the next attempt.
+    const badName = await post('/api/v1/sources', { name: 'no spaces', type: 'servicedesk-plus', config: sdpCloud(code), connectionTest: t.connectionTest });
+    assert.equal(badName.statusCode, 400);
     const saved = await post('/api/v1/sources', { name: 'desk', type: 'servicedesk-plus', config: sdpCloud(code), connectionTest: t.connectionTest });
     assert.equal(saved.statusCode, 201, saved.body);
     const check = await post('/api/v1/sources/desk/check', undefined);

@@ -119,7 +119,9 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         if (await app.store.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
         const input: Record<string, unknown> = { ...config };
         if (schedule !== undefined) input.schedule = schedule;
-        await addSource(app, type, name, input, { tested: held.take(connectionTest, ownerOf(req), type, null) });
+        const tested = held.find(connectionTest, ownerOf(req), type, null);
+        await addSource(app, type, name, input, { tested });
+        if (tested) held.done(connectionTest);
         req.log.info({ source: name, type }, 'source created');
         return reply.code(201).send(await view(name));
       },
@@ -151,7 +153,9 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         const changes: Record<string, unknown> = { ...config };
         if (schedule !== undefined) changes.schedule = schedule;
         const source = await app.store.getSource(req.params.name);
-        await configureSource(app, req.params.name, changes, { tested: held.take(connectionTest, ownerOf(req), source.type, source.name) });
+        const tested = held.find(connectionTest, ownerOf(req), source.type, source.name);
+        await configureSource(app, req.params.name, changes, { tested });
+        if (tested) held.done(connectionTest);
         req.log.info({ source: req.params.name, keys: Object.keys(changes) }, 'source configured');
         return view(req.params.name);
       },
