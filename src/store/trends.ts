@@ -26,6 +26,8 @@ export interface TrendRemediation {
 export interface TrendsReport {
   from: string;
   to: string;
+  /** The first day the change feed has a finding event for (of these sources): earlier days' counts are not known (given as 0). */
+  historyFrom: string | null;
   days: TrendDay[];
   remediation: TrendRemediation[];
 }
@@ -112,6 +114,12 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
     if (d) for (const s of TREND_SEVERITIES) running[s] -= d[s];
   }
 
+  const firstParams: unknown[] = [];
+  const [earliest] = empty
+    ? []
+    : await db.all(`SELECT MIN(e."at") AS "at" FROM "changes" e WHERE e."model" = 'vulnerabilities'${sources('e."source_id"', firstParams)}`, firstParams);
+  const historyFrom = earliest?.at ? String(earliest.at).slice(0, 10) : null;
+
   const rows = empty
     ? []
     : await remediationReport(db, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end, now: opts.now, openAges: false });
@@ -121,5 +129,5 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
     const total = of.reduce((n, r) => n + r.fixed * (r.meanDaysToRemediate ?? 0), 0);
     return { severity, fixed, meanDaysToRemediate: fixed ? Math.round((total / fixed) * 10) / 10 : null };
   });
-  return { from: dates[0]!, to: last, days, remediation };
+  return { from: dates[0]!, to: last, historyFrom, days, remediation };
 }

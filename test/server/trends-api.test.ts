@@ -12,6 +12,7 @@ type Counts = Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>;
 type Trends = {
   from: string;
   to: string;
+  historyFrom: string | null;
   days: { date: string; open: Counts }[];
   remediation: { severity: string; fixed: number; meanDaysToRemediate: number | null }[];
 };
@@ -91,6 +92,7 @@ for (const backend of BACKENDS) {
       const body = res.data as Trends;
       assert.equal(body.from, '2025-12-28');
       assert.equal(body.to, '2026-02-06');
+      assert.equal(body.historyFrom, '2026-01-01', 'the feed starts with the first run');
       assert.equal(body.days.length, 41);
       const at = (date: string) => body.days.find((d) => d.date === date)?.open;
       assert.deepEqual(at('2025-12-31'), counts({}), 'before the first run');

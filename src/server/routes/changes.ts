@@ -191,6 +191,11 @@ export function changeRoutes(app: AppContext) {
               properties: {
                 from: { type: 'string', description: 'first day (YYYY-MM-DD, UTC)' },
                 to: { type: 'string', description: 'last day' },
+                historyFrom: {
+                  type: ['string', 'null'],
+                  description:
+                    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
+                },
                 days: {
                   type: 'array',
                   items: { type: 'object', properties: { date: { type: 'string' }, open: severityCounts }, required: ['date', 'open'] },
@@ -209,7 +214,7 @@ export function changeRoutes(app: AppContext) {
                 },
                 generatedAt: { type: 'string', format: 'date-time' },
               },
-              required: ['from', 'to', 'days', 'remediation', 'generatedAt'],
+              required: ['from', 'to', 'historyFrom', 'days', 'remediation', 'generatedAt'],
             },
             400: errorSchema,
           },

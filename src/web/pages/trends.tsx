@@ -12,6 +12,7 @@ type Severity = (typeof SEVERITIES)[number];
 export interface TrendsReport {
   from: string;
   to: string;
+  historyFrom: string | null;
   days: { date: string; open: Record<Severity, number> }[];
   remediation: { severity: Severity; fixed: number; meanDaysToRemediate: number | null }[];
   generatedAt: string;
@@ -58,6 +59,8 @@ export function TrendsPage() {
   }, []);
 
   const r = report.data;
+  /** Days before the first sync have no history: drawn as a gap, shown as a dash. */
+  const known = (date: string) => (!!r?.historyFrom && date >= r.historyFrom) || date === r?.generatedAt.slice(0, 10);
   const latest = r?.days.at(-1)?.open;
   const openSummary = r
     ? `Open findings by severity per day, ${r.from} to ${r.to}; on ${r.to}: ${SEVERITIES.map((s) => `${s} ${latest?.[s] ?? 0}`).join(', ')}`
@@ -114,7 +117,10 @@ export function TrendsPage() {
         <>
           <section className="card" aria-labelledby="trend-open">
             <h2 id="trend-open">Open findings by severity</h2>
-            <p className="muted small">At the end of each day (today: now). Earlier days are derived from the change history of each finding.</p>
+            <p className="muted small">
+              At the end of each day (today: now). Earlier days are derived from the change history of each finding
+              {r.historyFrom ? `, which starts on ${r.historyFrom} (the first sync); earlier days are not known` : '; there is none yet'}.
+            </p>
             <ChartCanvas
               id="chart-open"
               summary={openSummary}
@@ -125,7 +131,7 @@ export function TrendsPage() {
                     labels: r.days.map((d) => d.date),
                     datasets: SEVERITIES.map((s) => ({
                       label: label(s),
-                      data: r.days.map((d) => d.open[s]),
+                      data: r.days.map((d) => (known(d.date) ? d.open[s] : null)),
                       borderColor: colour(s),
                       backgroundColor: colour(s),
                       pointRadius: r.days.length > 60 ? 0 : 2,
@@ -162,7 +168,7 @@ export function TrendsPage() {
                         <th scope="row">{d.date}</th>
                         {SEVERITIES.map((s) => (
                           <td key={s} className="num">
-                            {num(d.open[s])}
+                            {known(d.date) ? num(d.open[s]) : <span className="muted">—</span>}
                           </td>
                         ))}
                       </tr>
