@@ -1,5 +1,6 @@
 // Source operations shared by the CLI and the API: validation against the connector's schema,
 // secrets kept on reconfigure, masked presentation, the credential check, removal.
+import { createHash } from 'node:crypto';
 import { type CheckResult, type Connector, type ConnectorContext, readsFiles } from '../core/connector.ts';
 import { configError } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
@@ -27,7 +28,7 @@ export interface SourceView {
   unreadableSecrets?: string[];
 }
 
-function connectorContext(app: AppContext, source: { id: string; name: string }): ConnectorContext {
+export function connectorContext(app: AppContext, source: { id: string; name: string }): ConnectorContext {
   return {
     sourceName: source.name,
     log: app.log.child({ source: source.name }),
@@ -39,7 +40,7 @@ function connectorContext(app: AppContext, source: { id: string; name: string })
 }
 
 /** The bucket of a file-mode source for its check, or undefined when the file drop cannot be opened. */
-function fileModeBucket(app: AppContext, source: SourceRecord): SourceBucket | undefined {
+export function fileModeBucket(app: AppContext, source: Pick<SourceRecord, 'id' | 'name' | 'type' | 'config'>): SourceBucket | undefined {
   try {
     return openSourceBucket(app, source);
   } catch {
@@ -128,17 +129,44 @@ function resolveUrlCredentials(connector: Connector, stored: Record<string, unkn
   return out;
 }
 
-export async function addSource(app: AppContext, type: string, name: string, input: Record<string, unknown>): Promise<SourceRecord> {
-  const connector = app.registry.get(type);
-  if (!NAME_RE.test(name)) throw new InputError(`invalid source name '${name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
+/** What a save may carry over from a connection test of the same configuration (connection-test.ts). */
+export interface SaveOptions {
+  tested?: { state: Record<string, unknown>; secrets: string } | null;
+}
+
+/** A digest of a configuration's secret values: a test's scratch state applies to a save only when they are equal. */
+export function secretsDigest(connector: Connector, config: Record<string, unknown>): string {
+  const secrets = Object.keys(connector.fields)
+    .filter((k) => connector.fields[k]?.secret || connector.fields[k]?.urlCredentials)
+    .sort()
+    .map((k) => [k, config[k] ?? null]);
+  return createHash('sha256').update(JSON.stringify(secrets)).digest('hex');
+}
+
+function testedFor(connector: Connector, config: Record<string, unknown>, opts: SaveOptions): Record<string, unknown> | undefined {
+  return opts.tested && opts.tested.secrets === secretsDigest(connector, config) ? opts.tested.state : undefined;
+}
+
+/** Validates a new source's configuration (the checks of addSource before anything is exchanged or stored). */
+export function validateNew(
+  connector: Connector,
+  name: string | null,
+  input: Record<string, unknown>,
+): { config: Record<string, unknown>; schedule: string | null } {
+  if (name !== null && !NAME_RE.test(name)) throw new InputError(`invalid source name '${name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
   for (const [k, v] of Object.entries(input)) if (v === MASK) throw new InputError(`${k}: give the real value, not the mask`, k);
-  let { config, schedule } = validate(connector, input);
+  return validate(connector, input);
+}
+
+export async function addSource(app: AppContext, type: string, name: string, input: Record<string, unknown>, opts: SaveOptions = {}): Promise<SourceRecord> {
+  const connector = app.registry.get(type);
+  let { config, schedule } = validateNew(connector, name, input);
   if (await app.store.findSource(name)) throw new InputError(`a source named '${name}' exists already`, 'name');
   if (connector.onSave) {
     // onSave may exchange one-time values (OAuth codes); its state is written once the source exists.
     const pending = { id: '', name };
     let saved: Record<string, unknown> = {};
-    const ctx = connectorContext(app, pending);
+    const ctx = { ...connectorContext(app, pending), tested: testedFor(connector, config, opts) };
     ctx.state = {
       get: async () => saved,
       set: async (patch) => {
@@ -154,14 +182,30 @@ export async function addSource(app: AppContext, type: string, name: string, inp
 }
 
 /** Changes fields; a secret left out (or sent as the mask) keeps its stored value; '' clears a field. */
-export async function configureSource(app: AppContext, name: string, input: Record<string, unknown>): Promise<SourceRecord> {
+export async function configureSource(app: AppContext, name: string, input: Record<string, unknown>, opts: SaveOptions = {}): Promise<SourceRecord> {
   const source = await app.store.getSource(name);
   const connector = app.registry.get(source.type);
+  const next = reconfigured(connector, source, input);
+  if (!(await app.store.sourceStateReadable(source.id))) await app.store.setSourceState(source.id, {});
+  let { config } = next;
+  if (connector.onSave)
+    config = await connector.onSave(config, next.previous, { ...connectorContext(app, source), tested: testedFor(connector, config, opts) });
+  return app.store.updateSource(name, config, next.schedule);
+}
+
+/**
+ * The configuration a reconfigure of `source` with `input` would store (before `onSave`): the stored one
+ * with the changes applied and validated; `previous` is the stored one as the schema reads it.
+ */
+export function reconfigured(
+  connector: Connector,
+  source: SourceRecord,
+  input: Record<string, unknown>,
+): { config: Record<string, unknown>; schedule: string | null; previous: Record<string, unknown> | null } {
   const changes = resolveUrlCredentials(connector, source.config, input);
   // Secrets the master key cannot open are entered again (or cleared) here, or dropped by `secrets reset`.
   const missing = source.unreadableSecrets.filter((k) => !(k in changes) || changes[k] === MASK || changes[k] === undefined);
   if (missing.length) throw unreadableSecretsError({ name: source.name, unreadableSecrets: missing });
-  if (!(await app.store.sourceStateReadable(source.id))) await app.store.setSourceState(source.id, {});
   const merged: Record<string, unknown> = { ...source.config, ...(source.schedule ? { schedule: source.schedule } : {}) };
   for (const [k, v] of Object.entries(changes)) {
     if (v === MASK) continue;
@@ -170,12 +214,11 @@ export async function configureSource(app: AppContext, name: string, input: Reco
   }
   // Unknown keys must still be refused by the schema even when cleared.
   for (const k of Object.keys(changes)) if (!(k in connector.fields) && k !== 'schedule') merged[k] = changes[k];
-  let { config, schedule } = validate(connector, merged);
+  const { config, schedule } = validate(connector, merged);
   const before = connector.configSchema.safeParse({ ...source.config });
   const previous = before.success ? (before.data as Record<string, unknown>) : { ...source.config };
   checkSecretDestinations(connector, previous, config, changes);
-  if (connector.onSave) config = await connector.onSave(config, before.success ? previous : null, connectorContext(app, source));
-  return app.store.updateSource(name, config, schedule);
+  return { config, schedule, previous: before.success ? previous : null };
 }
 
 export async function checkSource(app: AppContext, name: string): Promise<{ ok: boolean; checks: CheckResult[]; warnings: string[] }> {
@@ -205,7 +248,7 @@ export async function checkSource(app: AppContext, name: string): Promise<{ ok: 
 }
 
 /** The models a source's streams write (none when its streams cannot be built). */
-function safeModels(connector: Connector, config: unknown, app: AppContext, source: { id: string; name: string }): ModelName[] {
+export function safeModels(connector: Connector, config: unknown, app: AppContext, source: { id: string; name: string }): ModelName[] {
   try {
     return connector.streams(config as Record<string, unknown>, connectorContext(app, source)).flatMap((s) => s.models);
   } catch {

@@ -59,6 +59,17 @@ export interface ConnectorContext {
   /** The source's bucket, for file-mode streams (set by the runner when the file drop is configured). */
   bucket?: SourceBucket;
   signal?: AbortSignal;
+  /**
+   * A connection test of a configuration that is not saved: `state` is a scratch copy, and nothing
+   * lasting may change upstream (no token revoked); the scratch state may be kept for the save.
+   */
+  trial?: boolean;
+  /**
+   * The scratch state a connection test of this same configuration ended with (e.g. the tokens a
+   * one-time authorization code was exchanged for): `onSave` adopts it instead of repeating an
+   * exchange that cannot be repeated. Given only when the test's secrets equal the saved ones.
+   */
+  tested?: Record<string, unknown>;
 }
 
 export interface StreamContext extends ConnectorContext {

@@ -262,3 +262,32 @@ export class FeedLookup {
     }
   }
 }
+
+/** What the feeds say of each of these CVEs (for a finding's page): KEV entry and EPSS score, null where absent. */
+export interface CveFeedFacts {
+  cve: string;
+  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
+  epss: { score: number; percentile: number | null } | null;
+}
+
+export async function cveFeedFacts(db: Driver, cves: string[]): Promise<CveFeedFacts[]> {
+  const wanted = [...new Set(cves.map((c) => c.trim().toUpperCase()).filter(Boolean))].slice(0, 500);
+  const out = new Map<string, CveFeedFacts>(wanted.map((c) => [c, { cve: c, kev: null, epss: null }]));
+  if (wanted.length === 0) return [];
+  const marks = wanted.map(() => '?').join(',');
+  for (const r of await db.all(`SELECT "cve", "date_added", "due_date", "ransomware", "name" FROM "feed_kev" WHERE "cve" IN (${marks})`, wanted)) {
+    const f = out.get(String(r.cve));
+    if (f)
+      f.kev = {
+        dateAdded: String(r.date_added),
+        dueDate: (r.due_date as string | null) ?? null,
+        ransomware: (r.ransomware as string | null) ?? null,
+        name: (r.name as string | null) ?? null,
+      };
+  }
+  for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss" WHERE "cve" IN (${marks})`, wanted)) {
+    const f = out.get(String(r.cve));
+    if (f) f.epss = { score: Number(r.score), percentile: r.percentile === null ? null : Number(r.percentile) };
+  }
+  return [...out.values()];
+}

@@ -20,6 +20,10 @@ export interface RemediationOptions {
   sourceIds?: string[];
   /** Only fixes from then on. */
   since?: Since | null;
+  /** Only fixes before then (ISO-8601). */
+  until?: string | null;
+  /** false: only the fixes (open counts and ages left at 0 and null), which spares a scan of every finding. */
+  openAges?: boolean;
   now: string;
 }
 
@@ -50,6 +54,10 @@ export async function remediationReport(db: Driver, opts: RemediationOptions): P
   const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", e."at")`;
   let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
   if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
+  if (opts.until) {
+    fixWhere += ` AND e."at" < ?`;
+    fixParams.push(opts.until);
+  }
   const fixes = await db.all(
     `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${atLeastZero(db, `${days(db, 'e."at"')} - ${days(db, start)}`)}) AS "mean"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
@@ -60,12 +68,15 @@ WHERE ${fixWhere} GROUP BY s."name", v."severity"`,
   // `age` holds one parameter (now), used twice: by AVG and by MAX.
   const openParams: unknown[] = [opts.now, opts.now];
   const age = atLeastZero(db, `${days(db, 'CAST(? AS TEXT)')} - ${days(db, 'COALESCE(v."first_seen", v."last_seen")')}`);
-  const opened = await db.all(
-    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${age}) AS "mean", MAX(${age}) AS "oldest"
+  const opened =
+    opts.openAges === false
+      ? []
+      : await db.all(
+          `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${age}) AS "mean", MAX(${age}) AS "oldest"
 FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id"
 WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source_id"', openParams)} GROUP BY s."name", v."severity"`,
-    openParams,
-  );
+          openParams,
+        );
 
   const rows = new Map<string, RemediationRow>();
   const rowOf = (source: unknown, severity: unknown): RemediationRow => {

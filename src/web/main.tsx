@@ -5,6 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { api, describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler } from './api.ts';
 import { AssetPage } from './pages/asset.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
+import { FindingPage } from './pages/finding.tsx';
 import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
@@ -12,6 +13,7 @@ import { OverviewPage } from './pages/overview.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
+import { TrendsPage } from './pages/trends.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
 import './style.css';
@@ -83,6 +85,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/runs', label: 'Runs', group: 'Data Sources Settings' },
   ...MODEL_VIEWS.map((m) => ({ href: `/inventory/${m.model}`, label: m.title, group: 'Inventory' })),
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
+  { href: '/reports/trends', label: 'Trends', group: 'Reports' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -155,7 +158,9 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/runs/:id', (p) => <RunPage id={p.id} />],
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
   ['/inventory/assets/:id', (p) => <AssetPage id={p.id} />],
+  ['/inventory/vulnerabilities/:id', (p) => <FindingPage id={p.id} />],
   ['/reports/coverage', () => <CoveragePage />],
+  ['/reports/trends', () => <TrendsPage />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];
 

@@ -69,6 +69,25 @@ for (const backend of BACKENDS) {
       assert.equal(list[0]!.ageDays, 9);
     });
 
+    it('tells per CVE what the feeds say (a finding page lists its CVEs with KEV and EPSS)', async () => {
+      const facts = await items('/api/v1/feeds/cves?cve=CVE-2024-1000&cve=cve-2024-1001&cve=CVE-2020-0001');
+      assert.deepEqual(facts, [
+        {
+          cve: 'CVE-2024-1000',
+          kev: {
+            dateAdded: `${day(-10)}T00:00:00.000Z`,
+            dueDate: `${day(-1)}T00:00:00.000Z`,
+            ransomware: 'Known',
+            name: 'Example Product flaw (CVE-2024-1000)',
+          },
+          epss: null,
+        },
+        { cve: 'CVE-2024-1001', kev: null, epss: { score: 0.42, percentile: 0.97 } },
+        { cve: 'CVE-2020-0001', kev: null, epss: null },
+      ]);
+      assert.equal((await auth({ method: 'GET', url: '/api/v1/feeds/cves' })).statusCode, 400);
+    });
+
     it('serves findings with the feed values beside the scanner’s, overdue as a filter, counts and stats', async () => {
       const kevd = await items('/api/v1/vulnerabilities?where=kevDateAdded!=null');
       assert.equal(kevd.length, 1);

@@ -73,10 +73,27 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
     await page.getByRole('columnheader', { name: /Scanner host \(scan\)/ }).waitFor();
     await page.getByRole('columnheader', { name: /CMDB record \(desk\)/ }).waitFor();
     await page.getByText(/rule serial/).waitFor();
+    // Why, by the records' names.
+    const records = (await (await page.request.get(served.url + `/api/v1/assets/${asset.id}/records`)).json()) as {
+      hosts: { hostname: string | null }[];
+      cmdbAssets: { name: string }[];
+    };
+    const cmdbName = records.cmdbAssets[0]!.name;
+    await page
+      .locator('.why li')
+      .filter({ hasText: `CMDB record ${cmdbName}: rule serial` })
+      .waitFor();
     await page.screenshot({ path: join(shots, 'asset.png') });
-    await page.getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('button', { name: `Unlink CMDB record ${cmdbName}` }).click();
     await page.getByText('Unlinked; kept across syncs.').waitFor();
     await page.getByText(/linked by none/).waitFor();
+    // Link it back by hand: find the CMDB record by name, then Link.
+    await page.getByLabel('Find a CMDB record').fill(cmdbName);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: `Link ${cmdbName}` }).click();
+    await page.getByText('Linked; kept across syncs.').waitFor();
+    await page.getByText(/linked by manual/).waitFor();
+    await page.getByRole('columnheader', { name: /CMDB record \(desk\)/ }).waitFor();
   });
 
   it('shows owners on findings and the coverage report with its lists', async () => {
@@ -93,7 +110,23 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
       await page.getByText(label).waitFor();
     await page.getByText('Scanned hosts not in the CMDB').click();
     await page.getByRole('heading', { name: 'Scanned hosts not in the CMDB', level: 2 }).waitFor();
-    assert.ok((await page.locator('section table tbody tr').count()) > 0);
+    const rows = await page.locator('section table tbody tr').count();
+    assert.ok(rows > 0);
+    // The number on the card is the list's length, and the columns are named for people.
+    const number = Number(((await page.locator('.card.stat[aria-current="true"] .stat-value').textContent()) ?? '').replace(/,/g, ''));
+    assert.equal(number, rows);
+    await page.getByText(`${rows} record`).waitFor();
+    await page.getByRole('columnheader', { name: 'Host name' }).waitFor();
+    // An urgent finding opens its finding page.
+    await page.getByText('Urgent findings without a ticket').click();
+    await page.getByRole('heading', { name: 'Urgent findings without a ticket', level: 2 }).waitFor();
+    const first = page.locator('section table tbody tr a').first();
+    await first.waitFor();
+    const finding = ((await first.textContent()) ?? '').trim();
+    await first.click();
+    await page.getByRole('heading', { name: finding, level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Scores and CVEs', level: 2 }).waitFor();
+    await page.goBack();
     await page.screenshot({ path: join(shots, 'coverage.png') });
     assert.deepEqual(pageErrors, []);
   });

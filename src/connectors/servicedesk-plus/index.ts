@@ -31,8 +31,13 @@ export async function saveSdpConfig(config: SdpConfig, previous: SdpConfig | nul
   if (!isCloudApi(config)) return rest;
   const before = (await ctx.state.get()) as TokenState;
   if (authorizationCode) {
-    const after = await exchangeAuthorizationCode(config, authorizationCode, ctx.state, ctx.log);
-    if (before.refreshToken && before.refreshToken !== after.refreshToken) {
+    // A connection test exchanged this code already (it works once): keep the tokens it obtained.
+    const tested = ctx.tested as TokenState | undefined;
+    const adopt = !!tested?.refreshToken && tested.tokenOwner === tokenOwner(config);
+    if (adopt) await ctx.state.set(tested as Record<string, unknown>);
+    const after = adopt ? (tested as TokenState) : await exchangeAuthorizationCode(config, authorizationCode, ctx.state, ctx.log);
+    // A test works on a scratch copy of the state: the stored token stays in use until the save.
+    if (!ctx.trial && before.refreshToken && before.refreshToken !== after.refreshToken) {
       // The old refresh token is replaced; revoke it so it does not count against Zoho's 20 per user.
       try {
         await revokeToken(previous && isCloudApi(previous) ? previous : config, before.refreshToken, ctx.log);

@@ -1,5 +1,6 @@
-// The change feed and the remediation report: GET /api/v1/changes (cursor-paged, oldest first, with
-// since/model/source/change filters and the records' `where` syntax) and GET /api/v1/reports/remediation.
+// The change feed and the reports made from it: GET /api/v1/changes (cursor-paged, oldest first, with
+// since/model/source/change filters and the records' `where` syntax), GET /api/v1/reports/remediation
+// and GET /api/v1/reports/trends (open findings by severity per day, mean time to remediate).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
@@ -9,6 +10,7 @@ import { CHANGE_KINDS } from '../../store/changes.ts';
 import { CHANGE_FIELDS } from '../../store/changes-feed.ts';
 import { parseFilter } from '../../store/filters.ts';
 import { remediationReport } from '../../store/remediation.ts';
+import { TREND_SEVERITIES, type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
 import { errorSchema } from '../errors.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
 
@@ -54,12 +56,20 @@ const remediationItem = {
   },
 } as const;
 
+const severityCounts = {
+  type: 'object',
+  properties: Object.fromEntries(TREND_SEVERITIES.map((s) => [s, { type: 'integer' }])),
+  required: [...TREND_SEVERITIES],
+} as const;
+
 function checked(values: string[], allowed: readonly string[], param: string): string[] {
   for (const v of values) if (!allowed.includes(v)) throw new InputError(`${param}: unknown value '${v}'; one of ${allowed.join(', ')}`, param);
   return values;
 }
 
 export function changeRoutes(app: AppContext) {
+  /** Recent trends reports by options and store fingerprint: a report reads every event of its window. */
+  const trendsCache = new Map<string, TrendsReport>();
   return async (f: FastifyInstance): Promise<void> => {
     const sourceIds = async (names: string[]): Promise<string[] | undefined> => {
       if (names.length === 0) return undefined;
@@ -155,6 +165,73 @@ export function changeRoutes(app: AppContext) {
         const generatedAt = nowIso();
         const items = await remediationReport(app.store.db, { sourceIds: await sourceIds(asList(req.query.source)), since, now: generatedAt });
         return { items, since: since?.at ?? null, generatedAt };
+      },
+    );
+
+    f.get<{ Querystring: { source?: string[]; days: number; to?: string } }>(
+      '/api/v1/reports/trends',
+      {
+        schema: {
+          tags: ['reports'],
+          summary: 'Trends from the change feed: open findings by severity at the end of each day, and mean time to remediate per severity',
+          description:
+            "Today's counts are the store's live open and reopened findings; each earlier day's is derived from the change feed (openings and closings after it). The mean time to remediate counts the fixes of the window, from first seen (or the last reopening) to the fix.",
+          querystring: {
+            type: 'object',
+            properties: {
+              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
+              days: { type: 'integer', minimum: 1, maximum: 366, default: 30, description: 'days in the window, its last day included' },
+              to: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the last day (YYYY-MM-DD, UTC); default and at most today' },
+            },
+            additionalProperties: false,
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                from: { type: 'string', description: 'first day (YYYY-MM-DD, UTC)' },
+                to: { type: 'string', description: 'last day' },
+                historyFrom: {
+                  type: ['string', 'null'],
+                  description:
+                    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
+                },
+                days: {
+                  type: 'array',
+                  items: { type: 'object', properties: { date: { type: 'string' }, open: severityCounts }, required: ['date', 'open'] },
+                },
+                remediation: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      severity: { type: 'string' },
+                      fixed: { type: 'integer', description: 'fixes in the window' },
+                      meanDaysToRemediate: { type: ['number', 'null'] },
+                    },
+                    required: ['severity', 'fixed', 'meanDaysToRemediate'],
+                  },
+                },
+                generatedAt: { type: 'string', format: 'date-time' },
+              },
+              required: ['from', 'to', 'historyFrom', 'days', 'remediation', 'generatedAt'],
+            },
+            400: errorSchema,
+          },
+        },
+      },
+      async (req) => {
+        const generatedAt = nowIso();
+        const ids = await sourceIds(asList(req.query.source));
+        const opts = { sourceIds: ids, days: req.query.days, to: req.query.to ?? null, now: generatedAt };
+        const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await trendsFingerprint(app.store.db)]);
+        let report = trendsCache.get(key);
+        if (!report) {
+          report = await trendsReport(app.store.db, opts);
+          if (trendsCache.size >= 32) trendsCache.delete(trendsCache.keys().next().value as string);
+          trendsCache.set(key, report);
+        }
+        return { ...report, generatedAt };
       },
     );
   };

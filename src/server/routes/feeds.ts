@@ -1,9 +1,11 @@
 // The offline feeds over HTTP: GET /api/v1/feeds (each feed's version, date, size, staleness) and
-// POST /api/v1/feeds (the raw file as the body: CISA KEV JSON or FIRST EPSS CSV, gzipped or not).
+// POST /api/v1/feeds (the raw file as the body: CISA KEV JSON or FIRST EPSS CSV, gzipped or not), and
+// GET /api/v1/feeds/cves (what the feeds say of given CVEs, for a finding's page).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
+import { cveFeedFacts } from '../../store/feeds.ts';
 import { errorSchema } from '../errors.ts';
 
 /** The largest feed file accepted (today's EPSS CSV is ~10 MB uncompressed, the KEV catalog ~1.5 MB). */
@@ -41,6 +43,52 @@ export function feedRoutes(app: AppContext) {
       async () => ({
         items: await feeds(app),
       }),
+    );
+
+    f.get<{ Querystring: { cve: string[] } }>(
+      '/api/v1/feeds/cves',
+      {
+        schema: {
+          tags: ['feeds'],
+          summary: 'What the imported feeds say of these CVEs: the CISA KEV entry and the EPSS score, null where a feed does not list one',
+          querystring: {
+            type: 'object',
+            properties: {
+              cve: { type: 'array', items: { type: 'string', maxLength: 40 }, minItems: 1, maxItems: 500, description: 'a CVE id; repeat for several' },
+            },
+            required: ['cve'],
+            additionalProperties: false,
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                items: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      cve: { type: 'string' },
+                      kev: {
+                        type: ['object', 'null'],
+                        properties: {
+                          dateAdded: { type: 'string' },
+                          dueDate: { type: ['string', 'null'] },
+                          ransomware: { type: ['string', 'null'] },
+                          name: { type: ['string', 'null'] },
+                        },
+                      },
+                      epss: { type: ['object', 'null'], properties: { score: { type: 'number' }, percentile: { type: ['number', 'null'] } } },
+                    },
+                  },
+                },
+              },
+            },
+            400: errorSchema,
+          },
+        },
+      },
+      async (req) => ({ items: await cveFeedFacts(app.store.db, req.query.cve) }),
     );
 
     // The body is the file itself, whatever its content type.

@@ -1,7 +1,8 @@
 // Sources: list, create, show, reconfigure, remove, credential check, start a sync. Every response
 // carries the masked view (secrets as "********"); the plaintext never leaves the store layer.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
+import { HeldTests, testConfiguration } from '../../app/connection-test.ts';
 import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
 import { ConflictError, InputError } from '../../core/errors.ts';
 import { exportStatusesOf } from '../../export/schedule.ts';
@@ -42,6 +43,11 @@ const checkSchema = {
       },
     },
     warnings: { type: 'array', items: { type: 'string' }, description: 'not failures: e.g. a stale offline feed' },
+    connectionTest: {
+      type: ['string', 'null'],
+      description:
+        'a test of an unsaved configuration that obtained something the save must keep (tokens from a one-time authorization code): send it as connectionTest with the save, within 10 minutes',
+    },
   },
   required: ['ok', 'checks'],
 } as const;
@@ -50,8 +56,21 @@ const checkSchema = {
 const ACTIVE_RUN_FRESH_MS = 90_000;
 
 const errors = { 400: errorSchema, 404: errorSchema, 409: errorSchema };
+const connectionTestProp = {
+  type: 'string',
+  maxLength: 100,
+  description: 'connectionTest of a test of this unsaved configuration: the save keeps what the test obtained (a one-time code is not exchanged twice)',
+} as const;
+const trialBody = {
+  config: { ...anyObject, description: 'the configuration as in the form (for a stored source: the changes; a secret left out keeps its value)' },
+  schedule: { type: ['string', 'null'] },
+} as const;
+
+/** Who made a request, so a test's held result serves only their save. */
+const ownerOf = (req: FastifyRequest): string => req.auth?.sessionHash ?? `user:${req.auth?.userId ?? '?'}`;
 
 export function sourceRoutes(app: AppContext, syncs: SyncManager) {
+  const held = new HeldTests();
   return async (f: FastifyInstance): Promise<void> => {
     const view = async (name: string) => {
       const s = await app.store.getSource(name);
@@ -73,7 +92,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.post<{ Body: { name: string; type: string; config?: Record<string, unknown>; schedule?: string | null } }>(
+    f.post<{ Body: { name: string; type: string; config?: Record<string, unknown>; schedule?: string | null; connectionTest?: string } }>(
       '/api/v1/sources',
       {
         schema: {
@@ -86,6 +105,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
               type: { type: 'string', minLength: 1 },
               config: anyObject,
               schedule: { type: ['string', 'null'], description: 'an interval such as 6h, or a cron expression; empty = manual only' },
+              connectionTest: connectionTestProp,
             },
             required: ['name', 'type'],
             additionalProperties: false,
@@ -94,12 +114,14 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         },
       },
       async (req, reply) => {
-        const { name, type, config = {}, schedule } = req.body;
+        const { name, type, config = {}, schedule, connectionTest } = req.body;
         app.registry.get(type);
         if (await app.store.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
         const input: Record<string, unknown> = { ...config };
         if (schedule !== undefined) input.schedule = schedule;
-        await addSource(app, type, name, input);
+        const tested = held.find(connectionTest, ownerOf(req), type, null);
+        await addSource(app, type, name, input, { tested });
+        if (tested) held.done(connectionTest);
         req.log.info({ source: name, type }, 'source created');
         return reply.code(201).send(await view(name));
       },
@@ -111,7 +133,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       async (req) => view(req.params.name),
     );
 
-    f.patch<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null } }>(
+    f.patch<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null; connectionTest?: string } }>(
       '/api/v1/sources/:name',
       {
         schema: {
@@ -120,17 +142,20 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           params: nameParams,
           body: {
             type: 'object',
-            properties: { config: anyObject, schedule: { type: ['string', 'null'] } },
+            properties: { config: anyObject, schedule: { type: ['string', 'null'] }, connectionTest: connectionTestProp },
             additionalProperties: false,
           },
           response: { 200: sourceViewSchema, ...errors },
         },
       },
       async (req) => {
-        const { config = {}, schedule } = req.body;
+        const { config = {}, schedule, connectionTest } = req.body;
         const changes: Record<string, unknown> = { ...config };
         if (schedule !== undefined) changes.schedule = schedule;
-        await configureSource(app, req.params.name, changes);
+        const source = await app.store.getSource(req.params.name);
+        const tested = held.find(connectionTest, ownerOf(req), source.type, source.name);
+        await configureSource(app, req.params.name, changes, { tested });
+        if (tested) held.done(connectionTest);
         req.log.info({ source: req.params.name, keys: Object.keys(changes) }, 'source configured');
         return view(req.params.name);
       },
@@ -159,10 +184,57 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.post<{ Params: { name: string } }>(
+    f.post<{ Body: { type: string; name?: string; config?: Record<string, unknown>; schedule?: string | null } }>(
+      '/api/v1/sources/check',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Test Connection before saving: the credential check on a new source configuration, which is not stored',
+          description:
+            'Validates like POST /api/v1/sources and runs the connector check; secrets are neither stored nor returned. A one-time authorization code is exchanged here: pass the answer’s connectionTest with the save.',
+          body: {
+            type: 'object',
+            properties: { type: { type: 'string', minLength: 1 }, name: { type: 'string', maxLength: 200 }, ...trialBody },
+            required: ['type'],
+            additionalProperties: false,
+          },
+          response: { 200: checkSchema, ...errors },
+        },
+      },
+      async (req) => {
+        const { type, name, config = {}, schedule } = req.body;
+        const input: Record<string, unknown> = { ...config };
+        if (schedule !== undefined && schedule !== null && schedule !== '') input.schedule = schedule;
+        const r = await testConfiguration(app, held, { type, name: name || null, input, owner: ownerOf(req) });
+        req.log.info({ type, ok: r.ok }, 'connection test of an unsaved source');
+        return r;
+      },
+    );
+
+    f.post<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null } }>(
       '/api/v1/sources/:name/check',
-      { schema: { tags: ['sources'], summary: 'Run the credential check', params: nameParams, response: { 200: checkSchema, 404: errorSchema } } },
-      async (req) => checkSource(app, req.params.name),
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Run the credential check; with a body, on the stored configuration with these unsaved changes (nothing stored)',
+          params: nameParams,
+          body: { type: 'object', properties: trialBody, additionalProperties: false },
+          response: { 200: checkSchema, ...errors },
+        },
+        // No body at all: the check of the stored configuration, as before.
+        preValidation: async (req) => {
+          if (req.body === undefined || req.body === null) req.body = {};
+        },
+      },
+      async (req) => {
+        if (!req.body.config && req.body.schedule === undefined) return { ...(await checkSource(app, req.params.name)), connectionTest: null };
+        const { config = {}, schedule } = req.body;
+        const input: Record<string, unknown> = { ...config };
+        if (schedule !== undefined) input.schedule = schedule;
+        const r = await testConfiguration(app, held, { source: req.params.name, input, owner: ownerOf(req) });
+        req.log.info({ source: req.params.name, ok: r.ok }, 'connection test of unsaved changes');
+        return r;
+      },
     );
 
     f.post<{ Params: { name: string }; Body: { full?: boolean; allowLargeRemoval?: boolean } }>(

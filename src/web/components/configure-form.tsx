@@ -1,10 +1,11 @@
 // A source's configuration form, generated from the connector's field metadata: sections and
 // "Advanced settings", write-only secrets, field-level errors from the server, Save Configuration and
-// Test Connection.
+// Test Connection (of the values in the form, saved or not), with the outcome at the top by the buttons.
 import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, type CheckResult, type ConnectorMeta, capitalize, describeError, type FieldMeta, type SourceView } from '../api.ts';
 import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
+import { CheckResults, FieldNotes } from './form-parts.tsx';
 
 const MASK = '********';
 /** A group of the form's fields, as the connector declares them; its other fields go under "Advanced settings". */
@@ -76,15 +77,17 @@ export function ConfigureForm(props: {
     props.flash ? { tone: 'success', title: props.flash } : null,
   );
   const [busy, setBusy] = useState<'save' | 'test' | null>(null);
-  const [check, setCheck] = useState<{ ok: boolean; checks: CheckResult[]; at: number } | null>(null);
+  const [check, setCheck] = useState<{ ok: boolean; checks: CheckResult[]; at: number; unsaved: boolean } | null>(null);
+  /** What a test obtained that the save must keep (a one-time code's tokens), held by the server. */
+  const [connectionTest, setConnectionTest] = useState<string | null>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
   const initial = useMemo(() => initialValues(connector, source), [connector, source]);
   const dirty = isNew || Object.keys(values).some((k) => values[k] !== initial[k]);
   const keys = connector.fields.map((f) => f.key);
 
   useEffect(() => {
-    if (summary) summaryRef.current?.focus();
-  }, [summary]);
+    if (summary || check) summaryRef.current?.focus();
+  }, [summary, check]);
 
   const set = (key: string, v: string | boolean) => {
     setValues((old) => ({ ...old, [key]: v }));
@@ -130,11 +133,20 @@ export function ConfigureForm(props: {
     }
     setBusy('save');
     setErrors({});
+    setCheck(null);
     try {
       const { config, schedule } = payload();
+      const kept = connectionTest ? { connectionTest } : {};
       const saved = isNew
-        ? await api<SourceView>('POST', '/api/v1/sources', { name: name.trim(), type: connector.type, config, ...(schedule !== undefined ? { schedule } : {}) })
-        : await api<SourceView>('PATCH', `/api/v1/sources/${encodeURIComponent(source.name)}`, { config, schedule });
+        ? await api<SourceView>('POST', '/api/v1/sources', {
+            name: name.trim(),
+            type: connector.type,
+            config,
+            ...(schedule !== undefined ? { schedule } : {}),
+            ...kept,
+          })
+        : await api<SourceView>('PATCH', `/api/v1/sources/${encodeURIComponent(source.name)}`, { config, schedule, ...kept });
+      setConnectionTest(null);
       setValues(initialValues(connector, saved));
       props.onSaved(saved);
     } catch (err) {
@@ -157,16 +169,40 @@ export function ConfigureForm(props: {
     }
   };
 
+  /** Checks the values in the form: unsaved ones without storing them, else the saved configuration. */
   const test = async () => {
-    if (!source) return;
     setBusy('test');
     setCheck(null);
+    // A banner from before ("Configuration saved", a refused save) is about something else now.
+    setSummary(null);
+    setErrors({});
     try {
-      const r = await api<{ ok: boolean; checks: CheckResult[] }>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
-      setCheck({ ...r, at: Date.now() });
-      props.onChecked?.();
+      const { config, schedule } = payload();
+      type Answer = { ok: boolean; checks: CheckResult[]; connectionTest?: string | null };
+      const r = isNew
+        ? await api<Answer>('POST', '/api/v1/sources/check', {
+            type: connector.type,
+            name: name.trim() || undefined,
+            config,
+            ...(schedule ? { schedule } : {}),
+          })
+        : dirty
+          ? await api<Answer>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`, { config, schedule })
+          : await api<Answer>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
+      if (r.connectionTest) setConnectionTest(r.connectionTest);
+      setCheck({ ok: r.ok, checks: r.checks, at: Date.now(), unsaved: dirty });
+      if (!dirty) props.onChecked?.();
     } catch (err) {
-      setCheck({ ok: false, checks: [{ id: 'request', ok: false, message: describeError(err), hint: null }], at: Date.now() });
+      const field = errorField(err, keys);
+      if (field)
+        setErrors({
+          [field]: fieldMessage(
+            err instanceof Error ? err.message : String(err),
+            connector.fields.find((f) => f.key === field),
+          ),
+        });
+      const msg = err instanceof ApiError && err.status === 400 ? humanize(err.message, connector.fields) : describeError(err);
+      setCheck({ ok: false, checks: [{ id: 'request', ok: false, message: msg, hint: null }], at: Date.now(), unsaved: dirty });
     } finally {
       setBusy(null);
     }
@@ -286,12 +322,26 @@ export function ConfigureForm(props: {
   const advanced = connector.fields.filter((f) => !placed.has(f.key) && visible(f, values));
   return (
     <form onSubmit={save} noValidate className="config-form" aria-label={`${shortName(connector)} configuration`}>
-      <div ref={summaryRef} tabIndex={-1} className="summary-anchor">
+      <div className="form-actions form-actions-top">
+        <button type="submit" className="primary" disabled={busy !== null}>
+          {busy === 'save' ? 'Saving…' : 'Save Configuration'}
+        </button>
+        <button type="button" onClick={test} disabled={busy !== null} aria-describedby="test-help">
+          {busy === 'test' ? 'Testing…' : 'Test Connection'}
+        </button>
+        <span id="test-help" className="help inline-help">
+          {dirty
+            ? 'Test Connection checks the values in this form without saving them.'
+            : 'Test Connection checks the saved credentials against the upstream system.'}
+        </span>
+      </div>
+      <div ref={summaryRef} tabIndex={-1} className="summary-anchor" aria-live="polite">
         {summary && (
           <Alert tone={summary.tone} title={summary.title}>
             {summary.text}
           </Alert>
         )}
+        {check && <CheckResults check={check} />}
       </div>
       {isNew && (
         <div className={`field${errors.name ? ' has-error' : ''}`}>
@@ -335,70 +385,6 @@ export function ConfigureForm(props: {
           {advanced.map(renderField)}
         </details>
       )}
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={busy !== null}>
-          {busy === 'save' ? 'Saving…' : 'Save Configuration'}
-        </button>
-        <button type="button" onClick={test} disabled={busy !== null || isNew} aria-describedby="test-help">
-          {busy === 'test' ? 'Testing…' : 'Test Connection'}
-        </button>
-        <span id="test-help" className="help inline-help">
-          {isNew
-            ? 'Save the configuration first; Test Connection checks the saved credentials.'
-            : dirty
-              ? 'You have unsaved changes: Test Connection checks the saved configuration.'
-              : 'Checks the saved credentials against the upstream system.'}
-        </span>
-      </div>
-      {check && (
-        <section className="check-results" aria-labelledby="check-title" aria-live="polite">
-          <h2 id="check-title">{check.ok ? 'Connection test passed' : 'Connection test failed'}</h2>
-          <ul className="checks">
-            {check.checks.map((c) => (
-              <li key={c.id} className={c.ok ? 'ok' : 'bad'}>
-                <span className="check-mark" aria-hidden="true">
-                  {c.ok ? '✓' : '✗'}
-                </span>
-                <div>
-                  <div>
-                    <span className="sr-only">{c.ok ? 'Passed: ' : 'Failed: '}</span>
-                    {capitalize(c.message)}
-                  </div>
-                  {c.hint && <div className="hint">Hint: {c.hint}</div>}
-                </div>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
     </form>
-  );
-}
-
-/** A field's error (when it has one) and help text, with the ids its input points at. */
-function FieldNotes({
-  errorId,
-  error,
-  helpId,
-  help,
-}: {
-  errorId: string | undefined;
-  error: string | undefined;
-  helpId: string | undefined;
-  help: string | null | undefined;
-}) {
-  return (
-    <>
-      {errorId && (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      )}
-      {help && (
-        <p className="help" id={helpId}>
-          {help}
-        </p>
-      )}
-    </>
   );
 }

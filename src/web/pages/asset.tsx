@@ -1,7 +1,8 @@
 // A correlated asset: its scanner hosts and CMDB records side by side, why they are linked (the rule,
-// the values that matched, vetoes and ambiguities), its owner, and manual link / unlink.
+// the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
+// (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
 import { type FormEvent, useEffect, useState } from 'react';
-import { api, describeError, get, type Rec } from '../api.ts';
+import { api, describeError, get, qs, type Rec } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
 
@@ -22,25 +23,40 @@ const ROWS: [string, string, string][] = [
   ['Owner', '', 'owner'],
   ['Assigned user', '', 'assignedUser'],
   ['Department', '', 'department'],
-  ['Last seen', 'lastSeen', 'lastSeen'],
+  ['Scanner last seen', 'scannerLastSeen', ''],
+  ['Last imported', 'lastSeen', 'lastSeen'],
 ];
+const DATES = new Set(['scannerLastSeen', 'lastSeen']);
 
-function Why({ details }: { details: Record<string, unknown> }) {
+/** A record's name for people: host name, FQDN or IP of a host, name or tag of a CMDB record, else its id's start. */
+function nameOf(r: Rec | undefined, id: unknown): string {
+  if (!r) return String(id).slice(0, 8);
+  return String(r.hostname ?? r.name ?? r.fqdn ?? r.assetTag ?? (r.ipAddresses as string[] | null)?.[0] ?? r.id);
+}
+
+/** The host a CMDB record of this asset is linked to (for its Unlink), from the asset's match details. */
+function hostOfCmdb(details: Record<string, unknown>, cmdbId: string, hosts: Rec[]): string | null {
+  const links = (details.links as Record<string, unknown>[] | undefined) ?? [];
+  const l = links.find((x) => x.cmdbAssetId === cmdbId);
+  return l ? String(l.hostId) : (hosts[0]?.id ?? null);
+}
+
+function Why({ details, records }: { details: Record<string, unknown>; records: Map<string, Rec> }) {
   const links = (details.links as Record<string, unknown>[] | undefined) ?? [];
   const unmatched = (details.unmatched as Record<string, unknown>[] | undefined) ?? [];
   return (
     <ul className="why">
       {links.map((l) => (
         <li key={`${l.hostId}-${l.cmdbAssetId}`}>
-          Host <code>{String(l.hostId).slice(0, 8)}</code> ↔ CMDB record <code>{String(l.cmdbAssetId).slice(0, 8)}</code>: rule{' '}
-          <strong>{String(l.rule)}</strong>
+          Scanner host <strong>{nameOf(records.get(String(l.hostId)), l.hostId)}</strong> ↔ CMDB record{' '}
+          <strong>{nameOf(records.get(String(l.cmdbAssetId)), l.cmdbAssetId)}</strong>: rule <strong>{String(l.rule)}</strong>
           {l.matched ? <> on {JSON.stringify(l.matched)}</> : null}
           {l.vetoed ? <div className="muted small">vetoed on the way: {JSON.stringify(l.vetoed)}</div> : null}
         </li>
       ))}
       {unmatched.map((u) => (
         <li key={String(u.hostId)}>
-          Host <code>{String(u.hostId).slice(0, 8)}</code> not linked ({String(u.status)}
+          Scanner host <strong>{nameOf(records.get(String(u.hostId)), u.hostId)}</strong> not linked ({String(u.status)}
           {u.rule ? `, ${String(u.rule)}` : ''}){u.candidates ? <> — candidates {(u.candidates as string[]).map((c) => c.slice(0, 8)).join(', ')}</> : null}
           {u.vetoed ? <div className="muted small">vetoed: {JSON.stringify(u.vetoed)}</div> : null}
         </li>
@@ -53,7 +69,8 @@ function Why({ details }: { details: Record<string, unknown> }) {
 export function AssetPage({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
   const data = useLoad((s) => get<AssetRecords>(`/api/v1/assets/${encodeURIComponent(id)}/records`, s), `${id}:${version}`);
-  const [cmdbId, setCmdbId] = useState('');
+  const [search, setSearch] = useState('');
+  const [found, setFound] = useState<Rec[] | null>(null);
   const [hostId, setHostId] = useState('');
   const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
   const name = data.data ? String(data.data.asset.name ?? id) : '';
@@ -73,6 +90,7 @@ export function AssetPage({ id }: { id: string }) {
     try {
       const r = await api<{ asset: Rec }>(action === 'link' ? 'POST' : 'DELETE', `/api/v1/assets/${encodeURIComponent(host)}/link`, { cmdbAssetId: cmdb });
       setMessage({ tone: 'success', text: `${action === 'link' ? 'Linked' : 'Unlinked'}; kept across syncs.` });
+      setFound(null);
       // The host may now sit in another asset (its own, after an unlink): show that one, message kept.
       if (r.asset.id !== asset.id) navigate(`/inventory/assets/${r.asset.id}`);
       else setVersion((v) => v + 1);
@@ -80,10 +98,24 @@ export function AssetPage({ id }: { id: string }) {
       setMessage({ tone: 'error', text: describeError(err) });
     }
   };
-  const submit = (e: FormEvent) => {
+  /** CMDB records whose name or asset tag contains the text, to link by hand. */
+  const submit = async (e: FormEvent) => {
     e.preventDefault();
-    void override('link', hostId || hosts[0]?.id || '', cmdbId.trim());
+    const text = search.trim();
+    if (!text) return;
+    try {
+      const [byName, byTag] = await Promise.all([
+        get<{ items: Rec[] }>(`/api/v1/cmdb-assets${qs({ 'name~': text, removed: 'false', limit: 20 })}`),
+        get<{ items: Rec[] }>(`/api/v1/cmdb-assets${qs({ 'assetTag~': text, removed: 'false', limit: 20 })}`),
+      ]);
+      const seen = new Set<string>();
+      setFound([...byName.items, ...byTag.items].filter((r) => !seen.has(r.id) && seen.add(r.id)));
+    } catch (err) {
+      setMessage({ tone: 'error', text: describeError(err) });
+    }
   };
+  const details = (asset.matchDetails as Record<string, unknown>) ?? {};
+  const records = new Map([...hosts, ...cmdbAssets].map((r) => [r.id, r]));
   const columns = [...hosts.map((h) => ({ kind: 'host' as const, r: h })), ...cmdbAssets.map((c) => ({ kind: 'cmdb' as const, r: c }))];
   return (
     <div>
@@ -118,7 +150,13 @@ export function AssetPage({ id }: { id: string }) {
                   <tr key={label}>
                     <th scope="row">{label}</th>
                     {columns.map((c) => (
-                      <td key={c.r.id}>{cell((c.kind === 'host' ? hk : ck) ? c.r[c.kind === 'host' ? hk : ck] : null)}</td>
+                      <td key={c.r.id}>
+                        {(() => {
+                          const k = c.kind === 'host' ? hk : ck;
+                          if (!k) return cell(null);
+                          return DATES.has(k) && c.r[k] ? dateTime(c.r[k] as string) : cell(c.r[k]);
+                        })()}
+                      </td>
                     ))}
                   </tr>
                 ))}
@@ -127,7 +165,11 @@ export function AssetPage({ id }: { id: string }) {
                   {columns.map((c) => (
                     <td key={c.r.id}>
                       {c.kind === 'cmdb' && hosts.length > 0 ? (
-                        <button type="button" onClick={() => void override('unlink', hosts[0]!.id, c.r.id)}>
+                        <button
+                          type="button"
+                          onClick={() => void override('unlink', hostOfCmdb(details, c.r.id, hosts) ?? hosts[0]!.id, c.r.id)}
+                          aria-label={`Unlink CMDB record ${nameOf(c.r, c.r.id)}`}
+                        >
                           Unlink
                         </button>
                       ) : null}
@@ -145,31 +187,75 @@ export function AssetPage({ id }: { id: string }) {
       </div>
       <section className="card" aria-labelledby="asset-why">
         <h2 id="asset-why">Why these records are one machine</h2>
-        <Why details={(asset.matchDetails as Record<string, unknown>) ?? {}} />
+        <Why details={details} records={records} />
       </section>
       <section className="card" aria-labelledby="asset-link">
         <h2 id="asset-link">Link a CMDB record by hand</h2>
-        <form onSubmit={submit} className="inline-form">
-          {hosts.length > 1 && (
+        {hosts.length === 0 ? (
+          <p className="help">This asset has no scanner host; link from the host’s asset instead.</p>
+        ) : (
+          <form onSubmit={submit} className="inline-form">
+            {hosts.length > 1 && (
+              <label>
+                Host{' '}
+                <select value={hostId} onChange={(e) => setHostId(e.target.value)}>
+                  {hosts.map((h) => (
+                    <option key={h.id} value={h.id}>
+                      {String(h.hostname ?? h.id)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
             <label>
-              Host{' '}
-              <select value={hostId} onChange={(e) => setHostId(e.target.value)}>
-                {hosts.map((h) => (
-                  <option key={h.id} value={h.id}>
-                    {String(h.hostname ?? h.id)}
-                  </option>
-                ))}
-              </select>
+              Find a CMDB record <input value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name or asset tag" required />
             </label>
-          )}
-          <label>
-            CMDB record id <input value={cmdbId} onChange={(e) => setCmdbId(e.target.value)} required disabled={hosts.length === 0} />
-          </label>
-          <button type="submit" disabled={hosts.length === 0}>
-            Link
-          </button>
-          {hosts.length === 0 && <p className="help">This asset has no scanner host; link from the host’s asset instead.</p>}
-        </form>
+            <button type="submit">Search</button>
+          </form>
+        )}
+        {found && (
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">CMDB records found</caption>
+              <thead>
+                <tr>
+                  <th scope="col">CMDB record</th>
+                  <th scope="col">Asset tag</th>
+                  <th scope="col">IP addresses</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">Link</th>
+                </tr>
+              </thead>
+              <tbody>
+                {found.length === 0 ? (
+                  <tr>
+                    <td colSpan={5} className="empty">
+                      No CMDB record matches.
+                    </td>
+                  </tr>
+                ) : (
+                  found.map((r) => (
+                    <tr key={r.id}>
+                      <th scope="row">{nameOf(r, r.id)}</th>
+                      <td>{cell(r.assetTag)}</td>
+                      <td>{cell(r.ipAddresses)}</td>
+                      <td>{String(r.source)}</td>
+                      <td>
+                        {cmdbAssets.some((c) => c.id === r.id) ? (
+                          <span className="muted">linked here</span>
+                        ) : (
+                          <button type="button" onClick={() => void override('link', hostId || hosts[0]!.id, r.id)} aria-label={`Link ${nameOf(r, r.id)}`}>
+                            Link
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))
+                )}
+              </tbody>
+            </table>
+          </div>
+        )}
       </section>
     </div>
   );

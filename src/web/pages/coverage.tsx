@@ -21,7 +21,7 @@ const KINDS = [
     kind: 'findingsWithoutTicket',
     label: 'Urgent findings without a ticket',
     columns: ['pluginName', 'severity', 'knownExploited', 'owner', 'department', 'status'],
-    link: (r: Rec) => (r.assetId ? `/inventory/assets/${r.assetId}` : null),
+    link: (r: Rec) => `/inventory/vulnerabilities/${r.id}`,
   },
   {
     kind: 'ticketsForFixedFindings',
@@ -30,6 +30,28 @@ const KINDS = [
     link: () => null,
   },
 ] as const;
+
+/** Column headings of the lists (the API's field names are not for people). */
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  assetTag: 'Asset tag',
+  ipAddresses: 'IP addresses',
+  state: 'State',
+  site: 'Site',
+  source: 'Source',
+  hostname: 'Host name',
+  repository: 'Repository',
+  os: 'Operating system',
+  pluginName: 'Vulnerability',
+  severity: 'Severity',
+  knownExploited: 'Known exploited',
+  owner: 'Owner',
+  department: 'Department',
+  status: 'Status',
+  displayId: 'Ticket',
+  subject: 'Subject',
+  assignee: 'Assignee',
+};
 
 type Report = Record<(typeof KINDS)[number]['kind'], number> & { days: number };
 
@@ -93,6 +115,11 @@ export function CoveragePage() {
       {open && (
         <section className="card" aria-labelledby="coverage-list">
           <h2 id="coverage-list">{open.label}</h2>
+          {list.data && (
+            <p className="muted small">
+              {num(list.data.items.length)} {list.data.items.length === 1 ? 'record' : 'records'}
+            </p>
+          )}
           {list.error ? (
             <Alert tone="error">{list.error}</Alert>
           ) : !list.data ? (
@@ -104,7 +131,7 @@ export function CoveragePage() {
               empty="Nothing here."
               columns={open.columns.map((c, i) => ({
                 key: c,
-                label: c,
+                label: LABELS[c] ?? c,
                 render: (row: Rec) => {
                   const href = i === 0 ? open.link(row) : null;
                   return href ? <Link href={href}>{cell(row[c])}</Link> : cell(row[c]);

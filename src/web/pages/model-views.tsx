@@ -42,7 +42,9 @@ export const VULN_COLUMNS: Column<Rec>[] = [
     sortable: true,
     render: (r) => (
       <>
-        <div>{cell(r.pluginName)}</div>
+        <div>
+          <Link href={`/inventory/vulnerabilities/${r.id}`}>{String(r.pluginName ?? `Plugin ${r.pluginId ?? ''}`)}</Link>
+        </div>
         <div className="muted small">Plugin {String(r.pluginId ?? '—')}</div>
         <FindingDetail r={r} />
       </>

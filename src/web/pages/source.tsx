@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { api, type ConnectorMeta, describeError, get, type SourceView } from '../api.ts';
 import { ConfigureForm } from '../components/configure-form.tsx';
-import { Link, navigate } from '../router.tsx';
+import { Link, navigate, setQuery } from '../router.tsx';
 import { Alert, PageHeader, Spinner, useLoad } from '../ui.tsx';
 import { ExportStatusPanel } from '../components/export-status.tsx';
 import { FilesPanel } from './files.tsx';
@@ -57,6 +57,10 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
     new URLSearchParams(location.search).get('saved') ? 'Configuration saved. Use Test Connection to check the credentials.' : null,
   );
   const [runId, setRunId] = useState<string | null>(null);
+  // The banner is shown once: a reload or a later visit does not bring back a stale "saved".
+  useEffect(() => {
+    if (new URLSearchParams(location.search).has('saved')) setQuery({ saved: null });
+  }, []);
   useEffect(() => {
     document.title = `${name} · Sources · Tributary`;
   }, [name]);
@@ -157,7 +161,10 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
             connector={connector}
             source={s}
             flash={flash}
-            onChecked={() => setVersion((v) => v + 1)}
+            onChecked={() => {
+              setFlash(null);
+              setVersion((v) => v + 1);
+            }}
             onSaved={() => {
               setFlash('Configuration saved. Use Test Connection to check the credentials.');
               setVersion((v) => v + 1);

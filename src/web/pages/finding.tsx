@@ -1,0 +1,332 @@
+// One finding: what it is (synopsis, description, solution), what the scanner saw (proof), its CVEs with
+// CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
+// asset and owner it belongs to.
+import { useEffect } from 'react';
+import { get, qs, type Rec } from '../api.ts';
+import { Link } from '../router.tsx';
+import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad } from '../ui.tsx';
+
+interface ChangeEvent {
+  id: string;
+  change: string;
+  from: string | null;
+  to: string | null;
+  runId: string;
+  at: string;
+}
+interface CveFacts {
+  cve: string;
+  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
+  epss: { score: number; percentile: number | null } | null;
+}
+
+const CHANGE_TEXT: Record<string, string> = {
+  new: 'First imported',
+  fixed: 'Fixed',
+  reopened: 'Reopened',
+  removed: 'Removed',
+  updated: 'Status changed',
+};
+const day = (iso: unknown) => (typeof iso === 'string' && iso ? iso.slice(0, 10) : null);
+const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(v < 0.1 ? 2 : 1)} %` : null);
+
+/** A label and value row of a definition list; nothing when the value is absent and `optional`. */
+function Prop({ label, value, optional }: { label: string; value: React.ReactNode; optional?: boolean }) {
+  if (optional && (value === null || value === undefined || value === '')) return null;
+  return (
+    <div className="prop">
+      <dt>{label}</dt>
+      <dd>{value === null || value === undefined || value === '' ? <span className="muted">—</span> : value}</dd>
+    </div>
+  );
+}
+
+export function FindingPage({ id }: { id: string }) {
+  const finding = useLoad((s) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s), id);
+  const f = finding.data;
+  const hostId = f?.hostId ? String(f.hostId) : null;
+  const assetId = f?.assetId ? String(f.assetId) : null;
+  const cves = (f?.cves as string[] | null) ?? [];
+  const pluginUrl = f ? `/api/v1/plugins${qs({ pluginId: String(f.pluginId ?? ''), source: f.source, limit: 1 })}` : '';
+  const plugin = useLoad((s) => (f?.pluginId ? get<{ items: Rec[] }>(pluginUrl, s).then((r) => r.items[0] ?? null) : Promise.resolve(null)), pluginUrl);
+  const host = useLoad((s) => (hostId ? get<Rec>(`/api/v1/hosts/${encodeURIComponent(hostId)}`, s) : Promise.resolve(null)), hostId ?? '-');
+  const asset = useLoad((s) => (assetId ? get<Rec>(`/api/v1/assets/${encodeURIComponent(assetId)}`, s) : Promise.resolve(null)), assetId ?? '-');
+  const history = useLoad(
+    (s) => get<{ items: ChangeEvent[] }>(`/api/v1/changes${qs({ model: 'vulnerabilities', recordId: id, limit: 1000 })}`, s),
+    `history:${id}`,
+  );
+  const tickets = useLoad(async (s) => {
+    const named = await get<{ items: Rec[] }>(`/api/v1/tickets${qs({ findingIds: id, limit: 100 })}`, s);
+    const onAsset = assetId ? await get<{ items: Rec[] }>(`/api/v1/tickets${qs({ assetIds: assetId, limit: 100 })}`, s) : { items: [] };
+    const seen = new Set(named.items.map((t) => t.id));
+    return [
+      ...named.items.map((t) => ({ t, why: 'names this finding' })),
+      ...onAsset.items.filter((t) => !seen.has(t.id)).map((t) => ({ t, why: 'about its asset' })),
+    ];
+  }, `tickets:${id}:${assetId}`);
+  const feeds = useLoad(
+    (s) => (cves.length ? get<{ items: CveFacts[] }>(`/api/v1/feeds/cves${qs({ cve: cves.slice(0, 500) })}`, s) : Promise.resolve({ items: [] })),
+    cves.join(','),
+  );
+  const title = f ? String(f.pluginName ?? `Plugin ${f.pluginId}`) : '';
+  useEffect(() => {
+    document.title = `${title || 'Finding'} · Vulnerabilities · Tributary`;
+  }, [title]);
+
+  if (finding.error)
+    return (
+      <Alert tone="error" title="Could not load the finding">
+        {finding.error}
+      </Alert>
+    );
+  if (!f) return <Spinner />;
+  const p = plugin.data;
+  const h = host.data;
+  const a = asset.data;
+  const hostName = h ? String(h.hostname ?? h.fqdn ?? (h.ipAddresses as string[] | null)?.[0] ?? h.id) : hostId;
+  const facts = new Map((feeds.data?.items ?? []).map((c) => [c.cve, c]));
+  const events = history.data?.items ?? [];
+  const seeAlso = (p?.seeAlso as string[] | null | undefined) ?? [];
+  return (
+    <div>
+      <PageHeader
+        crumbs={
+          <>
+            <span>Inventory</span> › <Link href="/inventory/vulnerabilities">Vulnerabilities</Link> › <span>{title}</span>
+          </>
+        }
+        title={title}
+        subtitle={
+          <>
+            <SeverityBadge severity={f.severity} /> · {String(f.status ?? 'unknown status')}
+            {f.knownExploited ? (
+              <>
+                {' '}
+                · <span className="kev">Known exploited</span>
+              </>
+            ) : null}{' '}
+            · plugin {String(f.pluginId ?? '—')}
+            {f.pluginFamily ? ` (${String(f.pluginFamily)})` : ''} · on {hostName ?? 'an unknown host'}
+            {f.port !== null && f.port !== undefined ? ` port ${String(f.port)}/${String(f.protocol ?? '')}` : ''}
+          </>
+        }
+      />
+      <div className="host-top">
+        <section className="card" aria-labelledby="finding-what">
+          <h2 id="finding-what">Synopsis</h2>
+          {f.synopsis || p?.synopsis ? <p>{String(f.synopsis ?? p?.synopsis)}</p> : <p className="muted">The scanner gave no synopsis.</p>}
+          {p?.description ? (
+            <details>
+              <summary>Description</summary>
+              <p className="prewrap">{String(p.description)}</p>
+            </details>
+          ) : null}
+          <h2 id="finding-solution">Solution</h2>
+          {f.solution || p?.solution ? <p className="prewrap">{String(f.solution ?? p?.solution)}</p> : <p className="muted">No solution given.</p>}
+          {seeAlso.length > 0 && (
+            <>
+              <h3>See also</h3>
+              <ul className="links">
+                {seeAlso.slice(0, 10).map((u) => (
+                  <li key={u}>
+                    {/^https?:\/\//.test(u) ? (
+                      <a href={u} rel="noreferrer noopener" target="_blank">
+                        {u}
+                      </a>
+                    ) : (
+                      u
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </section>
+        <section className="card" aria-labelledby="finding-asset">
+          <h2 id="finding-asset">Asset and owner</h2>
+          <dl className="props">
+            <Prop label="Host" value={hostId ? <Link href={`/inventory/hosts/${hostId}`}>{hostName}</Link> : null} />
+            <Prop label="IP addresses" value={h ? cell(h.ipAddresses) : null} />
+            <Prop label="Operating system" value={h ? cell(h.os) : null} />
+            <Prop label="Asset" value={assetId ? <Link href={`/inventory/assets/${assetId}`}>{String(a?.name ?? assetId)}</Link> : null} />
+            <Prop label="Owner" value={cell(f.owner ?? a?.owner)} />
+            <Prop label="Department" value={cell(f.department ?? a?.department)} />
+            <Prop label="Site" value={a ? cell(a.site) : null} optional />
+            <Prop label="Source" value={String(f.source)} />
+          </dl>
+          <h2 id="finding-dates">Dates</h2>
+          <dl className="props">
+            <Prop label="First seen" value={dateTime(f.firstSeen as string)} />
+            <Prop label="Last seen" value={dateTime(f.lastSeen as string)} />
+            <Prop label="Fixed" value={f.fixedAt ? dateTime(f.fixedAt as string) : null} optional />
+            <Prop label="Reopened" value={f.reopenedAt ? dateTime(f.reopenedAt as string) : null} optional />
+            <Prop
+              label="Due (SLA)"
+              value={
+                f.dueAt ? <span className={f.overdue ? 'bad-text' : undefined}>{`${dateTime(f.dueAt as string)}${f.overdue ? ' (overdue)' : ''}`}</span> : null
+              }
+            />
+          </dl>
+        </section>
+      </div>
+      <section className="card" aria-labelledby="finding-scores">
+        <h2 id="finding-scores">Scores and CVEs</h2>
+        <dl className="props props-inline">
+          <Prop label="CVSS v3" value={cell(f.cvssV3BaseScore)} />
+          <Prop label="CVSS v3 vector" value={p?.cvssV3Vector ? <code>{String(p.cvssV3Vector)}</code> : null} optional />
+          <Prop label="CVSS v2" value={cell(f.cvssV2BaseScore)} />
+          <Prop label="CVSS v4" value={p?.cvssV4BaseScore !== undefined && p?.cvssV4BaseScore !== null ? cell(p.cvssV4BaseScore) : null} optional />
+          <Prop label="VPR" value={cell(f.vprScore)} />
+          <Prop
+            label="EPSS"
+            value={
+              f.epssScore !== null && f.epssScore !== undefined
+                ? `${pct(f.epssScore)}${f.epssPercentile ? ` (percentile ${pct(f.epssPercentile)})` : ''}`
+                : null
+            }
+          />
+          <Prop
+            label="Known exploited (CISA KEV)"
+            value={f.knownExploited ? <span className="kev">Yes{f.kevDateAdded ? `, since ${day(f.kevDateAdded)}` : ''}</span> : 'No'}
+          />
+          <Prop label="Exploit available" value={cell(f.exploitAvailable)} />
+        </dl>
+        {cves.length === 0 ? (
+          <p className="muted">No CVE is named for this finding.</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">CVEs of this finding</caption>
+              <thead>
+                <tr>
+                  <th scope="col">CVE</th>
+                  <th scope="col">CVSS v3 (plugin)</th>
+                  <th scope="col">EPSS</th>
+                  <th scope="col">CISA KEV</th>
+                </tr>
+              </thead>
+              <tbody>
+                {cves.map((c) => {
+                  const x = facts.get(c.toUpperCase());
+                  return (
+                    <tr key={c}>
+                      <th scope="row">
+                        <a href={`https://nvd.nist.gov/vuln/detail/${encodeURIComponent(c)}`} rel="noreferrer noopener" target="_blank" className="cve">
+                          {c}
+                        </a>
+                      </th>
+                      <td>{cell(f.cvssV3BaseScore)}</td>
+                      <td>
+                        {x?.epss ? (
+                          `${pct(x.epss.score)}${x.epss.percentile !== null ? ` (percentile ${pct(x.epss.percentile)})` : ''}`
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
+                      <td>
+                        {x?.kev ? (
+                          <span className="kev">
+                            Listed {day(x.kev.dateAdded)}
+                            {x.kev.dueDate ? `, due ${day(x.kev.dueDate)}` : ''}
+                            {x.kev.ransomware === 'Known' ? ', used by ransomware' : ''}
+                          </span>
+                        ) : (
+                          'Not listed'
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {feeds.data?.items.every((x) => !x.kev && !x.epss) && cves.length > 0 && (
+          <p className="help">No imported feed lists these CVEs (import the CISA KEV catalog and the EPSS scores with `tributary feeds import`).</p>
+        )}
+      </section>
+      <section className="card" aria-labelledby="finding-proof">
+        <h2 id="finding-proof">Proof (plugin output)</h2>
+        {f.proof ? (
+          <pre className="proof proof-full">
+            {String(f.proof)}
+            {f.proofTruncated ? '\n… (truncated)' : ''}
+          </pre>
+        ) : (
+          <p className="muted">The scanner reported no plugin output.</p>
+        )}
+      </section>
+      <div className="finding-bottom">
+        <section className="card" aria-labelledby="finding-history">
+          <h2 id="finding-history">History</h2>
+          {history.error ? (
+            <Alert tone="error">{history.error}</Alert>
+          ) : !history.data ? (
+            <Spinner />
+          ) : (
+            <ol className="timeline" aria-label="History of this finding">
+              {f.firstSeen ? (
+                <li>
+                  <time dateTime={String(f.firstSeen)}>{dateTime(f.firstSeen as string)}</time> <strong>First seen by the scanner</strong>
+                </li>
+              ) : null}
+              {events.map((e) => (
+                <li key={e.id} className={`timeline-${e.change}`}>
+                  <time dateTime={e.at}>{dateTime(e.at)}</time> <strong>{CHANGE_TEXT[e.change] ?? e.change}</strong>
+                  {e.from || e.to ? (
+                    <span className="muted">
+                      {' '}
+                      ({e.from ?? 'new'} → {e.to ?? '—'})
+                    </span>
+                  ) : null}{' '}
+                  · <Link href={`/runs/${e.runId}`}>run</Link>
+                </li>
+              ))}
+              {events.length === 0 && <li className="muted">No change recorded since it was imported.</li>}
+            </ol>
+          )}
+        </section>
+        <section className="card" aria-labelledby="finding-tickets">
+          <h2 id="finding-tickets">Linked tickets</h2>
+          {tickets.error ? (
+            <Alert tone="error">{tickets.error}</Alert>
+          ) : !tickets.data ? (
+            <Spinner />
+          ) : tickets.data.length === 0 ? (
+            <p className="muted">No ticket names this finding or its asset.</p>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <caption className="sr-only">Tickets linked to this finding</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Ticket</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Assignee</th>
+                    <th scope="col">Linked because</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {tickets.data.map(({ t, why }) => (
+                    <tr key={t.id}>
+                      <th scope="row">
+                        <Link href={`/inventory/tickets/${t.id}`}>{String(t.displayId ?? t.externalId ?? t.id)}</Link>
+                      </th>
+                      <td>{cell(t.subject)}</td>
+                      <td>
+                        <Badge tone="neutral">{String(t.status ?? '—')}</Badge>
+                      </td>
+                      <td>{cell(t.assignee)}</td>
+                      <td>{why}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

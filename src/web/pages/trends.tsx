@@ -1,0 +1,250 @@
+// Trends (GET /api/v1/reports/trends): open findings by severity per day and the mean time to remediate
+// per severity, from the change history, drawn with Chart.js; the same numbers as tables underneath.
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
+import { useEffect, useRef } from 'react';
+import { get, qs, type SourceView } from '../api.ts';
+import { setQuery, useLocation } from '../router.tsx';
+import { Alert, num, PageHeader, SEVERITIES, Spinner, useLoad } from '../ui.tsx';
+
+Chart.register(LineController, LineElement, PointElement, BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+
+type Severity = (typeof SEVERITIES)[number];
+export interface TrendsReport {
+  from: string;
+  to: string;
+  historyFrom: string | null;
+  days: { date: string; open: Record<Severity, number> }[];
+  remediation: { severity: Severity; fixed: number; meanDaysToRemediate: number | null }[];
+  generatedAt: string;
+}
+
+const WINDOWS = [30, 90, 180, 365];
+const label = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** A severity's colour, from the stylesheet's variables (the same as the badges and bars). */
+function colour(s: Severity): string {
+  const v = getComputedStyle(document.documentElement)
+    .getPropertyValue(s === 'info' ? '--sev-info' : `--${s}`)
+    .trim();
+  return v || '#888';
+}
+
+/** A Chart.js chart on a canvas, rebuilt when its data change and destroyed with the component. */
+function ChartCanvas({ build, summary, id }: { build: (canvas: HTMLCanvasElement) => Chart; summary: string; id: string }) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  const buildRef = useRef(build);
+  buildRef.current = build;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the summary text changes exactly when the data do
+  useEffect(() => {
+    if (!ref.current) return;
+    const chart = buildRef.current(ref.current);
+    return () => chart.destroy();
+  }, [summary]);
+  return (
+    <div className="trend-chart">
+      <canvas ref={ref} id={id} role="img" aria-label={summary} />
+    </div>
+  );
+}
+
+export function TrendsPage() {
+  const { query } = useLocation();
+  const days = WINDOWS.includes(Number(query.get('days'))) ? Number(query.get('days')) : 30;
+  const source = query.get('source') ?? '';
+  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
+  const url = `/api/v1/reports/trends${qs({ days, source })}`;
+  const report = useLoad((s) => get<TrendsReport>(url, s), url);
+  useEffect(() => {
+    document.title = 'Trends · Tributary';
+  }, []);
+
+  const r = report.data;
+  /** Days before the first sync have no history: drawn as a gap, shown as a dash. */
+  const known = (date: string) => (!!r?.historyFrom && date >= r.historyFrom) || date === r?.generatedAt.slice(0, 10);
+  const latest = r?.days.at(-1)?.open;
+  const openSummary = r
+    ? `Open findings by severity per day, ${r.from} to ${r.to}; on ${r.to}: ${SEVERITIES.map((s) => `${s} ${latest?.[s] ?? 0}`).join(', ')}`
+    : '';
+  const mttrSummary = r
+    ? `Mean time to remediate per severity, fixes from ${r.from} to ${r.to}: ${r.remediation
+        .map((m) => `${m.severity} ${m.meanDaysToRemediate === null ? 'no fixes' : `${m.meanDaysToRemediate} days over ${m.fixed} fixes`}`)
+        .join(', ')}`
+    : '';
+
+  return (
+    <div>
+      <PageHeader
+        crumbs={
+          <>
+            <span>Reports</span> › <span>Trends</span>
+          </>
+        }
+        title="Trends"
+        subtitle="Open findings per day and how long fixes take, from the change history"
+        actions={
+          <div className="filters-inline">
+            <label className="inline">
+              Period
+              <select value={days} onChange={(e) => setQuery({ days: e.target.value === '30' ? null : e.target.value })}>
+                {WINDOWS.map((w) => (
+                  <option key={w} value={w}>
+                    Last {w} days
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="inline">
+              Source
+              <select value={source} onChange={(e) => setQuery({ source: e.target.value || null })}>
+                <option value="">All sources</option>
+                {(sources.data?.items ?? []).map((s) => (
+                  <option key={s.name} value={s.name}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+        }
+      />
+      {report.error && (
+        <Alert tone="error" title="Could not load the trends">
+          {report.error}
+        </Alert>
+      )}
+      {!r && !report.error && <Spinner />}
+      {r && (
+        <>
+          <section className="card" aria-labelledby="trend-open">
+            <h2 id="trend-open">Open findings by severity</h2>
+            <p className="muted small">
+              At the end of each day (today: now). Earlier days are derived from the change history of each finding
+              {r.historyFrom ? `, which starts on ${r.historyFrom} (the first sync); earlier days are not known` : '; there is none yet'}.
+            </p>
+            <ChartCanvas
+              id="chart-open"
+              summary={openSummary}
+              build={(canvas) =>
+                new Chart(canvas, {
+                  type: 'line',
+                  data: {
+                    labels: r.days.map((d) => d.date),
+                    datasets: SEVERITIES.map((s) => ({
+                      label: label(s),
+                      data: r.days.map((d) => (known(d.date) ? d.open[s] : null)),
+                      borderColor: colour(s),
+                      backgroundColor: colour(s),
+                      pointRadius: r.days.length > 60 ? 0 : 2,
+                      borderWidth: 2,
+                      tension: 0,
+                    })),
+                  },
+                  options: {
+                    animation: false,
+                    maintainAspectRatio: false,
+                    interaction: { mode: 'index', intersect: false },
+                    scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'Open findings' } } },
+                  },
+                })
+              }
+            />
+            <details className="trend-numbers">
+              <summary>Show the numbers</summary>
+              <div className="table-wrap">
+                <table aria-label="Open findings by severity per day">
+                  <thead>
+                    <tr>
+                      <th scope="col">Day</th>
+                      {SEVERITIES.map((s) => (
+                        <th key={s} scope="col" className="num">
+                          {label(s)}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {[...r.days].reverse().map((d) => (
+                      <tr key={d.date}>
+                        <th scope="row">{d.date}</th>
+                        {SEVERITIES.map((s) => (
+                          <td key={s} className="num">
+                            {known(d.date) ? num(d.open[s]) : <span className="muted">—</span>}
+                          </td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </details>
+          </section>
+          <section className="card" aria-labelledby="trend-mttr">
+            <h2 id="trend-mttr">Mean time to remediate</h2>
+            <p className="muted small">
+              Days from first seen (or the last reopening) to the fix, for the findings fixed from {r.from} to {r.to}.
+            </p>
+            <ChartCanvas
+              id="chart-mttr"
+              summary={mttrSummary}
+              build={(canvas) =>
+                new Chart(canvas, {
+                  type: 'bar',
+                  data: {
+                    labels: r.remediation.map((m) => label(m.severity)),
+                    datasets: [
+                      {
+                        label: 'Mean days to remediate',
+                        data: r.remediation.map((m) => m.meanDaysToRemediate ?? 0),
+                        backgroundColor: r.remediation.map((m) => colour(m.severity)),
+                      },
+                    ],
+                  },
+                  options: {
+                    animation: false,
+                    maintainAspectRatio: false,
+                    plugins: {
+                      legend: { display: false },
+                      tooltip: {
+                        callbacks: {
+                          label: (c) => {
+                            const m = r.remediation[c.dataIndex];
+                            return m?.meanDaysToRemediate === null ? 'no fixes' : `${m?.meanDaysToRemediate} days (${m?.fixed} fixes)`;
+                          },
+                        },
+                      },
+                    },
+                    scales: { y: { beginAtZero: true, title: { display: true, text: 'Days' } } },
+                  },
+                })
+              }
+            />
+            <div className="table-wrap">
+              <table aria-label="Mean time to remediate per severity">
+                <thead>
+                  <tr>
+                    <th scope="col">Severity</th>
+                    <th scope="col" className="num">
+                      Fixes
+                    </th>
+                    <th scope="col" className="num">
+                      Mean days to remediate
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {r.remediation.map((m) => (
+                    <tr key={m.severity}>
+                      <th scope="row">{label(m.severity)}</th>
+                      <td className="num">{num(m.fixed)}</td>
+                      <td className="num">{m.meanDaysToRemediate === null ? '—' : m.meanDaysToRemediate.toFixed(1)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
