@@ -48,11 +48,11 @@ const isSeverity = (s: unknown): s is Severity => TREND_SEVERITIES.includes(s as
 
 /**
  * What the report depends on besides its options: the newest finding event, the newest finished run and
- * the sources. Every write that changes a count leaves an event (a status change, a sweep) or ends a run
+ * the sources (the newest event by its number in the feed). Every write that changes a count leaves an event (a status change, a sweep) or ends a run
  * (a changed severity); removing a source changes the list. Cheap (two index ends and a small table).
  */
 export async function trendsFingerprint(db: Driver): Promise<string> {
-  const [e] = await db.all(`SELECT MAX("at") AS "at" FROM "changes" WHERE "model" = 'vulnerabilities'`);
+  const [e] = await db.all(`SELECT MAX("seq") AS "at" FROM "changes" WHERE "model" = 'vulnerabilities'`);
   const [r] = await db.all(`SELECT MAX("finished_at") AS "at" FROM "sync_runs"`);
   const s = await db.all(`SELECT "id" FROM "sources" ORDER BY "id"`);
   return `${e?.at ?? ''}|${r?.at ?? ''}|${s.map((x) => x.id).join(',')}`;
@@ -117,7 +117,11 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
   const firstParams: unknown[] = [];
   const [earliest] = empty
     ? []
-    : await db.all(`SELECT MIN(e."at") AS "at" FROM "changes" e WHERE e."model" = 'vulnerabilities'${sources('e."source_id"', firstParams)}`, firstParams);
+    : // The feed is numbered in write order: its first finding event (read from the model's index) is the oldest.
+      await db.all(
+        `SELECT e."at" AS "at" FROM "changes" e WHERE e."model" = 'vulnerabilities'${sources('e."source_id"', firstParams)} ORDER BY e."seq" LIMIT 1`,
+        firstParams,
+      );
   const historyFrom = earliest?.at ? String(earliest.at).slice(0, 10) : null;
 
   const rows = empty
