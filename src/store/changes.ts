@@ -151,6 +151,22 @@ export async function detectChanges(db: Driver, model: ModelName, rows: unknown[
   return { moved: model === 'vulnerabilities' && inserted > 0 };
 }
 
+const NEW_EVENTS = { head: `INSERT INTO "changes" (${COLUMNS})`, columns: 9, tail: '' };
+
+/**
+ * The events of an upsert group none of whose rows is stored yet (store.ts decides: the source held no
+ * record of the model when the run began, and the run has not stored these ids): each is `new`, with
+ * the status it arrives in, written as plain rows (PostgreSQL COPYs them) instead of compared with the
+ * table — on a first import the comparison and its INSERT … SELECT cost PostgreSQL as much as the
+ * findings' own COPY (measured: 5.1 s vs 7.9 s for 95k findings).
+ */
+export async function recordNewChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<Detected> {
+  const events = rows.map((r) => [stamp.at, r[0], 'new', stamp.sourceId, model, r[3] ?? null, null, statusAt >= 0 ? (r[statusAt] ?? null) : null, stamp.runId]);
+  await db.insertMany(NEW_EVENTS, events);
+  // The upsert still looks the ids up itself (`known` unset): a new id is never stamped as stored.
+  return { moved: false };
+}
+
 /**
  * fixedAt / reopenedAt of the findings the page fixed or reopened: the time of their event (found by
  * the page's time and run, one range of the feed's key). A finding first stored fixed or reopened

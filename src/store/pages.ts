@@ -3,7 +3,7 @@
 // the records were mapped, then written by the store, or by the SQLite page writer's thread
 // (sqlite-writer.ts) on its own connection.
 import type { IncomingRecord, ModelName } from '../core/models.ts';
-import { type ChangeStamp, detectChanges, stampFindingMoves } from './changes.ts';
+import { type ChangeStamp, detectChanges, recordNewChanges, stampFindingMoves } from './changes.ts';
 import type { Driver } from './driver.ts';
 import { type PreparedUpsert, prepareHostStubs, prepareUpserts, type WriteStamp } from './records.ts';
 
@@ -67,7 +67,9 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
         continue;
       }
       // Events are detected against the rows as they were before this page (changes.ts).
-      const detected = await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
+      const detected = u.allNew
+        ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
+        : await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
       await tx.insertMany(u.sql, u.rows, detected.known);
       if (detected.moved) await stampFindingMoves(tx, page.changes);
     }

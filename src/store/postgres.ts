@@ -99,6 +99,8 @@ class PostgresDriver implements Driver {
    */
   async #copyUpsert(client: pg.PoolClient, ins: InsertSql, rows: unknown[][], known?: Set<string>): Promise<void> {
     const { table, columns } = parseHead(ins.head);
+    // A plain insert (no conflict clause) is what COPY does.
+    if (!ins.tail && !ins.pgTail) return copyInto(client, table, columns, rows);
     if (columns.startsWith('"id",')) {
       const lookUp = async () =>
         (await client.query(`SELECT "id" FROM ${table} WHERE "id" = ANY($1::text[])`, [rows.map((r) => r[0] as string)])).rows.map((r: { id: string }) => r.id);

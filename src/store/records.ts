@@ -225,6 +225,8 @@ export interface PreparedUpsert {
   stub?: boolean;
   /** Column of the rows holding the status the change feed follows, or -1 (changes.ts). */
   statusAt: number;
+  /** None of the rows is stored yet (a source's first import, store.ts): each event is `new`, written without comparing. */
+  allNew?: boolean;
 }
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */

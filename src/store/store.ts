@@ -20,6 +20,7 @@ import {
   countMatching,
   hostLabels,
   countRecords,
+  type PreparedUpsert,
   type QueryOptions,
   type QueryPage,
   queryRecords,
@@ -427,6 +428,7 @@ export class Store {
   ): Promise<Record<string, number>> {
     if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
     const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
+    if (stored) await this.#markAllNew(stamp, page.upserts, stored);
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
     if (!stored) return written;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
@@ -438,6 +440,29 @@ export class Store {
       fresh[u.model] = (fresh[u.model] ?? 0) + n;
     }
     return fresh;
+  }
+
+  /** Per run and model: whether the source held no record of the model when the run began. */
+  #emptyAtStart = new Map<string, boolean>();
+
+  /**
+   * Upsert groups none of whose rows can be stored yet, so their events are all `new` (changes.ts
+   * recordNewChanges): the source held no record of the model when the run began (asked once per run
+   * and model, before the run's first page of it) and the run has not stored any of the ids. Hosts
+   * are left out: a page of findings may have written bare rows for them, which the run does not count.
+   */
+  async #markAllNew(stamp: WriteStamp, upserts: PreparedUpsert[], stored: RecordIdSet): Promise<void> {
+    for (const u of upserts) {
+      if (u.stub || u.model === 'hosts') continue;
+      const key = `${stamp.runId}\u0000${u.model}`;
+      let empty = this.#emptyAtStart.get(key);
+      if (empty === undefined) {
+        empty = (await this.db.all(`SELECT 1 AS "x" FROM ${q(tableOf(u.model))} WHERE "source_id" = ? LIMIT 1`, [stamp.sourceId])).length === 0;
+        if (this.#emptyAtStart.size > 1000) this.#emptyAtStart.clear();
+        this.#emptyAtStart.set(key, empty);
+      }
+      u.allNew = empty && u.rows.every((r) => !stored.has(r[0] as string));
+    }
   }
 
   /**
