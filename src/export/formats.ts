@@ -4,7 +4,8 @@
 import type { ConnectorProduct } from '../core/connector.ts';
 import { InputError } from '../core/errors.ts';
 import { hasHost, MODEL_NAMES, type ModelName } from '../core/models.ts';
-import { ecsBulkAction, ecsCompliance, ecsHost, ecsPackage, ecsVulnerability } from './ecs.ts';
+import { ecsBulkAction, ecsCompliance, ecsHost, ecsPackage } from './ecs.ts';
+import { ecsVulnerabilityJson, ocsfVulnerabilityJson } from './json-fast.ts';
 import { OCSF_VERSIONS, type OcsfVersion, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from './ocsf.ts';
 import { csvColumns, csvHeader, csvRow } from './tabular.ts';
 import { type Rec, toJson } from './values.ts';
@@ -89,13 +90,16 @@ export function lineWriter(model: ModelName, opts: FormatOptions): LineWriter {
     const columns = csvColumns(model);
     return { header: csvHeader(model), needsHost: false, line: (rec) => csvRow(columns, rec) };
   }
+  if (opts.format === 'ocsf' && model === 'vulnerabilities') {
+    const version = opts.ocsfVersion ?? '1.1.0';
+    return { header: null, needsHost: true, line: (rec, host, product) => ocsfVulnerabilityJson(rec, host, { version, product }) };
+  }
   if (opts.format === 'ocsf') {
     const m = ocsfMapper(model, opts);
     return { header: null, needsHost: m.needsHost, line: (rec, host, product) => toJson(m.event(rec, host, product)) };
   }
   const needsHost = hasHost(model);
   const map = (rec: Rec, host: Rec | null, product: ConnectorProduct): unknown => {
-    if (model === 'vulnerabilities') return ecsVulnerability(rec, host, product);
     if (model === 'compliance') return ecsCompliance(rec, host, product);
     if (model === 'software') return ecsPackage(rec, host, product);
     return ecsHost(rec, product, model);
@@ -105,7 +109,7 @@ export function lineWriter(model: ModelName, opts: FormatOptions): LineWriter {
     header: null,
     needsHost,
     line: (rec, host, product) => {
-      const doc = toJson(map(rec, host, product) as Record<string, unknown>);
+      const doc = model === 'vulnerabilities' ? ecsVulnerabilityJson(rec, host, product) : toJson(map(rec, host, product) as Record<string, unknown>);
       return bulk ? `${ecsBulkAction(String(rec.id))}\n${doc}` : doc;
     },
   };
