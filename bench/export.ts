@@ -3,7 +3,9 @@
 //
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
 //                        [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--only floor,ocsf,ecs]
-//                        [--cpu-prof DIR]
+//                        [--cpu-prof DIR] [--keep]
+// (--keep leaves the seeded SQLite store in place and prints its path, for profiling a phase by hand:
+//  node bench/export.ts --child ocsf --db sqlite:PATH --data-dir DIR)
 //
 // Set-up (not timed): a fresh store per backend with one Tenable.sc source, N/50 hosts and N findings
 // (plugin, name, severity, one or two CVEs, CVSS v2/v3, EPSS, VPR, known-exploited, status, port),
@@ -11,7 +13,7 @@
 // Every measurement then runs in a fresh child process (own peak RSS, getrusage maxrss), with the V8
 // flags `tributary` is launched with (bench/launch-flags.ts) unless --node-flags says otherwise:
 //   floor    the same finding rows read from the store by the export's own reader (src/store/export-read.ts
-//            recordPages: same SQL, same joins, same keyset paging of 1000, same record conversion) and each
+//            recordPages: same SQL, same joins, same keyset pages (stream.ts EXPORT_PAGE_SIZE), same record conversion) and each
 //            record JSON.stringify'd, one chunk per page, into a sink that discards it. The floor does not
 //            read the hosts (the export reads each page's few hosts, 20 per 1000 findings here: part of its work)
 //   ocsf     src/export/stream.ts exportChunks(vulnerabilities, OCSF 1.1.0): paging, the hosts of each
@@ -50,6 +52,7 @@ const { values: args } = parseArgs({
     'data-dir': { type: 'string' },
     only: { type: 'string', default: PHASES.join(',') },
     'cpu-prof': { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 
@@ -148,6 +151,10 @@ const discard = () =>
 
 async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
   const app = await openBenchApp(db, dataDir);
+  // Every module either phase runs is loaded before the clock starts (module loading is no part of the export).
+  const { recordPages } = await import('../src/store/export-read.ts');
+  const { exportChunks, EXPORT_PAGE_SIZE } = await import('../src/export/stream.ts');
+  const startRssMb = process.memoryUsage().rss / 1048576;
   let records = 0;
   let bytes = 0;
   const u0 = process.resourceUsage();
@@ -156,9 +163,8 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
   try {
     let source: AsyncIterable<string | Uint8Array>;
     if (phase === 'floor') {
-      const { recordPages } = await import('../src/store/export-read.ts');
       source = (async function* () {
-        for await (const page of recordPages(app.store.db, 'vulnerabilities', {}, 1000)) {
+        for await (const page of recordPages(app.store.db, 'vulnerabilities', {}, EXPORT_PAGE_SIZE)) {
           let chunk = '';
           for (const r of page) chunk += JSON.stringify(r) + '\n';
           records += page.length;
@@ -166,7 +172,6 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
         }
       })();
     } else {
-      const { exportChunks } = await import('../src/export/stream.ts');
       const fmt =
         phase === 'ocsf'
           ? ({ format: 'ocsf', ocsfVersion: '1.1.0' } as const)
@@ -190,7 +195,7 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
   const seconds = (performance.now() - t0) / 1000;
   const u = process.resourceUsage();
   const cpu = (u.userCPUTime + u.systemCPUTime) / 1e6 - cpuBefore;
-  process.stdout.write(JSON.stringify({ phase, records, bytes, seconds, cpu, maxRssMb: u.maxRSS / 1024 }) + '\n');
+  process.stdout.write(JSON.stringify({ phase, records, bytes, seconds, cpu, startRssMb, maxRssMb: u.maxRSS / 1024 }) + '\n');
 }
 
 function runChild(
@@ -198,7 +203,7 @@ function runChild(
   db: string,
   dataDir: string,
   flags: string[],
-): Promise<{ phase: Phase; records: number; bytes: number; seconds: number; cpu: number; maxRssMb: number }> {
+): Promise<{ phase: Phase; records: number; bytes: number; seconds: number; cpu: number; startRssMb: number; maxRssMb: number }> {
   return new Promise((resolve, reject) => {
     const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
     const p = spawn(process.execPath, [...flags, ...prof, fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--data-dir', dataDir], {
@@ -261,7 +266,7 @@ async function main(): Promise<void> {
           results[phase].records = res.records;
           results[phase].bytes = res.bytes;
           process.stderr.write(
-            `${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s (cpu ${res.cpu.toFixed(1)} s), ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, peak RSS ${res.maxRssMb.toFixed(0)} MB\n`,
+            `${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s (cpu ${res.cpu.toFixed(1)} s), ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, RSS ${res.startRssMb.toFixed(0)} MB at start, peak ${res.maxRssMb.toFixed(0)} MB\n`,
           );
         }
       }
@@ -279,7 +284,8 @@ async function main(): Promise<void> {
       }
     } finally {
       await dropPg?.();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (args.keep && !dropPg) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
+      else rmSync(dataDir, { recursive: true, force: true });
     }
   }
   process.stdout.write(table.join('\n') + '\n');

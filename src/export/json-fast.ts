@@ -112,7 +112,7 @@ export function ocsfVulnerabilityJson(rec: Rec, host: Rec | null, o: OcsfOptions
     f('first_seen_time', first) +
     f('last_seen_time', last) +
     f('modified_time', epochMs(str(rec, 'reopenedAt') ?? str(rec, 'fixedAt')));
-  return `${findingHead(life.activity, SEVERITY_ID[severity] ?? 0)},"time":${eventTime(rec)},"message":${q(title)},"status_id":${life.statusId},"status":${q(life.status)},"metadata":{"version":${q(o.version)}${f('uid', id)},"product":{"vendor_name":${q(o.product.vendor)},"name":${q(o.product.name)}}${f('log_name', source)}}${group('finding_info', findingInfo)},"vulnerabilities":[${vulns}],"device":${partJson(device)}${group('unmapped', unmapped)}}`;
+  return `${findingHead(life.activity, SEVERITY_ID[severity] ?? 0)},"time":${last ?? first ?? eventTime(rec)},"message":${q(title)},"status_id":${life.statusId},"status":${q(life.status)},"metadata":{"version":${q(o.version)}${f('uid', id)},"product":{"vendor_name":${q(o.product.vendor)},"name":${q(o.product.name)}}${f('log_name', source)}}${group('finding_info', findingInfo)},"vulnerabilities":[${vulns}],"device":${partJson(device)}${group('unmapped', unmapped)}}`;
 }
 
 /** A finding as an ECS vulnerability document: the JSON of ecs.ts ecsVulnerability. */
