@@ -6,7 +6,7 @@
 // Absent values (null, empty lists, empty objects) are left out, as compact() leaves them out.
 import type { ConnectorProduct } from '../core/connector.ts';
 import { ECS_VERSION, ecsHostFields } from './ecs.ts';
-import { cvssList, eventTime, findingLifecycle, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
+import { eventTime, findingLifecycle, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
 import { bool, compact, epochMs, list, num, type Rec, SEVERITY_CAPTION, sharedJson, str } from './values.ts';
 
 const q = JSON.stringify;
@@ -14,7 +14,27 @@ const q = JSON.stringify;
 /** `,"key":value` for a present string, number or boolean; '' when absent. */
 function f(key: string, v: string | number | boolean | null | undefined): string {
   if (v === null || v === undefined) return '';
-  return `,"${key}":${typeof v === 'string' ? q(v) : String(v)}`;
+  return `,"${key}":${typeof v === 'string' ? q(v) : v}`;
+}
+
+/** A list field's strings (list() without its copies when the stored list is already clean). */
+function strings(rec: Rec, field: string): string[] {
+  const v = rec[field];
+  if (!Array.isArray(v)) return [];
+  for (const x of v) if (typeof x !== 'string' || x === '') return list(rec, field);
+  return v as string[];
+}
+
+/** The `cvss` array's JSON (cvssList's entries): v3 then v2, with the vector where the record has one. */
+function cvssJson(rec: Rec, v3: number | null, v2: number | null): string {
+  let out = '';
+  if (v3 !== null) {
+    const vector = str(rec, 'cvssV3Vector');
+    const version = (vector && /^CVSS:(3\.[01])\//.exec(vector)?.[1]) || '3.0';
+    out = `{"version":"${version}","base_score":${v3}${f('vector_string', vector)}}`;
+  }
+  if (v2 !== null) out += `${out ? ',' : ''}{"version":"2.0","base_score":${v2}${f('vector_string', str(rec, 'cvssV2Vector'))}}`;
+  return out;
 }
 
 /** `,"key":[…]` for a non-empty list of strings. */
@@ -65,13 +85,13 @@ export function ocsfVulnerabilityJson(rec: Rec, host: Rec | null, o: OcsfOptions
   const solution = str(rec, 'solution');
   const synopsis = str(rec, 'synopsis');
   const epssScore = num(rec, 'epssScore');
-  const cves = list(rec, 'cves');
+  const cves = strings(rec, 'cves');
   const id = str(rec, 'id');
   const source = str(rec, 'source');
   const family = str(rec, 'pluginFamily');
-  const cvss = cvssList(rec);
+  const cvss = cvssJson(rec, num(rec, 'cvssV3BaseScore'), num(rec, 'cvssV2BaseScore'));
   let cveTail = '';
-  if (cvss.length) cveTail += `,"cvss":${q(cvss.map((c) => compact(c)))}`;
+  if (cvss) cveTail += `,"cvss":[${cvss}]`;
   if (epssScore !== null && cves.length) cveTail += `,"epss":{"score":${q(String(epssScore))}${f('percentile', num(rec, 'epssPercentile'))}}`;
   const vulnTail = `}${f('title', title)}${f('desc', synopsis)}${f('severity', SEVERITY_CAPTION[severity])}${f('first_seen_time', first)}${f('last_seen_time', last)}${f('is_exploit_available', bool(rec, 'exploitAvailable'))}${solution ? `,"remediation":{"desc":${q(solution)}}` : ''}${f('vendor_name', o.product.vendor)}}`;
   const ids = cves.length ? cves : [`${o.product.namespace.toUpperCase()}-PLUGIN-${pluginId ?? 'UNKNOWN'}`];
@@ -99,7 +119,7 @@ export function ocsfVulnerabilityJson(rec: Rec, host: Rec | null, o: OcsfOptions
     f('reopenedAt', str(rec, 'reopenedAt')) +
     f('proof', str(rec, 'proof')) +
     f('proofTruncated', bool(rec, 'proofTruncated')) +
-    fl('ticketIds', list(rec, 'ticketIds')) +
+    fl('ticketIds', strings(rec, 'ticketIds')) +
     f('assetId', str(rec, 'assetId')) +
     f('owner', o.version === '1.1.0' ? str(rec, 'owner') : null) +
     f('department', str(rec, 'department')) +
@@ -117,7 +137,7 @@ export function ocsfVulnerabilityJson(rec: Rec, host: Rec | null, o: OcsfOptions
 
 /** A finding as an ECS vulnerability document: the JSON of ecs.ts ecsVulnerability. */
 export function ecsVulnerabilityJson(rec: Rec, host: Rec | null, product: ConnectorProduct): string {
-  const cves = list(rec, 'cves');
+  const cves = strings(rec, 'cves');
   const pluginId = str(rec, 'pluginId');
   const v3 = num(rec, 'cvssV3BaseScore');
   const v2 = num(rec, 'cvssV2BaseScore');
