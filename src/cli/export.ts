@@ -1,4 +1,4 @@
-// `tributary export MODEL --format ocsf|ecs|jsonl|csv [--source S]… [--where …]… [--since RUN_ID|TIME]
+// `tributary export MODEL --format ocsf|ocsf-parquet|ecs|jsonl|csv [--source S]… [--where …]… [--since RUN_ID|TIME]
 // [--out FILE|-|s3://BUCKET/PREFIX] [--ocsf-version 1.1.0|1.3.0] [--ecs-bulk]`: every matching record,
 // streamed, with a progress line on a terminal.
 import type { Command } from 'commander';
@@ -26,7 +26,7 @@ interface ExportOpts {
 export function registerExportCommand(program: Command): void {
   program
     .command('export <model>')
-    .description(`stream every matching record as OCSF, ECS, JSON Lines or CSV: ${MODEL_NAMES.join(', ')}`)
+    .description(`stream every matching record as OCSF (JSON Lines or Parquet), ECS, JSON Lines or CSV: ${MODEL_NAMES.join(', ')}`)
     .option('--format <format>', `${EXPORT_FORMATS.join(', ')}`)
     .option('--source <name>', 'only records of this source (repeatable)', collect, [])
     .option('--where <field=value>', 'filter as in query (repeatable; also != > >= < <= and ~)', collect, [])

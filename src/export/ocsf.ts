@@ -15,11 +15,11 @@ export interface OcsfOptions {
 
 type Event = Record<string, unknown>;
 
-const SEVERITY_ID: Record<string, number> = { info: 1, low: 2, medium: 3, high: 4, critical: 5 };
+export const SEVERITY_ID: Record<string, number> = { info: 1, low: 2, medium: 3, high: 4, critical: 5 };
 const SEVERITY_NAME = ['Unknown', 'Informational', 'Low', 'Medium', 'High', 'Critical'];
 
 /** The classification attributes every event starts with. */
-function classify(category: [number, string], cls: [number, string], activity: [number, string], severityId: number): Event {
+export function classify(category: [number, string], cls: [number, string], activity: [number, string], severityId: number): Event {
   return {
     activity_id: activity[0],
     activity_name: activity[1],
@@ -38,7 +38,7 @@ function metadata(rec: Rec, o: OcsfOptions): Event {
   return { version: o.version, uid: str(rec, 'id'), product: { vendor_name: o.product.vendor, name: o.product.name }, log_name: str(rec, 'source') };
 }
 
-function eventTime(rec: Rec): number {
+export function eventTime(rec: Rec): number {
   return epochMs(str(rec, 'lastSeen')) ?? epochMs(str(rec, 'firstSeen')) ?? Date.now();
 }
 
@@ -130,7 +130,7 @@ const machineUnmapped = perRecord((machine) =>
 );
 
 /** A finding's status as OCSF finding status and activity (open = new/create, reopened = update, fixed = close). */
-function findingLifecycle(rec: Rec): { statusId: number; status: string; activity: [number, string] } {
+export function findingLifecycle(rec: Rec): { statusId: number; status: string; activity: [number, string] } {
   const removed = rec.removed === true;
   const status = str(rec, 'status');
   if (status === 'fixed' || removed) return { statusId: 4, status: 'Resolved', activity: [3, 'Close'] };
@@ -140,7 +140,7 @@ function findingLifecycle(rec: Rec): { statusId: number; status: string; activit
 }
 
 /** CVSS entries of a finding: v3 then v2, with the vector where the record has one. */
-function cvssList(rec: Rec): Event[] {
+export function cvssList(rec: Rec): Event[] {
   const out: Event[] = [];
   const v3 = num(rec, 'cvssV3BaseScore');
   if (v3 !== null) {

@@ -88,7 +88,7 @@ export async function addDestination(app: AppContext, input: DestinationInput): 
     sourceId: source?.id ?? null,
     target: target.startsWith('s3://') ? target : resolve(target),
     format: fmt.format,
-    ocsfVersion: fmt.format === 'ocsf' ? (fmt.ocsfVersion ?? '1.1.0') : null,
+    ocsfVersion: fmt.format === 'ocsf' || fmt.format === 'ocsf-parquet' ? (fmt.ocsfVersion ?? '1.1.0') : null,
     ecsBulk: fmt.ecsBulk === true,
     models,
     mode,

@@ -27,7 +27,7 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket: m[1], prefix: m[2] };
 }
 
-const FILE_LIKE = /\.(jsonl|ndjson|json|csv)$/i;
+const FILE_LIKE = /\.(jsonl|ndjson|json|csv|parquet)$/i;
 
 /** The object key or file under a prefix/folder: the prefix itself when it names a file, else the generated name inside it. */
 export function keyUnder(prefix: string, name: string): string {
@@ -44,9 +44,12 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-const toBuffers = async function* (chunks: AsyncIterable<string>, count: { bytes: number }): AsyncGenerator<Buffer> {
+/** Export chunks: text, or bytes (Parquet). */
+export type ExportChunk = string | Uint8Array;
+
+const toBuffers = async function* (chunks: AsyncIterable<ExportChunk>, count: { bytes: number }): AsyncGenerator<Buffer> {
   for await (const c of chunks) {
-    const b = Buffer.from(c, 'utf8');
+    const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c.buffer, c.byteOffset, c.byteLength);
     count.bytes += b.length;
     yield b;
   }
@@ -65,7 +68,7 @@ function s3For(app: AppContext): { backend: FileDropBackend; owned: boolean } {
  */
 export async function writeExport(
   app: AppContext,
-  chunks: AsyncIterable<string>,
+  chunks: AsyncIterable<ExportChunk>,
   out: string,
   name: string,
   opts: { folder?: boolean; contentType?: string } = {},

@@ -119,7 +119,8 @@ export function perRecord<T>(fn: (r: Rec, key: string) => T): (r: Rec, key?: str
 
 const jsonOf = new WeakMap<object, string>();
 
-function sharedJson(value: object): string {
+/** JSON of a frozen (memoized, shared) part, computed once per part. */
+export function sharedJson(value: object): string {
   let s = jsonOf.get(value);
   if (s === undefined) {
     s = JSON.stringify(value);

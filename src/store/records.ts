@@ -557,7 +557,7 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
-function whereClauses(
+export function whereClauses(
   model: ModelName,
   opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>,
   params: unknown[],

@@ -14,6 +14,7 @@ import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
 import { validateOcsf } from './ocsf-schema.ts';
+import { readOcsfParquet } from './parquet-read.ts';
 import { storeRun } from './seed.ts';
 
 const readLines = (file: string) => readFileSync(file, 'utf8').trim().split('\n');
@@ -46,6 +47,8 @@ for (const backend of BACKENDS) {
       const siem = join(db.dataDir, 'siem');
       await addDestination(app, { name: 'lake', target: lake, format: 'jsonl', models: ['vulnerabilities'], mode: 'changes' });
       await addDestination(app, { name: 'siem', source: 'a', target: siem, format: 'ocsf', ocsfVersion: '1.3.0' });
+      const parquet = join(db.dataDir, 'security-lake');
+      await addDestination(app, { name: 'security-lake', target: parquet, format: 'ocsf-parquet', models: ['vulnerabilities'] });
       await assert.rejects(addDestination(app, { name: 'bad', target: siem, format: 'ocsf', models: ['tickets'] }), InputError);
       await assert.rejects(addDestination(app, { name: 'bad', target: '-', format: 'csv' }), InputError);
 
@@ -63,6 +66,12 @@ for (const backend of BACKENDS) {
         'models without records get no file',
       );
       for (const f of siemFiles) for (const l of readLines(join(siem, 'a', f))) assert.deepEqual(validateOcsf('1.3.0', JSON.parse(l)), []);
+      const [pqFile, ...more] = readdirSync(join(parquet, 'a'));
+      assert.equal(more.length, 0);
+      assert.match(pqFile, /^vulnerabilities-\d{8}T\d{6}Z-full-[0-9a-f]{8}\.ocsf\.parquet$/);
+      const events = await readOcsfParquet(readFileSync(join(parquet, 'a', pqFile)));
+      assert.equal(events.length, 5);
+      for (const e of events) assert.deepEqual(validateOcsf('1.1.0', e), []);
 
       const [status] = await exportStatusesOf(app, 'a');
       assert.equal(status.destination, 'lake');

@@ -11,6 +11,7 @@ import { fieldsOf } from '../../src/core/models.ts';
 import type { FormatOptions } from '../../src/export/formats.ts';
 import { resolveSince } from '../../src/export/since.ts';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
+import { recordPages } from '../../src/store/export-read.ts';
 import { parseFilter } from '../../src/store/filters.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { validateOcsf } from './ocsf-schema.ts';
@@ -55,6 +56,19 @@ for (const backend of BACKENDS) {
           assert.equal(e.device.ip, (host.ipAddresses as string[])[0]);
         }
         assert.equal(out.find((e) => e.unmapped.source === 'lab').metadata.product.vendor_name, 'Tenable');
+      }
+    });
+
+    test('the export reader returns exactly the records query returns, in id order, for every model and filter', async () => {
+      const lab = await app.store.getSource('lab');
+      for (const model of ['vulnerabilities', 'hosts', 'software', 'compliance'] as const) {
+        for (const opts of [{}, { sourceIds: [lab.id] }, ...(model === 'vulnerabilities' ? [{ filters: [parseFilter('severity>=high')] }] : [])]) {
+          const want = (await app.store.query(model, { ...opts, limit: 1000 })).records;
+          const got: unknown[] = [];
+          for await (const page of recordPages(app.store.db, model, opts, 3)) got.push(...page);
+          assert.ok(want.length > 0, model);
+          assert.deepEqual(got, want, model);
+        }
       }
     });
 

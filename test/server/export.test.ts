@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fieldsOf } from '../../src/core/models.ts';
 import { validateOcsf } from '../export/ocsf-schema.ts';
+import { readOcsfParquet } from '../export/parquet-read.ts';
 import { seedSource } from '../export/seed.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
@@ -62,6 +63,22 @@ for (const backend of BACKENDS) {
       const lines = ecs.body.trim().split('\n');
       assert.equal(lines.length, 28);
       assert.ok(JSON.parse(lines[0]).index._id);
+    });
+
+    test('OCSF as Parquet download: the same events as the JSON download, as a binary file', async () => {
+      const res = await download(h, '/api/v1/export/vulnerabilities?format=ocsf-parquet&severity=high', auth);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['content-type'], 'application/vnd.apache.parquet');
+      assert.match(String(res.headers['content-disposition']), /filename="vulnerabilities-\d{8}T\d{6}Z\.ocsf\.parquet"/);
+      const json = await download(h, '/api/v1/export/vulnerabilities?format=ocsf&severity=high', auth);
+      const want = json.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.ok(want.length > 0);
+      assert.deepEqual(await readOcsfParquet(res.rawPayload), want);
+      const bad = await call(h.server, { method: 'GET', url: '/api/v1/export/tickets?format=ocsf-parquet', headers: auth });
+      assert.equal(bad.statusCode, 400, 'an unmappable model answers 400 before the first byte');
     });
 
     test('scheduled export destinations: add, run now, status on the source, remove', async () => {

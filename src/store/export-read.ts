@@ -1,0 +1,96 @@
+// Reading every matching record of a model in id order, a page at a time, for exports: the rows of
+// `query` (same filters, same joins, same fields), converted by a reader compiled once per model
+// (column names and value kinds worked out before the first row, not per field of every row) with
+// the SLA policy and clock read once per page.
+import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
+import type { Driver, Row } from './driver.ts';
+import { type QueryOptions, recordColumns, recordFrom, whereClauses } from './records.ts';
+import { columnOf } from './schema.ts';
+import { slaPolicy, withSla } from './sla.ts';
+
+type Kind = 0 | 1 | 2 | 3; // text, json, bool, number
+const KIND: Record<string, Kind> = { json: 1, bool: 2, int: 3, real: 3 };
+
+interface Reader {
+  names: string[];
+  columns: string[];
+  kinds: Kind[];
+  findings: boolean;
+}
+
+const readers = new Map<ModelName, Reader>();
+
+function readerOf(model: ModelName): Reader {
+  let r = readers.get(model);
+  if (r) return r;
+  const defs: FieldDef[] = [...COMMON_FIELDS, ...MODEL_FIELDS[model]];
+  r = {
+    names: defs.map((f) => f.name),
+    columns: defs.map((f) => (f.name === 'source' ? 'source_name' : columnOf(f.name))),
+    kinds: defs.map((f) => (f.name === 'source' ? 0 : (KIND[f.kind] ?? 0))),
+    findings: model === 'vulnerabilities',
+  };
+  readers.set(model, r);
+  return r;
+}
+
+/** One stored row as the record `query` returns (the same fields and values as records.ts rowToRecord). */
+function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof slaPolicy>): StoredRecord {
+  const out: Record<string, unknown> = {};
+  const { names, columns, kinds } = r;
+  for (let i = 0; i < names.length; i++) {
+    const v = row[columns[i]];
+    if (v === null || v === undefined) {
+      out[names[i]] = null;
+      continue;
+    }
+    switch (kinds[i]) {
+      case 1:
+        out[names[i]] = typeof v === 'string' ? JSON.parse(v) : v;
+        break;
+      case 2:
+        out[names[i]] = Number(v) === 1;
+        break;
+      case 3:
+        out[names[i]] = Number(v);
+        break;
+      default:
+        out[names[i]] = typeof v === 'string' ? v : String(v);
+    }
+  }
+  if (r.findings) {
+    out.synopsis = (row.plugin_synopsis as string | null | undefined) ?? null;
+    out.solution = (row.plugin_solution as string | null | undefined) ?? null;
+    withSla(out, now, policy);
+  }
+  return out as StoredRecord;
+}
+
+export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>;
+
+/**
+ * Every record matching the options, in id order, as pages of at most `pageSize` (keyset paging on the
+ * id: each page is one indexed range read, whatever the depth). A page is read when the consumer asks for it.
+ */
+export async function* recordPages(db: Driver, model: ModelName, opts: ExportReadOptions, pageSize = 1000): AsyncGenerator<StoredRecord[]> {
+  const reader = readerOf(model);
+  const params: unknown[] = [];
+  const where = whereClauses(model, opts, params);
+  if (where === null) return;
+  const head = `SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE `;
+  const tail = ` ORDER BY r."id" LIMIT ${Math.max(1, Math.floor(pageSize))}`;
+  const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${recordColumns(model)} FROM ${recordFrom(model)}${tail}`;
+  const next = `${head}${[...where, `r."id" > ?`].join(' AND ')}${tail}`;
+  let last: string | null = null;
+  for (;;) {
+    const rows: Row[] = last === null ? await db.all(first, params) : await db.all(next, [...params, last]);
+    if (rows.length === 0) return;
+    const now = Date.now();
+    const policy = slaPolicy();
+    const page = new Array<StoredRecord>(rows.length);
+    for (let i = 0; i < rows.length; i++) page[i] = toRecord(reader, rows[i], now, policy);
+    last = String(rows[rows.length - 1].id);
+    yield page;
+    if (rows.length < pageSize) return;
+  }
+}
