@@ -4,7 +4,7 @@
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../core/models.ts';
 import type { Driver, Row } from './driver.ts';
-import { type QueryOptions, recordColumns, recordFrom, whereClauses } from './records.ts';
+import { joinedColumns, type QueryOptions, recordColumns, recordFrom, whereClauses } from './records.ts';
 import { columnOf } from './schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
 
@@ -24,10 +24,11 @@ function readerOf(model: ModelName): Reader {
   let r = readers.get(model);
   if (r) return r;
   const defs: FieldDef[] = [...COMMON_FIELDS, ...MODEL_FIELDS[model]];
+  const joined = joinedColumns(model);
   r = {
-    names: defs.map((f) => f.name),
-    columns: defs.map((f) => (f.name === 'source' ? 'source_name' : columnOf(f.name))),
-    kinds: defs.map((f) => (f.name === 'source' ? 0 : (KIND[f.kind] ?? 0))),
+    names: [...defs.map((f) => f.name), ...joined.map((j) => j.name)],
+    columns: [...defs.map((f) => (f.name === 'source' ? 'source_name' : columnOf(f.name))), ...joined.map((j) => j.column)],
+    kinds: [...defs.map((f) => (f.name === 'source' ? 0 : (KIND[f.kind] ?? 0))), ...joined.map((): Kind => 0)],
     findings: model === 'vulnerabilities',
   };
   readers.set(model, r);
@@ -58,11 +59,7 @@ function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof sl
         out[names[i]] = typeof v === 'string' ? v : String(v);
     }
   }
-  if (r.findings) {
-    out.synopsis = (row.plugin_synopsis as string | null | undefined) ?? null;
-    out.solution = (row.plugin_solution as string | null | undefined) ?? null;
-    withSla(out, now, policy);
-  }
+  if (r.findings) withSla(out, now, policy);
   return out as StoredRecord;
 }
 

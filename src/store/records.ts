@@ -709,6 +709,11 @@ function joinedAlias(field: string): string {
   return `joined_${columnOf(field)}`;
 }
 
+/** A model's joined fields (all text) and the columns recordColumns selects them as. */
+export function joinedColumns(model: ModelName): { name: string; column: string }[] {
+  return Object.keys(JOINED[model] ?? {}).map((name) => ({ name, column: joinedAlias(name) }));
+}
+
 /** What a record query selects: the record, its source's name, and its joined fields. */
 export function recordColumns(model: ModelName): string {
   const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
