@@ -7,8 +7,9 @@
 //   node bench/correlation.ts [--rows 100000] [--only sqlite,postgres] [--quick]
 //                             [--pg-url postgres://postgres@127.0.0.1:5432/test] [--reuse DIR]
 //
-// --reuse DIR (SQLite only): keeps the loaded store in DIR/base-<rows>.db and measures a copy of it, so
-// a second run skips the load (for trying changes to the correlation itself).
+// --reuse DIR: keeps the loaded store (SQLite: DIR/base-<rows>.db; PostgreSQL: the database
+// tributary_bench_base_<rows>, dropped by hand) and measures a copy of it, so a second run skips the
+// load (for trying changes to the correlation itself).
 //
 // Targets: full ≤ 30 s on each store, peak RSS ≤ 400 MB, incremental ≤ 5 % of full.
 import { spawnSync } from 'node:child_process';
@@ -163,16 +164,35 @@ async function measure(url: string): Promise<void> {
   }
 }
 
+const pgUrl = (name: string) => {
+  const u = new URL(args['pg-url']);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+/** A fresh database; with --reuse, a copy of the loaded one (PostgreSQL's template copy), loaded first when missing. */
 async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: args['pg-url'] });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  if (args.reuse) {
+    const base = `tributary_bench_base_${rows}`;
+    if ((await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [base])).rowCount === 0) {
+      await admin.query(`CREATE DATABASE ${base}`);
+      try {
+        const t = performance.now();
+        const loaded = await load(pgUrl(base));
+        process.stderr.write(`postgres: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      } catch (err) {
+        await admin.query(`DROP DATABASE IF EXISTS ${base}`);
+        throw err;
+      }
+    } else process.stderr.write(`postgres: reusing database ${base}\n`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${base}`);
+  } else await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const u = new URL(args['pg-url']);
-  u.pathname = `/${name}`;
   try {
-    return await fn(u.toString());
+    return await fn(pgUrl(name));
   } finally {
     const c = new pg.Client({ connectionString: args['pg-url'] });
     await c.connect();
@@ -182,14 +202,16 @@ async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
-async function scenario(kind: string, url: string, reuse?: { base: string; run: string }): Promise<void> {
+async function scenario(kind: string, url: string, reuse?: { base: string; run: string } | 'loaded'): Promise<void> {
   const t = performance.now();
-  if (reuse && existsSync(reuse.base)) process.stderr.write(`${kind}: reusing ${reuse.base}\n`);
+  if (reuse === 'loaded') {
+    // loaded already
+  } else if (reuse && existsSync(reuse.base)) process.stderr.write(`${kind}: reusing ${reuse.base}\n`);
   else {
-    const loaded = await load(reuse ? `sqlite:${reuse.base}` : url);
+    const loaded = await load(reuse ? `sqlite:${(reuse as { base: string }).base}` : url);
     process.stderr.write(`${kind}: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
   }
-  if (reuse) copyFileSync(reuse.base, reuse.run);
+  if (reuse && reuse !== 'loaded') copyFileSync(reuse.base, reuse.run);
   const self = fileURLToPath(import.meta.url);
   const child = spawnSync(
     process.execPath,
@@ -232,5 +254,5 @@ if (args.measure) {
       else rmSync(dir, { recursive: true, force: true });
     }
   }
-  if (only.has('postgres')) await withPostgres((url) => scenario('postgres', url));
+  if (only.has('postgres')) await withPostgres((url) => scenario('postgres', url, args.reuse ? 'loaded' : undefined));
 }

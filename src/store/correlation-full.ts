@@ -250,6 +250,9 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     await updateFromScratch(tx, 'rec_vulnerabilities', 'host_id', fields);
     await updateFromScratch(tx, 'rec_cmdb_assets', 'id', ['asset_id']);
     await tx.run(`DELETE FROM "asset_scratch"`);
+    // The tables were rewritten whole: PostgreSQL plans the next incremental pass's lookups (IN lists on
+    // their indexes) from statistics, which until autovacuum comes by would describe the old rows.
+    if (tx.dialect === 'postgres') for (const t of ['asset_idents', 'asset_links', 'rec_assets']) await tx.run(`ANALYZE "${t}"`);
     return { mode: 'full', hosts: H, cmdbAssets: cmdbIds.length, assets, linked, ambiguous, replacedAssetIds: new Set<string>() };
   });
 }
