@@ -1,7 +1,7 @@
 // A MatchContext for the full pass, holding a whole CMDB side in little memory: each record's
-// identifiers packed into one string, and the index from identifier values to records keyed by a
-// 30-bit hash of (kind, value) rather than the value itself (a hash shared by two values is told
-// apart by checking the record's own values). Answers exactly as MemoryContext does. Pure.
+// identifiers packed into one string, and the index from identifier values to records a sorted typed
+// array of 30-bit hashes of (kind, value) rather than the values themselves (a hash shared by two
+// values is told apart by checking the record's own values). Answers exactly as MemoryContext does. Pure.
 import { IDENT_KINDS, type IdentKind, type MatchContext } from './engine.ts';
 import type { Identifiers } from './normalize.ts';
 
@@ -9,6 +9,8 @@ const KIND = '\u0001';
 const VALUE = '\u0002';
 const NONE: string[] = Object.freeze([]) as unknown as string[];
 const KIND_POS = new Map<IdentKind, number>(IDENT_KINDS.map((k, i) => [k, i]));
+/** Records per index pair: a pair is hash · PAIR + record, below 2^53. */
+const PAIR = 2 ** 23;
 
 /** FNV-1a over the kind's position and the value, folded to 30 bits (a small integer in V8). */
 export function keyOf(kind: number, value: string): number {
@@ -27,7 +29,10 @@ export class CompactContext implements MatchContext {
   /** Per record: its identifiers packed (kinds in IDENT_KINDS order, then the scope), or the object when a value holds a separator. */
   readonly #packed: (string | Identifiers)[] = [];
   readonly #byId = new Map<string, number>();
-  readonly #index = new Map<number, number | number[]>();
+  /** The index: (hash, record) pairs as hash · 2^23 + record (exact in a double), sorted once all records are in. */
+  #pending: number[] = [];
+  #keys = new Int32Array(0);
+  #recs = new Int32Array(0);
   readonly #hostIps = new Map<string, HostEntry | HostEntry[]>();
   readonly #claims = new Map<string, string[]>();
   readonly #links = new Map<string, string[]>();
@@ -53,6 +58,7 @@ export class CompactContext implements MatchContext {
   /** Adds a CMDB record (each id once). */
   addCmdb(c: Identifiers): void {
     const n = this.#ids.length;
+    if (n >= PAIR) throw new Error(`the correlation index holds at most ${PAIR} CMDB records`);
     this.#ids.push(c.id);
     this.#byId.set(c.id, n);
     const parts: string[] = [];
@@ -61,11 +67,7 @@ export class CompactContext implements MatchContext {
       const values = c[IDENT_KINDS[k]!];
       for (const v of values) {
         if (v === '' || v.includes(KIND) || v.includes(VALUE)) plain = false;
-        const key = keyOf(k, v);
-        const had = this.#index.get(key);
-        if (had === undefined) this.#index.set(key, n);
-        else if (typeof had === 'number') this.#index.set(key, [had, n]);
-        else had.push(n);
+        this.#pending.push(keyOf(k, v) * PAIR + n);
       }
       parts.push(values.join(VALUE));
     }
@@ -95,13 +97,46 @@ export class CompactContext implements MatchContext {
     return seg === '' ? NONE : seg.split(VALUE);
   }
 
+  /** Sorts the pairs added since the last lookup into the index (records in the order they were added). */
+  #seal(): void {
+    const pairs = new Float64Array(this.#keys.length + this.#pending.length);
+    for (let i = 0; i < this.#keys.length; i++) pairs[i] = this.#keys[i]! * PAIR + this.#recs[i]!;
+    pairs.set(this.#pending, this.#keys.length);
+    this.#pending = [];
+    pairs.sort();
+    this.#keys = new Int32Array(pairs.length);
+    this.#recs = new Int32Array(pairs.length);
+    for (let i = 0; i < pairs.length; i++) {
+      const key = Math.floor(pairs[i]! / PAIR);
+      this.#keys[i] = key;
+      this.#recs[i] = pairs[i]! - key * PAIR;
+    }
+  }
+
   cmdbWith(kind: IdentKind, value: string): string[] {
+    if (this.#pending.length > 0) this.#seal();
     const k = KIND_POS.get(kind)!;
-    const hit = this.#index.get(keyOf(k, value));
-    if (hit === undefined) return NONE;
+    const key = keyOf(k, value);
+    const keys = this.#keys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= keys.length || keys[lo] !== key) return NONE;
     const out: string[] = [];
-    for (const n of typeof hit === 'number' ? [hit] : hit) if (this.#values(n, k).includes(value)) out.push(this.#ids[n]!);
+    for (let i = lo; i < keys.length && keys[i] === key; i++) {
+      const n = this.#recs[i]!;
+      if (this.#values(n, k).includes(value)) out.push(this.#ids[n]!);
+    }
     return out;
+  }
+
+  /** The position of a CMDB record in the order they were added, or undefined. */
+  indexOf(id: string): number | undefined {
+    return this.#byId.get(id);
   }
 
   cmdb(id: string): Identifiers | undefined {

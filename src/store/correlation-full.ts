@@ -126,12 +126,10 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
 
     // The CMDB side, indexed by every identifier value; its records get integer ids after the hosts'.
     const cmdbIds: string[] = [];
-    const cmdbIndex = new Map<string, number>();
     let ctx = new CompactContext(await loadOverrides(tx, null));
     for await (const rows of pages(tx, 'rec_cmdb_assets', CMDB_COLS)) {
       for (const row of rows) {
         const x = cmdbIdentifiers(toRec('cmdb-assets', row));
-        cmdbIndex.set(x.id, cmdbIds.length);
         cmdbIds.push(x.id);
         ctx.addCmdb(x);
         for (const r of identRows('c', x)) await idents.add(r);
@@ -147,7 +145,7 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
         if (l.cmdbAssetId !== '') {
           linked++;
           edgeHost.push(idx);
-          edgeCmdb.push(cmdbIndex.get(l.cmdbAssetId)!);
+          edgeCmdb.push(ctx.indexOf(l.cmdbAssetId)!);
         } else if (l.rule === 'ambiguous') ambiguous++;
         await links.add(l);
       }
@@ -169,7 +167,6 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     for (const l of later) await record(l.idx, l.x.id, matchSecond(l.x, l.first, ctx));
     later.length = 0;
     ctx = new CompactContext();
-    cmdbIndex.clear();
     await links.flush();
     await idents.flush();
     await tx.run(`CREATE INDEX "asset_idents_value" ON "asset_idents" ("kind", "value")`);
