@@ -16,6 +16,7 @@ import {
   hostColumns,
   identRows,
   insertLinks,
+  inList,
   interner,
   loadByIds,
   loadOverrides,
@@ -194,18 +195,18 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
       }
       const recs = new Map<string, Rec>();
       const identOf = new Map<string, Identifiers>();
-      for (const row of await loadByIds(tx, 'rec_hosts', hcols, hIds)) {
+      for (const row of await loadByIds(tx, 'rec_hosts', hcols, inList(tx, hIds))) {
         const r = toRec('hosts', row);
         identOf.set(r.id, hostIdentifiers(r));
         recs.set(r.id, slim('hosts', r, intern));
       }
-      for (const row of await loadByIds(tx, 'rec_cmdb_assets', CMDB_COLS, cIds)) {
+      for (const row of await loadByIds(tx, 'rec_cmdb_assets', CMDB_COLS, inList(tx, cIds))) {
         const r = toRec('cmdb-assets', row);
         identOf.set(r.id, cmdbIdentifiers(r));
         recs.set(r.id, slim('cmdb-assets', r, intern));
       }
-      const linksOfHost = await storedLinks(tx, hIds);
-      const findings = await openFindings(tx, hIds);
+      const linksOfHost = await storedLinks(tx, inList(tx, hIds));
+      const findings = await openFindings(tx, inList(tx, hIds));
       const built: ReturnType<typeof buildAsset>[] = [];
       const placed: unknown[][] = [];
       for (let g = g0; g < g1; g++) {

@@ -113,7 +113,21 @@ export function interner(): (v: unknown) => unknown {
   };
 }
 
-export async function loadByIds(db: Driver, table: string, cols: string[], ids: string[]): Promise<Row[]> {
+/**
+ * Values for IN lists of CHUNK at most, padded on SQLite with repeats of the first to one of a few
+ * lengths: its driver keeps every statement it prepared, and an IN list of thousands compiles to a
+ * large program, so one statement per list length held ~100 MB in a full pass. A repeat matches nothing twice.
+ */
+export function inList(db: Driver, values: string[]): string[] {
+  if (db.dialect !== 'sqlite' || values.length === 0) return values;
+  const to = values.length > 4096 ? Math.ceil(values.length / CHUNK) * CHUNK : Math.max(64, 2 ** Math.ceil(Math.log2(values.length)));
+  const out = values.slice();
+  while (out.length < to) out.push(values[0]!);
+  return out;
+}
+
+export async function loadByIds(db: Driver, table: string, cols: string[], all: string[]): Promise<Row[]> {
+  const ids = inList(db, all);
   const out: Row[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
@@ -149,8 +163,8 @@ export async function openFindings(db: Driver, hostIds: string[] | null): Promis
   const base = `SELECT "host_id", "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "status" IN ('open', 'reopened')`;
   if (hostIds === null) add(await db.all(`${base} GROUP BY "host_id", "severity"`));
   else
-    for (let i = 0; i < hostIds.length; i += CHUNK) {
-      const chunk = hostIds.slice(i, i + CHUNK);
+    for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
       add(await db.all(`${base} AND "host_id" IN (${chunk.map(() => '?').join(',')}) GROUP BY "host_id", "severity"`, chunk));
     }
   return out;
@@ -160,8 +174,8 @@ export async function loadOverrides(db: Driver, hostIds: string[] | null): Promi
   const map = (rows: Row[]) => rows.map((r) => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), action: r.action as 'link' | 'unlink' }));
   if (hostIds === null) return map(await db.all(`SELECT * FROM "asset_overrides"`));
   const out: { hostId: string; cmdbAssetId: string; action: 'link' | 'unlink' }[] = [];
-  for (let i = 0; i < hostIds.length; i += CHUNK) {
-    const chunk = hostIds.slice(i, i + CHUNK);
+  for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
     out.push(...map(await db.all(`SELECT * FROM "asset_overrides" WHERE "host_id" IN (${chunk.map(() => '?').join(',')})`, chunk)));
   }
   return out;
