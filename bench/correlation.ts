@@ -5,13 +5,17 @@
 // incremental pass after it (timed).
 //
 //   node bench/correlation.ts [--rows 100000] [--only sqlite,postgres] [--quick]
-//                             [--pg-url postgres://postgres@127.0.0.1:5432/test]
+//                             [--pg-url postgres://postgres@127.0.0.1:5432/test] [--reuse DIR]
+//
+// --reuse DIR: keeps the loaded store (SQLite: DIR/base-<rows>.db; PostgreSQL: the database
+// tributary_bench_base_<rows>, dropped by hand) and measures a copy of it, so a second run skips the
+// load (for trying changes to the correlation itself).
 //
 // Targets: full ≤ 30 s on each store, peak RSS ≤ 400 MB, incremental ≤ 5 % of full.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,6 +32,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: 'sqlite,postgres' },
     'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     quick: { type: 'boolean', default: false },
+    reuse: { type: 'string' },
     // Internal: the measuring child.
     measure: { type: 'string' },
   },
@@ -100,11 +105,28 @@ async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
 
 /** In the child: full pass, then 1 % of hosts touched by a new run and the incremental pass. */
 async function measure(url: string): Promise<void> {
+  if (process.env.CORR_TRACE) {
+    const g = globalThis as unknown as { gc: () => void; __corrMark: (l: string) => void };
+    let last = performance.now();
+    g.__corrMark = (l: string) => {
+      const rss0 = process.memoryUsage().rss;
+      const before = process.memoryUsage().heapUsed;
+      g.gc();
+      const m = process.memoryUsage();
+      const now = performance.now();
+      process.stderr.write(
+        `  ${l.padEnd(28)} +${((now - last) / 1000).toFixed(2)}s heap ${(before / 1e6).toFixed(0)}→${(m.heapUsed / 1e6).toFixed(0)} MB cpu ${(process.cpuUsage().user / 1e6).toFixed(1)}+${(process.cpuUsage().system / 1e6).toFixed(1)}s rss ${(rss0 / 1e6).toFixed(0)} MB maxrss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)}\n`,
+      );
+      last = performance.now();
+    };
+  }
   const store = await Store.open(url, box, () => []);
   try {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const full = await store.correlate();
     const fullMs = performance.now() - t0;
+    const fullCpu = process.cpuUsage(c0);
     const fullRss = process.resourceUsage().maxRSS / 1024;
     const scan = await store.getSource('scan');
     const e = estateFor(rows);
@@ -119,12 +141,16 @@ async function measure(url: string): Promise<void> {
       { value: null, complete: true },
     );
     const t1 = performance.now();
+    const c1 = process.cpuUsage();
     const inc = await store.correlateRun(scan.id, 'touch', 0);
     const incMs = performance.now() - t1;
+    const incCpu = process.cpuUsage(c1);
     process.stdout.write(
       JSON.stringify({
         fullMs,
         incMs,
+        fullCpuS: (fullCpu.user + fullCpu.system) / 1e6,
+        incCpuS: (incCpu.user + incCpu.system) / 1e6,
         touched,
         assets: full.assets,
         linked: full.linked,
@@ -138,16 +164,35 @@ async function measure(url: string): Promise<void> {
   }
 }
 
+const pgUrl = (name: string) => {
+  const u = new URL(args['pg-url']);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+/** A fresh database; with --reuse, a copy of the loaded one (PostgreSQL's template copy), loaded first when missing. */
 async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: args['pg-url'] });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  if (args.reuse) {
+    const base = `tributary_bench_base_${rows}`;
+    if ((await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [base])).rowCount === 0) {
+      await admin.query(`CREATE DATABASE ${base}`);
+      try {
+        const t = performance.now();
+        const loaded = await load(pgUrl(base));
+        process.stderr.write(`postgres: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      } catch (err) {
+        await admin.query(`DROP DATABASE IF EXISTS ${base}`);
+        throw err;
+      }
+    } else process.stderr.write(`postgres: reusing database ${base}\n`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${base}`);
+  } else await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const u = new URL(args['pg-url']);
-  u.pathname = `/${name}`;
   try {
-    return await fn(u.toString());
+    return await fn(pgUrl(name));
   } finally {
     const c = new pg.Client({ connectionString: args['pg-url'] });
     await c.connect();
@@ -157,19 +202,31 @@ async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
-async function scenario(kind: string, url: string): Promise<void> {
+async function scenario(kind: string, url: string, reuse?: { base: string; run: string } | 'loaded'): Promise<void> {
   const t = performance.now();
-  const loaded = await load(url);
-  process.stderr.write(`${kind}: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+  if (reuse === 'loaded') {
+    // loaded already
+  } else if (reuse && existsSync(reuse.base)) process.stderr.write(`${kind}: reusing ${reuse.base}\n`);
+  else {
+    const loaded = await load(reuse ? `sqlite:${(reuse as { base: string }).base}` : url);
+    process.stderr.write(`${kind}: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+  }
+  if (reuse && reuse !== 'loaded') copyFileSync(reuse.base, reuse.run);
   const self = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...launchFlags(), self, '--measure', url, '--rows', String(rows)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawnSync(
+    process.execPath,
+    [...launchFlags(), ...(process.env.CORR_TRACE ? ['--expose-gc'] : []), self, '--measure', url, '--rows', String(rows)],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   if (child.status !== 0) throw new Error(`${kind}: the measuring process failed (${child.status})`);
   const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
     fullMs: number;
     incMs: number;
+    fullCpuS: number;
+    incCpuS: number;
     touched: number;
     assets: number;
     linked: number;
@@ -179,7 +236,7 @@ async function scenario(kind: string, url: string): Promise<void> {
   };
   const pct = (100 * r.incMs) / r.fullMs;
   process.stdout.write(
-    `${kind.padEnd(9)} full ${(r.fullMs / 1000).toFixed(2)} s (${r.assets} assets, ${r.linked} links, ${r.ambiguous} ambiguous)  incremental after ${r.touched} hosts touched (${r.incMode}) ${(r.incMs / 1000).toFixed(2)} s = ${pct.toFixed(1)} % of full  peak RSS ${r.peakRssMb.toFixed(0)} MB\n`,
+    `${kind.padEnd(9)} full ${(r.fullMs / 1000).toFixed(2)} s (CPU ${r.fullCpuS.toFixed(1)} s; ${r.assets} assets, ${r.linked} links, ${r.ambiguous} ambiguous)  incremental after ${r.touched} hosts touched (${r.incMode}) ${(r.incMs / 1000).toFixed(2)} s (CPU ${r.incCpuS.toFixed(2)} s) = ${pct.toFixed(1)} % of full  peak RSS ${r.peakRssMb.toFixed(0)} MB  (load average ${loadavg()[0]!.toFixed(1)})\n`,
   );
 }
 
@@ -188,12 +245,14 @@ if (args.measure) {
 } else {
   const only = new Set(args.only.split(','));
   if (only.has('sqlite')) {
-    const dir = mkdtempSync(join(tmpdir(), 'tributary-bench-corr-'));
+    const dir = args.reuse ?? mkdtempSync(join(tmpdir(), 'tributary-bench-corr-'));
+    const run = join(dir, 'tributary.db');
     try {
-      await scenario('sqlite', `sqlite:${join(dir, 'tributary.db')}`);
+      await scenario('sqlite', `sqlite:${run}`, args.reuse ? { base: join(dir, `base-${rows}.db`), run } : undefined);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      if (args.reuse) for (const f of [run, `${run}-wal`, `${run}-shm`]) rmSync(f, { force: true });
+      else rmSync(dir, { recursive: true, force: true });
     }
   }
-  if (only.has('postgres')) await withPostgres((url) => scenario('postgres', url));
+  if (only.has('postgres')) await withPostgres((url) => scenario('postgres', url, args.reuse ? 'loaded' : undefined));
 }

@@ -50,6 +50,15 @@ export interface SourceBucket {
    * in one run form one snapshot) and when; null when it was never imported. Re-imports keep it.
    */
   snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null>;
+  /**
+   * Files that are no export of the connector may still be something the service imports on its own
+   * (the offline feeds): what this one is, from its first bytes, or null. Absent: such files are rejected.
+   */
+  recogniseOther?(obj: BucketObject): Promise<string | null>;
+  /** Imports a file recogniseOther recognised; its import record (imported, or rejected with the reason), for recordImport. */
+  importOther?(obj: BucketObject): Promise<FileImportResult>;
+  /** What else the bucket accepts besides the connector's exports, for the reason a file is rejected. */
+  readonly otherKinds?: string;
 }
 
 export interface FileSnapshot {

@@ -231,15 +231,7 @@ export class MemoryContext implements MatchContext {
         }
       }
     }
-    for (const h of hosts) {
-      for (const ip of h.ip) {
-        const entry = { id: h.id, scope: h.scope };
-        const had = this.#hostIps.get(ip);
-        if (had === undefined) this.#hostIps.set(ip, entry);
-        else if (Array.isArray(had)) had.push(entry);
-        else this.#hostIps.set(ip, [had, entry]);
-      }
-    }
+    for (const h of hosts) this.addHost(h);
     for (const o of overrides) {
       if (o.action === 'link') push(this.#links, o.hostId, o.cmdbAssetId);
       else {
@@ -250,6 +242,18 @@ export class MemoryContext implements MatchContext {
         }
         s.add(o.cmdbAssetId);
       }
+    }
+  }
+
+  /** Makes a host's addresses known to hostsWithIp (hosts may come in pages; phase 2 needs them all). */
+  addHost(h: Pick<Identifiers, 'id' | 'ip' | 'scope'>): void {
+    if (h.ip.length === 0) return;
+    const entry = { id: h.id, scope: h.scope };
+    for (const ip of h.ip) {
+      const had = this.#hostIps.get(ip);
+      if (had === undefined) this.#hostIps.set(ip, entry);
+      else if (Array.isArray(had)) had.push(entry);
+      else this.#hostIps.set(ip, [had, entry]);
     }
   }
 
@@ -286,23 +290,30 @@ function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   else m.set(k, [v]);
 }
 
+/** Phase 1 of matchAll for one host: every rule but IP; a link claims its records. */
+export function matchFirst(h: Identifiers, ctx: MatchContext & { claim(cmdbId: string, hostId: string): void }): HostMatch {
+  const m = matchHost(h, ctx, 1);
+  if (m.kind === 'linked') for (const id of m.cmdbAssetIds) ctx.claim(id, h.id);
+  return m;
+}
+
+/** Phase 2 of matchAll for a host phase 1 left unmatched (`first`), once every host went through phase 1: IP, else what phase 1 left pending. */
+export function matchSecond(h: Identifiers, first: HostMatch, ctx: MatchContext): HostMatch {
+  if (first.kind !== 'none') return first;
+  const m = matchHost(h, ctx, 2);
+  if (m.kind !== 'none') return m;
+  if (first.details.pending) {
+    const p = first.details.pending as { rule: MatchRule; value: string[]; candidates: string[] };
+    return { kind: 'ambiguous', ...p, details: { rule: p.rule, ambiguous: { [p.rule]: p.value }, candidates: p.candidates } };
+  }
+  if (Object.keys(m.details).length || Object.keys(first.details).length) return { kind: 'none', details: { ...first.details, ...m.details } };
+  return first;
+}
+
 /** Matches hosts in two phases (every rule but IP for all, then IP), claiming records as it goes. */
 export function matchAll(hosts: Identifiers[], ctx: MatchContext & { claim(cmdbId: string, hostId: string): void }): Map<string, HostMatch> {
   const out = new Map<string, HostMatch>();
-  for (const h of hosts) {
-    const m = matchHost(h, ctx, 1);
-    out.set(h.id, m);
-    if (m.kind === 'linked') for (const id of m.cmdbAssetIds) ctx.claim(id, h.id);
-  }
-  for (const h of hosts) {
-    const first = out.get(h.id)!;
-    if (first.kind !== 'none') continue;
-    const m = matchHost(h, ctx, 2);
-    if (m.kind !== 'none') out.set(h.id, m);
-    else if (first.details.pending) {
-      const p = first.details.pending as { rule: MatchRule; value: string[]; candidates: string[] };
-      out.set(h.id, { kind: 'ambiguous', ...p, details: { rule: p.rule, ambiguous: { [p.rule]: p.value }, candidates: p.candidates } });
-    } else if (Object.keys(m.details).length || Object.keys(first.details).length) out.set(h.id, { kind: 'none', details: { ...first.details, ...m.details } });
-  }
+  for (const h of hosts) out.set(h.id, matchFirst(h, ctx));
+  for (const h of hosts) out.set(h.id, matchSecond(h, out.get(h.id)!, ctx));
   return out;
 }

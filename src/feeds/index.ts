@@ -2,10 +2,9 @@
 // checked before any is stored, so a bad file changes nothing; then each replaces its feed and the
 // findings' feed fields are recomputed.
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { type FeedInfo, importVerdict, listFeeds, storeFeed } from '../store/feeds.ts';
-import { nowIso } from '../store/store.ts';
+import { nowIso, type Store } from '../store/store.ts';
 import { FEED_LABELS, type FeedKind, parseFeed } from './parse.ts';
 
 export interface FeedImportResult {
@@ -20,7 +19,7 @@ export interface FeedImportResult {
 }
 
 export async function importFeedFiles(
-  app: AppContext,
+  app: { store: Store },
   files: { name: string; data: Buffer }[],
 ): Promise<{ imported: FeedImportResult[]; findingsUpdated: number }> {
   if (files.length === 0) throw new InputError('name at least one feed file', 'file');
@@ -56,12 +55,12 @@ export async function importFeedFiles(
   return { imported, findingsUpdated };
 }
 
-export function feeds(app: AppContext): Promise<FeedInfo[]> {
+export function feeds(app: { store: Store }): Promise<FeedInfo[]> {
   return listFeeds(app.store.db);
 }
 
 /** One line per stale feed, for `sources check` (a warning, not a failed check). */
-export async function staleFeedWarnings(app: AppContext): Promise<string[]> {
+export async function staleFeedWarnings(app: { store: Store }): Promise<string[]> {
   return (await listFeeds(app.store.db))
     .filter((f) => f.stale)
     .map((f) => `${f.name} ${f.version} is ${f.ageDays} days old (dated ${f.released.slice(0, 10)}); import a newer file with \`tributary feeds import\``);

@@ -15,7 +15,9 @@ import {
   saveFileImport,
 } from '../store/file-imports.ts';
 import type { SourceRecord } from '../store/store.ts';
-import type { FileDropBackend } from './backend.ts';
+import { DROPPED_FEEDS_LABEL, FEED_SNIFF_BYTES, importDroppedFeed, MAX_DROPPED_FEED_BYTES, sniffFeed } from '../feeds/drop.ts';
+import { FEED_LABELS } from '../feeds/parse.ts';
+import { type FileDropBackend, formatBytes } from './backend.ts';
 import type { FileDropContext } from './context.ts';
 import { fileDropOf, sourceBucketOf } from './resolve.ts';
 
@@ -112,6 +114,62 @@ class StoreBackedBucket implements SourceBucket {
   snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
     return snapshotOf(this.#app, this.#sourceId, obj);
   }
+
+  // The offline feeds (src/feeds/drop.ts) are the files besides exports every bucket takes.
+  readonly otherKinds = DROPPED_FEEDS_LABEL;
+
+  async recogniseOther(obj: BucketObject): Promise<string | null> {
+    if (obj.size === 0) return null;
+    const kind = sniffFeed(await readUpTo(await this.open(obj.key), FEED_SNIFF_BYTES));
+    return kind ? `${FEED_LABELS[kind]} feed` : null;
+  }
+
+  async importOther(obj: BucketObject): Promise<FileImportResult> {
+    // A full run reads every file again; a feed version this bucket imported is not imported twice.
+    const done = (await listImports(this.#app, this.#sourceId, obj.key)).find((i) => i.etag === obj.etag && i.status === 'imported');
+    if (done) {
+      const { id: _i, bucket: _b, importedAt: _t, runId: _r, ...result } = done;
+      return result;
+    }
+    if (obj.size > MAX_DROPPED_FEED_BYTES)
+      return { ...result(obj), error: `a feed file of ${formatBytes(obj.size)} is larger than ${formatBytes(MAX_DROPPED_FEED_BYTES)}` };
+    const data = await readUpTo(await this.open(obj.key), MAX_DROPPED_FEED_BYTES + 1);
+    if (data.length > MAX_DROPPED_FEED_BYTES) return { ...result(obj), error: `the feed file is larger than ${formatBytes(MAX_DROPPED_FEED_BYTES)}` };
+    return importDroppedFeed(this.#app, obj, data);
+  }
+}
+
+/** A rejected import record of an object (its error to be set). */
+function result(obj: BucketObject): FileImportResult {
+  return {
+    key: obj.key,
+    etag: obj.etag,
+    size: obj.size,
+    kind: null,
+    rowsRead: 0,
+    rowsImported: 0,
+    rowsRejected: 0,
+    rejections: [],
+    status: 'rejected',
+    error: null,
+  };
+}
+
+/** The first `max` bytes of a stream (all of it when shorter); the stream is closed. */
+async function readUpTo(input: Readable, max: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  try {
+    for await (const chunk of input) {
+      const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      parts.push(b);
+      n += b.length;
+      if (n >= max) break;
+    }
+  } finally {
+    input.destroy();
+  }
+  return Buffer.concat(parts).subarray(0, max);
 }
 
 /** The bucket of a source as its file-mode streams see it (the runner sets ctx.bucket from it). */

@@ -13,6 +13,7 @@ import {
   type CorrelationResult,
   hostColumns,
   identRows,
+  inList,
   insertLinks,
   loadByIds,
   loadOverrides,
@@ -31,7 +32,7 @@ export interface Touched {
 async function idsSharing(db: Driver, side: 'h' | 'c', pairs: Map<IdentKind, Set<string>>): Promise<Row[]> {
   const out: Row[] = [];
   for (const [kind, values] of pairs) {
-    const list = [...values];
+    const list = inList(db, [...values]);
     for (let i = 0; i < list.length; i += CHUNK) {
       const chunk = list.slice(i, i + CHUNK);
       out.push(
@@ -56,7 +57,8 @@ function addValues(into: Map<IdentKind, Set<string>>, x: Identifiers, kinds: rea
   }
 }
 
-async function oldIdents(db: Driver, ids: string[]): Promise<Map<IdentKind, Set<string>>> {
+async function oldIdents(db: Driver, all: string[]): Promise<Map<IdentKind, Set<string>>> {
+  const ids = inList(db, all);
   const out = new Map<IdentKind, Set<string>>();
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
@@ -73,7 +75,8 @@ async function oldIdents(db: Driver, ids: string[]): Promise<Map<IdentKind, Set<
   return out;
 }
 
-async function inChunks(db: Driver, sql: (ph: string) => string, ids: string[], extra: unknown[] = []): Promise<Row[]> {
+async function inChunks(db: Driver, sql: (ph: string) => string, all: string[], extra: unknown[] = []): Promise<Row[]> {
+  const ids = inList(db, all);
   const out: Row[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);

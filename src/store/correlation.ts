@@ -1,10 +1,9 @@
-// Correlation in the store: the full pass (every host against every CMDB record, in memory) and the
-// helpers it shares with the incremental pass (correlation-incremental.ts). Both write the links, the
-// assets, and each host's and CMDB record's assetId / owner / department / site (a finding reads its host's), changing
-// only rows that differ.
-import { buildAsset, components, linksOf, ownerOf, type Rec, type StoredLink } from '../correlate/assets.ts';
-import { IDENT_KINDS, matchAll, MemoryContext } from '../correlate/engine.ts';
-import { cmdbIdentifiers, hostIdentifiers, type Identifiers } from '../correlate/normalize.ts';
+// Correlation in the store: the helpers the full pass (correlation-full.ts) and the incremental pass
+// (correlation-incremental.ts) share. Both write the links, the assets, and each host's and CMDB
+// record's assetId / owner / department / site (a finding reads its host's), changing only rows that differ.
+import { buildAsset, components, ownerOf, type Rec, type StoredLink } from '../correlate/assets.ts';
+import { IDENT_KINDS } from '../correlate/engine.ts';
+import type { Identifiers } from '../correlate/normalize.ts';
 import { type FieldDef, MODEL_FIELDS } from '../core/models.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, q, toColumnValue } from './schema.ts';
@@ -85,11 +84,11 @@ export async function hostColumns(db: Driver): Promise<string[]> {
 }
 
 /**
- * What assets need of a host or CMDB record besides its identifiers (names, serials and addresses come
- * from those): a few hundred thousand are held at once, so repeated values (times of one run, sites,
- * departments, owners) are one string each.
+ * What the full pass's assets take of a host or CMDB record besides its identifiers (names, serials
+ * and addresses come from those); repeated values (times of one run, sites, departments, owners) are
+ * one string each.
  */
-function slim(model: 'hosts' | 'cmdb-assets', r: Rec, intern: (v: unknown) => unknown): Rec {
+export function slim(model: 'hosts' | 'cmdb-assets', r: Rec, intern: (v: unknown) => unknown): Rec {
   if (model === 'hosts') return { id: r.id, firstSeen: intern(r.firstSeen), lastSeen: intern(r.lastSeen), scannerLastSeen: intern(r.scannerLastSeen ?? null) };
   return {
     id: r.id,
@@ -103,7 +102,7 @@ function slim(model: 'hosts' | 'cmdb-assets', r: Rec, intern: (v: unknown) => un
   };
 }
 
-function interner(): (v: unknown) => unknown {
+export function interner(): (v: unknown) => unknown {
   const seen = new Map<string, string>();
   return (v) => {
     if (typeof v !== 'string') return v;
@@ -114,34 +113,21 @@ function interner(): (v: unknown) => unknown {
   };
 }
 
-/** Every live record of a table with its identifiers, read in pages (rows are garbage once converted). */
-async function loadAll(
-  db: Driver,
-  table: string,
-  cols: string[],
-  model: 'hosts' | 'cmdb-assets',
-  identifiers: Map<string, Identifiers>,
-): Promise<{ recs: Rec[]; idents: Identifiers[] }> {
-  const recs: Rec[] = [];
-  const idents: Identifiers[] = [];
-  const intern = interner();
-  let after = '';
-  for (;;) {
-    const rows = await db.all(`SELECT ${cols.map(q).join(',')} FROM ${q(table)} WHERE "removed" = 0 AND "id" > ? ORDER BY "id" LIMIT 10000`, [after]);
-    for (const row of rows) {
-      const r = toRec(model, row);
-      const x = model === 'hosts' ? hostIdentifiers(r) : cmdbIdentifiers(r);
-      if (x.scope !== null) x.scope = intern(x.scope) as string;
-      identifiers.set(x.id, x);
-      idents.push(x);
-      recs.push(slim(model, r, intern));
-    }
-    if (rows.length < 10000) return { recs, idents };
-    after = String(rows[rows.length - 1]!.id);
-  }
+/**
+ * Values for IN lists of CHUNK at most, padded on SQLite with repeats of the first to one of a few
+ * lengths: its driver keeps every statement it prepared, and an IN list of thousands compiles to a
+ * large program, so one statement per list length held ~100 MB in a full pass. A repeat matches nothing twice.
+ */
+export function inList(db: Driver, values: string[]): string[] {
+  if (db.dialect !== 'sqlite' || values.length === 0) return values;
+  const to = values.length > 4096 ? Math.ceil(values.length / CHUNK) * CHUNK : Math.max(64, 2 ** Math.ceil(Math.log2(values.length)));
+  const out = values.slice();
+  while (out.length < to) out.push(values[0]!);
+  return out;
 }
 
-export async function loadByIds(db: Driver, table: string, cols: string[], ids: string[]): Promise<Row[]> {
+export async function loadByIds(db: Driver, table: string, cols: string[], all: string[]): Promise<Row[]> {
+  const ids = inList(db, all);
   const out: Row[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
@@ -150,7 +136,7 @@ export async function loadByIds(db: Driver, table: string, cols: string[], ids: 
   return out;
 }
 
-async function usersLookup(db: Driver): Promise<(name: string) => Rec | undefined> {
+export async function usersLookup(db: Driver): Promise<(name: string) => Rec | undefined> {
   const rows = await db.all(`SELECT "id", "name", "email", "department" FROM "rec_users" WHERE "removed" = 0 AND "department" IS NOT NULL`);
   const byName = new Map<string, Rec>();
   for (const r of rows) {
@@ -177,8 +163,8 @@ export async function openFindings(db: Driver, hostIds: string[] | null): Promis
   const base = `SELECT "host_id", "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "status" IN ('open', 'reopened')`;
   if (hostIds === null) add(await db.all(`${base} GROUP BY "host_id", "severity"`));
   else
-    for (let i = 0; i < hostIds.length; i += CHUNK) {
-      const chunk = hostIds.slice(i, i + CHUNK);
+    for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
       add(await db.all(`${base} AND "host_id" IN (${chunk.map(() => '?').join(',')}) GROUP BY "host_id", "severity"`, chunk));
     }
   return out;
@@ -188,8 +174,8 @@ export async function loadOverrides(db: Driver, hostIds: string[] | null): Promi
   const map = (rows: Row[]) => rows.map((r) => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), action: r.action as 'link' | 'unlink' }));
   if (hostIds === null) return map(await db.all(`SELECT * FROM "asset_overrides"`));
   const out: { hostId: string; cmdbAssetId: string; action: 'link' | 'unlink' }[] = [];
-  for (let i = 0; i < hostIds.length; i += CHUNK) {
-    const chunk = hostIds.slice(i, i + CHUNK);
+  for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
     out.push(...map(await db.all(`SELECT * FROM "asset_overrides" WHERE "host_id" IN (${chunk.map(() => '?').join(',')})`, chunk)));
   }
   return out;
@@ -235,6 +221,18 @@ export interface Placement {
   site: string | null;
 }
 
+/**
+ * Copies columns from the staged rows of asset_scratch onto `table`'s rows whose `key` names one: a
+ * row-value SET, only for rows named in the stage (found through the table's own index: an UPDATE …
+ * FROM made SQLite scan the whole target table) and only where a value differs.
+ */
+export function updateFromScratch(db: Driver, table: string, key: string, set: string[]): Promise<number> {
+  return db.run(
+    `UPDATE "${table}" SET (${set.map((c) => `"${c}"`).join(', ')}) = (SELECT ${set.map((c) => `s."${c}"`).join(', ')} FROM "asset_scratch" s WHERE s."id" = "${table}"."${key}") ` +
+      `WHERE "${key}" IN (SELECT "id" FROM "asset_scratch") AND EXISTS (SELECT 1 FROM "asset_scratch" s WHERE s."id" = "${table}"."${key}" AND (${set.map((c) => `"${table}"."${c}" IS DISTINCT FROM s."${c}"`).join(' OR ')}))`,
+  );
+}
+
 /** Writes assetId / owner / department / site onto hosts, and assetId onto CMDB records, where they differ (findings read their host's). */
 export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string, string | null>): Promise<void> {
   const cols = ['id', 'asset_id', 'owner', 'department', 'site'];
@@ -246,13 +244,7 @@ export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map
     // hundred thousand must read as few, or it scans the target tables instead of probing their index.
     if (db.dialect === 'postgres') await db.run(`ANALYZE "asset_scratch"`);
   };
-  // Row-value SET from the staged row, only for rows named in the stage (found through the table's own
-  // index: an UPDATE … FROM made SQLite scan the whole target table) and only where a value differs.
-  const update = (table: string, key: string, set: string[]) =>
-    db.run(
-      `UPDATE "${table}" SET (${set.map((c) => `"${c}"`).join(', ')}) = (SELECT ${set.map((c) => `s."${c}"`).join(', ')} FROM "asset_scratch" s WHERE s."id" = "${table}"."${key}") ` +
-        `WHERE "${key}" IN (SELECT "id" FROM "asset_scratch") AND EXISTS (SELECT 1 FROM "asset_scratch" s WHERE s."id" = "${table}"."${key}" AND (${set.map((c) => `"${table}"."${c}" IS DISTINCT FROM s."${c}"`).join(' OR ')}))`,
-    );
+  const update = (table: string, key: string, set: string[]) => updateFromScratch(db, table, key, set);
   await stage([...hosts].map(([id, p]) => [id, p.assetId, p.owner, p.department, p.site]));
   await update('rec_hosts', 'id', fields);
   await stage([...cmdb].map(([id, assetId]) => [id, assetId, null, null, null]));
@@ -311,55 +303,6 @@ export async function insertLinks(db: Driver, links: StoredLink[]): Promise<void
     ['host_id', 'cmdb_asset_id', 'rule', 'details'],
     links.map((l) => [l.hostId, l.cmdbAssetId, l.rule, JSON.stringify(l.details)]),
   );
-}
-
-/** Every host against every CMDB record; rewrites links, identifiers and assets. */
-export async function correlateAll(db: Driver): Promise<CorrelationResult> {
-  const hcols = await hostColumns(db);
-  return db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(7215)`);
-    const identifiers = new Map<string, Identifiers>();
-    const { recs: hosts, idents: hIdent } = await loadAll(tx, 'rec_hosts', hcols, 'hosts', identifiers);
-    const { recs: cmdb, idents: cIdent } = await loadAll(tx, 'rec_cmdb_assets', CMDB_COLS, 'cmdb-assets', identifiers);
-    const links: StoredLink[] = [];
-    {
-      const ctx = new MemoryContext(cIdent, hIdent, await loadOverrides(tx, null));
-      for (const [hostId, m] of matchAll(hIdent, ctx)) for (const l of linksOf(hostId, m)) links.push(l);
-    }
-    await tx.run(`DELETE FROM "asset_links"`);
-    await insertLinks(tx, links);
-    await tx.run(`DROP INDEX "asset_idents_value"`);
-    await tx.run(`DROP INDEX "asset_idents_record"`);
-    await tx.run(`DELETE FROM "asset_idents"`);
-    const identCols = ['record_id', 'side', 'kind', 'value', 'scope'];
-    let batch: unknown[][] = [];
-    const flush = async () => {
-      await bulkInsert(tx, 'asset_idents', identCols, batch);
-      batch = [];
-    };
-    for (const x of hIdent) {
-      for (const row of identRows('h', x)) batch.push(row);
-      if (batch.length >= 20_000) await flush();
-    }
-    for (const x of cIdent) {
-      for (const row of identRows('c', x)) batch.push(row);
-      if (batch.length >= 20_000) await flush();
-    }
-    await flush();
-    await tx.run(`CREATE INDEX "asset_idents_value" ON "asset_idents" ("kind", "value")`);
-    await tx.run(`CREATE INDEX "asset_idents_record" ON "asset_idents" ("record_id")`);
-    await tx.run(`DELETE FROM "rec_assets"`);
-    const findings = await openFindings(tx, null);
-    const { count, hostPlace, cmdbPlace } = await assemble(tx, hosts, cmdb, links, findings, identifiers, (assets) =>
-      bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow)),
-    );
-    // Hosts and CMDB records that left every asset (removed) lose their placement (and so their findings).
-    await tx.run(`UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
-    await tx.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
-    // Every placement is staged; the updates write only rows whose values differ.
-    await place(tx, hostPlace, cmdbPlace);
-    return summary('full', hosts.length, cmdb.length, count, links);
-  });
 }
 
 export function summary(

@@ -8,7 +8,8 @@ import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } f
 import { SecretBox } from '../core/secrets.ts';
 import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
 import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
-import { type CorrelationResult, correlateAll } from './correlation.ts';
+import type { CorrelationResult } from './correlation.ts';
+import { correlateAll } from './correlation-full.ts';
 import { correlateTouched } from './correlation-incremental.ts';
 import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
 import type { RecordIdSet } from './id-set.ts';
