@@ -218,6 +218,12 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
       .split('\n')
       .map((l) => JSON.parse(l));
     assert.ok(events.length >= all.length && events.every((e) => e.class_uid === 2002 && e.severity_id === 5));
+    // The same as Parquet for Security Lake: a Parquet file (magic bytes at both ends).
+    await page.getByLabel('Export as').selectOption('ocsf-parquet');
+    const parquetHref = (await page.getByRole('link', { name: 'Export vulnerabilities with the current filters' }).getAttribute('href')) ?? '';
+    assert.match(parquetHref, /severity=critical.*format=ocsf-parquet/);
+    const parquet = await (await page.request.get(served.url + parquetHref)).body();
+    assert.deepEqual([parquet.subarray(0, 4).toString(), parquet.subarray(-4).toString()], ['PAR1', 'PAR1']);
     await page.getByLabel('Severity').selectOption('');
     await page.getByLabel('Known exploited only').check();
     await page.waitForURL(/knownExploited=true/);

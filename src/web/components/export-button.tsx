@@ -11,8 +11,10 @@ function formatsFor(model: string): { value: string; label: string; params: Para
     { value: 'csv', label: 'CSV', params: {} },
     { value: 'jsonl', label: 'JSON Lines', params: {} },
   ];
-  if (['vulnerabilities', 'compliance', 'hosts', 'cmdb-assets', 'assets'].includes(model))
+  if (['vulnerabilities', 'compliance', 'hosts', 'cmdb-assets', 'assets'].includes(model)) {
     out.push({ value: 'ocsf', label: 'OCSF 1.1 (Security Lake, Splunk)', params: {} });
+    out.push({ value: 'ocsf-parquet', label: 'OCSF 1.1 as Parquet (Security Lake)', params: {} });
+  }
   if (['vulnerabilities', 'compliance', 'hosts', 'cmdb-assets', 'assets', 'software'].includes(model)) {
     out.push({ value: 'ocsf-1.3', label: 'OCSF 1.3', params: { ocsfVersion: '1.3.0' } });
     out.push({ value: 'ecs', label: 'ECS (Elasticsearch)', params: {} });
