@@ -83,7 +83,7 @@ export async function addDestination(app: AppContext, input: DestinationInput): 
     if (!isModelName(m)) throw new InputError(`unknown model '${m}'`, 'models');
     checkModel(m, fmt);
   }
-  return createDestination(app.store.db, {
+  return createDestination(app.store, {
     name: input.name,
     sourceId: source?.id ?? null,
     target: target.startsWith('s3://') ? target : resolve(target),
@@ -101,8 +101,8 @@ export async function describeDestinations(app: AppContext, sourceName?: string)
   const nameOf = new Map(sources.map((s) => [s.id, s.name]));
   const source = sourceName ? await app.store.getSource(sourceName) : null;
   const out: DestinationView[] = [];
-  for (const d of await listDestinations(app.store.db, source?.id)) {
-    const statuses = await listExportStatuses(app.store.db, { destinationId: d.id, sourceId: source?.id });
+  for (const d of await listDestinations(app.store, source?.id)) {
+    const statuses = await listExportStatuses(app.store, { destinationId: d.id, sourceId: source?.id });
     out.push({
       name: d.name,
       source: d.sourceId ? (nameOf.get(d.sourceId) ?? null) : null,
@@ -198,7 +198,7 @@ export async function runDestination(
   runId: string | null,
 ): Promise<ExportStatusRecord> {
   const log = app.log.child({ source: source.name, export: d.name });
-  const previous = await getExportStatus(app.store.db, d.id, source.id);
+  const previous = await getExportStatus(app.store, d.id, source.id);
   const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { status: 'succeeded' });
   const window =
     d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
@@ -219,12 +219,12 @@ export async function runDestination(
   const max = attempts(app);
   for (let attempt = 1; attempt <= max; attempt++) {
     status.attempts = attempt;
-    await putExportStatus(app.store.db, status);
+    await putExportStatus(app.store, status);
     try {
       const { files, records } = await writeDestination(app, d, source, window, new Date(), run?.id ?? null);
       Object.assign(status, { status: 'succeeded', files, records, error: null, finishedAt: new Date().toISOString() });
       if (run) Object.assign(status, { exportedRunId: run.id, exportedRunStartedAt: run.startedAt });
-      await putExportStatus(app.store.db, status);
+      await putExportStatus(app.store, status);
       log.info({ runId: status.runId, files, records }, 'scheduled export written');
       return status;
     } catch (err) {
@@ -234,7 +234,7 @@ export async function runDestination(
     }
   }
   Object.assign(status, { status: 'failed', finishedAt: new Date().toISOString() });
-  await putExportStatus(app.store.db, status).catch(() => {});
+  await putExportStatus(app.store, status).catch(() => {});
   return status;
 }
 
@@ -243,7 +243,7 @@ export async function runExportsFor(app: AppContext, sourceName: string, runId: 
   try {
     const source = await app.store.getSource(sourceName);
     const out: ExportStatusRecord[] = [];
-    for (const d of await listDestinations(app.store.db, source.id)) out.push(await runDestination(app, d, source, runId));
+    for (const d of await listDestinations(app.store, source.id)) out.push(await runDestination(app, d, source, runId));
     return out;
   } catch (err) {
     app.log.error({ source: sourceName, err: errorMessage(err) }, 'scheduled exports could not run');

@@ -562,6 +562,11 @@ export class Store {
     return countRecords(this.db, model, sourceId);
   }
 
+  /** After a feed import: recomputes the feed fields of every finding that names a CVE; returns how many changed. */
+  async applyFeeds(): Promise<number> {
+    return this.feeds.applyToAll(this.db);
+  }
+
   // ---- correlation (src/correlate, correlation.ts) ----
 
   /** Full recompute: every host against every CMDB record, then every ticket's links. */
@@ -591,6 +596,11 @@ export class Store {
             .map((t) => String(t.id))
         : [];
     return { ...r, tickets: await linkTickets(this.db, [...new Set([...ticketIds, ...stale])]) };
+  }
+
+  /** Whether a host record with this id exists. */
+  async hostExists(id: string): Promise<boolean> {
+    return (await this.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [id])).length > 0;
   }
 
   /** A manual link (beats every rule) or unlink (forbids the pair), kept across syncs; the pair is correlated again at once. */
