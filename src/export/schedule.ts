@@ -3,7 +3,7 @@
 // beside the sync's caller, never inside the sync: a failed export is retried a few times, its status
 // says why, and the next successful sync tries again (a changes-only export then covers both runs).
 import { join, resolve } from 'node:path';
-import type { AppContext } from '../app/context.ts';
+import type { ExportContext } from './context.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { isModelName, type ModelName } from '../core/models.ts';
 import { scrubSecrets } from '../core/secrets.ts';
@@ -67,7 +67,7 @@ function formatOf(d: Pick<DestinationRecord, 'format' | 'ocsfVersion' | 'ecsBulk
   return { ...parseFormat(d.format, d.ocsfVersion ?? undefined), ecsBulk: d.ecsBulk };
 }
 
-export async function addDestination(app: AppContext, input: DestinationInput): Promise<DestinationRecord> {
+export async function addDestination(app: ExportContext, input: DestinationInput): Promise<DestinationRecord> {
   if (!NAME_RE.test(input.name ?? '')) throw new InputError(`invalid export name '${input.name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
   const source = input.source ? await app.store.getSource(input.source) : null;
   const target = (input.target ?? '').trim();
@@ -96,7 +96,7 @@ export async function addDestination(app: AppContext, input: DestinationInput): 
 }
 
 /** Destinations with their status per source, for `exports list`, the API and the UI. */
-export async function describeDestinations(app: AppContext, sourceName?: string): Promise<DestinationView[]> {
+export async function describeDestinations(app: ExportContext, sourceName?: string): Promise<DestinationView[]> {
   const sources = await app.store.listSources();
   const nameOf = new Map(sources.map((s) => [s.id, s.name]));
   const source = sourceName ? await app.store.getSource(sourceName) : null;
@@ -135,7 +135,7 @@ function statusView(destination: string, source: string, s: ExportStatusRecord):
 }
 
 /** The status lines of a source's exports (for `sources show` and the source page). */
-export async function exportStatusesOf(app: AppContext, sourceName: string): Promise<ExportStatusView[]> {
+export async function exportStatusesOf(app: ExportContext, sourceName: string): Promise<ExportStatusView[]> {
   return (await describeDestinations(app, sourceName)).map(
     (d) =>
       d.status[0] ?? {
@@ -153,12 +153,12 @@ export async function exportStatusesOf(app: AppContext, sourceName: string): Pro
   );
 }
 
-const attempts = (app: AppContext) => Math.max(1, Number(app.env.TRIBUTARY_EXPORT_ATTEMPTS ?? 3));
-const retryBaseMs = (app: AppContext) => Number(app.env.TRIBUTARY_EXPORT_RETRY_MS ?? 2000);
+const attempts = (app: ExportContext) => Math.max(1, Number(app.env.TRIBUTARY_EXPORT_ATTEMPTS ?? 3));
+const retryBaseMs = (app: ExportContext) => Number(app.env.TRIBUTARY_EXPORT_RETRY_MS ?? 2000);
 
 /** Writes one destination's files for one source after `runId`; returns the files and the record count. */
 async function writeDestination(
-  app: AppContext,
+  app: ExportContext,
   d: DestinationRecord,
   source: { id: string; name: string },
   window: SinceWindow | null,
@@ -192,7 +192,7 @@ async function writeDestination(
 
 /** Runs one destination for one source now, with retries; records the status. Never throws. */
 export async function runDestination(
-  app: AppContext,
+  app: ExportContext,
   d: DestinationRecord,
   source: { id: string; name: string },
   runId: string | null,
@@ -239,7 +239,7 @@ export async function runDestination(
 }
 
 /** Every destination that applies to a source, one after the other. Never throws. */
-export async function runExportsFor(app: AppContext, sourceName: string, runId: string | null): Promise<ExportStatusRecord[]> {
+export async function runExportsFor(app: ExportContext, sourceName: string, runId: string | null): Promise<ExportStatusRecord[]> {
   try {
     const source = await app.store.getSource(sourceName);
     const out: ExportStatusRecord[] = [];
@@ -251,13 +251,13 @@ export async function runExportsFor(app: AppContext, sourceName: string, runId: 
   }
 }
 
-const pending = new WeakMap<AppContext, Set<Promise<unknown>>>();
+const pending = new WeakMap<ExportContext, Set<Promise<unknown>>>();
 
 /**
  * Starts the scheduled exports of a source after its successful run, without waiting for them (the
  * sync's caller goes on; app.close() waits for them). Never throws.
  */
-export function exportAfterSync(app: AppContext, sourceName: string, runId: string): void {
+export function exportAfterSync(app: ExportContext, sourceName: string, runId: string): void {
   let set = pending.get(app);
   if (!set) {
     set = new Set();
@@ -269,7 +269,7 @@ export function exportAfterSync(app: AppContext, sourceName: string, runId: stri
 }
 
 /** Waits for the scheduled exports this app started (before its store closes). */
-export async function drainScheduledExports(app: AppContext): Promise<void> {
+export async function drainScheduledExports(app: ExportContext): Promise<void> {
   const set = pending.get(app);
   while (set && set.size > 0) await Promise.allSettled([...set]);
 }
