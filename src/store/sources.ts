@@ -181,8 +181,8 @@ export class Sources {
     await this.#db.run(`UPDATE "sources" SET "state" = ? WHERE "id" = ?`, [this.#box.encrypt(JSON.stringify(state)), sourceId]);
   }
 
-  /** Deletes a source with all its records, runs, checkpoints, file imports, upload tokens and exports, in one transaction. */
-  async delete(name: string): Promise<void> {
+  /** Deletes a source with all its records, runs, checkpoints, file imports, upload tokens and exports, in one transaction; returns what it was. */
+  async delete(name: string): Promise<SourceRecord> {
     const s = await this.get(name);
     await this.#db.transaction(async (tx) => {
       for (const m of MODEL_NAMES) await tx.run(`DELETE FROM ${q(tableOf(m))} WHERE "source_id" = ?`, [s.id]);
@@ -194,5 +194,6 @@ export class Sources {
       await deleteSourceExports(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
+    return s;
   }
 }
