@@ -164,7 +164,7 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
     let source: AsyncIterable<string | Uint8Array>;
     if (phase === 'floor') {
       source = (async function* () {
-        for await (const page of recordPages(app.store.db, 'vulnerabilities', {}, EXPORT_PAGE_SIZE)) {
+        for await (const page of recordPages(app.store, 'vulnerabilities', {}, EXPORT_PAGE_SIZE)) {
           let chunk = '';
           for (const r of page) chunk += JSON.stringify(r) + '\n';
           records += page.length;

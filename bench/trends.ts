@@ -106,7 +106,7 @@ for (const kind of stores) {
         let open = 0;
         for (let i = 0; i < repeat; i++) {
           const s = performance.now();
-          const r = await trendsReport(store.db, { days, now: iso(NOW) });
+          const r = await trendsReport(store, { days, now: iso(NOW) });
           times.push(performance.now() - s);
           open = Object.values(r.days.at(-1)!.open).reduce((a, b) => a + b, 0);
         }

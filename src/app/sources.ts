@@ -7,7 +7,7 @@ import { errorMessage, InputError } from '../core/errors.ts';
 import { MASK, maskConfig, maskUrlPassword, registerSecret, scrubSecrets, urlPassword } from '../core/secrets.ts';
 import { type RunRecord, type SourceRecord, unreadableSecretsError } from '../store/store.ts';
 import type { AppContext } from './context.ts';
-import { validateSchedule } from './schedule.ts';
+import { validateSchedule } from '../core/schedule.ts';
 import type { SourceBucket } from '../core/files.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { staleFeedWarnings } from '../feeds/index.ts';

@@ -79,7 +79,7 @@ export function registerExportsCommands(program: Command): void {
     .description('remove a destination (files already written stay)')
     .action(async (name: string, _o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
-        await deleteDestination(app.store.db, name);
+        await deleteDestination(app.store, name);
         if (g.json) return printJson({ removed: name });
         process.stdout.write(`removed export '${name}'\n`);
       });
@@ -91,7 +91,7 @@ export function registerExportsCommands(program: Command): void {
     .option('--source <name>', 'only for this source')
     .action(async (name: string, o: { source?: string }, cmd: Command) => {
       const ok = await withApp(cmd, async (app, g) => {
-        const d = await getDestination(app.store.db, name);
+        const d = await getDestination(app.store, name);
         const sources = o.source
           ? [await app.store.getSource(o.source)]
           : d.sourceId

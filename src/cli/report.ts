@@ -18,7 +18,7 @@ export function registerReportCommand(program: Command): void {
       await withApp(cmd, async (app) => {
         const since = o.since === undefined ? null : await app.store.changesSince(o.since);
         const generatedAt = nowIso();
-        const items = await remediationReport(app.store.db, { sourceIds: await sourceIdsOf(app, o.source), since, now: generatedAt });
+        const items = await remediationReport(app.store, { sourceIds: await sourceIdsOf(app, o.source), since, now: generatedAt });
         if (globals(cmd).json) return printJson({ items, since: since?.at ?? null, generatedAt });
         if (items.length === 0) return void process.stdout.write('no findings\n');
         const rows = items.map((i) => ({

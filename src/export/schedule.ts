@@ -3,7 +3,7 @@
 // beside the sync's caller, never inside the sync: a failed export is retried a few times, its status
 // says why, and the next successful sync tries again (a changes-only export then covers both runs).
 import { join, resolve } from 'node:path';
-import type { AppContext } from '../app/context.ts';
+import type { ExportContext } from './context.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { isModelName, type ModelName } from '../core/models.ts';
 import { scrubSecrets } from '../core/secrets.ts';
@@ -67,7 +67,7 @@ function formatOf(d: Pick<DestinationRecord, 'format' | 'ocsfVersion' | 'ecsBulk
   return { ...parseFormat(d.format, d.ocsfVersion ?? undefined), ecsBulk: d.ecsBulk };
 }
 
-export async function addDestination(app: AppContext, input: DestinationInput): Promise<DestinationRecord> {
+export async function addDestination(app: ExportContext, input: DestinationInput): Promise<DestinationRecord> {
   if (!NAME_RE.test(input.name ?? '')) throw new InputError(`invalid export name '${input.name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
   const source = input.source ? await app.store.getSource(input.source) : null;
   const target = (input.target ?? '').trim();
@@ -83,7 +83,7 @@ export async function addDestination(app: AppContext, input: DestinationInput): 
     if (!isModelName(m)) throw new InputError(`unknown model '${m}'`, 'models');
     checkModel(m, fmt);
   }
-  return createDestination(app.store.db, {
+  return createDestination(app.store, {
     name: input.name,
     sourceId: source?.id ?? null,
     target: target.startsWith('s3://') ? target : resolve(target),
@@ -96,13 +96,13 @@ export async function addDestination(app: AppContext, input: DestinationInput): 
 }
 
 /** Destinations with their status per source, for `exports list`, the API and the UI. */
-export async function describeDestinations(app: AppContext, sourceName?: string): Promise<DestinationView[]> {
+export async function describeDestinations(app: ExportContext, sourceName?: string): Promise<DestinationView[]> {
   const sources = await app.store.listSources();
   const nameOf = new Map(sources.map((s) => [s.id, s.name]));
   const source = sourceName ? await app.store.getSource(sourceName) : null;
   const out: DestinationView[] = [];
-  for (const d of await listDestinations(app.store.db, source?.id)) {
-    const statuses = await listExportStatuses(app.store.db, { destinationId: d.id, sourceId: source?.id });
+  for (const d of await listDestinations(app.store, source?.id)) {
+    const statuses = await listExportStatuses(app.store, { destinationId: d.id, sourceId: source?.id });
     out.push({
       name: d.name,
       source: d.sourceId ? (nameOf.get(d.sourceId) ?? null) : null,
@@ -135,7 +135,7 @@ function statusView(destination: string, source: string, s: ExportStatusRecord):
 }
 
 /** The status lines of a source's exports (for `sources show` and the source page). */
-export async function exportStatusesOf(app: AppContext, sourceName: string): Promise<ExportStatusView[]> {
+export async function exportStatusesOf(app: ExportContext, sourceName: string): Promise<ExportStatusView[]> {
   return (await describeDestinations(app, sourceName)).map(
     (d) =>
       d.status[0] ?? {
@@ -153,12 +153,12 @@ export async function exportStatusesOf(app: AppContext, sourceName: string): Pro
   );
 }
 
-const attempts = (app: AppContext) => Math.max(1, Number(app.env.TRIBUTARY_EXPORT_ATTEMPTS ?? 3));
-const retryBaseMs = (app: AppContext) => Number(app.env.TRIBUTARY_EXPORT_RETRY_MS ?? 2000);
+const attempts = (app: ExportContext) => Math.max(1, Number(app.env.TRIBUTARY_EXPORT_ATTEMPTS ?? 3));
+const retryBaseMs = (app: ExportContext) => Number(app.env.TRIBUTARY_EXPORT_RETRY_MS ?? 2000);
 
 /** Writes one destination's files for one source after `runId`; returns the files and the record count. */
 async function writeDestination(
-  app: AppContext,
+  app: ExportContext,
   d: DestinationRecord,
   source: { id: string; name: string },
   window: SinceWindow | null,
@@ -192,13 +192,13 @@ async function writeDestination(
 
 /** Runs one destination for one source now, with retries; records the status. Never throws. */
 export async function runDestination(
-  app: AppContext,
+  app: ExportContext,
   d: DestinationRecord,
   source: { id: string; name: string },
   runId: string | null,
 ): Promise<ExportStatusRecord> {
   const log = app.log.child({ source: source.name, export: d.name });
-  const previous = await getExportStatus(app.store.db, d.id, source.id);
+  const previous = await getExportStatus(app.store, d.id, source.id);
   const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { status: 'succeeded' });
   const window =
     d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
@@ -219,12 +219,12 @@ export async function runDestination(
   const max = attempts(app);
   for (let attempt = 1; attempt <= max; attempt++) {
     status.attempts = attempt;
-    await putExportStatus(app.store.db, status);
+    await putExportStatus(app.store, status);
     try {
       const { files, records } = await writeDestination(app, d, source, window, new Date(), run?.id ?? null);
       Object.assign(status, { status: 'succeeded', files, records, error: null, finishedAt: new Date().toISOString() });
       if (run) Object.assign(status, { exportedRunId: run.id, exportedRunStartedAt: run.startedAt });
-      await putExportStatus(app.store.db, status);
+      await putExportStatus(app.store, status);
       log.info({ runId: status.runId, files, records }, 'scheduled export written');
       return status;
     } catch (err) {
@@ -234,16 +234,16 @@ export async function runDestination(
     }
   }
   Object.assign(status, { status: 'failed', finishedAt: new Date().toISOString() });
-  await putExportStatus(app.store.db, status).catch(() => {});
+  await putExportStatus(app.store, status).catch(() => {});
   return status;
 }
 
 /** Every destination that applies to a source, one after the other. Never throws. */
-export async function runExportsFor(app: AppContext, sourceName: string, runId: string | null): Promise<ExportStatusRecord[]> {
+export async function runExportsFor(app: ExportContext, sourceName: string, runId: string | null): Promise<ExportStatusRecord[]> {
   try {
     const source = await app.store.getSource(sourceName);
     const out: ExportStatusRecord[] = [];
-    for (const d of await listDestinations(app.store.db, source.id)) out.push(await runDestination(app, d, source, runId));
+    for (const d of await listDestinations(app.store, source.id)) out.push(await runDestination(app, d, source, runId));
     return out;
   } catch (err) {
     app.log.error({ source: sourceName, err: errorMessage(err) }, 'scheduled exports could not run');
@@ -251,13 +251,13 @@ export async function runExportsFor(app: AppContext, sourceName: string, runId: 
   }
 }
 
-const pending = new WeakMap<AppContext, Set<Promise<unknown>>>();
+const pending = new WeakMap<ExportContext, Set<Promise<unknown>>>();
 
 /**
  * Starts the scheduled exports of a source after its successful run, without waiting for them (the
  * sync's caller goes on; app.close() waits for them). Never throws.
  */
-export function exportAfterSync(app: AppContext, sourceName: string, runId: string): void {
+export function exportAfterSync(app: ExportContext, sourceName: string, runId: string): void {
   let set = pending.get(app);
   if (!set) {
     set = new Set();
@@ -269,7 +269,7 @@ export function exportAfterSync(app: AppContext, sourceName: string, runId: stri
 }
 
 /** Waits for the scheduled exports this app started (before its store closes). */
-export async function drainScheduledExports(app: AppContext): Promise<void> {
+export async function drainScheduledExports(app: ExportContext): Promise<void> {
   const set = pending.get(app);
   while (set && set.size > 0) await Promise.allSettled([...set]);
 }

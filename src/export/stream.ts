@@ -2,7 +2,7 @@
 // holds one page and its hosts, however many records match), each page handed on as one chunk of
 // lines only when the consumer asks for more (an async generator: the reader's pace is the backpressure).
 import type { ConnectorProduct } from '../core/connector.ts';
-import type { ConnectorRegistry } from '../connectors/registry.ts';
+import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import { recordPages } from '../store/export-read.ts';
 import type { Filter } from '../store/records.ts';
@@ -41,7 +41,7 @@ export const EXPORT_PAGE_SIZE = 250;
 const CHUNK_LINES = 100;
 
 /** The product (vendor, name, namespace) of each source's connector, by source name. */
-export async function productsBySource(store: Store, registry: ConnectorRegistry): Promise<(source: string) => ConnectorProduct> {
+export async function productsBySource(store: Store, registry: Connectors): Promise<(source: string) => ConnectorProduct> {
   const byName = new Map<string, ConnectorProduct>();
   for (const s of await store.listSources()) {
     const c = registry.has(s.type) ? registry.get(s.type) : null;
@@ -56,7 +56,7 @@ export async function productsBySource(store: Store, registry: ConnectorRegistry
  * called after each page.
  */
 export async function* exportChunks(
-  deps: { store: Store; registry: ConnectorRegistry },
+  deps: { store: Store; registry: Connectors },
   q: ExportQuery,
   fmt: FormatOptions,
   onProgress?: (p: ExportProgress) => void,
@@ -94,12 +94,12 @@ export async function* exportChunks(
 }
 
 function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
-  return recordPages(store.db, q.model, { sourceIds: q.sourceIds, filters: q.filters, ...(q.since ? q.since.query : {}) }, q.pageSize ?? EXPORT_PAGE_SIZE);
+  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, ...(q.since ? q.since.query : {}) }, q.pageSize ?? EXPORT_PAGE_SIZE);
 }
 
 /** OCSF events encoded into Parquet row groups as pages arrive; a group's bytes are yielded once it is full. */
 async function* parquetChunks(
-  deps: { store: Store; registry: ConnectorRegistry },
+  deps: { store: Store; registry: Connectors },
   q: ExportQuery,
   fmt: FormatOptions,
   onProgress?: (p: ExportProgress) => void,

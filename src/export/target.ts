@@ -8,7 +8,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { AppContext } from '../app/context.ts';
+import type { ExportContext } from './context.ts';
 import { InputError } from '../core/errors.ts';
 import type { FileDropBackend } from '../filedrop/backend.ts';
 import { fileDropOf, s3OptionsFrom } from '../filedrop/resolve.ts';
@@ -56,7 +56,7 @@ const toBuffers = async function* (chunks: AsyncIterable<ExportChunk>, count: { 
 };
 
 /** The file drop's S3 backend when the file drop is on S3, else one built from the same settings (TRIBUTARY_S3_*, AWS_*). */
-function s3For(app: AppContext): { backend: FileDropBackend; owned: boolean } {
+function s3For(app: ExportContext): { backend: FileDropBackend; owned: boolean } {
   const drop = fileDropOf(app);
   if (drop.kind === 's3') return { backend: drop, owned: false };
   return { backend: new S3Backend(s3OptionsFrom('s3:', app.env)), owned: true };
@@ -67,7 +67,7 @@ function s3For(app: AppContext): { backend: FileDropBackend; owned: boolean } {
  * inside it) or a file path. Stdout's pace is respected (a full pipe pauses the export).
  */
 export async function writeExport(
-  app: AppContext,
+  app: ExportContext,
   chunks: AsyncIterable<ExportChunk>,
   out: string,
   name: string,

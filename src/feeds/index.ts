@@ -23,7 +23,7 @@ export async function importFeedFiles(
   files: { name: string; data: Buffer }[],
 ): Promise<{ imported: FeedImportResult[]; findingsUpdated: number }> {
   if (files.length === 0) throw new InputError('name at least one feed file', 'file');
-  const current = new Map((await listFeeds(app.store.db)).map((f) => [f.kind, f]));
+  const current = new Map((await listFeeds(app.store)).map((f) => [f.kind, f]));
   const parsed = files.map((f) => {
     try {
       const feed = parseFeed(f.data);
@@ -39,7 +39,7 @@ export async function importFeedFiles(
   if (twice) throw new InputError(`two ${FEED_LABELS[twice]} files given; import one of each feed at a time`, 'file');
   const imported: FeedImportResult[] = [];
   for (const p of parsed) {
-    if (p.verdict === 'import') await storeFeed(app.store.db, p.feed, { sha256: p.sha256, size: p.file.data.length, fileName: p.file.name, now: nowIso() });
+    if (p.verdict === 'import') await storeFeed(app.store, p.feed, { sha256: p.sha256, size: p.file.data.length, fileName: p.file.name, now: nowIso() });
     imported.push({
       file: p.file.name,
       kind: p.feed.kind,
@@ -51,17 +51,17 @@ export async function importFeedFiles(
       status: p.verdict === 'import' ? 'imported' : 'unchanged',
     });
   }
-  const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.feeds.applyToAll(app.store.db) : 0;
+  const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.applyFeeds() : 0;
   return { imported, findingsUpdated };
 }
 
 export function feeds(app: { store: Store }): Promise<FeedInfo[]> {
-  return listFeeds(app.store.db);
+  return listFeeds(app.store);
 }
 
 /** One line per stale feed, for `sources check` (a warning, not a failed check). */
 export async function staleFeedWarnings(app: { store: Store }): Promise<string[]> {
-  return (await listFeeds(app.store.db))
+  return (await listFeeds(app.store))
     .filter((f) => f.stale)
     .map((f) => `${f.name} ${f.version} is ${f.ageDays} days old (dated ${f.released.slice(0, 10)}); import a newer file with \`tributary feeds import\``);
 }

@@ -21,6 +21,11 @@ export interface Driver {
   close(): Promise<void>;
 }
 
+/** What a repository function takes: the store (or anything holding its handle), so no caller outside src/store touches the driver. */
+export interface StoreDb {
+  readonly db: Driver;
+}
+
 export interface InsertSql {
   /** `INSERT INTO "t" ("a","b")` */
   head: string;

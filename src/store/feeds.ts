@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import type { IncomingRecord } from '../core/models.ts';
 import { FEED_LABELS, type FeedKind, type ParsedFeed } from '../feeds/parse.ts';
-import type { Driver } from './driver.ts';
+import type { Driver, StoreDb } from './driver.ts';
 
 /** A feed older than this (by its own date) is stale. */
 export const FEED_STALE_DAYS = 7;
@@ -37,7 +37,7 @@ export interface FeedValues {
 
 type CveFacts = { kevAdded?: string; kevDue?: string | null; score?: number; pct?: number };
 
-export async function listFeeds(db: Driver, now = Date.now()): Promise<FeedInfo[]> {
+export async function listFeeds({ db }: StoreDb, now = Date.now()): Promise<FeedInfo[]> {
   const rows = await db.all(`SELECT f.*, (SELECT COUNT(*) FROM "feed_imports" g WHERE g."kind" = f."kind") AS "versions" FROM "feed_imports" f
     WHERE f."imported_at" = (SELECT MAX(h."imported_at") FROM "feed_imports" h WHERE h."kind" = f."kind") ORDER BY f."kind"`);
   return rows.map((r) => {
@@ -75,7 +75,11 @@ export function importVerdict(current: FeedInfo | undefined, feed: ParsedFeed, s
 }
 
 /** Replaces a feed's data with the parsed file and records the version, in one transaction. */
-export async function storeFeed(db: Driver, feed: ParsedFeed, meta: { sha256: string; size: number; fileName: string | null; now: string }): Promise<void> {
+export async function storeFeed(
+  { db }: StoreDb,
+  feed: ParsedFeed,
+  meta: { sha256: string; size: number; fileName: string | null; now: string },
+): Promise<void> {
   await db.transaction(async (tx) => {
     if (feed.kind === 'kev') {
       await tx.run(`DELETE FROM "feed_kev"`);
@@ -270,7 +274,7 @@ export interface CveFeedFacts {
   epss: { score: number; percentile: number | null } | null;
 }
 
-export async function cveFeedFacts(db: Driver, cves: string[]): Promise<CveFeedFacts[]> {
+export async function cveFeedFacts({ db }: StoreDb, cves: string[]): Promise<CveFeedFacts[]> {
   const wanted = [...new Set(cves.map((c) => c.trim().toUpperCase()).filter(Boolean))].slice(0, 500);
   const out = new Map<string, CveFeedFacts>(wanted.map((c) => [c, { cve: c, kev: null, epss: null }]));
   if (wanted.length === 0) return [];

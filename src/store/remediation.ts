@@ -2,7 +2,7 @@
 // and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
 // last reopening when that came before the fix), and how many are open with their mean and oldest age.
 import { type Since, sinceClause } from './changes-feed.ts';
-import type { Driver } from './driver.ts';
+import type { Driver, StoreDb } from './driver.ts';
 
 export interface RemediationRow {
   source: string;
@@ -40,7 +40,7 @@ function atLeastZero(db: Driver, expr: string): string {
 
 const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
 
-export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
+export async function remediationReport({ db }: StoreDb, opts: RemediationOptions): Promise<RemediationRow[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const sources = (col: string, params: unknown[]) => {
     if (!opts.sourceIds) return '';

@@ -1,128 +1,49 @@
 // The store: one interface over SQLite and PostgreSQL for sources (secrets sealed at rest), sync runs,
-// checkpoints, users and tokens, and the normalized records.
-import { randomUUID } from 'node:crypto';
-import type { KnownHost } from '../core/connector.ts';
-import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/errors.ts';
-import type { SweepScope } from '../core/connector.ts';
-import { type IncomingRecord, MODEL_NAMES, type ModelName, type StoredRecord } from '../core/models.ts';
-import { SecretBox } from '../core/secrets.ts';
+// checkpoints, users and tokens, and the normalized records. A facade: each concern's SQL lives in its
+// repository module (sources.ts, runs.ts, users.ts, asset-links.ts, record-lookups.ts, records.ts, …).
+import type { KnownHost, SweepScope } from '../core/connector.ts';
+import { InputError } from '../core/errors.ts';
+import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
+import type { SecretBox } from '../core/secrets.ts';
+import * as links from './asset-links.ts';
 import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
-import { type Driver, openDriver, type Row, sqlitePathOf } from './driver.ts';
 import type { CorrelationResult } from './correlation.ts';
-import { correlateAll } from './correlation-full.ts';
-import { correlateTouched } from './correlation-incremental.ts';
 import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
-import type { RecordIdSet } from './id-set.ts';
-import { deleteSourceExports } from './exports.ts';
+import { type Driver, openDriver, sqlitePathOf } from './driver.ts';
 import { FeedLookup } from './feeds.ts';
-import { MIGRATIONS } from './migrations.ts';
+import type { RecordIdSet } from './id-set.ts';
+import { migrate, schemaVersion } from './migrate.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
+import * as lookups from './record-lookups.ts';
+import { sourceHasRecords } from './record-lookups.ts';
 import {
   countMatching,
-  hostLabels,
   countRecords,
+  hostLabels,
   type PreparedUpsert,
   type QueryOptions,
   type QueryPage,
   queryRecords,
-  recordColumns,
-  recordFrom,
   recordsByIds,
-  rowToRecord,
-  sweepModel,
   type SweepPreview,
+  sweepModel,
   sweepPreviewModel,
   type WriteStamp,
 } from './records.ts';
-import { q, tableOf } from './schema.ts';
+import { nowIso } from './rows.ts';
+import * as runs from './runs.ts';
+import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } from './runs.ts';
+import { type SourceRecord, Sources } from './sources.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
-import { linkTickets } from './ticket-links.ts';
+import * as users from './users.ts';
 
-export interface SourceRecord {
-  id: string;
-  name: string;
-  type: string;
-  /** Plaintext configuration (secrets decrypted); never hand this to a presenter unmasked. */
-  config: Record<string, unknown>;
-  /** Sealed fields the master key cannot open (left out of `config`): a wrong or lost key. */
-  unreadableSecrets: string[];
-  schedule: string | null;
-  lastCheck: { at: string; ok: boolean; checks: unknown[] } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
-
-export interface StreamCounts {
-  records: number;
-  errors: number;
-}
-
-export interface RunRecord {
-  id: string;
-  sourceId: string;
-  mode: 'full' | 'incremental';
-  status: RunStatus;
-  generation: string;
-  resumedFrom: string | null;
-  trigger: string | null;
-  /** Which process runs it: `host:pid`, so a crashed run on this machine is recognised at once. */
-  owner: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  heartbeatAt: string | null;
-  counts: Record<string, StreamCounts>;
-  error: string | null;
-}
-
-export interface CheckpointRecord {
-  stream: string;
-  value: unknown;
-  complete: boolean;
-  mode: 'full' | 'incremental';
-  generation: string;
-  runId: string | null;
-}
-
-export const nowIso = (): string => new Date().toISOString();
-
-/** The one-line refusal for a source whose stored secrets the master key cannot open. */
-export function unreadableSecretsError(source: Pick<SourceRecord, 'name' | 'unreadableSecrets'>): InputError {
-  const fields = source.unreadableSecrets.join(', ');
-  return new InputError(
-    `the master key cannot decrypt the stored ${fields} of source '${source.name}' (a different or lost key): restore the key (TRIBUTARY_MASTER_KEY or <data-dir>/master.key), enter ${fields} again with \`tributary sources configure ${source.name}\`, or drop them with \`tributary secrets reset\``,
-    source.unreadableSecrets[0] ?? 'TRIBUTARY_MASTER_KEY',
-  );
-}
-
-function parseJson<T>(s: unknown, fallback: T): T {
-  if (typeof s !== 'string' || s === '') return fallback;
-  return JSON.parse(s) as T;
-}
-
-function toRun(r: Row): RunRecord {
-  return {
-    id: String(r.id),
-    sourceId: String(r.source_id),
-    mode: r.mode as RunRecord['mode'],
-    status: r.status as RunStatus,
-    generation: String(r.generation),
-    resumedFrom: (r.resumed_from as string | null) ?? null,
-    trigger: (r.trigger as string | null) ?? null,
-    owner: (r.owner as string | null) ?? null,
-    startedAt: String(r.started_at),
-    finishedAt: (r.finished_at as string | null) ?? null,
-    heartbeatAt: (r.heartbeat_at as string | null) ?? null,
-    counts: parseJson(r.counts, {}),
-    error: (r.error as string | null) ?? null,
-  };
-}
+export { nowIso } from './rows.ts';
+export type { CheckpointRecord, RunRecord, RunStatus, StreamCounts } from './runs.ts';
+export { type SourceRecord, unreadableSecretsError } from './sources.ts';
 
 export class Store {
   readonly db: Driver;
-  readonly #box: SecretBox;
-  readonly #secretKeys: (type: string) => string[];
+  readonly #sources: Sources;
   /** SQLite database files: sync pages are written by a thread of their own (sqlite-writer.ts). */
   readonly #writer: SqlitePageWriter | null;
   /** What the offline feeds say of findings' CVEs, set on findings as they are written. */
@@ -130,8 +51,7 @@ export class Store {
 
   constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[], writer: SqlitePageWriter | null = null) {
     this.db = db;
-    this.#box = box;
-    this.#secretKeys = secretKeys;
+    this.#sources = new Sources(db, box, secretKeys);
     this.#writer = writer;
   }
 
@@ -151,21 +71,11 @@ export class Store {
 
   /** Applies pending migrations, each in its own transaction; safe when several processes start at once. */
   async migrate(): Promise<void> {
-    await this.db.exec(`CREATE TABLE IF NOT EXISTS "schema_migrations" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" TEXT NOT NULL)`);
-    for (const m of MIGRATIONS) {
-      await this.db.transaction(async (tx) => {
-        if (tx.dialect === 'postgres') await tx.exec('LOCK TABLE "schema_migrations" IN EXCLUSIVE MODE');
-        const done = await tx.all(`SELECT "version" FROM "schema_migrations" WHERE "version" = ?`, [m.version]);
-        if (done.length) return;
-        await tx.exec(tx.dialect === 'postgres' ? (m.postgres ?? m.sql) : m.sql);
-        await tx.run(`INSERT INTO "schema_migrations" ("version", "name", "applied_at") VALUES (?, ?, ?)`, [m.version, m.name, nowIso()]);
-      });
-    }
+    return migrate(this.db);
   }
 
   async schemaVersion(): Promise<number> {
-    const rows = await this.db.all(`SELECT MAX("version") AS "v" FROM "schema_migrations"`);
-    return Number(rows[0]?.v ?? 0);
+    return schemaVersion(this.db);
   }
 
   async close(): Promise<void> {
@@ -173,246 +83,107 @@ export class Store {
     await this.db.close();
   }
 
-  // ---- sources ----
-
-  #seal(type: string, config: Record<string, unknown>): string {
-    const out: Record<string, unknown> = { ...config };
-    for (const k of this.#secretKeys(type)) {
-      const v = out[k];
-      if (typeof v === 'string' && v !== '' && !SecretBox.isSealed(v)) out[k] = this.#box.encrypt(v);
-    }
-    return JSON.stringify(out);
-  }
-
-  /** The config with sealed fields opened; those the key cannot open are left out and named. */
-  #unseal(type: string, raw: unknown): { config: Record<string, unknown>; unreadable: string[] } {
-    const cfg = parseJson<Record<string, unknown>>(raw, {});
-    const unreadable: string[] = [];
-    for (const k of this.#secretKeys(type)) {
-      const v = cfg[k];
-      if (!SecretBox.isSealed(v)) continue;
-      try {
-        cfg[k] = this.#box.decrypt(v);
-      } catch {
-        delete cfg[k];
-        unreadable.push(k);
-      }
-    }
-    return { config: cfg, unreadable };
-  }
-
-  #toSource(r: Row): SourceRecord {
-    const type = String(r.type);
-    const { config, unreadable } = this.#unseal(type, r.config);
-    return {
-      id: String(r.id),
-      name: String(r.name),
-      type,
-      config,
-      unreadableSecrets: unreadable,
-      schedule: (r.schedule as string | null) || null,
-      lastCheck: parseJson(r.last_check, null),
-      createdAt: String(r.created_at),
-      updatedAt: String(r.updated_at),
-    };
-  }
+  // ---- sources (sources.ts) ----
 
   async createSource(name: string, type: string, config: Record<string, unknown>, schedule: string | null): Promise<SourceRecord> {
-    if (await this.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
-    const id = randomUUID();
-    const now = nowIso();
-    await this.db.run(
-      `INSERT INTO "sources" ("id", "name", "type", "config", "state", "schedule", "created_at", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, name, type, this.#seal(type, config), '{}', schedule, now, now],
-    );
-    return this.getSource(name);
+    return this.#sources.create(name, type, config, schedule);
   }
 
   async findSource(name: string): Promise<SourceRecord | null> {
-    const rows = await this.db.all(`SELECT * FROM "sources" WHERE "name" = ?`, [name]);
-    return rows[0] ? this.#toSource(rows[0]) : null;
+    return this.#sources.find(name);
   }
 
   async getSource(name: string): Promise<SourceRecord> {
-    const s = await this.findSource(name);
-    if (!s) throw new NotFoundError(`no source named '${name}'`);
-    return s;
+    return this.#sources.get(name);
   }
 
   async getSourceById(id: string): Promise<SourceRecord> {
-    const rows = await this.db.all(`SELECT * FROM "sources" WHERE "id" = ?`, [id]);
-    if (!rows[0]) throw new NotFoundError(`no source with id '${id}'`);
-    return this.#toSource(rows[0]);
+    return this.#sources.getById(id);
   }
 
   async listSources(): Promise<SourceRecord[]> {
-    const rows = await this.db.all(`SELECT * FROM "sources" ORDER BY "name"`);
-    return rows.map((r) => this.#toSource(r));
+    return this.#sources.list();
   }
 
   async updateSource(name: string, config: Record<string, unknown>, schedule: string | null): Promise<SourceRecord> {
-    const s = await this.getSource(name);
-    await this.db.run(`UPDATE "sources" SET "config" = ?, "schedule" = ?, "updated_at" = ? WHERE "id" = ?`, [
-      this.#seal(s.type, config),
-      schedule,
-      nowIso(),
-      s.id,
-    ]);
-    return this.getSource(name);
+    return this.#sources.update(name, config, schedule);
   }
 
   async setLastCheck(sourceId: string, ok: boolean, checks: unknown[]): Promise<void> {
-    await this.db.run(`UPDATE "sources" SET "last_check" = ? WHERE "id" = ?`, [JSON.stringify({ at: nowIso(), ok, checks }), sourceId]);
+    return this.#sources.setLastCheck(sourceId, ok, checks);
   }
 
   /** Whether anything in the database is sealed (then a new master key must not be made). */
   async hasSealedSecrets(): Promise<boolean> {
-    const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM "sources" WHERE "config" LIKE ? OR "state" LIKE ?`, ['%enc:v1:%', 'enc:v1:%']);
-    return Number(rows[0]?.n ?? 0) > 0;
+    return this.#sources.hasSealedSecrets();
   }
 
   /** Sources with sealed values this key cannot open: config fields and/or the runtime state. */
   async unreadableSources(): Promise<{ name: string; fields: string[]; state: boolean }[]> {
-    const out: { name: string; fields: string[]; state: boolean }[] = [];
-    for (const r of await this.db.all(`SELECT "name", "type", "config", "state" FROM "sources" ORDER BY "name"`)) {
-      const fields = this.#unseal(String(r.type), r.config).unreadable;
-      const state = SecretBox.isSealed(r.state) && !this.#box.opens(r.state);
-      if (fields.length || state) out.push({ name: String(r.name), fields, state });
-    }
-    return out;
+    return this.#sources.unreadableSources();
   }
 
   /** Drops the sealed values of a source this key cannot open (its config fields and its state). */
   async dropUnreadableSecrets(name: string): Promise<void> {
-    const rows = await this.db.all(`SELECT "id", "type", "config", "state" FROM "sources" WHERE "name" = ?`, [name]);
-    const r = rows[0];
-    if (!r) throw new NotFoundError(`no source named '${name}'`);
-    const cfg = parseJson<Record<string, unknown>>(r.config, {});
-    for (const k of this.#secretKeys(String(r.type))) if (SecretBox.isSealed(cfg[k]) && !this.#box.opens(cfg[k])) delete cfg[k];
-    const state = SecretBox.isSealed(r.state) && !this.#box.opens(r.state) ? '{}' : r.state;
-    await this.db.run(`UPDATE "sources" SET "config" = ?, "state" = ?, "updated_at" = ? WHERE "id" = ?`, [JSON.stringify(cfg), state, nowIso(), r.id]);
+    return this.#sources.dropUnreadableSecrets(name);
   }
 
   /** Whether the source's runtime state can be read with this key. */
   async sourceStateReadable(sourceId: string): Promise<boolean> {
-    const rows = await this.db.all(`SELECT "state" FROM "sources" WHERE "id" = ?`, [sourceId]);
-    const raw = rows[0]?.state;
-    return !SecretBox.isSealed(raw) || this.#box.opens(raw);
+    return this.#sources.stateReadable(sourceId);
   }
 
   /** Runtime state of a source (tokens): sealed as a whole. */
   async getSourceState(sourceId: string): Promise<Record<string, unknown>> {
-    const rows = await this.db.all(`SELECT "state" FROM "sources" WHERE "id" = ?`, [sourceId]);
-    const raw = rows[0]?.state;
-    if (SecretBox.isSealed(raw)) return JSON.parse(this.#box.decrypt(raw));
-    return parseJson(raw, {});
+    return this.#sources.getState(sourceId);
   }
 
   async setSourceState(sourceId: string, state: Record<string, unknown>): Promise<void> {
-    await this.db.run(`UPDATE "sources" SET "state" = ? WHERE "id" = ?`, [this.#box.encrypt(JSON.stringify(state)), sourceId]);
+    return this.#sources.setState(sourceId, state);
   }
 
   /** Deletes a source with all its records, runs and checkpoints, in one transaction. */
   async deleteSource(name: string): Promise<void> {
-    const s = await this.getSource(name);
-    await this.db.transaction(async (tx) => {
-      for (const m of MODEL_NAMES) await tx.run(`DELETE FROM ${q(tableOf(m))} WHERE "source_id" = ?`, [s.id]);
-      await tx.run(`DELETE FROM "changes" WHERE "source_id" = ?`, [s.id]);
-      await tx.run(`DELETE FROM "checkpoints" WHERE "source_id" = ?`, [s.id]);
-      await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
-      await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
-      await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
-      await deleteSourceExports(tx, s.id);
-      await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
-    });
+    await this.#sources.delete(name);
     // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
-    const leftovers = await this.db.all(`SELECT 1 FROM "rec_assets" LIMIT 1`);
-    if (leftovers.length > 0) await this.correlate();
+    if (await links.anyAssets(this.db)) await this.correlate();
   }
 
-  // ---- runs and checkpoints ----
+  // ---- runs and checkpoints (runs.ts) ----
 
-  async createRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<RunRecord> {
-    try {
-      await this.#insertRun(run);
-    } catch (err) {
-      if (/unique|duplicate/i.test(errorMessage(err))) throw new ConflictError('a sync of this source is already running');
-      throw err;
-    }
-    return this.getRun(run.id);
-  }
-
-  async #insertRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<void> {
-    await this.db.run(
-      `INSERT INTO "sync_runs" ("id", "source_id", "mode", "status", "generation", "resumed_from", "trigger", "owner", "started_at", "heartbeat_at", "counts") VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, '{}')`,
-      [run.id, run.sourceId, run.mode, run.generation, run.resumedFrom, run.trigger, run.owner, run.startedAt, run.startedAt],
-    );
+  async createRun(run: NewRun): Promise<RunRecord> {
+    return runs.createRun(this.db, run);
   }
 
   async getRun(id: string): Promise<RunRecord> {
-    const rows = await this.db.all(`SELECT * FROM "sync_runs" WHERE "id" = ?`, [id]);
-    if (!rows[0]) throw new NotFoundError(`no run with id '${id}'`);
-    return toRun(rows[0]);
+    return runs.getRun(this.db, id);
   }
 
   async listRuns(sourceId: string | null, limit = 50): Promise<RunRecord[]> {
-    const rows = sourceId
-      ? await this.db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, [sourceId])
-      : await this.db.all(`SELECT * FROM "sync_runs" ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`);
-    return rows.map(toRun);
+    return runs.listRuns(this.db, sourceId, limit);
   }
 
   async activeRun(sourceId: string): Promise<RunRecord | null> {
-    const rows = await this.db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? AND "status" = 'running' ORDER BY "started_at" DESC`, [sourceId]);
-    return rows[0] ? toRun(rows[0]) : null;
+    return runs.activeRun(this.db, sourceId);
   }
 
   async lastRun(sourceId: string, where: { status?: RunStatus; mode?: 'full' | 'incremental' } = {}): Promise<RunRecord | null> {
-    const conds = [`"source_id" = ?`];
-    const params: unknown[] = [sourceId];
-    if (where.status) {
-      conds.push(`"status" = ?`);
-      params.push(where.status);
-    }
-    if (where.mode) {
-      conds.push(`"mode" = ?`);
-      params.push(where.mode);
-    }
-    const rows = await this.db.all(`SELECT * FROM "sync_runs" WHERE ${conds.join(' AND ')} ORDER BY "started_at" DESC LIMIT 1`, params);
-    return rows[0] ? toRun(rows[0]) : null;
+    return runs.lastRun(this.db, sourceId, where);
   }
 
   async heartbeat(runId: string, counts: Record<string, StreamCounts>): Promise<void> {
-    await this.db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), JSON.stringify(counts), runId]);
+    return runs.heartbeat(this.db, runId, counts);
   }
 
   async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null): Promise<void> {
-    await this.db.run(`UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ? WHERE "id" = ?`, [
-      status,
-      nowIso(),
-      nowIso(),
-      JSON.stringify(counts),
-      error,
-      runId,
-    ]);
+    return runs.finishRun(this.db, runId, status, counts, error);
   }
 
   async getCheckpoints(sourceId: string): Promise<Map<string, CheckpointRecord>> {
-    const rows = await this.db.all(`SELECT * FROM "checkpoints" WHERE "source_id" = ?`, [sourceId]);
-    return new Map(
-      rows.map((r) => [
-        String(r.stream),
-        {
-          stream: String(r.stream),
-          value: parseJson(r.value, null),
-          complete: Number(r.complete) === 1,
-          mode: r.mode as CheckpointRecord['mode'],
-          generation: String(r.generation),
-          runId: (r.run_id as string | null) ?? null,
-        },
-      ]),
-    );
+    return runs.getCheckpoints(this.db, sourceId);
   }
+
+  // ---- writing pages, sweeping ----
 
   /**
    * Stores one page: its records (per model) and the stream's checkpoint in one transaction, so a
@@ -458,7 +229,7 @@ export class Store {
       const key = `${stamp.runId}\u0000${u.model}`;
       let empty = this.#emptyAtStart.get(key);
       if (empty === undefined) {
-        empty = (await this.db.all(`SELECT 1 AS "x" FROM ${q(tableOf(u.model))} WHERE "source_id" = ? LIMIT 1`, [stamp.sourceId])).length === 0;
+        empty = !(await sourceHasRecords(this.db, u.model, stamp.sourceId));
         if (this.#emptyAtStart.size > 1000) this.#emptyAtStart.clear();
         this.#emptyAtStart.set(key, empty);
       }
@@ -500,25 +271,23 @@ export class Store {
   async changesSince(value: string): Promise<Since> {
     const t = parseIsoTime(value);
     if (t !== null) return { at: t, fromRun: false };
-    const rows = await this.db.all(`SELECT "started_at" FROM "sync_runs" WHERE "id" = ?`, [value.trim()]);
-    if (!rows[0]) throw new InputError(`since: '${value}' is neither a run id nor an ISO-8601 time`, 'since');
-    return { at: String(rows[0].started_at), fromRun: true };
+    const at = await runs.runStartedAt(this.db, value.trim());
+    if (at === null) throw new InputError(`since: '${value}' is neither a run id nor an ISO-8601 time`, 'since');
+    return { at, fromRun: true };
   }
 
   async changes(opts: ChangeQuery): Promise<ChangePage> {
     return queryChanges(this.db, opts);
   }
 
-  // ---- records ----
+  // ---- records (records.ts, record-lookups.ts) ----
 
   async query(model: ModelName, opts: QueryOptions): Promise<QueryPage> {
     return queryRecords(this.db, model, opts);
   }
 
   async getRecord(model: ModelName, id: string): Promise<StoredRecord> {
-    const rows = await this.db.all(`SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE r."id" = ?`, [id]);
-    if (!rows[0]) throw new NotFoundError(`no ${model} record with id '${id}'`);
-    return rowToRecord(model, rows[0]);
+    return lookups.getRecord(this.db, model, id);
   }
 
   /** Records of a model by id; ids not found are left out. */
@@ -528,24 +297,17 @@ export class Store {
 
   /** Distinct records of a model that this run stored (a record written twice counts once). */
   async countStamped(sourceId: string, model: ModelName, runId: string): Promise<number> {
-    const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE "source_id" = ? AND "seen_run" = ?`, [sourceId, runId]);
-    return Number(rows[0]?.n ?? 0);
+    return lookups.countStamped(this.db, sourceId, model, runId);
   }
 
   /** Every host of a source (removed ones too) as natural key and fields: what identity resolution starts from. */
   async knownHosts(sourceId: string): Promise<KnownHost[]> {
-    const rows = await this.db.all(`SELECT * FROM "rec_hosts" WHERE "source_id" = ?`, [sourceId]);
-    return rows.map((r) => ({ key: String(r.natural_key), fields: rowToRecord('hosts', r) }));
+    return lookups.knownHosts(this.db, sourceId);
   }
 
   /** Records of host-bound models whose host does not exist (the invariant says: none). */
   async orphans(model: ModelName, sourceId?: string): Promise<number> {
-    const t = q(tableOf(model));
-    const rows = await this.db.all(
-      `SELECT COUNT(*) AS "n" FROM ${t} r WHERE NOT EXISTS (SELECT 1 FROM "rec_hosts" h WHERE h."id" = r."host_id")${sourceId ? ` AND r."source_id" = ?` : ''}`,
-      sourceId ? [sourceId] : [],
-    );
-    return Number(rows[0]?.n ?? 0);
+    return lookups.orphans(this.db, model, sourceId);
   }
 
   /** Hostname and addresses of hosts by id. */
@@ -562,12 +324,16 @@ export class Store {
     return countRecords(this.db, model, sourceId);
   }
 
-  // ---- correlation (src/correlate, correlation.ts) ----
+  /** After a feed import: recomputes the feed fields of every finding that names a CVE; returns how many changed. */
+  async applyFeeds(): Promise<number> {
+    return this.feeds.applyToAll(this.db);
+  }
+
+  // ---- correlation (src/correlate, asset-links.ts) ----
 
   /** Full recompute: every host against every CMDB record, then every ticket's links. */
   async correlate(): Promise<CorrelationResult & { tickets: number }> {
-    const r = await correlateAll(this.db);
-    return { ...r, tickets: await linkTickets(this.db, null) };
+    return links.correlateEverything(this.db);
   }
 
   /**
@@ -575,45 +341,21 @@ export class Store {
    * A run that removed hosts or CMDB records, or touched a large share of them, gets the full pass.
    */
   async correlateRun(sourceId: string, runId: string, removed: number): Promise<(CorrelationResult & { tickets: number }) | null> {
-    const ids = async (sql: string) => (await this.db.all(sql, [sourceId, runId])).map((r) => String(r.id));
-    const hostIds = await ids(`SELECT "id" FROM "rec_hosts" WHERE "source_id" = ? AND "seen_run" = ?`);
-    const cmdbIds = await ids(`SELECT "id" FROM "rec_cmdb_assets" WHERE "source_id" = ? AND "seen_run" = ?`);
-    const ticketIds = await ids(`SELECT "id" FROM "rec_tickets" WHERE "source_id" = ? AND "seen_run" = ?`);
-    if (hostIds.length + cmdbIds.length + ticketIds.length === 0 && removed === 0) return null;
-    const total = (await this.count('hosts')) + (await this.count('cmdb-assets'));
-    if (removed > 0 || hostIds.length + cmdbIds.length > total / 4) return this.correlate();
-    const r = await correlateTouched(this.db, { hostIds, cmdbIds });
-    // Tickets this run wrote, and tickets pointing at an asset the pass replaced.
-    const stale =
-      r.replacedAssetIds.size > 0
-        ? (await this.db.all(`SELECT "id", "asset_ids" FROM "rec_tickets" WHERE "removed" = 0 AND "asset_ids" IS NOT NULL AND "asset_ids" <> '[]'`))
-            .filter((t) => (JSON.parse(String(t.asset_ids)) as string[]).some((a) => r.replacedAssetIds.has(a)))
-            .map((t) => String(t.id))
-        : [];
-    return { ...r, tickets: await linkTickets(this.db, [...new Set([...ticketIds, ...stale])]) };
+    return links.correlateRunWrites(this.db, sourceId, runId, removed);
+  }
+
+  /** Whether a host record with this id exists. */
+  async hostExists(id: string): Promise<boolean> {
+    return links.hostExists(this.db, id);
   }
 
   /** A manual link (beats every rule) or unlink (forbids the pair), kept across syncs; the pair is correlated again at once. */
   async setAssetOverride(hostId: string, cmdbAssetId: string, action: 'link' | 'unlink'): Promise<CorrelationResult> {
-    const host = await this.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [hostId]);
-    if (!host[0]) throw new NotFoundError(`no host with id '${hostId}'`);
-    const cmdb = await this.db.all(`SELECT "id" FROM "rec_cmdb_assets" WHERE "id" = ?`, [cmdbAssetId]);
-    if (!cmdb[0]) throw new NotFoundError(`no cmdb-assets record with id '${cmdbAssetId}'`);
-    await this.db.transaction(async (tx) => {
-      await tx.run(`DELETE FROM "asset_overrides" WHERE "host_id" = ? AND "cmdb_asset_id" = ?`, [hostId, cmdbAssetId]);
-      await tx.run(`INSERT INTO "asset_overrides" ("host_id", "cmdb_asset_id", "action", "created_at") VALUES (?, ?, ?, ?)`, [
-        hostId,
-        cmdbAssetId,
-        action,
-        nowIso(),
-      ]);
-    });
-    return correlateTouched(this.db, { hostIds: [hostId], cmdbIds: [cmdbAssetId] });
+    return links.setAssetOverride(this.db, hostId, cmdbAssetId, action);
   }
 
   async assetOverrides(): Promise<{ hostId: string; cmdbAssetId: string; action: string; createdAt: string }[]> {
-    const rows = await this.db.all(`SELECT * FROM "asset_overrides" ORDER BY "created_at"`);
-    return rows.map((r) => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), action: String(r.action), createdAt: String(r.created_at) }));
+    return links.assetOverrides(this.db);
   }
 
   async coverage(days: number): Promise<CoverageReport> {
@@ -624,97 +366,53 @@ export class Store {
     return coverageList(this.db, kind, days);
   }
 
-  // ---- users, sessions, API tokens ----
+  // ---- users, sessions, API tokens (users.ts) ----
 
   async userCount(): Promise<number> {
-    const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM "users"`);
-    return Number(rows[0]?.n ?? 0);
+    return users.userCount(this.db);
   }
 
   async createUser(username: string, passwordHash: string): Promise<string> {
-    const id = randomUUID();
-    await this.db.run(`INSERT INTO "users" ("id", "username", "password_hash", "created_at") VALUES (?, ?, ?, ?)`, [id, username, passwordHash, nowIso()]);
-    return id;
+    return users.createUser(this.db, username, passwordHash);
   }
 
   async findUser(username: string): Promise<{ id: string; username: string; passwordHash: string } | null> {
-    const rows = await this.db.all(`SELECT * FROM "users" WHERE "username" = ?`, [username]);
-    const r = rows[0];
-    return r ? { id: String(r.id), username: String(r.username), passwordHash: String(r.password_hash) } : null;
+    return users.findUser(this.db, username);
   }
 
   async getUserById(id: string): Promise<{ id: string; username: string } | null> {
-    const rows = await this.db.all(`SELECT "id", "username" FROM "users" WHERE "id" = ?`, [id]);
-    return rows[0] ? { id: String(rows[0].id), username: String(rows[0].username) } : null;
+    return users.getUserById(this.db, id);
   }
 
   async createSession(tokenHash: string, userId: string, csrfToken: string, expiresAt: string): Promise<void> {
-    await this.db.run(`INSERT INTO "sessions" ("token_hash", "user_id", "csrf_token", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?)`, [
-      tokenHash,
-      userId,
-      csrfToken,
-      nowIso(),
-      expiresAt,
-    ]);
+    return users.createSession(this.db, tokenHash, userId, csrfToken, expiresAt);
   }
 
   async findSession(tokenHash: string): Promise<{ userId: string; csrfToken: string; expiresAt: string } | null> {
-    const rows = await this.db.all(`SELECT * FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
-    const r = rows[0];
-    if (!r) return null;
-    if (String(r.expires_at) < nowIso()) {
-      await this.deleteSession(tokenHash);
-      return null;
-    }
-    return { userId: String(r.user_id), csrfToken: String(r.csrf_token), expiresAt: String(r.expires_at) };
+    return users.findSession(this.db, tokenHash);
   }
 
   async deleteSession(tokenHash: string): Promise<void> {
-    await this.db.run(`DELETE FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
+    return users.deleteSession(this.db, tokenHash);
   }
 
   async createApiToken(name: string, tokenHash: string, userId: string, expiresAt: string | null = null): Promise<string> {
-    const id = randomUUID();
-    await this.db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?, ?)`, [
-      id,
-      name,
-      tokenHash,
-      userId,
-      nowIso(),
-      expiresAt,
-    ]);
-    return id;
+    return users.createApiToken(this.db, name, tokenHash, userId, expiresAt);
   }
 
   async findApiToken(tokenHash: string): Promise<{ id: string; userId: string; expiresAt: string | null; lastUsedAt: string | null } | null> {
-    const rows = await this.db.all(`SELECT "id", "user_id", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
-    const r = rows[0];
-    return r
-      ? {
-          id: String(r.id),
-          userId: String(r.user_id),
-          expiresAt: (r.expires_at as string | null) ?? null,
-          lastUsedAt: (r.last_used_at as string | null) ?? null,
-        }
-      : null;
+    return users.findApiToken(this.db, tokenHash);
   }
 
   async touchApiToken(id: string, at: string): Promise<void> {
-    await this.db.run(`UPDATE "api_tokens" SET "last_used_at" = ? WHERE "id" = ?`, [at, id]);
+    return users.touchApiToken(this.db, id, at);
   }
 
   async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; expiresAt: string | null }[]> {
-    const rows = await this.db.all(`SELECT * FROM "api_tokens" WHERE "user_id" = ? ORDER BY "created_at"`, [userId]);
-    return rows.map((r) => ({
-      id: String(r.id),
-      name: String(r.name),
-      createdAt: String(r.created_at),
-      lastUsedAt: (r.last_used_at as string | null) ?? null,
-      expiresAt: (r.expires_at as string | null) ?? null,
-    }));
+    return users.listApiTokens(this.db, userId);
   }
 
   async deleteApiToken(id: string, userId: string): Promise<boolean> {
-    return (await this.db.run(`DELETE FROM "api_tokens" WHERE "id" = ? AND "user_id" = ?`, [id, userId])) > 0;
+    return users.deleteApiToken(this.db, id, userId);
   }
 }

@@ -3,7 +3,7 @@
 // earlier day's is today's minus the openings and plus the closings the feed records after that day
 // (an event opens when its `to` is open or reopened and its `from` is not, and closes the other way),
 // so a store whose feed starts late is still exact for the days the feed covers.
-import type { Driver } from './driver.ts';
+import type { StoreDb } from './driver.ts';
 import { remediationReport } from './remediation.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -51,14 +51,14 @@ const isSeverity = (s: unknown): s is Severity => TREND_SEVERITIES.includes(s as
  * the sources (the newest event by its number in the feed). Every write that changes a count leaves an event (a status change, a sweep) or ends a run
  * (a changed severity); removing a source changes the list. Cheap (two index ends and a small table).
  */
-export async function trendsFingerprint(db: Driver): Promise<string> {
+export async function trendsFingerprint({ db }: StoreDb): Promise<string> {
   const [e] = await db.all(`SELECT MAX("seq") AS "at" FROM "changes" WHERE "model" = 'vulnerabilities'`);
   const [r] = await db.all(`SELECT MAX("finished_at") AS "at" FROM "sync_runs"`);
   const s = await db.all(`SELECT "id" FROM "sources" ORDER BY "id"`);
   return `${e?.at ?? ''}|${r?.at ?? ''}|${s.map((x) => x.id).join(',')}`;
 }
 
-export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<TrendsReport> {
+export async function trendsReport({ db }: StoreDb, opts: TrendsOptions): Promise<TrendsReport> {
   const today = opts.now.slice(0, 10);
   const last = opts.to && opts.to < today ? opts.to : today;
   const first = new Date(Date.parse(`${last}T00:00:00.000Z`) - (opts.days - 1) * DAY_MS).toISOString();
@@ -126,7 +126,7 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
 
   const rows = empty
     ? []
-    : await remediationReport(db, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end, now: opts.now, openAges: false });
+    : await remediationReport({ db }, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end, now: opts.now, openAges: false });
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = rows.filter((r) => r.severity === severity && r.fixed > 0);
     const fixed = of.reduce((n, r) => n + r.fixed, 0);

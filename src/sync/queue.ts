@@ -3,7 +3,7 @@
 // heartbeating is retried by another worker), one queued + one active job per source (the `stately`
 // policy keyed by source name), and a global per-upstream concurrency limit (job groups).
 import { PgBoss } from 'pg-boss';
-import type { AppContext } from '../app/context.ts';
+import type { SyncContext } from './context.ts';
 import { readsFiles, upstreamKey } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError } from '../core/errors.ts';
 import { sourceBucketOf } from '../filedrop/resolve.ts';
@@ -29,13 +29,13 @@ const envNumber = (env: NodeJS.ProcessEnv, name: string, dflt: number): number =
  * The upstream a source talks to: syncs of sources on one console share its concurrency limit. The
  * connector declares it (`upstream`, a URL counted by its host); a file-reading source's is its bucket.
  */
-export function upstreamOf(app: Pick<AppContext, 'registry'>, source: { name: string; type: string; config: Record<string, unknown> }): string {
+export function upstreamOf(app: Pick<SyncContext, 'registry'>, source: { name: string; type: string; config: Record<string, unknown> }): string {
   const connector = app.registry.get(source.type);
   if (readsFiles(connector, source.config)) return `bucket:${sourceBucketOf(app, source)}`;
   return upstreamKey(connector, source.config);
 }
 
-export function requirePostgres(app: AppContext, what: string): void {
+export function requirePostgres(app: SyncContext, what: string): void {
   if (app.store.dialect !== 'postgres') {
     throw new InputError(`${what} needs the PostgreSQL store (--db postgres://…); the embedded SQLite mode runs syncs in-process`, 'db');
   }
@@ -49,12 +49,12 @@ export interface WorkOptions {
 
 export class SyncQueue {
   readonly boss: PgBoss;
-  readonly #app: AppContext;
+  readonly #app: SyncContext;
   readonly #env: NodeJS.ProcessEnv;
   readonly #drains = new Set<AbortController>();
   #started = false;
 
-  constructor(app: AppContext) {
+  constructor(app: SyncContext) {
     requirePostgres(app, 'the job queue');
     this.#app = app;
     this.#env = app.env;

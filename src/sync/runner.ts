@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AppContext } from '../app/context.ts';
+import type { SyncContext } from './context.ts';
 import { type Connector, type Page, readsFiles, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
@@ -118,7 +118,7 @@ function checkStreams(streams: Stream[]): void {
   }
 }
 
-export async function runSync(app: AppContext, sourceName: string, opts: SyncOptions = {}): Promise<SyncResult> {
+export async function runSync(app: SyncContext, sourceName: string, opts: SyncOptions = {}): Promise<SyncResult> {
   const { store } = app;
   const source = await store.getSource(sourceName);
   const connector = app.registry.get(source.type);

@@ -1,7 +1,7 @@
 // The in-process scheduler of the embedded mode: every tick it starts the syncs whose schedule is due,
 // one run per source at a time. (PostgreSQL mode with workers uses the job queue instead.)
-import type { AppContext } from '../app/context.ts';
-import { nextDue } from '../app/schedule.ts';
+import type { SyncContext } from './context.ts';
+import { nextDue } from '../core/schedule.ts';
 import { ConflictError, errorMessage } from '../core/errors.ts';
 import { runSync, type SyncOptions } from './runner.ts';
 
@@ -15,14 +15,14 @@ export interface SchedulerOptions {
 }
 
 export class Scheduler {
-  readonly #app: AppContext;
+  readonly #app: SyncContext;
   readonly #tickMs: number;
   readonly #start: (sourceName: string, opts: SyncOptions) => Promise<unknown>;
   readonly #running = new Map<string, Promise<unknown>>();
   #timer: NodeJS.Timeout | null = null;
   #ticking = false;
 
-  constructor(app: AppContext, opts: SchedulerOptions = {}) {
+  constructor(app: SyncContext, opts: SchedulerOptions = {}) {
     this.#app = app;
     this.#tickMs = opts.tickMs ?? 30_000;
     this.#start = opts.start ?? ((name, o) => runSync(app, name, o));

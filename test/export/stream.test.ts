@@ -65,7 +65,7 @@ for (const backend of BACKENDS) {
         for (const opts of [{}, { sourceIds: [lab.id] }, ...(model === 'vulnerabilities' ? [{ filters: [parseFilter('severity>=high')] }] : [])]) {
           const want = (await app.store.query(model, { ...opts, limit: 1000 })).records;
           const got: unknown[] = [];
-          for await (const page of recordPages(app.store.db, model, opts, 3)) got.push(...page);
+          for await (const page of recordPages(app.store, model, opts, 3)) got.push(...page);
           assert.ok(want.length > 0, model);
           assert.deepEqual(got, want, model);
         }

@@ -212,7 +212,7 @@ for (const backend of BACKENDS) {
     });
 
     test('versions: the same bytes are unchanged, an older one or a bad one changes nothing; staleness by the feed’s date', async () => {
-      const before = await listFeeds(store.db);
+      const before = await listFeeds(store);
       assert.deepEqual(
         before.map((f) => [f.kind, f.stale]),
         [
@@ -232,7 +232,7 @@ for (const backend of BACKENDS) {
         ]),
         /junk\.bin: not a CISA KEV catalog/,
       );
-      assert.deepEqual(await listFeeds(store.db), before, 'nothing changed');
+      assert.deepEqual(await listFeeds(store), before, 'nothing changed');
       assert.equal((await all()).find((r) => r.pluginId === 'f1-crit-old')!.epssFeedScore, 0.91);
       const bytes = epssCsv('v2025.03.14', new Date().toISOString(), [['CVE-2024-0001', 0.5, 0.55]]);
       const first = await importFeedFiles(app, [{ name: 'epss-today.csv', data: bytes }]);
@@ -241,7 +241,7 @@ for (const backend of BACKENDS) {
       const second = await importFeedFiles(app, [{ name: 'epss-today.csv', data: bytes }]);
       assert.equal(second.imported[0]!.status, 'unchanged');
       assert.equal(second.findingsUpdated, 0);
-      const now = await listFeeds(store.db);
+      const now = await listFeeds(store);
       assert.equal(now.find((f) => f.kind === 'epss')!.stale, false);
       assert.equal(now.find((f) => f.kind === 'epss')!.versions, 2);
       assert.deepEqual(await staleFeedWarnings(app), []);

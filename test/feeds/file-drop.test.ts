@@ -33,7 +33,7 @@ for (const backend of BACKENDS) {
       await uploadFiles(app, 'scanner', paths);
     };
     const imports = async () => new Map((await listImports(app, source.id)).map((i) => [i.key, i]));
-    const feeds = async () => (await listFeeds(app.store.db)).map((f) => [f.kind, f.version, f.records, f.fileName]);
+    const feeds = async () => (await listFeeds(app.store)).map((f) => [f.kind, f.version, f.records, f.fileName]);
 
     before(async () => {
       db = await backend.create();
@@ -93,10 +93,10 @@ for (const backend of BACKENDS) {
     });
 
     test('a full run reads every file again but imports no feed twice; an older catalog is refused and changes nothing', async () => {
-      const before = await listFeeds(app.store.db);
+      const before = await listFeeds(app.store);
       const run = await runSync(app, 'scanner', { full: true });
       assert.equal(run.status, 'succeeded', run.error ?? '');
-      const after1 = await listFeeds(app.store.db);
+      const after1 = await listFeeds(app.store);
       assert.deepEqual(
         after1.map((f) => [f.kind, f.importedAt, f.versions]),
         before.map((f) => [f.kind, f.importedAt, f.versions]),

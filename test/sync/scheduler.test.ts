@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
-import { nextDue, validateSchedule } from '../../src/app/schedule.ts';
+import { nextDue, validateSchedule } from '../../src/core/schedule.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';

@@ -24,16 +24,14 @@ export function assetRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
     /** The host a link request means: the path's host, or the body's host of the path's asset (or its only host). */
     const hostOf = async (id: string, hostId: string | undefined): Promise<string> => {
-      const host = await app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [id]);
-      if (host[0]) return id;
+      if (await app.store.hostExists(id)) return id;
       const asset = await app.store.getRecord('assets', id).catch((err: unknown) => {
         if (err instanceof NotFoundError) throw new ApiError(404, 'not_found', `no host or asset with id '${id}'`, 'id');
         throw err;
       });
       const hosts = asset.hostIds as string[];
       if (hostId) {
-        if (!hosts.includes(hostId) && !(await app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [hostId]))[0])
-          throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
+        if (!hosts.includes(hostId) && !(await app.store.hostExists(hostId))) throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
         return hostId;
       }
       if (hosts.length === 1) return hosts[0]!;

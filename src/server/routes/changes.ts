@@ -163,7 +163,7 @@ export function changeRoutes(app: AppContext) {
       async (req) => {
         const since = req.query.since ? await app.store.changesSince(req.query.since) : null;
         const generatedAt = nowIso();
-        const items = await remediationReport(app.store.db, { sourceIds: await sourceIds(asList(req.query.source)), since, now: generatedAt });
+        const items = await remediationReport(app.store, { sourceIds: await sourceIds(asList(req.query.source)), since, now: generatedAt });
         return { items, since: since?.at ?? null, generatedAt };
       },
     );
@@ -224,10 +224,10 @@ export function changeRoutes(app: AppContext) {
         const generatedAt = nowIso();
         const ids = await sourceIds(asList(req.query.source));
         const opts = { sourceIds: ids, days: req.query.days, to: req.query.to ?? null, now: generatedAt };
-        const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await trendsFingerprint(app.store.db)]);
+        const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await trendsFingerprint(app.store)]);
         let report = trendsCache.get(key);
         if (!report) {
-          report = await trendsReport(app.store.db, opts);
+          report = await trendsReport(app.store, opts);
           if (trendsCache.size >= 32) trendsCache.delete(trendsCache.keys().next().value as string);
           trendsCache.set(key, report);
         }

@@ -116,7 +116,7 @@ export function exportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        await deleteDestination(app.store.db, req.params.name);
+        await deleteDestination(app.store, req.params.name);
         return { removed: req.params.name };
       },
     );
@@ -136,7 +136,7 @@ export function exportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const d = await getDestination(app.store.db, req.params.name);
+        const d = await getDestination(app.store, req.params.name);
         const sources = req.body.source
           ? [await app.store.getSource(req.body.source)]
           : d.sourceId

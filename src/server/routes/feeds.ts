@@ -88,7 +88,7 @@ export function feedRoutes(app: AppContext) {
           },
         },
       },
-      async (req) => ({ items: await cveFeedFacts(app.store.db, req.query.cve) }),
+      async (req) => ({ items: await cveFeedFacts(app.store, req.query.cve) }),
     );
 
     // The body is the file itself, whatever its content type.

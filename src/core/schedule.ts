@@ -1,6 +1,6 @@
 // Source schedules: an interval ("30m", "6h", "1d") or a cron expression ("0 */6 * * *", UTC).
 import { Cron } from 'croner';
-import { InputError } from '../core/errors.ts';
+import { InputError } from './errors.ts';
 
 const INTERVAL_RE = /^(\d+)\s*(s|m|h|d|w)$/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

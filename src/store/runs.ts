@@ -1,0 +1,143 @@
+// Sync runs and checkpoints in the store: a run's record (mode, generation, status, counts, heartbeat)
+// and each stream's checkpoint of a source.
+import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
+import type { Driver, Row } from './driver.ts';
+import { nowIso, parseJson } from './rows.ts';
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
+
+export interface StreamCounts {
+  records: number;
+  errors: number;
+}
+
+export interface RunRecord {
+  id: string;
+  sourceId: string;
+  mode: 'full' | 'incremental';
+  status: RunStatus;
+  generation: string;
+  resumedFrom: string | null;
+  trigger: string | null;
+  /** Which process runs it: `host:pid`, so a crashed run on this machine is recognised at once. */
+  owner: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  heartbeatAt: string | null;
+  counts: Record<string, StreamCounts>;
+  error: string | null;
+}
+
+export interface CheckpointRecord {
+  stream: string;
+  value: unknown;
+  complete: boolean;
+  mode: 'full' | 'incremental';
+  generation: string;
+  runId: string | null;
+}
+
+function toRun(r: Row): RunRecord {
+  return {
+    id: String(r.id),
+    sourceId: String(r.source_id),
+    mode: r.mode as RunRecord['mode'],
+    status: r.status as RunStatus,
+    generation: String(r.generation),
+    resumedFrom: (r.resumed_from as string | null) ?? null,
+    trigger: (r.trigger as string | null) ?? null,
+    owner: (r.owner as string | null) ?? null,
+    startedAt: String(r.started_at),
+    finishedAt: (r.finished_at as string | null) ?? null,
+    heartbeatAt: (r.heartbeat_at as string | null) ?? null,
+    counts: parseJson(r.counts, {}),
+    error: (r.error as string | null) ?? null,
+  };
+}
+
+export type NewRun = Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>;
+
+/** Records a running run; a second running run of a source is refused (the store's unique index). */
+export async function createRun(db: Driver, run: NewRun): Promise<RunRecord> {
+  try {
+    await db.run(
+      `INSERT INTO "sync_runs" ("id", "source_id", "mode", "status", "generation", "resumed_from", "trigger", "owner", "started_at", "heartbeat_at", "counts") VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, '{}')`,
+      [run.id, run.sourceId, run.mode, run.generation, run.resumedFrom, run.trigger, run.owner, run.startedAt, run.startedAt],
+    );
+  } catch (err) {
+    if (/unique|duplicate/i.test(errorMessage(err))) throw new ConflictError('a sync of this source is already running');
+    throw err;
+  }
+  return getRun(db, run.id);
+}
+
+export async function getRun(db: Driver, id: string): Promise<RunRecord> {
+  const rows = await db.all(`SELECT * FROM "sync_runs" WHERE "id" = ?`, [id]);
+  if (!rows[0]) throw new NotFoundError(`no run with id '${id}'`);
+  return toRun(rows[0]);
+}
+
+/** When a run started, or null when there is no such run. */
+export async function runStartedAt(db: Driver, id: string): Promise<string | null> {
+  const rows = await db.all(`SELECT "started_at" FROM "sync_runs" WHERE "id" = ?`, [id]);
+  return rows[0] ? String(rows[0].started_at) : null;
+}
+
+export async function listRuns(db: Driver, sourceId: string | null, limit: number): Promise<RunRecord[]> {
+  const rows = sourceId
+    ? await db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, [sourceId])
+    : await db.all(`SELECT * FROM "sync_runs" ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`);
+  return rows.map(toRun);
+}
+
+export async function activeRun(db: Driver, sourceId: string): Promise<RunRecord | null> {
+  const rows = await db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? AND "status" = 'running' ORDER BY "started_at" DESC`, [sourceId]);
+  return rows[0] ? toRun(rows[0]) : null;
+}
+
+export async function lastRun(db: Driver, sourceId: string, where: { status?: RunStatus; mode?: 'full' | 'incremental' }): Promise<RunRecord | null> {
+  const conds = [`"source_id" = ?`];
+  const params: unknown[] = [sourceId];
+  if (where.status) {
+    conds.push(`"status" = ?`);
+    params.push(where.status);
+  }
+  if (where.mode) {
+    conds.push(`"mode" = ?`);
+    params.push(where.mode);
+  }
+  const rows = await db.all(`SELECT * FROM "sync_runs" WHERE ${conds.join(' AND ')} ORDER BY "started_at" DESC LIMIT 1`, params);
+  return rows[0] ? toRun(rows[0]) : null;
+}
+
+export async function heartbeat(db: Driver, runId: string, counts: Record<string, StreamCounts>): Promise<void> {
+  await db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), JSON.stringify(counts), runId]);
+}
+
+export async function finishRun(db: Driver, runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null): Promise<void> {
+  await db.run(`UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ? WHERE "id" = ?`, [
+    status,
+    nowIso(),
+    nowIso(),
+    JSON.stringify(counts),
+    error,
+    runId,
+  ]);
+}
+
+export async function getCheckpoints(db: Driver, sourceId: string): Promise<Map<string, CheckpointRecord>> {
+  const rows = await db.all(`SELECT * FROM "checkpoints" WHERE "source_id" = ?`, [sourceId]);
+  return new Map(
+    rows.map((r) => [
+      String(r.stream),
+      {
+        stream: String(r.stream),
+        value: parseJson(r.value, null),
+        complete: Number(r.complete) === 1,
+        mode: r.mode as CheckpointRecord['mode'],
+        generation: String(r.generation),
+        runId: (r.run_id as string | null) ?? null,
+      },
+    ]),
+  );
+}
