@@ -3,19 +3,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
+import { sessionInfo } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 
 export interface AuthRouteOptions {
   secureCookies: boolean | 'auto';
   limiter: LoginLimiter;
 }
 
-const userSchema = { type: 'object', properties: { id: { type: 'string' }, username: { type: 'string' } }, required: ['id', 'username'] } as const;
-const sessionSchema = {
-  type: 'object',
-  properties: { user: userSchema, csrfToken: { type: ['string', 'null'] }, via: { type: 'string', enum: ['session', 'token'] } },
-  required: ['user', 'csrfToken', 'via'],
-} as const;
+const sessionSchema = routeSchema(sessionInfo);
 const tokenSchema = {
   type: 'object',
   properties: {

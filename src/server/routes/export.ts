@@ -12,28 +12,15 @@ import { resolveSince } from '../../export/since.ts';
 import { deleteDestination, getDestination } from '../../store/exports.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
+import { exportStatus } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import { asList, filtersOf } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'since']);
 
-const statusSchema = {
-  type: 'object',
-  properties: {
-    destination: { type: 'string' },
-    source: { type: 'string' },
-    status: { type: 'string', description: 'running, succeeded, failed (never: not run yet)' },
-    runId: { type: ['string', 'null'] },
-    attempts: { type: 'integer' },
-    startedAt: { type: ['string', 'null'] },
-    finishedAt: { type: ['string', 'null'] },
-    records: { type: 'integer' },
-    files: { type: 'array', items: { type: 'string' } },
-    error: { type: ['string', 'null'] },
-  },
-} as const;
-
-export const exportStatusListSchema = { type: 'array', items: statusSchema } as const;
+const statusSchema = routeSchema(exportStatus);
+const exportStatusListSchema = { type: 'array', items: statusSchema } as const;
 
 const destinationSchema = {
   type: 'object',

@@ -6,51 +6,16 @@ import { HeldTests, testConfiguration } from '../../app/connection-test.ts';
 import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
 import { ConflictError, InputError } from '../../core/errors.ts';
 import { exportStatusesOf } from '../../export/schedule.ts';
+import { sourceCheck, sourceView } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import type { SyncManager } from '../syncs.ts';
-import { exportStatusListSchema } from './export.ts';
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
 const anyObject = { type: 'object', additionalProperties: true } as const;
 
-export const sourceViewSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    type: { type: 'string' },
-    config: { ...anyObject, description: 'configuration with secret values replaced by "********"' },
-    schedule: { type: ['string', 'null'] },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-    lastCheck: { type: ['object', 'null'], additionalProperties: true },
-    lastRun: { type: ['object', 'null'], additionalProperties: true },
-    exports: { ...exportStatusListSchema, description: 'scheduled exports that apply to this source, with the status of the last one' },
-    unreadableSecrets: { type: 'array', items: { type: 'string' }, description: 'stored secrets the master key cannot decrypt: enter them again' },
-  },
-  required: ['name', 'type', 'config', 'schedule', 'createdAt', 'updatedAt', 'lastCheck', 'lastRun'],
-} as const;
-
-const checkSchema = {
-  type: 'object',
-  properties: {
-    ok: { type: 'boolean' },
-    checks: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, ok: { type: 'boolean' }, message: { type: 'string' }, hint: { type: ['string', 'null'] } },
-        required: ['id', 'ok', 'message', 'hint'],
-      },
-    },
-    warnings: { type: 'array', items: { type: 'string' }, description: 'not failures: e.g. a stale offline feed' },
-    connectionTest: {
-      type: ['string', 'null'],
-      description:
-        'a test of an unsaved configuration that obtained something the save must keep (tokens from a one-time authorization code): send it as connectionTest with the save, within 10 minutes',
-    },
-  },
-  required: ['ok', 'checks'],
-} as const;
+export const sourceViewSchema = routeSchema(sourceView);
+const checkSchema = routeSchema(sourceCheck);
 
 /** A running run whose heartbeat is younger than this is taken as alive (the runner beats every 5 s). */
 const ACTIVE_RUN_FRESH_MS = 90_000;

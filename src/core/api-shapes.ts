@@ -1,0 +1,151 @@
+// The /api/v1 request and response shapes, declared once: the server derives its route schemas
+// (validation, serialization, OpenAPI) from them, and the web client imports the inferred types.
+// Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
+import { z } from 'zod';
+
+const nullableString = z.string().nullable();
+
+export const errorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: nullableString }).loose(),
+});
+export type ErrorBody = z.infer<typeof errorBody>;
+
+// ---- auth ----
+
+export const sessionInfo = z.object({
+  user: z.object({ id: z.string(), username: z.string() }),
+  csrfToken: nullableString,
+  via: z.enum(['session', 'token']),
+});
+export type SessionInfo = z.infer<typeof sessionInfo>;
+
+// ---- runs ----
+
+export const runStatus = z.enum(['running', 'succeeded', 'failed', 'partial', 'interrupted']);
+export type RunStatus = z.infer<typeof runStatus>;
+export const runMode = z.enum(['full', 'incremental']);
+
+export const runCounts = z.record(z.string(), z.object({ records: z.int(), errors: z.int() }));
+
+export const run = z.object({
+  id: z.string(),
+  source: nullableString,
+  status: runStatus,
+  mode: runMode,
+  trigger: nullableString,
+  resumedFrom: nullableString,
+  startedAt: z.string(),
+  finishedAt: nullableString,
+  heartbeatAt: nullableString,
+  durationMs: z.int(),
+  live: z.boolean().describe('counts are live from this process (else from the last stored heartbeat)'),
+  counts: runCounts,
+  error: nullableString,
+});
+export type Run = z.infer<typeof run>;
+export const runList = z.object({ items: z.array(run) });
+
+/** The last run as a source's view carries it (the store's run record, at least these fields). */
+export const runSummary = z
+  .object({ id: z.string(), status: runStatus, mode: runMode, startedAt: z.string(), finishedAt: nullableString, error: nullableString })
+  .loose();
+export type RunSummary = z.infer<typeof runSummary>;
+
+export const limitQuery = (max: number, def: number) => z.strictObject({ limit: z.int().min(1).max(max).default(def) });
+
+// ---- exports ----
+
+export const exportStatus = z.object({
+  destination: z.string(),
+  source: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed', 'never']).describe('running, succeeded, failed (never: not run yet)'),
+  runId: nullableString,
+  attempts: z.int(),
+  startedAt: nullableString,
+  finishedAt: nullableString,
+  records: z.int(),
+  files: z.array(z.string()),
+  error: nullableString,
+});
+export type ExportStatus = z.infer<typeof exportStatus>;
+
+// ---- sources ----
+
+export const checkResult = z.object({ id: z.string(), ok: z.boolean(), message: z.string(), hint: nullableString });
+export type CheckResult = z.infer<typeof checkResult>;
+
+export const sourceView = z.object({
+  name: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()).describe('configuration with secret values replaced by "********"'),
+  schedule: nullableString,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  lastCheck: z.object({ ok: z.boolean(), at: z.string() }).loose().nullable().describe('the last credential check; its checks pass through as stored'),
+  lastRun: runSummary.nullable(),
+  exports: z.array(exportStatus).optional().describe('scheduled exports that apply to this source, with the status of the last one'),
+  unreadableSecrets: z.array(z.string()).optional().describe('stored secrets the master key cannot decrypt: enter them again'),
+});
+export type SourceView = z.infer<typeof sourceView>;
+
+export const sourceCheck = z.object({
+  ok: z.boolean(),
+  checks: z.array(checkResult),
+  warnings: z.array(z.string()).optional().describe('not failures: e.g. a stale offline feed'),
+  connectionTest: nullableString
+    .optional()
+    .describe(
+      'a test of an unsaved configuration that obtained something the save must keep (tokens from a one-time authorization code): send it as connectionTest with the save, within 10 minutes',
+    ),
+});
+export type SourceCheck = z.infer<typeof sourceCheck>;
+
+// ---- connectors ----
+
+export const fieldMeta = z
+  .object({
+    key: z.string(),
+    label: z.string(),
+    help: nullableString,
+    secret: z.boolean(),
+    input: z.enum(['text', 'password', 'boolean', 'select', 'textarea', 'number']),
+    options: z.array(z.object({ value: z.string(), label: z.string() })).nullable(),
+    showWhen: z.record(z.string(), z.array(z.string())).nullable(),
+    /** Secret fields whose destination this field decides: changing it needs them entered again. */
+    sendsSecrets: z.array(z.string()).nullable().optional(),
+    default: z.unknown().optional(),
+  })
+  .loose();
+export type FieldMeta = z.infer<typeof fieldMeta>;
+
+export const connectorMeta = z.object({
+  type: z.string(),
+  title: z.string(),
+  /** The name users know the upstream by, in lists and headings. */
+  shortName: z.string(),
+  /** Form layout declared by the connector; null = every field in one section. */
+  sections: z.array(z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) })).nullable(),
+  /** Present when the connector can read exports from the file drop. */
+  files: z.object({ defaultBucket: z.string(), kinds: z.array(z.string()), uploadHint: nullableString }).nullable(),
+  fields: z.array(fieldMeta),
+});
+export type ConnectorMeta = z.infer<typeof connectorMeta>;
+export const connectorList = z.object({ items: z.array(connectorMeta) });
+
+// ---- records ----
+
+/** One normalized record: its model's fields (the route schema lists them per model, from MODEL_FIELDS). */
+export const recordItem = z.object({ id: z.string(), source: z.string() }).catchall(z.unknown());
+export type Rec = z.infer<typeof recordItem>;
+
+/** A page of a cursor-paged list. */
+export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: nullableString });
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+// ---- path parameters ----
+
+export const nameParams = z.object({ name: z.string().min(1).max(200) });
+export const idParams = z.object({ id: z.string() });
