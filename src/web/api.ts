@@ -1,11 +1,24 @@
 // The browser's client of the public /api/v1 API: JSON in and out, the session cookie, the CSRF header
 // on unsafe methods, and errors turned into sentences a user understands.
 
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-  field: string | null;
-}
+import type { ErrorBody } from '../core/api-shapes.ts';
+
+// The shapes of the API's answers come from the shapes the server's route schemas are made of.
+export type {
+  CheckResult,
+  ConnectorMeta,
+  ExportStatus,
+  FieldMeta,
+  Page,
+  Rec,
+  Run,
+  RunStatus,
+  RunSummary,
+  SessionInfo,
+  SourceView,
+} from '../core/api-shapes.ts';
+
+export type ApiErrorBody = ErrorBody['error'];
 
 export class ApiError extends Error {
   readonly status: number;
@@ -123,98 +136,6 @@ export function uploadFile(source: string, file: File, onProgress: (loaded: numb
 }
 
 // ---- shapes of the API's answers ----
-
-export interface SessionInfo {
-  user: { id: string; username: string };
-  csrfToken: string | null;
-  via: 'session' | 'token';
-}
-
-export interface FieldMeta {
-  key: string;
-  label: string;
-  help: string | null;
-  secret: boolean;
-  input: 'text' | 'password' | 'boolean' | 'select' | 'textarea' | 'number';
-  options: { value: string; label: string }[] | null;
-  showWhen: Record<string, string[]> | null;
-  /** Secret fields whose destination this field decides: changing it needs them entered again. */
-  sendsSecrets?: string[] | null;
-  default?: unknown;
-}
-
-export interface ConnectorMeta {
-  type: string;
-  title: string;
-  /** The name users know the upstream by, in lists and headings. */
-  shortName: string;
-  /** Form layout declared by the connector; null = every field in one section. */
-  sections: { title: string | null; help: string | null; keys: string[] }[] | null;
-  /** Present when the connector can read exports from the file drop. */
-  files: { defaultBucket: string; kinds: string[]; uploadHint: string | null } | null;
-  fields: FieldMeta[];
-}
-
-export interface CheckResult {
-  id: string;
-  ok: boolean;
-  message: string;
-  hint: string | null;
-}
-
-export interface RunSummary {
-  id: string;
-  status: RunStatus;
-  mode: 'full' | 'incremental';
-  startedAt: string;
-  finishedAt: string | null;
-  error: string | null;
-}
-
-export interface SourceView {
-  name: string;
-  type: string;
-  config: Record<string, unknown>;
-  schedule: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastCheck: { ok: boolean; at: string; checks?: CheckResult[] } | null;
-  lastRun: RunSummary | null;
-  /** Scheduled exports after this source's syncs, with the last one's status. */
-  exports?: ExportStatus[];
-}
-
-export interface ExportStatus {
-  destination: string;
-  source: string;
-  status: 'running' | 'succeeded' | 'failed' | 'never';
-  runId: string | null;
-  attempts: number;
-  startedAt: string | null;
-  finishedAt: string | null;
-  records: number;
-  files: string[];
-  error: string | null;
-}
-
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
-
-export interface Run extends RunSummary {
-  source: string | null;
-  trigger: string | null;
-  resumedFrom: string | null;
-  heartbeatAt: string | null;
-  durationMs: number;
-  live?: boolean;
-  counts: Record<string, { records: number; errors: number }>;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
-export type Rec = Record<string, unknown> & { id: string; source: string };
 
 export interface FileImport {
   rowsRead: number;
