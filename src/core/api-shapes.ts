@@ -149,3 +149,66 @@ export interface Page<T> {
 
 export const nameParams = z.object({ name: z.string().min(1).max(200) });
 export const idParams = z.object({ id: z.string() });
+
+// ---- file drop ----
+
+export const bucketObject = z.object({ key: z.string(), size: z.int(), etag: z.string(), lastModified: z.string() });
+
+export const fileImport = z.object({
+  id: z.string(),
+  etag: z.string(),
+  size: z.int(),
+  kind: nullableString,
+  rowsRead: z.int(),
+  rowsImported: z.int(),
+  rowsRejected: z.int(),
+  rejections: z.array(z.object({ line: z.int(), reason: z.string() })),
+  status: z.enum(['imported', 'partial', 'rejected']),
+  error: nullableString,
+  importedAt: z.string(),
+  runId: nullableString,
+});
+export type FileImport = z.infer<typeof fileImport>;
+export const importHistory = z.object({ items: z.array(fileImport.extend({ key: z.string(), bucket: z.string() })) });
+
+export const bucketFile = bucketObject.extend({
+  status: z.enum(['pending', 'changed', 'imported', 'partial', 'rejected']),
+  import: fileImport.nullable(),
+});
+export type BucketFile = z.infer<typeof bucketFile>;
+export const bucketListing = z.object({ bucket: z.string(), address: z.string(), items: z.array(bucketFile) });
+
+export const uploadedFile = bucketObject.extend({ bucket: z.string(), address: z.string() });
+
+export const fileDropGuide = z.object({
+  source: z.string(),
+  type: z.string(),
+  bucket: z.string(),
+  address: z.string(),
+  backend: z.enum(['file', 's3']),
+  storage: z.string(),
+  s3: z.object({ endpoint: nullableString, region: z.string(), forcePathStyle: z.boolean() }).nullable(),
+  sharedWith: z.array(z.string()),
+  file: nullableString,
+  expiresAt: z.string(),
+  presignedUrl: nullableString,
+  token: z.object({ id: z.string(), token: z.string(), file: nullableString, expiresAt: z.string() }).nullable(),
+  uploadUrl: nullableString,
+  commands: z.array(z.object({ label: z.string(), command: z.string() })),
+  notes: z.array(z.string()),
+});
+export type FileDropGuide = z.infer<typeof fileDropGuide>;
+
+export const uploadToken = z.object({
+  id: z.string(),
+  bucket: z.string(),
+  file: nullableString,
+  createdBy: nullableString,
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  revokedAt: nullableString,
+  lastUsedAt: nullableString,
+  uploads: z.int(),
+  active: z.boolean(),
+});
+export type UploadToken = z.infer<typeof uploadToken>;

@@ -7,8 +7,11 @@ import type { ErrorBody } from '../core/api-shapes.ts';
 export type {
   CheckResult,
   ConnectorMeta,
+  BucketFile,
   ExportStatus,
   FieldMeta,
+  FileDropGuide,
+  FileImport,
   Page,
   Rec,
   Run,
@@ -16,6 +19,7 @@ export type {
   RunSummary,
   SessionInfo,
   SourceView,
+  UploadToken,
 } from '../core/api-shapes.ts';
 
 export type ApiErrorBody = ErrorBody['error'];
@@ -133,53 +137,4 @@ export function uploadFile(source: string, file: File, onProgress: (loaded: numb
     xhr.send(file);
   });
   return { promise, abort: () => xhr.abort() };
-}
-
-// ---- shapes of the API's answers ----
-
-export interface FileImport {
-  rowsRead: number;
-  rowsImported: number;
-  rowsRejected: number;
-  rejections: { line: number; reason: string }[];
-  status: 'imported' | 'partial' | 'rejected';
-  error: string | null;
-  importedAt: string;
-  kind: string | null;
-}
-
-export interface BucketFile {
-  key: string;
-  size: number;
-  etag: string;
-  lastModified: string;
-  status: 'pending' | 'changed' | 'imported' | 'partial' | 'rejected';
-  import: FileImport | null;
-}
-
-export interface FileDropGuide {
-  source: string;
-  bucket: string;
-  address: string;
-  backend: 'file' | 's3';
-  storage: string;
-  sharedWith: string[];
-  expiresAt: string;
-  presignedUrl: string | null;
-  token: { id: string; token: string; file: string | null; expiresAt: string } | null;
-  uploadUrl: string | null;
-  commands: { label: string; command: string }[];
-  notes: string[];
-}
-
-export interface UploadToken {
-  id: string;
-  file: string | null;
-  createdBy: string | null;
-  createdAt: string;
-  expiresAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  uploads: number;
-  active: boolean;
 }
