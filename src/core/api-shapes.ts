@@ -212,3 +212,35 @@ export const uploadToken = z.object({
   active: z.boolean(),
 });
 export type UploadToken = z.infer<typeof uploadToken>;
+
+// ---- record summaries ----
+
+export const groupCount = z.object({ values: z.record(z.string(), z.unknown()), count: z.int() });
+export type GroupCount = z.infer<typeof groupCount>;
+export const groupCounts = z.object({ items: z.array(groupCount) });
+
+export const complianceSummaryItem = z.object({
+  hostId: nullableString,
+  hostname: nullableString,
+  ipAddresses: z.array(z.string()),
+  source: z.string(),
+  benchmark: z.string(),
+  passed: z.int(),
+  failed: z.int(),
+  warning: z.int(),
+  error: z.int(),
+  total: z.int(),
+});
+export type ComplianceSummaryItem = z.infer<typeof complianceSummaryItem>;
+export const complianceSummary = z.object({ items: z.array(complianceSummaryItem) });
+
+export const hostLabel = z.object({ id: z.string(), hostname: nullableString, ipAddresses: z.array(z.string()) });
+export type HostLabel = z.infer<typeof hostLabel>;
+export const hostLabels = z.object({ items: z.array(hostLabel) });
+
+export const recordStats = z.object({
+  models: z.record(z.string(), z.int()),
+  sources: z.record(z.string(), z.record(z.string(), z.int())),
+  overdue: z.record(z.string(), z.int()).describe('open findings past their SLA due date, per severity'),
+});
+export type RecordStats = z.infer<typeof recordStats>;

@@ -5,15 +5,19 @@ import type { ErrorBody } from '../core/api-shapes.ts';
 
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
-  CheckResult,
-  ConnectorMeta,
   BucketFile,
+  CheckResult,
+  ComplianceSummaryItem,
+  ConnectorMeta,
   ExportStatus,
   FieldMeta,
   FileDropGuide,
   FileImport,
+  GroupCount,
+  HostLabel,
   Page,
   Rec,
+  RecordStats,
   Run,
   RunStatus,
   RunSummary,
