@@ -244,3 +244,21 @@ export const recordStats = z.object({
   overdue: z.record(z.string(), z.int()).describe('open findings past their SLA due date, per severity'),
 });
 export type RecordStats = z.infer<typeof recordStats>;
+
+// ---- small answers ----
+
+export const syncStarted = z.object({ runId: nullableString, jobId: z.string().optional() });
+export type SyncStarted = z.infer<typeof syncStarted>;
+export const sourceRemoved = z.object({ removed: z.string(), warnings: z.array(z.string()) });
+export type SourceRemoved = z.infer<typeof sourceRemoved>;
+
+export const apiToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: nullableString.describe('last request made with it (recorded at most once a minute)'),
+  expiresAt: nullableString.describe('refused from then on; null = never'),
+});
+export type ApiToken = z.infer<typeof apiToken>;
+export const apiTokenList = z.object({ items: z.array(apiToken) });
+export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), token: z.string(), expiresAt: nullableString });

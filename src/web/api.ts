@@ -5,6 +5,7 @@ import type { ErrorBody } from '../core/api-shapes.ts';
 
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
+  ApiToken,
   BucketFile,
   CheckResult,
   ComplianceSummaryItem,
@@ -22,7 +23,10 @@ export type {
   RunStatus,
   RunSummary,
   SessionInfo,
+  SourceCheck,
+  SourceRemoved,
   SourceView,
+  SyncStarted,
   UploadToken,
 } from '../core/api-shapes.ts';
 

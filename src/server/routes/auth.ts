@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
-import { sessionInfo } from '../../core/api-shapes.ts';
+import { apiTokenCreated, apiTokenList, sessionInfo } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
@@ -13,17 +13,6 @@ export interface AuthRouteOptions {
 }
 
 const sessionSchema = routeSchema(sessionInfo);
-const tokenSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    createdAt: { type: 'string' },
-    lastUsedAt: { type: ['string', 'null'], description: 'last request made with it (recorded at most once a minute)' },
-    expiresAt: { type: ['string', 'null'], description: 'refused from then on; null = never' },
-  },
-  required: ['id', 'name', 'createdAt', 'lastUsedAt', 'expiresAt'],
-} as const;
 
 function current(req: FastifyRequest): AuthInfo {
   if (!req.auth) throw new ApiError(401, 'unauthorized', 'authentication required');
@@ -106,7 +95,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
         schema: {
           tags: ['auth'],
           summary: 'API tokens of the current user (never their values)',
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenSchema } } } },
+          response: { 200: routeSchema(apiTokenList) },
         },
       },
       async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
@@ -128,11 +117,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
             additionalProperties: false,
           },
           response: {
-            201: {
-              type: 'object',
-              properties: { id: { type: 'string' }, name: { type: 'string' }, token: { type: 'string' }, expiresAt: { type: ['string', 'null'] } },
-              required: ['id', 'name', 'token', 'expiresAt'],
-            },
+            201: routeSchema(apiTokenCreated),
             400: errorSchema,
           },
         },

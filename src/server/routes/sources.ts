@@ -6,7 +6,7 @@ import { HeldTests, testConfiguration } from '../../app/connection-test.ts';
 import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
 import { ConflictError, InputError } from '../../core/errors.ts';
 import { exportStatusesOf } from '../../export/schedule.ts';
-import { sourceCheck, sourceView } from '../../core/api-shapes.ts';
+import { sourceCheck, sourceRemoved, sourceView, syncStarted } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 import type { SyncManager } from '../syncs.ts';
@@ -133,7 +133,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           tags: ['sources'],
           summary: 'Remove a source with its records and runs',
           params: nameParams,
-          response: { 200: { type: 'object', properties: { removed: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } } } }, ...errors },
+          response: { 200: routeSchema(sourceRemoved), ...errors },
         },
       },
       async (req) => {
@@ -220,10 +220,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
             },
             additionalProperties: false,
           },
-          response: {
-            202: { type: 'object', properties: { runId: { type: 'string', nullable: true }, jobId: { type: 'string' } }, required: ['runId'] },
-            ...errors,
-          },
+          response: { 202: routeSchema(syncStarted), ...errors },
         },
         // A sync request with no body at all means the defaults.
         preValidation: async (req) => {
