@@ -262,3 +262,32 @@ export const apiToken = z.object({
 export type ApiToken = z.infer<typeof apiToken>;
 export const apiTokenList = z.object({ items: z.array(apiToken) });
 export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), token: z.string(), expiresAt: nullableString });
+
+// ---- reports ----
+
+export const remediationItem = z.object({
+  source: z.string(),
+  severity: nullableString,
+  fixed: z.int().describe('fixes observed (fixed events) in the window'),
+  meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening before the fix) to the fix'),
+  open: z.int().describe('findings open or reopened now'),
+  meanOpenAgeDays: z.number().nullable(),
+  oldestOpenAgeDays: z.number().nullable(),
+});
+export const remediationReport = z.object({ items: z.array(remediationItem), since: nullableString, generatedAt: z.iso.datetime() });
+export type RemediationReport = z.infer<typeof remediationReport>;
+
+/** Open findings per severity (the trends report's severities, as store/trends.ts TREND_SEVERITIES). */
+const severityCounts = z.object({ critical: z.int(), high: z.int(), medium: z.int(), low: z.int(), info: z.int() });
+
+export const trendsReport = z.object({
+  from: z.string().describe('first day (YYYY-MM-DD, UTC)'),
+  to: z.string().describe('last day'),
+  historyFrom: nullableString.describe(
+    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
+  ),
+  days: z.array(z.object({ date: z.string(), open: severityCounts })),
+  remediation: z.array(z.object({ severity: z.string(), fixed: z.int().describe('fixes in the window'), meanDaysToRemediate: z.number().nullable() })),
+  generatedAt: z.iso.datetime(),
+});
+export type TrendsReport = z.infer<typeof trendsReport>;

@@ -15,7 +15,7 @@ export interface ShapesProvider extends FastifyTypeProvider {
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
-/** Zod's draft-7 output tidied to the hand-written style: `type: [x, 'null']` for nullables, no safe-integer bounds. */
+/** Zod's draft-7 output tidied to the hand-written style: `type: [x, 'null']` for nullables, no safe-integer bounds, formats by name. */
 function tidy(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(tidy);
   if (node === null || typeof node !== 'object') return node;
@@ -25,6 +25,7 @@ function tidy(node: unknown): unknown {
     if ((k === 'minimum' && v === -SAFE) || (k === 'maximum' && v === SAFE)) continue;
     out[k] = k === 'additionalProperties' && v !== null && typeof v === 'object' && Object.keys(v).length === 0 ? true : tidy(v);
   }
+  if (out.format === 'date-time') delete out.pattern; // zod spells the format out as a regex too
   const any = out.anyOf as Record<string, unknown>[] | undefined;
   if (any?.length === 2 && any[1].type === 'null' && Object.keys(any[1]).length === 1 && typeof any[0].type === 'string') {
     const { anyOf: _, ...rest } = out;

@@ -19,6 +19,7 @@ export type {
   Page,
   Rec,
   RecordStats,
+  RemediationReport,
   Run,
   RunStatus,
   RunSummary,
@@ -27,6 +28,7 @@ export type {
   SourceRemoved,
   SourceView,
   SyncStarted,
+  TrendsReport,
   UploadToken,
 } from '../core/api-shapes.ts';
 
