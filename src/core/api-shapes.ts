@@ -291,3 +291,39 @@ export const trendsReport = z.object({
   generatedAt: z.iso.datetime(),
 });
 export type TrendsReport = z.infer<typeof trendsReport>;
+
+// ---- feeds ----
+
+export const feedInfo = z.object({
+  kind: z.enum(['kev', 'epss']),
+  name: z.string(),
+  version: z.string(),
+  released: z.iso.datetime(),
+  records: z.int(),
+  size: z.int(),
+  sha256: z.string(),
+  fileName: nullableString,
+  importedAt: z.iso.datetime(),
+  versions: z.int(),
+  ageDays: z.int(),
+  stale: z.boolean(),
+});
+export type FeedInfo = z.infer<typeof feedInfo>;
+export const feedList = z.object({ items: z.array(feedInfo) });
+export const feedImport = z.object({
+  imported: z.array(
+    feedInfo
+      .partial()
+      .required({ kind: true, name: true, version: true, released: true, records: true, size: true })
+      .extend({ file: z.string(), status: z.enum(['imported', 'unchanged']) }),
+  ),
+  findingsUpdated: z.int(),
+});
+
+export const cveFacts = z.object({
+  cve: z.string(),
+  kev: z.object({ dateAdded: z.string(), dueDate: nullableString, ransomware: nullableString, name: nullableString }).nullable(),
+  epss: z.object({ score: z.number(), percentile: z.number().nullable() }).nullable(),
+});
+export type CveFacts = z.infer<typeof cveFacts>;
+export const cveFactsList = z.object({ items: z.array(cveFacts) });
