@@ -69,6 +69,22 @@ export const exportStatus = z.object({
 });
 export type ExportStatus = z.infer<typeof exportStatus>;
 
+export const exportDestination = z.object({
+  name: z.string(),
+  source: nullableString.describe('null: every source'),
+  target: z.string(),
+  format: z.string(),
+  ocsfVersion: nullableString,
+  ecsBulk: z.boolean(),
+  models: z.array(z.string()),
+  mode: z.enum(['full', 'changes']),
+  createdAt: z.string(),
+  status: z.array(exportStatus),
+});
+export type ExportDestination = z.infer<typeof exportDestination>;
+export const exportDestinationList = z.object({ items: z.array(exportDestination) });
+export const exportStatusList = z.object({ items: z.array(exportStatus) });
+
 // ---- sources ----
 
 export const checkResult = z.object({ id: z.string(), ok: z.boolean(), message: z.string(), hint: nullableString });

@@ -11,6 +11,7 @@ export type {
   ComplianceSummaryItem,
   ConnectorMeta,
   CveFacts,
+  ExportDestination,
   ExportStatus,
   FeedInfo,
   FieldMeta,
