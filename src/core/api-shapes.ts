@@ -343,3 +343,46 @@ export const cveFacts = z.object({
 });
 export type CveFacts = z.infer<typeof cveFacts>;
 export const cveFactsList = z.object({ items: z.array(cveFacts) });
+
+// ---- request bodies ----
+
+export const loginBody = z.strictObject({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
+export type LoginBody = z.infer<typeof loginBody>;
+export const tokenCreateBody = z.strictObject({
+  name: z.string().min(1).max(100),
+  expiresIn: z.string().max(20).optional().describe('lifetime such as 12h or 90d (1m to 3650d); left out, the token never expires'),
+});
+export type TokenCreateBody = z.infer<typeof tokenCreateBody>;
+
+const anyConfig = z.record(z.string(), z.unknown());
+const connectionTest = z
+  .string()
+  .max(100)
+  .optional()
+  .describe('connectionTest of a test of this unsaved configuration: the save keeps what the test obtained (a one-time code is not exchanged twice)');
+const trialFields = {
+  config: anyConfig.optional().describe('the configuration as in the form (for a stored source: the changes; a secret left out keeps its value)'),
+  schedule: nullableString.optional(),
+};
+
+export const sourceCreateBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  type: z.string().min(1),
+  config: anyConfig.optional(),
+  schedule: nullableString.optional().describe('an interval such as 6h, or a cron expression; empty = manual only'),
+  connectionTest,
+});
+export type SourceCreateBody = z.infer<typeof sourceCreateBody>;
+export const sourceChangeBody = z.strictObject({ config: anyConfig.optional(), schedule: nullableString.optional(), connectionTest });
+export type SourceChangeBody = z.infer<typeof sourceChangeBody>;
+/** Test Connection of a new source's form. */
+export const sourceTrialBody = z.strictObject({ type: z.string().min(1), name: z.string().max(200).optional(), ...trialFields });
+export type SourceTrialBody = z.infer<typeof sourceTrialBody>;
+/** The check of a stored source, with unsaved changes when given. */
+export const sourceCheckBody = z.strictObject(trialFields);
+export type SourceCheckBody = z.infer<typeof sourceCheckBody>;
+export const syncBody = z.strictObject({
+  full: z.boolean().optional(),
+  allowLargeRemoval: z.boolean().optional().describe("with full: let the sweep remove more than the sweep guard allows (the CLI's --allow-large-removal)"),
+});
+export type SyncBody = z.infer<typeof syncBody>;

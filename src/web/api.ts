@@ -35,6 +35,17 @@ export type {
   UploadToken,
 } from '../core/api-shapes.ts';
 
+// What the forms send.
+export type {
+  LoginBody,
+  SourceChangeBody,
+  SourceCheckBody,
+  SourceCreateBody,
+  SourceTrialBody,
+  SyncBody,
+  TokenCreateBody,
+} from '../core/api-shapes.ts';
+
 export type ApiErrorBody = ErrorBody['error'];
 
 export class ApiError extends Error {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
-import { apiTokenCreated, apiTokenList, sessionInfo } from '../../core/api-shapes.ts';
+import { apiTokenCreated, apiTokenList, loginBody, sessionInfo, tokenCreateBody } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
@@ -33,12 +33,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
           tags: ['auth'],
           summary: 'Log in; sets the session cookie and returns the CSRF token for unsafe requests',
           security: [],
-          body: {
-            type: 'object',
-            properties: { username: { type: 'string', minLength: 1, maxLength: 200 }, password: { type: 'string', minLength: 1, maxLength: 1000 } },
-            required: ['username', 'password'],
-            additionalProperties: false,
-          },
+          body: routeSchema(loginBody),
           response: { 200: sessionSchema, 401: errorSchema, 429: errorSchema },
         },
       },
@@ -107,15 +102,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
         schema: {
           tags: ['auth'],
           summary: 'Create an API token for `Authorization: Bearer`; its value is shown only in this response',
-          body: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 100 },
-              expiresIn: { type: 'string', maxLength: 20, description: 'lifetime such as 12h or 90d (1m to 3650d); left out, the token never expires' },
-            },
-            required: ['name'],
-            additionalProperties: false,
-          },
+          body: routeSchema(tokenCreateBody),
           response: {
             201: routeSchema(apiTokenCreated),
             400: errorSchema,
