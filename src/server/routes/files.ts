@@ -25,21 +25,12 @@ import { fileDropOf, maxUploadBytes, sourceBucketOf } from '../../filedrop/resol
 import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from '../../filedrop/tokens.ts';
 import { putIntoBucket, type UploadedFile } from '../../filedrop/upload.ts';
 import { bucketListing, fileDropGuide as fileDropGuideShape, importHistory, uploadedFile, uploadToken } from '../../core/api-shapes.ts';
+import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
 /** Route prefixes that must bypass the session/API-token check (they carry their own upload token). */
 export const UPLOAD_TOKEN_PATH_PREFIX = '/api/v1/upload/';
 
-const errorSchema = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: ['string', 'null'] } },
-      additionalProperties: true,
-    },
-  },
-} as const;
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
 const fileParams = {
   type: 'object',
