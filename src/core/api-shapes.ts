@@ -151,7 +151,7 @@ export const connectorList = z.object({ items: z.array(connectorMeta) });
 // ---- records ----
 
 /** One normalized record: its model's fields (the route schema lists them per model, from MODEL_FIELDS). */
-export const recordItem = z.object({ id: z.string(), source: z.string() }).catchall(z.unknown());
+export const recordItem = z.object({ id: z.string(), source: nullableString }).catchall(z.unknown());
 export type Rec = z.infer<typeof recordItem>;
 
 /** A page of a cursor-paged list. */
@@ -386,3 +386,22 @@ export const syncBody = z.strictObject({
   allowLargeRemoval: z.boolean().optional().describe("with full: let the sweep remove more than the sweep guard allows (the CLI's --allow-large-removal)"),
 });
 export type SyncBody = z.infer<typeof syncBody>;
+
+// ---- assets and coverage ----
+
+export const assetRecords = z.object({ asset: recordItem, hosts: z.array(recordItem), cmdbAssets: z.array(recordItem) });
+export type AssetRecords = z.infer<typeof assetRecords>;
+
+export const coverageKind = z.enum(['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings']);
+export const coverageCounts = z.object({
+  cmdbNotScanned: z.int(),
+  scannedNotInCmdb: z.int(),
+  findingsWithoutTicket: z.int(),
+  ticketsForFixedFindings: z.int(),
+  days: z.int(),
+});
+export type CoverageCounts = z.infer<typeof coverageCounts>;
+export const coverageRecords = z.object({ kind: coverageKind, days: z.int(), items: z.array(recordItem) });
+export type CoverageRecords = z.infer<typeof coverageRecords>;
+/** GET /api/v1/reports/coverage: the four numbers, or with ?list=KIND the records behind one. */
+export const coverageAnswer = z.union([coverageRecords, coverageCounts]);

@@ -6,10 +6,13 @@ import type { ErrorBody } from '../core/api-shapes.ts';
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
   ApiToken,
+  AssetRecords,
   BucketFile,
   CheckResult,
   ComplianceSummaryItem,
   ConnectorMeta,
+  CoverageCounts,
+  CoverageRecords,
   CveFacts,
   ExportDestination,
   ExportStatus,

@@ -92,6 +92,11 @@ describe('the server answers in the shared shapes', () => {
     S.remediationReport.parse(await get('/api/v1/reports/remediation'));
     S.feedList.parse(await get('/api/v1/feeds'));
     S.bucketListing.parse(await get('/api/v1/sources/lab/files'));
+    S.coverageCounts.parse(await get('/api/v1/reports/coverage'));
+    S.coverageRecords.parse(await get('/api/v1/reports/coverage?list=scannedNotInCmdb'));
+    const host = S.page(S.recordItem).parse(await get('/api/v1/hosts?limit=1')).items[0];
+    const assets = S.assetRecords.parse(await get(`/api/v1/assets/${String(host.assetId)}/records`));
+    assert.equal(assets.asset.source, null, "a correlated asset is no source's record");
   });
 
   it('documents the routes with the schemas made from the shapes', async () => {
