@@ -4,6 +4,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError, InputError, NotFoundError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/secrets.ts';
+import type { z } from 'zod';
+import { errorBody } from '../core/api-shapes.ts';
+import { routeSchema } from './schema.ts';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -20,27 +23,10 @@ export class ApiError extends Error {
   }
 }
 
-export interface ErrorBody {
-  error: { code: string; message: string; field: string | null } & Record<string, unknown>;
-}
+export type ErrorBody = z.infer<typeof errorBody>;
 
 /** JSON schema of the error body, for route documentation. */
-export const errorSchema = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        field: { type: ['string', 'null'] },
-      },
-      required: ['code', 'message', 'field'],
-      additionalProperties: true,
-    },
-  },
-  required: ['error'],
-} as const;
+export const errorSchema = routeSchema(errorBody);
 
 const FASTIFY_CODES: Record<number, string> = {
   400: 'bad_request',

@@ -23,6 +23,8 @@ import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { SyncManager } from './syncs.ts';
+import { routeSchema } from './schema.ts';
+import { connectorList } from '../core/api-shapes.ts';
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -145,44 +147,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       schema: {
         tags: ['meta'],
         summary: 'Source types with the metadata of their configuration fields (for forms; never values)',
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              items: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    type: { type: 'string' },
-                    title: { type: 'string' },
-                    shortName: { type: 'string' },
-                    sections: {
-                      type: ['array', 'null'],
-                      items: {
-                        type: 'object',
-                        properties: {
-                          title: { type: ['string', 'null'] },
-                          help: { type: ['string', 'null'] },
-                          keys: { type: 'array', items: { type: 'string' } },
-                        },
-                      },
-                    },
-                    files: {
-                      type: ['object', 'null'],
-                      properties: {
-                        defaultBucket: { type: 'string' },
-                        kinds: { type: 'array', items: { type: 'string' } },
-                        uploadHint: { type: ['string', 'null'] },
-                      },
-                    },
-                    fields: { type: 'array', items: { type: 'object', additionalProperties: true } },
-                  },
-                },
-              },
-            },
-          },
-        },
+        response: { 200: routeSchema(connectorList) },
       },
     },
     async () => ({

@@ -1,11 +1,55 @@
 // The browser's client of the public /api/v1 API: JSON in and out, the session cookie, the CSRF header
 // on unsafe methods, and errors turned into sentences a user understands.
 
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-  field: string | null;
-}
+import type { ErrorBody } from '../core/api-shapes.ts';
+
+// The shapes of the API's answers come from the shapes the server's route schemas are made of.
+export type {
+  ApiToken,
+  AssetRecords,
+  BucketFile,
+  CheckResult,
+  ComplianceSummaryItem,
+  ConnectorMeta,
+  CoverageCounts,
+  CoverageRecords,
+  CveFacts,
+  ExportDestination,
+  ExportStatus,
+  FeedInfo,
+  FieldMeta,
+  FileDropGuide,
+  FileImport,
+  GroupCount,
+  HostLabel,
+  Page,
+  Rec,
+  RecordStats,
+  RemediationReport,
+  Run,
+  RunStatus,
+  RunSummary,
+  SessionInfo,
+  SourceCheck,
+  SourceRemoved,
+  SourceView,
+  SyncStarted,
+  TrendsReport,
+  UploadToken,
+} from '../core/api-shapes.ts';
+
+// What the forms send.
+export type {
+  LoginBody,
+  SourceChangeBody,
+  SourceCheckBody,
+  SourceCreateBody,
+  SourceTrialBody,
+  SyncBody,
+  TokenCreateBody,
+} from '../core/api-shapes.ts';
+
+export type ApiErrorBody = ErrorBody['error'];
 
 export class ApiError extends Error {
   readonly status: number;
@@ -120,145 +164,4 @@ export function uploadFile(source: string, file: File, onProgress: (loaded: numb
     xhr.send(file);
   });
   return { promise, abort: () => xhr.abort() };
-}
-
-// ---- shapes of the API's answers ----
-
-export interface SessionInfo {
-  user: { id: string; username: string };
-  csrfToken: string | null;
-  via: 'session' | 'token';
-}
-
-export interface FieldMeta {
-  key: string;
-  label: string;
-  help: string | null;
-  secret: boolean;
-  input: 'text' | 'password' | 'boolean' | 'select' | 'textarea' | 'number';
-  options: { value: string; label: string }[] | null;
-  showWhen: Record<string, string[]> | null;
-  /** Secret fields whose destination this field decides: changing it needs them entered again. */
-  sendsSecrets?: string[] | null;
-  default?: unknown;
-}
-
-export interface ConnectorMeta {
-  type: string;
-  title: string;
-  /** The name users know the upstream by, in lists and headings. */
-  shortName: string;
-  /** Form layout declared by the connector; null = every field in one section. */
-  sections: { title: string | null; help: string | null; keys: string[] }[] | null;
-  /** Present when the connector can read exports from the file drop. */
-  files: { defaultBucket: string; kinds: string[]; uploadHint: string | null } | null;
-  fields: FieldMeta[];
-}
-
-export interface CheckResult {
-  id: string;
-  ok: boolean;
-  message: string;
-  hint: string | null;
-}
-
-export interface RunSummary {
-  id: string;
-  status: RunStatus;
-  mode: 'full' | 'incremental';
-  startedAt: string;
-  finishedAt: string | null;
-  error: string | null;
-}
-
-export interface SourceView {
-  name: string;
-  type: string;
-  config: Record<string, unknown>;
-  schedule: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastCheck: { ok: boolean; at: string; checks?: CheckResult[] } | null;
-  lastRun: RunSummary | null;
-  /** Scheduled exports after this source's syncs, with the last one's status. */
-  exports?: ExportStatus[];
-}
-
-export interface ExportStatus {
-  destination: string;
-  source: string;
-  status: 'running' | 'succeeded' | 'failed' | 'never';
-  runId: string | null;
-  attempts: number;
-  startedAt: string | null;
-  finishedAt: string | null;
-  records: number;
-  files: string[];
-  error: string | null;
-}
-
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
-
-export interface Run extends RunSummary {
-  source: string | null;
-  trigger: string | null;
-  resumedFrom: string | null;
-  heartbeatAt: string | null;
-  durationMs: number;
-  live?: boolean;
-  counts: Record<string, { records: number; errors: number }>;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
-export type Rec = Record<string, unknown> & { id: string; source: string };
-
-export interface FileImport {
-  rowsRead: number;
-  rowsImported: number;
-  rowsRejected: number;
-  rejections: { line: number; reason: string }[];
-  status: 'imported' | 'partial' | 'rejected';
-  error: string | null;
-  importedAt: string;
-  kind: string | null;
-}
-
-export interface BucketFile {
-  key: string;
-  size: number;
-  etag: string;
-  lastModified: string;
-  status: 'pending' | 'changed' | 'imported' | 'partial' | 'rejected';
-  import: FileImport | null;
-}
-
-export interface FileDropGuide {
-  source: string;
-  bucket: string;
-  address: string;
-  backend: 'file' | 's3';
-  storage: string;
-  sharedWith: string[];
-  expiresAt: string;
-  presignedUrl: string | null;
-  token: { id: string; token: string; file: string | null; expiresAt: string } | null;
-  uploadUrl: string | null;
-  commands: { label: string; command: string }[];
-  notes: string[];
-}
-
-export interface UploadToken {
-  id: string;
-  file: string | null;
-  createdBy: string | null;
-  createdAt: string;
-  expiresAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  uploads: number;
-  active: boolean;
 }

@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { COVERAGE_KINDS, isCoverageKind } from '../../store/coverage.ts';
+import { assetRecords, coverageAnswer } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import { recordSchema } from './records.ts';
 
 const linkBody = {
@@ -84,7 +86,7 @@ export function assetRoutes(app: AppContext) {
           tags: ['assets'],
           summary: 'An asset with its scanner hosts and CMDB records side by side',
           params: idParams,
-          response: { 404: errorSchema },
+          response: { 200: routeSchema(assetRecords), 404: errorSchema },
         },
       },
       async (req) => {
@@ -105,7 +107,7 @@ export function assetRoutes(app: AppContext) {
             properties: { days: { type: 'integer', minimum: 0, default: 30 }, list: { type: 'string', enum: [...COVERAGE_KINDS] } },
             additionalProperties: false,
           },
-          response: { 400: errorSchema },
+          response: { 200: routeSchema(coverageAnswer), 400: errorSchema },
         },
       },
       async (req) => {

@@ -3,30 +3,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
+import { apiTokenCreated, apiTokenList, loginBody, sessionInfo, tokenCreateBody } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 
 export interface AuthRouteOptions {
   secureCookies: boolean | 'auto';
   limiter: LoginLimiter;
 }
 
-const userSchema = { type: 'object', properties: { id: { type: 'string' }, username: { type: 'string' } }, required: ['id', 'username'] } as const;
-const sessionSchema = {
-  type: 'object',
-  properties: { user: userSchema, csrfToken: { type: ['string', 'null'] }, via: { type: 'string', enum: ['session', 'token'] } },
-  required: ['user', 'csrfToken', 'via'],
-} as const;
-const tokenSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    createdAt: { type: 'string' },
-    lastUsedAt: { type: ['string', 'null'], description: 'last request made with it (recorded at most once a minute)' },
-    expiresAt: { type: ['string', 'null'], description: 'refused from then on; null = never' },
-  },
-  required: ['id', 'name', 'createdAt', 'lastUsedAt', 'expiresAt'],
-} as const;
+const sessionSchema = routeSchema(sessionInfo);
 
 function current(req: FastifyRequest): AuthInfo {
   if (!req.auth) throw new ApiError(401, 'unauthorized', 'authentication required');
@@ -47,12 +33,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
           tags: ['auth'],
           summary: 'Log in; sets the session cookie and returns the CSRF token for unsafe requests',
           security: [],
-          body: {
-            type: 'object',
-            properties: { username: { type: 'string', minLength: 1, maxLength: 200 }, password: { type: 'string', minLength: 1, maxLength: 1000 } },
-            required: ['username', 'password'],
-            additionalProperties: false,
-          },
+          body: routeSchema(loginBody),
           response: { 200: sessionSchema, 401: errorSchema, 429: errorSchema },
         },
       },
@@ -109,7 +90,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
         schema: {
           tags: ['auth'],
           summary: 'API tokens of the current user (never their values)',
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenSchema } } } },
+          response: { 200: routeSchema(apiTokenList) },
         },
       },
       async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
@@ -121,21 +102,9 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
         schema: {
           tags: ['auth'],
           summary: 'Create an API token for `Authorization: Bearer`; its value is shown only in this response',
-          body: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 100 },
-              expiresIn: { type: 'string', maxLength: 20, description: 'lifetime such as 12h or 90d (1m to 3650d); left out, the token never expires' },
-            },
-            required: ['name'],
-            additionalProperties: false,
-          },
+          body: routeSchema(tokenCreateBody),
           response: {
-            201: {
-              type: 'object',
-              properties: { id: { type: 'string' }, name: { type: 'string' }, token: { type: 'string' }, expiresAt: { type: ['string', 'null'] } },
-              required: ['id', 'name', 'token', 'expiresAt'],
-            },
+            201: routeSchema(apiTokenCreated),
             400: errorSchema,
           },
         },

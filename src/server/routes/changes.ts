@@ -10,8 +10,10 @@ import { CHANGE_KINDS } from '../../store/changes.ts';
 import { CHANGE_FIELDS } from '../../store/changes-feed.ts';
 import { parseFilter } from '../../store/filters.ts';
 import { remediationReport } from '../../store/remediation.ts';
-import { TREND_SEVERITIES, type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
+import { type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
+import { remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
 
 const asList = (v: unknown): string[] =>
@@ -42,25 +44,6 @@ type ChangesQuery = { since?: string; model?: string[]; source?: string[]; chang
   string,
   unknown
 >;
-
-const remediationItem = {
-  type: 'object',
-  properties: {
-    source: { type: 'string' },
-    severity: { type: ['string', 'null'] },
-    fixed: { type: 'integer', description: 'fixes observed (fixed events) in the window' },
-    meanDaysToRemediate: { type: ['number', 'null'], description: 'mean days from first seen (or the last reopening before the fix) to the fix' },
-    open: { type: 'integer', description: 'findings open or reopened now' },
-    meanOpenAgeDays: { type: ['number', 'null'] },
-    oldestOpenAgeDays: { type: ['number', 'null'] },
-  },
-} as const;
-
-const severityCounts = {
-  type: 'object',
-  properties: Object.fromEntries(TREND_SEVERITIES.map((s) => [s, { type: 'integer' }])),
-  required: [...TREND_SEVERITIES],
-} as const;
 
 function checked(values: string[], allowed: readonly string[], param: string): string[] {
   for (const v of values) if (!allowed.includes(v)) throw new InputError(`${param}: unknown value '${v}'; one of ${allowed.join(', ')}`, param);
@@ -147,15 +130,7 @@ export function changeRoutes(app: AppContext) {
             additionalProperties: false,
           },
           response: {
-            200: {
-              type: 'object',
-              properties: {
-                items: { type: 'array', items: remediationItem },
-                since: { type: ['string', 'null'] },
-                generatedAt: { type: 'string', format: 'date-time' },
-              },
-              required: ['items', 'since', 'generatedAt'],
-            },
+            200: routeSchema(remediationShape),
             400: errorSchema,
           },
         },
@@ -186,36 +161,7 @@ export function changeRoutes(app: AppContext) {
             additionalProperties: false,
           },
           response: {
-            200: {
-              type: 'object',
-              properties: {
-                from: { type: 'string', description: 'first day (YYYY-MM-DD, UTC)' },
-                to: { type: 'string', description: 'last day' },
-                historyFrom: {
-                  type: ['string', 'null'],
-                  description:
-                    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
-                },
-                days: {
-                  type: 'array',
-                  items: { type: 'object', properties: { date: { type: 'string' }, open: severityCounts }, required: ['date', 'open'] },
-                },
-                remediation: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      severity: { type: 'string' },
-                      fixed: { type: 'integer', description: 'fixes in the window' },
-                      meanDaysToRemediate: { type: ['number', 'null'] },
-                    },
-                    required: ['severity', 'fixed', 'meanDaysToRemediate'],
-                  },
-                },
-                generatedAt: { type: 'string', format: 'date-time' },
-              },
-              required: ['from', 'to', 'historyFrom', 'days', 'remediation', 'generatedAt'],
-            },
+            200: routeSchema(trendsReportShape),
             400: errorSchema,
           },
         },

@@ -12,44 +12,14 @@ import { resolveSince } from '../../export/since.ts';
 import { deleteDestination, getDestination } from '../../store/exports.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
+import { exportDestination, exportDestinationList, exportStatusList } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import { asList, filtersOf } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'since']);
 
-const statusSchema = {
-  type: 'object',
-  properties: {
-    destination: { type: 'string' },
-    source: { type: 'string' },
-    status: { type: 'string', description: 'running, succeeded, failed (never: not run yet)' },
-    runId: { type: ['string', 'null'] },
-    attempts: { type: 'integer' },
-    startedAt: { type: ['string', 'null'] },
-    finishedAt: { type: ['string', 'null'] },
-    records: { type: 'integer' },
-    files: { type: 'array', items: { type: 'string' } },
-    error: { type: ['string', 'null'] },
-  },
-} as const;
-
-export const exportStatusListSchema = { type: 'array', items: statusSchema } as const;
-
-const destinationSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    source: { type: ['string', 'null'], description: 'null: every source' },
-    target: { type: 'string' },
-    format: { type: 'string' },
-    ocsfVersion: { type: ['string', 'null'] },
-    ecsBulk: { type: 'boolean' },
-    models: { type: 'array', items: { type: 'string' } },
-    mode: { type: 'string', enum: ['full', 'changes'] },
-    createdAt: { type: 'string' },
-    status: exportStatusListSchema,
-  },
-} as const;
+const destinationSchema = routeSchema(exportDestination);
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
 
@@ -68,7 +38,7 @@ export function exportRoutes(app: AppContext) {
             properties: { source: { type: 'string', description: 'only the destinations that apply to this source' } },
             additionalProperties: false,
           },
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: destinationSchema } } }, 404: errorSchema },
+          response: { 200: routeSchema(exportDestinationList), 404: errorSchema },
         },
       },
       async (req) => ({ items: await describeDestinations(app, req.query.source) }),
@@ -129,7 +99,7 @@ export function exportRoutes(app: AppContext) {
           summary: "Write a destination now from its sources' last successful sync (e.g. to retry a failed export)",
           params: nameParams,
           body: { type: 'object', properties: { source: { type: 'string' } }, additionalProperties: false },
-          response: { 200: { type: 'object', properties: { items: exportStatusListSchema } }, 404: errorSchema },
+          response: { 200: routeSchema(exportStatusList), 404: errorSchema },
         },
         preValidation: async (req) => {
           if (req.body === undefined || req.body === null) req.body = {};

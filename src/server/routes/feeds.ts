@@ -6,28 +6,12 @@ import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
 import { cveFeedFacts } from '../../store/feeds.ts';
+import { cveFactsList, feedImport, feedList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 
 /** The largest feed file accepted (today's EPSS CSV is ~10 MB uncompressed, the KEV catalog ~1.5 MB). */
 const MAX_FEED_BYTES = 256 * 1024 * 1024;
-
-const feedSchema = {
-  type: 'object',
-  properties: {
-    kind: { type: 'string', enum: ['kev', 'epss'] },
-    name: { type: 'string' },
-    version: { type: 'string' },
-    released: { type: 'string', format: 'date-time' },
-    records: { type: 'integer' },
-    size: { type: 'integer' },
-    sha256: { type: 'string' },
-    fileName: { type: ['string', 'null'] },
-    importedAt: { type: 'string', format: 'date-time' },
-    versions: { type: 'integer' },
-    ageDays: { type: 'integer' },
-    stale: { type: 'boolean' },
-  },
-} as const;
 
 export function feedRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
@@ -37,7 +21,7 @@ export function feedRoutes(app: AppContext) {
         schema: {
           tags: ['feeds'],
           summary: 'Offline feeds: version, date, records, size; stale when older than 7 days',
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: feedSchema } } } },
+          response: { 200: routeSchema(feedList) },
         },
       },
       async () => ({
@@ -60,30 +44,7 @@ export function feedRoutes(app: AppContext) {
             additionalProperties: false,
           },
           response: {
-            200: {
-              type: 'object',
-              properties: {
-                items: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      cve: { type: 'string' },
-                      kev: {
-                        type: ['object', 'null'],
-                        properties: {
-                          dateAdded: { type: 'string' },
-                          dueDate: { type: ['string', 'null'] },
-                          ransomware: { type: ['string', 'null'] },
-                          name: { type: ['string', 'null'] },
-                        },
-                      },
-                      epss: { type: ['object', 'null'], properties: { score: { type: 'number' }, percentile: { type: ['number', 'null'] } } },
-                    },
-                  },
-                },
-              },
-            },
+            200: routeSchema(cveFactsList),
             400: errorSchema,
           },
         },
@@ -104,19 +65,7 @@ export function feedRoutes(app: AppContext) {
             summary: 'Import one feed file (the request body): CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped; recognised by content',
             querystring: { type: 'object', properties: { name: { type: 'string', maxLength: 255 } }, additionalProperties: false },
             response: {
-              200: {
-                type: 'object',
-                properties: {
-                  imported: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      properties: { ...feedSchema.properties, file: { type: 'string' }, status: { type: 'string', enum: ['imported', 'unchanged'] } },
-                    },
-                  },
-                  findingsUpdated: { type: 'integer' },
-                },
-              },
+              200: routeSchema(feedImport),
               400: errorSchema,
             },
           },

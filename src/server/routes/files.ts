@@ -24,20 +24,13 @@ import { sanitizeFileName, validateKey } from '../../filedrop/names.ts';
 import { fileDropOf, maxUploadBytes, sourceBucketOf } from '../../filedrop/resolve.ts';
 import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from '../../filedrop/tokens.ts';
 import { putIntoBucket, type UploadedFile } from '../../filedrop/upload.ts';
+import { bucketListing, fileDropGuide as fileDropGuideShape, importHistory, uploadedFile, uploadToken } from '../../core/api-shapes.ts';
+import { errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 
 /** Route prefixes that must bypass the session/API-token check (they carry their own upload token). */
 export const UPLOAD_TOKEN_PATH_PREFIX = '/api/v1/upload/';
 
-const errorSchema = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: { code: { type: 'string' }, message: { type: 'string' }, field: { type: ['string', 'null'] } },
-      additionalProperties: true,
-    },
-  },
-} as const;
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
 const fileParams = {
   type: 'object',
@@ -45,43 +38,8 @@ const fileParams = {
   required: ['name'],
 } as const;
 
-const objectProps = {
-  key: { type: 'string' },
-  size: { type: 'integer' },
-  etag: { type: 'string' },
-  lastModified: { type: 'string' },
-} as const;
-const uploadedSchema = { type: 'object', properties: { ...objectProps, bucket: { type: 'string' }, address: { type: 'string' } } } as const;
-const rejectionSchema = { type: 'object', properties: { line: { type: 'integer' }, reason: { type: 'string' } } } as const;
-const importProps = {
-  id: { type: 'string' },
-  etag: { type: 'string' },
-  size: { type: 'integer' },
-  kind: { type: ['string', 'null'] },
-  rowsRead: { type: 'integer' },
-  rowsImported: { type: 'integer' },
-  rowsRejected: { type: 'integer' },
-  rejections: { type: 'array', items: rejectionSchema },
-  status: { type: 'string', enum: ['imported', 'partial', 'rejected'] },
-  error: { type: ['string', 'null'] },
-  importedAt: { type: 'string' },
-  runId: { type: ['string', 'null'] },
-} as const;
-const tokenInfoSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    bucket: { type: 'string' },
-    file: { type: ['string', 'null'] },
-    createdBy: { type: ['string', 'null'] },
-    createdAt: { type: 'string' },
-    expiresAt: { type: 'string' },
-    revokedAt: { type: ['string', 'null'] },
-    lastUsedAt: { type: ['string', 'null'] },
-    uploads: { type: 'integer' },
-    active: { type: 'boolean' },
-  },
-} as const;
+const uploadedSchema = routeSchema(uploadedFile);
+const tokenInfoSchema = routeSchema(uploadToken);
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 413: errorSchema };
 
@@ -150,24 +108,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           summary: "Objects in the source's bucket with the import status of their current version",
           params: nameParams,
           response: {
-            200: {
-              type: 'object',
-              properties: {
-                bucket: { type: 'string' },
-                address: { type: 'string' },
-                items: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      ...objectProps,
-                      status: { type: 'string', enum: ['pending', 'changed', 'imported', 'partial', 'rejected'] },
-                      import: { type: ['object', 'null'], properties: importProps },
-                    },
-                  },
-                },
-              },
-            },
+            200: routeSchema(bucketListing),
             ...errors,
           },
         },
@@ -183,12 +124,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           summary: 'Import history of the source: one entry per imported file version, newest first',
           params: nameParams,
           response: {
-            200: {
-              type: 'object',
-              properties: {
-                items: { type: 'array', items: { type: 'object', properties: { ...importProps, key: { type: 'string' }, bucket: { type: 'string' } } } },
-              },
-            },
+            200: routeSchema(importHistory),
             ...errors,
           },
         },
@@ -226,32 +162,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
             additionalProperties: false,
           },
           response: {
-            201: {
-              type: 'object',
-              properties: {
-                source: { type: 'string' },
-                type: { type: 'string' },
-                bucket: { type: 'string' },
-                address: { type: 'string' },
-                backend: { type: 'string' },
-                storage: { type: 'string' },
-                s3: {
-                  type: ['object', 'null'],
-                  properties: { endpoint: { type: ['string', 'null'] }, region: { type: 'string' }, forcePathStyle: { type: 'boolean' } },
-                },
-                sharedWith: { type: 'array', items: { type: 'string' } },
-                file: { type: ['string', 'null'] },
-                expiresAt: { type: 'string' },
-                presignedUrl: { type: ['string', 'null'] },
-                token: {
-                  type: ['object', 'null'],
-                  properties: { id: { type: 'string' }, token: { type: 'string' }, file: { type: ['string', 'null'] }, expiresAt: { type: 'string' } },
-                },
-                uploadUrl: { type: ['string', 'null'] },
-                commands: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, command: { type: 'string' } } } },
-                notes: { type: 'array', items: { type: 'string' } },
-              },
-            },
+            201: routeSchema(fileDropGuideShape),
             ...errors,
           },
         },

@@ -7,7 +7,9 @@ import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelName } from '../../core
 import { parseFilter } from '../../store/filters.ts';
 import { countByGroups, labelsOfHosts } from '../../store/record-summaries.ts';
 import type { Filter, SortSpec } from '../../store/records.ts';
+import { type ComplianceSummaryItem, complianceSummary, groupCounts, hostLabels, recordStats } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
@@ -101,47 +103,9 @@ const groupQuerySchema = {
   required: ['by'],
   additionalProperties: { description: 'any other parameter is a field filter' },
 } as const;
-const groupResponseSchema = {
-  type: 'object',
-  properties: {
-    items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { values: { type: 'object', additionalProperties: true }, count: { type: 'integer' } },
-        required: ['values', 'count'],
-      },
-    },
-  },
-} as const;
+const groupResponseSchema = routeSchema(groupCounts);
 
-interface SummaryItem {
-  hostId: string | null;
-  hostname: string | null;
-  ipAddresses: string[];
-  source: string;
-  benchmark: string;
-  passed: number;
-  failed: number;
-  warning: number;
-  error: number;
-  total: number;
-}
-const summaryItemSchema = {
-  type: 'object',
-  properties: {
-    hostId: { type: ['string', 'null'] },
-    hostname: { type: ['string', 'null'] },
-    ipAddresses: { type: 'array', items: { type: 'string' } },
-    source: { type: 'string' },
-    benchmark: { type: 'string' },
-    passed: { type: 'integer' },
-    failed: { type: 'integer' },
-    warning: { type: 'integer' },
-    error: { type: 'integer' },
-    total: { type: 'integer' },
-  },
-} as const;
+type SummaryItem = ComplianceSummaryItem;
 
 export function recordRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
@@ -238,7 +202,7 @@ export function recordRoutes(app: AppContext) {
             },
             additionalProperties: false,
           },
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: summaryItemSchema } } }, 400: errorSchema },
+          response: { 200: routeSchema(complianceSummary), 400: errorSchema },
         },
       },
       async (req) => {
@@ -287,18 +251,7 @@ export function recordRoutes(app: AppContext) {
             additionalProperties: false,
           },
           response: {
-            200: {
-              type: 'object',
-              properties: {
-                items: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: { id: { type: 'string' }, hostname: { type: ['string', 'null'] }, ipAddresses: { type: 'array', items: { type: 'string' } } },
-                  },
-                },
-              },
-            },
+            200: routeSchema(hostLabels),
             400: errorSchema,
           },
         },
@@ -319,16 +272,7 @@ export function recordRoutes(app: AppContext) {
         schema: {
           tags: ['records'],
           summary: 'Record counts per model, overall and per source, and overdue findings per severity',
-          response: {
-            200: {
-              type: 'object',
-              properties: {
-                models: { type: 'object', additionalProperties: { type: 'integer' } },
-                sources: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } } },
-                overdue: { type: 'object', description: 'open findings past their SLA due date, per severity', additionalProperties: { type: 'integer' } },
-              },
-            },
-          },
+          response: { 200: routeSchema(recordStats) },
         },
       },
       async () => {

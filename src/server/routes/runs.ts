@@ -3,38 +3,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import type { RunRecord } from '../../store/store.ts';
+import { z } from 'zod';
+import { idParams, limitQuery as limitQueryShape, run, runList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
 import type { SyncManager } from '../syncs.ts';
 
-const countsSchema = {
-  type: 'object',
-  additionalProperties: { type: 'object', properties: { records: { type: 'integer' }, errors: { type: 'integer' } } },
-} as const;
-
-export const runSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    source: { type: ['string', 'null'] },
-    status: { type: 'string', enum: ['running', 'succeeded', 'failed', 'partial', 'interrupted'] },
-    mode: { type: 'string', enum: ['full', 'incremental'] },
-    trigger: { type: ['string', 'null'] },
-    resumedFrom: { type: ['string', 'null'] },
-    startedAt: { type: 'string' },
-    finishedAt: { type: ['string', 'null'] },
-    heartbeatAt: { type: ['string', 'null'] },
-    durationMs: { type: 'integer' },
-    live: { type: 'boolean', description: 'counts are live from this process (else from the last stored heartbeat)' },
-    counts: countsSchema,
-    error: { type: ['string', 'null'] },
-  },
-  required: ['id', 'source', 'status', 'mode', 'startedAt', 'finishedAt', 'counts', 'error'],
-} as const;
-
-const limitQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } }, additionalProperties: false } as const;
+/** Route schemas from the shared shapes (the web client imports their types). */
+const runSchema = routeSchema(run);
+const list = routeSchema(runList);
+const limitQuery = routeSchema(limitQueryShape(1000, 50));
+const idParamsSchema = routeSchema(idParams);
+const sourceParams = routeSchema(z.object({ name: z.string() }));
 
 export function runRoutes(app: AppContext, syncs: SyncManager) {
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     const names = async (): Promise<Map<string, string>> => new Map((await app.store.listSources()).map((s) => [s.id, s.name]));
     const view = (r: RunRecord, sourceNames: Map<string, string>) => {
       const live = r.status === 'running' ? syncs.liveCounts(r.id) : null;
@@ -55,15 +39,13 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
         error: r.error,
       };
     };
-    const list = { type: 'object', properties: { items: { type: 'array', items: runSchema } } } as const;
-
-    f.get<{ Params: { name: string }; Querystring: { limit: number } }>(
+    f.get(
       '/api/v1/sources/:name/runs',
       {
         schema: {
           tags: ['runs'],
           summary: "A source's runs, newest first",
-          params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          params: sourceParams,
           querystring: limitQuery,
           response: { 200: list, 404: errorSchema },
         },
@@ -75,7 +57,7 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.get<{ Querystring: { limit: number } }>(
+    f.get(
       '/api/v1/runs',
       { schema: { tags: ['runs'], summary: 'Recent runs of all sources, newest first', querystring: limitQuery, response: { 200: list, 400: errorSchema } } },
       async (req) => {
@@ -84,13 +66,13 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.get<{ Params: { id: string } }>(
+    f.get(
       '/api/v1/runs/:id',
       {
         schema: {
           tags: ['runs'],
           summary: 'One run: status, counts (live while running), timings, error',
-          params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          params: idParamsSchema,
           response: { 200: runSchema, 404: errorSchema },
         },
       },

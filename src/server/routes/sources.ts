@@ -6,65 +6,30 @@ import { HeldTests, testConfiguration } from '../../app/connection-test.ts';
 import { addSource, checkSource, configureSource, present, removeSource } from '../../app/sources.ts';
 import { ConflictError, InputError } from '../../core/errors.ts';
 import { exportStatusesOf } from '../../export/schedule.ts';
+import {
+  sourceChangeBody,
+  sourceCheck,
+  sourceCheckBody,
+  sourceCreateBody,
+  sourceRemoved,
+  sourceTrialBody,
+  sourceView,
+  syncBody,
+  syncStarted,
+} from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import type { SyncManager } from '../syncs.ts';
-import { exportStatusListSchema } from './export.ts';
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
-const anyObject = { type: 'object', additionalProperties: true } as const;
 
-export const sourceViewSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    type: { type: 'string' },
-    config: { ...anyObject, description: 'configuration with secret values replaced by "********"' },
-    schedule: { type: ['string', 'null'] },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-    lastCheck: { type: ['object', 'null'], additionalProperties: true },
-    lastRun: { type: ['object', 'null'], additionalProperties: true },
-    exports: { ...exportStatusListSchema, description: 'scheduled exports that apply to this source, with the status of the last one' },
-    unreadableSecrets: { type: 'array', items: { type: 'string' }, description: 'stored secrets the master key cannot decrypt: enter them again' },
-  },
-  required: ['name', 'type', 'config', 'schedule', 'createdAt', 'updatedAt', 'lastCheck', 'lastRun'],
-} as const;
-
-const checkSchema = {
-  type: 'object',
-  properties: {
-    ok: { type: 'boolean' },
-    checks: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, ok: { type: 'boolean' }, message: { type: 'string' }, hint: { type: ['string', 'null'] } },
-        required: ['id', 'ok', 'message', 'hint'],
-      },
-    },
-    warnings: { type: 'array', items: { type: 'string' }, description: 'not failures: e.g. a stale offline feed' },
-    connectionTest: {
-      type: ['string', 'null'],
-      description:
-        'a test of an unsaved configuration that obtained something the save must keep (tokens from a one-time authorization code): send it as connectionTest with the save, within 10 minutes',
-    },
-  },
-  required: ['ok', 'checks'],
-} as const;
+export const sourceViewSchema = routeSchema(sourceView);
+const checkSchema = routeSchema(sourceCheck);
 
 /** A running run whose heartbeat is younger than this is taken as alive (the runner beats every 5 s). */
 const ACTIVE_RUN_FRESH_MS = 90_000;
 
 const errors = { 400: errorSchema, 404: errorSchema, 409: errorSchema };
-const connectionTestProp = {
-  type: 'string',
-  maxLength: 100,
-  description: 'connectionTest of a test of this unsaved configuration: the save keeps what the test obtained (a one-time code is not exchanged twice)',
-} as const;
-const trialBody = {
-  config: { ...anyObject, description: 'the configuration as in the form (for a stored source: the changes; a secret left out keeps its value)' },
-  schedule: { type: ['string', 'null'] },
-} as const;
 
 /** Who made a request, so a test's held result serves only their save. */
 const ownerOf = (req: FastifyRequest): string => req.auth?.sessionHash ?? `user:${req.auth?.userId ?? '?'}`;
@@ -98,18 +63,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         schema: {
           tags: ['sources'],
           summary: 'Create a source; the configuration is validated against the connector schema',
-          body: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 200 },
-              type: { type: 'string', minLength: 1 },
-              config: anyObject,
-              schedule: { type: ['string', 'null'], description: 'an interval such as 6h, or a cron expression; empty = manual only' },
-              connectionTest: connectionTestProp,
-            },
-            required: ['name', 'type'],
-            additionalProperties: false,
-          },
+          body: routeSchema(sourceCreateBody),
           response: { 201: sourceViewSchema, ...errors },
         },
       },
@@ -140,11 +94,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           tags: ['sources'],
           summary: 'Change configuration fields; a secret left out or sent as "********" keeps its value, "" or null clears a field',
           params: nameParams,
-          body: {
-            type: 'object',
-            properties: { config: anyObject, schedule: { type: ['string', 'null'] }, connectionTest: connectionTestProp },
-            additionalProperties: false,
-          },
+          body: routeSchema(sourceChangeBody),
           response: { 200: sourceViewSchema, ...errors },
         },
       },
@@ -168,7 +118,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           tags: ['sources'],
           summary: 'Remove a source with its records and runs',
           params: nameParams,
-          response: { 200: { type: 'object', properties: { removed: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } } } }, ...errors },
+          response: { 200: routeSchema(sourceRemoved), ...errors },
         },
       },
       async (req) => {
@@ -192,12 +142,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           summary: 'Test Connection before saving: the credential check on a new source configuration, which is not stored',
           description:
             'Validates like POST /api/v1/sources and runs the connector check; secrets are neither stored nor returned. A one-time authorization code is exchanged here: pass the answer’s connectionTest with the save.',
-          body: {
-            type: 'object',
-            properties: { type: { type: 'string', minLength: 1 }, name: { type: 'string', maxLength: 200 }, ...trialBody },
-            required: ['type'],
-            additionalProperties: false,
-          },
+          body: routeSchema(sourceTrialBody),
           response: { 200: checkSchema, ...errors },
         },
       },
@@ -218,7 +163,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           tags: ['sources'],
           summary: 'Run the credential check; with a body, on the stored configuration with these unsaved changes (nothing stored)',
           params: nameParams,
-          body: { type: 'object', properties: trialBody, additionalProperties: false },
+          body: routeSchema(sourceCheckBody),
           response: { 200: checkSchema, ...errors },
         },
         // No body at all: the check of the stored configuration, as before.
@@ -244,21 +189,8 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
           tags: ['sources'],
           summary: 'Start a sync in the background; poll GET /api/v1/runs/{runId}',
           params: nameParams,
-          body: {
-            type: 'object',
-            properties: {
-              full: { type: 'boolean' },
-              allowLargeRemoval: {
-                type: 'boolean',
-                description: "with full: let the sweep remove more than the sweep guard allows (the CLI's --allow-large-removal)",
-              },
-            },
-            additionalProperties: false,
-          },
-          response: {
-            202: { type: 'object', properties: { runId: { type: 'string', nullable: true }, jobId: { type: 'string' } }, required: ['runId'] },
-            ...errors,
-          },
+          body: routeSchema(syncBody),
+          response: { 202: routeSchema(syncStarted), ...errors },
         },
         // A sync request with no body at all means the defaults.
         preValidation: async (req) => {

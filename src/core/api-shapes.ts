@@ -1,0 +1,407 @@
+// The /api/v1 request and response shapes, declared once: the server derives its route schemas
+// (validation, serialization, OpenAPI) from them, and the web client imports the inferred types.
+// Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
+import { z } from 'zod';
+
+const nullableString = z.string().nullable();
+
+export const errorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: nullableString }).loose(),
+});
+export type ErrorBody = z.infer<typeof errorBody>;
+
+// ---- auth ----
+
+export const sessionInfo = z.object({
+  user: z.object({ id: z.string(), username: z.string() }),
+  csrfToken: nullableString,
+  via: z.enum(['session', 'token']),
+});
+export type SessionInfo = z.infer<typeof sessionInfo>;
+
+// ---- runs ----
+
+export const runStatus = z.enum(['running', 'succeeded', 'failed', 'partial', 'interrupted']);
+export type RunStatus = z.infer<typeof runStatus>;
+export const runMode = z.enum(['full', 'incremental']);
+
+export const runCounts = z.record(z.string(), z.object({ records: z.int(), errors: z.int() }));
+
+export const run = z.object({
+  id: z.string(),
+  source: nullableString,
+  status: runStatus,
+  mode: runMode,
+  trigger: nullableString,
+  resumedFrom: nullableString,
+  startedAt: z.string(),
+  finishedAt: nullableString,
+  heartbeatAt: nullableString,
+  durationMs: z.int(),
+  live: z.boolean().describe('counts are live from this process (else from the last stored heartbeat)'),
+  counts: runCounts,
+  error: nullableString,
+});
+export type Run = z.infer<typeof run>;
+export const runList = z.object({ items: z.array(run) });
+
+/** The last run as a source's view carries it (the store's run record, at least these fields). */
+export const runSummary = z
+  .object({ id: z.string(), status: runStatus, mode: runMode, startedAt: z.string(), finishedAt: nullableString, error: nullableString })
+  .loose();
+export type RunSummary = z.infer<typeof runSummary>;
+
+export const limitQuery = (max: number, def: number) => z.strictObject({ limit: z.int().min(1).max(max).default(def) });
+
+// ---- exports ----
+
+export const exportStatus = z.object({
+  destination: z.string(),
+  source: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed', 'never']).describe('running, succeeded, failed (never: not run yet)'),
+  runId: nullableString,
+  attempts: z.int(),
+  startedAt: nullableString,
+  finishedAt: nullableString,
+  records: z.int(),
+  files: z.array(z.string()),
+  error: nullableString,
+});
+export type ExportStatus = z.infer<typeof exportStatus>;
+
+export const exportDestination = z.object({
+  name: z.string(),
+  source: nullableString.describe('null: every source'),
+  target: z.string(),
+  format: z.string(),
+  ocsfVersion: nullableString,
+  ecsBulk: z.boolean(),
+  models: z.array(z.string()),
+  mode: z.enum(['full', 'changes']),
+  createdAt: z.string(),
+  status: z.array(exportStatus),
+});
+export type ExportDestination = z.infer<typeof exportDestination>;
+export const exportDestinationList = z.object({ items: z.array(exportDestination) });
+export const exportStatusList = z.object({ items: z.array(exportStatus) });
+
+// ---- sources ----
+
+export const checkResult = z.object({ id: z.string(), ok: z.boolean(), message: z.string(), hint: nullableString });
+export type CheckResult = z.infer<typeof checkResult>;
+
+export const sourceView = z.object({
+  name: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()).describe('configuration with secret values replaced by "********"'),
+  schedule: nullableString,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  lastCheck: z.object({ ok: z.boolean(), at: z.string() }).loose().nullable().describe('the last credential check; its checks pass through as stored'),
+  lastRun: runSummary.nullable(),
+  exports: z.array(exportStatus).optional().describe('scheduled exports that apply to this source, with the status of the last one'),
+  unreadableSecrets: z.array(z.string()).optional().describe('stored secrets the master key cannot decrypt: enter them again'),
+});
+export type SourceView = z.infer<typeof sourceView>;
+
+export const sourceCheck = z.object({
+  ok: z.boolean(),
+  checks: z.array(checkResult),
+  warnings: z.array(z.string()).optional().describe('not failures: e.g. a stale offline feed'),
+  connectionTest: nullableString
+    .optional()
+    .describe(
+      'a test of an unsaved configuration that obtained something the save must keep (tokens from a one-time authorization code): send it as connectionTest with the save, within 10 minutes',
+    ),
+});
+export type SourceCheck = z.infer<typeof sourceCheck>;
+
+// ---- connectors ----
+
+export const fieldMeta = z
+  .object({
+    key: z.string(),
+    label: z.string(),
+    help: nullableString,
+    secret: z.boolean(),
+    input: z.enum(['text', 'password', 'boolean', 'select', 'textarea', 'number']),
+    options: z.array(z.object({ value: z.string(), label: z.string() })).nullable(),
+    showWhen: z.record(z.string(), z.array(z.string())).nullable(),
+    /** Secret fields whose destination this field decides: changing it needs them entered again. */
+    sendsSecrets: z.array(z.string()).nullable().optional(),
+    default: z.unknown().optional(),
+  })
+  .loose();
+export type FieldMeta = z.infer<typeof fieldMeta>;
+
+export const connectorMeta = z.object({
+  type: z.string(),
+  title: z.string(),
+  /** The name users know the upstream by, in lists and headings. */
+  shortName: z.string(),
+  /** Form layout declared by the connector; null = every field in one section. */
+  sections: z.array(z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) })).nullable(),
+  /** Present when the connector can read exports from the file drop. */
+  files: z.object({ defaultBucket: z.string(), kinds: z.array(z.string()), uploadHint: nullableString }).nullable(),
+  fields: z.array(fieldMeta),
+});
+export type ConnectorMeta = z.infer<typeof connectorMeta>;
+export const connectorList = z.object({ items: z.array(connectorMeta) });
+
+// ---- records ----
+
+/** One normalized record: its model's fields (the route schema lists them per model, from MODEL_FIELDS). */
+export const recordItem = z.object({ id: z.string(), source: nullableString }).catchall(z.unknown());
+export type Rec = z.infer<typeof recordItem>;
+
+/** A page of a cursor-paged list. */
+export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: nullableString });
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+// ---- path parameters ----
+
+export const nameParams = z.object({ name: z.string().min(1).max(200) });
+export const idParams = z.object({ id: z.string() });
+
+// ---- file drop ----
+
+export const bucketObject = z.object({ key: z.string(), size: z.int(), etag: z.string(), lastModified: z.string() });
+
+export const fileImport = z.object({
+  id: z.string(),
+  etag: z.string(),
+  size: z.int(),
+  kind: nullableString,
+  rowsRead: z.int(),
+  rowsImported: z.int(),
+  rowsRejected: z.int(),
+  rejections: z.array(z.object({ line: z.int(), reason: z.string() })),
+  status: z.enum(['imported', 'partial', 'rejected']),
+  error: nullableString,
+  importedAt: z.string(),
+  runId: nullableString,
+});
+export type FileImport = z.infer<typeof fileImport>;
+export const importHistory = z.object({ items: z.array(fileImport.extend({ key: z.string(), bucket: z.string() })) });
+
+export const bucketFile = bucketObject.extend({
+  status: z.enum(['pending', 'changed', 'imported', 'partial', 'rejected']),
+  import: fileImport.nullable(),
+});
+export type BucketFile = z.infer<typeof bucketFile>;
+export const bucketListing = z.object({ bucket: z.string(), address: z.string(), items: z.array(bucketFile) });
+
+export const uploadedFile = bucketObject.extend({ bucket: z.string(), address: z.string() });
+
+export const fileDropGuide = z.object({
+  source: z.string(),
+  type: z.string(),
+  bucket: z.string(),
+  address: z.string(),
+  backend: z.enum(['file', 's3']),
+  storage: z.string(),
+  s3: z.object({ endpoint: nullableString, region: z.string(), forcePathStyle: z.boolean() }).nullable(),
+  sharedWith: z.array(z.string()),
+  file: nullableString,
+  expiresAt: z.string(),
+  presignedUrl: nullableString,
+  token: z.object({ id: z.string(), token: z.string(), file: nullableString, expiresAt: z.string() }).nullable(),
+  uploadUrl: nullableString,
+  commands: z.array(z.object({ label: z.string(), command: z.string() })),
+  notes: z.array(z.string()),
+});
+export type FileDropGuide = z.infer<typeof fileDropGuide>;
+
+export const uploadToken = z.object({
+  id: z.string(),
+  bucket: z.string(),
+  file: nullableString,
+  createdBy: nullableString,
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  revokedAt: nullableString,
+  lastUsedAt: nullableString,
+  uploads: z.int(),
+  active: z.boolean(),
+});
+export type UploadToken = z.infer<typeof uploadToken>;
+
+// ---- record summaries ----
+
+export const groupCount = z.object({ values: z.record(z.string(), z.unknown()), count: z.int() });
+export type GroupCount = z.infer<typeof groupCount>;
+export const groupCounts = z.object({ items: z.array(groupCount) });
+
+export const complianceSummaryItem = z.object({
+  hostId: nullableString,
+  hostname: nullableString,
+  ipAddresses: z.array(z.string()),
+  source: z.string(),
+  benchmark: z.string(),
+  passed: z.int(),
+  failed: z.int(),
+  warning: z.int(),
+  error: z.int(),
+  total: z.int(),
+});
+export type ComplianceSummaryItem = z.infer<typeof complianceSummaryItem>;
+export const complianceSummary = z.object({ items: z.array(complianceSummaryItem) });
+
+export const hostLabel = z.object({ id: z.string(), hostname: nullableString, ipAddresses: z.array(z.string()) });
+export type HostLabel = z.infer<typeof hostLabel>;
+export const hostLabels = z.object({ items: z.array(hostLabel) });
+
+export const recordStats = z.object({
+  models: z.record(z.string(), z.int()),
+  sources: z.record(z.string(), z.record(z.string(), z.int())),
+  overdue: z.record(z.string(), z.int()).describe('open findings past their SLA due date, per severity'),
+});
+export type RecordStats = z.infer<typeof recordStats>;
+
+// ---- small answers ----
+
+export const syncStarted = z.object({ runId: nullableString, jobId: z.string().optional() });
+export type SyncStarted = z.infer<typeof syncStarted>;
+export const sourceRemoved = z.object({ removed: z.string(), warnings: z.array(z.string()) });
+export type SourceRemoved = z.infer<typeof sourceRemoved>;
+
+export const apiToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: nullableString.describe('last request made with it (recorded at most once a minute)'),
+  expiresAt: nullableString.describe('refused from then on; null = never'),
+});
+export type ApiToken = z.infer<typeof apiToken>;
+export const apiTokenList = z.object({ items: z.array(apiToken) });
+export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), token: z.string(), expiresAt: nullableString });
+
+// ---- reports ----
+
+export const remediationItem = z.object({
+  source: z.string(),
+  severity: nullableString,
+  fixed: z.int().describe('fixes observed (fixed events) in the window'),
+  meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening before the fix) to the fix'),
+  open: z.int().describe('findings open or reopened now'),
+  meanOpenAgeDays: z.number().nullable(),
+  oldestOpenAgeDays: z.number().nullable(),
+});
+export const remediationReport = z.object({ items: z.array(remediationItem), since: nullableString, generatedAt: z.iso.datetime() });
+export type RemediationReport = z.infer<typeof remediationReport>;
+
+/** Open findings per severity (the trends report's severities, as store/trends.ts TREND_SEVERITIES). */
+const severityCounts = z.object({ critical: z.int(), high: z.int(), medium: z.int(), low: z.int(), info: z.int() });
+
+export const trendsReport = z.object({
+  from: z.string().describe('first day (YYYY-MM-DD, UTC)'),
+  to: z.string().describe('last day'),
+  historyFrom: nullableString.describe(
+    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
+  ),
+  days: z.array(z.object({ date: z.string(), open: severityCounts })),
+  remediation: z.array(z.object({ severity: z.string(), fixed: z.int().describe('fixes in the window'), meanDaysToRemediate: z.number().nullable() })),
+  generatedAt: z.iso.datetime(),
+});
+export type TrendsReport = z.infer<typeof trendsReport>;
+
+// ---- feeds ----
+
+export const feedInfo = z.object({
+  kind: z.enum(['kev', 'epss']),
+  name: z.string(),
+  version: z.string(),
+  released: z.iso.datetime(),
+  records: z.int(),
+  size: z.int(),
+  sha256: z.string(),
+  fileName: nullableString,
+  importedAt: z.iso.datetime(),
+  versions: z.int(),
+  ageDays: z.int(),
+  stale: z.boolean(),
+});
+export type FeedInfo = z.infer<typeof feedInfo>;
+export const feedList = z.object({ items: z.array(feedInfo) });
+export const feedImport = z.object({
+  imported: z.array(
+    feedInfo
+      .partial()
+      .required({ kind: true, name: true, version: true, released: true, records: true, size: true })
+      .extend({ file: z.string(), status: z.enum(['imported', 'unchanged']) }),
+  ),
+  findingsUpdated: z.int(),
+});
+
+export const cveFacts = z.object({
+  cve: z.string(),
+  kev: z.object({ dateAdded: z.string(), dueDate: nullableString, ransomware: nullableString, name: nullableString }).nullable(),
+  epss: z.object({ score: z.number(), percentile: z.number().nullable() }).nullable(),
+});
+export type CveFacts = z.infer<typeof cveFacts>;
+export const cveFactsList = z.object({ items: z.array(cveFacts) });
+
+// ---- request bodies ----
+
+export const loginBody = z.strictObject({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
+export type LoginBody = z.infer<typeof loginBody>;
+export const tokenCreateBody = z.strictObject({
+  name: z.string().min(1).max(100),
+  expiresIn: z.string().max(20).optional().describe('lifetime such as 12h or 90d (1m to 3650d); left out, the token never expires'),
+});
+export type TokenCreateBody = z.infer<typeof tokenCreateBody>;
+
+const anyConfig = z.record(z.string(), z.unknown());
+const connectionTest = z
+  .string()
+  .max(100)
+  .optional()
+  .describe('connectionTest of a test of this unsaved configuration: the save keeps what the test obtained (a one-time code is not exchanged twice)');
+const trialFields = {
+  config: anyConfig.optional().describe('the configuration as in the form (for a stored source: the changes; a secret left out keeps its value)'),
+  schedule: nullableString.optional(),
+};
+
+export const sourceCreateBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  type: z.string().min(1),
+  config: anyConfig.optional(),
+  schedule: nullableString.optional().describe('an interval such as 6h, or a cron expression; empty = manual only'),
+  connectionTest,
+});
+export type SourceCreateBody = z.infer<typeof sourceCreateBody>;
+export const sourceChangeBody = z.strictObject({ config: anyConfig.optional(), schedule: nullableString.optional(), connectionTest });
+export type SourceChangeBody = z.infer<typeof sourceChangeBody>;
+/** Test Connection of a new source's form. */
+export const sourceTrialBody = z.strictObject({ type: z.string().min(1), name: z.string().max(200).optional(), ...trialFields });
+export type SourceTrialBody = z.infer<typeof sourceTrialBody>;
+/** The check of a stored source, with unsaved changes when given. */
+export const sourceCheckBody = z.strictObject(trialFields);
+export type SourceCheckBody = z.infer<typeof sourceCheckBody>;
+export const syncBody = z.strictObject({
+  full: z.boolean().optional(),
+  allowLargeRemoval: z.boolean().optional().describe("with full: let the sweep remove more than the sweep guard allows (the CLI's --allow-large-removal)"),
+});
+export type SyncBody = z.infer<typeof syncBody>;
+
+// ---- assets and coverage ----
+
+export const assetRecords = z.object({ asset: recordItem, hosts: z.array(recordItem), cmdbAssets: z.array(recordItem) });
+export type AssetRecords = z.infer<typeof assetRecords>;
+
+export const coverageKind = z.enum(['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings']);
+export const coverageCounts = z.object({
+  cmdbNotScanned: z.int(),
+  scannedNotInCmdb: z.int(),
+  findingsWithoutTicket: z.int(),
+  ticketsForFixedFindings: z.int(),
+  days: z.int(),
+});
+export type CoverageCounts = z.infer<typeof coverageCounts>;
+export const coverageRecords = z.object({ kind: coverageKind, days: z.int(), items: z.array(recordItem) });
+export type CoverageRecords = z.infer<typeof coverageRecords>;
+/** GET /api/v1/reports/coverage: the four numbers, or with ?list=KIND the records behind one. */
+export const coverageAnswer = z.union([coverageRecords, coverageCounts]);
