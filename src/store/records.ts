@@ -19,6 +19,7 @@ import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFi
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
 import { slaFilterClause, withSla } from './sla.ts';
+import { summarySource } from './summaries.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -518,12 +519,18 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   if (sort) {
     sortExpr = sortExpression(model, sort.field);
     const dir = desc ? 'DESC' : 'ASC';
-    order = `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}`;
+    // An expression that is never null sorts without NULLS LAST, so both stores walk its index (summaries.ts).
+    const notNull = NOT_NULL_SORTS.has(sortExpr);
+    order = notNull ? `${sortExpr} ${dir}, r."id" ${dir}` : `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}`;
     select = `, ${sortExpr} AS "sort_key"`;
     if (opts.cursor) {
       const c = decodeSortCursor(opts.cursor);
       const cmp = desc ? '<' : '>';
-      if (c.v === null) {
+      if (notNull && c.v !== null) {
+        // A row-value comparison: the index range starts at the cursor.
+        where.push(`(${sortExpr}, r."id") ${cmp} (?, ?)`);
+        params.push(c.v, c.id);
+      } else if (c.v === null) {
         where.push(`(${sortExpr} IS NULL AND r."id" ${cmp} ?)`);
         params.push(c.id);
       } else {
@@ -548,9 +555,12 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
 /** How many records a query matches (its source and field filters; no paging). */
 export async function countMatching(db: Driver, model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
   const params: unknown[] = [];
-  const where = whereClauses(model, opts, params);
-  if (where === null) return 0;
-  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+  const filtered = whereClauses(model, opts, params);
+  if (filtered === null) return 0;
+  const sum = await countSource(db, model, [], opts);
+  const where = [...(sum?.where ?? []), ...filtered];
+  if (sum) params.unshift(...sum.params);
+  const rows = await db.all(`SELECT ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${sum?.from ?? recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -594,6 +604,8 @@ function sortExpression(model: ModelName, field: string): string {
   }
   if (field === 'source') return 's."name"';
   const col = `r.${q(columnOf(def.name))}`;
+  // A finding's severity sorts by its rank, a missing one lowest (-1): migration 13 indexes this expression.
+  if (model === 'vulnerabilities' && field === 'severity') return SEVERITY_SORT;
   // An ordered enum sorts by its order (severity: info < … < critical).
   if (def.ordered && def.values) return rankExpression(col, def.values);
   return col;
@@ -602,6 +614,28 @@ function sortExpression(model: ModelName, field: string): string {
 export interface GroupCount {
   values: Record<string, unknown>;
   count: number;
+}
+
+/** Severity rank of a finding, never null (the expression of migration 13's index). */
+const SEVERITY_SORT = `COALESCE(${rankExpression('r."severity"', ['info', 'low', 'medium', 'high', 'critical'])}, -1)`;
+const NOT_NULL_SORTS = new Set([SEVERITY_SORT]);
+
+/**
+ * Where a count reads from: a summary table when one holds the grouped and filtered fields (and no
+ * filter searches text), else the records; with the extra WHERE term a summary needs, put first.
+ */
+async function countSource(
+  db: Driver,
+  model: ModelName,
+  by: string[],
+  opts: Pick<QueryOptions, 'sourceIds' | 'filters'>,
+): Promise<{ from: string; count: string; where: string[]; params: unknown[] } | null> {
+  const filters = opts.filters ?? [];
+  if (filters.some((f) => f.op === '~')) return null;
+  const sum = await summarySource(db, model, [...by, ...filters.map((f) => f.field)], opts.sourceIds);
+  if (!sum) return null;
+  const where = sum.from.startsWith('sum_model_counts') ? ['r."model" = ?'] : [];
+  return { from: `${sum.from} ${sourceJoin(model)}`, count: sum.count, where, params: sum.params };
 }
 
 /** Record counts grouped by one or more fields (e.g. vulnerabilities by severity), largest groups first. */
@@ -618,13 +652,17 @@ export async function groupCount(
     return def;
   });
   const params: unknown[] = [];
-  const where = whereClauses(model, opts, params);
-  if (where === null) return [];
+  const filtered = whereClauses(model, opts, params);
+  if (filtered === null) return [];
+  const sum = await countSource(db, model, by, opts);
+  const where = [...(sum?.where ?? []), ...filtered];
+  if (sum) params.unshift(...sum.params);
   const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : `r.${q(columnOf(d.name))}`} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
   const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
   const needsJoin = (opts.filters ?? []).some((f) => JOINED[model]?.[f.field] !== undefined);
-  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
+  const from = sum?.from ?? (needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`);
+  const sql = `SELECT ${cols.join(', ')}, ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
   const rows = await db.all(sql, params);
   return rows.map((row) => ({
     values: Object.fromEntries(defs.map((d, i) => [d.name, fromColumnValue(d, row[`g${i}`])])),

@@ -34,6 +34,8 @@ import {
 } from './records.ts';
 import { q, tableOf } from './schema.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
+import { type HostCounts, hostFindingCounts, overdueCounts, type PluginRow, pluginSummary } from './summary-reads.ts';
+import { dropSummaries, forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
 import { linkTickets } from './ticket-links.ts';
 
 export interface SourceRecord {
@@ -321,8 +323,10 @@ export class Store {
       await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
       await deleteSourceExports(tx, s.id);
+      await dropSummaries(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
+    forgetSummaries(s.id);
     // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
     const leftovers = await this.db.all(`SELECT 1 FROM "rec_assets" LIMIT 1`);
     if (leftovers.length > 0) await this.correlate();
@@ -428,6 +432,7 @@ export class Store {
     if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
     const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
+    markWritten(stamp.sourceId);
     if (!stored) return written;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
     const fresh: Record<string, number> = {};
@@ -457,6 +462,7 @@ export class Store {
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
       for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope, changes);
+      markWritten(sourceId);
       return out;
     });
   }
@@ -530,6 +536,32 @@ export class Store {
   /** Records a query's filters match. */
   async countMatching(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
     return countMatching(this.db, model, opts);
+  }
+
+  // ---- summaries (summaries.ts): rebuilt in a run's epilogue, read by the overview and the summary screens ----
+
+  /** Rebuilds a source's summaries from its records (a run's epilogue), or every source's. */
+  async refreshSummaries(sourceId?: string): Promise<void> {
+    if (sourceId) await refreshSummaries(this.db, sourceId);
+    else await refreshAllSummaries(this.db);
+  }
+
+  /** Record counts per source and model (removed ones included). */
+  async modelCounts(): Promise<{ sourceId: string; model: string; removed: boolean; n: number }[]> {
+    return modelCounts(this.db);
+  }
+
+  /** Live open findings past their SLA due date, per severity. */
+  async overdueCounts(sourceIds?: string[]): Promise<Record<string, number>> {
+    return overdueCounts(this.db, { sourceIds });
+  }
+
+  async pluginSummary(opts: Parameters<typeof pluginSummary>[1]): Promise<{ items: PluginRow[]; total: number }> {
+    return pluginSummary(this.db, opts);
+  }
+
+  async hostFindingCounts(ids: string[]): Promise<HostCounts[]> {
+    return hostFindingCounts(this.db, ids);
   }
 
   async count(model: ModelName, sourceId?: string): Promise<number> {
