@@ -215,7 +215,8 @@ try {
   sim.child.kill('SIGTERM');
 }
 const names = [...new Set(stores.flatMap((s) => results[s]!.rows.map((r) => r.name)))];
-const fmt = (r: Row | undefined) => (r ? `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}${r.status === 200 ? '' : ` (HTTP ${r.status})`}${r.p95 > 100 ? ' ✗' : ''}` : '—');
+const fmt = (r: Row | undefined) =>
+  r ? `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}${r.status === 200 ? '' : ` (HTTP ${r.status})`}${r.p95 > 100 ? ' ✗' : ''}` : '—';
 console.log(`| query | ${stores.map((s) => `${s} p50 / p95 ms`).join(' | ')} |\n|---|${stores.map(() => '---:').join('|')}|`);
 for (const n of names) console.log(`| ${n} | ${stores.map((s) => fmt(results[s]!.rows.find((r) => r.name === n))).join(' | ')} |`);
 for (const s of stores) console.log(`\n${s}: fill (full sync, all streams) ${results[s]!.stored} findings in ${results[s]!.fillSeconds.toFixed(1)} s`);

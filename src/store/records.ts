@@ -560,7 +560,10 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
   const sum = await countSource(db, model, [], opts);
   const where = [...(sum?.where ?? []), ...filtered];
   if (sum) params.unshift(...sum.params);
-  const rows = await db.all(`SELECT ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${sum?.from ?? recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+  const rows = await db.all(
+    `SELECT ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${sum?.from ?? recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
+    params,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -160,8 +160,7 @@ export async function summarySource(db: Driver, model: ModelName, fields: string
   let src: SummarySource | null = null;
   if (beyond.length === 0) {
     if ((SUMMED_MODELS as readonly string[]).includes(model)) src = { from: `sum_model_counts r`, count: `SUM(r."n")`, params: [model] };
-  }
-  else {
+  } else {
     const t = SUMMARY_FIELDS.find((s) => s.model === model && beyond.every((f) => s.fields.has(f)));
     if (t) src = { from: `${t.table} r`, count: `SUM(r."n")`, params: [] };
   }

@@ -23,7 +23,10 @@ export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; no
   const policy = opts.policy ?? slaPolicy();
   await ensureSummariesFor(db, opts.sourceIds);
   const scope = opts.sourceIds ? ` WHERE source_id IN ${inList(opts.sourceIds)}` : '';
-  const buckets = await db.all(`SELECT severity, first_day, kev_due_date, SUM(n) AS n FROM sum_vuln_due${scope} GROUP BY severity, first_day, kev_due_date`, opts.sourceIds ?? []);
+  const buckets = await db.all(
+    `SELECT severity, first_day, kev_due_date, SUM(n) AS n FROM sum_vuln_due${scope} GROUP BY severity, first_day, kev_due_date`,
+    opts.sourceIds ?? [],
+  );
   const nowIso = new Date(now).toISOString();
   const out: Record<string, number> = {};
   const boundary = new Map<Severity, { dayStart: string; dayEnd: string; deadline: string }>();

@@ -28,7 +28,10 @@ const pluginItemSchema = {
 
 const countsItemSchema = {
   type: 'object',
-  properties: Object.fromEntries([['hostId', { type: 'string' }], ...['critical', 'high', 'medium', 'low', 'info', 'total'].map((k) => [k, { type: 'integer' }])]),
+  properties: Object.fromEntries([
+    ['hostId', { type: 'string' }],
+    ...['critical', 'high', 'medium', 'low', 'info', 'total'].map((k) => [k, { type: 'integer' }]),
+  ]),
 } as const;
 
 type PluginQuery = { source?: string[]; q?: string; severity?: string; knownExploited?: string; sort?: string; limit: number; offset: number };
@@ -49,14 +52,23 @@ export function summaryRoutes(app: AppContext) {
               q: { type: 'string', description: 'plugin name contains (case-insensitive), or the exact plugin id' },
               severity: { type: 'string', description: 'worst severity at least this (info, low, medium, high, critical)' },
               knownExploited: { type: 'string', enum: ['true', 'false'] },
-              sort: { type: 'string', default: '-hosts', description: 'hosts, findings, severity, pluginName, pluginId, knownExploited, epssScore, vprScore, cvssV3BaseScore or source; -field for descending' },
+              sort: {
+                type: 'string',
+                default: '-hosts',
+                description:
+                  'hosts, findings, severity, pluginName, pluginId, knownExploited, epssScore, vprScore, cvssV3BaseScore or source; -field for descending',
+              },
               limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
               offset: { type: 'integer', minimum: 0, default: 0 },
             },
             additionalProperties: false,
           },
           response: {
-            200: { type: 'object', properties: { items: { type: 'array', items: pluginItemSchema }, total: { type: 'integer' } }, required: ['items', 'total'] },
+            200: {
+              type: 'object',
+              properties: { items: { type: 'array', items: pluginItemSchema }, total: { type: 'integer' } },
+              required: ['items', 'total'],
+            },
             400: errorSchema,
           },
         },

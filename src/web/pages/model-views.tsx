@@ -114,7 +114,18 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'lastLoggedOnUser', label: 'Last user', sortable: true },
       { key: 'credentialed', label: 'Credentialed', sortable: true },
       source,
-      lastSeen,
+      {
+        key: 'scannerLastSeen',
+        label: 'Last seen',
+        sortable: true,
+        render: (r) =>
+          r.scannerLastSeen ? (
+            <span title={`The scanner last saw this host at ${String(r.scannerLastSeen)}`}>{dateTime(r.scannerLastSeen as string)}</span>
+          ) : (
+            <span className="muted">—</span>
+          ),
+      },
+      { ...lastSeen, label: 'Imported' },
     ],
     search: [
       { field: 'hostname', label: 'Host name' },
@@ -124,6 +135,7 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'lastLoggedOnUser', label: 'Last user' },
     ],
     defaultSort: 'hostname',
+    hostCounts: true,
   },
   {
     model: 'vulnerabilities',
