@@ -513,37 +513,52 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   if (where === null) return { records: [], nextCursor: null };
   const sort = opts.sort && opts.sort.field !== 'id' ? opts.sort : null;
   const desc = opts.sort?.desc === true;
-  let order = `r."id"${desc ? ' DESC' : ''}`;
-  let select = '';
-  let sortExpr = '';
+  const dir = desc ? 'DESC' : 'ASC';
+  const cmp = desc ? '<' : '>';
+  const select = (extra: string[], order: string, n: number, more: unknown[], key = '') => {
+    const w = [...where, ...extra];
+    return db.all(`SELECT ${recordColumns(model)}${key} FROM ${recordFrom(model)}${w.length ? ` WHERE ${w.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${n}`, [
+      ...params,
+      ...more,
+    ]);
+  };
+  let rows: Row[] = [];
   if (sort) {
-    sortExpr = sortExpression(model, sort.field);
-    const dir = desc ? 'DESC' : 'ASC';
-    // An expression that is never null sorts without NULLS LAST, so both stores walk its index (summaries.ts).
+    // Nulls last in both directions, read in two steps: the values in order (a plain ORDER BY that an
+    // index on the field serves on both stores; NULLS LAST would keep SQLite from using it), then the
+    // nulls by id. An expression that is never null (a finding's severity rank) needs only the first.
+    const sortExpr = sortExpression(model, sort.field);
     const notNull = NOT_NULL_SORTS.has(sortExpr);
-    order = notNull ? `${sortExpr} ${dir}, r."id" ${dir}` : `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}`;
-    select = `, ${sortExpr} AS "sort_key"`;
-    if (opts.cursor) {
-      const c = decodeSortCursor(opts.cursor);
-      const cmp = desc ? '<' : '>';
-      if (notNull && c.v !== null) {
+    const key = `, ${sortExpr} AS "sort_key"`;
+    const c = opts.cursor ? decodeSortCursor(opts.cursor) : null;
+    if (!c || c.v !== null) {
+      const extra = notNull ? [] : [`${sortExpr} IS NOT NULL`];
+      const more: unknown[] = [];
+      if (c) {
         // A row-value comparison: the index range starts at the cursor.
-        where.push(`(${sortExpr}, r."id") ${cmp} (?, ?)`);
-        params.push(c.v, c.id);
-      } else if (c.v === null) {
-        where.push(`(${sortExpr} IS NULL AND r."id" ${cmp} ?)`);
-        params.push(c.id);
-      } else {
-        where.push(`(${sortExpr} ${cmp} ? OR (${sortExpr} = ? AND r."id" ${cmp} ?) OR ${sortExpr} IS NULL)`);
-        params.push(c.v, c.v, c.id);
+        extra.push(`(${sortExpr}, r."id") ${cmp} (?, ?)`);
+        more.push(c.v, c.id);
       }
+      rows = await select(extra, `${sortExpr} ${dir}, r."id" ${dir}`, limit + 1, more, key);
     }
-  } else if (opts.cursor) {
-    where.push(`r."id" ${desc ? '<' : '>'} ?`);
-    params.push(decodeCursor(opts.cursor));
+    if (!notNull && rows.length <= limit) {
+      const extra = [`${sortExpr} IS NULL`];
+      const more: unknown[] = [];
+      if (c && c.v === null) {
+        extra.push(`r."id" ${cmp} ?`);
+        more.push(c.id);
+      }
+      rows = rows.concat(await select(extra, `r."id" ${dir}`, limit + 1 - rows.length, more, key));
+    }
+  } else {
+    const extra: string[] = [];
+    const more: unknown[] = [];
+    if (opts.cursor) {
+      extra.push(`r."id" ${cmp} ?`);
+      more.push(decodeCursor(opts.cursor));
+    }
+    rows = await select(extra, `r."id" ${dir}`, limit + 1, more);
   }
-  const sql = `SELECT ${recordColumns(model)}${select} FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
-  const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const records = page.map((row) => rowToRecord(model, row));
