@@ -77,7 +77,7 @@ export function PluginsPage() {
       <form className="filters" onSubmit={search} aria-label="Search and filter plugins">
         <div className="field inline-field">
           <label htmlFor="plugin-q">Search</label>
-          <input id="plugin-q" type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Name contains, or plugin ID…" />
+          <input id="plugin-q" type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Name or plugin ID" />
         </div>
         <button type="submit">Search</button>
         <div className="field inline-field">
