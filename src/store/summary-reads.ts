@@ -16,7 +16,7 @@ function inList(ids: string[]): string {
 /**
  * Live open findings past their SLA due date, per severity (the `overdue=true` filter, counted): the
  * day buckets of sum_vuln_due settle every finding first seen before or after the deadline's day; the
- * findings first seen on that day are counted from the records (index on severity, first_seen).
+ * findings first seen on that day are counted from the records (index on first_seen, severity).
  */
 export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; now?: number; policy?: SlaPolicy } = {}): Promise<Record<string, number>> {
   const now = opts.now ?? Date.now();
@@ -47,9 +47,9 @@ export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; no
   }
   // The deadline's own day: those of its findings first seen before the deadline (and not already counted by a KEV date).
   for (const [sev, b] of boundary) {
-    const params: unknown[] = [sev, b.dayStart, b.dayEnd, b.deadline, nowIso, ...(opts.sourceIds ?? [])];
+    const params: unknown[] = [b.dayStart, b.dayEnd, b.deadline, sev, nowIso, ...(opts.sourceIds ?? [])];
     const rows = await db.all(
-      `SELECT COUNT(*) AS n FROM "rec_vulnerabilities" WHERE "severity" = ? AND "first_seen" >= ? AND "first_seen" < ? AND "first_seen" < ?
+      `SELECT COUNT(*) AS n FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND "first_seen" < ? AND "first_seen" < ? AND "severity" = ?
        AND ${LIVE_OPEN_SQL} AND NOT COALESCE("kev_due_date" < ?, FALSE)${opts.sourceIds ? ` AND "source_id" IN ${inList(opts.sourceIds)}` : ''}`,
       params,
     );
