@@ -52,6 +52,8 @@ export async function importFeedFiles(
     });
   }
   const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.applyFeeds() : 0;
+  // KEV due dates move overdue counts: the summaries follow.
+  if (findingsUpdated > 0) await app.store.refreshSummaries();
   return { imported, findingsUpdated };
 }
 

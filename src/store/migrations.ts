@@ -2,6 +2,8 @@
 // (TEXT, INTEGER, BIGINT, DOUBLE PRECISION; booleans as 0/1; times as ISO-8601 UTC text, which sorts;
 // arrays and objects as JSON text). A migration is never edited once released; add a new one.
 
+import { SUMMARY_MIGRATION } from './summaries.ts';
+
 export interface Migration {
   version: number;
   name: string;
@@ -370,6 +372,8 @@ CREATE TABLE export_status (
 `,
   },
   { version: 12, name: 'correlated assets, owners and ticket links', sql: correlation },
+  // Issue 17: summary tables rebuilt in each run's epilogue, and the findings' severity-order index.
+  { version: 13, name: 'summaries and severity order', sql: SUMMARY_MIGRATION },
   // A finding's assetId / owner / department / site are read from its host (records.ts JOINED) instead
   // of being copied onto it: the copy meant rewriting every finding after an estate's first correlation.
   // The change feed is keyed by an auto-numbered sequence, its order: the key (time, record, change)

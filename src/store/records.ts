@@ -19,6 +19,7 @@ import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFi
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
 import { slaFilterClause, withSla } from './sla.ts';
+import { summarySource } from './summaries.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -514,31 +515,52 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   if (where === null) return { records: [], nextCursor: null };
   const sort = opts.sort && opts.sort.field !== 'id' ? opts.sort : null;
   const desc = opts.sort?.desc === true;
-  let order = `r."id"${desc ? ' DESC' : ''}`;
-  let select = '';
-  let sortExpr = '';
+  const dir = desc ? 'DESC' : 'ASC';
+  const cmp = desc ? '<' : '>';
+  const select = (extra: string[], order: string, n: number, more: unknown[], key = '') => {
+    const w = [...where, ...extra];
+    return db.all(`SELECT ${recordColumns(model)}${key} FROM ${recordFrom(model)}${w.length ? ` WHERE ${w.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${n}`, [
+      ...params,
+      ...more,
+    ]);
+  };
+  let rows: Row[] = [];
   if (sort) {
-    sortExpr = sortExpression(model, sort.field);
-    const dir = desc ? 'DESC' : 'ASC';
-    order = `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}`;
-    select = `, ${sortExpr} AS "sort_key"`;
-    if (opts.cursor) {
-      const c = decodeSortCursor(opts.cursor);
-      const cmp = desc ? '<' : '>';
-      if (c.v === null) {
-        where.push(`(${sortExpr} IS NULL AND r."id" ${cmp} ?)`);
-        params.push(c.id);
-      } else {
-        where.push(`(${sortExpr} ${cmp} ? OR (${sortExpr} = ? AND r."id" ${cmp} ?) OR ${sortExpr} IS NULL)`);
-        params.push(c.v, c.v, c.id);
+    // Nulls last in both directions, read in two steps: the values in order (a plain ORDER BY that an
+    // index on the field serves on both stores; NULLS LAST would keep SQLite from using it), then the
+    // nulls by id. An expression that is never null (a finding's severity rank) needs only the first.
+    const sortExpr = sortExpression(model, sort.field);
+    const notNull = NOT_NULL_SORTS.has(sortExpr);
+    const key = `, ${sortExpr} AS "sort_key"`;
+    const c = opts.cursor ? decodeSortCursor(opts.cursor) : null;
+    if (!c || c.v !== null) {
+      const extra = notNull ? [] : [`${sortExpr} IS NOT NULL`];
+      const more: unknown[] = [];
+      if (c) {
+        // A row-value comparison: the index range starts at the cursor.
+        extra.push(`(${sortExpr}, r."id") ${cmp} (?, ?)`);
+        more.push(c.v, c.id);
       }
+      rows = await select(extra, `${sortExpr} ${dir}, r."id" ${dir}`, limit + 1, more, key);
     }
-  } else if (opts.cursor) {
-    where.push(`r."id" ${desc ? '<' : '>'} ?`);
-    params.push(decodeCursor(opts.cursor));
+    if (!notNull && rows.length <= limit) {
+      const extra = [`${sortExpr} IS NULL`];
+      const more: unknown[] = [];
+      if (c && c.v === null) {
+        extra.push(`r."id" ${cmp} ?`);
+        more.push(c.id);
+      }
+      rows = rows.concat(await select(extra, `r."id" ${dir}`, limit + 1 - rows.length, more, key));
+    }
+  } else {
+    const extra: string[] = [];
+    const more: unknown[] = [];
+    if (opts.cursor) {
+      extra.push(`r."id" ${cmp} ?`);
+      more.push(decodeCursor(opts.cursor));
+    }
+    rows = await select(extra, `r."id" ${dir}`, limit + 1, more);
   }
-  const sql = `SELECT ${recordColumns(model)}${select} FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
-  const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const records = page.map((row) => rowToRecord(model, row));
@@ -550,9 +572,15 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
 /** How many records a query matches (its source and field filters; no paging). */
 export async function countMatching(db: Driver, model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
   const params: unknown[] = [];
-  const where = whereClauses(model, opts, params);
-  if (where === null) return 0;
-  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+  const filtered = whereClauses(model, opts, params);
+  if (filtered === null) return 0;
+  const sum = await countSource(db, model, [], opts);
+  const where = [...(sum?.where ?? []), ...filtered];
+  if (sum) params.unshift(...sum.params);
+  const rows = await db.all(
+    `SELECT ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${sum?.from ?? recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
+    params,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -599,6 +627,8 @@ function sortExpression(model: ModelName, field: string): string {
   const joined = JOINED[model]?.[field];
   if (joined !== undefined) return joined;
   const col = `r.${q(columnOf(def.name))}`;
+  // A finding's severity sorts by its rank, a missing one lowest (-1): migration 13 indexes this expression.
+  if (model === 'vulnerabilities' && field === 'severity') return SEVERITY_SORT;
   // An ordered enum sorts by its order (severity: info < … < critical).
   if (def.ordered && def.values) return rankExpression(col, def.values);
   return col;
@@ -607,6 +637,28 @@ function sortExpression(model: ModelName, field: string): string {
 export interface GroupCount {
   values: Record<string, unknown>;
   count: number;
+}
+
+/** Severity rank of a finding, never null (the expression of migration 13's index). */
+const SEVERITY_SORT = `COALESCE(${rankExpression('r."severity"', ['info', 'low', 'medium', 'high', 'critical'])}, -1)`;
+const NOT_NULL_SORTS = new Set([SEVERITY_SORT]);
+
+/**
+ * Where a count reads from: a summary table when one holds the grouped and filtered fields (and no
+ * filter searches text), else the records; with the extra WHERE term a summary needs, put first.
+ */
+async function countSource(
+  db: Driver,
+  model: ModelName,
+  by: string[],
+  opts: Pick<QueryOptions, 'sourceIds' | 'filters'>,
+): Promise<{ from: string; count: string; where: string[]; params: unknown[] } | null> {
+  const filters = opts.filters ?? [];
+  if (filters.some((f) => f.op === '~')) return null;
+  const sum = await summarySource(db, model, [...by, ...filters.map((f) => f.field)], opts.sourceIds);
+  if (!sum) return null;
+  const where = sum.from.startsWith('sum_model_counts') ? ['r."model" = ?'] : [];
+  return { from: `${sum.from} ${sourceJoin(model)}`, count: sum.count, where, params: sum.params };
 }
 
 /** Record counts grouped by one or more fields (e.g. vulnerabilities by severity), largest groups first. */
@@ -624,13 +676,17 @@ export async function groupCount(
     return def;
   });
   const params: unknown[] = [];
-  const where = whereClauses(model, opts, params);
-  if (where === null) return [];
+  const filtered = whereClauses(model, opts, params);
+  if (filtered === null) return [];
+  const sum = await countSource(db, model, by, opts);
+  const where = [...(sum?.where ?? []), ...filtered];
+  if (sum) params.unshift(...sum.params);
   const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : (JOINED[model]?.[d.name] ?? `r.${q(columnOf(d.name))}`)} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
   const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
   const needsJoin = [...(opts.filters ?? []).map((f) => f.field), ...by].some((field) => JOINED[model]?.[field] !== undefined);
-  const sql = `SELECT ${cols.join(', ')}, COUNT(*) AS "n" FROM ${needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
+  const from = sum?.from ?? (needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`);
+  const sql = `SELECT ${cols.join(', ')}, ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
   const rows = await db.all(sql, params);
   return rows.map((row) => ({
     values: Object.fromEntries(defs.map((d, i) => [d.name, fromColumnValue(d, row[`g${i}`])])),

@@ -8,6 +8,7 @@ import type { Driver, Row } from './driver.ts';
 import { deleteSourceExports } from './exports.ts';
 import { nowIso, parseJson } from './rows.ts';
 import { q, tableOf } from './schema.ts';
+import { dropSummaries } from './summaries.ts';
 
 export interface SourceRecord {
   id: string;
@@ -192,6 +193,7 @@ export class Sources {
       await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
       await deleteSourceExports(tx, s.id);
+      await dropSummaries(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
     return s;

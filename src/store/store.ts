@@ -35,6 +35,8 @@ import * as runs from './runs.ts';
 import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } from './runs.ts';
 import { type SourceRecord, Sources } from './sources.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
+import { type HostCounts, hostFindingCounts, overdueCounts, type PluginRow, pluginSummary } from './summary-reads.ts';
+import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
 import * as users from './users.ts';
 
 export { nowIso } from './rows.ts';
@@ -144,7 +146,8 @@ export class Store {
 
   /** Deletes a source with all its records, runs and checkpoints, in one transaction. */
   async deleteSource(name: string): Promise<void> {
-    await this.#sources.delete(name);
+    const s = await this.#sources.delete(name);
+    forgetSummaries(s.id);
     // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
     if (await links.anyAssets(this.db)) await this.correlate();
   }
@@ -202,6 +205,7 @@ export class Store {
     const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
     if (stored) await this.#markAllNew(stamp, page.upserts, stored);
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
+    markWritten(stamp.sourceId);
     if (!stored) return written;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
     const fresh: Record<string, number> = {};
@@ -254,6 +258,7 @@ export class Store {
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
       for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope, changes);
+      markWritten(sourceId);
       return out;
     });
   }
@@ -318,6 +323,32 @@ export class Store {
   /** Records a query's filters match. */
   async countMatching(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
     return countMatching(this.db, model, opts);
+  }
+
+  // ---- summaries (summaries.ts): rebuilt in a run's epilogue, read by the overview and the summary screens ----
+
+  /** Rebuilds a source's summaries from its records (a run's epilogue), or every source's. */
+  async refreshSummaries(sourceId?: string): Promise<void> {
+    if (sourceId) await refreshSummaries(this.db, sourceId);
+    else await refreshAllSummaries(this.db);
+  }
+
+  /** Record counts per source and model (removed ones included). */
+  async modelCounts(): Promise<{ sourceId: string; model: string; removed: boolean; n: number }[]> {
+    return modelCounts(this.db);
+  }
+
+  /** Live open findings past their SLA due date, per severity. */
+  async overdueCounts(sourceIds?: string[]): Promise<Record<string, number>> {
+    return overdueCounts(this.db, { sourceIds });
+  }
+
+  async pluginSummary(opts: Parameters<typeof pluginSummary>[1]): Promise<{ items: PluginRow[]; total: number }> {
+    return pluginSummary(this.db, opts);
+  }
+
+  async hostFindingCounts(ids: string[]): Promise<HostCounts[]> {
+    return hostFindingCounts(this.db, ids);
   }
 
   async count(model: ModelName, sourceId?: string): Promise<number> {

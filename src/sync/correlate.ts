@@ -1,5 +1,5 @@
-// After a successful run: correlate what it wrote (hosts ↔ CMDB records by model, whatever the
-// connector), so assets, owners on findings and ticket links follow every sync of either source.
+// After a run: correlate what it wrote (hosts ↔ CMDB records by model, whatever the connector), so
+// assets, owners on findings and ticket links follow every sync of either source; and rebuild its summaries.
 import type { Logger } from '../core/log.ts';
 import type { Store } from '../store/store.ts';
 
@@ -13,5 +13,17 @@ export async function correlateAfterRun(store: Store, sourceId: string, runId: s
   } catch (err) {
     // The records are stored; correlation catches up on the next run or `tributary assets recompute`.
     log.error({ runId, err: err instanceof Error ? err.message : String(err) }, 'correlation failed');
+  }
+}
+
+/** After every run (whatever its status: a failed run may have stored pages): rebuild the source's summaries. */
+export async function refreshSummariesAfterRun(store: Store, sourceId: string, runId: string, log: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    await store.refreshSummaries(sourceId);
+    log.debug({ runId, ms: Date.now() - started }, 'summaries refreshed');
+  } catch (err) {
+    // The records are stored; the summaries catch up on the next run.
+    log.error({ runId, err: err instanceof Error ? err.message : String(err) }, 'summary refresh failed');
   }
 }

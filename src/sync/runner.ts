@@ -13,7 +13,7 @@ import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
-import { correlateAfterRun } from './correlate.ts';
+import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import {
@@ -375,6 +375,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   }
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
+  // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts).
+  await refreshSummariesAfterRun(store, source.id, runId, log);
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   await store.finishRun(runId, status, counts, error);
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');

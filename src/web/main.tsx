@@ -10,6 +10,7 @@ import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
+import { PluginHostsPage, PluginsPage } from './pages/plugins.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
@@ -84,6 +85,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/sources', label: 'Sources', group: 'Data Sources Settings' },
   { href: '/runs', label: 'Runs', group: 'Data Sources Settings' },
   ...MODEL_VIEWS.map((m) => ({ href: `/inventory/${m.model}`, label: m.title, group: 'Inventory' })),
+  { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
 ];
@@ -161,6 +163,8 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/vulnerabilities/:id', (p) => <FindingPage id={p.id} />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
+  ['/reports/plugins', () => <PluginsPage />],
+  ['/reports/plugins/:source/:pluginId', (p) => <PluginHostsPage source={p.source} pluginId={p.pluginId} />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];
 

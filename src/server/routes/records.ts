@@ -276,26 +276,19 @@ export function recordRoutes(app: AppContext) {
         },
       },
       async () => {
+        // From the summaries (rebuilt in each run's epilogue): no count reads the records.
         const models: Record<string, number> = {};
         const sources: Record<string, Record<string, number>> = {};
-        for (const s of await app.store.listSources()) {
-          const counts: Record<string, number> = {};
-          for (const m of MODEL_NAMES) {
-            counts[m] = await app.store.count(m, s.id);
-            models[m] = (models[m] ?? 0) + counts[m];
-          }
-          sources[s.name] = counts;
+        const byId = new Map((await app.store.listSources()).map((s) => [s.id, s.name]));
+        for (const name of byId.values()) sources[name] = Object.fromEntries(MODEL_NAMES.map((m) => [m, 0]));
+        for (const c of await app.store.modelCounts()) {
+          const name = byId.get(c.sourceId);
+          if (name === undefined || !(c.model in sources[name]!)) continue;
+          sources[name]![c.model]! += c.n;
+          models[c.model] = (models[c.model] ?? 0) + c.n;
         }
         for (const m of MODEL_NAMES) models[m] ??= 0;
-        const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0 };
-        for (const g of await countByGroups(app.store, 'vulnerabilities', ['severity'], {
-          filters: [
-            { field: 'overdue', op: '=', value: 'true' },
-            { field: 'removed', op: '=', value: 'false' },
-          ],
-        })) {
-          overdue[String(g.values.severity)] = g.count;
-        }
+        const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0, ...(await app.store.overdueCounts()) };
         return { models, sources, overdue };
       },
     );

@@ -5,6 +5,7 @@ import { get, type Page, qs, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
+import { severityCountColumns, useHostCounts } from './host-counts.tsx';
 
 export interface ModelView {
   model: string;
@@ -16,6 +17,8 @@ export interface ModelView {
   defaultSort?: string;
   /** Records hang off a host: show the host's name. */
   perHost?: boolean;
+  /** Hosts: show each host's open findings per severity after the first column. */
+  hostCounts?: boolean;
 }
 
 export type HostLabels = Record<string, { hostname: string | null; ipAddresses: string[] }>;
@@ -74,7 +77,9 @@ export function RecordList(props: RecordListProps) {
   const url = cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : base;
   const page = useLoad((s) => get<Page<Rec>>(url, s), url);
   const labels = useHostLabels(view.perHost && !props.hideHost ? page.data?.items : undefined);
-  const columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;
+  const counts = useHostCounts(view.hostCounts ? page.data?.items : undefined);
+  let columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;
+  if (view.hostCounts) columns = [columns[0], ...severityCountColumns(counts), ...columns.slice(1)];
   return (
     <div>
       {page.error && (

@@ -11,6 +11,11 @@ const lastSeen: Column<Rec> = {
   render: (r) => <span title={String(r.lastSeen ?? '')}>{dateTime(r.lastSeen as string)}</span>,
 };
 const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
+/** The date alone (the time is in the cell's title), to keep the hosts list narrow. */
+const day = (iso: string | null | undefined): string => {
+  const d = iso ? new Date(iso) : null;
+  return d && !Number.isNaN(d.getTime()) ? d.toLocaleDateString('en-GB', { dateStyle: 'medium' }) : '—';
+};
 
 /** What the finding is, how to fix it and what the scanner saw, folded under the name. */
 function FindingDetail({ r }: { r: Rec }) {
@@ -116,7 +121,21 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'lastLoggedOnUser', label: 'Last user', sortable: true },
       { key: 'credentialed', label: 'Credentialed', sortable: true },
       source,
-      lastSeen,
+      {
+        key: 'scannerLastSeen',
+        label: 'Last seen',
+        sortable: true,
+        render: (r) =>
+          r.scannerLastSeen ? (
+            <span
+              title={`The scanner last saw this host at ${dateTime(r.scannerLastSeen as string)}; Tributary last stored it at ${dateTime(r.lastSeen as string)}`}
+            >
+              {day(r.scannerLastSeen as string)}
+            </span>
+          ) : (
+            <span className="muted">—</span>
+          ),
+      },
     ],
     search: [
       { field: 'hostname', label: 'Host name' },
@@ -126,6 +145,7 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'lastLoggedOnUser', label: 'Last user' },
     ],
     defaultSort: 'hostname',
+    hostCounts: true,
   },
   {
     model: 'vulnerabilities',

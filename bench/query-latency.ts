@@ -1,0 +1,233 @@
+// Benchmark `bench/query-latency` (issue 17 §1): the store filled through a real sync of a simulated
+// Tenable.sc console, then every list, filter, sort and summary the UI and API offer timed over HTTP.
+//
+//   node bench/query-latency.ts [--findings 1000000] [--store sqlite|postgres|both] [--runs 20]
+//                               [--pg-url postgres://postgres@127.0.0.1:5432/test] [--only NAME,…] [--slow-ms 2000]
+//
+// Fill: one full `runSync` (all streams: hosts, software, ports, vulnerabilities, compliance) of a
+// console with findings/50 hosts × 50 findings per host (the simulator runs in its own process), timed.
+// Then `tributary serve`'s HTTP server is started in this process on a free port, logged in with a
+// session cookie, and each query is requested once to warm up and `--runs` times timed (the whole
+// HTTP round trip: routing, auth, SQL, serialisation), reported as p50 and p95 in milliseconds; a query
+// whose warm-up takes over --slow-ms is timed 3 times only (it misses the target by far either way).
+// Target (issue 17): every list page and every summary ≤ 100 ms at p95, on both stores.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { openApp } from '../src/app/context.ts';
+import { addSource } from '../src/app/sources.ts';
+import { createLogger } from '../src/core/log.ts';
+import { startServer } from '../src/server/server.ts';
+import { runSync } from '../src/sync/runner.ts';
+
+const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    findings: { type: 'string', default: '1000000' },
+    store: { type: 'string', default: 'both' },
+    runs: { type: 'string', default: '20' },
+    'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    only: { type: 'string' },
+    'slow-ms': { type: 'string', default: '2000' },
+  },
+});
+const findings = Number(args.findings);
+const hosts = Math.max(1, Math.round(findings / 50));
+const runs = Math.max(1, Number(args.runs));
+const slowMs = Number(args['slow-ms']);
+const PASSWORD = 'bench-password-0123456789';
+process.env.TRIBUTARY_MASTER_KEY ??= Buffer.alloc(32, 42).toString('base64');
+
+interface Sim {
+  url: string;
+  accessKey: string;
+  secretKey: string;
+  child: ChildProcess;
+}
+
+function startSim(): Promise<Sim> {
+  const child = spawn(process.execPath, [BIN, 'sim', 'tenable-sc', '--port', '0', '--seed', '17', '--hosts', String(hosts), '--findings-per-host', '50'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        const j = JSON.parse(out.slice(0, nl)) as { url: string; accessKey: string; secretKey: string };
+        resolve({ ...j, child });
+      }
+    });
+    child.once('exit', (c) => reject(new Error(`simulator exited ${c}`)));
+  });
+}
+
+async function freshPg(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `tributary_qlat_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: args['pg-url'] });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(args['pg-url']!);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: args['pg-url'] });
+      await c.connect();
+      await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      await c.query(`DROP DATABASE IF EXISTS ${name}`);
+      await c.end();
+    },
+  };
+}
+
+/** The queries: what the UI's pages request (inventory lists, sorts, filters, overview, hosts, plugins) and the API's summaries. */
+function queries(ids: { hostId: string; pluginId: string; cve: string; hostname: string }): [string, string][] {
+  const v = '/api/v1/vulnerabilities?removed=false&limit=50';
+  return [
+    ['vulns: list page (by id)', v],
+    ['vulns: default sort -severity', `${v}&sort=-severity`],
+    ['vulns: sort severity (asc)', `${v}&sort=severity`],
+    ['vulns: -severity, page 2', 'PAGE2:' + `${v}&sort=-severity`],
+    ['vulns: sort -lastSeen', `${v}&sort=-lastSeen`],
+    ['vulns: sort pluginName', `${v}&sort=pluginName`],
+    ['vulns: sort -epssScore', `${v}&sort=-epssScore`],
+    ['vulns: sort -cvssV3BaseScore', `${v}&sort=-cvssV3BaseScore`],
+    ['vulns: sort -vprScore', `${v}&sort=-vprScore`],
+    ['vulns: sort status', `${v}&sort=status`],
+    ['vulns: filter severity=critical, -severity', `${v}&sort=-severity&severity=critical`],
+    ['vulns: filter knownExploited, -severity', `${v}&sort=-severity&knownExploited=true`],
+    ['vulns: filter status=open, -severity', `${v}&sort=-severity&status=open`],
+    ['vulns: filter overdue, -severity', `${v}&sort=-severity&overdue=true`],
+    ['vulns: filter CVE, -severity', `${v}&sort=-severity&cves=${ids.cve}`],
+    ['vulns: filter pluginId, -severity', `${v}&sort=-severity&pluginId=${ids.pluginId}`],
+    ['vulns: search name~ssl, -severity', `${v}&sort=-severity&where=pluginName~ssl`],
+    ['vulns: of one host', `${v}&sort=-severity&hostId=${ids.hostId}`],
+    ['hosts: list sort hostname', '/api/v1/hosts?removed=false&limit=50&sort=hostname'],
+    ['hosts: sort -scannerLastSeen', '/api/v1/hosts?removed=false&limit=50&sort=-scannerLastSeen'],
+    ['hosts: search hostname~', `/api/v1/hosts?removed=false&limit=50&sort=hostname&where=hostname~${encodeURIComponent(ids.hostname.slice(0, 6))}`],
+    ['software: list sort name', '/api/v1/software?removed=false&limit=50&sort=name'],
+    ['ports: list sort port', '/api/v1/ports?removed=false&limit=50&sort=port'],
+    ['compliance: list', '/api/v1/compliance?removed=false&limit=50'],
+    ['summary: stats (counts per model, overdue)', '/api/v1/stats'],
+    ['summary: overview severity × KEV', '/api/v1/vulnerabilities/counts?by=severity&by=knownExploited&removed=false&status!=fixed'],
+    ['summary: severity of one host', `/api/v1/vulnerabilities/counts?by=severity&hostId=${ids.hostId}&removed=false&status!=fixed`],
+    ['summary: top plugins (counts by pluginId)', '/api/v1/vulnerabilities/counts?by=pluginId&removed=false&status!=fixed&limit=20'],
+    ['summary: vulnerabilities by plugin (-hosts)', '/api/v1/vulnerabilities/plugins?limit=50&sort=-hosts'],
+    ['summary: vulnerabilities by plugin (-severity)', '/api/v1/vulnerabilities/plugins?limit=50&sort=-severity'],
+    ['summary: top software (counts by name)', '/api/v1/software/counts?by=name&removed=false&limit=20'],
+    ['summary: hosts severity counts (a page)', 'HOSTCOUNTS'],
+    ['summary: coverage report', '/api/v1/reports/coverage'],
+    ['summary: compliance per host', '/api/v1/compliance/summary?limit=200'],
+  ];
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+interface Row {
+  name: string;
+  p50: number;
+  p95: number;
+  status: number;
+  /** Timed requests (fewer than --runs for a query over --slow-ms). */
+  n: number;
+}
+
+async function measureStore(kind: 'sqlite' | 'postgres', sim: Sim): Promise<{ fillSeconds: number; stored: number; rows: Row[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-qlat-'));
+  const db = kind === 'postgres' ? await freshPg() : null;
+  const app = await openApp({ dataDir: dir, db: db?.url, log: createLogger({ level: 'warn' }) });
+  let server: { url: string; close(): Promise<void> } | null = null;
+  try {
+    await addSource(app, 'tenable-sc', 'console', { apiUrl: sim.url, accessKey: sim.accessKey, secretKey: sim.secretKey, includeInformational: true });
+    const t0 = performance.now();
+    const r = await runSync(app, 'console', { full: true });
+    const fillSeconds = (performance.now() - t0) / 1000;
+    if (r.status !== 'succeeded') throw new Error(`sync ${r.status}: ${r.error}`);
+    const stored = r.streams.vulnerabilities?.records ?? 0;
+    console.error(`${kind}: synced ${stored} findings in ${fillSeconds.toFixed(1)} s`);
+    server = await startServer(app, { port: 0, host: '127.0.0.1', env: { TRIBUTARY_ADMIN_PASSWORD: PASSWORD }, webUi: false });
+    const base = server.url;
+    const login = await fetch(`${base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
+    if (login.status !== 200) throw new Error(`login: ${login.status}`);
+    const cookie = (login.headers.getSetCookie().find((c) => c.startsWith('tributary_session=')) ?? '').split(';')[0]!;
+    const getJson = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(base + path, { headers: { cookie } });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const sample = (await getJson('/api/v1/vulnerabilities?removed=false&limit=200&where=cves!=null&sort=-severity')).body.items as Record<string, unknown>[];
+    const first = sample.find((x) => Array.isArray(x.cves) && x.cves.length > 0) ?? sample[0]!;
+    const host = ((await getJson(`/api/v1/hosts/${first.hostId}`)).body ?? {}) as Record<string, unknown>;
+    const hostPage = ((await getJson('/api/v1/hosts?removed=false&limit=50&sort=hostname')).body.items as { id: string }[]).map((h) => h.id);
+    const list = queries({
+      hostId: String(first.hostId),
+      pluginId: String(first.pluginId),
+      cve: String((first.cves as string[] | null)?.[0] ?? 'CVE-2024-0001'),
+      hostname: String(host.hostname ?? 'host'),
+    });
+    const only = args.only ? args.only.split(',') : null;
+    const rows: Row[] = [];
+    for (const [name, q] of list) {
+      if (only && !only.some((o) => name.includes(o))) continue;
+      let path = q;
+      if (q === 'HOSTCOUNTS') path = `/api/v1/hosts/finding-counts?${hostPage.map((id) => `id=${id}`).join('&')}`;
+      if (q.startsWith('PAGE2:')) {
+        const p1 = await getJson(q.slice(6));
+        path = `${q.slice(6)}&cursor=${encodeURIComponent(String(p1.body.nextCursor))}`;
+      }
+      const times: number[] = [];
+      let status = 0;
+      let planned = runs;
+      for (let i = 0; i <= planned; i++) {
+        const t = performance.now();
+        const res = await fetch(base + path, { headers: { cookie } });
+        await res.arrayBuffer();
+        status = res.status;
+        const ms = performance.now() - t;
+        if (i > 0) times.push(ms);
+        // A query far over the target (the warm-up took longer than --slow-ms) is timed 3 times, not 20.
+        else if (ms > slowMs) planned = Math.min(runs, 3);
+      }
+      rows.push({ name, p50: pct(times, 50), p95: pct(times, 95), status, n: times.length });
+      console.error(`  ${name}: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms${status === 200 ? '' : ` (HTTP ${status})`}`);
+    }
+    return { fillSeconds, stored, rows };
+  } finally {
+    await server?.close();
+    await app.close();
+    await db?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const stores = (args.store === 'both' ? ['sqlite', 'postgres'] : [args.store]) as ('sqlite' | 'postgres')[];
+const sim = await startSim();
+const results: Partial<Record<'sqlite' | 'postgres', Awaited<ReturnType<typeof measureStore>>>> = {};
+try {
+  console.error(`${hosts} hosts × 50 findings per host; ${runs} timed requests per query`);
+  for (const s of stores) results[s] = await measureStore(s, sim);
+} finally {
+  sim.child.kill('SIGTERM');
+}
+const names = [...new Set(stores.flatMap((s) => results[s]!.rows.map((r) => r.name)))];
+const fmt = (r: Row | undefined) =>
+  r
+    ? `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}${r.n < runs ? ` (${r.n} runs)` : ''}${r.status === 200 ? '' : ` (HTTP ${r.status})`}${r.p95 > 100 ? ' ✗' : ''}`
+    : '—';
+console.log(`| query | ${stores.map((s) => `${s} p50 / p95 ms`).join(' | ')} |\n|---|${stores.map(() => '---:').join('|')}|`);
+for (const n of names) console.log(`| ${n} | ${stores.map((s) => fmt(results[s]!.rows.find((r) => r.name === n))).join(' | ')} |`);
+for (const s of stores) console.log(`\n${s}: fill (full sync, all streams) ${results[s]!.stored} findings in ${results[s]!.fillSeconds.toFixed(1)} s`);

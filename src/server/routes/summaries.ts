@@ -1,0 +1,123 @@
+// Summary screens' data (issue 17): vulnerabilities by plugin (the console's Vulnerability Summary) and
+// open findings per severity for a page of hosts, read from the summary tables (store/summaries.ts).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app/context.ts';
+import { InputError } from '../../core/errors.ts';
+import type { Severity } from '../../core/models.ts';
+import { errorSchema } from '../errors.ts';
+import { asList } from './records.ts';
+
+const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
+
+const pluginItemSchema = {
+  type: 'object',
+  properties: {
+    source: { type: 'string' },
+    pluginId: { type: 'string' },
+    pluginName: { type: ['string', 'null'] },
+    severity: { type: ['string', 'null'], enum: [...SEVERITIES, null], description: 'the worst severity among its open findings' },
+    hosts: { type: 'integer', description: 'hosts with an open finding of this plugin' },
+    findings: { type: 'integer', description: 'open findings (a host may have several: one per port)' },
+    knownExploited: { type: 'boolean' },
+    epssScore: { type: ['number', 'null'] },
+    vprScore: { type: ['number', 'null'] },
+    cvssV3BaseScore: { type: ['number', 'null'] },
+  },
+  required: ['source', 'pluginId', 'hosts', 'findings'],
+} as const;
+
+const countsItemSchema = {
+  type: 'object',
+  properties: Object.fromEntries([
+    ['hostId', { type: 'string' }],
+    ...['critical', 'high', 'medium', 'low', 'info', 'total'].map((k) => [k, { type: 'integer' }]),
+  ]),
+} as const;
+
+type PluginQuery = { source?: string[]; q?: string; severity?: string; knownExploited?: string; sort?: string; limit: number; offset: number };
+
+export function summaryRoutes(app: AppContext) {
+  return async (f: FastifyInstance): Promise<void> => {
+    f.get<{ Querystring: PluginQuery }>(
+      '/api/v1/vulnerabilities/plugins',
+      {
+        schema: {
+          tags: ['records'],
+          summary:
+            'Vulnerabilities by plugin: one row per source and plugin with open findings (live records), its affected hosts, worst severity, KEV and EPSS; as of the last sync of each source',
+          querystring: {
+            type: 'object',
+            properties: {
+              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
+              q: { type: 'string', description: 'plugin name contains (case-insensitive), or the exact plugin id' },
+              severity: { type: 'string', description: 'worst severity at least this (info, low, medium, high, critical)' },
+              knownExploited: { type: 'string', enum: ['true', 'false'] },
+              sort: {
+                type: 'string',
+                default: '-hosts',
+                description:
+                  'hosts, findings, severity, pluginName, pluginId, knownExploited, epssScore, vprScore, cvssV3BaseScore or source; -field for descending',
+              },
+              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+              offset: { type: 'integer', minimum: 0, default: 0 },
+            },
+            additionalProperties: false,
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: { items: { type: 'array', items: pluginItemSchema }, total: { type: 'integer' } },
+              required: ['items', 'total'],
+            },
+            400: errorSchema,
+          },
+        },
+      },
+      async (req) => {
+        const { q, severity, knownExploited, sort, limit, offset } = req.query;
+        if (severity !== undefined && !SEVERITIES.includes(severity.toLowerCase()))
+          throw new InputError(`unknown severity '${severity}'; severity is one of: ${SEVERITIES.join(', ')}`, 'severity');
+        const names = asList(req.query.source)
+          .flatMap((n) => n.split(','))
+          .map((n) => n.trim())
+          .filter(Boolean);
+        let sourceIds: string[] | undefined;
+        if (names.length > 0) {
+          sourceIds = [];
+          for (const n of names) {
+            const s = await app.store.findSource(n);
+            if (!s) throw new InputError(`no source named '${n}'`, 'source');
+            sourceIds.push(s.id);
+          }
+        }
+        return app.store.pluginSummary({
+          sourceIds,
+          search: q?.trim() || undefined,
+          minSeverity: severity ? (severity.toLowerCase() as Severity) : undefined,
+          knownExploited: knownExploited === undefined ? undefined : knownExploited === 'true',
+          sort,
+          limit,
+          offset,
+        });
+      },
+    );
+
+    f.get<{ Querystring: { id: string[] } }>(
+      '/api/v1/hosts/finding-counts',
+      {
+        schema: {
+          tags: ['records'],
+          summary: 'Open findings (live records) per severity of hosts by id (?id=…, repeatable, up to 1000); as of the last sync of each source',
+          querystring: {
+            type: 'object',
+            properties: { id: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 1000 } },
+            required: ['id'],
+            additionalProperties: false,
+          },
+          response: { 200: { type: 'object', properties: { items: { type: 'array', items: countsItemSchema } } }, 400: errorSchema },
+        },
+      },
+      async (req) => ({ items: await app.store.hostFindingCounts([...new Set(req.query.id)]) }),
+    );
+  };
+}

@@ -1,0 +1,117 @@
+// The summary screens in a real browser (issue 17): Vulnerabilities by plugin (rows from the summaries,
+// sorting, the drill-down to a plugin's affected hosts) and the hosts list's open findings per severity
+// and the scanner's own last-seen date, against a simulated Tenable.sc synced through the CLI.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+
+const unavailable = browserUnavailable();
+const env = cliEnv();
+
+interface PluginRow {
+  source: string;
+  pluginId: string;
+  pluginName: string | null;
+  hosts: number;
+  findings: number;
+}
+
+describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 150_000 }, () => {
+  let served: Served;
+  let scanner: RunningTenableSim;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let shots: string;
+  const pageErrors: string[] = [];
+  const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
+  const api = async <T>(path: string): Promise<T> => (await (await page.request.get(served.url + path)).json()) as T;
+
+  before(async () => {
+    buildWeb();
+    shots = screenshotDir();
+    [served, scanner] = await Promise.all([
+      startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+      startTenableSim({ port: 0, seed: 5, hosts: 12, findingsPerHost: 12 }),
+    ]);
+    assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
+    assert.equal((await cli('sync', 'scan')).code, 0);
+    browser = await launchBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.goto(served.url + '/login');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await served?.close();
+    await scanner?.close();
+    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
+  });
+
+  it('lists vulnerabilities by plugin, sorts them, and drills down to the affected hosts', async () => {
+    await page.getByRole('link', { name: 'Vulnerabilities by plugin' }).click();
+    await page.getByRole('heading', { name: 'Vulnerabilities by plugin', level: 1 }).waitFor();
+    const all = await api<{ items: PluginRow[]; total: number }>('/api/v1/vulnerabilities/plugins?limit=1000');
+    assert.ok(all.total > 3, 'the sync left several plugins with open findings');
+    await page.getByText(`1–${Math.min(50, all.total)} of ${all.total}`).waitFor();
+    // Default order: most hosts first; the first row is the plugin with the most affected hosts.
+    const top = all.items[0]!;
+    const firstRow = page.locator('table tbody tr').first();
+    assert.equal(await firstRow.locator('td').nth(2).innerText(), String(top.hosts));
+    // Sorting by name (ascending) through the column header, kept in the URL.
+    await page.getByRole('button', { name: /^Vulnerability/ }).click();
+    await page.waitForURL((u) => u.searchParams.get('sort') === 'pluginName');
+    const byName = await api<{ items: PluginRow[] }>('/api/v1/vulnerabilities/plugins?limit=1&sort=pluginName');
+    await page.locator('table tbody tr').first().getByText(byName.items[0]!.pluginName!).waitFor();
+    await page.screenshot({ path: join(shots, 'plugins.png') });
+    // The drill-down: the plugin's open findings, one per host (and port), each naming its host.
+    await page.goto(served.url + '/reports/plugins');
+    await firstRow.locator('td').nth(2).getByRole('link').click();
+    await page.getByRole('heading', { name: top.pluginName ?? `Plugin ${top.pluginId}`, level: 1 }).waitFor();
+    await page.getByText(`open on ${top.hosts} host`).waitFor();
+    const rows = page.locator('table tbody tr');
+    await rows.first().locator('a[href^="/inventory/hosts/"]').waitFor();
+    assert.equal(await rows.count(), top.findings);
+    const hostLinks = new Set(await rows.locator('a[href^="/inventory/hosts/"]').evaluateAll((as) => as.map((a) => a.getAttribute('href'))));
+    assert.equal(hostLinks.size, top.hosts, 'one distinct host per affected host');
+  });
+
+  it("shows each host's open findings per severity and the scanner's last-seen date", async () => {
+    await page.goto(served.url + '/inventory/hosts');
+    await page.getByRole('heading', { name: 'Hosts', level: 1 }).waitFor();
+    for (const h of ['Crit.', 'High', 'Med.', 'Low', 'Last seen']) await page.getByRole('columnheader', { name: h }).first().waitFor();
+    const hosts = await api<{ items: { id: string; hostname: string | null; scannerLastSeen: string | null }[] }>(
+      '/api/v1/hosts?removed=false&sort=hostname&limit=50',
+    );
+    const first = hosts.items[0]!;
+    const counts = await api<{ items: { critical: number; high: number; medium: number; low: number }[] }>(`/api/v1/hosts/finding-counts?id=${first.id}`);
+    const c = counts.items[0]!;
+    assert.ok(c.critical + c.high + c.medium + c.low > 0, 'the first host has open findings');
+    const row = page.locator('table tbody tr').first();
+    await row.locator('td').nth(1).getByText(String(c.critical), { exact: true }).waitFor();
+    const cells = await row.locator('td').allInnerTexts();
+    assert.deepEqual(cells.slice(1, 5), [c.critical, c.high, c.medium, c.low].map(String));
+    // The scanner's date, not the import time.
+    assert.ok(first.scannerLastSeen, 'the simulator reports a last-seen date per host');
+    const shown = new Date(first.scannerLastSeen).toLocaleDateString('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+    const headers = await page.locator('table thead th').allInnerTexts();
+    assert.equal(cells[headers.findIndex((h) => h.startsWith('Last seen'))], shown, `the Last seen column shows the scanner's date: ${cells.join(' | ')}`);
+    assert.notEqual(
+      shown,
+      new Date().toLocaleDateString('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }),
+      'the scanner saw it before today (not the import time)',
+    );
+    await page.screenshot({ path: join(shots, 'hosts-severity.png') });
+    assert.deepEqual(pageErrors, []);
+  });
+});
