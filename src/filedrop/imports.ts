@@ -189,7 +189,7 @@ export interface FileView extends BucketObject {
 }
 
 /** The objects in a source's bucket with the import status of their current version. */
-export async function listFiles(app: AppContext, source: SourceLike): Promise<{ bucket: string; address: string; items: FileView[] }> {
+export async function listFiles(app: AppContext, source: SourceLike): Promise<{ bucket: string; address: string; folder: string | null; items: FileView[] }> {
   const bucket = sourceBucketOf(app, source);
   const imports = await listImports(app, source.id);
   const byVersion = new Map(imports.map((i) => [`${i.key}\u0000${i.etag}`, i]));
@@ -205,5 +205,5 @@ export async function listFiles(app: AppContext, source: SourceLike): Promise<{ 
     }
     items.push({ ...obj, status, import: view });
   }
-  return { bucket, address: `s3://${bucket}/`, items };
+  return { bucket, address: `s3://${bucket}/`, folder: fileDropOf(app).folderOf?.(bucket) ?? null, items };
 }

@@ -155,6 +155,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
               properties: {
                 bucket: { type: 'string' },
                 address: { type: 'string' },
+                folder: { type: ['string', 'null'], description: 'the bucket folder on a local file drop; null on S3' },
                 items: {
                   type: 'array',
                   items: {
@@ -233,6 +234,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
                 type: { type: 'string' },
                 bucket: { type: 'string' },
                 address: { type: 'string' },
+                folder: { type: ['string', 'null'], description: 'the bucket folder on a local file drop; null on S3' },
                 backend: { type: 'string' },
                 storage: { type: 'string' },
                 s3: {

@@ -422,6 +422,8 @@ export interface QueryOptions {
   limit?: number;
   /** Opaque cursor from a previous page. */
   cursor?: string | null;
+  /** Records to skip before the page (a page number's start; used only without a cursor). */
+  offset?: number;
   /** Order by one field (then by id); nulls last in both directions. Default: by id. */
   sort?: SortSpec | null;
   /**
@@ -535,7 +537,8 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
     where.push(`r."id" ${desc ? '<' : '>'} ?`);
     params.push(decodeCursor(opts.cursor));
   }
-  const sql = `SELECT ${recordColumns(model)}${select} FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
+  const offset = !opts.cursor && opts.offset && opts.offset > 0 ? Math.floor(opts.offset) : 0;
+  const sql = `SELECT ${recordColumns(model)}${select} FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}${offset ? ` OFFSET ${offset}` : ''}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;

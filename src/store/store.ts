@@ -15,6 +15,7 @@ import type { RecordIdSet } from './id-set.ts';
 import { deleteSourceExports } from './exports.ts';
 import { FeedLookup } from './feeds.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { packCounts, type RunActivity, unpackCounts } from './run-activity.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import {
   countMatching,
@@ -71,6 +72,8 @@ export interface RunRecord {
   finishedAt: string | null;
   heartbeatAt: string | null;
   counts: Record<string, StreamCounts>;
+  /** Retries, 429s and a log excerpt (null for runs stored before these were kept). */
+  activity: RunActivity | null;
   error: string | null;
 }
 
@@ -100,6 +103,7 @@ function parseJson<T>(s: unknown, fallback: T): T {
 }
 
 function toRun(r: Row): RunRecord {
+  const { counts, activity } = unpackCounts(parseJson(r.counts, {}));
   return {
     id: String(r.id),
     sourceId: String(r.source_id),
@@ -112,7 +116,8 @@ function toRun(r: Row): RunRecord {
     startedAt: String(r.started_at),
     finishedAt: (r.finished_at as string | null) ?? null,
     heartbeatAt: (r.heartbeat_at as string | null) ?? null,
-    counts: parseJson(r.counts, {}),
+    counts,
+    activity,
     error: (r.error as string | null) ?? null,
   };
 }
@@ -330,7 +335,7 @@ export class Store {
 
   // ---- runs and checkpoints ----
 
-  async createRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<RunRecord> {
+  async createRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'activity' | 'error' | 'status' | 'heartbeatAt'>): Promise<RunRecord> {
     try {
       await this.#insertRun(run);
     } catch (err) {
@@ -340,7 +345,7 @@ export class Store {
     return this.getRun(run.id);
   }
 
-  async #insertRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>): Promise<void> {
+  async #insertRun(run: Omit<RunRecord, 'finishedAt' | 'counts' | 'activity' | 'error' | 'status' | 'heartbeatAt'>): Promise<void> {
     await this.db.run(
       `INSERT INTO "sync_runs" ("id", "source_id", "mode", "status", "generation", "resumed_from", "trigger", "owner", "started_at", "heartbeat_at", "counts") VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, '{}')`,
       [run.id, run.sourceId, run.mode, run.generation, run.resumedFrom, run.trigger, run.owner, run.startedAt, run.startedAt],
@@ -353,10 +358,20 @@ export class Store {
     return toRun(rows[0]);
   }
 
-  async listRuns(sourceId: string | null, limit = 50): Promise<RunRecord[]> {
-    const rows = sourceId
-      ? await this.db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, [sourceId])
-      : await this.db.all(`SELECT * FROM "sync_runs" ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`);
+  /** Runs newest first: of one source (null: all), with one of the given statuses when any are given. */
+  async listRuns(sourceId: string | null, limit = 50, statuses: RunStatus[] = []): Promise<RunRecord[]> {
+    const conds: string[] = [];
+    const params: unknown[] = [];
+    if (sourceId) {
+      conds.push(`"source_id" = ?`);
+      params.push(sourceId);
+    }
+    if (statuses.length) {
+      conds.push(`"status" IN (${statuses.map(() => '?').join(', ')})`);
+      params.push(...statuses);
+    }
+    const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
+    const rows = await this.db.all(`SELECT * FROM "sync_runs"${where} ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, params);
     return rows.map(toRun);
   }
 
@@ -380,16 +395,16 @@ export class Store {
     return rows[0] ? toRun(rows[0]) : null;
   }
 
-  async heartbeat(runId: string, counts: Record<string, StreamCounts>): Promise<void> {
-    await this.db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), JSON.stringify(counts), runId]);
+  async heartbeat(runId: string, counts: Record<string, StreamCounts>, activity?: RunActivity | null): Promise<void> {
+    await this.db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), packCounts(counts, activity), runId]);
   }
 
-  async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null): Promise<void> {
+  async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null, activity?: RunActivity | null): Promise<void> {
     await this.db.run(`UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ? WHERE "id" = ?`, [
       status,
       nowIso(),
       nowIso(),
-      JSON.stringify(counts),
+      packCounts(counts, activity),
       error,
       runId,
     ]);
@@ -503,6 +518,18 @@ export class Store {
   /** Distinct records of a model that this run stored (a record written twice counts once). */
   async countStamped(sourceId: string, model: ModelName, runId: string): Promise<number> {
     const rows = await this.db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE "source_id" = ? AND "seen_run" = ?`, [sourceId, runId]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Distinct records of a model that the runs of one generation stored: a run and the attempts it
+   * resumed (they share the generation), so a resumed run's summary covers every attempt.
+   */
+  async countStampedByGeneration(sourceId: string, model: ModelName, generation: string): Promise<number> {
+    const rows = await this.db.all(
+      `SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE "source_id" = ? AND "seen_run" IN (SELECT "id" FROM "sync_runs" WHERE "source_id" = ? AND "generation" = ?)`,
+      [sourceId, sourceId, generation],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 

@@ -10,7 +10,9 @@ import { ApiError, errorSchema } from '../errors.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort']);
+const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort', 'offset']);
+/** Deepest page start `offset` reaches (cursors go further). */
+export const MAX_OFFSET = 1_000_000;
 /** A plain query parameter as a filter: `severity=high`, and `port>=80` (parsed as key `port>`). */
 export function plainFilter(key: string, value: string): Filter {
   const suffix = /^([A-Za-z_][A-Za-z0-9_]*)([!<>~])$/.exec(key);
@@ -62,12 +64,18 @@ const querySchema = {
     },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
     cursor: { type: 'string', description: 'nextCursor of the previous page' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      description: 'records to skip (a page number: (page - 1) × limit); ignored with a cursor, which is faster',
+    },
     sort: { type: 'string', description: 'order by a field, -field for descending (severity sorts by rank); default by id' },
   },
   additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
 } as const;
 
-type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; sort?: string } & Record<string, unknown>;
+type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; offset?: number; sort?: string } & Record<string, unknown>;
 
 /** `sort=field` or `sort=-field`. */
 export function parseSort(sort: string | undefined): SortSpec | null {
@@ -179,16 +187,33 @@ export function recordRoutes(app: AppContext) {
           },
         },
         async (req) => {
-          const { source, where, limit, cursor, sort, ...rest } = req.query;
+          const { source, where, limit, cursor, offset, sort, ...rest } = req.query;
           const filters = filtersOf(where, rest, RESERVED);
           const page = await app.store.query(model, {
             sourceIds: await sourceIds(asList(source)),
             filters,
             limit,
             cursor: cursor || null,
+            offset,
             sort: parseSort(sort),
           });
           return { items: page.records, nextCursor: page.nextCursor };
+        },
+      );
+      f.get<{ Querystring: RecordQuery }>(
+        `/api/v1/${model}/count`,
+        {
+          schema: {
+            tags: ['records'],
+            summary: `How many ${model} records the list's filters match (the same parameters as the list; paging ignored)`,
+            querystring: querySchema,
+            response: { 200: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] }, 400: errorSchema },
+          },
+        },
+        async (req) => {
+          const { source, where, limit: _limit, cursor: _cursor, offset: _offset, sort: _sort, ...rest } = req.query;
+          const filters = filtersOf(where, rest, RESERVED);
+          return { count: await app.store.countMatching(model, { sourceIds: await sourceIds(asList(source)), filters }) };
         },
       );
       f.get<{ Querystring: GroupQuery }>(
@@ -317,7 +342,7 @@ export function recordRoutes(app: AppContext) {
       {
         schema: {
           tags: ['records'],
-          summary: 'Record counts per model, overall and per source, and overdue findings per severity',
+          summary: 'Live record counts (removed ones left out) per model, overall and per source, and overdue findings per severity',
           response: {
             200: {
               type: 'object',
@@ -336,7 +361,8 @@ export function recordRoutes(app: AppContext) {
         for (const s of await app.store.listSources()) {
           const counts: Record<string, number> = {};
           for (const m of MODEL_NAMES) {
-            counts[m] = await app.store.count(m, s.id);
+            // Live records only: what a sweep marked removed (gone upstream, findings fixed) is history.
+            counts[m] = await app.store.countMatching(m, { sourceIds: [s.id], filters: [{ field: 'removed', op: '=', value: 'false' }] });
             models[m] = (models[m] ?? 0) + counts[m];
           }
           sources[s.name] = counts;

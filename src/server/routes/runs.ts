@@ -26,12 +26,39 @@ export const runSchema = {
     durationMs: { type: 'integer' },
     live: { type: 'boolean', description: 'counts are live from this process (else from the last stored heartbeat)' },
     counts: countsSchema,
+    activity: {
+      type: ['object', 'null'],
+      description: 'upstream retries, how many followed an HTTP 429, and the latest log lines of the run (null for runs from before these were kept)',
+      properties: {
+        retries: { type: 'integer' },
+        rateLimited: { type: 'integer' },
+        log: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { at: { type: 'string' }, level: { type: 'string', enum: ['info', 'warn', 'error'] }, msg: { type: 'string' } },
+          },
+        },
+      },
+    },
     error: { type: ['string', 'null'] },
   },
   required: ['id', 'source', 'status', 'mode', 'startedAt', 'finishedAt', 'counts', 'error'],
 } as const;
 
 const limitQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } }, additionalProperties: false } as const;
+const STATUSES = ['running', 'succeeded', 'failed', 'partial', 'interrupted'] as const;
+const statusParam = {
+  type: 'array',
+  items: { type: 'string', enum: STATUSES },
+  description: 'only runs with this status; repeat for several',
+} as const;
+const listQuery = {
+  type: 'object',
+  properties: { ...limitQuery.properties, source: { type: 'string', description: 'only the runs of this source' }, status: statusParam },
+  additionalProperties: false,
+} as const;
+type Status = (typeof STATUSES)[number];
 
 export function runRoutes(app: AppContext, syncs: SyncManager) {
   return async (f: FastifyInstance): Promise<void> => {
@@ -52,35 +79,44 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
         durationMs: Math.max(0, end - Date.parse(r.startedAt)),
         live: live !== null,
         counts: live ?? r.counts,
+        activity: r.activity,
         error: r.error,
       };
     };
     const list = { type: 'object', properties: { items: { type: 'array', items: runSchema } } } as const;
 
-    f.get<{ Params: { name: string }; Querystring: { limit: number } }>(
+    f.get<{ Params: { name: string }; Querystring: { limit: number; status?: Status[] } }>(
       '/api/v1/sources/:name/runs',
       {
         schema: {
           tags: ['runs'],
           summary: "A source's runs, newest first",
           params: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-          querystring: limitQuery,
+          querystring: { ...limitQuery, properties: { ...limitQuery.properties, status: statusParam } },
           response: { 200: list, 404: errorSchema },
         },
       },
       async (req) => {
         const s = await app.store.getSource(req.params.name);
-        const runs = await app.store.listRuns(s.id, req.query.limit);
+        const runs = await app.store.listRuns(s.id, req.query.limit, req.query.status ?? []);
         return { items: runs.map((r) => view(r, new Map([[s.id, s.name]]))) };
       },
     );
 
-    f.get<{ Querystring: { limit: number } }>(
+    f.get<{ Querystring: { limit: number; source?: string; status?: Status[] } }>(
       '/api/v1/runs',
-      { schema: { tags: ['runs'], summary: 'Recent runs of all sources, newest first', querystring: limitQuery, response: { 200: list, 400: errorSchema } } },
+      {
+        schema: {
+          tags: ['runs'],
+          summary: 'Recent runs, newest first: of all sources or one (?source=), of any status or the ones asked for (?status=, repeatable)',
+          querystring: listQuery,
+          response: { 200: list, 400: errorSchema, 404: errorSchema },
+        },
+      },
       async (req) => {
         const sourceNames = await names();
-        return { items: (await app.store.listRuns(null, req.query.limit)).map((r) => view(r, sourceNames)) };
+        const sourceId = req.query.source ? (await app.store.getSource(req.query.source)).id : null;
+        return { items: (await app.store.listRuns(sourceId, req.query.limit, req.query.status ?? [])).map((r) => view(r, sourceNames)) };
       },
     );
 
