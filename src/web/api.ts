@@ -152,6 +152,8 @@ export interface ConnectorMeta {
   sections: { title: string | null; help: string | null; keys: string[] }[] | null;
   /** Present when the connector can read exports from the file drop. */
   files: { defaultBucket: string; kinds: string[]; uploadHint: string | null } | null;
+  /** The models its sources write (null: not declared). */
+  models?: string[] | null;
   fields: FieldMeta[];
 }
 
@@ -207,6 +209,14 @@ export interface Run extends RunSummary {
   durationMs: number;
   live?: boolean;
   counts: Record<string, { records: number; errors: number }>;
+  /** Upstream retries, the 429s among them and the latest log lines (null for older runs). */
+  activity?: RunActivity | null;
+}
+
+export interface RunActivity {
+  retries: number;
+  rateLimited: number;
+  log: { at: string; level: 'info' | 'warn' | 'error'; msg: string }[];
 }
 
 export interface Page<T> {
@@ -240,6 +250,8 @@ export interface FileDropGuide {
   source: string;
   bucket: string;
   address: string;
+  /** The bucket's folder on a local file drop; null on S3. */
+  folder?: string | null;
   backend: 'file' | 's3';
   storage: string;
   sharedWith: string[];

@@ -9,6 +9,7 @@ import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
+import { DETAIL_MODELS, RecordDetailPage } from './pages/record-detail.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
@@ -155,6 +156,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/runs/:id', (p) => <RunPage id={p.id} />],
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
   ['/inventory/assets/:id', (p) => <AssetPage id={p.id} />],
+  ['/inventory/:model/:id', (p) => (DETAIL_MODELS.includes(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/reports/coverage', () => <CoveragePage />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];

@@ -210,13 +210,24 @@ export const MODEL_VIEWS: ModelView[] = [
     title: 'Tickets',
     singular: 'ticket',
     columns: [
-      { key: 'displayId', label: 'ID', sortable: true },
-      { key: 'subject', label: 'Subject', sortable: true },
+      { key: 'displayId', label: 'ID', sortable: true, render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{String(r.displayId ?? r.id)}</Link> },
+      {
+        key: 'subject',
+        label: 'Subject',
+        sortable: true,
+        render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{String(r.subject ?? '(no subject)')}</Link>,
+      },
       { key: 'kind', label: 'Kind', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
+      { key: 'priority', label: 'Priority', sortable: true },
+      { key: 'assignee', label: 'Assignee', sortable: true },
+      { key: 'group', label: 'Group', sortable: true },
+      { key: 'requester', label: 'Requester', sortable: true },
+      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt as string) },
       {
         key: 'dueAt',
         label: 'Due',
+        sortable: true,
         render: (r) =>
           r.dueAt ? (
             <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
@@ -226,12 +237,6 @@ export const MODEL_VIEWS: ModelView[] = [
             <span className="muted">—</span>
           ),
       },
-      { key: 'priority', label: 'Priority', sortable: true },
-      { key: 'assignee', label: 'Assignee', sortable: true },
-      { key: 'group', label: 'Group', sortable: true },
-      { key: 'requester', label: 'Requester', sortable: true },
-      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt as string) },
-      { key: 'dueAt', label: 'Due', sortable: true, render: (r) => dateTime(r.dueAt as string) },
     ],
     search: [
       { field: 'subject', label: 'Subject' },
@@ -246,7 +251,12 @@ export const MODEL_VIEWS: ModelView[] = [
     title: 'CMDB assets',
     singular: 'CMDB asset',
     columns: [
-      { key: 'name', label: 'Name', sortable: true },
+      {
+        key: 'name',
+        label: 'Name',
+        sortable: true,
+        render: (r) => <Link href={`/inventory/cmdb-assets/${r.id}`}>{String(r.name ?? r.assetTag ?? r.id)}</Link>,
+      },
       { key: 'assetTag', label: 'Asset tag', sortable: true },
       { key: 'productType', label: 'Product type', sortable: true },
       { key: 'product', label: 'Product', sortable: true },
@@ -275,18 +285,6 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'jobTitle', label: 'Job title', sortable: true },
       { key: 'isTechnician', label: 'Technician', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-      {
-        key: 'dueAt',
-        label: 'Due',
-        render: (r) =>
-          r.dueAt ? (
-            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
-              {dateTime(r.dueAt as string)}
-            </span>
-          ) : (
-            <span className="muted">—</span>
-          ),
-      },
       source,
     ],
     search: [
@@ -305,18 +303,6 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'category', label: 'Category', sortable: true },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-      {
-        key: 'dueAt',
-        label: 'Due',
-        render: (r) =>
-          r.dueAt ? (
-            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
-              {dateTime(r.dueAt as string)}
-            </span>
-          ) : (
-            <span className="muted">—</span>
-          ),
-      },
       { key: 'description', label: 'Description' },
       source,
     ],
