@@ -29,7 +29,7 @@ export function registerUploadCommand(program: Command): void {
         });
         if (tty) process.stderr.write('\r\x1b[2K');
         if (g.json) return printJson(uploaded);
-        for (const f of uploaded) process.stdout.write(`uploaded ${f.address} (${human(f.size)})\n`);
+        for (const f of uploaded) process.stdout.write(`uploaded ${f.path ?? f.address} (${human(f.size)})\n`);
         process.stdout.write(`the next sync of '${source}' imports ${uploaded.length === 1 ? 'it' : 'them'}: tributary sync ${source}\n`);
       });
     });

@@ -51,7 +51,15 @@ const objectProps = {
   etag: { type: 'string' },
   lastModified: { type: 'string' },
 } as const;
-const uploadedSchema = { type: 'object', properties: { ...objectProps, bucket: { type: 'string' }, address: { type: 'string' } } } as const;
+const uploadedSchema = {
+  type: 'object',
+  properties: {
+    ...objectProps,
+    bucket: { type: 'string' },
+    address: { type: 'string' },
+    path: { type: ['string', 'null'], description: 'the file on a local file drop; null on S3' },
+  },
+} as const;
 const rejectionSchema = { type: 'object', properties: { line: { type: 'integer' }, reason: { type: 'string' } } } as const;
 const importProps = {
   id: { type: 'string' },
