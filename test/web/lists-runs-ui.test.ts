@@ -12,7 +12,8 @@ import type { Page } from 'playwright-core';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, type Served, startServe } from './harness.ts';
+import { rmSync } from 'node:fs';
+import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
@@ -26,6 +27,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
   const pageErrors: string[] = [];
+  let shots: string;
   const cli = async (...args: string[]) => {
     const r = await runCliAsync(['--data-dir', served.dataDir, ...args], env);
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
@@ -56,6 +58,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
 
   before(async () => {
     buildWeb();
+    shots = screenshotDir();
     [served, before40, after30, desk] = await Promise.all([
       startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
       // Two 429s (Retry-After: 0) before the first answers: the run retries them.
@@ -97,6 +100,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     await before40?.close();
     await after30?.close();
     await desk?.close();
+    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
   });
 
   it('shows totals and keeps the page and filters in the URL across reload and back', async () => {
@@ -159,6 +163,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     await page.getByRole('heading', { name: 'Details' }).waitFor();
     await page.getByRole('heading', { name: 'Findings' }).waitFor();
     assert.ok((await page.getByLabel('Details').locator('dd').count()) >= 10);
+    await page.screenshot({ path: join(shots, 'ticket.png') });
 
     await page.goto(served.url + '/inventory/cmdb-assets');
     const name = page.locator('tbody tr').first().getByRole('link').first();
@@ -226,6 +231,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
       .first()
       .waitFor();
     await log.getByText('sync finished').waitFor();
+    await page.screenshot({ path: join(shots, 'run.png') });
   });
 
   it('counts live records on the overview and links known-exploited to open findings only', async () => {

@@ -14,7 +14,25 @@ interface DetailView {
 
 const TIMES = new Set(['createdAt', 'updatedAt', 'dueAt', 'resolvedAt', 'firstSeen', 'lastSeen']);
 /** Shown elsewhere on the page (or of no use to a reader). */
-const HIDDEN = new Set(['id', 'source', 'assetIds', 'findingIds', 'assetId', 'attributes', 'description', 'removed']);
+const HIDDEN = new Set([
+  'id',
+  'source',
+  'assetIds',
+  'findingIds',
+  'assetId',
+  'attributes',
+  'description',
+  'removed',
+  'externalId',
+  'displayId',
+  'subject',
+  'name',
+]);
+/** `lastSeen` → "Last seen". */
+const words = (key: string): string => {
+  const w = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return w[0]!.toUpperCase() + w.slice(1);
+};
 
 const VIEWS: Record<string, DetailView> = {
   tickets: {
@@ -213,7 +231,7 @@ export function RecordDetailPage({ model, id }: { model: string; id: string }) {
       )}
       <section className="card" aria-labelledby="other-title">
         <h2 id="other-title">Other fields</h2>
-        <Props label="Other fields" rows={others.map((k) => [k, value(k, r[k])])} />
+        <Props label="Other fields" rows={others.map((k) => [words(k), value(k, r[k])])} />
       </section>
     </div>
   );
