@@ -553,7 +553,10 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return 0;
-  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+  // Only a filter on a joined field (a finding's plugin text) needs the joins; the count is of the table.
+  const needsJoin = (opts.filters ?? []).some((f) => JOINED[model]?.[f.field] !== undefined);
+  const from = needsJoin ? recordFrom(model) : `${q(tableOf(model))} r`;
+  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -668,8 +671,10 @@ export async function recordsByIds(db: Driver, model: ModelName, ids: string[]):
   return out;
 }
 
-export async function countRecords(db: Driver, model: ModelName, sourceId?: string): Promise<number> {
-  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))}${sourceId ? ` WHERE "source_id" = ?` : ''}`, sourceId ? [sourceId] : []);
+/** Records of a model (of one source), or only the live ones (not removed). */
+export async function countRecords(db: Driver, model: ModelName, sourceId?: string, opts: { live?: boolean } = {}): Promise<number> {
+  const conds = [...(sourceId ? [`"source_id" = ?`] : []), ...(opts.live ? [`"removed" = 0`] : [])];
+  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, sourceId ? [sourceId] : []);
   return Number(rows[0]?.n ?? 0);
 }
 

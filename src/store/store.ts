@@ -559,8 +559,9 @@ export class Store {
     return countMatching(this.db, model, opts);
   }
 
-  async count(model: ModelName, sourceId?: string): Promise<number> {
-    return countRecords(this.db, model, sourceId);
+  /** Records of a model (of one source); with `live`, only those not removed. */
+  async count(model: ModelName, sourceId?: string, opts: { live?: boolean } = {}): Promise<number> {
+    return countRecords(this.db, model, sourceId, opts);
   }
 
   // ---- correlation (src/correlate, correlation.ts) ----

@@ -362,7 +362,7 @@ export function recordRoutes(app: AppContext) {
           const counts: Record<string, number> = {};
           for (const m of MODEL_NAMES) {
             // Live records only: what a sweep marked removed (gone upstream, findings fixed) is history.
-            counts[m] = await app.store.countMatching(m, { sourceIds: [s.id], filters: [{ field: 'removed', op: '=', value: 'false' }] });
+            counts[m] = await app.store.count(m, s.id, { live: true });
             models[m] = (models[m] ?? 0) + counts[m];
           }
           sources[s.name] = counts;
