@@ -674,7 +674,10 @@ export async function recordsByIds(db: Driver, model: ModelName, ids: string[]):
 /** Records of a model (of one source), or only the live ones (not removed). */
 export async function countRecords(db: Driver, model: ModelName, sourceId?: string, opts: { live?: boolean } = {}): Promise<number> {
   const conds = [...(sourceId ? [`"source_id" = ?`] : []), ...(opts.live ? [`"removed" = 0`] : [])];
-  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, sourceId ? [sourceId] : []);
+  const rows = await db.all(
+    `SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`,
+    sourceId ? [sourceId] : [],
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
