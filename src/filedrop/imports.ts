@@ -150,7 +150,8 @@ class StoreBackedBucket implements SourceBucket {
     this.#sourceId = source.id;
     this.#opts = opts;
     this.bucket = sourceBucketOf(app, source);
-    this.address = `s3://${this.bucket}/`;
+    // A local bucket is shown as its folder, an S3 one by its s3:// address.
+    this.address = backend.folderOf?.(this.bucket) ?? `s3://${this.bucket}/`;
   }
 
   list(): AsyncIterable<BucketObject> {
