@@ -29,7 +29,7 @@ export function registerUploadCommand(program: Command): void {
         });
         if (tty) process.stderr.write('\r\x1b[2K');
         if (g.json) return printJson(uploaded);
-        for (const f of uploaded) process.stdout.write(`uploaded ${f.address} (${human(f.size)})\n`);
+        for (const f of uploaded) process.stdout.write(`uploaded ${f.path ?? f.address} (${human(f.size)})\n`);
         process.stdout.write(`the next sync of '${source}' imports ${uploaded.length === 1 ? 'it' : 'them'}: tributary sync ${source}\n`);
       });
     });
@@ -47,7 +47,7 @@ export function registerFileDropCommand(sources: Command): void {
         const guide = await fileDropGuide(app, name, { file: o.file ?? null, expires: o.expires, createdBy: 'cli', baseUrl });
         if (g.json) return printJson(guide);
         const out = process.stdout;
-        out.write(`Bucket of '${guide.source}': ${guide.address}  (${guide.storage})\n`);
+        out.write(guide.folder ? `Folder of '${guide.source}': ${guide.folder}\n` : `Bucket of '${guide.source}': ${guide.address}  (${guide.storage})\n`);
         if (guide.sharedWith.length) out.write(`Shared with: ${guide.sharedWith.join(', ')}\n`);
         out.write(`Credentials valid until ${guide.expiresAt}${guide.file ? ` for the file ${guide.file} only` : ''}\n`);
         if (guide.token) out.write(`Upload token (shown once; revoke with the API or web UI): ${guide.token.token}\n`);

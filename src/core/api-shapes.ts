@@ -40,6 +40,15 @@ export const run = z.object({
   durationMs: z.int(),
   live: z.boolean().describe('counts are live from this process (else from the last stored heartbeat)'),
   counts: runCounts,
+  activity: z
+    .object({
+      retries: z.int(),
+      rateLimited: z.int(),
+      log: z.array(z.object({ at: z.string(), level: z.enum(['info', 'warn', 'error']), msg: z.string() })),
+    })
+    .nullable()
+    .optional()
+    .describe('upstream retries, how many followed an HTTP 429, and the latest log lines of the run (null for runs from before these were kept)'),
   error: nullableString,
 });
 export type Run = z.infer<typeof run>;
@@ -52,6 +61,13 @@ export const runSummary = z
 export type RunSummary = z.infer<typeof runSummary>;
 
 export const limitQuery = (max: number, def: number) => z.strictObject({ limit: z.int().min(1).max(max).default(def) });
+/** A source's runs: how many, and which statuses (repeatable). */
+export const sourceRunsQuery = z.strictObject({
+  limit: z.int().min(1).max(1000).default(50),
+  status: z.array(runStatus).optional().describe('only runs with this status; repeat for several'),
+});
+/** Recent runs: of all sources or one. */
+export const runsQuery = sourceRunsQuery.extend({ source: z.string().optional().describe('only the runs of this source') });
 
 // ---- exports ----
 
@@ -139,6 +155,8 @@ export const connectorMeta = z.object({
   title: z.string(),
   /** The name users know the upstream by, in lists and headings. */
   shortName: z.string(),
+  /** The models its sources write (null: not declared). */
+  models: z.array(z.string()).nullable().describe('the models its sources write (null: not declared)'),
   /** Form layout declared by the connector; null = every field in one section. */
   sections: z.array(z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) })).nullable(),
   /** Present when the connector can read exports from the file drop. */
@@ -192,15 +210,25 @@ export const bucketFile = bucketObject.extend({
   import: fileImport.nullable(),
 });
 export type BucketFile = z.infer<typeof bucketFile>;
-export const bucketListing = z.object({ bucket: z.string(), address: z.string(), items: z.array(bucketFile) });
+export const bucketListing = z.object({
+  bucket: z.string(),
+  address: z.string(),
+  folder: nullableString.describe('the bucket folder on a local file drop; null on S3'),
+  items: z.array(bucketFile),
+});
 
-export const uploadedFile = bucketObject.extend({ bucket: z.string(), address: z.string() });
+export const uploadedFile = bucketObject.extend({
+  bucket: z.string(),
+  address: z.string(),
+  path: nullableString.describe('the file on a local file drop; null on S3'),
+});
 
 export const fileDropGuide = z.object({
   source: z.string(),
   type: z.string(),
   bucket: z.string(),
   address: z.string(),
+  folder: nullableString.describe('the bucket folder on a local file drop; null on S3'),
   backend: z.enum(['file', 's3']),
   storage: z.string(),
   s3: z.object({ endpoint: nullableString, region: z.string(), forcePathStyle: z.boolean() }).nullable(),

@@ -168,6 +168,11 @@ export interface Connector<C extends Record<string, unknown> = Record<string, un
   upstream(config: C): string;
   /** Present when the connector can read exports from the file drop. */
   files?: FileInput<C>;
+  /**
+   * The models its streams write, in any mode (the UI's source filter of a model's list offers the
+   * sources whose connector writes it); absent = not declared. The runner refuses a stream writing another.
+   */
+  models?: ModelName[];
   /** Form layout of the fields; absent = every field in one section. */
   sections?: ConfigSection[];
   /**

@@ -37,7 +37,7 @@ export interface FileImportResult {
 
 /** A source's bucket as its file-mode streams use it. */
 export interface SourceBucket {
-  /** Address shown to users, e.g. `s3://scans/`. */
+  /** Where users find it: `s3://scans/`, or the folder of a local bucket. */
   readonly address: string;
   list(): AsyncIterable<BucketObject>;
   open(key: string): Promise<Readable>;

@@ -37,6 +37,8 @@ export interface FileDropBackend {
   put(bucket: string, key: string, body: Readable | AsyncIterable<Uint8Array>, opts?: PutOptions): Promise<BucketObject>;
   /** Deletes the object; false when there was none. */
   delete(bucket: string, key: string): Promise<boolean>;
+  /** The folder a bucket is (local folder backend only): where its files are, as users see it. */
+  folderOf?(bucket: string): string;
   /** A URL that accepts one HTTP PUT of this key, without other credentials (S3 only). */
   presignPut?(bucket: string, key: string, expiresSeconds: number): Promise<string>;
   close(): Promise<void>;

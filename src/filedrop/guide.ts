@@ -2,6 +2,8 @@
 // where a source's files go and credentials scoped to that bucket alone: a presigned PUT URL on S3
 // when a file name is given, else a revocable upload token for the service's own upload endpoint;
 // with ready-to-paste commands.
+import { readsFiles } from '../core/connector.ts';
+import { InputError } from '../core/errors.ts';
 import type { FileDropContext } from './context.ts';
 import type { S3Settings } from './backend.ts';
 import { parseExpires, sanitizeFileName } from './names.ts';
@@ -30,6 +32,8 @@ export interface FileDropGuide {
   bucket: string;
   /** `s3://<bucket>/` */
   address: string;
+  /** The bucket's folder on a local file drop (what to show users there instead of an s3:// address); null on S3. */
+  folder: string | null;
   backend: 'file' | 's3';
   storage: string;
   s3: S3Settings | null;
@@ -53,6 +57,12 @@ export const shq = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${
 
 export async function fileDropGuide(app: FileDropContext, sourceName: string, opts: FileDropGuideOptions = {}): Promise<FileDropGuide> {
   const source = await app.store.getSource(sourceName);
+  // Upload credentials are only of use where a sync reads the bucket.
+  if (!app.registry.has(source.type) || !readsFiles(app.registry.get(source.type), source.config))
+    throw new InputError(
+      `source '${source.name}' reads from its API, not from files: the file-drop guide is for file-mode sources (set inputMode=file to import exports)`,
+      'inputMode',
+    );
   const expiresSeconds = parseExpires(opts.expires);
   const file = opts.file ? sanitizeFileName(opts.file) : null;
   const bucket = sourceBucketOf(app, source);
@@ -111,6 +121,7 @@ export async function fileDropGuide(app: FileDropContext, sourceName: string, op
     type: source.type,
     bucket,
     address,
+    folder: backend.folderOf?.(bucket) ?? null,
     backend: backend.kind,
     storage: backend.description,
     s3: backend.s3,

@@ -91,7 +91,8 @@ class StoreBackedBucket implements SourceBucket {
     this.#sourceId = source.id;
     this.#opts = opts;
     this.bucket = sourceBucketOf(app, source);
-    this.address = `s3://${this.bucket}/`;
+    // A local bucket is shown as its folder, an S3 one by its s3:// address.
+    this.address = backend.folderOf?.(this.bucket) ?? `s3://${this.bucket}/`;
   }
 
   list(): AsyncIterable<BucketObject> {
@@ -186,7 +187,10 @@ export interface FileView extends BucketObject {
 }
 
 /** The objects in a source's bucket with the import status of their current version. */
-export async function listFiles(app: FileDropContext, source: SourceLike): Promise<{ bucket: string; address: string; items: FileView[] }> {
+export async function listFiles(
+  app: FileDropContext,
+  source: SourceLike,
+): Promise<{ bucket: string; address: string; folder: string | null; items: FileView[] }> {
   const bucket = sourceBucketOf(app, source);
   const imports = await listImports(app, source.id);
   const byVersion = new Map(imports.map((i) => [`${i.key}\u0000${i.etag}`, i]));
@@ -202,5 +206,5 @@ export async function listFiles(app: FileDropContext, source: SourceLike): Promi
     }
     items.push({ ...obj, status, import: view });
   }
-  return { bucket, address: `s3://${bucket}/`, items };
+  return { bucket, address: `s3://${bucket}/`, folder: fileDropOf(app).folderOf?.(bucket) ?? null, items };
 }

@@ -66,6 +66,10 @@ export class LocalBackend implements FileDropBackend {
     return `file:${this.root}`;
   }
 
+  folderOf(bucket: string): string {
+    return this.#bucketDir(bucket);
+  }
+
   #bucketDir(bucket: string): string {
     return join(this.root, validateBucketName(bucket));
   }

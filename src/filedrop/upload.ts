@@ -2,7 +2,7 @@
 // the upload-token endpoint all come through putIntoBucket (sanitized name, size limit, atomic write).
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileDropContext } from './context.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
@@ -14,6 +14,8 @@ import { fileDropOf, maxUploadBytes, sourceBucketOf } from './resolve.ts';
 export interface UploadedFile extends BucketObject {
   bucket: string;
   address: string;
+  /** The file's path on a local file drop (what users see there); null on S3. */
+  path: string | null;
 }
 
 export interface PutIntoBucketOptions {
@@ -36,7 +38,8 @@ export async function putIntoBucket(
   await backend.ensureBucket(bucket);
   const obj = await backend.put(bucket, key, body, { ...opts, maxBytes: maxUploadBytes(app) });
   app.log.info({ source: source.name, bucket, key, size: obj.size, etag: obj.etag }, 'file uploaded to the file drop');
-  return { ...obj, bucket, address: `s3://${bucket}/${key}` };
+  const folder = backend.folderOf?.(bucket);
+  return { ...obj, bucket, address: `s3://${bucket}/${key}`, path: folder ? join(folder, ...key.split('/')) : null };
 }
 
 export interface UploadProgress {

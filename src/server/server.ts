@@ -156,6 +156,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
         type: c.type,
         title: c.title,
         shortName: c.shortName,
+        models: c.models ?? null,
         sections: c.sections?.map((x) => ({ title: x.title ?? null, help: x.help ?? null, keys: x.keys })) ?? null,
         files: c.files ? { defaultBucket: c.files.defaultBucket, kinds: c.files.kinds, uploadHint: c.files.uploadHint ?? null } : null,
         fields: Object.entries(c.fields).map(([key, info]) => ({

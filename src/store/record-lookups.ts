@@ -20,6 +20,15 @@ export async function countStamped(db: Driver, sourceId: string, model: ModelNam
   return Number(rows[0]?.n ?? 0);
 }
 
+/** Distinct records of a model that the runs of one generation stored (a run and the attempts it resumed). */
+export async function countStampedByGeneration(db: Driver, sourceId: string, model: ModelName, generation: string): Promise<number> {
+  const rows = await db.all(
+    `SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE "source_id" = ? AND "seen_run" IN (SELECT "id" FROM "sync_runs" WHERE "source_id" = ? AND "generation" = ?)`,
+    [sourceId, sourceId, generation],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** Every host of a source (removed ones too) as natural key and fields: what identity resolution starts from. */
 export async function knownHosts(db: Driver, sourceId: string): Promise<KnownHost[]> {
   const rows = await db.all(`SELECT * FROM "rec_hosts" WHERE "source_id" = ?`, [sourceId]);

@@ -425,6 +425,8 @@ export interface QueryOptions {
   limit?: number;
   /** Opaque cursor from a previous page. */
   cursor?: string | null;
+  /** Records to skip before the page (a page number's start; used only without a cursor). */
+  offset?: number;
   /** Order by one field (then by id); nulls last in both directions. Default: by id. */
   sort?: SortSpec | null;
   /**
@@ -525,7 +527,17 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
     ]);
   };
   let rows: Row[] = [];
-  if (sort) {
+  // A page asked for by its position (a reloaded or shared page N of a list) instead of a cursor: one
+  // read in the full order, nulls last, skipping what comes before it.
+  const offset = !opts.cursor && opts.offset && opts.offset > 0 ? Math.floor(opts.offset) : 0;
+  if (offset) {
+    const sortExpr = sort ? sortExpression(model, sort.field) : null;
+    const order = sortExpr ? `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}` : `r."id" ${dir}`;
+    rows = await db.all(
+      `SELECT ${recordColumns(model)}${sortExpr ? `, ${sortExpr} AS "sort_key"` : ''} FROM ${recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1} OFFSET ${offset}`,
+      params,
+    );
+  } else if (sort) {
     // Nulls last in both directions, read in two steps: the values in order (a plain ORDER BY that an
     // index on the field serves on both stores; NULLS LAST would keep SQLite from using it), then the
     // nulls by id. An expression that is never null (a finding's severity rank) needs only the first.
@@ -577,10 +589,10 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
   const sum = await countSource(db, model, [], opts);
   const where = [...(sum?.where ?? []), ...filtered];
   if (sum) params.unshift(...sum.params);
-  const rows = await db.all(
-    `SELECT ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${sum?.from ?? recordFrom(model)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
-    params,
-  );
+  // Else only a filter on a joined field (a finding's plugin text or owner) needs the joins; the count is of the table.
+  const needsJoin = (opts.filters ?? []).some((f) => JOINED[model]?.[f.field] !== undefined);
+  const from = sum?.from ?? (needsJoin ? recordFrom(model) : `${q(tableOf(model))} r`);
+  const rows = await db.all(`SELECT ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -727,8 +739,13 @@ export async function recordsByIds(db: Driver, model: ModelName, ids: string[]):
   return out;
 }
 
-export async function countRecords(db: Driver, model: ModelName, sourceId?: string): Promise<number> {
-  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))}${sourceId ? ` WHERE "source_id" = ?` : ''}`, sourceId ? [sourceId] : []);
+/** Records of a model (of one source), or only the live ones (not removed). */
+export async function countRecords(db: Driver, model: ModelName, sourceId?: string, opts: { live?: boolean } = {}): Promise<number> {
+  const conds = [...(sourceId ? [`"source_id" = ?`] : []), ...(opts.live ? [`"removed" = 0`] : [])];
+  const rows = await db.all(
+    `SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`,
+    sourceId ? [sourceId] : [],
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -3,6 +3,7 @@
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import type { Driver, Row } from './driver.ts';
 import { nowIso, parseJson } from './rows.ts';
+import { packCounts, type RunActivity, unpackCounts } from './run-activity.ts';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
 
@@ -25,6 +26,8 @@ export interface RunRecord {
   finishedAt: string | null;
   heartbeatAt: string | null;
   counts: Record<string, StreamCounts>;
+  /** Retries, 429s and a log excerpt (null for runs stored before these were kept). */
+  activity: RunActivity | null;
   error: string | null;
 }
 
@@ -38,6 +41,7 @@ export interface CheckpointRecord {
 }
 
 function toRun(r: Row): RunRecord {
+  const { counts, activity } = unpackCounts(parseJson(r.counts, {}));
   return {
     id: String(r.id),
     sourceId: String(r.source_id),
@@ -50,12 +54,13 @@ function toRun(r: Row): RunRecord {
     startedAt: String(r.started_at),
     finishedAt: (r.finished_at as string | null) ?? null,
     heartbeatAt: (r.heartbeat_at as string | null) ?? null,
-    counts: parseJson(r.counts, {}),
+    counts,
+    activity,
     error: (r.error as string | null) ?? null,
   };
 }
 
-export type NewRun = Omit<RunRecord, 'finishedAt' | 'counts' | 'error' | 'status' | 'heartbeatAt'>;
+export type NewRun = Omit<RunRecord, 'finishedAt' | 'counts' | 'activity' | 'error' | 'status' | 'heartbeatAt'>;
 
 /** Records a running run; a second running run of a source is refused (the store's unique index). */
 export async function createRun(db: Driver, run: NewRun): Promise<RunRecord> {
@@ -83,10 +88,20 @@ export async function runStartedAt(db: Driver, id: string): Promise<string | nul
   return rows[0] ? String(rows[0].started_at) : null;
 }
 
-export async function listRuns(db: Driver, sourceId: string | null, limit: number): Promise<RunRecord[]> {
-  const rows = sourceId
-    ? await db.all(`SELECT * FROM "sync_runs" WHERE "source_id" = ? ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, [sourceId])
-    : await db.all(`SELECT * FROM "sync_runs" ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`);
+/** Runs newest first: of one source (null: all), with one of the given statuses when any are given. */
+export async function listRuns(db: Driver, sourceId: string | null, limit: number, statuses: RunStatus[] = []): Promise<RunRecord[]> {
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  if (sourceId) {
+    conds.push(`"source_id" = ?`);
+    params.push(sourceId);
+  }
+  if (statuses.length) {
+    conds.push(`"status" IN (${statuses.map(() => '?').join(', ')})`);
+    params.push(...statuses);
+  }
+  const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
+  const rows = await db.all(`SELECT * FROM "sync_runs"${where} ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, params);
   return rows.map(toRun);
 }
 
@@ -110,16 +125,23 @@ export async function lastRun(db: Driver, sourceId: string, where: { status?: Ru
   return rows[0] ? toRun(rows[0]) : null;
 }
 
-export async function heartbeat(db: Driver, runId: string, counts: Record<string, StreamCounts>): Promise<void> {
-  await db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), JSON.stringify(counts), runId]);
+export async function heartbeat(db: Driver, runId: string, counts: Record<string, StreamCounts>, activity?: RunActivity | null): Promise<void> {
+  await db.run(`UPDATE "sync_runs" SET "heartbeat_at" = ?, "counts" = ? WHERE "id" = ?`, [nowIso(), packCounts(counts, activity), runId]);
 }
 
-export async function finishRun(db: Driver, runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null): Promise<void> {
+export async function finishRun(
+  db: Driver,
+  runId: string,
+  status: RunStatus,
+  counts: Record<string, StreamCounts>,
+  error: string | null,
+  activity?: RunActivity | null,
+): Promise<void> {
   await db.run(`UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ? WHERE "id" = ?`, [
     status,
     nowIso(),
     nowIso(),
-    JSON.stringify(counts),
+    packCounts(counts, activity),
     error,
     runId,
   ]);

@@ -34,6 +34,7 @@ import { nowIso } from './rows.ts';
 import * as runs from './runs.ts';
 import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } from './runs.ts';
 import { type SourceRecord, Sources } from './sources.ts';
+import type { RunActivity } from './run-activity.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
 import { type HostCounts, hostFindingCounts, overdueCounts, type PluginRow, pluginSummary } from './summary-reads.ts';
 import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
@@ -162,8 +163,9 @@ export class Store {
     return runs.getRun(this.db, id);
   }
 
-  async listRuns(sourceId: string | null, limit = 50): Promise<RunRecord[]> {
-    return runs.listRuns(this.db, sourceId, limit);
+  /** Runs newest first: of one source (null: all), with one of the given statuses when any are given. */
+  async listRuns(sourceId: string | null, limit = 50, statuses: RunStatus[] = []): Promise<RunRecord[]> {
+    return runs.listRuns(this.db, sourceId, limit, statuses);
   }
 
   async activeRun(sourceId: string): Promise<RunRecord | null> {
@@ -174,12 +176,12 @@ export class Store {
     return runs.lastRun(this.db, sourceId, where);
   }
 
-  async heartbeat(runId: string, counts: Record<string, StreamCounts>): Promise<void> {
-    return runs.heartbeat(this.db, runId, counts);
+  async heartbeat(runId: string, counts: Record<string, StreamCounts>, activity?: RunActivity | null): Promise<void> {
+    return runs.heartbeat(this.db, runId, counts, activity);
   }
 
-  async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null): Promise<void> {
-    return runs.finishRun(this.db, runId, status, counts, error);
+  async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null, activity?: RunActivity | null): Promise<void> {
+    return runs.finishRun(this.db, runId, status, counts, error, activity);
   }
 
   async getCheckpoints(sourceId: string): Promise<Map<string, CheckpointRecord>> {
@@ -305,6 +307,14 @@ export class Store {
     return lookups.countStamped(this.db, sourceId, model, runId);
   }
 
+  /**
+   * Distinct records of a model that the runs of one generation stored: a run and the attempts it
+   * resumed (they share the generation), so a resumed run's summary covers every attempt.
+   */
+  async countStampedByGeneration(sourceId: string, model: ModelName, generation: string): Promise<number> {
+    return lookups.countStampedByGeneration(this.db, sourceId, model, generation);
+  }
+
   /** Every host of a source (removed ones too) as natural key and fields: what identity resolution starts from. */
   async knownHosts(sourceId: string): Promise<KnownHost[]> {
     return lookups.knownHosts(this.db, sourceId);
@@ -351,8 +361,9 @@ export class Store {
     return hostFindingCounts(this.db, ids);
   }
 
-  async count(model: ModelName, sourceId?: string): Promise<number> {
-    return countRecords(this.db, model, sourceId);
+  /** Records of a model (of one source); with `live`, only those not removed. */
+  async count(model: ModelName, sourceId?: string, opts: { live?: boolean } = {}): Promise<number> {
+    return countRecords(this.db, model, sourceId, opts);
   }
 
   /** After a feed import: recomputes the feed fields of every finding that names a CVE; returns how many changed. */

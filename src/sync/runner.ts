@@ -14,6 +14,7 @@ import { openSourceBucket } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
+import { RunLog } from './run-log.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import {
@@ -106,11 +107,13 @@ export function parseSourceConfig(connector: Connector, source: SourceRecord): R
   return parsed.data;
 }
 
-/** Streams of a connector must not share models: the sweep and the counts are per model. */
-function checkStreams(streams: Stream[]): void {
+/** Streams of a connector must not share models (the sweep and the counts are per model) and write only the models it declares. */
+function checkStreams(streams: Stream[], connector: Connector): void {
   const seen = new Map<ModelName, string>();
   for (const s of streams) {
     for (const m of s.models) {
+      if (connector.models && !connector.models.includes(m))
+        throw new Error(`connector bug: stream '${s.name}' writes ${m}, which connector '${connector.type}' does not declare in its models`);
       const other = seen.get(m);
       if (other) throw new Error(`connector bug: streams '${other}' and '${s.name}' both write ${m}`);
       seen.set(m, s.name);
@@ -123,13 +126,15 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   const source = await store.getSource(sourceName);
   const connector = app.registry.get(source.type);
   const config = parseSourceConfig(connector, source);
-  const log = app.log.child({ source: source.name });
+  // The run's log also keeps its retries, 429s and latest lines for the run's page (run-log.ts).
+  const runLog = new RunLog();
+  const log = runLog.tap(app.log.child({ source: source.name }));
 
   // One run per source at a time; a run whose process died is closed and resumed.
   const active = await store.activeRun(source.id);
   if (active) {
     if (!isStale(active)) throw new ConflictError(`a sync of '${source.name}' is already running (run ${active.id}, started ${active.startedAt})`);
-    await store.finishRun(active.id, 'interrupted', active.counts, 'interrupted: the process running it stopped before it finished');
+    await store.finishRun(active.id, 'interrupted', active.counts, 'interrupted: the process running it stopped before it finished', active.activity);
     log.warn({ runId: active.id }, 'previous run was interrupted; resuming from its checkpoints');
   }
 
@@ -199,7 +204,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   /** Pages each stream read in this run, against its page budget. */
   const pagesRead: Record<string, number> = {};
   const beat = setInterval(() => {
-    store.heartbeat(runId, counts).catch((err) => log.warn({ err: errorMessage(err) }, 'heartbeat failed'));
+    store.heartbeat(runId, counts, runLog.activity).catch((err) => log.warn({ err: errorMessage(err) }, 'heartbeat failed'));
   }, HEARTBEAT_MS);
   beat.unref();
 
@@ -214,7 +219,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     // File-mode sources read their bucket; a full run re-reads every file version it holds.
     const bucket = readsFiles(connector, config) ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
     streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal, bucket });
-    checkStreams(streams);
+    checkStreams(streams, connector);
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
 
     for (const stream of streams) {
@@ -254,7 +259,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             // Progress is visible to the API/UI whichever process runs the sync.
             if (Date.now() - lastBeat >= PROGRESS_MS) {
               lastBeat = Date.now();
-              await store.heartbeat(runId, counts);
+              await store.heartbeat(runId, counts, runLog.activity);
             }
           };
           const knownHosts = () => store.knownHosts(source.id);
@@ -291,7 +296,14 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             const waitMs = attempt >= policy.streamAttempts || abort.signal.aborted ? null : backoffMs(policy, attempt + 1, err);
             if (waitMs === null) throw err;
             log.warn(
-              { runId, stream: stream.name, attempt, waitMs: Math.round(waitMs), err: errorMessage(err) },
+              {
+                runId,
+                stream: stream.name,
+                attempt,
+                waitMs: Math.round(waitMs),
+                status: err instanceof UpstreamError ? err.status : null,
+                err: errorMessage(err),
+              },
               'transient upstream error; restarting the stream from its last page',
             );
             await sleep(waitMs, undefined, { signal: abort.signal }).catch(() => {});
@@ -320,8 +332,10 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     opts.signal?.removeEventListener('abort', onAbort);
   }
 
-  // Distinct records this run stamped (as progress counted them, unless a write failed midway).
-  for (const m of Object.keys(counts) as ModelName[]) counts[m].records = await store.countStamped(source.id, m, runId);
+  // Distinct records this run stamped (as progress counted them, unless a write failed midway); a
+  // resumed run adds what the attempts it resumed stored (streams they completed are not read again).
+  for (const m of Object.keys(counts) as ModelName[])
+    counts[m].records = resumedFrom ? await store.countStampedByGeneration(source.id, m, generation) : await store.countStamped(source.id, m, runId);
 
   const cancelled = abort.signal.aborted;
   const drained = !cancelled && opts.drain?.aborted === true;
@@ -378,8 +392,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts).
   await refreshSummariesAfterRun(store, source.id, runId, log);
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
-  await store.finishRun(runId, status, counts, error);
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
+  await store.finishRun(runId, status, counts, error, runLog.activity);
   // Scheduled exports follow a successful run; they run beside the caller and never change the run.
   if (status === 'succeeded') exportAfterSync(app, source.name, runId);
   return { runId, status, mode, resumedFrom, streams: counts, swept, error };

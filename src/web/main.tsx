@@ -11,6 +11,7 @@ import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PluginHostsPage, PluginsPage } from './pages/plugins.tsx';
+import { DETAIL_MODELS, RecordDetailPage } from './pages/record-detail.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
@@ -161,6 +162,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
   ['/inventory/assets/:id', (p) => <AssetPage id={p.id} />],
   ['/inventory/vulnerabilities/:id', (p) => <FindingPage id={p.id} />],
+  ['/inventory/:model/:id', (p) => (DETAIL_MODELS.includes(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/plugins', () => <PluginsPage />],

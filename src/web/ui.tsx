@@ -233,14 +233,18 @@ export function Pager(props: {
   count: number;
   limit: number;
   onLimit: (n: number) => void;
+  /** How many records match in all, when known ("1–50 of 12,345"). */
+  total?: number | null;
 }) {
   const from = (props.page - 1) * props.limit + (props.count ? 1 : 0);
   const to = (props.page - 1) * props.limit + props.count;
+  const known = props.total !== undefined && props.total !== null;
   return (
     <nav className="pager" aria-label="Pagination">
       <span className="muted pager-info">
         {props.count ? `Showing ${num(from)}–${num(to)}` : 'No results'}
-        {props.hasNext ? ' (more available)' : ''}
+        {props.count && known ? ` of ${num(props.total)}` : ''}
+        {props.hasNext && !known ? ' (more available)' : ''}
       </span>
       <label className="inline">
         Rows per page

@@ -16,7 +16,8 @@ test('upload puts files into the source bucket; the guide gives a scoped token a
   writeFileSync(file, 'Plugin,IP Address,Severity\n19506,10.0.0.1,Info\n');
   const up = runCli([...d, 'upload', 'csv', file]);
   assert.equal(up.code, 0, up.stderr);
-  assert.match(up.stdout, /uploaded s3:\/\/vuln-scanner\/vulns\.csv \(/);
+  // A local bucket is a folder: the output names the file there, not an s3:// address.
+  assert.ok(up.stdout.startsWith(`uploaded ${join(dataDir, 'drop', 'vuln-scanner', 'vulns.csv')} (`), up.stdout);
   assert.equal(readFileSync(join(dataDir, 'drop', 'vuln-scanner', 'vulns.csv'), 'utf8'), readFileSync(file, 'utf8'));
 
   const missing = runCli([...d, 'upload', 'csv', join(dataDir, 'nope.csv')]);
@@ -28,10 +29,23 @@ test('upload puts files into the source bucket; the guide gives a scoped token a
   assert.equal(guide.code, 0, guide.stderr);
   const g = JSON.parse(guide.stdout) as { address: string; token: { token: string } | null; commands: { command: string }[]; expiresAt: string };
   assert.equal(g.address, 's3://vuln-scanner/');
+  assert.equal((g as unknown as { folder: string }).folder, join(dataDir, 'drop', 'vuln-scanner'));
+  const human = runCli([...d, 'sources', 'file-drop', 'csv']);
+  assert.equal(human.code, 0, human.stderr);
+  assert.ok(human.stdout.startsWith(`Folder of 'csv': ${join(dataDir, 'drop', 'vuln-scanner')}\n`), human.stdout);
+  assert.ok(!human.stdout.includes('s3://'), 'no s3:// address for a local bucket');
   assert.match(g.token?.token ?? '', /^tfu_/);
   assert.ok(g.commands.some((c) => c.command.startsWith('curl ') && c.command.includes(g.token!.token)));
   const minutes = (Date.parse(g.expiresAt) - Date.now()) / 60_000;
   assert.ok(minutes > 28 && minutes <= 30, String(minutes));
+  // Only where a sync reads the bucket.
+  assert.equal(
+    runCli([...d, 'sources', 'add', 'tenable-sc', '--name', 'api', '--set', 'apiUrl=https://sc.example', '--set', 'accessKey=a', '--set', 'secretKey=b']).code,
+    0,
+  );
+  const apiMode = runCli([...d, 'sources', 'file-drop', 'api']);
+  assert.equal(apiMode.code, 2);
+  assert.match(apiMode.stderr, /reads from its API/);
   const bad = runCli([...d, 'sources', 'file-drop', 'csv', '--expires', 'forever']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /expires/);

@@ -118,6 +118,13 @@ for (const backend of BACKENDS) {
       assert.equal(findingStarts.length, 3);
       assert.equal(findingStarts[1].resumed, false, 'failed before the first page: starts over');
       assert.equal(control.transientFailures, 0);
+      // The run keeps its retries, the 429s among them, and the log lines that say so.
+      const activity = (await app.store.getRun(r.runId)).activity;
+      assert.ok(activity);
+      assert.equal(activity.retries, 2);
+      assert.equal(activity.rateLimited, 2, 'the fixture answers 429');
+      assert.equal(activity.log.filter((l) => l.level === 'warn' && /restarting the stream/.test(l.msg) && /status=429/.test(l.msg)).length, 2);
+      assert.ok(activity.log.some((l) => l.msg.startsWith('sync started')));
     });
 
     test('a run whose process was killed mid-stream is resumed from its checkpoint and ends like a clean run', async () => {
@@ -145,7 +152,10 @@ for (const backend of BACKENDS) {
         [{ stream: 'findings', mode: 'full', checkpoint: { offset: stored }, resumed: true }],
         'hosts was complete; findings resumes after the last stored page',
       );
-      assert.equal(resumed.streams.vulnerabilities.records, 10 - stored);
+      // The summary adds up both attempts: the hosts the first stored (their stream is not read
+      // again) and the findings of both, as a clean run's summary would say.
+      assert.deepEqual(resumed.streams, { hosts: { records: 3, errors: 0 }, vulnerabilities: { records: 10, errors: 0 } });
+      assert.deepEqual((await app.store.getRun(resumed.runId)).counts, resumed.streams, 'the stored run says the same');
       assert.equal((await app.store.getRun(dead.id)).status, 'interrupted');
       const afterResume = await snapshot(app, 'crashy');
       assert.equal(afterResume.vulns.length, 10);

@@ -74,6 +74,7 @@ export const servicedeskPlusConnector = defineConnector<SdpConfig>({
     reads: (config) => config.inputMode === 'file',
     uploadHint: 'Upload the CSV exports (e.g. export.csv).',
   },
+  models: ['tickets', 'cmdb-assets', 'users', 'services'],
   sections: [
     { keys: ['inputMode', 'region', 'authorizationCode', 'clientId', 'clientSecret', 'revokeTokenOnDeletion', 'portal', 'bucket'] },
     {

@@ -29,6 +29,7 @@ export const tenableScConnector = defineConnector<TenableScConfig>({
     reads: (config) => config.inputMode === 'file',
     uploadHint: 'Upload the CSV exports of the console\u2019s Vulnerabilities (Vulnerability Detail List) and Host Assets pages.',
   },
+  models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
   sections: [{ keys: ['inputMode', 'apiUrl', 'accessKey', 'secretKey', 'verifySsl', 'includeInformational', 'bucket'] }],
   product: { vendor: 'Tenable', name: 'Tenable Security Center', namespace: 'tenable' },
   // A ticket saying "Nessus 19506" or "Tenable ID 156032" names a finding's plugin.

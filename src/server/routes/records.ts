@@ -13,7 +13,9 @@ import { routeSchema } from '../schema.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort']);
+const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort', 'offset']);
+/** Deepest page start `offset` reaches (cursors go further). */
+export const MAX_OFFSET = 1_000_000;
 /** A plain query parameter as a filter: `severity=high`, and `port>=80` (parsed as key `port>`). */
 export function plainFilter(key: string, value: string): Filter {
   const suffix = /^([A-Za-z_][A-Za-z0-9_]*)([!<>~])$/.exec(key);
@@ -65,12 +67,18 @@ const querySchema = {
     },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
     cursor: { type: 'string', description: 'nextCursor of the previous page' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      description: 'records to skip (a page number: (page - 1) × limit); ignored with a cursor, which is faster',
+    },
     sort: { type: 'string', description: 'order by a field, -field for descending (severity sorts by rank); default by id' },
   },
   additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
 } as const;
 
-type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; sort?: string } & Record<string, unknown>;
+type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; offset?: number; sort?: string } & Record<string, unknown>;
 
 /** `sort=field` or `sort=-field`. */
 export function parseSort(sort: string | undefined): SortSpec | null {
@@ -144,16 +152,33 @@ export function recordRoutes(app: AppContext) {
           },
         },
         async (req) => {
-          const { source, where, limit, cursor, sort, ...rest } = req.query;
+          const { source, where, limit, cursor, offset, sort, ...rest } = req.query;
           const filters = filtersOf(where, rest, RESERVED);
           const page = await app.store.query(model, {
             sourceIds: await sourceIds(asList(source)),
             filters,
             limit,
             cursor: cursor || null,
+            offset,
             sort: parseSort(sort),
           });
           return { items: page.records, nextCursor: page.nextCursor };
+        },
+      );
+      f.get<{ Querystring: RecordQuery }>(
+        `/api/v1/${model}/count`,
+        {
+          schema: {
+            tags: ['records'],
+            summary: `How many ${model} records the list's filters match (the same parameters as the list; paging ignored)`,
+            querystring: querySchema,
+            response: { 200: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] }, 400: errorSchema },
+          },
+        },
+        async (req) => {
+          const { source, where, limit: _limit, cursor: _cursor, offset: _offset, sort: _sort, ...rest } = req.query;
+          const filters = filtersOf(where, rest, RESERVED);
+          return { count: await app.store.countMatching(model, { sourceIds: await sourceIds(asList(source)), filters }) };
         },
       );
       f.get<{ Querystring: GroupQuery }>(
@@ -271,7 +296,7 @@ export function recordRoutes(app: AppContext) {
       {
         schema: {
           tags: ['records'],
-          summary: 'Record counts per model, overall and per source, and overdue findings per severity',
+          summary: 'Live record counts (removed ones left out) per model, overall and per source, and overdue findings per severity',
           response: { 200: routeSchema(recordStats) },
         },
       },
@@ -283,7 +308,8 @@ export function recordRoutes(app: AppContext) {
         for (const name of byId.values()) sources[name] = Object.fromEntries(MODEL_NAMES.map((m) => [m, 0]));
         for (const c of await app.store.modelCounts()) {
           const name = byId.get(c.sourceId);
-          if (name === undefined || !(c.model in sources[name]!)) continue;
+          // Live records only: what a sweep marked removed (gone upstream, findings fixed) is history.
+          if (name === undefined || c.removed || !(c.model in sources[name]!)) continue;
           sources[name]![c.model]! += c.n;
           models[c.model] = (models[c.model] ?? 0) + c.n;
         }

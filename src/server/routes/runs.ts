@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import type { RunRecord } from '../../store/store.ts';
 import { z } from 'zod';
-import { idParams, limitQuery as limitQueryShape, run, runList } from '../../core/api-shapes.ts';
+import { idParams, run, runList, runsQuery, sourceRunsQuery } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
 import type { SyncManager } from '../syncs.ts';
@@ -12,7 +12,8 @@ import type { SyncManager } from '../syncs.ts';
 /** Route schemas from the shared shapes (the web client imports their types). */
 const runSchema = routeSchema(run);
 const list = routeSchema(runList);
-const limitQuery = routeSchema(limitQueryShape(1000, 50));
+const sourceRunsQuerySchema = routeSchema(sourceRunsQuery);
+const runsQuerySchema = routeSchema(runsQuery);
 const idParamsSchema = routeSchema(idParams);
 const sourceParams = routeSchema(z.object({ name: z.string() }));
 
@@ -36,6 +37,7 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
         durationMs: Math.max(0, end - Date.parse(r.startedAt)),
         live: live !== null,
         counts: live ?? r.counts,
+        activity: r.activity,
         error: r.error,
       };
     };
@@ -46,23 +48,31 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
           tags: ['runs'],
           summary: "A source's runs, newest first",
           params: sourceParams,
-          querystring: limitQuery,
+          querystring: sourceRunsQuerySchema,
           response: { 200: list, 404: errorSchema },
         },
       },
       async (req) => {
         const s = await app.store.getSource(req.params.name);
-        const runs = await app.store.listRuns(s.id, req.query.limit);
+        const runs = await app.store.listRuns(s.id, req.query.limit, req.query.status ?? []);
         return { items: runs.map((r) => view(r, new Map([[s.id, s.name]]))) };
       },
     );
 
     f.get(
       '/api/v1/runs',
-      { schema: { tags: ['runs'], summary: 'Recent runs of all sources, newest first', querystring: limitQuery, response: { 200: list, 400: errorSchema } } },
+      {
+        schema: {
+          tags: ['runs'],
+          summary: 'Recent runs, newest first: of all sources or one (?source=), of any status or the ones asked for (?status=, repeatable)',
+          querystring: runsQuerySchema,
+          response: { 200: list, 400: errorSchema, 404: errorSchema },
+        },
+      },
       async (req) => {
         const sourceNames = await names();
-        return { items: (await app.store.listRuns(null, req.query.limit)).map((r) => view(r, sourceNames)) };
+        const sourceId = req.query.source ? (await app.store.getSource(req.query.source)).id : null;
+        return { items: (await app.store.listRuns(sourceId, req.query.limit, req.query.status ?? [])).map((r) => view(r, sourceNames)) };
       },
     );
 

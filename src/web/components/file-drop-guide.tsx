@@ -63,10 +63,21 @@ export function Guide({ source }: { source: SourceView }) {
       {guide && (
         <div className="guide" aria-live="polite">
           <dl className="props">
-            <dt>Bucket address</dt>
-            <dd>
-              <code>{guide.address}</code> <CopyButton text={guide.address} label="Copy the bucket address" />
-            </dd>
+            {guide.folder ? (
+              <>
+                <dt>Folder</dt>
+                <dd>
+                  <code>{guide.folder}</code> <CopyButton text={guide.folder} label="Copy the folder" />
+                </dd>
+              </>
+            ) : (
+              <>
+                <dt>Bucket address</dt>
+                <dd>
+                  <code>{guide.address}</code> <CopyButton text={guide.address} label="Copy the bucket address" />
+                </dd>
+              </>
+            )}
             <dt>Storage</dt>
             <dd>{guide.storage}</dd>
             {guide.token && (

@@ -56,7 +56,7 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
         id="f-status"
         label="Status"
         value={query.get('status') ?? ''}
-        options={['open', 'reopened', 'fixed']}
+        options={[{ value: 'open,reopened', label: 'Open or reopened' }, 'open', 'reopened', 'fixed']}
         onChange={(v) => setQuery({ status: v })}
       />
       <div className="field inline-field">

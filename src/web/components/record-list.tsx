@@ -1,8 +1,8 @@
 // A server-side paged, sortable table of one inventory model (with a host column for per-host records),
 // and the model descriptions it is driven by.
-import { type ReactNode, useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { get, type Page, qs, type Rec } from '../api.ts';
-import { Link } from '../router.tsx';
+import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
 import { severityCountColumns, useHostCounts } from './host-counts.tsx';
@@ -63,19 +63,43 @@ export interface RecordListProps {
   caption: string;
   hideHost?: boolean;
   empty?: ReactNode;
+  /** Keep the page number in this URL query parameter (reload and back keep it); else in memory. */
+  pageParam?: string;
 }
 
-/** A server-side paged, sorted table of one model; cursors are kept as a stack for Previous. */
+/**
+ * A server-side paged, sorted table of one model, with the total the filters match. A page is fetched
+ * by the cursor the previous page gave when known (fast), else by its offset (a reloaded or shared URL).
+ */
 export function RecordList(props: RecordListProps) {
-  const { view } = props;
-  const params = { ...(props.fixed ?? {}), ...(props.filters ?? {}), sort: props.sort ?? undefined, limit: props.limit };
+  const { view, pageParam } = props;
+  const { query } = useLocation();
+  const filterParams = { ...(props.fixed ?? {}), ...(props.filters ?? {}) };
+  const params = { ...filterParams, sort: props.sort ?? undefined, limit: props.limit };
   const base = `/api/v1/${view.model}${qs(params)}`;
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new query starts at page 1
-  useEffect(() => setCursors([null]), [base]);
-  const cursor = cursors[cursors.length - 1];
-  const url = cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : base;
-  const page = useLoad((s) => get<Page<Rec>>(url, s), url);
+  const [localPage, setLocalPage] = useState(1);
+  const asked = pageParam ? Math.max(1, Math.floor(Number(query.get(pageParam))) || 1) : localPage;
+  const previousBase = useRef(base);
+  // Filters or order just changed: page 1 (the URL follows in the effect below).
+  const pageNo = previousBase.current !== base ? 1 : asked;
+  const setPage = (n: number) => (pageParam ? setQuery({ [pageParam]: n > 1 ? String(n) : null }) : setLocalPage(n));
+  // Cursors of the pages reached from page 1 under this query (page number → cursor).
+  const cursors = useRef<{ base: string; byPage: Map<number, string> }>({ base, byPage: new Map() });
+  if (cursors.current.base !== base) cursors.current = { base, byPage: new Map() };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new query starts at page 1 (not on first render: a reloaded URL keeps its page)
+  useEffect(() => {
+    if (previousBase.current !== base) {
+      previousBase.current = base;
+      setPage(1);
+    }
+  }, [base]);
+  const cursor = pageNo > 1 ? cursors.current.byPage.get(pageNo) : undefined;
+  const url = pageNo === 1 ? base : cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : `${base}&offset=${(pageNo - 1) * props.limit}`;
+  const loaded = useLoad(async (s) => ({ url, page: await get<Page<Rec>>(url, s) }), url);
+  const page = { ...loaded, data: loaded.data?.page ?? null };
+  if (loaded.data?.url === url && loaded.data.page.nextCursor) cursors.current.byPage.set(pageNo + 1, loaded.data.page.nextCursor);
+  const countUrl = `/api/v1/${view.model}/count${qs(filterParams)}`;
+  const total = useLoad((s) => get<{ count: number }>(countUrl, s), countUrl);
   const labels = useHostLabels(view.perHost && !props.hideHost ? page.data?.items : undefined);
   const counts = useHostCounts(view.hostCounts ? page.data?.items : undefined);
   let columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;
@@ -98,14 +122,15 @@ export function RecordList(props: RecordListProps) {
         empty={page.loading ? 'Loading…' : (props.empty ?? `No ${view.title.toLowerCase()} match.`)}
       />
       <Pager
-        page={cursors.length}
+        page={pageNo}
         count={page.data?.items.length ?? 0}
+        total={total.data?.count ?? null}
         limit={props.limit}
         onLimit={props.onLimit}
-        hasPrev={cursors.length > 1}
+        hasPrev={pageNo > 1}
         hasNext={!!page.data?.nextCursor}
-        onPrev={() => setCursors((c) => c.slice(0, -1))}
-        onNext={() => page.data?.nextCursor && setCursors((c) => [...c, page.data?.nextCursor ?? null])}
+        onPrev={() => setPage(pageNo - 1)}
+        onNext={() => page.data?.nextCursor && setPage(pageNo + 1)}
       />
     </div>
   );

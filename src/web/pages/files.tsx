@@ -20,7 +20,11 @@ let nextUploadId = 1;
 
 export function FilesPanel({ source, uploadHint, onImported }: { source: SourceView; uploadHint?: string | null; onImported?: () => void }) {
   const enc = encodeURIComponent(source.name);
-  const files = useLoad((s) => get<{ bucket: string; address: string; items: BucketFile[] }>(`/api/v1/sources/${enc}/files`, s), source.name, { pollMs: 4000 });
+  const files = useLoad(
+    (s) => get<{ bucket: string; address: string; folder?: string | null; items: BucketFile[] }>(`/api/v1/sources/${enc}/files`, s),
+    source.name,
+    { pollMs: 4000 },
+  );
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const [syncMsg, setSyncMsg] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
@@ -68,8 +72,16 @@ export function FilesPanel({ source, uploadHint, onImported }: { source: SourceV
       <section aria-labelledby="upload-title" className="card">
         <h2 id="upload-title">Upload files</h2>
         <p className="muted">
-          Files go to <code>{files.data?.address ?? `s3://${String(source.config.bucket ?? '')}/`}</code> and are imported by the source's next sync.{' '}
-          {uploadHint ?? 'Upload the exports.'}
+          {files.data?.folder ? (
+            <>
+              Files go to the folder <code>{files.data.folder}</code>
+            </>
+          ) : (
+            <>
+              Files go to <code>{files.data?.address ?? `s3://${String(source.config.bucket ?? '')}/`}</code>
+            </>
+          )}{' '}
+          and are imported by the source's next sync. {uploadHint ?? 'Upload the exports.'}
         </p>
         {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target for the mouse; the labelled file input inside is the keyboard path */}
         <div

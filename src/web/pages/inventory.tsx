@@ -2,7 +2,7 @@
 // matter per model (vulnerabilities: severity, known exploited, status, CVE, source). The state lives
 // in the URL so a filtered view can be bookmarked and shared.
 import { type FormEvent, useEffect, useState } from 'react';
-import { get, type SourceView } from '../api.ts';
+import { type ConnectorMeta, get, type SourceView } from '../api.ts';
 import { ComplianceSummary } from '../components/compliance-summary.tsx';
 import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
@@ -21,6 +21,15 @@ export function InventoryPage({ model }: { model: string }) {
     document.title = `${view.title} · Inventory · Tributary`;
   }, [view]);
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
+  const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
+  // The Source filter offers the sources whose connector writes this model (all, where one does not say).
+  const writes = (s: SourceView) => {
+    const models = connectors.data?.items.find((c) => c.type === s.type)?.models;
+    return !models || models.includes(view.model);
+  };
+  const sourceOptions = (sources.data?.items ?? []).filter(writes);
+  // Correlated assets belong to no one source.
+  const bySource = view.model !== 'assets';
 
   const q = query.get('q') ?? '';
   const searchIn = query.get('in') ?? view.search[0].field;
@@ -37,10 +46,12 @@ export function InventoryPage({ model }: { model: string }) {
   if (src) filters.source = src;
   if (!showRemoved) filters.removed = 'false';
   if (view.model === 'vulnerabilities') {
-    for (const k of ['severity', 'status', 'knownExploited'] as const) {
+    for (const k of ['severity', 'status', 'knownExploited', 'overdue'] as const) {
       const v = query.get(k);
       // `>=high`: a floor, compared in severity order by the API.
       if (v && k === 'severity' && v.startsWith('>=')) where.push(`severity${v}`);
+      // Open or reopened: every finding not fixed.
+      else if (v && k === 'status' && v === 'open,reopened') where.push('status!=fixed');
       else if (v) filters[k] = v;
     }
     const cve = query.get('cve');
@@ -64,7 +75,6 @@ export function InventoryPage({ model }: { model: string }) {
   return (
     <div>
       <PageHeader crumbs={<span>Inventory</span>} title={view.title} />
-      {view.model === 'compliance' && <ComplianceSummary source={src} />}
       <form className="filters" onSubmit={search} aria-label={`Search and filter ${view.title.toLowerCase()}`}>
         <div className="field inline-field">
           <label htmlFor="search-q">Search</label>
@@ -99,27 +109,31 @@ export function InventoryPage({ model }: { model: string }) {
             onChange={(v) => setQuery({ result: v })}
           />
         )}
-        <div className="field inline-field">
-          <label htmlFor="f-source">Source</label>
-          <select id="f-source" value={src} onChange={(e) => setQuery({ source: e.target.value || null })}>
-            <option value="">All sources</option>
-            {(sources.data?.items ?? []).map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        {bySource && (
+          <div className="field inline-field">
+            <label htmlFor="f-source">Source</label>
+            <select id="f-source" value={src} onChange={(e) => setQuery({ source: e.target.value || null })}>
+              <option value="">All sources</option>
+              {sourceOptions.map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <label className="checkbox-inline">
           <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} /> Include removed
         </label>
-        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'cve', 'result'].some((k) => query.get(k))) && (
+        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'cve', 'result'].some((k) => query.get(k))) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>
         )}
       </form>
+      {view.model === 'compliance' && <ComplianceSummary source={src} />}
       <RecordList
+        pageParam="page"
         view={view}
         filters={filters}
         sort={sort}

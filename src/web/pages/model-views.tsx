@@ -4,11 +4,23 @@ import type { ModelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
 import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
 
+/** A list's date: the day, with the time in its tooltip (keeps wide lists within a laptop's width). */
+function Day({ iso, className }: { iso: unknown; className?: string }) {
+  if (typeof iso !== 'string' || !iso) return <span className="muted">—</span>;
+  const d = new Date(iso);
+  const day = Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString('en-GB', { dateStyle: 'medium' });
+  return (
+    <span className={className} title={dateTime(iso)}>
+      {day}
+    </span>
+  );
+}
+
 const lastSeen: Column<Rec> = {
   key: 'lastSeen',
   label: 'Last seen',
   sortable: true,
-  render: (r) => <span title={String(r.lastSeen ?? '')}>{dateTime(r.lastSeen as string)}</span>,
+  render: (r) => <Day iso={r.lastSeen} />,
 };
 const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
 /** The date alone (the time is in the cell's title), to keep the hosts list narrow. */
@@ -50,7 +62,10 @@ export const VULN_COLUMNS: Column<Rec>[] = [
         <div>
           <Link href={`/inventory/vulnerabilities/${r.id}`}>{String(r.pluginName ?? `Plugin ${r.pluginId ?? ''}`)}</Link>
         </div>
-        <div className="muted small">Plugin {String(r.pluginId ?? '—')}</div>
+        <div className="muted small">
+          Plugin {String(r.pluginId ?? '—')}
+          {r.port ? ` · port ${String(r.port)}/${String(r.protocol ?? '')}` : ''}
+        </div>
         <FindingDetail r={r} />
       </>
     ),
@@ -63,41 +78,45 @@ export const VULN_COLUMNS: Column<Rec>[] = [
       if (cves.length === 0) return <span className="muted">—</span>;
       return (
         <span className="cves" title={cves.join(', ')}>
-          {cves.slice(0, 2).map((c) => (
-            <span key={c} className="cve">
-              {c}
-            </span>
-          ))}
-          {cves.length > 2 && <span className="muted small"> +{cves.length - 2} more</span>}
+          <span className="cve">{cves[0]}</span>
+          {cves.length > 1 && <span className="muted small"> +{cves.length - 1} more</span>}
         </span>
       );
     },
   },
-  { key: 'cvssV3BaseScore', label: 'CVSS v3', sortable: true, className: 'num' },
+  { key: 'cvssV3BaseScore', label: 'CVSS', sortable: true, className: 'num' },
   { key: 'epssScore', label: 'EPSS', sortable: true, className: 'num' },
   { key: 'vprScore', label: 'VPR', sortable: true, className: 'num' },
-  { key: 'knownExploited', label: 'Known exploited', sortable: true, render: (r) => (r.knownExploited ? <span className="kev">Yes</span> : 'No') },
+  {
+    key: 'knownExploited',
+    label: 'KEV',
+    sortable: true,
+    render: (r) =>
+      r.knownExploited ? (
+        <span className="kev" title="Known exploited (CISA KEV)">
+          Yes
+        </span>
+      ) : (
+        'No'
+      ),
+  },
   { key: 'status', label: 'Status', sortable: true },
   {
     key: 'dueAt',
     label: 'Due',
-    render: (r) =>
-      r.dueAt ? (
-        <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
-          {dateTime(r.dueAt as string)}
-        </span>
-      ) : (
-        <span className="muted">—</span>
-      ),
+    render: (r) => <Day iso={r.dueAt} className={r.overdue ? 'bad-text' : undefined} />,
   },
-  { key: 'port', label: 'Port', sortable: true, render: (r) => (r.port === null ? <span className="muted">—</span> : `${r.port}/${r.protocol ?? ''}`) },
   {
     key: 'owner',
     label: 'Owner',
     sortable: true,
-    render: (r) => (r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)),
+    render: (r) => (
+      <>
+        {r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)}
+        {r.department ? <div className="muted small">{String(r.department)}</div> : null}
+      </>
+    ),
   },
-  { key: 'department', label: 'Department', sortable: true },
   lastSeen,
 ];
 
@@ -232,13 +251,24 @@ export const MODEL_VIEWS: ModelView[] = [
     title: 'Tickets',
     singular: 'ticket',
     columns: [
-      { key: 'displayId', label: 'ID', sortable: true },
-      { key: 'subject', label: 'Subject', sortable: true },
+      { key: 'displayId', label: 'ID', sortable: true, render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{String(r.displayId ?? r.id)}</Link> },
+      {
+        key: 'subject',
+        label: 'Subject',
+        sortable: true,
+        render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{String(r.subject ?? '(no subject)')}</Link>,
+      },
       { key: 'kind', label: 'Kind', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
+      { key: 'priority', label: 'Priority', sortable: true },
+      { key: 'assignee', label: 'Assignee', sortable: true },
+      { key: 'group', label: 'Group', sortable: true },
+      { key: 'requester', label: 'Requester', sortable: true },
+      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt as string) },
       {
         key: 'dueAt',
         label: 'Due',
+        sortable: true,
         render: (r) =>
           r.dueAt ? (
             <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
@@ -248,12 +278,6 @@ export const MODEL_VIEWS: ModelView[] = [
             <span className="muted">—</span>
           ),
       },
-      { key: 'priority', label: 'Priority', sortable: true },
-      { key: 'assignee', label: 'Assignee', sortable: true },
-      { key: 'group', label: 'Group', sortable: true },
-      { key: 'requester', label: 'Requester', sortable: true },
-      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt as string) },
-      { key: 'dueAt', label: 'Due', sortable: true, render: (r) => dateTime(r.dueAt as string) },
     ],
     search: [
       { field: 'subject', label: 'Subject' },
@@ -268,7 +292,12 @@ export const MODEL_VIEWS: ModelView[] = [
     title: 'CMDB assets',
     singular: 'CMDB asset',
     columns: [
-      { key: 'name', label: 'Name', sortable: true },
+      {
+        key: 'name',
+        label: 'Name',
+        sortable: true,
+        render: (r) => <Link href={`/inventory/cmdb-assets/${r.id}`}>{String(r.name ?? r.assetTag ?? r.id)}</Link>,
+      },
       { key: 'assetTag', label: 'Asset tag', sortable: true },
       { key: 'productType', label: 'Product type', sortable: true },
       { key: 'product', label: 'Product', sortable: true },
@@ -297,18 +326,6 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'jobTitle', label: 'Job title', sortable: true },
       { key: 'isTechnician', label: 'Technician', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-      {
-        key: 'dueAt',
-        label: 'Due',
-        render: (r) =>
-          r.dueAt ? (
-            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
-              {dateTime(r.dueAt as string)}
-            </span>
-          ) : (
-            <span className="muted">—</span>
-          ),
-      },
       source,
     ],
     search: [
@@ -327,18 +344,6 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'category', label: 'Category', sortable: true },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
-      {
-        key: 'dueAt',
-        label: 'Due',
-        render: (r) =>
-          r.dueAt ? (
-            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
-              {dateTime(r.dueAt as string)}
-            </span>
-          ) : (
-            <span className="muted">—</span>
-          ),
-      },
       { key: 'description', label: 'Description' },
       source,
     ],

@@ -68,12 +68,12 @@ export function OverviewPage() {
         <section className="card" aria-labelledby="sev-title">
           <div className="section-head">
             <h2 id="sev-title">Open vulnerabilities</h2>
-            <Link href="/inventory/vulnerabilities?status=open">View all</Link>
+            <Link href="/inventory/vulnerabilities?status=open%2Creopened">View all</Link>
           </div>
           <SeverityChart counts={bySeverity} />
           <p>
             <strong>{num(open)}</strong> open findings, of which{' '}
-            <Link href="/inventory/vulnerabilities?knownExploited=true">
+            <Link href="/inventory/vulnerabilities?knownExploited=true&status=open%2Creopened">
               <strong className={kev ? 'bad-text' : undefined}>{num(kev)}</strong> known exploited
             </Link>
             .

@@ -1,8 +1,9 @@
-// Runs: live progress of a running sync (records per stream, rate) and the history with durations,
-// counts and errors.
+// Runs: live progress of a running sync (records per stream, rate, retries), the history with
+// durations, counts, retries and errors (filtered by source and status), and one run with its log excerpt.
 import { useEffect, useRef, useState } from 'react';
-import { get, qs, type Run } from '../api.ts';
-import { Link } from '../router.tsx';
+import { get, qs, type Run, type RunStatus, type SourceView } from '../api.ts';
+import { SelectFilter } from '../components/inventory-filters.tsx';
+import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, ago, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad } from '../ui.tsx';
 
 const total = (r: Run): { records: number; errors: number } =>
@@ -16,7 +17,8 @@ const trigger = (t: string | null): string => {
 };
 
 /** Polls a run every second while it runs; shows records per stream and the current rate. */
-export function LiveRun({ id, onFinished }: { id: string; onFinished?: () => void }) {
+/** `title`: the heading of a finished run (default "Latest sync"; a run's own page names it otherwise). */
+export function LiveRun({ id, onFinished, title = 'Latest sync' }: { id: string; onFinished?: () => void; title?: string }) {
   const [run, setRun] = useState<Run | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [rate, setRate] = useState<number | null>(null);
@@ -61,7 +63,7 @@ export function LiveRun({ id, onFinished }: { id: string; onFinished?: () => voi
     <section className="card live-run" aria-labelledby={`run-${run.id}-title`}>
       <div className="section-head">
         <h2 id={`run-${run.id}-title`}>
-          {run.status === 'running' ? 'Sync in progress' : 'Latest sync'}: <Link href={`/sources/${encodeURIComponent(run.source ?? '')}`}>{run.source}</Link>
+          {run.status === 'running' ? 'Sync in progress' : title}: <Link href={`/sources/${encodeURIComponent(run.source ?? '')}`}>{run.source}</Link>
         </h2>
         <RunBadge status={run.status} />
       </div>
@@ -82,6 +84,18 @@ export function LiveRun({ id, onFinished }: { id: string; onFinished?: () => voi
           <div className={`stat-value${t.errors ? ' bad-text' : ''}`}>{num(t.errors)}</div>
           <div className="stat-label">errors</div>
         </div>
+        {run.activity && (
+          <>
+            <div className="stat">
+              <div className="stat-value">{num(run.activity.retries)}</div>
+              <div className="stat-label">retries</div>
+            </div>
+            <div className="stat">
+              <div className={`stat-value${run.activity.rateLimited ? ' warn-text' : ''}`}>{num(run.activity.rateLimited)}</div>
+              <div className="stat-label">rate limited (429)</div>
+            </div>
+          </>
+        )}
       </div>
       {run.status === 'running' && <progress aria-label="Sync in progress" className="indeterminate" />}
       {streams.length > 0 && (
@@ -120,9 +134,12 @@ export function LiveRun({ id, onFinished }: { id: string; onFinished?: () => voi
   );
 }
 
-export function RunsTable({ source, refreshKey = '' }: { source?: string; refreshKey?: string }) {
+/** A run's retries, with the 429s among them. */
+const retries = (r: Run) => (r.activity ? `${num(r.activity.retries)}${r.activity.rateLimited ? ` (${num(r.activity.rateLimited)} × 429)` : ''}` : '—');
+
+export function RunsTable({ source, status, refreshKey = '' }: { source?: string; status?: string; refreshKey?: string }) {
   const [limit, setLimit] = useState(25);
-  const url = source ? `/api/v1/sources/${encodeURIComponent(source)}/runs${qs({ limit })}` : `/api/v1/runs${qs({ limit })}`;
+  const url = source ? `/api/v1/sources/${encodeURIComponent(source)}/runs${qs({ limit, status })}` : `/api/v1/runs${qs({ limit, status })}`;
   const runs = useLoad((s) => get<{ items: Run[] }>(url, s), `${url}|${refreshKey}`, { pollMs: 3000 });
   const items = runs.data?.items ?? [];
   return (
@@ -155,14 +172,23 @@ export function RunsTable({ source, refreshKey = '' }: { source?: string; refres
                 <th scope="col" className="num">
                   Errors
                 </th>
+                <th scope="col" className="num">
+                  Retries
+                </th>
                 <th scope="col">Error</th>
               </tr>
             </thead>
             <tbody>
               {items.length === 0 ? (
                 <tr>
-                  <td colSpan={source ? 8 : 9} className="empty">
-                    No runs yet. Use <strong>Sync now</strong> to start one.
+                  <td colSpan={source ? 9 : 10} className="empty">
+                    {status ? (
+                      'No runs with this status.'
+                    ) : (
+                      <>
+                        No runs yet. Use <strong>Sync now</strong> to start one.
+                      </>
+                    )}
                   </td>
                 </tr>
               ) : (
@@ -189,6 +215,7 @@ export function RunsTable({ source, refreshKey = '' }: { source?: string; refres
                       <td className="num">{duration(r.durationMs)}</td>
                       <td className="num">{num(t.records)}</td>
                       <td className="num">{num(t.errors)}</td>
+                      <td className="num">{retries(r)}</td>
                       <td className="error-cell">{r.error ?? <span className="muted">—</span>}</td>
                     </tr>
                   );
@@ -207,19 +234,39 @@ export function RunsTable({ source, refreshKey = '' }: { source?: string; refres
   );
 }
 
+const RUN_STATUSES: RunStatus[] = ['running', 'succeeded', 'partial', 'failed', 'interrupted'];
+
 export function RunsPage() {
   useEffect(() => {
     document.title = 'Runs · Tributary';
   }, []);
-  const running = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=20', s), 'running', { pollMs: 3000 });
-  const live = (running.data?.items ?? []).filter((r) => r.status === 'running');
+  const { query } = useLocation();
+  const source = query.get('source') ?? '';
+  const status = query.get('status') ?? '';
+  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
+  const running = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=20&status=running', s), 'running', { pollMs: 3000 });
+  const live = (running.data?.items ?? []).filter((r) => r.status === 'running' && (!source || r.source === source));
   return (
     <div>
       <PageHeader crumbs={<span>Data Sources Settings</span>} title="Runs" subtitle="Syncs of every source: what runs now and what ran before." />
       {live.map((r) => (
         <LiveRun key={r.id} id={r.id} onFinished={running.reload} />
       ))}
-      <RunsTable refreshKey={live.map((r) => r.id).join(',')} />
+      <form className="filters" aria-label="Filter the runs" onSubmit={(e) => e.preventDefault()}>
+        <SelectFilter
+          id="runs-source"
+          label="Source"
+          value={source}
+          options={(sources.data?.items ?? []).map((s) => ({ value: s.name, label: s.name }))}
+          onChange={(v) => setQuery({ source: v })}
+        />
+        <SelectFilter id="runs-status" label="Status" value={status} options={RUN_STATUSES} onChange={(v) => setQuery({ status: v })} />
+      </form>
+      {source ? (
+        <RunsTable key={source} source={source} status={status || undefined} refreshKey={live.map((r) => r.id).join(',')} />
+      ) : (
+        <RunsTable status={status || undefined} refreshKey={live.map((r) => r.id).join(',')} />
+      )}
     </div>
   );
 }
@@ -229,6 +276,7 @@ export function RunPage({ id }: { id: string }) {
     document.title = 'Run · Tributary';
   }, []);
   const run = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), id);
+  const log = run.data?.activity?.log ?? [];
   return (
     <div>
       <PageHeader
@@ -237,11 +285,39 @@ export function RunPage({ id }: { id: string }) {
             <span>Data Sources Settings</span> › <Link href="/runs">Runs</Link>
           </>
         }
-        title="Sync run"
-        subtitle={run.data ? `${run.data.mode} run of ${run.data.source}, started ${dateTime(run.data.startedAt)} (${trigger(run.data.trigger)})` : undefined}
+        title={run.data ? `Sync run of ${run.data.source ?? 'a removed source'}, ${dateTime(run.data.startedAt)}` : 'Sync run'}
+        subtitle={
+          run.data ? (
+            <>
+              {run.data.mode} run, {trigger(run.data.trigger)}
+              {run.data.resumedFrom && (
+                <>
+                  {' '}
+                  · resumed <Link href={`/runs/${run.data.resumedFrom}`}>an interrupted run</Link>; its counts include what that run stored
+                </>
+              )}
+            </>
+          ) : undefined
+        }
       />
       {run.error && <Alert tone="error">{run.error}</Alert>}
-      <LiveRun id={id} onFinished={run.reload} />
+      <LiveRun id={id} onFinished={run.reload} title="Summary" />
+      {run.data && (
+        <section className="card" aria-labelledby="run-log-title">
+          <h2 id="run-log-title">Log excerpt</h2>
+          {log.length === 0 ? (
+            <p className="muted">{run.data.activity ? 'Nothing was logged.' : 'This run is older than the log excerpts Tributary keeps.'}</p>
+          ) : (
+            <ol className="run-log" aria-label="Latest log lines of the run">
+              {log.map((l) => (
+                <li key={`${l.at}|${l.level}|${l.msg}`} className={`log-${l.level}`}>
+                  <time dateTime={l.at}>{new Date(l.at).toISOString().slice(11, 19)}</time> <span className="log-level">{l.level}</span> {l.msg}
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      )}
       {run.data?.source && <RunsTable source={run.data.source} refreshKey={run.data.status} />}
     </div>
   );

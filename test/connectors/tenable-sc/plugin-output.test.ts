@@ -87,6 +87,9 @@ test('port scanners and service detection', () => {
   assert.equal(parsePortScanner('Nessus was able to find 14 open ports.'), null);
   assert.equal(parseServiceDetection('An SSH server is running on this port.'), 'ssh');
   assert.equal(parseServiceDetection('A web server is running on this port through TLS.'), 'www');
+  // The simulator's wording (and Nessus's for HTTPS): the service, not the wrapping.
+  assert.equal(parseServiceDetection('A TLS-wrapped web server is running on this port.'), 'www');
+  assert.equal(parseServiceDetection('An SSL-wrapped FTP server is running on this port.'), 'ftp');
   assert.equal(parseServiceDetection('nothing here'), null);
 });
 

@@ -17,12 +17,17 @@ export function parsePortScanner(output: string): PortInfo | null {
 
 /**
  * 22964: "A web server is running on this port." / "An SSH server is running on this port." /
- * "A SMB server is running on this port through TLS". Returns a short lowercase service name.
+ * "A SMB server is running on this port through TLS" / "A TLS-wrapped web server is running on this
+ * port.". Returns the service's short lowercase name as the scanner names it (a web server is `www`),
+ * whether or not TLS wraps it.
  */
 export function parseServiceDetection(output: string): string | null {
   const m = /\bAn? (.+?) (?:server|service|daemon)\b[^.\n]*?\bis running on this port/i.exec(output);
   if (!m) return null;
-  const name = m[1]!.trim().toLowerCase();
+  const name = m[1]!
+    .trim()
+    .replace(/^(?:tls|ssl)[- ]wrapped\s+/i, '')
+    .toLowerCase();
   if (name === 'web') return 'www';
   return name || null;
 }

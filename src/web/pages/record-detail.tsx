@@ -1,0 +1,238 @@
+// The detail page of a ticket or a CMDB record: its fields, and what it is linked to (a ticket's
+// correlated assets and findings; a CMDB record's correlated asset), reached from their lists' rows.
+import { type ReactNode, useEffect } from 'react';
+import { get, type Rec } from '../api.ts';
+import { Link } from '../router.tsx';
+import { Alert, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad } from '../ui.tsx';
+
+interface DetailView {
+  title: string;
+  heading: (r: Rec) => string;
+  /** Fields shown first, in order, with their labels; the rest follow under "Other fields". */
+  fields: [string, string][];
+}
+
+const TIMES = new Set(['createdAt', 'updatedAt', 'dueAt', 'resolvedAt', 'firstSeen', 'lastSeen']);
+/** Shown elsewhere on the page (or of no use to a reader). */
+const HIDDEN = new Set([
+  'id',
+  'source',
+  'assetIds',
+  'findingIds',
+  'assetId',
+  'attributes',
+  'description',
+  'removed',
+  'externalId',
+  'displayId',
+  'subject',
+  'name',
+]);
+/** `lastSeen` → "Last seen". */
+const words = (key: string): string => {
+  const w = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return w[0]!.toUpperCase() + w.slice(1);
+};
+
+const VIEWS: Record<string, DetailView> = {
+  tickets: {
+    title: 'Tickets',
+    heading: (r) => `${r.displayId ? `#${String(r.displayId)} ` : ''}${String(r.subject ?? '(no subject)')}`,
+    fields: [
+      ['status', 'Status'],
+      ['kind', 'Kind'],
+      ['priority', 'Priority'],
+      ['assignee', 'Assignee'],
+      ['group', 'Group'],
+      ['requester', 'Requester'],
+      ['category', 'Category'],
+      ['site', 'Site'],
+      ['createdAt', 'Created'],
+      ['updatedAt', 'Updated'],
+      ['dueAt', 'Due'],
+      ['resolvedAt', 'Resolved'],
+    ],
+  },
+  'cmdb-assets': {
+    title: 'CMDB assets',
+    heading: (r) => String(r.name ?? r.assetTag ?? r.id),
+    fields: [
+      ['assetTag', 'Asset tag'],
+      ['serialNumber', 'Serial number'],
+      ['productType', 'Product type'],
+      ['product', 'Product'],
+      ['ciType', 'CI type'],
+      ['state', 'State'],
+      ['ipAddresses', 'IP addresses'],
+      ['macAddresses', 'MAC addresses'],
+      ['fqdn', 'FQDN'],
+      ['assignedUser', 'User'],
+      ['owner', 'Owner'],
+      ['department', 'Department'],
+      ['site', 'Site'],
+      ['businessImpact', 'Business impact'],
+    ],
+  },
+};
+
+export const DETAIL_MODELS = Object.keys(VIEWS);
+
+const value = (key: string, v: unknown): ReactNode => (TIMES.has(key) && typeof v === 'string' ? dateTime(v) : cell(v));
+
+function Props({ rows, label }: { rows: [string, ReactNode][]; label: string }) {
+  return (
+    <dl className="props" aria-label={label}>
+      {rows.map(([k, v]) => (
+        <div key={k} className="prop">
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A ticket's findings (the first 25), each with its severity, name and host. */
+function LinkedFindings({ ids }: { ids: string[] }) {
+  const shown = ids.slice(0, 25);
+  const findings = useLoad(
+    (s) => Promise.all(shown.map((id) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s).catch(() => null))),
+    shown.join(','),
+  );
+  if (ids.length === 0) return <p className="muted">No linked findings.</p>;
+  if (!findings.data) return <Spinner />;
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="sr-only">Linked findings</caption>
+        <thead>
+          <tr>
+            <th scope="col">Severity</th>
+            <th scope="col">Vulnerability</th>
+            <th scope="col">Status</th>
+            <th scope="col">Host</th>
+          </tr>
+        </thead>
+        <tbody>
+          {findings.data.map((f, i) =>
+            f ? (
+              <tr key={f.id}>
+                <td>
+                  <SeverityBadge severity={f.severity} />
+                </td>
+                <td>{cell(f.pluginName)}</td>
+                <td>{cell(f.status)}</td>
+                <td>{f.hostId ? <Link href={`/inventory/hosts/${String(f.hostId)}`}>host</Link> : '—'}</td>
+              </tr>
+            ) : (
+              <tr key={shown[i]}>
+                <td colSpan={4} className="muted">
+                  Finding {shown[i]?.slice(0, 8)} is no longer stored.
+                </td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+      {ids.length > shown.length && <p className="muted small">and {ids.length - shown.length} more.</p>}
+    </div>
+  );
+}
+
+export function RecordDetailPage({ model, id }: { model: string; id: string }) {
+  const view = VIEWS[model];
+  const rec = useLoad((s) => get<Rec>(`/api/v1/${model}/${encodeURIComponent(id)}`, s), `${model}/${id}`);
+  const heading = rec.data && view ? view.heading(rec.data) : '';
+  useEffect(() => {
+    if (view) document.title = `${heading || view.title} · Inventory · Tributary`;
+  }, [view, heading]);
+  if (!view) return null;
+  const crumbs = (
+    <>
+      <span>Inventory</span> › <Link href={`/inventory/${model}`}>{view.title}</Link>
+    </>
+  );
+  if (rec.error && !rec.data)
+    return (
+      <div>
+        <PageHeader crumbs={crumbs} title={view.title} />
+        <Alert tone="error" title="Could not load the record">
+          {rec.error}
+        </Alert>
+      </div>
+    );
+  if (!rec.data) return <Spinner />;
+  const r = rec.data;
+  const known = new Set(view.fields.map(([k]) => k));
+  const others = Object.keys(r)
+    .filter((k) => !known.has(k) && !HIDDEN.has(k))
+    .sort();
+  const attributes = r.attributes && typeof r.attributes === 'object' ? Object.entries(r.attributes as Record<string, unknown>) : [];
+  const assetIds = (r.assetIds as string[] | null) ?? [];
+  return (
+    <div>
+      <PageHeader
+        crumbs={crumbs}
+        title={heading}
+        subtitle={
+          <>
+            From <Link href={`/sources/${encodeURIComponent(r.source ?? '')}`}>{r.source}</Link>
+            {r.removed ? ' · removed upstream' : ''}
+            {r.externalId ? ` · upstream id ${String(r.externalId)}` : ''}
+          </>
+        }
+      />
+      <div className="grid-2">
+        <section className="card" aria-labelledby="detail-title">
+          <h2 id="detail-title">Details</h2>
+          <Props label="Details" rows={view.fields.map(([k, label]) => [label, value(k, r[k])])} />
+          {typeof r.description === 'string' && r.description && (
+            <>
+              <h3>Description</h3>
+              <p className="description">{r.description}</p>
+            </>
+          )}
+        </section>
+        <section className="card" aria-labelledby="links-title">
+          <h2 id="links-title">Linked</h2>
+          {model === 'cmdb-assets' &&
+            (r.assetId ? (
+              <p>
+                Correlated asset: <Link href={`/inventory/assets/${String(r.assetId)}`}>open the asset</Link> (its scanner hosts side by side)
+              </p>
+            ) : (
+              <p className="muted">Not correlated with an asset.</p>
+            ))}
+          {model === 'tickets' && (
+            <>
+              <h3>Assets</h3>
+              {assetIds.length === 0 ? (
+                <p className="muted">No linked assets.</p>
+              ) : (
+                <ul>
+                  {assetIds.map((a) => (
+                    <li key={a}>
+                      <Link href={`/inventory/assets/${a}`}>Asset {a.slice(0, 8)}</Link>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <h3>Findings</h3>
+              <LinkedFindings ids={(r.findingIds as string[] | null) ?? []} />
+            </>
+          )}
+        </section>
+      </div>
+      {attributes.length > 0 && (
+        <section className="card" aria-labelledby="attributes-title">
+          <h2 id="attributes-title">Attributes</h2>
+          <Props label="Attributes" rows={attributes.map(([k, v]) => [k, cell(v)])} />
+        </section>
+      )}
+      <section className="card" aria-labelledby="other-title">
+        <h2 id="other-title">Other fields</h2>
+        <Props label="Other fields" rows={others.map((k) => [words(k), value(k, r[k])])} />
+      </section>
+    </div>
+  );
+}
