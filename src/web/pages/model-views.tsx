@@ -135,8 +135,18 @@ export const MODEL_VIEWS: ModelView[] = [
         ),
       },
       { key: 'ipAddresses', label: 'IP addresses' },
-      { key: 'os', label: 'Operating system', sortable: true },
-      { key: 'manufacturer', label: 'Hardware', sortable: true, render: (r) => cell([r.manufacturer, r.model].filter(Boolean).join(' ') || null) },
+      {
+        // The hardware under the system, to keep the list (with its per-severity counts) within 1280 px.
+        key: 'os',
+        label: 'Operating system',
+        sortable: true,
+        render: (r) => (
+          <>
+            <div>{cell(r.os)}</div>
+            {r.manufacturer || r.model ? <div className="muted small">{[r.manufacturer, r.model].filter(Boolean).join(' ')}</div> : null}
+          </>
+        ),
+      },
       { key: 'lastLoggedOnUser', label: 'Last user', sortable: true },
       { key: 'credentialed', label: 'Credentialed', sortable: true },
       source,
