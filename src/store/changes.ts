@@ -163,8 +163,10 @@ const NEW_EVENTS = { head: `INSERT INTO "changes" (${COLUMNS})`, columns: 9, tai
 export async function recordNewChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<Detected> {
   const events = rows.map((r) => [stamp.at, r[0], 'new', stamp.sourceId, model, r[3] ?? null, null, statusAt >= 0 ? (r[statusAt] ?? null) : null, stamp.runId]);
   await db.insertMany(NEW_EVENTS, events);
-  // The upsert still looks the ids up itself (`known` unset): a new id is never stamped as stored.
-  return { moved: false };
+  // None of the ids is stored (store.ts checked the source, the run and the page), so PostgreSQL COPYs
+  // the rows straight in without looking them up (3.2 s of a 61 s first import of 954k findings); were
+  // one stored after all, the COPY would fail the page on its key rather than write it twice.
+  return { moved: false, known: new Set() };
 }
 
 /**

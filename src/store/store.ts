@@ -230,6 +230,7 @@ export class Store {
    * are left out: a page of findings may have written bare rows for them, which the run does not count.
    */
   async #markAllNew(stamp: WriteStamp, upserts: PreparedUpsert[], stored: RecordIdSet): Promise<void> {
+    const pageIds = new Map<ModelName, Set<string>>();
     for (const u of upserts) {
       if (u.stub || u.model === 'hosts') continue;
       const key = `${stamp.runId}\u0000${u.model}`;
@@ -239,7 +240,12 @@ export class Store {
         if (this.#emptyAtStart.size > 1000) this.#emptyAtStart.clear();
         this.#emptyAtStart.set(key, empty);
       }
-      u.allNew = empty && u.rows.every((r) => !stored.has(r[0] as string));
+      // A record may sit in two groups of one page (sent twice with different fields): the later
+      // group finds it stored by the earlier one, so it is compared.
+      let seen = pageIds.get(u.model);
+      if (!seen) pageIds.set(u.model, (seen = new Set()));
+      u.allNew = empty && u.rows.every((r) => !stored.has(r[0] as string) && !seen.has(r[0] as string));
+      for (const r of u.rows) seen.add(r[0] as string);
     }
   }
 

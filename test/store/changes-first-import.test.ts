@@ -15,7 +15,13 @@ const finding = (key: string, status: string): IncomingRecord => ({
   externalId: `ext-${key}`,
   fields: { pluginId: key.split('|')[1]!, severity: 'high', status, cves: [] },
 });
-const page1 = [finding('a|1', 'open'), finding('a|2', 'fixed'), finding('b|1', 'reopened')];
+// a|1 twice, with different fields: two upsert groups of one page.
+const page1 = [
+  finding('a|1', 'open'),
+  finding('a|2', 'fixed'),
+  finding('b|1', 'reopened'),
+  { ...finding('a|1', 'open'), fields: { ...finding('a|1', 'open').fields, proof: 'seen' } },
+];
 const page2 = [finding('a|1', 'fixed'), finding('c|1', 'open')];
 
 for (const backend of BACKENDS) {
@@ -53,6 +59,7 @@ for (const backend of BACKENDS) {
       const fast = await events('fast', true);
       const compared = await events('compared', false);
       assert.deepEqual(fast, compared);
+      assert.equal(fast.filter((e) => e.includes('ext-a|1 new')).length, 1, 'a record twice in a page is new once');
       assert.ok(fast.includes('10:00:00 vulnerabilities ext-a|2 new -→fixed'), fast.join('\n'));
       assert.ok(fast.includes('10:00:01 vulnerabilities ext-a|1 fixed open→fixed'), fast.join('\n'));
       assert.ok(fast.includes('11:00:00 vulnerabilities ext-a|1 reopened fixed→reopened'), fast.join('\n'));
