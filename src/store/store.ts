@@ -242,8 +242,8 @@ export class Store {
       }
       // A record may sit in two groups of one page (sent twice with different fields): the later
       // group finds it stored by the earlier one, so it is compared.
-      let seen = pageIds.get(u.model);
-      if (!seen) pageIds.set(u.model, (seen = new Set()));
+      const seen = pageIds.get(u.model) ?? new Set<string>();
+      pageIds.set(u.model, seen);
       u.allNew = empty && u.rows.every((r) => !stored.has(r[0] as string) && !seen.has(r[0] as string));
       for (const r of u.rows) seen.add(r[0] as string);
     }

@@ -1,20 +1,9 @@
 // Compliance benchmark results: passed, failed, warning and error rules per benchmark (and host).
-import { get, qs } from '../api.ts';
+import { type ComplianceSummaryItem, get, qs } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, num, useLoad } from '../ui.tsx';
 
-interface SummaryItem {
-  hostId: string | null;
-  hostname: string | null;
-  ipAddresses: string[];
-  source: string;
-  benchmark: string;
-  passed: number;
-  failed: number;
-  warning: number;
-  error: number;
-  total: number;
-}
+type SummaryItem = ComplianceSummaryItem;
 
 export function ComplianceSummary({ source, hostId }: { source?: string; hostId?: string }) {
   const url = `/api/v1/compliance/summary${qs({ source: source || undefined, hostId, limit: 200 })}`;

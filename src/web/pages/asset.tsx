@@ -2,15 +2,9 @@
 // the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
 import { type FormEvent, useEffect, useState } from 'react';
-import { api, describeError, get, qs, type Rec } from '../api.ts';
+import { type AssetRecords, api, describeError, get, qs, type Rec } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
-
-interface AssetRecords {
-  asset: Rec;
-  hosts: Rec[];
-  cmdbAssets: Rec[];
-}
 
 const ROWS: [string, string, string][] = [
   ['Name', 'hostname', 'name'],

@@ -2,7 +2,7 @@
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
 // asset and owner it belongs to.
 import { useEffect } from 'react';
-import { get, qs, type Rec } from '../api.ts';
+import { type CveFacts, get, qs, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad } from '../ui.tsx';
 
@@ -13,11 +13,6 @@ interface ChangeEvent {
   to: string | null;
   runId: string;
   at: string;
-}
-interface CveFacts {
-  cve: string;
-  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
-  epss: { score: number; percentile: number | null } | null;
 }
 
 const CHANGE_TEXT: Record<string, string> = {

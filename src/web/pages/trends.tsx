@@ -2,21 +2,13 @@
 // per severity, from the change history, drawn with Chart.js; the same numbers as tables underneath.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';
-import { get, qs, type SourceView } from '../api.ts';
+import { get, qs, type SourceView, type TrendsReport } from '../api.ts';
 import { setQuery, useLocation } from '../router.tsx';
 import { Alert, num, PageHeader, SEVERITIES, Spinner, useLoad } from '../ui.tsx';
 
 Chart.register(LineController, LineElement, PointElement, BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
 type Severity = (typeof SEVERITIES)[number];
-export interface TrendsReport {
-  from: string;
-  to: string;
-  historyFrom: string | null;
-  days: { date: string; open: Record<Severity, number> }[];
-  remediation: { severity: Severity; fixed: number; meanDaysToRemediate: number | null }[];
-  generatedAt: string;
-}
 
 const WINDOWS = [30, 90, 180, 365];
 const label = (s: string) => s[0].toUpperCase() + s.slice(1);
@@ -195,7 +187,7 @@ export function TrendsPage() {
                       {
                         label: 'Mean days to remediate',
                         data: r.remediation.map((m) => m.meanDaysToRemediate ?? 0),
-                        backgroundColor: r.remediation.map((m) => colour(m.severity)),
+                        backgroundColor: r.remediation.map((m) => colour(m.severity as Severity)),
                       },
                     ],
                   },
