@@ -7,11 +7,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
-import { Estate } from '../../sim/shared/estate.ts';
-import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+import type { RunningSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import type { RunningTenableSim } from '../../sim/tenable-sc/index.ts';
+import { cliEnv } from '../helpers/cli.ts';
+import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, logIn, startEstateServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
@@ -24,32 +23,15 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
   let page: Page;
   let shots: string;
   const pageErrors: string[] = [];
-  const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
 
   before(async () => {
     buildWeb();
     shots = screenshotDir();
-    const estate = new Estate(21, 40);
-    [served, scanner, desk] = await Promise.all([
-      startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
-      startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
-      startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
-    ]);
-    assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
-    assert.equal(
-      (await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`)).code,
-      0,
-    );
-    for (const s of ['scan', 'desk']) assert.equal((await cli('sync', s)).code, 0);
+    ({ served, scanner, desk } = await startEstateServe(env));
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(served.url + '/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logIn(page, served.url);
   });
 
   after(async () => {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page, Response } from 'playwright-core';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const WRONG = 'wrong-secret-key-in-the-form-0000';
@@ -52,11 +52,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
         // redirects and aborted requests have no body
       }
     });
-    await page.goto(`${served.url}/login`);
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logIn(page, served.url);
   });
 
   after(async () => {

@@ -6,6 +6,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import { Estate } from '../../sim/shared/estate.ts';
+import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { addTenableArgs, runCliAsync } from '../helpers/cli.ts';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const CHROMIUM = '/usr/bin/chromium';
@@ -126,4 +131,35 @@ export function screenshotDir(): string {
   const dir = process.env.TRIBUTARY_SCREENSHOTS === '1' ? SCREENSHOTS : mkdtempSync(join(tmpdir(), 'tributary-shots-'));
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Signs in as admin on the login page of `baseUrl` and waits for the overview. */
+export async function logIn(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(baseUrl + '/login');
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/**
+ * Both simulators on one estate (40 machines) and a `tributary serve`, with the scanner as source `scan`
+ * and the service desk as `desk`, both synced through the CLI.
+ */
+export async function startEstateServe(env: NodeJS.ProcessEnv): Promise<{ served: Served; scanner: RunningTenableSim; desk: RunningSdpSim }> {
+  const estate = new Estate(21, 40);
+  const [served, scanner, desk] = await Promise.all([
+    startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+    startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
+    startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
+  ]);
+  const cli = async (...args: string[]) => {
+    const r = await runCliAsync(['--data-dir', served.dataDir, ...args], env);
+    if (r.code !== 0) throw new Error(`tributary ${args.slice(0, 2).join(' ')} exited ${r.code}: ${r.stderr}`);
+  };
+  await cli(...addTenableArgs('scan', scanner));
+  await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`);
+  for (const s of ['scan', 'desk']) await cli('sync', s);
+  return { served, scanner, desk };
 }

@@ -13,7 +13,7 @@ import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/inde
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { rmSync } from 'node:fs';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
@@ -87,11 +87,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     browser = await launchBrowser({ width: 1280, height: 800 });
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(served.url + '/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logIn(page, served.url);
   });
 
   after(async () => {
@@ -261,6 +257,9 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   it('puts the compliance filters before the summary, and shows the service the scanner named', async () => {
     await page.goto(served.url + '/inventory/compliance');
     await page.getByRole('heading', { name: 'Benchmark results per host' }).waitFor();
+    // Both parts rendered (the summary's heading can come before the filters on a busy machine).
+    await page.locator('form.filters').waitFor();
+    await page.locator('#compliance-summary-title').waitFor();
     const order = Number(
       await page.evaluate(`(() => {
         const form = document.querySelector('form.filters');

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
@@ -43,12 +43,7 @@ describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 1
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await page.goto(served.url + '/login');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logIn(page, served.url);
   });
 
   after(async () => {
