@@ -15,14 +15,11 @@
 // first import writes): a filter on a source, or on one record, reads the feed up to the first page of
 // matches (the generated desk events start with run 1); `since` bounds that.
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { SecretBox } from '../src/core/secrets.ts';
 import { recordId } from '../src/store/records.ts';
 import { Store } from '../src/store/store.ts';
-import { tempDir } from '../test/helpers/databases.ts';
+import { withScratchDatabase } from './scratch-database.ts';
 
 type StoreKind = 'sqlite' | 'postgres';
 const PAGE = 100;
@@ -41,32 +38,6 @@ const findings = Number(values.findings ?? (values.quick ? 100_000 : 1_000_000))
 const events = Number(values.events ?? (values.quick ? 10_000 : 100_000));
 const repeat = Math.max(1, Number(values.repeat));
 const stores: StoreKind[] = values.store === 'both' ? ['sqlite', 'postgres'] : [values.store as StoreKind];
-
-async function withDatabase<T>(kind: StoreKind, fn: (url: string) => Promise<T>): Promise<T> {
-  if (kind === 'sqlite') {
-    const dir = tempDir('tributary-bench-changes-');
-    try {
-      return await fn(`sqlite:${join(dir, 'tributary.db')}`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  const name = `tributary_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: values['pg-url'] });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(values['pg-url']!);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    const c = new pg.Client({ connectionString: values['pg-url'] });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  }
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
@@ -216,7 +187,7 @@ async function time(fn: () => Promise<unknown>): Promise<{ median: number; p90: 
 }
 
 async function benchStore(kind: StoreKind): Promise<string[][]> {
-  return withDatabase(kind, async (url) => {
+  return withScratchDatabase(kind, values['pg-url']!, async (url) => {
     const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 5)), () => []);
     try {
       const t = performance.now();

@@ -8,15 +8,12 @@
 // longer than what is measured); then trendsReport is asked for 30 and 365 days, `--repeat` times each,
 // and the median and slowest times printed. --quick: 100,000 findings.
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { SecretBox } from '../src/core/secrets.ts';
 import { recordId } from '../src/store/records.ts';
 import { Store } from '../src/store/store.ts';
 import { trendsReport } from '../src/store/trends.ts';
-import { tempDir } from '../test/helpers/databases.ts';
+import { withScratchDatabase } from './scratch-database.ts';
 
 type StoreKind = 'sqlite' | 'postgres';
 const { values } = parseArgs({
@@ -37,40 +34,14 @@ const NOW = Date.now();
 const T0 = NOW - 40 * DAY;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function withDatabase<T>(kind: StoreKind, fn: (url: string) => Promise<T>): Promise<T> {
-  if (kind === 'sqlite') {
-    const dir = tempDir('tributary-bench-trends-');
-    try {
-      return await fn(`sqlite:${join(dir, 'tributary.db')}`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  const name = `tributary_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: values['pg-url'] });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(values['pg-url']!);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    const c = new pg.Client({ connectionString: values['pg-url'] });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  }
-}
-
 async function fill(store: Store): Promise<void> {
   const db = store.db;
   const source = await store.createSource('lab', 'tenable-sc', {}, null);
   const runs = Array.from({ length: 31 }, () => randomUUID());
-  const batch = async (table: string, columns: string[], rows: unknown[][], key = '"id"') => {
+  const batch = async (table: string, columns: string[], rows: unknown[][], key: string | null = '"id"') => {
     const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')})`;
-    for (let i = 0; i < rows.length; i += 5000)
-      await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail: ` ON CONFLICT (${key}) DO NOTHING` }, rows.slice(i, i + 5000)));
+    const tail = key ? ` ON CONFLICT (${key}) DO NOTHING` : '';
+    for (let i = 0; i < rows.length; i += 5000) await db.transaction((tx) => tx.insertMany({ head, columns: columns.length, tail }, rows.slice(i, i + 5000)));
   };
   const common = ['id', 'source_id', 'natural_key', 'external_id', 'first_seen', 'last_seen', 'removed', 'seen_gen', 'seen_run'];
   for (let f = 0; f < findings; f += 50_000) {
@@ -89,13 +60,13 @@ async function fill(store: Store): Promise<void> {
       if (reopened) events.push([iso(T0 + (fixedDay + 1) * DAY), id, 'reopened', source.id, 'vulnerabilities', null, 'fixed', 'reopened', runs[fixedDay + 1]]);
     }
     await batch('rec_vulnerabilities', [...common, 'plugin_id', 'severity', 'status'], recs);
-    await batch('changes', ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'], events, '"at", "record_id", "change"');
+    await batch('changes', ['at', 'record_id', 'change', 'source_id', 'model', 'external_id', 'from', 'to', 'run_id'], events, null);
   }
   if (db.dialect === 'postgres') await db.run('ANALYZE');
 }
 
 for (const kind of stores) {
-  await withDatabase(kind, async (url) => {
+  await withScratchDatabase(kind, values['pg-url']!, async (url) => {
     const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 7)), () => []);
     try {
       const t = performance.now();
