@@ -92,12 +92,13 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
       await page.getByText(label).waitFor();
     await page.getByText('Scanned hosts not in the CMDB').click();
     await page.getByRole('heading', { name: 'Scanned hosts not in the CMDB', level: 2 }).waitFor();
+    // The number on the card is the list's length (counted once the list says it has loaded them), and
+    // the columns are named for people.
+    const number = Number(((await page.locator('.card.stat[aria-current="true"] .stat-value').textContent()) ?? '').replace(/,/g, ''));
+    await page.getByText(`${number} record`).waitFor();
     const rows = await page.locator('section table tbody tr').count();
     assert.ok(rows > 0);
-    // The number on the card is the list's length, and the columns are named for people.
-    const number = Number(((await page.locator('.card.stat[aria-current="true"] .stat-value').textContent()) ?? '').replace(/,/g, ''));
     assert.equal(number, rows);
-    await page.getByText(`${rows} record`).waitFor();
     await page.getByRole('columnheader', { name: 'Host name' }).waitFor();
     // An urgent finding opens its finding page.
     await page.getByText('Urgent findings without a ticket').click();
