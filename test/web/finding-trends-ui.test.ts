@@ -15,7 +15,7 @@ import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, 
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
-type Rec = Record<string, unknown> & { id: string };
+import type { Rec } from '../../src/core/api-shapes.ts';
 
 describe('finding page and trends in chromium', { skip: unavailable ?? false, timeout: 180_000 }, () => {
   let served: Served;

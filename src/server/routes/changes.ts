@@ -11,7 +11,7 @@ import { CHANGE_FIELDS } from '../../store/changes-feed.ts';
 import { parseFilter } from '../../store/filters.ts';
 import { remediationReport } from '../../store/remediation.ts';
 import { type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
-import { remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes.ts';
+import { remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';

@@ -2,7 +2,7 @@
 // "Advanced settings", write-only secrets, field-level errors from the server, Save Configuration and
 // Test Connection (of the values in the form, saved or not), with the outcome at the top by the buttons.
 import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, api, type CheckResult, type ConnectorMeta, capitalize, describeError, type FieldMeta, type SourceView } from '../api.ts';
+import { ApiError, api, type ConnectorMeta, capitalize, describeError, type FieldMeta, type SourceCheck, type SourceView } from '../api.ts';
 import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
 import { CheckResults, FieldNotes } from './form-parts.tsx';
@@ -77,7 +77,7 @@ export function ConfigureForm(props: {
     props.flash ? { tone: 'success', title: props.flash } : null,
   );
   const [busy, setBusy] = useState<'save' | 'test' | null>(null);
-  const [check, setCheck] = useState<{ ok: boolean; checks: CheckResult[]; at: number; unsaved: boolean } | null>(null);
+  const [check, setCheck] = useState<(Pick<SourceCheck, 'ok' | 'checks'> & { at: number; unsaved: boolean }) | null>(null);
   /** What a test obtained that the save must keep (a one-time code's tokens), held by the server. */
   const [connectionTest, setConnectionTest] = useState<string | null>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
@@ -178,17 +178,16 @@ export function ConfigureForm(props: {
     setErrors({});
     try {
       const { config, schedule } = payload();
-      type Answer = { ok: boolean; checks: CheckResult[]; connectionTest?: string | null };
       const r = isNew
-        ? await api<Answer>('POST', '/api/v1/sources/check', {
+        ? await api<SourceCheck>('POST', '/api/v1/sources/check', {
             type: connector.type,
             name: name.trim() || undefined,
             config,
             ...(schedule ? { schedule } : {}),
           })
         : dirty
-          ? await api<Answer>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`, { config, schedule })
-          : await api<Answer>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
+          ? await api<SourceCheck>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`, { config, schedule })
+          : await api<SourceCheck>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
       if (r.connectionTest) setConnectionTest(r.connectionTest);
       setCheck({ ok: r.ok, checks: r.checks, at: Date.now(), unsaved: dirty });
       if (!dirty) props.onChecked?.();
