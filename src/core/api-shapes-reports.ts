@@ -1,8 +1,8 @@
-// The /api/v1 shapes of what is read from the records: summaries and counts, reports, assets and
-// coverage. Declared once like those of src/core/api-shapes.ts (route schemas, OpenAPI and
+// The /api/v1 shapes of what is read from the records: summaries and counts, reports, the change feed,
+// assets and coverage. Declared once like those of src/core/api-shapes.ts (route schemas, OpenAPI and
 // the web client's types come from them); only zod here, the browser imports this file for its types.
 import { z } from 'zod';
-import { nullableString, recordItem } from './api-shapes.ts';
+import { nullableString, page, recordItem } from './api-shapes.ts';
 
 const severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
 
@@ -92,6 +92,27 @@ export const trendsReport = z.object({
   generatedAt: z.iso.datetime(),
 });
 export type TrendsReport = z.infer<typeof trendsReport>;
+
+// ---- change feed ----
+
+export const changeKind = z.enum(['new', 'fixed', 'reopened', 'removed', 'updated']);
+export type ChangeKind = z.infer<typeof changeKind>;
+
+/** One lifecycle event of a record (GET /api/v1/changes, `tributary changes`); its fields in output order. */
+export const changeEvent = z.object({
+  id: z.string().describe("the event's id: its record's, its run's and its change"),
+  source: z.string(),
+  model: z.string(),
+  recordId: z.string(),
+  externalId: nullableString,
+  change: changeKind,
+  from: nullableString.describe('the status before (fixed, reopened, updated)'),
+  to: nullableString.describe('the status after'),
+  runId: z.string(),
+  at: z.iso.datetime(),
+});
+export type ChangeEvent = z.infer<typeof changeEvent>;
+export const changePage = page(changeEvent);
 
 // ---- assets and coverage ----
 

@@ -32,6 +32,7 @@ export type {
 export type {
   AssetLinked,
   AssetRecords,
+  ChangeEvent,
   ComplianceSummaryItem,
   CoverageCounts,
   CoverageRecords,

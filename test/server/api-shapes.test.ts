@@ -1,6 +1,6 @@
 // The shared API shapes: route schemas come out in the hand-written dialect, the OpenAPI document is
 // made of them, and real answers of the server parse with the shapes the web client's types come from
-// (the summaries and reports ones in api-shapes-reports.ts, the others in api-shapes.ts).
+// (the summaries, reports and change feed ones in api-shapes-reports.ts, the others in api-shapes.ts).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -127,6 +127,13 @@ describe('the server answers in the shared shapes', () => {
     exactly(R.coverageCounts, await get('/api/v1/reports/coverage'));
   });
 
+  it('parses the change feed exactly, its events carrying the fields the feed declares', async () => {
+    const feed = exactly(R.changePage, await get('/api/v1/changes?limit=1000'));
+    assert.ok(feed.items.length > 0 && feed.items.every((e) => e.change === 'new' && e.source === 'lab'));
+    const one = exactly(R.changePage, await get(`/api/v1/changes?recordId=${feed.items[0]!.recordId}`));
+    assert.deepEqual(one.items, [feed.items[0]]);
+  });
+
   it('parses the answers of actions: check, trial check, sync, link, upload tokens, removals', async () => {
     const check = exactly(S.sourceCheck, await send('POST', '/api/v1/sources/lab/check'));
     assert.equal(check.ok, true);
@@ -161,6 +168,7 @@ describe('the server answers in the shared shapes', () => {
     assert.deepEqual(Object.keys(schemaOf('/api/v1/sources/{name}').properties).sort(), Object.keys(S.sourceView.shape).sort());
     assert.deepEqual(Object.keys(schemaOf('/api/v1/auth/session').properties).sort(), Object.keys(S.sessionInfo.shape).sort());
     const itemOf = (path: string) => (schemaOf(path).properties.items as { items: { properties: Record<string, unknown> } }).items.properties;
+    assert.deepEqual(Object.keys(itemOf('/api/v1/changes')), Object.keys(R.changeEvent.shape), 'the change feed documents its events in output order');
     assert.deepEqual(Object.keys(itemOf('/api/v1/vulnerabilities/plugins')).sort(), Object.keys(R.pluginRow.shape).sort());
     assert.deepEqual(Object.keys(itemOf('/api/v1/hosts/finding-counts')).sort(), Object.keys(R.hostFindingCounts.shape).sort());
   });

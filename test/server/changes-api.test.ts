@@ -1,9 +1,11 @@
 // GET /api/v1/changes and GET /api/v1/reports/remediation on both stores: pages written through the
 // store at chosen times (a fix, a sweep, a reopening and a second fix, a ticket's status change), then
 // read back filtered, by run and by time, page by page; the report's mean time to remediate counts
-// the second fix from the reopening; the OpenAPI document lists both routes.
+// the second fix from the reopening; every event parses with the shared shape; the OpenAPI document
+// lists both routes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { changePage } from '../../src/core/api-shapes-reports.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
@@ -94,7 +96,8 @@ for (const backend of BACKENDS) {
     test('the feed, oldest first, with since by run and by time', async () => {
       const all = await get('/api/v1/changes?limit=1000');
       assert.equal(all.statusCode, 200, all.body);
-      const items = (all.data as { items: Json[] }).items;
+      const items = changePage.parse(all.data).items;
+      assert.deepEqual(items, (all.data as { items: Json[] }).items, 'every kind of event in the shared shape, all of it');
       assert.equal(items.length, 6 + 0 + 4 + 1 + 1, 'the unchanged second run added nothing');
       const times = items.map((c) => String(c.at));
       assert.deepEqual(times, [...times].sort(), 'oldest first (in the order they were written)');

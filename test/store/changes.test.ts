@@ -11,7 +11,7 @@ import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/core/log.ts';
-import type { ChangeRecord } from '../../src/store/changes-feed.ts';
+import type { ChangeEvent } from '../../src/core/api-shapes-reports.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { type FixtureControl, fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
@@ -23,10 +23,10 @@ type Finding = FixtureControl['findings'][number];
 const open = (host: string, plugin: string): Finding => ({ host, plugin, status: 'open' });
 const fixed = (host: string, plugin: string): Finding => ({ host, plugin, status: 'fixed' });
 
-async function allChanges(app: AppContext, opts: { since?: string; source?: string; limit?: number } = {}): Promise<ChangeRecord[]> {
+async function allChanges(app: AppContext, opts: { since?: string; source?: string; limit?: number } = {}): Promise<ChangeEvent[]> {
   const sourceIds = opts.source ? [(await app.store.getSource(opts.source)).id] : undefined;
   const since = opts.since ? await app.store.changesSince(opts.since) : null;
-  const out: ChangeRecord[] = [];
+  const out: ChangeEvent[] = [];
   let cursor: string | null = null;
   do {
     const page = await app.store.changes({ sourceIds, since, cursor, limit: opts.limit ?? 1000 });
@@ -37,7 +37,7 @@ async function allChanges(app: AppContext, opts: { since?: string; source?: stri
 }
 
 /** Events as `model externalId change from→to`, sorted (the fixture's finding externalId is its plugin). */
-const brief = (cs: ChangeRecord[]) => cs.map((c) => `${c.model} ${c.externalId} ${c.change} ${c.from ?? '-'}→${c.to ?? '-'}`).sort();
+const brief = (cs: ChangeEvent[]) => cs.map((c) => `${c.model} ${c.externalId} ${c.change} ${c.from ?? '-'}→${c.to ?? '-'}`).sort();
 
 for (const backend of BACKENDS) {
   describe(`change feed on ${backend.kind}`, { skip: backend.skip }, () => {
