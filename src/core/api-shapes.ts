@@ -151,6 +151,10 @@ export const fieldMeta = z
   .loose();
 export type FieldMeta = z.infer<typeof fieldMeta>;
 
+/** A group of a connector's form fields; its other fields go under "Advanced settings". */
+export const connectorSection = z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) });
+export type ConnectorSection = z.infer<typeof connectorSection>;
+
 export const connectorMeta = z.object({
   type: z.string(),
   title: z.string(),
@@ -159,7 +163,7 @@ export const connectorMeta = z.object({
   /** The models its sources write (null: not declared). */
   models: z.array(z.string()).nullable().describe('the models its sources write (null: not declared)'),
   /** Form layout declared by the connector; null = every field in one section. */
-  sections: z.array(z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) })).nullable(),
+  sections: z.array(connectorSection).nullable(),
   /** Present when the connector can read exports from the file drop. */
   files: z.object({ defaultBucket: z.string(), kinds: z.array(z.string()), uploadHint: nullableString }).nullable(),
   fields: z.array(fieldMeta),

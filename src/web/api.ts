@@ -10,6 +10,7 @@ export type {
   BucketListing,
   CheckResult,
   ConnectorMeta,
+  ConnectorSection,
   CveFacts,
   ExportDestination,
   ExportStatus,

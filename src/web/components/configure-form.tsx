@@ -2,19 +2,23 @@
 // "Advanced settings", write-only secrets, field-level errors from the server, Save Configuration and
 // Test Connection (of the values in the form, saved or not), with the outcome at the top by the buttons.
 import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, api, type ConnectorMeta, capitalize, describeError, type FieldMeta, type SourceCheck, type SourceView } from '../api.ts';
+import {
+  ApiError,
+  api,
+  type ConnectorMeta,
+  type ConnectorSection,
+  capitalize,
+  describeError,
+  type FieldMeta,
+  type SourceCheck,
+  type SourceView,
+} from '../api.ts';
 import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
 import { CheckResults, FieldNotes } from './form-parts.tsx';
 
 const MASK = '********';
-/** A group of the form's fields, as the connector declares them; its other fields go under "Advanced settings". */
-interface Section {
-  title?: string | null;
-  help?: string | null;
-  keys: string[];
-}
-const SCHEDULE: Section = { title: 'Schedule', keys: ['schedule'] };
+const SCHEDULE: ConnectorSection = { title: 'Schedule', help: null, keys: ['schedule'] };
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 type Values = Record<string, string | boolean>;
@@ -316,7 +320,8 @@ export function ConfigureForm(props: {
   };
 
   const byKey = new Map(connector.fields.map((f) => [f.key, f]));
-  const sections: Section[] = [...(connector.sections ?? [{ keys: connector.fields.map((f) => f.key).filter((k) => k !== 'schedule') }]), SCHEDULE];
+  const everyField = { title: null, help: null, keys: connector.fields.map((f) => f.key).filter((k) => k !== 'schedule') };
+  const sections: ConnectorSection[] = [...(connector.sections ?? [everyField]), SCHEDULE];
   const placed = new Set(sections.flatMap((sec) => sec.keys));
   const advanced = connector.fields.filter((f) => !placed.has(f.key) && visible(f, values));
   return (
