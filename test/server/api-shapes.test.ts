@@ -9,6 +9,7 @@ import * as S from '../../src/core/api-shapes.ts';
 import * as R from '../../src/core/api-shapes-reports.ts';
 import { recordId } from '../../src/store/records.ts';
 import { routeSchema } from '../../src/server/schema.ts';
+import { writeRecords } from '../helpers/store.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
 import { bearer, call, type Harness, login, makeHarness, waitForRun } from './helpers.ts';
 
@@ -144,8 +145,7 @@ describe('the server answers in the shared shapes', () => {
     exactly(S.uploadTokenList, await get('/api/v1/sources/lab/file-drop/tokens'));
 
     const desk = await h.app.store.createSource('desk', 'fixture', {}, null);
-    const stamp = { sourceId: desk.id, sourceName: 'desk', runId: 'r-desk', generation: 'g-desk', now: new Date().toISOString() };
-    await h.app.store.writePage(stamp, 'x', 'full', { 'cmdb-assets': [{ key: 'c1', fields: { name: 'spare' } }] }, { value: null, complete: false });
+    await writeRecords(h.app.store, desk, { 'cmdb-assets': [{ key: 'c1', fields: { name: 'spare' } }] });
     const host = S.page(S.recordItem).parse(await get('/api/v1/hosts?limit=1')).items[0]!;
     const cmdbAssetId = recordId('desk', 'cmdb-assets', 'c1');
     const linked = exactly(R.assetLinked, await send('POST', `/api/v1/assets/${host.id}/link`, { cmdbAssetId }));
