@@ -78,6 +78,7 @@ export const remediationItem = z.object({
   meanOpenAgeDays: z.number().nullable(),
   oldestOpenAgeDays: z.number().nullable(),
 });
+export type RemediationItem = z.infer<typeof remediationItem>;
 export const remediationReport = z.object({ items: z.array(remediationItem), since: nullableString, generatedAt: z.iso.datetime() });
 export type RemediationReport = z.infer<typeof remediationReport>;
 
@@ -87,8 +88,14 @@ export const trendsReport = z.object({
   historyFrom: nullableString.describe(
     'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
   ),
-  days: z.array(z.object({ date: z.string(), open: severityCounts })),
-  remediation: z.array(z.object({ severity: z.string(), fixed: z.int().describe('fixes in the window'), meanDaysToRemediate: z.number().nullable() })),
+  days: z.array(z.object({ date: z.string().describe('YYYY-MM-DD (UTC): open findings at the end of that day (for today: now)'), open: severityCounts })),
+  remediation: z.array(
+    z.object({
+      severity: z.string(),
+      fixed: z.int().describe('fixes (fixed events) in the window'),
+      meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening) to the fix; null without fixes'),
+    }),
+  ),
   generatedAt: z.iso.datetime(),
 });
 export type TrendsReport = z.infer<typeof trendsReport>;

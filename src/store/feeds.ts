@@ -3,7 +3,7 @@
 // kevDueDate, epssFeedScore, epssPercentile): set when a finding is written (FeedLookup, a per-process
 // cache of the CVEs looked up) and recomputed for every finding when a feed is imported.
 import { randomUUID } from 'node:crypto';
-import type { FeedInfo } from '../core/api-shapes.ts';
+import type { CveFacts as CveFeedFacts, FeedInfo } from '../core/api-shapes.ts';
 import { InputError } from '../core/errors.ts';
 import type { IncomingRecord } from '../core/models.ts';
 import type { Driver, StoreDb } from './driver.ts';
@@ -274,12 +274,6 @@ export class FeedLookup {
 }
 
 /** What the feeds say of each of these CVEs (for a finding's page): KEV entry and EPSS score, null where absent. */
-export interface CveFeedFacts {
-  cve: string;
-  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
-  epss: { score: number; percentile: number | null } | null;
-}
-
 export async function cveFeedFacts({ db }: StoreDb, cves: string[]): Promise<CveFeedFacts[]> {
   const wanted = [...new Set(cves.map((c) => c.trim().toUpperCase()).filter(Boolean))].slice(0, 500);
   const out = new Map<string, CveFeedFacts>(wanted.map((c) => [c, { cve: c, kev: null, epss: null }]));
