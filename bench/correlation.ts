@@ -13,18 +13,17 @@
 //
 // Targets: full ≤ 30 s on each store, peak RSS ≤ 400 MB, incremental ≤ 5 % of full.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { Estate } from '../sim/shared/estate.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { Store } from '../src/store/store.ts';
 import { launchFlags } from './launch-flags.ts';
+import { createPostgres, freshPostgres, postgresExists } from './scratch-database.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -164,41 +163,29 @@ async function measure(url: string): Promise<void> {
   }
 }
 
-const pgUrl = (name: string) => {
-  const u = new URL(args['pg-url']);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-
 /** A fresh database; with --reuse, a copy of the loaded one (PostgreSQL's template copy), loaded first when missing. */
 async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: args['pg-url'] });
-  await admin.connect();
+  let template: string | undefined;
   if (args.reuse) {
-    const base = `tributary_bench_base_${rows}`;
-    if ((await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [base])).rowCount === 0) {
-      await admin.query(`CREATE DATABASE ${base}`);
+    template = `tributary_bench_base_${rows}`;
+    if (await postgresExists(args['pg-url'], template)) process.stderr.write(`postgres: reusing database ${template}\n`);
+    else {
+      const base = await createPostgres(args['pg-url'], template);
       try {
         const t = performance.now();
-        const loaded = await load(pgUrl(base));
+        const loaded = await load(base.url);
         process.stderr.write(`postgres: stored ${loaded.hosts} hosts and ${loaded.cmdb} CMDB assets in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
       } catch (err) {
-        await admin.query(`DROP DATABASE IF EXISTS ${base}`);
+        await base.drop();
         throw err;
       }
-    } else process.stderr.write(`postgres: reusing database ${base}\n`);
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${base}`);
-  } else await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+    }
+  }
+  const db = await freshPostgres(args['pg-url'], template);
   try {
-    return await fn(pgUrl(name));
+    return await fn(db.url);
   } finally {
-    const c = new pg.Client({ connectionString: args['pg-url'] });
-    await c.connect();
-    await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
-    await c.query(`DROP DATABASE IF EXISTS ${name}`);
-    await c.end();
+    await db.drop();
   }
 }
 

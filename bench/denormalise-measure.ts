@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { Store } from '../src/store/store.ts';
+import { freshPostgres } from './scratch-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,7 +24,7 @@ const synopsis = (p: number) => `The remote host is missing a security update fo
 const solution = (p: number) =>
   `Update the affected package ${p} to the latest version published by the vendor, or apply the vendor's workaround described in advisory ADV-${p}.`;
 
-async function open(kind: string, variant: string): Promise<{ store: Store; size: () => Promise<number>; drop: () => Promise<void> }> {
+async function open(kind: string): Promise<{ store: Store; size: () => Promise<number>; drop: () => Promise<void> }> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'denorm-'));
     const file = join(dir, 'db.sqlite');
@@ -35,29 +35,17 @@ async function open(kind: string, variant: string): Promise<{ store: Store; size
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const name = `denorm_${variant}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: values['pg-url'] });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(values['pg-url']!);
-  u.pathname = `/${name}`;
-  const store = await Store.open(u.toString(), new SecretBox(Buffer.alloc(32, 1)), () => []);
+  const { url, drop } = await freshPostgres(values['pg-url']!);
+  const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
   return {
     store,
     size: async () => Number((await store.db.all(`SELECT pg_total_relation_size('rec_vulnerabilities') AS n`))[0]!.n),
-    drop: async () => {
-      const a = new pg.Client({ connectionString: values['pg-url'] });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name}`);
-      await a.end();
-    },
+    drop,
   };
 }
 
 async function run(kind: string, denormalised: boolean) {
-  const { store, size, drop } = await open(kind, denormalised ? 'd' : 'j');
+  const { store, size, drop } = await open(kind);
   const source = await store.createSource('lab', 'fixture', {}, null);
   const stamp = { sourceId: source.id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() };
   const plugins: IncomingRecord[] = [];

@@ -33,8 +33,8 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { launchFlags } from './launch-flags.ts';
+import { freshPostgres } from './scratch-database.ts';
 
 const PHASES = ['floor', 'ocsf', 'ecs', 'parquet'] as const;
 type Phase = (typeof PHASES)[number];
@@ -235,20 +235,9 @@ async function main(): Promise<void> {
     let db = `sqlite:${join(dataDir, 'tributary.db')}`;
     let dropPg: (() => Promise<void>) | null = null;
     if (store === 'postgres') {
-      const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: args['pg-url'] });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const u = new URL(args['pg-url']!);
-      u.pathname = `/${name}`;
-      db = u.toString();
-      dropPg = async () => {
-        const c = new pg.Client({ connectionString: args['pg-url'] });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      };
+      const fresh = await freshPostgres(args['pg-url']!);
+      db = fresh.url;
+      dropPg = fresh.drop;
     } else if (store !== 'sqlite') throw new Error(`unknown store '${store}'`);
     try {
       const t = performance.now();

@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import pg from 'pg';
 import type { AppContext } from '../src/app/context.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { importFeedFiles } from '../src/feeds/index.ts';
 import { Store } from '../src/store/store.ts';
+import { freshPostgres } from './scratch-database.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,20 +32,7 @@ if (values.store === 'sqlite') {
   url = `sqlite:${join(dir, 'db.sqlite')}`;
   cleanup = async () => rmSync(dir, { recursive: true, force: true });
 } else {
-  const name = `feeds_measure_${process.pid}`;
-  const admin = new pg.Client({ connectionString: values['pg-url'] });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(values['pg-url']!);
-  u.pathname = `/${name}`;
-  url = u.toString();
-  cleanup = async () => {
-    const a = new pg.Client({ connectionString: values['pg-url'] });
-    await a.connect();
-    await a.query(`DROP DATABASE IF EXISTS ${name}`);
-    await a.end();
-  };
+  ({ url, drop: cleanup } = await freshPostgres(values['pg-url']!));
 }
 const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
 const source = await store.createSource('lab', 'fixture', {}, null);

@@ -11,21 +11,18 @@
 // HTTP round trip: routing, auth, SQL, serialisation), reported as p50 and p95 in milliseconds; a query
 // whose warm-up takes over --slow-ms is timed 3 times only (it misses the target by far either way).
 // Target (issue 17): every list page and every summary ≤ 100 ms at p95, on both stores.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { openApp } from '../src/app/context.ts';
 import { addSource } from '../src/app/sources.ts';
 import { createLogger } from '../src/core/log.ts';
 import { startServer } from '../src/server/server.ts';
 import { runSync } from '../src/sync/runner.ts';
+import { freshPostgres } from './scratch-database.ts';
+import { type SimProcess, startTenableSimProcess } from './sim-process.ts';
 
-const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
 const { values: args } = parseArgs({
   options: {
     findings: { type: 'string', default: '1000000' },
@@ -42,51 +39,6 @@ const runs = Math.max(1, Number(args.runs));
 const slowMs = Number(args['slow-ms']);
 const PASSWORD = 'bench-password-0123456789';
 process.env.TRIBUTARY_MASTER_KEY ??= Buffer.alloc(32, 42).toString('base64');
-
-interface Sim {
-  url: string;
-  accessKey: string;
-  secretKey: string;
-  child: ChildProcess;
-}
-
-function startSim(): Promise<Sim> {
-  const child = spawn(process.execPath, [BIN, 'sim', 'tenable-sc', '--port', '0', '--seed', '17', '--hosts', String(hosts), '--findings-per-host', '50'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        const j = JSON.parse(out.slice(0, nl)) as { url: string; accessKey: string; secretKey: string };
-        resolve({ ...j, child });
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`simulator exited ${c}`)));
-  });
-}
-
-async function freshPg(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `tributary_qlat_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: args['pg-url'] });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(args['pg-url']!);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: args['pg-url'] });
-      await c.connect();
-      await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
-      await c.query(`DROP DATABASE IF EXISTS ${name}`);
-      await c.end();
-    },
-  };
-}
 
 /** The queries: what the UI's pages request (inventory lists, sorts, filters, overview, hosts, plugins) and the API's summaries. */
 function queries(ids: { hostId: string; pluginId: string; cve: string; hostname: string }): [string, string][] {
@@ -143,9 +95,9 @@ interface Row {
   n: number;
 }
 
-async function measureStore(kind: 'sqlite' | 'postgres', sim: Sim): Promise<{ fillSeconds: number; stored: number; rows: Row[] }> {
+async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promise<{ fillSeconds: number; stored: number; rows: Row[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-qlat-'));
-  const db = kind === 'postgres' ? await freshPg() : null;
+  const db = kind === 'postgres' ? await freshPostgres(args['pg-url']!) : null;
   const app = await openApp({ dataDir: dir, db: db?.url, log: createLogger({ level: 'warn' }) });
   let server: { url: string; close(): Promise<void> } | null = null;
   try {
@@ -215,7 +167,7 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: Sim): Promise<{ fi
 }
 
 const stores = (args.store === 'both' ? ['sqlite', 'postgres'] : [args.store]) as ('sqlite' | 'postgres')[];
-const sim = await startSim();
+const sim = await startTenableSimProcess(['--seed', '17', '--hosts', String(hosts), '--findings-per-host', '50']);
 const results: Partial<Record<'sqlite' | 'postgres', Awaited<ReturnType<typeof measureStore>>>> = {};
 try {
   console.error(`${hosts} hosts × 50 findings per host; ${runs} timed requests per query`);

@@ -12,19 +12,19 @@
 // Targets: 3 workers ≥ 2.2 × 1 worker (the upstream's latency, not us, is the bottleneck);
 // PostgreSQL 1 worker ≥ 0.7 × SQLite.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { type AppContext, openApp } from '../src/app/context.ts';
 import { addSource } from '../src/app/sources.ts';
 import { createLogger } from '../src/core/log.ts';
 import { SyncQueue } from '../src/sync/queue.ts';
 import { runSync } from '../src/sync/runner.ts';
+import { freshPostgres } from './scratch-database.ts';
+import { type SimProcess, startTenableSimProcess } from './sim-process.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
 const { values: args } = parseArgs({
@@ -43,35 +43,6 @@ const latencyMs = Number(args['latency-ms']);
 const env = { ...process.env, TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 42).toString('base64'), TRIBUTARY_LOG_LEVEL: 'warn', TRIBUTARY_QUEUE_POLL_SECONDS: '0.5' };
 process.env.TRIBUTARY_MASTER_KEY = env.TRIBUTARY_MASTER_KEY;
 
-interface Sim {
-  url: string;
-  accessKey: string;
-  secretKey: string;
-  child: ChildProcess;
-}
-
-function startSim(seed: number): Promise<Sim> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'sim', 'tenable-sc', '--port', '0', '--seed', String(seed), '--hosts', String(hosts), '--findings-per-host', '50', '--latency-ms', String(latencyMs)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        const j = JSON.parse(out.slice(0, nl)) as { url: string; accessKey: string; secretKey: string };
-        resolve({ url: j.url, accessKey: j.accessKey, secretKey: j.secretKey, child });
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`simulator exited ${c}`)));
-  });
-}
-
 function startWorker(dataDir: string, dbUrl: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, '--db', dbUrl, 'worker'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
@@ -84,27 +55,7 @@ function startWorker(dataDir: string, dbUrl: string): Promise<ChildProcess> {
   });
 }
 
-async function freshPg(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `tributary_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: args['pg-url'] });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(args['pg-url']!);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: args['pg-url'] });
-      await c.connect();
-      await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
-      await c.query(`DROP DATABASE IF EXISTS ${name}`);
-      await c.end();
-    },
-  };
-}
-
-async function addConsoles(app: AppContext, sims: Sim[]): Promise<string[]> {
+async function addConsoles(app: AppContext, sims: SimProcess[]): Promise<string[]> {
   const names: string[] = [];
   for (const [i, s] of sims.entries()) {
     const name = `console-${i + 1}`;
@@ -136,7 +87,7 @@ async function measure(app: AppContext, scenario: string, names: string[]): Prom
   return { scenario, seconds, findings, perSecond: findings / seconds };
 }
 
-async function sqliteScenario(sims: Sim[]): Promise<Outcome> {
+async function sqliteScenario(sims: SimProcess[]): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-scale-'));
   const app = await openApp({ dataDir: dir, log: createLogger({ level: 'warn' }) });
   try {
@@ -149,8 +100,8 @@ async function sqliteScenario(sims: Sim[]): Promise<Outcome> {
   }
 }
 
-async function pgScenario(sims: Sim[], workers: number): Promise<Outcome> {
-  const db = await freshPg();
+async function pgScenario(sims: SimProcess[], workers: number): Promise<Outcome> {
+  const db = await freshPostgres(args['pg-url']!);
   const dir = mkdtempSync(join(tmpdir(), 'tributary-scale-'));
   const app = await openApp({ dataDir: dir, db: db.url, log: createLogger({ level: 'warn' }), env });
   const children: ChildProcess[] = [];
@@ -177,7 +128,11 @@ async function pgScenario(sims: Sim[], workers: number): Promise<Outcome> {
 }
 
 const only = new Set(args.only!.split(','));
-const sims = await Promise.all([1, 2, 3].map((i) => startSim(100 + i)));
+const sims = await Promise.all(
+  [1, 2, 3].map((i) =>
+    startTenableSimProcess(['--seed', String(100 + i), '--hosts', String(hosts), '--findings-per-host', '50', '--latency-ms', String(latencyMs)]),
+  ),
+);
 const results: Outcome[] = [];
 try {
   console.error(`3 consoles × ${hosts * 50} findings (${hosts} hosts), ${latencyMs} ms per request, pages of ${args['page-size']}`);

@@ -28,7 +28,6 @@
 // (100k of 1M) and at the end; growth = (end − 10 %) / 10 %. Both children run with the V8 flags
 // `tributary` is launched with (bench/launch-flags.ts), or with --node-flags when given ('' for none).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,6 +35,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchFlags } from './launch-flags.ts';
+import { startTenableSimProcess } from './sim-process.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -303,26 +303,9 @@ async function tributaryRun(store: StoreKind, target: Target, db: string, dataDi
 // ---------------------------------------------------------------------------------------------
 // Parent: simulator, databases, children, table.
 
-function startSim(hosts: number, perHost: number): Promise<{ proc: ChildProcess; target: Target }> {
-  const proc = spawn(
-    process.execPath,
-    [join(root, 'bin', 'tributary.js'), 'sim', 'tenable-sc', '--hosts', String(hosts), '--findings-per-host', String(perHost), '--port', '0', '--seed', '1'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) {
-        const info = JSON.parse(buf.slice(0, nl)) as Target;
-        resolve({ proc, target: { url: info.url, accessKey: info.accessKey, secretKey: info.secretKey } });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`the simulator exited (${code})`)));
-  });
+async function startSim(hosts: number, perHost: number): Promise<{ proc: ChildProcess; target: Target }> {
+  const { url, accessKey, secretKey, child } = await startTenableSimProcess(['--hosts', String(hosts), '--findings-per-host', String(perHost), '--seed', '1']);
+  return { proc: child, target: { url, accessKey, secretKey } };
 }
 
 /** Builds the simulator's per-query page index before anything is timed (first request of each phase). */
@@ -344,20 +327,8 @@ async function withDatabase<T>(store: StoreKind, pgUrl: string, fn: (db: string,
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
   try {
     if (store === 'sqlite') return await fn(join(dataDir, 'bench.db'), dataDir);
-    const pg = (await import('pg')).default;
-    const name = `tributary_bench_${randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(pgUrl);
-    url.pathname = `/${name}`;
-    try {
-      return await fn(url.toString(), dataDir);
-    } finally {
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
-      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.end();
-    }
+    const { withScratchDatabase } = await import('./scratch-database.ts');
+    return await withScratchDatabase('postgres', pgUrl, (url) => fn(url, dataDir));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 // Source operations shared by the CLI and the API: validation against the connector's schema,
 // secrets kept on reconfigure, masked presentation, the credential check, removal.
+import type { SourceView as ApiSourceView } from '../core/api-shapes.ts';
 import { createHash } from 'node:crypto';
 import { type CheckResult, type Connector, type ConnectorContext, readsFiles } from '../core/connector.ts';
 import { configError } from '../core/config.ts';
@@ -15,18 +16,8 @@ import type { ModelName } from '../core/models.ts';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
-export interface SourceView {
-  name: string;
-  type: string;
-  config: Record<string, unknown>;
-  schedule: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastCheck: SourceRecord['lastCheck'];
-  lastRun: Pick<RunRecord, 'id' | 'status' | 'mode' | 'startedAt' | 'finishedAt' | 'error'> | null;
-  /** Stored secrets the master key cannot decrypt (present only when there are some). */
-  unreadableSecrets?: string[];
-}
+/** A source as presenters show it, secrets masked (the API's source view but for its exports). */
+export type SourceView = Omit<ApiSourceView, 'exports'>;
 
 export function connectorContext(app: AppContext, source: { id: string; name: string }): ConnectorContext {
   return {

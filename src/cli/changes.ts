@@ -2,10 +2,11 @@
 // the change feed, oldest first (also `tributary query changes`).
 import type { Command } from 'commander';
 import type { AppContext } from '../app/context.ts';
+import { type ChangeEvent, changeEvent } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../core/models.ts';
 import { CHANGE_KINDS } from '../store/changes.ts';
-import { CHANGE_FIELDS, type ChangeQuery } from '../store/changes-feed.ts';
+import type { ChangeQuery } from '../store/changes-feed.ts';
 import { parseFilter } from '../store/filters.ts';
 import { collect, globals, withApp } from './app.ts';
 import { csvField, renderTable } from './output.ts';
@@ -14,7 +15,7 @@ const FORMATS = ['table', 'jsonl', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
 
 /** Columns of the human table (every field goes to jsonl and csv). */
-const TABLE_COLUMNS = ['at', 'source', 'model', 'change', 'from', 'to', 'externalId', 'recordId'];
+const TABLE_COLUMNS: (keyof ChangeEvent)[] = ['at', 'source', 'model', 'change', 'from', 'to', 'externalId', 'recordId'];
 
 /** Comma-separated or repeated values, checked against the allowed ones. */
 function listOption(values: string[], allowed: readonly string[], flag: string): string[] {
@@ -41,8 +42,8 @@ export function parseLimit(limit: string | undefined): number {
 
 /** Prints every change matching `query` (paged through the store), up to `limit`. */
 export async function printChanges(app: AppContext, query: Omit<ChangeQuery, 'cursor' | 'limit'>, format: Format, limit: number): Promise<void> {
-  const columns = CHANGE_FIELDS.map((f) => f.name);
-  const tableRows: Record<string, unknown>[] = [];
+  const columns = Object.keys(changeEvent.shape) as (keyof ChangeEvent)[];
+  const tableRows: ChangeEvent[] = [];
   let cursor: string | null = null;
   let printed = 0;
   let first = true;
@@ -52,10 +53,9 @@ export async function printChanges(app: AppContext, query: Omit<ChangeQuery, 'cu
     if (first && format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
     first = false;
     for (const r of page.records) {
-      const rec = r as unknown as Record<string, unknown>;
       if (format === 'jsonl') process.stdout.write(JSON.stringify(r) + '\n');
-      else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(rec[c])).join(',') + '\n');
-      else tableRows.push(rec);
+      else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(r[c])).join(',') + '\n');
+      else tableRows.push(r);
     }
     printed += page.records.length;
     cursor = page.nextCursor;

@@ -3,7 +3,7 @@
 // Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
 import { z } from 'zod';
 
-const nullableString = z.string().nullable();
+export const nullableString = z.string().nullable();
 
 export const errorBody = z.object({
   error: z.object({ code: z.string(), message: z.string(), field: nullableString }).loose(),
@@ -119,6 +119,7 @@ export const sourceView = z.object({
   unreadableSecrets: z.array(z.string()).optional().describe('stored secrets the master key cannot decrypt: enter them again'),
 });
 export type SourceView = z.infer<typeof sourceView>;
+export const sourceList = z.object({ items: z.array(sourceView) });
 
 export const sourceCheck = z.object({
   ok: z.boolean(),
@@ -150,6 +151,10 @@ export const fieldMeta = z
   .loose();
 export type FieldMeta = z.infer<typeof fieldMeta>;
 
+/** A group of a connector's form fields; its other fields go under "Advanced settings". */
+export const connectorSection = z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) });
+export type ConnectorSection = z.infer<typeof connectorSection>;
+
 export const connectorMeta = z.object({
   type: z.string(),
   title: z.string(),
@@ -158,7 +163,7 @@ export const connectorMeta = z.object({
   /** The models its sources write (null: not declared). */
   models: z.array(z.string()).nullable().describe('the models its sources write (null: not declared)'),
   /** Form layout declared by the connector; null = every field in one section. */
-  sections: z.array(z.object({ title: nullableString, help: nullableString, keys: z.array(z.string()) })).nullable(),
+  sections: z.array(connectorSection).nullable(),
   /** Present when the connector can read exports from the file drop. */
   files: z.object({ defaultBucket: z.string(), kinds: z.array(z.string()), uploadHint: nullableString }).nullable(),
   fields: z.array(fieldMeta),
@@ -216,12 +221,14 @@ export const bucketListing = z.object({
   folder: nullableString.describe('the bucket folder on a local file drop; null on S3'),
   items: z.array(bucketFile),
 });
+export type BucketListing = z.infer<typeof bucketListing>;
 
 export const uploadedFile = bucketObject.extend({
   bucket: z.string(),
   address: z.string(),
   path: nullableString.describe('the file on a local file drop; null on S3'),
 });
+export const uploadedFiles = z.object({ items: z.array(uploadedFile) });
 
 export const fileDropGuide = z.object({
   source: z.string(),
@@ -256,38 +263,7 @@ export const uploadToken = z.object({
   active: z.boolean(),
 });
 export type UploadToken = z.infer<typeof uploadToken>;
-
-// ---- record summaries ----
-
-export const groupCount = z.object({ values: z.record(z.string(), z.unknown()), count: z.int() });
-export type GroupCount = z.infer<typeof groupCount>;
-export const groupCounts = z.object({ items: z.array(groupCount) });
-
-export const complianceSummaryItem = z.object({
-  hostId: nullableString,
-  hostname: nullableString,
-  ipAddresses: z.array(z.string()),
-  source: z.string(),
-  benchmark: z.string(),
-  passed: z.int(),
-  failed: z.int(),
-  warning: z.int(),
-  error: z.int(),
-  total: z.int(),
-});
-export type ComplianceSummaryItem = z.infer<typeof complianceSummaryItem>;
-export const complianceSummary = z.object({ items: z.array(complianceSummaryItem) });
-
-export const hostLabel = z.object({ id: z.string(), hostname: nullableString, ipAddresses: z.array(z.string()) });
-export type HostLabel = z.infer<typeof hostLabel>;
-export const hostLabels = z.object({ items: z.array(hostLabel) });
-
-export const recordStats = z.object({
-  models: z.record(z.string(), z.int()),
-  sources: z.record(z.string(), z.record(z.string(), z.int())),
-  overdue: z.record(z.string(), z.int()).describe('open findings past their SLA due date, per severity'),
-});
-export type RecordStats = z.infer<typeof recordStats>;
+export const uploadTokenList = z.object({ items: z.array(uploadToken) });
 
 // ---- small answers ----
 
@@ -295,6 +271,7 @@ export const syncStarted = z.object({ runId: nullableString, jobId: z.string().o
 export type SyncStarted = z.infer<typeof syncStarted>;
 export const sourceRemoved = z.object({ removed: z.string(), warnings: z.array(z.string()) });
 export type SourceRemoved = z.infer<typeof sourceRemoved>;
+export const exportRemoved = z.object({ removed: z.string() });
 
 export const apiToken = z.object({
   id: z.string(),
@@ -307,48 +284,19 @@ export type ApiToken = z.infer<typeof apiToken>;
 export const apiTokenList = z.object({ items: z.array(apiToken) });
 export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), token: z.string(), expiresAt: nullableString });
 
-// ---- reports ----
-
-export const remediationItem = z.object({
-  source: z.string(),
-  severity: nullableString,
-  fixed: z.int().describe('fixes observed (fixed events) in the window'),
-  meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening before the fix) to the fix'),
-  open: z.int().describe('findings open or reopened now'),
-  meanOpenAgeDays: z.number().nullable(),
-  oldestOpenAgeDays: z.number().nullable(),
-});
-export const remediationReport = z.object({ items: z.array(remediationItem), since: nullableString, generatedAt: z.iso.datetime() });
-export type RemediationReport = z.infer<typeof remediationReport>;
-
-/** Open findings per severity (the trends report's severities, as store/trends.ts TREND_SEVERITIES). */
-const severityCounts = z.object({ critical: z.int(), high: z.int(), medium: z.int(), low: z.int(), info: z.int() });
-
-export const trendsReport = z.object({
-  from: z.string().describe('first day (YYYY-MM-DD, UTC)'),
-  to: z.string().describe('last day'),
-  historyFrom: nullableString.describe(
-    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
-  ),
-  days: z.array(z.object({ date: z.string(), open: severityCounts })),
-  remediation: z.array(z.object({ severity: z.string(), fixed: z.int().describe('fixes in the window'), meanDaysToRemediate: z.number().nullable() })),
-  generatedAt: z.iso.datetime(),
-});
-export type TrendsReport = z.infer<typeof trendsReport>;
-
 // ---- feeds ----
 
 export const feedInfo = z.object({
   kind: z.enum(['kev', 'epss']),
   name: z.string(),
   version: z.string(),
-  released: z.iso.datetime(),
+  released: z.iso.datetime().describe("the feed's own date (KEV dateReleased, EPSS score_date)"),
   records: z.int(),
   size: z.int(),
   sha256: z.string(),
   fileName: nullableString,
   importedAt: z.iso.datetime(),
-  versions: z.int(),
+  versions: z.int().describe('versions imported so far, this one included'),
   ageDays: z.int(),
   stale: z.boolean(),
 });
@@ -414,22 +362,3 @@ export const syncBody = z.strictObject({
   allowLargeRemoval: z.boolean().optional().describe("with full: let the sweep remove more than the sweep guard allows (the CLI's --allow-large-removal)"),
 });
 export type SyncBody = z.infer<typeof syncBody>;
-
-// ---- assets and coverage ----
-
-export const assetRecords = z.object({ asset: recordItem, hosts: z.array(recordItem), cmdbAssets: z.array(recordItem) });
-export type AssetRecords = z.infer<typeof assetRecords>;
-
-export const coverageKind = z.enum(['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings']);
-export const coverageCounts = z.object({
-  cmdbNotScanned: z.int(),
-  scannedNotInCmdb: z.int(),
-  findingsWithoutTicket: z.int(),
-  ticketsForFixedFindings: z.int(),
-  days: z.int(),
-});
-export type CoverageCounts = z.infer<typeof coverageCounts>;
-export const coverageRecords = z.object({ kind: coverageKind, days: z.int(), items: z.array(recordItem) });
-export type CoverageRecords = z.infer<typeof coverageRecords>;
-/** GET /api/v1/reports/coverage: the four numbers, or with ?list=KIND the records behind one. */
-export const coverageAnswer = z.union([coverageRecords, coverageCounts]);

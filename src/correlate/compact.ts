@@ -2,7 +2,7 @@
 // identifiers packed into one string, and the index from identifier values to records a sorted typed
 // array of 30-bit hashes of (kind, value) rather than the values themselves (a hash shared by two
 // values is told apart by checking the record's own values). Answers exactly as MemoryContext does. Pure.
-import { IDENT_KINDS, type IdentKind, type MatchContext } from './engine.ts';
+import { type HostEntry, HostsByIp, IDENT_KINDS, type IdentKind, type MatchContext } from './engine.ts';
 import type { Identifiers } from './normalize.ts';
 
 const KIND = '\u0001';
@@ -22,8 +22,6 @@ export function keyOf(kind: number, value: string): number {
   return h >>> 2;
 }
 
-type HostEntry = { id: string; scope: string | null };
-
 export class CompactContext implements MatchContext {
   readonly #ids: string[] = [];
   /** Per record: its identifiers packed (kinds in IDENT_KINDS order, then the scope), or the object when a value holds a separator. */
@@ -33,7 +31,7 @@ export class CompactContext implements MatchContext {
   #pending: number[] = [];
   #keys = new Int32Array(0);
   #recs = new Int32Array(0);
-  readonly #hostIps = new Map<string, HostEntry | HostEntry[]>();
+  readonly #hostIps = new HostsByIp();
   readonly #claims = new Map<string, string[]>();
   readonly #links = new Map<string, string[]>();
   readonly #unlinks = new Map<string, Set<string>>();
@@ -78,14 +76,7 @@ export class CompactContext implements MatchContext {
 
   /** Makes a host's addresses known to hostsWithIp. */
   addHost(h: Pick<Identifiers, 'id' | 'ip' | 'scope'>): void {
-    if (h.ip.length === 0) return;
-    const entry = { id: h.id, scope: h.scope };
-    for (const ip of h.ip) {
-      const had = this.#hostIps.get(ip);
-      if (had === undefined) this.#hostIps.set(ip, entry);
-      else if (Array.isArray(had)) had.push(entry);
-      else this.#hostIps.set(ip, [had, entry]);
-    }
+    this.#hostIps.add(h);
   }
 
   #values(n: number, kind: number): string[] {
@@ -150,8 +141,7 @@ export class CompactContext implements MatchContext {
   }
 
   hostsWithIp(ip: string): HostEntry[] {
-    const v = this.#hostIps.get(ip);
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+    return this.#hostIps.get(ip);
   }
 
   claimedBy(cmdbId: string): string[] {

@@ -61,12 +61,15 @@ export function vetoOf(step: Step, h: Identifiers, c: Identifiers): Conflict | n
   return null;
 }
 
+/** A host holding an address, with its partition. */
+export type HostEntry = { id: string; scope: string | null };
+
 export interface MatchContext {
   /** CMDB records holding a value of a kind (ids). */
   cmdbWith(kind: IdentKind, value: string): string[];
   cmdb(id: string): Identifiers | undefined;
   /** Other hosts holding an IP, with their partition. */
-  hostsWithIp(ip: string): { id: string; scope: string | null }[];
+  hostsWithIp(ip: string): HostEntry[];
   /** Hosts linked to a CMDB record by a rule other than IP (a DHCP-reused address must not join them). */
   claimedBy(cmdbId: string): string[];
   /** Manual overrides of this host: CMDB records it is linked to / forbidden from. */
@@ -208,12 +211,33 @@ function ipStep(h: Identifiers, all: string[], found: Map<string, string[]>, ctx
   };
 }
 
+/** Hosts by IP address, for a MatchContext's hostsWithIp (most addresses have one host: kept without a list). */
+export class HostsByIp {
+  readonly #byIp = new Map<string, HostEntry | HostEntry[]>();
+
+  add(h: Pick<Identifiers, 'id' | 'ip' | 'scope'>): void {
+    if (h.ip.length === 0) return;
+    const entry = { id: h.id, scope: h.scope };
+    for (const ip of h.ip) {
+      const had = this.#byIp.get(ip);
+      if (had === undefined) this.#byIp.set(ip, entry);
+      else if (Array.isArray(had)) had.push(entry);
+      else this.#byIp.set(ip, [had, entry]);
+    }
+  }
+
+  get(ip: string): HostEntry[] {
+    const v = this.#byIp.get(ip);
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  }
+}
+
 /** An in-memory MatchContext over whole record sets (the full pass, and tests). */
 export class MemoryContext implements MatchContext {
   readonly #cmdb = new Map<string, Identifiers>();
   /** Per identifier kind: value → the id holding it, or the ids when several do (most values have one). */
   readonly #index = new Map<IdentKind, Map<string, string | string[]>>(IDENT_KINDS.map((k) => [k, new Map()]));
-  readonly #hostIps = new Map<string, { id: string; scope: string | null } | { id: string; scope: string | null }[]>();
+  readonly #hostIps = new HostsByIp();
   readonly #claims = new Map<string, string[]>();
   readonly #links = new Map<string, string[]>();
   readonly #unlinks = new Map<string, Set<string>>();
@@ -247,14 +271,7 @@ export class MemoryContext implements MatchContext {
 
   /** Makes a host's addresses known to hostsWithIp (hosts may come in pages; phase 2 needs them all). */
   addHost(h: Pick<Identifiers, 'id' | 'ip' | 'scope'>): void {
-    if (h.ip.length === 0) return;
-    const entry = { id: h.id, scope: h.scope };
-    for (const ip of h.ip) {
-      const had = this.#hostIps.get(ip);
-      if (had === undefined) this.#hostIps.set(ip, entry);
-      else if (Array.isArray(had)) had.push(entry);
-      else this.#hostIps.set(ip, [had, entry]);
-    }
+    this.#hostIps.add(h);
   }
 
   cmdbWith(kind: IdentKind, value: string): string[] {
@@ -264,9 +281,8 @@ export class MemoryContext implements MatchContext {
   cmdb(id: string): Identifiers | undefined {
     return this.#cmdb.get(id);
   }
-  hostsWithIp(ip: string): { id: string; scope: string | null }[] {
-    const v = this.#hostIps.get(ip);
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  hostsWithIp(ip: string): HostEntry[] {
+    return this.#hostIps.get(ip);
   }
   claimedBy(cmdbId: string): string[] {
     return this.#claims.get(cmdbId) ?? [];

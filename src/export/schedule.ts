@@ -4,6 +4,7 @@
 // says why, and the next successful sync tries again (a changes-only export then covers both runs).
 import { join, resolve } from 'node:path';
 import type { ExportContext } from './context.ts';
+import type { ExportDestination, ExportStatus } from '../core/api-shapes.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { isModelName, type ModelName } from '../core/models.ts';
 import { scrubSecrets } from '../core/secrets.ts';
@@ -35,32 +36,6 @@ export interface DestinationInput {
   /** Default: every model the format writes. */
   models?: string[];
   mode?: string;
-}
-
-export interface DestinationView {
-  name: string;
-  source: string | null;
-  target: string;
-  format: string;
-  ocsfVersion: string | null;
-  ecsBulk: boolean;
-  models: string[];
-  mode: string;
-  createdAt: string;
-  status: ExportStatusView[];
-}
-
-export interface ExportStatusView {
-  destination: string;
-  source: string;
-  status: string;
-  runId: string | null;
-  attempts: number;
-  startedAt: string | null;
-  finishedAt: string | null;
-  records: number;
-  files: string[];
-  error: string | null;
 }
 
 function formatOf(d: Pick<DestinationRecord, 'format' | 'ocsfVersion' | 'ecsBulk'>): FormatOptions {
@@ -96,11 +71,11 @@ export async function addDestination(app: ExportContext, input: DestinationInput
 }
 
 /** Destinations with their status per source, for `exports list`, the API and the UI. */
-export async function describeDestinations(app: ExportContext, sourceName?: string): Promise<DestinationView[]> {
+export async function describeDestinations(app: ExportContext, sourceName?: string): Promise<ExportDestination[]> {
   const sources = await app.store.listSources();
   const nameOf = new Map(sources.map((s) => [s.id, s.name]));
   const source = sourceName ? await app.store.getSource(sourceName) : null;
-  const out: DestinationView[] = [];
+  const out: ExportDestination[] = [];
   for (const d of await listDestinations(app.store, source?.id)) {
     const statuses = await listExportStatuses(app.store, { destinationId: d.id, sourceId: source?.id });
     out.push({
@@ -119,7 +94,7 @@ export async function describeDestinations(app: ExportContext, sourceName?: stri
   return out;
 }
 
-function statusView(destination: string, source: string, s: ExportStatusRecord): ExportStatusView {
+function statusView(destination: string, source: string, s: ExportStatusRecord): ExportStatus {
   return {
     destination,
     source,
@@ -135,7 +110,7 @@ function statusView(destination: string, source: string, s: ExportStatusRecord):
 }
 
 /** The status lines of a source's exports (for `sources show` and the source page). */
-export async function exportStatusesOf(app: ExportContext, sourceName: string): Promise<ExportStatusView[]> {
+export async function exportStatusesOf(app: ExportContext, sourceName: string): Promise<ExportStatus[]> {
   return (await describeDestinations(app, sourceName)).map(
     (d) =>
       d.status[0] ?? {

@@ -4,14 +4,13 @@
 // rejected with the reason and changes nothing); the bucket's bookkeeping records it like any file.
 import { constants, gunzipSync } from 'node:zlib';
 import { InputError } from '../core/errors.ts';
-import type { FileImportResult } from '../core/files.ts';
+import type { BucketObject, FileImportResult } from '../core/files.ts';
 import type { Logger } from '../core/log.ts';
+import { formatBytes } from '../filedrop/backend.ts';
+import type { OtherFiles } from '../filedrop/context.ts';
+import { FEED_LABELS, type FeedKind } from '../store/feeds.ts';
 import type { Store } from '../store/store.ts';
 import { importFeedFiles } from './index.ts';
-import { FEED_LABELS, type FeedKind } from './parse.ts';
-
-/** What the file drop calls these files in its messages. */
-export const DROPPED_FEEDS_LABEL = 'an offline feed (CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped)';
 
 /** Bytes read to recognise a feed (of a gzipped file: before inflating). */
 export const FEED_SNIFF_BYTES = 4096;
@@ -40,25 +39,43 @@ export function sniffFeed(head: Buffer): FeedKind | null {
   return null;
 }
 
+type Outcome = Pick<FileImportResult, 'kind' | 'rowsRead' | 'rowsImported' | 'status' | 'error'>;
+/** The import record of a feed file's version (a feed is imported or rejected whole: no row rejections). */
+const record = (obj: BucketObject, outcome: Outcome): FileImportResult => ({
+  key: obj.key,
+  etag: obj.etag,
+  size: obj.size,
+  rowsRejected: 0,
+  rejections: [],
+  ...outcome,
+});
+const rejected = (obj: BucketObject, error: string) => record(obj, { kind: null, rowsRead: 0, rowsImported: 0, status: 'rejected', error });
+
 /** Imports one file a bucket holds as a feed: the import record of the object version, imported or rejected with the reason. */
-export async function importDroppedFeed(
-  app: { store: Store; log: Logger },
-  obj: { key: string; etag: string; size: number },
-  data: Buffer,
-): Promise<FileImportResult> {
-  const base = { key: obj.key, etag: obj.etag, size: obj.size, rowsRejected: 0, rejections: [] };
+export async function importDroppedFeed(app: { store: Store; log: Logger }, obj: BucketObject, data: Buffer): Promise<FileImportResult> {
   try {
     const { imported } = await importFeedFiles(app, [{ name: obj.key, data }]);
     const r = imported[0]!;
     app.log.info({ key: obj.key, feed: r.kind, version: r.version, records: r.records, status: r.status }, 'feed imported from the file drop');
-    return { ...base, kind: r.kind, rowsRead: r.records, rowsImported: r.records, status: 'imported', error: null };
+    return record(obj, { kind: r.kind, rowsRead: r.records, rowsImported: r.records, status: 'imported', error: null });
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    return { ...base, kind: null, rowsRead: 0, rowsImported: 0, status: 'rejected', error: err.message };
+    return rejected(obj, err.message);
   }
 }
 
-/** A line for the file-drop check: what the next sync does with a feed file. */
-export function feedCheckMessage(key: string, kind: FeedKind): string {
-  return `${key}: ${FEED_LABELS[kind]} feed, will be imported by the next sync`;
-}
+/** The offline feeds as files every bucket takes besides its connector's exports (the app gives them to the file drop). */
+export const droppedFeeds: OtherFiles = {
+  label: 'an offline feed (CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped)',
+  async recognise(read) {
+    const kind = sniffFeed(await read(FEED_SNIFF_BYTES));
+    return kind ? `${FEED_LABELS[kind]} feed` : null;
+  },
+  async importFile(app, obj, read) {
+    const limit = formatBytes(MAX_DROPPED_FEED_BYTES);
+    if (obj.size > MAX_DROPPED_FEED_BYTES) return rejected(obj, `a feed file of ${formatBytes(obj.size)} is larger than ${limit}`);
+    const data = await read(MAX_DROPPED_FEED_BYTES + 1);
+    if (data.length > MAX_DROPPED_FEED_BYTES) return rejected(obj, `the feed file is larger than ${limit}`);
+    return importDroppedFeed(app, obj, data);
+  },
+};

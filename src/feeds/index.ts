@@ -3,20 +3,16 @@
 // findings' feed fields are recomputed.
 import { createHash } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
-import { type FeedInfo, importVerdict, listFeeds, storeFeed } from '../store/feeds.ts';
+import type { FeedInfo } from '../core/api-shapes.ts';
+import { FEED_LABELS, importVerdict, listFeeds, storeFeed } from '../store/feeds.ts';
 import { nowIso, type Store } from '../store/store.ts';
-import { FEED_LABELS, type FeedKind, parseFeed } from './parse.ts';
+import { parseFeed } from './parse.ts';
 
-export interface FeedImportResult {
+/** One file of an import (an item of the API's feedImport answer). */
+export type FeedImportResult = Pick<FeedInfo, 'kind' | 'name' | 'version' | 'released' | 'records' | 'size'> & {
   file: string;
-  kind: FeedKind;
-  name: string;
-  version: string;
-  released: string;
-  records: number;
-  size: number;
   status: 'imported' | 'unchanged';
-}
+};
 
 export async function importFeedFiles(
   app: { store: Store },

@@ -4,27 +4,7 @@
 // A file that is neither, or breaks its format anywhere, is refused whole.
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../core/errors.ts';
-
-export type FeedKind = 'kev' | 'epss';
-
-export const FEED_LABELS: Record<FeedKind, string> = { kev: 'CISA Known Exploited Vulnerabilities', epss: 'FIRST EPSS scores' };
-
-export interface KevEntry {
-  cve: string;
-  /** ISO-8601 (midnight UTC of the catalog's date). */
-  dateAdded: string;
-  dueDate: string | null;
-  ransomware: string | null;
-  name: string | null;
-}
-
-export interface EpssEntry {
-  cve: string;
-  score: number;
-  percentile: number;
-}
-
-export type ParsedFeed = { version: string; released: string } & ({ kind: 'kev'; entries: KevEntry[] } | { kind: 'epss'; entries: EpssEntry[] });
+import type { EpssEntry, KevEntry, ParsedFeed } from '../store/feeds.ts';
 
 const CVE_ID = /^CVE-\d{4}-\d{4,}$/i;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -15,9 +15,7 @@ import {
   saveFileImport,
 } from '../store/file-imports.ts';
 import type { SourceRecord } from '../store/store.ts';
-import { DROPPED_FEEDS_LABEL, FEED_SNIFF_BYTES, importDroppedFeed, MAX_DROPPED_FEED_BYTES, sniffFeed } from '../feeds/drop.ts';
-import { FEED_LABELS } from '../feeds/parse.ts';
-import { type FileDropBackend, formatBytes } from './backend.ts';
+import type { FileDropBackend } from './backend.ts';
 import type { FileDropContext } from './context.ts';
 import { fileDropOf, sourceBucketOf } from './resolve.ts';
 
@@ -116,44 +114,27 @@ class StoreBackedBucket implements SourceBucket {
     return snapshotOf(this.#app, this.#sourceId, obj);
   }
 
-  // The offline feeds (src/feeds/drop.ts) are the files besides exports every bucket takes.
-  readonly otherKinds = DROPPED_FEEDS_LABEL;
+  // The files besides exports every bucket takes (the app's: the offline feeds, src/feeds/drop.ts).
+  get otherKinds(): string | undefined {
+    return this.#app.otherFiles?.label;
+  }
 
   async recogniseOther(obj: BucketObject): Promise<string | null> {
-    if (obj.size === 0) return null;
-    const kind = sniffFeed(await readUpTo(await this.open(obj.key), FEED_SNIFF_BYTES));
-    return kind ? `${FEED_LABELS[kind]} feed` : null;
+    if (obj.size === 0 || !this.#app.otherFiles) return null;
+    return this.#app.otherFiles.recognise(async (max) => readUpTo(await this.open(obj.key), max));
   }
 
   async importOther(obj: BucketObject): Promise<FileImportResult> {
-    // A full run reads every file again; a feed version this bucket imported is not imported twice.
+    const other = this.#app.otherFiles;
+    if (!other) throw new InputError(`${obj.key}: this bucket takes no files besides exports`, 'file');
+    // A full run reads every file again; a version this bucket imported is not imported twice.
     const done = (await listImports(this.#app, this.#sourceId, obj.key)).find((i) => i.etag === obj.etag && i.status === 'imported');
     if (done) {
       const { id: _i, bucket: _b, importedAt: _t, runId: _r, ...result } = done;
       return result;
     }
-    if (obj.size > MAX_DROPPED_FEED_BYTES)
-      return { ...result(obj), error: `a feed file of ${formatBytes(obj.size)} is larger than ${formatBytes(MAX_DROPPED_FEED_BYTES)}` };
-    const data = await readUpTo(await this.open(obj.key), MAX_DROPPED_FEED_BYTES + 1);
-    if (data.length > MAX_DROPPED_FEED_BYTES) return { ...result(obj), error: `the feed file is larger than ${formatBytes(MAX_DROPPED_FEED_BYTES)}` };
-    return importDroppedFeed(this.#app, obj, data);
+    return other.importFile(this.#app, obj, async (max) => readUpTo(await this.open(obj.key), max));
   }
-}
-
-/** A rejected import record of an object (its error to be set). */
-function result(obj: BucketObject): FileImportResult {
-  return {
-    key: obj.key,
-    etag: obj.etag,
-    size: obj.size,
-    kind: null,
-    rowsRead: 0,
-    rowsImported: 0,
-    rowsRejected: 0,
-    rejections: [],
-    status: 'rejected',
-    error: null,
-  };
 }
 
 /** The first `max` bytes of a stream (all of it when shorter); the stream is closed. */

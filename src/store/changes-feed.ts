@@ -1,37 +1,14 @@
 // Reading the change feed: events in the order they were written, filtered by time or run, model,
 // source, change and any field, paged by an opaque cursor. The `changes` model of interfaces.md §6.2.
+import { type ChangeEvent, type ChangeKind, changeEvent } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import type { FieldDef } from '../core/models.ts';
 import type { Driver, Row } from './driver.ts';
 import type { Filter } from './records.ts';
 import { columnOf, q } from './schema.ts';
 
-/** The fields of a change event, in output order. */
-export const CHANGE_FIELDS: FieldDef[] = [
-  { name: 'id', kind: 'text' },
-  { name: 'source', kind: 'text' },
-  { name: 'model', kind: 'text' },
-  { name: 'recordId', kind: 'text' },
-  { name: 'externalId', kind: 'text' },
-  { name: 'change', kind: 'text' },
-  { name: 'from', kind: 'text' },
-  { name: 'to', kind: 'text' },
-  { name: 'runId', kind: 'text' },
-  { name: 'at', kind: 'time' },
-];
-
-export interface ChangeRecord {
-  id: string;
-  source: string;
-  model: string;
-  recordId: string;
-  externalId: string | null;
-  change: string;
-  from: string | null;
-  to: string | null;
-  runId: string;
-  at: string;
-}
+/** The fields of a change event, in output order: the shared shape's. */
+export const CHANGE_FIELDS: FieldDef[] = Object.keys(changeEvent.shape).map((name) => ({ name, kind: name === 'at' ? 'time' : 'text' }));
 
 /**
  * Where the feed starts: events at or after a time; given as a run, also only events of that run and
@@ -61,7 +38,7 @@ export interface ChangeQuery {
 }
 
 export interface ChangePage {
-  records: ChangeRecord[];
+  records: ChangeEvent[];
   nextCursor: string | null;
 }
 
@@ -136,7 +113,7 @@ export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<Chang
   return { records: page.map(toChange), nextCursor: more && last ? encodeCursor(Number(last.seq)) : null };
 }
 
-function toChange(r: Row): ChangeRecord {
+function toChange(r: Row): ChangeEvent {
   const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return {
     id: changeId(String(r.record_id), String(r.run_id), String(r.change)),
@@ -144,7 +121,7 @@ function toChange(r: Row): ChangeRecord {
     model: String(r.model),
     recordId: String(r.record_id),
     externalId: s(r.external_id),
-    change: String(r.change),
+    change: String(r.change) as ChangeKind,
     from: s(r.from),
     to: s(r.to),
     runId: String(r.run_id),

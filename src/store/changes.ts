@@ -4,12 +4,12 @@
 // the rows it is about to mark. The event and the change are committed together, so a resumed run
 // finds the change made and writes no second event; a run that changes nothing writes none. Rows are
 // numbered as written (`seq`, the feed's order); an event's id (changes-feed.ts) is its record's, run's and change's.
+import { changeKind } from '../core/api-shapes-reports.ts';
 import type { ModelName } from '../core/models.ts';
 import type { Driver } from './driver.ts';
 import { columnOf, q, tableOf } from './schema.ts';
 
-export const CHANGE_KINDS = ['new', 'fixed', 'reopened', 'removed', 'updated'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
+export const CHANGE_KINDS = changeKind.options;
 
 /** The field whose values an event's `from` and `to` carry, for the models that have one. */
 export const STATUS_FIELD: Partial<Record<ModelName, string>> = {

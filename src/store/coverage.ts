@@ -2,6 +2,7 @@
 // hosts absent from the CMDB, open critical or known-exploited findings no ticket is linked to, and
 // open tickets whose linked findings are all fixed. A ticket is linked to a finding when its assetIds
 // hold the finding's asset or its findingIds hold the finding.
+import type { CoverageCounts } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import type { Driver, Row } from './driver.ts';
@@ -10,13 +11,8 @@ import { recordColumns, recordFrom, rowToRecord } from './records.ts';
 export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
-export interface CoverageReport {
-  cmdbNotScanned: number;
-  scannedNotInCmdb: number;
-  findingsWithoutTicket: number;
-  ticketsForFixedFindings: number;
-  days: number;
-}
+/** The four numbers and the window (the API's coverage counts). */
+export type CoverageReport = CoverageCounts;
 
 export const MODEL_OF_KIND: Record<CoverageKind, ModelName> = {
   cmdbNotScanned: 'cmdb-assets',

@@ -3,30 +3,36 @@
 // kevDueDate, epssFeedScore, epssPercentile): set when a finding is written (FeedLookup, a per-process
 // cache of the CVEs looked up) and recomputed for every finding when a feed is imported.
 import { randomUUID } from 'node:crypto';
+import type { CveFacts as CveFeedFacts, FeedInfo } from '../core/api-shapes.ts';
 import { InputError } from '../core/errors.ts';
 import type { IncomingRecord } from '../core/models.ts';
-import { FEED_LABELS, type FeedKind, type ParsedFeed } from '../feeds/parse.ts';
 import type { Driver, StoreDb } from './driver.ts';
 
 /** A feed older than this (by its own date) is stale. */
 export const FEED_STALE_DAYS = 7;
 
-export interface FeedInfo {
-  kind: FeedKind;
-  name: string;
-  version: string;
-  /** The feed's own date (KEV dateReleased, EPSS score_date). */
-  released: string;
-  records: number;
-  size: number;
-  sha256: string;
-  fileName: string | null;
-  importedAt: string;
-  /** Versions imported so far, this one included. */
-  versions: number;
-  ageDays: number;
-  stale: boolean;
+/** The offline feeds, as the API names them. */
+export type FeedKind = FeedInfo['kind'];
+
+export const FEED_LABELS: Record<FeedKind, string> = { kev: 'CISA Known Exploited Vulnerabilities', epss: 'FIRST EPSS scores' };
+
+export interface KevEntry {
+  cve: string;
+  /** ISO-8601 (midnight UTC of the catalog's date). */
+  dateAdded: string;
+  dueDate: string | null;
+  ransomware: string | null;
+  name: string | null;
 }
+
+export interface EpssEntry {
+  cve: string;
+  score: number;
+  percentile: number;
+}
+
+/** A feed file as src/feeds/parse.ts reads it: what storeFeed stores. */
+export type ParsedFeed = { version: string; released: string } & ({ kind: 'kev'; entries: KevEntry[] } | { kind: 'epss'; entries: EpssEntry[] });
 
 export interface FeedValues {
   kevDateAdded: string | null;
@@ -268,12 +274,6 @@ export class FeedLookup {
 }
 
 /** What the feeds say of each of these CVEs (for a finding's page): KEV entry and EPSS score, null where absent. */
-export interface CveFeedFacts {
-  cve: string;
-  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
-  epss: { score: number; percentile: number | null } | null;
-}
-
 export async function cveFeedFacts({ db }: StoreDb, cves: string[]): Promise<CveFeedFacts[]> {
   const wanted = [...new Set(cves.map((c) => c.trim().toUpperCase()).filter(Boolean))].slice(0, 500);
   const out = new Map<string, CveFeedFacts>(wanted.map((c) => [c, { cve: c, kev: null, epss: null }]));

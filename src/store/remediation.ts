@@ -1,20 +1,12 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
 // and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
 // last reopening when that came before the fix), and how many are open with their mean and oldest age.
+import type { RemediationItem } from '../core/api-shapes-reports.ts';
 import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver, StoreDb } from './driver.ts';
 
-export interface RemediationRow {
-  source: string;
-  severity: string | null;
-  /** Fixes observed (fixed events) in the window. */
-  fixed: number;
-  meanDaysToRemediate: number | null;
-  /** Findings open (or reopened) now. */
-  open: number;
-  meanOpenAgeDays: number | null;
-  oldestOpenAgeDays: number | null;
-}
+/** One source and severity of the report (the API's remediation item). */
+export type RemediationRow = RemediationItem;
 
 export interface RemediationOptions {
   sourceIds?: string[];

@@ -1,6 +1,7 @@
 // The store: one interface over SQLite and PostgreSQL for sources (secrets sealed at rest), sync runs,
 // checkpoints, users and tokens, and the normalized records. A facade: each concern's SQL lives in its
 // repository module (sources.ts, runs.ts, users.ts, asset-links.ts, record-lookups.ts, records.ts, …).
+import type { HostFindingCounts, PluginSummary } from '../core/api-shapes-reports.ts';
 import type { KnownHost, SweepScope } from '../core/connector.ts';
 import { InputError } from '../core/errors.ts';
 import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
@@ -36,7 +37,7 @@ import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } fro
 import { type SourceRecord, Sources } from './sources.ts';
 import type { RunActivity } from './run-activity.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
-import { type HostCounts, hostFindingCounts, overdueCounts, type PluginRow, pluginSummary } from './summary-reads.ts';
+import { hostFindingCounts, overdueCounts, pluginSummary } from './summary-reads.ts';
 import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
 import * as users from './users.ts';
 
@@ -359,11 +360,11 @@ export class Store {
     return overdueCounts(this.db, { sourceIds });
   }
 
-  async pluginSummary(opts: Parameters<typeof pluginSummary>[1]): Promise<{ items: PluginRow[]; total: number }> {
+  async pluginSummary(opts: Parameters<typeof pluginSummary>[1]): Promise<PluginSummary> {
     return pluginSummary(this.db, opts);
   }
 
-  async hostFindingCounts(ids: string[]): Promise<HostCounts[]> {
+  async hostFindingCounts(ids: string[]): Promise<HostFindingCounts[]> {
     return hostFindingCounts(this.db, ids);
   }
 

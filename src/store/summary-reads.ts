@@ -1,5 +1,6 @@
 // Reads of the summary tables (summaries.ts): overdue counts per severity, the vulnerabilities-by-plugin
 // list, and open findings per severity for a page of hosts.
+import type { HostFindingCounts, PluginSummary } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import type { Severity } from '../core/models.ts';
 import type { Driver } from './driver.ts';
@@ -59,19 +60,6 @@ export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; no
   return out;
 }
 
-export interface PluginRow {
-  source: string;
-  pluginId: string;
-  pluginName: string | null;
-  severity: Severity | null;
-  hosts: number;
-  findings: number;
-  knownExploited: boolean;
-  epssScore: number | null;
-  vprScore: number | null;
-  cvssV3BaseScore: number | null;
-}
-
 const PLUGIN_SORTS: Record<string, string> = {
   hosts: 'p.hosts',
   findings: 'p.findings',
@@ -89,7 +77,7 @@ const PLUGIN_SORTS: Record<string, string> = {
 export async function pluginSummary(
   db: Driver,
   opts: { sourceIds?: string[]; search?: string; minSeverity?: Severity; knownExploited?: boolean; sort?: string; limit?: number; offset?: number } = {},
-): Promise<{ items: PluginRow[]; total: number }> {
+): Promise<PluginSummary> {
   await ensureSummariesFor(db, opts.sourceIds);
   const where: string[] = [];
   const params: unknown[] = [];
@@ -136,20 +124,10 @@ export async function pluginSummary(
   return { items, total };
 }
 
-export interface HostCounts {
-  hostId: string;
-  critical: number;
-  high: number;
-  medium: number;
-  low: number;
-  info: number;
-  total: number;
-}
-
 /** Live open findings per severity for hosts by id (a host with none has zeros). */
-export async function hostFindingCounts(db: Driver, ids: string[]): Promise<HostCounts[]> {
+export async function hostFindingCounts(db: Driver, ids: string[]): Promise<HostFindingCounts[]> {
   await ensureSummariesFor(db);
-  const found = new Map<string, HostCounts>();
+  const found = new Map<string, HostFindingCounts>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
     for (const r of await db.all(`SELECT * FROM sum_hosts WHERE host_id IN ${inList(chunk)}`, chunk)) {

@@ -3,34 +3,16 @@
 // earlier day's is today's minus the openings and plus the closings the feed records after that day
 // (an event opens when its `to` is open or reopened and its `from` is not, and closes the other way),
 // so a store whose feed starts late is still exact for the days the feed covers.
+import type { TrendsReport as ApiTrendsReport } from '../core/api-shapes-reports.ts';
 import type { StoreDb } from './driver.ts';
 import { remediationReport } from './remediation.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
 
-export interface TrendDay {
-  /** YYYY-MM-DD (UTC): counts at the end of that day (for today: now). */
-  date: string;
-  open: Record<Severity, number>;
-}
-
-export interface TrendRemediation {
-  severity: Severity;
-  /** Fixes (fixed events) in the window. */
-  fixed: number;
-  /** Mean days from first seen (or the last reopening) to the fix; null without fixes. */
-  meanDaysToRemediate: number | null;
-}
-
-export interface TrendsReport {
-  from: string;
-  to: string;
-  /** The first day the change feed has a finding event for (of these sources): earlier days' counts are not known (given as 0). */
-  historyFrom: string | null;
-  days: TrendDay[];
-  remediation: TrendRemediation[];
-}
+/** The report as the store makes it: the API's trends report but for when it was generated. */
+export type TrendsReport = Omit<ApiTrendsReport, 'generatedAt'>;
+type TrendDay = TrendsReport['days'][number];
 
 export interface TrendsOptions {
   sourceIds?: string[];

@@ -6,13 +6,11 @@ import type { ErrorBody } from '../core/api-shapes.ts';
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
   ApiToken,
-  AssetRecords,
   BucketFile,
+  BucketListing,
   CheckResult,
-  ComplianceSummaryItem,
   ConnectorMeta,
-  CoverageCounts,
-  CoverageRecords,
+  ConnectorSection,
   CveFacts,
   ExportDestination,
   ExportStatus,
@@ -20,12 +18,8 @@ export type {
   FieldMeta,
   FileDropGuide,
   FileImport,
-  GroupCount,
-  HostLabel,
   Page,
   Rec,
-  RecordStats,
-  RemediationReport,
   Run,
   RunStatus,
   RunSummary,
@@ -34,9 +28,25 @@ export type {
   SourceRemoved,
   SourceView,
   SyncStarted,
-  TrendsReport,
   UploadToken,
 } from '../core/api-shapes.ts';
+export type {
+  AssetLinked,
+  AssetRecords,
+  ChangeEvent,
+  ComplianceSummaryItem,
+  CoverageCounts,
+  CoverageRecords,
+  GroupCount,
+  HostFindingCounts,
+  HostLabel,
+  PluginRow,
+  PluginSummary,
+  RecordCount,
+  RecordStats,
+  RemediationReport,
+  TrendsReport,
+} from '../core/api-shapes-reports.ts';
 
 // What the forms send.
 export type {
@@ -48,6 +58,7 @@ export type {
   SyncBody,
   TokenCreateBody,
 } from '../core/api-shapes.ts';
+export type { AssetLinkBody } from '../core/api-shapes-reports.ts';
 
 export type ApiErrorBody = ErrorBody['error'];
 

@@ -5,14 +5,14 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { queryPasses, readInOrder } from '../../src/cli/query-view.ts';
-import { SecretBox } from '../../src/core/secrets.ts';
 import { SEVERITY_ORDER } from '../../src/core/models.ts';
 import { parseFilter } from '../../src/store/filters.ts';
-import { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { runCli } from '../helpers/cli.ts';
 import { BACKENDS, type TestDatabase, tempDir } from '../helpers/databases.ts';
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
+import { openTestStore, writeRecords } from '../helpers/store.ts';
 
 const dir = tempDir();
 const d = ['--data-dir', dir];
@@ -124,21 +124,15 @@ for (const backend of BACKENDS) {
     let store: Store;
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
-      const { id } = await store.createSource('lab', 'fixture', {}, null);
+      store = await openTestStore(db);
+      const lab = await store.createSource('lab', 'fixture', {}, null);
       // 23 findings, some with the same plugin name, one without a severity.
       const vulns = Array.from({ length: 23 }, (_, i) => ({
         key: `h|${i}`,
         hostKey: `h${i % 3}`,
         fields: { pluginId: String(i), pluginName: `p${(i * 5) % 7}`, severity: i === 22 ? null : SEVERITY_ORDER[i % 5] },
       }));
-      await store.writePage(
-        { sourceId: id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() },
-        's',
-        'full',
-        { hosts: ['h0', 'h1', 'h2'].map((key) => ({ key, fields: {} })), vulnerabilities: vulns },
-        { value: null, complete: false },
-      );
+      await writeRecords(store, lab, { hosts: ['h0', 'h1', 'h2'].map((key) => ({ key, fields: {} })), vulnerabilities: vulns });
     });
     after(async () => {
       await store?.close();

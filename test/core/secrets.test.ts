@@ -47,10 +47,8 @@ test('masking replaces set secrets only', () => {
   });
 });
 
-test('log lines never carry a registered secret, whatever path put it there', async () => {
-  registerSecret('top-secret-api-key-99');
-  // The key names masked are the registered connectors' declared secret fields, not a list in core.
-  new ConnectorRegistry([fixtureConnector(newControl())]);
+/** A debug logger whose lines are kept; `written` gives them all once the logger has flushed. */
+function capturedLog() {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _e, cb) {
@@ -58,12 +56,22 @@ test('log lines never carry a registered secret, whatever path put it there', as
       cb();
     },
   });
-  const log = createLogger({ level: 'debug', destination: sink });
+  const written = async () => {
+    await new Promise((r) => setTimeout(r, 20));
+    return lines.join('');
+  };
+  return { log: createLogger({ level: 'debug', destination: sink }), written };
+}
+
+test('log lines never carry a registered secret, whatever path put it there', async () => {
+  registerSecret('top-secret-api-key-99');
+  // The key names masked are the registered connectors' declared secret fields, not a list in core.
+  new ConnectorRegistry([fixtureConnector(newControl())]);
+  const { log, written } = capturedLog();
   log.info({ config: { token: 'other-secret-zz', url: 'https://kept.example' } }, 'configured');
   log.info({ deeper: { nested: { token: 'deep-secret-yy' } } }, 'nested');
   log.error({ err: 'upstream said top-secret-api-key-99 is wrong' }, 'failed with top-secret-api-key-99');
-  await new Promise((r) => setTimeout(r, 20));
-  const all = lines.join('');
+  const all = await written();
   assert.match(all, /configured/);
   assert.doesNotMatch(all, /top-secret-api-key-99/);
   assert.doesNotMatch(all, /other-secret-zz/, 'redacted by key name');
@@ -75,18 +83,10 @@ test('log lines never carry a registered secret, whatever path put it there', as
 test('a secret holding a quote or a backslash is scrubbed from log lines too', async () => {
   const secret = 'pa"ss\\word-with-escapes';
   registerSecret(secret);
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _e, cb) {
-      lines.push(chunk.toString());
-      cb();
-    },
-  });
-  const log = createLogger({ level: 'debug', destination: sink });
+  const { log, written } = capturedLog();
   log.warn({ detail: `upstream echoed ${secret}`, nested: { list: [secret] } }, `message with ${secret}`);
   log.error({ err: new Error(`failed: ${secret}`) }, 'error object');
-  await new Promise((r) => setTimeout(r, 20));
-  const all = lines.join('');
+  const all = await written();
   assert.match(all, /message with/);
   assert.ok(!all.includes(JSON.stringify(secret).slice(1, -1)), 'the JSON-escaped form is not in the log');
   assert.ok(!all.includes('ss\\\\word'), 'no part of the escaped secret');

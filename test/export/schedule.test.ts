@@ -4,15 +4,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AppContext, openApp } from '../../src/app/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { InputError } from '../../src/core/errors.ts';
-import { createLogger } from '../../src/core/log.ts';
 import { addDestination, describeDestinations, drainScheduledExports, exportStatusesOf, runExportsFor } from '../../src/export/schedule.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+import { newControl, openFixtureApp } from '../helpers/fixture-connector.ts';
 import { validateOcsf } from './ocsf-schema.ts';
 import { readOcsfParquet } from './parquet-read.ts';
 import { storeRun } from './seed.ts';
@@ -28,13 +26,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       const env = { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'), TRIBUTARY_EXPORT_ATTEMPTS: '2', TRIBUTARY_EXPORT_RETRY_MS: '1' };
-      app = await openApp({
-        dataDir: db.dataDir,
-        db: db.url,
-        env,
-        log: createLogger({ level: 'silent' }),
-        registry: new ConnectorRegistry([fixtureConnector(control)]),
-      });
+      app = await openFixtureApp(db, control, env);
       await addSource(app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
     });
     after(async () => {

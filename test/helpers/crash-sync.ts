@@ -1,17 +1,14 @@
 // Child process for the crash test: runs a sync of the fixture source and SIGKILLs itself just before
 // reading findings page `crashAt`, leaving the run 'running' with the checkpoints of the pages stored.
-import { openApp } from '../../src/app/context.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
-import { createLogger } from '../../src/core/log.ts';
 import { runSync } from '../../src/sync/runner.ts';
-import { fixtureConnector, newControl } from './fixture-connector.ts';
+import { newControl, openFixtureApp } from './fixture-connector.ts';
 
 const [dbUrl, dataDir, sourceName, controlJson, crashAt] = process.argv.slice(2);
 const control = newControl(JSON.parse(controlJson));
 control.beforeFindingsPage = (page) => {
   if (page === Number(crashAt)) process.kill(process.pid, 'SIGKILL');
 };
-const app = await openApp({ dataDir, db: dbUrl, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+const app = await openFixtureApp({ dataDir, url: dbUrl }, control);
 await runSync(app, sourceName, { full: true });
 process.stderr.write('crash-sync: the sync finished without crashing\n');
 process.exit(3);

@@ -1,9 +1,12 @@
 // A small connector used by the core tests: a `hosts` stream and a `findings` stream (vulnerabilities)
-// whose data, page size and failure points are set per test through a shared control object.
+// whose data, page size and failure points are set per test through a shared control object, and an
+// app whose only connector it is.
 import { z } from 'zod';
+import type { AppContext } from '../../src/app/context.ts';
 import type { Connector, Page, Stream, StreamContext } from '../../src/core/connector.ts';
 import { UpstreamError } from '../../src/core/errors.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
+import { openTestApp } from './app.ts';
 
 export interface FixtureControl {
   hosts: string[];
@@ -108,4 +111,9 @@ export function fixtureConnector(control: FixtureControl): Connector<z.infer<typ
     },
     streams: () => [hostsStream, findingsStream],
   };
+}
+
+/** An app on a test database (its data dir and URL) whose only connector is the fixture `control` drives; logs silenced. */
+export function openFixtureApp(db: { dataDir: string; url: string }, control: FixtureControl, env?: NodeJS.ProcessEnv): Promise<AppContext> {
+  return openTestApp(db, { connectors: [fixtureConnector(control)], env });
 }

@@ -1,23 +1,18 @@
 // GET /api/v1/changes and GET /api/v1/reports/remediation on both stores: pages written through the
 // store at chosen times (a fix, a sweep, a reopening and a second fix, a ticket's status change), then
 // read back filtered, by run and by time, page by page; the report's mean time to remediate counts
-// the second fix from the reopening; the OpenAPI document lists both routes.
+// the second fix from the reopening; every event parses with the shared shape; the OpenAPI document
+// lists both routes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { changePage } from '../../src/core/api-shapes-reports.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
 import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
+import { fullRuns, host, vuln } from './history.ts';
 
 type Json = Record<string, unknown>;
-const host = (h: string): IncomingRecord => ({ key: h, externalId: h, fields: { hostname: h } });
-const vuln = (h: string, plugin: string, severity: string, status: string, firstSeen: string): IncomingRecord => ({
-  key: `${h}|${plugin}`,
-  hostKey: h,
-  externalId: `${h}-${plugin}`,
-  firstSeen,
-  fields: { pluginId: plugin, severity, status },
-});
 const ticket = (id: string, status: string): IncomingRecord => ({ key: id, externalId: id, fields: { subject: `Ticket ${id}`, status } });
 
 for (const backend of BACKENDS) {
@@ -28,30 +23,20 @@ for (const backend of BACKENDS) {
     const runs: string[] = [];
     const get = async (url: string) => call(h.server, { method: 'GET', url, headers: bearer(token) });
 
-    /** One run of source `lab` at time `now`: pages of records, then (optionally) a sweep. */
-    async function run(
-      now: string,
-      records: Partial<Record<'hosts' | 'vulnerabilities' | 'tickets', IncomingRecord[]>>,
-      sweep: ('hosts' | 'vulnerabilities')[] = [],
-    ) {
-      const store = h.app.store;
-      const source = await store.getSource('lab');
-      const id = `00000000-0000-4000-8000-00000000000${runs.length}`;
-      const generation = `10000000-0000-4000-8000-00000000000${runs.length}`;
-      await store.createRun({ id, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt: now });
-      await store.writePage({ sourceId: source.id, sourceName: 'lab', runId: id, generation, now }, 'all', 'full', records, { value: null, complete: true });
-      if (sweep.length) await store.sweep(source.id, sweep, generation, undefined, { runId: id, at: now });
-      await store.finishRun(id, 'succeeded', {}, null);
+    const writeRun = fullRuns(() => h.app.store);
+    /** A full run at a chosen time, its id kept in `runs`. */
+    const run = async (...args: Parameters<typeof writeRun>) => {
+      const id = await writeRun(...args);
       runs.push(id);
       return id;
-    }
+    };
 
     before(async () => {
       db = await backend.create();
       h = await makeHarness({ db: db.url });
       token = await apiToken(h.server);
       await h.app.store.createSource('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
-      await run('2026-01-01T00:00:00.000Z', {
+      const first = {
         hosts: [host('h1'), host('h2')],
         vulnerabilities: [
           vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'),
@@ -59,17 +44,10 @@ for (const backend of BACKENDS) {
           vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z'),
         ],
         tickets: [ticket('T1', 'Open')],
-      });
+      };
+      await run('2026-01-01T00:00:00.000Z', first);
       // The same again: no event.
-      await run('2026-01-05T00:00:00.000Z', {
-        hosts: [host('h1'), host('h2')],
-        vulnerabilities: [
-          vuln('h1', '1', 'critical', 'open', '2025-12-22T00:00:00.000Z'),
-          vuln('h1', '2', 'high', 'open', '2025-12-01T00:00:00.000Z'),
-          vuln('h2', '3', 'low', 'open', '2025-12-01T00:00:00.000Z'),
-        ],
-        tickets: [ticket('T1', 'Open')],
-      });
+      await run('2026-01-05T00:00:00.000Z', first);
       // Finding 1 fixed 19 days after it was first seen; host h2 and its finding 3 gone; T1 resolved.
       await run(
         '2026-01-10T00:00:00.000Z',
@@ -94,7 +72,8 @@ for (const backend of BACKENDS) {
     test('the feed, oldest first, with since by run and by time', async () => {
       const all = await get('/api/v1/changes?limit=1000');
       assert.equal(all.statusCode, 200, all.body);
-      const items = (all.data as { items: Json[] }).items;
+      const items = changePage.parse(all.data).items;
+      assert.deepEqual(items, (all.data as { items: Json[] }).items, 'every kind of event in the shared shape, all of it');
       assert.equal(items.length, 6 + 0 + 4 + 1 + 1, 'the unchanged second run added nothing');
       const times = items.map((c) => String(c.at));
       assert.deepEqual(times, [...times].sort(), 'oldest first (in the order they were written)');

@@ -3,27 +3,13 @@
 // by severity for every day of a window and the mean time to remediate per severity of its fixes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { IncomingRecord } from '../../src/core/models.ts';
+import type { TrendsReport } from '../../src/core/api-shapes-reports.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
 import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
+import { fullRuns, host, vuln } from './history.ts';
 
-type Counts = Record<'critical' | 'high' | 'medium' | 'low' | 'info', number>;
-type Trends = {
-  from: string;
-  to: string;
-  historyFrom: string | null;
-  days: { date: string; open: Counts }[];
-  remediation: { severity: string; fixed: number; meanDaysToRemediate: number | null }[];
-};
-const host = (h: string): IncomingRecord => ({ key: h, externalId: h, fields: { hostname: h } });
-const vuln = (h: string, plugin: string, severity: string, status: string, firstSeen: string): IncomingRecord => ({
-  key: `${h}|${plugin}`,
-  hostKey: h,
-  externalId: `${h}-${plugin}`,
-  firstSeen,
-  fields: { pluginId: plugin, severity, status },
-});
+type Counts = TrendsReport['days'][number]['open'];
 const counts = (c: Partial<Counts>): Counts => ({ critical: 0, high: 0, medium: 0, low: 0, info: 0, ...c });
 
 for (const backend of BACKENDS) {
@@ -31,20 +17,9 @@ for (const backend of BACKENDS) {
     let db: TestDatabase;
     let h: Harness;
     let token = '';
-    let n = 0;
     const get = async (url: string) => call(h.server, { method: 'GET', url, headers: bearer(token) });
 
-    /** One full run of source `lab` at `now`: its pages, then (optionally) a sweep. */
-    async function run(now: string, records: Partial<Record<'hosts' | 'vulnerabilities', IncomingRecord[]>>, sweep: ('hosts' | 'vulnerabilities')[] = []) {
-      const store = h.app.store;
-      const source = await store.getSource('lab');
-      const id = `00000000-0000-4000-8000-00000000000${n}`;
-      const generation = `10000000-0000-4000-8000-00000000000${n++}`;
-      await store.createRun({ id, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt: now });
-      await store.writePage({ sourceId: source.id, sourceName: 'lab', runId: id, generation, now }, 'all', 'full', records, { value: null, complete: true });
-      if (sweep.length) await store.sweep(source.id, sweep, generation, undefined, { runId: id, at: now });
-      await store.finishRun(id, 'succeeded', {}, null);
-    }
+    const run = fullRuns(() => h.app.store);
 
     before(async () => {
       db = await backend.create();
@@ -89,7 +64,7 @@ for (const backend of BACKENDS) {
     test('open findings by severity at the end of each day', async () => {
       const res = await get('/api/v1/reports/trends?to=2026-02-06&days=41');
       assert.equal(res.statusCode, 200, res.body);
-      const body = res.data as Trends;
+      const body = res.data as TrendsReport;
       assert.equal(body.from, '2025-12-28');
       assert.equal(body.to, '2026-02-06');
       assert.equal(body.historyFrom, '2026-01-01', 'the feed starts with the first run');
@@ -112,18 +87,18 @@ for (const backend of BACKENDS) {
     });
 
     test('mean time to remediate per severity, from the fixes in the window', async () => {
-      const body = (await get('/api/v1/reports/trends?to=2026-02-06&days=41')).data as Trends;
+      const body = (await get('/api/v1/reports/trends?to=2026-02-06&days=41')).data as TrendsReport;
       const by = Object.fromEntries(body.remediation.map((r) => [r.severity, [r.fixed, r.meanDaysToRemediate]]));
       assert.deepEqual(by, { critical: [2, 11.5], high: [0, null], medium: [1, 10], low: [1, 40], info: [0, null] });
       // A window of quiet days: no fixes in it, and the counts of the days in between.
-      const quiet = (await get('/api/v1/reports/trends?to=2026-01-20&days=10&source=lab')).data as Trends;
+      const quiet = (await get('/api/v1/reports/trends?to=2026-01-20&days=10&source=lab')).data as TrendsReport;
       assert.equal(quiet.from, '2026-01-11');
       assert.ok(quiet.days.every((d) => d.open.critical === 1 && d.open.high === 1 && d.open.low === 0));
       assert.ok(quiet.remediation.every((r) => r.fixed === 0 && r.meanDaysToRemediate === null));
     });
 
     test("today's counts are the store's, and bad input is refused", async () => {
-      const body = (await get('/api/v1/reports/trends?days=3')).data as Trends;
+      const body = (await get('/api/v1/reports/trends?days=3')).data as TrendsReport;
       assert.equal(body.days.length, 3);
       assert.deepEqual(body.days.at(-1)?.open, counts({ critical: 1, high: 1 }));
       assert.equal((await get('/api/v1/reports/trends?source=nope')).statusCode, 400);
@@ -132,12 +107,12 @@ for (const backend of BACKENDS) {
     });
 
     test('a later run changes the answer (nothing stale is served)', async () => {
-      const before = (await get('/api/v1/reports/trends?days=3')).data as Trends;
+      const before = (await get('/api/v1/reports/trends?days=3')).data as TrendsReport;
       assert.equal(before.days.at(-1)?.open.high, 1);
       await run('2026-02-10T08:00:00.000Z', { vulnerabilities: [vuln('h1', '2', 'high', 'fixed', '2025-12-01T08:00:00.000Z')] });
-      const after = (await get('/api/v1/reports/trends?days=3')).data as Trends;
+      const after = (await get('/api/v1/reports/trends?days=3')).data as TrendsReport;
       assert.deepEqual(after.days.at(-1)?.open, counts({ critical: 1 }));
-      const high = ((await get('/api/v1/reports/trends?to=2026-02-11&days=2')).data as Trends).remediation.find((r) => r.severity === 'high');
+      const high = ((await get('/api/v1/reports/trends?to=2026-02-11&days=2')).data as TrendsReport).remediation.find((r) => r.severity === 'high');
       assert.deepEqual([high?.fixed, high?.meanDaysToRemediate], [1, 71]);
     });
   });

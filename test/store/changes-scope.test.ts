@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import type { ChangeRecord } from '../../src/store/changes-feed.ts';
+import type { ChangeEvent } from '../../src/core/api-shapes-reports.ts';
 import { recordId } from '../../src/store/records.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -14,7 +14,7 @@ const box = new SecretBox(Buffer.alloc(32, 9));
 
 /** Events as `model natural-key change from→to`, sorted. */
 async function events(store: Store, sourceId: string, keys: Map<string, string>): Promise<string[]> {
-  const out: ChangeRecord[] = [];
+  const out: ChangeEvent[] = [];
   let cursor: string | null = null;
   do {
     const page = await store.changes({ sourceIds: [sourceId], cursor, limit: 1000 });

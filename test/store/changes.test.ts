@@ -6,15 +6,13 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type AppContext, openApp } from '../../src/app/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { InputError } from '../../src/core/errors.ts';
-import { createLogger } from '../../src/core/log.ts';
-import type { ChangeRecord } from '../../src/store/changes-feed.ts';
+import type { ChangeEvent } from '../../src/core/api-shapes-reports.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { type FixtureControl, fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+import { type FixtureControl, newControl, openFixtureApp } from '../helpers/fixture-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 3).toString('base64');
 const crashScript = fileURLToPath(new URL('../helpers/crash-sync.ts', import.meta.url));
@@ -23,10 +21,10 @@ type Finding = FixtureControl['findings'][number];
 const open = (host: string, plugin: string): Finding => ({ host, plugin, status: 'open' });
 const fixed = (host: string, plugin: string): Finding => ({ host, plugin, status: 'fixed' });
 
-async function allChanges(app: AppContext, opts: { since?: string; source?: string; limit?: number } = {}): Promise<ChangeRecord[]> {
+async function allChanges(app: AppContext, opts: { since?: string; source?: string; limit?: number } = {}): Promise<ChangeEvent[]> {
   const sourceIds = opts.source ? [(await app.store.getSource(opts.source)).id] : undefined;
   const since = opts.since ? await app.store.changesSince(opts.since) : null;
-  const out: ChangeRecord[] = [];
+  const out: ChangeEvent[] = [];
   let cursor: string | null = null;
   do {
     const page = await app.store.changes({ sourceIds, since, cursor, limit: opts.limit ?? 1000 });
@@ -37,7 +35,7 @@ async function allChanges(app: AppContext, opts: { since?: string; source?: stri
 }
 
 /** Events as `model externalId change from→to`, sorted (the fixture's finding externalId is its plugin). */
-const brief = (cs: ChangeRecord[]) => cs.map((c) => `${c.model} ${c.externalId} ${c.change} ${c.from ?? '-'}→${c.to ?? '-'}`).sort();
+const brief = (cs: ChangeEvent[]) => cs.map((c) => `${c.model} ${c.externalId} ${c.change} ${c.from ?? '-'}→${c.to ?? '-'}`).sort();
 
 for (const backend of BACKENDS) {
   describe(`change feed on ${backend.kind}`, { skip: backend.skip }, () => {
@@ -48,12 +46,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       control = newControl();
-      app = await openApp({
-        dataDir: db.dataDir,
-        db: db.url,
-        log: createLogger({ level: 'silent' }),
-        registry: new ConnectorRegistry([fixtureConnector(control)]),
-      });
+      app = await openFixtureApp(db, control);
     });
     after(async () => {
       await app?.close();

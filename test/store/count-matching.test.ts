@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
-import { SecretBox } from '../../src/core/secrets.ts';
 import { parseFilter } from '../../src/store/filters.ts';
-import { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { openTestStore, writeRecords } from '../helpers/store.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
@@ -17,8 +17,9 @@ for (const backend of BACKENDS) {
     let sourceId = '';
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
-      sourceId = (await store.createSource('lab', 'fixture', {}, null)).id;
+      store = await openTestStore(db);
+      const lab = await store.createSource('lab', 'fixture', {}, null);
+      sourceId = lab.id;
       await store.createSource('other', 'fixture', {}, null);
       // 15 findings: three of each severity, one in three fixed.
       const vulns = Array.from({ length: 15 }, (_, i) => ({
@@ -26,13 +27,7 @@ for (const backend of BACKENDS) {
         hostKey: 'h',
         fields: { pluginId: String(i), pluginName: `plugin ${i}`, severity: SEVERITIES[i % 5], status: i % 3 === 0 ? 'fixed' : 'open' },
       }));
-      await store.writePage(
-        { sourceId, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() },
-        's',
-        'full',
-        { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns },
-        { value: null, complete: false },
-      );
+      await writeRecords(store, lab, { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns });
     });
     after(async () => {
       await store?.close();

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
-import { SecretBox } from '../../src/core/secrets.ts';
 import { parseFilter } from '../../src/store/filters.ts';
-import { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { openTestStore, writeRecords } from '../helpers/store.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
@@ -17,20 +17,14 @@ for (const backend of BACKENDS) {
     let store: Store;
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
-      const { id } = await store.createSource('lab', 'fixture', {}, null);
+      store = await openTestStore(db);
+      const lab = await store.createSource('lab', 'fixture', {}, null);
       const vulns = SEVERITIES.map((severity, i) => ({
         key: `h|${i}`,
         hostKey: 'h',
         fields: { pluginId: String(i), severity, status: i % 2 ? 'fixed' : 'open' },
       }));
-      await store.writePage(
-        { sourceId: id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() },
-        's',
-        'full',
-        { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns },
-        { value: null, complete: false },
-      );
+      await writeRecords(store, lab, { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns });
     });
     after(async () => {
       await store?.close();

@@ -4,14 +4,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type AppContext, openApp } from '../../src/app/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
-import { createLogger } from '../../src/core/log.ts';
 import { ConflictError } from '../../src/core/errors.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { type FixtureControl, fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+import { type FixtureControl, newControl, openFixtureApp } from '../helpers/fixture-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 3).toString('base64');
 process.env.TRIBUTARY_RETRY_BASE_MS = '1';
@@ -43,12 +41,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       control = newControl();
-      app = await openApp({
-        dataDir: db.dataDir,
-        db: db.url,
-        log: createLogger({ level: 'silent' }),
-        registry: new ConnectorRegistry([fixtureConnector(control)]),
-      });
+      app = await openFixtureApp(db, control);
     });
     after(async () => {
       await app?.close();

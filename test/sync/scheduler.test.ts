@@ -1,14 +1,12 @@
 // Schedules: validation, due times, and the in-process scheduler starting due syncs once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type AppContext, openApp } from '../../src/app/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { nextDue, validateSchedule } from '../../src/core/schedule.ts';
 import { addSource } from '../../src/app/sources.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
-import { createLogger } from '../../src/core/log.ts';
 import { Scheduler } from '../../src/sync/scheduler.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
-import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+import { newControl, openFixtureApp } from '../helpers/fixture-connector.ts';
 
 test('schedules are intervals or cron expressions; anything else names the field', () => {
   assert.equal(validateSchedule('6h'), '6h');
@@ -34,13 +32,7 @@ let db: TestDatabase;
 let app: AppContext;
 before(async () => {
   db = await createSqlite();
-  app = await openApp({
-    dataDir: db.dataDir,
-    db: db.url,
-    log: createLogger({ level: 'silent' }),
-    registry: new ConnectorRegistry([fixtureConnector(newControl({ hosts: ['a'] }))]),
-    env: { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 5).toString('base64') },
-  });
+  app = await openFixtureApp(db, newControl({ hosts: ['a'] }), { TRIBUTARY_MASTER_KEY: Buffer.alloc(32, 5).toString('base64') });
 });
 after(async () => {
   await app?.close();

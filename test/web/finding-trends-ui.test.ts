@@ -9,13 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunningSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import type { RunningTenableSim } from '../../sim/tenable-sc/index.ts';
+import type { Rec } from '../../src/core/api-shapes.ts';
 import { kevCatalog } from '../feeds/fixtures.ts';
 import { cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, logIn, startEstateServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
-type Rec = Record<string, unknown> & { id: string };
 
 describe('finding page and trends in chromium', { skip: unavailable ?? false, timeout: 180_000 }, () => {
   let served: Served;

@@ -7,19 +7,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import type { PluginSummary } from '../../src/core/api-shapes-reports.ts';
 import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
 import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
-
-interface PluginRow {
-  source: string;
-  pluginId: string;
-  pluginName: string | null;
-  hosts: number;
-  findings: number;
-}
 
 describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 150_000 }, () => {
   let served: Served;
@@ -56,7 +49,7 @@ describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 1
   it('lists vulnerabilities by plugin, sorts them, and drills down to the affected hosts', async () => {
     await page.getByRole('link', { name: 'Vulnerabilities by plugin' }).click();
     await page.getByRole('heading', { name: 'Vulnerabilities by plugin', level: 1 }).waitFor();
-    const all = await api<{ items: PluginRow[]; total: number }>('/api/v1/vulnerabilities/plugins?limit=1000');
+    const all = await api<PluginSummary>('/api/v1/vulnerabilities/plugins?limit=1000');
     assert.ok(all.total > 3, 'the sync left several plugins with open findings');
     await page.getByText(`1–${Math.min(50, all.total)} of ${all.total}`).waitFor();
     // Default order: most hosts first; the first row is the plugin with the most affected hosts.
@@ -66,7 +59,7 @@ describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 1
     // Sorting by name (ascending) through the column header, kept in the URL.
     await page.getByRole('button', { name: /^Vulnerability/ }).click();
     await page.waitForURL((u) => u.searchParams.get('sort') === 'pluginName');
-    const byName = await api<{ items: PluginRow[] }>('/api/v1/vulnerabilities/plugins?limit=1&sort=pluginName');
+    const byName = await api<PluginSummary>('/api/v1/vulnerabilities/plugins?limit=1&sort=pluginName');
     await page.locator('table tbody tr').first().getByText(byName.items[0]!.pluginName!).waitFor();
     await page.screenshot({ path: join(shots, 'plugins.png') });
     // The drill-down: the plugin's open findings, one per host (and port), each naming its host.

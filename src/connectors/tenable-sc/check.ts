@@ -79,27 +79,24 @@ export function userChecks(user: UserInfo, config: Pick<TenableScConfig, 'expect
     out.push(pass('role', `role ${user.roleName ?? user.roleId}${note}`));
   }
   const noOrg = admin || !user.orgId || int(user.orgId) === 0;
-  if (noOrg) out.push(fail('organization', 'the user belongs to no organization', ORG_USER_HINT));
-  else if (config.expectedOrganization && !same(user.orgName, config.expectedOrganization))
-    out.push(
-      fail(
-        'organization',
-        `the user belongs to organization '${user.orgName ?? user.orgId}', not '${config.expectedOrganization}'`,
-        'Use a user of the expected organization, or correct Expected Organization',
-      ),
-    );
-  else out.push(pass('organization', `organization '${user.orgName ?? user.orgId}'`));
-  if (!user.groupId && !user.groupName) out.push(fail('group', 'the user belongs to no group', ORG_USER_HINT));
-  else if (config.expectedGroup && !same(user.groupName, config.expectedGroup))
-    out.push(
-      fail(
-        'group',
-        `the user belongs to group '${user.groupName ?? user.groupId}', not '${config.expectedGroup}'`,
-        'Use a user of the expected group, or correct Expected Group',
-      ),
-    );
-  else out.push(pass('group', `group '${user.groupName ?? user.groupId}'`));
+  out.push(membership('organization', noOrg ? null : { id: user.orgId, name: user.orgName }, config.expectedOrganization, 'Expected Organization'));
+  const inGroup = user.groupId || user.groupName;
+  out.push(membership('group', inGroup ? { id: user.groupId, name: user.groupName } : null, config.expectedGroup, 'Expected Group'));
   return out;
+}
+
+/** The user's organization or group: one it belongs to, and the expected one when the configuration names it. */
+function membership(
+  what: 'organization' | 'group',
+  of: { id: string | null; name: string | null } | null,
+  expected: string | undefined,
+  field: string,
+): CheckResult {
+  if (!of) return fail(what, `the user belongs to no ${what}`, ORG_USER_HINT);
+  const shown = of.name ?? of.id;
+  if (expected && !same(of.name, expected))
+    return fail(what, `the user belongs to ${what} '${shown}', not '${expected}'`, `Use a user of the expected ${what}, or correct ${field}`);
+  return pass(what, `${what} '${shown}'`);
 }
 
 /** The version check: API keys need 5.13; /rest/hosts last-seen dates need 5.20. */

@@ -5,20 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { COVERAGE_KINDS, isCoverageKind } from '../../store/coverage.ts';
-import { assetRecords, coverageAnswer } from '../../core/api-shapes.ts';
+import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords, coverageAnswer } from '../../core/api-shapes-reports.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
-import { recordSchema } from './records.ts';
 
-const linkBody = {
-  type: 'object',
-  properties: {
-    cmdbAssetId: { type: 'string', minLength: 1 },
-    hostId: { type: 'string', minLength: 1, description: 'the host, when the path names an asset' },
-  },
-  required: ['cmdbAssetId'],
-  additionalProperties: false,
-} as const;
+const linkBodySchema = routeSchema(assetLinkBody);
+const linkedSchema = routeSchema(assetLinked);
 
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
@@ -39,23 +31,18 @@ export function assetRoutes(app: AppContext) {
       if (hosts.length === 1) return hosts[0]!;
       throw new ApiError(400, 'invalid_input', `asset '${id}' has ${hosts.length} hosts; name one in hostId`, 'hostId');
     };
-    const override = async (id: string, body: { cmdbAssetId: string; hostId?: string }, action: 'link' | 'unlink') => {
+    const override = async (id: string, body: AssetLinkBody, action: AssetLinked['action']): Promise<AssetLinked> => {
       const hostId = await hostOf(id, body.hostId);
       await app.store.setAssetOverride(hostId, body.cmdbAssetId, action);
       const host = await app.store.getRecord('hosts', hostId);
       return { action, hostId, cmdbAssetId: body.cmdbAssetId, asset: await app.store.getRecord('assets', String(host.assetId)) };
-    };
-    const overrideResponse = {
-      type: 'object',
-      properties: { action: { type: 'string' }, hostId: { type: 'string' }, cmdbAssetId: { type: 'string' }, asset: recordSchema('assets') },
-      required: ['action', 'hostId', 'cmdbAssetId', 'asset'],
     };
     for (const [method, path, action] of [
       ['POST', '/api/v1/assets/:id/link', 'link'],
       ['DELETE', '/api/v1/assets/:id/link', 'unlink'],
       ['POST', '/api/v1/assets/:id/unlink', 'unlink'],
     ] as const) {
-      f.route<{ Params: { id: string }; Body: { cmdbAssetId: string; hostId?: string } }>({
+      f.route<{ Params: { id: string }; Body: AssetLinkBody }>({
         method,
         url: path,
         schema: {
@@ -65,8 +52,8 @@ export function assetRoutes(app: AppContext) {
               ? 'Link a host to a CMDB record (beats every rule, kept across syncs)'
               : 'Forbid a host and a CMDB record from being linked (kept across syncs)',
           params: idParams,
-          body: linkBody,
-          response: { 200: overrideResponse, 400: errorSchema, 404: errorSchema },
+          body: linkBodySchema,
+          response: { 200: linkedSchema, 400: errorSchema, 404: errorSchema },
         },
         handler: async (req) => override(req.params.id, req.body, action),
       });

@@ -7,11 +7,10 @@ import { InputError } from '../../core/errors.ts';
 import { MODEL_NAMES } from '../../core/models.ts';
 import { nowIso } from '../../store/store.ts';
 import { CHANGE_KINDS } from '../../store/changes.ts';
-import { CHANGE_FIELDS } from '../../store/changes-feed.ts';
 import { parseFilter } from '../../store/filters.ts';
 import { remediationReport } from '../../store/remediation.ts';
 import { type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
-import { remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes.ts';
+import { changePage, remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
@@ -23,21 +22,6 @@ const asList = (v: unknown): string[] =>
         .flatMap((s) => s.split(','))
         .map((s) => s.trim())
         .filter(Boolean);
-
-const changeSchema = {
-  type: 'object',
-  properties: Object.fromEntries(
-    CHANGE_FIELDS.map((f) => [
-      f.name,
-      f.kind === 'time'
-        ? { type: 'string', format: 'date-time' }
-        : ['externalId', 'from', 'to'].includes(f.name)
-          ? { type: ['string', 'null'] }
-          : { type: 'string' },
-    ]),
-  ),
-  required: ['id', 'source', 'model', 'recordId', 'change', 'runId', 'at'],
-} as const;
 
 const RESERVED = new Set(['since', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
 type ChangesQuery = { since?: string; model?: string[]; source?: string[]; change?: string[]; where?: string[]; limit: number; cursor?: string } & Record<
@@ -88,14 +72,7 @@ export function changeRoutes(app: AppContext) {
             },
             additionalProperties: { description: 'any other parameter is a field filter: ?recordId=…' },
           },
-          response: {
-            200: {
-              type: 'object',
-              properties: { items: { type: 'array', items: changeSchema }, nextCursor: { type: ['string', 'null'] } },
-              required: ['items', 'nextCursor'],
-            },
-            400: errorSchema,
-          },
+          response: { 200: routeSchema(changePage), 400: errorSchema },
         },
       },
       async (req) => {

@@ -12,7 +12,7 @@ import { resolveSince } from '../../export/since.ts';
 import { deleteDestination, getDestination } from '../../store/exports.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
-import { exportDestination, exportDestinationList, exportStatusList } from '../../core/api-shapes.ts';
+import { exportDestination, exportDestinationList, exportRemoved, exportStatusList } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 import { asList, filtersOf } from './records.ts';
@@ -82,7 +82,7 @@ export function exportRoutes(app: AppContext) {
           tags: ['export'],
           summary: 'Remove a destination (files written stay)',
           params: nameParams,
-          response: { 200: { type: 'object', properties: { removed: { type: 'string' } } }, 404: errorSchema },
+          response: { 200: routeSchema(exportRemoved), 404: errorSchema },
         },
       },
       async (req) => {

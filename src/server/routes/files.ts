@@ -24,7 +24,7 @@ import { sanitizeFileName, validateKey } from '../../filedrop/names.ts';
 import { fileDropOf, maxUploadBytes, sourceBucketOf } from '../../filedrop/resolve.ts';
 import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from '../../filedrop/tokens.ts';
 import { putIntoBucket, type UploadedFile } from '../../filedrop/upload.ts';
-import { bucketListing, fileDropGuide as fileDropGuideShape, importHistory, uploadedFile, uploadToken } from '../../core/api-shapes.ts';
+import { bucketListing, fileDropGuide as fileDropGuideShape, importHistory, uploadedFile, uploadedFiles, uploadTokenList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
@@ -39,7 +39,6 @@ const fileParams = {
 } as const;
 
 const uploadedSchema = routeSchema(uploadedFile);
-const tokenInfoSchema = routeSchema(uploadToken);
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 413: errorSchema };
 
@@ -187,7 +186,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           tags: ['files'],
           summary: "The source's upload tokens (the tokens themselves are never shown again)",
           params: nameParams,
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: tokenInfoSchema } } }, ...errors },
+          response: { 200: routeSchema(uploadTokenList), ...errors },
         },
       },
       async (req) => {
@@ -230,7 +229,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
             tags: ['files'],
             summary: "Upload one or more files (multipart/form-data) to the source's bucket",
             params: nameParams,
-            response: { 201: { type: 'object', properties: { items: { type: 'array', items: uploadedSchema } } }, ...errors },
+            response: { 201: routeSchema(uploadedFiles), ...errors },
           },
         },
         async (req, reply) => {

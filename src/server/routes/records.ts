@@ -7,7 +7,7 @@ import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelName } from '../../core
 import { parseFilter } from '../../store/filters.ts';
 import { countByGroups, labelsOfHosts } from '../../store/record-summaries.ts';
 import type { Filter, SortSpec } from '../../store/records.ts';
-import { type ComplianceSummaryItem, complianceSummary, groupCounts, hostLabels, recordStats } from '../../core/api-shapes.ts';
+import { type ComplianceSummaryItem, complianceSummary, groupCounts, hostLabels, recordCount, recordStats } from '../../core/api-shapes-reports.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
@@ -172,7 +172,7 @@ export function recordRoutes(app: AppContext) {
             tags: ['records'],
             summary: `How many ${model} records the list's filters match (the same parameters as the list; paging ignored)`,
             querystring: querySchema,
-            response: { 200: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] }, 400: errorSchema },
+            response: { 200: routeSchema(recordCount), 400: errorSchema },
           },
         },
         async (req) => {

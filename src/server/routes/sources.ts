@@ -11,6 +11,7 @@ import {
   sourceCheck,
   sourceCheckBody,
   sourceCreateBody,
+  sourceList,
   sourceRemoved,
   sourceTrialBody,
   sourceView,
@@ -48,7 +49,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         schema: {
           tags: ['sources'],
           summary: 'All sources with their last run',
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: sourceViewSchema } } } },
+          response: { 200: routeSchema(sourceList) },
         },
       },
       async () => {

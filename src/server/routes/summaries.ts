@@ -4,35 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Severity } from '../../core/models.ts';
+import { hostFindingCountsList, pluginSummary } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
+import { routeSchema } from '../schema.ts';
 import { asList } from './records.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
-
-const pluginItemSchema = {
-  type: 'object',
-  properties: {
-    source: { type: 'string' },
-    pluginId: { type: 'string' },
-    pluginName: { type: ['string', 'null'] },
-    severity: { type: ['string', 'null'], enum: [...SEVERITIES, null], description: 'the worst severity among its open findings' },
-    hosts: { type: 'integer', description: 'hosts with an open finding of this plugin' },
-    findings: { type: 'integer', description: 'open findings (a host may have several: one per port)' },
-    knownExploited: { type: 'boolean' },
-    epssScore: { type: ['number', 'null'] },
-    vprScore: { type: ['number', 'null'] },
-    cvssV3BaseScore: { type: ['number', 'null'] },
-  },
-  required: ['source', 'pluginId', 'hosts', 'findings'],
-} as const;
-
-const countsItemSchema = {
-  type: 'object',
-  properties: Object.fromEntries([
-    ['hostId', { type: 'string' }],
-    ...['critical', 'high', 'medium', 'low', 'info', 'total'].map((k) => [k, { type: 'integer' }]),
-  ]),
-} as const;
 
 type PluginQuery = { source?: string[]; q?: string; severity?: string; knownExploited?: string; sort?: string; limit: number; offset: number };
 
@@ -63,14 +40,7 @@ export function summaryRoutes(app: AppContext) {
             },
             additionalProperties: false,
           },
-          response: {
-            200: {
-              type: 'object',
-              properties: { items: { type: 'array', items: pluginItemSchema }, total: { type: 'integer' } },
-              required: ['items', 'total'],
-            },
-            400: errorSchema,
-          },
+          response: { 200: routeSchema(pluginSummary), 400: errorSchema },
         },
       },
       async (req) => {
@@ -114,7 +84,7 @@ export function summaryRoutes(app: AppContext) {
             required: ['id'],
             additionalProperties: false,
           },
-          response: { 200: { type: 'object', properties: { items: { type: 'array', items: countsItemSchema } } }, 400: errorSchema },
+          response: { 200: routeSchema(hostFindingCountsList), 400: errorSchema },
         },
       },
       async (req) => ({ items: await app.store.hostFindingCounts([...new Set(req.query.id)]) }),

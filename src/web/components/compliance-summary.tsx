@@ -3,11 +3,9 @@ import { type ComplianceSummaryItem, get, qs } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, num, useLoad } from '../ui.tsx';
 
-type SummaryItem = ComplianceSummaryItem;
-
 export function ComplianceSummary({ source, hostId }: { source?: string; hostId?: string }) {
   const url = `/api/v1/compliance/summary${qs({ source: source || undefined, hostId, limit: 200 })}`;
-  const summary = useLoad((s) => get<{ items: SummaryItem[] }>(url, s), url);
+  const summary = useLoad((s) => get<{ items: ComplianceSummaryItem[] }>(url, s), url);
   const items = summary.data?.items ?? [];
   return (
     <section className="card" aria-labelledby="compliance-summary-title">

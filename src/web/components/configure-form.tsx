@@ -2,19 +2,23 @@
 // "Advanced settings", write-only secrets, field-level errors from the server, Save Configuration and
 // Test Connection (of the values in the form, saved or not), with the outcome at the top by the buttons.
 import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, api, type CheckResult, type ConnectorMeta, capitalize, describeError, type FieldMeta, type SourceView } from '../api.ts';
+import {
+  ApiError,
+  api,
+  type ConnectorMeta,
+  type ConnectorSection,
+  capitalize,
+  describeError,
+  type FieldMeta,
+  type SourceCheck,
+  type SourceView,
+} from '../api.ts';
 import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
 import { CheckResults, FieldNotes } from './form-parts.tsx';
 
 const MASK = '********';
-/** A group of the form's fields, as the connector declares them; its other fields go under "Advanced settings". */
-interface Section {
-  title?: string | null;
-  help?: string | null;
-  keys: string[];
-}
-const SCHEDULE: Section = { title: 'Schedule', keys: ['schedule'] };
+const SCHEDULE: ConnectorSection = { title: 'Schedule', help: null, keys: ['schedule'] };
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 type Values = Record<string, string | boolean>;
@@ -77,7 +81,7 @@ export function ConfigureForm(props: {
     props.flash ? { tone: 'success', title: props.flash } : null,
   );
   const [busy, setBusy] = useState<'save' | 'test' | null>(null);
-  const [check, setCheck] = useState<{ ok: boolean; checks: CheckResult[]; at: number; unsaved: boolean } | null>(null);
+  const [check, setCheck] = useState<(Pick<SourceCheck, 'ok' | 'checks'> & { at: number; unsaved: boolean }) | null>(null);
   /** What a test obtained that the save must keep (a one-time code's tokens), held by the server. */
   const [connectionTest, setConnectionTest] = useState<string | null>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
@@ -178,17 +182,16 @@ export function ConfigureForm(props: {
     setErrors({});
     try {
       const { config, schedule } = payload();
-      type Answer = { ok: boolean; checks: CheckResult[]; connectionTest?: string | null };
       const r = isNew
-        ? await api<Answer>('POST', '/api/v1/sources/check', {
+        ? await api<SourceCheck>('POST', '/api/v1/sources/check', {
             type: connector.type,
             name: name.trim() || undefined,
             config,
             ...(schedule ? { schedule } : {}),
           })
         : dirty
-          ? await api<Answer>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`, { config, schedule })
-          : await api<Answer>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
+          ? await api<SourceCheck>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`, { config, schedule })
+          : await api<SourceCheck>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
       if (r.connectionTest) setConnectionTest(r.connectionTest);
       setCheck({ ok: r.ok, checks: r.checks, at: Date.now(), unsaved: dirty });
       if (!dirty) props.onChecked?.();
@@ -317,7 +320,8 @@ export function ConfigureForm(props: {
   };
 
   const byKey = new Map(connector.fields.map((f) => [f.key, f]));
-  const sections: Section[] = [...(connector.sections ?? [{ keys: connector.fields.map((f) => f.key).filter((k) => k !== 'schedule') }]), SCHEDULE];
+  const everyField = { title: null, help: null, keys: connector.fields.map((f) => f.key).filter((k) => k !== 'schedule') };
+  const sections: ConnectorSection[] = [...(connector.sections ?? [everyField]), SCHEDULE];
   const placed = new Set(sections.flatMap((sec) => sec.keys));
   const advanced = connector.fields.filter((f) => !placed.has(f.key) && visible(f, values));
   return (

@@ -1,24 +1,14 @@
 // Open findings per severity for the hosts on a page of the hosts list (GET /api/v1/hosts/finding-counts,
 // from the summaries), as columns linking to each host's open findings of that severity.
 import { useMemo } from 'react';
-import { get, qs, type Rec } from '../api.ts';
+import { get, type HostFindingCounts, qs, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { type Column, num, useLoad } from '../ui.tsx';
 
-export interface HostCounts {
-  hostId: string;
-  critical: number;
-  high: number;
-  medium: number;
-  low: number;
-  info: number;
-  total: number;
-}
-
-export function useHostCounts(rows: Rec[] | undefined): Record<string, HostCounts> {
+export function useHostCounts(rows: Rec[] | undefined): Record<string, HostFindingCounts> {
   const ids = useMemo(() => (rows ?? []).map((r) => r.id).sort(), [rows]);
   const counts = useLoad(
-    async (s) => (ids.length ? get<{ items: HostCounts[] }>(`/api/v1/hosts/finding-counts${qs({ id: ids })}`, s) : { items: [] }),
+    async (s) => (ids.length ? get<{ items: HostFindingCounts[] }>(`/api/v1/hosts/finding-counts${qs({ id: ids })}`, s) : { items: [] }),
     `counts:${ids.join(',')}`,
   );
   return useMemo(() => Object.fromEntries((counts.data?.items ?? []).map((c) => [c.hostId, c])), [counts.data]);
@@ -32,7 +22,7 @@ const LEVELS = [
 ] as const;
 
 /** One narrow column per severity: the host's open findings of it, linking to them. */
-export function severityCountColumns(counts: Record<string, HostCounts>): Column<Rec>[] {
+export function severityCountColumns(counts: Record<string, HostFindingCounts>): Column<Rec>[] {
   return LEVELS.map(([sev, short, long]) => ({
     key: `open-${sev}`,
     label: short,

@@ -1,7 +1,7 @@
 // A server-side paged, sortable table of one inventory model (with a host column for per-host records),
 // and the model descriptions it is driven by.
 import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { get, type Page, qs, type Rec } from '../api.ts';
+import { get, type HostLabel, type Page, qs, type Rec, type RecordCount } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
@@ -21,7 +21,8 @@ export interface ModelView {
   hostCounts?: boolean;
 }
 
-export type HostLabels = Record<string, { hostname: string | null; ipAddresses: string[] }>;
+/** Host labels by host id. */
+export type HostLabels = Record<string, HostLabel>;
 
 /** The host column of per-host records: name (or first address) linking to the host page. */
 export function hostColumn(labels: HostLabels): Column<Rec> {
@@ -40,13 +41,7 @@ export function hostColumn(labels: HostLabels): Column<Rec> {
 /** Looks up host names for the host ids on a page of per-host records. */
 export function useHostLabels(rows: Rec[] | undefined): HostLabels {
   const ids = useMemo(() => [...new Set((rows ?? []).map((r) => r.hostId as string | null).filter((x): x is string => !!x))].sort(), [rows]);
-  const labels = useLoad(
-    async (s) =>
-      ids.length
-        ? get<{ items: { id: string; hostname: string | null; ipAddresses: string[] }[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s)
-        : { items: [] },
-    ids.join(','),
-  );
+  const labels = useLoad(async (s) => (ids.length ? get<{ items: HostLabel[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s) : { items: [] }), ids.join(','));
   return useMemo(() => Object.fromEntries((labels.data?.items ?? []).map((h) => [h.id, h])), [labels.data]);
 }
 
@@ -99,7 +94,7 @@ export function RecordList(props: RecordListProps) {
   const page = { ...loaded, data: loaded.data?.page ?? null };
   if (loaded.data?.url === url && loaded.data.page.nextCursor) cursors.current.byPage.set(pageNo + 1, loaded.data.page.nextCursor);
   const countUrl = `/api/v1/${view.model}/count${qs(filterParams)}`;
-  const total = useLoad((s) => get<{ count: number }>(countUrl, s), countUrl);
+  const total = useLoad((s) => get<RecordCount>(countUrl, s), countUrl);
   const labels = useHostLabels(view.perHost && !props.hideHost ? page.data?.items : undefined);
   const counts = useHostCounts(view.hostCounts ? page.data?.items : undefined);
   let columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;

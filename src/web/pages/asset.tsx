@@ -2,7 +2,7 @@
 // the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
 import { type FormEvent, useEffect, useState } from 'react';
-import { type AssetRecords, api, describeError, get, qs, type Rec } from '../api.ts';
+import { type AssetLinkBody, type AssetLinked, type AssetRecords, api, describeError, get, qs, type Rec } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
 
@@ -82,7 +82,8 @@ export function AssetPage({ id }: { id: string }) {
   const override = async (action: 'link' | 'unlink', host: string, cmdb: string) => {
     setMessage(null);
     try {
-      const r = await api<{ asset: Rec }>(action === 'link' ? 'POST' : 'DELETE', `/api/v1/assets/${encodeURIComponent(host)}/link`, { cmdbAssetId: cmdb });
+      const body: AssetLinkBody = { cmdbAssetId: cmdb };
+      const r = await api<AssetLinked>(action === 'link' ? 'POST' : 'DELETE', `/api/v1/assets/${encodeURIComponent(host)}/link`, body);
       setMessage({ tone: 'success', text: `${action === 'link' ? 'Linked' : 'Unlinked'}; kept across syncs.` });
       setFound(null);
       // The host may now sit in another asset (its own, after an unlink): show that one, message kept.

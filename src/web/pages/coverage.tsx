@@ -1,6 +1,6 @@
 // Coverage gaps (GET /api/v1/reports/coverage): the four numbers, each opening the records behind it.
 import { useEffect, useState } from 'react';
-import { get, qs, type Rec } from '../api.ts';
+import { type CoverageCounts, type CoverageRecords, get, qs, type Rec } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, cell, DataTable, num, PageHeader, Spinner, useLoad } from '../ui.tsx';
 
@@ -53,15 +53,13 @@ const LABELS: Record<string, string> = {
   assignee: 'Assignee',
 };
 
-type Report = Record<(typeof KINDS)[number]['kind'], number> & { days: number };
-
 export function CoveragePage() {
   const { query } = useLocation();
   const days = Number(query.get('days') ?? 30) || 30;
   const open = KINDS.find((k) => k.kind === query.get('list')) ?? null;
-  const report = useLoad((s) => get<Report>(`/api/v1/reports/coverage${qs({ days })}`, s), String(days));
-  const list = useLoad(
-    (s) => (open ? get<{ items: Rec[] }>(`/api/v1/reports/coverage${qs({ days, list: open.kind })}`, s) : Promise.resolve({ items: [] })),
+  const report = useLoad((s) => get<CoverageCounts>(`/api/v1/reports/coverage${qs({ days })}`, s), String(days));
+  const list = useLoad<Pick<CoverageRecords, 'items'>>(
+    (s) => (open ? get<CoverageRecords>(`/api/v1/reports/coverage${qs({ days, list: open.kind })}`, s) : Promise.resolve({ items: [] })),
     `${days}:${open?.kind}`,
   );
   const [daysInput, setDaysInput] = useState(String(days));

@@ -2,7 +2,7 @@
 // import status (rows imported/rejected, rejection reasons), and the file-drop guide with generated
 // upload credentials, ready-to-paste commands and revocation.
 import { type DragEvent, useRef, useState } from 'react';
-import { api, type BucketFile, describeError, get, type SourceView, uploadFile } from '../api.ts';
+import { api, type BucketListing, describeError, get, type SourceView, uploadFile } from '../api.ts';
 import { FileRow } from '../components/bucket-file-row.tsx';
 import { Guide } from '../components/file-drop-guide.tsx';
 import { Alert, bytes, Spinner, useLoad } from '../ui.tsx';
@@ -20,11 +20,7 @@ let nextUploadId = 1;
 
 export function FilesPanel({ source, uploadHint, onImported }: { source: SourceView; uploadHint?: string | null; onImported?: () => void }) {
   const enc = encodeURIComponent(source.name);
-  const files = useLoad(
-    (s) => get<{ bucket: string; address: string; folder?: string | null; items: BucketFile[] }>(`/api/v1/sources/${enc}/files`, s),
-    source.name,
-    { pollMs: 4000 },
-  );
+  const files = useLoad((s) => get<BucketListing>(`/api/v1/sources/${enc}/files`, s), source.name, { pollMs: 4000 });
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const [syncMsg, setSyncMsg] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);

@@ -2,18 +2,9 @@
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
 // asset and owner it belongs to.
 import { useEffect } from 'react';
-import { type CveFacts, get, qs, type Rec } from '../api.ts';
+import { type ChangeEvent, type CveFacts, get, qs, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad } from '../ui.tsx';
-
-interface ChangeEvent {
-  id: string;
-  change: string;
-  from: string | null;
-  to: string | null;
-  runId: string;
-  at: string;
-}
 
 const CHANGE_TEXT: Record<string, string> = {
   new: 'First imported',

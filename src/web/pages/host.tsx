@@ -1,6 +1,6 @@
 // A host: its identity and hardware, then its vulnerabilities, software, open ports and compliance.
 import { useEffect, useState } from 'react';
-import { get, qs, type Rec } from '../api.ts';
+import { type GroupCount, get, qs, type Rec } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
 import { ComplianceSummary, MODEL_VIEWS, RecordList } from './inventory.tsx';
@@ -33,7 +33,7 @@ export function HostPage({ id }: { id: string }) {
   const tab = (TABS.find((t) => t.id === query.get('tab')) ?? TABS[0]).id;
   const host = useLoad((s) => get<Rec>(`/api/v1/hosts/${encodeURIComponent(id)}`, s), id);
   const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: 'severity', hostId: id, removed: 'false', 'status!': 'fixed' })}`;
-  const sev = useLoad((s) => get<{ items: { values: { severity: string }; count: number }[] }>(sevUrl, s), sevUrl);
+  const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl);
   const [sort, setSort] = useState<Record<string, string | null>>({ vulnerabilities: '-severity', software: 'name', ports: 'port', compliance: 'result' });
   const [limit, setLimit] = useState(50);
   const name = host.data ? String(host.data.hostname ?? host.data.fqdn ?? (host.data.ipAddresses as string[] | null)?.[0] ?? id) : '';
@@ -49,7 +49,7 @@ export function HostPage({ id }: { id: string }) {
     );
   if (!host.data) return <Spinner />;
   const h = host.data;
-  const counts = Object.fromEntries((sev.data?.items ?? []).map((i) => [i.values.severity, i.count]));
+  const counts = Object.fromEntries((sev.data?.items ?? []).map((i) => [String(i.values.severity), i.count]));
   const view = MODEL_VIEWS.find((v) => v.model === tab) ?? MODEL_VIEWS[1];
   return (
     <div>

@@ -1,7 +1,7 @@
 // Overview: record counts, open vulnerabilities by severity, known-exploited and overdue findings, source health
 // and recent runs.
 import { useEffect } from 'react';
-import { get, qs, type Run, type SourceView } from '../api.ts';
+import { type GroupCount, get, qs, type RecordStats, type Run, type SourceView } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, ago, num, PageHeader, RunBadge, SeverityChart, useLoad } from '../ui.tsx';
 import { Health } from './sources.tsx';
@@ -22,11 +22,9 @@ export function OverviewPage() {
   useEffect(() => {
     document.title = 'Overview · Tributary';
   }, []);
-  const stats = useLoad((s) => get<{ models: Record<string, number>; overdue?: Record<string, number> }>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
+  const stats = useLoad((s) => get<RecordStats>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
   const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' })}`;
-  const sev = useLoad((s) => get<{ items: { values: { severity: string; knownExploited: boolean | null }; count: number }[] }>(sevUrl, s), sevUrl, {
-    pollMs: 15000,
-  });
+  const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl, { pollMs: 15000 });
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 10000 });
   const runs = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=5', s), 'runs', { pollMs: 5000 });
 
@@ -34,7 +32,8 @@ export function OverviewPage() {
   let kev = 0;
   let open = 0;
   for (const i of sev.data?.items ?? []) {
-    bySeverity[i.values.severity] = (bySeverity[i.values.severity] ?? 0) + i.count;
+    const severity = String(i.values.severity);
+    bySeverity[severity] = (bySeverity[severity] ?? 0) + i.count;
     if (i.values.knownExploited) kev += i.count;
     open += i.count;
   }

@@ -2,24 +2,11 @@
 // findings, its affected hosts, worst severity, KEV and EPSS, sortable and filtered in the URL; a row
 // drills down to the affected hosts (the plugin's open findings, one per host and port).
 import { type FormEvent, useEffect, useState } from 'react';
-import { get, qs } from '../api.ts';
+import { get, type PluginRow, type PluginSummary, qs } from '../api.ts';
 import { RecordList } from '../components/record-list.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, num, PageHeader, SeverityBadge, useLoad } from '../ui.tsx';
 import { MODEL_VIEWS } from './model-views.tsx';
-
-export interface PluginRow {
-  source: string;
-  pluginId: string;
-  pluginName: string | null;
-  severity: string | null;
-  hosts: number;
-  findings: number;
-  knownExploited: boolean;
-  epssScore: number | null;
-  vprScore: number | null;
-  cvssV3BaseScore: number | null;
-}
 
 const drill = (p: { source: string; pluginId: string }) => `/reports/plugins/${encodeURIComponent(p.source)}/${encodeURIComponent(p.pluginId)}`;
 const score = (v: number | null, digits = 1) => (v === null ? <span className="muted">—</span> : v.toFixed(digits));
@@ -60,7 +47,7 @@ export function PluginsPage() {
   const [draft, setDraft] = useState(q);
   useEffect(() => setDraft(q), [q]);
   const url = `/api/v1/vulnerabilities/plugins${qs({ q: q || undefined, sort, severity: severity || undefined, knownExploited: kev || undefined, limit, offset })}`;
-  const page = useLoad((s) => get<{ items: PluginRow[]; total: number }>(url, s), url);
+  const page = useLoad((s) => get<PluginSummary>(url, s), url);
   const rows = (page.data?.items ?? []).map((r) => ({ ...r, id: `${r.source}|${r.pluginId}` }));
   const total = page.data?.total ?? 0;
   const search = (e: FormEvent) => {
@@ -126,7 +113,7 @@ export function PluginHostsPage({ source, pluginId }: { source: string; pluginId
   const sort = query.get('sort') || 'hostId';
   const limit = Number(query.get('limit') ?? 50) || 50;
   const url = `/api/v1/vulnerabilities/plugins${qs({ source, q: pluginId, limit: 1 })}`;
-  const summary = useLoad((s) => get<{ items: PluginRow[] }>(url, s), url);
+  const summary = useLoad((s) => get<PluginSummary>(url, s), url);
   const row = summary.data?.items.find((p) => p.pluginId === pluginId);
   const title = row?.pluginName ?? `Plugin ${pluginId}`;
   useEffect(() => {

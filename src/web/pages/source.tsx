@@ -1,7 +1,7 @@
 // One source: Configure (the form generated from the connector's field metadata, Test Connection,
 // Save Configuration), Files (file-mode uploads and the file-drop guide) and Runs; and adding a source.
 import { useEffect, useState } from 'react';
-import { api, type ConnectorMeta, describeError, get, type SourceView } from '../api.ts';
+import { api, type ConnectorMeta, describeError, get, type SourceRemoved, type SourceView, type SyncStarted } from '../api.ts';
 import { ConfigureForm } from '../components/configure-form.tsx';
 import { Link, navigate, setQuery } from '../router.tsx';
 import { Alert, PageHeader, Spinner, useLoad } from '../ui.tsx';
@@ -83,7 +83,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
   const syncNow = async () => {
     setMessage(null);
     try {
-      const r = await api<{ runId: string | null }>('POST', `${'/api/v1/sources/'}${encodeURIComponent(name)}/sync`, {});
+      const r = await api<SyncStarted>('POST', `${'/api/v1/sources/'}${encodeURIComponent(name)}/sync`, {});
       setRunId(r.runId);
       if (tab !== 'runs') navigate(`${base}/runs`);
     } catch (err) {
@@ -92,7 +92,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
   };
   const remove = async () => {
     try {
-      const r = await api<{ removed: string; warnings: string[] }>('DELETE', `/api/v1/sources/${encodeURIComponent(name)}`);
+      const r = await api<SourceRemoved>('DELETE', `/api/v1/sources/${encodeURIComponent(name)}`);
       navigate(r.warnings.length ? `/sources?removed=${encodeURIComponent(name)}&warnings=${encodeURIComponent(r.warnings.join('; '))}` : '/sources');
     } catch (err) {
       setConfirmDelete(false);

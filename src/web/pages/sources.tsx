@@ -1,7 +1,7 @@
 // Data Sources Settings > Sources: every source with its type, input mode, schedule and health, and an
 // add button per connector type.
 import { useEffect, useState } from 'react';
-import { api, type ConnectorMeta, describeError, get, type SourceView } from '../api.ts';
+import { api, type ConnectorMeta, describeError, get, type SourceView, type SyncStarted } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad } from '../ui.tsx';
 
@@ -54,7 +54,7 @@ export function SourcesPage() {
   const syncNow = async (name: string) => {
     setMessage(null);
     try {
-      const { runId } = await api<{ runId: string | null }>('POST', `/api/v1/sources/${encodeURIComponent(name)}/sync`, {});
+      const { runId } = await api<SyncStarted>('POST', `/api/v1/sources/${encodeURIComponent(name)}/sync`, {});
       // In PostgreSQL mode a queued sync may wait for a free worker: then show the run list.
       navigate(runId ? `/runs/${runId}` : '/runs');
     } catch (err) {

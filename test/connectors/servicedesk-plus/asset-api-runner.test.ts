@@ -3,14 +3,13 @@
 // the sweep works again once every list answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type AppContext, openApp } from '../../../src/app/context.ts';
+import type { AppContext } from '../../../src/app/context.ts';
 import { addSource } from '../../../src/app/sources.ts';
 import { servicedeskPlusConnector } from '../../../src/connectors/servicedesk-plus/index.ts';
-import { ConnectorRegistry } from '../../../src/connectors/registry.ts';
-import { createLogger } from '../../../src/core/log.ts';
 import { runSync } from '../../../src/sync/runner.ts';
 import { type RunningSdpSim, startSdpSim } from '../../../sim/servicedesk-plus/index.ts';
 import { BACKENDS, type TestDatabase } from '../../helpers/databases.ts';
+import { openTestApp } from '../../helpers/app.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 6).toString('base64');
 process.env.TRIBUTARY_RETRY_BASE_MS = '1';
@@ -24,12 +23,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       sim = await startSdpSim({ seed: 13, now: Date.now() - 2 * 86400_000, assetApi: 'legacy', requests: 5, assets: 25, cis: 2, users: 4, technicians: 1 });
       db = await backend.create();
-      app = await openApp({
-        dataDir: db.dataDir,
-        db: db.url,
-        log: createLogger({ level: 'silent' }),
-        registry: new ConnectorRegistry([servicedeskPlusConnector as never]),
-      });
+      app = await openTestApp(db, { connectors: [servicedeskPlusConnector as never] });
     });
     after(async () => {
       await app?.close();

@@ -2,14 +2,13 @@
 // incremental sync after upstream changes, removal with token revocation.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type AppContext, openApp } from '../../../src/app/context.ts';
+import type { AppContext } from '../../../src/app/context.ts';
 import { addSource, removeSource } from '../../../src/app/sources.ts';
 import { servicedeskPlusConnector } from '../../../src/connectors/servicedesk-plus/index.ts';
-import { ConnectorRegistry } from '../../../src/connectors/registry.ts';
-import { createLogger } from '../../../src/core/log.ts';
 import { runSync } from '../../../src/sync/runner.ts';
 import { type RunningSdpSim, startSdpSim } from '../../../sim/servicedesk-plus/index.ts';
 import { createSqlite, type TestDatabase } from '../../helpers/databases.ts';
+import { openTestApp } from '../../helpers/app.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 process.env.TRIBUTARY_RETRY_BASE_MS = '1';
@@ -21,12 +20,7 @@ let app: AppContext;
 before(async () => {
   sim = await startSdpSim({ seed: 11, now: Date.now() - 2 * 86400_000, requests: 120, assets: 15, cis: 6, users: 12, technicians: 3 });
   db = await createSqlite();
-  app = await openApp({
-    dataDir: db.dataDir,
-    db: db.url,
-    log: createLogger({ level: 'silent' }),
-    registry: new ConnectorRegistry([servicedeskPlusConnector as never]),
-  });
+  app = await openTestApp(db, { connectors: [servicedeskPlusConnector as never] });
 });
 after(async () => {
   await app?.close();

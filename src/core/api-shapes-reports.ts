@@ -1,0 +1,155 @@
+// The /api/v1 shapes of what is read from the records: summaries and counts, reports, the change feed,
+// assets and coverage. Declared once like those of src/core/api-shapes.ts (route schemas, OpenAPI and
+// the web client's types come from them); only zod here, the browser imports this file for its types.
+import { z } from 'zod';
+import { nullableString, page, recordItem } from './api-shapes.ts';
+
+const severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
+
+// ---- record summaries ----
+
+export const groupCount = z.object({ values: z.record(z.string(), z.unknown()), count: z.int() });
+export type GroupCount = z.infer<typeof groupCount>;
+export const groupCounts = z.object({ items: z.array(groupCount) });
+
+export const complianceSummaryItem = z.object({
+  hostId: nullableString,
+  hostname: nullableString,
+  ipAddresses: z.array(z.string()),
+  source: z.string(),
+  benchmark: z.string(),
+  passed: z.int(),
+  failed: z.int(),
+  warning: z.int(),
+  error: z.int(),
+  total: z.int(),
+});
+export type ComplianceSummaryItem = z.infer<typeof complianceSummaryItem>;
+export const complianceSummary = z.object({ items: z.array(complianceSummaryItem) });
+
+export const hostLabel = z.object({ id: z.string(), hostname: nullableString, ipAddresses: z.array(z.string()) });
+export type HostLabel = z.infer<typeof hostLabel>;
+export const hostLabels = z.object({ items: z.array(hostLabel) });
+
+export const recordStats = z.object({
+  models: z.record(z.string(), z.int()),
+  sources: z.record(z.string(), z.record(z.string(), z.int())),
+  overdue: z.record(z.string(), z.int()).describe('open findings past their SLA due date, per severity'),
+});
+export type RecordStats = z.infer<typeof recordStats>;
+
+/** Vulnerabilities by plugin: one row per source and plugin with open findings (GET /api/v1/vulnerabilities/plugins). */
+export const pluginRow = z.object({
+  source: z.string(),
+  pluginId: z.string(),
+  pluginName: nullableString,
+  severity: severity.nullable().describe('the worst severity among its open findings'),
+  hosts: z.int().describe('hosts with an open finding of this plugin'),
+  findings: z.int().describe('open findings (a host may have several: one per port)'),
+  knownExploited: z.boolean(),
+  epssScore: z.number().nullable(),
+  vprScore: z.number().nullable(),
+  cvssV3BaseScore: z.number().nullable(),
+});
+export type PluginRow = z.infer<typeof pluginRow>;
+export const pluginSummary = z.object({ items: z.array(pluginRow), total: z.int() });
+export type PluginSummary = z.infer<typeof pluginSummary>;
+
+/** Open findings per severity (the trends report's days and the hosts list's columns). */
+const severityCounts = z.object({ critical: z.int(), high: z.int(), medium: z.int(), low: z.int(), info: z.int() });
+
+/** A host's live open findings per severity (GET /api/v1/hosts/finding-counts). */
+export const hostFindingCounts = severityCounts.extend({ hostId: z.string(), total: z.int() });
+export type HostFindingCounts = z.infer<typeof hostFindingCounts>;
+export const hostFindingCountsList = z.object({ items: z.array(hostFindingCounts) });
+
+/** How many records a list's filters match (GET /api/v1/<model>/count). */
+export const recordCount = z.object({ count: z.int() });
+export type RecordCount = z.infer<typeof recordCount>;
+
+// ---- reports ----
+
+export const remediationItem = z.object({
+  source: z.string(),
+  severity: nullableString,
+  fixed: z.int().describe('fixes observed (fixed events) in the window'),
+  meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening before the fix) to the fix'),
+  open: z.int().describe('findings open or reopened now'),
+  meanOpenAgeDays: z.number().nullable(),
+  oldestOpenAgeDays: z.number().nullable(),
+});
+export type RemediationItem = z.infer<typeof remediationItem>;
+export const remediationReport = z.object({ items: z.array(remediationItem), since: nullableString, generatedAt: z.iso.datetime() });
+export type RemediationReport = z.infer<typeof remediationReport>;
+
+export const trendsReport = z.object({
+  from: z.string().describe('first day (YYYY-MM-DD, UTC)'),
+  to: z.string().describe('last day'),
+  historyFrom: nullableString.describe(
+    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
+  ),
+  days: z.array(z.object({ date: z.string().describe('YYYY-MM-DD (UTC): open findings at the end of that day (for today: now)'), open: severityCounts })),
+  remediation: z.array(
+    z.object({
+      severity: z.string(),
+      fixed: z.int().describe('fixes (fixed events) in the window'),
+      meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening) to the fix; null without fixes'),
+    }),
+  ),
+  generatedAt: z.iso.datetime(),
+});
+export type TrendsReport = z.infer<typeof trendsReport>;
+
+// ---- change feed ----
+
+export const changeKind = z.enum(['new', 'fixed', 'reopened', 'removed', 'updated']);
+export type ChangeKind = z.infer<typeof changeKind>;
+
+/** One lifecycle event of a record (GET /api/v1/changes, `tributary changes`); its fields in output order. */
+export const changeEvent = z.object({
+  id: z.string().describe("the event's id: its record's, its run's and its change"),
+  source: z.string(),
+  model: z.string(),
+  recordId: z.string(),
+  externalId: nullableString,
+  change: changeKind,
+  from: nullableString.describe('the status before (fixed, reopened, updated)'),
+  to: nullableString.describe('the status after'),
+  runId: z.string(),
+  at: z.iso.datetime(),
+});
+export type ChangeEvent = z.infer<typeof changeEvent>;
+export const changePage = page(changeEvent);
+
+// ---- assets and coverage ----
+
+export const assetRecords = z.object({ asset: recordItem, hosts: z.array(recordItem), cmdbAssets: z.array(recordItem) });
+export type AssetRecords = z.infer<typeof assetRecords>;
+
+export const coverageKind = z.enum(['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings']);
+export const coverageCounts = z.object({
+  cmdbNotScanned: z.int(),
+  scannedNotInCmdb: z.int(),
+  findingsWithoutTicket: z.int(),
+  ticketsForFixedFindings: z.int(),
+  days: z.int(),
+});
+export type CoverageCounts = z.infer<typeof coverageCounts>;
+export const coverageRecords = z.object({ kind: coverageKind, days: z.int(), items: z.array(recordItem) });
+export type CoverageRecords = z.infer<typeof coverageRecords>;
+/** GET /api/v1/reports/coverage: the four numbers, or with ?list=KIND the records behind one. */
+export const coverageAnswer = z.union([coverageRecords, coverageCounts]);
+
+/** A manual link or unlink of a host and a CMDB record (POST/DELETE /api/v1/assets/{id}/link). */
+export const assetLinkBody = z.strictObject({
+  cmdbAssetId: z.string().min(1),
+  hostId: z.string().min(1).optional().describe('the host, when the path names an asset'),
+});
+export type AssetLinkBody = z.infer<typeof assetLinkBody>;
+export const assetLinked = z.object({
+  action: z.enum(['link', 'unlink']),
+  hostId: z.string(),
+  cmdbAssetId: z.string(),
+  asset: recordItem.describe('the asset the host is in now'),
+});
+export type AssetLinked = z.infer<typeof assetLinked>;
