@@ -374,6 +374,17 @@ CREATE TABLE export_status (
   { version: 12, name: 'correlated assets, owners and ticket links', sql: correlation },
   // Issue 17: summary tables rebuilt in each run's epilogue, and the findings' severity-order index.
   { version: 13, name: 'summaries and severity order', sql: SUMMARY_MIGRATION },
+  // Issue 17: the findings sorts the UI offers besides severity, each walked in index order (records.ts
+  // queryRecords reads a sorted page as the values in order, then the nulls by id); and the note of
+  // the indexes a first import dropped to build them once at its end (bulk-load.ts).
+  {
+    version: 14,
+    name: 'findings sort indexes; deferred index notes',
+    sql: `
+${['last_seen', 'plugin_name', 'epss_score', 'cvss_v3_base_score', 'vpr_score', 'status'].map((c) => `CREATE INDEX rec_vulnerabilities_sort_${c} ON rec_vulnerabilities (${c}, id);`).join('\n')}
+CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, sql TEXT NOT NULL, run_id TEXT NOT NULL);
+`,
+  },
   // A finding's assetId / owner / department / site are read from its host (records.ts JOINED) instead
   // of being copied onto it: the copy meant rewriting every finding after an estate's first correlation.
   // The change feed is keyed by an auto-numbered sequence, its order: the key (time, record, change)

@@ -7,6 +7,7 @@ import { InputError } from '../core/errors.ts';
 import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
 import type { SecretBox } from '../core/secrets.ts';
 import * as links from './asset-links.ts';
+import { DEFER_MIN_ROWS, deferIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
 import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
 import type { CorrelationResult } from './correlation.ts';
 import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
@@ -66,6 +67,8 @@ export class Store {
     const writer = path !== null && path !== ':memory:' && process.env.TRIBUTARY_SQLITE_WRITER !== 'inline' ? new SqlitePageWriter(path) : null;
     const store = new Store(db, box, secretKeys, writer);
     await store.migrate();
+    // Indexes a first import deferred and a crash left unbuilt (bulk-load.ts).
+    await rebuildDeferredIndexes(db);
     return store;
   }
 
@@ -221,6 +224,18 @@ export class Store {
     return fresh;
   }
 
+  /** Per run and model: whether this process asked to defer the table's indexes (bulk-load.ts). */
+  #deferTried = new Set<string>();
+
+  /**
+   * Builds the indexes a run's first import deferred (its own, and any a crashed run left): called
+   * once its streams are done, before anything reads the tables by those indexes.
+   */
+  async finishBulkLoad(runId: string): Promise<void> {
+    await rebuildDeferredIndexes(this.db, runId);
+    await rebuildDeferredIndexes(this.db);
+  }
+
   /** Per run and model: whether the source held no record of the model when the run began. */
   #emptyAtStart = new Map<string, boolean>();
 
@@ -240,6 +255,11 @@ export class Store {
         empty = !(await sourceHasRecords(this.db, u.model, stamp.sourceId));
         if (this.#emptyAtStart.size > 1000) this.#emptyAtStart.clear();
         this.#emptyAtStart.set(key, empty);
+      }
+      if (empty && u.rows.length >= DEFER_MIN_ROWS && !this.#deferTried.has(key)) {
+        this.#deferTried.add(key);
+        if (this.#deferTried.size > 1000) this.#deferTried.clear();
+        await deferIndexes(this.db, u.model, stamp.runId);
       }
       // A record may sit in two groups of one page (sent twice with different fields): the later
       // group finds it stored by the earlier one, so it is compared.

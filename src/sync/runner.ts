@@ -330,6 +330,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     clearInterval(beat);
     clearTimeout(deadline);
     opts.signal?.removeEventListener('abort', onAbort);
+    // A first import's deferred indexes are built before the counts and the sweep read by them.
+    await store.finishBulkLoad(runId);
   }
 
   // Distinct records this run stamped (as progress counted them, unless a write failed midway); a

@@ -1,0 +1,68 @@
+// A sync that is the first import into empty tables runs without the findings' secondary indexes and
+// ends with all of them built (store/bulk-load.ts; runner.ts builds them before counting and sweeping),
+// with the same counts and sweep as ever. On both stores.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openApp } from '../../src/app/context.ts';
+import { addSource } from '../../src/app/sources.ts';
+import { ConnectorRegistry } from '../../src/connectors/registry.ts';
+import { createLogger } from '../../src/core/log.ts';
+import type { Row } from '../../src/store/driver.ts';
+import { runSync } from '../../src/sync/runner.ts';
+import { BACKENDS } from '../helpers/databases.ts';
+import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+
+process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 4).toString('base64');
+
+const hosts = Array.from({ length: 30 }, (_, i) => `h${i}`);
+const findings = (n: number) => Array.from({ length: n }, (_, i) => ({ host: `h${i % 30}`, plugin: String(1000 + i) }));
+
+for (const backend of BACKENDS) {
+  test(`a first import loads without secondary indexes and ends with all of them (${backend.kind})`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    const control = newControl({ hosts, findings: findings(1800), pageSize: 600 });
+    const app = await openApp({
+      dataDir: db.dataDir,
+      db: db.url,
+      log: createLogger({ level: 'silent' }),
+      registry: new ConnectorRegistry([fixtureConnector(control)]),
+    });
+    try {
+      const indexNames = async () => {
+        const rows: Row[] =
+          app.store.dialect === 'sqlite'
+            ? await app.store.db.all(
+                `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rec_vulnerabilities' AND sql IS NOT NULL ORDER BY name`,
+              )
+            : await app.store.db.all(
+                `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'rec_vulnerabilities' AND indexname NOT LIKE '%_pkey' ORDER BY 1`,
+              );
+        return rows.map((r) => String(r.name));
+      };
+      const before = await indexNames();
+      // Page 2 is read once page 0 is stored (one write in flight): the load runs deferred by then.
+      let during: Promise<string[]> | null = null;
+      control.beforeFindingsPage = (page) => {
+        if (page === 2) during = indexNames();
+      };
+      await addSource(app, 'fixture', 'first', { url: 'https://up.example', token: 'good-token-123' });
+      const result = await runSync(app, 'first');
+      assert.equal(result.status, 'succeeded', result.error ?? '');
+      assert.deepEqual(await during, [], 'the findings table had no secondary index during the first import');
+      assert.deepEqual(await indexNames(), before);
+      assert.deepEqual(await app.store.db.all(`SELECT name FROM deferred_indexes`), []);
+      assert.equal(result.streams.vulnerabilities?.records, 1800);
+
+      // The next full run without 600 of them fixes exactly those (the sweep reads by the rebuilt indexes).
+      control.findings = findings(1200);
+      control.beforeFindingsPage = undefined;
+      const second = await runSync(app, 'first', { full: true });
+      assert.equal(second.status, 'succeeded', second.error ?? '');
+      assert.equal(second.swept.vulnerabilities, 600);
+      assert.equal(await app.store.count('vulnerabilities', undefined, { live: true }), 1200);
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  });
+}
