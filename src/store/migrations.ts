@@ -2,6 +2,7 @@
 // (TEXT, INTEGER, BIGINT, DOUBLE PRECISION; booleans as 0/1; times as ISO-8601 UTC text, which sorts;
 // arrays and objects as JSON text). A migration is never edited once released; add a new one.
 
+import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION } from './summaries.ts';
 
 export interface Migration {
@@ -376,12 +377,16 @@ CREATE TABLE export_status (
   { version: 13, name: 'summaries and severity order', sql: SUMMARY_MIGRATION },
   // Issue 17: the findings sorts the UI offers besides severity, each walked in index order (records.ts
   // queryRecords reads a sorted page as the values in order, then the nulls by id); and the note of
-  // the indexes a first import dropped to build them once at its end (bulk-load.ts).
+  // the indexes a first import dropped to build them once at its end (bulk-load.ts). Each indexes an
+  // expression only the sort uses (records.ts SORT_ONLY): on the plain column SQLite, which keeps no
+  // statistics, took the status index for `status=open` and sorted 900k findings (1.5 s, measured).
   {
     version: 14,
     name: 'findings sort indexes; deferred index notes',
     sql: `
-${['last_seen', 'plugin_name', 'epss_score', 'cvss_v3_base_score', 'vpr_score', 'status'].map((c) => `CREATE INDEX rec_vulnerabilities_sort_${c} ON rec_vulnerabilities (${c}, id);`).join('\n')}
+${Object.entries(SORT_ONLY_INDEXES)
+  .map(([c, expr]) => `CREATE INDEX rec_vulnerabilities_sort_${c} ON rec_vulnerabilities ((${expr}), id);`)
+  .join('\n')}
 CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, sql TEXT NOT NULL, run_id TEXT NOT NULL);
 `,
   },

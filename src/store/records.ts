@@ -17,7 +17,7 @@ import {
 } from '../core/models.ts';
 import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
-import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
+import { columnOf, fromColumnValue, q, sortOnlyExpression, tableOf, toColumnValue } from './schema.ts';
 import { slaFilterClause, withSla } from './sla.ts';
 import { summarySource } from './summaries.ts';
 
@@ -641,6 +641,11 @@ function sortExpression(model: ModelName, field: string): string {
   const col = `r.${q(columnOf(def.name))}`;
   // A finding's severity sorts by its rank, a missing one lowest (-1): migration 13 indexes this expression.
   if (model === 'vulnerabilities' && field === 'severity') return SEVERITY_SORT;
+  // The other findings sorts an index serves: its expression (schema.ts SORT_ONLY).
+  if (model === 'vulnerabilities') {
+    const expr = sortOnlyExpression(columnOf(def.name));
+    if (expr) return expr;
+  }
   // An ordered enum sorts by its order (severity: info < … < critical).
   if (def.ordered && def.values) return rankExpression(col, def.values);
   return col;

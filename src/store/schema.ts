@@ -60,3 +60,26 @@ export function fromColumnValue(f: FieldDef, v: unknown): unknown {
       return String(v);
   }
 }
+
+/**
+ * Findings columns the list sorts by through an index of its own (migration 14), as expressions a
+ * filter on the column never matches: a no-op concatenation or addition keeps the order and nulls.
+ * Keyed by column; `col` is the column as the query names it.
+ */
+const SORT_ONLY: Record<string, (col: string) => string> = {
+  last_seen: (c) => `${c} || ''`,
+  plugin_name: (c) => `${c} || ''`,
+  status: (c) => `${c} || ''`,
+  epss_score: (c) => `${c} + 0`,
+  cvss_v3_base_score: (c) => `${c} + 0`,
+  vpr_score: (c) => `${c} + 0`,
+};
+
+/** Migration 14's index expressions, by column. */
+export const SORT_ONLY_INDEXES: Record<string, string> = Object.fromEntries(Object.entries(SORT_ONLY).map(([c, f]) => [c, f(c)]));
+
+/** The expression a findings sort by `column` (as `r."column"`) uses, or null when it sorts by the column itself. */
+export function sortOnlyExpression(column: string): string | null {
+  const f = SORT_ONLY[column];
+  return f ? `(${f(`r.${q(column)}`)})` : null;
+}

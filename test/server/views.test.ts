@@ -62,7 +62,20 @@ for (const backend of backends) {
 
     it('sorts by a field both ways, nulls last, and pages through every record exactly once', async () => {
       const total = PAGES * HOSTS_PER_PAGE * 2;
-      for (const sort of ['cvssV3BaseScore', '-cvssV3BaseScore', 'pluginName', '-pluginName', 'severity', '-severity', 'source', '-id']) {
+      for (const sort of [
+        'cvssV3BaseScore',
+        '-cvssV3BaseScore',
+        'pluginName',
+        '-pluginName',
+        'severity',
+        '-severity',
+        'source',
+        '-id',
+        '-lastSeen',
+        'epssScore',
+        '-vprScore',
+        'status',
+      ]) {
         const items = await all(`/api/v1/vulnerabilities?sort=${sort}`, 4);
         assert.equal(items.length, total, sort);
         assert.equal(new Set(items.map((i) => i.id)).size, total, `${sort}: no duplicates`);
