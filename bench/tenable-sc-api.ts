@@ -3,7 +3,7 @@
 //
 //   node bench/tenable-sc-api.ts [--hosts 20000] [--findings-per-host 50] [--store sqlite|postgres|both]
 //                                [--runs 1] [--quick] [--pg-url postgres://postgres@127.0.0.1:5432/test]
-//                                [--node-flags='…'] [--only floor|tributary] [--cpu-prof]
+//                                [--node-flags='…'] [--only floor|floor-late|tributary] [--floor-late] [--cpu-prof]
 //
 // What runs where. The simulator runs in its own process (its CPU and memory are not ours); every
 // measurement runs in a fresh child process of its own, so each peak RSS is that run's alone. On a
@@ -18,6 +18,9 @@
 //              migrations; the id is the row's vulnUUID), one transaction per page: SQLite with one
 //              cached prepared INSERT per row, PostgreSQL with one COPY … FROM STDIN per page. No
 //              normalisation, no computed ids, no upsert, no checkpoint.
+//   floor-late (with --floor-late, or --only floor-late) the floor with the table's secondary indexes
+//              dropped before the load and built after it, inside the timed part: what a first
+//              import of Tributary does (src/store/bulk-load.ts), so the ratio to it is of the rest.
 //   tributary  `runSync` (a full run) of a tenable-sc source whose connector offers only its
 //              vulnerabilities stream (the other streams are switched off in this benchmark's registry:
 //              they read other rows). Timed from the call to its return: run bookkeeping, every page
@@ -42,7 +45,7 @@ const root = join(here, '..');
 const PAGE = 1000;
 
 type StoreKind = 'sqlite' | 'postgres';
-type Kind = 'floor' | 'tributary';
+type Kind = 'floor' | 'floor-late' | 'tributary';
 
 interface Target {
   url: string;
@@ -118,7 +121,7 @@ class RssMarks {
 // ---------------------------------------------------------------------------------------------
 // Child: the floor.
 
-async function floorRun(store: StoreKind, target: Target, db: string, mark: number): Promise<RunResult> {
+async function floorRun(store: StoreKind, target: Target, db: string, mark: number, late = false): Promise<RunResult> {
   const { Agent, request } = await import('undici');
   const { isComplianceRow } = await import('../src/connectors/tenable-sc/map/vulndetails.ts');
   const { MIGRATIONS } = await import('../src/store/migrations.ts');
@@ -177,11 +180,23 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
 
   let writePage: (rows: unknown[][]) => Promise<void>;
   let close: () => Promise<void>;
+  /** With `late`: the table's secondary indexes, dropped before the load and built after it (timed). */
+  let buildIndexes = async (): Promise<void> => {};
   if (store === 'sqlite') {
     const { DatabaseSync } = await import('node:sqlite');
     const sq = new DatabaseSync(db);
     sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     for (const m of MIGRATIONS) sq.exec(m.sql);
+    if (late) {
+      const ixs = sq.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rec_vulnerabilities' AND sql IS NOT NULL`).all() as {
+        name: string;
+        sql: string;
+      }[];
+      for (const ix of ixs) sq.exec(`DROP INDEX ${ix.name}`);
+      buildIndexes = async () => {
+        for (const ix of ixs) sq.exec(ix.sql);
+      };
+    }
     const stmt = sq.prepare(
       `INSERT INTO rec_vulnerabilities (${cols}) VALUES (${cols
         .split(',')
@@ -203,6 +218,19 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     const client = new pg.Client({ connectionString: db });
     await client.connect();
     for (const m of MIGRATIONS) await client.query(m.postgres ?? m.sql);
+    if (late) {
+      const ixs = (
+        await client.query(
+          `SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE tablename = 'rec_vulnerabilities' AND indexname <> 'rec_vulnerabilities_pkey'`,
+        )
+      ).rows as { name: string; sql: string }[];
+      for (const ix of ixs) await client.query(`DROP INDEX ${ix.name}`);
+      buildIndexes = async () => {
+        // The sort memory Tributary's own index builds ask for (src/store/bulk-load.ts).
+        await client.query(`SET maintenance_work_mem = '256MB'`);
+        for (const ix of ixs) await client.query(ix.sql);
+      };
+    }
     const esc = (v: unknown) =>
       v === null || v === undefined ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
     writePage = async (rows) => {
@@ -236,11 +264,22 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
       if (last) break;
     }
   }
+  await buildIndexes();
   const seconds = (performance.now() - started) / 1000;
   const peakEndMb = marks.stop();
   await close();
   await agent.close();
-  return { kind: 'floor', store, rowsRead, stored, seconds, perSecond: stored / seconds, markAt: mark, peakAtMarkMb: marks.atMark, peakEndMb };
+  return {
+    kind: late ? 'floor-late' : 'floor',
+    store,
+    rowsRead,
+    stored,
+    seconds,
+    perSecond: stored / seconds,
+    markAt: mark,
+    peakAtMarkMb: marks.atMark,
+    peakEndMb,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,6 +424,7 @@ async function main(): Promise<void> {
       'cpu-prof': { type: 'boolean', default: false },
       'node-flags': { type: 'string' },
       only: { type: 'string' },
+      'floor-late': { type: 'boolean', default: false },
       child: { type: 'string' },
       db: { type: 'string' },
       'data-dir': { type: 'string' },
@@ -398,7 +438,9 @@ async function main(): Promise<void> {
     const target = JSON.parse(values.target!) as Target;
     const mark = Number(values.mark);
     const r =
-      values.child === 'floor' ? await floorRun(store, target, values.db!, mark) : await tributaryRun(store, target, values.db!, values['data-dir']!, mark);
+      values.child === 'tributary'
+        ? await tributaryRun(store, target, values.db!, values['data-dir']!, mark)
+        : await floorRun(store, target, values.db!, mark, values.child === 'floor-late');
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
@@ -407,7 +449,7 @@ async function main(): Promise<void> {
   const perHost = Number(values['findings-per-host']);
   const stores: StoreKind[] = values.store === 'both' ? ['sqlite', 'postgres'] : [values.store as StoreKind];
   const runs = Math.max(1, Number(values.runs));
-  const kinds: Kind[] = values.only ? [values.only as Kind] : ['floor', 'tributary'];
+  const kinds: Kind[] = values.only ? [values.only as Kind] : ['floor', 'tributary', ...(values['floor-late'] ? ['floor-late' as const] : [])];
   const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const nodeArgs = [...nodeFlags, ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(root, 'bench', '.prof')] : [])];
 
@@ -436,6 +478,7 @@ async function main(): Promise<void> {
     const out: string[][] = [
       ['store', 'findings', 'floor findings/s', 'Tributary findings/s', 'ratio', 'peak RSS @10%', 'peak RSS @end', 'growth', 'floor peak RSS'],
     ];
+    const late: string[][] = [['store', 'floor (indexes after) findings/s', 'ratio to it']];
     for (const store of stores) {
       const f = all.filter((r) => r.store === store && r.kind === 'floor');
       const t = all.filter((r) => r.store === store && r.kind === 'tributary');
@@ -460,8 +503,14 @@ async function main(): Promise<void> {
         t.length ? `${(((atEnd - atMark) / atMark) * 100).toFixed(1)} %` : '-',
         f.length ? fmtMb(Math.max(...f.map((r) => r.peakEndMb))) : '-',
       ]);
+      const fl = all.filter((r) => r.store === store && r.kind === 'floor-late');
+      if (fl.length) {
+        const lRate = median(fl.map((r) => r.perSecond));
+        late.push([store, fmtInt(lRate), t.length ? (tRate / lRate).toFixed(2) : '-']);
+      }
     }
     process.stdout.write(`\n${table(out)}\n\n`);
+    if (late.length > 1) process.stdout.write(`${table(late)}\n\n`);
     process.stdout.write(
       `${runs} run(s) per side (median rate, max RSS); node ${process.version}${nodeFlags.length ? ` ${nodeFlags.join(' ')}` : ' (default flags)'}, ${(await import('node:os')).cpus().length} CPUs.\n`,
     );
