@@ -36,7 +36,7 @@ import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } fro
 import { type SourceRecord, Sources } from './sources.ts';
 import type { RunActivity } from './run-activity.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
-import { type HostCounts, hostFindingCounts, overdueCounts, type PluginRow, pluginSummary } from './summary-reads.ts';
+import { type ComplianceRow, complianceSummary, type HostCounts, hostFindingCounts, overdueCounts, type PluginRow, pluginSummary } from './summary-reads.ts';
 import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
 import * as users from './users.ts';
 
@@ -365,6 +365,11 @@ export class Store {
 
   async hostFindingCounts(ids: string[]): Promise<HostCounts[]> {
     return hostFindingCounts(this.db, ids);
+  }
+
+  /** Live compliance results per host and benchmark, most failures first. */
+  async complianceSummary(opts: Parameters<typeof complianceSummary>[1]): Promise<ComplianceRow[]> {
+    return complianceSummary(this.db, opts);
   }
 
   /** Records of a model (of one source); with `live`, only those not removed. */
