@@ -15,6 +15,7 @@ import {
   type ModelName,
   type StoredRecord,
 } from '../core/models.ts';
+import { cvePairRows, withCvePlugins, writeCvePairs } from './cve-plugins.ts';
 import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
@@ -228,11 +229,16 @@ export interface PreparedUpsert {
   statusAt: number;
   /** None of the rows is stored yet (a source's first import, store.ts): each event is `new`, written without comparing. */
   allNew?: boolean;
+  /** Findings: the (source, CVE, plugin) rows their CVE lists add to vuln_cve_plugins (cve-plugins.ts). */
+  cvePairs?: unknown[][];
 }
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
 export async function upsertRecords(db: Driver, model: ModelName, records: IncomingRecord[], stamp: WriteStamp): Promise<number> {
-  for (const u of prepareUpserts(model, records, stamp)) await db.insertMany(u.sql, u.rows);
+  for (const u of prepareUpserts(model, records, stamp)) {
+    await db.insertMany(u.sql, u.rows);
+    if (u.cvePairs) await writeCvePairs(db, u.cvePairs);
+  }
   return records.length;
 }
 
@@ -307,12 +313,16 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
   }
   return [...groups].map(([mask, rows]) => {
     const shape = shapeOf(plan, mask);
-    const statusAt = statusColumnAt(
-      model,
-      shape.fields.map((f) => f.name),
-      LEADING_COLUMNS + (shape.origin ? 1 : 0),
-    );
-    return { model, sql: insertSqlFor(model, shape), rows: [...rows.values()], statusAt };
+    const names = shape.fields.map((f) => f.name);
+    const leading = LEADING_COLUMNS + (shape.origin ? 1 : 0);
+    const statusAt = statusColumnAt(model, names, leading);
+    const list = [...rows.values()];
+    const u: PreparedUpsert = { model, sql: insertSqlFor(model, shape), rows: list, statusAt };
+    if (model === 'vulnerabilities' && names.includes('cves')) {
+      const pluginAt = names.indexOf('pluginId');
+      u.cvePairs = cvePairRows(stamp.sourceId, list, leading + names.indexOf('cves'), pluginAt < 0 ? -1 : leading + pluginAt);
+    }
+    return u;
   });
 }
 
@@ -417,6 +427,8 @@ export interface Filter {
   field: string;
   op: FilterOp;
   value: string;
+  /** A findings `cves=` filter: the plugins whose findings may name the CVE (set by the store, cve-plugins.ts). */
+  plugins?: string[];
 }
 
 export interface QueryOptions {
@@ -466,8 +478,13 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   }
   if (def.kind === 'json') {
     if (f.op !== '=' && f.op !== '!=') throw new InputError(`${f.field} is a list; use ${f.field}=VALUE to match an element`, f.field);
+    // Only the findings of the plugins that may name the CVE are searched (their plugin_id index).
+    const plugins = model === 'vulnerabilities' && f.op === '=' ? f.plugins : undefined;
+    if (plugins?.length === 0) return '1 = 0';
+    if (plugins) params.push(...plugins);
     params.push(`%${JSON.stringify(f.value).replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-    return `${f.op === '!=' ? 'NOT ' : ''}COALESCE(${col}, '') LIKE ? ESCAPE '\\'`;
+    const search = `${f.op === '!=' ? 'NOT ' : ''}COALESCE(${col}, '') LIKE ? ESCAPE '\\'`;
+    return plugins ? `(r."plugin_id" IN (${plugins.map(() => '?').join(',')}) AND ${search})` : search;
   }
   if (def.values) return enumClause(model, def, f, col, params);
   let v: unknown = f.value;
@@ -511,6 +528,7 @@ function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, par
 }
 
 export async function queryRecords(db: Driver, model: ModelName, opts: QueryOptions): Promise<QueryPage> {
+  if (model === 'vulnerabilities') opts = { ...opts, filters: await withCvePlugins(db, opts.filters) };
   const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
@@ -583,6 +601,7 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
 
 /** How many records a query matches (its source and field filters; no paging). */
 export async function countMatching(db: Driver, model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters'>): Promise<number> {
+  if (model === 'vulnerabilities') opts = { ...opts, filters: await withCvePlugins(db, opts.filters) };
   const params: unknown[] = [];
   const filtered = whereClauses(model, opts, params);
   if (filtered === null) return 0;
@@ -681,6 +700,7 @@ export async function groupCount(
   opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'limit'> = {},
 ): Promise<GroupCount[]> {
   if (by.length === 0) throw new InputError('name at least one field to group by', 'by');
+  if (model === 'vulnerabilities') opts = { ...opts, filters: await withCvePlugins(db, opts.filters) };
   const defs = by.map((name) => {
     const def = fieldsOf(model).find((d) => d.name === name);
     if (!def || def.kind === 'json' || name === 'id' || (isComputed(model, name) && JOINED[model]?.[name] === undefined))
