@@ -537,12 +537,15 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   const desc = opts.sort?.desc === true;
   const dir = desc ? 'DESC' : 'ASC';
   const cmp = desc ? '<' : '>';
+  // The page's records are chosen on narrow rows (the id, with only the joins a filter or the sort
+  // needs), then read whole: sorting the thousands of findings of a plugin by severity with every
+  // column and join took twice as long on SQLite (measured at 1M findings).
+  const joins = [...(opts.filters ?? []).map((f) => f.field), ...(sort ? [sort.field] : [])].some((field) => JOINED[model]?.[field] !== undefined);
+  const narrowFrom = joins ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`;
   const select = (extra: string[], order: string, n: number, more: unknown[], key = '') => {
     const w = [...where, ...extra];
-    return db.all(`SELECT ${recordColumns(model)}${key} FROM ${recordFrom(model)}${w.length ? ` WHERE ${w.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${n}`, [
-      ...params,
-      ...more,
-    ]);
+    const chosen = `SELECT r."id" FROM ${narrowFrom}${w.length ? ` WHERE ${w.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${n}`;
+    return db.all(`SELECT ${recordColumns(model)}${key} FROM ${recordFrom(model)} WHERE r."id" IN (${chosen}) ORDER BY ${order}`, [...params, ...more]);
   };
   let rows: Row[] = [];
   // A page asked for by its position (a reloaded or shared page N of a list) instead of a cursor: one
