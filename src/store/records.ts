@@ -15,7 +15,7 @@ import {
   type ModelName,
   type StoredRecord,
 } from '../core/models.ts';
-import { cvePairRows, withCvePlugins, writeCvePairs } from './cve-plugins.ts';
+import { type CveColumns, cvePairRows, withCvePlugins, writeCvePairs } from './cve-plugins.ts';
 import { FINDING_TIMES, findingTime, recordSweepChanges, statusColumnAt, sweepFixedAt } from './changes.ts';
 import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, tableOf, toColumnValue } from './schema.ts';
@@ -229,7 +229,9 @@ export interface PreparedUpsert {
   statusAt: number;
   /** None of the rows is stored yet (a source's first import, store.ts): each event is `new`, written without comparing. */
   allNew?: boolean;
-  /** Findings: the (source, CVE, plugin) rows their CVE lists add to vuln_cve_plugins (cve-plugins.ts). */
+  /** Findings that write their CVE list: where it and the plugin id are in the rows (cve-plugins.ts). */
+  cveColumns?: CveColumns;
+  /** The (source, CVE, plugin) rows to add to vuln_cve_plugins with the rows (store.ts sets them). */
   cvePairs?: unknown[][];
 }
 
@@ -237,7 +239,7 @@ export interface PreparedUpsert {
 export async function upsertRecords(db: Driver, model: ModelName, records: IncomingRecord[], stamp: WriteStamp): Promise<number> {
   for (const u of prepareUpserts(model, records, stamp)) {
     await db.insertMany(u.sql, u.rows);
-    if (u.cvePairs) await writeCvePairs(db, u.cvePairs);
+    if (u.cveColumns) await writeCvePairs(db, cvePairRows(stamp.sourceId, u.rows, u.cveColumns).pairs);
   }
   return records.length;
 }
@@ -320,7 +322,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     const u: PreparedUpsert = { model, sql: insertSqlFor(model, shape), rows: list, statusAt };
     if (model === 'vulnerabilities' && names.includes('cves')) {
       const pluginAt = names.indexOf('pluginId');
-      u.cvePairs = cvePairRows(stamp.sourceId, list, leading + names.indexOf('cves'), pluginAt < 0 ? -1 : leading + pluginAt);
+      u.cveColumns = { cves: leading + names.indexOf('cves'), plugin: pluginAt < 0 ? -1 : leading + pluginAt };
     }
     return u;
   });

@@ -13,6 +13,7 @@ import { type Driver, openDriver, sqlitePathOf } from './driver.ts';
 import { FeedLookup } from './feeds.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { migrate, schemaVersion } from './migrate.ts';
+import { forgetCvePairs, pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import * as lookups from './record-lookups.ts';
 import { sourceHasRecords } from './record-lookups.ts';
@@ -149,6 +150,7 @@ export class Store {
   async deleteSource(name: string): Promise<void> {
     const s = await this.#sources.delete(name);
     forgetSummaries(s.id);
+    forgetCvePairs(s.id);
     // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
     if (await links.anyAssets(this.db)) await this.correlate();
   }
@@ -206,7 +208,13 @@ export class Store {
     if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
     const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
     if (stored) await this.#markAllNew(stamp, page.upserts, stored);
+    // The CVE pairs this process has not seen committed yet (cve-plugins.ts), written with the page.
+    const cves = page.upserts.map((u) => (u.cveColumns ? unstoredCvePairs(stamp.sourceId, u.rows, u.cveColumns) : null));
+    page.upserts.forEach((u, i) => {
+      if (cves[i]) u.cvePairs = cves[i].pairs;
+    });
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
+    for (const c of cves) if (c) pairsCommitted(stamp.sourceId, c);
     markWritten(stamp.sourceId);
     if (!stored) return written;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
