@@ -1,12 +1,15 @@
 // The coverage report (interfaces.md §6.3): CMDB assets not scanned in N days (or never), scanned
 // hosts absent from the CMDB, open critical or known-exploited findings no ticket is linked to, and
 // open tickets whose linked findings are all fixed. A ticket is linked to a finding when its assetIds
-// hold the finding's asset or its findingIds hold the finding.
+// hold the finding's asset or its findingIds hold the finding. The report's numbers are counted
+// without reading the records behind them: the urgent findings from the summaries (summaries.ts,
+// as of the last run's epilogue), less those a ticket covers; its lists read the records.
 import type { CoverageCounts } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import type { Driver, Row } from './driver.ts';
 import { recordColumns, recordFrom, rowToRecord } from './records.ts';
+import { ensureSummariesFor } from './summaries.ts';
 
 export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
@@ -28,10 +31,11 @@ const RETIRED = /dispos|retire|expired|scrap/i;
 
 const parse = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? (JSON.parse(v) as string[]) : []);
 
-async function cmdbNotScanned(db: Driver, days: number): Promise<Row[]> {
+/** `columns`: what to read of each CMDB record (all of it for the list; what the filter needs for the count). */
+async function cmdbNotScanned(db: Driver, days: number, columns = 'c.*, s."name" AS "source_name"'): Promise<Row[]> {
   const since = new Date(Date.now() - days * 86_400_000).toISOString();
   const rows = await db.all(
-    `SELECT c.*, s."name" AS "source_name", a."last_scanned" AS "asset_last_scanned", a."host_ids" AS "asset_host_ids" FROM "rec_cmdb_assets" c JOIN "sources" s ON s."id" = c."source_id" LEFT JOIN "rec_assets" a ON a."id" = c."asset_id" WHERE c."removed" = 0 AND (a."last_scanned" IS NULL OR a."last_scanned" < ?) ORDER BY c."id"`,
+    `SELECT ${columns}, a."last_scanned" AS "asset_last_scanned", a."host_ids" AS "asset_host_ids" FROM "rec_cmdb_assets" c JOIN "sources" s ON s."id" = c."source_id" LEFT JOIN "rec_assets" a ON a."id" = c."asset_id" WHERE c."removed" = 0 AND (a."last_scanned" IS NULL OR a."last_scanned" < ?) ORDER BY c."id"`,
     [since],
   );
   return rows.filter((r) => {
@@ -40,10 +44,15 @@ async function cmdbNotScanned(db: Driver, days: number): Promise<Row[]> {
   });
 }
 
+const NOT_IN_CMDB = `h."removed" = 0 AND NOT EXISTS (SELECT 1 FROM "asset_links" l WHERE l."host_id" = h."id" AND l."cmdb_asset_id" <> '')`;
+
 async function scannedNotInCmdb(db: Driver): Promise<Row[]> {
-  return db.all(
-    `SELECT h.*, s."name" AS "source_name" FROM "rec_hosts" h JOIN "sources" s ON s."id" = h."source_id" WHERE h."removed" = 0 AND NOT EXISTS (SELECT 1 FROM "asset_links" l WHERE l."host_id" = h."id" AND l."cmdb_asset_id" <> '') ORDER BY h."id"`,
-  );
+  return db.all(`SELECT h.*, s."name" AS "source_name" FROM "rec_hosts" h JOIN "sources" s ON s."id" = h."source_id" WHERE ${NOT_IN_CMDB} ORDER BY h."id"`);
+}
+
+async function scannedNotInCmdbCount(db: Driver): Promise<number> {
+  const rows = await db.all(`SELECT COUNT(*) AS "n" FROM "rec_hosts" h JOIN "sources" s ON s."id" = h."source_id" WHERE ${NOT_IN_CMDB}`);
+  return Number(rows[0]?.n ?? 0);
 }
 
 interface TicketLinks {
@@ -61,24 +70,53 @@ async function ticketLinks(db: Driver): Promise<TicketLinks[]> {
 
 const URGENT = `v."removed" = 0 AND v."status" IN ('open', 'reopened') AND (v."severity" = 'critical' OR v."known_exploited" = 1)`;
 
-async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[], list: boolean): Promise<{ count: number; rows: Row[] }> {
+/**
+ * How many urgent findings no ticket covers: the urgent ones (sum_vuln_counts), less those of hosts
+ * whose asset a ticket names (sum_hosts.urgent), less the other urgent ones a ticket names by id.
+ */
+async function findingsWithoutTicketCount(db: Driver, tickets: TicketLinks[]): Promise<number> {
+  await ensureSummariesFor(db);
+  const urgent = await db.all(
+    `SELECT SUM(n) AS "n" FROM sum_vuln_counts WHERE removed = 0 AND status IN ('open', 'reopened') AND (severity = 'critical' OR known_exploited = 1)`,
+  );
+  let count = Number(urgent[0]?.n ?? 0);
+  const assets = [...new Set(tickets.flatMap((t) => t.assetIds))];
+  for (let i = 0; i < assets.length; i += 500) {
+    const chunk = assets.slice(i, i + 500);
+    const covered = await db.all(
+      `SELECT SUM(u."urgent") AS "n" FROM sum_hosts u JOIN "rec_hosts" h ON h."id" = u.host_id WHERE h."asset_id" IN (${chunk.map(() => '?').join(',')})`,
+      chunk,
+    );
+    count -= Number(covered[0]?.n ?? 0);
+  }
+  const assetSet = new Set(assets);
+  const named = [...new Set(tickets.flatMap((t) => t.findingIds))];
+  for (let i = 0; i < named.length; i += 500) {
+    const chunk = named.slice(i, i + 500);
+    const rows = await db.all(
+      `SELECT v."id", h."asset_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE ${URGENT} AND v."id" IN (${chunk.map(() => '?').join(',')})`,
+      chunk,
+    );
+    count -= rows.filter((r) => !(r.asset_id && assetSet.has(String(r.asset_id)))).length;
+  }
+  // The summaries are as of the last refresh and the tickets as of now: never below none.
+  return Math.max(0, count);
+}
+
+async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[]): Promise<Row[]> {
   const assets = new Set(tickets.flatMap((t) => t.assetIds));
   const findings = new Set(tickets.flatMap((t) => t.findingIds));
   const rows: Row[] = [];
-  let count = 0;
   let after = '';
   for (;;) {
     const page = await db.all(
       `SELECT v."id", h."asset_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE ${URGENT} AND v."id" > ? ORDER BY v."id" LIMIT 20000`,
       [after],
     );
-    const hit = page.filter((r) => !findings.has(String(r.id)) && !(r.asset_id && assets.has(String(r.asset_id))));
-    count += hit.length;
-    if (list) rows.push(...hit);
+    rows.push(...page.filter((r) => !findings.has(String(r.id)) && !(r.asset_id && assets.has(String(r.asset_id)))));
     if (page.length < 20000) break;
     after = String(page[page.length - 1]!.id);
   }
-  if (!list) return { count, rows: [] };
   const full: Row[] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const ids = rows.slice(i, i + 500).map((r) => String(r.id));
@@ -89,7 +127,7 @@ async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[], list: b
       )),
     );
   }
-  return { count, rows: full };
+  return full;
 }
 
 /** Open tickets with linked findings, all of them fixed: its own findingIds when it names findings, else its assets' findings. */
@@ -126,9 +164,9 @@ export async function coverageReport(db: Driver, days: number): Promise<Coverage
   checkDays(days);
   const tickets = await ticketLinks(db);
   return {
-    cmdbNotScanned: (await cmdbNotScanned(db, days)).length,
-    scannedNotInCmdb: (await scannedNotInCmdb(db)).length,
-    findingsWithoutTicket: (await findingsWithoutTicket(db, tickets, false)).count,
+    cmdbNotScanned: (await cmdbNotScanned(db, days, 'c."state", c."ip_addresses", c."mac_addresses"')).length,
+    scannedNotInCmdb: await scannedNotInCmdbCount(db),
+    findingsWithoutTicket: await findingsWithoutTicketCount(db, tickets),
     ticketsForFixedFindings: (await ticketsForFixedFindings(db, tickets)).length,
     days,
   };
@@ -145,7 +183,7 @@ export async function coverageList(db: Driver, kind: CoverageKind, days: number)
   let rows: Row[];
   if (kind === 'cmdbNotScanned') rows = await cmdbNotScanned(db, days);
   else if (kind === 'scannedNotInCmdb') rows = await scannedNotInCmdb(db);
-  else if (kind === 'findingsWithoutTicket') rows = (await findingsWithoutTicket(db, await ticketLinks(db), true)).rows;
+  else if (kind === 'findingsWithoutTicket') rows = await findingsWithoutTicket(db, await ticketLinks(db));
   else rows = await ticketsForFixedFindings(db, await ticketLinks(db));
   return rows.map((r) => rowToRecord(model, r));
 }

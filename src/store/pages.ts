@@ -4,6 +4,7 @@
 // (sqlite-writer.ts) on its own connection.
 import type { IncomingRecord, ModelName } from '../core/models.ts';
 import { type ChangeStamp, detectChanges, recordNewChanges, stampFindingMoves } from './changes.ts';
+import { writeCvePairs } from './cve-plugins.ts';
 import type { Driver } from './driver.ts';
 import { type PreparedUpsert, prepareHostStubs, prepareUpserts, type WriteStamp } from './records.ts';
 
@@ -75,6 +76,7 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
         ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
         : await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
       await tx.insertMany(u.sql, u.rows, detected.known);
+      if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
       if (detected.moved) await stampFindingMoves(tx, page.changes);
     }
     await tx.run(CHECKPOINT_SQL, page.checkpoint);

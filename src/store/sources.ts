@@ -8,6 +8,7 @@ import type { Driver, Row } from './driver.ts';
 import { deleteSourceExports } from './exports.ts';
 import { nowIso, parseJson } from './rows.ts';
 import { q, tableOf } from './schema.ts';
+import { dropCvePairs } from './cve-plugins.ts';
 import { dropSummaries } from './summaries.ts';
 
 export interface SourceRecord {
@@ -194,6 +195,7 @@ export class Sources {
       await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
       await deleteSourceExports(tx, s.id);
       await dropSummaries(tx, s.id);
+      await dropCvePairs(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
     return s;

@@ -15,6 +15,7 @@ import { type Driver, openDriver, sqlitePathOf } from './driver.ts';
 import { FeedLookup } from './feeds.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { migrate, schemaVersion } from './migrate.ts';
+import { forgetCvePairs, pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import * as lookups from './record-lookups.ts';
 import { sourceHasRecords } from './record-lookups.ts';
@@ -38,7 +39,7 @@ import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } fro
 import { type SourceRecord, Sources } from './sources.ts';
 import type { RunActivity } from './run-activity.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
-import { hostFindingCounts, overdueCounts, pluginSummary } from './summary-reads.ts';
+import { type ComplianceRow, complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-reads.ts';
 import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
 import * as users from './users.ts';
 
@@ -153,6 +154,7 @@ export class Store {
   async deleteSource(name: string): Promise<void> {
     const s = await this.#sources.delete(name);
     forgetSummaries(s.id);
+    forgetCvePairs(s.id);
     // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
     if (await links.anyAssets(this.db)) await this.correlate();
   }
@@ -210,7 +212,13 @@ export class Store {
     if (records.vulnerabilities?.length) await this.feeds.enrich(this.db, records.vulnerabilities);
     const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
     if (stored) await this.#markAllNew(stamp, page.upserts, stored);
+    // The CVE pairs this process has not seen committed yet (cve-plugins.ts), written with the page.
+    const cves = page.upserts.map((u) => (u.cveColumns ? unstoredCvePairs(stamp.sourceId, u.rows, u.cveColumns) : null));
+    page.upserts.forEach((u, i) => {
+      if (cves[i]) u.cvePairs = cves[i].pairs;
+    });
     const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.db, page);
+    for (const c of cves) if (c) pairsCommitted(stamp.sourceId, c);
     markWritten(stamp.sourceId);
     if (!stored) return written;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
@@ -386,6 +394,11 @@ export class Store {
 
   async hostFindingCounts(ids: string[]): Promise<HostFindingCounts[]> {
     return hostFindingCounts(this.db, ids);
+  }
+
+  /** Live compliance results per host and benchmark, most failures first. */
+  async complianceSummary(opts: Parameters<typeof complianceSummary>[1]): Promise<ComplianceRow[]> {
+    return complianceSummary(this.db, opts);
   }
 
   /** Records of a model (of one source); with `live`, only those not removed. */

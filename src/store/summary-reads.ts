@@ -144,3 +144,49 @@ export async function hostFindingCounts(db: Driver, ids: string[]): Promise<Host
   }
   return ids.map((id) => found.get(id) ?? { hostId: id, critical: 0, high: 0, medium: 0, low: 0, info: 0, total: 0 });
 }
+
+export interface ComplianceRow {
+  hostId: string | null;
+  source: string;
+  benchmark: string;
+  passed: number;
+  failed: number;
+  warning: number;
+  error: number;
+  total: number;
+}
+
+/**
+ * Live compliance results per host and benchmark, most failures first (then by host id and
+ * benchmark): the first `limit` rows, from sum_compliance.
+ */
+export async function complianceSummary(db: Driver, opts: { sourceIds?: string[]; hostId?: string; limit: number }): Promise<ComplianceRow[]> {
+  await ensureSummariesFor(db, opts.sourceIds);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (opts.sourceIds) {
+    if (opts.sourceIds.length === 0) return [];
+    where.push(`c.source_id IN ${inList(opts.sourceIds)}`);
+    params.push(...opts.sourceIds);
+  }
+  if (opts.hostId) {
+    where.push(`c.host_id = ?`);
+    params.push(opts.hostId);
+  }
+  const limit = Math.max(1, Math.min(Math.floor(opts.limit), 10_000));
+  const rows = await db.all(
+    `SELECT c.*, s."name" AS source_name FROM sum_compliance c JOIN "sources" s ON s."id" = c.source_id${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY c.failed DESC, COALESCE(c.host_id, ''), c.benchmark LIMIT ${limit}`,
+    params,
+  );
+  return rows.map((r) => ({
+    hostId: (r.host_id as string | null) ?? null,
+    source: String(r.source_name),
+    benchmark: String(r.benchmark),
+    passed: Number(r.passed),
+    failed: Number(r.failed),
+    warning: Number(r.warning),
+    error: Number(r.error),
+    total: Number(r.total),
+  }));
+}

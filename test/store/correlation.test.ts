@@ -166,6 +166,7 @@ for (const backend of BACKENDS) {
         (await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId),
         ['1003'],
       );
+      assert.equal(report.findingsWithoutTicket, 1, 'counted from the summaries as the list reads the records');
       assert.equal(report.ticketsForFixedFindings, 0);
       await write('scan', { vulnerabilities: [{ key: 'v1', hostKey: 'serial', fields: { status: 'fixed' } }] });
       assert.deepEqual(
@@ -173,6 +174,14 @@ for (const backend of BACKENDS) {
         [recordId('desk', 'tickets', 't1')],
       );
       assert.deepEqual(await store.coverage(30), { cmdbNotScanned: 3, scannedNotInCmdb: 3, findingsWithoutTicket: 1, ticketsForFixedFindings: 1, days: 30 });
+      // A critical finding on the host t1 names (by its asset): covered; the report counts what the lists hold.
+      await write('scan', {
+        vulnerabilities: [{ key: 'v4', hostKey: 'serial', fields: { pluginId: '1004', severity: 'critical', status: 'open', cves: [] } }],
+      });
+      const again = await store.coverage(30);
+      for (const kind of ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const)
+        assert.equal(again[kind], (await store.coverageList(kind, 30)).length, kind);
+      assert.equal(again.findingsWithoutTicket, 1);
     });
 
     test('a manual link beats the ambiguity and an unlink forbids a serial match, across later syncs and full recomputes', async () => {

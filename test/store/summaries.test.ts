@@ -32,7 +32,23 @@ interface Finding {
   kev: boolean;
 }
 
-const data = { findings: [] as Finding[], software: [] as { host: string; name: string }[], failAtPage: -1 };
+const data = {
+  findings: [] as Finding[],
+  software: [] as { host: string; name: string }[],
+  compliance: [] as { host: string; benchmark: string | null; rule: string; result: string }[],
+  failAtPage: -1,
+};
+
+/** Rule results on hosts h0…h3 under two benchmarks (and none), each result in turn. */
+function rules(n: number, seed: number): typeof data.compliance {
+  const results = ['passed', 'failed', 'warning', 'error', 'passed', 'failed'];
+  return Array.from({ length: n }, (_, i) => ({
+    host: `h${i % 4}`,
+    benchmark: i % 5 === 4 ? null : i % 2 ? 'CIS L1' : 'STIG',
+    rule: `r${i}`,
+    result: results[(i + seed) % results.length]!,
+  }));
+}
 
 /** Findings spread over severities, plugins, ports and first-seen dates on both sides of each severity's deadline (hours apart, never on it). */
 function estate(n: number, seed: number): Finding[] {
@@ -68,7 +84,7 @@ function connector(): Connector<{ url: string }> {
     streams: () => [
       {
         name: 'hosts',
-        models: ['hosts', 'software'],
+        models: ['hosts', 'software', 'compliance'],
         primaryKey: ['host'],
         async *read(): AsyncIterable<Page> {
           const hosts = [...new Set([...data.findings.map((f) => f.host), ...data.software.map((s) => s.host)])];
@@ -76,6 +92,11 @@ function connector(): Connector<{ url: string }> {
             records: {
               hosts: hosts.map((h) => ({ key: `host:${h}`, fields: { hostname: h } })),
               software: data.software.map((s) => ({ key: `${s.host}|${s.name}`, hostKey: `host:${s.host}`, fields: { name: s.name, version: '1' } })),
+              compliance: data.compliance.map((c) => ({
+                key: `${c.host}|${c.rule}`,
+                hostKey: `host:${c.host}`,
+                fields: { benchmark: c.benchmark, ruleId: c.rule, ruleName: `Rule ${c.rule}`, result: c.result },
+              })),
             },
             checkpoint: { done: true },
           };
@@ -175,6 +196,35 @@ async function agree(app: AppContext, label: string): Promise<void> {
     const want = Object.fromEntries(SEVERITIES.map((s) => [s, Number(raw.find((r) => r.severity === s)?.n ?? 0)]));
     assert.deepEqual({ critical: h.critical, high: h.high, medium: h.medium, low: h.low, info: h.info }, want, `${label}: host ${h.hostId}`);
   }
+  // Compliance per host and benchmark, every row, most failures first.
+  const compliance = await app.store.complianceSummary({ limit: 10_000 });
+  const complianceRaw = await db.all(
+    `SELECT "source_id", "host_id", "benchmark", "result", COUNT(*) AS n FROM "rec_compliance" WHERE "removed" = 0 GROUP BY 1, 2, 3, 4`,
+  );
+  const want = new Map<string, Record<string, unknown>>();
+  for (const r of complianceRaw) {
+    const benchmark = (r.benchmark as string | null) ?? '(no benchmark)';
+    const key = `${r.host_id}|${benchmark}`;
+    const row = want.get(key) ?? { hostId: r.host_id, source: names.get(String(r.source_id)), benchmark, passed: 0, failed: 0, warning: 0, error: 0, total: 0 };
+    row[String(r.result)] = Number(row[String(r.result)]) + Number(r.n);
+    row.total = Number(row.total) + Number(r.n);
+    want.set(key, row);
+  }
+  assert.deepEqual(sorted(compliance), sorted([...want.values()]), `${label}: compliance per host`);
+  assert.ok(
+    compliance.every((c, i) => i === 0 || compliance[i - 1]!.failed >= c.failed),
+    `${label}: compliance, most failures first`,
+  );
+  for (const hostId of hostIds.slice(0, 2)) {
+    const one = await app.store.complianceSummary({ hostId, limit: 10_000 });
+    assert.deepEqual(sorted(one), sorted(compliance.filter((c) => c.hostId === hostId)), `${label}: compliance of one host`);
+  }
+  // The coverage report's numbers (from the summaries) against its lists (from the records).
+  const coverage = await app.store.coverage(30);
+  assert.equal(coverage.findingsWithoutTicket, (await app.store.coverageList('findingsWithoutTicket', 30)).length, `${label}: urgent findings without ticket`);
+  assert.equal(coverage.scannedNotInCmdb, (await app.store.coverageList('scannedNotInCmdb', 30)).length, `${label}: hosts not in the CMDB`);
+  const urgentRaw = await db.all(`SELECT COUNT(*) AS n FROM "rec_vulnerabilities" WHERE ${live} AND ("severity" = 'critical' OR "known_exploited" = 1)`);
+  assert.equal(coverage.findingsWithoutTicket, Number(urgentRaw[0]!.n), `${label}: no ticket, so every urgent finding`);
 }
 
 for (const backend of BACKENDS) {
@@ -199,9 +249,11 @@ for (const backend of BACKENDS) {
         { host: 'h1', name: 'openssl' },
         { host: 'h2', name: 'curl' },
       ];
+      data.compliance = rules(30, 0);
       assert.equal((await runSync(app, 'one', { full: true })).status, 'succeeded');
       await agree(app, 'first full run');
       data.findings = estate(45, 3);
+      data.compliance = rules(20, 1);
       assert.equal((await runSync(app, 'two', { full: true })).status, 'succeeded');
       await agree(app, 'second source');
       // Incremental: statuses move (some fixed, some reopened) and new findings come; nothing is swept.
@@ -211,6 +263,7 @@ for (const backend of BACKENDS) {
       // A full run without some findings and a host's software: swept (fixed / removed).
       data.findings = estate(70, 1).filter((x) => x.host !== 'h5');
       data.software = data.software.slice(0, 2);
+      data.compliance = rules(30, 2).filter((c) => c.host !== 'h3');
       assert.equal((await runSync(app, 'one', { full: true, allowLargeRemoval: true })).status, 'succeeded');
       await agree(app, 'sweeping full run');
       // A run that fails halfway (its pages stay stored), then the run that resumes it.

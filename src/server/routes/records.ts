@@ -231,30 +231,14 @@ export function recordRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const filters: Filter[] = [{ field: 'removed', op: '=', value: 'false' }];
-        if (req.query.hostId) filters.push({ field: 'hostId', op: '=', value: req.query.hostId });
-        const groups = await countByGroups(app.store, 'compliance', ['hostId', 'source', 'benchmark', 'result'], {
+        const rows = await app.store.complianceSummary({
           sourceIds: await sourceIds(asList(req.query.source)),
-          filters,
-          limit: 10_000,
+          hostId: req.query.hostId,
+          limit: req.query.limit,
         });
-        const rows = new Map<string, SummaryItem>();
-        for (const g of groups) {
-          const hostId = (g.values.hostId as string | null) ?? null;
-          const benchmark = (g.values.benchmark as string | null) ?? '(no benchmark)';
-          const key = `${hostId}\u0000${benchmark}`;
-          let row = rows.get(key);
-          if (!row) {
-            row = { hostId, hostname: null, ipAddresses: [], source: String(g.values.source), benchmark, passed: 0, failed: 0, warning: 0, error: 0, total: 0 };
-            rows.set(key, row);
-          }
-          const result = g.values.result as string | null;
-          if (result === 'passed' || result === 'failed' || result === 'warning' || result === 'error') row[result] += g.count;
-          row.total += g.count;
-        }
-        const items = [...rows.values()]
-          .sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark))
-          .slice(0, req.query.limit);
+        const items: SummaryItem[] = rows
+          .map((r) => ({ ...r, hostname: null, ipAddresses: [] }))
+          .sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark));
         const hostIds = [...new Set(items.map((i) => i.hostId).filter((h): h is string => h !== null))];
         for (const host of await labelsOfHosts(app.store, hostIds)) {
           for (const i of items) if (i.hostId === host.id) Object.assign(i, { hostname: host.hostname, ipAddresses: host.ipAddresses });
