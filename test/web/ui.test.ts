@@ -46,6 +46,8 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     await page.goto(served.url + '/sources');
     await page.waitForURL(/\/login\?next=%2Fsources$/);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    // Each screen names the browser tab.
+    await page.waitForFunction("document.title === 'Log in · Tributary'");
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -55,6 +57,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
     assert.match(page.url(), /\/sources$/);
+    await page.waitForFunction("document.title === 'Sources · Tributary'");
     const openapi = await ui.api('/api/v1/openapi.json');
     routes = new Set(Object.keys(openapi.paths as object));
     connectorTypes = ((await ui.api('/api/v1/connectors')).items as { type: string }[]).map((c) => c.type);
