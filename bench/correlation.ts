@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Estate } from '../sim/shared/estate.ts';
+import { cmdbIdentity, Estate } from '../sim/shared/estate.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { Store } from '../src/store/store.ts';
@@ -44,18 +44,12 @@ const PAGE = 5000;
 const estateFor = (n: number) => new Estate(15, Math.ceil(n / 0.9));
 
 function hostRecord(e: Estate, i: number, touched = false): IncomingRecord {
-  const v = e.scannerView(i);
-  const m = e.machine(i);
+  const identity = e.hostIdentity(i);
   return {
     key: `host:${i}`,
     fields: {
-      hostname: touched ? `${v.dnsName.split('.')[0]}-t` : v.dnsName.split('.')[0],
-      fqdn: v.dnsName,
-      netbiosName: i % 2 ? v.netbiosName : null,
-      serialNumber: i % 5 === 4 ? null : v.serial,
-      macAddresses: v.macs,
-      ipAddresses: [m.ip],
-      repository: m.site,
+      ...identity,
+      hostname: touched ? `${identity.hostname}-t` : identity.hostname,
       scannerLastSeen: new Date(Date.now() - (i % 40) * 86_400_000).toISOString(),
     },
   };
@@ -83,16 +77,7 @@ async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
       const page: IncomingRecord[] = cmdb.slice(i, i + PAGE).map((c, k) => ({
         key: `asset:${i + k}`,
         externalId: String(i + k),
-        fields: {
-          name: c.name,
-          fqdn: c.fqdn,
-          serialNumber: c.serial,
-          macAddresses: c.macs,
-          ipAddresses: c.ip ? [c.ip] : [],
-          site: c.site,
-          department: c.department,
-          assignedUser: `user${(i + k) % 997}`,
-        },
+        fields: { ...cmdbIdentity(c), department: c.department, assignedUser: `user${(i + k) % 997}` },
       }));
       await store.writePage(stamp(desk, 'load'), 'cmdb', 'full', { 'cmdb-assets': page }, { value: null, complete: false });
     }

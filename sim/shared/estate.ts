@@ -90,6 +90,29 @@ export interface CmdbEntry {
   stale: boolean;
 }
 
+/** A scanned machine's identifiers as a host record holds them. */
+export interface HostIdentity {
+  hostname: string;
+  fqdn: string;
+  netbiosName: string | null;
+  serialNumber: string | null;
+  macAddresses: string[];
+  ipAddresses: string[];
+  repository: string;
+}
+
+/** A CMDB record's identifiers as a CMDB asset record holds them. */
+export function cmdbIdentity(c: CmdbEntry): {
+  name: string;
+  fqdn: string | null;
+  serialNumber: string | null;
+  macAddresses: string[];
+  ipAddresses: string[];
+  site: string;
+} {
+  return { name: c.name, fqdn: c.fqdn, serialNumber: c.serial, macAddresses: c.macs, ipAddresses: c.ip ? [c.ip] : [], site: c.site };
+}
+
 export class Estate {
   readonly seed: number;
   readonly machines: number;
@@ -155,6 +178,24 @@ export class Estate {
     const m = this.machine(i);
     const name = this.scannerName(i);
     return { dnsName: `${name}.${ESTATE_DOMAIN}`, netbiosName: `CORP\\${name.toUpperCase()}`, macs: m.macs, serial: m.serial, biosUuid: m.biosUuid };
+  }
+
+  /**
+   * The identifying fields of scanned machine i under the host model's names, with the gaps of a real
+   * scan: every other host without a NetBIOS name, every fifth without a serial.
+   */
+  hostIdentity(i: number): HostIdentity {
+    const v = this.scannerView(i);
+    const m = this.machine(i);
+    return {
+      hostname: v.dnsName.split('.')[0]!,
+      fqdn: v.dnsName,
+      netbiosName: i % 2 ? v.netbiosName : null,
+      serialNumber: i % 5 === 4 ? null : v.serial,
+      macAddresses: v.macs,
+      ipAddresses: [m.ip],
+      repository: m.site,
+    };
   }
 
   /** The CMDB's records, in a stable order (their index is the CMDB asset index). */

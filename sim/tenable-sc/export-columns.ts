@@ -46,3 +46,5 @@ export const VULN_DETAIL_COLUMNS = [
   'Agent ID',
   'Host ID',
 ] as const;
+
+export type VulnDetailColumn = (typeof VULN_DETAIL_COLUMNS)[number];

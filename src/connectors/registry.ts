@@ -1,5 +1,5 @@
 // The connector registry: adding a connector is one folder and one line here.
-import { type Connector, sealedKeys, secretKeys } from '../core/connector.ts';
+import { type Connector, sealedKeys, secretKeys, urlCredentialKeys } from '../core/connector.ts';
 import { registerPluginIdWords } from '../core/references.ts';
 import { registerSecretFields } from '../core/secrets.ts';
 import { InputError } from '../core/errors.ts';
@@ -51,18 +51,12 @@ export class ConnectorRegistry {
   /** URL fields whose password is masked when shown. */
   urlCredentialKeys(type: string): string[] {
     const c = this.#byType.get(type);
-    if (!c) return [];
-    return Object.entries(c.fields)
-      .filter(([, f]) => f.urlCredentials)
-      .map(([k]) => k);
+    return c ? urlCredentialKeys(c) : [];
   }
 
   secretKeys(type: string): string[] {
     const c = this.#byType.get(type);
-    if (!c) return [];
-    return Object.entries(c.fields)
-      .filter(([, f]) => f.secret)
-      .map(([k]) => k);
+    return c ? secretKeys(c) : [];
   }
 }
 

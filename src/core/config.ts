@@ -39,6 +39,13 @@ export function httpUrl(field: string) {
     });
 }
 
+/** A bucket name by S3's rules, so the same name works on a local folder and on object storage. */
+export const BUCKET_NAME_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** A connector's `bucket` setting: a bucket name, `defaultBucket` when unset. */
+export const bucketName = (defaultBucket: string) =>
+  z.string().regex(BUCKET_NAME_RE, 'bucket must be 3-63 lowercase letters, digits, dots or hyphens').default(defaultBucket);
+
 /** Turns a zod error into an InputError naming the first offending field. */
 export function configError(err: z.ZodError, prefix = ''): InputError {
   const issue = err.issues[0];

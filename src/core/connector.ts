@@ -212,18 +212,18 @@ export interface ConnectorProduct {
   namespace: string;
 }
 
-/** Fields sealed at rest: the secrets and the URLs that may carry a password. */
-export function sealedKeys(connector: Connector): string[] {
-  return Object.entries(connector.fields)
-    .filter(([, f]) => f.secret || f.urlCredentials)
+const fieldKeys = (connector: Connector, which: (f: ConfigFieldInfo) => unknown): string[] =>
+  Object.entries(connector.fields)
+    .filter(([, f]) => which(f))
     .map(([k]) => k);
-}
 
-export function secretKeys(connector: Connector): string[] {
-  return Object.entries(connector.fields)
-    .filter(([, f]) => f.secret)
-    .map(([k]) => k);
-}
+/** Fields sealed at rest: the secrets and the URLs that may carry a password. */
+export const sealedKeys = (connector: Connector): string[] => fieldKeys(connector, (f) => f.secret || f.urlCredentials);
+
+export const secretKeys = (connector: Connector): string[] => fieldKeys(connector, (f) => f.secret);
+
+/** URL fields whose password is masked when shown. */
+export const urlCredentialKeys = (connector: Connector): string[] => fieldKeys(connector, (f) => f.urlCredentials);
 
 /**
  * Declares a connector: checks what types cannot (sections and the bucket key name declared fields)

@@ -1,11 +1,10 @@
 // Names in the file drop: bucket names (S3 rules, so the same name works on a local folder and on
 // object storage), object keys, the sanitizing of uploaded file names, and `--expires` durations.
+import { BUCKET_NAME_RE } from '../core/config.ts';
 import { InputError } from '../core/errors.ts';
 
-const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-
 export function validateBucketName(name: string): string {
-  if (!BUCKET_RE.test(name) || name.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(name)) {
+  if (!BUCKET_NAME_RE.test(name) || name.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(name)) {
     throw new InputError(
       `bucket '${name}' is not a valid bucket name: use 3-63 lowercase letters, digits, dots or hyphens, starting and ending with a letter or digit`,
       'bucket',

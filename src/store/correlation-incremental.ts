@@ -93,28 +93,20 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     const hostRecs = new Map<string, Rec>();
     const cmdbRecs = new Map<string, Rec>();
     const gone = new Set<string>();
-    const loadHosts = async (ids: string[]) => {
+    /** Reads the records of `ids` not read yet into `into` (removed ones into `gone`). */
+    const loader = (model: 'hosts' | 'cmdb-assets', table: string, cols: string[], into: Map<string, Rec>) => async (ids: string[]) => {
       for (const r of await loadByIds(
         tx,
-        'rec_hosts',
-        hcols,
-        ids.filter((id) => !hostRecs.has(id) && !gone.has(id)),
+        table,
+        cols,
+        ids.filter((id) => !into.has(id) && !gone.has(id)),
       )) {
         if (Number(r.removed) === 1) gone.add(String(r.id));
-        else hostRecs.set(String(r.id), toRec('hosts', r));
+        else into.set(String(r.id), toRec(model, r));
       }
     };
-    const loadCmdb = async (ids: string[]) => {
-      for (const r of await loadByIds(
-        tx,
-        'rec_cmdb_assets',
-        CMDB_COLS,
-        ids.filter((id) => !cmdbRecs.has(id) && !gone.has(id)),
-      )) {
-        if (Number(r.removed) === 1) gone.add(String(r.id));
-        else cmdbRecs.set(String(r.id), toRec('cmdb-assets', r));
-      }
-    };
+    const loadHosts = loader('hosts', 'rec_hosts', hcols, hostRecs);
+    const loadCmdb = loader('cmdb-assets', 'rec_cmdb_assets', CMDB_COLS, cmdbRecs);
     const touchedHosts = [...new Set(touched.hostIds)];
     const touchedCmdb = [...new Set(touched.cmdbIds)];
     await loadHosts(touchedHosts);

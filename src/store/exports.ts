@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { Driver, Row, StoreDb } from './driver.ts';
+import { Conditions } from './rows.ts';
 
 export type ExportMode = 'full' | 'changes';
 export type ExportRunStatus = 'running' | 'succeeded' | 'failed';
@@ -114,20 +115,10 @@ export async function getExportStatus({ db }: StoreDb, destinationId: string, so
 }
 
 export async function listExportStatuses({ db }: StoreDb, where: { destinationId?: string; sourceId?: string } = {}): Promise<ExportStatusRecord[]> {
-  const conds: string[] = [];
-  const params: unknown[] = [];
-  if (where.destinationId) {
-    conds.push(`"destination_id" = ?`);
-    params.push(where.destinationId);
-  }
-  if (where.sourceId) {
-    conds.push(`"source_id" = ?`);
-    params.push(where.sourceId);
-  }
-  const rows = await db.all(
-    `SELECT * FROM "export_status"${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''} ORDER BY "destination_id", "source_id"`,
-    params,
-  );
+  const c = new Conditions();
+  if (where.destinationId) c.add(`"destination_id" = ?`, where.destinationId);
+  if (where.sourceId) c.add(`"source_id" = ?`, where.sourceId);
+  const rows = await db.all(`SELECT * FROM "export_status"${c.where} ORDER BY "destination_id", "source_id"`, c.params);
   return rows.map(toStatus);
 }
 

@@ -2,7 +2,7 @@
 // and each stream's checkpoint of a source.
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import type { Driver, Row } from './driver.ts';
-import { nowIso, parseJson } from './rows.ts';
+import { Conditions, nowIso, parseJson } from './rows.ts';
 import { packCounts, type RunActivity, unpackCounts } from './run-activity.ts';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
@@ -90,18 +90,10 @@ export async function runStartedAt(db: Driver, id: string): Promise<string | nul
 
 /** Runs newest first: of one source (null: all), with one of the given statuses when any are given. */
 export async function listRuns(db: Driver, sourceId: string | null, limit: number, statuses: RunStatus[] = []): Promise<RunRecord[]> {
-  const conds: string[] = [];
-  const params: unknown[] = [];
-  if (sourceId) {
-    conds.push(`"source_id" = ?`);
-    params.push(sourceId);
-  }
-  if (statuses.length) {
-    conds.push(`"status" IN (${statuses.map(() => '?').join(', ')})`);
-    params.push(...statuses);
-  }
-  const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
-  const rows = await db.all(`SELECT * FROM "sync_runs"${where} ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, params);
+  const c = new Conditions();
+  if (sourceId) c.add(`"source_id" = ?`, sourceId);
+  if (statuses.length) c.add(`"status" IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
+  const rows = await db.all(`SELECT * FROM "sync_runs"${c.where} ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, c.params);
   return rows.map(toRun);
 }
 
@@ -111,17 +103,10 @@ export async function activeRun(db: Driver, sourceId: string): Promise<RunRecord
 }
 
 export async function lastRun(db: Driver, sourceId: string, where: { status?: RunStatus; mode?: 'full' | 'incremental' }): Promise<RunRecord | null> {
-  const conds = [`"source_id" = ?`];
-  const params: unknown[] = [sourceId];
-  if (where.status) {
-    conds.push(`"status" = ?`);
-    params.push(where.status);
-  }
-  if (where.mode) {
-    conds.push(`"mode" = ?`);
-    params.push(where.mode);
-  }
-  const rows = await db.all(`SELECT * FROM "sync_runs" WHERE ${conds.join(' AND ')} ORDER BY "started_at" DESC LIMIT 1`, params);
+  const c = new Conditions().add(`"source_id" = ?`, sourceId);
+  if (where.status) c.add(`"status" = ?`, where.status);
+  if (where.mode) c.add(`"mode" = ?`, where.mode);
+  const rows = await db.all(`SELECT * FROM "sync_runs"${c.where} ORDER BY "started_at" DESC LIMIT 1`, c.params);
   return rows[0] ? toRun(rows[0]) : null;
 }
 

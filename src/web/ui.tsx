@@ -1,7 +1,7 @@
 // Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
 // a sortable data table with server-side cursor paging, and the severity bar chart.
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
-import { describeError, type RunStatus } from './api.ts';
+import { describeError, type Rec, type RunStatus } from './api.ts';
 
 // ---- loading ----
 
@@ -37,6 +37,13 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
   return { ...state, reload };
 }
 
+/** Names the browser tab `title · Tributary` whenever the title changes (null: not yet, the page has no name to give). */
+export function usePageTitle(title: string | null): void {
+  useEffect(() => {
+    if (title !== null) document.title = `${title} · Tributary`;
+  }, [title]);
+}
+
 // ---- formatting ----
 
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
@@ -49,6 +56,11 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
   if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
   if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
   return rtf.format(Math.round(s / 86400), 'day');
+}
+
+/** What people call a host: its host name, else its FQDN, else its first IP address, else its id. */
+export function hostLabel(h: Rec): string {
+  return String(h.hostname ?? h.fqdn ?? (h.ipAddresses as string[] | null)?.[0] ?? h.id);
 }
 
 export function dateTime(iso: string | null | undefined): string {

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { type CliResult, cliEnv, runCliAsync, tenableSets } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/databases.ts';
 import { type HostileConsole, startHostileConsole } from '../helpers/hostile-console.ts';
 
@@ -44,19 +44,7 @@ test('a URL with a query or a fragment is refused with exit 2 naming the field',
 });
 
 test('a run that would wipe the inventory ends partial (exit 1); --full --allow-large-removal lets it', async () => {
-  const add = await cli(
-    'sources',
-    'add',
-    'tenable-sc',
-    '--name',
-    'sc',
-    '--set',
-    `apiUrl=${sc.url}`,
-    '--set',
-    `accessKey=${sim.analyst.accessKey}`,
-    '--set',
-    `secretKey=${sim.analyst.secretKey}`,
-  );
+  const add = await cli('sources', 'add', 'tenable-sc', '--name', 'sc', ...tenableSets(sc.url, sim.analyst));
   assert.equal(add.code, 0, add.stderr);
   assert.equal((await cli('sync', 'sc')).code, 0);
   const live = async () => (await cli('query', 'hosts', '--where', 'removed=false', '--format', 'jsonl')).stdout.trim().split('\n').filter(Boolean).length;

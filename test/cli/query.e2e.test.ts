@@ -7,12 +7,11 @@ import { after, before, describe, test } from 'node:test';
 import { queryPasses, readInOrder } from '../../src/cli/query-view.ts';
 import { SEVERITY_ORDER } from '../../src/core/models.ts';
 import { parseFilter } from '../../src/store/filters.ts';
-import type { Store } from '../../src/store/store.ts';
 import { runCli } from '../helpers/cli.ts';
-import { BACKENDS, type TestDatabase, tempDir } from '../helpers/databases.ts';
+import { BACKENDS, tempDir } from '../helpers/databases.ts';
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
-import { openTestStore, writeRecords } from '../helpers/store.ts';
+import { labStoreSuite, writeRecords } from '../helpers/store.ts';
 
 const dir = tempDir();
 const d = ['--data-dir', dir];
@@ -120,12 +119,7 @@ test('the table names hosts instead of their ids and fits 120 columns, cutting l
 
 for (const backend of BACKENDS) {
   describe(`the default order pages on ${backend.kind}`, { skip: backend.skip }, () => {
-    let db: TestDatabase;
-    let store: Store;
-    before(async () => {
-      db = await backend.create();
-      store = await openTestStore(db);
-      const lab = await store.createSource('lab', 'fixture', {}, null);
+    const t = labStoreSuite(backend, async (store, lab) => {
       // 23 findings, some with the same plugin name, one without a severity.
       const vulns = Array.from({ length: 23 }, (_, i) => ({
         key: `h|${i}`,
@@ -134,15 +128,11 @@ for (const backend of BACKENDS) {
       }));
       await writeRecords(store, lab, { hosts: ['h0', 'h1', 'h2'].map((key) => ({ key, fields: {} })), vulnerabilities: vulns });
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
 
     const read = async (pageSize: number, limit = Number.POSITIVE_INFINITY, where: string[] = []) => {
       const out: Record<string, unknown>[] = [];
       for await (const page of readInOrder(
-        store,
+        t.store,
         'vulnerabilities',
         queryPasses('vulnerabilities', null),
         { filters: where.map((w) => parseFilter(w)) },

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { call, pageAll, vulnQuery } from '../sim/tenable-sc-helpers.ts';
-import { type CliResult, cliEnv, runCliAsync } from '../helpers/cli.ts';
+import { type CliResult, cliEnv, runCliAsync, tenableSets } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/databases.ts';
 
 let sim: RunningTenableSim;
@@ -54,11 +54,11 @@ test('bad configurations are refused with exit 2 and a line naming the field', a
   const { accessKey, secretKey } = sim.analyst;
   const cases: [string[], RegExp][] = [
     [['--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`], /apiUrl/],
-    [['--set', `apiUrl=${sim.url}/rest`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`], /\/rest/],
-    [['--set', 'apiUrl=not a url', '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`], /apiUrl/],
-    [['--set', `apiUrl=${sim.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`, '--set', 'colour=blue'], /colour/],
-    [['--set', `apiUrl=${sim.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`, '--set', 'verifySsl=perhaps'], /verifySsl/],
-    [['--set', `apiUrl=${sim.url}`, '--set', `accessKey=${accessKey}`, '--set', `secretKey=${secretKey}`, '--set', 'schedule=sometimes'], /schedule/],
+    [tenableSets(`${sim.url}/rest`, sim.analyst), /\/rest/],
+    [tenableSets('not a url', sim.analyst), /apiUrl/],
+    [[...tenableSets(sim.url, sim.analyst), '--set', 'colour=blue'], /colour/],
+    [[...tenableSets(sim.url, sim.analyst), '--set', 'verifySsl=perhaps'], /verifySsl/],
+    [[...tenableSets(sim.url, sim.analyst), '--set', 'schedule=sometimes'], /schedule/],
   ];
   for (const [args, field] of cases) {
     const r = await cli('sources', 'add', 'tenable-sc', '--name', 'bad', ...args);
@@ -71,20 +71,7 @@ test('bad configurations are refused with exit 2 and a line naming the field', a
 });
 
 test('add, show (masked), configure (secret kept), check', async () => {
-  const { accessKey, secretKey } = sim.analyst;
-  const add = await cli(
-    'sources',
-    'add',
-    'tenable-sc',
-    '--name',
-    'lab',
-    '--set',
-    `apiUrl=${sim.url}/`,
-    '--set',
-    `accessKey=${accessKey}`,
-    '--set',
-    `secretKey=${secretKey}`,
-  );
+  const add = await cli('sources', 'add', 'tenable-sc', '--name', 'lab', ...tenableSets(`${sim.url}/`, sim.analyst));
   assert.equal(add.code, 0, add.stderr);
   const shown = json<{ config: Record<string, unknown> }>(await cli('sources', 'show', 'lab'));
   assert.equal(shown.config.secretKey, '********');
@@ -122,19 +109,7 @@ test('add, show (masked), configure (secret kept), check', async () => {
 
 test('misconfigurations of the seed are diagnosed, exit 1', async () => {
   const add = (name: string, keys: { accessKey: string; secretKey: string }) =>
-    cli(
-      'sources',
-      'add',
-      'tenable-sc',
-      '--name',
-      name,
-      '--set',
-      `apiUrl=${sim.url}`,
-      '--set',
-      `accessKey=${keys.accessKey}`,
-      '--set',
-      `secretKey=${keys.secretKey}`,
-    );
+    cli('sources', 'add', 'tenable-sc', '--name', name, ...tenableSets(sim.url, keys));
   assert.equal((await add('as-admin', sim.admin)).code, 0);
   const admin = await cli('--json', 'sources', 'check', 'as-admin');
   assert.equal(admin.code, 1);

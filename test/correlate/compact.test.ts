@@ -3,7 +3,7 @@
 // apart, and values holding the packing's separators kept whole.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Estate } from '../../sim/shared/estate.ts';
+import { cmdbIdentity, Estate } from '../../sim/shared/estate.ts';
 import { CompactContext, keyOf } from '../../src/correlate/compact.ts';
 import { type HostMatch, matchAll, matchFirst, matchSecond, MemoryContext } from '../../src/correlate/engine.ts';
 import { cmdbIdentifiers, hostIdentifiers, type Identifiers } from '../../src/correlate/normalize.ts';
@@ -24,27 +24,8 @@ function streamed(hosts: Identifiers[], cmdb: Identifiers[], overrides: { hostId
 test('the compact context matches a generated estate exactly as the in-memory one', () => {
   const e = new Estate(7, 3000);
   const hosts: Identifiers[] = [];
-  for (let i = 0; i < e.scanned; i++) {
-    const v = e.scannerView(i);
-    const m = e.machine(i);
-    hosts.push(
-      hostIdentifiers({
-        id: `h${i}`,
-        hostname: v.dnsName.split('.')[0],
-        fqdn: v.dnsName,
-        netbiosName: i % 2 ? v.netbiosName : null,
-        serialNumber: i % 5 === 4 ? null : v.serial,
-        macAddresses: v.macs,
-        ipAddresses: [m.ip],
-        repository: m.site,
-      }),
-    );
-  }
-  const cmdb = e
-    .cmdb()
-    .map((c, i) =>
-      cmdbIdentifiers({ id: `c${i}`, name: c.name, fqdn: c.fqdn, serialNumber: c.serial, macAddresses: c.macs, ipAddresses: c.ip ? [c.ip] : [], site: c.site }),
-    );
+  for (let i = 0; i < e.scanned; i++) hosts.push(hostIdentifiers({ id: `h${i}`, ...e.hostIdentity(i) }));
+  const cmdb = e.cmdb().map((c, i) => cmdbIdentifiers({ id: `c${i}`, ...cmdbIdentity(c) }));
   // A value with the packing's separators, a record with no identifier at all, and overrides.
   cmdb.push(cmdbIdentifiers({ id: 'odd', name: 'odd-1', serialNumber: 'SER\u0001IAL\u0002X' }), cmdbIdentifiers({ id: 'bare' }));
   hosts.push(hostIdentifiers({ id: 'hodd', serialNumber: 'ser\u0001ial\u0002x' }));

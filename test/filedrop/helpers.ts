@@ -1,8 +1,11 @@
-// An app on a test database with its file drop where the test wants it.
+// An app on a test database with its file drop where the test wants it, and readers of what a
+// file-drop backend holds.
+import { createHash } from 'node:crypto';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { defaultRegistry } from '../../src/connectors/registry.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { FileDropBackend } from '../../src/filedrop/backend.ts';
+import type { BucketObject } from '../../src/core/files.ts';
 import { closeFileDrop, type FileDropSettings, setFileDrop } from '../../src/filedrop/resolve.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
 
@@ -30,3 +33,13 @@ export async function readAll(stream: AsyncIterable<Uint8Array | string>): Promi
   for await (const c of stream) parts.push(Buffer.from(c));
   return Buffer.concat(parts).toString('utf8');
 }
+
+/** What a bucket of the backend holds, in its listing order. */
+export async function listAll(backend: Pick<FileDropBackend, 'list'>, bucket: string): Promise<BucketObject[]> {
+  const out: BucketObject[] = [];
+  for await (const o of backend.list(bucket)) out.push(o);
+  return out;
+}
+
+/** The MD5 hex digest (what a backend reports as a simple object's ETag). */
+export const md5 = (s: string | Buffer): string => createHash('md5').update(s).digest('hex');

@@ -1,27 +1,19 @@
 // The local-folder backend: upload, list, open, atomic writes, the size limit, content etags,
 // and that nothing reads or writes outside the bucket folder.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { InputError, NotFoundError } from '../../src/core/errors.ts';
-import type { BucketObject } from '../../src/core/files.ts';
 import { TooLargeError } from '../../src/filedrop/backend.ts';
 import { LocalBackend } from '../../src/filedrop/local.ts';
 import { tempDir } from '../helpers/databases.ts';
-import { readAll } from './helpers.ts';
+import { listAll, md5, readAll } from './helpers.ts';
 
 let root: string;
 let b: LocalBackend;
-const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex');
-
-async function list(bucket: string): Promise<BucketObject[]> {
-  const out: BucketObject[] = [];
-  for await (const o of b.list(bucket)) out.push(o);
-  return out;
-}
+const list = (bucket: string) => listAll(b, bucket);
 
 before(() => {
   root = tempDir('tributary-drop-');

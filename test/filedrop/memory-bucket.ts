@@ -64,7 +64,8 @@ export class MemoryBucket implements SourceBucket {
   }
 }
 
-export function streamContext(bucket: SourceBucket, over: Partial<StreamContext> = {}): StreamContext {
+/** A stream's context with nothing stored (its state in memory), reading `bucket` in file mode (API streams: none). */
+export function streamContext(bucket: SourceBucket | undefined, over: Partial<StreamContext> = {}): StreamContext {
   let state: Record<string, unknown> = {};
   return {
     sourceName: 'test',
@@ -75,7 +76,7 @@ export function streamContext(bucket: SourceBucket, over: Partial<StreamContext>
         state = { ...state, ...p };
       },
     },
-    bucket,
+    ...(bucket ? { bucket } : {}),
     mode: 'full',
     checkpoint: null,
     resumed: false,

@@ -2,19 +2,17 @@
 // plain fetch for presigned URLs and the AWS CLI as an independent client.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { NotFoundError } from '../../src/core/errors.ts';
-import type { BucketObject } from '../../src/core/files.ts';
 import { StorageError, TooLargeError } from '../../src/filedrop/backend.ts';
 import { s3OptionsFrom } from '../../src/filedrop/resolve.ts';
 import { S3Backend } from '../../src/filedrop/s3.ts';
 import { tempDir } from '../helpers/databases.ts';
-import { readAll } from './helpers.ts';
+import { listAll, md5, readAll } from './helpers.ts';
 import { startS3, type TestS3 } from './s3-server.ts';
 
 const run = promisify(execFile);
@@ -27,13 +25,7 @@ let s3: TestS3;
 let strict: TestS3;
 let b: S3Backend;
 let dir: string;
-const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex');
-
-async function list(bucket: string): Promise<BucketObject[]> {
-  const out: BucketObject[] = [];
-  for await (const o of b.list(bucket)) out.push(o);
-  return out;
-}
+const list = (bucket: string) => listAll(b, bucket);
 
 before(async () => {
   s3 = await startS3();

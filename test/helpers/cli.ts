@@ -39,8 +39,12 @@ export function runCliAsync(args: string[], env: NodeJS.ProcessEnv = cliEnv()): 
   });
 }
 
+/** `--set` arguments for a Tenable.sc console's URL and API keys. */
+export function tenableSets(url: string, keys: { accessKey: string; secretKey: string }): string[] {
+  return [`apiUrl=${url}`, `accessKey=${keys.accessKey}`, `secretKey=${keys.secretKey}`].flatMap((s) => ['--set', s]);
+}
+
 /** `sources add tenable-sc` arguments for a simulator's analyst keys, plus any `--set key=value` extras. */
 export function addTenableArgs(name: string, sim: { url: string; analyst: { accessKey: string; secretKey: string } }, ...sets: string[]): string[] {
-  const set = [`apiUrl=${sim.url}`, `accessKey=${sim.analyst.accessKey}`, `secretKey=${sim.analyst.secretKey}`, ...sets];
-  return ['sources', 'add', 'tenable-sc', '--name', name, ...set.flatMap((s) => ['--set', s])];
+  return ['sources', 'add', 'tenable-sc', '--name', name, ...tenableSets(sim.url, sim.analyst), ...sets.flatMap((s) => ['--set', s])];
 }

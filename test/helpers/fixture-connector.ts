@@ -1,12 +1,14 @@
 // A small connector used by the core tests: a `hosts` stream and a `findings` stream (vulnerabilities)
 // whose data, page size and failure points are set per test through a shared control object, and an
 // app whose only connector it is.
+import { after, before } from 'node:test';
 import { z } from 'zod';
 import type { AppContext } from '../../src/app/context.ts';
 import type { Connector, Page, Stream, StreamContext } from '../../src/core/connector.ts';
 import { UpstreamError } from '../../src/core/errors.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { openTestApp } from './app.ts';
+import type { TestDatabase } from './databases.ts';
 
 export interface FixtureControl {
   hosts: string[];
@@ -116,4 +118,27 @@ export function fixtureConnector(control: FixtureControl): Connector<z.infer<typ
 /** An app on a test database (its data dir and URL) whose only connector is the fixture `control` drives; logs silenced. */
 export function openFixtureApp(db: { dataDir: string; url: string }, control: FixtureControl, env?: NodeJS.ProcessEnv): Promise<AppContext> {
   return openTestApp(db, { connectors: [fixtureConnector(control)], env });
+}
+
+export interface FixtureSuite {
+  db: TestDatabase;
+  app: AppContext;
+  control: FixtureControl;
+}
+
+/**
+ * For the calling describe: a fresh database of `backend` and a fixture app on it, opened before its
+ * tests and closed (the database dropped) after them; `control` starts empty.
+ */
+export function fixtureAppSuite(backend: { create(): Promise<TestDatabase> }): FixtureSuite {
+  const suite = { control: newControl() } as FixtureSuite;
+  before(async () => {
+    suite.db = await backend.create();
+    suite.app = await openFixtureApp(suite.db, suite.control);
+  });
+  after(async () => {
+    await suite.app?.close();
+    await suite.db?.drop();
+  });
+  return suite;
 }

@@ -33,6 +33,7 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
     bodies.push(res.body);
     return res;
   };
+  const scConfig = (secretKey: string) => ({ apiUrl: sc.url, accessKey: sc.analyst.accessKey, secretKey });
   const sdpCloud = (code: string) => ({
     clientId: sdp.clientId,
     clientSecret: sdp.clientSecret,
@@ -65,17 +66,10 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
   });
 
   test('Tenable.sc: a wrong secret key fails, the right one passes, and nothing is stored', async () => {
-    const bad = await post('/api/v1/sources/check', {
-      type: 'tenable-sc',
-      name: 'sc-new',
-      config: { apiUrl: sc.url, accessKey: sc.analyst.accessKey, secretKey: 'wrong-secret-key-1234' },
-    });
+    const bad = await post('/api/v1/sources/check', { type: 'tenable-sc', name: 'sc-new', config: scConfig('wrong-secret-key-1234') });
     assert.equal(bad.statusCode, 200, bad.body);
     assert.equal((bad.data as Check).ok, false);
-    const good = await post('/api/v1/sources/check', {
-      type: 'tenable-sc',
-      config: { apiUrl: sc.url, accessKey: sc.analyst.accessKey, secretKey: sc.analyst.secretKey },
-    });
+    const good = await post('/api/v1/sources/check', { type: 'tenable-sc', config: scConfig(sc.analyst.secretKey) });
     const g = good.data as Check;
     assert.equal(g.ok, true, JSON.stringify(g.checks));
     assert.ok(g.checks.length >= 2);
@@ -158,11 +152,7 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
   });
 
   test("a stored source's unsaved changes are tested with its stored secrets, and nothing changes", async () => {
-    const add = await post('/api/v1/sources', {
-      name: 'sc',
-      type: 'tenable-sc',
-      config: { apiUrl: sc.url, accessKey: sc.analyst.accessKey, secretKey: 'stored-wrong-1234' },
-    });
+    const add = await post('/api/v1/sources', { name: 'sc', type: 'tenable-sc', config: scConfig('stored-wrong-1234') });
     assert.equal(add.statusCode, 201, add.body);
     const before = await app.store.getSource('sc');
     // The form's change: the right secret (not saved); the access key left out keeps the stored one.

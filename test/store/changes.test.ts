@@ -4,15 +4,15 @@
 // which writes each event once (the same events as the same change synced without a crash).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { InputError } from '../../src/core/errors.ts';
 import type { ChangeEvent } from '../../src/core/api-shapes-reports.ts';
 import { runSync } from '../../src/sync/runner.ts';
-import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { type FixtureControl, newControl, openFixtureApp } from '../helpers/fixture-connector.ts';
+import { BACKENDS } from '../helpers/databases.ts';
+import { type FixtureControl, fixtureAppSuite, newControl } from '../helpers/fixture-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 3).toString('base64');
 const crashScript = fileURLToPath(new URL('../helpers/crash-sync.ts', import.meta.url));
@@ -39,28 +39,16 @@ const brief = (cs: ChangeEvent[]) => cs.map((c) => `${c.model} ${c.externalId} $
 
 for (const backend of BACKENDS) {
   describe(`change feed on ${backend.kind}`, { skip: backend.skip }, () => {
-    let db: TestDatabase;
-    let app: AppContext;
-    let control: FixtureControl;
-
-    before(async () => {
-      db = await backend.create();
-      control = newControl();
-      app = await openFixtureApp(db, control);
-    });
-    after(async () => {
-      await app?.close();
-      await db?.drop();
-    });
+    const fx = fixtureAppSuite(backend);
 
     test('a first run adds one new event per record; a run that changes nothing adds none', async () => {
       Object.assign(
-        control,
+        fx.control,
         newControl({ hosts: ['h0', 'h1', 'h2'], findings: [open('h0', '1'), open('h0', '2'), open('h1', '3'), fixed('h1', '4'), open('h2', '5')] }),
       );
-      await addSource(app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
-      const r1 = await runSync(app, 'a');
-      const first = await allChanges(app);
+      await addSource(fx.app, 'fixture', 'a', { url: 'https://up.example', token: 'good-token-123' });
+      const r1 = await runSync(fx.app, 'a');
+      const first = await allChanges(fx.app);
       assert.deepEqual(brief(first), [
         'hosts h0 new -→-',
         'hosts h1 new -→-',
@@ -72,26 +60,26 @@ for (const backend of BACKENDS) {
         'vulnerabilities 5 new -→open',
       ]);
       assert.ok(first.every((c) => c.runId === r1.runId && c.source === 'a'));
-      const host = (await app.store.query('hosts', { filters: [{ field: 'hostname', op: '=', value: 'h0' }] })).records[0];
+      const host = (await fx.app.store.query('hosts', { filters: [{ field: 'hostname', op: '=', value: 'h0' }] })).records[0];
       assert.equal(first.find((c) => c.externalId === 'h0')?.recordId, host.id);
       // A finding first seen fixed carries the time Tributary learned it.
-      const f4 = (await app.store.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: '4' }] })).records[0];
+      const f4 = (await fx.app.store.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: '4' }] })).records[0];
       assert.equal(f4.fixedAt, first.find((c) => c.externalId === '4')?.at);
       assert.equal(f4.reopenedAt, null);
 
-      const r2 = await runSync(app, 'a', { full: true });
+      const r2 = await runSync(fx.app, 'a', { full: true });
       assert.equal(r2.status, 'succeeded');
-      assert.equal((await allChanges(app)).length, first.length, 'the unchanged full run added no event');
-      assert.deepEqual(await allChanges(app, { since: r2.runId }), []);
+      assert.equal((await allChanges(fx.app)).length, first.length, 'the unchanged full run added no event');
+      assert.deepEqual(await allChanges(fx.app, { since: r2.runId }), []);
     });
 
     test('fixes, sweeps, reopenings and new records are events of the run that saw them, with fixedAt and reopenedAt', async () => {
       // 1 is fixed upstream, 2 and host h2 (with 5) are gone, 4 is open again, 6 is new.
-      control.hosts = ['h0', 'h1'];
-      control.findings = [fixed('h0', '1'), open('h1', '3'), open('h1', '4'), open('h0', '6')];
-      const r3 = await runSync(app, 'a', { full: true });
+      fx.control.hosts = ['h0', 'h1'];
+      fx.control.findings = [fixed('h0', '1'), open('h1', '3'), open('h1', '4'), open('h0', '6')];
+      const r3 = await runSync(fx.app, 'a', { full: true });
       assert.equal(r3.status, 'succeeded');
-      const events = await allChanges(app, { since: r3.runId });
+      const events = await allChanges(fx.app, { since: r3.runId });
       assert.deepEqual(brief(events), [
         'hosts h2 removed -→-',
         'vulnerabilities 1 fixed open→fixed',
@@ -101,7 +89,7 @@ for (const backend of BACKENDS) {
         'vulnerabilities 6 new -→open',
       ]);
       assert.ok(events.every((c) => c.runId === r3.runId));
-      const byPlugin = async (p: string) => (await app.store.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: p }] })).records[0];
+      const byPlugin = async (p: string) => (await fx.app.store.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: p }] })).records[0];
       const at = (p: string, change: string) => events.find((c) => c.externalId === p && c.change === change)?.at;
       assert.equal((await byPlugin('1')).fixedAt, at('1', 'fixed'));
       assert.equal((await byPlugin('2')).fixedAt, at('2', 'fixed'), 'swept findings are fixed at the sweep');
@@ -109,9 +97,9 @@ for (const backend of BACKENDS) {
       assert.equal((await byPlugin('3')).fixedAt, null);
 
       // Finding 1 seen open again: reopened; nothing else moves.
-      control.findings = [open('h0', '1'), open('h1', '3'), open('h1', '4'), open('h0', '6')];
-      const r4 = await runSync(app, 'a', { full: true });
-      assert.deepEqual(brief(await allChanges(app, { since: r4.runId })), ['vulnerabilities 1 reopened fixed→reopened']);
+      fx.control.findings = [open('h0', '1'), open('h1', '3'), open('h1', '4'), open('h0', '6')];
+      const r4 = await runSync(fx.app, 'a', { full: true });
+      assert.deepEqual(brief(await allChanges(fx.app, { since: r4.runId })), ['vulnerabilities 1 reopened fixed→reopened']);
       const f1 = await byPlugin('1');
       assert.equal(f1.status, 'reopened');
       assert.equal(f1.fixedAt, at('1', 'fixed'), 'the last fix is kept after a reopening');
@@ -119,31 +107,31 @@ for (const backend of BACKENDS) {
     });
 
     test('since takes a run id or an ISO-8601 time; pages follow the cursor oldest first', async () => {
-      const all = await allChanges(app);
+      const all = await allChanges(fx.app);
       // In the order they were written: their times never go back.
       assert.ok(
         all.every((c, i) => i === 0 || all[i - 1]!.at <= c.at),
         'oldest first',
       );
-      assert.deepEqual(await allChanges(app, { limit: 2 }), all, 'paging by two gives the same events');
-      const runs = await app.store.listRuns(null, 10);
+      assert.deepEqual(await allChanges(fx.app, { limit: 2 }), all, 'paging by two gives the same events');
+      const runs = await fx.app.store.listRuns(null, 10);
       const third = runs.at(-3)!;
       // By run: the events at or after its start, less any of an earlier run that ended in that millisecond.
       const later = new Set(runs.filter((r) => r.startedAt >= third.startedAt).map((r) => r.id));
-      const byTime = await allChanges(app, { since: third.startedAt });
+      const byTime = await allChanges(fx.app, { since: third.startedAt });
       assert.ok(byTime.length > 0);
       assert.deepEqual(
-        await allChanges(app, { since: third.id }),
+        await allChanges(fx.app, { since: third.id }),
         byTime.filter((c) => later.has(c.runId)),
       );
-      assert.deepEqual(await app.store.changesSince(third.id), { at: third.startedAt, fromRun: true });
-      assert.deepEqual(await allChanges(app, { since: '2999-01-01' }), []);
-      assert.equal((await allChanges(app, { since: '2000-01-01T00:00:00Z' })).length, all.length);
-      await assert.rejects(app.store.changesSince('no-such-run'), InputError);
-      const filtered = await app.store.changes({ models: ['hosts'], changes: ['removed'] });
+      assert.deepEqual(await fx.app.store.changesSince(third.id), { at: third.startedAt, fromRun: true });
+      assert.deepEqual(await allChanges(fx.app, { since: '2999-01-01' }), []);
+      assert.equal((await allChanges(fx.app, { since: '2000-01-01T00:00:00Z' })).length, all.length);
+      await assert.rejects(fx.app.store.changesSince('no-such-run'), InputError);
+      const filtered = await fx.app.store.changes({ models: ['hosts'], changes: ['removed'] });
       assert.deepEqual(brief(filtered.records), ['hosts h2 removed -→-']);
-      await assert.rejects(app.store.changes({ filters: [{ field: 'colour', op: '=', value: 'x' }] }), InputError);
-      await assert.rejects(app.store.changes({ cursor: 'garbage' }), InputError);
+      await assert.rejects(fx.app.store.changes({ filters: [{ field: 'colour', op: '=', value: 'x' }] }), InputError);
+      await assert.rejects(fx.app.store.changes({ cursor: 'garbage' }), InputError);
     });
 
     test('a run killed mid-stream and resumed writes each event once, as a clean run does', async () => {
@@ -155,27 +143,27 @@ for (const backend of BACKENDS) {
         pageSize: 2,
       };
       for (const name of ['crashy', 'clean']) {
-        Object.assign(control, newControl(before1));
-        await addSource(app, 'fixture', name, { url: 'https://up.example', token: 'good-token-123' });
-        assert.equal((await runSync(app, name)).status, 'succeeded');
+        Object.assign(fx.control, newControl(before1));
+        await addSource(fx.app, 'fixture', name, { url: 'https://up.example', token: 'good-token-123' });
+        assert.equal((await runSync(fx.app, name)).status, 'succeeded');
       }
       // Just after the baselines' last event (the next run's events may fall in the same millisecond as `new Date()`).
-      const mark = new Date(Date.parse((await allChanges(app)).at(-1)!.at) + 1).toISOString();
-      const child = spawnSync(process.execPath, [crashScript, db.url, db.dataDir, 'crashy', JSON.stringify(after1), '3'], {
+      const mark = new Date(Date.parse((await allChanges(fx.app)).at(-1)!.at) + 1).toISOString();
+      const child = spawnSync(process.execPath, [crashScript, fx.db.url, fx.db.dataDir, 'crashy', JSON.stringify(after1), '3'], {
         encoding: 'utf8',
         env: process.env,
       });
       assert.equal(child.signal, 'SIGKILL', child.stderr);
-      const crashedEvents = await allChanges(app, { since: mark, source: 'crashy' });
+      const crashedEvents = await allChanges(fx.app, { since: mark, source: 'crashy' });
       assert.ok(crashedEvents.length > 0, 'the killed attempt stored some pages with their events');
-      Object.assign(control, newControl(after1));
-      const resumed = await runSync(app, 'crashy');
+      Object.assign(fx.control, newControl(after1));
+      const resumed = await runSync(fx.app, 'crashy');
       assert.ok(resumed.resumedFrom);
-      Object.assign(control, newControl(after1));
-      assert.equal((await runSync(app, 'clean', { full: true })).status, 'succeeded');
+      Object.assign(fx.control, newControl(after1));
+      assert.equal((await runSync(fx.app, 'clean', { full: true })).status, 'succeeded');
 
-      const crashy = await allChanges(app, { since: mark, source: 'crashy' });
-      const clean = await allChanges(app, { since: mark, source: 'clean' });
+      const crashy = await allChanges(fx.app, { since: mark, source: 'crashy' });
+      const clean = await allChanges(fx.app, { since: mark, source: 'clean' });
       assert.deepEqual(brief(crashy), brief(clean));
       assert.equal(new Set(crashy.map((c) => c.id)).size, crashy.length);
       assert.equal(brief(clean).filter((b) => b.endsWith('fixed open→fixed')).length, 5);

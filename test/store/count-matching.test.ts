@@ -1,25 +1,17 @@
 // Counting what a query matches (`tributary query --count`), on both stores: the same source and
 // field filters as the query itself, computed (joined) fields included, and nothing for no source.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { parseFilter } from '../../src/store/filters.ts';
-import type { Store } from '../../src/store/store.ts';
-import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { openTestStore, writeRecords } from '../helpers/store.ts';
+import { BACKENDS } from '../helpers/databases.ts';
+import { labStoreSuite, writeRecords } from '../helpers/store.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
 for (const backend of BACKENDS) {
   describe(`countMatching on ${backend.kind}`, { skip: backend.skip }, () => {
-    let db: TestDatabase;
-    let store: Store;
-    let sourceId = '';
-    before(async () => {
-      db = await backend.create();
-      store = await openTestStore(db);
-      const lab = await store.createSource('lab', 'fixture', {}, null);
-      sourceId = lab.id;
+    const t = labStoreSuite(backend, async (store, lab) => {
       await store.createSource('other', 'fixture', {}, null);
       // 15 findings: three of each severity, one in three fixed.
       const vulns = Array.from({ length: 15 }, (_, i) => ({
@@ -29,24 +21,20 @@ for (const backend of BACKENDS) {
       }));
       await writeRecords(store, lab, { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns });
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
 
-    const count = (where: string[], sourceIds?: string[]) => store.countMatching('vulnerabilities', { sourceIds, filters: where.map((w) => parseFilter(w)) });
+    const count = (where: string[], sourceIds?: string[]) => t.store.countMatching('vulnerabilities', { sourceIds, filters: where.map((w) => parseFilter(w)) });
 
     test('counts what the query would return, across its pages', async () => {
       assert.equal(await count([]), 15);
       assert.equal(await count(['severity>=high']), 6);
       assert.equal(
         await count(['severity>=high', 'status=fixed']),
-        (await store.query('vulnerabilities', { filters: [parseFilter('severity>=high'), parseFilter('status=fixed')] })).records.length,
+        (await t.store.query('vulnerabilities', { filters: [parseFilter('severity>=high'), parseFilter('status=fixed')] })).records.length,
       );
       assert.equal(await count(['pluginName~plugin 1']), 6, 'plugin 1, 10…14');
       assert.equal(await count(['synopsis=null']), 15, 'a joined field filters as in the query');
-      assert.equal(await count([], [sourceId]), 15);
-      assert.equal(await count([], [(await store.getSource('other')).id]), 0);
+      assert.equal(await count([], [t.lab.id]), 15);
+      assert.equal(await count([], [(await t.store.getSource('other')).id]), 0);
       assert.equal(await count([], []), 0);
     });
 

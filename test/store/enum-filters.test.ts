@@ -2,23 +2,17 @@
 // < critical), enum values compare case-insensitively, and a value outside the enum, an order asked
 // of an unordered enum or an unknown field is refused naming what is allowed.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { parseFilter } from '../../src/store/filters.ts';
-import type { Store } from '../../src/store/store.ts';
-import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { openTestStore, writeRecords } from '../helpers/store.ts';
+import { BACKENDS } from '../helpers/databases.ts';
+import { labStoreSuite, writeRecords } from '../helpers/store.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
 for (const backend of BACKENDS) {
   describe(`enum filters on ${backend.kind}`, { skip: backend.skip }, () => {
-    let db: TestDatabase;
-    let store: Store;
-    before(async () => {
-      db = await backend.create();
-      store = await openTestStore(db);
-      const lab = await store.createSource('lab', 'fixture', {}, null);
+    const t = labStoreSuite(backend, async (store, lab) => {
       const vulns = SEVERITIES.map((severity, i) => ({
         key: `h|${i}`,
         hostKey: 'h',
@@ -26,13 +20,9 @@ for (const backend of BACKENDS) {
       }));
       await writeRecords(store, lab, { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns });
     });
-    after(async () => {
-      await store?.close();
-      await db?.drop();
-    });
 
     const severities = async (...where: string[]) =>
-      (await store.query('vulnerabilities', { filters: where.map((w) => parseFilter(w)) })).records
+      (await t.store.query('vulnerabilities', { filters: where.map((w) => parseFilter(w)) })).records
         .map((r) => String(r.severity))
         .sort((a, b) => SEVERITIES.indexOf(a) - SEVERITIES.indexOf(b));
 

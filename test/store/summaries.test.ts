@@ -3,17 +3,17 @@
 // outside a run, and a source's removal; and the overdue counts around the SLA deadline's own day.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { z } from 'zod';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource, removeSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
-import type { Connector, Page, StreamContext } from '../../src/core/connector.ts';
+import type { Page, StreamContext } from '../../src/core/connector.ts';
 import { UpstreamError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { parseFilter } from '../../src/store/filters.ts';
 import { groupCount } from '../../src/store/records.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { streamsConnector } from '../helpers/streams-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 process.env.TRIBUTARY_RETRY_BASE_MS = '1';
@@ -69,64 +69,52 @@ function estate(n: number, seed: number): Finding[] {
   });
 }
 
-function connector(): Connector<{ url: string }> {
-  const schema = z.object({ url: z.string() }).strict();
-  return {
-    type: 'sumfix',
-    title: 'Summary fixture',
-    shortName: 'Sumfix',
-    upstream: (c) => c.url,
-    configSchema: schema,
-    fields: { url: { label: 'URL' } },
-    async check() {
-      return [];
+function connector() {
+  return streamsConnector('sumfix', () => [
+    {
+      name: 'hosts',
+      models: ['hosts', 'software', 'compliance'],
+      primaryKey: ['host'],
+      async *read(): AsyncIterable<Page> {
+        const hosts = [...new Set([...data.findings.map((f) => f.host), ...data.software.map((s) => s.host)])];
+        yield {
+          records: {
+            hosts: hosts.map((h) => ({ key: `host:${h}`, fields: { hostname: h } })),
+            software: data.software.map((s) => ({ key: `${s.host}|${s.name}`, hostKey: `host:${s.host}`, fields: { name: s.name, version: '1' } })),
+            compliance: data.compliance.map((c) => ({
+              key: `${c.host}|${c.rule}`,
+              hostKey: `host:${c.host}`,
+              fields: { benchmark: c.benchmark, ruleId: c.rule, ruleName: `Rule ${c.rule}`, result: c.result },
+            })),
+          },
+          checkpoint: { done: true },
+        };
+      },
     },
-    streams: () => [
-      {
-        name: 'hosts',
-        models: ['hosts', 'software', 'compliance'],
-        primaryKey: ['host'],
-        async *read(): AsyncIterable<Page> {
-          const hosts = [...new Set([...data.findings.map((f) => f.host), ...data.software.map((s) => s.host)])];
+    {
+      name: 'findings',
+      models: ['vulnerabilities'],
+      primaryKey: ['host', 'plugin', 'port'],
+      async *read(ctx: StreamContext): AsyncIterable<Page> {
+        const start = ctx.resumed ? Number((ctx.checkpoint as { offset: number }).offset) : 0;
+        for (let offset = start; offset < data.findings.length; offset += 10) {
+          if (offset / 10 === data.failAtPage) throw new UpstreamError(`page ${offset / 10} refused`);
+          const rows = data.findings.slice(offset, offset + 10);
           yield {
             records: {
-              hosts: hosts.map((h) => ({ key: `host:${h}`, fields: { hostname: h } })),
-              software: data.software.map((s) => ({ key: `${s.host}|${s.name}`, hostKey: `host:${s.host}`, fields: { name: s.name, version: '1' } })),
-              compliance: data.compliance.map((c) => ({
-                key: `${c.host}|${c.rule}`,
-                hostKey: `host:${c.host}`,
-                fields: { benchmark: c.benchmark, ruleId: c.rule, ruleName: `Rule ${c.rule}`, result: c.result },
+              vulnerabilities: rows.map((f) => ({
+                key: `${f.host}|${f.plugin}|${f.port}`,
+                hostKey: `host:${f.host}`,
+                firstSeen: f.firstSeen,
+                fields: { pluginId: f.plugin, pluginName: `Plugin ${f.plugin}`, severity: f.severity, status: f.status, knownExploited: f.kev, port: f.port },
               })),
             },
-            checkpoint: { done: true },
+            checkpoint: { offset: offset + rows.length },
           };
-        },
+        }
       },
-      {
-        name: 'findings',
-        models: ['vulnerabilities'],
-        primaryKey: ['host', 'plugin', 'port'],
-        async *read(ctx: StreamContext): AsyncIterable<Page> {
-          const start = ctx.resumed ? Number((ctx.checkpoint as { offset: number }).offset) : 0;
-          for (let offset = start; offset < data.findings.length; offset += 10) {
-            if (offset / 10 === data.failAtPage) throw new UpstreamError(`page ${offset / 10} refused`);
-            const rows = data.findings.slice(offset, offset + 10);
-            yield {
-              records: {
-                vulnerabilities: rows.map((f) => ({
-                  key: `${f.host}|${f.plugin}|${f.port}`,
-                  hostKey: `host:${f.host}`,
-                  firstSeen: f.firstSeen,
-                  fields: { pluginId: f.plugin, pluginName: `Plugin ${f.plugin}`, severity: f.severity, status: f.status, knownExploited: f.kev, port: f.port },
-                })),
-              },
-              checkpoint: { offset: offset + rows.length },
-            };
-          }
-        },
-      },
-    ],
-  };
+    },
+  ]);
 }
 
 const sorted = <T>(xs: T[]) => xs.map((x) => JSON.stringify(x)).sort();

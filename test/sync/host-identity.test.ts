@@ -15,6 +15,7 @@ import type { ModelName } from '../../src/core/models.ts';
 import { uploadFiles } from '../../src/filedrop/upload.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import type { VulnDetailColumn } from '../../sim/tenable-sc/export-columns.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -69,44 +70,29 @@ async function exportsOf(sim: RunningTenableSim, dir: string): Promise<string[]>
   const date = (epoch: unknown) =>
     new Date(Number(epoch) * 1000).toUTCString().replace(/^\w+, (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_, d, m, y, t) => `${m} ${Number(d)}, ${y} ${t} UTC`);
   const sev = ['Info', 'Low', 'Medium', 'High', 'Critical'];
-  const vulnHeader = [
-    'Plugin',
-    'Plugin Name',
-    'Family',
-    'Severity',
-    'IP Address',
-    'Protocol',
-    'Port',
-    'Repository',
-    'MAC Address',
-    'DNS Name',
-    'NetBIOS Name',
-    'Plugin Output',
-    'CVE',
-    'First Discovered',
-    'Last Observed',
-    'Agent ID',
-    'Host ID',
-  ];
-  const rows = (await analysis(sim, 'vulndetails')).map((r) => [
-    String(r.pluginID),
-    String(r.pluginName),
-    String((r.family as { name: string }).name),
-    sev[Number((r.severity as { id: string }).id)]!,
-    String(r.ip),
-    String(r.protocol),
-    String(r.port),
-    String((r.repository as { name: string }).name),
-    String(r.macAddress),
-    String(r.dnsName),
-    String(r.netbiosName),
-    `Plugin Output: ${String(r.pluginText).replace(/<\/?plugin_output>/g, '')}`,
-    String(r.cve),
-    date(r.firstSeen),
-    date(r.lastSeen),
-    String(r.uuid),
-    String(r.hostUUID ?? ''),
-  ]);
+  // Each row names its columns: a subset of a real export's, in the same order.
+  const rows = (await analysis(sim, 'vulndetails')).map(
+    (r): Partial<Record<VulnDetailColumn, string>> => ({
+      Plugin: String(r.pluginID),
+      'Plugin Name': String(r.pluginName),
+      Family: String((r.family as { name: string }).name),
+      Severity: sev[Number((r.severity as { id: string }).id)]!,
+      'IP Address': String(r.ip),
+      Protocol: String(r.protocol),
+      Port: String(r.port),
+      Repository: String((r.repository as { name: string }).name),
+      'MAC Address': String(r.macAddress),
+      'DNS Name': String(r.dnsName),
+      'NetBIOS Name': String(r.netbiosName),
+      'Plugin Output': `Plugin Output: ${String(r.pluginText).replace(/<\/?plugin_output>/g, '')}`,
+      CVE: String(r.cve),
+      'First Discovered': date(r.firstSeen),
+      'Last Observed': date(r.lastSeen),
+      'Agent ID': String(r.uuid),
+      'Host ID': String(r.hostUUID ?? ''),
+    }),
+  );
+  const vulnHeader = Object.keys(rows[0] ?? {}) as VulnDetailColumn[];
   const res = await fetch(`${sim.url}/rest/hosts?fields=uuid,tenableUUID,name,ipAddress,macAddress,repID,netBios,lastSeen&limit=10000`, {
     headers: { 'x-apikey': `accesskey=${sim.analyst.accessKey}; secretkey=${sim.analyst.secretKey}` },
   });
@@ -123,7 +109,13 @@ async function exportsOf(sim: RunningTenableSim, dir: string): Promise<string[]>
   const files = [join(dir, 'hosts.csv'), join(dir, 'vulns.csv')];
   // The host list is uploaded first: the order files arrive in must not matter.
   writeFileSync(files[0]!, csvText(['IP Address', 'DNS Name', 'NetBIOS Name', 'MAC Address', 'Repository', 'UUID', 'Last Seen'], hostRows));
-  writeFileSync(files[1]!, csvText(vulnHeader, rows));
+  writeFileSync(
+    files[1]!,
+    csvText(
+      vulnHeader,
+      rows.map((r) => vulnHeader.map((c) => r[c] ?? '')),
+    ),
+  );
   return files;
 }
 

@@ -14,6 +14,7 @@ import { runSync, type SyncResult } from '../../src/sync/runner.ts';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { queryAll } from '../helpers/store.ts';
 import { HUGE_BYTES, type HostileConsole, type HostileMode, PAGE_SECRET, startHostileConsole } from '../helpers/hostile-console.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
@@ -22,16 +23,7 @@ process.env.TRIBUTARY_RETRY_BASE_MS = '1';
 /** Every record of every model, as the store serves them. */
 async function dump(app: AppContext): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const model of MODEL_NAMES) {
-    const all: unknown[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await app.store.query(model, { limit: 1000, cursor });
-      all.push(...page.records);
-      cursor = page.nextCursor;
-    } while (cursor);
-    out[model] = all;
-  }
+  for (const model of MODEL_NAMES) out[model] = await queryAll(app.store, model, 1000);
   return out;
 }
 

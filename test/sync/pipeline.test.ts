@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { z } from 'zod';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
-import type { Connector, Page, StreamContext } from '../../src/core/connector.ts';
+import type { Page, StreamContext } from '../../src/core/connector.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
+import { streamsConnector } from '../helpers/streams-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 
@@ -20,41 +20,32 @@ const events: string[] = [];
 /** Per page: records of the source stored when the stream asked flush() after yielding it. */
 const storedAtFlush: number[] = [];
 
-function connector(app: () => AppContext): Connector<{ x?: string }> {
-  return {
-    type: 'piped',
-    title: 'Pipeline fixture',
-    shortName: 'Pipeline',
-    upstream: () => 'pipeline',
-    configSchema: z.object({ x: z.string().optional() }).strict(),
-    fields: { x: { label: 'x' } },
-    check: async () => [],
-    streams: () => [
-      {
-        name: 'findings',
-        models: ['vulnerabilities'],
-        primaryKey: ['plugin'],
-        async *read(ctx: StreamContext): AsyncIterable<Page> {
-          for (let p = 0; p < PAGES; p++) {
-            events.push(`read ${p}`);
-            // Reading a page takes a while (an upstream request, or parsing).
-            await sleep(30);
-            const vulns = Array.from({ length: 3 }, (_, i) => ({
-              key: `h|${p}-${i}`,
-              hostKey: 'h',
-              fields: { pluginId: `${p}${i}`, severity: 'high', status: 'open' },
-            }));
-            yield { records: { vulnerabilities: vulns }, checkpoint: { page: p } };
-            if (p === 2) {
-              await ctx.flush?.();
-              const src = await app().store.getSource('s');
-              storedAtFlush.push(await app().store.count('vulnerabilities', src.id));
-            }
+function connector(app: () => AppContext) {
+  return streamsConnector('piped', () => [
+    {
+      name: 'findings',
+      models: ['vulnerabilities'],
+      primaryKey: ['plugin'],
+      async *read(ctx: StreamContext): AsyncIterable<Page> {
+        for (let p = 0; p < PAGES; p++) {
+          events.push(`read ${p}`);
+          // Reading a page takes a while (an upstream request, or parsing).
+          await sleep(30);
+          const vulns = Array.from({ length: 3 }, (_, i) => ({
+            key: `h|${p}-${i}`,
+            hostKey: 'h',
+            fields: { pluginId: `${p}${i}`, severity: 'high', status: 'open' },
+          }));
+          yield { records: { vulnerabilities: vulns }, checkpoint: { page: p } };
+          if (p === 2) {
+            await ctx.flush?.();
+            const src = await app().store.getSource('s');
+            storedAtFlush.push(await app().store.count('vulnerabilities', src.id));
           }
-        },
+        }
       },
-    ],
-  };
+    },
+  ]);
 }
 
 for (const backend of BACKENDS) {
@@ -67,7 +58,7 @@ for (const backend of BACKENDS) {
         dataDir: db.dataDir,
         db: db.url,
         log: silentLogger,
-        registry: new ConnectorRegistry([connector(() => app) as unknown as Connector]),
+        registry: new ConnectorRegistry([connector(() => app)]),
       });
       await addSource(app, 'piped', 's', {});
       // Every page write is slow and logged.

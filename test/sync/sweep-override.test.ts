@@ -3,50 +3,41 @@
 // when it is full). Unset, the mode decides as before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { z } from 'zod';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
-import type { Connector, Page, StreamContext } from '../../src/core/connector.ts';
+import type { Page, StreamContext } from '../../src/core/connector.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { ModelName } from '../../src/core/models.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
+import { streamsConnector } from '../helpers/streams-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 
 const control: { plugins: string[]; sweep: boolean | ModelName[] | undefined } = { plugins: [], sweep: undefined };
 
-const connector: Connector<{ x?: string }> = {
-  type: 'sweepy',
-  title: 'Sweep fixture',
-  shortName: 'Sweep',
-  upstream: () => 'sweep',
-  configSchema: z.object({ x: z.string().optional() }).strict(),
-  fields: { x: { label: 'x' } },
-  check: async () => [],
-  streams: () => [
-    {
-      name: 'findings',
-      models: ['hosts', 'vulnerabilities'],
-      primaryKey: ['plugin'],
-      async *read(_ctx: StreamContext): AsyncIterable<Page> {
-        const vulns = control.plugins.map((p) => ({ key: `h|${p}`, hostKey: 'h', fields: { pluginId: p, severity: 'high', status: 'open' } }));
-        yield {
-          records: { hosts: control.plugins.length ? [{ key: 'h', fields: { hostname: 'h' } }] : [], vulnerabilities: vulns },
-          checkpoint: { n: vulns.length },
-        };
-        yield { records: {}, checkpoint: { done: true }, ...(control.sweep !== undefined ? { sweep: control.sweep } : {}) };
-      },
+const connector = streamsConnector('sweepy', () => [
+  {
+    name: 'findings',
+    models: ['hosts', 'vulnerabilities'],
+    primaryKey: ['plugin'],
+    async *read(_ctx: StreamContext): AsyncIterable<Page> {
+      const vulns = control.plugins.map((p) => ({ key: `h|${p}`, hostKey: 'h', fields: { pluginId: p, severity: 'high', status: 'open' } }));
+      yield {
+        records: { hosts: control.plugins.length ? [{ key: 'h', fields: { hostname: 'h' } }] : [], vulnerabilities: vulns },
+        checkpoint: { n: vulns.length },
+      };
+      yield { records: {}, checkpoint: { done: true }, ...(control.sweep !== undefined ? { sweep: control.sweep } : {}) };
     },
-  ],
-};
+  },
+]);
 
 let db: TestDatabase;
 let app: AppContext;
 before(async () => {
   db = await createSqlite();
-  app = await openApp({ dataDir: db.dataDir, db: db.url, log: silentLogger, registry: new ConnectorRegistry([connector as unknown as Connector]) });
+  app = await openApp({ dataDir: db.dataDir, db: db.url, log: silentLogger, registry: new ConnectorRegistry([connector]) });
   await addSource(app, 'sweepy', 's', {});
 });
 after(async () => {

@@ -16,6 +16,7 @@ import { buildServer } from '../../src/server/server.ts';
 import { BIN, cliEnv } from '../helpers/cli.ts';
 import { ADMIN_PASSWORD, apiToken, bearer, waitForRun } from '../server/helpers.ts';
 import { BACKENDS, createPostgres, createSqlite, type TestDatabase } from '../helpers/databases.ts';
+import { queryAll } from '../helpers/store.ts';
 
 const pg = BACKENDS.find((b) => b.kind === 'postgres')!;
 const env = cliEnv({
@@ -66,16 +67,8 @@ async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined |
 
 async function snapshot(app: AppContext) {
   const out: Record<string, string[]> = {};
-  for (const m of MODEL_NAMES) {
-    const rows: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await app.store.query(m, { limit: 5000, cursor });
-      for (const r of page.records) rows.push(`${r.id}|${r.removed}|${'status' in r ? r.status : ''}|${'hostId' in r ? r.hostId : ''}`);
-      cursor = page.nextCursor;
-    } while (cursor);
-    out[m] = rows.sort();
-  }
+  for (const m of MODEL_NAMES)
+    out[m] = (await queryAll(app.store, m, 5000)).map((r) => `${r.id}|${r.removed}|${'status' in r ? r.status : ''}|${'hostId' in r ? r.hostId : ''}`).sort();
   return out;
 }
 

@@ -3,52 +3,24 @@
 // side and why they are linked, an unlink from that page, owners on the Vulnerabilities list, and the
 // Coverage page with its four numbers and a list.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import type { RunningSdpSim } from '../../sim/servicedesk-plus/index.ts';
-import type { RunningTenableSim } from '../../sim/tenable-sc/index.ts';
+import { describe, it } from 'node:test';
 import { cliEnv } from '../helpers/cli.ts';
-import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, logIn, startEstateServe } from './harness.ts';
+import { browserSuite, browserUnavailable, startEstateServe, syncEstate } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
 
 describe('correlation screens in chromium', { skip: unavailable ?? false, timeout: 150_000 }, () => {
-  let served: Served;
-  let scanner: RunningTenableSim;
-  let desk: RunningSdpSim;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let page: Page;
-  let shots: string;
-  const pageErrors: string[] = [];
-
-  before(async () => {
-    buildWeb();
-    shots = screenshotDir();
-    ({ served, scanner, desk } = await startEstateServe(env));
-    browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await logIn(page, served.url);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.close();
-    await scanner?.close();
-    await desk?.close();
-    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
-  });
+  const ui = browserSuite(() => startEstateServe(env), { prepare: (servers) => syncEstate(servers, env) });
 
   it('lists assets and shows one with both sources side by side, why, and an unlink that sticks', async () => {
+    const { page, served, shots } = ui;
     await page.goto(served.url + '/inventory/assets');
     await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
     await page.locator('table tbody tr a').first().waitFor();
     // One linked by serial: its page from the list's link.
-    const res = await page.request.get(served.url + '/api/v1/assets?matchRule=serial&limit=1');
-    const asset = ((await res.json()) as { items: { id: string; name: string }[] }).items[0]!;
+    const asset = (await ui.api<{ items: { id: string; name: string }[] }>('/api/v1/assets?matchRule=serial&limit=1')).items[0]!;
     await page.goto(served.url + `/inventory/assets/${asset.id}`);
     await page.getByRole('heading', { name: asset.name, level: 1 }).waitFor();
     await page.getByText('Both sources side by side').waitFor();
@@ -56,10 +28,7 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
     await page.getByRole('columnheader', { name: /CMDB record \(desk\)/ }).waitFor();
     await page.getByText(/rule serial/).waitFor();
     // Why, by the records' names.
-    const records = (await (await page.request.get(served.url + `/api/v1/assets/${asset.id}/records`)).json()) as {
-      hosts: { hostname: string | null }[];
-      cmdbAssets: { name: string }[];
-    };
+    const records = await ui.api<{ hosts: { hostname: string | null }[]; cmdbAssets: { name: string }[] }>(`/api/v1/assets/${asset.id}/records`);
     const cmdbName = records.cmdbAssets[0]!.name;
     await page
       .locator('.why li')
@@ -79,6 +48,7 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
   });
 
   it('shows owners on findings and the coverage report with its lists', async () => {
+    const { page, served, shots, pageErrors } = ui;
     await page.goto(served.url + '/inventory/vulnerabilities');
     await page.getByRole('columnheader', { name: /Owner/ }).waitFor();
     await page.goto(served.url + '/reports/coverage');

@@ -4,66 +4,36 @@
 // on-premises is tested unsaved; for ServiceDesk Plus cloud the test spends the one-time code and the
 // save keeps its token (the stored configuration's test then passes). No secret reaches the browser.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Page, Response } from 'playwright-core';
-import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
-import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
+import { describe, it } from 'node:test';
+import { startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import { startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { browserSuite, browserUnavailable, startAll, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const WRONG = 'wrong-secret-key-in-the-form-0000';
 
 describe('Test Connection before saving, in chromium', { skip: unavailable ?? false, timeout: 120_000 }, () => {
-  let served: Served;
-  let sc: RunningTenableSim;
-  let sdp: RunningSdpSim;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let page: Page;
-  let shots: string;
-  const bodies: string[] = [];
-  const pageErrors: string[] = [];
-  const sources = async () =>
-    ((await (await page.request.get(`${served.url}/api/v1/sources`)).json()) as { items: { name: string }[] }).items.map((s) => s.name);
+  const ui = browserSuite(
+    () =>
+      startAll({
+        served: startServe(),
+        sc: startTenableSim({ port: 0, hosts: 3, seed: 11 }),
+        sdp: startSdpSim({ port: 0, dc: 'eu', requests: 5, assets: 3, users: 3 }),
+      }),
+    { keepApiBodies: true },
+  );
+  const sources = async () => (await ui.api<{ items: { name: string }[] }>('/api/v1/sources')).items.map((s) => s.name);
   const test = async () => {
+    const { page } = ui;
     await page.getByRole('button', { name: 'Test Connection' }).click();
     const heading = page.getByRole('heading', { name: /^Connection test (passed|failed)$/ });
     await heading.waitFor({ timeout: 30_000 });
     return (await heading.textContent()) ?? '';
   };
 
-  before(async () => {
-    buildWeb();
-    shots = screenshotDir();
-    [served, sc, sdp] = await Promise.all([
-      startServe(),
-      startTenableSim({ port: 0, hosts: 3, seed: 11 }),
-      startSdpSim({ port: 0, dc: 'eu', requests: 5, assets: 3, users: 3 }),
-    ]);
-    browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('response', async (r: Response) => {
-      if (!r.url().includes('/api/')) return;
-      try {
-        bodies.push(await r.text());
-      } catch {
-        // redirects and aborted requests have no body
-      }
-    });
-    await logIn(page, served.url);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.close();
-    await sc?.close();
-    await sdp?.close();
-    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
-  });
-
   it('tests an unsaved Tenable.sc form: wrong key fails, right key passes, nothing stored; the result sits at the top', async () => {
+    const { page, served, shots, sc } = ui;
     await page.goto(`${served.url}/sources/new/tenable-sc`);
     await page.getByLabel('Source name').fill('sc-trial');
     await page.getByLabel('API URL').fill(sc.url);
@@ -97,6 +67,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
   });
 
   it('tests an unsaved ServiceDesk Plus on-premises form', async () => {
+    const { page, served, sdp } = ui;
     await page.goto(`${served.url}/sources/new/servicedesk-plus`);
     await page.getByLabel('Source name').fill('sdp-onprem');
     await page.getByLabel('Server URL', { exact: true }).fill(sdp.url);
@@ -108,6 +79,7 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
   });
 
   it('tests ServiceDesk Plus cloud with the one-time code, and the save keeps the token', async () => {
+    const { page, served, sdp } = ui;
     await page.goto(`${served.url}/sources/new/servicedesk-plus`);
     await page.getByLabel('Source name').fill('sdp-cloud');
     await page.getByLabel('Region').selectOption('eu');
@@ -128,7 +100,8 @@ describe('Test Connection before saving, in chromium', { skip: unavailable ?? fa
   });
 
   it('sent no secret to the browser and raised no script errors', () => {
-    const joined = bodies.join('\n');
+    const { pageErrors, apiBodies, sc, sdp } = ui;
+    const joined = apiBodies.join('\n');
     for (const s of [sc.analyst.secretKey, sc.analyst.accessKey, WRONG, sdp.clientSecret, sdp.apiKey])
       assert.ok(!joined.includes(s), 'a secret reached the browser');
     assert.deepEqual(pageErrors, []);

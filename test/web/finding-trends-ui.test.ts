@@ -3,52 +3,36 @@
 // finding page (opened from the list) shows the finding's own synopsis, proof, CVEs with KEV, owner,
 // linked tickets and its history; Trends shows today's open counts as the store has them and the fix.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import type { RunningSdpSim } from '../../sim/servicedesk-plus/index.ts';
-import type { RunningTenableSim } from '../../sim/tenable-sc/index.ts';
+import { before, describe, it } from 'node:test';
 import type { Rec } from '../../src/core/api-shapes.ts';
 import { kevCatalog } from '../feeds/fixtures.ts';
 import { cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, logIn, startEstateServe } from './harness.ts';
+import { browserSuite, browserUnavailable, startEstateServe, syncEstate } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
 
 describe('finding page and trends in chromium', { skip: unavailable ?? false, timeout: 180_000 }, () => {
-  let served: Served;
-  let scanner: RunningTenableSim;
-  let desk: RunningSdpSim;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let page: Page;
-  let shots: string;
-  const pageErrors: string[] = [];
+  const ui = browserSuite(() => startEstateServe(env), { prepare: (servers) => syncEstate(servers, env) });
+
   /** A finding with CVEs and a linked ticket, the ticket, and a finding patched between two syncs. */
   let finding: Rec;
   let ticket: Rec;
   let patched: Rec;
-  const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
-  const api = async <T>(path: string): Promise<T> => (await (await page.request.get(served.url + path)).json()) as T;
+  const cli = (...args: string[]) => runCliAsync(['--data-dir', ui.served.dataDir, ...args], env);
 
   before(async () => {
-    buildWeb();
-    shots = screenshotDir();
-    ({ served, scanner, desk } = await startEstateServe(env));
-    browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await logIn(page, served.url);
-
+    const { served, scanner } = ui;
     // A ticket linked to findings (by finding, else by asset), and one of its findings with CVEs.
-    const tickets = (await api<{ items: Rec[] }>('/api/v1/tickets?limit=1000')).items;
+    const tickets = (await ui.api<{ items: Rec[] }>('/api/v1/tickets?limit=1000')).items;
     for (const t of tickets) {
       const byFinding = ((t.findingIds as string[] | null) ?? [])[0];
       const candidates = byFinding
-        ? [await api<Rec>(`/api/v1/vulnerabilities/${byFinding}`)]
+        ? [await ui.api<Rec>(`/api/v1/vulnerabilities/${byFinding}`)]
         : ((t.assetIds as string[] | null) ?? []).length
-          ? (await api<{ items: Rec[] }>(`/api/v1/vulnerabilities?assetId=${(t.assetIds as string[])[0]}&limit=100`)).items
+          ? (await ui.api<{ items: Rec[] }>(`/api/v1/vulnerabilities?assetId=${(t.assetIds as string[])[0]}&limit=100`)).items
           : [];
       const withCves = candidates.find((v) => ((v.cves as string[] | null) ?? []).length > 0 && v.proof);
       if (withCves) {
@@ -62,9 +46,9 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     assert.equal((await cli('feeds', 'import', kev)).code, 0);
 
     // Patch one open finding upstream (not the one above), sync again: it is fixed, with a fixed event.
-    const open = (await api<{ items: Rec[] }>('/api/v1/vulnerabilities?status=open&severity>=low&limit=100')).items;
+    const open = (await ui.api<{ items: Rec[] }>('/api/v1/vulnerabilities?status=open&severity>=low&limit=100')).items;
     const target = open.find((v) => v.id !== finding.id)!;
-    const host = await api<Rec>(`/api/v1/hosts/${target.hostId}`);
+    const host = await ui.api<Rec>(`/api/v1/hosts/${target.hostId}`);
     const res = await fetch(`${scanner.url}/_sim/patch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -72,19 +56,12 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     });
     assert.equal(res.status, 200, await res.text());
     assert.equal((await cli('sync', 'scan')).code, 0);
-    patched = await api<Rec>(`/api/v1/vulnerabilities/${target.id}`);
+    patched = await ui.api<Rec>(`/api/v1/vulnerabilities/${target.id}`);
     assert.equal(patched.status, 'fixed');
   });
 
-  after(async () => {
-    await browser?.close();
-    await served?.close();
-    await scanner?.close();
-    await desk?.close();
-    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
-  });
-
   it('opens a finding from the Vulnerabilities list', async () => {
+    const { page, served } = ui;
     await page.goto(served.url + '/inventory/vulnerabilities');
     const link = page.locator('tbody tr a[href^="/inventory/vulnerabilities/"]').first();
     await link.waitFor();
@@ -96,6 +73,7 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
   });
 
   it("shows a finding's synopsis, proof, CVEs with KEV, owner, linked tickets and history", async () => {
+    const { page, served, shots } = ui;
     await page.goto(`${served.url}/inventory/vulnerabilities/${finding.id}`);
     await page.getByRole('heading', { name: String(finding.pluginName), level: 1 }).waitFor();
     if (finding.synopsis) await page.getByText(String(finding.synopsis), { exact: true }).waitFor();
@@ -121,6 +99,7 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
   });
 
   it("shows a patched finding's fix in its history", async () => {
+    const { page, served } = ui;
     await page.goto(`${served.url}/inventory/vulnerabilities/${patched.id}`);
     const history = page.getByRole('list', { name: 'History of this finding' });
     await history.getByText('First imported').waitFor();
@@ -129,13 +108,14 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
   });
 
   it("shows trends: today's open findings by severity as the store counts them, and the fix's time to remediate", async () => {
+    const { page, shots, pageErrors } = ui;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trends' }).click();
     await page.getByRole('heading', { name: 'Trends', level: 1 }).waitFor();
     await page.getByText('Show the numbers').click();
     const perDay = page.getByRole('table', { name: 'Open findings by severity per day' });
     await perDay.locator('tbody tr').first().waitFor();
     assert.equal(await perDay.locator('tbody tr').count(), 30);
-    const counts = await api<{ items: { values: { severity: string }; count: number }[] }>(
+    const counts = await ui.api<{ items: { values: { severity: string }; count: number }[] }>(
       '/api/v1/vulnerabilities/counts?by=severity&removed=false&status!=fixed',
     );
     const expected = ['critical', 'high', 'medium', 'low', 'info'].map((s) => String(counts.items.find((i) => i.values.severity === s)?.count ?? 0));

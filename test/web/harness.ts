@@ -1,10 +1,12 @@
 // Browser-test harness: builds the UI when stale, runs a real `tributary serve` on a free port, and
-// drives Debian's chromium through playwright-core (headless, fresh profile).
+// drives Debian's chromium through playwright-core (headless, fresh profile); browserSuite gives a
+// describe its servers and a signed-in page.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
@@ -143,17 +145,39 @@ export async function logIn(page: Page, baseUrl: string): Promise<void> {
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 
+type Closable = { close(): Promise<unknown> };
+
+/** What a browser suite runs against: a `tributary serve` and the simulators it reads, closed in the order named. */
+export type Servers<T extends { served: Served } = { served: Served }> = T & { close(): Promise<void> };
+
+/** Starts them all at once; close() closes each in the order they are named. */
+export async function startAll<T extends { served: Promise<Served> } & Record<string, Promise<Closable>>>(
+  starting: T,
+): Promise<Servers<{ [K in keyof T]: Awaited<T[K]> }>> {
+  const started = Object.fromEntries(await Promise.all(Object.entries(starting).map(async ([name, p]) => [name, await p] as const)));
+  return {
+    ...started,
+    close: async () => {
+      for (const s of Object.values(started)) await s.close();
+    },
+  } as Servers<{ [K in keyof T]: Awaited<T[K]> }>;
+}
+
 /**
  * Both simulators on one estate (40 machines) and a `tributary serve`, with the scanner as source `scan`
  * and the service desk as `desk`, both synced through the CLI.
  */
-export async function startEstateServe(env: NodeJS.ProcessEnv): Promise<{ served: Served; scanner: RunningTenableSim; desk: RunningSdpSim }> {
+export async function startEstateServe(env: NodeJS.ProcessEnv): Promise<Servers<{ served: Served; scanner: RunningTenableSim; desk: RunningSdpSim }>> {
   const estate = new Estate(21, 40);
-  const [served, scanner, desk] = await Promise.all([
-    startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
-    startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
-    startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
-  ]);
+  return startAll({
+    served: startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+    scanner: startTenableSim({ port: 0, seed: 3, findingsPerHost: 6, estate }),
+    desk: startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
+  });
+}
+
+/** Adds the estate's scanner as source `scan` and its service desk as `desk`, and syncs both through the CLI. */
+export async function syncEstate({ served, scanner, desk }: { served: Served; scanner: RunningTenableSim; desk: RunningSdpSim }, env: NodeJS.ProcessEnv) {
   const cli = async (...args: string[]) => {
     const r = await runCliAsync(['--data-dir', served.dataDir, ...args], env);
     if (r.code !== 0) throw new Error(`tributary ${args.slice(0, 2).join(' ')} exited ${r.code}: ${r.stderr}`);
@@ -161,5 +185,93 @@ export async function startEstateServe(env: NodeJS.ProcessEnv): Promise<{ served
   await cli(...addTenableArgs('scan', scanner));
   await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`);
   for (const s of ['scan', 'desk']) await cli('sync', s);
-  return { served, scanner, desk };
+}
+
+export interface BrowserSession {
+  page: Page;
+  /** Where screenshots go (see screenshotDir); a temp dir is removed at close. */
+  shots: string;
+  /** The page's uncaught script errors. */
+  pageErrors: string[];
+  /** The bodies of the API responses the page received, with keepApiBodies (to show no secret reached it). */
+  apiBodies: string[];
+  close(): Promise<void>;
+}
+
+export interface BrowserOptions {
+  viewport?: { width: number; height: number };
+  /** Signs in as admin before the tests (default true). */
+  logIn?: boolean;
+  keepApiBodies?: boolean;
+}
+
+/** A headless chromium's first page, its script errors (and API bodies) collected, signed in to `baseUrl` unless told not to. */
+export async function openBrowser(baseUrl: string, opts: BrowserOptions = {}): Promise<BrowserSession> {
+  const shots = screenshotDir();
+  const browser = await launchBrowser(opts.viewport);
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  const pageErrors: string[] = [];
+  const apiBodies: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  if (opts.keepApiBodies)
+    page.on('response', async (r) => {
+      if (!r.url().includes('/api/')) return;
+      try {
+        apiBodies.push(await r.text());
+      } catch {
+        // redirects and aborted requests have no body
+      }
+    });
+  if (opts.logIn ?? true) await logIn(page, baseUrl);
+  return {
+    page,
+    shots,
+    pageErrors,
+    apiBodies,
+    close: async () => {
+      await browser.close();
+      if (shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A describe's servers (their fields by name), its browser page, and GETs of the served API with the page's session. */
+export type BrowserSuite<S extends Servers> = Omit<S, 'close'> &
+  Omit<BrowserSession, 'close'> & {
+    /** The JSON answer to GET `path`, or an error naming its status and body. */
+    api<T = Record<string, unknown>>(path: string): Promise<T>;
+  };
+
+/**
+ * For the calling describe: before its tests the UI built, `start`'s servers running, `prepare` run on
+ * them (sources added, synced) and a browser page opened on `served`; after its tests the browser and
+ * the servers closed. The fields are there once the describe's first `before` has run.
+ */
+export function browserSuite<S extends Servers>(
+  start: () => Promise<S>,
+  opts: BrowserOptions & { prepare?: (servers: S) => Promise<void> } = {},
+): BrowserSuite<S> {
+  const suite = {
+    api: async <T>(path: string): Promise<T> => {
+      const res = await suite.page.request.get(suite.served.url + path);
+      if (!res.ok()) throw new Error(`GET ${path}: ${res.status()} ${await res.text()}`);
+      return (await res.json()) as T;
+    },
+  } as BrowserSuite<S>;
+  let servers: S | undefined;
+  let session: BrowserSession | undefined;
+  before(async () => {
+    buildWeb();
+    servers = await start();
+    await opts.prepare?.(servers);
+    session = await openBrowser(servers.served.url, opts);
+    const { close: _closeServers, ...named } = servers;
+    const { close: _closeBrowser, ...browser } = session;
+    Object.assign(suite, named, browser);
+  });
+  after(async () => {
+    await session?.close();
+    await servers?.close();
+  });
+  return suite;
 }

@@ -7,37 +7,44 @@
 // and the file-drop guide only for file mode with a local bucket shown as a folder.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
-import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { rmSync } from 'node:fs';
-import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
+import { describe, it } from 'node:test';
+import { startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import { startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { addTenableArgs, cliEnv, runCliAsync, tenableSets } from '../helpers/cli.ts';
+import { browserSuite, browserUnavailable, startAll, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
 const LISTS = ['hosts', 'vulnerabilities', 'assets', 'compliance', 'software', 'ports', 'tickets', 'cmdb-assets', 'users', 'services'];
 
 describe('lists, runs, overview and file drop in chromium', { skip: unavailable ?? false, timeout: 180_000 }, () => {
-  let served: Served;
-  let before40: RunningTenableSim;
-  let after30: RunningTenableSim;
-  let desk: RunningSdpSim;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let page: Page;
-  const pageErrors: string[] = [];
-  let shots: string;
-  const cli = async (...args: string[]) => {
-    const r = await runCliAsync(['--data-dir', served.dataDir, ...args], env);
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const api = async <T = Record<string, unknown>>(path: string): Promise<T> => {
-    const res = await page.request.get(served.url + path);
-    assert.equal(res.status(), 200, `${path}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const ui = browserSuite(
+    () =>
+      startAll({
+        served: startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+        // Two 429s (Retry-After: 0) before the first answers: the run retries them.
+        before40: startTenableSim({ port: 0, seed: 5, hosts: 40, findingsPerHost: 20, rateLimit: { times: 2, retryAfter: 0 } }),
+        after30: startTenableSim({ port: 0, seed: 5, hosts: 30, findingsPerHost: 20 }),
+        desk: startSdpSim({ port: 0, seed: 5, requests: 70, assets: 30, users: 10, technicians: 3 }),
+      }),
+    {
+      viewport: { width: 1280, height: 800 },
+      prepare: async ({ served, before40, after30, desk }) => {
+        const cli = async (...args: string[]) => {
+          const r = await runCliAsync(['--data-dir', served.dataDir, ...args], env);
+          assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+        };
+        await cli(...addTenableArgs('scan', before40));
+        await cli('sync', 'scan');
+        // The same console with ten hosts fewer: a full run removes them (and fixes their findings).
+        await cli('sources', 'configure', 'scan', ...tenableSets(after30.url, after30.analyst));
+        await cli('sync', 'scan', '--full', '--allow-large-removal');
+        await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`);
+        await cli('sync', 'desk');
+        await cli('sources', 'add', 'tenable-sc', '--name', 'drop', '--set', 'inputMode=file');
+      },
+    },
+  );
   /** Waits until `check` holds (the page settles asynchronously). */
   const until = async (check: () => Promise<boolean>, what: string) => {
     for (let i = 0; i < 150; i++) {
@@ -46,60 +53,18 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     }
     throw new Error(`gave up waiting: ${what}`);
   };
-  const count = async (path: string) => (await api<{ count: number }>(path)).count;
+  const count = async (path: string) => (await ui.api<{ count: number }>(path)).count;
   /** The texts of one column of the page's first table, found by its header. */
   const column = async (label: string): Promise<string[]> =>
-    (await page.evaluate(`(() => {
+    (await ui.page.evaluate(`(() => {
       const table = document.querySelector('table');
       if (!table) return [];
       const i = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent.trim().startsWith(${JSON.stringify(label)}));
       return i < 0 ? [] : [...table.querySelectorAll('tbody tr')].map((tr) => tr.children[i]?.textContent ?? '');
     })()`)) as string[];
 
-  before(async () => {
-    buildWeb();
-    shots = screenshotDir();
-    [served, before40, after30, desk] = await Promise.all([
-      startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
-      // Two 429s (Retry-After: 0) before the first answers: the run retries them.
-      startTenableSim({ port: 0, seed: 5, hosts: 40, findingsPerHost: 20, rateLimit: { times: 2, retryAfter: 0 } }),
-      startTenableSim({ port: 0, seed: 5, hosts: 30, findingsPerHost: 20 }),
-      startSdpSim({ port: 0, seed: 5, requests: 70, assets: 30, users: 10, technicians: 3 }),
-    ]);
-    await cli(...addTenableArgs('scan', before40));
-    await cli('sync', 'scan');
-    // The same console with ten hosts fewer: a full run removes them (and fixes their findings).
-    await cli(
-      'sources',
-      'configure',
-      'scan',
-      '--set',
-      `apiUrl=${after30.url}`,
-      '--set',
-      `accessKey=${after30.analyst.accessKey}`,
-      '--set',
-      `secretKey=${after30.analyst.secretKey}`,
-    );
-    await cli('sync', 'scan', '--full', '--allow-large-removal');
-    await cli('sources', 'add', 'servicedesk-plus', '--name', 'desk', '--set', `serverUrl=${desk.url}`, '--set', `apiKey=${desk.apiKey}`);
-    await cli('sync', 'desk');
-    await cli('sources', 'add', 'tenable-sc', '--name', 'drop', '--set', 'inputMode=file');
-    browser = await launchBrowser({ width: 1280, height: 800 });
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await logIn(page, served.url);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.close();
-    await before40?.close();
-    await after30?.close();
-    await desk?.close();
-    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
-  });
-
   it('shows totals and keeps the page and filters in the URL across reload and back', async () => {
+    const { page, served } = ui;
     const total = await count('/api/v1/vulnerabilities/count?removed=false');
     assert.ok(total > 100, `findings: ${total}`);
     await page.goto(served.url + '/inventory/vulnerabilities');
@@ -140,6 +105,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('offers in the Source filter only the sources of the list’s kind', async () => {
+    const { page, served } = ui;
     const options = async () => (await page.locator('#f-source option').allTextContents()).filter((o) => o !== 'All sources').sort();
     await page.goto(served.url + '/inventory/vulnerabilities');
     await page.locator('#f-source option', { hasText: 'scan' }).waitFor({ state: 'attached' });
@@ -150,6 +116,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('opens a ticket and a CMDB record from their rows', async () => {
+    const { page, served, shots } = ui;
     await page.goto(served.url + '/inventory/tickets');
     const subject = page.locator('tbody tr').first().locator('td').nth(1).getByRole('link');
     const title = (await subject.textContent()) ?? '';
@@ -176,6 +143,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('fits every list and the runs page in 1280 px without sideways scrolling', async () => {
+    const { page, served } = ui;
     const wide: string[] = [];
     for (const path of [...LISTS.map((m) => `/inventory/${m}`), '/runs', '/']) {
       await page.goto(served.url + path);
@@ -194,6 +162,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('filters runs by source and status and shows a run’s retries, 429s and log excerpt', async () => {
+    const { page, served, shots } = ui;
     await page.goto(served.url + '/runs');
     const table = page.getByRole('table', { name: 'Sync runs, newest first' });
     await table.locator('tbody tr').nth(2).waitFor();
@@ -231,6 +200,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('counts live records on the overview and links known-exploited to open findings only', async () => {
+    const { page, served } = ui;
     const liveHosts = await count('/api/v1/hosts/count?removed=false');
     const allHosts = await count('/api/v1/hosts/count');
     assert.equal(allHosts, 40);
@@ -255,6 +225,7 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('puts the compliance filters before the summary, and shows the service the scanner named', async () => {
+    const { page, served } = ui;
     await page.goto(served.url + '/inventory/compliance');
     await page.getByRole('heading', { name: 'Benchmark results per host' }).waitFor();
     // Both parts rendered (the summary's heading can come before the filters on a busy machine).
@@ -279,7 +250,8 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   });
 
   it('offers the file-drop guide for file-mode sources only, with a local bucket as its folder', async () => {
-    const { csrfToken } = await api<{ csrfToken: string }>('/api/v1/auth/session');
+    const { page, served, pageErrors } = ui;
+    const { csrfToken } = await ui.api<{ csrfToken: string }>('/api/v1/auth/session');
     const refused = await page.request.post(served.url + '/api/v1/sources/scan/file-drop', { data: {}, headers: { 'x-csrf-token': csrfToken } });
     assert.equal(refused.status(), 400, await refused.text());
     assert.match(((await refused.json()) as { error: { message: string } }).error.message, /reads from its API.*file-mode sources/);

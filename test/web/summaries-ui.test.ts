@@ -2,54 +2,37 @@
 // sorting, the drill-down to a plugin's affected hosts) and the hosts list's open findings per severity
 // and the scanner's own last-seen date, against a simulated Tenable.sc synced through the CLI.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { describe, it } from 'node:test';
+import { startTenableSim } from '../../sim/tenable-sc/index.ts';
 import type { PluginSummary } from '../../src/core/api-shapes-reports.ts';
 import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe, logIn } from './harness.ts';
+import { browserSuite, browserUnavailable, startAll, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
 
 describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 150_000 }, () => {
-  let served: Served;
-  let scanner: RunningTenableSim;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let page: Page;
-  let shots: string;
-  const pageErrors: string[] = [];
-  const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
-  const api = async <T>(path: string): Promise<T> => (await (await page.request.get(served.url + path)).json()) as T;
-
-  before(async () => {
-    buildWeb();
-    shots = screenshotDir();
-    [served, scanner] = await Promise.all([
-      startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
-      startTenableSim({ port: 0, seed: 5, hosts: 12, findingsPerHost: 12 }),
-    ]);
-    assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
-    assert.equal((await cli('sync', 'scan')).code, 0);
-    browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    await logIn(page, served.url);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.close();
-    await scanner?.close();
-    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
-  });
+  const ui = browserSuite(
+    () =>
+      startAll({
+        served: startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+        scanner: startTenableSim({ port: 0, seed: 5, hosts: 12, findingsPerHost: 12 }),
+      }),
+    {
+      prepare: async ({ served, scanner }) => {
+        const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
+        assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
+        assert.equal((await cli('sync', 'scan')).code, 0);
+      },
+    },
+  );
 
   it('lists vulnerabilities by plugin, sorts them, and drills down to the affected hosts', async () => {
+    const { page, served, shots } = ui;
     await page.getByRole('link', { name: 'Vulnerabilities by plugin' }).click();
     await page.getByRole('heading', { name: 'Vulnerabilities by plugin', level: 1 }).waitFor();
-    const all = await api<PluginSummary>('/api/v1/vulnerabilities/plugins?limit=1000');
+    const all = await ui.api<PluginSummary>('/api/v1/vulnerabilities/plugins?limit=1000');
     assert.ok(all.total > 3, 'the sync left several plugins with open findings');
     await page.getByText(`1–${Math.min(50, all.total)} of ${all.total}`).waitFor();
     // Default order: most hosts first; the first row is the plugin with the most affected hosts.
@@ -59,7 +42,7 @@ describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 1
     // Sorting by name (ascending) through the column header, kept in the URL.
     await page.getByRole('button', { name: /^Vulnerability/ }).click();
     await page.waitForURL((u) => u.searchParams.get('sort') === 'pluginName');
-    const byName = await api<PluginSummary>('/api/v1/vulnerabilities/plugins?limit=1&sort=pluginName');
+    const byName = await ui.api<PluginSummary>('/api/v1/vulnerabilities/plugins?limit=1&sort=pluginName');
     await page.locator('table tbody tr').first().getByText(byName.items[0]!.pluginName!).waitFor();
     await page.screenshot({ path: join(shots, 'plugins.png') });
     // The drill-down: the plugin's open findings, one per host (and port), each naming its host.
@@ -75,14 +58,15 @@ describe('summary screens in chromium', { skip: unavailable ?? false, timeout: 1
   });
 
   it("shows each host's open findings per severity and the scanner's last-seen date", async () => {
+    const { page, served, shots, pageErrors } = ui;
     await page.goto(served.url + '/inventory/hosts');
     await page.getByRole('heading', { name: 'Hosts', level: 1 }).waitFor();
     for (const h of ['Crit.', 'High', 'Med.', 'Low', 'Last seen']) await page.getByRole('columnheader', { name: h }).first().waitFor();
-    const hosts = await api<{ items: { id: string; hostname: string | null; scannerLastSeen: string | null }[] }>(
+    const hosts = await ui.api<{ items: { id: string; hostname: string | null; scannerLastSeen: string | null }[] }>(
       '/api/v1/hosts?removed=false&sort=hostname&limit=50',
     );
     const first = hosts.items[0]!;
-    const counts = await api<{ items: { critical: number; high: number; medium: number; low: number }[] }>(`/api/v1/hosts/finding-counts?id=${first.id}`);
+    const counts = await ui.api<{ items: { critical: number; high: number; medium: number; low: number }[] }>(`/api/v1/hosts/finding-counts?id=${first.id}`);
     const c = counts.items[0]!;
     assert.ok(c.critical + c.high + c.medium + c.low > 0, 'the first host has open findings');
     const row = page.locator('table tbody tr').first();

@@ -4,30 +4,25 @@
 // vulnerabilities, upload a CSV to a file-mode source, configure a ServiceDesk Plus cloud source, log
 // out. Screenshots of the main screens go to docs/screenshots/.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import type { BrowserContext, Page, Response } from 'playwright-core';
-import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { ADMIN_PASSWORD, browserUnavailable, buildWeb, launchBrowser, SCREENSHOTS, type Served, screenshotDir, startServe } from './harness.ts';
+import { describe, it, type TestContext } from 'node:test';
+import { startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { ADMIN_PASSWORD, browserSuite, browserUnavailable, startAll, startServe } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const WRONG_SECRET = 'not-the-right-secret-key-0000';
 
 describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110_000 }, () => {
-  let served: Served;
-  let sim: RunningTenableSim;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
-  let page: Page;
-  let shots: string;
-  const apiBodies: string[] = [];
-  const pageErrors: string[] = [];
+  const ui = browserSuite(() => startAll({ served: startServe(), sim: startTenableSim({ port: 0, hosts: 30, seed: 7 }) }), {
+    logIn: false,
+    keepApiBodies: true,
+  });
   let routes: Set<string>;
   let connectorTypes: string[] = [];
 
   /** A screenshot at a laptop's size; `tall` grows the viewport to the page (sticky header and menu stay in place). */
   const shot = async (name: string, tall = false) => {
+    const { page, shots } = ui;
     const size = page.viewportSize() ?? { width: 1366, height: 800 };
     if (tall) {
       const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
@@ -38,46 +33,21 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   };
   /** Clicks Save Configuration and waits for the source page; a refusal fails with the form's message. */
   const saveNew = async (name: string) => {
+    const { page } = ui;
     await page.getByRole('button', { name: 'Save Configuration' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'The configuration was not saved' });
     await Promise.race([page.waitForURL(new RegExp(`/sources/${name}(\\?saved=1)?$`), { timeout: 20_000 }), refused.waitFor({ timeout: 20_000 })]);
     if (await refused.isVisible()) throw new Error(`save refused: ${await refused.textContent()}`);
     await page.getByRole('heading', { name, level: 1 }).waitFor();
   };
-  const api = async (path: string) => {
-    const res = await context.request.get(served.url + path);
-    return { status: res.status(), body: (await res.json()) as Record<string, unknown> };
-  };
-
-  before(async () => {
-    buildWeb();
-    shots = screenshotDir();
-    [served, sim] = await Promise.all([startServe(), startTenableSim({ port: 0, hosts: 30, seed: 7 })]);
-    browser = await launchBrowser();
-    context = browser.context;
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('response', async (r: Response) => {
-      if (!r.url().includes('/api/')) return;
-      try {
-        apiBodies.push(await r.text());
-      } catch {
-        // bodies of redirects and aborted requests are not available
-      }
-    });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.close();
-    await sim?.close();
-    if (shots && shots !== SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
-  });
 
   it('redirects to the login page, refuses a wrong password and logs in', async () => {
+    const { page, served } = ui;
     await page.goto(served.url + '/sources');
     await page.waitForURL(/\/login\?next=%2Fsources$/);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    // Each screen names the browser tab.
+    await page.waitForFunction("document.title === 'Log in · Tributary'");
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -87,12 +57,14 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
     assert.match(page.url(), /\/sources$/);
-    const openapi = await api('/api/v1/openapi.json');
-    routes = new Set(Object.keys(openapi.body.paths as object));
-    connectorTypes = ((await api('/api/v1/connectors')).body.items as { type: string }[]).map((c) => c.type);
+    await page.waitForFunction("document.title === 'Sources · Tributary'");
+    const openapi = await ui.api('/api/v1/openapi.json');
+    routes = new Set(Object.keys(openapi.paths as object));
+    connectorTypes = ((await ui.api('/api/v1/connectors')).items as { type: string }[]).map((c) => c.type);
   });
 
   it('adds a Tenable.sc source: a refused save changes nothing, a wrong key fails the test, the right one passes', async () => {
+    const { page, sim } = ui;
     await page.getByRole('link', { name: 'Add Tenable.sc source' }).click();
     await page.getByRole('heading', { name: 'Add a Tenable.sc source' }).waitFor();
     // The seed's labels and help texts.
@@ -116,7 +88,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
       .filter({ hasText: /remove \/rest/i })
       .waitFor();
     await shot('configure-error');
-    assert.deepEqual((await api('/api/v1/sources')).body.items, [], 'a refused save stores nothing');
+    assert.deepEqual((await ui.api('/api/v1/sources')).items, [], 'a refused save stores nothing');
 
     await url.fill(sim.url);
     await saveNew('sc-lab');
@@ -139,6 +111,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('syncs now and shows the run live, then in the history', async () => {
+    const { page } = ui;
     await page.getByRole('button', { name: 'Sync now' }).click();
     await page.waitForURL(/\/sources\/sc-lab\/runs$/);
     await page.locator('.live-run .badge', { hasText: 'Succeeded' }).waitFor({ timeout: 60_000 });
@@ -156,6 +129,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('shows the overview with counts and the severity chart', async () => {
+    const { page } = ui;
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByRole('img', { name: /Open vulnerabilities by severity: critical \d+/ }).waitFor();
@@ -164,6 +138,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('browses hosts (search, sort, pages) and a host page with its software, ports, vulnerabilities and compliance', async () => {
+    const { page } = ui;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Hosts' }).click();
     await page.getByRole('heading', { name: 'Hosts', level: 1 }).waitFor();
     const table = page.getByRole('table', { name: /Hosts/ });
@@ -199,6 +174,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('filters vulnerabilities by severity and known-exploited, and compliance shows per-host benchmark results', async () => {
+    const { page, served } = ui;
     await page.goto(served.url + '/inventory/vulnerabilities');
     await page.getByRole('heading', { name: 'Vulnerabilities', level: 1 }).waitFor();
     await page.getByLabel('Severity').selectOption('critical');
@@ -235,6 +211,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('uploads a CSV to a file-mode source, shows its status and the file-drop guide with revocable credentials', async (t: TestContext) => {
+    const { page, served } = ui;
     if (!routes.has('/api/v1/sources/{name}/files')) {
       t.skip('the file-drop routes are not registered in the server yet (src/server/routes/files.ts → buildServer)');
       return;
@@ -266,7 +243,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
     const final = row.getByText(/^(Imported|Partly imported|Rejected)$/);
     let run: { status: string; error: string | null; counts: Record<string, unknown> } | undefined;
     for (let i = 0; i < 100; i++) {
-      run = ((await api('/api/v1/sources/sc-files/runs')).body.items as (typeof run)[])[0];
+      run = ((await ui.api('/api/v1/sources/sc-files/runs')).items as (typeof run)[])[0];
       if (run && run.status !== 'running') break;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -284,6 +261,7 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('configures a ServiceDesk Plus cloud source with region, client and authorization code', async (t: TestContext) => {
+    const { page, served } = ui;
     if (!connectorTypes.includes('servicedesk-plus')) {
       t.skip('the servicedesk-plus connector is not registered yet');
       return;
@@ -318,19 +296,21 @@ describe('web interface in chromium', { skip: unavailable ?? false, timeout: 110
   });
 
   it('never sent a secret to the browser and raised no script errors', () => {
+    const { pageErrors, apiBodies, sim } = ui;
     const joined = apiBodies.join('\n');
     for (const secret of [sim.analyst.secretKey, sim.analyst.accessKey, WRONG_SECRET]) assert.ok(!joined.includes(secret), 'a secret reached the browser');
     assert.deepEqual(pageErrors, []);
   });
 
   it('logs out and protects the screens again', async () => {
+    const { page, served } = ui;
     await page.goto(served.url + '/');
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await page.getByText('You have logged out.').waitFor();
     await page.goto(served.url + '/inventory/hosts');
     await page.waitForURL(/\/login\?next=/);
-    const res = await context.request.get(served.url + '/api/v1/hosts');
+    const res = await page.context().request.get(served.url + '/api/v1/hosts');
     assert.equal(res.status(), 401);
   });
 });

@@ -2,7 +2,10 @@
 // region → accounts server and API host) or on-premises (technician API key), and the UI metadata.
 import { z } from 'zod';
 import type { ConfigFieldInfo } from '../../core/connector.ts';
-import { API_MODE_ONLY, boolish, httpUrl, inputModeField } from '../../core/config.ts';
+import { API_MODE_ONLY, boolish, bucketName, httpUrl, inputModeField } from '../../core/config.ts';
+
+/** The file-drop bucket the exports go to when the source names none. */
+export const DEFAULT_BUCKET = 'service-desk';
 
 export const REGIONS = {
   us: {
@@ -125,10 +128,7 @@ export const sdpConfigSchema = z
     accountsUrl: baseUrl('accountsUrl'),
     apiKey: trimmed,
     verifySsl: boolish.default(true),
-    bucket: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'bucket must be 3-63 lowercase letters, digits, dots or hyphens')
-      .default('service-desk'),
+    bucket: bucketName(DEFAULT_BUCKET),
     schedule: z.string().optional(),
   })
   .strict()

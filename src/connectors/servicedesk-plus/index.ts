@@ -4,7 +4,7 @@ import { type ConnectorContext, defineConnector, type Stream } from '../../core/
 import { errorMessage, InputError } from '../../core/errors.ts';
 import { checkSdp } from './check.ts';
 import { sdpFileStreams } from './csv/index.ts';
-import { deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, tokenOwner } from './config.ts';
+import { DEFAULT_BUCKET, deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, tokenOwner } from './config.ts';
 import { exchangeAuthorizationCode, revokeToken, TokenManager, type TokenState } from './oauth.ts';
 import { sdpStreams } from './streams.ts';
 
@@ -69,7 +69,7 @@ export const servicedeskPlusConnector = defineConnector<SdpConfig>({
   // On-premises the server; on cloud the accounts server or the region that picks it.
   upstream: (config) => String(config.serverUrl ?? config.accountsUrl ?? config.region ?? ''),
   files: {
-    defaultBucket: 'service-desk',
+    defaultBucket: DEFAULT_BUCKET,
     kinds: ['csv'],
     reads: (config) => config.inputMode === 'file',
     uploadHint: 'Upload the CSV exports (e.g. export.csv).',

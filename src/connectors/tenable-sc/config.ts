@@ -1,7 +1,10 @@
 // Configuration of a Tenable.sc source (seed §2.1, interfaces.md §2) and its UI metadata.
 import { z } from 'zod';
 import type { ConfigFieldInfo } from '../../core/connector.ts';
-import { API_MODE_ONLY, boolish, httpUrl, inputModeField, intish, optionalText } from '../../core/config.ts';
+import { API_MODE_ONLY, boolish, bucketName, httpUrl, inputModeField, intish, optionalText } from '../../core/config.ts';
+
+/** The file-drop bucket the exports go to when the source names none. */
+export const DEFAULT_BUCKET = 'vuln-scanner';
 
 const REST_SUFFIX = /\/rest\/?$/i;
 
@@ -32,10 +35,7 @@ export const tenableScConfigSchema = z
     proxyUrl: z.preprocess((v) => (v === '' || v === null ? undefined : v), httpUrl('proxyUrl').optional()),
     pageSize: intish(1, 100_000).default(1000),
     proofMaxBytes: intish(0, 16 * 1024 * 1024).default(16 * 1024),
-    bucket: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'bucket must be 3-63 lowercase letters, digits, dots or hyphens')
-      .default('vuln-scanner'),
+    bucket: bucketName(DEFAULT_BUCKET),
     schedule: z.string().optional(),
   })
   .strict()

@@ -2,7 +2,7 @@
 // file mode reading CSV exports from the source's bucket).
 import { type ConnectorContext, defineConnector, type Stream } from '../../core/connector.ts';
 import { checkTenableSc } from './check.ts';
-import { requireApi, type TenableScConfig, tenableScConfigSchema, tenableScFields } from './config.ts';
+import { DEFAULT_BUCKET, requireApi, type TenableScConfig, tenableScConfigSchema, tenableScFields } from './config.ts';
 import { tenableScFileStreams } from './csv/index.ts';
 import { hostsStream } from './streams/hosts.ts';
 import { complianceStream, portsStream, softwareStream } from './streams/inventory.ts';
@@ -24,7 +24,7 @@ export const tenableScConnector = defineConnector<TenableScConfig>({
   // One console per address: its API (and its licence) is what the concurrency limit protects.
   upstream: (config) => String(config.apiUrl ?? ''),
   files: {
-    defaultBucket: 'vuln-scanner',
+    defaultBucket: DEFAULT_BUCKET,
     kinds: ['csv'],
     reads: (config) => config.inputMode === 'file',
     uploadHint: 'Upload the CSV exports of the console\u2019s Vulnerabilities (Vulnerability Detail List) and Host Assets pages.',

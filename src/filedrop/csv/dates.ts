@@ -116,6 +116,19 @@ export function parseDateMs(value: string | null | undefined): number | null | u
   return iso == null ? iso : Date.parse(iso);
 }
 
+/** The day with the time and zone of a MONTH_FIRST, DAY_FIRST or NUMERIC match (hour, minute, second, AM/PM, zone: groups 4–8). */
+function atTime(m: RegExpExecArray, year: number, month: number, day: number): string | undefined {
+  const off = zoneOffset(m[8]);
+  if (off === undefined) return undefined;
+  return build(year, month, day, hour12(Number(m[4] ?? 0), m[7]), Number(m[5] ?? 0), Number(m[6] ?? 0), 0, off);
+}
+
+/** A MONTH_FIRST or DAY_FIRST match: the month by name, the year in group 3. */
+function namedMonth(m: RegExpExecArray, month: string, day: string): string | undefined {
+  const mo = MONTHS[month.toLowerCase().slice(0, 3)];
+  return mo === undefined ? undefined : atTime(m, Number(m[3]), mo, Number(day));
+}
+
 export function parseDate(value: string | null | undefined): string | null | undefined {
   if (value === null || value === undefined) return null;
   const fast = scFormMs(value);
@@ -123,19 +136,9 @@ export function parseDate(value: string | null | undefined): string | null | und
   const s = value.trim();
   if (NONE.has(s.toLowerCase())) return null;
   let m = MONTH_FIRST.exec(s);
-  if (m) {
-    const mo = MONTHS[m[1]!.toLowerCase().slice(0, 3)];
-    const off = zoneOffset(m[8]);
-    if (mo === undefined || off === undefined) return undefined;
-    return build(Number(m[3]), mo, Number(m[2]), hour12(Number(m[4] ?? 0), m[7]), Number(m[5] ?? 0), Number(m[6] ?? 0), 0, off);
-  }
+  if (m) return namedMonth(m, m[1]!, m[2]!);
   m = DAY_FIRST.exec(s);
-  if (m) {
-    const mo = MONTHS[m[2]!.toLowerCase().slice(0, 3)];
-    const off = zoneOffset(m[8]);
-    if (mo === undefined || off === undefined) return undefined;
-    return build(Number(m[3]), mo, Number(m[1]), hour12(Number(m[4] ?? 0), m[7]), Number(m[5] ?? 0), Number(m[6] ?? 0), 0, off);
-  }
+  if (m) return namedMonth(m, m[2]!, m[1]!);
   m = ISO.exec(s);
   if (m) {
     const off = zoneOffset(m[9]);
@@ -148,9 +151,7 @@ export function parseDate(value: string | null | undefined): string | null | und
     const a = Number(m[1]);
     const b = Number(m[2]);
     const [mo, d] = a > 12 ? [b, a] : [a, b];
-    const off = zoneOffset(m[8]);
-    if (off === undefined) return undefined;
-    return build(Number(m[3]), mo - 1, d, hour12(Number(m[4] ?? 0), m[7]), Number(m[5] ?? 0), Number(m[6] ?? 0), 0, off);
+    return atTime(m, Number(m[3]), mo - 1, d);
   }
   if (/^\d{9,13}$/.test(s)) {
     const n = Number(s);

@@ -13,7 +13,7 @@ import { type TrendsReport, trendsFingerprint, trendsReport } from '../../store/
 import { changePage, remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter } from './records.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter, sourceIdsByName } from './records.ts';
 
 const asList = (v: unknown): string[] =>
   v === undefined
@@ -38,16 +38,7 @@ export function changeRoutes(app: AppContext) {
   /** Recent trends reports by options and store fingerprint: a report reads every event of its window. */
   const trendsCache = new Map<string, TrendsReport>();
   return async (f: FastifyInstance): Promise<void> => {
-    const sourceIds = async (names: string[]): Promise<string[] | undefined> => {
-      if (names.length === 0) return undefined;
-      const ids: string[] = [];
-      for (const n of names) {
-        const s = await app.store.findSource(n);
-        if (!s) throw new InputError(`no source named '${n}'`, 'source');
-        ids.push(s.id);
-      }
-      return ids;
-    };
+    const sourceIds = (names: string[]) => sourceIdsByName(app, names);
 
     f.get<{ Querystring: ChangesQuery }>(
       '/api/v1/changes',

@@ -29,6 +29,25 @@ export function plainFilter(key: string, value: string): Filter {
 
 export const asList = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
 
+/** The names in `source` query values, repeated or comma-separated. */
+export const sourceNames = (v: unknown): string[] =>
+  asList(v)
+    .flatMap((n) => n.split(','))
+    .map((n) => n.trim())
+    .filter(Boolean);
+
+/** The ids of the sources named, or undefined when none is (every source); an unknown name is refused. */
+export async function sourceIdsByName(app: AppContext, names: string[]): Promise<string[] | undefined> {
+  if (names.length === 0) return undefined;
+  const ids: string[] = [];
+  for (const n of names) {
+    const s = await app.store.findSource(n);
+    if (!s) throw new InputError(`no source named '${n}'`, 'source');
+    ids.push(s.id);
+  }
+  return ids;
+}
+
 function jsonType(f: FieldDef): Record<string, unknown> {
   if (f.name === 'removed') return { type: 'boolean' };
   switch (f.kind) {
@@ -117,20 +136,7 @@ type SummaryItem = ComplianceSummaryItem;
 
 export function recordRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
-    const sourceIds = async (names: string[]): Promise<string[] | undefined> => {
-      const list = names
-        .flatMap((n) => n.split(','))
-        .map((n) => n.trim())
-        .filter(Boolean);
-      if (list.length === 0) return undefined;
-      const ids: string[] = [];
-      for (const n of list) {
-        const s = await app.store.findSource(n);
-        if (!s) throw new InputError(`no source named '${n}'`, 'source');
-        ids.push(s.id);
-      }
-      return ids;
-    };
+    const sourceIds = (names: string[]) => sourceIdsByName(app, sourceNames(names));
 
     for (const model of MODEL_NAMES) {
       const item = recordSchema(model);

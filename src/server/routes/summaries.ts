@@ -7,7 +7,7 @@ import type { Severity } from '../../core/models.ts';
 import { hostFindingCountsList, pluginSummary } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
-import { asList } from './records.ts';
+import { sourceIdsByName, sourceNames } from './records.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
@@ -47,19 +47,7 @@ export function summaryRoutes(app: AppContext) {
         const { q, severity, knownExploited, sort, limit, offset } = req.query;
         if (severity !== undefined && !SEVERITIES.includes(severity.toLowerCase()))
           throw new InputError(`unknown severity '${severity}'; severity is one of: ${SEVERITIES.join(', ')}`, 'severity');
-        const names = asList(req.query.source)
-          .flatMap((n) => n.split(','))
-          .map((n) => n.trim())
-          .filter(Boolean);
-        let sourceIds: string[] | undefined;
-        if (names.length > 0) {
-          sourceIds = [];
-          for (const n of names) {
-            const s = await app.store.findSource(n);
-            if (!s) throw new InputError(`no source named '${n}'`, 'source');
-            sourceIds.push(s.id);
-          }
-        }
+        const sourceIds = await sourceIdsByName(app, sourceNames(req.query.source));
         return app.store.pluginSummary({
           sourceIds,
           search: q?.trim() || undefined,

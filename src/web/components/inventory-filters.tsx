@@ -1,5 +1,6 @@
 // Filter controls of the inventory search form; they write to the URL query.
 import { useEffect, useState } from 'react';
+import { capitalize } from '../api.ts';
 import { setQuery } from '../router.tsx';
 
 export function SelectFilter(props: {
@@ -16,7 +17,7 @@ export function SelectFilter(props: {
         <option value="">Any</option>
         {props.options.map((o) => {
           const v = typeof o === 'string' ? o : o.value;
-          const l = typeof o === 'string' ? o[0].toUpperCase() + o.slice(1) : o.label;
+          const l = typeof o === 'string' ? capitalize(o) : o.label;
           return (
             <option key={v} value={v}>
               {l}

@@ -1,10 +1,10 @@
 // A correlated asset: its scanner hosts and CMDB records side by side, why they are linked (the rule,
 // the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { type AssetLinkBody, type AssetLinked, type AssetRecords, api, describeError, get, qs, type Rec } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
+import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const ROWS: [string, string, string][] = [
   ['Name', 'hostname', 'name'],
@@ -68,9 +68,7 @@ export function AssetPage({ id }: { id: string }) {
   const [hostId, setHostId] = useState('');
   const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
   const name = data.data ? String(data.data.asset.name ?? id) : '';
-  useEffect(() => {
-    document.title = `${name || 'Asset'} · Assets · Tributary`;
-  }, [name]);
+  usePageTitle(`${name || 'Asset'} · Assets`);
   if (data.error)
     return (
       <Alert tone="error" title="Could not load the asset">

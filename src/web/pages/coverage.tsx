@@ -1,8 +1,8 @@
 // Coverage gaps (GET /api/v1/reports/coverage): the four numbers, each opening the records behind it.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { type CoverageCounts, type CoverageRecords, get, qs, type Rec } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, cell, DataTable, num, PageHeader, Spinner, useLoad } from '../ui.tsx';
+import { Alert, cell, DataTable, num, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const KINDS = [
   {
@@ -63,9 +63,7 @@ export function CoveragePage() {
     `${days}:${open?.kind}`,
   );
   const [daysInput, setDaysInput] = useState(String(days));
-  useEffect(() => {
-    document.title = 'Coverage · Tributary';
-  }, []);
+  usePageTitle('Coverage');
   if (report.error)
     return (
       <Alert tone="error" title="Could not load the coverage report">

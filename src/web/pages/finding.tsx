@@ -1,10 +1,9 @@
 // One finding: what it is (synopsis, description, solution), what the scanner saw (proof), its CVEs with
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
 // asset and owner it belongs to.
-import { useEffect } from 'react';
 import { type ChangeEvent, type CveFacts, get, qs, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
-import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad } from '../ui.tsx';
+import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
 const CHANGE_TEXT: Record<string, string> = {
   new: 'First imported',
@@ -55,9 +54,7 @@ export function FindingPage({ id }: { id: string }) {
     cves.join(','),
   );
   const title = f ? String(f.pluginName ?? `Plugin ${f.pluginId}`) : '';
-  useEffect(() => {
-    document.title = `${title || 'Finding'} · Vulnerabilities · Tributary`;
-  }, [title]);
+  usePageTitle(`${title || 'Finding'} · Vulnerabilities`);
 
   if (finding.error)
     return (
@@ -69,7 +66,7 @@ export function FindingPage({ id }: { id: string }) {
   const p = plugin.data;
   const h = host.data;
   const a = asset.data;
-  const hostName = h ? String(h.hostname ?? h.fqdn ?? (h.ipAddresses as string[] | null)?.[0] ?? h.id) : hostId;
+  const hostName = h ? hostLabel(h) : hostId;
   const facts = new Map((feeds.data?.items ?? []).map((c) => [c.cve, c]));
   const events = history.data?.items ?? [];
   const seeAlso = (p?.seeAlso as string[] | null | undefined) ?? [];

@@ -1,8 +1,8 @@
 // A host: its identity and hardware, then its vulnerabilities, software, open ports and compliance.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { type GroupCount, get, qs, type Rec } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad } from '../ui.tsx';
+import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 import { ComplianceSummary, MODEL_VIEWS, RecordList } from './inventory.tsx';
 
 const TABS = [
@@ -36,10 +36,8 @@ export function HostPage({ id }: { id: string }) {
   const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl);
   const [sort, setSort] = useState<Record<string, string | null>>({ vulnerabilities: '-severity', software: 'name', ports: 'port', compliance: 'result' });
   const [limit, setLimit] = useState(50);
-  const name = host.data ? String(host.data.hostname ?? host.data.fqdn ?? (host.data.ipAddresses as string[] | null)?.[0] ?? id) : '';
-  useEffect(() => {
-    document.title = `${name || 'Host'} · Hosts · Tributary`;
-  }, [name]);
+  const name = host.data ? hostLabel(host.data) : '';
+  usePageTitle(`${name || 'Host'} · Hosts`);
 
   if (host.error)
     return (

@@ -7,7 +7,7 @@ import { ComplianceSummary } from '../components/compliance-summary.tsx';
 import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
 import { navigate, setQuery, useLocation } from '../router.tsx';
-import { PageHeader, useLoad } from '../ui.tsx';
+import { PageHeader, useLoad, usePageTitle } from '../ui.tsx';
 import { MODEL_VIEWS } from './model-views.tsx';
 
 export { ComplianceSummary } from '../components/compliance-summary.tsx';
@@ -17,9 +17,7 @@ export { MODEL_VIEWS, VULN_COLUMNS } from './model-views.tsx';
 export function InventoryPage({ model }: { model: string }) {
   const view = MODEL_VIEWS.find((v) => v.model === model) ?? MODEL_VIEWS[0];
   const { query } = useLocation();
-  useEffect(() => {
-    document.title = `${view.title} · Inventory · Tributary`;
-  }, [view]);
+  usePageTitle(`${view.title} · Inventory`);
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
   const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
   // The Source filter offers the sources whose connector writes this model (all, where one does not say).

@@ -1,7 +1,7 @@
 // Login: username and password; errors in words (wrong password, too many attempts, server down).
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError, api, describeError, type SessionInfo } from '../api.ts';
-import { Alert } from '../ui.tsx';
+import { Alert, usePageTitle } from '../ui.tsx';
 
 export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => void; notice?: string }) {
   const [username, setUsername] = useState('admin');
@@ -10,8 +10,8 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => vo
   const [busy, setBusy] = useState(false);
   const passwordRef = useRef<HTMLInputElement>(null);
 
+  usePageTitle('Log in');
   useEffect(() => {
-    document.title = 'Log in · Tributary';
     passwordRef.current?.focus();
   }, []);
 

@@ -1,9 +1,8 @@
 // Overview: record counts, open vulnerabilities by severity, known-exploited and overdue findings, source health
 // and recent runs.
-import { useEffect } from 'react';
 import { type GroupCount, get, qs, type RecordStats, type Run, type SourceView } from '../api.ts';
 import { Link } from '../router.tsx';
-import { Alert, ago, num, PageHeader, RunBadge, SeverityChart, useLoad } from '../ui.tsx';
+import { Alert, ago, num, PageHeader, RunBadge, SeverityChart, useLoad, usePageTitle } from '../ui.tsx';
 import { Health } from './sources.tsx';
 
 const MODELS: [string, string][] = [
@@ -19,9 +18,7 @@ const MODELS: [string, string][] = [
 ];
 
 export function OverviewPage() {
-  useEffect(() => {
-    document.title = 'Overview · Tributary';
-  }, []);
+  usePageTitle('Overview');
   const stats = useLoad((s) => get<RecordStats>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
   const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' })}`;
   const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl, { pollMs: 15000 });

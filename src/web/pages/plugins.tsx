@@ -5,7 +5,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { get, type PluginRow, type PluginSummary, qs } from '../api.ts';
 import { RecordList } from '../components/record-list.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, type Column, DataTable, num, PageHeader, SeverityBadge, useLoad } from '../ui.tsx';
+import { Alert, type Column, DataTable, num, PageHeader, SeverityBadge, useLoad, usePageTitle } from '../ui.tsx';
 import { MODEL_VIEWS } from './model-views.tsx';
 
 const drill = (p: { source: string; pluginId: string }) => `/reports/plugins/${encodeURIComponent(p.source)}/${encodeURIComponent(p.pluginId)}`;
@@ -35,9 +35,7 @@ const COLUMNS: Column<PluginRow & { id: string }>[] = [
 
 export function PluginsPage() {
   const { query } = useLocation();
-  useEffect(() => {
-    document.title = 'Vulnerabilities by plugin · Tributary';
-  }, []);
+  usePageTitle('Vulnerabilities by plugin');
   const q = query.get('q') ?? '';
   const sort = query.get('sort') || '-hosts';
   const severity = query.get('severity') ?? '';
@@ -116,9 +114,7 @@ export function PluginHostsPage({ source, pluginId }: { source: string; pluginId
   const summary = useLoad((s) => get<PluginSummary>(url, s), url);
   const row = summary.data?.items.find((p) => p.pluginId === pluginId);
   const title = row?.pluginName ?? `Plugin ${pluginId}`;
-  useEffect(() => {
-    document.title = `${title} · Vulnerabilities by plugin · Tributary`;
-  }, [title]);
+  usePageTitle(`${title} · Vulnerabilities by plugin`);
   return (
     <div>
       <PageHeader

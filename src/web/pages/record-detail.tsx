@@ -1,9 +1,9 @@
 // The detail page of a ticket or a CMDB record: its fields, and what it is linked to (a ticket's
 // correlated assets and findings; a CMDB record's correlated asset), reached from their lists' rows.
-import { type ReactNode, useEffect } from 'react';
+import type { ReactNode } from 'react';
 import { get, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
-import { Alert, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad } from '../ui.tsx';
+import { Alert, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 interface DetailView {
   title: string;
@@ -143,9 +143,7 @@ export function RecordDetailPage({ model, id }: { model: string; id: string }) {
   const view = VIEWS[model];
   const rec = useLoad((s) => get<Rec>(`/api/v1/${model}/${encodeURIComponent(id)}`, s), `${model}/${id}`);
   const heading = rec.data && view ? view.heading(rec.data) : '';
-  useEffect(() => {
-    if (view) document.title = `${heading || view.title} · Inventory · Tributary`;
-  }, [view, heading]);
+  usePageTitle(view ? `${heading || view.title} · Inventory` : null);
   if (!view) return null;
   const crumbs = (
     <>

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { get, qs, type Run, type RunStatus, type SourceView } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, ago, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad } from '../ui.tsx';
+import { Alert, ago, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const total = (r: Run): { records: number; errors: number } =>
   Object.values(r.counts ?? {}).reduce((a, c) => ({ records: a.records + (c.records ?? 0), errors: a.errors + (c.errors ?? 0) }), { records: 0, errors: 0 });
@@ -237,9 +237,7 @@ export function RunsTable({ source, status, refreshKey = '' }: { source?: string
 const RUN_STATUSES: RunStatus[] = ['running', 'succeeded', 'partial', 'failed', 'interrupted'];
 
 export function RunsPage() {
-  useEffect(() => {
-    document.title = 'Runs · Tributary';
-  }, []);
+  usePageTitle('Runs');
   const { query } = useLocation();
   const source = query.get('source') ?? '';
   const status = query.get('status') ?? '';
@@ -272,9 +270,7 @@ export function RunsPage() {
 }
 
 export function RunPage({ id }: { id: string }) {
-  useEffect(() => {
-    document.title = 'Run · Tributary';
-  }, []);
+  usePageTitle('Run');
   const run = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), id);
   const log = run.data?.activity?.log ?? [];
   return (

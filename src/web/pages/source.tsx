@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import { api, type ConnectorMeta, describeError, get, type SourceRemoved, type SourceView, type SyncStarted } from '../api.ts';
 import { ConfigureForm } from '../components/configure-form.tsx';
 import { Link, navigate, setQuery } from '../router.tsx';
-import { Alert, PageHeader, Spinner, useLoad } from '../ui.tsx';
+import { Alert, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 import { ExportStatusPanel } from '../components/export-status.tsx';
 import { FilesPanel } from './files.tsx';
 import { LiveRun, RunsTable } from './runs.tsx';
@@ -15,9 +15,7 @@ export { ConfigureForm } from '../components/configure-form.tsx';
 export function NewSourcePage({ type }: { type: string }) {
   const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
   const connector = connectors.data?.items.find((c) => c.type === type) ?? null;
-  useEffect(() => {
-    document.title = `Add ${connector ? shortName(connector) : 'source'} · Tributary`;
-  }, [connector]);
+  usePageTitle(`Add ${connector ? shortName(connector) : 'source'}`);
   if (connectors.error)
     return (
       <Alert tone="error" title="Could not load the connector types">
@@ -61,9 +59,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
   useEffect(() => {
     if (new URLSearchParams(location.search).has('saved')) setQuery({ saved: null });
   }, []);
-  useEffect(() => {
-    document.title = `${name} · Sources · Tributary`;
-  }, [name]);
+  usePageTitle(`${name} · Sources`);
   useEffect(() => {
     if (source.data?.lastRun?.status === 'running') setRunId(source.data.lastRun.id);
   }, [source.data]);

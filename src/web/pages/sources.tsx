@@ -1,9 +1,9 @@
 // Data Sources Settings > Sources: every source with its type, input mode, schedule and health, and an
 // add button per connector type.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { api, type ConnectorMeta, describeError, get, type SourceView, type SyncStarted } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad } from '../ui.tsx';
+import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 /** Short product names for the connector types (titles come from the API). */
 export const shortName = (c: { title: string; shortName?: string }): string => c.shortName || c.title;
@@ -44,9 +44,7 @@ export function Health({ source }: { source: SourceView }) {
 }
 
 export function SourcesPage() {
-  useEffect(() => {
-    document.title = 'Sources · Tributary';
-  }, []);
+  usePageTitle('Sources');
   const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 5000 });
   const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);

@@ -2,16 +2,15 @@
 // per severity, from the change history, drawn with Chart.js; the same numbers as tables underneath.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';
-import { get, qs, type SourceView, type TrendsReport } from '../api.ts';
+import { capitalize, get, qs, type SourceView, type TrendsReport } from '../api.ts';
 import { setQuery, useLocation } from '../router.tsx';
-import { Alert, num, PageHeader, SEVERITIES, Spinner, useLoad } from '../ui.tsx';
+import { Alert, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 Chart.register(LineController, LineElement, PointElement, BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
 type Severity = (typeof SEVERITIES)[number];
 
 const WINDOWS = [30, 90, 180, 365];
-const label = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 /** A severity's colour, from the stylesheet's variables (the same as the badges and bars). */
 function colour(s: Severity): string {
@@ -46,9 +45,7 @@ export function TrendsPage() {
   const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
   const url = `/api/v1/reports/trends${qs({ days, source })}`;
   const report = useLoad((s) => get<TrendsReport>(url, s), url);
-  useEffect(() => {
-    document.title = 'Trends · Tributary';
-  }, []);
+  usePageTitle('Trends');
 
   const r = report.data;
   /** Days before the first sync have no history: drawn as a gap, shown as a dash. */
@@ -122,7 +119,7 @@ export function TrendsPage() {
                   data: {
                     labels: r.days.map((d) => d.date),
                     datasets: SEVERITIES.map((s) => ({
-                      label: label(s),
+                      label: capitalize(s),
                       data: r.days.map((d) => (known(d.date) ? d.open[s] : null)),
                       borderColor: colour(s),
                       backgroundColor: colour(s),
@@ -149,7 +146,7 @@ export function TrendsPage() {
                       <th scope="col">Day</th>
                       {SEVERITIES.map((s) => (
                         <th key={s} scope="col" className="num">
-                          {label(s)}
+                          {capitalize(s)}
                         </th>
                       ))}
                     </tr>
@@ -182,7 +179,7 @@ export function TrendsPage() {
                 new Chart(canvas, {
                   type: 'bar',
                   data: {
-                    labels: r.remediation.map((m) => label(m.severity)),
+                    labels: r.remediation.map((m) => capitalize(m.severity)),
                     datasets: [
                       {
                         label: 'Mean days to remediate',
@@ -226,7 +223,7 @@ export function TrendsPage() {
                 <tbody>
                   {r.remediation.map((m) => (
                     <tr key={m.severity}>
-                      <th scope="row">{label(m.severity)}</th>
+                      <th scope="row">{capitalize(m.severity)}</th>
                       <td className="num">{num(m.fixed)}</td>
                       <td className="num">{m.meanDaysToRemediate === null ? '—' : m.meanDaysToRemediate.toFixed(1)}</td>
                     </tr>

@@ -37,6 +37,15 @@ test('api mode requires apiUrl/accessKey/secretKey; file mode does not', () => {
   assert.equal(schema.safeParse({ inputMode: 'csv' }).success, false);
 });
 
+test('a bucket name that object storage would refuse is refused', () => {
+  assert.equal(schema.parse({ inputMode: 'file', bucket: 'scans-2024.q3' }).bucket, 'scans-2024.q3');
+  for (const bucket of ['Scans', 'ab', 'scans_2024', '-scans']) {
+    const r = schema.safeParse({ inputMode: 'file', bucket });
+    assert.equal(r.success, false, bucket);
+    if (!r.success) assert.match(configError(r.error).message, /^bucket: bucket must be 3-63 lowercase letters/, bucket);
+  }
+});
+
 test('unknown keys are rejected', () => {
   const r = schema.safeParse({ ...base, apiKey: 'x' });
   assert.equal(r.success, false);

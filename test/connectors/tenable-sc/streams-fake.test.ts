@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page, StreamContext } from '../../../src/core/connector.ts';
 import { UpstreamError } from '../../../src/core/errors.ts';
-import { silentLogger } from '../../../src/core/log.ts';
 import type { AnalysisQuery, TenableScClient } from '../../../src/connectors/tenable-sc/client.ts';
 import { tenableScConfigSchema, requireApi } from '../../../src/connectors/tenable-sc/config.ts';
 import { type Cursor, OVERLAP_SECONDS, startCursor } from '../../../src/connectors/tenable-sc/streams/cursor.ts';
 import { hostsStream } from '../../../src/connectors/tenable-sc/streams/hosts.ts';
 import { softwareStream } from '../../../src/connectors/tenable-sc/streams/inventory.ts';
 import { vulnerabilitiesStream } from '../../../src/connectors/tenable-sc/streams/vulnerabilities.ts';
+import { streamContext } from '../../filedrop/memory-bucket.ts';
 import { fixture, sumipRow, vulnRow } from './fixtures/rows.ts';
 
 const config = requireApi(tenableScConfigSchema.parse({ apiUrl: 'https://sc.example', accessKey: 'ak', secretKey: 'sk', pageSize: 3 }));
@@ -46,24 +46,7 @@ function fakeClient(o: FakeOpts) {
   return { calls, factory: () => client as unknown as TenableScClient };
 }
 
-function ctx(over: Partial<StreamContext> = {}): StreamContext {
-  let state: Record<string, unknown> = {};
-  return {
-    sourceName: 'sc',
-    log: silentLogger,
-    state: {
-      get: async () => state,
-      set: async (p) => {
-        state = { ...state, ...p };
-      },
-    },
-    mode: 'full',
-    checkpoint: null,
-    resumed: false,
-    signal: new AbortController().signal,
-    ...over,
-  };
-}
+const ctx = (over: Partial<StreamContext> = {}) => streamContext(undefined, { sourceName: 'sc', ...over });
 
 async function collect(it: AsyncIterable<Page>): Promise<Page[]> {
   const out: Page[] = [];

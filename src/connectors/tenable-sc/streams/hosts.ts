@@ -50,14 +50,16 @@ export async function consoleVersion(client: TenableScClient, signal?: AbortSign
   return sys && typeof sys === 'object' ? text((sys as { version?: unknown }).version) : null;
 }
 
-async function* hostsApiPhase(
-  client: TenableScClient,
-  ctx: StreamContext,
-  cursor: Cursor,
-  pageSize: number,
-  known: Set<string>,
-  resolver: HostResolver,
-): AsyncGenerator<Page> {
+/** One read of the hosts stream: its client and context, the page size, the host keys sumip named and the resolver that found them. */
+interface HostsRead {
+  client: TenableScClient;
+  ctx: StreamContext;
+  pageSize: number;
+  known: Set<string>;
+  resolver: HostResolver;
+}
+
+async function* hostsApiPhase({ client, ctx, pageSize, known, resolver }: HostsRead, cursor: Cursor): AsyncGenerator<Page> {
   const done: Cursor = { ...cursor, phase: 'done', offset: 0 };
   let version: string | null = null;
   try {
@@ -100,14 +102,7 @@ async function* hostsApiPhase(
  * them sumip named this run only sumip says), and the rows after it must map onto those hosts: sumip is
  * read again for its keys alone, storing nothing.
  */
-async function rememberSumipKeys(
-  client: TenableScClient,
-  ctx: StreamContext,
-  cursor: Cursor,
-  pageSize: number,
-  known: Set<string>,
-  resolver: HostResolver,
-): Promise<void> {
+async function rememberSumipKeys({ client, ctx, pageSize, known, resolver }: HostsRead, cursor: Cursor): Promise<void> {
   const sumip = hostPhases(cursor, known, resolver)[0]!;
   let budget: { pages: number; why: string } | null = null;
   for (let offset = 0, pages = 1; ; pages++) {
@@ -135,14 +130,15 @@ export function hostsStream(deps: StreamDeps): Stream {
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
         const resolver = await HostResolver.load(ctx.knownHosts);
-        if (start.phase === 'inventory' || start.phase === 'hosts-api') await rememberSumipKeys(client, ctx, start, deps.config.pageSize, known, resolver);
+        const read: HostsRead = { client, ctx, pageSize: deps.config.pageSize, known, resolver };
+        if (start.phase === 'inventory' || start.phase === 'hosts-api') await rememberSumipKeys(read, start);
         let cursor = start;
-        for await (const page of runAnalysisPhases(client, ctx, hostPhases(start, known, resolver), start, deps.config.pageSize, 'hosts-api')) {
+        for await (const page of runAnalysisPhases(client, ctx, hostPhases(start, known, resolver), start, read.pageSize, 'hosts-api')) {
           cursor = page.checkpoint as Cursor;
           yield page;
         }
         if (cursor.phase !== 'hosts-api') return;
-        yield* hostsApiPhase(client, ctx, cursor, deps.config.pageSize, known, resolver);
+        yield* hostsApiPhase(read, cursor);
       });
     },
   };
