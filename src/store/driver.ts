@@ -16,8 +16,12 @@ export interface Driver {
    * which of the rows' ids (first column) the table has (PostgreSQL then does not look them up).
    */
   insertMany(insertSql: InsertSql, rows: unknown[][], known?: Set<string>): Promise<void>;
-  /** Runs fn in one transaction; the driver passed to fn is bound to it. */
-  transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction; the driver passed to fn is bound to it. `flush: false`: the commit
+   * need not wait for the write-ahead log to reach the disk (PostgreSQL's synchronous_commit off, set
+   * with the BEGIN; SQLite's synchronous=NORMAL already commits so).
+   */
+  transaction<T>(fn: (tx: Driver) => Promise<T>, opts?: { flush?: boolean }): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -60,26 +60,28 @@ export function preparePage(
 }
 
 export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<Record<string, number>> {
-  return db.transaction(async (tx) => {
-    // A page and its checkpoint commit together, so a page lost in a server crash is read again by the
-    // resumed run: the commit need not wait for its WAL flush (the trade SQLite's synchronous=NORMAL
-    // makes). A first import commits a thousand pages; each flush was a disk wait of its own.
-    if (tx.dialect === 'postgres') await tx.exec('SET LOCAL synchronous_commit = off');
-    for (const u of page.upserts) {
-      // A bare host row (the host guarantee) is no event: the host is new when upstream first sends it.
-      if (u.stub) {
-        await tx.insertMany(u.sql, u.rows);
-        continue;
+  // A page and its checkpoint commit together, so a page lost in a server crash is read again by the
+  // resumed run: the commit need not wait for its WAL flush (the trade SQLite's synchronous=NORMAL
+  // makes). A first import commits a thousand pages; each flush was a disk wait of its own.
+  return db.transaction(
+    async (tx) => {
+      for (const u of page.upserts) {
+        // A bare host row (the host guarantee) is no event: the host is new when upstream first sends it.
+        if (u.stub) {
+          await tx.insertMany(u.sql, u.rows);
+          continue;
+        }
+        // Events are detected against the rows as they were before this page (changes.ts).
+        const detected = u.allNew
+          ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
+          : await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
+        await tx.insertMany(u.sql, u.rows, detected.known);
+        if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
+        if (detected.moved) await stampFindingMoves(tx, page.changes);
       }
-      // Events are detected against the rows as they were before this page (changes.ts).
-      const detected = u.allNew
-        ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
-        : await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
-      await tx.insertMany(u.sql, u.rows, detected.known);
-      if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
-      if (detected.moved) await stampFindingMoves(tx, page.changes);
-    }
-    await tx.run(CHECKPOINT_SQL, page.checkpoint);
-    return page.counts;
-  });
+      await tx.run(CHECKPOINT_SQL, page.checkpoint);
+      return page.counts;
+    },
+    { flush: false },
+  );
 }

@@ -137,11 +137,12 @@ class PostgresDriver implements Driver {
     await client.query(`${ins.head} SELECT ${columns} FROM ${stage}${ins.pgTail ?? ins.tail}; DELETE FROM ${stage}`);
   }
 
-  async transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Driver) => Promise<T>, opts?: { flush?: boolean }): Promise<T> {
     if (this.#conn !== this.#pool) return fn(this);
     const client = await this.#pool.connect();
     try {
-      await client.query('BEGIN');
+      // One round trip for both (a page's transaction has several; each is a wait on a busy machine).
+      await client.query(opts?.flush === false ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
       try {
         const out = await fn(new PostgresDriver(this.#pool, client));
         await client.query('COMMIT');

@@ -424,3 +424,18 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+// A sync page's transaction commits without waiting for its WAL flush (pages.ts); other transactions wait as ever.
+test('a transaction with flush: false commits without waiting for the WAL flush (postgres)', { skip: BACKENDS[1]!.skip }, async () => {
+  const db = await BACKENDS[1]!.create();
+  const raw = await openDriver(db.url);
+  try {
+    const setting = (tx: Awaited<ReturnType<typeof openDriver>>) => tx.all(`SHOW synchronous_commit`).then((r) => String(r[0]!.synchronous_commit));
+    assert.equal(await raw.transaction(setting, { flush: false }), 'off');
+    assert.equal(await raw.transaction(setting), 'on');
+    assert.equal(await setting(raw), 'on', 'the setting ends with its transaction');
+  } finally {
+    await raw.close();
+    await db.drop();
+  }
+});
