@@ -32,8 +32,41 @@ export function list(r: Rec | null | undefined, field: string): string[] {
 /** ISO-8601 → epoch milliseconds (OCSF timestamp_t), null when absent or unreadable. */
 export function epochMs(iso: string | null): number | null {
   if (!iso) return null;
-  const t = Date.parse(iso);
-  return Number.isFinite(t) ? t : null;
+  const t = iso.length === 24 ? storedTimeMs(iso) : Number.NaN;
+  if (!Number.isNaN(t)) return t;
+  const parsed = Date.parse(iso);
+  return Number.isFinite(parsed) ? parsed : null;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`, the form the store writes its times in, read digit by digit (three times
+ * faster than Date.parse, which an export of findings calls two or three times per finding). NaN for
+ * anything else, and for the days Date.parse and Date.UTC might read differently (after the 28th, years
+ * before 1000): those go to Date.parse.
+ */
+function storedTimeMs(s: string): number {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58) return Number.NaN;
+  if (s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return Number.NaN;
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 2);
+  const day = digits(s, 8, 2);
+  const hour = digits(s, 11, 2);
+  const minute = digits(s, 14, 2);
+  const second = digits(s, 17, 2);
+  const milli = digits(s, 20, 3);
+  if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour <= 23 && minute <= 59 && second <= 59 && milli >= 0)) return Number.NaN;
+  return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
+/** The decimal number of `length` digits at `at`; -1 when one is not a digit. */
+function digits(s: string, at: number, length: number): number {
+  let n = 0;
+  for (let i = at; i < at + length; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
 }
 
 /**
