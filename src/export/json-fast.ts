@@ -77,6 +77,21 @@ function partJson(v: object): string {
   return Object.isFrozen(v) ? sharedJson(v) : q(v);
 }
 
+/**
+ * The JSON of a finding's host part (OCSF device, ECS host), remembered for the last host: a host's
+ * findings come one after another (their ids start with the host's), so most findings reuse it.
+ */
+let lastHostPart: { host: Fields; format: string; owner: string | null; json: string } | null = null;
+
+/** The JSON of `make()` (a host part of `format`, for a finding of `owner`), remembered for the last host. */
+function hostPartJson(host: Fields, format: string, owner: string | null, make: () => object): string {
+  const last = lastHostPart;
+  if (last !== null && last.host === host && last.format === format && last.owner === owner) return last.json;
+  const json = partJson(make());
+  lastHostPart = { host, format, owner, json };
+  return json;
+}
+
 /** Text made once per product (a WeakMap: a product object lives as long as its export). */
 function perProduct<T>(make: (p: ConnectorProduct) => T): (p: ConnectorProduct) => T {
   const made = new WeakMap<ConnectorProduct, T>();
@@ -165,7 +180,9 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   let vulnerabilities = '';
   if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${q(uid)}${vulnerabilityEnd}`;
   else vulnerabilities = `{"cve":{"uid":${q(product.pluginUid + (pluginId ?? 'UNKNOWN'))}${vulnerabilityEnd}`;
-  const device = partJson(ocsfDevice(host, o, { owner: s(rec.owner), fallbackUid: s(rec.hostId) }));
+  const owner = s(rec.owner);
+  const device =
+    host === null ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) })) : hostPartJson(host, o.version, owner, () => ocsfDevice(host, o, { owner }));
   const unmapped =
     fs(',"source":', source) +
     fs(',"pluginId":', pluginId) +
@@ -189,7 +206,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
     fv(',"proofTruncated":', b(rec.proofTruncated)) +
     fl(',"ticketIds":', strings(rec.ticketIds)) +
     fs(',"assetId":', s(rec.assetId)) +
-    fs(',"owner":', o.version === '1.1.0' ? s(rec.owner) : null) +
+    fs(',"owner":', o.version === '1.1.0' ? owner : null) +
     fs(',"department":', s(rec.department)) +
     fs(',"status":', status);
   // finding_info always has its title, so it is never left out.
@@ -242,7 +259,7 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fs(',"description":', synopsis ?? pluginName) +
     score +
     text.vulnerabilityEnd;
-  const hostFields = ecsHostFields(host, s(rec.hostId));
+  const hostFields = host === null ? ecsHostFields(null, s(rec.hostId)) : hostPartJson(host, 'ecs', null, () => ecsHostFields(host) as object);
   // The namespace always has `removed`, so it is never left out.
   const ns =
     fs(',"plugin_id":', pluginId) +
@@ -280,5 +297,5 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fs(',"owner":', s(rec.owner)) +
     fs(',"department":', s(rec.department));
   const timestamp = lastJson ?? firstJson;
-  return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostFields ? `,"host":${partJson(hostFields)}` : ''}${text.namespace}${ns.slice(1)}}}`;
+  return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostFields === null ? '' : `,"host":${typeof hostFields === 'string' ? hostFields : partJson(hostFields)}`}${text.namespace}${ns.slice(1)}}}`;
 }
