@@ -19,6 +19,14 @@ type Fields = Record<string, unknown>;
 
 const q = JSON.stringify;
 
+/** What JSON.stringify escapes in a string: quote, backslash, control characters, surrogates (when lone). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without the call for the common string that needs no escape (~20 ns less a value). */
+function quote(v: string): string {
+  return NEEDS_ESCAPE.test(v) ? q(v) : `"${v}"`;
+}
+
 // str(), num() and bool() of values.ts, on a value already read.
 function s(v: unknown): string | null {
   if (typeof v === 'string') return v === '' ? null : v;
@@ -40,7 +48,7 @@ function b(v: unknown): boolean | null {
 
 /** `prefix` (`,"key":`) and the JSON string of a present text value; '' when absent. */
 function fs(prefix: string, v: string | null): string {
-  return v === null ? '' : prefix + q(v);
+  return v === null ? '' : prefix + quote(v);
 }
 
 /** `prefix` (`,"key":`) and a present number or boolean; '' when absent. */
@@ -152,7 +160,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   const product = ocsfProductText(o.product);
   const severity = s(rec.severity) ?? 'info';
   const pluginId = s(rec.pluginId);
-  const title = q(s(rec.pluginName) ?? (pluginId ? `Plugin ${pluginId}` : 'Finding'));
+  const title = quote(s(rec.pluginName) ?? (pluginId ? `Plugin ${pluginId}` : 'Finding'));
   const first = epochMs(s(rec.firstSeen));
   const last = epochMs(s(rec.lastSeen));
   const solution = s(rec.solution);
@@ -160,7 +168,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   const epssScore = n(rec.epssScore);
   const cves = strings(rec.cves);
   const id = s(rec.id);
-  const idJson = id === null ? '' : `,"uid":${q(id)}`;
+  const idJson = id === null ? '' : `,"uid":${quote(id)}`;
   const source = s(rec.source);
   const family = s(rec.pluginFamily);
   const v3 = n(rec.cvssV3BaseScore);
@@ -176,10 +184,10 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   if (epssScore !== null && cves) cveEnd += `,"epss":{"score":"${epssScore}"${fv(',"percentile":', n(rec.epssPercentile))}}`;
   const seen = fv(',"first_seen_time":', first) + fv(',"last_seen_time":', last);
   const caption = SEVERITY_CAPTION[severity];
-  const vulnerabilityEnd = `${cveEnd}},"title":${title}${desc}${caption === undefined ? '' : `,"severity":"${caption}"`}${seen}${fv(',"is_exploit_available":', b(rec.exploitAvailable))}${solution ? `,"remediation":{"desc":${q(solution)}}` : ''}${product.vulnerabilityEnd}`;
+  const vulnerabilityEnd = `${cveEnd}},"title":${title}${desc}${caption === undefined ? '' : `,"severity":"${caption}"`}${seen}${fv(',"is_exploit_available":', b(rec.exploitAvailable))}${solution ? `,"remediation":{"desc":${quote(solution)}}` : ''}${product.vulnerabilityEnd}`;
   let vulnerabilities = '';
-  if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${q(uid)}${vulnerabilityEnd}`;
-  else vulnerabilities = `{"cve":{"uid":${q(product.pluginUid + (pluginId ?? 'UNKNOWN'))}${vulnerabilityEnd}`;
+  if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${quote(uid)}${vulnerabilityEnd}`;
+  else vulnerabilities = `{"cve":{"uid":${quote(product.pluginUid + (pluginId ?? 'UNKNOWN'))}${vulnerabilityEnd}`;
   const owner = s(rec.owner);
   const device =
     host === null ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) })) : hostPartJson(host, o.version, owner, () => ocsfDevice(host, o, { owner }));
@@ -210,7 +218,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
     fs(',"department":', s(rec.department)) +
     fs(',"status":', status);
   // finding_info always has its title, so it is never left out.
-  const findingInfo = `${idJson},"title":${title}${desc}${family ? `,"types":[${q(family)}]` : ''}${seen}${fv(',"modified_time":', epochMs(s(rec.reopenedAt) ?? s(rec.fixedAt)))}`;
+  const findingInfo = `${idJson},"title":${title}${desc}${family ? `,"types":[${quote(family)}]` : ''}${seen}${fv(',"modified_time":', epochMs(s(rec.reopenedAt) ?? s(rec.fixedAt)))}`;
   return `${findingHead(life.activityId, life.activity, SEVERITY_ID[severity] ?? 0)}${last ?? first ?? eventTime(rec)},"message":${title},"status_id":${life.statusId},"status":${life.status},"metadata":{"version":"${o.version}"${idJson}${product.metadata}${fs(',"log_name":', source)}},"finding_info":{${findingInfo.slice(1)}},"vulnerabilities":[${vulnerabilities}],"device":${device}${unmapped ? `,"unmapped":{${unmapped.slice(1)}}` : ''}}`;
 }
 
@@ -236,12 +244,12 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
   const v2 = n(rec.cvssV2BaseScore);
   const severity = s(rec.severity);
   const family = s(rec.pluginFamily);
-  const familyJson = family === null ? null : q(family);
+  const familyJson = family === null ? null : quote(family);
   const firstSeen = s(rec.firstSeen);
   const lastSeen = s(rec.lastSeen);
-  const firstJson = firstSeen === null ? null : q(firstSeen);
-  const lastJson = lastSeen === null ? null : q(lastSeen);
-  const vulnId = cves ? (cves.length === 1 ? q(cves[0]) : cvesJson) : pluginId !== null ? q(pluginId) : null;
+  const firstJson = firstSeen === null ? null : quote(firstSeen);
+  const lastJson = lastSeen === null ? null : quote(lastSeen);
+  const vulnId = cves ? (cves.length === 1 ? quote(cves[0]) : cvesJson) : pluginId !== null ? quote(pluginId) : null;
   const score =
     v3 !== null
       ? `,"score":{"base":${v3},"version":"${CVSS_VERSION.exec(s(rec.cvssV3Vector) ?? '')?.[1] ?? '3.0'}"}`
