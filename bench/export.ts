@@ -4,8 +4,8 @@
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
 //                        [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--only floor,ocsf,ecs]
 //                        [--cpu-prof DIR] [--keep]
-// (--keep leaves the seeded SQLite store in place and prints its path, for profiling a phase by hand:
-//  node bench/export.ts --child ocsf --db sqlite:PATH --data-dir DIR)
+// (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it
+//  is, for profiling a phase by hand: node bench/export.ts --child ocsf --db sqlite:PATH|URL --data-dir DIR)
 //
 // Set-up (not timed): a fresh store per backend with one Tenable.sc source, N/50 hosts and N findings
 // (plugin, name, severity, one or two CVEs, CVSS v2/v3, EPSS, VPR, known-exploited, status, port),
@@ -273,9 +273,11 @@ async function main(): Promise<void> {
         );
       }
     } finally {
-      await dropPg?.();
-      if (args.keep && !dropPg) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
-      else rmSync(dataDir, { recursive: true, force: true });
+      if (args.keep) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
+      else {
+        await dropPg?.();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     }
   }
   process.stdout.write(table.join('\n') + '\n');
