@@ -29,10 +29,10 @@ export interface ExportProgress {
 
 const FALLBACK_PRODUCT: ConnectorProduct = { vendor: 'Tributary', name: 'Tributary', namespace: 'tributary' };
 /**
- * Records per store page, and lines per chunk handed on. Both small so what is under construction dies
- * young: with pages of 1000 handed on whole (1.6 MB of OCSF text in string pieces per chunk), more of it
- * outlived young-generation collections and peak RSS was 240-250 MB at 100,000 findings; with pages of
- * 250 in chunks of 100 lines, 175-180 MB (bench/export, SQLite; reading alone: 160 MB).
+ * Records per store page. Small so what is under construction dies young: with pages of 1000 handed on
+ * whole (1.6 MB of OCSF text in string pieces per chunk), more of it outlived young-generation
+ * collections and peak RSS was 240-250 MB at 100,000 findings; with pages of 250 in smaller chunks,
+ * 175-180 MB (bench/export, SQLite; reading alone: 160 MB).
  */
 export const EXPORT_PAGE_SIZE = 250;
 /**
