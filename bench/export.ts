@@ -4,8 +4,8 @@
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
 //                        [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--only floor,ocsf,ecs]
 //                        [--cpu-prof DIR] [--keep]
-// (--keep leaves the seeded SQLite store in place and prints its path, for profiling a phase by hand:
-//  node bench/export.ts --child ocsf --db sqlite:PATH --data-dir DIR)
+// (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it
+//  is, for profiling a phase by hand: node bench/export.ts --child ocsf --db sqlite:PATH|URL --data-dir DIR)
 //
 // Set-up (not timed): a fresh store per backend with one Tenable.sc source, N/50 hosts and N findings
 // (plugin, name, severity, one or two CVEs, CVSS v2/v3, EPSS, VPR, known-exploited, status, port),
@@ -14,7 +14,7 @@
 // flags `tributary` is launched with (bench/launch-flags.ts) unless --node-flags says otherwise:
 //   floor    the same finding rows read from the store by the export's own reader (src/store/export-read.ts
 //            recordPages: same SQL, same joins, same keyset pages (stream.ts EXPORT_PAGE_SIZE), same record conversion) and each
-//            record JSON.stringify'd, one chunk per page, into a sink that discards it. The floor does not
+//            record JSON.stringify'd, one chunk per page encoded as UTF-8, into a sink that discards it. The floor does not
 //            read the hosts (the export reads each page's few hosts, 20 per 1000 findings here: part of its work)
 //   ocsf     src/export/stream.ts exportChunks(vulnerabilities, OCSF 1.1.0): paging, the hosts of each
 //            page looked up, mapping to Vulnerability Finding, stringify, into the same sink
@@ -168,7 +168,8 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
           let chunk = '';
           for (const r of page) chunk += JSON.stringify(r) + '\n';
           records += page.length;
-          yield chunk;
+          // Encoded once, as the export encodes its chunks (a string would be measured here, then encoded by the sink).
+          yield Buffer.from(chunk, 'utf8');
         }
       })();
     } else {
@@ -272,9 +273,11 @@ async function main(): Promise<void> {
         );
       }
     } finally {
-      await dropPg?.();
-      if (args.keep && !dropPg) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
-      else rmSync(dataDir, { recursive: true, force: true });
+      if (args.keep) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
+      else {
+        await dropPg?.();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     }
   }
   process.stdout.write(table.join('\n') + '\n');

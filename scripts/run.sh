@@ -40,7 +40,7 @@ case "$cmd" in
   start)
     install
     if [ -f scripts/build-web.sh ]; then bash scripts/build-web.sh; fi
-    exec node --max-semi-space-size=16 --heap-growing-percent=100 bin/tributary.js serve "$@"
+    exec node --max-semi-space-size=8 --heap-growing-percent=100 bin/tributary.js serve "$@"
     ;;
   test)
     install

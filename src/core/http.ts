@@ -4,7 +4,7 @@
 // it has classified the answer (an envelope error, a token to refresh).
 // Every answer is bounded: a size cap (the body is read in chunks and dropped past it) and one
 // deadline covering headers and body, so a huge or trickled answer cannot exhaust memory or hang.
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { UpstreamError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRetryAfter } from './retry.ts';
@@ -224,9 +224,14 @@ export function describeNetworkError(err: unknown, url: string, proxyUrl?: strin
   });
 }
 
+// undici is loaded by the first request: a process that makes none (an export, a query, the CLI's
+// other commands) goes without it (4.7 MB of live heap and 14 MB resident, measured after the import).
+let undiciLoading: Promise<typeof import('undici')> | null = null;
+const loadUndici = () => (undiciLoading ??= import('undici'));
+
 export class HttpClient {
   readonly baseUrl: string;
-  readonly #dispatcher: Dispatcher;
+  #dispatcher: Promise<Dispatcher> | null = null;
   readonly #opts: HttpClientOptions;
   readonly maxBytes: number;
   readonly deadlineMs: number;
@@ -236,14 +241,22 @@ export class HttpClient {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.maxBytes = maxResponseBytes(opts.maxResponseBytes);
     this.deadlineMs = requestDeadlineMs(opts.deadlineMs);
-    const timeout = opts.timeoutMs ?? 120_000;
-    const tls = {
-      rejectUnauthorized: opts.verifySsl !== false,
-      ...(opts.caCertificate ? { ca: opts.caCertificate } : {}),
-    };
-    this.#dispatcher = opts.proxyUrl
-      ? new ProxyAgent({ uri: opts.proxyUrl, requestTls: tls, headersTimeout: timeout, bodyTimeout: timeout })
-      : new Agent({ connect: { ...tls, timeout: Math.min(timeout, 30_000) }, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
+  }
+
+  /** The connection pool (or proxy), made on the first request. */
+  #dispatch(): Promise<Dispatcher> {
+    this.#dispatcher ??= loadUndici().then(({ Agent, ProxyAgent }) => {
+      const opts = this.#opts;
+      const timeout = opts.timeoutMs ?? 120_000;
+      const tls = {
+        rejectUnauthorized: opts.verifySsl !== false,
+        ...(opts.caCertificate ? { ca: opts.caCertificate } : {}),
+      };
+      return opts.proxyUrl
+        ? new ProxyAgent({ uri: opts.proxyUrl, requestTls: tls, headersTimeout: timeout, bodyTimeout: timeout })
+        : new Agent({ connect: { ...tls, timeout: Math.min(timeout, 30_000) }, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
+    });
+    return this.#dispatcher;
   }
 
   url(path: string, query?: HttpRequest['query']): string {
@@ -272,7 +285,8 @@ export class HttpClient {
     const deadline = AbortSignal.timeout(this.deadlineMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     try {
-      res = await request(url, { method: req.method, headers, body, dispatcher: this.#dispatcher, signal });
+      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.#dispatch()]);
+      res = await request(url, { method: req.method, headers, body, dispatcher, signal });
       text = await this.#readBody(res, what, signal);
     } catch (err) {
       if (req.signal?.aborted) throw err;
@@ -328,6 +342,6 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.#dispatcher.close();
+    if (this.#dispatcher) await (await this.#dispatcher).close();
   }
 }

@@ -4,55 +4,80 @@
 // CPU time and most of its garbage. The same values and rules as the object mappers, which stay the
 // reference: test/export/json-fast.test.ts checks both give the same JSON for every kind of finding.
 // Absent values (null, empty lists, empty objects) are left out, as compact() leaves them out.
+//
+// Why it is written this way (bench/export, per finding): fields are read by name (`rec.pluginId`, one
+// cached property load) rather than by a key passed to a helper (a lookup that no inline cache can
+// hold: 45 of them per finding); each field is one `',"key":' + value` with the key's text a constant;
+// what is the same for every finding of an activity and severity, or of a product, is text made once.
 import type { ConnectorProduct } from '../core/connector.ts';
 import { ECS_VERSION, ecsHostFields } from './ecs.ts';
-import { eventTime, findingLifecycle, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
-import { bool, compact, epochMs, list, num, type Rec, SEVERITY_CAPTION, sharedJson, str } from './values.ts';
+import { eventTime, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
+import { compact, epochMs, SEVERITY_CAPTION, sharedJson } from './values.ts';
+
+/** A stored record, its fields read by name. */
+type Fields = Record<string, unknown>;
 
 const q = JSON.stringify;
 
-/** `,"key":value` for a present string, number or boolean; '' when absent. */
-function f(key: string, v: string | number | boolean | null | undefined): string {
-  if (v === null || v === undefined) return '';
-  return `,"${key}":${typeof v === 'string' ? q(v) : v}`;
+/** What JSON.stringify escapes in a string: quote, backslash, control characters, surrogates (when lone). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without the call for the common string that needs no escape (~20 ns less a value). */
+function quote(v: string): string {
+  return NEEDS_ESCAPE.test(v) ? q(v) : `"${v}"`;
 }
 
-/** A list field's strings (list() without its copies when the stored list is already clean). */
-function strings(rec: Rec, field: string): string[] {
-  const v = rec[field];
-  if (!Array.isArray(v)) return [];
-  for (const x of v) if (typeof x !== 'string' || x === '') return list(rec, field);
+// str(), num() and bool() of values.ts, on a value already read.
+function s(v: unknown): string | null {
+  if (typeof v === 'string') return v === '' ? null : v;
+  if (v === null || v === undefined) return null;
+  const t = String(v);
+  return t === '' ? null : t;
+}
+
+function n(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (v === null || v === undefined || v === '') return null;
+  const x = Number(v);
+  return Number.isFinite(x) ? x : null;
+}
+
+function b(v: unknown): boolean | null {
+  return typeof v === 'boolean' ? v : null;
+}
+
+/** `prefix` (`,"key":`) and the JSON string of a present text value; '' when absent. */
+function fs(prefix: string, v: string | null): string {
+  return v === null ? '' : prefix + quote(v);
+}
+
+/** `prefix` (`,"key":`) and a present number or boolean; '' when absent. */
+function fv(prefix: string, v: number | boolean | null): string {
+  return v === null ? '' : prefix + v;
+}
+
+/** A list field's strings, null when none (list() without its copies when the stored list is already clean). */
+function strings(v: unknown): string[] | null {
+  if (!Array.isArray(v) || v.length === 0) return null;
+  for (const x of v) {
+    if (typeof x === 'string' && x !== '') continue;
+    const clean = v.filter((y) => y !== null && y !== undefined && y !== '').map(String);
+    return clean.length ? clean : null;
+  }
   return v as string[];
 }
 
-/** The `cvss` array's JSON (cvssList's entries): v3 then v2, with the vector where the record has one. */
-function cvssJson(rec: Rec, v3: number | null, v2: number | null): string {
-  let out = '';
-  if (v3 !== null) {
-    const vector = str(rec, 'cvssV3Vector');
-    const version = (vector && /^CVSS:(3\.[01])\//.exec(vector)?.[1]) || '3.0';
-    out = `{"version":"${version}","base_score":${v3}${f('vector_string', vector)}}`;
-  }
-  if (v2 !== null) out += `${out ? ',' : ''}{"version":"2.0","base_score":${v2}${f('vector_string', str(rec, 'cvssV2Vector'))}}`;
-  return out;
+/** `prefix` and a list of strings; '' when there are none. */
+function fl(prefix: string, v: string[] | null): string {
+  return v === null ? '' : prefix + q(v);
 }
 
-/** `,"key":[…]` for a non-empty list of strings. */
-function fl(key: string, v: string[]): string {
-  return v.length ? `,"${key}":${q(v)}` : '';
-}
-
-/** `,"key":{…}` for an object (free-form upstream JSON) that is not empty once compacted. */
-function fo(key: string, v: unknown): string {
+/** `prefix` and an object (free-form upstream JSON) that is not empty once compacted; '' otherwise. */
+function fo(prefix: string, v: unknown): string {
   if (v === null || v === undefined || typeof v !== 'object') return '';
   const c = compact(v);
   if (Array.isArray(c) ? c.length === 0 : Object.keys(c as object).length === 0) return '';
-  return `,"${key}":${q(c)}`;
-}
-
-/** `,"key":{body}` where body is a list of `,"k":v` fields (its leading comma dropped); '' when empty. */
-function group(key: string, body: string): string {
-  return body ? `,"${key}":{${body.slice(1)}}` : '';
+  return prefix + q(c);
 }
 
 /** JSON of a part: shared (frozen) parts are stringified once. */
@@ -60,141 +85,225 @@ function partJson(v: object): string {
   return Object.isFrozen(v) ? sharedJson(v) : q(v);
 }
 
-const SEVERITY_NAME = ['Unknown', 'Informational', 'Low', 'Medium', 'High', 'Critical'];
-const heads = new Map<string, string>();
+/**
+ * The JSON of a finding's host part (OCSF device, ECS host), remembered for the last host: a host's
+ * findings come one after another (their ids start with the host's), so most findings reuse it.
+ */
+let lastHostPart: { host: Fields; format: string; owner: string | null; json: string } | null = null;
 
-/** The classification attributes of a Vulnerability Finding (the same for every event of an activity and severity). */
-function findingHead(activity: [number, string], severityId: number): string {
-  const k = `${activity[0]}|${severityId}`;
+/** The JSON of `make()` (a host part of `format`, for a finding of `owner`), remembered for the last host. */
+function hostPartJson(host: Fields, format: string, owner: string | null, make: () => object): string {
+  const last = lastHostPart;
+  if (last !== null && last.host === host && last.format === format && last.owner === owner) return last.json;
+  const json = partJson(make());
+  lastHostPart = { host, format, owner, json };
+  return json;
+}
+
+/** Text made once per product (a WeakMap: a product object lives as long as its export). */
+function perProduct<T>(make: (p: ConnectorProduct) => T): (p: ConnectorProduct) => T {
+  const made = new WeakMap<ConnectorProduct, T>();
+  return (p) => {
+    let t = made.get(p);
+    if (t === undefined) {
+      t = make(p);
+      made.set(p, t);
+    }
+    return t;
+  };
+}
+
+const CVSS_VERSION = /^CVSS:(3\.[01])\//;
+const SEVERITY_NAME = ['Unknown', 'Informational', 'Low', 'Medium', 'High', 'Critical'];
+
+/** ocsf.ts findingLifecycle, with the status as JSON. */
+const LIFECYCLE = {
+  resolved: { statusId: 4, status: '"Resolved"', activityId: 3, activity: 'Close' },
+  suppressed: { statusId: 3, status: '"Suppressed"', activityId: 2, activity: 'Update' },
+  reopened: { statusId: 99, status: '"Reopened"', activityId: 2, activity: 'Update' },
+  new: { statusId: 1, status: '"New"', activityId: 1, activity: 'Create' },
+};
+
+const heads = new Map<number, string>();
+
+/** The classification attributes of a Vulnerability Finding, up to `"time":` (the same for every event of an activity and severity). */
+function findingHead(activityId: number, activity: string, severityId: number): string {
+  const k = activityId * 8 + severityId;
   let h = heads.get(k);
   if (h === undefined) {
-    h = `{"activity_id":${activity[0]},"activity_name":${q(activity[1])},"category_uid":2,"category_name":"Findings","class_uid":2002,"class_name":"Vulnerability Finding","type_uid":${2002 * 100 + activity[0]},"type_name":${q(`Vulnerability Finding: ${activity[1]}`)},"severity_id":${severityId},"severity":${q(SEVERITY_NAME[severityId])}`;
+    h = `{"activity_id":${activityId},"activity_name":${q(activity)},"category_uid":2,"category_name":"Findings","class_uid":2002,"class_name":"Vulnerability Finding","type_uid":${2002 * 100 + activityId},"type_name":${q(`Vulnerability Finding: ${activity}`)},"severity_id":${severityId},"severity":${q(SEVERITY_NAME[severityId])},"time":`;
     heads.set(k, h);
   }
   return h;
 }
 
+const ocsfProductText = perProduct((p) => ({
+  /** `metadata.product`. */
+  metadata: `,"product":{"vendor_name":${q(p.vendor)},"name":${q(p.name)}}`,
+  /** The last attribute of each vulnerability, and its closing brace. */
+  vulnerabilityEnd: `,"vendor_name":${q(p.vendor)}}`,
+  /** The uid of a vulnerability without a CVE: the finding is named by its plugin. */
+  pluginUid: `${p.namespace.toUpperCase()}-PLUGIN-`,
+}));
+
 /** A finding as an OCSF Vulnerability Finding (2002): the JSON of ocsf.ts ocsfVulnerabilityFinding. */
-export function ocsfVulnerabilityJson(rec: Rec, host: Rec | null, o: OcsfOptions): string {
-  const life = findingLifecycle(rec);
-  const severity = str(rec, 'severity') ?? 'info';
-  const pluginId = str(rec, 'pluginId');
-  const title = str(rec, 'pluginName') ?? (pluginId ? `Plugin ${pluginId}` : 'Finding');
-  const first = epochMs(str(rec, 'firstSeen'));
-  const last = epochMs(str(rec, 'lastSeen'));
-  const solution = str(rec, 'solution');
-  const synopsis = str(rec, 'synopsis');
-  const epssScore = num(rec, 'epssScore');
-  const cves = strings(rec, 'cves');
-  const id = str(rec, 'id');
-  const source = str(rec, 'source');
-  const family = str(rec, 'pluginFamily');
-  const cvss = cvssJson(rec, num(rec, 'cvssV3BaseScore'), num(rec, 'cvssV2BaseScore'));
-  let cveTail = '';
-  if (cvss) cveTail += `,"cvss":[${cvss}]`;
-  if (epssScore !== null && cves.length) cveTail += `,"epss":{"score":${q(String(epssScore))}${f('percentile', num(rec, 'epssPercentile'))}}`;
-  const vulnTail = `}${f('title', title)}${f('desc', synopsis)}${f('severity', SEVERITY_CAPTION[severity])}${f('first_seen_time', first)}${f('last_seen_time', last)}${f('is_exploit_available', bool(rec, 'exploitAvailable'))}${solution ? `,"remediation":{"desc":${q(solution)}}` : ''}${f('vendor_name', o.product.vendor)}}`;
-  const ids = cves.length ? cves : [`${o.product.namespace.toUpperCase()}-PLUGIN-${pluginId ?? 'UNKNOWN'}`];
-  let vulns = '';
-  for (const uid of ids) vulns += `${vulns ? ',' : ''}{"cve":{"uid":${q(uid)}${cveTail}${vulnTail}`;
-  const device = ocsfDevice(host, o, { owner: str(rec, 'owner'), fallbackUid: str(rec, 'hostId') });
+export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfOptions): string {
+  const status = s(rec.status);
+  const life =
+    status === 'fixed' || rec.removed === true
+      ? LIFECYCLE.resolved
+      : rec.acceptedRisk === true
+        ? LIFECYCLE.suppressed
+        : status === 'reopened'
+          ? LIFECYCLE.reopened
+          : LIFECYCLE.new;
+  const product = ocsfProductText(o.product);
+  const severity = s(rec.severity) ?? 'info';
+  const pluginId = s(rec.pluginId);
+  const title = quote(s(rec.pluginName) ?? (pluginId ? `Plugin ${pluginId}` : 'Finding'));
+  const first = epochMs(s(rec.firstSeen));
+  const last = epochMs(s(rec.lastSeen));
+  const solution = s(rec.solution);
+  const desc = fs(',"desc":', s(rec.synopsis));
+  const epssScore = n(rec.epssScore);
+  const cves = strings(rec.cves);
+  const id = s(rec.id);
+  const idJson = id === null ? '' : `,"uid":${quote(id)}`;
+  const source = s(rec.source);
+  const family = s(rec.pluginFamily);
+  const v3 = n(rec.cvssV3BaseScore);
+  const v2 = n(rec.cvssV2BaseScore);
+  let cvss = '';
+  if (v3 !== null) {
+    const vector = s(rec.cvssV3Vector);
+    cvss = `{"version":"${(vector && CVSS_VERSION.exec(vector)?.[1]) || '3.0'}","base_score":${v3}${fs(',"vector_string":', vector)}}`;
+  }
+  if (v2 !== null) cvss += `${cvss ? ',' : ''}{"version":"2.0","base_score":${v2}${fs(',"vector_string":', s(rec.cvssV2Vector))}}`;
+  // What follows each vulnerability's `cve.uid`: the same for all of a finding's CVEs.
+  let cveEnd = cvss ? `,"cvss":[${cvss}]` : '';
+  if (epssScore !== null && cves) cveEnd += `,"epss":{"score":"${epssScore}"${fv(',"percentile":', n(rec.epssPercentile))}}`;
+  const seen = fv(',"first_seen_time":', first) + fv(',"last_seen_time":', last);
+  const caption = SEVERITY_CAPTION[severity];
+  const vulnerabilityEnd = `${cveEnd}},"title":${title}${desc}${caption === undefined ? '' : `,"severity":"${caption}"`}${seen}${fv(',"is_exploit_available":', b(rec.exploitAvailable))}${solution ? `,"remediation":{"desc":${quote(solution)}}` : ''}${product.vulnerabilityEnd}`;
+  let vulnerabilities = '';
+  if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${quote(uid)}${vulnerabilityEnd}`;
+  else vulnerabilities = `{"cve":{"uid":${quote(product.pluginUid + (pluginId ?? 'UNKNOWN'))}${vulnerabilityEnd}`;
+  const owner = s(rec.owner);
+  const device =
+    host === null ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) })) : hostPartJson(host, o.version, owner, () => ocsfDevice(host, o, { owner }));
   const unmapped =
-    f('source', source) +
-    f('pluginId', pluginId) +
-    f('port', num(rec, 'port')) +
-    f('protocol', str(rec, 'protocol')) +
-    f('vprScore', num(rec, 'vprScore')) +
-    fo('vprKeyDrivers', rec.vprKeyDrivers) +
-    f('vulnUniqueness', str(rec, 'vulnUniqueness')) +
-    f('seolDate', str(rec, 'seolDate')) +
-    f('epssScore', cves.length ? null : epssScore) +
-    f('knownExploited', bool(rec, 'knownExploited')) +
-    f('kevDateAdded', str(rec, 'kevDateAdded')) +
-    f('kevDueDate', str(rec, 'kevDueDate')) +
-    f('dueAt', str(rec, 'dueAt')) +
-    f('overdue', bool(rec, 'overdue')) +
-    f('acceptedRisk', bool(rec, 'acceptedRisk')) +
-    f('recastRisk', bool(rec, 'recastRisk')) +
-    f('fixedAt', str(rec, 'fixedAt')) +
-    f('reopenedAt', str(rec, 'reopenedAt')) +
-    f('proof', str(rec, 'proof')) +
-    f('proofTruncated', bool(rec, 'proofTruncated')) +
-    fl('ticketIds', strings(rec, 'ticketIds')) +
-    f('assetId', str(rec, 'assetId')) +
-    f('owner', o.version === '1.1.0' ? str(rec, 'owner') : null) +
-    f('department', str(rec, 'department')) +
-    f('status', str(rec, 'status'));
-  const findingInfo =
-    f('uid', id) +
-    f('title', title) +
-    f('desc', synopsis) +
-    (family ? `,"types":[${q(family)}]` : '') +
-    f('first_seen_time', first) +
-    f('last_seen_time', last) +
-    f('modified_time', epochMs(str(rec, 'reopenedAt') ?? str(rec, 'fixedAt')));
-  return `${findingHead(life.activity, SEVERITY_ID[severity] ?? 0)},"time":${last ?? first ?? eventTime(rec)},"message":${q(title)},"status_id":${life.statusId},"status":${q(life.status)},"metadata":{"version":${q(o.version)}${f('uid', id)},"product":{"vendor_name":${q(o.product.vendor)},"name":${q(o.product.name)}}${f('log_name', source)}}${group('finding_info', findingInfo)},"vulnerabilities":[${vulns}],"device":${partJson(device)}${group('unmapped', unmapped)}}`;
+    fs(',"source":', source) +
+    fs(',"pluginId":', pluginId) +
+    fv(',"port":', n(rec.port)) +
+    fs(',"protocol":', s(rec.protocol)) +
+    fv(',"vprScore":', n(rec.vprScore)) +
+    fo(',"vprKeyDrivers":', rec.vprKeyDrivers) +
+    fs(',"vulnUniqueness":', s(rec.vulnUniqueness)) +
+    fs(',"seolDate":', s(rec.seolDate)) +
+    fv(',"epssScore":', cves ? null : epssScore) +
+    fv(',"knownExploited":', b(rec.knownExploited)) +
+    fs(',"kevDateAdded":', s(rec.kevDateAdded)) +
+    fs(',"kevDueDate":', s(rec.kevDueDate)) +
+    fs(',"dueAt":', s(rec.dueAt)) +
+    fv(',"overdue":', b(rec.overdue)) +
+    fv(',"acceptedRisk":', b(rec.acceptedRisk)) +
+    fv(',"recastRisk":', b(rec.recastRisk)) +
+    fs(',"fixedAt":', s(rec.fixedAt)) +
+    fs(',"reopenedAt":', s(rec.reopenedAt)) +
+    fs(',"proof":', s(rec.proof)) +
+    fv(',"proofTruncated":', b(rec.proofTruncated)) +
+    fl(',"ticketIds":', strings(rec.ticketIds)) +
+    fs(',"assetId":', s(rec.assetId)) +
+    fs(',"owner":', o.version === '1.1.0' ? owner : null) +
+    fs(',"department":', s(rec.department)) +
+    fs(',"status":', status);
+  // finding_info always has its title, so it is never left out.
+  const findingInfo = `${idJson},"title":${title}${desc}${family ? `,"types":[${quote(family)}]` : ''}${seen}${fv(',"modified_time":', epochMs(s(rec.reopenedAt) ?? s(rec.fixedAt)))}`;
+  return `${findingHead(life.activityId, life.activity, SEVERITY_ID[severity] ?? 0)}${last ?? first ?? eventTime(rec)},"message":${title},"status_id":${life.statusId},"status":${life.status},"metadata":{"version":"${o.version}"${idJson}${product.metadata}${fs(',"log_name":', source)}},"finding_info":{${findingInfo.slice(1)}},"vulnerabilities":[${vulnerabilities}],"device":${device}${unmapped ? `,"unmapped":{${unmapped.slice(1)}}` : ''}}`;
 }
 
+const ecsProductText = perProduct((p) => ({
+  observer: `,"observer":{"vendor":${q(p.vendor)},"product":${q(p.name)}`,
+  /** `vulnerability.scanner`, the last attribute of `vulnerability`, and its closing brace. */
+  vulnerabilityEnd: `,"scanner":{"vendor":${q(p.vendor)}}}`,
+  /** The upstream's namespace, opened. */
+  namespace: `,${q(p.namespace)}:{`,
+  /** `vulnerability.enumeration` of a finding without a CVE. */
+  enumeration: `,"enumeration":${q(p.namespace)}`,
+}));
+
 /** A finding as an ECS vulnerability document: the JSON of ecs.ts ecsVulnerability. */
-export function ecsVulnerabilityJson(rec: Rec, host: Rec | null, product: ConnectorProduct): string {
-  const cves = strings(rec, 'cves');
-  const pluginId = str(rec, 'pluginId');
-  const v3 = num(rec, 'cvssV3BaseScore');
-  const v2 = num(rec, 'cvssV2BaseScore');
-  const severity = str(rec, 'severity');
-  const family = str(rec, 'pluginFamily');
-  const firstSeen = str(rec, 'firstSeen');
-  const lastSeen = str(rec, 'lastSeen');
-  const vulnId = cves.length === 1 ? q(cves[0]) : cves.length ? q(cves) : pluginId !== null ? q(pluginId) : null;
+export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: ConnectorProduct): string {
+  const text = ecsProductText(product);
+  const cves = strings(rec.cves);
+  const cvesJson = cves ? q(cves) : null;
+  const pluginId = s(rec.pluginId);
+  const pluginName = s(rec.pluginName);
+  const synopsis = s(rec.synopsis);
+  const v3 = n(rec.cvssV3BaseScore);
+  const v2 = n(rec.cvssV2BaseScore);
+  const severity = s(rec.severity);
+  const family = s(rec.pluginFamily);
+  const familyJson = family === null ? null : quote(family);
+  const firstSeen = s(rec.firstSeen);
+  const lastSeen = s(rec.lastSeen);
+  const firstJson = firstSeen === null ? null : quote(firstSeen);
+  const lastJson = lastSeen === null ? null : quote(lastSeen);
+  const vulnId = cves ? (cves.length === 1 ? quote(cves[0]) : cvesJson) : pluginId !== null ? quote(pluginId) : null;
   const score =
-    f('base', v3 ?? v2) + f('version', v3 !== null ? (/^CVSS:(3\.[01])\//.exec(str(rec, 'cvssV3Vector') ?? '')?.[1] ?? '3.0') : v2 !== null ? '2.0' : null);
+    v3 !== null
+      ? `,"score":{"base":${v3},"version":"${CVSS_VERSION.exec(s(rec.cvssV3Vector) ?? '')?.[1] ?? '3.0'}"}`
+      : v2 !== null
+        ? `,"score":{"base":${v2},"version":"2.0"}`
+        : '';
+  const caption = severity ? SEVERITY_CAPTION[severity] : undefined;
+  // vulnerability always has its scanner, so it is never left out.
   const vulnerability =
     (vulnId !== null ? `,"id":${vulnId}` : '') +
-    f('enumeration', cves.length ? 'CVE' : product.namespace) +
-    f('classification', v3 !== null || v2 !== null ? 'CVSS' : null) +
-    (family ? `,"category":[${q(family)}]` : '') +
-    f('severity', severity ? SEVERITY_CAPTION[severity] : null) +
-    f('description', str(rec, 'synopsis') ?? str(rec, 'pluginName')) +
-    group('score', score) +
-    `,"scanner":{"vendor":${q(product.vendor)}}`;
-  const hostFields = ecsHostFields(host, str(rec, 'hostId'));
+    (cves ? ',"enumeration":"CVE"' : text.enumeration) +
+    (v3 !== null || v2 !== null ? ',"classification":"CVSS"' : '') +
+    (familyJson !== null ? `,"category":[${familyJson}]` : '') +
+    (caption === undefined ? '' : `,"severity":"${caption}"`) +
+    fs(',"description":', synopsis ?? pluginName) +
+    score +
+    text.vulnerabilityEnd;
+  const hostFields = host === null ? ecsHostFields(null, s(rec.hostId)) : hostPartJson(host, 'ecs', null, () => ecsHostFields(host) as object);
+  // The namespace always has `removed`, so it is never left out.
   const ns =
-    f('plugin_id', pluginId) +
-    f('plugin_name', str(rec, 'pluginName')) +
-    f('plugin_family', family) +
-    f('status', str(rec, 'status')) +
-    f('removed', rec.removed === true) +
-    fl('cves', cves) +
-    f('cvss_v2_base_score', v2) +
-    f('cvss_v3_base_score', v3) +
-    f('vpr_score', num(rec, 'vprScore')) +
-    fo('vpr_key_drivers', rec.vprKeyDrivers) +
-    f('vuln_uniqueness', str(rec, 'vulnUniqueness')) +
-    f('seol_date', str(rec, 'seolDate')) +
-    f('epss_score', num(rec, 'epssScore')) +
-    f('epss_percentile', num(rec, 'epssPercentile')) +
-    f('known_exploited', bool(rec, 'knownExploited')) +
-    f('exploit_available', bool(rec, 'exploitAvailable')) +
-    f('kev_date_added', str(rec, 'kevDateAdded')) +
-    f('kev_due_date', str(rec, 'kevDueDate')) +
-    f('accepted_risk', bool(rec, 'acceptedRisk')) +
-    f('recast_risk', bool(rec, 'recastRisk')) +
-    f('first_seen', firstSeen) +
-    f('last_seen', lastSeen) +
-    f('fixed_at', str(rec, 'fixedAt')) +
-    f('reopened_at', str(rec, 'reopenedAt')) +
-    f('due_at', str(rec, 'dueAt')) +
-    f('overdue', bool(rec, 'overdue')) +
-    f('port', num(rec, 'port')) +
-    f('protocol', str(rec, 'protocol')) +
-    f('synopsis', str(rec, 'synopsis')) +
-    f('solution', str(rec, 'solution')) +
-    f('proof', str(rec, 'proof')) +
-    f('asset_id', str(rec, 'assetId')) +
-    f('owner', str(rec, 'owner')) +
-    f('department', str(rec, 'department'));
-  const event = `{"kind":"state","category":["vulnerability"],"type":["info"]${f('id', str(rec, 'id'))},"dataset":"tributary.vulnerabilities"${f('start', firstSeen)}}`;
-  const observer = `{"vendor":${q(product.vendor)},"product":${q(product.name)}${f('name', str(rec, 'source'))}}`;
-  const head = f('@timestamp', lastSeen ?? firstSeen);
-  return `{${head ? `${head.slice(1)},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":${event},"observer":${observer}${group('vulnerability', vulnerability)}${hostFields ? `,"host":${partJson(hostFields)}` : ''}${group(product.namespace, ns)}}`;
+    fs(',"plugin_id":', pluginId) +
+    fs(',"plugin_name":', pluginName) +
+    (familyJson !== null ? `,"plugin_family":${familyJson}` : '') +
+    fs(',"status":', s(rec.status)) +
+    (rec.removed === true ? ',"removed":true' : ',"removed":false') +
+    (cvesJson !== null ? `,"cves":${cvesJson}` : '') +
+    fv(',"cvss_v2_base_score":', v2) +
+    fv(',"cvss_v3_base_score":', v3) +
+    fv(',"vpr_score":', n(rec.vprScore)) +
+    fo(',"vpr_key_drivers":', rec.vprKeyDrivers) +
+    fs(',"vuln_uniqueness":', s(rec.vulnUniqueness)) +
+    fs(',"seol_date":', s(rec.seolDate)) +
+    fv(',"epss_score":', n(rec.epssScore)) +
+    fv(',"epss_percentile":', n(rec.epssPercentile)) +
+    fv(',"known_exploited":', b(rec.knownExploited)) +
+    fv(',"exploit_available":', b(rec.exploitAvailable)) +
+    fs(',"kev_date_added":', s(rec.kevDateAdded)) +
+    fs(',"kev_due_date":', s(rec.kevDueDate)) +
+    fv(',"accepted_risk":', b(rec.acceptedRisk)) +
+    fv(',"recast_risk":', b(rec.recastRisk)) +
+    (firstJson !== null ? `,"first_seen":${firstJson}` : '') +
+    (lastJson !== null ? `,"last_seen":${lastJson}` : '') +
+    fs(',"fixed_at":', s(rec.fixedAt)) +
+    fs(',"reopened_at":', s(rec.reopenedAt)) +
+    fs(',"due_at":', s(rec.dueAt)) +
+    fv(',"overdue":', b(rec.overdue)) +
+    fv(',"port":', n(rec.port)) +
+    fs(',"protocol":', s(rec.protocol)) +
+    fs(',"synopsis":', synopsis) +
+    fs(',"solution":', s(rec.solution)) +
+    fs(',"proof":', s(rec.proof)) +
+    fs(',"asset_id":', s(rec.assetId)) +
+    fs(',"owner":', s(rec.owner)) +
+    fs(',"department":', s(rec.department));
+  const timestamp = lastJson ?? firstJson;
+  return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostFields === null ? '' : `,"host":${typeof hostFields === 'string' ? hostFields : partJson(hostFields)}`}${text.namespace}${ns.slice(1)}}}`;
 }

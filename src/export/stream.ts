@@ -1,6 +1,6 @@
 // Streams the records of one model in an export format: keyset pages through the store (so memory
-// holds one page and its hosts, however many records match), each page handed on as one chunk of
-// lines only when the consumer asks for more (an async generator: the reader's pace is the backpressure).
+// holds one page and its hosts, however many records match), handed on as UTF-8 chunks of whole lines
+// only when the consumer asks for more (an async generator: the reader's pace is the backpressure).
 import type { ConnectorProduct } from '../core/connector.ts';
 import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
@@ -8,7 +8,6 @@ import { recordPages } from '../store/export-read.ts';
 import type { Filter } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { type FormatOptions, lineWriter, ocsfMapper } from './formats.ts';
-import { OcsfParquetEncoder } from './parquet.ts';
 import type { SinceWindow } from './since.ts';
 
 export interface ExportQuery {
@@ -29,16 +28,19 @@ export interface ExportProgress {
 }
 
 const FALLBACK_PRODUCT: ConnectorProduct = { vendor: 'Tributary', name: 'Tributary', namespace: 'tributary' };
-/** Hosts kept between pages: a host's records are one id range, so a page needs few hosts and the next page mostly the same. */
-const HOST_CACHE = 2000;
 /**
- * Records per store page, and lines per chunk handed on. Both small so what is under construction dies
- * young: with pages of 1000 handed on whole (1.6 MB of OCSF text in string pieces per chunk), more of it
- * outlived young-generation collections and peak RSS was 240-250 MB at 100,000 findings; with pages of
- * 250 in chunks of 100 lines, 175-180 MB (bench/export, SQLite; reading alone: 160 MB).
+ * Records per store page. Small so what is under construction dies young: with pages of 1000 handed on
+ * whole (1.6 MB of OCSF text in string pieces per chunk), more of it outlived young-generation
+ * collections and peak RSS was 240-250 MB at 100,000 findings; with pages of 250 in smaller chunks,
+ * 175-180 MB (bench/export, SQLite; reading alone: 160 MB).
  */
 export const EXPORT_PAGE_SIZE = 250;
-const CHUNK_LINES = 100;
+/**
+ * Text handed on once a chunk holds this many characters (about as many bytes): under V8's 128 KiB
+ * large-object size, so the chunk's flat copy is an ordinary young object that dies young (chunks of
+ * 100 OCSF lines, 160 KB, went to the large-object space, which only a full collection empties).
+ */
+const CHUNK_CHARS = 64 * 1024;
 
 /** The product (vendor, name, namespace) of each source's connector, by source name. */
 export async function productsBySource(store: Store, registry: Connectors): Promise<(source: string) => ConnectorProduct> {
@@ -51,46 +53,54 @@ export async function productsBySource(store: Store, registry: Connectors): Prom
 }
 
 /**
- * The export as chunks: text (the header, then one chunk per page of records, each line ending in a
- * newline) or, for `ocsf-parquet`, bytes (a row group at a time, then the footer). `onProgress` is
- * called after each page.
+ * The export as chunks of bytes: for the text formats, UTF-8 lines each ending in a newline (the
+ * header, then chunks of about CHUNK_CHARS, never splitting a line); for `ocsf-parquet`, a row group at
+ * a time, then the footer. `onProgress` is called after each page.
  */
 export async function* exportChunks(
   deps: { store: Store; registry: Connectors },
   q: ExportQuery,
   fmt: FormatOptions,
   onProgress?: (p: ExportProgress) => void,
-): AsyncGenerator<string | Uint8Array> {
+): AsyncGenerator<Uint8Array> {
   if (fmt.format === 'ocsf-parquet') {
     yield* parquetChunks(deps, q, fmt, onProgress);
     return;
   }
   const writer = lineWriter(q.model, fmt);
   const productOf = await productsBySource(deps.store, deps.registry);
-  const hosts = new Map<string, StoredRecord | null>();
+  let hosts = new Map<string, StoredRecord | null>();
   const progress: ExportProgress = { records: 0, bytes: 0 };
   if (writer.header !== null) {
-    progress.bytes += writer.header.length + 1;
-    yield writer.header + '\n';
+    const header = Buffer.from(`${writer.header}\n`);
+    progress.bytes += header.length;
+    yield header;
   }
   for await (const page of pagesOf(deps.store, q)) {
-    if (writer.needsHost) await loadHosts(deps.store, hosts, page);
+    if (writer.needsHost) hosts = await pageHosts(deps.store, hosts, page);
     let chunk = '';
-    let lines = 0;
     for (const r of page) {
       const hostId = r.hostId as string | null | undefined;
       chunk += writer.line(r, hostId ? (hosts.get(hostId) ?? null) : null, productOf(r.source)) + '\n';
-      if (++lines < CHUNK_LINES) continue;
-      progress.bytes += Buffer.byteLength(chunk);
-      yield chunk;
+      if (chunk.length < CHUNK_CHARS) continue;
+      yield counted(chunk, progress);
       chunk = '';
-      lines = 0;
     }
     progress.records += page.length;
-    progress.bytes += Buffer.byteLength(chunk);
+    const rest = chunk ? counted(chunk, progress) : null;
     onProgress?.(progress);
-    if (chunk) yield chunk;
+    if (rest) yield rest;
   }
+}
+
+/**
+ * A chunk of text as the UTF-8 bytes every writer sends (a file, stdout, S3, an HTTP reply), its size
+ * added to the progress: encoded once here rather than measured here and encoded again by the writer.
+ */
+function counted(chunk: string, progress: ExportProgress): Buffer {
+  const bytes = Buffer.from(chunk, 'utf8');
+  progress.bytes += bytes.length;
+  return bytes;
 }
 
 function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
@@ -105,12 +115,15 @@ async function* parquetChunks(
   onProgress?: (p: ExportProgress) => void,
 ): AsyncGenerator<Uint8Array> {
   const mapper = ocsfMapper(q.model, fmt);
+  // Loaded when a Parquet export runs: every other export, sync and server start goes without the
+  // Parquet writer (~1 MB of live heap that, with --heap-growing-percent=100, costs twice that at peak).
+  const { OcsfParquetEncoder } = await import('./parquet.ts');
   const encoder = new OcsfParquetEncoder(q.model, fmt.ocsfVersion ?? '1.1.0', q.rowGroup);
   const productOf = await productsBySource(deps.store, deps.registry);
-  const hosts = new Map<string, StoredRecord | null>();
+  let hosts = new Map<string, StoredRecord | null>();
   const progress: ExportProgress = { records: 0, bytes: 0 };
   for await (const page of pagesOf(deps.store, q)) {
-    if (mapper.needsHost) await loadHosts(deps.store, hosts, page);
+    if (mapper.needsHost) hosts = await pageHosts(deps.store, hosts, page);
     for (const r of page) {
       const hostId = r.hostId as string | null | undefined;
       if (!encoder.add(mapper.event(r, hostId ? (hosts.get(hostId) ?? null) : null, productOf(r.source)))) continue;
@@ -127,16 +140,22 @@ async function* parquetChunks(
   yield rest;
 }
 
-async function loadHosts(store: Store, cache: Map<string, StoredRecord | null>, records: StoredRecord[]): Promise<void> {
-  const missing = new Set<string>();
+/**
+ * The hosts of a page's records: those the previous page had already (a host's records are one id
+ * range, so consecutive pages mostly share hosts), the others read. Only one page's hosts are held
+ * (a cache of 2,000 kept up to 10 MB of hosts and their mapped parts alive, for pages that need ~5).
+ */
+async function pageHosts(store: Store, previous: Map<string, StoredRecord | null>, records: StoredRecord[]): Promise<Map<string, StoredRecord | null>> {
+  const hosts = new Map<string, StoredRecord | null>();
+  const missing: string[] = [];
   for (const r of records) {
     const id = r.hostId as string | null | undefined;
-    if (id && !cache.has(id)) missing.add(id);
+    if (!id || hosts.has(id)) continue;
+    const known = previous.get(id);
+    // A record never points to a missing host, but an export must not stall on one that does (null).
+    hosts.set(id, known ?? null);
+    if (known === undefined) missing.push(id);
   }
-  if (missing.size === 0) return;
-  if (cache.size + missing.size > HOST_CACHE) cache.clear();
-  const found = await store.getRecords('hosts', [...missing]);
-  for (const h of found) cache.set(h.id, h);
-  // A record never points to a missing host, but an export must not stall on one that does.
-  for (const id of missing) if (!cache.has(id)) cache.set(id, null);
+  if (missing.length) for (const h of await store.getRecords('hosts', missing)) hosts.set(h.id, h);
+  return hosts;
 }

@@ -32,8 +32,53 @@ export function list(r: Rec | null | undefined, field: string): string[] {
 /** ISO-8601 → epoch milliseconds (OCSF timestamp_t), null when absent or unreadable. */
 export function epochMs(iso: string | null): number | null {
   if (!iso) return null;
-  const t = Date.parse(iso);
-  return Number.isFinite(t) ? t : null;
+  const t = iso.length === 24 ? storedTimeMs(iso) : Number.NaN;
+  if (!Number.isNaN(t)) return t;
+  const parsed = Date.parse(iso);
+  return Number.isFinite(parsed) ? parsed : null;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`, the form the store writes its times in, read digit by digit (twice as fast
+ * as Date.parse, which an export of findings calls two or three times per finding). NaN for anything
+ * else and for dates that do not exist (the 30th of February) or before the year 1000, where a calendar
+ * rule could read them otherwise than Date.parse does: those go to Date.parse.
+ */
+function storedTimeMs(s: string): number {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58) return Number.NaN;
+  if (s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) return Number.NaN;
+  const year = digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3);
+  const month = digit(s, 5) * 10 + digit(s, 6);
+  const day = digit(s, 8) * 10 + digit(s, 9);
+  const hour = digit(s, 11) * 10 + digit(s, 12);
+  const minute = digit(s, 14) * 10 + digit(s, 15);
+  const second = digit(s, 17) * 10 + digit(s, 18);
+  const milli = digit(s, 20) * 100 + digit(s, 21) * 10 + digit(s, 22);
+  // A character that is not a digit makes its part negative.
+  if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59)) return Number.NaN;
+  if (!(second >= 0 && second <= 59 && milli >= 0 && (day <= 28 || day <= daysInMonth(year, month)))) return Number.NaN;
+  return daysSinceEpoch(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + milli;
+}
+
+/** The digit at `at`, or -100000 when the character is not one (so any part made with it is negative). */
+function digit(s: string, at: number): number {
+  const d = s.charCodeAt(at) - 48;
+  return d >= 0 && d <= 9 ? d : -100_000;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil; year ≥ 1). */
+function daysSinceEpoch(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /**

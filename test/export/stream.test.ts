@@ -20,8 +20,9 @@ import { findingRecords, hostRecords, seedSource, storeRun } from './seed.ts';
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 
 async function lines(app: AppContext, q: ExportQuery, fmt: FormatOptions): Promise<string[]> {
-  let text = '';
-  for await (const chunk of exportChunks(app, q, fmt)) text += chunk;
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of exportChunks(app, q, fmt)) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
   assert.ok(text === '' || text.endsWith('\n'));
   return text.split('\n').slice(0, -1);
 }
