@@ -9,7 +9,7 @@ import { q, tableOf } from './schema.ts';
 /** Host-owned records, the bulk of a first import; hosts themselves stay indexed (rows are matched to them by identifier). */
 const DEFERRABLE: ReadonlySet<ModelName> = new Set(['vulnerabilities', 'software', 'ports', 'compliance']);
 
-/** Statements under this many rows are not worth the DDL. */
+/** A first page of fewer rows than this leaves the indexes in place: a small import is not worth the DDL. */
 export const DEFER_MIN_ROWS = 500;
 
 /**
