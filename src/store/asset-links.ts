@@ -7,12 +7,16 @@ import { correlateTouched } from './correlation-incremental.ts';
 import type { Driver } from './driver.ts';
 import { countRecords } from './records.ts';
 import { nowIso } from './rows.ts';
+import { ensureSummariesFor } from './summaries.ts';
 import { linkTickets } from './ticket-links.ts';
 
 export type CorrelationSummary = CorrelationResult & { tickets: number };
 
 /** Full recompute: every host against every CMDB record, then every ticket's links. */
 export async function correlateEverything(db: Driver): Promise<CorrelationSummary> {
+  // The full pass reads each host's open findings from the summaries (sum_hosts): current for every
+  // source not syncing now (a run refreshes its source's before it correlates, sync/runner.ts).
+  await ensureSummariesFor(db);
   const r = await correlateAll(db);
   return { ...r, tickets: await linkTickets(db, null) };
 }

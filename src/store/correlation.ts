@@ -147,7 +147,22 @@ export async function usersLookup(db: Driver): Promise<(name: string) => Rec | u
   return (name) => byName.get(name.toLowerCase());
 }
 
-export async function openFindings(db: Driver, hostIds: string[] | null): Promise<Map<string, Record<string, number>>> {
+/**
+ * Every host's open findings by severity, from the summaries (sum_hosts: live open findings per host,
+ * kept by each run's epilogue): 20,000 rows where a grouped scan of a million findings took 2–6 s of a
+ * first import's correlation (measured on both stores). A severity outside the five is not counted.
+ */
+export async function openFindingsOfAllHosts(db: Driver): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const r of await db.all(`SELECT "host_id", "critical", "high", "medium", "low", "info" FROM "sum_hosts"`)) {
+    const m: Record<string, number> = {};
+    for (const sev of ['critical', 'high', 'medium', 'low', 'info']) if (Number(r[sev]) > 0) m[sev] = Number(r[sev]);
+    out.set(String(r.host_id), m);
+  }
+  return out;
+}
+
+export async function openFindings(db: Driver, hostIds: string[]): Promise<Map<string, Record<string, number>>> {
   const out = new Map<string, Record<string, number>>();
   const add = (rows: Row[]) => {
     for (const r of rows) {
@@ -161,12 +176,10 @@ export async function openFindings(db: Driver, hostIds: string[] | null): Promis
     }
   };
   const base = `SELECT "host_id", "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "status" IN ('open', 'reopened')`;
-  if (hostIds === null) add(await db.all(`${base} GROUP BY "host_id", "severity"`));
-  else
-    for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
-      const chunk = ids.slice(i, i + CHUNK);
-      add(await db.all(`${base} AND "host_id" IN (${chunk.map(() => '?').join(',')}) GROUP BY "host_id", "severity"`, chunk));
-    }
+  for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    add(await db.all(`${base} AND "host_id" IN (${chunk.map(() => '?').join(',')}) GROUP BY "host_id", "severity"`, chunk));
+  }
   return out;
 }
 

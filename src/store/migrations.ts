@@ -411,7 +411,29 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
     sql: queryLatency('sqlite'),
     postgres: queryLatency('postgres'),
   },
+  // PostgreSQL compares every table's text in byte order, as SQLite does: under the database's
+  // locale (C.UTF-8 or en_US.UTF-8) each comparison goes through strcoll and PostgreSQL gives up its
+  // abbreviated sort keys, which made a first import's index builds (ids, host ids, dates, plugin names)
+  // and its summaries' sorts the larger part of its epilogue (measured: an index on 954k ids 1.4 s,
+  // 0.55 s in byte order). The order a list sorts by is then the same on both stores. Every table, so that joins
+  // compare columns of one collation (a join across two would not use the other's index). Nothing on SQLite.
+  { version: 17, name: 'record text in byte order on PostgreSQL', sql: '-- SQLite compares text in byte order already', postgres: byteOrderText() },
 ];
+
+function byteOrderText(): string {
+  return `
+DO $$
+DECLARE c record;
+BEGIN
+  FOR c IN SELECT table_name, column_name FROM information_schema.columns
+    WHERE table_schema = current_schema() AND data_type = 'text'
+      AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE')
+  LOOP
+    EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE TEXT COLLATE "C"', c.table_name, c.column_name);
+  END LOOP;
+END $$;
+`;
+}
 
 function queryLatency(dialect: 'sqlite' | 'postgres'): string {
   return `${SUMMARY_MIGRATION_16}${CVE_PLUGINS_TABLE}${CVE_PLUGINS_BACKFILL[dialect]}

@@ -389,10 +389,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       }
     }
   }
+  // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts);
+  // before correlation, whose full pass reads the hosts' open findings from them.
+  await refreshSummariesAfterRun(store, source.id, runId, log);
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
-  // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts).
-  await refreshSummariesAfterRun(store, source.id, runId, log);
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
   await store.finishRun(runId, status, counts, error, runLog.activity);
