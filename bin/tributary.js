@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { enableCompileCache } from './compile-cache.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const main = join(here, '..', 'src', 'cli', 'main.ts');
@@ -22,6 +23,9 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const modern = major > 22 || (major === 22 && minor >= 13);
 
 const V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=100'];
+
+// Before any TypeScript loads; a Node started below inherits it through NODE_COMPILE_CACHE.
+enableCompileCache();
 
 function run(nodeBin, extraFlags) {
   const r = spawnSync(nodeBin, [...V8_FLAGS, ...extraFlags, main, ...process.argv.slice(2)], { stdio: 'inherit' });
