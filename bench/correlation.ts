@@ -22,7 +22,7 @@ import { cmdbIdentity, Estate } from '../sim/shared/estate.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { Store } from '../src/store/store.ts';
-import { launchFlags } from './launch-flags.ts';
+import { launchEnv, launchFlags } from './launch-flags.ts';
 import { createPostgres, freshPostgres, postgresExists } from './scratch-database.ts';
 
 const { values: args } = parseArgs({
@@ -191,6 +191,7 @@ async function scenario(kind: string, url: string, reuse?: { base: string; run: 
     {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: launchEnv(),
     },
   );
   if (child.status !== 0) throw new Error(`${kind}: the measuring process failed (${child.status})`);

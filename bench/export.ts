@@ -33,7 +33,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchFlags } from './launch-flags.ts';
+import { launchEnv, launchFlags } from './launch-flags.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const PHASES = ['floor', 'ocsf', 'ecs', 'parquet'] as const;
@@ -209,6 +209,7 @@ function runChild(
     const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
     const p = spawn(process.execPath, [...flags, ...prof, fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--data-dir', dataDir], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: launchEnv(),
     });
     let out = '';
     p.stdout.on('data', (d) => {

@@ -38,7 +38,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compileCacheDir } from '../bin/compile-cache.js';
-import { launchFlags } from './launch-flags.ts';
+import { launchEnv, launchFlags } from './launch-flags.ts';
 import { startTenableSimProcess } from './sim-process.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -392,7 +392,7 @@ function runChild(kind: Kind, store: StoreKind, target: Target, db: string, data
     JSON.stringify(target),
   ];
   // With the compile cache `tributary` starts with (bin/compile-cache.js), on from the child's first file.
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_COMPILE_CACHE: compileCacheDir() } });
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...launchEnv(), NODE_COMPILE_CACHE: compileCacheDir() } });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => {
     out += d.toString();

@@ -45,7 +45,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { VULN_DETAIL_COLUMNS } from '../sim/tenable-sc/export-columns.ts';
-import { launchFlags } from './launch-flags.ts';
+import { launchEnv, launchFlags } from './launch-flags.ts';
 
 export const SC_COLUMNS: string[] = [...VULN_DETAIL_COLUMNS];
 
@@ -428,7 +428,7 @@ async function tributary(dataDir: string): Promise<Measured> {
 
 function child(args: string[], nodeFlags: string[] = []): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: launchEnv() });
     let out = '';
     p.stdout.on('data', (d) => {
       out += d;
