@@ -1,7 +1,9 @@
 // The SQLite page writer's thread (see sqlite-writer.ts): stores each page it is sent, in order, on
-// its own connection, and answers with the per-model counts or the error.
+// its own connection, and answers with the per-model counts or the error; builds a run's deferred
+// indexes when asked.
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../core/errors.ts';
+import { rebuildDeferredIndexes } from './bulk-load.ts';
 import { writePreparedPage } from './pages.ts';
 import { openSqlite } from './sqlite.ts';
 import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
@@ -13,7 +15,11 @@ parentPort!.on('message', (req: WriteRequest) => {
   queue = queue.then(async () => {
     let reply: WriteReply;
     try {
-      reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
+      if ('buildIndexesOf' in req) {
+        await rebuildDeferredIndexes(db, req.buildIndexesOf);
+        await rebuildDeferredIndexes(db);
+        reply = { id: req.id, counts: {} };
+      } else reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
     } catch (err) {
       // Pages arrive prepared (bad records were refused before): what fails here is the database.
       reply = { id: req.id, error: { name: err instanceof Error ? err.name : 'Error', message: errorMessage(err) } };

@@ -12,10 +12,8 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-export interface WriteRequest {
-  id: number;
-  page: PreparedPage;
-}
+/** A page to store, or a run whose deferred indexes to build (bulk-load.ts). */
+export type WriteRequest = { id: number; page: PreparedPage } | { id: number; buildIndexesOf: string };
 
 export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string } };
 
@@ -61,14 +59,26 @@ export class SqlitePageWriter {
   }
 
   write(page: PreparedPage): Promise<Record<string, number>> {
+    return this.#send({ id: 0, page });
+  }
+
+  /**
+   * Builds the indexes the run deferred (and any a crashed run left) on this thread's connection, after
+   * the pages sent before: the run's epilogue goes on on the main connection meanwhile (WAL lets it
+   * read; its writes take turns with each build).
+   */
+  async buildIndexes(runId: string): Promise<void> {
+    await this.#send({ id: 0, buildIndexesOf: runId });
+  }
+
+  #send(req: WriteRequest): Promise<Record<string, number>> {
     const w = this.#start();
     const id = this.#next++;
     const done = new Promise<Record<string, number>>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Busy while a page is being written: a sync awaiting it keeps the process alive.
       w.ref();
-      const req: WriteRequest = { id, page };
-      w.postMessage(req);
+      w.postMessage({ ...req, id });
     });
     this.#inFlight.add(done);
     const forget = () => this.#inFlight.delete(done);

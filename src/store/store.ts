@@ -236,12 +236,17 @@ export class Store {
   #deferTried = new Set<string>();
 
   /**
-   * Builds the indexes a run's first import deferred (its own, and any a crashed run left): called
-   * once its streams are done, before anything reads the tables by those indexes.
+   * Builds the indexes a run's first import deferred (its own, and any a crashed run left), once its
+   * streams are done. On a SQLite file the page writer's thread builds them while the caller goes on
+   * (the run's counts, sweep, summaries and correlation read the tables without them, and take turns
+   * with each build to write); `built` settles when they are all there. PostgreSQL builds them before
+   * it returns: the builds' table lock would hold the sweep's UPDATE back anyway.
    */
-  async finishBulkLoad(runId: string): Promise<void> {
+  async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
+    if (this.#writer) return { built: this.#writer.buildIndexes(runId) };
     await rebuildDeferredIndexes(this.db, runId);
     await rebuildDeferredIndexes(this.db);
+    return { built: Promise.resolve() };
   }
 
   /** Per run and model: whether the source held no record of the model when the run began. */

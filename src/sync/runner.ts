@@ -209,6 +209,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   beat.unref();
 
   let lastBeat = Date.now();
+  let indexesBuilt: Promise<void> = Promise.resolve();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {
     get: () => store.getSourceState(source.id),
@@ -330,8 +331,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     clearInterval(beat);
     clearTimeout(deadline);
     opts.signal?.removeEventListener('abort', onAbort);
-    // A first import's deferred indexes are built before the counts and the sweep read by them.
-    await store.finishBulkLoad(runId);
+    // A first import's deferred indexes: on SQLite they are built beside the epilogue below (by the
+    // page writer's thread), and the run ends once they are all there.
+    indexesBuilt = (await store.finishBulkLoad(runId)).built;
+    // Awaited before the run ends; this only keeps a failure from counting as unhandled meanwhile.
+    indexesBuilt.catch(() => {});
   }
 
   // Distinct records this run stamped (as progress counted them, unless a write failed midway); a
@@ -394,6 +398,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await refreshSummariesAfterRun(store, source.id, runId, log);
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
+  await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
   await store.finishRun(runId, status, counts, error, runLog.activity);

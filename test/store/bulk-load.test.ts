@@ -73,7 +73,7 @@ for (const backend of BACKENDS) {
       assert.equal((await indexes(store)).size, 0, 'no secondary index while the first import loads');
       assert.equal(await deferredNotes(store), before.size);
       await store.writePage(stamp, 'vulns', 'full', { vulnerabilities: all.slice(N) }, cp, stored);
-      await store.finishBulkLoad('run-1');
+      await (await store.finishBulkLoad('run-1')).built;
       assert.deepEqual(await indexes(store), before);
       assert.equal(await deferredNotes(store), 0);
       // The rows are all there and a sort walks the rebuilt index to the same answer.
