@@ -37,7 +37,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compileCacheDir } from '../bin/compile-cache.js';
+import { compileCacheDir } from '../bin/launch.js';
 import { launchEnv, launchFlags } from './launch-flags.ts';
 import { startTenableSimProcess } from './sim-process.ts';
 
@@ -391,7 +391,7 @@ function runChild(kind: Kind, store: StoreKind, target: Target, db: string, data
     '--target',
     JSON.stringify(target),
   ];
-  // With the compile cache `tributary` starts with (bin/compile-cache.js), on from the child's first file.
+  // With the compile cache `tributary` starts with (bin/launch.js), on from the child's first file.
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...launchEnv(), NODE_COMPILE_CACHE: compileCacheDir() } });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => {

@@ -21,21 +21,19 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { enableCompileCache } from './compile-cache.js';
+import { enableCompileCache, launchSettings } from './launch.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const main = join(here, '..', 'src', 'cli', 'main.ts');
 const [major, minor] = process.versions.node.split('.').map(Number);
 const modern = major > 22 || (major === 22 && minor >= 13);
 
-const V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=100'];
-const LAUNCH_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
-
 // Before any TypeScript loads; a Node started below inherits it through NODE_COMPILE_CACHE.
 enableCompileCache();
 
 function run(nodeBin, extraFlags) {
-  const r = spawnSync(nodeBin, [...V8_FLAGS, ...extraFlags, main, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...LAUNCH_ENV, ...process.env } });
+  const { env, flags } = launchSettings();
+  const r = spawnSync(nodeBin, [...flags, ...extraFlags, main, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.error) {
     process.stderr.write(`tributary: cannot start ${nodeBin}: ${r.error.message}\n`);
     process.exit(1);

@@ -40,7 +40,8 @@ case "$cmd" in
   start)
     install
     if [ -f scripts/build-web.sh ]; then bash scripts/build-web.sh; fi
-    exec node --max-semi-space-size=8 --heap-growing-percent=100 bin/tributary.js serve "$@"
+    # Through its shebang: the environment and V8 flags tributary runs with are written there only.
+    exec bin/tributary.js serve "$@"
     ;;
   test)
     install

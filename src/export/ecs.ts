@@ -3,7 +3,7 @@
 // `package.*`, compliance results as `rule.*` with an outcome. Values only the upstream has go under
 // its one namespace (e.g. `tenable.*`); our record id is `event.id` and the bulk `_id`.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { bool, compact, dnsName, domainOf, ipAddresses, list, macAddresses, num, perRecord, type Rec, SEVERITY_CAPTION, str } from './values.ts';
+import { bool, compact, cvssV3Version, dnsName, domainOf, ipAddresses, list, macAddresses, num, perRecord, type Rec, SEVERITY_CAPTION, str } from './values.ts';
 
 export const ECS_VERSION = '8.17.0';
 
@@ -78,7 +78,7 @@ export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorP
       category: family ? [family] : null,
       severity: severity ? SEVERITY_CAPTION[severity] : null,
       description: str(rec, 'synopsis') ?? str(rec, 'pluginName'),
-      score: { base: v3 ?? v2, version: v3 !== null ? (/^CVSS:(3\.[01])\//.exec(str(rec, 'cvssV3Vector') ?? '')?.[1] ?? '3.0') : v2 !== null ? '2.0' : null },
+      score: { base: v3 ?? v2, version: v3 !== null ? cvssV3Version(str(rec, 'cvssV3Vector')) : v2 !== null ? '2.0' : null },
       scanner: { vendor: product.vendor },
     },
     host: ecsHostFields(host, str(rec, 'hostId')),

@@ -11,8 +11,8 @@
 // what is the same for every finding of an activity and severity, or of a product, is text made once.
 import type { ConnectorProduct } from '../core/connector.ts';
 import { ECS_VERSION, ecsHostFields } from './ecs.ts';
-import { eventTime, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
-import { compact, epochMs, SEVERITY_CAPTION, sharedJson } from './values.ts';
+import { eventTime, LIFECYCLES, lifecycleOf, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
+import { boolValue as b, compact, cvssV3Version, epochMs, numValue as n, SEVERITY_CAPTION, sharedJson, strValue as s } from './values.ts';
 
 /** A stored record, its fields read by name. */
 type Fields = Record<string, unknown>;
@@ -25,25 +25,6 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** JSON.stringify of a string, without the call for the common string that needs no escape (~20 ns less a value). */
 function quote(v: string): string {
   return NEEDS_ESCAPE.test(v) ? q(v) : `"${v}"`;
-}
-
-// str(), num() and bool() of values.ts, on a value already read.
-function s(v: unknown): string | null {
-  if (typeof v === 'string') return v === '' ? null : v;
-  if (v === null || v === undefined) return null;
-  const t = String(v);
-  return t === '' ? null : t;
-}
-
-function n(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (v === null || v === undefined || v === '') return null;
-  const x = Number(v);
-  return Number.isFinite(x) ? x : null;
-}
-
-function b(v: unknown): boolean | null {
-  return typeof v === 'boolean' ? v : null;
 }
 
 /** `prefix` (`,"key":`) and the JSON string of a present text value; '' when absent. */
@@ -113,16 +94,12 @@ function perProduct<T>(make: (p: ConnectorProduct) => T): (p: ConnectorProduct) 
   };
 }
 
-const CVSS_VERSION = /^CVSS:(3\.[01])\//;
 const SEVERITY_NAME = ['Unknown', 'Informational', 'Low', 'Medium', 'High', 'Critical'];
 
-/** ocsf.ts findingLifecycle, with the status as JSON. */
-const LIFECYCLE = {
-  resolved: { statusId: 4, status: '"Resolved"', activityId: 3, activity: 'Close' },
-  suppressed: { statusId: 3, status: '"Suppressed"', activityId: 2, activity: 'Update' },
-  reopened: { statusId: 99, status: '"Reopened"', activityId: 2, activity: 'Update' },
-  new: { statusId: 1, status: '"New"', activityId: 1, activity: 'Create' },
-};
+/** ocsf.ts LIFECYCLES, with the status as JSON. */
+const LIFECYCLE_JSON = Object.fromEntries(
+  Object.entries(LIFECYCLES).map(([k, l]) => [k, { statusId: l.statusId, status: q(l.status), activityId: l.activity[0], activity: l.activity[1] }]),
+) as Record<keyof typeof LIFECYCLES, { statusId: number; status: string; activityId: number; activity: string }>;
 
 const heads = new Map<number, string>();
 
@@ -149,14 +126,7 @@ const ocsfProductText = perProduct((p) => ({
 /** A finding as an OCSF Vulnerability Finding (2002): the JSON of ocsf.ts ocsfVulnerabilityFinding. */
 export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfOptions): string {
   const status = s(rec.status);
-  const life =
-    status === 'fixed' || rec.removed === true
-      ? LIFECYCLE.resolved
-      : rec.acceptedRisk === true
-        ? LIFECYCLE.suppressed
-        : status === 'reopened'
-          ? LIFECYCLE.reopened
-          : LIFECYCLE.new;
+  const life = LIFECYCLE_JSON[lifecycleOf(status, rec.removed === true, rec.acceptedRisk === true)];
   const product = ocsfProductText(o.product);
   const severity = s(rec.severity) ?? 'info';
   const pluginId = s(rec.pluginId);
@@ -176,7 +146,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   let cvss = '';
   if (v3 !== null) {
     const vector = s(rec.cvssV3Vector);
-    cvss = `{"version":"${(vector && CVSS_VERSION.exec(vector)?.[1]) || '3.0'}","base_score":${v3}${fs(',"vector_string":', vector)}}`;
+    cvss = `{"version":"${cvssV3Version(vector)}","base_score":${v3}${fs(',"vector_string":', vector)}}`;
   }
   if (v2 !== null) cvss += `${cvss ? ',' : ''}{"version":"2.0","base_score":${v2}${fs(',"vector_string":', s(rec.cvssV2Vector))}}`;
   // What follows each vulnerability's `cve.uid`: the same for all of a finding's CVEs.
@@ -251,11 +221,7 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
   const lastJson = lastSeen === null ? null : quote(lastSeen);
   const vulnId = cves ? (cves.length === 1 ? quote(cves[0]) : cvesJson) : pluginId !== null ? quote(pluginId) : null;
   const score =
-    v3 !== null
-      ? `,"score":{"base":${v3},"version":"${CVSS_VERSION.exec(s(rec.cvssV3Vector) ?? '')?.[1] ?? '3.0'}"}`
-      : v2 !== null
-        ? `,"score":{"base":${v2},"version":"2.0"}`
-        : '';
+    v3 !== null ? `,"score":{"base":${v3},"version":"${cvssV3Version(s(rec.cvssV3Vector))}"}` : v2 !== null ? `,"score":{"base":${v2},"version":"2.0"}` : '';
   const caption = severity ? SEVERITY_CAPTION[severity] : undefined;
   // vulnerability always has its scanner, so it is never left out.
   const vulnerability =

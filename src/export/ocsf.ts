@@ -3,7 +3,22 @@
 // installed software → Software Inventory Info (5020, OCSF 1.3.0). Pure functions of a stored record,
 // its host and the upstream's product; what OCSF has no attribute for goes to `unmapped`.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { bool, compact, dnsName, domainOf, epochMs, ipAddresses, list, macAddresses, num, perRecord, type Rec, SEVERITY_CAPTION, str } from './values.ts';
+import {
+  bool,
+  compact,
+  cvssV3Version,
+  dnsName,
+  domainOf,
+  epochMs,
+  ipAddresses,
+  list,
+  macAddresses,
+  num,
+  perRecord,
+  type Rec,
+  SEVERITY_CAPTION,
+  str,
+} from './values.ts';
 
 export const OCSF_VERSIONS = ['1.1.0', '1.3.0'] as const;
 export type OcsfVersion = (typeof OCSF_VERSIONS)[number];
@@ -130,13 +145,29 @@ const machineUnmapped = perRecord((machine) =>
 );
 
 /** A finding's status as OCSF finding status and activity (open = new/create, reopened = update, fixed = close). */
-export function findingLifecycle(rec: Rec): { statusId: number; status: string; activity: [number, string] } {
-  const removed = rec.removed === true;
-  const status = str(rec, 'status');
-  if (status === 'fixed' || removed) return { statusId: 4, status: 'Resolved', activity: [3, 'Close'] };
-  if (bool(rec, 'acceptedRisk')) return { statusId: 3, status: 'Suppressed', activity: [2, 'Update'] };
-  if (status === 'reopened') return { statusId: 99, status: 'Reopened', activity: [2, 'Update'] };
-  return { statusId: 1, status: 'New', activity: [1, 'Create'] };
+export interface FindingLifecycle {
+  statusId: number;
+  status: string;
+  activity: [number, string];
+}
+
+/** A finding's OCSF status and activity, by lifecycleOf. */
+export const LIFECYCLES: Record<'resolved' | 'suppressed' | 'reopened' | 'new', FindingLifecycle> = {
+  resolved: { statusId: 4, status: 'Resolved', activity: [3, 'Close'] },
+  suppressed: { statusId: 3, status: 'Suppressed', activity: [2, 'Update'] },
+  reopened: { statusId: 99, status: 'Reopened', activity: [2, 'Update'] },
+  new: { statusId: 1, status: 'New', activity: [1, 'Create'] },
+};
+
+/** Fixed or removed is resolved; else accepted risk is suppressed; else reopened or new. */
+export function lifecycleOf(status: string | null, removed: boolean, acceptedRisk: boolean): keyof typeof LIFECYCLES {
+  if (status === 'fixed' || removed) return 'resolved';
+  if (acceptedRisk) return 'suppressed';
+  return status === 'reopened' ? 'reopened' : 'new';
+}
+
+export function findingLifecycle(rec: Rec): FindingLifecycle {
+  return LIFECYCLES[lifecycleOf(str(rec, 'status'), rec.removed === true, bool(rec, 'acceptedRisk') === true)];
 }
 
 /** CVSS entries of a finding: v3 then v2, with the vector where the record has one. */
@@ -145,8 +176,7 @@ export function cvssList(rec: Rec): Event[] {
   const v3 = num(rec, 'cvssV3BaseScore');
   if (v3 !== null) {
     const vector = str(rec, 'cvssV3Vector');
-    const version = /^CVSS:(3\.[01])\//.exec(vector ?? '')?.[1] ?? '3.0';
-    out.push({ version, base_score: v3, vector_string: vector });
+    out.push({ version: cvssV3Version(vector), base_score: v3, vector_string: vector });
   }
   const v2 = num(rec, 'cvssV2BaseScore');
   if (v2 !== null) out.push({ version: '2.0', base_score: v2, vector_string: str(rec, 'cvssV2Vector') });

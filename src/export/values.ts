@@ -6,22 +6,41 @@ import type { StoredRecord } from '../core/models.ts';
 export type Rec = StoredRecord | Record<string, unknown>;
 
 export function str(r: Rec | null | undefined, field: string): string | null {
-  const v = r?.[field];
+  return strValue(r?.[field]);
+}
+
+export function num(r: Rec | null | undefined, field: string): number | null {
+  return numValue(r?.[field]);
+}
+
+export function bool(r: Rec | null | undefined, field: string): boolean | null {
+  return boolValue(r?.[field]);
+}
+
+// The same on a value already read (the text builders of json-fast.ts read each field by name).
+export function strValue(v: unknown): string | null {
+  if (typeof v === 'string') return v === '' ? null : v;
   if (v === null || v === undefined) return null;
   const s = String(v);
   return s === '' ? null : s;
 }
 
-export function num(r: Rec | null | undefined, field: string): number | null {
-  const v = r?.[field];
+export function numValue(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (v === null || v === undefined || v === '') return null;
   const n = Number(v);
   return Number.isFinite(n) ? n : null;
 }
 
-export function bool(r: Rec | null | undefined, field: string): boolean | null {
-  const v = r?.[field];
+export function boolValue(v: unknown): boolean | null {
   return typeof v === 'boolean' ? v : null;
+}
+
+const CVSS_V3_VERSION = /^CVSS:(3\.[01])\//;
+
+/** The CVSS v3 version a vector names (`CVSS:3.1/…`), 3.0 when it names none. */
+export function cvssV3Version(vector: string | null): string {
+  return (vector !== null && CVSS_V3_VERSION.exec(vector)?.[1]) || '3.0';
 }
 
 export function list(r: Rec | null | undefined, field: string): string[] {

@@ -66,6 +66,12 @@ export async function rebuildDeferredIndexes(db: Driver, runId?: string): Promis
   return rows.length;
 }
 
+/** At a run's end: the indexes it deferred, then any a crashed run left (its notes outlive it). */
+export async function finishDeferredIndexes(db: Driver, runId: string): Promise<void> {
+  await rebuildDeferredIndexes(db, runId);
+  await rebuildDeferredIndexes(db);
+}
+
 /** The table's indexes other than its primary key, with the statements that create them. */
 async function secondaryIndexes(tx: Driver, table: string): Promise<{ name: string; sql: string }[]> {
   if (tx.dialect === 'sqlite') {

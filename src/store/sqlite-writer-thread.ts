@@ -3,7 +3,7 @@
 // indexes when asked.
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../core/errors.ts';
-import { rebuildDeferredIndexes } from './bulk-load.ts';
+import { finishDeferredIndexes } from './bulk-load.ts';
 import { writePreparedPage } from './pages.ts';
 import { openSqlite } from './sqlite.ts';
 import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
@@ -16,8 +16,7 @@ parentPort!.on('message', (req: WriteRequest) => {
     let reply: WriteReply;
     try {
       if ('buildIndexesOf' in req) {
-        await rebuildDeferredIndexes(db, req.buildIndexesOf);
-        await rebuildDeferredIndexes(db);
+        await finishDeferredIndexes(db, req.buildIndexesOf);
         reply = { id: req.id, counts: {} };
       } else reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
     } catch (err) {

@@ -13,7 +13,8 @@ interface Pending {
 }
 
 /** A page to store, or a run whose deferred indexes to build (bulk-load.ts). */
-export type WriteRequest = { id: number; page: PreparedPage } | { id: number; buildIndexesOf: string };
+type WriteBody = { page: PreparedPage } | { buildIndexesOf: string };
+export type WriteRequest = WriteBody & { id: number };
 
 export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string } };
 
@@ -59,7 +60,7 @@ export class SqlitePageWriter {
   }
 
   write(page: PreparedPage): Promise<Record<string, number>> {
-    return this.#send({ id: 0, page });
+    return this.#send({ page });
   }
 
   /**
@@ -68,17 +69,18 @@ export class SqlitePageWriter {
    * read; its writes take turns with each build).
    */
   async buildIndexes(runId: string): Promise<void> {
-    await this.#send({ id: 0, buildIndexesOf: runId });
+    await this.#send({ buildIndexesOf: runId });
   }
 
-  #send(req: WriteRequest): Promise<Record<string, number>> {
+  #send(body: WriteBody): Promise<Record<string, number>> {
     const w = this.#start();
     const id = this.#next++;
     const done = new Promise<Record<string, number>>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Busy while a page is being written: a sync awaiting it keeps the process alive.
       w.ref();
-      w.postMessage({ ...req, id });
+      const req: WriteRequest = { ...body, id };
+      w.postMessage(req);
     });
     this.#inFlight.add(done);
     const forget = () => this.#inFlight.delete(done);

@@ -7,7 +7,7 @@ import { InputError } from '../core/errors.ts';
 import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
 import type { SecretBox } from '../core/secrets.ts';
 import * as links from './asset-links.ts';
-import { DEFER_MIN_ROWS, deferIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
+import { DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
 import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
 import type { CorrelationResult } from './correlation.ts';
 import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
@@ -244,8 +244,7 @@ export class Store {
    */
   async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
     if (this.#writer) return { built: this.#writer.buildIndexes(runId) };
-    await rebuildDeferredIndexes(this.db, runId);
-    await rebuildDeferredIndexes(this.db);
+    await finishDeferredIndexes(this.db, runId);
     return { built: Promise.resolve() };
   }
 

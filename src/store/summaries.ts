@@ -5,7 +5,7 @@
 // instead of every finding. A source without a refresh yet
 // (a database from before migration 13) is refreshed on first read.
 import type { ModelName } from '../core/models.ts';
-import type { Driver, Row } from './driver.ts';
+import type { Driver, InsertSql, Row } from './driver.ts';
 import { q, tableOf } from './schema.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
@@ -135,9 +135,14 @@ function summaryFills(): SummaryFill[] {
   ];
 }
 
+/** The INSERT a fill's rows go through. */
+function insertOf(f: SummaryFill): InsertSql {
+  return { head: `INSERT INTO ${f.table} (${f.columns})`, columns: f.columns.split(',').length, tail: '' };
+}
+
 /** A fill's SELECT rows as arrays in its columns' order (SQLite names each column by its expression, all distinct). */
 function rowsOf(f: SummaryFill, rows: Row[]): unknown[][] {
-  const width = f.columns.split(',').length;
+  const width = insertOf(f).columns;
   return rows.map((r) => {
     const values = Object.values(r);
     if (values.length !== width) throw new Error(`${f.table}: the summary's SELECT gave ${values.length} columns for ${width}`);
@@ -162,7 +167,7 @@ export async function refreshSummaries(db: Driver, sourceId: string): Promise<vo
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`tributary-summaries-${sourceId}`]);
     for (const t of SUMMARY_TABLES) await tx.run(`DELETE FROM ${t} WHERE source_id = ?`, s);
     for (const [i, f] of fills.entries()) {
-      if (scanned) await tx.insertMany({ head: `INSERT INTO ${f.table} (${f.columns})`, columns: f.columns.split(',').length, tail: '' }, scanned[i]!);
+      if (scanned) await tx.insertMany(insertOf(f), scanned[i]!);
       else await tx.run(`INSERT INTO ${f.table} (${f.columns}) ${f.select}`, s);
     }
     // The findings' counts are in sum_vuln_counts already: summed there instead of a scan of every finding.

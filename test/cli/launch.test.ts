@@ -1,5 +1,5 @@
 // How `tributary` starts: its shebang sets the allocator's mmap threshold and Node's V8 flags (and
-// `npm start` the same); it keeps Node's compile cache (bin/compile-cache.js): the JavaScript type
+// `npm start` the same); it keeps Node's compile cache (bin/launch.js): the JavaScript type
 // stripping makes of each file is stored on the first start and read on the next, in NODE_COMPILE_CACHE
 // or under ~/.cache/tributary-node; NODE_DISABLE_COMPILE_CACHE turns it off.
 import assert from 'node:assert/strict';
