@@ -92,7 +92,10 @@ class SqliteDriver implements Driver {
   }
 }
 
-export function openSqlite(path: string): Driver {
+/** How long a statement waits for another connection's write before it fails with "database is locked". */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export function openSqlite(path: string, opts: { busyTimeoutMs?: number } = {}): Driver {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
     // Created 0600 like the key: it holds the inventory and the sealed secrets. SQLite gives its WAL
@@ -104,6 +107,9 @@ export function openSqlite(path: string): Driver {
   // Checkpointing the WAL every ~40 MiB instead of every 4 MiB: a bulk import's commit touches MiBs of
   // pages (random-keyed id indexes), so the default checkpointed (and synced) after nearly every commit;
   // now a page written by several commits is copied into the database once.
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = OFF; PRAGMA wal_autocheckpoint = 10000;');
+  const busy = Math.max(0, Math.floor(opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS));
+  db.exec(
+    `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${busy}; PRAGMA foreign_keys = OFF; PRAGMA wal_autocheckpoint = 10000;`,
+  );
   return new SqliteDriver(db, new Mutex(), false);
 }

@@ -333,9 +333,14 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     opts.signal?.removeEventListener('abort', onAbort);
     // A first import's deferred indexes: on SQLite they are built beside the epilogue below (by the
     // page writer's thread), and the run ends once they are all there.
-    indexesBuilt = (await store.finishBulkLoad(runId)).built;
-    // Awaited before the run ends; this only keeps a failure from counting as unhandled meanwhile.
-    indexesBuilt.catch(() => {});
+    // An index that could not be built keeps its note (bulk-load.ts): the next run or process start
+    // builds it. The records are stored, so the run's outcome does not depend on it.
+    const unbuilt = (err: unknown) => log.warn({ runId, err: errorMessage(err) }, 'deferred indexes not built yet; the next run or start builds them');
+    try {
+      indexesBuilt = (await store.finishBulkLoad(runId)).built.catch(unbuilt);
+    } catch (err) {
+      unbuilt(err);
+    }
   }
 
   // Distinct records this run stamped (as progress counted them, unless a write failed midway); a

@@ -1,10 +1,13 @@
 // The SQLite page writer thread: pages it stores are visible on the store's own connection, in the
 // order sent; a failing page rejects with the database's reason and leaves nothing of itself; close()
-// lets posted pages finish.
+// lets posted pages finish; a page waits for a lock as long as a run's epilogue may hold it.
 import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { preparePage } from '../../src/store/pages.ts';
+import { BUSY_TIMEOUT_MS } from '../../src/store/sqlite.ts';
 import { SqlitePageWriter } from '../../src/store/sqlite-writer.ts';
 import { Store } from '../../src/store/store.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
@@ -84,4 +87,32 @@ test('close() lets the pages already sent finish', async () => {
   await writer.close();
   assert.deepEqual(await pending, { vulnerabilities: 500 });
   assert.equal(await store.count('vulnerabilities', sourceId), 708);
+});
+
+test('a page waits out a write lock held longer than the main connection would wait', { timeout: 60_000 }, async () => {
+  // The main connection's epilogue can hold the lock, one short transaction after another, for longer
+  // than BUSY_TIMEOUT_MS; here another connection holds it that long in one go.
+  const path = db.url.slice('sqlite:'.length);
+  const holder = new DatabaseSync(path);
+  holder.exec('PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE');
+  const writer = new SqlitePageWriter(path);
+  try {
+    const started = Date.now();
+    const pending = writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(7000, 4) }, { value: { page: 6 }, complete: false }));
+    let settled = false;
+    pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await delay(BUSY_TIMEOUT_MS + 1_000);
+    assert.equal(settled, false, 'the page is still waiting for the lock');
+    holder.exec('COMMIT');
+    assert.deepEqual(await pending, { vulnerabilities: 4 });
+    assert.ok(Date.now() - started > BUSY_TIMEOUT_MS);
+    assert.equal(await store.count('vulnerabilities', sourceId), 712);
+  } finally {
+    if (holder.isTransaction) holder.exec('ROLLBACK');
+    holder.close();
+    await writer.close();
+  }
 });

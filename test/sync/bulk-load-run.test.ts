@@ -66,3 +66,27 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+test('a run whose deferred index build fails still ends with its records and its status; the notes stay for the next start', async () => {
+  const db = await BACKENDS[0]!.create();
+  const control = newControl({ hosts, findings: findings(900), pageSize: 600 });
+  const app = await openApp({
+    dataDir: db.dataDir,
+    db: db.url,
+    log: createLogger({ level: 'silent' }),
+    registry: new ConnectorRegistry([fixtureConnector(control)]),
+  });
+  try {
+    // What a build that lost its turn for the lock too long looks like to the runner.
+    app.store.finishBulkLoad = async () => ({ built: Promise.reject(new Error('database is locked')) });
+    await addSource(app, 'fixture', 'locked', { url: 'https://up.example', token: 'good-token-123' });
+    const result = await runSync(app, 'locked');
+    assert.equal(result.status, 'succeeded', result.error ?? '');
+    assert.equal(result.streams.vulnerabilities?.records, 900);
+    assert.equal((await app.store.getRun(result.runId)).status, 'succeeded', 'the run is finished, not left running');
+    assert.ok(Number((await app.store.db.all(`SELECT COUNT(*) AS n FROM deferred_indexes`))[0]!.n) > 0, 'the notes of the unbuilt indexes stay');
+  } finally {
+    await app.close();
+    await db.drop();
+  }
+});
