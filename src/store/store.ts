@@ -237,16 +237,19 @@ export class Store {
 
   /**
    * Builds the indexes a run's first import deferred (its own, and any a crashed run left), once its
-   * streams are done. On a SQLite file the page writer's thread builds them while the caller goes on
-   * (the run's counts, sweep, summaries and correlation read the tables without them, and take turns
-   * with each build to write); `built` settles when they are all there. PostgreSQL builds them before
-   * it returns: the builds' table lock would hold the sweep's UPDATE back anyway.
+   * streams are done, while the caller goes on: the run's counts, summaries and correlation read the
+   * tables without them; `built` settles when they are all there. On a SQLite file the page writer's
+   * thread builds them (the epilogue's writes take turns with each build); PostgreSQL builds them on
+   * connections of their own, whose table lock only writes to these tables would wait for, and the
+   * epilogue writes none (sweep() has nothing to mark in them).
    */
   async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
     if (this.#writer) return { built: this.#writer.buildIndexes(runId) };
-    await finishDeferredIndexes(this.db, runId);
-    return { built: Promise.resolve() };
+    return { built: finishDeferredIndexes(this.db, runId) };
   }
+
+  /** Per run: the models whose tables it found empty and loaded without their secondary indexes. */
+  #deferredBy = new Map<string, Set<ModelName>>();
 
   /** Per run and model: whether the source held no record of the model when the run began. */
   #emptyAtStart = new Map<string, boolean>();
@@ -271,7 +274,11 @@ export class Store {
       if (empty && u.rows.length >= DEFER_MIN_ROWS && !this.#deferTried.has(key)) {
         this.#deferTried.add(key);
         if (this.#deferTried.size > 1000) this.#deferTried.clear();
-        await deferIndexes(this.db, u.model, stamp.runId);
+        if (await deferIndexes(this.db, u.model, stamp.runId)) {
+          if (this.#deferredBy.size > 100) this.#deferredBy.clear();
+          const models = this.#deferredBy.get(stamp.runId) ?? new Set<ModelName>();
+          this.#deferredBy.set(stamp.runId, models.add(u.model));
+        }
       }
       // A record may sit in two groups of one page (sent twice with different fields): the later
       // group finds it stored by the earlier one, so it is compared.
@@ -296,9 +303,13 @@ export class Store {
   ): Promise<Record<string, number>> {
     const run = by?.runId ?? (await this.activeRun(sourceId))?.id ?? (await this.lastRun(sourceId))?.id ?? null;
     const changes = run ? { runId: run, at: by?.at ?? nowIso() } : undefined;
+    // A model whose table the sweeping run found empty (it loaded it without indexes) holds only what
+    // the run stored, all stamped with its generation: nothing to mark, and no UPDATE to scan the
+    // table (or, on PostgreSQL, to wait for its index builds).
+    const loaded = by ? this.#deferredBy.get(by.runId) : undefined;
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
-      for (const m of models) out[m] = await sweepModel(tx, m, sourceId, generation, scope, changes);
+      for (const m of models) out[m] = loaded?.has(m) ? 0 : await sweepModel(tx, m, sourceId, generation, scope, changes);
       markWritten(sourceId);
       return out;
     });
