@@ -19,15 +19,21 @@ export interface Driver {
   /**
    * Runs fn in one transaction; the driver passed to fn is bound to it. `flush: false`: the commit
    * need not wait for the write-ahead log to reach the disk (PostgreSQL's synchronous_commit off, set
-   * with the BEGIN; SQLite's synchronous=NORMAL already commits so).
+   * with the BEGIN; SQLite's synchronous=NORMAL already commits so). `last`: a statement run after fn,
+   * just before the commit (PostgreSQL sends the two in one round trip, its values written as literals).
    */
-  transaction<T>(fn: (tx: Driver) => Promise<T>, opts?: { flush?: boolean }): Promise<T>;
+  transaction<T>(fn: (tx: Driver) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 
 /** What a repository function takes: the store (or anything holding its handle), so no caller outside src/store touches the driver. */
 export interface StoreDb {
   readonly db: Driver;
+}
+
+export interface TransactionOptions {
+  flush?: boolean;
+  last?: { sql: string; params: unknown[] };
 }
 
 export interface InsertSql {

@@ -79,9 +79,8 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
         if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
         if (detected.moved) await stampFindingMoves(tx, page.changes);
       }
-      await tx.run(CHECKPOINT_SQL, page.checkpoint);
       return page.counts;
     },
-    { flush: false },
+    { flush: false, last: { sql: CHECKPOINT_SQL, params: page.checkpoint } },
   );
 }

@@ -4,7 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { Driver, InsertSql, Row } from './driver.ts';
+import type { Driver, InsertSql, Row, TransactionOptions } from './driver.ts';
 
 class Mutex {
   #tail: Promise<void> = Promise.resolve();
@@ -68,14 +68,14 @@ class SqliteDriver implements Driver {
     for (const r of rows) stmt.run(...(r as SQLInputValue[]));
   }
 
-  async transaction<T>(fn: (tx: Driver) => Promise<T>): Promise<T> {
-    if (this.#inTx) return fn(this);
+  async transaction<T>(fn: (tx: Driver) => Promise<T>, opts?: TransactionOptions): Promise<T> {
+    if (this.#inTx) return this.#withLast(fn, this, opts);
     const release = await this.#mutex.lock();
     const tx = new SqliteDriver(this.#db, this.#mutex, true, this.#stmts);
     try {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
-        const out = await fn(tx);
+        const out = await this.#withLast(fn, tx, opts);
         this.#db.exec('COMMIT');
         return out;
       } catch (err) {
@@ -85,6 +85,12 @@ class SqliteDriver implements Driver {
     } finally {
       release();
     }
+  }
+
+  async #withLast<T>(fn: (tx: Driver) => Promise<T>, tx: Driver, opts?: TransactionOptions): Promise<T> {
+    const out = await fn(tx);
+    if (opts?.last) await tx.run(opts.last.sql, opts.last.params);
+    return out;
   }
 
   async close(): Promise<void> {
