@@ -13,12 +13,12 @@ export class RecordIdSet {
 
   /** Whether the id is in the set. Ids are 32 hex digits; their last 16 are the record's own hash. */
   has(id: string): boolean {
-    const [hi, lo] = halves(id);
-    return this.#slot(hi, lo) < 0;
+    return this.#slot(hexAt(id, id.length - 16), hexAt(id, id.length - 8)) < 0;
   }
 
   add(id: string): boolean {
-    const [hi, lo] = halves(id);
+    const hi = hexAt(id, id.length - 16);
+    const lo = hexAt(id, id.length - 8);
     const at = this.#slot(hi, lo);
     if (at < 0) return false;
     this.#used[at] = 1;
@@ -55,7 +55,14 @@ export class RecordIdSet {
   }
 }
 
-function halves(id: string): [number, number] {
-  const n = id.length;
-  return [Number.parseInt(id.slice(n - 16, n - 8), 16) >>> 0, Number.parseInt(id.slice(n - 8), 16) >>> 0];
+/** The 32-bit number of the 8 hex digits of `id` from `at` (read in place: millions of calls a run). */
+function hexAt(id: string, at: number): number {
+  let n = 0;
+  for (let i = at; i < at + 8; i++) {
+    const c = id.charCodeAt(i);
+    // 0-9, a-f, A-F; anything else counts as 0 (ids are hex digits).
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : 0;
+    n = n * 16 + d;
+  }
+  return n >>> 0;
 }

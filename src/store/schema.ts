@@ -29,12 +29,24 @@ export function modelFieldMap(model: ModelName): Map<string, FieldDef> {
   return new Map(MODEL_FIELDS[model].map((f) => [f.name, f]));
 }
 
+// Mappers hand many records one shared object (a plugin's CVE list, its VPR drivers): its text is
+// kept beside it, so a million findings do not write the same JSON a million times. The objects are
+// never changed once mapped (frozen where they are cached).
+const jsonOf = new WeakMap<object, string>();
+
 /** Converts a model value to what the store keeps in its column. */
 export function toColumnValue(f: FieldDef, v: unknown): unknown {
   if (v === undefined || v === null) return null;
   switch (f.kind) {
-    case 'json':
-      return JSON.stringify(v);
+    case 'json': {
+      if (typeof v !== 'object' || !Object.isFrozen(v)) return JSON.stringify(v);
+      let text = jsonOf.get(v);
+      if (text === undefined) {
+        text = JSON.stringify(v);
+        jsonOf.set(v, text);
+      }
+      return text;
+    }
     case 'bool':
       return v ? 1 : 0;
     case 'int':

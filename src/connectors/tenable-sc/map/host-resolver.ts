@@ -113,8 +113,8 @@ export class HostResolver {
     }
   }
 
-  /** The last row's host-identifying values and the key they resolved to: a host's rows come together. */
-  #lastRow = '';
+  /** The last row and the key its host-identifying values resolved to: a host's rows come together. */
+  #lastRow: Record<string, unknown> | null = null;
   #lastKey = '';
 
   /**
@@ -123,14 +123,12 @@ export class HostResolver {
    * identifiers it lacked. Either record goes to `add`.
    */
   rowHost(row: Record<string, unknown>, add: AddRecord): string {
-    const repo = row.repository as { id?: unknown; name?: unknown } | undefined;
-    const sig = `${row.uuid}|${row.hostUUID}|${row.ip}|${row.dnsName}|${row.netbiosName}|${row.macAddress}|${row.biosGUID}|${repo?.id}|${repo?.name}|${row.repositoryID}`;
-    if (sig === this.#lastRow) return this.#lastKey;
+    if (this.#lastRow !== null && sameHostValues(row, this.#lastRow)) return this.#lastKey;
     this.learnRepository(row.repository);
     const res = this.resolve(rowHostIds(row), rowHostKey(row));
     if (res.created) add('hosts', hostFromFindingRow(row, res.key));
     else if (Object.keys(res.learned).length > 0) add('hosts', { key: res.key, fields: { ...res.learned } });
-    this.#lastRow = sig;
+    this.#lastRow = row;
     this.#lastKey = res.key;
     return res.key;
   }
@@ -292,4 +290,15 @@ function valuesOf(ids: HostIds, kind: Kind): string[] {
       return v ? [v] : [];
     }
   }
+}
+
+/** The row fields rowHost resolves a host from. */
+const HOST_VALUES = ['uuid', 'hostUUID', 'ip', 'dnsName', 'netbiosName', 'macAddress', 'biosGUID', 'repositoryID'] as const;
+
+/** Whether two rows carry the same host-identifying values (compared as sent: a miss only costs a lookup). */
+function sameHostValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  for (const f of HOST_VALUES) if (a[f] !== b[f]) return false;
+  const ra = a.repository as { id?: unknown; name?: unknown } | null | undefined;
+  const rb = b.repository as { id?: unknown; name?: unknown } | null | undefined;
+  return ra === rb || (!!ra && !!rb && typeof ra === 'object' && typeof rb === 'object' && ra.id === rb.id && ra.name === rb.name);
 }

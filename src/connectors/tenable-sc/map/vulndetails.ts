@@ -66,7 +66,23 @@ export function isKnownExploited(row: Record<string, unknown>): boolean {
 }
 
 export function cvesOf(row: Record<string, unknown>): string[] {
-  return list(row.cve, /[\s,]+/)
+  const raw = row.cve;
+  if (typeof raw !== 'string') return parseCves(raw);
+  // A plugin's CVE list repeats on each of its findings: parsed once (bounded cache). The list is
+  // shared, so it is frozen (the store then writes its JSON once, schema.ts toColumnValue).
+  let hit = cvesCache.get(raw);
+  if (hit === undefined) {
+    hit = Object.freeze(parseCves(raw)) as string[];
+    if (cvesCache.size >= 4096) cvesCache.clear();
+    cvesCache.set(raw, hit);
+  }
+  return hit;
+}
+
+const cvesCache = new Map<string, string[]>();
+
+function parseCves(raw: unknown): string[] {
+  return list(raw, /[\s,]+/)
     .filter((c) => /^CVE-\d{4}-\d+$/i.test(c))
     .map((c) => c.toUpperCase());
 }
@@ -89,7 +105,7 @@ export function vprKeyDriversOf(row: Record<string, unknown>): Record<string, un
   if (typeof raw === 'string') {
     let hit = driversCache.get(raw);
     if (hit === undefined) {
-      hit = keyDriversOf(jsonOf(raw));
+      hit = deepFreeze(keyDriversOf(jsonOf(raw)));
       if (driversCache.size >= 1024) driversCache.clear();
       driversCache.set(raw, hit);
     }
@@ -99,6 +115,15 @@ export function vprKeyDriversOf(row: Record<string, unknown>): Record<string, un
 }
 
 const driversCache = new Map<string, Record<string, unknown> | null>();
+
+/** `v` and everything in it made read-only (a cached value handed to many records). */
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
 
 function keyDriversOf(v: unknown): Record<string, unknown> | null {
   if (v === null || v === undefined) return null;
