@@ -31,6 +31,8 @@ export interface HttpRequest {
   form?: Record<string, string>;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Called when the answer's status and headers arrive, before its body is read. */
+  onHeaders?: () => void;
 }
 
 export interface HttpResponse {
@@ -287,6 +289,7 @@ export class HttpClient {
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.#dispatch()]);
       res = await request(url, { method: req.method, headers, body, dispatcher, signal });
+      req.onHeaders?.();
       text = await this.#readBody(res, what, signal);
     } catch (err) {
       if (req.signal?.aborted) throw err;

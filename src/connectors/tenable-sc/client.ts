@@ -31,6 +31,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Attempts in all (the credential check uses 1–2; streams the long default). */
   attempts?: number;
+  /** Called when an attempt's answer starts to arrive (the console has built it). */
+  onHeaders?: () => void;
 }
 
 /**
@@ -94,7 +96,10 @@ export class TenableScClient {
     const retry: RetryOptions = { log: this.#log, what, ...this.#retry, signal: init.signal };
     if (init.attempts !== undefined) retry.attempts = init.attempts;
     const classify = classifyAnswer(what);
-    return callWithRetry(async () => classify(await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal })), retry);
+    return callWithRetry(
+      async () => classify(await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal, onHeaders: init.onHeaders })),
+      retry,
+    );
   }
 
   get(path: string, query?: Record<string, string | number | undefined>, opts: CallOptions = {}): Promise<unknown> {

@@ -81,9 +81,9 @@ export interface AnalysisPhase {
 }
 
 /**
- * Pages through the phases from `start`, at most two pages in memory at a time: while the caller
- * stores a page, the next one of the same phase is already being fetched and mapped (the console
- * builds it while we write). A phase ends on an empty or short page, or when the offset reaches totalRecords (when the
+ * Pages through the phases from `start`, at most three pages in memory at a time: while the caller
+ * stores a page, the next one of the same phase is mapped and the one after it is being built by
+ * the console. A phase ends on an empty or short page, or when the offset reaches totalRecords (when the
  * console sent one).
  */
 export async function* runAnalysisPhases(
@@ -99,18 +99,65 @@ export async function* runAnalysisPhases(
   let i = phases.findIndex((p) => p.name === cursor.phase);
   if (i < 0) i = phases.length;
   type Fetched = { page: AnalysisPageResult; mapped: ReturnType<AnalysisPhase['map']> };
-  let ahead: Promise<Fetched> | null = null;
-  const request = (phase: AnalysisPhase, q: AnalysisPhase['query'], offset: number): Promise<Fetched> => {
-    // A page is mapped as soon as it arrives, so a page fetched ahead is parsed and mapped while the
-    // caller still waits on the database for the one before.
-    const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal }).then((page) => ({
-      page,
-      mapped: page.rows.length > 0 ? phase.map(page.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 },
-    }));
-    // Handled where it is awaited; this only keeps a page fetched ahead and then abandoned (the
-    // caller stopped) from counting as an unhandled rejection.
-    p.catch(() => {});
-    return p;
+  /** One phase's pages asked for and not taken by the loop yet, in offset order. */
+  let queue: { offset: number; fetched: Promise<Fetched> }[] = [];
+  /** Requests whose answer has not started to arrive: the console is still building it. */
+  let atConsole = 0;
+  let requestAt = 0;
+  let total: number | null = null;
+  let ended = false;
+  /** Pages are mapped in offset order (the mappers learn hosts and plugins as they go). */
+  let mappedBefore: Promise<unknown> = Promise.resolve();
+  /** Requests of an abandoned queue (restart) no longer steer the current one. */
+  let generation = 0;
+  const request = (phase: AnalysisPhase, q: AnalysisPhase['query'], offset: number): void => {
+    atConsole++;
+    const mine = generation;
+    let arrived = false;
+    const onHeaders = () => {
+      if (arrived) return;
+      arrived = true;
+      if (mine !== generation) return;
+      atConsole--;
+      pump(phase, q);
+    };
+    const page = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal, onHeaders });
+    const before = mappedBefore;
+    const fetched = page.then(async (p) => {
+      onHeaders();
+      if (mine === generation) {
+        if (p.total !== null) total = p.total;
+        if (isLastPage(p, offset, pageSize)) ended = true;
+        else pump(phase, q);
+      }
+      await before;
+      return { page: p, mapped: p.rows.length > 0 ? phase.map(p.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 } };
+    });
+    // A failed request is no longer at the console; its error is handled where it is awaited. This
+    // only keeps a page asked for ahead and then abandoned from counting as an unhandled rejection.
+    page.catch(onHeaders);
+    fetched.catch(() => {});
+    mappedBefore = fetched.catch(() => {});
+    queue.push({ offset, fetched });
+    requestAt = offset + pageSize;
+  };
+  /**
+   * Asks for the next page as soon as the console has built the last one asked for (its answer
+   * starts to arrive), so it builds one page while we read, parse and map another; at most one
+   * request at the console and two pages ahead of the loop. Past the first page only while the
+   * console's total says there is more.
+   */
+  const pump = (phase: AnalysisPhase, q: AnalysisPhase['query']): void => {
+    while (!ended && atConsole === 0 && queue.length < 2 && !ctx.signal.aborted && (queue.length === 0 || (total !== null && requestAt < total)))
+      request(phase, q, requestAt);
+  };
+  const restart = (offset: number) => {
+    generation++;
+    atConsole = 0;
+    queue = [];
+    ended = false;
+    total = null;
+    requestAt = offset;
   };
   for (; i < phases.length; i++) {
     const phase = phases[i]!;
@@ -124,15 +171,19 @@ export async function* runAnalysisPhases(
       ctx.signal.throwIfAborted();
       let fetched: Fetched;
       try {
-        fetched = await (ahead ?? request(phase, query, offset));
+        if (queue[0]?.offset !== offset) {
+          restart(offset);
+          pump(phase, query);
+        }
+        fetched = await queue[0]!.fetched;
+        queue.shift();
       } catch (err) {
-        ahead = null;
+        restart(offset);
         if (!phase.fallbackFilters || query !== phase.query || !isUnknownFilterError(err)) throw err;
         ctx.log.warn({ phase: phase.name, err: errorMessage(err) }, 'the console rejected a filter; using the fallback filters');
         query = { ...phase.query, filters: phase.fallbackFilters };
         continue;
       }
-      ahead = null;
       const { page } = fetched;
       if (adoptClock && page.timestamp) cursor = { ...cursor, until: page.timestamp };
       adoptClock = false;
@@ -145,8 +196,9 @@ export async function* runAnalysisPhases(
         });
       }
       const next = offset + n;
-      const last = n === 0 || n < pageSize || (page.total !== null && next >= page.total);
-      if (!last) ahead = request(phase, query, next);
+      const last = isLastPage(page, offset, pageSize);
+      if (last) restart(0);
+      else pump(phase, query);
       const nextPhase = phases[i + 1]?.name ?? after;
       cursor = last ? { ...cursor, phase: nextPhase, offset: 0 } : { ...cursor, phase: phase.name, offset: next };
       const { records, errors } = fetched.mapped;
@@ -160,7 +212,12 @@ export async function* runAnalysisPhases(
   }
 }
 
-/** Pages a phase may read: twice what the announced total needs from `offset`, plus 10; TRIBUTARY_MAX_PAGES overrides. */
+/** Whether a phase ends with this page: an empty or short page, or the offset reaches the console's total. */
+function isLastPage(page: AnalysisPageResult, offset: number, pageSize: number): boolean {
+  const n = page.rows.length;
+  return n === 0 || n < pageSize || (page.total !== null && offset + n >= page.total);
+}
+
 /** Pages one query may take: TRIBUTARY_MAX_PAGES, else twice what the console's own total needs (+10). */
 export function pageBudget(total: number, offset: number, pageSize: number): { pages: number; why: string } {
   const set = Number(process.env.TRIBUTARY_MAX_PAGES);
