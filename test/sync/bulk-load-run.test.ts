@@ -9,7 +9,7 @@ import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';
 import type { Row } from '../../src/store/driver.ts';
 import { runSync } from '../../src/sync/runner.ts';
-import { BACKENDS } from '../helpers/databases.ts';
+import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 4).toString('base64');
@@ -17,16 +17,16 @@ process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 4).toString('base64');
 const hosts = Array.from({ length: 30 }, (_, i) => `h${i}`);
 const findings = (n: number) => Array.from({ length: n }, (_, i) => ({ host: `h${i % 30}`, plugin: String(1000 + i) }));
 
+/** The app on a test database, with only the fixture connector, fed by `control`. */
+function openFixtureApp(db: TestDatabase, control: ReturnType<typeof newControl>) {
+  return openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([fixtureConnector(control)]) });
+}
+
 for (const backend of BACKENDS) {
   test(`a first import loads without secondary indexes and ends with all of them (${backend.kind})`, { skip: backend.skip }, async () => {
     const db = await backend.create();
     const control = newControl({ hosts, findings: findings(1800), pageSize: 600 });
-    const app = await openApp({
-      dataDir: db.dataDir,
-      db: db.url,
-      log: createLogger({ level: 'silent' }),
-      registry: new ConnectorRegistry([fixtureConnector(control)]),
-    });
+    const app = await openFixtureApp(db, control);
     try {
       const indexNames = async () => {
         const rows: Row[] =
@@ -70,12 +70,7 @@ for (const backend of BACKENDS) {
 test('a run whose deferred index build fails still ends with its records and its status; the notes stay for the next start', async () => {
   const db = await BACKENDS[0]!.create();
   const control = newControl({ hosts, findings: findings(900), pageSize: 600 });
-  const app = await openApp({
-    dataDir: db.dataDir,
-    db: db.url,
-    log: createLogger({ level: 'silent' }),
-    registry: new ConnectorRegistry([fixtureConnector(control)]),
-  });
+  const app = await openFixtureApp(db, control);
   try {
     // What a build that lost its turn for the lock too long looks like to the runner.
     app.store.finishBulkLoad = async () => ({ built: Promise.reject(new Error('database is locked')) });

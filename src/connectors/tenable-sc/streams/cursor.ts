@@ -137,7 +137,11 @@ export async function* runAnalysisPhases(
     // only keeps a page asked for ahead and then abandoned from counting as an unhandled rejection.
     page.catch(onHeaders);
     fetched.catch(() => {});
-    mappedBefore = fetched.catch(() => {});
+    // (settles with nothing: holding the page itself would keep it in memory until the next request)
+    mappedBefore = fetched.then(
+      () => undefined,
+      () => undefined,
+    );
     queue.push({ offset, fetched });
     requestAt = offset + pageSize;
   };
