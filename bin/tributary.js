@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=8 --heap-growing-percent=100
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=8 --heap-growing-percent=50
 // Entry point for `tributary`. Tributary is TypeScript run by Node's own type stripping, so it needs
 // Node >= 22.13 (node:sqlite, strip-types). On an older Node (many machines still ship 20) we run the
 // same command under Node 24 fetched once from the npm registry into ~/.cache/tributary-node.
@@ -7,9 +7,11 @@
 // which lifts a long sync's resident memory by ~100 MB for no measured speed gain (bench/tenable-sc-api);
 // 8 rather than 16 took another 20-30 MB off an export of a million findings (bench/export: peaks
 // 201-234 → 176-202 MB, same CPU time) and ~10 MB off 100,000-finding API and CSV syncs, no slower;
-// --heap-growing-percent=100: the old generation grows to twice what survived the last full GC, not by
+// --heap-growing-percent=50: the old generation grows to 1.5 times what survived the last full GC, not by
 // V8's own factor of up to 4, which let a CSV import's heap idle at ~150 MB with ~30 MB alive
-// (bench/tenable-sc-csv: peak RSS 322 → 263 MB, no slower).
+// (bench/tenable-sc-csv: peak RSS 322 → 263 MB at 100, no slower); 50 rather than 100 took another
+// 20-30 MB off a 1M-finding API sync (bench/tenable-sc-api: SQLite 337-338 → 311-322 MB at the same
+// speed, PostgreSQL 302-308 → 269-276 MB for ~6 % of its speed; 30 cost SQLite 10 %).
 // And with MALLOC_MMAP_THRESHOLD_=131072 in its environment (glibc reads it at start; elsewhere it is
 // ignored): allocations of 128 KB and more (response bodies, COPY buffers, SQLite pages in flight) are
 // mapped and given back to the system when freed. glibc otherwise raises that threshold after the first

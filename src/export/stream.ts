@@ -116,7 +116,7 @@ async function* parquetChunks(
 ): AsyncGenerator<Uint8Array> {
   const mapper = ocsfMapper(q.model, fmt);
   // Loaded when a Parquet export runs: every other export, sync and server start goes without the
-  // Parquet writer (~1 MB of live heap that, with --heap-growing-percent=100, costs twice that at peak).
+  // Parquet writer (~1 MB of live heap that, with --heap-growing-percent=50, costs 1.5 times that at peak).
   const { OcsfParquetEncoder } = await import('./parquet.ts');
   const encoder = new OcsfParquetEncoder(q.model, fmt.ocsfVersion ?? '1.1.0', q.rowGroup);
   const productOf = await productsBySource(deps.store, deps.registry);

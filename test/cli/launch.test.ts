@@ -58,7 +58,7 @@ test('the shebang starts Node with the launch environment and flags, and npm sta
   assert.equal(r.status, 0, r.stderr);
   const [threshold, execArgv] = JSON.parse(r.stdout) as [string, string[]];
   assert.equal(threshold, '131072');
-  assert.deepEqual(execArgv.slice(0, 2), ['--max-semi-space-size=8', '--heap-growing-percent=100']);
+  assert.deepEqual(execArgv.slice(0, 2), ['--max-semi-space-size=8', '--heap-growing-percent=50']);
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts.start, `${words.slice(0, at).join(' ')} node ${words.slice(at + 1).join(' ')} bin/tributary.js serve`);
 });
