@@ -31,7 +31,10 @@ export interface HttpRequest {
   form?: Record<string, string>;
   headers?: Record<string, string>;
   signal?: AbortSignal;
-  /** Called when the answer's status and headers arrive, before its body is read. */
+  /**
+   * Called when a successful (2xx) answer's status and headers arrive, before its body is read. Not
+   * for an error status: a busy console (429, 5xx) is asked for nothing more while it is retried.
+   */
   onHeaders?: () => void;
 }
 
@@ -289,7 +292,7 @@ export class HttpClient {
     try {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.#dispatch()]);
       res = await request(url, { method: req.method, headers, body, dispatcher, signal });
-      req.onHeaders?.();
+      if (res.statusCode >= 200 && res.statusCode < 300) req.onHeaders?.();
       text = await this.#readBody(res, what, signal);
     } catch (err) {
       if (req.signal?.aborted) throw err;

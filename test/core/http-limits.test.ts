@@ -1,6 +1,6 @@
 // The upstream HTTP helper's bounds: the size cap (refused from Content-Length before reading, and
 // while reading a chunked body), the one deadline over headers and body, and the description of an
-// answer that never quotes it.
+// answer that never quotes it; the headers hook (read-ahead) fires for successful answers only.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +36,10 @@ before(async () => {
       res.flushHeaders();
       const t = setInterval(() => res.write(' '), 100);
       return void res.on('close', () => clearInterval(t));
+    }
+    if (req.url === '/api/busy') {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      return void res.end('{"error_code":503}');
     }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
@@ -99,4 +103,19 @@ test('describeAnswer says what came back without quoting the body', () => {
   assert.equal(parseByteSize('500k'), 500 * 1024);
   assert.equal(parseByteSize('1048576'), 1048576);
   assert.equal(parseByteSize('lots'), null);
+});
+
+test('onHeaders fires once a successful answer starts to arrive, before its body is read; not for a busy answer', async () => {
+  const http = new HttpClient({ baseUrl: base });
+  try {
+    const seen: string[] = [];
+    const ok = await http.send({ method: 'GET', path: '/small', onHeaders: () => seen.push('headers') });
+    seen.push(`body ${ok.text.length}`);
+    assert.deepEqual(seen, ['headers', 'body 11']);
+    let busy = 0;
+    await http.send({ method: 'GET', path: '/busy', onHeaders: () => busy++ }).catch(() => {});
+    assert.equal(busy, 0);
+  } finally {
+    await http.close();
+  }
 });
