@@ -232,8 +232,11 @@ export class Store {
     return fresh;
   }
 
-  /** Per run and model: whether this process asked to defer the table's indexes (bulk-load.ts). */
-  #deferTried = new Set<string>();
+  /**
+   * Per run and model, once this process asked to defer the table's indexes (bulk-load.ts): whether it
+   * did (the table was empty, so the run loaded it without them).
+   */
+  #deferred = new Map<string, boolean>();
 
   /**
    * Builds the indexes a run's first import deferred (its own, and any a crashed run left), once its
@@ -247,9 +250,6 @@ export class Store {
     if (this.#writer) return { built: this.#writer.buildIndexes(runId) };
     return { built: finishDeferredIndexes(this.db, runId) };
   }
-
-  /** Per run: the models whose tables it found empty and loaded without their secondary indexes. */
-  #deferredBy = new Map<string, Set<ModelName>>();
 
   /** Per run and model: whether the source held no record of the model when the run began. */
   #emptyAtStart = new Map<string, boolean>();
@@ -271,14 +271,10 @@ export class Store {
         if (this.#emptyAtStart.size > 1000) this.#emptyAtStart.clear();
         this.#emptyAtStart.set(key, empty);
       }
-      if (empty && u.rows.length >= DEFER_MIN_ROWS && !this.#deferTried.has(key)) {
-        this.#deferTried.add(key);
-        if (this.#deferTried.size > 1000) this.#deferTried.clear();
-        if (await deferIndexes(this.db, u.model, stamp.runId)) {
-          if (this.#deferredBy.size > 100) this.#deferredBy.clear();
-          const models = this.#deferredBy.get(stamp.runId) ?? new Set<ModelName>();
-          this.#deferredBy.set(stamp.runId, models.add(u.model));
-        }
+      if (empty && u.rows.length >= DEFER_MIN_ROWS && !this.#deferred.has(key)) {
+        if (this.#deferred.size > 1000) this.#deferred.clear();
+        this.#deferred.set(key, false);
+        this.#deferred.set(key, await deferIndexes(this.db, u.model, stamp.runId));
       }
       // A record may sit in two groups of one page (sent twice with different fields): the later
       // group finds it stored by the earlier one, so it is compared.
@@ -306,10 +302,10 @@ export class Store {
     // A model whose table the sweeping run found empty (it loaded it without indexes) holds only what
     // the run stored, all stamped with its generation: nothing to mark, and no UPDATE to scan the
     // table (or, on PostgreSQL, to wait for its index builds).
-    const loaded = by ? this.#deferredBy.get(by.runId) : undefined;
+    const loadedEmpty = (m: ModelName) => by !== undefined && this.#deferred.get(`${by.runId}\u0000${m}`) === true;
     return this.db.transaction(async (tx) => {
       const out: Record<string, number> = {};
-      for (const m of models) out[m] = loaded?.has(m) ? 0 : await sweepModel(tx, m, sourceId, generation, scope, changes);
+      for (const m of models) out[m] = loadedEmpty(m) ? 0 : await sweepModel(tx, m, sourceId, generation, scope, changes);
       markWritten(sourceId);
       return out;
     });

@@ -9,7 +9,7 @@ import { scoreOf } from '../map/host-fields.ts';
 import { type HostIds, HostResolver, netbiosOf } from '../map/host-resolver.ts';
 import { hostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
-import { macs } from '../map/values.ts';
+import { macs, remembered } from '../map/values.ts';
 import { type DetailOptions, mapPlugin } from '../map/plugins.ts';
 import { hostFromFindingRow, mapVulndetailsRow } from '../map/vulndetails.ts';
 
@@ -101,14 +101,11 @@ const dateCache = new Map<string, string | null>();
 function epochOf(row: CsvRow, field: string, header: string): string | undefined {
   const raw = row.get(field);
   if (raw === undefined || raw === null) return undefined;
-  let epoch = dateCache.get(raw);
-  if (epoch === undefined) {
-    const ms = parseDateMs(raw);
-    if (ms === undefined) throw new RowError(`${header} '${raw}' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)`);
-    epoch = ms === null ? null : String(Math.floor(ms / 1000));
-    if (dateCache.size >= 4096) dateCache.clear();
-    dateCache.set(raw, epoch);
-  }
+  const epoch = remembered(dateCache, raw, 4096, (text) => {
+    const ms = parseDateMs(text);
+    if (ms === undefined) throw new RowError(`${header} '${text}' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)`);
+    return ms === null ? null : String(Math.floor(ms / 1000));
+  });
   return epoch ?? undefined;
 }
 

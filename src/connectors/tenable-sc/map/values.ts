@@ -27,24 +27,34 @@ export function int(v: unknown): number | null {
   return n === null || !Number.isInteger(n) ? null : n;
 }
 
+/**
+ * `make(key)`, remembered in `cache` for the values that repeat across rows (a plugin's texts, a scan's
+ * dates): the cache is emptied when it reaches `max` entries, so it stays bounded.
+ */
+export function remembered<K, V>(cache: Map<K, V>, key: K, max: number, make: (key: K) => V): V {
+  const hit = cache.get(key);
+  if (hit !== undefined || cache.has(key)) return hit as V;
+  const v = make(key);
+  if (cache.size >= max) cache.clear();
+  cache.set(key, v);
+  return v;
+}
+
 // A row carries six or so dates and most repeat (a scan's time across its host's findings, a plugin's
 // dates across its findings): the last few thousand conversions are kept (a CPU profile of a CSV import
 // showed 2.2 s of 47 s building the same ISO strings again).
-const isoCache = new Map<unknown, string | null>();
+const isoCache = new Map<string | number, string | null>();
 
 /** Epoch seconds (string or number) to ISO-8601 UTC; "-1", "0", "" and garbage become null. */
 export function epochToIso(v: unknown): string | null {
-  const cached = isoCache.get(v);
-  if (cached !== undefined) return cached;
+  return typeof v === 'string' || typeof v === 'number' ? remembered(isoCache, v, 4096, isoOf) : isoOf(v);
+}
+
+function isoOf(v: unknown): string | null {
   const n = num(v);
   // Values in milliseconds are not expected from Tenable.sc, but tolerate them.
   const d = n === null || n <= 0 ? null : new Date(n > 1e12 ? n : n * 1000);
-  const iso = d === null || Number.isNaN(d.getTime()) ? null : d.toISOString();
-  if (typeof v === 'string' || typeof v === 'number') {
-    if (isoCache.size >= 4096) isoCache.clear();
-    isoCache.set(v, iso);
-  }
-  return iso;
+  return d === null || Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
 /** A date as ISO-8601 UTC: epoch seconds (or milliseconds), or a date text; else null. */

@@ -19,7 +19,7 @@ import { pluginOutput } from './plugin-output/text.ts';
 import { hostIdentityFields } from './host-fields.ts';
 import { hostNames } from './sumip.ts';
 import { type DetailOptions, findingDetail } from './plugins.ts';
-import { bool, epochToIso, int, jsonOf, list, macs, num, refName, text, timeOf } from './values.ts';
+import { bool, epochToIso, int, jsonOf, list, macs, num, refName, remembered, text, timeOf } from './values.ts';
 
 export const SOFTWARE_PLUGINS = ['20811', '22869'] as const;
 export const PORT_PLUGINS = ['34220', '14272', '11219', '34277', '10335', '22964'] as const;
@@ -68,15 +68,9 @@ export function isKnownExploited(row: Record<string, unknown>): boolean {
 export function cvesOf(row: Record<string, unknown>): string[] {
   const raw = row.cve;
   if (typeof raw !== 'string') return parseCves(raw);
-  // A plugin's CVE list repeats on each of its findings: parsed once (bounded cache). The list is
-  // shared, so it is frozen (the store then writes its JSON once, schema.ts toColumnValue).
-  let hit = cvesCache.get(raw);
-  if (hit === undefined) {
-    hit = Object.freeze(parseCves(raw)) as string[];
-    if (cvesCache.size >= 4096) cvesCache.clear();
-    cvesCache.set(raw, hit);
-  }
-  return hit;
+  // A plugin's CVE list repeats on each of its findings: parsed once. The list is shared, so it is
+  // frozen (the store then writes its JSON once, schema.ts toColumnValue).
+  return remembered(cvesCache, raw, 4096, (r) => Object.freeze(parseCves(r)) as string[]);
 }
 
 const cvesCache = new Map<string, string[]>();
@@ -102,15 +96,7 @@ export function vprKeyDriversOf(row: Record<string, unknown>): Record<string, un
   const raw = row.keyDrivers ?? row.vprKeyDrivers ?? row.vprContext;
   // The context is the plugin's, so the same text repeats on every host: parsed once (bounded cache;
   // the object is shared, and never changed).
-  if (typeof raw === 'string') {
-    let hit = driversCache.get(raw);
-    if (hit === undefined) {
-      hit = deepFreeze(keyDriversOf(jsonOf(raw)));
-      if (driversCache.size >= 1024) driversCache.clear();
-      driversCache.set(raw, hit);
-    }
-    return hit;
-  }
+  if (typeof raw === 'string') return remembered(driversCache, raw, 1024, (r) => deepFreeze(keyDriversOf(jsonOf(r))));
   return keyDriversOf(jsonOf(raw));
 }
 

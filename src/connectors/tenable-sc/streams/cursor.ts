@@ -201,8 +201,8 @@ export async function* runAnalysisPhases(
       }
       const next = offset + n;
       const last = isLastPage(page, offset, pageSize);
-      if (last) restart(0);
-      else pump(phase, query);
+      // (a new phase, or a page that was not where the queue expected it, restarts the queue above)
+      if (!last) pump(phase, query);
       const nextPhase = phases[i + 1]?.name ?? after;
       cursor = last ? { ...cursor, phase: nextPhase, offset: 0 } : { ...cursor, phase: phase.name, offset: next };
       const { records, errors } = fetched.mapped;
