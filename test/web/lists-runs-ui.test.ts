@@ -244,9 +244,13 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     assert.ok((await count('/api/v1/ports/count?service=www')) > 0);
     assert.equal(await count('/api/v1/ports/count?where=service~wrapped'), 0, "the wrapping is not the service's name");
     await page.goto(served.url + '/inventory/ports?sort=-service');
-    await page.locator('tbody tr').first().waitFor();
-    const services = await column('Service');
-    assert.ok(services.includes('www'), services.join(','));
+    // The rows arrive after the table's frame: wait for the sorted page, not for any first row.
+    let services: string[] = [];
+    await until(async () => {
+      services = await column('Service');
+      return services.some((s) => s !== '');
+    }, 'the ports page sorted by service');
+    assert.ok(services.includes('www'), `services on the first page: ${services.join(',')}`);
   });
 
   it('offers the file-drop guide for file-mode sources only, with a local bucket as its folder', async () => {
