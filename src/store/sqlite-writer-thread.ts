@@ -6,14 +6,14 @@ import { errorMessage } from '../core/errors.ts';
 import { finishDeferredIndexes } from './bulk-load.ts';
 import { writePreparedPage } from './pages.ts';
 import { openSqlite } from './sqlite.ts';
+import { LONG_WAIT_MS } from './sqlite-waits.ts';
 import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
 
 // What this thread waits for is this process's own writes (a run's epilogue on the main connection,
 // whose many short transactions can keep winning SQLite's polling busy handler for longer than the
 // main connection's 10 s) or another process's; a page or an index build that gave up would fail a run
-// that only had to wait. So it waits longer than an epilogue takes (seconds at a million findings).
-const WAIT_MS = 10 * 60 * 1000;
-const db = openSqlite((workerData as { path: string }).path, { busyTimeoutMs: WAIT_MS });
+// that only had to wait.
+const db = openSqlite((workerData as { path: string }).path, { busyTimeoutMs: LONG_WAIT_MS });
 let queue: Promise<void> = Promise.resolve();
 
 parentPort!.on('message', (req: WriteRequest) => {

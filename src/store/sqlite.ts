@@ -5,6 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Driver, InsertSql, Row, TransactionOptions } from './driver.ts';
+import { BUSY_TIMEOUT_MS } from './sqlite-waits.ts';
 
 class Mutex {
   #tail: Promise<void> = Promise.resolve();
@@ -98,8 +99,7 @@ class SqliteDriver implements Driver {
   }
 }
 
-/** How long a statement waits for another connection's write before it fails with "database is locked". */
-export const BUSY_TIMEOUT_MS = 10_000;
+export { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from './sqlite-waits.ts';
 
 export function openSqlite(path: string, opts: { busyTimeoutMs?: number } = {}): Driver {
   if (path !== ':memory:') {

@@ -38,6 +38,7 @@ import * as runs from './runs.ts';
 import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } from './runs.ts';
 import { type SourceRecord, Sources } from './sources.ts';
 import type { RunActivity } from './run-activity.ts';
+import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from './sqlite-waits.ts';
 import { SqlitePageWriter } from './sqlite-writer.ts';
 import { type ComplianceRow, complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-reads.ts';
 import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
@@ -247,9 +248,21 @@ export class Store {
    * epilogue writes none (sweep() has nothing to mark in them).
    */
   async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
-    if (this.#writer) return { built: this.#writer.buildIndexes(runId) };
+    if (this.#writer) {
+      // Each build holds the write lock while it sorts a table: beyond this connection's usual 10 s at a
+      // few million findings or on a slow machine (seen: 1M findings under a profiler). The epilogue's
+      // writes here wait for it meanwhile rather than fail the run with "database is locked".
+      if (this.#builds++ === 0) await this.db.exec(`PRAGMA busy_timeout = ${LONG_WAIT_MS}`);
+      const built = this.#writer.buildIndexes(runId).finally(async () => {
+        if (--this.#builds === 0) await this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      });
+      return { built };
+    }
     return { built: finishDeferredIndexes(this.db, runId) };
   }
+
+  /** SQLite: index builds the page writer is running for runs of this process. */
+  #builds = 0;
 
   /** Per run and model: whether the source held no record of the model when the run began. */
   #emptyAtStart = new Map<string, boolean>();

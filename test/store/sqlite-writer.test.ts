@@ -1,13 +1,16 @@
 // The SQLite page writer thread: pages it stores are visible on the store's own connection, in the
 // order sent; a failing page rejects with the database's reason and leaves nothing of itself; close()
-// lets posted pages finish; a page waits for a lock as long as a run's epilogue may hold it.
+// lets posted pages finish; a page waits for a lock as long as a run's epilogue may hold it, and the
+// epilogue for an index build.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { preparePage } from '../../src/store/pages.ts';
-import { BUSY_TIMEOUT_MS } from '../../src/store/sqlite.ts';
+import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../../src/store/sqlite.ts';
 import { SqlitePageWriter } from '../../src/store/sqlite-writer.ts';
 import { Store } from '../../src/store/store.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
@@ -114,5 +117,45 @@ test('a page waits out a write lock held longer than the main connection would w
     if (holder.isTransaction) holder.exec('ROLLBACK');
     holder.close();
     await writer.close();
+  }
+});
+
+test("a run's epilogue waits out an index build that holds the lock longer than the main connection would wait", { timeout: 60_000 }, async () => {
+  // A first import's deferred index, as deferIndexes notes it (bulk-load.ts).
+  const index = 'rec_vulnerabilities_test_build';
+  await store.db.run(`INSERT INTO "deferred_indexes" ("name", "table_name", "sql", "run_id") VALUES (?, ?, ?, ?)`, [
+    index,
+    'rec_vulnerabilities',
+    `CREATE INDEX ${index} ON rec_vulnerabilities (plugin_id, severity)`,
+    'r-build',
+  ]);
+  const busyTimeout = async () => Number((await store.db.all<{ timeout: number }>('PRAGMA busy_timeout'))[0]?.timeout);
+  // A build sorting a large table holds the write lock for longer than BUSY_TIMEOUT_MS: here another
+  // thread holds it that long (the main thread blocks in SQLite's busy handler meanwhile), and the
+  // build waits behind it.
+  const holder = new Worker(
+    `const { DatabaseSync } = require('node:sqlite');
+     const { parentPort, workerData } = require('node:worker_threads');
+     const db = new DatabaseSync(workerData.path);
+     db.exec('BEGIN IMMEDIATE');
+     parentPort.postMessage('locked');
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.ms);
+     db.exec('COMMIT');
+     db.close();`,
+    { eval: true, workerData: { path: db.url.slice('sqlite:'.length), ms: BUSY_TIMEOUT_MS + 1_000 } },
+  );
+  try {
+    await once(holder, 'message');
+    const { built } = await store.finishBulkLoad('r-build');
+    assert.equal(await busyTimeout(), LONG_WAIT_MS, 'writes here wait as long as a build may take');
+    const started = Date.now();
+    await store.setSourceState(sourceId, { epilogue: 'written' });
+    assert.ok(Date.now() - started > BUSY_TIMEOUT_MS, 'the write waited for the lock');
+    await built;
+    assert.deepEqual(await store.getSourceState(sourceId), { epilogue: 'written' });
+    assert.equal((await store.db.all(`SELECT 1 AS "x" FROM sqlite_master WHERE "name" = ?`, [index])).length, 1, 'the index is built');
+    assert.equal(await busyTimeout(), BUSY_TIMEOUT_MS, 'the usual wait again once the builds are done');
+  } finally {
+    await holder.terminate();
   }
 });
