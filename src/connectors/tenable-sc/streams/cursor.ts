@@ -98,7 +98,8 @@ export async function* runAnalysisPhases(
   let adoptClock = isFresh(ctx);
   let i = phases.findIndex((p) => p.name === cursor.phase);
   if (i < 0) i = phases.length;
-  type Fetched = { page: AnalysisPageResult; mapped: ReturnType<AnalysisPhase['map']> };
+  /** A page as the loop needs it once mapped: its rows are let go then, not held while it waits its turn. */
+  type Fetched = { page: PageShape; mapped: ReturnType<AnalysisPhase['map']> };
   /** One phase's pages asked for and not taken by the loop yet, in offset order. */
   let queue: { offset: number; fetched: Promise<Fetched> }[] = [];
   /** Requests whose answer has not started to arrive: the console is still building it. */
@@ -127,11 +128,12 @@ export async function* runAnalysisPhases(
       onHeaders();
       if (mine === generation) {
         if (p.total !== null) total = p.total;
-        if (isLastPage(p, offset, pageSize)) ended = true;
+        if (isLastPage(shapeOf(p), offset, pageSize)) ended = true;
         else pump(phase, q);
       }
       await before;
-      return { page: p, mapped: p.rows.length > 0 ? phase.map(p.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 } };
+      const mapped = p.rows.length > 0 ? phase.map(p.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 };
+      return { page: shapeOf(p), mapped };
     });
     // A failed request is no longer at the console; its error is handled where it is awaited. This
     // only keeps a page asked for ahead and then abandoned from counting as an unhandled rejection.
@@ -191,7 +193,7 @@ export async function* runAnalysisPhases(
       const { page } = fetched;
       if (adoptClock && page.timestamp) cursor = { ...cursor, until: page.timestamp };
       adoptClock = false;
-      const n = page.rows.length;
+      const n = page.rowCount;
       pages++;
       if (budget === null && page.total !== null) budget = pageBudget(page.total, offset, pageSize);
       if (budget !== null && pages > budget.pages) {
@@ -216,9 +218,20 @@ export async function* runAnalysisPhases(
   }
 }
 
+/** What the paging loop reads of a page: its size, the console's total and its clock. */
+interface PageShape {
+  rowCount: number;
+  total: number | null;
+  timestamp?: number | null;
+}
+
+function shapeOf(p: AnalysisPageResult): PageShape {
+  return { rowCount: p.rows.length, total: p.total, timestamp: p.timestamp };
+}
+
 /** Whether a phase ends with this page: an empty or short page, or the offset reaches the console's total. */
-function isLastPage(page: AnalysisPageResult, offset: number, pageSize: number): boolean {
-  const n = page.rows.length;
+function isLastPage(page: PageShape, offset: number, pageSize: number): boolean {
+  const n = page.rowCount;
   return n === 0 || n < pageSize || (page.total !== null && offset + n >= page.total);
 }
 
