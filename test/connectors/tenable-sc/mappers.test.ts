@@ -6,7 +6,7 @@ import { HostResolver } from '../../../src/connectors/tenable-sc/map/host-resolv
 import { hostsApiHost, mapHostsApiRow } from '../../../src/connectors/tenable-sc/map/hosts-api.ts';
 import { complianceKey, hostKey } from '../../../src/connectors/tenable-sc/map/identity.ts';
 import { hostNames, mapSumipRow, osFromCpe } from '../../../src/connectors/tenable-sc/map/sumip.ts';
-import { bool, compareVersions, epochToIso, int, list, macs, num, text } from '../../../src/connectors/tenable-sc/map/values.ts';
+import { bool, compareVersions, epochToIso, int, isoOfSeconds, list, macs, num, text } from '../../../src/connectors/tenable-sc/map/values.ts';
 import {
   isComplianceRow,
   mapComplianceRow,
@@ -31,6 +31,12 @@ test('values: string numbers, -1, empty strings, epochs, booleans, lists', () =>
   assert.equal(epochToIso('1545074182'), '2018-12-17T19:16:22.000Z');
   assert.equal(epochToIso('-1'), null);
   assert.equal(epochToIso(''), null);
+  assert.equal(epochToIso(1545074182.5), '2018-12-17T19:16:22.500Z');
+  assert.equal(epochToIso('1545074182123'), '2018-12-17T19:16:22.123Z', 'milliseconds tolerated');
+  // Whole seconds are formatted by arithmetic: as Date writes them, across leap days and centuries (2000, 2100).
+  const edges = [0, 1, 59, 86399, 86400, 951782400, 951868799, 4107542400, 4107628800, 253402300799];
+  const spread = Array.from({ length: 20000 }, (_, i) => Math.floor((i * 12_670_000_007) % 253_402_300_799) + 1);
+  for (const s of [...edges, ...spread]) assert.equal(isoOfSeconds(s), new Date(s * 1000).toISOString(), String(s));
   assert.equal(bool('1'), true);
   assert.equal(bool('false'), false);
   assert.equal(bool('maybe'), null);

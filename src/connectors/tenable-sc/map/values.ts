@@ -10,8 +10,9 @@ export function text(v: unknown): string | null {
 }
 
 /** A finite number from a string or number; "", "-1", null and non-numbers become null. */
-export function num(v: unknown, opts: { negativeIsNull?: boolean } = {}): number | null {
-  const negativeIsNull = opts.negativeIsNull ?? true;
+export function num(v: unknown, opts?: { negativeIsNull?: boolean }): number | null {
+  // (no default object: called ~20 times a row, it allocated one each time)
+  const negativeIsNull = opts?.negativeIsNull ?? true;
   let n: number;
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string' && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v);
@@ -52,9 +53,37 @@ export function epochToIso(v: unknown): string | null {
 
 function isoOf(v: unknown): string | null {
   const n = num(v);
+  if (n === null || n <= 0) return null;
+  if (Number.isInteger(n) && n <= LAST_SECOND_OF_9999) return isoOfSeconds(n);
   // Values in milliseconds are not expected from Tenable.sc, but tolerate them.
-  const d = n === null || n <= 0 ? null : new Date(n > 1e12 ? n : n * 1000);
-  return d === null || Number.isNaN(d.getTime()) ? null : d.toISOString();
+  const d = new Date(n > 1e12 ? n : n * 1000);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+const LAST_SECOND_OF_9999 = 253_402_300_799;
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * Whole epoch seconds (1970 … 9999-12-31) as `Date#toISOString` writes them, by arithmetic: a date that
+ * misses the cache cost a Date object and its formatting, ~4 times this (2 s of a 1M-finding sync's main
+ * thread, profiled). Days to the civil date as in Howard Hinnant's `civil_from_days`.
+ */
+export function isoOfSeconds(seconds: number): string {
+  const days = Math.floor(seconds / 86400);
+  let rest = seconds - days * 86400;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hour = Math.floor(rest / 3600);
+  rest -= hour * 3600;
+  const minute = Math.floor(rest / 60);
+  return `${year}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(rest - minute * 60)}.000Z`;
 }
 
 /** A date as ISO-8601 UTC: epoch seconds (or milliseconds), or a date text; else null. */
