@@ -66,6 +66,18 @@ export async function rebuildDeferredIndexes(db: Driver, runId?: string): Promis
   return rows.length;
 }
 
+/**
+ * PostgreSQL: statistics for the tables a run loaded without their indexes, taken before the builds
+ * (an index build's lock would hold ANALYZE back until it ends). A fresh load has none until autovacuum
+ * comes by, and the epilogue's grouped scans were planned blind: measured at 954k findings, a summary
+ * of 3.6k groups sorted 854k rows on disk (10.7 s) where a hash of the groups takes a fraction of it.
+ */
+export async function analyzeLoaded(db: Driver, runId: string): Promise<void> {
+  if (db.dialect !== 'postgres') return;
+  const tables = await db.all<{ table_name: string }>(`SELECT DISTINCT "table_name" FROM "deferred_indexes" WHERE "run_id" = ?`, [runId]);
+  if (tables.length > 0) await db.exec(`ANALYZE ${tables.map((t) => q(t.table_name)).join(', ')}`);
+}
+
 /** At a run's end: the indexes it deferred, then any a crashed run left (its notes outlive it). */
 export async function finishDeferredIndexes(db: Driver, runId: string): Promise<void> {
   await rebuildDeferredIndexes(db, runId);

@@ -7,7 +7,7 @@ import { InputError } from '../core/errors.ts';
 import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
 import type { SecretBox } from '../core/secrets.ts';
 import * as links from './asset-links.ts';
-import { DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
+import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
 import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
 import type { CorrelationResult } from './correlation.ts';
 import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
@@ -245,7 +245,7 @@ export class Store {
    * tables without them; `built` settles when they are all there. On a SQLite file the page writer's
    * thread builds them (the epilogue's writes take turns with each build); PostgreSQL builds them on
    * connections of their own, whose table lock only writes to these tables would wait for, and the
-   * epilogue writes none (sweep() has nothing to mark in them).
+   * epilogue writes none (sweep() has nothing to mark in them); it analyses the loaded tables first.
    */
   async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
     if (this.#writer) {
@@ -258,6 +258,7 @@ export class Store {
       });
       return { built };
     }
+    await analyzeLoaded(this.db, runId);
     return { built: finishDeferredIndexes(this.db, runId) };
   }
 
