@@ -99,8 +99,6 @@ class SqliteDriver implements Driver {
   }
 }
 
-export { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from './sqlite-waits.ts';
-
 export function openSqlite(path: string, opts: { busyTimeoutMs?: number } = {}): Driver {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });

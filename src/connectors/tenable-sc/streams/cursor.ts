@@ -126,14 +126,15 @@ export async function* runAnalysisPhases(
     const before = mappedBefore;
     const fetched = page.then(async (p) => {
       onHeaders();
+      const shape = shapeOf(p);
       if (mine === generation) {
-        if (p.total !== null) total = p.total;
-        if (isLastPage(shapeOf(p), offset, pageSize)) ended = true;
+        if (shape.total !== null) total = shape.total;
+        if (isLastPage(shape, offset, pageSize)) ended = true;
         else pump(phase, q);
       }
       await before;
       const mapped = p.rows.length > 0 ? phase.map(p.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 };
-      return { page: shapeOf(p), mapped };
+      return { page: shape, mapped };
     });
     // A failed request is no longer at the console; its error is handled where it is awaited. This
     // only keeps a page asked for ahead and then abandoned from counting as an unhandled rejection.
