@@ -74,8 +74,12 @@ export function rowHostIds(row: Record<string, unknown>): HostIds {
 }
 
 export class HostResolver {
-  /** `scope \0 kind \0 value` → host key, or null where two hosts share it (then it decides nothing). */
-  readonly #aliases = new Map<string, string | null>();
+  /**
+   * scope → kind → value → host key, or null where two hosts share it (then it decides nothing). Nested
+   * rather than keyed by one joined string: 20,000 hosts hold ~290k aliases, and the joined keys were
+   * ~9 MB of concatenated strings kept for the whole run (a heap snapshot), plus one built per lookup.
+   */
+  readonly #aliases = new Map<string, Map<Kind, Map<string, string | null>>>();
   readonly #hosts = new Map<string, Facts>();
   readonly #runIps = new Map<string, string[]>();
   /** Host key → the address key (`addr:…`) it has as a console host: its own, or the first row's without a UUID that landed on it. */
@@ -204,13 +208,13 @@ export class HostResolver {
 
   #lookup(scope: string, kind: Kind, value: string): string | null {
     if (scope) {
-      const hit = this.#aliases.get(`${scope}\0${kind}\0${value}`);
+      const hit = this.#aliases.get(scope)?.get(kind)?.get(value);
       if (hit !== undefined) return hit;
       // A host stored without a repository (a Host Assets row that named none) matches any scope.
-      const any = this.#aliases.get(`${GLOBAL}\0${kind}\0${value}`);
+      const any = this.#aliases.get(GLOBAL)?.get(kind)?.get(value);
       return any && this.#hosts.get(any)?.scope === '' ? any : null;
     }
-    return this.#aliases.get(`${GLOBAL}\0${kind}\0${value}`) ?? null;
+    return this.#aliases.get(GLOBAL)?.get(kind)?.get(value) ?? null;
   }
 
   /** A match through `via` is refused when a stronger identifier says it is another machine. */
@@ -233,10 +237,19 @@ export class HostResolver {
 
   #alias(scope: string, kind: Kind, value: string, key: string): void {
     for (const s of scope ? [scope, GLOBAL] : [GLOBAL]) {
-      const k = `${s}\0${kind}\0${value}`;
-      const old = this.#aliases.get(k);
-      if (old === undefined) this.#aliases.set(k, key);
-      else if (old !== null && old !== key) this.#aliases.set(k, null);
+      let kinds = this.#aliases.get(s);
+      if (!kinds) {
+        kinds = new Map();
+        this.#aliases.set(s, kinds);
+      }
+      let values = kinds.get(kind);
+      if (!values) {
+        values = new Map();
+        kinds.set(kind, values);
+      }
+      const old = values.get(value);
+      if (old === undefined) values.set(value, key);
+      else if (old !== null && old !== key) values.set(value, null);
     }
   }
 
