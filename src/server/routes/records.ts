@@ -60,7 +60,9 @@ function jsonType(f: FieldDef): Record<string, unknown> {
     case 'time':
       return { type: ['string', 'null'], format: 'date-time' };
     case 'json':
-      return f.array ? { type: ['array', 'null'], items: {} } : { type: ['object', 'null'], additionalProperties: true };
+      // A json field that is not a list of values may still hold a list (a plugin's VPR drivers are a
+      // list of objects): typed as an object, the serializer refused the answer with a 500.
+      return f.array ? { type: ['array', 'null'], items: {} } : { type: ['object', 'array', 'null'], additionalProperties: true, items: {} };
     default:
       return { type: ['string', 'null'] };
   }
