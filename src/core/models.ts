@@ -189,6 +189,7 @@ const MODEL_FIELD_DEFS = {
       time('pluginModified'),
       time('vulnPublished'),
       time('patchPublished'),
+      text('checkType'),
     ],
   ],
   // Correlated machines across sources (src/correlate): not a source's records, so `source` is null.

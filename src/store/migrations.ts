@@ -418,15 +418,24 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // 0.55 s in byte order). The order a list sorts by is then the same on both stores. Every table, so that joins
   // compare columns of one collation (a join across two would not use the other's index). Nothing on SQLite.
   { version: 17, name: 'record text in byte order on PostgreSQL', sql: '-- SQLite compares text in byte order already', postgres: byteOrderText() },
+  // The plugin's check type (local: found with credentials on the host; remote; combined): a column of
+  // the plugin catalog, filled from the API's `checkType` and the CSV export's "Check Type".
+  { version: 18, name: 'plugin check type', sql: 'ALTER TABLE rec_plugins ADD COLUMN check_type TEXT;' },
 ];
 
-function byteOrderText(): string {
+/**
+ * From migration 17 on, every text column of PostgreSQL compares in byte order; migrate.ts runs this
+ * after each later migration too, so a migration that adds a text column need not say so. Columns in
+ * byte order already are left alone (altering one rebuilds its indexes).
+ */
+export const BYTE_ORDER_FROM = 17;
+export function byteOrderText(): string {
   return `
 DO $$
 DECLARE c record;
 BEGIN
   FOR c IN SELECT table_name, column_name FROM information_schema.columns
-    WHERE table_schema = current_schema() AND data_type = 'text'
+    WHERE table_schema = current_schema() AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'
       AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE')
   LOOP
     EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE TEXT COLLATE "C"', c.table_name, c.column_name);

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { RecordIdSet } from '../../src/store/id-set.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS } from '../helpers/databases.ts';
@@ -61,3 +63,33 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+const pgBackend = BACKENDS.find((b) => b.kind === 'postgres')!;
+
+test('a text column a later migration adds compares in byte order without saying so (postgres)', { skip: pgBackend.skip }, async () => {
+  const db = await pgBackend.create();
+  const store = await Store.open(db.url, box, () => []);
+  try {
+    const later = {
+      version: MIGRATIONS.at(-1)!.version + 1000,
+      name: 'test: later text',
+      sql: 'ALTER TABLE rec_plugins ADD COLUMN later_note TEXT; CREATE TABLE later_things (label TEXT);',
+    };
+    await migrate(store.db, [...MIGRATIONS, later]);
+    const cols = await store.db.all(
+      `SELECT table_name, column_name, collation_name FROM information_schema.columns
+       WHERE table_schema = current_schema() AND column_name IN ('later_note', 'label', 'check_type') ORDER BY column_name`,
+    );
+    assert.deepEqual(
+      cols.map((c) => [c.table_name, c.column_name, c.collation_name]),
+      [
+        ['rec_plugins', 'check_type', 'C'],
+        ['later_things', 'label', 'C'],
+        ['rec_plugins', 'later_note', 'C'],
+      ],
+    );
+  } finally {
+    await store.close();
+    await db.drop();
+  }
+});

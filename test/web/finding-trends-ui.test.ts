@@ -89,6 +89,14 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     const tickets = page.getByRole('table', { name: 'Tickets linked to this finding' });
     await tickets.getByRole('link', { name: String(ticket.displayId ?? ticket.externalId) }).waitFor();
     if (finding.owner) await page.locator('.props').getByText(String(finding.owner)).first().waitFor();
+    const plugins = await ui.api<{ items: Rec[] }>(`/api/v1/plugins?pluginId=${String(finding.pluginId)}&limit=1`);
+    const checkType = String(plugins.items[0]?.checkType ?? '');
+    assert.match(checkType, /^(local|remote|combined)$/, 'the plugin catalog has the check type the simulator sent');
+    await page
+      .locator('.props')
+      .getByText(new RegExp(`^${checkType}\\b`))
+      .first()
+      .waitFor();
     await page
       .getByRole('link', { name: /./ })
       .and(page.locator(`a[href="/inventory/hosts/${finding.hostId}"]`))

@@ -15,6 +15,9 @@ const CHANGE_TEXT: Record<string, string> = {
 const day = (iso: unknown) => (typeof iso === 'string' && iso ? iso.slice(0, 10) : null);
 const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(v < 0.1 ? 2 : 1)} %` : null);
 
+/** How the scanner's plugin checked (its check type), in words. */
+const CHECK_TYPES: Record<string, string> = { local: 'local (with credentials, on the host)', remote: 'remote (over the network)', combined: 'combined' };
+
 /** A label and value row of a definition list; nothing when the value is absent and `optional`. */
 function Prop({ label, value, optional }: { label: string; value: React.ReactNode; optional?: boolean }) {
   if (optional && (value === null || value === undefined || value === '')) return null;
@@ -173,6 +176,7 @@ export function FindingPage({ id }: { id: string }) {
             value={f.knownExploited ? <span className="kev">Yes{f.kevDateAdded ? `, since ${day(f.kevDateAdded)}` : ''}</span> : 'No'}
           />
           <Prop label="Exploit available" value={cell(f.exploitAvailable)} />
+          <Prop label="Check type" value={p?.checkType ? (CHECK_TYPES[String(p.checkType)] ?? String(p.checkType)) : null} optional />
         </dl>
         {cves.length === 0 ? (
           <p className="muted">No CVE is named for this finding.</p>

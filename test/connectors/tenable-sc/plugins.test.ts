@@ -59,8 +59,10 @@ test('a vulndetails row → its plugin record', () => {
     pluginModified: '2023-11-14T22:13:20.000Z',
     vulnPublished: '2021-12-07T00:00:00.000Z',
     patchPublished: null,
+    checkType: 'remote',
   });
   assert.equal(mapPlugin(vulnRow({ pluginID: '' })), null);
+  assert.equal(mapPlugin(vulnRow({ checkType: '' }))?.fields.checkType, null, 'no check type is null, never ""');
   assert.equal(vprDrivers('[]'), null);
   assert.equal(vprDrivers('not json'), null);
 });
@@ -130,6 +132,7 @@ describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false
     assert.equal(p?.fields.solution, null, 'an empty solution is null, never ""');
     assert.equal(v?.fields.exploitAvailable, false);
     for (const r of rows) assert.ok(mapPlugin(r));
+    assert.deepEqual([...new Set(rows.map((r) => mapPlugin(r)?.fields.checkType))].sort(), ['local', 'remote'], 'the check type as recorded');
   });
 
   test('real CSV exports: one plugin record per plugin, with the text columns, and finding detail', async () => {
@@ -154,6 +157,7 @@ describe('plugin detail from the recorded corpus', { skip: corpusPresent ? false
     assert.equal(p.pluginPublished, '2014-04-29T12:00:00.000Z');
     assert.equal(p.vulnPublished, null, '"N/A" is no date and rejects nothing');
     assert.deepEqual(p.xrefs, ['IAVA #0001-A-0560']);
+    assert.equal(p.checkType, 'remote', 'the "Check Type" column');
     const f = vulns[0]!.fields;
     assert.equal(f.pluginFamily, 'Databases');
     assert.match(f.proof as string, /^The following unsupported installation of Microsoft SQL Server/);

@@ -56,6 +56,7 @@ export const VULN_COLUMNS: ColumnDef[] = [
   { field: 'patchPubDate', headers: ['Patch Publication Date'] },
   { field: 'pluginPubDate', headers: ['Plugin Publication Date'] },
   { field: 'pluginModDate', headers: ['Plugin Modification Date'] },
+  { field: 'checkType', headers: ['Check Type'] },
 ];
 
 export const HOST_COLUMNS: ColumnDef[] = [
@@ -146,7 +147,8 @@ export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   copy('solution');
   copy('synopsis');
   copy('exploitAvailable');
-  for (const f of ['description', 'seeAlso', 'riskFactor', 'exploitFrameworks', 'cvssVector', 'cvssV3Vector', 'cvssV4BaseScore', 'cvssV4Vector']) copy(f);
+  for (const f of ['description', 'seeAlso', 'riskFactor', 'exploitFrameworks', 'cvssVector', 'cvssV3Vector', 'cvssV4BaseScore', 'cvssV4Vector', 'checkType'])
+    copy(f);
   for (const f of ['vulnPubDate', 'patchPubDate', 'pluginPubDate', 'pluginModDate']) {
     const ms = parseDateMs(row.get(f));
     if (typeof ms === 'number') r[f] = String(Math.floor(ms / 1000));

@@ -66,6 +66,7 @@ export function mapPlugin(row: Record<string, unknown>): RecordOf<'plugins'> | n
       pluginModified: epochToIso(row.pluginModDate),
       vulnPublished: epochToIso(row.vulnPubDate),
       patchPublished: epochToIso(row.patchPubDate),
+      checkType: text(row.checkType),
     },
   };
 }
