@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
@@ -132,4 +133,24 @@ export async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<
       await c.end();
     },
   };
+}
+
+/** A server on a fresh database of `backend` for the enclosing describe: made before its tests (then seeded), closed after. */
+export function serverOn(
+  backend: { create: () => Promise<{ url: string; drop(): Promise<void> }> },
+  seed?: (h: Harness) => Promise<void>,
+): { h: Harness; auth: Record<string, string> } {
+  const ctx = {} as { h: Harness; auth: Record<string, string>; drop?: () => Promise<void> };
+  before(async () => {
+    const db = await backend.create();
+    ctx.drop = () => db.drop();
+    ctx.h = await makeHarness({ db: db.url });
+    ctx.auth = bearer(await apiToken(ctx.h.server));
+    await seed?.(ctx.h);
+  });
+  after(async () => {
+    await ctx.h?.close();
+    await ctx.drop?.();
+  });
+  return ctx;
 }

@@ -2,9 +2,9 @@
 // key drivers) or a list of objects (a plugin's VPR drivers), and both are served as stored — typed as
 // an object, the plugin list answered 500 and the finding page lost its plugin's text.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { BACKENDS } from '../helpers/databases.ts';
+import { call, serverOn } from './helpers.ts';
 
 const DRIVERS = [
   { id: 'exploit_code_maturity', name: 'Exploit Code Maturity', value: 'High' },
@@ -13,14 +13,7 @@ const DRIVERS = [
 
 for (const backend of BACKENDS) {
   describe(`json record fields over the API (${backend.kind})`, { skip: backend.skip }, () => {
-    let db: TestDatabase;
-    let h: Harness;
-    let auth: Record<string, string>;
-
-    before(async () => {
-      db = await backend.create();
-      h = await makeHarness({ db: db.url });
-      auth = bearer(await apiToken(h.server));
+    const server = serverOn(backend, async (h) => {
       const scan = await h.app.store.createSource('scan', 'fixture', {}, null);
       await h.app.store.writePage(
         { sourceId: scan.id, sourceName: 'scan', runId: 'r1', generation: 'g1', now: new Date().toISOString() },
@@ -36,13 +29,9 @@ for (const backend of BACKENDS) {
         { value: null, complete: false },
       );
     });
-    after(async () => {
-      await h?.close();
-      await db?.drop();
-    });
 
     test('a list of objects in a json field (a plugin’s VPR drivers)', async () => {
-      const res = await call(h.server, { method: 'GET', url: '/api/v1/plugins?pluginId=156032&limit=1', headers: auth });
+      const res = await call(server.h.server, { method: 'GET', url: '/api/v1/plugins?pluginId=156032&limit=1', headers: server.auth });
       assert.equal(res.statusCode, 200, JSON.stringify(res.data));
       const [plugin] = (res.data as { items: Record<string, unknown>[] }).items;
       assert.deepEqual(plugin?.vprDrivers, DRIVERS);
@@ -50,7 +39,7 @@ for (const backend of BACKENDS) {
     });
 
     test('an object in a json field (a finding’s VPR key drivers)', async () => {
-      const res = await call(h.server, { method: 'GET', url: '/api/v1/vulnerabilities?pluginId=156032', headers: auth });
+      const res = await call(server.h.server, { method: 'GET', url: '/api/v1/vulnerabilities?pluginId=156032', headers: server.auth });
       assert.equal(res.statusCode, 200, JSON.stringify(res.data));
       const [finding] = (res.data as { items: Record<string, unknown>[] }).items;
       assert.deepEqual(finding?.vprKeyDrivers, { exploitCodeMaturity: 'High' });
