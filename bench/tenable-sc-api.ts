@@ -270,17 +270,17 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
   const peakEndMb = marks.stop();
   await close();
   await agent.close();
-  return {
-    kind: late ? 'floor-late' : 'floor',
-    store,
-    rowsRead,
-    stored,
-    seconds,
-    perSecond: stored / seconds,
-    markAt: mark,
-    peakAtMarkMb: marks.atMark,
-    peakEndMb,
-  };
+  return runResult(late ? 'floor-late' : 'floor', store, { rowsRead, stored, seconds, mark, marks, peakEndMb });
+}
+
+/** A child's measurement: its rate from what it stored in how long, and its peaks. */
+function runResult(
+  kind: Kind,
+  store: StoreKind,
+  m: { rowsRead: number; stored: number; seconds: number; mark: number; marks: RssMarks; peakEndMb: number; status?: string },
+): RunResult {
+  const { rowsRead, stored, seconds, mark, marks, peakEndMb, status } = m;
+  return { kind, store, rowsRead, stored, seconds, perSecond: stored / seconds, markAt: mark, peakAtMarkMb: marks.atMark, peakEndMb, status };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,18 +326,7 @@ async function tributaryRun(store: StoreKind, target: Target, db: string, dataDi
   const stored = result.streams.vulnerabilities?.records ?? 0;
   await app.close();
   if (result.status !== 'succeeded') throw new Error(`the run ended ${result.status}: ${result.error}`);
-  return {
-    kind: 'tributary',
-    store,
-    rowsRead: Number.NaN,
-    stored,
-    seconds,
-    perSecond: stored / seconds,
-    markAt: mark,
-    peakAtMarkMb: marks.atMark,
-    peakEndMb,
-    status: result.status,
-  };
+  return runResult('tributary', store, { rowsRead: Number.NaN, stored, seconds, mark, marks, peakEndMb, status: result.status });
 }
 
 // ---------------------------------------------------------------------------------------------
