@@ -193,6 +193,12 @@ CREATE TABLE asset_scratch (
 );
 `;
 
+/**
+ * From this migration on, every text column of PostgreSQL compares in byte order: migrate.ts keeps it so
+ * after each later migration, so a migration that adds a text column need not say so.
+ */
+export const BYTE_ORDER_FROM = 17;
+
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'initial schema', sql: initial },
   // The file drop: one row per imported object version (source, key, etag), and the revocable
@@ -417,18 +423,21 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // and its summaries' sorts the larger part of its epilogue (measured: an index on 954k ids 1.4 s,
   // 0.55 s in byte order). The order a list sorts by is then the same on both stores. Every table, so that joins
   // compare columns of one collation (a join across two would not use the other's index). Nothing on SQLite.
-  { version: 17, name: 'record text in byte order on PostgreSQL', sql: '-- SQLite compares text in byte order already', postgres: byteOrderText() },
+  {
+    version: BYTE_ORDER_FROM,
+    name: 'record text in byte order on PostgreSQL',
+    sql: '-- SQLite compares text in byte order already',
+    postgres: byteOrderText(),
+  },
   // The plugin's check type (local: found with credentials on the host; remote; combined): a column of
   // the plugin catalog, filled from the API's `checkType` and the CSV export's "Check Type".
   { version: 18, name: 'plugin check type', sql: 'ALTER TABLE rec_plugins ADD COLUMN check_type TEXT;' },
 ];
 
 /**
- * From migration 17 on, every text column of PostgreSQL compares in byte order; migrate.ts runs this
- * after each later migration too, so a migration that adds a text column need not say so. Columns in
- * byte order already are left alone (altering one rebuilds its indexes).
+ * Every text column of PostgreSQL not yet in byte order is put in it (altering one already in it would
+ * rebuild its indexes): migration BYTE_ORDER_FROM, and migrate.ts after each later one.
  */
-export const BYTE_ORDER_FROM = 17;
 export function byteOrderText(): string {
   return `
 DO $$

@@ -40,13 +40,16 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The folder of src a path is in (OUTSIDE for a path outside src). */
+const folderOf = (path: string) => relative(src, path).split('/')[0]!;
+
 /** Each relative import that leaves its folder: the importing file, the folders from and to. */
 function crossings(): { file: string; from: string; to: string; spec: string }[] {
   return sourceFiles(src).flatMap((file) => {
-    const from = relative(src, file).split('/')[0]!;
+    const from = folderOf(file);
     return [...readFileSync(file, 'utf8').matchAll(IMPORT)].flatMap((m) => {
       const spec = (m[1] ?? m[2])!;
-      const to = relative(src, resolve(dirname(file), spec)).split('/')[0]!;
+      const to = folderOf(resolve(dirname(file), spec));
       return to === from ? [] : [{ file: relative(src, file), from, to, spec }];
     });
   });
@@ -83,6 +86,6 @@ test('the scan catches an upward import (a store file importing the sync layer)'
   const line = `import { x } from '../sync/runner.ts';`;
   const m = [...line.matchAll(IMPORT)][0];
   assert.equal(m?.[1], '../sync/runner.ts');
-  const to = relative(src, resolve(join(src, 'store'), m![1]!)).split('/')[0]!;
+  const to = folderOf(resolve(join(src, 'store'), m![1]!));
   assert.ok(LAYER[to]! > LAYER.store!);
 });

@@ -12,6 +12,7 @@ import { type AppContext, openApp } from '../../src/app/context.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { buildServer, type ServerOptions } from '../../src/server/server.ts';
+import type { TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector } from './fixture-connector.ts';
 
 // Every test that writes records fails on a field its model does not have (store/records.ts checkFields).
@@ -136,10 +137,7 @@ export async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<
 }
 
 /** A server on a fresh database of `backend` for the enclosing describe: made before its tests (then seeded), closed after. */
-export function serverOn(
-  backend: { create: () => Promise<{ url: string; drop(): Promise<void> }> },
-  seed?: (h: Harness) => Promise<void>,
-): { h: Harness; auth: Record<string, string> } {
+export function serverOn(backend: { create: () => Promise<TestDatabase> }, seed?: (h: Harness) => Promise<void>): { h: Harness; auth: Record<string, string> } {
   const ctx = {} as { h: Harness; auth: Record<string, string>; drop?: () => Promise<void> };
   before(async () => {
     const db = await backend.create();
