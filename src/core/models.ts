@@ -291,6 +291,11 @@ export interface IncomingRecord {
    * export of the same name can tell which records it covers (docs/csv-import.md). Unset: untouched.
    */
   origin?: string;
+  /**
+   * The fields come from a less trusted row (a host's facts repeated on its finding rows): each fills
+   * the stored record's field only where it has no value, never overwriting a stronger source's.
+   */
+  fill?: boolean;
   fields: Record<string, unknown>;
 }
 

@@ -53,6 +53,8 @@ interface Shape {
   upstreamLast: boolean;
   /** The records carry their origin (file imports). */
   origin: boolean;
+  /** The records only fill fields the stored record lacks (IncomingRecord.fill). */
+  fill: boolean;
 }
 
 /**
@@ -68,7 +70,7 @@ function jsonUnion(dialect: 'sqlite' | 'postgres', a: string, b: string): string
 const insertCache = new Map<string, InsertSql>();
 
 function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
-  const cacheKey = `${model}|${shape.fields.map((f) => f.name).join(',')}|${shape.upstreamFirst}|${shape.upstreamLast}|${shape.origin}`;
+  const cacheKey = `${model}|${shape.fields.map((f) => f.name).join(',')}|${shape.upstreamFirst}|${shape.upstreamLast}|${shape.origin}|${shape.fill}`;
   const hit = insertCache.get(cacheKey);
   if (hit) return hit;
   const table = q(tableOf(model));
@@ -93,7 +95,10 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
     const c = q(columnOf(f.name));
     for (const dialect of ['sqlite', 'postgres'] as const) {
       const u = tails[dialect];
-      if (model === 'vulnerabilities' && f.name === 'status') {
+      if (shape.fill) {
+        // A less trusted row's value: kept only where the stored record has none.
+        u.push(`${c} = COALESCE(${table}.${c}, excluded.${c})`);
+      } else if (model === 'vulnerabilities' && f.name === 'status') {
         // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
         u.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
       } else if (model === 'vulnerabilities' && FINDING_TIMES.includes(f.name)) {
@@ -162,12 +167,15 @@ function planOf(model: ModelName): ModelPlan {
   return p;
 }
 
-function shapeOf(plan: ModelPlan, mask: number): Shape {
-  let shape = plan.shapes.get(mask);
+/** The shape of a group key: the mask of present fields, negated (-mask - 1) for records that only fill. */
+function shapeOf(plan: ModelPlan, key: number): Shape {
+  let shape = plan.shapes.get(key);
   if (!shape) {
+    const fill = key < 0;
+    const mask = fill ? -key - 1 : key;
     const has = (bit: number): boolean => Math.floor(mask / 2 ** bit) % 2 === 1;
-    shape = { fields: plan.fields.filter((_, i) => has(i + 3)), upstreamFirst: has(0), upstreamLast: has(1), origin: has(2) };
-    plan.shapes.set(mask, shape);
+    shape = { fields: plan.fields.filter((_, i) => has(i + 3)), upstreamFirst: has(0), upstreamLast: has(1), origin: has(2), fill };
+    plan.shapes.set(key, shape);
   }
   return shape;
 }
@@ -295,6 +303,7 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
       }
       mask += 2 ** (i + 3);
     }
+    if (r.fill) mask = -mask - 1;
     let g = groups.get(mask);
     if (!g || strict) checkFields(plan, model, stamp.sourceName, rf, strict);
     if (!g) {

@@ -34,9 +34,13 @@ test('6.x: sumip names an unauthenticated host by address, vulndetails by hostUU
     assert.equal(keys[0], rowHostKey(order[0]!), 'keyed by the first row that named it');
     assert.equal(hosts[0]!.key, keys[0]);
   }
-  // sumip first: the finding teaches the host its hostUUID (written onto it).
+  // sumip first: the finding teaches the host its hostUUID (written onto it), and the OS every finding
+  // row carries fills the OS the sumip row lacked (only where the store has none).
   const { hosts } = run(new HostResolver(), [sumip, finding]);
-  assert.deepEqual(hosts.at(-1), { key: 'addr:2|10.0.0.7|', fields: { hostUuid: HOST_UUID } });
+  assert.deepEqual(hosts.slice(1), [
+    { key: 'addr:2|10.0.0.7|', fields: { hostUuid: HOST_UUID } },
+    { key: 'addr:2|10.0.0.7|', fill: true, fields: { os: 'Microsoft Windows Server 2019' } },
+  ]);
 });
 
 test('order of trust: Tenable UUID, BIOS UUID, MAC, NetBIOS, FQDN, IP each find the host', () => {
@@ -106,7 +110,31 @@ test('seeded with the stored hosts: a later run (or a resumed one) finds them by
     vulnRow({ ip: '10.0.0.10', uuid: 'CCCC-3', dnsName: 'x.corp.example', repository: REPO }),
   ]);
   assert.deepEqual(keys, ['addr:2|10.0.0.7|', 'uuid:cccc-3']);
-  assert.deepEqual(hosts, [{ key: 'uuid:cccc-3', fields: { tenableUuid: 'cccc-3' } }], 'only what the store lacks is written');
+  assert.deepEqual(
+    hosts.filter((h) => !h.fill),
+    [{ key: 'uuid:cccc-3', fields: { tenableUuid: 'cccc-3' } }],
+    'only what the store lacks is written',
+  );
+});
+
+test("a host's missing facts fill in from any row that names it, once, and only where the store has none", () => {
+  const resolver = new HostResolver();
+  resolver.seed({ key: 'addr:2|10.0.0.7|', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.7'], hostUuid: HOST_UUID, os: 'From the hosts API' } });
+  const row = vulnRow({
+    ip: '10.0.0.7',
+    uuid: '',
+    hostUUID: HOST_UUID,
+    dnsName: 'web01.corp.example',
+    netbiosName: '',
+    operatingSystem: 'Row OS',
+    repository: REPO,
+  });
+  const { hosts } = run(resolver, [row, { ...row, pluginID: '19506' }]);
+  assert.deepEqual(
+    hosts,
+    [{ key: 'addr:2|10.0.0.7|', fill: true, fields: { hostname: 'web01', fqdn: 'web01.corp.example' } }],
+    'the stored OS is not offered again; the names are, once',
+  );
 });
 
 test('the fact sheet sumip example: identifiers kept on the host', () => {

@@ -233,7 +233,9 @@ test('inventory rows: software, ports, host enrichment; info findings only with 
     mapVulndetailsRow(vulnRow({ pluginID: '19506', severity: '0', pluginText: fixture('plugin-19506.txt') }), { file: true }).hosts?.[0]?.fields,
     { credentialed: true },
   );
-  assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '12053', pluginText: fixture('plugin-12053.txt') }))?.fields, { fqdn: 'web01.corp.example' });
+  // 12053's reverse DNS fills the names a host lacks (the short name from the FQDN), never overwriting.
+  const fqdn = mapHostEnrichment(vulnRow({ pluginID: '12053', pluginText: fixture('plugin-12053.txt') }));
+  assert.deepEqual([fqdn?.fill, fqdn?.fields], [true, { fqdn: 'web01.corp.example', hostname: 'web01' }]);
   assert.deepEqual(mapHostEnrichment(vulnRow({ pluginID: '35716', pluginText: fixture('plugin-35716.txt') }))?.fields, {
     macAddresses: ['00:50:56:a1:b2:c3', '00:50:56:a1:b2:c4'],
   });

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { type ColumnDef, type CsvRow, detach, type FileKind, ipAddressesOf, RowError, type RowMapper, shown } from '../../../filedrop/csv/columns.ts';
 import { parseDate, parseDateMs } from '../../../filedrop/csv/dates.ts';
 import { scoreOf } from '../map/host-fields.ts';
-import { type HostIds, HostResolver, netbiosOf } from '../map/host-resolver.ts';
+import { type HostIds, HostResolver, netbiosOf, splitRowFacts } from '../map/host-resolver.ts';
 import { hostKey } from '../map/identity.ts';
 import { hostNames, osFromCpe } from '../map/sumip.ts';
 import { macs, remembered } from '../map/values.ts';
@@ -221,7 +221,7 @@ function vulnMapper(opts: FileKindOptions, shared: Map<string, unknown>): RowMap
       const ips = resolver.addressesOf(key);
       if (ips.length > 1) host.fields.ipAddresses = ips;
       host.fields.scannerLastSeen = last ? new Date(last * 1000).toISOString() : undefined;
-      add('hosts', host);
+      for (const r of splitRowFacts(host)) add('hosts', r);
     },
   };
 }

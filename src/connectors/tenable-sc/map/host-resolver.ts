@@ -5,7 +5,7 @@
 // strongest key that row has), and every other identifier maps to it. The index is seeded from the
 // hosts the store already holds, so resumed and incremental runs find the same hosts.
 import type { KnownHost } from '../../../core/connector.ts';
-import type { AddRecord } from '../../../core/models.ts';
+import type { AddRecord, FieldsOf, RecordOf } from '../../../core/models.ts';
 import { rowHostKey } from './identity.ts';
 import { hostNames } from './sumip.ts';
 import { list, macs, refId, refName, text } from './values.ts';
@@ -47,6 +47,47 @@ export interface Resolution {
   learned: Partial<Record<Single, string>>;
 }
 
+/** A host's descriptive facts that any row naming it may fill in (IncomingRecord.fill). */
+const FACTS = ['os', 'hostname', 'fqdn', 'netbiosName'] as const;
+const ALL_FACTS = (1 << FACTS.length) - 1;
+
+/** Which FACTS a host's fields hold (bit i: FACTS[i]). */
+function factBits(fields: Record<string, unknown>): number {
+  let bits = 0;
+  FACTS.forEach((name, i) => {
+    if (fields[name] !== null && fields[name] !== undefined && fields[name] !== '') bits |= 1 << i;
+  });
+  return bits;
+}
+
+/**
+ * A host record built from a finding row, split in two: its FACTS as a record that only fills, the
+ * rest (addresses, identifiers, last seen) as it was. A Host Assets export then keeps its OS and names
+ * whatever order the files are imported in.
+ */
+export function splitRowFacts(host: RecordOf<'hosts'>): RecordOf<'hosts'>[] {
+  const facts: FieldsOf<'hosts'> = {};
+  for (const name of FACTS) {
+    const v = host.fields[name];
+    if (v !== undefined) {
+      facts[name] = v;
+      delete host.fields[name];
+    }
+  }
+  return Object.keys(facts).length === 0 ? [host] : [host, { key: host.key, fill: true, fields: facts }];
+}
+
+/** The FACTS an analysis row carries about its host. */
+function rowFacts(row: Record<string, unknown>): Partial<Record<(typeof FACTS)[number], string>> {
+  const names = hostNames(row.dnsName, row.netbiosName);
+  return {
+    os: text(row.operatingSystem) ?? undefined,
+    hostname: names.hostname ?? undefined,
+    fqdn: names.fqdn ?? undefined,
+    netbiosName: text(row.netbiosName) ?? undefined,
+  };
+}
+
 const GLOBAL = '*';
 const lower = (v: unknown): string | null => text(v)?.toLowerCase() ?? null;
 
@@ -86,6 +127,8 @@ export class HostResolver {
   readonly #claims = new Map<string, string>();
   /** Repository ids → names, learned from rows that carry both (for /rest/hosts rows, which give the id). */
   readonly repositoryNames = new Map<string, string>();
+  /** Host key → which of FACTS the host has (bit i: FACTS[i]), so a finding row fills only what is missing. */
+  readonly #factsKnown = new Map<string, number>();
 
   /** Seeds the index with the hosts the store holds for this source. */
   static async load(knownHosts: (() => Promise<KnownHost[]>) | undefined): Promise<HostResolver> {
@@ -107,6 +150,7 @@ export class HostResolver {
       ips: Array.isArray(f.ipAddresses) ? f.ipAddresses.map(String) : [],
     };
     this.#add(h.key, ids);
+    this.#factsKnown.set(h.key, factBits(f));
     // A host keyed by its address is that console host: another address without a UUID is another one.
     if (h.key.startsWith('addr:')) this.#claims.set(h.key, h.key);
     // Hosts stored before their identifiers had fields of their own: a `uuid:` key names one.
@@ -130,11 +174,40 @@ export class HostResolver {
     if (this.#lastRow !== null && sameHostValues(row, this.#lastRow)) return this.#lastKey;
     this.learnRepository(row.repository);
     const res = this.resolve(rowHostIds(row), rowHostKey(row));
-    if (res.created) add('hosts', hostFromFindingRow(row, res.key));
-    else if (Object.keys(res.learned).length > 0) add('hosts', { key: res.key, fields: { ...res.learned } });
+    if (res.created) {
+      const host = hostFromFindingRow(row, res.key);
+      this.#factsKnown.set(res.key, factBits(host.fields));
+      add('hosts', host);
+    } else {
+      if (Object.keys(res.learned).length > 0) add('hosts', { key: res.key, fields: { ...res.learned } });
+      this.#fillFacts(res.key, row, add);
+    }
     this.#lastRow = row;
     this.#lastKey = res.key;
     return res.key;
+  }
+
+  /**
+   * Facts a known host lacks that this row carries (every finding row repeats its host's OS and names),
+   * written to fill only: a host created from a row without them (sumip without an OS) gets them from
+   * the next row that has them, and a stronger source's value is never overwritten.
+   */
+  #fillFacts(key: string, row: Record<string, unknown>, add: AddRecord): void {
+    const known = this.#factsKnown.get(key) ?? 0;
+    if (known === ALL_FACTS) return;
+    const offered = rowFacts(row);
+    const fields: FieldsOf<'hosts'> = {};
+    let bits = known;
+    FACTS.forEach((name, i) => {
+      const v = offered[name];
+      if (v && (known & (1 << i)) === 0) {
+        fields[name] = v;
+        bits |= 1 << i;
+      }
+    });
+    if (bits === known) return;
+    this.#factsKnown.set(key, bits);
+    add('hosts', { key, fill: true, fields });
   }
 
   /** What is known of a host (its repository and single-valued identifiers), or undefined. */

@@ -260,8 +260,10 @@ export function mapHostEnrichment(row: Record<string, unknown>, opts: { uncreden
     const name = parseDeviceHostname(out);
     if (name) f.hostname = name.toLowerCase().split('.')[0];
   } else if (pid === '12053') {
+    // Reverse DNS as a plugin reports it: it fills the names a host lacks (web01.corp.example → web01),
+    // never overwriting what the host summary or the hosts API said.
     const fqdn = parseFqdnResolution(out);
-    if (fqdn) f.fqdn = fqdn;
+    if (fqdn) return { key: opts.key ?? rowHostKey(row), fill: true, fields: { fqdn, hostname: fqdn.toLowerCase().split('.')[0] } };
   } else if (pid === '19506') {
     const credentialed = parseCredentialedScan(out);
     if (credentialed || (credentialed === false && opts.uncredentialedScan)) f.credentialed = credentialed;
