@@ -189,7 +189,13 @@ test('hosts stream: sumip, inventory enrichment, /rest/hosts only on 5.20+ and o
     ],
   });
   const pages = await collect(hostsStream({ config, client: fake.factory }).read(ctx()));
-  const hosts = pages.flatMap((p) => p.records.hosts ?? []);
+  const all = pages.flatMap((p) => p.records.hosts ?? []);
+  assert.deepEqual(
+    all.filter((h) => h.fill),
+    [],
+    'sumip gave each host its OS and names: the enrichment rows have nothing to fill',
+  );
+  const hosts = all.filter((h) => !h.fill);
   assert.equal(hosts.length, 4);
   assert.equal(hosts[2]!.key, `uuid:${agentUuid.toLowerCase()}`);
   assert.equal(hosts[2]!.fields.serialNumber, '7XK2Q93');

@@ -269,6 +269,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
       }
       const rec: RecordOf<'hosts'> = { key, fields };
       if (uuid) rec.externalId = uuid;
+      resolver.noteFacts(key, fields);
       add('hosts', rec);
     },
   };

@@ -187,6 +187,11 @@ export class HostResolver {
     return res.key;
   }
 
+  /** A host record with these fields is written (a host summary, a Host Assets row): its facts need no filling. */
+  noteFacts(key: string, fields: Record<string, unknown>): void {
+    this.#factsKnown.set(key, (this.#factsKnown.get(key) ?? 0) | factBits(fields));
+  }
+
   /**
    * Facts a known host lacks that this row carries (every finding row repeats its host's OS and names),
    * written to fill only: a host created from a row without them (sumip without an OS) gets them from

@@ -30,7 +30,9 @@ export function hostPhases(cursor: Cursor, known: Set<string>, resolver: HostRes
             resolver.learnRepository(row.repository);
             const { key } = resolver.resolve(rowHostIds(row), rowHostKey(row));
             known.add(key);
-            add('hosts', mapSumipRow(row, key));
+            const host = mapSumipRow(row, key);
+            resolver.noteFacts(key, host.fields);
+            add('hosts', host);
           },
           { ...at, missing: missingHostIdentity },
         ),
