@@ -153,6 +153,8 @@ const MODEL_FIELD_DEFS = {
     texts('assetIds'),
     texts('findingIds'),
     def('assetLinks', 'json', { array: true as const }),
+    /** Names more hosts or CVEs than a ticket about one fix would: linked by its associated assets only. */
+    bool('broad'),
   ],
   'cmdb-assets': [
     text('name', true),

@@ -1,7 +1,7 @@
 // The coverage report (interfaces.md §6.3): CMDB assets not scanned in N days (or never), scanned
 // hosts absent from the CMDB, open critical or known-exploited findings no ticket is linked to, and
-// open tickets whose linked findings are all fixed. A ticket is linked to a finding when its assetIds
-// hold the finding's asset or its findingIds hold the finding. The report's numbers are counted
+// open tickets whose linked findings are all fixed. Only covering links count (ticket-links.ts): a
+// ticket covers a finding its findingIds hold, and every finding of an asset its link `covers`. The report's numbers are counted
 // without reading the records behind them: the urgent findings from the summaries (summaries.ts,
 // as of the last run's epilogue), less those a ticket covers; its lists read the records.
 import type { CoverageCounts } from '../core/api-shapes-reports.ts';
@@ -57,22 +57,26 @@ async function scannedNotInCmdbCount(db: Driver): Promise<number> {
 
 interface TicketLinks {
   row: Row;
+  /** Assets the ticket covers whole (associated, naming no CVE or plugin). */
   assetIds: string[];
   findingIds: string[];
 }
+
+const coveredAssets = (v: unknown): string[] =>
+  typeof v === 'string' && v !== '' ? (JSON.parse(v) as { assetId: string; covers?: boolean }[]).filter((l) => l.covers).map((l) => l.assetId) : [];
 
 async function ticketLinks(db: Driver): Promise<TicketLinks[]> {
   const rows = await db.all(
     `SELECT t.*, s."name" AS "source_name" FROM "rec_tickets" t JOIN "sources" s ON s."id" = t."source_id" WHERE t."removed" = 0 AND ((t."asset_ids" IS NOT NULL AND t."asset_ids" <> '[]') OR (t."finding_ids" IS NOT NULL AND t."finding_ids" <> '[]')) ORDER BY t."id"`,
   );
-  return rows.map((row) => ({ row, assetIds: parse(row.asset_ids), findingIds: parse(row.finding_ids) }));
+  return rows.map((row) => ({ row, assetIds: coveredAssets(row.asset_links), findingIds: parse(row.finding_ids) }));
 }
 
 const URGENT = `v."removed" = 0 AND v."status" IN ('open', 'reopened') AND (v."severity" = 'critical' OR v."known_exploited" = 1)`;
 
 /**
  * How many urgent findings no ticket covers: the urgent ones (sum_vuln_counts), less those of hosts
- * whose asset a ticket names (sum_hosts.urgent), less the other urgent ones a ticket names by id.
+ * whose asset a ticket covers (sum_hosts.urgent), less the other urgent ones a ticket names by id.
  */
 async function findingsWithoutTicketCount(db: Driver, tickets: TicketLinks[]): Promise<number> {
   await ensureSummariesFor(db);

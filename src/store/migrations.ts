@@ -432,6 +432,7 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // The plugin's check type (local: found with credentials on the host; remote; combined): a column of
   // the plugin catalog, filled from the API's `checkType` and the CSV export's "Check Type".
   { version: 18, name: 'plugin check type', sql: 'ALTER TABLE rec_plugins ADD COLUMN check_type TEXT;' },
+  { version: 23, name: 'broad tickets', sql: 'ALTER TABLE rec_tickets ADD COLUMN broad INTEGER;' },
 ];
 
 /**

@@ -1,18 +1,26 @@
-// Tickets to assets and findings: the request's own associated assets first (matched to the CMDB
-// records of the same source by upstream id, else by name), then host names, FQDNs, IP addresses and
-// asset tags its text names, then CVE and plugin IDs (the findings that carry them: on the assets
-// already linked when there are some, else wherever they are open). Each link keeps its reason.
+// Tickets to assets and findings. Assets: the request's own associated assets (matched to the CMDB
+// records of the same source by upstream id, else by name), then the host names, FQDNs, IP addresses
+// and asset tags its text names. Findings: a ticket covers a finding when it names the finding's CVE or
+// plugin and is tied to its asset (associated or named), or, naming no CVE or plugin at all, when it is
+// associated with the asset (then it covers every finding there: its link says `covers`). A ticket
+// naming more hosts or CVEs than one fix would (BROAD_TICKET_MENTIONS) is broad: only its associated
+// assets count, so anyone who can file a ticket cannot cover the estate by pasting it. Each link keeps
+// its reason; the coverage report counts only covering links.
 import { mentionsOf } from '../correlate/tickets.ts';
 import type { Driver, Row } from './driver.ts';
 
 const CHUNK = 500;
 /** A ticket naming a CVE found on thousands of machines links the first this many findings. */
 const MAX_FINDINGS = 1000;
+/** More distinct hosts (or addresses, CVEs, plugins) than this named in one ticket make it broad. */
+export const BROAD_TICKET_MENTIONS = 25;
 
 export interface AssetLink {
   assetId: string;
-  reason: 'associated' | 'hostname' | 'fqdn' | 'ip' | 'asset-tag' | 'cve' | 'plugin';
+  reason: 'associated' | 'hostname' | 'fqdn' | 'ip' | 'asset-tag';
   value: string;
+  /** Associated with a ticket that names no CVE or plugin: it covers every finding of the asset. */
+  covers?: true;
 }
 
 async function inList(db: Driver, sql: (ph: string) => string, values: string[], extra: unknown[] = []): Promise<Row[]> {
@@ -36,7 +44,7 @@ async function assetsOfRecords(db: Driver, ids: string[]): Promise<Map<string, s
 
 /** Recomputes assetIds, findingIds and assetLinks of the given tickets (null: every ticket). Returns how many changed. */
 export async function linkTickets(db: Driver, ticketIds: string[] | null): Promise<number> {
-  const cols = `"id", "source_id", "subject", "description", "associated_assets", "asset_ids", "finding_ids", "asset_links"`;
+  const cols = `"id", "source_id", "subject", "description", "associated_assets", "asset_ids", "finding_ids", "asset_links", "broad"`;
   const tickets =
     ticketIds === null
       ? await db.all(`SELECT ${cols} FROM "rec_tickets" WHERE "removed" = 0`)
@@ -148,33 +156,52 @@ export async function linkTickets(db: Driver, ticketIds: string[] | null): Promi
       seen.add(assetId);
       links.push({ assetId, reason, value });
     };
+    const m = p.mentions;
+    const namesFixes = m.cves.length > 0 || m.plugins.length > 0;
     for (const a of p.associated)
       add(
         (a.id ? cmdbByExternal.get(`${p.row.source_id}\u0000${a.id}`) : undefined) ?? (a.name ? cmdbByName.get(String(a.name)) : undefined),
         'associated',
         String(a.name ?? a.id),
       );
-    for (const v of p.mentions.fqdns) for (const r of identHits.get(`fqdn\u0000${v}`) ?? []) add(recordAsset.get(r), 'fqdn', v);
-    for (const v of p.mentions.hostnames) for (const r of identHits.get(`hostname\u0000${v}`) ?? []) add(recordAsset.get(r), 'hostname', v);
-    for (const v of p.mentions.ips) for (const r of identHits.get(`ip\u0000${v}`) ?? []) add(recordAsset.get(r), 'ip', v);
-    for (const v of p.mentions.tokens) add(tagAsset.get(v) ?? tagAsset.get(v.toUpperCase()), 'asset-tag', v);
-    const named = new Set(seen);
+    // Named hosts, collected apart so that a ticket naming too many of them links by association only.
+    const mentioned: AssetLink[] = [];
+    const mentionedSeen = new Set<string>();
+    const mention = (assetId: string | undefined | null, reason: AssetLink['reason'], value: string) => {
+      if (!assetId || seen.has(assetId) || mentionedSeen.has(assetId)) return;
+      mentionedSeen.add(assetId);
+      mentioned.push({ assetId, reason, value });
+    };
+    for (const v of m.fqdns) for (const r of identHits.get(`fqdn\u0000${v}`) ?? []) mention(recordAsset.get(r), 'fqdn', v);
+    for (const v of m.hostnames) for (const r of identHits.get(`hostname\u0000${v}`) ?? []) mention(recordAsset.get(r), 'hostname', v);
+    for (const v of m.ips) for (const r of identHits.get(`ip\u0000${v}`) ?? []) mention(recordAsset.get(r), 'ip', v);
+    for (const v of m.tokens) mention(tagAsset.get(v) ?? tagAsset.get(v.toUpperCase()), 'asset-tag', v);
+    const broad = [mentioned.length, m.ips.length, m.cves.length, m.plugins.length].some((n) => n > BROAD_TICKET_MENTIONS);
+    if (!broad) for (const l of mentioned) add(l.assetId, l.reason, l.value);
+    if (!namesFixes) for (const l of links) if (l.reason === 'associated') l.covers = true;
+    // The named CVEs and plugins, on the assets the ticket is tied to.
+    const tied = new Set(seen);
     const findingIds = new Set<string>();
-    const byFinding = (key: string, reason: 'cve' | 'plugin', value: string) => {
+    const byFinding = (key: string) => {
       for (const f of findingsBy.get(key) ?? []) {
         if (findingIds.size >= MAX_FINDINGS) return;
-        if (named.size > 0 && (!f.assetId || !named.has(f.assetId))) continue;
-        findingIds.add(f.id);
-        add(f.assetId, reason, value);
+        if (f.assetId && tied.has(f.assetId)) findingIds.add(f.id);
       }
     };
-    for (const c of p.mentions.cves) byFinding(`cve\u0000${c}`, 'cve', c);
-    for (const pl of p.mentions.plugins) byFinding(`plugin\u0000${pl}`, 'plugin', pl);
+    for (const c of m.cves) byFinding(`cve\u0000${c}`);
+    for (const pl of m.plugins) byFinding(`plugin\u0000${pl}`);
     const assetIds = JSON.stringify(links.map((l) => l.assetId).sort());
     const fids = JSON.stringify([...findingIds].sort());
     const linkJson = JSON.stringify(links);
-    if (assetIds === p.row.asset_ids && fids === p.row.finding_ids && linkJson === p.row.asset_links) continue;
-    await db.run(`UPDATE "rec_tickets" SET "asset_ids" = ?, "finding_ids" = ?, "asset_links" = ? WHERE "id" = ?`, [assetIds, fids, linkJson, p.row.id]);
+    const broadFlag = broad ? 1 : 0;
+    if (assetIds === p.row.asset_ids && fids === p.row.finding_ids && linkJson === p.row.asset_links && broadFlag === Number(p.row.broad ?? 0)) continue;
+    await db.run(`UPDATE "rec_tickets" SET "asset_ids" = ?, "finding_ids" = ?, "asset_links" = ?, "broad" = ? WHERE "id" = ?`, [
+      assetIds,
+      fids,
+      linkJson,
+      broadFlag,
+      p.row.id,
+    ]);
     changed++;
   }
   return changed;

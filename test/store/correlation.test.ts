@@ -151,7 +151,8 @@ for (const backend of BACKENDS) {
         ['hostname'],
       );
       const t2 = await store.getRecord('tickets', recordId('desk', 'tickets', 't2'));
-      assert.deepEqual(t2.assetLinks, [{ assetId: await assetOfHost('name'), reason: 'associated', value: 'fin-lt-7' }]);
+      // Associated and naming no CVE or plugin: it covers every finding of that asset.
+      assert.deepEqual(t2.assetLinks, [{ assetId: await assetOfHost('name'), reason: 'associated', value: 'fin-lt-7', covers: true }]);
     });
 
     test('coverage: never-scanned CMDB records, hosts absent from the CMDB, urgent findings without ticket, tickets whose findings are fixed', async () => {
@@ -174,14 +175,16 @@ for (const backend of BACKENDS) {
         [recordId('desk', 'tickets', 't1')],
       );
       assert.deepEqual(await store.coverage(30), { cmdbNotScanned: 3, scannedNotInCmdb: 3, findingsWithoutTicket: 1, ticketsForFixedFindings: 1, days: 30 });
-      // A critical finding on the host t1 names (by its asset): covered; the report counts what the lists hold.
+      // Another critical finding on the host t1 names: t1 names a CVE this one lacks, so it does not cover
+      // it (a ticket about one fix is no ticket for every finding of its machine); the report counts what
+      // the lists hold.
       await write('scan', {
         vulnerabilities: [{ key: 'v4', hostKey: 'serial', fields: { pluginId: '1004', severity: 'critical', status: 'open', cves: [] } }],
       });
       const again = await store.coverage(30);
       for (const kind of ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const)
         assert.equal(again[kind], (await store.coverageList(kind, 30)).length, kind);
-      assert.equal(again.findingsWithoutTicket, 1);
+      assert.deepEqual((await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId).sort(), ['1003', '1004']);
     });
 
     test('a manual link beats the ambiguity and an unlink forbids a serial match, across later syncs and full recomputes', async () => {
@@ -232,6 +235,39 @@ for (const backend of BACKENDS) {
         (await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]),
         before,
       );
+    });
+
+    test('a ticket covers only what it is about; one naming the whole estate is broad and covers nothing by its text', async () => {
+      const urgent = async () => (await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId).sort();
+      await write('scan', {
+        vulnerabilities: [
+          { key: 'sd', hostKey: 'mac', fields: { pluginId: '2001', pluginName: 'Debian 12: systemd', severity: 'critical', status: 'open', cves: [] } },
+        ],
+      });
+      const before = await urgent();
+      assert.ok(before.includes('2001'));
+      const ips = Array.from({ length: 30 }, (_, i) => `10.9.0.${i + 1}`).join(' ');
+      const cves = Array.from({ length: 30 }, (_, i) => `CVE-2024-${String(i + 1).padStart(4, '0')}`).join(', ');
+      await write('desk', {
+        tickets: [
+          // Associated with the machine of the systemd finding, but about another CVE.
+          { key: 'patch', fields: { subject: 'Patch CVE-2020-1871', status: 'Closed', associatedAssets: [{ id: '102', name: 'mac-box' }] } },
+          { key: 'paste', fields: { subject: 'Quarterly sweep', status: 'Open', description: `<div>${ips}</div><div>${cves}</div>` } },
+        ],
+      });
+      await store.correlate();
+      const patch = await store.getRecord('tickets', recordId('desk', 'tickets', 'patch'));
+      assert.deepEqual(patch.findingIds, [], 'no finding of its asset carries CVE-2020-1871');
+      assert.deepEqual(
+        (patch.assetLinks as { reason: string; covers?: boolean }[]).map((l) => [l.reason, l.covers ?? false]),
+        [['associated', false]],
+        'tied to the asset, covering none of its findings',
+      );
+      const paste = await store.getRecord('tickets', recordId('desk', 'tickets', 'paste'));
+      assert.equal(paste.broad, true);
+      assert.deepEqual([paste.assetIds, paste.findingIds], [[], []], 'a broad ticket links by association only');
+      assert.deepEqual(await urgent(), before, 'neither ticket covers an urgent finding');
+      assert.equal((await store.coverage(30)).findingsWithoutTicket, before.length);
     });
   });
 }
