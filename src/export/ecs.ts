@@ -1,9 +1,10 @@
 // Elastic Common Schema mapping (NDJSON for Elasticsearch's _bulk API): findings as vulnerability
-// state documents (`vulnerability.*`, `host.*`), hosts and assets as host documents, software as
-// `package.*`, compliance results as `rule.*` with an outcome. Values only the upstream has go under
-// its one namespace (e.g. `tenable.*`); our record id is `event.id` and the bulk `_id`.
+// state documents (`vulnerability.*`, `resource.*`, `host.*`: what Elastic Security's vulnerability
+// findings page reads), hosts and assets as host documents, software as `package.*`, compliance
+// results as `rule.*` with an outcome. Values only the upstream has go under its one namespace
+// (e.g. `tenable.*`); our record id is `event.id` and the bulk `_id`.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { bool, compact, cvssV3Version, dnsName, domainOf, ipAddresses, list, macAddresses, num, perRecord, type Rec, SEVERITY_CAPTION, str } from './values.ts';
+import { bool, compact, cvssV3Version, dnsName, domainOf, findingTitle, ipAddresses, list, macAddresses, num, perRecord, type Rec, str } from './values.ts';
 
 export const ECS_VERSION = '8.17.0';
 
@@ -61,7 +62,29 @@ const extrasOf = perRecord((machine) =>
   }),
 );
 
-/** A finding as an ECS vulnerability document. */
+/**
+ * `vulnerability.severity` as Elastic Security reads it: Kibana's vulnerability pages know LOW, MEDIUM,
+ * HIGH, CRITICAL and UNKNOWN (VULNERABILITIES_SEVERITY in kbn-cloud-security-posture/common/constants.ts,
+ * matched upper-cased by getNormalizedSeverity). Informational has no level there: it stays INFO, which
+ * Kibana shows as it is, greyed like UNKNOWN, rather than a level that would say something else.
+ */
+export const ELASTIC_SEVERITY: Record<string, string> = { info: 'INFO', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', critical: 'CRITICAL' };
+
+/**
+ * `resource.*` of a finding: the host it is on, by id and name. Not ECS: the fields Elastic Security's
+ * vulnerability findings page reads to name what is affected (as its own integrations write them).
+ */
+export function ecsResource(host: Doc | null): Doc | null {
+  if (host === null) return null;
+  return host.name === undefined ? { id: host.id } : { id: host.id, name: host.name };
+}
+
+/**
+ * A finding as an ECS vulnerability document, with the fields Elastic Security's vulnerability findings
+ * page reads (Kibana's VULNERABILITY_FIELDS; test/export/ecs.test.ts lists them): ECS's and its own
+ * `vulnerability.title` and `resource.*`. `package.*` would need the affected package, which a finding
+ * does not carry; `cloud.*` does not apply to a scanned host.
+ */
 export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorProduct): Doc {
   const cves = list(rec, 'cves');
   const pluginId = str(rec, 'pluginId');
@@ -69,19 +92,23 @@ export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorP
   const v2 = num(rec, 'cvssV2BaseScore');
   const severity = str(rec, 'severity');
   const family = str(rec, 'pluginFamily');
+  const hostFields = ecsHostFields(host, str(rec, 'hostId'));
   return compact({
     ...base(rec, 'vulnerability', product, 'vulnerabilities'),
     vulnerability: {
+      // The CVE(s); a finding without one is named by its plugin, in the upstream's enumeration.
       id: cves.length === 1 ? cves[0] : cves.length ? cves : pluginId,
+      title: findingTitle(str(rec, 'pluginName'), pluginId),
       enumeration: cves.length ? 'CVE' : product.namespace,
       classification: v3 !== null || v2 !== null ? 'CVSS' : null,
       category: family ? [family] : null,
-      severity: severity ? SEVERITY_CAPTION[severity] : null,
+      severity: severity ? ELASTIC_SEVERITY[severity] : null,
       description: str(rec, 'synopsis') ?? str(rec, 'pluginName'),
       score: { base: v3 ?? v2, version: v3 !== null ? cvssV3Version(str(rec, 'cvssV3Vector')) : v2 !== null ? '2.0' : null },
       scanner: { vendor: product.vendor },
     },
-    host: ecsHostFields(host, str(rec, 'hostId')),
+    resource: ecsResource(hostFields),
+    host: hostFields,
     [product.namespace]: {
       plugin_id: pluginId,
       plugin_name: str(rec, 'pluginName'),

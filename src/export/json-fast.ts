@@ -10,9 +10,9 @@
 // hold: 45 of them per finding); each field is one `',"key":' + value` with the key's text a constant;
 // what is the same for every finding of an activity and severity, or of a product, is text made once.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { ECS_VERSION, ecsHostFields } from './ecs.ts';
+import { ECS_VERSION, ELASTIC_SEVERITY, ecsHostFields, ecsResource } from './ecs.ts';
 import { eventTime, LIFECYCLES, lifecycleOf, type OcsfOptions, ocsfDevice, SEVERITY_ID } from './ocsf.ts';
-import { boolValue as b, compact, cvssV3Version, epochMs, numValue as n, SEVERITY_CAPTION, sharedJson, strValue as s } from './values.ts';
+import { boolValue as b, compact, cvssV3Version, epochMs, findingTitle, numValue as n, SEVERITY_CAPTION, sharedJson, strValue as s } from './values.ts';
 
 /** A stored record, its fields read by name. */
 type Fields = Record<string, unknown>;
@@ -72,11 +72,11 @@ function partJson(v: object): string {
  */
 let lastHostPart: { host: Fields; format: string; owner: string | null; json: string } | null = null;
 
-/** The JSON of `make()` (a host part of `format`, for a finding of `owner`), remembered for the last host. */
-function hostPartJson(host: Fields, format: string, owner: string | null, make: () => object): string {
+/** `make()`, the text of a host part of `format` (for a finding of `owner`), remembered for the last host. */
+function hostPartJson(host: Fields, format: string, owner: string | null, make: () => string): string {
   const last = lastHostPart;
   if (last !== null && last.host === host && last.format === format && last.owner === owner) return last.json;
-  const json = partJson(make());
+  const json = make();
   lastHostPart = { host, format, owner, json };
   return json;
 }
@@ -114,13 +114,17 @@ function findingHead(activityId: number, activity: string, severityId: number): 
   return h;
 }
 
+/** `,"analytic":…` of finding_info (ocsf.ts pluginAnalytic), '' when the plugin is unnamed. */
+function analyticJson(pluginId: string | null, pluginName: string | null): string {
+  if (pluginId === null && pluginName === null) return '';
+  return `,"analytic":{${fs('"uid":', pluginId)}${pluginId !== null && pluginName !== null ? ',' : ''}${fs('"name":', pluginName)},"type_id":1,"type":"Rule"}`;
+}
+
 const ocsfProductText = perProduct((p) => ({
   /** `metadata.product`. */
   metadata: `,"product":{"vendor_name":${q(p.vendor)},"name":${q(p.name)}}`,
   /** The last attribute of each vulnerability, and its closing brace. */
   vulnerabilityEnd: `,"vendor_name":${q(p.vendor)}}`,
-  /** The uid of a vulnerability without a CVE: the finding is named by its plugin. */
-  pluginUid: `${p.namespace.toUpperCase()}-PLUGIN-`,
 }));
 
 /** A finding as an OCSF Vulnerability Finding (2002): the JSON of ocsf.ts ocsfVulnerabilityFinding. */
@@ -130,7 +134,8 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   const product = ocsfProductText(o.product);
   const severity = s(rec.severity) ?? 'info';
   const pluginId = s(rec.pluginId);
-  const title = quote(s(rec.pluginName) ?? (pluginId ? `Plugin ${pluginId}` : 'Finding'));
+  const pluginName = s(rec.pluginName);
+  const title = quote(findingTitle(pluginName, pluginId));
   const first = epochMs(s(rec.firstSeen));
   const last = epochMs(s(rec.lastSeen));
   const solution = s(rec.solution);
@@ -149,18 +154,21 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
     cvss = `{"version":"${cvssV3Version(vector)}","base_score":${v3}${fs(',"vector_string":', vector)}}`;
   }
   if (v2 !== null) cvss += `${cvss ? ',' : ''}{"version":"2.0","base_score":${v2}${fs(',"vector_string":', s(rec.cvssV2Vector))}}`;
-  // What follows each vulnerability's `cve.uid`: the same for all of a finding's CVEs.
-  let cveEnd = cvss ? `,"cvss":[${cvss}]` : '';
-  if (epssScore !== null && cves) cveEnd += `,"epss":{"score":"${epssScore}"${fv(',"percentile":', n(rec.epssPercentile))}}`;
+  const cvssJson = cvss ? `[${cvss}]` : '';
+  // What follows each vulnerability's `cve.uid` (the same for all of a finding's CVEs); a finding without a CVE has no `cve`.
+  let cveEnd = cvss ? `,"cvss":${cvssJson}` : '';
+  if (epssScore !== null) cveEnd += `,"epss":{"score":"${epssScore}"${fv(',"percentile":', n(rec.epssPercentile))}}`;
   const seen = fv(',"first_seen_time":', first) + fv(',"last_seen_time":', last);
   const caption = SEVERITY_CAPTION[severity];
-  const vulnerabilityEnd = `${cveEnd}},"title":${title}${desc}${caption === undefined ? '' : `,"severity":"${caption}"`}${seen}${fv(',"is_exploit_available":', b(rec.exploitAvailable))}${solution ? `,"remediation":{"desc":${quote(solution)}}` : ''}${product.vulnerabilityEnd}`;
+  const vulnerability = `,"title":${title}${desc}${caption === undefined ? '' : `,"severity":"${caption}"`}${seen}${fv(',"is_exploit_available":', b(rec.exploitAvailable))}${solution ? `,"remediation":{"desc":${quote(solution)}}` : ''}${product.vulnerabilityEnd}`;
   let vulnerabilities = '';
-  if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${quote(uid)}${vulnerabilityEnd}`;
-  else vulnerabilities = `{"cve":{"uid":${quote(product.pluginUid + (pluginId ?? 'UNKNOWN'))}${vulnerabilityEnd}`;
+  if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${quote(uid)}${cveEnd}}${vulnerability}`;
+  else vulnerabilities = `{${vulnerability.slice(1)}`;
   const owner = s(rec.owner);
   const device =
-    host === null ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) })) : hostPartJson(host, o.version, owner, () => ocsfDevice(host, o, { owner }));
+    host === null
+      ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) }))
+      : hostPartJson(host, o.version, owner, () => partJson(ocsfDevice(host, o, { owner })));
   const unmapped =
     fs(',"source":', source) +
     fs(',"pluginId":', pluginId) +
@@ -170,6 +178,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
     fo(',"vprKeyDrivers":', rec.vprKeyDrivers) +
     fs(',"vulnUniqueness":', s(rec.vulnUniqueness)) +
     fs(',"seolDate":', s(rec.seolDate)) +
+    (cves || !cvss ? '' : `,"cvss":${cvssJson}`) +
     fv(',"epssScore":', cves ? null : epssScore) +
     fv(',"knownExploited":', b(rec.knownExploited)) +
     fs(',"kevDateAdded":', s(rec.kevDateAdded)) +
@@ -188,7 +197,7 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
     fs(',"department":', s(rec.department)) +
     fs(',"status":', status);
   // finding_info always has its title, so it is never left out.
-  const findingInfo = `${idJson},"title":${title}${desc}${family ? `,"types":[${quote(family)}]` : ''}${seen}${fv(',"modified_time":', epochMs(s(rec.reopenedAt) ?? s(rec.fixedAt)))}`;
+  const findingInfo = `${idJson},"title":${title}${desc}${family ? `,"types":[${quote(family)}]` : ''}${analyticJson(pluginId, pluginName)}${seen}${fv(',"modified_time":', epochMs(s(rec.reopenedAt) ?? s(rec.fixedAt)))}`;
   return `${findingHead(life.activityId, life.activity, SEVERITY_ID[severity] ?? 0)}${last ?? first ?? eventTime(rec)},"message":${title},"status_id":${life.statusId},"status":${life.status},"metadata":{"version":"${o.version}"${idJson}${product.metadata}${fs(',"log_name":', source)}},"finding_info":{${findingInfo.slice(1)}},"vulnerabilities":[${vulnerabilities}],"device":${device}${unmapped ? `,"unmapped":{${unmapped.slice(1)}}` : ''}}`;
 }
 
@@ -201,6 +210,11 @@ const ecsProductText = perProduct((p) => ({
   /** `vulnerability.enumeration` of a finding without a CVE. */
   enumeration: `,"enumeration":${q(p.namespace)}`,
 }));
+
+/** `,"resource":…,"host":…` of a finding on a host (its `host.*`), '' without one. */
+function ecsHostPart(fields: Record<string, unknown> | null): string {
+  return fields === null ? '' : `,"resource":${q(ecsResource(fields))},"host":${partJson(fields)}`;
+}
 
 /** A finding as an ECS vulnerability document: the JSON of ecs.ts ecsVulnerability. */
 export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: ConnectorProduct): string {
@@ -222,10 +236,11 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
   const vulnId = cves ? (cves.length === 1 ? quote(cves[0]) : cvesJson) : pluginId !== null ? quote(pluginId) : null;
   const score =
     v3 !== null ? `,"score":{"base":${v3},"version":"${cvssV3Version(s(rec.cvssV3Vector))}"}` : v2 !== null ? `,"score":{"base":${v2},"version":"2.0"}` : '';
-  const caption = severity ? SEVERITY_CAPTION[severity] : undefined;
+  const caption = severity ? ELASTIC_SEVERITY[severity] : undefined;
   // vulnerability always has its scanner, so it is never left out.
   const vulnerability =
     (vulnId !== null ? `,"id":${vulnId}` : '') +
+    `,"title":${quote(findingTitle(pluginName, pluginId))}` +
     (cves ? ',"enumeration":"CVE"' : text.enumeration) +
     (v3 !== null || v2 !== null ? ',"classification":"CVSS"' : '') +
     (familyJson !== null ? `,"category":[${familyJson}]` : '') +
@@ -233,7 +248,7 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fs(',"description":', synopsis ?? pluginName) +
     score +
     text.vulnerabilityEnd;
-  const hostFields = host === null ? ecsHostFields(null, s(rec.hostId)) : hostPartJson(host, 'ecs', null, () => ecsHostFields(host) as object);
+  const hostPart = host === null ? ecsHostPart(ecsHostFields(null, s(rec.hostId))) : hostPartJson(host, 'ecs', null, () => ecsHostPart(ecsHostFields(host)));
   // The namespace always has `removed`, so it is never left out.
   const ns =
     fs(',"plugin_id":', pluginId) +
@@ -271,5 +286,5 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fs(',"owner":', s(rec.owner)) +
     fs(',"department":', s(rec.department));
   const timestamp = lastJson ?? firstJson;
-  return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostFields === null ? '' : `,"host":${typeof hostFields === 'string' ? hostFields : partJson(hostFields)}`}${text.namespace}${ns.slice(1)}}}`;
+  return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostPart}${text.namespace}${ns.slice(1)}}}`;
 }

@@ -14,6 +14,8 @@ const L: Shape = 'INT64';
 const D: Shape = 'DOUBLE';
 const B: Shape = 'BOOLEAN';
 
+const CVSS: Shape = { version: S, base_score: D, vector_string: S };
+
 const CLASSIFICATION: Record<string, Shape> = {
   activity_id: I,
   activity_name: S,
@@ -61,6 +63,7 @@ const VULNERABILITY_UNMAPPED: Shape = {
   vprKeyDrivers: 'JSON',
   vulnUniqueness: S,
   seolDate: S,
+  cvss: [CVSS],
   epssScore: D,
   knownExploited: B,
   kevDateAdded: S,
@@ -114,10 +117,10 @@ export function ocsfShape(model: ModelName, version: OcsfVersion): Record<string
   if (model === 'vulnerabilities') {
     return {
       ...CLASSIFICATION,
-      finding_info: { uid: S, title: S, desc: S, types: [S], ...times, modified_time: L },
+      finding_info: { uid: S, title: S, desc: S, types: [S], analytic: { uid: S, name: S, type_id: I, type: S }, ...times, modified_time: L },
       vulnerabilities: [
         {
-          cve: { uid: S, cvss: [{ version: S, base_score: D, vector_string: S }], epss: { score: S, percentile: D } },
+          cve: { uid: S, cvss: [CVSS], epss: { score: S, percentile: D } },
           title: S,
           desc: S,
           severity: S,

@@ -10,6 +10,7 @@ import {
   dnsName,
   domainOf,
   epochMs,
+  findingTitle,
   ipAddresses,
   list,
   macAddresses,
@@ -183,22 +184,24 @@ export function cvssList(rec: Rec): Event[] {
   return out;
 }
 
+/** The plugin (the scanner's check) that reported a finding, as the analytic (type Rule) behind it; null when unnamed. */
+export function pluginAnalytic(pluginId: string | null, pluginName: string | null): Event | null {
+  return pluginId === null && pluginName === null ? null : { uid: pluginId, name: pluginName, type_id: 1, type: 'Rule' };
+}
+
 /** A finding (vulnerabilities model) as a Vulnerability Finding (2002). */
 export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOptions): Event {
   const life = findingLifecycle(rec);
   const severity = str(rec, 'severity') ?? 'info';
   const pluginId = str(rec, 'pluginId');
-  const title = str(rec, 'pluginName') ?? (pluginId ? `Plugin ${pluginId}` : 'Finding');
+  const title = findingTitle(str(rec, 'pluginName'), pluginId);
   const first = epochMs(str(rec, 'firstSeen'));
   const last = epochMs(str(rec, 'lastSeen'));
   const solution = str(rec, 'solution');
   const epssScore = num(rec, 'epssScore');
   const cvss = cvssList(rec);
   const cves = list(rec, 'cves');
-  // OCSF wants a CVE (or CWE) on every vulnerability: a finding without one is named by its plugin.
-  const ids = cves.length ? cves : [`${o.product.namespace.toUpperCase()}-PLUGIN-${pluginId ?? 'UNKNOWN'}`];
-  const vulnerabilities = ids.map((uid) => ({
-    cve: { uid, cvss, epss: epssScore !== null && cves.length ? { score: String(epssScore), percentile: num(rec, 'epssPercentile') } : null },
+  const vulnerability = {
     title,
     desc: str(rec, 'synopsis'),
     severity: SEVERITY_CAPTION[severity] ?? null,
@@ -207,7 +210,12 @@ export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOpti
     is_exploit_available: bool(rec, 'exploitAvailable'),
     remediation: solution ? { desc: solution } : null,
     vendor_name: o.product.vendor,
-  }));
+  };
+  // One vulnerability per CVE. A finding without a CVE has one without a `cve` object (a made-up CVE
+  // id would pass for one in queries by CVE); its plugin names it in the title and finding_info.analytic,
+  // and its scores go to unmapped (OCSF 1.1/1.3 hold CVSS and EPSS only in `cve`).
+  const epss = epssScore !== null ? { score: String(epssScore), percentile: num(rec, 'epssPercentile') } : null;
+  const vulnerabilities = cves.length ? cves.map((uid) => ({ cve: { uid, cvss, epss }, ...vulnerability })) : [vulnerability];
   return compact({
     ...classify([2, 'Findings'], [2002, 'Vulnerability Finding'], life.activity, SEVERITY_ID[severity] ?? 0),
     time: eventTime(rec),
@@ -220,6 +228,7 @@ export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOpti
       title,
       desc: str(rec, 'synopsis'),
       types: str(rec, 'pluginFamily') ? [str(rec, 'pluginFamily')] : null,
+      analytic: pluginAnalytic(pluginId, str(rec, 'pluginName')),
       first_seen_time: first,
       last_seen_time: last,
       modified_time: epochMs(str(rec, 'reopenedAt') ?? str(rec, 'fixedAt')),
@@ -235,6 +244,7 @@ export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOpti
       vprKeyDrivers: (rec.vprKeyDrivers as Record<string, unknown> | null | undefined) ?? null,
       vulnUniqueness: str(rec, 'vulnUniqueness'),
       seolDate: str(rec, 'seolDate'),
+      cvss: cves.length ? null : cvss,
       epssScore: cves.length ? null : epssScore,
       knownExploited: bool(rec, 'knownExploited'),
       kevDateAdded: str(rec, 'kevDateAdded'),

@@ -158,6 +158,11 @@ export function domainOf(fqdn: string | null): string | null {
   return i > 0 && i < fqdn.length - 1 ? fqdn.slice(i + 1) : null;
 }
 
+/** A finding's title: its plugin's name, else its plugin's id (every export names the finding by its plugin). */
+export function findingTitle(pluginName: string | null, pluginId: string | null): string {
+  return pluginName ?? (pluginId ? `Plugin ${pluginId}` : 'Finding');
+}
+
 export const SEVERITY_CAPTION: Record<string, string> = { info: 'Informational', low: 'Low', medium: 'Medium', high: 'High', critical: 'Critical' };
 
 /**

@@ -1,6 +1,7 @@
 // ECS mapping: every field name outside the upstream's namespace is an ECS field (list generated from
-// elastic/ecs at a release tag, schemas/README.md) with a value of its type; the documents carry what
-// Elastic's vulnerability views read; the bulk variant indexes under the record's stable id.
+// elastic/ecs at a release tag, schemas/README.md) or one Kibana's vulnerability page reads, with a value
+// of its type; the documents carry what Elastic's vulnerability views read (Kibana's own field list);
+// the bulk variant indexes under the record's stable id.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -40,11 +41,44 @@ function typeOk(type: string, v: unknown): boolean {
   });
 }
 
+/**
+ * The fields Elastic Security's vulnerability findings page reads: Kibana's VULNERABILITY_FIELDS and
+ * EVENT_ID, in x-pack/solutions/security/plugins/cloud_security_posture/public/common/constants.ts
+ * (elastic/kibana, read at 0ad9415fae5162a08aff663a0fab0039d0b9cf81), each with what a finding gives it.
+ */
+const KIBANA_VULNERABILITY_FIELDS: Record<string, 'written' | 'no such data'> = {
+  'vulnerability.title': 'written',
+  'vulnerability.id': 'written',
+  'vulnerability.score.base': 'written',
+  'resource.name': 'written',
+  'resource.id': 'written',
+  'vulnerability.severity': 'written',
+  // A finding names no affected package (a plugin's text may, in the upstream's own words only).
+  'package.name': 'no such data',
+  'package.version': 'no such data',
+  'package.fixed_version': 'no such data',
+  // A scanned host is not a cloud account.
+  'cloud.account.name': 'no such data',
+  'cloud.account.id': 'no such data',
+  'cloud.provider': 'no such data',
+  'vulnerability.description': 'written',
+  'observer.vendor': 'written',
+  'event.id': 'written',
+};
+
+/** Of those, the ones ECS does not define (Kibana reads them as its own integrations write them), with their type. */
+const KIBANA_FIELDS_BEYOND_ECS: Record<string, string> = {
+  'vulnerability.title': 'keyword',
+  'resource.id': 'keyword',
+  'resource.name': 'keyword',
+  'package.fixed_version': 'keyword',
+};
+
 function checkEcs(doc: Record<string, unknown>): void {
   assert.equal(ecs.version, ECS_VERSION);
   for (const [path, value] of leaves(doc)) {
     if (path.startsWith(`${PRODUCT.namespace}.`)) continue;
-    const type = ecs.fields[path];
+    const type = ecs.fields[path] ?? KIBANA_FIELDS_BEYOND_ECS[path];
     assert.ok(type, `${path} is not an ECS ${ECS_VERSION} field`);
     assert.ok(typeOk(type, value), `${path}: ${JSON.stringify(value)} is not of ECS type ${type}`);
   }
@@ -59,7 +93,7 @@ test('a finding is an ECS vulnerability state document with ECS names everywhere
   assert.equal(doc.vulnerability.enumeration, 'CVE');
   assert.equal(doc.vulnerability.classification, 'CVSS');
   assert.deepEqual(doc.vulnerability.score, { base: 10, version: '3.1' });
-  assert.equal(doc.vulnerability.severity, 'Critical');
+  assert.equal(doc.vulnerability.severity, 'CRITICAL');
   assert.equal(doc.vulnerability.description, FINDING.synopsis);
   assert.deepEqual(doc.vulnerability.category, ['Web Servers']);
   assert.equal(doc.vulnerability.scanner.vendor, 'Tenable');
@@ -76,6 +110,34 @@ test('a finding is an ECS vulnerability state document with ECS names everywhere
   assert.equal((ecsHost(HOST, PRODUCT, 'hosts') as Doc).tenable.acr_score, 7);
   assert.equal(doc.event.id, FINDING.id);
   assert.equal(doc.observer.name, 'lab');
+});
+
+test("a finding has every field of Kibana's vulnerability findings page that it has data for, and only those", () => {
+  // The bare finding has no CVSS score, so no score.base; everything else is there.
+  for (const [what, rec, host, without] of [
+    ['every field', FINDING, HOST, []],
+    ['bare', BARE_FINDING, BARE_HOST, ['vulnerability.score.base']],
+  ] as const) {
+    const present = new Set(leaves(ecsVulnerability(rec, host, PRODUCT)).map(([path]) => path));
+    for (const [field, has] of Object.entries(KIBANA_VULNERABILITY_FIELDS))
+      assert.equal(present.has(field), has === 'written' && !(without as readonly string[]).includes(field), `${field} (${what})`);
+  }
+  const doc = ecsVulnerability(FINDING, HOST, PRODUCT) as Doc;
+  assert.equal(doc.vulnerability.title, FINDING.pluginName);
+  assert.deepEqual(doc.resource, { id: HOST.id, name: 'web-01' });
+  assert.equal(doc.observer.vendor, PRODUCT.vendor, "the connector's declared vendor");
+  const bare = ecsVulnerability(BARE_FINDING, BARE_HOST, PRODUCT) as Doc;
+  assert.equal(bare.vulnerability.id, BARE_FINDING.pluginId, 'without a CVE, the plugin');
+  assert.equal(bare.vulnerability.title, BARE_FINDING.pluginName);
+  assert.deepEqual(bare.resource, { id: BARE_HOST.id, name: 'LAB_PC_7' });
+  // Without its host record, the host id is still the resource.
+  assert.deepEqual((ecsVulnerability(BARE_FINDING, null, PRODUCT) as Doc).resource, { id: BARE_FINDING.hostId });
+  // Severity as Kibana's VULNERABILITIES_SEVERITY spells it; informational has no level there and stays INFO.
+  const severities = ['critical', 'high', 'medium', 'low', 'info'].map(
+    (severity) => (ecsVulnerability({ ...FINDING, severity }, HOST, PRODUCT) as Doc).vulnerability.severity,
+  );
+  assert.deepEqual(severities, ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']);
+  assert.equal((ecsVulnerability({ ...FINDING, cvssV3BaseScore: null }, HOST, PRODUCT) as Doc).vulnerability.score.base, 9.3, 'CVSS v2 without v3');
 });
 
 test('a bare finding, hosts, assets, software and compliance results use ECS names only', () => {

@@ -1,6 +1,6 @@
 // The text builders of the finding exports (json-fast.ts) give the same JSON text as the object mappers
 // (ocsf.ts, ecs.ts) for every kind of finding: every field, the least, fixed, without host, with and
-// without CVEs, owner in 1.3.0, free-form VPR drivers with empty parts; and no null, [] or {} in them.
+// without CVEs (and then no `cve` object), owner in 1.3.0, free-form VPR drivers with empty parts; and no null, [] or {} in them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StoredRecord } from '../../src/core/models.ts';
@@ -21,6 +21,9 @@ const findings: [string, StoredRecord, StoredRecord | null][] = [
   ['VPR drivers all empty, no tickets', { ...FINDING, vprKeyDrivers: { a: null }, ticketIds: [] }, HOST],
   ['accepted risk, reopened', { ...FINDING, acceptedRisk: true, status: 'reopened', reopenedAt: '2026-11-01T00:00:00.000Z' }, HOST],
   ['no severity, no plugin', { ...BARE_FINDING, severity: null, pluginId: null, pluginName: null }, BARE_HOST],
+  ['no CVE but scores and EPSS', { ...FINDING, cves: null }, HOST],
+  ['plugin name without id', { ...BARE_FINDING, pluginId: null }, BARE_HOST],
+  ['plugin id without name, v3 only', { ...BARE_FINDING, pluginName: null, cvssV3BaseScore: 5.3 }, BARE_HOST],
   ['quotes and unicode', { ...FINDING, pluginName: 'a "quoted" \\ name\n— ünï', solution: '<script>"x"</script>' }, HOST],
   [
     'a lone surrogate, an emoji, control characters',
@@ -40,6 +43,8 @@ for (const version of OCSF_VERSIONS) {
       assert.equal(text, JSON.stringify(ocsfVulnerabilityFinding(rec, host, o)), what);
       noPlaceholders(text);
       assert.deepEqual(validateOcsf(version, JSON.parse(text)), [], what);
+      // A finding without a CVE carries no `cve` object in the text either.
+      if (!rec.cves) assert.doesNotMatch(text, /"cve"/, what);
     }
   });
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { OCSF_VERSIONS, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from '../../src/export/ocsf.ts';
 import { BARE_FINDING, BARE_HOST, CMDB_ASSET, COMPLIANCE, FINDING, FIXED_FINDING, HOST, PRODUCT, SOFTWARE, SOFTWARE_NO_VERSION } from './fixtures.ts';
-import { validateOcsf } from './ocsf-schema.ts';
+import { NO_CVE_DEVIATION, strictOcsfProblems, validateOcsf } from './ocsf-schema.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: events are arbitrary JSON read loosely in assertions
 type Ev = Record<string, any>;
@@ -61,10 +61,37 @@ for (const version of OCSF_VERSIONS) {
       assert.equal(e.activity_id, 1);
       assert.equal(e.status_id, 1);
       assert.equal(e.severity_id, 1);
-      assert.equal(e.vulnerabilities[0].cve.uid, 'TENABLE-PLUGIN-19506');
-      assert.equal(e.vulnerabilities[0].cve.cvss, undefined);
+      // No CVE, no `cve` object (nothing that a query by CVE would take for one); the plugin names the finding.
+      assert.equal(e.vulnerabilities.length, 1);
+      assert.ok(!('cve' in e.vulnerabilities[0]), JSON.stringify(e.vulnerabilities[0]));
+      assert.equal(e.vulnerabilities[0].title, BARE_FINDING.pluginName);
+      assert.equal(e.finding_info.title, BARE_FINDING.pluginName);
+      assert.deepEqual(e.finding_info.analytic, { uid: '19506', name: BARE_FINDING.pluginName, type_id: 1, type: 'Rule' });
+      // The one schema rule this breaks, on purpose (a vulnerability wants a CVE or a CWE).
+      assert.deepEqual(
+        strictOcsfProblems(version, e).filter((p) => NO_CVE_DEVIATION.test(p)),
+        ['vulnerability_finding.vulnerabilities[0]: needs at least one of cve, cwe'],
+      );
       assert.equal(e.device.hostname, undefined, 'LAB_PC_7 is no hostname_t');
       assert.equal(e.device.name, 'LAB_PC_7');
+    });
+
+    test('a finding without a CVE but with scores keeps them in unmapped; one with CVEs has one vulnerability per CVE', () => {
+      const noCve = valid(version, ocsfVulnerabilityFinding({ ...FINDING, cves: null }, HOST, o));
+      assert.equal(noCve.vulnerabilities.length, 1);
+      assert.ok(!('cve' in noCve.vulnerabilities[0]));
+      assert.equal(noCve.vulnerabilities[0].title, FINDING.pluginName);
+      assert.deepEqual(noCve.unmapped.cvss, [
+        { version: '3.1', base_score: 10, vector_string: FINDING.cvssV3Vector },
+        { version: '2.0', base_score: 9.3 },
+      ]);
+      assert.equal(noCve.unmapped.epssScore, 0.97565);
+      const two = ocsfVulnerabilityFinding(FINDING, HOST, o) as Ev;
+      assert.equal(two.unmapped.cvss, undefined, 'with a CVE the scores are in cve.cvss');
+      assert.deepEqual(
+        two.vulnerabilities.map((v: Ev) => [v.cve.uid, v.title]),
+        (FINDING.cves as string[]).map((c) => [c, FINDING.pluginName]),
+      );
     });
 
     test('a fixed finding closes; a finding whose host is missing keeps the host id', () => {

@@ -40,11 +40,12 @@ for (const version of OCSF_VERSIONS) {
         ocsfVulnerabilityFinding(FIXED_FINDING, HOST, o),
         ocsfVulnerabilityFinding(BARE_FINDING, null, o),
         ocsfVulnerabilityFinding(FINDING, HOST, o),
+        ocsfVulnerabilityFinding({ ...FINDING, cves: null }, HOST, o),
       ];
       const bytes = encode('vulnerabilities', version, events);
       assert.deepEqual(await readOcsfParquet(bytes), events.map(asJson));
       const info = parquetInfo(bytes);
-      assert.equal(info.rows, 5);
+      assert.equal(info.rows, 6);
       assert.equal(info.rowGroups, 3, 'a row group every 2 events');
       assert.equal(info.kv['ocsf.version'], version);
       // Nested groups, not flattened names: device → os → name, vulnerabilities → list → element → cve.
