@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf, isModelName, MODEL_NAMES } from '../core/models.ts';
-import { parseFilter } from '../store/filters.ts';
+import { parseFilter, withLiveDefault } from '../store/filters.ts';
 import { collect, globals, withApp } from './app.ts';
 import { formatOf, parseLimit, printChanges, sourceIdsOf } from './changes.ts';
 import { csvField, fitTable } from './output.ts';
@@ -21,10 +21,11 @@ export function registerQueryCommand(program: Command): void {
     .option('--fields <a,b,c>', "only these fields (the table: these columns; `host` is a host's name and address)")
     .option('--sort <field[:desc]>', 'order by a field (default: findings by severity then plugin name, others by name)')
     .option('--count', 'print only how many records match (with --json: {"count": N})')
+    .option('--all', 'also fixed findings and removed records (by default: live ones)')
     .action(
       async (
         model: string,
-        o: { source: string[]; where: string[]; limit?: string; format?: string; fields?: string; sort?: string; count?: boolean },
+        o: { source: string[]; where: string[]; limit?: string; format?: string; fields?: string; sort?: string; count?: boolean; all?: boolean },
         cmd: Command,
       ) => {
         if (model === 'changes') return queryChanges(o, cmd);
@@ -37,7 +38,11 @@ export function registerQueryCommand(program: Command): void {
           limit = Number(o.limit);
           if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
         }
-        const filters = o.where.map((w) => parseFilter(w));
+        const filters = withLiveDefault(
+          model,
+          o.where.map((w) => parseFilter(w)),
+          o.all,
+        );
         const fields = parseFields(model, o.fields);
         const passes = queryPasses(model, parseSortOption(o.sort));
         await withApp(cmd, async (app) => {

@@ -187,6 +187,10 @@ test('findings patched on the console become fixed after the next (incremental) 
   const servedPatched = await nonInfoFindings('patched');
   assert.ok(servedPatched.length > 0);
   assert.equal(fixed.length, servedPatched.length);
+  // A list holds live findings by default; --all adds the fixed ones.
+  const live = jsonl(await cli('query', 'vulnerabilities', '--json'));
+  assert.ok(live.length > 0 && live.every((v) => v.status === 'open' || v.status === 'reopened'));
+  assert.equal(jsonl(await cli('query', 'vulnerabilities', '--json', '--all')).length, live.length + fixed.length);
   const full = json<{ status: string }>(await cli('--json', 'sync', 'lab', '--full'));
   assert.equal(full.status, 'succeeded');
   assert.equal(jsonl(await cli('query', 'vulnerabilities', '--json', '--where', 'status=fixed')).length, servedPatched.length);

@@ -85,7 +85,11 @@ for (const store of stores) {
       const r = await runSync(h.app, 'lab', { full: true, allowLargeRemoval: true });
       assert.equal(r.status, 'succeeded');
       assert.deepEqual(r.swept, { hosts: 6, vulnerabilities: 12 });
-      assert.deepEqual(await ok('/api/v1/hosts/count'), { count: 12 }, 'removed hosts are still stored');
+      assert.deepEqual(await ok('/api/v1/hosts/count?all=true'), { count: 12 }, 'removed hosts are still stored');
+      assert.deepEqual(await ok('/api/v1/hosts/count'), { count: 6 }, 'a list holds live records by default');
+      assert.deepEqual(await ok('/api/v1/hosts/count?removed=true'), { count: 6 }, 'a filter on removed widens it');
+      assert.deepEqual(await ok('/api/v1/vulnerabilities/count?status=fixed'), { count: 12 }, 'a filter on status widens it');
+      assert.deepEqual(await ok('/api/v1/vulnerabilities/count'), { count: 12 }, 'findings: open or reopened, not removed');
       const stats = await ok('/api/v1/stats');
       assert.equal((stats.models as Json).hosts, 6);
       assert.equal((stats.models as Json).vulnerabilities, 12);

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelName } from '../../core/models.ts';
-import { parseFilter } from '../../store/filters.ts';
+import { parseFilter, withLiveDefault } from '../../store/filters.ts';
 import { countByGroups, labelsOfHosts } from '../../store/record-summaries.ts';
 import type { Filter, SortSpec } from '../../store/records.ts';
 import { type ComplianceSummaryItem, complianceSummary, groupCounts, hostLabels, recordCount, recordStats } from '../../core/api-shapes-reports.ts';
@@ -13,7 +13,7 @@ import { routeSchema } from '../schema.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort', 'offset']);
+const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort', 'offset', 'all']);
 /** Deepest page start `offset` reaches (cursors go further). */
 export const MAX_OFFSET = 1_000_000;
 /** A plain query parameter as a filter: `severity=high`, and `port>=80` (parsed as key `port>`). */
@@ -95,11 +95,19 @@ const querySchema = {
       description: 'records to skip (a page number: (page - 1) × limit); ignored with a cursor, which is faster',
     },
     sort: { type: 'string', description: 'order by a field, -field for descending (severity sorts by rank); default by id' },
+    all: {
+      type: 'boolean',
+      default: false,
+      description: 'also fixed findings and removed records (by default a list holds live ones: findings open or reopened, nothing removed)',
+    },
   },
   additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
 } as const;
 
-type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; offset?: number; sort?: string } & Record<string, unknown>;
+type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; offset?: number; sort?: string; all?: boolean } & Record<
+  string,
+  unknown
+>;
 
 /** `sort=field` or `sort=-field`. */
 export function parseSort(sort: string | undefined): SortSpec | null {
@@ -160,8 +168,8 @@ export function recordRoutes(app: AppContext) {
           },
         },
         async (req) => {
-          const { source, where, limit, cursor, offset, sort, ...rest } = req.query;
-          const filters = filtersOf(where, rest, RESERVED);
+          const { source, where, limit, cursor, offset, sort, all, ...rest } = req.query;
+          const filters = withLiveDefault(model, filtersOf(where, rest, RESERVED), all);
           const page = await app.store.query(model, {
             sourceIds: await sourceIds(asList(source)),
             filters,
@@ -184,8 +192,8 @@ export function recordRoutes(app: AppContext) {
           },
         },
         async (req) => {
-          const { source, where, limit: _limit, cursor: _cursor, offset: _offset, sort: _sort, ...rest } = req.query;
-          const filters = filtersOf(where, rest, RESERVED);
+          const { source, where, limit: _limit, cursor: _cursor, offset: _offset, sort: _sort, all, ...rest } = req.query;
+          const filters = withLiveDefault(model, filtersOf(where, rest, RESERVED), all);
           return { count: await app.store.countMatching(model, { sourceIds: await sourceIds(asList(source)), filters }) };
         },
       );

@@ -42,7 +42,8 @@ export function InventoryPage({ model }: { model: string }) {
   const where: string[] = [];
   if (q) where.push(`${searchIn}~${q}`);
   if (src) filters.source = src;
-  if (!showRemoved) filters.removed = 'false';
+  // The API lists live records by default (findings open or reopened, nothing removed); `all` widens it.
+  if (showRemoved) filters.all = 'true';
   if (view.model === 'vulnerabilities') {
     for (const k of ['severity', 'status', 'knownExploited', 'overdue'] as const) {
       const v = query.get(k);
@@ -121,7 +122,8 @@ export function InventoryPage({ model }: { model: string }) {
           </div>
         )}
         <label className="checkbox-inline">
-          <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} /> Include removed
+          <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} />{' '}
+          {view.model === 'vulnerabilities' ? 'Include fixed' : 'Include removed'}
         </label>
         {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'cve', 'result'].some((k) => query.get(k))) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
