@@ -178,6 +178,9 @@ export async function runSdpSimCli(argv: string[]): Promise<void> {
       clientId: sim.clientId,
       clientSecret: sim.clientSecret,
       authorizationCode: sim.mintAuthorizationCode(opts.scopes),
+      // A Self Client code is good for one exchange within its lifetime (Zoho's default: 180 s).
+      authorizationCodeExpiresInSeconds: opts.codeTtlSeconds ?? 180,
+      newAuthorizationCode: `curl -s -X POST ${sim.url}/_sim/codes -H 'content-type: application/json' -d '{}'`,
       apiKey: sim.apiKey,
       dc: sim.dc,
       control: `${sim.url}/_sim/`,

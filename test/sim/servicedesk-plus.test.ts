@@ -1,7 +1,7 @@
 // The SDP simulator on the wire: envelopes like the recorded responses, list_info handling, scopes,
 // Zoho token endpoint behaviour, control endpoints and the CLI's first line.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
@@ -133,6 +133,10 @@ describe('servicedesk-plus simulator', () => {
     for (const k of ['url', 'accountsUrl', 'portal', 'clientId', 'clientSecret', 'authorizationCode', 'apiKey']) assert.ok(info[k], k);
     const r = await fetch(`${info.url}/api/v3/requests`, { headers: { authtoken: info.apiKey } });
     assert.equal(((await r.json()) as Json).requests.length, 5);
+    // The start line says how long the code lasts and how to get another (the command it prints works).
+    assert.equal(info.authorizationCodeExpiresInSeconds, 180);
+    const again = spawnSync('sh', ['-c', String(info.newAuthorizationCode)], { encoding: 'utf8' });
+    assert.match(JSON.parse(again.stdout).code, /^1000\./, again.stderr);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
