@@ -1,8 +1,10 @@
 // A reader that stops early (`tributary query … | head -3`, the README's own example) ends the command
 // quietly with status 0, as `git log | head` does: no EPIPE stack, no status 1 (issue 27 §7). Also
-// under the launcher, where the command runs as its child under Node 24.
+// under the launcher, where the command runs as its child under Node 24. Any other failure to write
+// stdout is one line on stderr and status 1.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { BIN, cliEnv, olderNode } from '../helpers/cli.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -68,6 +70,23 @@ for (const backend of BACKENDS) {
         const r = await firstLine(process.execPath, [...global, ...args]);
         assertQuiet(r);
         assert.notEqual(r.line, '', args.join(' '));
+      }
+    });
+
+    test('stdout that cannot be written (a full disk: /dev/full) ends it with status 1 and one line', {
+      skip: !existsSync('/dev/full') && 'no /dev/full',
+    }, () => {
+      const full = openSync('/dev/full', 'w');
+      try {
+        const r = spawnSync(process.execPath, [BIN, ...global, 'query', 'hosts', '--format', 'jsonl'], {
+          env,
+          stdio: ['ignore', full, 'pipe'],
+          encoding: 'utf8',
+        });
+        assert.equal(r.status, 1, r.stderr);
+        assert.equal(r.stderr.replace(/^\{"level".*\n/gm, ''), 'tributary: cannot write to stdout: ENOSPC: no space left on device, write\n');
+      } finally {
+        closeSync(full);
       }
     });
 
