@@ -60,9 +60,8 @@ for (const backend of BACKENDS) {
       assert.match(String((JSON.parse(r.line) as { hostname: string }).hostname), /^host-\d+$/);
     });
 
-    test('query … --format csv, report coverage --list, export to stdout | head -1', async () => {
+    test('report coverage --list (JSON Lines and the table), export to stdout | head -1', async () => {
       for (const args of [
-        ['query', 'hosts', '--format', 'csv'],
         ['--json', 'report', 'coverage', '--list', 'scannedNotInCmdb'],
         ['report', 'coverage', '--list', 'scannedNotInCmdb'],
         ['export', 'hosts', '--format', 'jsonl'],
