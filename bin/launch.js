@@ -25,10 +25,12 @@ export function compileCacheDir() {
 
 /** Enables the cache unless NODE_DISABLE_COMPILE_CACHE is set. */
 export function enableCompileCache() {
-  if (process.env.NODE_DISABLE_COMPILE_CACHE || typeof module.enableCompileCache !== 'function') return;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return;
   const dir = compileCacheDir();
-  // Worker threads inherit the environment and with it the cache.
+  // Worker threads inherit the environment and with it the cache; so does the Node 24 that the launcher
+  // starts under an older Node, which has no cache of its own to enable (module.enableCompileCache).
   process.env.NODE_COMPILE_CACHE = dir;
+  if (typeof module.enableCompileCache !== 'function') return;
   try {
     // A directory that cannot be written leaves the cache off (the status says so); nothing else changes.
     module.enableCompileCache(dir);

@@ -18,9 +18,9 @@
 // large frees and serves them from its heap, which fragments: a 1M-finding sync's resident memory crept
 // up by ~50 MB outside V8's heap (bench/tenable-sc-api: peak RSS 307-312 → 281 MB on PostgreSQL,
 // 342-371 → 295 MB on SQLite, no slower).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { constants, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { enableCompileCache, launchSettings } from './launch.js';
@@ -33,14 +33,36 @@ const modern = major > 22 || (major === 22 && minor >= 13);
 // Before any TypeScript loads; a Node started below inherits it through NODE_COMPILE_CACHE.
 enableCompileCache();
 
+/** The signals a supervisor or a terminal stops a command with; passed on to the Node we start. */
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Runs the command under `nodeBin` as if it were this process: stdio shared, the stop signals passed on,
+ * and this process ends as the child did (its status, or the same signal). The child holds one end of a
+ * socket (fd 3, named in TRIBUTARY_LAUNCHER_FD) and stops when it closes, so it does not outlive us
+ * even when we are killed with SIGKILL (src/cli/process.ts followLauncher).
+ */
 function run(nodeBin, extraFlags) {
   const { env, flags } = launchSettings();
-  const r = spawnSync(nodeBin, [...flags, ...extraFlags, main, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.error) {
-    process.stderr.write(`tributary: cannot start ${nodeBin}: ${r.error.message}\n`);
+  const child = spawn(nodeBin, [...flags, ...extraFlags, main, ...process.argv.slice(2)], {
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env: { ...process.env, ...env, TRIBUTARY_LAUNCHER_FD: '3' },
+  });
+  // Our end is only held, never read or written; a reset on it must not end us before the child.
+  child.stdio[3].on('error', () => {});
+  const forward = (signal) => child.kill(signal);
+  for (const signal of FORWARDED) process.on(signal, forward);
+  child.on('error', (err) => {
+    process.stderr.write(`tributary: cannot start ${nodeBin}: ${err.message}\n`);
     process.exit(1);
-  }
-  process.exit(r.status ?? (r.signal ? 1 : 0));
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== null) process.exit(code);
+    for (const s of FORWARDED) process.off(s, forward);
+    process.kill(process.pid, signal);
+    // Still here: a signal Node itself handles or ignores (SIGUSR1, SIGPIPE); the shell's convention.
+    process.exit(128 + (constants.signals[signal] ?? 0));
+  });
 }
 
 if (modern && process.features.typescript) {

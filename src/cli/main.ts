@@ -9,6 +9,7 @@ import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
 import { registerFeedsCommands } from './feeds.ts';
 import { terminalSafe } from './output.ts';
+import { endQuietlyWhenStdoutCloses, followLauncher } from './process.ts';
 import { registerAssetsCommands } from './assets.ts';
 import { registerUploadCommand } from './files.ts';
 import { registerQueryCommand } from './query.ts';
@@ -53,6 +54,8 @@ function fail(code: number, message: string): never {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  endQuietlyWhenStdoutCloses();
+  followLauncher();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,13 +1,16 @@
 // How `tributary` starts: its shebang sets the allocator's mmap threshold and Node's V8 flags (and
 // `npm start` the same); it keeps Node's compile cache (bin/launch.js): the JavaScript type
 // stripping makes of each file is stored on the first start and read on the next, in NODE_COMPILE_CACHE
-// or under ~/.cache/tributary-node; NODE_DISABLE_COMPILE_CACHE turns it off.
+// or under ~/.cache/tributary-node (also for the Node 24 it starts under an older Node);
+// NODE_DISABLE_COMPILE_CACHE turns it off.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { olderNode } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/databases.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
@@ -43,6 +46,27 @@ test('the compile cache is kept in NODE_COMPILE_CACHE, else under the home cache
     assert.equal(files(off), 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Where the launcher finds the Node 24 it runs under an older Node.
+const nodePrefix = process.env.TRIBUTARY_NODE_PREFIX ?? join(homedir(), '.cache', 'tributary-node');
+const oldNode = olderNode();
+const noFallback = !oldNode
+  ? 'no Node older than 22.13 on this machine'
+  : !existsSync(join(nodePrefix, 'node_modules', '.bin', 'node')) && `no Node 24 in ${nodePrefix}`;
+
+test('under an older Node, the Node 24 the launcher starts keeps the cache in the same place', { skip: noFallback }, () => {
+  const home = tempDir();
+  try {
+    const r = spawnSync(oldNode!, [BIN, '--help'], {
+      env: { ...process.env, HOME: home, TRIBUTARY_NODE_PREFIX: nodePrefix, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined },
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(files(join(home, '.cache', 'tributary-node', 'compile-cache')) > 20);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
 });
 

@@ -6,13 +6,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { olderNode } from '../helpers/cli.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const oldNode = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
-  if (!existsSync(p)) return false;
-  const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim().split('.').map(Number);
-  return v[0]! < 22 || (v[0] === 22 && v[1]! < 13);
-});
+const oldNode = olderNode();
 const npx = oldNode ? join(dirname(oldNode), 'npx') : undefined;
 const why = !oldNode ? 'no Node older than 22.13 on this machine' : !existsSync(npx!) ? `no npx beside ${oldNode}` : false;
 

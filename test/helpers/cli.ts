@@ -1,11 +1,21 @@
 // Runs the `tributary` command as a user would: a separate process, through bin/tributary.js.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // Every test that writes records fails on a field its model does not have (store/records.ts checkFields).
 process.env.TRIBUTARY_STRICT_FIELDS ??= '1';
 
 export const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
+
+/** A Node older than 22.13 on this machine, under which bin/tributary.js starts Node 24 as its child. */
+export function olderNode(): string | undefined {
+  return ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
+    if (!existsSync(p)) return false;
+    const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim().split('.').map(Number);
+    return v[0]! < 22 || (v[0] === 22 && v[1]! < 13);
+  });
+}
 
 export interface CliResult {
   code: number | null;
