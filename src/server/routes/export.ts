@@ -63,7 +63,12 @@ export function exportRoutes(app: AppContext) {
             properties: {
               name: { type: 'string', minLength: 1, maxLength: 63 },
               source: { type: ['string', 'null'] },
-              target: { type: 'string', minLength: 1, description: 'a folder on the server or s3://BUCKET/PREFIX' },
+              target: {
+                type: 'string',
+                minLength: 1,
+                description:
+                  'a folder under the export root (TRIBUTARY_EXPORT_DIR, default <data-dir>/exports; a relative one is taken from there) or s3://BUCKET/PREFIX',
+              },
               format: { type: 'string', enum: [...EXPORT_FORMATS] },
               ocsfVersion: { type: ['string', 'null'], enum: [...OCSF_VERSIONS, null] },
               ecsBulk: { type: 'boolean' },
