@@ -2,7 +2,7 @@
 // (`query`, `export`, `changes`) with a `'` before it; plain numbers stay numbers; --no-csv-escape
 // writes the cells raw and goes with --format csv only.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { openApp } from '../../src/app/context.ts';
@@ -37,13 +37,14 @@ test('query --format csv: formula-like text prefixed, numbers untouched; --no-cs
   }
 });
 
-test('export --format csv to stdout and to a file: the same rule; --no-csv-escape raw', async () => {
+test('export --format csv to stdout and to a file: the same rule; --no-csv-escape raw; the file mode 0600', async () => {
   const { names, ports } = await hostileCells(ok('export', 'vulnerabilities', '--source', 'hostile', '--format', 'csv'));
   assert.deepEqual(names, expectedNames(false));
   assert.deepEqual(new Set(ports), new Set(['-1']));
   const file = join(db.dataDir, 'raw.csv');
   ok('export', 'vulnerabilities', '--source', 'hostile', '--format', 'csv', '--no-csv-escape', '--out', file);
   assert.deepEqual((await hostileCells(readFileSync(file, 'utf8'))).names, expectedNames(true));
+  assert.equal(statSync(file).mode & 0o777, 0o600, 'an export file is mode 0600, like the database');
 });
 
 test('changes and query changes --format csv: a ticket status from upstream is prefixed too', async () => {
