@@ -1,4 +1,4 @@
-// `tributary changes [--since RUN_ID|ISO-8601] [--model M] [--source S] [--format table|jsonl|csv]`:
+// `tributary changes [--since RUN_ID|ISO-8601] [--model M] [--source S] [--format table|jsonl|csv] [--no-csv-escape]`:
 // the change feed, oldest first (also `tributary query changes`).
 import type { Command } from 'commander';
 import type { AppContext } from '../app/context.ts';
@@ -9,7 +9,7 @@ import { CHANGE_KINDS } from '../store/changes.ts';
 import type { ChangeQuery } from '../store/changes-feed.ts';
 import { parseFilter } from '../store/filters.ts';
 import { collect, globals, withApp } from './app.ts';
-import { csvField, renderTable } from './output.ts';
+import { CSV_ESCAPE_HELP, csvLine, renderTable } from './output.ts';
 
 const FORMATS = ['table', 'jsonl', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
@@ -27,9 +27,11 @@ function listOption(values: string[], allowed: readonly string[], flag: string):
   return list;
 }
 
-export function formatOf(format: string | undefined, json: boolean | undefined): Format {
+/** The output format; `csvEscape` false (--no-csv-escape) goes only with csv. */
+export function formatOf(format: string | undefined, json: boolean | undefined, csvEscape = true): Format {
   const f = json ? 'jsonl' : (format ?? 'table');
   if (!(FORMATS as readonly string[]).includes(f)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
+  if (!csvEscape && f !== 'csv') throw new InputError('--no-csv-escape goes with --format csv', 'csvEscape');
   return f as Format;
 }
 
@@ -40,8 +42,14 @@ export function parseLimit(limit: string | undefined): number {
   return n;
 }
 
-/** Prints every change matching `query` (paged through the store), up to `limit`. */
-export async function printChanges(app: AppContext, query: Omit<ChangeQuery, 'cursor' | 'limit'>, format: Format, limit: number): Promise<void> {
+/** Prints every change matching `query` (paged through the store), up to `limit`; CSV cells neutralised unless `csvEscape` is false. */
+export async function printChanges(
+  app: AppContext,
+  query: Omit<ChangeQuery, 'cursor' | 'limit'>,
+  format: Format,
+  limit: number,
+  csvEscape = true,
+): Promise<void> {
   const columns = Object.keys(changeEvent.shape) as (keyof ChangeEvent)[];
   const tableRows: ChangeEvent[] = [];
   let cursor: string | null = null;
@@ -50,11 +58,17 @@ export async function printChanges(app: AppContext, query: Omit<ChangeQuery, 'cu
   do {
     const page = await app.store.changes({ ...query, cursor, limit: Math.min(1000, limit - printed) });
     // The header after the first page: a bad filter or cursor fails before anything is printed.
-    if (first && format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
+    if (first && format === 'csv') process.stdout.write(csvLine(columns) + '\n');
     first = false;
     for (const r of page.records) {
       if (format === 'jsonl') process.stdout.write(JSON.stringify(r) + '\n');
-      else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(r[c])).join(',') + '\n');
+      else if (format === 'csv')
+        process.stdout.write(
+          csvLine(
+            columns.map((c) => r[c]),
+            csvEscape,
+          ) + '\n',
+        );
       else tableRows.push(r);
     }
     printed += page.records.length;
@@ -82,9 +96,13 @@ export function registerChangesCommand(program: Command): void {
     .option('--where <field=value>', 'filter on a change field (repeatable; also != > >= < <= and ~)', collect, [])
     .option('--limit <n>', 'at most N changes')
     .option('--format <format>', 'table, jsonl or csv (default table; --json implies jsonl)')
+    .option('--no-csv-escape', CSV_ESCAPE_HELP)
     .action(
-      async (o: { since?: string; model: string[]; source: string[]; change: string[]; where: string[]; limit?: string; format?: string }, cmd: Command) => {
-        const format = formatOf(o.format, globals(cmd).json);
+      async (
+        o: { since?: string; model: string[]; source: string[]; change: string[]; where: string[]; limit?: string; format?: string; csvEscape: boolean },
+        cmd: Command,
+      ) => {
+        const format = formatOf(o.format, globals(cmd).json, o.csvEscape);
         const limit = parseLimit(o.limit);
         const models = listOption(o.model, MODEL_NAMES, '--model').filter(isModelName);
         const changes = listOption(o.change, CHANGE_KINDS, '--change');
@@ -92,7 +110,7 @@ export function registerChangesCommand(program: Command): void {
         if (o.since !== undefined && o.since.trim() === '') throw new InputError('--since needs a run id or an ISO-8601 time', 'since');
         await withApp(cmd, async (app) => {
           const since = o.since === undefined ? null : await app.store.changesSince(o.since);
-          await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, filters }, format, limit);
+          await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, filters }, format, limit, o.csvEscape);
         });
       },
     );

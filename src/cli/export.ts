@@ -1,5 +1,5 @@
 // `tributary export MODEL --format ocsf|ocsf-parquet|ecs|jsonl|csv [--source S]… [--where …]… [--since RUN_ID|TIME]
-// [--out FILE|-|s3://BUCKET/PREFIX] [--ocsf-version 1.1.0|1.3.0] [--ecs-bulk]`: every matching record,
+// [--out FILE|-|s3://BUCKET/PREFIX] [--ocsf-version 1.1.0|1.3.0] [--ecs-bulk] [--no-csv-escape]`: every matching record,
 // streamed, with a progress line on a terminal.
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
@@ -11,7 +11,7 @@ import { exportChunks } from '../export/stream.ts';
 import { exportFileName, writeExport } from '../export/target.ts';
 import { parseFilter } from '../store/filters.ts';
 import { collect, printJson, withApp } from './app.ts';
-import { formatRate } from './output.ts';
+import { CSV_ESCAPE_HELP, formatRate } from './output.ts';
 
 interface ExportOpts {
   format?: string;
@@ -21,6 +21,8 @@ interface ExportOpts {
   out: string;
   ocsfVersion?: string;
   ecsBulk?: boolean;
+  /** False with --no-csv-escape. */
+  csvEscape: boolean;
 }
 
 export function registerExportCommand(program: Command): void {
@@ -34,10 +36,12 @@ export function registerExportCommand(program: Command): void {
     .option('--out <target>', 'a file, a folder, - for stdout, or s3://BUCKET/PREFIX', '-')
     .option('--ocsf-version <version>', 'OCSF schema version: 1.1.0 (default) or 1.3.0')
     .option('--ecs-bulk', 'ECS: an Elasticsearch _bulk action line with a stable _id before each document')
+    .option('--no-csv-escape', CSV_ESCAPE_HELP)
     .action(async (model: string, o: ExportOpts, cmd: Command) => {
       if (!isModelName(model)) throw new InputError(`unknown model '${model}'; models: ${MODEL_NAMES.join(', ')}`, 'model');
-      const fmt = { ...parseFormat(o.format, o.ocsfVersion), ecsBulk: o.ecsBulk === true };
+      const fmt = { ...parseFormat(o.format, o.ocsfVersion), ecsBulk: o.ecsBulk === true, csvEscape: o.csvEscape };
       if (o.ecsBulk && fmt.format !== 'ecs') throw new InputError('--ecs-bulk goes with --format ecs', 'ecsBulk');
+      if (!o.csvEscape && fmt.format !== 'csv') throw new InputError('--no-csv-escape goes with --format csv', 'csvEscape');
       const filters = o.where.map((w) => parseFilter(w));
       await withApp(cmd, async (app, g) => {
         const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;

@@ -22,8 +22,11 @@ export function registerExportsCommands(program: Command): void {
 
   exports
     .command('add <name>')
-    .description('add a destination: a folder or s3://BUCKET/PREFIX, for one source or all')
-    .requiredOption('--to <target>', 'a folder or s3://BUCKET/PREFIX (one sub-folder per source)')
+    .description('add a destination: a folder under the export root or s3://BUCKET/PREFIX, for one source or all')
+    .requiredOption(
+      '--to <target>',
+      'a folder under the export root (TRIBUTARY_EXPORT_DIR, default <data-dir>/exports; a relative one is taken from there) or s3://BUCKET/PREFIX (one sub-folder per source)',
+    )
     .requiredOption('--format <format>', EXPORT_FORMATS.join(', '))
     .option('--source <name>', 'only after syncs of this source (default: every source)')
     .option('--model <model>', 'a model to export (repeatable; default: every model the format writes)', collect, [])

@@ -1,7 +1,10 @@
 // Rendering for the terminal: tables, CSV, the sync progress line.
 import type { StreamCounts } from '../store/store.ts';
 
-export { csvField } from '../export/tabular.ts';
+export { csvField, csvLine } from '../export/tabular.ts';
+
+/** The help of `--no-csv-escape` (query, changes, export). */
+export const CSV_ESCAPE_HELP = "CSV: write text cells raw (by default one that starts with = + - @, tab or CR gets a ' so spreadsheets do not run it)";
 
 // C0 and C1 control characters, DEL, and the bidirectional overrides that reorder what a line shows.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

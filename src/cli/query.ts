@@ -1,11 +1,11 @@
-// `tributary query MODEL [--source NAME] [--where field=value]… [--fields a,b] [--sort f[:desc]] [--count] [--limit N] [--format table|jsonl|csv]`
+// `tributary query MODEL [--source NAME] [--where field=value]… [--fields a,b] [--sort f[:desc]] [--count] [--limit N] [--format table|jsonl|csv] [--no-csv-escape]`
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf, isModelName, MODEL_NAMES } from '../core/models.ts';
 import { parseFilter, withLiveDefault } from '../store/filters.ts';
 import { collect, globals, withApp } from './app.ts';
 import { formatOf, parseLimit, printChanges, sourceIdsOf } from './changes.ts';
-import { csvField, fitTable } from './output.ts';
+import { CSV_ESCAPE_HELP, csvLine, fitTable } from './output.ts';
 import { HOST_COLUMN, hostLabel, parseFields, parseSortOption, queryPasses, readInOrder, tableColumns } from './query-view.ts';
 
 const FORMATS = ['table', 'jsonl', 'csv'] as const;
@@ -22,10 +22,21 @@ export function registerQueryCommand(program: Command): void {
     .option('--sort <field[:desc]>', 'order by a field (default: findings by severity then plugin name, others by name)')
     .option('--count', 'print only how many records match (with --json: {"count": N})')
     .option('--all', 'also fixed findings and removed records (by default: live ones)')
+    .option('--no-csv-escape', CSV_ESCAPE_HELP)
     .action(
       async (
         model: string,
-        o: { source: string[]; where: string[]; limit?: string; format?: string; fields?: string; sort?: string; count?: boolean; all?: boolean },
+        o: {
+          source: string[];
+          where: string[];
+          limit?: string;
+          format?: string;
+          fields?: string;
+          sort?: string;
+          count?: boolean;
+          all?: boolean;
+          csvEscape: boolean;
+        },
         cmd: Command,
       ) => {
         if (model === 'changes') return queryChanges(o, cmd);
@@ -33,6 +44,7 @@ export function registerQueryCommand(program: Command): void {
         const g = globals(cmd);
         const format = g.json ? 'jsonl' : (o.format ?? 'table');
         if (!(FORMATS as readonly string[]).includes(format)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
+        if (!o.csvEscape && format !== 'csv') throw new InputError('--no-csv-escape goes with --format csv', 'csvEscape');
         let limit = Number.POSITIVE_INFINITY;
         if (o.limit !== undefined) {
           limit = Number(o.limit);
@@ -56,7 +68,7 @@ export function registerQueryCommand(program: Command): void {
           const shown = tableColumns(model, fields, sourceIds?.length === 1);
           const withHost = (format === 'table' ? shown : columns).includes(HOST_COLUMN);
           const tableRows: Record<string, unknown>[] = [];
-          if (format === 'csv') process.stdout.write(columns.map(csvField).join(',') + '\n');
+          if (format === 'csv') process.stdout.write(csvLine(columns) + '\n');
           for await (const records of readInOrder(app.store, model, passes, { sourceIds, filters }, limit)) {
             if (withHost) {
               const hosts = new Map((await app.store.hostLabels([...new Set(records.map((r) => String(r.hostId)))])).map((h) => [h.id, h]));
@@ -64,7 +76,13 @@ export function registerQueryCommand(program: Command): void {
             }
             for (const r of records) {
               if (format === 'jsonl') process.stdout.write(JSON.stringify(fields ? Object.fromEntries(fields.map((f) => [f, r[f]])) : r) + '\n');
-              else if (format === 'csv') process.stdout.write(columns.map((c) => csvField(r[c])).join(',') + '\n');
+              else if (format === 'csv')
+                process.stdout.write(
+                  csvLine(
+                    columns.map((c) => r[c]),
+                    o.csvEscape,
+                  ) + '\n',
+                );
               else tableRows.push(r);
             }
           }
@@ -78,9 +96,9 @@ export function registerQueryCommand(program: Command): void {
 }
 
 /** `query changes`: the change feed with the query options (`--where` on its fields). */
-async function queryChanges(o: { source: string[]; where: string[]; limit?: string; format?: string }, cmd: Command): Promise<void> {
-  const format = formatOf(o.format, globals(cmd).json);
+async function queryChanges(o: { source: string[]; where: string[]; limit?: string; format?: string; csvEscape: boolean }, cmd: Command): Promise<void> {
+  const format = formatOf(o.format, globals(cmd).json, o.csvEscape);
   const limit = parseLimit(o.limit);
   const filters = o.where.map((w) => parseFilter(w));
-  await withApp(cmd, async (app) => printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), filters }, format, limit));
+  await withApp(cmd, async (app) => printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), filters }, format, limit, o.csvEscape));
 }

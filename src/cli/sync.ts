@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AppContext, resolvePaths } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
+import { removePartialLeftovers } from '../export/confine.ts';
 import { type RunRecord, unreadableSecretsError } from '../store/store.ts';
 import { runSync, type SyncProgress, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
@@ -145,6 +146,7 @@ export function registerSyncCommand(program: Command): void {
       await withApp(
         cmd,
         async (app) => {
+          await removePartialLeftovers(app);
           const queue = await new SyncQueue(app).start();
           const scheduler = new Scheduler(app, {
             start: (name, so) => queue.enqueue(name, { trigger: so.trigger ?? 'schedule' }),

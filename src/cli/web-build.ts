@@ -6,8 +6,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExitCode } from './app.ts';
 
-/** server/web.ts's default, spelled here so that every command does not load the static file server. */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../dist/web', import.meta.url));
+export { DEFAULT_WEB_DIR } from '../core/web-dir.ts';
 export const BUILD_SCRIPT = fileURLToPath(new URL('../../scripts/build-web.sh', import.meta.url));
 
 /** Runs the build; its output goes to stderr (stdout is for what `serve` prints, the admin password). */

@@ -19,6 +19,8 @@ export interface FormatOptions {
   ocsfVersion?: OcsfVersion;
   /** ECS: an Elasticsearch `_bulk` action line with the record's id before each document. */
   ecsBulk?: boolean;
+  /** CSV: text cells that start like a formula get a `'` (tabular.ts; default true); false writes them raw. */
+  csvEscape?: boolean;
 }
 
 /** Writes records of one model as lines of one format. */
@@ -88,7 +90,8 @@ export function lineWriter(model: ModelName, opts: FormatOptions): LineWriter {
   if (opts.format === 'jsonl') return { header: null, needsHost: false, line: (rec) => JSON.stringify(rec) };
   if (opts.format === 'csv') {
     const columns = csvColumns(model);
-    return { header: csvHeader(model), needsHost: false, line: (rec) => csvRow(columns, rec) };
+    const neutralise = opts.csvEscape !== false;
+    return { header: csvHeader(model), needsHost: false, line: (rec) => csvRow(columns, rec, neutralise) };
   }
   if (opts.format === 'ocsf' && model === 'vulnerabilities') {
     const version = opts.ocsfVersion ?? '1.1.0';

@@ -2,7 +2,8 @@
 // changes-only) written after each successful sync of a source. They run after the run is recorded,
 // beside the sync's caller, never inside the sync: a failed export is retried a few times, its status
 // says why, and the next successful sync tries again (a changes-only export then covers both runs).
-import { join, resolve } from 'node:path';
+// Targets are confined (confine.ts) when added and again before each write.
+import { join } from 'node:path';
 import type { ExportContext } from './context.ts';
 import type { ExportDestination, ExportStatus } from '../core/api-shapes.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
@@ -17,10 +18,11 @@ import {
   listExportStatuses,
   putExportStatus,
 } from '../store/exports.ts';
+import { confineFolder, confineTarget } from './confine.ts';
 import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats.ts';
 import { type SinceWindow, sinceRun } from './since.ts';
 import { exportChunks } from './stream.ts';
-import { exportFileName, parseS3Url, writeExport } from './target.ts';
+import { exportFileName, writeExport } from './target.ts';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -28,7 +30,7 @@ export interface DestinationInput {
   name: string;
   /** A source name; omitted or null for every source. */
   source?: string | null;
-  /** A folder or `s3://bucket/prefix`. */
+  /** A folder under the export root (a relative one is taken from there) or `s3://bucket/prefix`. */
   target: string;
   format: string;
   ocsfVersion?: string | null;
@@ -47,8 +49,7 @@ export async function addDestination(app: ExportContext, input: DestinationInput
   const source = input.source ? await app.store.getSource(input.source) : null;
   const target = (input.target ?? '').trim();
   if (!target) throw new InputError('give the folder or s3://BUCKET/PREFIX to write to', 'target');
-  if (target.startsWith('s3://')) parseS3Url(target);
-  else if (target === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(target)) throw new InputError(`'${target}' is no folder or s3://BUCKET/PREFIX`, 'target');
+  const stored = await confineTarget(app, target);
   const fmt = { ...parseFormat(input.format, input.ocsfVersion ?? undefined), ecsBulk: input.ecsBulk === true };
   if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with the ecs format', 'ecsBulk');
   const mode = input.mode ?? 'full';
@@ -61,7 +62,7 @@ export async function addDestination(app: ExportContext, input: DestinationInput
   return createDestination(app.store, {
     name: input.name,
     sourceId: source?.id ?? null,
-    target: target.startsWith('s3://') ? target : resolve(target),
+    target: stored,
     format: fmt.format,
     ocsfVersion: fmt.format === 'ocsf' || fmt.format === 'ocsf-parquet' ? (fmt.ocsfVersion ?? '1.1.0') : null,
     ecsBulk: fmt.ecsBulk === true,
@@ -156,8 +157,9 @@ async function writeDestination(
     // The run's id in the name keeps two exports of one second apart.
     const tag = `${d.mode === 'changes' && window ? 'changes' : 'full'}${runId ? `-${runId.slice(0, 8)}` : ''}`;
     const name = exportFileName(model, extension(fmt.format), at, tag);
-    // One folder (or key prefix) per source under the destination.
-    const out = d.target.startsWith('s3://') ? `${d.target.replace(/\/+$/, '')}/${source.name}/` : join(d.target, source.name);
+    // One folder (or key prefix) per source under the destination; a folder is checked again (a link
+    // made since it was added, or a destination older than the export root).
+    const out = d.target.startsWith('s3://') ? `${d.target.replace(/\/+$/, '')}/${source.name}/` : await confineFolder(app, join(d.target, source.name));
     const written = await writeExport(app, chunks, out, name, { folder: true, contentType: contentType(fmt.format) });
     files.push(written.location);
     records += n;
@@ -204,8 +206,11 @@ export async function runDestination(
       return status;
     } catch (err) {
       status.error = scrubSecrets(errorMessage(err));
-      log.warn({ runId: status.runId, attempt, err: status.error }, attempt < max ? 'scheduled export failed; retrying' : 'scheduled export failed');
-      if (attempt < max) await new Promise((r) => setTimeout(r, retryBaseMs(app) * 2 ** (attempt - 1)));
+      // A refused target stays refused: no retry.
+      const retry = attempt < max && !(err instanceof InputError);
+      log.warn({ runId: status.runId, attempt, err: status.error }, retry ? 'scheduled export failed; retrying' : 'scheduled export failed');
+      if (!retry) break;
+      await new Promise((r) => setTimeout(r, retryBaseMs(app) * 2 ** (attempt - 1)));
     }
   }
   Object.assign(status, { status: 'failed', finishedAt: new Date().toISOString() });

@@ -1,14 +1,39 @@
 // CSV and JSON Lines of any model: every field of the model, in the model's order, as `query` prints them.
 import { fieldsOf, type ModelName } from '../core/models.ts';
 
-/** One CSV cell: lists joined with `;`, objects as JSON, quoted when needed; a leading = + - @ is quoted so spreadsheets do not run it. */
-export function csvField(v: unknown): string {
+/** A number as a spreadsheet reads one (`-1`, `+3.5`, `.5`, `1e5`): left as it is, never taken for a formula. */
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** What a spreadsheet starts a formula (or, for tab and CR, a formula after trimming) with. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell a spreadsheet could run as a formula (`=HYPERLINK(…)`, `+cmd|…`, `@SUM(…)`, `-2+3`)
+ * prefixed with `'`, as OWASP's CSV injection advice has it; plain numbers stay as they are.
+ */
+export function neutraliseCsvText(s: string): string {
+  return FORMULA_START.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
+}
+
+/**
+ * One CSV cell: lists joined with `;`, objects as JSON, quoted when needed. Upstream text is neutralised
+ * (neutraliseCsvText) unless `neutralise` is false (`--no-csv-escape`, `?csvEscape=false`: the cells raw).
+ */
+export function csvField(v: unknown, neutralise = true): string {
   let s: string;
   if (v === null || v === undefined) s = '';
   else if (Array.isArray(v)) s = v.join(';');
   else if (typeof v === 'object') s = JSON.stringify(v);
   else s = String(v);
-  return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  // A number from the record is no text cell (`-1` and `-Infinity` alike).
+  if (neutralise && typeof v !== 'number' && typeof v !== 'bigint') s = neutraliseCsvText(s);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One CSV line of cells (csvField each). */
+export function csvLine(cells: unknown[], neutralise = true): string {
+  let line = '';
+  for (let i = 0; i < cells.length; i++) line += (i === 0 ? '' : ',') + csvField(cells[i], neutralise);
+  return line;
 }
 
 export function csvColumns(model: ModelName): string[] {
@@ -16,11 +41,11 @@ export function csvColumns(model: ModelName): string[] {
 }
 
 export function csvHeader(model: ModelName): string {
-  return csvColumns(model).map(csvField).join(',');
+  return csvLine(csvColumns(model));
 }
 
-export function csvRow(columns: string[], rec: Record<string, unknown>): string {
+export function csvRow(columns: string[], rec: Record<string, unknown>, neutralise = true): string {
   let line = '';
-  for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : ',') + csvField(rec[columns[i]]);
+  for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : ',') + csvField(rec[columns[i]], neutralise);
   return line;
 }

@@ -1,10 +1,11 @@
 // Where an export goes: stdout (`-`), a file (written beside and renamed into place, so a reader never
 // sees half a file), a folder (a generated file name in it), or an S3 prefix (`s3://bucket/prefix`,
 // a multipart upload through the file drop's S3 backend and credentials; S3 publishes the object only
-// once the upload completes).
+// once the upload completes). Files are written mode 0600, like the database: records are no one else's.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,9 +22,9 @@ export interface WrittenExport {
 }
 
 /** `s3://bucket/prefix` → bucket and prefix (no leading slash). */
-export function parseS3Url(url: string): { bucket: string; prefix: string } {
+export function parseS3Url(url: string, field = 'out'): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(url);
-  if (!m?.[1]) throw new InputError(`'${url}' is not an s3://BUCKET/PREFIX address`, 'out');
+  if (!m?.[1]) throw new InputError(`'${url}' is not an s3://BUCKET/PREFIX address`, field);
   return { bucket: m[1], prefix: m[2] };
 }
 
@@ -107,16 +108,36 @@ export async function writeExport(
   }
   const target = resolve(out);
   const path = opts.folder || (await isDirectory(target)) ? join(target, name) : target;
-  await mkdir(dirname(path), { recursive: true });
-  const partial = `${path}.partial-${process.pid}`;
+  // A scheduled export's folders are the service's alone; `--out`'s are the user's to choose.
+  await mkdir(dirname(path), { recursive: true, ...(opts.folder ? { mode: 0o700 } : {}) });
+  const partial = partialPath(path);
   try {
-    await pipeline(Readable.from(toBuffers(chunks, count)), createWriteStream(partial));
+    await pipeline(Readable.from(toBuffers(chunks, count)), createWriteStream(partial, { mode: 0o600 }));
     await rename(partial, path);
   } catch (err) {
     await rm(partial, { force: true });
     throw err;
   }
   return { location: path, bytes: count.bytes };
+}
+
+/** This machine's name as a partial file carries it (letters, digits, '.', '-' and '_' only). */
+const HOST = hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+
+/** Where a file is written before it is renamed into place: `<file>.partial-<host>-<pid>` (this process's). */
+export function partialPath(path: string, pid = process.pid): string {
+  return `${path}.partial-${HOST}-${pid}`;
+}
+
+/**
+ * Who wrote a partial file: the host and process id in its name (`host` null for the older
+ * `.partial-<pid>` names, written on this machine), or null for any other file.
+ */
+export function partialWriter(fileName: string): { host: string | null; pid: number; thisHost: boolean } | null {
+  const m = /\.partial-(?:([A-Za-z0-9._-]+)-)?(\d+)$/.exec(fileName);
+  if (!m) return null;
+  const host = m[1] ?? null;
+  return { host, pid: Number(m[2]), thisHost: host === null || host === HOST };
 }
 
 /** A file name for an export: `<model>-<UTC time>.<ext>` (sortable, no characters file systems or S3 mind). */

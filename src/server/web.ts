@@ -5,13 +5,10 @@
 // index.html (client-side routes such as /sources/lab).
 import { existsSync, statSync } from 'node:fs';
 import { join, normalize, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { webDirOf } from '../core/web-dir.ts';
 import { notFoundHandler } from './errors.ts';
-
-/** Where the built UI is looked for by default: `<repo>/dist/web`. */
-export const DEFAULT_WEB_DIR = resolve(fileURLToPath(new URL('../../dist/web', import.meta.url)));
 
 const CSP = [
   "default-src 'self'",
@@ -38,7 +35,7 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 (or <code>npm run build:web</code>) and reload. The HTTP API is available under <code>/api/v1/</code>.</p></body></html>`;
 
 /** Serves the UI from `dir` (default dist/web); call before the server is ready. */
-export async function registerWebUi(f: FastifyInstance, dir: string = process.env.TRIBUTARY_WEB_DIR || DEFAULT_WEB_DIR): Promise<void> {
+export async function registerWebUi(f: FastifyInstance, dir: string = webDirOf(process.env)): Promise<void> {
   const root = resolve(dir);
   await f.register(fastifyStatic, { root, serve: false, decorateReply: true, etag: true, lastModified: true, cacheControl: false });
 

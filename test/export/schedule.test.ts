@@ -1,12 +1,13 @@
 // Scheduled exports on both stores: written after a successful sync (full, and changes-only after the
 // first), a status per source, retried and reported when the target fails, never failing the sync.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { InputError } from '../../src/core/errors.ts';
+import { exportRootOf } from '../../src/export/confine.ts';
 import { addDestination, describeDestinations, drainScheduledExports, exportStatusesOf, runExportsFor } from '../../src/export/schedule.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -35,12 +36,13 @@ for (const backend of BACKENDS) {
     });
 
     test('after a successful sync each destination is written; changes-only exports then carry only later runs', async () => {
-      const lake = join(db.dataDir, 'lake');
-      const siem = join(db.dataDir, 'siem');
-      await addDestination(app, { name: 'lake', target: lake, format: 'jsonl', models: ['vulnerabilities'], mode: 'changes' });
+      // A relative target is a folder under the export root; an absolute one there is as good.
+      const lake = join(exportRootOf(app), 'lake');
+      const siem = join(exportRootOf(app), 'siem');
+      await addDestination(app, { name: 'lake', target: 'lake', format: 'jsonl', models: ['vulnerabilities'], mode: 'changes' });
       await addDestination(app, { name: 'siem', source: 'a', target: siem, format: 'ocsf', ocsfVersion: '1.3.0' });
-      const parquet = join(db.dataDir, 'security-lake');
-      await addDestination(app, { name: 'security-lake', target: parquet, format: 'ocsf-parquet', models: ['vulnerabilities'] });
+      const parquet = join(exportRootOf(app), 'security-lake');
+      await addDestination(app, { name: 'security-lake', target: 'security-lake', format: 'ocsf-parquet', models: ['vulnerabilities'] });
       await assert.rejects(addDestination(app, { name: 'bad', target: siem, format: 'ocsf', models: ['tickets'] }), InputError);
       await assert.rejects(addDestination(app, { name: 'bad', target: '-', format: 'csv' }), InputError);
 
@@ -85,7 +87,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a failing target is retried, reported, and never fails the sync', async () => {
-      const blocked = join(db.dataDir, 'not-a-folder');
+      const blocked = join(exportRootOf(app), 'not-a-folder');
+      mkdirSync(exportRootOf(app), { recursive: true });
       writeFileSync(blocked, 'a file where the folder should be');
       await addDestination(app, { name: 'zz-broken', source: 'a', target: blocked, format: 'csv', models: ['hosts'] });
       const r = await runSync(app, 'a');

@@ -153,7 +153,7 @@ describe('the server answers in the shared shapes', () => {
     assert.deepEqual(linked.asset.cmdbAssetIds, [cmdbAssetId]);
     exactly(R.assetLinked, await send('DELETE', `/api/v1/assets/${host.id}/link`, { cmdbAssetId }));
 
-    await send('POST', '/api/v1/exports', { name: 'spare', target: join(h.dataDir, 'spare-export'), format: 'jsonl' }, 201);
+    await send('POST', '/api/v1/exports', { name: 'spare', target: join(h.dataDir, 'exports', 'spare'), format: 'jsonl' }, 201);
     exactly(S.exportRemoved, await send('DELETE', '/api/v1/exports/spare'));
     assert.deepEqual(exactly(S.sourceRemoved, await send('DELETE', '/api/v1/sources/desk')).removed, 'desk');
   });

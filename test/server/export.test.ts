@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { fieldsOf } from '../../src/core/models.ts';
 import { validateOcsf } from '../export/ocsf-schema.ts';
 import { readOcsfParquet } from '../export/parquet-read.ts';
+import { expectedNames, hostileCells, seedHostile } from '../export/hostile-cells.ts';
 import { seedSource } from '../export/seed.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 import { call, type Harness, serverOn } from './helpers.ts';
@@ -131,6 +132,21 @@ for (const backend of BACKENDS) {
       }
       const anon = await call(server.h.server, { method: 'GET', url: '/api/v1/export/vulnerabilities?format=jsonl' });
       assert.equal(anon.statusCode, 401);
+    });
+
+    // Last: it adds sources the counts above do not expect.
+    test('CSV download: formula-like upstream text prefixed, numbers untouched; csvEscape=false raw (issue 27)', async () => {
+      await seedHostile(server.h.app);
+      for (const raw of [false, true]) {
+        const res = await download(server.h, `/api/v1/export/vulnerabilities?format=csv&source=hostile${raw ? '&csvEscape=false' : ''}`, server.auth);
+        assert.equal(res.statusCode, 200, res.body);
+        const { names, ports } = await hostileCells(res.body);
+        assert.deepEqual(names, expectedNames(raw), raw ? 'raw' : 'neutralised');
+        assert.deepEqual(new Set(ports), new Set(['-1']));
+      }
+      const bad = await call(server.h.server, { method: 'GET', url: '/api/v1/export/hosts?format=jsonl&csvEscape=false', headers: server.auth });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /csvEscape goes with format=csv/);
     });
   });
 }

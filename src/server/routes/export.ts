@@ -1,5 +1,5 @@
 // GET /api/v1/export/{model}?format=ocsf|ecs|jsonl|csv: every matching record, streamed (the list's
-// filters: source, where, plain field parameters; since; ocsfVersion; ecsBulk), as a download.
+// filters: source, where, plain field parameters; since; ocsfVersion; ecsBulk; csvEscape), as a download.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
@@ -17,13 +17,21 @@ import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 import { asList, filtersOf } from './records.ts';
 
-const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'since']);
+const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'csvEscape', 'since']);
 
 const destinationSchema = routeSchema(exportDestination);
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
 
-type ExportQuery = { format: string; source?: string[]; where?: string[]; ocsfVersion?: string; ecsBulk?: boolean; since?: string } & Record<string, unknown>;
+type ExportQuery = {
+  format: string;
+  source?: string[];
+  where?: string[];
+  ocsfVersion?: string;
+  ecsBulk?: boolean;
+  csvEscape?: boolean;
+  since?: string;
+} & Record<string, unknown>;
 
 export function exportRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
@@ -55,7 +63,12 @@ export function exportRoutes(app: AppContext) {
             properties: {
               name: { type: 'string', minLength: 1, maxLength: 63 },
               source: { type: ['string', 'null'] },
-              target: { type: 'string', minLength: 1, description: 'a folder on the server or s3://BUCKET/PREFIX' },
+              target: {
+                type: 'string',
+                minLength: 1,
+                description:
+                  'a folder under the export root (TRIBUTARY_EXPORT_DIR, default <data-dir>/exports; a relative one is taken from there) or s3://BUCKET/PREFIX',
+              },
               format: { type: 'string', enum: [...EXPORT_FORMATS] },
               ocsfVersion: { type: ['string', 'null'], enum: [...OCSF_VERSIONS, null] },
               ecsBulk: { type: 'boolean' },
@@ -132,6 +145,11 @@ export function exportRoutes(app: AppContext) {
               format: { type: 'string', enum: [...EXPORT_FORMATS] },
               ocsfVersion: { type: 'string', enum: [...OCSF_VERSIONS], default: '1.1.0' },
               ecsBulk: { type: 'boolean', description: 'ECS: an Elasticsearch _bulk action line with a stable _id before each document' },
+              csvEscape: {
+                type: 'boolean',
+                default: true,
+                description: "CSV: a text cell that starts with = + - @, tab or CR gets a ' so spreadsheets do not run it; false writes cells raw",
+              },
               since: { type: 'string', description: 'only what changed after this run id, or since this ISO-8601 time' },
               source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
               where: {
@@ -149,9 +167,10 @@ export function exportRoutes(app: AppContext) {
       async (req, reply) => {
         const { model } = req.params;
         if (!isModelName(model)) throw new ApiError(404, 'unknown_model', `unknown model '${model}'; models: ${MODEL_NAMES.join(', ')}`, 'model');
-        const { format, ocsfVersion, ecsBulk, since, source, where, ...rest } = req.query;
-        const fmt = { ...parseFormat(format, ocsfVersion), ecsBulk: ecsBulk === true };
+        const { format, ocsfVersion, ecsBulk, csvEscape, since, source, where, ...rest } = req.query;
+        const fmt = { ...parseFormat(format, ocsfVersion), ecsBulk: ecsBulk === true, csvEscape: csvEscape !== false };
         if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with format=ecs', 'ecsBulk');
+        if (!fmt.csvEscape && fmt.format !== 'csv') throw new InputError('csvEscape goes with format=csv', 'csvEscape');
         const filters = filtersOf(where, rest, RESERVED);
         const names = asList(source)
           .flatMap((n) => n.split(','))
