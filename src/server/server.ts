@@ -27,6 +27,8 @@ import { SyncManager } from './syncs.ts';
 import { routeSchema } from './schema.ts';
 import { connectorList } from '../core/api-shapes.ts';
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.ts';
+import { collectRouteScopes, scopeInOpenApi } from './route-scopes.ts';
+import { SCOPE_COVERS, TOKEN_SCOPES } from '../core/token-scopes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 export const API_VERSION = '1.0.0';
@@ -66,6 +68,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
   f.decorateRequest('auth', null);
+  collectRouteScopes(f);
   f.setErrorHandler(errorHandler);
   if (opts.webUi === false) f.setNotFoundHandler(notFoundHandler);
   else await registerWebUi(f, opts.webUi);
@@ -77,7 +80,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       info: {
         title: 'Tributary API',
         version: API_VERSION,
-        description: `Sources, sync runs, normalized records (${MODEL_NAMES.join(', ')}), their change feed (/api/v1/changes) and reports. Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
+        description: `Sources, sync runs, normalized records (${MODEL_NAMES.join(', ')}), their change feed (/api/v1/changes) and reports. Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>. An API token has a scope, and a route its scope does not allow answers 403: ${TOKEN_SCOPES.map((t) => `\`${t}\` ${SCOPE_COVERS[t]}`).join('; ')}. A session has \`admin\`. Each operation names its scope in \`x-tributary-scope\`.`,
       },
       components: {
         securitySchemes: {
@@ -87,6 +90,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       },
       security: [{ bearer: [] }, { session: [] }],
     },
+    transform: scopeInOpenApi,
   });
 
   f.addHook('onRequest', async (req, reply) => {
@@ -145,6 +149,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   f.get(
     '/api/v1/connectors',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['meta'],
         summary: 'Source types with the metadata of their configuration fields (for forms; never values)',
