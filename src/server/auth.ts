@@ -135,17 +135,6 @@ export async function createSession(app: AppContext, userId: string): Promise<{ 
 /** A token's use is recorded at most this often (a busy script would otherwise write on every request). */
 const TOKEN_TOUCH_MS = 60_000;
 
-const TOKEN_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30m`, `12h`, `90d` → the expiry time from now; between one minute and ten years. */
-export function tokenExpiry(expiresIn: string, now = Date.now()): string {
-  const m = /^\s*(\d+)\s*([mhd])\s*$/i.exec(expiresIn);
-  const ms = m ? Number(m[1]) * TOKEN_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
-  if (!Number.isFinite(ms) || ms < 60_000 || ms > 3650 * 86_400_000)
-    throw new ApiError(400, 'bad_request', `expiresIn '${expiresIn}' is not a duration from 1m to 3650d such as 12h or 90d`, 'expiresIn');
-  return new Date(now + ms).toISOString();
-}
-
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 async function authenticate(app: AppContext, req: FastifyRequest): Promise<AuthInfo | null> {

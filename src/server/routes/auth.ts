@@ -3,9 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { createApiToken } from '../../app/api-tokens.ts';
+import { createApiToken, tokenExpiry } from '../../app/api-tokens.ts';
 import { DEFAULT_TOKEN_SCOPE } from '../../core/token-scopes.ts';
-import { type AuthInfo, checkLogin, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
+import { type AuthInfo, checkLogin, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS } from '../auth.ts';
 import { apiTokenCreated, apiTokenList, loginBody, sessionInfo, type TokenCreateBody, tokenCreateBody } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
