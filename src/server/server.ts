@@ -1,6 +1,6 @@
 // The HTTP API: Fastify with the app's pino logger, the admin bootstrap, authentication on every route
-// but /healthz, the OpenAPI document and login, JSON errors, and background syncs that are aborted
-// and awaited on close.
+// but /healthz (and each route's token scope), the OpenAPI document and login, JSON errors, and
+// background syncs that are aborted and awaited on close.
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -84,7 +84,12 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API token from POST /api/v1/tokens' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'API token from POST /api/v1/tokens or `tributary tokens create`; its scope (read, operate, admin) must cover the operation’s x-tributary-scope',
+          },
           session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
         },
       },

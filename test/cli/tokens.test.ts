@@ -12,7 +12,9 @@ import { tempDir } from '../helpers/databases.ts';
 
 const dataDir = tempDir();
 const d = ['--data-dir', dataDir];
-const env = cliEnv({ TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple 42' });
+/** No TRIBUTARY_ADMIN_PASSWORD: the first `tokens create` makes the admin user with a generated password. */
+const env = cliEnv();
+delete env.TRIBUTARY_ADMIN_PASSWORD;
 const cli = (args: string[]) => runCli([...d, ...args], env);
 
 interface Listed {
@@ -30,8 +32,10 @@ describe('tributary tokens', () => {
 
   before(async () => {
     // The CLI makes the admin user when no server ran yet; the server started afterwards finds it.
+    // The generated admin password goes to stderr (and its file), not into the captured token.
     const siem = cli(['tokens', 'create', '--name', 'siem', '--scope', 'read']);
     assert.equal(siem.code, 0, siem.stderr);
+    assert.match(siem.stderr, /Created user 'admin' with password: \S+ {2}\(also written to .*admin-password\)/);
     const lines = siem.stdout.split('\n').filter(Boolean);
     assert.equal(lines.length, 1, 'stdout is the token alone');
     assert.match(lines[0]!, /^trb_[A-Za-z0-9_-]{40,}$/);
