@@ -23,7 +23,7 @@ export function registerTokensCommands(program: Command): void {
     .command('create')
     .description(`create an API token and print it once; scopes: ${TOKEN_SCOPES.map((s) => `${s} (${SCOPE_COVERS[s]})`).join('; ')}`)
     .requiredOption('--name <name>', 'what the token is for, e.g. siem')
-    .option('--scope <scope>', `${TOKEN_SCOPES.join('|')} (default ${DEFAULT_TOKEN_SCOPE})`, DEFAULT_TOKEN_SCOPE)
+    .option('--scope <scope>', TOKEN_SCOPES.join('|'), DEFAULT_TOKEN_SCOPE)
     .option('--expires-in <duration>', 'refused after this long: 30m, 12h, 90d (default: never)')
     .action(async (o: { name: string; scope: string; expiresIn?: string }, cmd: Command) => {
       if (!isTokenScope(o.scope)) throw new InputError(`--scope '${o.scope}' is not one of ${TOKEN_SCOPES.join(', ')}`, 'scope');

@@ -11,7 +11,7 @@ export const DEFAULT_TOKEN_SCOPE: TokenScope = 'read';
 export const SCOPE_COVERS: Record<TokenScope, string> = {
   read: 'lists, records, exports, reports, runs',
   operate: 'read, and syncs, file uploads, asset links, running an export now',
-  admin: 'operate, and sources, secrets, schedules (export destinations), feeds, API tokens',
+  admin: 'operate, and sources, secrets, export schedules, feeds, API tokens',
 };
 
 export function isTokenScope(value: unknown): value is TokenScope {
