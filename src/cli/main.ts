@@ -18,6 +18,7 @@ import { registerSecretsCommands } from './secrets.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
+import { registerTokensCommands } from './tokens.ts';
 
 export function buildProgram(): Command {
   const program = new Command('tributary')
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerUploadCommand(program);
   registerFeedsCommands(program);
   registerSecretsCommands(program);
+  registerTokensCommands(program);
   registerAssetsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {

@@ -2,6 +2,7 @@
 // (validation, serialization, OpenAPI) from them, and the web client imports the inferred types.
 // Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
 import { z } from 'zod';
+import { DEFAULT_TOKEN_SCOPE, SCOPE_COVERS, TOKEN_SCOPES } from './token-scopes.ts';
 
 export const nullableString = z.string().nullable();
 
@@ -16,6 +17,7 @@ export const sessionInfo = z.object({
   user: z.object({ id: z.string(), username: z.string() }),
   csrfToken: nullableString,
   via: z.enum(['session', 'token']),
+  scope: z.enum(TOKEN_SCOPES).describe('what this login or token may do; a session has admin'),
 });
 export type SessionInfo = z.infer<typeof sessionInfo>;
 
@@ -273,16 +275,18 @@ export const sourceRemoved = z.object({ removed: z.string(), warnings: z.array(z
 export type SourceRemoved = z.infer<typeof sourceRemoved>;
 export const exportRemoved = z.object({ removed: z.string() });
 
+export const tokenScope = z.enum(TOKEN_SCOPES).describe(`what the token may do: ${TOKEN_SCOPES.map((s) => `${s} (${SCOPE_COVERS[s]})`).join('; ')}`);
 export const apiToken = z.object({
   id: z.string(),
   name: z.string(),
+  scope: tokenScope,
   createdAt: z.string(),
   lastUsedAt: nullableString.describe('last request made with it (recorded at most once a minute)'),
   expiresAt: nullableString.describe('refused from then on; null = never'),
 });
 export type ApiToken = z.infer<typeof apiToken>;
 export const apiTokenList = z.object({ items: z.array(apiToken) });
-export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), token: z.string(), expiresAt: nullableString });
+export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), scope: tokenScope, token: z.string(), expiresAt: nullableString });
 
 // ---- feeds ----
 
@@ -326,6 +330,7 @@ export const loginBody = z.strictObject({ username: z.string().min(1).max(200), 
 export type LoginBody = z.infer<typeof loginBody>;
 export const tokenCreateBody = z.strictObject({
   name: z.string().min(1).max(100),
+  scope: tokenScope.optional().describe(`read, operate or admin; left out: ${DEFAULT_TOKEN_SCOPE}`),
   expiresIn: z.string().max(20).optional().describe('lifetime such as 12h or 90d (1m to 3650d); left out, the token never expires'),
 });
 export type TokenCreateBody = z.infer<typeof tokenCreateBody>;

@@ -1,11 +1,14 @@
 // Authentication for the API: scrypt password hashes, the admin bootstrap at first start, cookie
-// sessions with a CSRF token, bearer API tokens, the request hook that enforces them, and the
-// in-memory login rate limiter. Session and API tokens are stored only as SHA-256 hashes.
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+// sessions with a CSRF token, bearer API tokens with their scope, the request hook that enforces them
+// (and each route's scope), and the in-memory login rate limiter. Session and API tokens are stored
+// only as SHA-256 hashes.
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashToken, newToken } from '../app/api-tokens.ts';
 import type { AppContext } from '../app/context.ts';
+import { scopeAllows, type TokenScope } from '../core/token-scopes.ts';
 import { ApiError } from './errors.ts';
 
 export const SESSION_COOKIE = 'tributary_session';
@@ -17,6 +20,8 @@ export interface AuthInfo {
   userId: string;
   username: string;
   via: 'session' | 'token';
+  /** What the request may do: a token's scope; a session (the admin user) has `admin`. */
+  scope: TokenScope;
   /** The session's CSRF token (null for bearer tokens). */
   csrfToken: string | null;
   /** Hash of the session token, to end the session at logout. */
@@ -30,6 +35,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route answers without authentication. */
     public?: boolean;
+    /**
+     * The token scope the route needs. Every route that is not public declares one (test/server/scopes.test.ts
+     * walks them); one that does not is treated as `admin`.
+     */
+    scope?: TokenScope;
   }
 }
 
@@ -108,9 +118,6 @@ export async function bootstrapAdmin(app: AppContext, opts: BootstrapOptions = {
 
 // ---- tokens and sessions ----
 
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-const newToken = (prefix: string): string => prefix + randomBytes(32).toString('base64url');
-
 function sameString(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -125,25 +132,8 @@ export async function createSession(app: AppContext, userId: string): Promise<{ 
   return { token, csrfToken, expiresAt };
 }
 
-export async function createApiToken(app: AppContext, userId: string, name: string, expiresAt: string | null = null): Promise<{ id: string; token: string }> {
-  const token = newToken('trb_');
-  const id = await app.store.createApiToken(name, hashToken(token), userId, expiresAt);
-  return { id, token };
-}
-
 /** A token's use is recorded at most this often (a busy script would otherwise write on every request). */
 const TOKEN_TOUCH_MS = 60_000;
-
-const TOKEN_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30m`, `12h`, `90d` → the expiry time from now; between one minute and ten years. */
-export function tokenExpiry(expiresIn: string, now = Date.now()): string {
-  const m = /^\s*(\d+)\s*([mhd])\s*$/i.exec(expiresIn);
-  const ms = m ? Number(m[1]) * TOKEN_UNITS[m[2]!.toLowerCase()]! : Number.NaN;
-  if (!Number.isFinite(ms) || ms < 60_000 || ms > 3650 * 86_400_000)
-    throw new ApiError(400, 'bad_request', `expiresIn '${expiresIn}' is not a duration from 1m to 3650d such as 12h or 90d`, 'expiresIn');
-  return new Date(now + ms).toISOString();
-}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -159,7 +149,7 @@ async function authenticate(app: AppContext, req: FastifyRequest): Promise<AuthI
     if (tok.expiresAt !== null && tok.expiresAt <= now.toISOString()) return null;
     if (tok.lastUsedAt === null || now.getTime() - Date.parse(tok.lastUsedAt) >= TOKEN_TOUCH_MS) await app.store.touchApiToken(tok.id, now.toISOString());
     const user = await app.store.getUserById(tok.userId);
-    return user && { userId: user.id, username: user.username, via: 'token', csrfToken: null, sessionHash: null };
+    return user && { userId: user.id, username: user.username, via: 'token', scope: tok.scope, csrfToken: null, sessionHash: null };
   }
   const cookie = req.cookies?.[SESSION_COOKIE];
   if (!cookie) return null;
@@ -167,10 +157,15 @@ async function authenticate(app: AppContext, req: FastifyRequest): Promise<AuthI
   const session = await app.store.findSession(hash);
   if (!session) return null;
   const user = await app.store.getUserById(session.userId);
-  return user && { userId: user.id, username: user.username, via: 'session', csrfToken: session.csrfToken, sessionHash: hash };
+  return user && { userId: user.id, username: user.username, via: 'session', scope: 'admin', csrfToken: session.csrfToken, sessionHash: hash };
 }
 
-/** onRequest hook: every route not marked public needs a session cookie or a bearer token. */
+/** The scope a route needs: its declared one, else `admin` (a route that forgot to say is closed, not open). */
+export function requiredScope(config: { scope?: TokenScope } | undefined): TokenScope {
+  return config?.scope ?? 'admin';
+}
+
+/** onRequest hook: every route not marked public needs a session cookie or a bearer token whose scope allows it. */
 export function authHook(app: AppContext) {
   return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     req.auth = null;
@@ -184,6 +179,15 @@ export function authHook(app: AppContext) {
       if (typeof sent !== 'string' || !auth.csrfToken || !sameString(sent, auth.csrfToken)) {
         throw new ApiError(403, 'csrf', `missing or wrong ${CSRF_HEADER} header: send the csrfToken from login or GET /api/v1/auth/session`, CSRF_HEADER);
       }
+    }
+    // An unknown API path is a 404 for whoever is authenticated; it has no scope to check.
+    if (!req.is404) {
+      const needed = requiredScope(req.routeOptions.config);
+      if (!scopeAllows(auth.scope, needed))
+        throw new ApiError(403, 'forbidden', `this API token has scope '${auth.scope}'; ${req.method} ${req.routeOptions.url} needs '${needed}'`, null, {
+          scope: auth.scope,
+          needed,
+        });
     }
     req.auth = auth;
   };

@@ -1,6 +1,6 @@
 // The HTTP API: Fastify with the app's pino logger, the admin bootstrap, authentication on every route
-// but /healthz, the OpenAPI document and login, JSON errors, and background syncs that are aborted
-// and awaited on close.
+// but /healthz (and each route's token scope), the OpenAPI document and login, JSON errors, and
+// background syncs that are aborted and awaited on close.
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -28,6 +28,8 @@ import { SyncManager } from './syncs.ts';
 import { routeSchema } from './schema.ts';
 import { connectorList } from '../core/api-shapes.ts';
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.ts';
+import { collectRouteScopes, scopeInOpenApi } from './route-scopes.ts';
+import { SCOPE_COVERS, TOKEN_SCOPES } from '../core/token-scopes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 export const API_VERSION = '1.0.0';
@@ -67,6 +69,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
   f.decorateRequest('auth', null);
+  collectRouteScopes(f);
   f.setErrorHandler(errorHandler);
   if (opts.webUi === false) f.setNotFoundHandler(notFoundHandler);
   else await registerWebUi(f, opts.webUi);
@@ -78,16 +81,22 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
       info: {
         title: 'Tributary API',
         version: API_VERSION,
-        description: `Sources, sync runs, normalized records (${MODEL_NAMES.join(', ')}), their change feed (/api/v1/changes) and reports. Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>.`,
+        description: `Sources, sync runs, normalized records (${MODEL_NAMES.join(', ')}), their change feed (/api/v1/changes) and reports. Authenticate with the session cookie from POST /api/v1/auth/login (unsafe methods also need the ${CSRF_HEADER} header) or with Authorization: Bearer <API token>. An API token has a scope, and a route its scope does not allow answers 403: ${TOKEN_SCOPES.map((t) => `\`${t}\` ${SCOPE_COVERS[t]}`).join('; ')}. A session has \`admin\`. Each operation names its scope in \`x-tributary-scope\`.`,
       },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API token from POST /api/v1/tokens' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'API token from POST /api/v1/tokens or `tributary tokens create`; its scope (read, operate, admin) must cover the operation’s x-tributary-scope',
+          },
           session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
         },
       },
       security: [{ bearer: [] }, { session: [] }],
     },
+    transform: scopeInOpenApi,
   });
 
   f.addHook('onRequest', async (req, reply) => {
@@ -148,6 +157,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   f.get(
     '/api/v1/connectors',
     {
+      config: { scope: 'read' },
       schema: {
         tags: ['meta'],
         summary: 'Source types with the metadata of their configuration fields (for forms; never values)',

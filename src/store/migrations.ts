@@ -432,6 +432,10 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // The plugin's check type (local: found with credentials on the host; remote; combined): a column of
   // the plugin catalog, filled from the API's `checkType` and the CSV export's "Check Type".
   { version: 18, name: 'plugin check type', sql: 'ALTER TABLE rec_plugins ADD COLUMN check_type TEXT;' },
+  // API token scopes (read, operate, admin): the tokens made before had every right, and keep it; new
+  // tokens are written with their scope (a token made without one gets read).
+  { version: 20, name: 'API token scopes', sql: `ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';` },
+  // A ticket naming more hosts or CVEs than one fix would (store/ticket-links.ts): linked by association only.
   { version: 23, name: 'broad tickets', sql: 'ALTER TABLE rec_tickets ADD COLUMN broad INTEGER;' },
 ];
 

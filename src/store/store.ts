@@ -503,11 +503,11 @@ export class Store {
     return users.deleteSession(this.db, tokenHash);
   }
 
-  async createApiToken(name: string, tokenHash: string, userId: string, expiresAt: string | null = null): Promise<string> {
-    return users.createApiToken(this.db, name, tokenHash, userId, expiresAt);
+  async createApiToken(token: Parameters<typeof users.createApiToken>[1]): Promise<string> {
+    return users.createApiToken(this.db, token);
   }
 
-  async findApiToken(tokenHash: string): Promise<{ id: string; userId: string; expiresAt: string | null; lastUsedAt: string | null } | null> {
+  async findApiToken(tokenHash: string): ReturnType<typeof users.findApiToken> {
     return users.findApiToken(this.db, tokenHash);
   }
 
@@ -515,7 +515,7 @@ export class Store {
     return users.touchApiToken(this.db, id, at);
   }
 
-  async listApiTokens(userId: string): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; expiresAt: string | null }[]> {
+  async listApiTokens(userId: string): Promise<users.ApiTokenInfo[]> {
     return users.listApiTokens(this.db, userId);
   }
 

@@ -1,6 +1,7 @@
 // Users, browser sessions and API tokens in the store (the server's authentication reads and writes
 // them only through these; tokens and session ids are stored as hashes).
 import { randomUUID } from 'node:crypto';
+import type { TokenScope } from '../core/token-scopes.ts';
 import type { Driver } from './driver.ts';
 import { nowIso } from './rows.ts';
 
@@ -51,15 +52,29 @@ export async function deleteSession(db: Driver, tokenHash: string): Promise<void
   await db.run(`DELETE FROM "sessions" WHERE "token_hash" = ?`, [tokenHash]);
 }
 
-export async function createApiToken(db: Driver, name: string, tokenHash: string, userId: string, expiresAt: string | null = null): Promise<string> {
+/** An API token as listed (never its value or hash). */
+export interface ApiTokenInfo {
+  id: string;
+  name: string;
+  scope: TokenScope;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+}
+
+export async function createApiToken(
+  db: Driver,
+  token: { name: string; tokenHash: string; userId: string; scope: TokenScope; expiresAt: string | null },
+): Promise<string> {
   const id = randomUUID();
-  await db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?, ?)`, [
+  await db.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "scope", "created_at", "expires_at") VALUES (?, ?, ?, ?, ?, ?, ?)`, [
     id,
-    name,
-    tokenHash,
-    userId,
+    token.name,
+    token.tokenHash,
+    token.userId,
+    token.scope,
     nowIso(),
-    expiresAt,
+    token.expiresAt,
   ]);
   return id;
 }
@@ -67,13 +82,14 @@ export async function createApiToken(db: Driver, name: string, tokenHash: string
 export async function findApiToken(
   db: Driver,
   tokenHash: string,
-): Promise<{ id: string; userId: string; expiresAt: string | null; lastUsedAt: string | null } | null> {
-  const rows = await db.all(`SELECT "id", "user_id", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
+): Promise<{ id: string; userId: string; scope: TokenScope; expiresAt: string | null; lastUsedAt: string | null } | null> {
+  const rows = await db.all(`SELECT "id", "user_id", "scope", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
   const r = rows[0];
   return r
     ? {
         id: String(r.id),
         userId: String(r.user_id),
+        scope: r.scope as TokenScope,
         expiresAt: (r.expires_at as string | null) ?? null,
         lastUsedAt: (r.last_used_at as string | null) ?? null,
       }
@@ -84,14 +100,12 @@ export async function touchApiToken(db: Driver, id: string, at: string): Promise
   await db.run(`UPDATE "api_tokens" SET "last_used_at" = ? WHERE "id" = ?`, [at, id]);
 }
 
-export async function listApiTokens(
-  db: Driver,
-  userId: string,
-): Promise<{ id: string; name: string; createdAt: string; lastUsedAt: string | null; expiresAt: string | null }[]> {
+export async function listApiTokens(db: Driver, userId: string): Promise<ApiTokenInfo[]> {
   const rows = await db.all(`SELECT * FROM "api_tokens" WHERE "user_id" = ? ORDER BY "created_at"`, [userId]);
   return rows.map((r) => ({
     id: String(r.id),
     name: String(r.name),
+    scope: r.scope as TokenScope,
     createdAt: String(r.created_at),
     lastUsedAt: (r.last_used_at as string | null) ?? null,
     expiresAt: (r.expires_at as string | null) ?? null,

@@ -15,6 +15,7 @@ import { DETAIL_MODELS, RecordDetailPage } from './pages/record-detail.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
+import { TokensPage } from './pages/tokens.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
@@ -89,6 +90,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
+  { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -163,6 +165,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/assets/:id', (p) => <AssetPage id={p.id} />],
   ['/inventory/vulnerabilities/:id', (p) => <FindingPage id={p.id} />],
   ['/inventory/:model/:id', (p) => (DETAIL_MODELS.includes(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
+  ['/settings/tokens', () => <TokensPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/plugins', () => <PluginsPage />],

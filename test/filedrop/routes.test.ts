@@ -14,7 +14,8 @@ import type { FileDropGuide } from '../../src/filedrop/guide.ts';
 import { type FileImportRecord, type FileView, openSourceBucket } from '../../src/filedrop/imports.ts';
 import { fileDropRoutes } from '../../src/server/routes/files.ts';
 import type { UploadTokenInfo } from '../../src/filedrop/tokens.ts';
-import { authHook, createApiToken } from '../../src/server/auth.ts';
+import { createApiToken } from '../../src/app/api-tokens.ts';
+import { authHook } from '../../src/server/auth.ts';
 import { errorHandler, notFoundHandler } from '../../src/server/errors.ts';
 import type { SourceRecord } from '../../src/store/store.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
@@ -56,7 +57,8 @@ before(async () => {
   sc = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file' }, null);
   await app.store.createSource('desk', 'servicedesk-plus', { inputMode: 'file' }, null);
   const userId = await app.store.createUser('admin', 'x');
-  apiToken = (await createApiToken(app, userId, 'tests')).token;
+  // Uploads, deletions and upload tokens are all an operate token's to do.
+  apiToken = (await createApiToken(app, userId, { name: 'tests', scope: 'operate' })).token;
 
   f = Fastify({ bodyLimit: 1024 * 1024 });
   f.decorateRequest('auth', null);

@@ -67,7 +67,12 @@ describe('the server answers in the shared shapes', () => {
   before(async () => {
     h = await makeHarness();
     const { cookie, csrf } = await login(h.server);
-    const res = await call(h.server, { method: 'POST', url: '/api/v1/tokens', headers: { cookie, 'x-csrf-token': csrf }, payload: { name: 'shapes' } });
+    const res = await call(h.server, {
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: { cookie, 'x-csrf-token': csrf },
+      payload: { name: 'shapes', scope: 'admin' },
+    });
     token = (res.data as { token: string }).token;
     const created = await call(h.server, {
       method: 'POST',

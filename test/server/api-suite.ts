@@ -28,7 +28,7 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
       drop = pg?.drop;
       h = await makeHarness({ db: pg?.url });
       const { cookie, csrf } = await login(h.server);
-      const res = await req({ method: 'POST', url: '/api/v1/tokens', headers: { cookie, 'x-csrf-token': csrf }, payload: { name: 'suite' } });
+      const res = await req({ method: 'POST', url: '/api/v1/tokens', headers: { cookie, 'x-csrf-token': csrf }, payload: { name: 'suite', scope: 'admin' } });
       assert.equal(res.statusCode, 201);
       token = (res.data as { token: string }).token;
     });
@@ -138,13 +138,13 @@ export function apiSuite(label: string, db: () => Promise<{ url?: string; drop?:
     });
 
     it('creates, lists and deletes API tokens; a deleted token stops working', async () => {
-      const created = await auth({ method: 'POST', url: '/api/v1/tokens', payload: { name: 'ci' } });
+      const created = await auth({ method: 'POST', url: '/api/v1/tokens', payload: { name: 'ci', scope: 'operate' } });
       assert.equal(created.statusCode, 201);
       const { id, token: value } = created.data as { id: string; token: string };
       assert.match(value, /^trb_/);
       const list = await auth({ method: 'GET', url: '/api/v1/tokens' });
       const items = (list.data as { items: Json[] }).items;
-      assert.ok(items.some((t) => t.id === id && t.name === 'ci'));
+      assert.ok(items.some((t) => t.id === id && t.name === 'ci' && t.scope === 'operate'));
       assert.ok(!list.body.includes(value), 'the token value is shown only once');
       assert.equal((await req({ method: 'GET', url: '/api/v1/sources', headers: bearer(value) })).statusCode, 200);
       assert.equal((await auth({ method: 'DELETE', url: `/api/v1/tokens/${id}` })).statusCode, 204);

@@ -83,10 +83,15 @@ export async function login(server: FastifyInstance, password = ADMIN_PASSWORD):
   return { cookie: `tributary_session=${c.value}`, csrf: (res.data as { csrfToken: string }).csrfToken };
 }
 
-/** Creates an API token through a cookie session. */
+/** Creates an admin API token through a cookie session. */
 export async function apiToken(server: FastifyInstance): Promise<string> {
   const { cookie, csrf } = await login(server);
-  const res = await call(server, { method: 'POST', url: '/api/v1/tokens', headers: { cookie, 'x-csrf-token': csrf }, payload: { name: 'tests' } });
+  const res = await call(server, {
+    method: 'POST',
+    url: '/api/v1/tokens',
+    headers: { cookie, 'x-csrf-token': csrf },
+    payload: { name: 'tests', scope: 'admin' },
+  });
   if (res.statusCode !== 201) throw new Error(`token failed: ${res.statusCode} ${res.body}`);
   return (res.data as { token: string }).token;
 }

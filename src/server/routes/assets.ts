@@ -45,6 +45,7 @@ export function assetRoutes(app: AppContext) {
       f.route<{ Params: { id: string }; Body: AssetLinkBody }>({
         method,
         url: path,
+        config: { scope: 'operate' },
         schema: {
           tags: ['assets'],
           summary:
@@ -60,7 +61,7 @@ export function assetRoutes(app: AppContext) {
     }
     f.post(
       '/api/v1/assets/recompute',
-      { schema: { tags: ['assets'], summary: 'Correlate everything again (full pass) and relink every ticket' } },
+      { config: { scope: 'operate' }, schema: { tags: ['assets'], summary: 'Correlate everything again (full pass) and relink every ticket' } },
       async () => {
         const r = await app.store.correlate();
         return { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
@@ -69,6 +70,7 @@ export function assetRoutes(app: AppContext) {
     f.get<{ Params: { id: string } }>(
       '/api/v1/assets/:id/records',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['assets'],
           summary: 'An asset with its scanner hosts and CMDB records side by side',
@@ -86,6 +88,7 @@ export function assetRoutes(app: AppContext) {
     f.get<{ Querystring: { days?: number; list?: string } }>(
       '/api/v1/reports/coverage',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['reports'],
           summary: 'Coverage gaps: the four numbers, or with ?list=KIND the records behind one',

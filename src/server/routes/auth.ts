@@ -1,9 +1,12 @@
-// Login, logout and the current session; API tokens (created and shown once, listed, deleted).
+// Login, logout and the current session; API tokens (created with a scope and shown once, listed,
+// deleted), which only an admin (a session or an admin token) manages.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { type AuthInfo, checkLogin, createApiToken, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS, tokenExpiry } from '../auth.ts';
-import { apiTokenCreated, apiTokenList, loginBody, sessionInfo, tokenCreateBody } from '../../core/api-shapes.ts';
+import { createApiToken, tokenExpiry } from '../../app/api-tokens.ts';
+import { DEFAULT_TOKEN_SCOPE } from '../../core/token-scopes.ts';
+import { type AuthInfo, checkLogin, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS } from '../auth.ts';
+import { apiTokenCreated, apiTokenList, loginBody, sessionInfo, type TokenCreateBody, tokenCreateBody } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
@@ -60,13 +63,13 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
           maxAge: Math.floor(SESSION_TTL_MS / 1000),
         });
         req.log.info({ user: user.username }, 'logged in');
-        return { user, csrfToken: session.csrfToken, via: 'session' };
+        return { user, csrfToken: session.csrfToken, via: 'session', scope: 'admin' };
       },
     );
 
     f.post(
       '/api/v1/auth/logout',
-      { schema: { tags: ['auth'], summary: 'End the current session', response: { 204: { type: 'null' } } } },
+      { config: { scope: 'read' }, schema: { tags: ['auth'], summary: 'End the current session', response: { 204: { type: 'null' } } } },
       async (req, reply) => {
         const auth = current(req);
         if (auth.sessionHash) await app.store.deleteSession(auth.sessionHash);
@@ -77,31 +80,33 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
 
     f.get(
       '/api/v1/auth/session',
-      { schema: { tags: ['auth'], summary: 'The logged-in user and the CSRF token', response: { 200: sessionSchema } } },
+      { config: { scope: 'read' }, schema: { tags: ['auth'], summary: 'The logged-in user and the CSRF token', response: { 200: sessionSchema } } },
       async (req) => {
         const auth = current(req);
-        return { user: { id: auth.userId, username: auth.username }, csrfToken: auth.csrfToken, via: auth.via };
+        return { user: { id: auth.userId, username: auth.username }, csrfToken: auth.csrfToken, via: auth.via, scope: auth.scope };
       },
     );
 
     f.get(
       '/api/v1/tokens',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['auth'],
-          summary: 'API tokens of the current user (never their values)',
+          summary: 'API tokens of the current user with their scopes (never their values)',
           response: { 200: routeSchema(apiTokenList) },
         },
       },
       async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
     );
 
-    f.post<{ Body: { name: string; expiresIn?: string } }>(
+    f.post<{ Body: TokenCreateBody }>(
       '/api/v1/tokens',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['auth'],
-          summary: 'Create an API token for `Authorization: Bearer`; its value is shown only in this response',
+          summary: `Create an API token for \`Authorization: Bearer\` with a scope (read, operate, admin; default ${DEFAULT_TOKEN_SCOPE}); its value is shown only in this response`,
           body: routeSchema(tokenCreateBody),
           response: {
             201: routeSchema(apiTokenCreated),
@@ -112,15 +117,17 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
       async (req, reply) => {
         const auth = current(req);
         const expiresAt = req.body.expiresIn === undefined ? null : tokenExpiry(req.body.expiresIn);
-        const { id, token } = await createApiToken(app, auth.userId, req.body.name, expiresAt);
-        req.log.info({ tokenId: id, name: req.body.name, expiresAt }, 'API token created');
-        return reply.code(201).send({ id, name: req.body.name, token, expiresAt });
+        const scope = req.body.scope ?? DEFAULT_TOKEN_SCOPE;
+        const { id, token } = await createApiToken(app, auth.userId, { name: req.body.name, scope, expiresAt });
+        req.log.info({ tokenId: id, name: req.body.name, scope, expiresAt }, 'API token created');
+        return reply.code(201).send({ id, name: req.body.name, scope, token, expiresAt });
       },
     );
 
     f.delete<{ Params: { id: string } }>(
       '/api/v1/tokens/:id',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['auth'],
           summary: 'Revoke an API token',

@@ -43,6 +43,7 @@ export function changeRoutes(app: AppContext) {
     f.get<{ Querystring: ChangesQuery }>(
       '/api/v1/changes',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'The change feed: lifecycle events of records (new, fixed, reopened, removed, updated), oldest first, paged by cursor',
@@ -86,6 +87,7 @@ export function changeRoutes(app: AppContext) {
     f.get<{ Querystring: { source?: string[]; since?: string } }>(
       '/api/v1/reports/remediation',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['reports'],
           summary: 'Mean time to remediate (from fixed events) and open-finding age, per source and severity',
@@ -114,6 +116,7 @@ export function changeRoutes(app: AppContext) {
     f.get<{ Querystring: { source?: string[]; days: number; to?: string } }>(
       '/api/v1/reports/trends',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['reports'],
           summary: 'Trends from the change feed: open findings by severity at the end of each day, and mean time to remediate per severity',

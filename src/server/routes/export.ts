@@ -38,6 +38,7 @@ export function exportRoutes(app: AppContext) {
     f.get<{ Querystring: { source?: string } }>(
       '/api/v1/exports',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['export'],
           summary: 'Scheduled export destinations with the status of their last export per source',
@@ -55,6 +56,7 @@ export function exportRoutes(app: AppContext) {
     f.post<{ Body: DestinationInput }>(
       '/api/v1/exports',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['export'],
           summary: 'Add a destination written after each successful sync of its source (or of every source)',
@@ -91,6 +93,7 @@ export function exportRoutes(app: AppContext) {
     f.delete<{ Params: { name: string } }>(
       '/api/v1/exports/:name',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['export'],
           summary: 'Remove a destination (files written stay)',
@@ -107,6 +110,7 @@ export function exportRoutes(app: AppContext) {
     f.post<{ Params: { name: string }; Body: { source?: string } }>(
       '/api/v1/exports/:name/run',
       {
+        config: { scope: 'operate' },
         schema: {
           tags: ['export'],
           summary: "Write a destination now from its sources' last successful sync (e.g. to retry a failed export)",
@@ -135,6 +139,7 @@ export function exportRoutes(app: AppContext) {
     f.get<{ Params: { model: string }; Querystring: ExportQuery }>(
       '/api/v1/export/:model',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['export'],
           summary: 'Every matching record of a model, streamed as OCSF or ECS (NDJSON), JSON Lines or CSV, with the filters of the list',

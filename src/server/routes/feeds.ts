@@ -18,6 +18,7 @@ export function feedRoutes(app: AppContext) {
     f.get(
       '/api/v1/feeds',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['feeds'],
           summary: 'Offline feeds: version, date, records, size; stale when older than 7 days',
@@ -32,6 +33,7 @@ export function feedRoutes(app: AppContext) {
     f.get<{ Querystring: { cve: string[] } }>(
       '/api/v1/feeds/cves',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['feeds'],
           summary: 'What the imported feeds say of these CVEs: the CISA KEV entry and the EPSS score, null where a feed does not list one',
@@ -59,6 +61,7 @@ export function feedRoutes(app: AppContext) {
       r.post<{ Querystring: { name?: string } }>(
         '/api/v1/feeds',
         {
+          config: { scope: 'admin' },
           bodyLimit: MAX_FEED_BYTES,
           schema: {
             tags: ['feeds'],

@@ -102,6 +102,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     f.get<{ Params: { name: string } }>(
       '/api/v1/sources/:name/files',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['files'],
           summary: "Objects in the source's bucket with the import status of their current version",
@@ -118,6 +119,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     f.get<{ Params: { name: string } }>(
       '/api/v1/sources/:name/imports',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['files'],
           summary: 'Import history of the source: one entry per imported file version, newest first',
@@ -133,7 +135,10 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
 
     f.delete<{ Params: { name: string } }>(
       '/api/v1/sources/:name/files/*',
-      { schema: { tags: ['files'], summary: "Delete an object from the source's bucket", params: fileParams, response: { 204: { type: 'null' }, ...errors } } },
+      {
+        config: { scope: 'operate' },
+        schema: { tags: ['files'], summary: "Delete an object from the source's bucket", params: fileParams, response: { 204: { type: 'null' }, ...errors } },
+      },
       async (req, reply) => {
         const source = await app.store.getSource(req.params.name);
         const key = validateKey(fileParam(req));
@@ -147,6 +152,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     f.post<{ Params: { name: string }; Body: { expires?: string; file?: string | null } | undefined }>(
       '/api/v1/sources/:name/file-drop',
       {
+        config: { scope: 'operate' },
         schema: {
           tags: ['files'],
           summary:
@@ -182,6 +188,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     f.get<{ Params: { name: string } }>(
       '/api/v1/sources/:name/file-drop/tokens',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['files'],
           summary: "The source's upload tokens (the tokens themselves are never shown again)",
@@ -200,6 +207,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     f.delete<{ Params: { name: string; id: string } }>(
       '/api/v1/sources/:name/file-drop/tokens/:id',
       {
+        config: { scope: 'operate' },
         schema: {
           tags: ['files'],
           summary: 'Revoke an upload token',
@@ -225,6 +233,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       m.post<{ Params: { name: string } }>(
         '/api/v1/sources/:name/files',
         {
+          config: { scope: 'operate' },
           schema: {
             tags: ['files'],
             summary: "Upload one or more files (multipart/form-data) to the source's bucket",
@@ -260,6 +269,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       r.put<{ Params: { name: string } }>(
         '/api/v1/sources/:name/files/*',
         {
+          config: { scope: 'operate' },
           schema: {
             tags: ['files'],
             summary: "Upload one file (the raw request body, streamed) to the source's bucket under the sanitized name",

@@ -153,6 +153,7 @@ export function recordRoutes(app: AppContext) {
       f.get<{ Querystring: RecordQuery }>(
         `/api/v1/${model}`,
         {
+          config: { scope: 'read' },
           schema: {
             tags: ['records'],
             summary: `${model} records, filtered and paged by cursor`,
@@ -184,6 +185,7 @@ export function recordRoutes(app: AppContext) {
       f.get<{ Querystring: RecordQuery }>(
         `/api/v1/${model}/count`,
         {
+          config: { scope: 'read' },
           schema: {
             tags: ['records'],
             summary: `How many ${model} records the list's filters match (the same parameters as the list; paging ignored)`,
@@ -200,6 +202,7 @@ export function recordRoutes(app: AppContext) {
       f.get<{ Querystring: GroupQuery }>(
         `/api/v1/${model}/counts`,
         {
+          config: { scope: 'read' },
           schema: {
             tags: ['records'],
             summary: `${model} record counts grouped by fields (?by=field, repeatable), with the same filters as the list`,
@@ -217,6 +220,7 @@ export function recordRoutes(app: AppContext) {
       f.get<{ Params: { id: string } }>(
         `/api/v1/${model}/:id`,
         {
+          config: { scope: 'read' },
           schema: {
             tags: ['records'],
             summary: `One ${model} record`,
@@ -231,6 +235,7 @@ export function recordRoutes(app: AppContext) {
     f.get<{ Querystring: { source?: string[]; hostId?: string; limit: number } }>(
       '/api/v1/compliance/summary',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'Compliance results per host and benchmark: passed, failed, warning and error rule counts (current records only)',
@@ -266,6 +271,7 @@ export function recordRoutes(app: AppContext) {
     f.get<{ Querystring: { id: string[] } }>(
       '/api/v1/hosts/labels',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'Hostname and IP addresses of hosts by id (?id=…, repeatable, up to 1000), for labelling per-host records',
@@ -288,12 +294,13 @@ export function recordRoutes(app: AppContext) {
       const model = (req.params as { model: string }).model;
       throw new ApiError(404, 'unknown_model', `unknown model '${model}'; models: ${MODEL_NAMES.join(', ')}`, 'model', { models: [...MODEL_NAMES] });
     };
-    f.get('/api/v1/:model', { schema: { hide: true } }, unknownModel);
-    f.get('/api/v1/:model/:id', { schema: { hide: true } }, unknownModel);
+    f.get('/api/v1/:model', { config: { scope: 'read' }, schema: { hide: true } }, unknownModel);
+    f.get('/api/v1/:model/:id', { config: { scope: 'read' }, schema: { hide: true } }, unknownModel);
 
     f.get(
       '/api/v1/stats',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'Live record counts (removed ones left out) per model, overall and per source, and overdue findings per severity',

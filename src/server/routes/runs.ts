@@ -44,6 +44,7 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
     f.get(
       '/api/v1/sources/:name/runs',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['runs'],
           summary: "A source's runs, newest first",
@@ -62,6 +63,7 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
     f.get(
       '/api/v1/runs',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['runs'],
           summary: 'Recent runs, newest first: of all sources or one (?source=), of any status or the ones asked for (?status=, repeatable)',
@@ -79,6 +81,7 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
     f.get(
       '/api/v1/runs/:id',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['runs'],
           summary: 'One run: status, counts (live while running), timings, error',

@@ -46,6 +46,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
     f.get(
       '/api/v1/sources',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['sources'],
           summary: 'All sources with their last run',
@@ -61,6 +62,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
     f.post<{ Body: { name: string; type: string; config?: Record<string, unknown>; schedule?: string | null; connectionTest?: string } }>(
       '/api/v1/sources',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['sources'],
           summary: 'Create a source; the configuration is validated against the connector schema',
@@ -84,13 +86,17 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
 
     f.get<{ Params: { name: string } }>(
       '/api/v1/sources/:name',
-      { schema: { tags: ['sources'], summary: 'One source (secrets masked)', params: nameParams, response: { 200: sourceViewSchema, 404: errorSchema } } },
+      {
+        config: { scope: 'read' },
+        schema: { tags: ['sources'], summary: 'One source (secrets masked)', params: nameParams, response: { 200: sourceViewSchema, 404: errorSchema } },
+      },
       async (req) => view(req.params.name),
     );
 
     f.patch<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null; connectionTest?: string } }>(
       '/api/v1/sources/:name',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['sources'],
           summary: 'Change configuration fields; a secret left out or sent as "********" keeps its value, "" or null clears a field',
@@ -115,6 +121,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
     f.delete<{ Params: { name: string } }>(
       '/api/v1/sources/:name',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['sources'],
           summary: 'Remove a source with its records and runs',
@@ -138,6 +145,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
     f.post<{ Body: { type: string; name?: string; config?: Record<string, unknown>; schedule?: string | null } }>(
       '/api/v1/sources/check',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['sources'],
           summary: 'Test Connection before saving: the credential check on a new source configuration, which is not stored',
@@ -160,6 +168,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
     f.post<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null } }>(
       '/api/v1/sources/:name/check',
       {
+        config: { scope: 'admin' },
         schema: {
           tags: ['sources'],
           summary: 'Run the credential check; with a body, on the stored configuration with these unsaved changes (nothing stored)',
@@ -186,6 +195,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
     f.post<{ Params: { name: string }; Body: { full?: boolean; allowLargeRemoval?: boolean } }>(
       '/api/v1/sources/:name/sync',
       {
+        config: { scope: 'operate' },
         schema: {
           tags: ['sources'],
           summary: 'Start a sync in the background; poll GET /api/v1/runs/{runId}',

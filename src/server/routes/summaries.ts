@@ -18,6 +18,7 @@ export function summaryRoutes(app: AppContext) {
     f.get<{ Querystring: PluginQuery }>(
       '/api/v1/vulnerabilities/plugins',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary:
@@ -63,6 +64,7 @@ export function summaryRoutes(app: AppContext) {
     f.get<{ Querystring: { id: string[] } }>(
       '/api/v1/hosts/finding-counts',
       {
+        config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'Open findings (live records) per severity of hosts by id (?id=…, repeatable, up to 1000); as of the last sync of each source',

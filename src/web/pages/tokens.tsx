@@ -1,0 +1,145 @@
+// API tokens: create one with a scope (read, operate, admin) and see its value once, list them with their
+// scope and last use, revoke one. The same as `tributary tokens create|list|revoke` and /api/v1/tokens.
+import { useState } from 'react';
+import { SCOPE_COVERS, TOKEN_SCOPES, type TokenScope } from '../../core/token-scopes.ts';
+import { type ApiToken, api, describeError, get, type TokenCreateBody } from '../api.ts';
+import { CopyButton } from '../components/copy-button.tsx';
+import { Alert, ago, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+
+type Created = { id: string; name: string; scope: TokenScope; token: string; expiresAt: string | null };
+
+export function TokensPage() {
+  usePageTitle('API tokens');
+  const [version, setVersion] = useState(0);
+  const tokens = useLoad((s) => get<{ items: ApiToken[] }>('/api/v1/tokens', s), String(version));
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<TokenScope>('read');
+  const [expiresIn, setExpiresIn] = useState('');
+  const [created, setCreated] = useState<Created | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const create = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const body: TokenCreateBody = { name: name.trim(), scope, ...(expiresIn ? { expiresIn } : {}) };
+      setCreated(await api<Created>('POST', '/api/v1/tokens', body));
+      setName('');
+      setVersion((v) => v + 1);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const revoke = async (t: ApiToken) => {
+    setError(null);
+    try {
+      await api('DELETE', `/api/v1/tokens/${encodeURIComponent(t.id)}`);
+      if (created?.id === t.id) setCreated(null);
+      setVersion((v) => v + 1);
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+
+  return (
+    <div>
+      <PageHeader
+        crumbs={<span>Settings</span>}
+        title="API tokens"
+        subtitle="Tokens for scripts and other tools (Authorization: Bearer). A request its token's scope does not allow is refused."
+      />
+      <section aria-labelledby="new-token" className="card">
+        <h2 id="new-token">New token</h2>
+        <form className="inline-form" onSubmit={create}>
+          <label className="inline" htmlFor="token-name">
+            Name
+          </label>
+          <input id="token-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. siem" />
+          <label className="inline" htmlFor="token-scope">
+            Scope
+          </label>
+          <select id="token-scope" value={scope} onChange={(e) => setScope(e.target.value as TokenScope)}>
+            {TOKEN_SCOPES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <label className="inline" htmlFor="token-expires">
+            Expires
+          </label>
+          <select id="token-expires" value={expiresIn} onChange={(e) => setExpiresIn(e.target.value)}>
+            <option value="">never</option>
+            <option value="30d">in 30 days</option>
+            <option value="90d">in 90 days</option>
+            <option value="365d">in a year</option>
+          </select>
+          <button type="submit" className="primary" disabled={busy || name.trim() === ''}>
+            {busy ? 'Creating…' : 'Create token'}
+          </button>
+        </form>
+        <p className="help">
+          <strong>{scope}</strong>: {SCOPE_COVERS[scope]}.
+        </p>
+        {error && <Alert tone="error">{error}</Alert>}
+        {created && (
+          <div aria-live="polite">
+            <Alert tone="success" title={`Token '${created.name}' (${created.scope}) created`}>
+              <code className="secret-value">{created.token}</code> <CopyButton text={created.token} label="Copy the API token" />
+              <div className="help">Shown only now: copy it into the tool that uses it.</div>
+            </Alert>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="token-list" className="card">
+        <h2 id="token-list">Tokens</h2>
+        {tokens.error && <Alert tone="error">{tokens.error}</Alert>}
+        {!tokens.data ? (
+          tokens.error ? null : (
+            <Spinner />
+          )
+        ) : tokens.data.items.length === 0 ? (
+          <p className="muted">None yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">API tokens</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.data.items.map((t) => (
+                  <tr key={t.id}>
+                    <td>{t.name}</td>
+                    <td>{t.scope}</td>
+                    <td>{dateTime(t.createdAt)}</td>
+                    <td>{t.lastUsedAt ? ago(t.lastUsedAt) : 'never'}</td>
+                    <td>{t.expiresAt ? dateTime(t.expiresAt) : 'never'}</td>
+                    <td>
+                      <button type="button" className="danger-outline" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.name}`}>
+                        Revoke
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}
