@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf, isModelName, MODEL_NAMES } from '../core/models.ts';
 import { parseFilter } from '../store/filters.ts';
-import { collect, globals, withApp } from './app.ts';
+import { collect, globals, MAX_LIMIT_OPTION, wholeNumberOption, withApp } from './app.ts';
 import { formatOf, parseLimit, printChanges, sourceIdsOf } from './changes.ts';
 import { csvField, fitTable } from './output.ts';
 import { HOST_COLUMN, hostLabel, parseFields, parseSortOption, queryPasses, readInOrder, tableColumns } from './query-view.ts';
@@ -34,8 +34,7 @@ export function registerQueryCommand(program: Command): void {
         if (!(FORMATS as readonly string[]).includes(format)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
         let limit = Number.POSITIVE_INFINITY;
         if (o.limit !== undefined) {
-          limit = Number(o.limit);
-          if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
+          limit = wholeNumberOption(o.limit, 'limit', 1, MAX_LIMIT_OPTION);
         }
         const filters = o.where.map((w) => parseFilter(w));
         const fields = parseFields(model, o.fields);

@@ -21,6 +21,7 @@ import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, sortOnlyExpression, tableOf, toColumnValue } from './schema.ts';
 import { slaFilterClause, withSla } from './sla.ts';
 import { summarySource } from './summaries.ts';
+import { sqlCount } from './rows.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -531,7 +532,7 @@ function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, par
 
 export async function queryRecords(db: Driver, model: ModelName, opts: QueryOptions): Promise<QueryPage> {
   if (model === 'vulnerabilities') opts = { ...opts, filters: await withCvePlugins(db, opts.filters) };
-  const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
+  const limit = sqlCount(Math.max(1, Math.min(Math.floor(opts.limit ?? 100), 10_000)), 'limit');
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return { records: [], nextCursor: null };
@@ -552,7 +553,7 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   let rows: Row[] = [];
   // A page asked for by its position (a reloaded or shared page N of a list) instead of a cursor: one
   // read in the full order, nulls last, skipping what comes before it.
-  const offset = !opts.cursor && opts.offset && opts.offset > 0 ? Math.floor(opts.offset) : 0;
+  const offset = !opts.cursor && opts.offset && opts.offset > 0 ? sqlCount(Math.floor(opts.offset), 'offset') : 0;
   if (offset) {
     const sortExpr = sort ? sortExpression(model, sort.field) : null;
     const order = sortExpr ? `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}` : `r."id" ${dir}`;
@@ -725,7 +726,7 @@ export async function groupCount(
   if (sum) params.unshift(...sum.params);
   const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : (JOINED[model]?.[d.name] ?? `r.${q(columnOf(d.name))}`)} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
-  const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
+  const limit = sqlCount(Math.max(1, Math.min(Math.floor(opts.limit ?? 1000), 10_000)), 'limit');
   const needsJoin = [...(opts.filters ?? []).map((f) => f.field), ...by].some((field) => JOINED[model]?.[field] !== undefined);
   const from = sum?.from ?? (needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`);
   const sql = `SELECT ${cols.join(', ')}, ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;
