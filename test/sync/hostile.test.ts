@@ -1,6 +1,6 @@
 // Full syncs against a hostile console (test/helpers/hostile-console.ts) in front of both simulators:
-// HTTP 200 answers without usable rows, endless paging, a 500 MB body, a trickled body and a login
-// page. Each run ends failed or partial with a message naming the cause and how to raise the limit,
+// HTTP 200 answers without usable rows, endless paging, a 500 MB body, a trickled body (the deadline,
+// and the stall limit once a body has started) and a login page. Each run ends failed or partial with a message naming the cause and how to raise the limit,
 // and the stored inventory (every record of every model) is exactly what it was before, on SQLite and
 // PostgreSQL. Then: the next good run recovers, and --allow-large-removal does what the guard held back.
 import assert from 'node:assert/strict';
@@ -168,6 +168,28 @@ for (const backend of BACKENDS) {
       });
       assert.notEqual(r.status, 'succeeded');
       assert.match(r.error ?? '', /the run passed its deadline of 1\.2 s and stopped \(set TRIBUTARY_SYNC_DEADLINE_MS/);
+      assert.deepEqual(await dump(app), before);
+    });
+
+    test('a body trickled once it has started ends at the stall limit, naming it, well before the deadline', async () => {
+      const before = await dump(app);
+      sc.mode = 'trickle';
+      const started = Date.now();
+      const r = await withEnv({ TRIBUTARY_HTTP_STALL_BYTES: '1024', TRIBUTARY_HTTP_STALL_MS: '400', TRIBUTARY_UPSTREAM_DEADLINE_MS: '5000' }, () =>
+        runSync(app, 'sc', { full: true }),
+      ).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.equal(r.status, 'failed', r.error ?? '');
+      for (const stream of STREAMS.sc)
+        assert.match(
+          r.error ?? '',
+          new RegExp(
+            `(^|; )${stream}: [^;]*the answer stalled after its body started: \\d+ bytes in 400 ms, under the stall limit of 1 KiB per 400 ms.*TRIBUTARY_HTTP_STALL_BYTES`,
+          ),
+          stream,
+        );
+      assert.ok(Date.now() - started < 30_000, `${Date.now() - started} ms`);
       assert.deepEqual(await dump(app), before);
     });
 
