@@ -18,6 +18,7 @@ import { RunLog } from './run-log.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import {
+  PageRepeatGuard,
   pageBudgetMessage,
   readBaseline,
   readGuard,
@@ -264,6 +265,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             }
           };
           const knownHosts = () => store.knownHosts(source.id);
+          const repeats = bucket ? null : new PageRepeatGuard();
           const ctx: StreamContext = {
             sourceName: source.name,
             log: log.child({ stream: stream.name }),
@@ -280,6 +282,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               if (abort.signal.aborted) throw new Error('sync cancelled');
               pagesRead[stream.name] = (pagesRead[stream.name] ?? 0) + 1;
               if (pagesRead[stream.name]! > budget.pages) throw new UpstreamError(pageBudgetMessage(stream.name, budget));
+              repeats?.check(page.records);
               await flush();
               if (opts.drain?.aborted) throw new DrainedError();
               inFlight = storePage(page);

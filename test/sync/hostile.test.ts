@@ -31,7 +31,7 @@ async function dump(app: AppContext): Promise<Record<string, unknown[]>> {
 const STREAMS = { sc: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], desk: ['tickets', 'cmdb-assets', 'users', 'services'] } as const;
 
 /** What each mode must end as, and the message that says why (both connectors). */
-const EXPECT: Record<Exclude<HostileMode, 'good'>, { status: SyncResult['status']; error: RegExp }> = {
+const EXPECT: Record<Exclude<HostileMode, 'good' | 'repeating'>, { status: SyncResult['status']; error: RegExp }> = {
   'no-results': { status: 'failed', error: /'(results|requests)' is missing, expected a list of (rows|records)/ },
   'null-results': { status: 'failed', error: /'(results|requests)\[0\]' is null, expected a (row|record)/ },
   'null-rows': {
@@ -159,6 +159,28 @@ for (const backend of BACKENDS) {
         }
       });
     }
+
+    test('repeating: a console answering every page with the same rows and a total of a billion is stopped in seconds, naming the repetition; nothing is swept', async () => {
+      for (const name of ['sc', 'desk'] as const) {
+        const hostile = consoles()[name];
+        const live = async () => (await dump(app))[name === 'sc' ? 'hosts' : 'tickets']!.filter((r) => !(r as { removed: boolean }).removed).length;
+        const before = await live();
+        hostile.mode = 'repeating';
+        const started = Date.now();
+        const r = await runSync(app, name, { full: true }).finally(() => {
+          hostile.mode = 'good';
+        });
+        assert.notEqual(r.status, 'succeeded', `${name}: ${r.error}`);
+        assert.match(
+          r.error ?? '',
+          /(^|; )(hosts|tickets): stopped at page \d+: the upstream answered the same \d+ records as the page before it \(repeated pages: the paging does not advance\)/,
+          name,
+        );
+        assert.ok(Date.now() - started < 30_000, `${name}: ${Date.now() - started} ms`);
+        assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
+        assert.equal(await live(), before, `${name}: nothing marked removed`);
+      }
+    });
 
     test('the run deadline stops a run whose requests each stay within theirs', async () => {
       const before = await dump(app);
