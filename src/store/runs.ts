@@ -10,6 +10,8 @@ export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interr
 export interface StreamCounts {
   records: number;
   errors: number;
+  /** Records stored with a field cut short: nested deeper than core/json-depth.ts allows. */
+  truncated?: number;
 }
 
 export interface RunRecord {

@@ -2,7 +2,8 @@
 // /rest, ServiceDesk Plus under /api/v3) that forwards everything while `mode` is 'good' and, in a
 // hostile mode, answers list calls with HTTP 200 and no usable rows, pages forever (rows that cannot
 // be stored, or the first page's rows again and again), or answers any call with a huge, trickled or
-// non-JSON body. Not the simulators' friendly faults: these answers
+// non-JSON body; or (deep-field, Tenable.sc) gives each page's first row a vprContext nested 200,000
+// levels. Not the simulators' friendly faults: these answers
 // look like success.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,7 @@ export const HOSTILE_MODES = [
   'empty-lying-total',
   'endless',
   'repeating',
+  'deep-field',
   'huge',
   'trickle',
   'html',
@@ -23,6 +25,10 @@ export type HostileMode = 'good' | (typeof HOSTILE_MODES)[number];
 
 /** What the html mode's page holds: the checks must never print it. */
 export const PAGE_SECRET = 'hostile-page-secret-7f3a91';
+/** The deep-field mode's vprContext: JSON text nested this many levels. */
+export const DEEP_LEVELS = 200_000;
+const DEEP_TEXT = '['.repeat(DEEP_LEVELS) + ']'.repeat(DEEP_LEVELS);
+
 /** The huge mode's body size. */
 export const HUGE_BYTES = 500 * 1024 * 1024;
 
@@ -63,7 +69,7 @@ function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
     // /rest/hosts: a plain array.
     if (mode === 'no-results') return { ...env, response: {} };
     if (mode === 'empty-lying-total') return { ...env, response: [] };
-    if (mode === 'repeating') return env;
+    if (mode === 'repeating' || mode === 'deep-field') return env;
     return { ...env, response: rowsFor(mode, response, limit) };
   }
   const r = { ...(response as Json) };
@@ -72,6 +78,7 @@ function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
   else if (mode === 'empty-lying-total') Object.assign(r, { totalRecords: '1000000000', returnedRecords: 0, results: [] });
   else if (mode === 'endless') Object.assign(r, { totalRecords: '1000000000', returnedRecords: limit, results: rowsFor(mode, rows, limit) });
   else if (mode === 'repeating') r.totalRecords = '1000000000';
+  else if (mode === 'deep-field') r.results = rows.map((row, i) => (i === 0 ? { ...(row as Json), vprContext: DEEP_TEXT } : row));
   else r.results = rowsFor(mode, rows, limit);
   return { ...env, response: r };
 }
@@ -79,7 +86,7 @@ function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
 /** ServiceDesk Plus list answers (`{response_status, list_info, <key>: […]}`), made hostile. */
 function sdpList(mode: HostileMode, body: Json): Json {
   const key = Object.keys(body).find((k) => k !== 'response_status' && k !== 'list_info' && Array.isArray(body[k]));
-  if (!key) return body;
+  if (!key || mode === 'deep-field') return body;
   const rows = body[key] as unknown[];
   const out: Json = { ...body, list_info: { ...(body.list_info as Json), row_count: rows.length } };
   if (mode === 'no-results') delete out[key];

@@ -31,7 +31,7 @@ async function dump(app: AppContext): Promise<Record<string, unknown[]>> {
 const STREAMS = { sc: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], desk: ['tickets', 'cmdb-assets', 'users', 'services'] } as const;
 
 /** What each mode must end as, and the message that says why (both connectors). */
-const EXPECT: Record<Exclude<HostileMode, 'good' | 'repeating'>, { status: SyncResult['status']; error: RegExp }> = {
+const EXPECT: Record<Exclude<HostileMode, 'good' | 'repeating' | 'deep-field'>, { status: SyncResult['status']; error: RegExp }> = {
   'no-results': { status: 'failed', error: /'(results|requests)' is missing, expected a list of (rows|records)/ },
   'null-results': { status: 'failed', error: /'(results|requests)\[0\]' is null, expected a (row|record)/ },
   'null-rows': {
@@ -180,6 +180,33 @@ for (const backend of BACKENDS) {
         assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
         assert.equal(await live(), before, `${name}: nothing marked removed`);
       }
+    });
+
+    test('deep-field: a row whose vprContext nests 200,000 levels is kept, its field cut and flagged, and the run counts it', async () => {
+      const findings = async () =>
+        (await dump(app)).vulnerabilities!.filter((v) => (v as { source: string }).source === 'sc') as { id: string; vprKeyDrivers: unknown }[];
+      const before = (await findings()).length;
+      sc.mode = 'deep-field';
+      const r = await runSync(app, 'sc', { full: true }).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.equal(r.status, 'succeeded', r.error ?? '');
+      const counts = r.streams.vulnerabilities!;
+      assert.equal(counts.errors, 0, 'no row was lost');
+      assert.ok((counts.truncated ?? 0) > 0, JSON.stringify(r.streams));
+      const after = await findings();
+      assert.equal(after.length, before, 'every finding is still stored');
+      const cut = after.filter((v) => JSON.stringify(v.vprKeyDrivers ?? null).includes('{"truncated":"nested deeper than 64 levels"}'));
+      assert.equal(cut.length, counts.truncated, 'the cut rows say so in the field');
+      const run = await app.store.getRun(r.runId);
+      assert.equal(run.counts.vulnerabilities?.truncated, counts.truncated, 'the stored run counts them');
+      assert.ok(
+        run.activity?.log.some((l) => l.level === 'warn' && new RegExp(`^${counts.truncated} rows had fields truncated`).test(l.msg)),
+        JSON.stringify(run.activity?.log),
+      );
+      // The next good run stores the fields whole again.
+      assert.equal((await runSync(app, 'sc', { full: true })).status, 'succeeded');
+      assert.equal((await findings()).filter((v) => JSON.stringify(v.vprKeyDrivers ?? null).includes('truncated')).length, 0);
     });
 
     test('the run deadline stops a run whose requests each stay within theirs', async () => {
