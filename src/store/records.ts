@@ -498,6 +498,9 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   } else if (def.kind === 'int' || def.kind === 'real') {
     const n = Number(f.value);
     if (f.value.trim() === '' || !Number.isFinite(n)) throw new InputError(`${f.field} is a number, got '${f.value}'`, f.field);
+    // An int field is a 32-bit INTEGER column on PostgreSQL: a value past it (or a fraction) was a 500 there.
+    if (def.kind === 'int' && !(Number.isInteger(n) && n >= INT_MIN && n <= INT_MAX))
+      throw new InputError(`${f.field} must be a whole number from ${INT_MIN} to ${INT_MAX}, got '${f.value.slice(0, 24)}'`, f.field);
     v = n;
   } else if (f.value.toLowerCase() === 'null' && (f.op === '=' || f.op === '!=')) {
     return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
@@ -529,6 +532,10 @@ function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, par
   params.push(values.indexOf(v));
   return `${rankExpression(col, values)} ${f.op} ?`;
 }
+
+/** The range of an int field's column (INTEGER on both stores). */
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
 
 export async function queryRecords(db: Driver, model: ModelName, opts: QueryOptions): Promise<QueryPage> {
   if (model === 'vulnerabilities') opts = { ...opts, filters: await withCvePlugins(db, opts.filters) };

@@ -1,7 +1,8 @@
 // Numbers at the edge: a numeric query parameter written as 1e309, with 400 digits or past its bounds
 // answers 400 naming the bounds (it once reached the SQL text as "Infinity" and answered 500); a route
 // whose integer parameter has no bounds cannot be added; the store refuses a count that is not a whole
-// number (both backends); the CLI's --limit and --days exit 2 naming theirs.
+// number, and an int field filter its column cannot hold (both backends); the CLI's --limit and --days
+// exit 2 naming theirs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
@@ -45,6 +46,12 @@ describe('numeric query parameters', () => {
     });
   }
 
+  test('an int field filter past its column answers 400 naming the bounds', async () => {
+    const r = await get('/api/v1/ports?port=99999999999999999999');
+    assert.equal(r.statusCode, 400, r.body);
+    assert.match((r.data as { error: { message: string } }).error.message, /port must be a whole number from -2147483648 to 2147483647/);
+  });
+
   test('values within the bounds still work, and nothing reached the SQL', async () => {
     assert.equal((await get('/api/v1/vulnerabilities?offset=5&limit=10')).statusCode, 200);
     assert.equal((await get('/api/v1/reports/coverage?days=3650')).statusCode, 200);
@@ -81,6 +88,14 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.listRuns(null, Number.POSITIVE_INFINITY), InputError);
       await assert.rejects(store.changes({ limit: Number.NaN }), InputError);
       assert.deepEqual((await store.query('vulnerabilities', { offset: 3, limit: 5 })).records, []);
+      // An int field's filter value is a whole number its column holds (PostgreSQL's INTEGER answered 500 past it).
+      for (const value of ['99999999999999999999', '3000000000', '-99999999999', '1.5'])
+        await assert.rejects(
+          store.query('ports', { filters: [{ field: 'port', op: '>=', value }] }),
+          (e: unknown) => e instanceof InputError && /^port must be a whole number from -2147483648 to 2147483647/.test(e.message),
+          value,
+        );
+      assert.deepEqual((await store.query('ports', { filters: [{ field: 'port', op: '=', value: '443' }] })).records, []);
     } finally {
       await store.close();
       await db.drop();
