@@ -1,6 +1,7 @@
 // Opening the app from the global options, and output helpers that respect --json.
 import type { Command } from 'commander';
 import { type AppContext, type AppOptions, openApp } from '../app/context.ts';
+import { InputError } from '../core/errors.ts';
 import { createLogger } from '../core/log.ts';
 
 export interface GlobalOptions {
@@ -8,6 +9,23 @@ export interface GlobalOptions {
   db?: string;
   fileDrop?: string;
   json?: boolean;
+}
+
+/** The most records or changes `--limit` asks for (a bound, so the number stays exact). */
+export const MAX_LIMIT_OPTION = 1_000_000_000;
+
+/**
+ * A whole-number option (`--limit 50`, `--days 30`) from `min` to `max`, written as plain digits; else
+ * an InputError (exit 2) naming the bounds. `Number()` alone let 1e309 through as Infinity.
+ */
+export function wholeNumberOption(text: string, flag: string, min: number, max: number): number {
+  const t = text.trim();
+  const n = /^\+?\d{1,16}$/.test(t) ? Number(t) : Number.NaN;
+  if (!(n >= min && n <= max)) {
+    const shown = t.length > 24 ? `${t.slice(0, 20)}… (${t.length} characters)` : t;
+    throw new InputError(`--${flag} must be a whole number from ${min} to ${max}, got '${shown}'`, flag);
+  }
+  return n;
 }
 
 export function globals(cmd: Command): GlobalOptions {

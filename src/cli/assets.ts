@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf } from '../core/models.ts';
-import { COVERAGE_KINDS, isCoverageKind, MODEL_OF_KIND } from '../store/coverage.ts';
-import { commandGroup, globals, printJson, withApp } from './app.ts';
+import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS, MODEL_OF_KIND } from '../store/coverage.ts';
+import { commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { renderTable } from './output.ts';
 
 export function registerAssetsCommands(program: Command): void {
@@ -86,8 +86,7 @@ export function registerAssetsCommands(program: Command): void {
     .option('--list <kind>', `print the records behind one number: ${COVERAGE_KINDS.join(', ')}`)
     .action(async (o: { days: string; list?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const days = Number(o.days);
-      if (!/^\d+$/.test(o.days.trim())) throw new InputError('--days must be a whole number of days (0 or more)', 'days');
+      const days = wholeNumberOption(o.days, 'days', 0, MAX_COVERAGE_DAYS);
       if (o.list !== undefined && !isCoverageKind(o.list)) throw new InputError(`--list must be one of ${COVERAGE_KINDS.join(', ')}`, 'list');
       await withApp(cmd, async (app) => {
         if (o.list !== undefined && isCoverageKind(o.list)) {

@@ -8,7 +8,7 @@ import { isModelName, MODEL_NAMES } from '../core/models.ts';
 import { CHANGE_KINDS } from '../store/changes.ts';
 import type { ChangeQuery } from '../store/changes-feed.ts';
 import { parseFilter } from '../store/filters.ts';
-import { collect, globals, withApp } from './app.ts';
+import { collect, globals, MAX_LIMIT_OPTION, wholeNumberOption, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, csvLine, renderTable } from './output.ts';
 
 const FORMATS = ['table', 'jsonl', 'csv'] as const;
@@ -37,9 +37,7 @@ export function formatOf(format: string | undefined, json: boolean | undefined, 
 
 export function parseLimit(limit: string | undefined): number {
   if (limit === undefined) return Number.POSITIVE_INFINITY;
-  const n = Number(limit);
-  if (!Number.isInteger(n) || n < 1) throw new InputError('--limit must be a positive whole number', 'limit');
-  return n;
+  return wholeNumberOption(limit, 'limit', 1, MAX_LIMIT_OPTION);
 }
 
 /** Prints every change matching `query` (paged through the store), up to `limit`; CSV cells neutralised unless `csvEscape` is false. */

@@ -45,11 +45,7 @@ export function registerQueryCommand(program: Command): void {
         const format = g.json ? 'jsonl' : (o.format ?? 'table');
         if (!(FORMATS as readonly string[]).includes(format)) throw new InputError(`--format must be one of ${FORMATS.join(', ')}`, 'format');
         if (!o.csvEscape && format !== 'csv') throw new InputError('--no-csv-escape goes with --format csv', 'csvEscape');
-        let limit = Number.POSITIVE_INFINITY;
-        if (o.limit !== undefined) {
-          limit = Number(o.limit);
-          if (!Number.isInteger(limit) || limit < 1) throw new InputError('--limit must be a positive whole number', 'limit');
-        }
+        const limit = parseLimit(o.limit);
         const filters = withLiveDefault(
           model,
           o.where.map((w) => parseFilter(w)),

@@ -22,7 +22,9 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
   process.stdout.write(`${result.status}: ${run.mode} run ${run.id} in ${(ms / 1000).toFixed(1)}s, ${total} records (${formatRate(total, ms)})\n`);
   for (const [stream, c] of Object.entries(result.streams)) {
     const swept = result.swept[stream] ? `, ${result.swept[stream]} marked removed` : '';
-    process.stdout.write(`  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${swept}\n`);
+    process.stdout.write(
+      `  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${c.truncated ? `, ${c.truncated} with a field truncated` : ''}${swept}\n`,
+    );
   }
   if (result.error) process.stdout.write(`  error: ${terminalSafe(result.error)}\n`);
 }

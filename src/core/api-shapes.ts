@@ -27,7 +27,10 @@ export const runStatus = z.enum(['running', 'succeeded', 'failed', 'partial', 'i
 export type RunStatus = z.infer<typeof runStatus>;
 export const runMode = z.enum(['full', 'incremental']);
 
-export const runCounts = z.record(z.string(), z.object({ records: z.int(), errors: z.int() }));
+export const runCounts = z.record(
+  z.string(),
+  z.object({ records: z.int(), errors: z.int(), truncated: z.int().optional().describe('records stored with a field cut short (nested too deep)') }),
+);
 
 export const run = z.object({
   id: z.string(),

@@ -2,8 +2,9 @@
 // verification off, an optional proxy, and errors that say what to fix. One request is one attempt:
 // transient failures are marked so, and the connector's client retries them under core/retry.ts once
 // it has classified the answer (an envelope error, a token to refresh).
-// Every answer is bounded: a size cap (the body is read in chunks and dropped past it) and one
-// deadline covering headers and body, so a huge or trickled answer cannot exhaust memory or hang.
+// Every answer is bounded: a size cap (the body is read in chunks and dropped past it), one deadline
+// covering headers and body, and once the body has started a stall limit (so few bytes in a window that
+// the answer is not coming), so a huge or trickled answer cannot exhaust memory or hang.
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -21,6 +22,12 @@ export interface HttpClientOptions {
   maxResponseBytes?: number;
   /** Whole-request deadline, headers and body (capped by TRIBUTARY_UPSTREAM_DEADLINE_MS; default 10 min). */
   deadlineMs?: number;
+}
+
+/** A body that has started must bring at least `bytes` every `ms`, or the request ends. */
+export interface StallLimit {
+  bytes: number;
+  ms: number;
 }
 
 export interface HttpRequest {
@@ -46,6 +53,7 @@ export interface HttpResponse {
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_DEADLINE_MS = 600_000;
+export const DEFAULT_STALL: StallLimit = { bytes: 1024, ms: 60_000 };
 
 /** "64 MiB", "500 KiB", "12 bytes". */
 export function formatBytes(n: number): string {
@@ -85,6 +93,18 @@ export function maxResponseBytes(clientDefault = DEFAULT_MAX_RESPONSE_BYTES): nu
 export function requestDeadlineMs(clientMs?: number): number {
   const env = envPositive('TRIBUTARY_UPSTREAM_DEADLINE_MS') ?? DEFAULT_DEADLINE_MS;
   return Math.min(env, clientMs ?? env);
+}
+
+/**
+ * The stall limit in force: TRIBUTARY_HTTP_STALL_BYTES (a byte size, default 1 KiB) in every
+ * TRIBUTARY_HTTP_STALL_MS (default 60 s). The deadline is for a slow query before its first byte; a
+ * body that has started and then trickles (a byte every few seconds) is not a slow query.
+ */
+export function stallLimit(): StallLimit {
+  return {
+    bytes: parseByteSize(process.env.TRIBUTARY_HTTP_STALL_BYTES) ?? DEFAULT_STALL.bytes,
+    ms: envPositive('TRIBUTARY_HTTP_STALL_MS') ?? DEFAULT_STALL.ms,
+  };
 }
 
 function headerValue(h: HttpResponse['headers'], name: string): string | null {
@@ -240,12 +260,14 @@ export class HttpClient {
   readonly #opts: HttpClientOptions;
   readonly maxBytes: number;
   readonly deadlineMs: number;
+  readonly stall: StallLimit;
 
   constructor(opts: HttpClientOptions) {
     this.#opts = opts;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.maxBytes = maxResponseBytes(opts.maxResponseBytes);
     this.deadlineMs = requestDeadlineMs(opts.deadlineMs);
+    this.stall = stallLimit();
   }
 
   /** The connection pool (or proxy), made on the first request. */
@@ -331,9 +353,33 @@ export class HttpClient {
     let size = 0;
     const stop = () => res.body.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal.addEventListener('abort', stop, { once: true });
+    // From the first body byte on, each window of `stall.ms` must bring `stall.bytes` (or the end).
+    const { bytes: stallBytes, ms: stallMs } = this.stall;
+    let windowBytes = 0;
+    let stallTimer: NodeJS.Timeout | undefined;
+    let stalled: UpstreamError | null = null;
+    const watch = () => {
+      stallTimer = setTimeout(() => {
+        if (windowBytes >= stallBytes) {
+          windowBytes = 0;
+          return watch();
+        }
+        stalled = new UpstreamError(
+          `${what}: the answer stalled after its body started: ${windowBytes === 0 ? 'nothing' : formatBytes(windowBytes)} in ${formatDuration(stallMs)}, under the stall limit of ${formatBytes(stallBytes)} per ${formatDuration(stallMs)}`,
+          {
+            status: res.statusCode,
+            hint: 'Set TRIBUTARY_HTTP_STALL_BYTES and TRIBUTARY_HTTP_STALL_MS to accept a slower answer, or check the network path to the server',
+          },
+        );
+        res.body.destroy(stalled);
+      }, stallMs);
+      stallTimer.unref();
+    };
     try {
       for await (const chunk of res.body) {
         const b = chunk as Buffer;
+        if (stallTimer === undefined) watch();
+        windowBytes += b.length;
         size += b.length;
         if (size > this.maxBytes) {
           res.body.destroy();
@@ -341,7 +387,10 @@ export class HttpClient {
         }
         chunks.push(b);
       }
+    } catch (err) {
+      throw stalled ?? err;
     } finally {
+      clearTimeout(stallTimer);
       signal.removeEventListener('abort', stop);
     }
     return Buffer.concat(chunks, size).toString('utf8');

@@ -1,6 +1,7 @@
 // The HTTP API: Fastify with the app's pino logger, the admin bootstrap, authentication on every route
 // but /healthz (and each route's token scope), the OpenAPI document and login, JSON errors, and
 // background syncs that are aborted and awaited on close.
+import { boundNumericParams } from './bounded-numbers.ts';
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -71,6 +72,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   f.decorateRequest('auth', null);
   collectRouteScopes(f);
   f.setErrorHandler(errorHandler);
+  boundNumericParams(f);
   if (opts.webUi === false) f.setNotFoundHandler(notFoundHandler);
   else await registerWebUi(f, opts.webUi);
 

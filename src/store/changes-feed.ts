@@ -6,6 +6,7 @@ import type { FieldDef } from '../core/models.ts';
 import type { Driver, Row } from './driver.ts';
 import type { Filter } from './records.ts';
 import { columnOf, q } from './schema.ts';
+import { sqlCount } from './rows.ts';
 
 /** The fields of a change event, in output order: the shared shape's. */
 export const CHANGE_FIELDS: FieldDef[] = Object.keys(changeEvent.shape).map((name) => ({ name, kind: name === 'at' ? 'time' : 'text' }));
@@ -105,7 +106,7 @@ export async function queryChanges(db: Driver, opts: ChangeQuery): Promise<Chang
     where.push(`c."seq" > ?`);
     params.push(decodeCursor(opts.cursor));
   }
-  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."seq" LIMIT ${limit + 1}`;
+  const sql = `SELECT c.*, s."name" AS "source_name" FROM "changes" c JOIN "sources" s ON s."id" = c."source_id"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c."seq" LIMIT ${sqlCount(limit + 1, 'limit')}`;
   const rows = await db.all(sql, params);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;

@@ -159,8 +159,12 @@ async function ticketsForFixedFindings(db: Driver, tickets: TicketLinks[]): Prom
   return out;
 }
 
+/** The longest window the coverage report looks back over: ten years. */
+export const MAX_COVERAGE_DAYS = 3650;
+
 export function checkDays(days: number): number {
-  if (!Number.isInteger(days) || days < 0) throw new InputError('--days must be a whole number of days (0 or more)', 'days');
+  if (!Number.isInteger(days) || days < 0 || days > MAX_COVERAGE_DAYS)
+    throw new InputError(`--days must be a whole number of days from 0 to ${MAX_COVERAGE_DAYS}`, 'days');
   return days;
 }
 

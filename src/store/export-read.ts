@@ -7,6 +7,7 @@ import type { Row, StoreDb } from './driver.ts';
 import { joinedColumns, type QueryOptions, recordColumns, recordFrom, whereClauses } from './records.ts';
 import { columnOf } from './schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
+import { sqlCount } from './rows.ts';
 
 type Kind = 0 | 1 | 2 | 3; // text, json, bool, number
 const KIND: Record<string, Kind> = { json: 1, bool: 2, int: 3, real: 3 };
@@ -75,7 +76,7 @@ export async function* recordPages({ db }: StoreDb, model: ModelName, opts: Expo
   const where = whereClauses(model, opts, params);
   if (where === null) return;
   const head = `SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE `;
-  const tail = ` ORDER BY r."id" LIMIT ${Math.max(1, Math.floor(pageSize))}`;
+  const tail = ` ORDER BY r."id" LIMIT ${sqlCount(Math.max(1, Math.floor(pageSize)), 'page size')}`;
   const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${recordColumns(model)} FROM ${recordFrom(model)}${tail}`;
   const next = `${head}${[...where, `r."id" > ?`].join(' AND ')}${tail}`;
   let last: string | null = null;

@@ -21,6 +21,7 @@ import type { Driver, InsertSql, Row } from './driver.ts';
 import { columnOf, fromColumnValue, q, sortOnlyExpression, tableOf, toColumnValue } from './schema.ts';
 import { slaFilterClause, withSla } from './sla.ts';
 import { summarySource } from './summaries.ts';
+import { sqlCount } from './rows.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -506,6 +507,9 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   } else if (def.kind === 'int' || def.kind === 'real') {
     const n = Number(f.value);
     if (f.value.trim() === '' || !Number.isFinite(n)) throw new InputError(`${f.field} is a number, got '${f.value}'`, f.field);
+    // An int field is a 32-bit INTEGER column on PostgreSQL: a value past it (or a fraction) was a 500 there.
+    if (def.kind === 'int' && !(Number.isInteger(n) && n >= INT_MIN && n <= INT_MAX))
+      throw new InputError(`${f.field} must be a whole number from ${INT_MIN} to ${INT_MAX}, got '${f.value.slice(0, 24)}'`, f.field);
     v = n;
   } else if (f.value.toLowerCase() === 'null' && (f.op === '=' || f.op === '!=')) {
     return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
@@ -538,9 +542,13 @@ function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, par
   return `${rankExpression(col, values)} ${f.op} ?`;
 }
 
+/** The range of an int field's column (INTEGER on both stores). */
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+
 export async function queryRecords(db: Driver, model: ModelName, opts: QueryOptions): Promise<QueryPage> {
   if (model === 'vulnerabilities') opts = { ...opts, filters: await withCvePlugins(db, opts.filters) };
-  const limit = Math.max(1, Math.min(opts.limit ?? 100, 10_000));
+  const limit = sqlCount(Math.max(1, Math.min(Math.floor(opts.limit ?? 100), 10_000)), 'limit');
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return { records: [], nextCursor: null };
@@ -561,7 +569,7 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   let rows: Row[] = [];
   // A page asked for by its position (a reloaded or shared page N of a list) instead of a cursor: one
   // read in the full order, nulls last, skipping what comes before it.
-  const offset = !opts.cursor && opts.offset && opts.offset > 0 ? Math.floor(opts.offset) : 0;
+  const offset = !opts.cursor && opts.offset && opts.offset > 0 ? sqlCount(Math.floor(opts.offset), 'offset') : 0;
   if (offset) {
     const sortExpr = sort ? sortExpression(model, sort.field) : null;
     const order = sortExpr ? `${sortExpr} ${dir} NULLS LAST, r."id" ${dir}` : `r."id" ${dir}`;
@@ -734,7 +742,7 @@ export async function groupCount(
   if (sum) params.unshift(...sum.params);
   const cols = defs.map((d, i) => `${d.name === 'source' ? 's."name"' : (JOINED[model]?.[d.name] ?? `r.${q(columnOf(d.name))}`)} AS "g${i}"`);
   const groupBy = defs.map((_, i) => `"g${i}"`);
-  const limit = Math.max(1, Math.min(opts.limit ?? 1000, 10_000));
+  const limit = sqlCount(Math.max(1, Math.min(Math.floor(opts.limit ?? 1000), 10_000)), 'limit');
   const needsJoin = [...(opts.filters ?? []).map((f) => f.field), ...by].some((field) => JOINED[model]?.[field] !== undefined);
   const from = sum?.from ?? (needsJoin ? recordFrom(model) : `${q(tableOf(model))} r ${sourceJoin(model)}`);
   const sql = `SELECT ${cols.join(', ')}, ${sum?.count ?? 'COUNT(*)'} AS "n" FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY ${groupBy.join(', ')} ORDER BY "n" DESC, ${groupBy.join(', ')} LIMIT ${limit}`;

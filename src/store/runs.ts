@@ -2,7 +2,7 @@
 // and each stream's checkpoint of a source.
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import type { Driver, Row } from './driver.ts';
-import { Conditions, nowIso, parseJson } from './rows.ts';
+import { Conditions, nowIso, parseJson, sqlCount } from './rows.ts';
 import { packCounts, type RunActivity, unpackCounts } from './run-activity.ts';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
@@ -10,6 +10,8 @@ export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interr
 export interface StreamCounts {
   records: number;
   errors: number;
+  /** Records stored with a field cut short: nested deeper than core/json-depth.ts allows. */
+  truncated?: number;
 }
 
 export interface RunRecord {
@@ -93,7 +95,7 @@ export async function listRuns(db: Driver, sourceId: string | null, limit: numbe
   const c = new Conditions();
   if (sourceId) c.add(`"source_id" = ?`, sourceId);
   if (statuses.length) c.add(`"status" IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
-  const rows = await db.all(`SELECT * FROM "sync_runs"${c.where} ORDER BY "started_at" DESC LIMIT ${Math.floor(limit)}`, c.params);
+  const rows = await db.all(`SELECT * FROM "sync_runs"${c.where} ORDER BY "started_at" DESC LIMIT ${sqlCount(Math.floor(limit), 'limit')}`, c.params);
   return rows.map(toRun);
 }
 

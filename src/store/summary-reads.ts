@@ -6,6 +6,7 @@ import type { Severity } from '../core/models.ts';
 import type { Driver } from './driver.ts';
 import { type SlaPolicy, slaPolicy } from './sla.ts';
 import { ensureSummariesFor, LIVE_OPEN_SQL } from './summaries.ts';
+import { sqlCount } from './rows.ts';
 
 const DAY_MS = 86_400_000;
 const SEVERITIES: Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
@@ -101,8 +102,8 @@ export async function pluginSummary(
   const dir = m[1] === '-' ? 'DESC' : 'ASC';
   const w = where.length ? ` WHERE ${where.join(' AND ')}` : '';
   const from = `FROM sum_plugins p JOIN "sources" s ON s."id" = p.source_id`;
-  const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
-  const offset = Math.max(0, opts.offset ?? 0);
+  const limit = sqlCount(Math.max(1, Math.min(Math.floor(opts.limit ?? 50), 1000)), 'limit');
+  const offset = sqlCount(Math.max(0, Math.floor(opts.offset ?? 0)), 'offset');
   const rows = await db.all(
     `SELECT p.*, s."name" AS source_name ${from}${w} ORDER BY ${col} ${dir} NULLS LAST, p.hosts DESC, p.source_id, p.plugin_id LIMIT ${limit} OFFSET ${offset}`,
     params,
@@ -173,7 +174,7 @@ export async function complianceSummary(db: Driver, opts: { sourceIds?: string[]
     where.push(`c.host_id = ?`);
     params.push(opts.hostId);
   }
-  const limit = Math.max(1, Math.min(Math.floor(opts.limit), 10_000));
+  const limit = sqlCount(Math.max(1, Math.min(Math.floor(opts.limit), 10_000)), 'limit');
   const rows = await db.all(
     `SELECT c.*, s."name" AS source_name FROM sum_compliance c JOIN "sources" s ON s."id" = c.source_id${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
      ORDER BY c.failed DESC, COALESCE(c.host_id, ''), c.benchmark LIMIT ${limit}`,

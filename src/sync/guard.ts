@@ -1,7 +1,10 @@
 // What keeps a run on bad upstream data from doing harm: the sweep guard (a full run that read far
 // fewer records than the last complete one does not mark the rest removed), the page budget (a
-// stream cannot page forever), and the run deadline. The last complete full run's figures are the
-// baseline, kept in the source's state.
+// stream cannot page forever), the repeated-page guard (nor page through the same rows), and the run
+// deadline. The last complete full run's figures are the baseline, kept in the source's state.
+import { createHash } from 'node:crypto';
+import type { Page } from '../core/connector.ts';
+import { UpstreamError } from '../core/errors.ts';
 import { formatDuration } from '../core/http.ts';
 import type { SweepPreview } from '../store/records.ts';
 
@@ -89,4 +92,50 @@ export function runDeadlineMs(): number {
 
 export function runDeadlineMessage(ms: number): string {
   return `the run passed its deadline of ${formatDuration(ms)} and stopped (set TRIBUTARY_SYNC_DEADLINE_MS to allow longer runs); the next run resumes from its checkpoints`;
+}
+
+/** A page is compared with this many pages before it (a console may cycle through a few). */
+export const REPEAT_WINDOW = 3;
+
+/**
+ * Stops a stream whose upstream answers the same records again: a console that ignores the page
+ * position answers every page full with its first rows and a total of a billion, and was still paged
+ * after 180 s (6,321 pages). A page repeats when it has the keys of one of the last REPEAT_WINDOW
+ * pages, in the same order, and the same first and last record of each model (fields and values):
+ * a stream's phases may name the same records again on purpose (a host from the scan summary, then
+ * its inventory facts, then the console's host list), and those carry other fields. Keys and two
+ * records per model keep it under a millisecond a page (hashing every field of every record cost
+ * 20 ms a page of 1,000 findings). Pages without records are not compared. For API streams only: the
+ * same export uploaded twice is read twice on purpose.
+ */
+export class PageRepeatGuard {
+  #pages = 0;
+  readonly #recent: { page: number; signature: string }[] = [];
+
+  /** Throws an UpstreamError naming the repetition when this page repeats a recent one. */
+  check(records: Page['records']): void {
+    this.#pages++;
+    let text = '';
+    let n = 0;
+    for (const [model, list] of Object.entries(records)) {
+      if (!list?.length) continue;
+      text += `${model}\u0001${JSON.stringify(list[0]!.fields)}\u0001${JSON.stringify(list[list.length - 1]!.fields)}\u0001`;
+      for (const r of list) text += `${r.key}\u0000`;
+      n += list.length;
+    }
+    if (n === 0) return;
+    const signature = createHash('sha256').update(text).digest('base64');
+    const earlier = this.#recent.find((p) => p.signature === signature);
+    if (earlier) {
+      const which = earlier.page === this.#pages - 1 ? 'the page before it' : `page ${earlier.page}`;
+      throw new UpstreamError(
+        `stopped at page ${this.#pages}: the upstream answered the same ${n} records as ${which} (repeated pages: the paging does not advance)`,
+        {
+          hint: 'The server ignores the page position or loops; nothing of this stream was swept. Check the server, its version and the page size',
+        },
+      );
+    }
+    this.#recent.push({ page: this.#pages, signature });
+    if (this.#recent.length > REPEAT_WINDOW) this.#recent.shift();
+  }
 }

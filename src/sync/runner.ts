@@ -18,6 +18,7 @@ import { RunLog } from './run-log.ts';
 import { RecordIdSet } from '../store/id-set.ts';
 import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import {
+  PageRepeatGuard,
   pageBudgetMessage,
   readBaseline,
   readGuard,
@@ -29,6 +30,7 @@ import {
   sweepRefusalMessage,
 } from './guard.ts';
 import { backoffMs, retryPolicy } from '../core/retry.ts';
+import { limitRecordsDepth, MAX_JSON_DEPTH } from '../core/json-depth.ts';
 
 export interface SyncOptions {
   /** Force a fresh full run (also abandons an interrupted run's checkpoints, unless `resume`). */
@@ -247,6 +249,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             if (p) await p;
           };
           const storePage = async (page: Page): Promise<void> => {
+            // Before the write: a field nested deeper than the store can serialise is cut, and counted.
+            for (const [m, n] of Object.entries(limitRecordsDepth(page.records))) {
+              counts[m] ??= { records: 0, errors: 0 };
+              counts[m].truncated = (counts[m].truncated ?? 0) + n;
+            }
             const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false }, stored);
             lastValue = page.checkpoint;
             for (const [m, n] of Object.entries(written)) {
@@ -264,6 +271,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             }
           };
           const knownHosts = () => store.knownHosts(source.id);
+          const repeats = bucket ? null : new PageRepeatGuard();
           const ctx: StreamContext = {
             sourceName: source.name,
             log: log.child({ stream: stream.name }),
@@ -280,6 +288,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               if (abort.signal.aborted) throw new Error('sync cancelled');
               pagesRead[stream.name] = (pagesRead[stream.name] ?? 0) + 1;
               if (pagesRead[stream.name]! > budget.pages) throw new UpstreamError(pageBudgetMessage(stream.name, budget));
+              repeats?.check(page.records);
               await flush();
               if (opts.drain?.aborted) throw new DrainedError();
               inFlight = storePage(page);
@@ -348,6 +357,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   for (const m of Object.keys(counts) as ModelName[])
     counts[m].records = resumedFrom ? await store.countStampedByGeneration(source.id, m, generation) : await store.countStamped(source.id, m, runId);
 
+  const truncated = Object.values(counts).reduce((n, c) => n + (c.truncated ?? 0), 0);
+  if (truncated > 0)
+    log.warn({ runId, truncated }, `${truncated} rows had fields truncated (nested deeper than ${MAX_JSON_DEPTH} levels); they are stored with the field cut`);
   const cancelled = abort.signal.aborted;
   const drained = !cancelled && opts.drain?.aborted === true;
   if (cancelled) streamErrors.push(pastDeadline ? runDeadlineMessage(deadlineMs) : 'sync cancelled before it finished');

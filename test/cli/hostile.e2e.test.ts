@@ -1,6 +1,7 @@
 // The command line against a hostile console: a URL with a query or fragment is refused (exit 2), a
 // full sync that would wipe the inventory ends partial (exit 1) saying why, and only
-// `sync --full --allow-large-removal` (which needs --full) lets it remove what the guard held back.
+// `sync --full --allow-large-removal` (which needs --full) lets it remove what the guard held back; a
+// sync that stored rows with a field cut short (nested too deep) says how many in its summary.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -71,6 +72,18 @@ test('a run that would wipe the inventory ends partial (exit 1); --full --allow-
     assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
     assert.match(allowed.stdout, /^succeeded: full run/);
     assert.equal(await live(), 0, 'the user confirmed the removal');
+  } finally {
+    sc.mode = 'good';
+  }
+});
+
+test('a sync that stored rows with a field cut short says so in its summary', async () => {
+  sc.mode = 'deep-field';
+  try {
+    const r = await cli('sync', 'sc', '--full');
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^succeeded: full run/);
+    assert.match(r.stdout, /\n {2}vulnerabilities +\d+ records, [1-9]\d* with a field truncated/);
   } finally {
     sc.mode = 'good';
   }

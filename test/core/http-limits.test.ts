@@ -1,6 +1,7 @@
 // The upstream HTTP helper's bounds: the size cap (refused from Content-Length before reading, and
 // while reading a chunked body), the one deadline over headers and body, and the description of an
-// answer that never quotes it; the headers hook (read-ahead) fires for successful answers only.
+// answer that never quotes it; the stall limit once a body has started; the headers hook (read-ahead)
+// fires for successful answers only.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +36,27 @@ before(async () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
       const t = setInterval(() => res.write(' '), 100);
+      return void res.on('close', () => clearInterval(t));
+    }
+    if (req.url === '/api/slow-start') {
+      // Nothing for 1.2 s (over the stall window), then the whole answer.
+      const t = setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      }, 1200);
+      return void res.on('close', () => clearTimeout(t));
+    }
+    if (req.url === '/api/steady') {
+      // 2 KiB every 200 ms for 1.2 s: slow, but above 1 KiB per 500 ms.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let n = 0;
+      const t = setInterval(() => {
+        res.write(' '.repeat(2048));
+        if (++n === 6) {
+          clearInterval(t);
+          res.end();
+        }
+      }, 200);
       return void res.on('close', () => clearInterval(t));
     }
     if (req.url === '/api/busy') {
@@ -116,6 +138,34 @@ test('onHeaders fires once a successful answer starts to arrive, before its body
     await http.send({ method: 'GET', path: '/busy', onHeaders: () => busy++ }).catch(() => {});
     assert.equal(busy, 0);
   } finally {
+    await http.close();
+  }
+});
+
+test('a body that has started and then trickles ends at the stall limit, long before the deadline; a steady one does not', async () => {
+  process.env.TRIBUTARY_HTTP_STALL_BYTES = '1KiB';
+  process.env.TRIBUTARY_HTTP_STALL_MS = '500';
+  // A deadline well past the stall window, so that without the stall limit the trickle ends at the deadline instead.
+  const http = new HttpClient({ baseUrl: base, deadlineMs: 5000 });
+  try {
+    assert.deepEqual(http.stall, { bytes: 1024, ms: 500 });
+    const started = Date.now();
+    await assert.rejects(http.send({ method: 'GET', path: '/trickle' }), (err: Error & { hint?: string; transient?: boolean }) => {
+      assert.match(
+        err.message,
+        /^GET \/api\/trickle: the answer stalled after its body started: \d+ bytes in 500 ms, under the stall limit of 1 KiB per 500 ms$/,
+      );
+      assert.match(err.hint ?? '', /TRIBUTARY_HTTP_STALL_BYTES and TRIBUTARY_HTTP_STALL_MS/);
+      assert.equal(err.transient, false);
+      return true;
+    });
+    assert.ok(Date.now() - started < 3000, `stopped after ${Date.now() - started} ms`);
+    // A slow first byte is the deadline's business, and a complete answer is never cut.
+    assert.deepEqual(JSON.parse((await http.send({ method: 'GET', path: '/slow-start' })).text), { ok: true });
+    assert.equal((await http.send({ method: 'GET', path: '/steady' })).text.length, 6 * 2048);
+  } finally {
+    delete process.env.TRIBUTARY_HTTP_STALL_BYTES;
+    delete process.env.TRIBUTARY_HTTP_STALL_MS;
     await http.close();
   }
 });

@@ -1,16 +1,34 @@
 // A hostile upstream for the tests: a small HTTP server in front of a simulator (Tenable.sc under
 // /rest, ServiceDesk Plus under /api/v3) that forwards everything while `mode` is 'good' and, in a
-// hostile mode, answers list calls with HTTP 200 and no usable rows, pages forever, or answers any
-// call with a huge, trickled or non-JSON body. Not the simulators' friendly faults: these answers
+// hostile mode, answers list calls with HTTP 200 and no usable rows, pages forever (rows that cannot
+// be stored, or the first page's rows again and again), or answers any call with a huge, trickled or
+// non-JSON body; or (deep-field, Tenable.sc) gives each page's first row a vprContext nested 200,000
+// levels. Not the simulators' friendly faults: these answers
 // look like success.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const HOSTILE_MODES = ['no-results', 'null-results', 'null-rows', 'no-identity', 'empty-lying-total', 'endless', 'huge', 'trickle', 'html'] as const;
+export const HOSTILE_MODES = [
+  'no-results',
+  'null-results',
+  'null-rows',
+  'no-identity',
+  'empty-lying-total',
+  'endless',
+  'repeating',
+  'deep-field',
+  'huge',
+  'trickle',
+  'html',
+] as const;
 export type HostileMode = 'good' | (typeof HOSTILE_MODES)[number];
 
 /** What the html mode's page holds: the checks must never print it. */
 export const PAGE_SECRET = 'hostile-page-secret-7f3a91';
+/** The deep-field mode's vprContext: JSON text nested this many levels. */
+export const DEEP_LEVELS = 200_000;
+const DEEP_TEXT = '['.repeat(DEEP_LEVELS) + ']'.repeat(DEEP_LEVELS);
+
 /** The huge mode's body size. */
 export const HUGE_BYTES = 500 * 1024 * 1024;
 
@@ -51,6 +69,7 @@ function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
     // /rest/hosts: a plain array.
     if (mode === 'no-results') return { ...env, response: {} };
     if (mode === 'empty-lying-total') return { ...env, response: [] };
+    if (mode === 'repeating' || mode === 'deep-field') return env;
     return { ...env, response: rowsFor(mode, response, limit) };
   }
   const r = { ...(response as Json) };
@@ -58,6 +77,8 @@ function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
   if (mode === 'no-results') delete r.results;
   else if (mode === 'empty-lying-total') Object.assign(r, { totalRecords: '1000000000', returnedRecords: 0, results: [] });
   else if (mode === 'endless') Object.assign(r, { totalRecords: '1000000000', returnedRecords: limit, results: rowsFor(mode, rows, limit) });
+  else if (mode === 'repeating') r.totalRecords = '1000000000';
+  else if (mode === 'deep-field') r.results = rows.map((row, i) => (i === 0 ? { ...(row as Json), vprContext: DEEP_TEXT } : row));
   else r.results = rowsFor(mode, rows, limit);
   return { ...env, response: r };
 }
@@ -65,14 +86,37 @@ function tenableList(mode: HostileMode, env: Json, reqBody: Json | null): Json {
 /** ServiceDesk Plus list answers (`{response_status, list_info, <key>: […]}`), made hostile. */
 function sdpList(mode: HostileMode, body: Json): Json {
   const key = Object.keys(body).find((k) => k !== 'response_status' && k !== 'list_info' && Array.isArray(body[k]));
-  if (!key) return body;
+  if (!key || mode === 'deep-field') return body;
   const rows = body[key] as unknown[];
   const out: Json = { ...body, list_info: { ...(body.list_info as Json), row_count: rows.length } };
   if (mode === 'no-results') delete out[key];
   else if (mode === 'empty-lying-total') Object.assign(out, { [key]: [], list_info: { has_more_rows: true, total_count: 1_000_000_000, row_count: 0 } });
   else if (mode === 'endless') Object.assign(out, { [key]: rowsFor(mode, rows, 100), list_info: { has_more_rows: true, row_count: 100 } });
+  else if (mode === 'repeating') out.list_info = { ...(out.list_info as Json), has_more_rows: true, total_count: 1_000_000_000 };
   else out[key] = rowsFor(mode, rows, 100);
   return out;
+}
+
+/** The repeating mode's request: the first page asked for, whatever page was (Tenable.sc offsets, ServiceDesk Plus start_index). */
+function firstPageRequest(url: string, body: Buffer): { url: string; body: Buffer } {
+  const u = new URL(url, 'http://console');
+  const start = Number(u.searchParams.get('startOffset') ?? 0);
+  if (u.searchParams.has('endOffset')) {
+    u.searchParams.set('endOffset', String(Number(u.searchParams.get('endOffset')) - start));
+    u.searchParams.set('startOffset', '0');
+  }
+  const input = u.searchParams.get('input_data');
+  if (input) {
+    const data = JSON.parse(input) as { list_info?: Json };
+    if (data.list_info?.start_index !== undefined) data.list_info.start_index = 1;
+    u.searchParams.set('input_data', JSON.stringify(data));
+  }
+  if (!body.length) return { url: u.pathname + u.search, body };
+  const json = JSON.parse(body.toString()) as Json & { query?: Json };
+  for (const o of [json, json.query ?? {}]) {
+    if (typeof o.startOffset === 'number' && typeof o.endOffset === 'number') Object.assign(o, { startOffset: 0, endOffset: o.endOffset - o.startOffset });
+  }
+  return { url: u.pathname + u.search, body: Buffer.from(JSON.stringify(json)) };
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -117,10 +161,12 @@ export async function startHostileConsole(upstream: string): Promise<HostileCons
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return void res.end(`<!doctype html><html><head><title>Sign in</title></head><body><p>token ${PAGE_SECRET}</p></body></html>`);
     }
-    const body = await readBody(req);
+    let body = await readBody(req);
+    let url = req.url ?? '/';
+    if (mode === 'repeating') ({ url, body } = firstPageRequest(url, body));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-    const up = await fetch(upstream + req.url, { method: req.method, headers, body: body.length ? body : undefined });
+    const up = await fetch(upstream + url, { method: req.method, headers, body: body.length ? body : undefined });
     let text = await up.text();
     const path = (req.url ?? '').split('?')[0] ?? '';
     const isList =

@@ -1,6 +1,6 @@
 // Full syncs against a hostile console (test/helpers/hostile-console.ts) in front of both simulators:
-// HTTP 200 answers without usable rows, endless paging, a 500 MB body, a trickled body and a login
-// page. Each run ends failed or partial with a message naming the cause and how to raise the limit,
+// HTTP 200 answers without usable rows, endless paging, a 500 MB body, a trickled body (the deadline,
+// and the stall limit once a body has started) and a login page. Each run ends failed or partial with a message naming the cause and how to raise the limit,
 // and the stored inventory (every record of every model) is exactly what it was before, on SQLite and
 // PostgreSQL. Then: the next good run recovers, and --allow-large-removal does what the guard held back.
 import assert from 'node:assert/strict';
@@ -31,7 +31,7 @@ async function dump(app: AppContext): Promise<Record<string, unknown[]>> {
 const STREAMS = { sc: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], desk: ['tickets', 'cmdb-assets', 'users', 'services'] } as const;
 
 /** What each mode must end as, and the message that says why (both connectors). */
-const EXPECT: Record<Exclude<HostileMode, 'good'>, { status: SyncResult['status']; error: RegExp }> = {
+const EXPECT: Record<Exclude<HostileMode, 'good' | 'repeating' | 'deep-field'>, { status: SyncResult['status']; error: RegExp }> = {
   'no-results': { status: 'failed', error: /'(results|requests)' is missing, expected a list of (rows|records)/ },
   'null-results': { status: 'failed', error: /'(results|requests)\[0\]' is null, expected a (row|record)/ },
   'null-rows': {
@@ -163,6 +163,55 @@ for (const backend of BACKENDS) {
       });
     }
 
+    test('repeating: a console answering every page with the same rows and a total of a billion is stopped in seconds, naming the repetition; nothing is swept', async () => {
+      for (const name of ['sc', 'desk'] as const) {
+        const hostile = consoles()[name];
+        const live = async () => (await dump(app))[name === 'sc' ? 'hosts' : 'tickets']!.filter((r) => !(r as { removed: boolean }).removed).length;
+        const before = await live();
+        hostile.mode = 'repeating';
+        const started = Date.now();
+        const r = await runSync(app, name, { full: true }).finally(() => {
+          hostile.mode = 'good';
+        });
+        assert.notEqual(r.status, 'succeeded', `${name}: ${r.error}`);
+        assert.match(
+          r.error ?? '',
+          /(^|; )(hosts|tickets): stopped at page \d+: the upstream answered the same \d+ records as the page before it \(repeated pages: the paging does not advance\)/,
+          name,
+        );
+        assert.ok(Date.now() - started < 30_000, `${name}: ${Date.now() - started} ms`);
+        assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
+        assert.equal(await live(), before, `${name}: nothing marked removed`);
+      }
+    });
+
+    test('deep-field: a row whose vprContext nests 200,000 levels is kept, its field cut and flagged, and the run counts it', async () => {
+      const findings = async () =>
+        (await dump(app)).vulnerabilities!.filter((v) => (v as { source: string }).source === 'sc') as { id: string; vprKeyDrivers: unknown }[];
+      const before = (await findings()).length;
+      sc.mode = 'deep-field';
+      const r = await runSync(app, 'sc', { full: true }).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.equal(r.status, 'succeeded', r.error ?? '');
+      const counts = r.streams.vulnerabilities!;
+      assert.equal(counts.errors, 0, 'no row was lost');
+      assert.ok((counts.truncated ?? 0) > 0, JSON.stringify(r.streams));
+      const after = await findings();
+      assert.equal(after.length, before, 'every finding is still stored');
+      const cut = after.filter((v) => JSON.stringify(v.vprKeyDrivers ?? null).includes('{"truncated":"nested deeper than 64 levels"}'));
+      assert.equal(cut.length, counts.truncated, 'the cut rows say so in the field');
+      const run = await app.store.getRun(r.runId);
+      assert.equal(run.counts.vulnerabilities?.truncated, counts.truncated, 'the stored run counts them');
+      assert.ok(
+        run.activity?.log.some((l) => l.level === 'warn' && new RegExp(`^${counts.truncated} rows had fields truncated`).test(l.msg)),
+        JSON.stringify(run.activity?.log),
+      );
+      // The next good run stores the fields whole again.
+      assert.equal((await runSync(app, 'sc', { full: true })).status, 'succeeded');
+      assert.equal((await findings()).filter((v) => JSON.stringify(v.vprKeyDrivers ?? null).includes('truncated')).length, 0);
+    });
+
     test('the run deadline stops a run whose requests each stay within theirs', async () => {
       const before = await dump(app);
       sc.mode = 'trickle';
@@ -171,6 +220,28 @@ for (const backend of BACKENDS) {
       });
       assert.notEqual(r.status, 'succeeded');
       assert.match(r.error ?? '', /the run passed its deadline of 1\.2 s and stopped \(set TRIBUTARY_SYNC_DEADLINE_MS/);
+      assert.deepEqual(await dump(app), before);
+    });
+
+    test('a body trickled once it has started ends at the stall limit, naming it, well before the deadline', async () => {
+      const before = await dump(app);
+      sc.mode = 'trickle';
+      const started = Date.now();
+      const r = await withEnv({ TRIBUTARY_HTTP_STALL_BYTES: '1024', TRIBUTARY_HTTP_STALL_MS: '400', TRIBUTARY_UPSTREAM_DEADLINE_MS: '5000' }, () =>
+        runSync(app, 'sc', { full: true }),
+      ).finally(() => {
+        sc.mode = 'good';
+      });
+      assert.equal(r.status, 'failed', r.error ?? '');
+      for (const stream of STREAMS.sc)
+        assert.match(
+          r.error ?? '',
+          new RegExp(
+            `(^|; )${stream}: [^;]*the answer stalled after its body started: \\d+ bytes in 400 ms, under the stall limit of 1 KiB per 400 ms.*TRIBUTARY_HTTP_STALL_BYTES`,
+          ),
+          stream,
+        );
+      assert.ok(Date.now() - started < 30_000, `${Date.now() - started} ms`);
       assert.deepEqual(await dump(app), before);
     });
 

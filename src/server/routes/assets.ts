@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { COVERAGE_KINDS, isCoverageKind } from '../../store/coverage.ts';
+import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS } from '../../store/coverage.ts';
 import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords, coverageAnswer } from '../../core/api-shapes-reports.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
@@ -94,7 +94,7 @@ export function assetRoutes(app: AppContext) {
           summary: 'Coverage gaps: the four numbers, or with ?list=KIND the records behind one',
           querystring: {
             type: 'object',
-            properties: { days: { type: 'integer', minimum: 0, default: 30 }, list: { type: 'string', enum: [...COVERAGE_KINDS] } },
+            properties: { days: { type: 'integer', minimum: 0, maximum: MAX_COVERAGE_DAYS, default: 30 }, list: { type: 'string', enum: [...COVERAGE_KINDS] } },
             additionalProperties: false,
           },
           response: { 200: routeSchema(coverageAnswer), 400: errorSchema },

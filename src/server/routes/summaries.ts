@@ -7,7 +7,7 @@ import type { Severity } from '../../core/models.ts';
 import { hostFindingCountsList, pluginSummary } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
-import { sourceIdsByName, sourceNames } from './records.ts';
+import { MAX_OFFSET, sourceIdsByName, sourceNames } from './records.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
@@ -37,7 +37,7 @@ export function summaryRoutes(app: AppContext) {
                   'hosts, findings, severity, pluginName, pluginId, knownExploited, epssScore, vprScore, cvssV3BaseScore or source; -field for descending',
               },
               limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-              offset: { type: 'integer', minimum: 0, default: 0 },
+              offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
             },
             additionalProperties: false,
           },

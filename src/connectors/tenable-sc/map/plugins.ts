@@ -2,6 +2,7 @@
 // `vulndetails` row (API, or a CSV row rebuilt as one) or a `/rest/plugin` object (`id`, `name`,
 // `xrefs`); and what a finding carries of it (family, exploit flag, the capped proof).
 import type { FieldsOf, RecordOf } from '../../../core/models.ts';
+import { parseJsonLimited } from '../../../core/json-depth.ts';
 import { pluginOutput } from './plugin-output/text.ts';
 import { bool, epochToIso, list, num, refName, text } from './values.ts';
 
@@ -19,7 +20,7 @@ export function vprDrivers(v: unknown): { id: string; name: string | null; value
   let parsed: unknown = v;
   if (typeof v === 'string') {
     try {
-      parsed = JSON.parse(v);
+      parsed = parseJsonLimited(v).value;
     } catch {
       return null;
     }

@@ -2,6 +2,7 @@
 // strings, booleans as "0"/"1"/"true"/"Yes". Absent data becomes null, never "". Built on the shared
 // coercions of core/values.ts.
 import { decodeEntities, trimmedText, uniqueParts, yesNo } from '../../../core/values.ts';
+import { parseJsonLimited } from '../../../core/json-depth.ts';
 
 /** A trimmed non-empty string, or null. Numbers are stringified. */
 export function text(v: unknown): string | null {
@@ -106,7 +107,8 @@ export function jsonOf(v: unknown): unknown {
   if (s === '') return null;
   if (s.startsWith('[') || s.startsWith('{')) {
     try {
-      return JSON.parse(s);
+      // Depth-bounded: the value is frozen and stored by recursive walks (core/json-depth.ts).
+      return parseJsonLimited(s).value;
     } catch {
       return s;
     }
