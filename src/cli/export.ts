@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../core/models.ts';
 import { formatBytes } from '../core/format.ts';
-import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats.ts';
+import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats/index.ts';
 import { resolveSince } from '../export/since.ts';
 import { exportChunks } from '../export/stream.ts';
 import { exportFileName, writeExport } from '../export/target.ts';

@@ -19,7 +19,7 @@ import {
   putExportStatus,
 } from '../store/exports.ts';
 import { confineFolder, confineTarget } from './confine.ts';
-import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats.ts';
+import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats/index.ts';
 import { type SinceWindow, sinceRun } from './since.ts';
 import { exportChunks } from './stream.ts';
 import { exportFileName, writeExport } from './target.ts';
