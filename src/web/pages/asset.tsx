@@ -62,7 +62,7 @@ function Why({ details, records }: { details: Record<string, unknown>; records: 
 
 export function AssetPage({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
-  const data = useLoad((s) => get<AssetRecords>(`/api/v1/assets/${encodeURIComponent(id)}/records`, s), `${id}:${version}`);
+  const data = useLoad((s) => get<AssetRecords>(`/api/v1/assets/${encodeURIComponent(id)}/records`, s), `asset-records:${id}:${version}`);
   const [search, setSearch] = useState('');
   const [found, setFound] = useState<Rec[] | null>(null);
   const [hostId, setHostId] = useState('');

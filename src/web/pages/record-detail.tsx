@@ -97,7 +97,7 @@ function LinkedFindings({ ids }: { ids: string[] }) {
   const shown = ids.slice(0, 25);
   const findings = useLoad(
     (s) => Promise.all(shown.map((id) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s).catch(() => null))),
-    shown.join(','),
+    `findings:${shown.join(',')}`,
   );
   if (ids.length === 0) return <p className="muted">No linked findings.</p>;
   if (!findings.data) return <Spinner />;
