@@ -6,16 +6,16 @@ import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import { recordPages } from '../store/export-read.ts';
 import type { Filter } from '../store/records.ts';
+import type { Since } from '../store/since.ts';
 import type { Store } from '../store/store.ts';
 import { type FormatOptions, lineWriter, ocsfMapper } from './formats.ts';
-import type { SinceWindow } from './since.ts';
 
 export interface ExportQuery {
   model: ModelName;
   sourceIds?: string[];
   filters?: Filter[];
-  /** Only what changed since this point (see since.ts). */
-  since?: SinceWindow | null;
+  /** Only what changed in this window: stored by a run it counts, or fixed or removed by one (store/since.ts). */
+  since?: Since | null;
   /** Records per store page (default EXPORT_PAGE_SIZE). */
   pageSize?: number;
   /** ocsf-parquet: events per row group (default parquet.ts PARQUET_ROW_GROUP). */
@@ -104,7 +104,7 @@ function counted(chunk: string, progress: ExportProgress): Buffer {
 }
 
 function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
-  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, ...(q.since ? q.since.query : {}) }, q.pageSize ?? EXPORT_PAGE_SIZE);
+  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since }, q.pageSize ?? EXPORT_PAGE_SIZE);
 }
 
 /** OCSF events encoded into Parquet row groups as pages arrive; a group's bytes are yielded once it is full. */
