@@ -1,5 +1,6 @@
 // Streaming exports from both stores: every matching record once, across many pages, with its host;
-// the query filters; --since (records stored by later runs, or with later events: swept ones); CSV with
+// the query filters; --since (records stored by later runs, or with later events: swept ones; a run
+// of the same millisecond is later, the run itself is not); CSV with
 // every field; OCSF validating.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -156,6 +157,19 @@ for (const backend of BACKENDS) {
       const compliance = (await lines(app, { model: 'compliance' }, { format: 'ocsf' })).map((l) => JSON.parse(l));
       assert.equal(compliance.length, 4);
       for (const e of compliance) assert.deepEqual(validateOcsf('1.1.0', e), []);
+    });
+
+    test('after a run: a run of another source that started in the same millisecond counts, the run itself does not', async () => {
+      const startedAt = '2026-11-23T01:00:00.000Z';
+      const a = await seedSource(app, 'twin-a', { hosts: 1, findings: 1, startedAt });
+      const b = await seedSource(app, 'twin-b', { hosts: 1, findings: 2, startedAt });
+      const sources = async (run: string) =>
+        (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(run) }, { format: 'jsonl' })).map((l) => JSON.parse(l).source);
+      assert.deepEqual(await sources(a), ['twin-b', 'twin-b']);
+      assert.deepEqual(await sources(b), ['twin-a']);
+      // The change feed by the same rule.
+      const feed = await app.store.changes({ since: await app.store.resolveSince(a), limit: 1000 });
+      assert.deepEqual([...new Set(feed.records.map((c) => c.runId))], [b]);
     });
   });
 }
