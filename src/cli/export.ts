@@ -4,8 +4,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../core/models.ts';
-import { formatBytes } from '../filedrop/backend.ts';
-import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats.ts';
+import { formatBytes } from '../core/format.ts';
+import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats/index.ts';
 import { exportChunks } from '../export/stream.ts';
 import { exportFileName, writeExport } from '../export/target.ts';
 import { parseFilter } from '../store/filters.ts';

@@ -20,7 +20,7 @@ import {
 } from '../store/exports.ts';
 import { type Since, sinceRun } from '../store/since.ts';
 import { confineFolder, confineTarget } from './confine.ts';
-import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats.ts';
+import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats/index.ts';
 import { exportChunks } from './stream.ts';
 import { exportFileName, writeExport } from './target.ts';
 

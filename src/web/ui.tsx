@@ -1,5 +1,6 @@
 // Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
 // a sortable data table with server-side cursor paging, and the severity bar chart.
+import { formatBytes } from '../core/format.ts';
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, type Rec, type RunStatus } from './api.ts';
 
@@ -81,17 +82,7 @@ export function duration(ms: number | null | undefined): string {
 
 export const num = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
 
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
+export const bytes = formatBytes;
 
 export function cell(v: unknown): ReactNode {
   if (v === null || v === undefined || v === '') return <span className="muted">—</span>;

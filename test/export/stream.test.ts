@@ -9,7 +9,7 @@ import { type AppContext, openApp } from '../../src/app/context.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { fieldsOf } from '../../src/core/models.ts';
-import type { FormatOptions } from '../../src/export/formats.ts';
+import type { FormatOptions } from '../../src/export/formats/index.ts';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
 import { recordPages } from '../../src/store/export-read.ts';
 import { parseFilter } from '../../src/store/filters.ts';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
-import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../../export/formats.ts';
+import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../../export/formats/index.ts';
 import { OCSF_VERSIONS } from '../../export/ocsf.ts';
 import { addDestination, type DestinationInput, describeDestinations, runDestination } from '../../export/schedule.ts';
 import { deleteDestination, getDestination } from '../../store/exports.ts';
