@@ -6,16 +6,16 @@ import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import { recordPages } from '../store/export-read.ts';
 import type { Filter } from '../store/records.ts';
+import type { Since } from '../store/since.ts';
 import type { Store } from '../store/store.ts';
 import { type EventEncoder, type EventMapper, type FormatOptions, type LineWriter, writerOf } from './formats/index.ts';
-import type { SinceWindow } from './since.ts';
 
 export interface ExportQuery {
   model: ModelName;
   sourceIds?: string[];
   filters?: Filter[];
-  /** Only what changed since this point (see since.ts). */
-  since?: SinceWindow | null;
+  /** Only what changed in this window: stored by a run it counts, or fixed or removed by one (store/since.ts). */
+  since?: Since | null;
   /** Records per store page (default EXPORT_PAGE_SIZE). */
   pageSize?: number;
   /** ocsf-parquet: events per row group (default parquet.ts PARQUET_ROW_GROUP). */
@@ -113,7 +113,7 @@ function counted(chunk: string, progress: ExportProgress): Buffer {
 }
 
 function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
-  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, ...(q.since ? q.since.query : {}) }, q.pageSize ?? EXPORT_PAGE_SIZE);
+  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since }, q.pageSize ?? EXPORT_PAGE_SIZE);
 }
 
 /** Events of a binary format packed by its encoder as pages arrive; a block's bytes are yielded once it is full. */
