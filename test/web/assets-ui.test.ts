@@ -26,14 +26,14 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
     await page.getByText('Both sources side by side').waitFor();
     await page.getByRole('columnheader', { name: /Scanner host \(scan\)/ }).waitFor();
     await page.getByRole('columnheader', { name: /CMDB record \(desk\)/ }).waitFor();
-    await page.getByText(/rule serial/).waitFor();
-    // Why, by the records' names.
+    // Why, by the records' names, in a sentence naming the shared serial (not JSON).
     const records = await ui.api<{ hosts: { hostname: string | null }[]; cmdbAssets: { name: string }[] }>(`/api/v1/assets/${asset.id}/records`);
     const cmdbName = records.cmdbAssets[0]!.name;
     await page
       .locator('.why li')
-      .filter({ hasText: `CMDB record ${cmdbName}: rule serial` })
+      .filter({ hasText: new RegExp(`CMDB record ${cmdbName}: same serial \\S+`) })
       .waitFor();
+    assert.doesNotMatch((await page.locator('.why').textContent()) ?? '', /[{}"]/);
     await page.screenshot({ path: join(shots, 'asset.png') });
     await page.getByRole('button', { name: `Unlink CMDB record ${cmdbName}` }).click();
     await page.getByText('Unlinked; kept across syncs.').waitFor();
@@ -44,6 +44,11 @@ describe('correlation screens in chromium', { skip: unavailable ?? false, timeou
     await page.getByRole('button', { name: `Link ${cmdbName}` }).click();
     await page.getByText('Linked; kept across syncs.').waitFor();
     await page.getByText(/linked by manual/).waitFor();
+    // Who linked the pair by hand (the signed-in user) and when.
+    await page
+      .locator('.why li')
+      .filter({ hasText: new RegExp(`CMDB record ${cmdbName}: linked manually by admin on \\d{4}-\\d{2}-\\d{2}`) })
+      .waitFor();
     await page.getByRole('columnheader', { name: /CMDB record \(desk\)/ }).waitFor();
   });
 
