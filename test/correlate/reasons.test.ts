@@ -61,7 +61,11 @@ test('a veto names the shared value it blocked and the values that disagree', ()
     'h1',
   );
   assert.deepEqual(reasons, [
-    { pair: ['h1', null], text: 'not linked to a CMDB record', notes: ['IP 10.40.0.113 shared with CMDB record FIN-WS-0077, vetoed: serial FK1D9GZ ≠ CN0R2P7'] },
+    {
+      pair: ['h1', null],
+      text: 'not linked to a CMDB record',
+      notes: ['IP 10.40.0.113 shared with CMDB record FIN-WS-0077, vetoed: serial FK1D9GZ ≠ CN0R2P7'],
+    },
   ]);
 });
 
