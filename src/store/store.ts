@@ -458,11 +458,12 @@ export class Store {
   }
 
   /** A manual link (beats every rule) or unlink (forbids the pair), kept across syncs; the pair is correlated again at once. */
-  async setAssetOverride(hostId: string, cmdbAssetId: string, action: 'link' | 'unlink'): Promise<CorrelationResult> {
-    return links.setAssetOverride(this.db, hostId, cmdbAssetId, action);
+  /** `by`: who made it (a user, an API token, the command line), shown with the link. */
+  async setAssetOverride(hostId: string, cmdbAssetId: string, action: 'link' | 'unlink', by: string | null = null): Promise<CorrelationResult> {
+    return links.setAssetOverride(this.db, hostId, cmdbAssetId, action, by);
   }
 
-  async assetOverrides(): Promise<{ hostId: string; cmdbAssetId: string; action: string; createdAt: string }[]> {
+  async assetOverrides(): ReturnType<typeof links.assetOverrides> {
     return links.assetOverrides(this.db);
   }
 
