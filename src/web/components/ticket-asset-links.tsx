@@ -46,7 +46,7 @@ export function TicketAssetLinks({ ticket }: { ticket: Rec }) {
   const shown = links.slice(0, SHOWN);
   const assets = useLoad(
     (s) => Promise.all(shown.map((l) => get<Rec>(`/api/v1/assets/${encodeURIComponent(l.assetId)}`, s).catch(() => null))),
-    shown.map((l) => l.assetId).join(','),
+    `ticket-assets:${shown.map((l) => l.assetId).join(',')}`,
   );
   const broad = ticket.broad === true && (
     <p className="help" role="note">
