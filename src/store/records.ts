@@ -151,7 +151,8 @@ const plans = new Map<ModelName, ModelPlan>();
 function planOf(model: ModelName): ModelPlan {
   let p = plans.get(model);
   if (!p) {
-    const fields = MODEL_FIELDS[model];
+    // The fields a record writes: not those the store derives (generated columns).
+    const fields = MODEL_FIELDS[model].filter((f) => !f.derived);
     // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
     if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
     const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);

@@ -58,11 +58,18 @@ for (const backend of BACKENDS) {
       const stamp = { sourceId: source.id, sourceName: source.name, runId: `run-${++n}`, generation: 'g1', now: new Date().toISOString() };
       await store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: records }, { value: null, complete: false });
     };
-    const finding = (key: string, severity: string, firstDays: number, cves: string[], status = 'open', epssScore: number | null = null): IncomingRecord => ({
+    const finding = (
+      key: string,
+      severity: string,
+      firstDays: number,
+      cves: string[],
+      status = 'open',
+      scannerEpssScore: number | null = null,
+    ): IncomingRecord => ({
       key,
       hostKey: 'h1',
       firstSeen: ago(firstDays),
-      fields: { pluginId: key, severity, cves, status, epssScore },
+      fields: { pluginId: key, severity, cves, status, scannerEpssScore },
     });
     const all = async (filters: { field: string; op: '=' | '!=' | '<' | '<=' | '>' | '>='; value: string }[] = []) =>
       (await store.query('vulnerabilities', { filters, limit: 1000 })).records;
@@ -137,9 +144,9 @@ for (const backend of BACKENDS) {
       assert.equal(res.findingsUpdated, 4, 'f1, f3, f4 and f6 name a CVE the feeds list');
       const byKey = new Map((await all()).map((r) => [r.pluginId, r]));
       const f1 = byKey.get('f1-crit-old')!;
-      assert.equal(f1.epssScore, 0.02, 'the scanner’s EPSS stays');
+      assert.deepEqual([f1.epssScore, f1.epssPercentile, f1.epssSource], [0.91, 0.999, 'feed'], 'score and percentile of one origin: the feed');
+      assert.equal(f1.scannerEpssScore, 0.02, 'the scanner’s EPSS is kept');
       assert.equal(f1.epssFeedScore, 0.91);
-      assert.equal(f1.epssPercentile, 0.999);
       assert.equal(f1.kevDateAdded, null);
       const f3 = byKey.get('f3-high-kev')!;
       assert.equal(f3.kevDateAdded, `${day(-60)}T00:00:00.000Z`, 'the earliest of its CVEs');
