@@ -17,6 +17,11 @@ export interface FieldDef {
    * united; a later generation replaces them.
    */
   accumulate?: boolean;
+  /**
+   * The least or greatest of a value over an `accumulate` list's elements (a KEV date over a finding's
+   * CVEs): written again within one generation, the two values merge the same way, as the lists unite.
+   */
+  ofList?: 'least' | 'greatest';
   /** The only values the field takes (an enum), lowest first when `ordered`. */
   values?: readonly string[];
   /** `values` have an order: `<`, `>` and the like compare by it (severity: info < … < critical). */
@@ -67,6 +72,8 @@ const time = <N extends string>(name: N) => def(name, 'time');
 const real = <N extends string>(name: N) => def(name, 'real');
 const int = <N extends string>(name: N) => def(name, 'int');
 const bool = <N extends string>(name: N) => def(name, 'bool');
+const least = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'least' });
+const greatest = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'greatest' });
 /** A field the store derives (FieldDef.derived): a connector's record type lacks it. */
 const derived = <F extends FieldDef>(f: F): F & { derived: true } => ({ ...f, derived: true as const });
 
@@ -127,7 +134,7 @@ const MODEL_FIELD_DEFS = {
     time('seolDate'),
     // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
     ...[text('pluginFamily'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
-    ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
+    ...[least(time('kevDateAdded')), least(time('kevDueDate')), greatest(real('epssFeedScore')), greatest(real('epssPercentile'))],
     // The one answer every filter, count, report and export reads (interfaces.md §7.1): known exploited
     // when the scanner says so or the current KEV feed lists one of its CVEs, and by whom; the EPSS score
     // of one origin, the feed's where it lists a CVE (with its percentile, epssPercentile), else the scanner's.

@@ -86,7 +86,7 @@ for (const backend of BACKENDS) {
         finding('f3-high-kev', 'high', 10, ['CVE-2024-0003', 'CVE-2024-0004']),
         finding('f4-high-fixed', 'high', 40, ['CVE-2024-0003'], 'fixed'),
         finding('f5-info', 'info', 400, []),
-        finding('f6-low-reopened', 'low', 100, ['CVE-2024-0006'], 'reopened'),
+        finding('f6-low-reopened', 'low', 100, ['CVE-2024-0006'], 'reopened', 0.3),
         finding('f7-medium-old', 'medium', 91, []),
       ]);
     });
@@ -155,6 +155,21 @@ for (const backend of BACKENDS) {
       assert.equal(f3.dueAt, f3.kevDueDate, 'the KEV due date is earlier than the SLA');
       assert.equal(f3.overdue, true);
       assert.equal(byKey.get('f6-low-reopened')!.overdue, false, 'a later KEV due date leaves the SLA');
+      const f6 = byKey.get('f6-low-reopened')!;
+      assert.deepEqual([f6.epssScore, f6.epssPercentile, f6.epssSource], [0.3, null, 'scanner'], 'no feed score for its CVE: the scanner’s, alone');
+      assert.deepEqual(
+        [...byKey.values()].map((r) => [r.pluginId, r.knownExploited, r.knownExploitedBy]).sort(),
+        [
+          ['f1-crit-old', null, null],
+          ['f2-crit-new', null, null],
+          ['f3-high-kev', true, 'feed'],
+          ['f4-high-fixed', true, 'feed'],
+          ['f5-info', null, null],
+          ['f6-low-reopened', true, 'feed'],
+          ['f7-medium-old', null, null],
+        ],
+        'listed in the catalog: known exploited though the scanner did not say so',
+      );
       assert.deepEqual(await keysOf([{ field: 'overdue', op: '=', value: 'true' }]), ['f1-crit-old', 'f3-high-kev', 'f7-medium-old']);
       assert.deepEqual(await keysOf([{ field: 'kevDateAdded', op: '!=', value: 'null' }]), ['f3-high-kev', 'f4-high-fixed', 'f6-low-reopened']);
       assert.deepEqual(await keysOf([{ field: 'epssPercentile', op: '>=', value: '0.9' }]), ['f1-crit-old', 'f3-high-kev']);
@@ -164,6 +179,20 @@ for (const backend of BACKENDS) {
       assert.equal(again.get('f8-new-kev')!.kevDueDate, `${day(-1)}T00:00:00.000Z`);
       assert.equal(again.get('f8-new-kev')!.overdue, true);
       assert.equal(again.get('f1-crit-old')!.epssFeedScore, 0.91);
+      // One row per CVE (a CSV export), in one page and across pages of one generation: the KEV values
+      // are those of every CVE the finding now names, not of the last row's.
+      const rows = (key: string) => [finding(key, 'low', 1, ['CVE-2024-0006']), finding(key, 'low', 1, ['CVE-2024-0009'])];
+      await write(rows('f9-one-page'));
+      const [first, second] = rows('f10-two-pages');
+      await write([first!]);
+      await write([second!]);
+      for (const r of (await all()).filter((x) => x.pluginId === 'f9-one-page' || x.pluginId === 'f10-two-pages')) {
+        assert.deepEqual(
+          [r.cves, r.kevDateAdded, r.kevDueDate, r.knownExploited, r.knownExploitedBy],
+          [['CVE-2024-0006', 'CVE-2024-0009'], `${day(-5)}T00:00:00.000Z`, `${day(400)}T00:00:00.000Z`, true, 'feed'],
+          String(r.pluginId),
+        );
+      }
       const counts = await groupCount(store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'overdue', op: '=', value: 'true' }] });
       assert.deepEqual(Object.fromEntries(counts.map((c) => [c.values.severity, c.count])), { critical: 1, high: 1, medium: 2 });
     });
