@@ -111,6 +111,13 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
         u.push(
           `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND excluded.${c} IS NOT NULL AND ${old} <> excluded.${c} THEN ${jsonUnion(dialect, old, `excluded.${c}`)} ELSE excluded.${c} END`,
         );
+      } else if (f.ofList) {
+        // Of another row of the same finding in the same generation: the least (greatest) of both, as of the united list.
+        const old = `${table}.${c}`;
+        const keep = `${old} ${f.ofList === 'least' ? '<' : '>'} excluded.${c}`;
+        u.push(
+          `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND (excluded.${c} IS NULL OR ${keep}) THEN ${old} ELSE excluded.${c} END`,
+        );
       } else {
         u.push(`${c} = excluded.${c}`);
       }
@@ -152,7 +159,8 @@ const plans = new Map<ModelName, ModelPlan>();
 function planOf(model: ModelName): ModelPlan {
   let p = plans.get(model);
   if (!p) {
-    const fields = MODEL_FIELDS[model];
+    // The fields a record writes: not those the store derives (generated columns).
+    const fields = MODEL_FIELDS[model].filter((f) => !f.derived);
     // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
     if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
     const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);
@@ -297,9 +305,10 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
         // A finding first stored fixed or reopened carries the time (connectors never send these two).
         const v = i === fixedAt ? findingTime(rf.status, 'fixed', stamp.now) : i === reopenedAt ? findingTime(rf.status, 'reopened', stamp.now) : rf[f.name];
         if (v === undefined) continue;
-        if (f.accumulate) {
+        if (f.accumulate || f.ofList) {
+          // (pairs: the value's place in the row, the field's index)
           accAt ??= [];
-          accAt.push(row.length);
+          accAt.push(row.length, i);
         }
         row.push(toColumnValue(f, v));
       }
@@ -316,10 +325,22 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     // one statement), with its `accumulate` lists united with the earlier one's.
     const earlier = accAt ? g.get(id) : undefined;
     if (earlier && accAt) {
-      for (const i of accAt) {
+      for (let k = 0; k < accAt.length; k += 2) {
+        const i = accAt[k]!;
         const a = earlier[i];
         const b = row[i];
-        if (typeof a === 'string' && typeof b === 'string' && a !== b) row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
+        const of = fields[accAt[k + 1]!]!.ofList;
+        if (of) {
+          if (
+            a !== null &&
+            a !== undefined &&
+            (b === null ||
+              b === undefined ||
+              (of === 'least' ? (a as string | number) < (b as string | number) : (a as string | number) > (b as string | number)))
+          )
+            row[i] = a;
+        } else if (typeof a === 'string' && typeof b === 'string' && a !== b)
+          row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
       }
     }
     g.set(id, row);
