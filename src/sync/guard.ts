@@ -61,6 +61,20 @@ export function refusedSweeps(preview: Record<string, SweepPreview>, lastRecords
   return out;
 }
 
+/**
+ * Within one scope of a file snapshot (a repository, a file name): the models whose sweep would mark
+ * more than half of the scope's live records removed (when more than 10), each with why. The snapshot
+ * of that scope looks truncated; the scope is left as it was.
+ */
+export function refusedScopeSweeps(scope: string, preview: Record<string, { live: number; unseen: number }>): string[] {
+  const out: string[] = [];
+  for (const [model, p] of Object.entries(preview)) {
+    if (p.unseen > MIN_GUARDED_REMOVAL && p.unseen > p.live * MAX_REMOVAL_SHARE)
+      out.push(`${model} of ${scope}: it would mark ${p.unseen} of its ${p.live} records removed`);
+  }
+  return out;
+}
+
 export function sweepRefusalMessage(refusals: string[]): string {
   return `did not sweep (nothing was marked removed or fixed): ${refusals.join('; ')}. If the upstream really dropped these records, run sync --full --allow-large-removal`;
 }

@@ -6,22 +6,23 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SyncContext } from './context.ts';
-import { type Connector, type Page, readsFiles, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
+import { type Connector, type Page, readsFiles, type ScopedSweep, type Stream, type StreamContext, type SyncMode, type SweepScope } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
 import { exportAfterSync } from '../export/schedule.ts';
-import { openSourceBucket } from '../filedrop/imports.ts';
+import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { RecordIdSet } from '../store/id-set.ts';
-import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
+import { type RunRecord, type RunStatus, type SourceRecord, type Store, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import {
   PageRepeatGuard,
   pageBudgetMessage,
   readBaseline,
   readGuard,
+  refusedScopeSweeps,
   refusedSweeps,
   runDeadlineMessage,
   runDeadlineMs,
@@ -67,6 +68,8 @@ export interface SyncResult {
   streams: Record<string, StreamCounts>;
   swept: Record<string, number>;
   error: string | null;
+  /** File mode: exports skipped as older than one already imported for their scope (they changed nothing). */
+  skipped?: { file: string; reason: string }[];
 }
 
 /** How old a heartbeat may be before a run held by another machine counts as dead. */
@@ -121,6 +124,49 @@ function checkStreams(streams: Stream[], connector: Connector): void {
       seen.set(m, s.name);
     }
   }
+}
+
+const isScopedSweep = (x: unknown): x is ScopedSweep => typeof x === 'object' && x !== null && 'scope' in x;
+
+/**
+ * The sweep guard per scope of a file snapshot: each repository and each file name a scoped sweep
+ * covers is previewed alone, and one whose sweep would remove most of what it held is left out (unless
+ * the user allowed large removals). Returns the sweeps to run and the refusals.
+ */
+async function guardScopes(
+  store: Store,
+  sourceId: string,
+  generation: string,
+  sweeps: ScopedSweep[],
+  allowLargeRemoval: boolean,
+): Promise<{ scoped: ScopedSweep[]; refused: string[] }> {
+  const scoped: ScopedSweep[] = [];
+  const refused: string[] = [];
+  for (const { models, scope } of sweeps) {
+    const hf = scope.hostField;
+    const origins: string[] = [];
+    const originKeys: string[] = [];
+    const values: string[] = [];
+    for (const [i, origin] of scope.origins.entries()) {
+      const key = scope.originKeys?.[i] ?? origin;
+      const one: SweepScope = { origins: [origin] };
+      const no = refusedScopeSweeps(`file '${key}'`, await store.scopedSweepPreview(sourceId, models, generation, one));
+      refused.push(...no);
+      if (no.length === 0 || allowLargeRemoval) {
+        origins.push(origin);
+        originKeys.push(key);
+      }
+    }
+    for (const v of hf?.values ?? []) {
+      const one: SweepScope = { origins: [], hostField: { name: hf!.name, values: [v] } };
+      const no = refusedScopeSweeps(`${hf!.name} '${v}'`, await store.scopedSweepPreview(sourceId, models, generation, one));
+      refused.push(...no);
+      if (no.length === 0 || allowLargeRemoval) values.push(v);
+    }
+    if (origins.length > 0 || values.length > 0)
+      scoped.push({ models, scope: { origins, originKeys, ...(hf && values.length > 0 ? { hostField: { name: hf.name, values } } : {}) } });
+  }
+  return { scoped, refused };
 }
 
 export async function runSync(app: SyncContext, sourceName: string, opts: SyncOptions = {}): Promise<SyncResult> {
@@ -373,17 +419,20 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       if (said === undefined) return mode === 'full' ? s.models : [];
       if (typeof said === 'boolean') return said ? s.models : [];
       if (!Array.isArray(said)) return [];
-      return s.models.filter((m) => said.includes(m));
+      return s.models.filter((m) => (said as unknown[]).includes(m));
     });
-    // Streams that cover part of the source (file snapshots) sweep within their scope.
-    const scoped = streams.flatMap((s) => {
+    // Streams that cover part of the source (file snapshots) sweep within their scopes, each scope
+    // under the guard on its own (a scope whose snapshot looks truncated is left as it was).
+    const scopedSaid = streams.flatMap((s) => {
       const said = sweepSaid.get(s.name);
-      if (!said || typeof said !== 'object' || Array.isArray(said)) return [];
-      const models = s.models.filter((m) => said.models.includes(m));
-      return models.length > 0 ? [{ models, scope: said.scope }] : [];
+      const list: ScopedSweep[] = !said || typeof said !== 'object' ? [] : Array.isArray(said) ? said.filter(isScopedSweep) : [said];
+      return list.flatMap((x) => {
+        const models = s.models.filter((m) => x.models.includes(m));
+        return models.length > 0 ? [{ models, scope: x.scope }] : [];
+      });
     });
+    const { scoped, refused: scopeRefusals } = await guardScopes(store, source.id, generation, scopedSaid, opts.allowLargeRemoval === true);
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
-    for (const { models, scope } of scoped) Object.assign(preview, await store.sweepPreview(source.id, models, generation, scope));
     const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
     const lastRecords = lastFull
       ? 'pages' in lastFull
@@ -397,12 +446,19 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       log.warn({ runId, refusals }, 'sweep refused');
       await state.set({ syncGuard: { refusedGeneration: generation } });
     } else {
-      if (refusals.length > 0) log.warn({ runId, refusals }, 'large removal allowed by the user');
+      if (refusals.length > 0 || scopeRefusals.length > 0)
+        log.warn({ runId, refusals: [...refusals, ...scopeRefusals] }, opts.allowLargeRemoval ? 'large removal allowed by the user' : 'sweep refused');
       // The sweep's events in the change feed are this run's, at one time.
       const by = { runId, at: nowIso() };
       if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation, undefined, by);
-      for (const { models, scope } of scoped) Object.assign(swept, await store.sweep(source.id, models, generation, scope, by));
-      if (mode === 'full') {
+      for (const { models, scope } of scoped)
+        for (const [m, n] of Object.entries(await store.sweep(source.id, models, generation, scope, by))) swept[m] = (swept[m] ?? 0) + n;
+      if (scopeRefusals.length > 0 && !opts.allowLargeRemoval) {
+        // The other scopes are swept; the refused ones wait for a confirmed full run.
+        status = 'partial';
+        streamErrors.push(sweepRefusalMessage(scopeRefusals));
+        await state.set({ syncGuard: { refusedGeneration: generation } });
+      } else if (mode === 'full') {
         const records = Object.fromEntries(Object.entries(preview).map(([m, p]) => [m, p.seen]));
         for (const m of Object.keys(counts)) records[m] ??= counts[m]!.records;
         const next: SyncBaseline = { runId, at: nowIso(), records, pages: { ...baseline?.pages, ...pagesRead } };
@@ -421,5 +477,6 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await store.finishRun(runId, status, counts, error, runLog.activity);
   // Scheduled exports follow a successful run; they run beside the caller and never change the run.
   if (status === 'succeeded') exportAfterSync(app, source.name, runId);
-  return { runId, status, mode, resumedFrom, streams: counts, swept, error };
+  const skipped = readsFiles(connector, config) ? await skippedByRun(app, source.id, runId).catch(() => []) : [];
+  return { runId, status, mode, resumedFrom, streams: counts, swept, error, ...(skipped.length > 0 ? { skipped } : {}) };
 }
