@@ -327,7 +327,12 @@ export class Store {
   }
 
   /** Per model, within one scope: its live records and how many a sweep would mark removed. */
-  async scopedSweepPreview(sourceId: string, models: ModelName[], generation: string, scope: SweepScope): Promise<Record<string, { live: number; unseen: number }>> {
+  async scopedSweepPreview(
+    sourceId: string,
+    models: ModelName[],
+    generation: string,
+    scope: SweepScope,
+  ): Promise<Record<string, { live: number; unseen: number }>> {
     const out: Record<string, { live: number; unseen: number }> = {};
     for (const m of models) out[m] = await scopedSweepPreviewModel(this.db, m, sourceId, generation, scope);
     return out;

@@ -75,6 +75,10 @@ export function refusedScopeSweeps(scope: string, preview: Record<string, { live
   return out;
 }
 
+export function scopeRefusalMessage(refusals: string[]): string {
+  return `did not sweep these scopes of the export (nothing in them was marked removed or fixed; the others were): ${refusals.join('; ')}. If those records really are gone, run sync --full --allow-large-removal`;
+}
+
 export function sweepRefusalMessage(refusals: string[]): string {
   return `did not sweep (nothing was marked removed or fixed): ${refusals.join('; ')}. If the upstream really dropped these records, run sync --full --allow-large-removal`;
 }

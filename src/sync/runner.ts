@@ -28,6 +28,7 @@ import {
   runDeadlineMs,
   streamPageBudget,
   type SyncBaseline,
+  scopeRefusalMessage,
   sweepRefusalMessage,
 } from './guard.ts';
 import { backoffMs, retryPolicy } from '../core/retry.ts';
@@ -456,7 +457,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       if (scopeRefusals.length > 0 && !opts.allowLargeRemoval) {
         // The other scopes are swept; the refused ones wait for a confirmed full run.
         status = 'partial';
-        streamErrors.push(sweepRefusalMessage(scopeRefusals));
+        streamErrors.push(scopeRefusalMessage(scopeRefusals));
         await state.set({ syncGuard: { refusedGeneration: generation } });
       } else if (mode === 'full') {
         const records = Object.fromEntries(Object.entries(preview).map(([m, p]) => [m, p.seen]));

@@ -52,7 +52,10 @@ export function exportTimeOf(key: string, lastModified: string): string {
  * of the same kind from another snapshot whose export time is later (or equal, from a later snapshot).
  * Files of one snapshot never make each other older (files uploaded together are one snapshot).
  */
-export function newerExports(file: { key: string; kind: string; snapshot: string; snapshotAt: string; exportedAt: string }, known: KnownExport[]): NewerExport[] {
+export function newerExports(
+  file: { key: string; kind: string; snapshot: string; snapshotAt: string; exportedAt: string },
+  known: KnownExport[],
+): NewerExport[] {
   const byScope = new Map<string | null, KnownExport>();
   const later = (g: KnownExport) => g.exportedAt > file.exportedAt || (g.exportedAt === file.exportedAt && g.snapshotAt > file.snapshotAt);
   const keep = (scope: string | null, g: KnownExport) => {
