@@ -14,6 +14,7 @@ import {
   hasFileImport,
   MAX_STORED_REJECTIONS,
   saveFileImport,
+  skippedFilesOfRun,
 } from '../store/file-imports.ts';
 import type { SourceRecord } from '../store/store.ts';
 import type { FileDropBackend } from './backend.ts';
@@ -72,10 +73,8 @@ export function listImports(app: FileDropContext, sourceId: string, key?: string
 }
 
 /** The files a run skipped as older than an export already imported for their scope, with the reason. */
-export async function skippedByRun(app: FileDropContext, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
-  return (await listImports(app, sourceId))
-    .filter((i) => i.runId === runId && i.status === 'skipped')
-    .map((i) => ({ file: i.key, reason: i.error ?? 'older than an export already imported for its scope' }));
+export function skippedByRun(app: FileDropContext, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
+  return skippedFilesOfRun(app.store, sourceId, runId);
 }
 
 /** Removes a source's import records and upload tokens (call when the source is deleted). */

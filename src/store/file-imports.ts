@@ -144,6 +144,15 @@ export async function importedExportsOf(store: StoreDb, sourceId: string): Promi
   return out;
 }
 
+/** The files a run recorded as skipped (older than an export already imported for their scope), with the reason. */
+export async function skippedFilesOfRun(store: StoreDb, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
+  const rows = await store.db.all(`SELECT "key", "error" FROM "file_imports" WHERE "source_id" = ? AND "run_id" = ? AND "status" = 'skipped' ORDER BY "key"`, [
+    sourceId,
+    runId,
+  ]);
+  return rows.map((r) => ({ file: String(r.key), reason: String(r.error ?? 'older than an export already imported for its scope') }));
+}
+
 /** Import records of a source, newest first (optionally of one key). */
 export async function fileImportsOf(store: StoreDb, sourceId: string, key?: string): Promise<FileImportRecord[]> {
   const rows = key

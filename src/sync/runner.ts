@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SyncContext } from './context.ts';
-import { type Connector, type Page, readsFiles, type ScopedSweep, type Stream, type StreamContext, type SyncMode, type SweepScope } from '../core/connector.ts';
+import { type Connector, type Page, readsFiles, type ScopedSweep, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
 import { exportAfterSync } from '../export/schedule.ts';
@@ -16,13 +16,14 @@ import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { RecordIdSet } from '../store/id-set.ts';
-import { type RunRecord, type RunStatus, type SourceRecord, type Store, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
+import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
 import {
   PageRepeatGuard,
   pageBudgetMessage,
   readBaseline,
   readGuard,
-  refusedScopeSweeps,
+  guardScopes,
+  isScopedSweep,
   refusedSweeps,
   runDeadlineMessage,
   runDeadlineMs,
@@ -125,49 +126,6 @@ function checkStreams(streams: Stream[], connector: Connector): void {
       seen.set(m, s.name);
     }
   }
-}
-
-const isScopedSweep = (x: unknown): x is ScopedSweep => typeof x === 'object' && x !== null && 'scope' in x;
-
-/**
- * The sweep guard per scope of a file snapshot: each repository and each file name a scoped sweep
- * covers is previewed alone, and one whose sweep would remove most of what it held is left out (unless
- * the user allowed large removals). Returns the sweeps to run and the refusals.
- */
-async function guardScopes(
-  store: Store,
-  sourceId: string,
-  generation: string,
-  sweeps: ScopedSweep[],
-  allowLargeRemoval: boolean,
-): Promise<{ scoped: ScopedSweep[]; refused: string[] }> {
-  const scoped: ScopedSweep[] = [];
-  const refused: string[] = [];
-  for (const { models, scope } of sweeps) {
-    const hf = scope.hostField;
-    const origins: string[] = [];
-    const originKeys: string[] = [];
-    const values: string[] = [];
-    for (const [i, origin] of scope.origins.entries()) {
-      const key = scope.originKeys?.[i] ?? origin;
-      const one: SweepScope = { origins: [origin] };
-      const no = refusedScopeSweeps(`file '${key}'`, await store.scopedSweepPreview(sourceId, models, generation, one));
-      refused.push(...no);
-      if (no.length === 0 || allowLargeRemoval) {
-        origins.push(origin);
-        originKeys.push(key);
-      }
-    }
-    for (const v of hf?.values ?? []) {
-      const one: SweepScope = { origins: [], hostField: { name: hf!.name, values: [v] } };
-      const no = refusedScopeSweeps(`${hf!.name} '${v}'`, await store.scopedSweepPreview(sourceId, models, generation, one));
-      refused.push(...no);
-      if (no.length === 0 || allowLargeRemoval) values.push(v);
-    }
-    if (origins.length > 0 || values.length > 0)
-      scoped.push({ models, scope: { origins, originKeys, ...(hf && values.length > 0 ? { hostField: { name: hf.name, values } } : {}) } });
-  }
-  return { scoped, refused };
 }
 
 export async function runSync(app: SyncContext, sourceName: string, opts: SyncOptions = {}): Promise<SyncResult> {
@@ -432,7 +390,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
         return models.length > 0 ? [{ models, scope: x.scope }] : [];
       });
     });
-    const { scoped, refused: scopeRefusals } = await guardScopes(store, source.id, generation, scopedSaid, opts.allowLargeRemoval === true);
+    const { scoped, refused: scopeRefusals } = await guardScopes(
+      (models, scope) => store.scopedSweepPreview(source.id, models, generation, scope),
+      scopedSaid,
+      opts.allowLargeRemoval === true,
+    );
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
     const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
     const lastRecords = lastFull

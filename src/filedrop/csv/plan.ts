@@ -5,9 +5,9 @@ import { z } from 'zod';
 import type { CheckResult, Page, StreamContext } from '../../core/connector.ts';
 import type { BucketObject, FileImportResult, FileImportStatus, FileScope, RejectedRow, SourceBucket } from '../../core/files.ts';
 import { MODEL_NAMES, type ModelName } from '../../core/models.ts';
-import { CsvRow, detectKind, type Detection, type FileKind } from './columns.ts';
+import { detectKind, type Detection, type FileKind } from './columns.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
-import { exportTimeOf, type KindSweep, type KnownExport, type NewerExport, newerExports, olderMessage, whollyCovered } from './scopes.ts';
+import { exportTimeOf, type KindSweep, type KnownExport, type NewerExport, newerExports, olderMessage, scopeOfObject, whollyCovered } from './scopes.ts';
 import type { RowLimits } from './stream.ts';
 
 /** Rejected rows kept per file (rowsRejected has the total); the bookkeeping keeps as many. */
@@ -161,38 +161,6 @@ export async function sniffObject(bucket: SourceBucket, obj: BucketObject, kinds
   } finally {
     input.destroy();
   }
-}
-
-/** The scope values an export's rows name (parsed, not mapped), and whether some row names none. */
-async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, what: string): Promise<{ values: string[]; unscoped: boolean }> {
-  const out = new Set<string>();
-  let unscoped = false;
-  const scope = kind.scope;
-  if (!scope) return { values: [], unscoped: true };
-  const input = await bucket.open(key);
-  try {
-    let index: Map<string, number> | null = null;
-    for await (const batch of readCsv(input)) {
-      for (const rec of batch) {
-        if (isBlankRecord(rec.fields)) continue;
-        if (!index) {
-          const d = detectKind(rec.fields, [kind], what);
-          if (!d.ok) return { values: [], unscoped: true };
-          index = d.match.index;
-          continue;
-        }
-        const v = scope.of(new CsvRow(rec.fields, rec.line, index));
-        if (v) out.add(v);
-        else unscoped = true;
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof CsvFormatError)) throw err;
-    unscoped = true;
-  } finally {
-    input.destroy();
-  }
-  return { values: [...out], unscoped };
 }
 
 export function result(

@@ -1,8 +1,9 @@
 // An export is the whole state of its scope (docs/csv-import.md): its export time, which earlier or
 // later exports make it older where, and what a run sweeps within the scopes its clean files covered.
 import type { ScopedSweep } from '../../core/connector.ts';
-import type { FileScope, ImportedExport } from '../../core/files.ts';
-import type { FileKind } from './columns.ts';
+import type { FileScope, ImportedExport, SourceBucket } from '../../core/files.ts';
+import { CsvRow, detectKind, type FileKind } from './columns.ts';
+import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
 
 /** An export whose scope is known: imported earlier (stored), or read ahead by a full run; this run's snapshot is at '9999'. */
 export type KnownExport = ImportedExport;
@@ -122,4 +123,36 @@ export function sweepOf(sweeps: Record<string, KindSweep> | undefined, kinds: Fi
     });
   }
   return out;
+}
+
+/** The scope values an export's rows name (parsed, not mapped), and whether some row names none. */
+export async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, what: string): Promise<{ values: string[]; unscoped: boolean }> {
+  const out = new Set<string>();
+  let unscoped = false;
+  const scope = kind.scope;
+  if (!scope) return { values: [], unscoped: true };
+  const input = await bucket.open(key);
+  try {
+    let index: Map<string, number> | null = null;
+    for await (const batch of readCsv(input)) {
+      for (const rec of batch) {
+        if (isBlankRecord(rec.fields)) continue;
+        if (!index) {
+          const d = detectKind(rec.fields, [kind], what);
+          if (!d.ok) return { values: [], unscoped: true };
+          index = d.match.index;
+          continue;
+        }
+        const v = scope.of(new CsvRow(rec.fields, rec.line, index));
+        if (v) out.add(v);
+        else unscoped = true;
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof CsvFormatError)) throw err;
+    unscoped = true;
+  } finally {
+    input.destroy();
+  }
+  return { values: [...out], unscoped };
 }
