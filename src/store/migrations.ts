@@ -445,6 +445,8 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
     name: 'file import scope and export time',
     sql: 'ALTER TABLE file_imports ADD COLUMN scope TEXT;\nALTER TABLE file_imports ADD COLUMN exported_at TEXT;',
   },
+  // Who made a manual link or unlink (a user, an API token, the command line), shown with its date.
+  { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
 ];
 
 /**
