@@ -303,7 +303,8 @@ export function recordRoutes(app: AppContext) {
         config: { scope: 'read' },
         schema: {
           tags: ['records'],
-          summary: 'Live record counts per model (findings open or reopened, other records not removed: what the lists show by default), overall and per source, and overdue findings per severity',
+          summary:
+            'Live record counts per model (findings open or reopened, other records not removed: what the lists show by default), overall and per source, and overdue findings per severity',
           response: { 200: routeSchema(recordStats) },
         },
       },
