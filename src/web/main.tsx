@@ -1,6 +1,8 @@
 // Tributary's web interface: session handling, the application frame (navigation, user menu) and the
 // routes to the screens. Everything goes through the public /api/v1 API.
 import { StrictMode, useCallback, useEffect, useState } from 'react';
+import { Navigate, Outlet, type RouteObject, ScrollRestoration, useParams } from 'react-router';
+import { RouterProvider } from 'react-router/dom';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { api, describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler } from './api.ts';
@@ -18,11 +20,12 @@ import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { TrendsPage } from './pages/trends.tsx';
-import { Link, match, navigate, useLocation } from './router.tsx';
+import { createAppRouter, Link, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
 import './style.css';
 
-type SessionState = { status: 'loading' } | { status: 'anonymous'; notice?: string } | { status: 'in'; session: SessionInfo };
+/** Anonymous: `leftOut` when the user logged out (the login page then forgets where they were). */
+type SessionState = { status: 'loading' } | { status: 'anonymous'; notice?: string; leftOut?: boolean } | { status: 'in'; session: SessionInfo };
 
 function App() {
   const [state, setState] = useState<SessionState>({ status: 'loading' });
@@ -49,8 +52,6 @@ function App() {
   const onLogin = useCallback((s: SessionInfo) => {
     setCsrfToken(s.csrfToken);
     setState({ status: 'in', session: s });
-    const next = new URLSearchParams(location.search).get('next');
-    navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
   }, []);
 
   const onLogout = useCallback(async () => {
@@ -60,25 +61,26 @@ function App() {
       // The session is gone either way.
     }
     setCsrfToken(null);
-    setState({ status: 'anonymous', notice: 'You have logged out.' });
-    navigate('/login', { replace: true });
+    setState({ status: 'anonymous', notice: 'You have logged out.', leftOut: true });
   }, []);
 
   if (state.status === 'loading') return <Spinner label="Starting Tributary…" />;
   if (state.status === 'anonymous') {
     if (loc.path !== '/login') {
       const here = location.pathname + location.search;
-      navigate(`/login${here !== '/' ? `?next=${encodeURIComponent(here)}` : ''}`, { replace: true });
+      return <Navigate to={`/login${here !== '/' && !state.leftOut ? `?next=${encodeURIComponent(here)}` : ''}`} replace />;
     }
     return <LoginPage onLogin={onLogin} notice={state.notice} />;
   }
   if (loc.path === '/login') {
-    navigate('/', { replace: true });
-    return null;
+    // Logged in on the login page: on to the page that sent the user there (only a path of this site).
+    const next = loc.query.get('next');
+    return <Navigate to={next?.startsWith('/') && !next.startsWith('//') ? next : '/'} replace />;
   }
   return (
     <Frame username={state.session.user.username} onLogout={onLogout} path={loc.path}>
-      <Routes path={loc.path} />
+      <Outlet />
+      <ScrollRestoration />
     </Frame>
   );
 }
@@ -174,12 +176,14 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];
 
-function Routes({ path }: { path: string }) {
-  for (const [pattern, render] of ROUTES) {
-    const params = match(pattern, path);
-    const el = params ? render(params) : null;
-    if (el) return el;
-  }
+/** A route's page, or "not found" when its parameters name nothing (an unknown model or tab). */
+function RoutePage({ render }: { render: (p: Record<string, string>) => React.ReactNode | null }) {
+  const params = useParams() as Record<string, string>;
+  return render(params) ?? <NotFound />;
+}
+
+function NotFound() {
+  const { path } = useLocation();
   return (
     <div>
       <h1>Page not found</h1>
@@ -189,6 +193,22 @@ function Routes({ path }: { path: string }) {
     </div>
   );
 }
+
+const router = createAppRouter([
+  {
+    path: '/',
+    element: <App />,
+    children: [
+      ...ROUTES.map(
+        ([path, render]): RouteObject =>
+          path === '/' ? { index: true, element: <RoutePage render={render} /> } : { path, element: <RoutePage render={render} /> },
+      ),
+      // The login page is drawn by App itself (it gates every route on the session).
+      { path: 'login', element: null },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+]);
 
 window.addEventListener('unhandledrejection', (e) => {
   console.error('unhandled', describeError(e.reason));
@@ -203,7 +223,7 @@ if (root) {
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>
-        <App />
+        <RouterProvider router={router} />
       </QueryClientProvider>
     </StrictMode>,
   );

@@ -1,15 +1,23 @@
-// A tiny client-side router on the History API: the current path and query, navigation, and links
-// that behave like links (middle-click, ctrl-click and keyboard all work).
-import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from 'react';
+// Client-side routing on React Router (a data router, so navigation also works from event handlers
+// outside components): the current path and query, navigation, query-string updates, and links.
+import { type AnchorHTMLAttributes, useMemo } from 'react';
+import { createBrowserRouter, Link as RouterLink, useLocation as useRouterLocation, type RouteObject } from 'react-router';
 
-const listeners = new Set<() => void>();
+let router: ReturnType<typeof createBrowserRouter> | null = null;
+
+/** The application's router over its route table (main.tsx); navigate() goes through it. */
+export function createAppRouter(routes: RouteObject[]): ReturnType<typeof createBrowserRouter> {
+  router = createBrowserRouter(routes);
+  return router;
+}
 
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
-  if (opts.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
-  for (const l of listeners) l();
-  if (!opts.replace) window.scrollTo(0, 0);
+  // A replaced entry (a filter typed, a page of a list) keeps the scroll position; a new page starts at
+  // the top. Such a change renders at once (flushSync), not as a transition: the controls that write the
+  // query read their value back from it, and a checkbox must not flick back until the route catches up.
+  const replace = opts.replace === true;
+  void router?.navigate(to, { replace, preventScrollReset: replace, flushSync: replace });
 }
 
 export interface Location {
@@ -17,22 +25,9 @@ export interface Location {
   query: URLSearchParams;
 }
 
-function current(): Location {
-  return { path: location.pathname.replace(/\/+$/, '') || '/', query: new URLSearchParams(location.search) };
-}
-
 export function useLocation(): Location {
-  const [loc, setLoc] = useState(current);
-  useEffect(() => {
-    const update = () => setLoc(current());
-    listeners.add(update);
-    window.addEventListener('popstate', update);
-    return () => {
-      listeners.delete(update);
-      window.removeEventListener('popstate', update);
-    };
-  }, []);
-  return loc;
+  const { pathname, search } = useRouterLocation();
+  return useMemo(() => ({ path: pathname.replace(/\/+$/, '') || '/', query: new URLSearchParams(search) }), [pathname, search]);
 }
 
 /** Replaces query parameters of the current URL (null removes one) without a new history entry. */
@@ -46,26 +41,8 @@ export function setQuery(changes: Record<string, string | null>): void {
   navigate(location.pathname + (s ? `?${s}` : ''), { replace: true });
 }
 
-/** Matches `/sources/:name` style patterns; returns the decoded params or null. */
-export function match(pattern: string, path: string): Record<string, string> | null {
-  const p = pattern.split('/').filter(Boolean);
-  const s = path.split('/').filter(Boolean);
-  if (p.length !== s.length) return null;
-  const out: Record<string, string> = {};
-  for (let i = 0; i < p.length; i++) {
-    if (p[i].startsWith(':')) out[p[i].slice(1)] = decodeURIComponent(s[i]);
-    else if (p[i] !== s[i]) return null;
-  }
-  return out;
-}
-
+/** A link that navigates in the page (middle-click, ctrl-click and keyboard behave as on any link). */
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
-  const { href, onClick, ...rest } = props;
-  const click = (e: MouseEvent<HTMLAnchorElement>) => {
-    onClick?.(e);
-    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    navigate(href);
-  };
-  return <a href={href} onClick={click} {...rest} />;
+  const { href, ...rest } = props;
+  return <RouterLink to={href} {...rest} />;
 }

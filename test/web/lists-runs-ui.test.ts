@@ -55,13 +55,16 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
   };
   const count = async (path: string) => (await ui.api<{ count: number }>(path)).count;
   /** The texts of one column of the page's first table, found by its header. */
-  const column = async (label: string): Promise<string[]> =>
-    (await ui.page.evaluate(`(() => {
+  const column = async (label: string): Promise<string[]> => {
+    // The rows of the page asked for, not those still shown while it loads (the table is busy then).
+    await ui.page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    return (await ui.page.evaluate(`(() => {
       const table = document.querySelector('table');
       if (!table) return [];
       const i = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent.trim().startsWith(${JSON.stringify(label)}));
       return i < 0 ? [] : [...table.querySelectorAll('tbody tr')].map((tr) => tr.children[i]?.textContent ?? '');
     })()`)) as string[];
+  };
 
   it('shows totals and keeps the page and filters in the URL across reload and back', async () => {
     const { page, served } = ui;
