@@ -318,6 +318,7 @@ export const feedImport = z.object({
   ),
   findingsUpdated: z.int(),
 });
+export type FeedImport = z.infer<typeof feedImport>;
 
 export const cveFacts = z.object({
   cve: z.string(),
