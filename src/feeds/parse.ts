@@ -9,7 +9,7 @@ import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../core/errors.ts';
 import { formatBytes } from '../filedrop/backend.ts';
-import type { EpssColumns, KevEntry, ParsedFeed } from '../store/feeds.ts';
+import { type EpssColumns, kevLine, type ParsedFeed } from '../store/feeds.ts';
 import { KevJsonScanner, kevEntryOf, parsePiece } from './kev-json.ts';
 
 const CVE_ID = /^CVE-\d{4}-\d{4,}$/i;
@@ -172,8 +172,8 @@ class KevReader {
   readonly #limits: FeedLimits;
   readonly #scanner: KevJsonScanner;
   readonly #members = new Map<string, unknown>();
-  // A CVE listed twice keeps its earliest dates.
-  readonly #entries = new Map<string, KevEntry>();
+  // A CVE listed twice keeps its earliest dates. Kept as lines (KevLines), not objects: a third of the memory.
+  readonly #entries = new Map<string, string>();
   #count = 0;
 
   constructor(limits: FeedLimits) {
@@ -184,7 +184,8 @@ class KevReader {
         if (this.#count >= this.#limits.maxEntries) throw tooManyEntries(this.#limits, 'vulnerabilities');
         const e = kevEntryOf(parsePiece(raw, `vulnerabilities[${this.#count}]`), this.#count++, dayIso);
         const prev = this.#entries.get(e.cve);
-        if (!prev || e.dateAdded < prev.dateAdded) this.#entries.set(e.cve, e);
+        // A line starts with the CVE and its dateAdded.
+        if (!prev || e.dateAdded < prev.slice(e.cve.length + 1, e.cve.length + 1 + e.dateAdded.length)) this.#entries.set(e.cve, kevLine(e));
       },
     );
   }
@@ -202,8 +203,8 @@ class KevReader {
     const released = timeIso(dateReleased);
     if (!released) throw new InputError(`KEV catalog: dateReleased '${String(dateReleased)}' is not a date`, 'file');
     if (!Array.isArray(this.#members.get('vulnerabilities'))) throw new InputError('KEV catalog: vulnerabilities is not a list', 'file');
-    const entries = [...this.#entries.values()];
-    return { kind: 'kev', version: version.trim(), released, records: entries.length, entries };
+    const lines = [...this.#entries.values()].join('\n');
+    return { kind: 'kev', version: version.trim(), released, records: this.#entries.size, entries: { lines } };
   }
 }
 

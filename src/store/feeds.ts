@@ -25,6 +25,40 @@ export interface KevEntry {
   name: string | null;
 }
 
+/**
+ * KEV entries one a line: cve, dateAdded, dueDate, ransomware, name, tab-separated ('' where none), so a
+ * catalog of any length is one string (not an object per entry) on its way from the reading thread.
+ */
+export interface KevLines {
+  lines: string;
+}
+
+const LINE_BREAKS = /[\t\r\n]+/g;
+
+/** One KEV entry as its line of KevLines. */
+export function kevLine(e: KevEntry): string {
+  const text = (v: string | null) => (v ?? '').replace(LINE_BREAKS, ' ');
+  // join() makes one flat string (a template literal would keep its parts alive as a tree).
+  return [e.cve, e.dateAdded, e.dueDate ?? '', text(e.ransomware), text(e.name)].join('\t');
+}
+
+/** The entry of one line of KevLines. */
+export function kevEntryOfLine(line: string): KevEntry {
+  const [cve = '', dateAdded = '', dueDate = '', ransomware = '', name = ''] = line.split('\t');
+  return { cve, dateAdded, dueDate: dueDate || null, ransomware: ransomware || null, name: name || null };
+}
+
+/** Reads a string of lines one at a time (by position, without splitting it whole). */
+function lineReader(text: string): () => string {
+  let pos = 0;
+  return () => {
+    const end = text.indexOf('\n', pos);
+    const line = text.slice(pos, end < 0 ? text.length : end);
+    pos = end < 0 ? text.length : end + 1;
+    return line;
+  };
+}
+
 /** EPSS scores by column (a file holds some 300k): CVE ids one per line, scores and percentiles in their order. */
 export interface EpssColumns {
   cves: string;
@@ -33,10 +67,7 @@ export interface EpssColumns {
 }
 
 /** A feed file as src/feeds/parse.ts reads it: what storeFeeds stores. */
-export type ParsedFeed = { version: string; released: string; records: number } & (
-  | { kind: 'kev'; entries: KevEntry[] }
-  | { kind: 'epss'; entries: EpssColumns }
-);
+export type ParsedFeed = { version: string; released: string; records: number } & ({ kind: 'kev'; entries: KevLines } | { kind: 'epss'; entries: EpssColumns });
 
 /** A parsed feed file with what identifies it. */
 export interface FeedFile {
@@ -145,20 +176,16 @@ export async function storeFeeds({ db }: StoreDb, files: FeedFile[], opts: { rep
 async function writeFeed(tx: Driver, { feed, sha256, size, fileName }: FeedFile, at: number): Promise<void> {
   if (feed.kind === 'kev') {
     await tx.run(`DELETE FROM "feed_kev"`);
-    await insertRows(tx, `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `, 5, feed.entries.length, (i) => {
-      const e = feed.entries[i]!;
+    const next = lineReader(feed.entries.lines);
+    await insertRows(tx, `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `, 5, feed.records, () => {
+      const e = kevEntryOfLine(next());
       return [e.cve, e.dateAdded, e.dueDate, e.ransomware, e.name];
     });
   } else {
     await tx.run(`DELETE FROM "feed_epss"`);
     const { cves, scores, percentiles } = feed.entries;
-    let pos = 0;
-    await insertRows(tx, `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `, 3, scores.length, (i) => {
-      const end = cves.indexOf('\n', pos);
-      const cve = cves.slice(pos, end < 0 ? cves.length : end);
-      pos = end < 0 ? cves.length : end + 1;
-      return [cve, scores[i], percentiles[i]];
-    });
+    const next = lineReader(cves);
+    await insertRows(tx, `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `, 3, feed.records, (i) => [next(), scores[i], percentiles[i]]);
   }
   await tx.run(
     `INSERT INTO "feed_imports" ("id", "kind", "version", "released", "records", "size", "sha256", "file_name", "imported_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

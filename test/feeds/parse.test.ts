@@ -5,12 +5,14 @@ import { gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { feedLimits, parseFeed, parseFeedStream, timeIso } from '../../src/feeds/parse.ts';
-import type { ParsedFeed } from '../../src/store/feeds.ts';
+import { type KevEntry, kevEntryOfLine, type ParsedFeed } from '../../src/store/feeds.ts';
 import { epssBomb, epssCsv, kevCatalog } from './fixtures.ts';
 
 /** An EPSS feed's rows as objects. */
 const rows = (f: ParsedFeed) =>
-  f.kind === 'epss' ? f.entries.cves.split('\n').map((cve, i) => ({ cve, score: f.entries.scores[i], percentile: f.entries.percentiles[i] })) : f.entries;
+  f.kind === 'epss'
+    ? f.entries.cves.split('\n').map((cve, i) => ({ cve, score: f.entries.scores[i], percentile: f.entries.percentiles[i] }))
+    : f.entries.lines.split('\n').map(kevEntryOfLine);
 
 test('a KEV catalog is recognised by its content and its entries read', async () => {
   const f = await parseFeed(
@@ -23,16 +25,17 @@ test('a KEV catalog is recognised by its content and its entries read', async ()
   assert.equal(f.kind, 'kev');
   assert.equal(f.version, '2026.11.20');
   assert.equal(f.released, '2026-11-20T17:01:02.123Z');
-  assert.equal(f.entries.length, 2, 'a CVE listed twice is one entry');
-  assert.deepEqual(f.entries[0], {
+  const entries = rows(f) as KevEntry[];
+  assert.equal(f.records, 2, 'a CVE listed twice is one entry');
+  assert.deepEqual(entries[0], {
     cve: 'CVE-2021-44228',
     dateAdded: '2021-12-10T00:00:00.000Z',
     dueDate: '2021-12-24T00:00:00.000Z',
     ransomware: 'Known',
     name: 'Example Product flaw (CVE-2021-44228)',
   });
-  assert.equal(f.kind === 'kev' && f.entries[1]!.cve, 'CVE-2023-1234');
-  assert.equal(f.kind === 'kev' && f.entries[1]!.dueDate, null);
+  assert.equal(entries[1]!.cve, 'CVE-2023-1234');
+  assert.equal(entries[1]!.dueDate, null);
 });
 
 test('an EPSS CSV is recognised with its model line, plain or gzipped', async () => {
