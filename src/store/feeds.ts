@@ -206,6 +206,18 @@ async function insertRows(db: Driver, head: string, width: number, count: number
   }
 }
 
+/** The rows of a feed table query (`SELECT … FROM "feed_…"`), read 20,000 at a time in CVE order. */
+async function* pagesOf(db: Driver, select: string): AsyncGenerator<Record<string, unknown>> {
+  let after = '';
+  for (;;) {
+    const rows = await db.all(`${select} WHERE "cve" > ? ORDER BY "cve" LIMIT 20000`, [after]);
+    yield* rows;
+    if (rows.length < 20000) return;
+    after = String(rows[rows.length - 1]!.cve);
+    await breathe();
+  }
+}
+
 /** What the feeds say of findings' CVEs, looked up on demand and remembered until a feed changes. */
 export class FeedLookup {
   #state: string | null = null;
@@ -236,9 +248,10 @@ export class FeedLookup {
 
   async #loadAll(db: Driver): Promise<void> {
     this.#cache.clear();
-    for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev"`))
+    // In pages, the event loop running between them (SQLite reads are synchronous; EPSS has ~300k rows).
+    for await (const r of pagesOf(db, `SELECT "cve", "date_added", "due_date" FROM "feed_kev"`))
       this.#cache.set(String(r.cve), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
-    for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
+    for await (const r of pagesOf(db, `SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
       const c = String(r.cve);
       this.#cache.set(c, { ...this.#cache.get(c), score: Number(r.score), pct: Number(r.percentile) });
     }

@@ -280,6 +280,18 @@ for (const backend of BACKENDS) {
       assert.equal((await all()).find((r) => r.pluginId === 'f3-high-kev')!.kevDateAdded, null, 'the findings follow the installed catalog');
     });
 
+    test('findings get values from a feed larger than one page of the recompute (20,000 rows)', async () => {
+      const rows: [string, number, number][] = Array.from({ length: 45_000 }, (_, i) => [`CVE-2023-${10000 + i}`, 0.001, 0.01]);
+      rows.push(['CVE-2024-0001', 0.77, 0.97]);
+      const big = epssCsv('v2025.03.14', new Date(Date.now() + 20 * 3_600_000).toISOString(), rows);
+      const res = await importFeedFiles(app, [{ name: 'epss-big.csv', data: big }]);
+      assert.deepEqual(
+        res.imported.map((i) => [i.status, i.records]),
+        [['imported', 45_001]],
+      );
+      assert.equal((await all()).find((r) => r.pluginId === 'f1-crit-old')!.epssFeedScore, 0.77, 'its CVE is on the last page');
+    });
+
     test('two imports racing leave the newer current, whichever finishes reading first', async () => {
       // The older file is the larger one, so it is read last: checked apart from the write, it would win.
       const newer = kevCatalog('2026.11.25', new Date().toISOString(), [{ cve: 'CVE-2024-0003', added: day(-30) }]);
