@@ -14,9 +14,9 @@ export function sniffFeed(head: Buffer): FeedKind | null {
   let buf = head;
   if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
     try {
-      // The start of the stream inflates on its own (a sync flush, not the end of the file); a few KB
-      // of a bomb inflate to at most a few MB, and the cap keeps even that from being made.
-      buf = gunzipSync(buf, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: 256 * 1024 });
+      // The start of the stream inflates on its own (a sync flush, not the end of the file); deflate
+      // expands at most ~1032 times, so 4 KB of a bomb make at most ~4 MB, under the cap.
+      buf = gunzipSync(buf, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: 8 * 1024 * 1024 });
     } catch {
       return null;
     }

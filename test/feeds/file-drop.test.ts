@@ -1,5 +1,5 @@
 // Feeds are global state a source's bucket never changes, on both stores: a KEV catalog and an EPSS
-// file (gzipped) put in a file-mode source's bucket with only its upload token, dated far in the
+// file (gzipped, and a gzip bomb) put in a file-mode source's bucket with only its upload token, dated far in the
 // future, are refused by that source's sync with a reason naming `feeds import` (the check says so
 // first); the feeds an administrator imported, the findings of every other source and a later import
 // of the genuine catalog are untouched by them.
@@ -18,7 +18,7 @@ import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
 import { type FileDropApp, openTestApp } from '../filedrop/helpers.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { day, epssCsv, kevCatalog } from './fixtures.ts';
+import { day, epssBomb, epssCsv, kevCatalog } from './fixtures.ts';
 
 for (const backend of BACKENDS) {
   describe(`a source's bucket never changes the feeds, on ${backend.kind}`, { skip: backend.skip }, () => {
@@ -63,11 +63,12 @@ for (const backend of BACKENDS) {
       await drop('scanner', {
         'known_exploited_vulnerabilities.json': kevCatalog('2099.12.31', '2099-12-31T00:00:00.000Z', [{ cve: 'CVE-2099-0001', added: '2099-12-31' }]),
         'epss_scores-2099-12-31.csv.gz': epssCsv('v2099', '2099-12-31T00:00:00+0000', [['CVE-2016-2183', 0.00001, 0.00001]], { gzip: true }),
+        'epss-bomb.csv.gz': epssBomb(1024 ** 3),
         'vulns.csv': csvText(SC_HEADER, [scRow({})]),
       });
       const check = await checkSource(app, 'scanner');
       const line = (key: string) => check.checks.find((c) => c.id === `file:${key}`)!;
-      for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz']) {
+      for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz', 'epss-bomb.csv.gz']) {
         assert.equal(line(key).ok, false, key);
         assert.match(line(key).message, /will be rejected: it is a .* feed file: a source's bucket never changes the feeds .*`tributary feeds import FILE`/);
       }
@@ -76,7 +77,7 @@ for (const backend of BACKENDS) {
       assert.equal(run.status, 'succeeded', run.error ?? '');
       const byKey = new Map((await listImports(app, scanner.id)).map((i) => [i.key, i]));
       assert.equal(byKey.get('vulns.csv')!.status, 'imported');
-      for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz']) {
+      for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz', 'epss-bomb.csv.gz']) {
         assert.equal(byKey.get(key)!.status, 'rejected', key);
         assert.match(byKey.get(key)!.error!, /feed file: a source's bucket never changes the feeds/);
       }
