@@ -39,7 +39,7 @@ export function readFeedOnThread(work: FeedWork): Promise<ReadFeed> {
         reject(
           err.code === 'ERR_WORKER_OUT_OF_MEMORY'
             ? new InputError(
-                `reading the feed took more than ${THREAD_HEAP_MB} MB of memory; lower TRIBUTARY_FEED_MAX_ENTRIES or TRIBUTARY_FEED_MAX_BYTES (a real feed needs a few dozen MB)`,
+                `reading the feed needed more than ${THREAD_HEAP_MB} MB of memory (a real one needs a few dozen); TRIBUTARY_FEED_MAX_BYTES and TRIBUTARY_FEED_MAX_ENTRIES cap what a feed may hold`,
                 'file',
               )
             : err,
