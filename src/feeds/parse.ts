@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../core/errors.ts';
-import { formatBytes } from '../filedrop/backend.ts';
+import { formatBytes } from '../core/format.ts';
 import { type EpssColumns, kevLine, type ParsedFeed } from '../store/feeds.ts';
 import { KevJsonScanner, kevEntryOf, parsePiece } from './kev-json.ts';
 

@@ -7,7 +7,7 @@ import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
 import { feedLimits } from '../../feeds/parse.ts';
-import { formatBytes } from '../../filedrop/backend.ts';
+import { formatBytes } from '../../core/format.ts';
 import { cveFeedFacts } from '../../store/feeds.ts';
 import { cveFactsList, feedImport, feedList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';

@@ -8,7 +8,7 @@ import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePa
 export function FeedsPage() {
   usePageTitle('Feeds');
   const [version, setVersion] = useState(0);
-  const feeds = useLoad((s) => get<{ items: FeedInfo[] }>('/api/v1/feeds', s), String(version));
+  const feeds = useLoad((s) => get<{ items: FeedInfo[] }>('/api/v1/feeds', s), `/api/v1/feeds:${version}`);
   const [file, setFile] = useState<File | null>(null);
   const [replace, setReplace] = useState(false);
   const [result, setResult] = useState<FeedImport | null>(null);
