@@ -2,8 +2,8 @@
 import { join, resolve } from 'node:path';
 import { type ConnectorRegistry, defaultRegistry } from '../connectors/registry.ts';
 import { drainScheduledExports } from '../export/schedule.ts';
-import { droppedFeeds } from '../feeds/drop.ts';
-import type { OtherFiles } from '../filedrop/context.ts';
+import { misplacedFeeds } from '../feeds/drop.ts';
+import type { MisplacedFiles } from '../filedrop/context.ts';
 import { closeFileDrop } from '../filedrop/resolve.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 import { randomBytes } from 'node:crypto';
@@ -41,8 +41,8 @@ export interface AppContext {
   /** The --file-drop URL when given; the file-drop layer falls back to TRIBUTARY_FILE_DROP and the data dir. */
   fileDrop?: string;
   env: NodeJS.ProcessEnv;
-  /** What every bucket takes besides its connector's exports: the offline feeds. */
-  otherFiles: OtherFiles;
+  /** What every bucket refuses with a reason of its own: the offline feeds (imported only by `feeds import`). */
+  misplacedFiles: MisplacedFiles;
   /** Set when the app was opened with a new master key not yet written (allowNewKey): writes it. */
   persistNewKey?: () => void;
   close(): Promise<void>;
@@ -103,7 +103,7 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
     registry,
     fileDrop: opts.fileDrop,
     env: opts.env ?? process.env,
-    otherFiles: droppedFeeds,
+    misplacedFiles: misplacedFeeds,
     persistNewKey,
     close: async () => {
       // Scheduled exports started after a sync finish first (the CLI's `sync` waits for them here).

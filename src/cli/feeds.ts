@@ -1,6 +1,6 @@
 // `tributary feeds import FILE…` and `tributary feeds list`: the offline prioritisation feeds (CISA KEV,
 // FIRST EPSS), for consoles without internet access.
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
@@ -17,19 +17,24 @@ export function registerFeedsCommands(program: Command): void {
 
   cmd
     .command('import <files...>')
-    .description('import feed files, recognised by content; a file that is neither feed changes nothing (exit 2)')
-    .action(async (paths: string[], _o, c: Command) => {
+    .description(
+      'import feed files, recognised by content; a file that is neither feed, dated in the future, or older than the current feed changes nothing (exit 2)',
+    )
+    .option('--replace', 'install a feed even when it is older than the one imported (e.g. to undo a wrong import)')
+    .action(async (paths: string[], o: { replace?: boolean }, c: Command) => {
+      // Read on the feed reader's thread as a stream; here only whether each file opens.
       const files = await Promise.all(
         paths.map(async (p) => {
           try {
-            return { name: basename(p), data: await readFile(p) };
+            await (await open(p, 'r')).close();
+            return { name: basename(p), path: p };
           } catch (err) {
             throw new InputError(`cannot read ${p}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'file');
           }
         }),
       );
       await withApp(c, async (app, g) => {
-        const result = await importFeedFiles(app, files);
+        const result = await importFeedFiles(app, files, { replace: o.replace === true });
         if (g.json) return printJson(result);
         for (const i of result.imported) {
           const what = `${i.name} ${i.version} of ${i.released.slice(0, 10)} (${counted(i.records, 'record')}, ${size(i.size)})`;

@@ -324,6 +324,7 @@ export const feedImport = z.object({
   ),
   findingsUpdated: z.int(),
 });
+export type FeedImport = z.infer<typeof feedImport>;
 
 export const cveFacts = z.object({
   cve: z.string(),

@@ -77,14 +77,10 @@ export interface SourceBucket {
   /** The exports imported earlier whose scope and export time are known (status imported or partial). */
   importedExports?(): Promise<ImportedExport[]>;
   /**
-   * Files that are no export of the connector may still be something the service imports on its own
-   * (the offline feeds): what this one is, from its first bytes, or null. Absent: such files are rejected.
+   * Files that are no export of the connector may be something the service takes only another way (an
+   * offline feed): why this one is refused, from its first bytes, or null. Absent: the export's reason alone.
    */
-  recogniseOther?(obj: BucketObject): Promise<string | null>;
-  /** Imports a file recogniseOther recognised; its import record (imported, or rejected with the reason), for recordImport. */
-  importOther?(obj: BucketObject): Promise<FileImportResult>;
-  /** What else the bucket accepts besides the connector's exports, for the reason a file is rejected. */
-  readonly otherKinds?: string;
+  misplacedReason?(obj: BucketObject): Promise<string | null>;
 }
 
 export interface FileSnapshot {

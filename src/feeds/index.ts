@@ -1,12 +1,13 @@
-// Importing and listing the offline feeds (CLI `feeds`, API /api/v1/feeds): every file is parsed and
-// checked before any is stored, so a bad file changes nothing; then each replaces its feed and the
-// findings' feed fields are recomputed.
-import { createHash } from 'node:crypto';
-import { InputError } from '../core/errors.ts';
+// Importing and listing the offline feeds (CLI `feeds`, API /api/v1/feeds): every file is read on a
+// thread of its own, within the caps, and checked before any is stored; then all of them go in in one
+// transaction that compares each with the current feed of its kind (newer, not in the future, or
+// `replace`), so a bad or refused file changes nothing; then the findings' feed fields are recomputed.
 import type { FeedInfo } from '../core/api-shapes.ts';
-import { FEED_LABELS, importVerdict, listFeeds, storeFeed } from '../store/feeds.ts';
-import { nowIso, type Store } from '../store/store.ts';
-import { parseFeed } from './parse.ts';
+import { InputError } from '../core/errors.ts';
+import { FEED_LABELS, type FeedFile, listFeeds, storeFeeds } from '../store/feeds.ts';
+import type { Store } from '../store/store.ts';
+import { feedLimits } from './parse.ts';
+import { readFeedOnThread } from './read.ts';
 
 /** One file of an import (an item of the API's feedImport answer). */
 export type FeedImportResult = Pick<FeedInfo, 'kind' | 'name' | 'version' | 'released' | 'records' | 'size'> & {
@@ -14,39 +15,46 @@ export type FeedImportResult = Pick<FeedInfo, 'kind' | 'name' | 'version' | 'rel
   status: 'imported' | 'unchanged';
 };
 
+/** A feed file to import: on disk (read as a stream) or already in memory (an upload). */
+export type FeedSource = { name: string } & ({ path: string } | { data: Buffer });
+
+export interface FeedImportOptions {
+  /** Install a feed even when it is older than the current one of its kind. */
+  replace?: boolean;
+}
+
 export async function importFeedFiles(
-  app: { store: Store },
-  files: { name: string; data: Buffer }[],
+  app: { store: Store; env?: NodeJS.ProcessEnv },
+  files: FeedSource[],
+  opts: FeedImportOptions = {},
 ): Promise<{ imported: FeedImportResult[]; findingsUpdated: number }> {
   if (files.length === 0) throw new InputError('name at least one feed file', 'file');
-  const current = new Map((await listFeeds(app.store)).map((f) => [f.kind, f]));
-  const parsed = files.map((f) => {
+  const limits = feedLimits(app.env ?? process.env);
+  const parsed: FeedFile[] = [];
+  // One at a time: the memory a file may take is a thread's, not one per file.
+  for (const f of files) {
     try {
-      const feed = parseFeed(f.data);
-      const sha256 = createHash('sha256').update(f.data).digest('hex');
-      return { file: f, feed, sha256, verdict: importVerdict(current.get(feed.kind), feed, sha256) };
+      const read = await readFeedOnThread({ source: 'path' in f ? { path: f.path } : { data: f.data }, limits });
+      parsed.push({ feed: read.feed, sha256: read.sha256, size: read.size, fileName: f.name });
     } catch (err) {
       if (err instanceof InputError) throw new InputError(`${f.name}: ${err.message}`, err.field ?? 'file');
       throw err;
     }
-  });
+  }
   const kinds = parsed.map((p) => p.feed.kind);
   const twice = kinds.find((k, i) => kinds.indexOf(k) !== i);
   if (twice) throw new InputError(`two ${FEED_LABELS[twice]} files given; import one of each feed at a time`, 'file');
-  const imported: FeedImportResult[] = [];
-  for (const p of parsed) {
-    if (p.verdict === 'import') await storeFeed(app.store, p.feed, { sha256: p.sha256, size: p.file.data.length, fileName: p.file.name, now: nowIso() });
-    imported.push({
-      file: p.file.name,
-      kind: p.feed.kind,
-      name: FEED_LABELS[p.feed.kind],
-      version: p.feed.version,
-      released: p.feed.released,
-      records: p.feed.entries.length,
-      size: p.file.data.length,
-      status: p.verdict === 'import' ? 'imported' : 'unchanged',
-    });
-  }
+  const verdicts = await storeFeeds(app.store, parsed, { replace: opts.replace });
+  const imported: FeedImportResult[] = parsed.map((p, i) => ({
+    file: p.fileName ?? 'upload',
+    kind: p.feed.kind,
+    name: FEED_LABELS[p.feed.kind],
+    version: p.feed.version,
+    released: p.feed.released,
+    records: p.feed.records,
+    size: p.size,
+    status: verdicts[i]!,
+  }));
   const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.applyFeeds() : 0;
   // KEV due dates move overdue counts: the summaries follow.
   if (findingsUpdated > 0) await app.store.refreshSummaries();

@@ -125,26 +125,10 @@ class StoreBackedBucket implements SourceBucket {
     return importedExportsOf(this.#app.store, this.#sourceId);
   }
 
-  // The files besides exports every bucket takes (the app's: the offline feeds, src/feeds/drop.ts).
-  get otherKinds(): string | undefined {
-    return this.#app.otherFiles?.label;
-  }
-
-  async recogniseOther(obj: BucketObject): Promise<string | null> {
-    if (obj.size === 0 || !this.#app.otherFiles) return null;
-    return this.#app.otherFiles.recognise(async (max) => readUpTo(await this.open(obj.key), max));
-  }
-
-  async importOther(obj: BucketObject): Promise<FileImportResult> {
-    const other = this.#app.otherFiles;
-    if (!other) throw new InputError(`${obj.key}: this bucket takes no files besides exports`, 'file');
-    // A full run reads every file again; a version this bucket imported is not imported twice.
-    const done = (await listImports(this.#app, this.#sourceId, obj.key)).find((i) => i.etag === obj.etag && i.status === 'imported');
-    if (done) {
-      const { id: _i, bucket: _b, importedAt: _t, runId: _r, ...result } = done;
-      return result;
-    }
-    return other.importFile(this.#app, obj, async (max) => readUpTo(await this.open(obj.key), max));
+  // Files no bucket imports, with a reason of their own (the app's: the offline feeds, src/feeds/drop.ts).
+  async misplacedReason(obj: BucketObject): Promise<string | null> {
+    if (obj.size === 0 || !this.#app.misplacedFiles) return null;
+    return this.#app.misplacedFiles.reasonFor(async (max) => readUpTo(await this.open(obj.key), max));
   }
 }
 

@@ -25,14 +25,57 @@ export interface KevEntry {
   name: string | null;
 }
 
-export interface EpssEntry {
-  cve: string;
-  score: number;
-  percentile: number;
+/**
+ * KEV entries one a line: cve, dateAdded, dueDate, ransomware, name, tab-separated ('' where none), so a
+ * catalog of any length is one string (not an object per entry) on its way from the reading thread.
+ */
+export interface KevLines {
+  lines: string;
 }
 
-/** A feed file as src/feeds/parse.ts reads it: what storeFeed stores. */
-export type ParsedFeed = { version: string; released: string } & ({ kind: 'kev'; entries: KevEntry[] } | { kind: 'epss'; entries: EpssEntry[] });
+const LINE_BREAKS = /[\t\r\n]+/g;
+
+/** One KEV entry as its line of KevLines. */
+export function kevLine(e: KevEntry): string {
+  const text = (v: string | null) => (v ?? '').replace(LINE_BREAKS, ' ');
+  // join() makes one flat string (a template literal would keep its parts alive as a tree).
+  return [e.cve, e.dateAdded, e.dueDate ?? '', text(e.ransomware), text(e.name)].join('\t');
+}
+
+/** The entry of one line of KevLines. */
+export function kevEntryOfLine(line: string): KevEntry {
+  const [cve = '', dateAdded = '', dueDate = '', ransomware = '', name = ''] = line.split('\t');
+  return { cve, dateAdded, dueDate: dueDate || null, ransomware: ransomware || null, name: name || null };
+}
+
+/** Reads a string of lines one at a time (by position, without splitting it whole). */
+function lineReader(text: string): () => string {
+  let pos = 0;
+  return () => {
+    const end = text.indexOf('\n', pos);
+    const line = text.slice(pos, end < 0 ? text.length : end);
+    pos = end < 0 ? text.length : end + 1;
+    return line;
+  };
+}
+
+/** EPSS scores by column (a file holds some 300k): CVE ids one per line, scores and percentiles in their order. */
+export interface EpssColumns {
+  cves: string;
+  scores: Float64Array;
+  percentiles: Float64Array;
+}
+
+/** A feed file as src/feeds/parse.ts reads it: what storeFeeds stores. */
+export type ParsedFeed = { version: string; released: string; records: number } & ({ kind: 'kev'; entries: KevLines } | { kind: 'epss'; entries: EpssColumns });
+
+/** A parsed feed file with what identifies it. */
+export interface FeedFile {
+  feed: ParsedFeed;
+  sha256: string;
+  size: number;
+  fileName: string | null;
+}
 
 export interface FeedValues {
   kevDateAdded: string | null;
@@ -67,56 +110,111 @@ export async function listFeeds({ db }: StoreDb, now = Date.now()): Promise<Feed
   });
 }
 
-/** Why a parsed feed would not be imported over the current one (same file → 'unchanged'; older → refused). */
-export function importVerdict(current: FeedInfo | undefined, feed: ParsedFeed, sha256: string): 'import' | 'unchanged' {
+/** How far ahead of this machine's clock a feed's own date may be (time zones, clock skew). */
+export const FEED_FUTURE_SKEW_MS = 86_400_000;
+
+/**
+ * Whether a parsed feed goes in over the current one of its kind: the same file is 'unchanged'; one
+ * dated more than a day ahead is refused, and so is one older than the current unless `replace`.
+ */
+export function importVerdict(
+  current: { version: string; released: string; sha256: string } | undefined,
+  feed: Pick<ParsedFeed, 'kind' | 'version' | 'released'>,
+  sha256: string,
+  opts: { replace?: boolean; now?: number } = {},
+): 'import' | 'unchanged' {
+  const what = `${FEED_LABELS[feed.kind]} ${feed.version} of ${feed.released.slice(0, 10)}`;
+  const now = opts.now ?? Date.now();
+  if (Date.parse(feed.released) > now + FEED_FUTURE_SKEW_MS)
+    throw new InputError(`${what} is dated in the future (more than a day ahead of this machine's clock); nothing was changed`, 'file');
   if (!current) return 'import';
   if (current.sha256 === sha256) return 'unchanged';
-  if (feed.released < current.released) {
+  if (feed.released < current.released && !opts.replace) {
     throw new InputError(
-      `${FEED_LABELS[feed.kind]} ${feed.version} of ${feed.released.slice(0, 10)} is older than the one imported (${current.version} of ${current.released.slice(0, 10)}); nothing was changed`,
+      `${what} is older than the one imported (${current.version} of ${current.released.slice(0, 10)}); nothing was changed (to install it anyway: \`feeds import --replace\`, ?replace=true)`,
       'file',
     );
   }
   return 'import';
 }
 
-/** Replaces a feed's data with the parsed file and records the version, in one transaction. */
-export async function storeFeed(
-  { db }: StoreDb,
-  feed: ParsedFeed,
-  meta: { sha256: string; size: number; fileName: string | null; now: string },
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    if (feed.kind === 'kev') {
-      await tx.run(`DELETE FROM "feed_kev"`);
-      await insertRows(
-        tx,
-        `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `,
-        5,
-        feed.entries.map((e) => [e.cve, e.dateAdded, e.dueDate, e.ransomware, e.name]),
+/** Lets the event loop run between batches of a long write (SQLite's calls are synchronous). */
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Installs feed files (one per kind) in one transaction: each is compared with the current one of its
+ * kind inside it (importVerdict), so two imports racing cannot leave the older current, and a file
+ * refused changes nothing of the others. Returns each file's verdict.
+ */
+export async function storeFeeds({ db }: StoreDb, files: FeedFile[], opts: { replace?: boolean } = {}): Promise<('imported' | 'unchanged')[]> {
+  return db.transaction(async (tx) => {
+    if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, ['tributary-feeds']);
+    const now = Date.now();
+    const plan: { file: FeedFile; verdict: 'import' | 'unchanged'; last: string | null }[] = [];
+    for (const file of files) {
+      const [current] = await tx.all<{ version: string; released: string; sha256: string; imported_at: string }>(
+        `SELECT "version", "released", "sha256", "imported_at" FROM "feed_imports" WHERE "kind" = ? ORDER BY "imported_at" DESC LIMIT 1`,
+        [file.feed.kind],
       );
-    } else {
-      await tx.run(`DELETE FROM "feed_epss"`);
-      await insertRows(
-        tx,
-        `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `,
-        3,
-        feed.entries.map((e) => [e.cve, e.score, e.percentile]),
-      );
+      let verdict: 'import' | 'unchanged';
+      try {
+        verdict = importVerdict(current, file.feed, file.sha256, { replace: opts.replace, now });
+      } catch (err) {
+        if (err instanceof InputError && file.fileName) throw new InputError(`${file.fileName}: ${err.message}`, err.field);
+        throw err;
+      }
+      plan.push({ file, verdict, last: current?.imported_at ?? null });
     }
-    await tx.run(
-      `INSERT INTO "feed_imports" ("id", "kind", "version", "released", "records", "size", "sha256", "file_name", "imported_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), feed.kind, feed.version, feed.released, feed.entries.length, meta.size, meta.sha256, meta.fileName, meta.now],
-    );
+    for (const { file, verdict, last } of plan) {
+      if (verdict === 'import') await writeFeed(tx, file, last ? Math.max(now, Date.parse(last) + 1) : now);
+    }
+    return plan.map((p) => (p.verdict === 'import' ? 'imported' : 'unchanged'));
   });
 }
 
-async function insertRows(db: Driver, head: string, width: number, rows: unknown[][]): Promise<void> {
+/** Replaces a feed's data and records the version (in the caller's transaction); `at` is later than the current version's. */
+async function writeFeed(tx: Driver, { feed, sha256, size, fileName }: FeedFile, at: number): Promise<void> {
+  if (feed.kind === 'kev') {
+    await tx.run(`DELETE FROM "feed_kev"`);
+    const next = lineReader(feed.entries.lines);
+    await insertRows(tx, `INSERT INTO "feed_kev" ("cve", "date_added", "due_date", "ransomware", "name") VALUES `, 5, feed.records, () => {
+      const e = kevEntryOfLine(next());
+      return [e.cve, e.dateAdded, e.dueDate, e.ransomware, e.name];
+    });
+  } else {
+    await tx.run(`DELETE FROM "feed_epss"`);
+    const { cves, scores, percentiles } = feed.entries;
+    const next = lineReader(cves);
+    await insertRows(tx, `INSERT INTO "feed_epss" ("cve", "score", "percentile") VALUES `, 3, feed.records, (i) => [next(), scores[i], percentiles[i]]);
+  }
+  await tx.run(
+    `INSERT INTO "feed_imports" ("id", "kind", "version", "released", "records", "size", "sha256", "file_name", "imported_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [randomUUID(), feed.kind, feed.version, feed.released, feed.records, size, sha256, fileName, new Date(at).toISOString()],
+  );
+}
+
+/** Inserts `count` rows, `row(i)` in order, 400 to a statement; the event loop runs every few thousand. */
+async function insertRows(db: Driver, head: string, width: number, count: number, row: (i: number) => unknown[]): Promise<void> {
   const per = 400;
-  for (let i = 0; i < rows.length; i += per) {
-    const chunk = rows.slice(i, i + per);
-    const tuple = `(${Array(width).fill('?').join(', ')})`;
-    await db.run(head + chunk.map(() => tuple).join(', '), chunk.flat());
+  const tuple = `(${Array(width).fill('?').join(', ')})`;
+  for (let i = 0; i < count; i += per) {
+    const n = Math.min(per, count - i);
+    const params: unknown[] = [];
+    for (let j = 0; j < n; j++) params.push(...row(i + j));
+    await db.run(head + Array(n).fill(tuple).join(', '), params);
+    if ((i / per) % 10 === 9) await breathe();
+  }
+}
+
+/** The rows of a feed table query (`SELECT … FROM "feed_…"`), read 20,000 at a time in CVE order. */
+async function* pagesOf(db: Driver, select: string): AsyncGenerator<Record<string, unknown>> {
+  let after = '';
+  for (;;) {
+    const rows = await db.all(`${select} WHERE "cve" > ? ORDER BY "cve" LIMIT 20000`, [after]);
+    yield* rows;
+    if (rows.length < 20000) return;
+    after = String(rows[rows.length - 1]!.cve);
+    await breathe();
   }
 }
 
@@ -150,9 +248,10 @@ export class FeedLookup {
 
   async #loadAll(db: Driver): Promise<void> {
     this.#cache.clear();
-    for (const r of await db.all(`SELECT "cve", "date_added", "due_date" FROM "feed_kev"`))
+    // In pages, the event loop running between them (SQLite reads are synchronous; EPSS has ~300k rows).
+    for await (const r of pagesOf(db, `SELECT "cve", "date_added", "due_date" FROM "feed_kev"`))
       this.#cache.set(String(r.cve), { kevAdded: String(r.date_added), kevDue: (r.due_date as string | null) ?? null });
-    for (const r of await db.all(`SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
+    for await (const r of pagesOf(db, `SELECT "cve", "score", "percentile" FROM "feed_epss"`)) {
       const c = String(r.cve);
       this.#cache.set(c, { ...this.#cache.get(c), score: Number(r.score), pct: Number(r.percentile) });
     }
@@ -231,6 +330,7 @@ export class FeedLookup {
         [after],
       );
       if (rows.length === 0) return changed;
+      await breathe();
       after = String(rows[rows.length - 1]!.id);
       const lists = rows.map((r) => (typeof r.cves === 'string' && r.cves.startsWith('[') ? (JSON.parse(r.cves) as string[]) : []));
       await this.#load(db, lists.flat());

@@ -1,7 +1,7 @@
 // The browser's client of the public /api/v1 API: JSON in and out, the session cookie, the CSRF header
 // on unsafe methods, and errors turned into sentences a user understands.
 
-import type { ErrorBody } from '../core/api-shapes.ts';
+import type { ErrorBody, FeedImport } from '../core/api-shapes.ts';
 
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
@@ -14,6 +14,7 @@ export type {
   CveFacts,
   ExportDestination,
   ExportStatus,
+  FeedImport,
   FeedInfo,
   FieldMeta,
   FileDropGuide,
@@ -175,4 +176,20 @@ export function uploadFile(source: string, file: File, onProgress: (loaded: numb
     xhr.send(file);
   });
   return { promise, abort: () => xhr.abort() };
+}
+
+/** Imports one feed file (the raw body of POST /api/v1/feeds); `replace` installs it even when older than the current one. */
+export async function importFeed(file: File, replace: boolean): Promise<FeedImport> {
+  const res = await fetch(`/api/v1/feeds${qs({ name: file.name, replace: replace || undefined })}`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/octet-stream', ...csrfHeader() },
+    body: file,
+    credentials: 'same-origin',
+  });
+  const data = await parse(res);
+  if (!res.ok) {
+    const e = (data as { error?: ApiErrorBody } | null)?.error;
+    throw new ApiError(res.status, e?.code ?? 'http_' + res.status, e?.message ?? `import failed with HTTP ${res.status}`, e?.field ?? null);
+  }
+  return data as FeedImport;
 }

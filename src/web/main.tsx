@@ -19,6 +19,7 @@ import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
+import { FeedsPage } from './pages/feeds.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { createAppRouter, Link, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
@@ -94,6 +95,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
+  { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -169,6 +171,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/vulnerabilities/:id', (p) => <FindingPage id={p.id} />],
   ['/inventory/:model/:id', (p) => (DETAIL_MODELS.includes(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/settings/tokens', () => <TokensPage />],
+  ['/settings/feeds', () => <FeedsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/plugins', () => <PluginsPage />],

@@ -10,7 +10,7 @@ const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /**
  * Lower imports nothing of higher. `correlate/` is pure matching logic the store's correlation runs on;
- * `feeds/` reads feed files from the store's buckets as a connector reads its files; `app/` wires the
+ * `feeds/` recognises feed files in the buckets (to refuse them) as a connector recognises its files; `app/` wires the
  * layers together for the entry points.
  */
 const LAYER: Record<string, number> = {

@@ -283,5 +283,68 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await staleFeedWarnings(app), []);
       assert.equal((await all()).find((r) => r.pluginId === 'f1-crit-old')!.epssPercentile, 0.55);
     });
+
+    test('a feed dated more than a day ahead is refused even with replace; an older one goes in only with replace', async () => {
+      const before = await listFeeds(store);
+      const kevNow = before.find((f) => f.kind === 'kev')!;
+      const future = kevCatalog('2099.12.31', '2099-12-31T00:00:00Z', [{ cve: 'CVE-2024-0003', added: '2099-12-31' }]);
+      for (const replace of [false, true]) {
+        await assert.rejects(
+          importFeedFiles(app, [{ name: 'kev-2099.json', data: future }], { replace }),
+          (err: unknown) =>
+            err instanceof InputError && /^kev-2099\.json: .* 2099\.12\.31 of 2099-12-31 is dated in the future .*nothing was changed/.test(err.message),
+        );
+      }
+      // Within a day of clock skew is fine (a catalog released "tomorrow" in another time zone).
+      const skewed = epssCsv('v2025.03.14', new Date(Date.now() + 12 * 3_600_000).toISOString(), [['CVE-2024-0001', 0.5, 0.56]]);
+      assert.equal((await importFeedFiles(app, [{ name: 'epss-skew.csv', data: skewed }])).imported[0]!.status, 'imported');
+      assert.deepEqual(
+        (await listFeeds(store)).find((f) => f.kind === 'kev'),
+        kevNow,
+        'the KEV catalog is unchanged',
+      );
+
+      const older = kevCatalog('2026.10.01', `${day(-50)}T00:00:00Z`, [{ cve: 'CVE-2024-0009', added: day(-50) }]);
+      await assert.rejects(importFeedFiles(app, [{ name: 'old-kev.json', data: older }]), /older than the one imported .*--replace/);
+      const replaced = await importFeedFiles(app, [{ name: 'old-kev.json', data: older }], { replace: true });
+      assert.deepEqual(
+        replaced.imported.map((i) => [i.version, i.status]),
+        [['2026.10.01', 'imported']],
+      );
+      const kev = (await listFeeds(store)).find((f) => f.kind === 'kev')!;
+      assert.deepEqual([kev.version, kev.fileName, kev.records], ['2026.10.01', 'old-kev.json', 1]);
+      assert.equal((await all()).find((r) => r.pluginId === 'f3-high-kev')!.kevDateAdded, null, 'the findings follow the installed catalog');
+    });
+
+    test('findings get values from a feed larger than one page of the recompute (20,000 rows)', async () => {
+      const rows: [string, number, number][] = Array.from({ length: 45_000 }, (_, i) => [`CVE-2023-${10000 + i}`, 0.001, 0.01]);
+      rows.push(['CVE-2024-0001', 0.77, 0.97]);
+      const big = epssCsv('v2025.03.14', new Date(Date.now() + 20 * 3_600_000).toISOString(), rows);
+      const res = await importFeedFiles(app, [{ name: 'epss-big.csv', data: big }]);
+      assert.deepEqual(
+        res.imported.map((i) => [i.status, i.records]),
+        [['imported', 45_001]],
+      );
+      assert.equal((await all()).find((r) => r.pluginId === 'f1-crit-old')!.epssFeedScore, 0.77, 'its CVE is on the last page');
+    });
+
+    test('two imports racing leave the newer current, whichever finishes reading first', async () => {
+      // The older file is the larger one, so it is read last: checked apart from the write, it would win.
+      const newer = kevCatalog('2026.11.25', new Date().toISOString(), [{ cve: 'CVE-2024-0003', added: day(-30) }]);
+      const older = kevCatalog(
+        '2026.11.24',
+        `${day(-1)}T00:00:00Z`,
+        Array.from({ length: 20_000 }, (_, i) => ({ cve: `CVE-2023-${10000 + i}`, added: day(-40) })),
+      );
+      const outcomes = await Promise.allSettled([
+        importFeedFiles(app, [{ name: 'newer.json', data: newer }]),
+        importFeedFiles(app, [{ name: 'older.json', data: older }]),
+      ]);
+      assert.equal(outcomes[0]!.status, 'fulfilled');
+      const kev = (await listFeeds(store)).find((f) => f.kind === 'kev')!;
+      assert.equal(kev.version, '2026.11.25', 'the newer catalog is current');
+      if (outcomes[1]!.status === 'rejected') assert.match(String(outcomes[1].reason), /older\.json: .*older than the one imported/);
+      assert.equal((await all()).find((r) => r.pluginId === 'f3-high-kev')!.kevDateAdded, `${day(-30)}T00:00:00.000Z`);
+    });
   });
 }

@@ -1,12 +1,14 @@
-// Feeds through the file drop on both stores: a KEV catalog and a gzipped EPSS CSV dropped in a
-// file-mode source's bucket beside an export are recognised by content and imported by its next sync
-// (the check says so first); a file that is neither, or a feed file that breaks its format or is older
-// than the one imported, is rejected with its reason and changes nothing; a full run imports nothing twice.
+// Feeds are global state a source's bucket never changes, on both stores: a KEV catalog and an EPSS
+// file (gzipped, and a gzip bomb) put in a file-mode source's bucket with only its upload token, dated far in the
+// future, are refused by that source's sync with a reason naming `feeds import` (the check says so
+// first); the feeds an administrator imported, the findings of every other source and a later import
+// of the genuine catalog are untouched by them.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { checkSource } from '../../src/app/sources.ts';
+import { importFeedFiles } from '../../src/feeds/index.ts';
 import { listImports } from '../../src/filedrop/imports.ts';
 import { uploadFiles } from '../../src/filedrop/upload.ts';
 import { listFeeds } from '../../src/store/feeds.ts';
@@ -16,102 +18,83 @@ import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
 import { csvText } from '../filedrop/memory-bucket.ts';
 import { type FileDropApp, openTestApp } from '../filedrop/helpers.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
-import { day, epssCsv, kevCatalog } from './fixtures.ts';
+import { day, epssBomb, epssCsv, kevCatalog } from './fixtures.ts';
 
 for (const backend of BACKENDS) {
-  describe(`feeds through the file drop on ${backend.kind}`, { skip: backend.skip }, () => {
+  describe(`a source's bucket never changes the feeds, on ${backend.kind}`, { skip: backend.skip }, () => {
     let db: TestDatabase;
     let app: FileDropApp;
-    let source: SourceRecord;
+    let scanner: SourceRecord;
     let dir: string;
-    const drop = async (files: Record<string, string | Buffer>) => {
+    const drop = async (source: string, files: Record<string, string | Buffer>) => {
       const paths = Object.entries(files).map(([name, body]) => {
         const p = join(dir, name);
         writeFileSync(p, body);
         return p;
       });
-      await uploadFiles(app, 'scanner', paths);
+      await uploadFiles(app, source, paths);
     };
-    const imports = async () => new Map((await listImports(app, source.id)).map((i) => [i.key, i]));
     const feeds = async () => (await listFeeds(app.store)).map((f) => [f.kind, f.version, f.records, f.fileName]);
+    let other: SourceRecord;
+    const otherFinding = async () => (await app.store.query('vulnerabilities', { sourceIds: [other.id], limit: 10 })).records[0]!;
 
     before(async () => {
       db = await backend.create();
       app = await openTestApp(db);
-      source = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-scanner' }, null);
+      scanner = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-scanner' }, null);
+      other = await app.store.createSource('other', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-other' }, null);
       dir = join(db.dataDir, 'work');
       mkdirSync(dir, { recursive: true });
+      await importFeedFiles(app, [
+        { name: 'kev.json', data: kevCatalog('2026.11.20', `${day(-1)}T15:00:00.0000Z`, [{ cve: 'CVE-2016-2183', added: day(-30), due: day(-9) }]) },
+        { name: 'epss.csv', data: epssCsv('v2025.03.14', `${day(-1)}T12:55:00+0000`, [['CVE-2016-2183', 0.0321, 0.8812]]) },
+      ]);
+      await drop('other', { 'vulns.csv': csvText(SC_HEADER, [scRow({})]) });
+      assert.equal((await runSync(app, 'other')).status, 'succeeded');
     });
     after(async () => {
       await app?.close();
       await db?.drop();
     });
 
-    test('KEV JSON and gzipped EPSS CSV in the bucket become feeds; the export beside them gets their values', async () => {
-      await drop({
-        'known_exploited_vulnerabilities.json': kevCatalog('2026.11.20', `${day(-2)}T15:00:00.0000Z`, [
-          { cve: 'CVE-2016-2183', added: day(-30), due: day(-9), ransomware: 'Known' },
-          { cve: 'CVE-2024-0002', added: day(-3), due: day(18) },
-        ]),
-        'epss_scores-current.csv.gz': epssCsv('v2025.03.14', `${day(-1)}T12:55:00+0000`, [['CVE-2016-2183', 0.0321, 0.8812]], { gzip: true }),
+    test('future-dated feed files in another source’s bucket are refused by its sync, naming `feeds import`; nothing else changes', async () => {
+      const before = await feeds();
+      assert.equal((await otherFinding()).kevDateAdded, `${day(-30)}T00:00:00.000Z`);
+      await drop('scanner', {
+        'known_exploited_vulnerabilities.json': kevCatalog('2099.12.31', '2099-12-31T00:00:00.000Z', [{ cve: 'CVE-2099-0001', added: '2099-12-31' }]),
+        'epss_scores-2099-12-31.csv.gz': epssCsv('v2099', '2099-12-31T00:00:00+0000', [['CVE-2016-2183', 0.00001, 0.00001]], { gzip: true }),
+        'epss-bomb.csv.gz': epssBomb(1024 ** 3),
         'vulns.csv': csvText(SC_HEADER, [scRow({})]),
-        'notes.txt': 'meeting notes, not an export\n',
-        'broken-kev.json': JSON.stringify({ catalogVersion: '2026.11.21', dateReleased: 'yesterday', vulnerabilities: [] }),
       });
       const check = await checkSource(app, 'scanner');
       const line = (key: string) => check.checks.find((c) => c.id === `file:${key}`)!;
-      assert.equal(line('known_exploited_vulnerabilities.json').ok, true);
-      assert.match(line('known_exploited_vulnerabilities.json').message, /CISA Known Exploited Vulnerabilities feed, will be imported by the next sync/);
-      assert.match(line('epss_scores-current.csv.gz').message, /FIRST EPSS scores feed, will be imported/);
-      assert.equal(line('notes.txt').ok, false);
-      assert.match(line('notes.txt').message, /will be rejected: .*nor is it an offline feed/);
+      for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz', 'epss-bomb.csv.gz']) {
+        assert.equal(line(key).ok, false, key);
+        assert.match(line(key).message, /will be rejected: it is a .* feed file: a source's bucket never changes the feeds .*`tributary feeds import FILE`/);
+      }
 
       const run = await runSync(app, 'scanner');
       assert.equal(run.status, 'succeeded', run.error ?? '');
-      const byKey = await imports();
-      assert.deepEqual(
-        ['known_exploited_vulnerabilities.json', 'epss_scores-current.csv.gz', 'vulns.csv'].map((k) => [k, byKey.get(k)?.status, byKey.get(k)?.kind]),
-        [
-          ['known_exploited_vulnerabilities.json', 'imported', 'kev'],
-          ['epss_scores-current.csv.gz', 'imported', 'epss'],
-          ['vulns.csv', 'imported', 'vulnerability-detail-list'],
-        ],
-      );
-      assert.equal(byKey.get('known_exploited_vulnerabilities.json')!.rowsImported, 2);
-      assert.equal(byKey.get('notes.txt')!.status, 'rejected');
-      assert.match(byKey.get('notes.txt')!.error!, /nor is it an offline feed \(CISA KEV catalog JSON or FIRST EPSS CSV/);
-      assert.equal(byKey.get('broken-kev.json')!.status, 'rejected');
-      assert.match(byKey.get('broken-kev.json')!.error!, /^broken-kev\.json: KEV catalog: dateReleased 'yesterday' is not a date/);
-      assert.deepEqual(await feeds(), [
-        ['epss', 'v2025.03.14', 1, 'epss_scores-current.csv.gz'],
-        ['kev', '2026.11.20', 2, 'known_exploited_vulnerabilities.json'],
-      ]);
-      const [finding] = (await app.store.query('vulnerabilities', { filters: [], limit: 10 })).records;
-      assert.equal(finding!.kevDateAdded, `${day(-30)}T00:00:00.000Z`);
-      assert.equal(finding!.kevDueDate, `${day(-9)}T00:00:00.000Z`);
-      assert.equal(finding!.epssPercentile, 0.8812);
-    });
+      const byKey = new Map((await listImports(app, scanner.id)).map((i) => [i.key, i]));
+      assert.equal(byKey.get('vulns.csv')!.status, 'imported');
+      for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz', 'epss-bomb.csv.gz']) {
+        assert.equal(byKey.get(key)!.status, 'rejected', key);
+        assert.match(byKey.get(key)!.error!, /feed file: a source's bucket never changes the feeds/);
+      }
+      assert.deepEqual(await feeds(), before, 'the feeds are the administrator’s');
+      const f = await otherFinding();
+      assert.equal(f.kevDateAdded, `${day(-30)}T00:00:00.000Z`);
+      assert.equal(f.epssFeedScore, 0.0321);
 
-    test('a full run reads every file again but imports no feed twice; an older catalog is refused and changes nothing', async () => {
-      const before = await listFeeds(app.store);
-      const run = await runSync(app, 'scanner', { full: true });
-      assert.equal(run.status, 'succeeded', run.error ?? '');
-      const after1 = await listFeeds(app.store);
-      assert.deepEqual(
-        after1.map((f) => [f.kind, f.importedAt, f.versions]),
-        before.map((f) => [f.kind, f.importedAt, f.versions]),
-      );
-      assert.equal((await imports()).get('known_exploited_vulnerabilities.json')!.status, 'imported');
+      // A full run reads every file again: still refused, still nothing changed.
+      assert.equal((await runSync(app, 'scanner', { full: true })).status, 'succeeded');
+      assert.deepEqual(await feeds(), before);
 
-      await drop({ 'kev-old.json': kevCatalog('2026.10.01', `${day(-50)}T00:00:00.0000Z`, [{ cve: 'CVE-2020-0001', added: day(-60) }]) });
-      assert.equal((await runSync(app, 'scanner')).status, 'succeeded');
-      const old = (await imports()).get('kev-old.json')!;
-      assert.equal(old.status, 'rejected');
-      assert.match(old.error!, /kev-old\.json: CISA Known Exploited Vulnerabilities 2026\.10\.01 .* is older than the one imported .*nothing was changed/);
-      assert.deepEqual(await feeds(), [
-        ['epss', 'v2025.03.14', 1, 'epss_scores-current.csv.gz'],
-        ['kev', '2026.11.20', 2, 'known_exploited_vulnerabilities.json'],
+      // The administrator's next genuine catalog goes in as usual.
+      const next = await importFeedFiles(app, [
+        { name: 'kev-new.json', data: kevCatalog('2026.11.21', `${day(0)}T00:00:00.0000Z`, [{ cve: 'CVE-2016-2183', added: day(-30) }]) },
       ]);
+      assert.equal(next.imported[0]!.status, 'imported');
     });
   });
 }

@@ -47,3 +47,10 @@ export function epssCsv(model: string, scoreDate: string, rows: [string, number,
 export function day(days: number, from = Date.now()): string {
   return new Date(from + days * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** A gzipped EPSS file of `bytes` once inflated: its header, then a compressed MiB of blank lines repeated as gzip members. */
+export function epssBomb(bytes: number): Buffer {
+  const block = Buffer.alloc(1 << 20, `${' '.repeat(1023)}\n`);
+  const head = gzipSync('#model_version:v1,score_date:2026-01-01T00:00:00Z\ncve,epss,percentile\n');
+  return Buffer.concat([head, ...Array(Math.ceil(bytes / block.length)).fill(gzipSync(block))]);
+}

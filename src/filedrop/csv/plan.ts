@@ -230,14 +230,8 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
     }
     const detection = await sniffObject(bucket, o, opts.kinds, opts.what);
     if (!detection.ok) {
-      // Not an export: maybe a file the service imports itself (an offline feed), now and once.
-      if (bucket.importOther && (await bucket.recogniseOther?.(o))) {
-        const r = await bucket.importOther(o);
-        if (r.status === 'rejected') ctx.log.warn({ key: o.key, reason: r.error }, 'file rejected');
-        await bucket.recordImport(r);
-        continue;
-      }
-      const reason = bucket.otherKinds ? `${detection.reason}; nor is it ${bucket.otherKinds}` : detection.reason;
+      // Not an export; a file the service takes only another way (an offline feed) says so.
+      const reason = (await bucket.misplacedReason?.(o).catch(() => null)) ?? detection.reason;
       ctx.log.warn({ key: o.key, reason }, 'file rejected');
       await bucket.recordImport(result(o, null, { rowsRead: 0, rowsImported: 0, rowsRejected: 0, rejections: [] }, reason));
       continue;
@@ -370,18 +364,18 @@ export async function checkBucket(bucket: SourceBucket | undefined, kinds: FileK
     const d = await sniffObject(bucket, o, kinds, what).catch(
       (err: unknown): Detection => ({ ok: false, reason: err instanceof Error ? err.message : String(err) }),
     );
-    const other = d.ok ? null : await bucket.recogniseOther?.(o).catch(() => null);
+    const misplaced = d.ok ? null : await bucket.misplacedReason?.(o).catch(() => null);
     out.push(
       d.ok
         ? { id: `file:${o.key}`, ok: true, message: `${o.key}: ${d.match.kind.label} export, will be imported by the next sync`, hint: null }
-        : other
-          ? { id: `file:${o.key}`, ok: true, message: `${o.key}: ${other}, will be imported by the next sync`, hint: null }
-          : {
-              id: `file:${o.key}`,
-              ok: false,
-              message: `${o.key}: will be rejected: ${d.reason}${bucket.otherKinds ? `; nor is it ${bucket.otherKinds}` : ''}`,
-              hint: 'Remove it from the bucket, or upload the export the connector accepts (see docs/csv-import.md)',
-            },
+        : {
+            id: `file:${o.key}`,
+            ok: false,
+            message: `${o.key}: will be rejected: ${misplaced ?? d.reason}`,
+            hint: misplaced
+              ? 'Remove it from the bucket; an administrator imports feeds with `tributary feeds import FILE`'
+              : 'Remove it from the bucket, or upload the export the connector accepts (see docs/csv-import.md)',
+          },
     );
   }
   return out;

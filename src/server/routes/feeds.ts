@@ -1,17 +1,17 @@
 // The offline feeds over HTTP: GET /api/v1/feeds (each feed's version, date, size, staleness) and
-// POST /api/v1/feeds (the raw file as the body: CISA KEV JSON or FIRST EPSS CSV, gzipped or not), and
+// POST /api/v1/feeds (the raw file as the body: CISA KEV JSON or FIRST EPSS CSV, gzipped or not, read
+// within TRIBUTARY_FEED_MAX_BYTES and parsed off the event loop; `?replace=true` installs an older one), and
 // GET /api/v1/feeds/cves (what the feeds say of given CVEs, for a finding's page).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
+import { feedLimits } from '../../feeds/parse.ts';
+import { formatBytes } from '../../core/format.ts';
 import { cveFeedFacts } from '../../store/feeds.ts';
 import { cveFactsList, feedImport, feedList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
-
-/** The largest feed file accepted (today's EPSS CSV is ~10 MB uncompressed, the KEV catalog ~1.5 MB). */
-const MAX_FEED_BYTES = 256 * 1024 * 1024;
 
 export function feedRoutes(app: AppContext) {
   return async (f: FastifyInstance): Promise<void> => {
@@ -54,29 +54,49 @@ export function feedRoutes(app: AppContext) {
       async (req) => ({ items: await cveFeedFacts(app.store, req.query.cve) }),
     );
 
-    // The body is the file itself, whatever its content type.
+    // The body is the file itself, whatever its content type, read by the handler within the byte cap.
     await f.register(async (r) => {
       r.removeAllContentTypeParsers();
-      r.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_FEED_BYTES }, (_req, body, done) => done(null, body));
-      r.post<{ Querystring: { name?: string } }>(
+      r.addContentTypeParser('*', (_req, _payload, done) => done(null));
+      r.post<{ Querystring: { name?: string; replace?: boolean } }>(
         '/api/v1/feeds',
         {
           config: { scope: 'admin' },
-          bodyLimit: MAX_FEED_BYTES,
           schema: {
             tags: ['feeds'],
-            summary: 'Import one feed file (the request body): CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped; recognised by content',
-            querystring: { type: 'object', properties: { name: { type: 'string', maxLength: 255 } }, additionalProperties: false },
+            summary:
+              'Import one feed file (the request body): CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped; recognised by content. Refused (400) when dated more than a day ahead, older than the current feed (unless replace=true), or over TRIBUTARY_FEED_MAX_BYTES / TRIBUTARY_FEED_MAX_ENTRIES',
+            querystring: {
+              type: 'object',
+              properties: {
+                name: { type: 'string', maxLength: 255 },
+                replace: { type: 'boolean', default: false, description: 'install the feed even when it is older than the one imported' },
+              },
+              additionalProperties: false,
+            },
             response: {
               200: routeSchema(feedImport),
               400: errorSchema,
             },
           },
         },
-        async (req) => {
-          const body = req.body;
-          if (!Buffer.isBuffer(body) || body.length === 0) throw new InputError('send the feed file as the request body', 'body');
-          return importFeedFiles(app, [{ name: req.query.name ?? 'upload', data: body }]);
+        async (req, reply) => {
+          const limits = feedLimits(app.env);
+          const parts: Buffer[] = [];
+          let size = 0;
+          for await (const chunk of req.raw) {
+            size += (chunk as Buffer).length;
+            if (size > limits.maxBytes) {
+              reply.header('connection', 'close');
+              throw new InputError(
+                `the feed file is larger than ${formatBytes(limits.maxBytes)}, the limit TRIBUTARY_FEED_MAX_BYTES sets`,
+                'TRIBUTARY_FEED_MAX_BYTES',
+              );
+            }
+            parts.push(chunk as Buffer);
+          }
+          if (size === 0) throw new InputError('send the feed file as the request body', 'body');
+          return importFeedFiles(app, [{ name: req.query.name ?? 'upload', data: Buffer.concat(parts) }], { replace: req.query.replace === true });
         },
       );
     });
