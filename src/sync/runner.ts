@@ -1,7 +1,8 @@
 // The sync runner: runs a source's streams, stores each page with its checkpoint in one transaction,
 // resumes an interrupted run from its checkpoints, counts per model, and sweeps (marks removed / fixed)
 // only after a complete, successful full run (or within the scope a stream names), and only when the
-// sweep guard agrees (src/sync/guard.ts).
+// sweep guard agrees (src/sync/guard.ts). A run that rejected a file or could not store a row ends
+// partial and lists them (shortfalls.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,8 +16,18 @@ import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
+import { Shortfalls } from './shortfalls.ts';
 import { RecordIdSet } from '../store/id-set.ts';
-import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
+import {
+  type RunRecord,
+  type RunShortfalls,
+  type RunStatus,
+  readEveryStream,
+  type SourceRecord,
+  nowIso,
+  type StreamCounts,
+  unreadableSecretsError,
+} from '../store/store.ts';
 import {
   PageRepeatGuard,
   pageBudgetMessage,
@@ -67,6 +78,8 @@ export interface SyncResult {
   streams: Record<string, StreamCounts>;
   swept: Record<string, number>;
   error: string | null;
+  /** Files rejected and rows not stored (any of them makes the run partial). */
+  shortfalls: RunShortfalls;
 }
 
 /** How old a heartbeat may be before a run held by another machine counts as dead. */
@@ -147,12 +160,12 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   // A full run whose sweep was refused is not resumed (its streams are complete) and the next run is
   // full again: its checkpoints came from an upstream that answered with too little to trust.
   const refused = readGuard(sourceState);
-  // A run that stored anything and did not succeed is resumed: streams it completed are skipped, the
-  // others go on from their checkpoints (or start, when it stopped between two streams).
+  // A run that stored anything and did not read every stream is resumed: streams it completed are
+  // skipped, the others go on from their checkpoints (or start, when it stopped between two streams).
   const resumable =
     (!opts.full || opts.resume) &&
     last &&
-    last.status !== 'succeeded' &&
+    !readEveryStream(last) &&
     last.status !== 'running' &&
     last.generation !== refused?.refusedGeneration &&
     [...checkpoints.values()].some((c) => c.generation === last.generation);
@@ -164,7 +177,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     generation = last.generation;
     resumedFrom = last.id;
   } else {
-    const lastFull = await store.lastRun(source.id, { status: 'succeeded', mode: 'full' });
+    const lastFull = await store.lastRun(source.id, { complete: true, mode: 'full' });
     const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > fullEveryMs();
     mode = opts.full || fullDue || refused ? 'full' : 'incremental';
     generation = randomUUID();
@@ -191,6 +204,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   /** Streams that said what to sweep (Page.sweep); the others follow the run's mode. */
   const sweepSaid = new Map<string, NonNullable<Page['sweep']>>();
   const streamErrors: string[] = [];
+  const shortfalls = new Shortfalls();
   let failedStreams = 0;
   let streams: Stream[] = [];
   const abort = new AbortController();
@@ -220,7 +234,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
 
   try {
     // File-mode sources read their bucket; a full run re-reads every file version it holds.
-    const bucket = readsFiles(connector, config) ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
+    const bucket = readsFiles(connector, config)
+      ? openSourceBucket(app, source, { runId, reimport: mode === 'full', onRecorded: (r) => shortfalls.fileRecorded(r) })
+      : undefined;
     streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal, bucket });
     checkStreams(streams, connector);
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
@@ -261,6 +277,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               counts[m].records += n;
             }
             if (page.errors) counts[stream.models[0]].errors += page.errors;
+            if (page.failures) shortfalls.rowsFailed(stream.models[0], page.failures);
             if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
             startedFrom = { checkpoint: lastValue, resumed: true };
             opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });
@@ -384,7 +401,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     });
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
     for (const { models, scope } of scoped) Object.assign(preview, await store.sweepPreview(source.id, models, generation, scope));
-    const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
+    const lastFull = baseline ?? (await store.lastRun(source.id, { complete: true, mode: 'full' }));
     const lastRecords = lastFull
       ? 'pages' in lastFull
         ? lastFull.records
@@ -410,6 +427,12 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       }
     }
   }
+  // A run that rejected a file or could not store a row says so by its status. It read every stream (it
+  // names no error), so it swept as a complete run does, and the next run does not resume it.
+  if (shortfalls.any) {
+    log.warn({ runId, ...shortfalls.value }, `${shortfalls.describe()}; the run lists them`);
+    if (status === 'succeeded') status = 'partial';
+  }
   // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts);
   // before correlation, whose full pass reads the hosts' open findings from them.
   await refreshSummariesAfterRun(store, source.id, runId, log);
@@ -418,8 +441,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
-  await store.finishRun(runId, status, counts, error, runLog.activity);
-  // Scheduled exports follow a successful run; they run beside the caller and never change the run.
-  if (status === 'succeeded') exportAfterSync(app, source.name, runId);
-  return { runId, status, mode, resumedFrom, streams: counts, swept, error };
+  await store.finishRun(runId, status, counts, error, runLog.activity, shortfalls.value);
+  // Scheduled exports follow a run that read every stream; they run beside the caller and never change the run.
+  if (readEveryStream({ status, error })) exportAfterSync(app, source.name, runId);
+  return { runId, status, mode, resumedFrom, streams: counts, swept, error, shortfalls: shortfalls.value };
 }
