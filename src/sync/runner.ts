@@ -276,8 +276,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               counts[m] ??= { records: 0, errors: 0 };
               counts[m].records += n;
             }
-            if (page.errors) counts[stream.models[0]].errors += page.errors;
-            if (page.failures) shortfalls.rowsFailed(stream.models[0], page.failures);
+            // Rows that could not be stored count as errors of the model each was for.
+            const failures = page.failures ?? [];
+            for (const f of failures) (counts[f.model ?? stream.models[0]!] ??= { records: 0, errors: 0 }).errors++;
+            if (page.errors && page.errors > failures.length) counts[stream.models[0]].errors += page.errors - failures.length;
+            if (failures.length > 0) shortfalls.rowsFailed(stream.models[0], failures);
             if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
             startedFrom = { checkpoint: lastValue, resumed: true };
             opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });

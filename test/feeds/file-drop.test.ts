@@ -66,8 +66,10 @@ for (const backend of BACKENDS) {
       assert.equal(line('notes.txt').ok, false);
       assert.match(line('notes.txt').message, /will be rejected: .*nor is it an offline feed/);
 
+      // The files it could not use make the run partial, and it names them.
       const run = await runSync(app, 'scanner');
-      assert.equal(run.status, 'succeeded', run.error ?? '');
+      assert.equal(run.status, 'partial', run.error ?? '');
+      assert.deepEqual(run.shortfalls.rejected.map((f) => f.file).sort(), ['broken-kev.json', 'notes.txt']);
       const byKey = await imports();
       assert.deepEqual(
         ['known_exploited_vulnerabilities.json', 'epss_scores-current.csv.gz', 'vulns.csv'].map((k) => [k, byKey.get(k)?.status, byKey.get(k)?.kind]),
@@ -95,7 +97,8 @@ for (const backend of BACKENDS) {
     test('a full run reads every file again but imports no feed twice; an older catalog is refused and changes nothing', async () => {
       const before = await listFeeds(app.store);
       const run = await runSync(app, 'scanner', { full: true });
-      assert.equal(run.status, 'succeeded', run.error ?? '');
+      assert.equal(run.status, 'partial', 'the files that are neither export nor feed are rejected again');
+      assert.equal(run.error, null);
       const after1 = await listFeeds(app.store);
       assert.deepEqual(
         after1.map((f) => [f.kind, f.importedAt, f.versions]),
@@ -104,7 +107,12 @@ for (const backend of BACKENDS) {
       assert.equal((await imports()).get('known_exploited_vulnerabilities.json')!.status, 'imported');
 
       await drop({ 'kev-old.json': kevCatalog('2026.10.01', `${day(-50)}T00:00:00.0000Z`, [{ cve: 'CVE-2020-0001', added: day(-60) }]) });
-      assert.equal((await runSync(app, 'scanner')).status, 'succeeded');
+      const refused = await runSync(app, 'scanner');
+      assert.equal(refused.status, 'partial');
+      assert.deepEqual(
+        refused.shortfalls.rejected.map((f) => f.file),
+        ['kev-old.json'],
+      );
       const old = (await imports()).get('kev-old.json')!;
       assert.equal(old.status, 'rejected');
       assert.match(old.error!, /kev-old\.json: CISA Known Exploited Vulnerabilities 2026\.10\.01 .* is older than the one imported .*nothing was changed/);
