@@ -278,7 +278,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             }
             // Rows that could not be stored count as errors of the model each was for.
             const failures = page.failures ?? [];
-            for (const f of failures) (counts[f.model ?? stream.models[0]!] ??= { records: 0, errors: 0 }).errors++;
+            for (const f of failures) {
+              const m = f.model ?? stream.models[0]!;
+              counts[m] ??= { records: 0, errors: 0 };
+              counts[m].errors++;
+            }
             if (page.errors && page.errors > failures.length) counts[stream.models[0]].errors += page.errors - failures.length;
             if (failures.length > 0) shortfalls.rowsFailed(stream.models[0], failures);
             if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
