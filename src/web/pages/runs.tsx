@@ -1,8 +1,10 @@
 // Runs: live progress of a running sync (records per stream, rate, retries), the history with
-// durations, counts, retries and errors (filtered by source and status), and one run with its log excerpt.
+// durations, counts, retries and errors (filtered by source and status), and one run with the files and
+// rows it could not use and its log excerpt.
 import { useEffect, useRef, useState } from 'react';
 import { get, qs, type Run, type RunStatus, type SourceView } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
+import { RunShortfalls, shortfallSummary } from '../components/run-shortfalls.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, ago, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -216,7 +218,7 @@ export function RunsTable({ source, status, refreshKey = '' }: { source?: string
                       <td className="num">{num(t.records)}</td>
                       <td className="num">{num(t.errors)}</td>
                       <td className="num">{retries(r)}</td>
-                      <td className="error-cell">{r.error ?? <span className="muted">—</span>}</td>
+                      <td className="error-cell">{r.error ?? shortfallSummary(r) ?? <span className="muted">—</span>}</td>
                     </tr>
                   );
                 })
@@ -298,6 +300,7 @@ export function RunPage({ id }: { id: string }) {
       />
       {run.error && <Alert tone="error">{run.error}</Alert>}
       <LiveRun id={id} onFinished={run.reload} title="Summary" />
+      {run.data && <RunShortfalls run={run.data} />}
       {run.data && (
         <section className="card" aria-labelledby="run-log-title">
           <h2 id="run-log-title">Log excerpt</h2>
