@@ -149,6 +149,23 @@ for (const backend of BACKENDS) {
               `${name}: rows without identity are error rows: ${JSON.stringify(r.streams)}`,
             );
           }
+          // Each row the run could not store is listed (the first 1000) with the identity field it lacks.
+          if (mode === 'no-identity') {
+            const { errors, errorsTotal } = r.shortfalls;
+            const main = name === 'sc' ? 'hosts' : 'tickets';
+            const lacking = name === 'sc' ? /^(uuid\|hostUUID\|ip\|dnsName|tenableUUID\|uuid\|ipAddress)$/ : /^id$/;
+            assert.ok(errorsTotal > 0 && errors.length === Math.min(errorsTotal, 1000), `${name}: ${errorsTotal} listed`);
+            assert.ok(
+              errors.every((e) => lacking.test(e.field ?? '') && / without /.test(e.reason) && /^row \d+ of \S+$/.test(e.row)),
+              JSON.stringify(errors.slice(0, 3)),
+            );
+            assert.ok(
+              errors.some((e) => e.model === main),
+              name,
+            );
+            const run = await app.store.getRun(r.runId);
+            assert.deepEqual([run.errors, run.errorsTotal], [errors, errorsTotal], 'the run keeps them');
+          }
           // Every stream stops at the budget, lookups read before a stream's first page included (an
           // endless product or CI type list once held the run for minutes and its rows in memory).
           if (mode === 'endless')
