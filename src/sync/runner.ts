@@ -392,18 +392,22 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   if (drained && failedStreams === 0) status = 'interrupted';
   let swept: Record<string, number> = {};
   if (status === 'succeeded') {
-    const sweepModels = streams.flatMap((s) => {
-      const said = sweepSaid.get(s.name);
-      if (said === undefined) return mode === 'full' ? s.models : [];
-      if (typeof said === 'boolean') return said ? s.models : [];
-      if (!Array.isArray(said)) return [];
-      return s.models.filter((m) => said.includes(m));
-    });
+    // A model with a row the run could not store is not swept: that row's record may be any of its records.
+    const sure = (m: ModelName) => !shortfalls.failedModels.has(m);
+    const sweepModels = streams
+      .flatMap((s) => {
+        const said = sweepSaid.get(s.name);
+        if (said === undefined) return mode === 'full' ? s.models : [];
+        if (typeof said === 'boolean') return said ? s.models : [];
+        if (!Array.isArray(said)) return [];
+        return s.models.filter((m) => said.includes(m));
+      })
+      .filter(sure);
     // Streams that cover part of the source (file snapshots) sweep within their scope.
     const scoped = streams.flatMap((s) => {
       const said = sweepSaid.get(s.name);
       if (!said || typeof said !== 'object' || Array.isArray(said)) return [];
-      const models = s.models.filter((m) => said.models.includes(m));
+      const models = s.models.filter((m) => said.models.includes(m) && sure(m));
       return models.length > 0 ? [{ models, scope: said.scope }] : [];
     });
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
@@ -435,7 +439,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     }
   }
   // A run that rejected a file or could not store a row says so by its status. It read every stream (it
-  // names no error), so it swept as a complete run does, and the next run does not resume it.
+  // names no error), so it swept as a complete run does (but for the models of those rows), and the next
+  // run does not resume it.
   if (shortfalls.any) {
     log.warn({ runId, ...shortfalls.value }, `${shortfalls.describe()}; the run lists them`);
     if (status === 'succeeded') status = 'partial';

@@ -8,6 +8,8 @@ export class Shortfalls {
   readonly value: RunShortfalls = { rejected: [], rejectedTotal: 0, errors: [], errorsTotal: 0 };
   /** A file's import may be recorded twice in one run (a restarted stream repeats it): it is named once. */
   readonly #files = new Set<string>();
+  /** Models with a row that could not be stored (the run sweeps none of their records). */
+  readonly failedModels = new Set<string>();
 
   get any(): boolean {
     return this.value.rejectedTotal + this.value.errorsTotal > 0;
@@ -25,8 +27,8 @@ export class Shortfalls {
   rowsFailed(model: string, failures: readonly RowFailure[]): void {
     this.value.errorsTotal += failures.length;
     for (const f of failures) {
-      if (this.value.errors.length >= RUN_LIST_CAP) break;
-      this.value.errors.push({ model: f.model ?? model, row: f.row, field: f.field, reason: f.reason });
+      this.failedModels.add(f.model ?? model);
+      if (this.value.errors.length < RUN_LIST_CAP) this.value.errors.push({ model: f.model ?? model, row: f.row, field: f.field, reason: f.reason });
     }
   }
 
