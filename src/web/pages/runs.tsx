@@ -20,7 +20,18 @@ const trigger = (t: string | null): string => {
 
 /** Polls a run every second while it runs; shows records per stream and the current rate. */
 /** `title`: the heading of a finished run (default "Latest sync"; a run's own page names it otherwise). */
-export function LiveRun({ id, onFinished, title = 'Latest sync' }: { id: string; onFinished?: () => void; title?: string }) {
+/** `ownPage`: on the run's page, which lists what the run could not use (elsewhere a line links to it). */
+export function LiveRun({
+  id,
+  onFinished,
+  title = 'Latest sync',
+  ownPage = false,
+}: {
+  id: string;
+  onFinished?: () => void;
+  title?: string;
+  ownPage?: boolean;
+}) {
   const [run, setRun] = useState<Run | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [rate, setRate] = useState<number | null>(null);
@@ -130,6 +141,12 @@ export function LiveRun({ id, onFinished, title = 'Latest sync' }: { id: string;
       {run.error && (
         <Alert tone="error" title="The sync reported an error">
           {run.error}
+        </Alert>
+      )}
+      {!ownPage && shortfallSummary(run) && (
+        <Alert tone="warning">
+          {`${shortfallSummary(run)}: `}
+          <Link href={`/runs/${run.id}`}>see which, and why</Link>
         </Alert>
       )}
     </section>
@@ -299,7 +316,7 @@ export function RunPage({ id }: { id: string }) {
         }
       />
       {run.error && <Alert tone="error">{run.error}</Alert>}
-      <LiveRun id={id} onFinished={run.reload} title="Summary" />
+      <LiveRun id={id} onFinished={run.reload} title="Summary" ownPage />
       {run.data && <RunShortfalls run={run.data} />}
       {run.data && (
         <section className="card" aria-labelledby="run-log-title">
