@@ -290,17 +290,16 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
       writeFileSync(p, text);
       return p;
     });
-    const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
-    assert.equal((await cli('upload', 'drop', ...paths)).code, 0);
-    const synced = await cli('sync', 'drop');
-    assert.equal(synced.code, 1, synced.stderr);
+    assert.equal((await runCliAsync(['--data-dir', served.dataDir, 'upload', 'drop', ...paths], env)).code, 0);
 
-    await page.goto(served.url + '/runs?source=drop');
-    const table = page.getByRole('table', { name: 'Sync runs, newest first' });
-    await table.getByText('3 files rejected, 1 row not stored').waitFor();
-    await table.locator('tbody tr').first().getByText('partial', { exact: false }).first().waitFor();
-    await table.locator('tbody tr').first().getByRole('link').first().click();
+    // Synced from the source's page: its card says what the run could not use and links to the run.
+    await page.goto(served.url + '/sources/drop/runs');
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    const card = page.locator('section.live-run');
+    await card.getByText('3 files rejected, 1 row not stored:').waitFor();
+    await card.getByRole('link', { name: 'see which, and why' }).click();
     await page.waitForURL(/\/runs\/[^/?]+$/);
+    const runUrl = page.url();
     const rejected = page.getByRole('table', { name: 'Rejected files' });
     await rejected.locator('tbody tr').nth(2).waitFor();
     const rows = async (t: typeof rejected) => (await t.locator('tbody tr').allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
@@ -312,6 +311,14 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     assert.deepEqual(await rows(unstored), [
       ['vulnerabilities', 'scan.csv line 5', 'Severity', "Severity 'Severe' is not one of Info, Low, Medium, High, Critical"],
     ]);
+
+    // The runs list names them where the run has no error of its own.
+    await page.goto(served.url + '/runs?source=drop');
+    const table = page.getByRole('table', { name: 'Sync runs, newest first' });
+    const first = table.locator('tbody tr').first();
+    await first.getByText('3 files rejected, 1 row not stored').waitFor();
+    await first.getByText('Partial').waitFor();
+    assert.equal(new URL(runUrl).pathname, new URL(served.url + ((await first.getByRole('link').first().getAttribute('href')) ?? '')).pathname);
     assert.deepEqual(pageErrors, []);
   });
 });
