@@ -22,6 +22,7 @@ import { columnOf, fromColumnValue, q, sortOnlyExpression, tableOf, toColumnValu
 import { slaFilterClause, withSla } from './sla.ts';
 import { summarySource } from './summaries.ts';
 import { sqlCount } from './rows.ts';
+import { runsSinceSql, type Since, sinceClause } from './since.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -110,6 +111,13 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
         u.push(
           `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND excluded.${c} IS NOT NULL AND ${old} <> excluded.${c} THEN ${jsonUnion(dialect, old, `excluded.${c}`)} ELSE excluded.${c} END`,
         );
+      } else if (f.ofList) {
+        // Of another row of the same finding in the same generation: the least (greatest) of both, as of the united list.
+        const old = `${table}.${c}`;
+        const keep = `${old} ${f.ofList === 'least' ? '<' : '>'} excluded.${c}`;
+        u.push(
+          `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND (excluded.${c} IS NULL OR ${keep}) THEN ${old} ELSE excluded.${c} END`,
+        );
       } else {
         u.push(`${c} = excluded.${c}`);
       }
@@ -151,7 +159,8 @@ const plans = new Map<ModelName, ModelPlan>();
 function planOf(model: ModelName): ModelPlan {
   let p = plans.get(model);
   if (!p) {
-    const fields = MODEL_FIELDS[model];
+    // The fields a record writes: not those the store derives (generated columns).
+    const fields = MODEL_FIELDS[model].filter((f) => !f.derived);
     // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
     if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
     const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);
@@ -296,9 +305,10 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
         // A finding first stored fixed or reopened carries the time (connectors never send these two).
         const v = i === fixedAt ? findingTime(rf.status, 'fixed', stamp.now) : i === reopenedAt ? findingTime(rf.status, 'reopened', stamp.now) : rf[f.name];
         if (v === undefined) continue;
-        if (f.accumulate) {
+        if (f.accumulate || f.ofList) {
+          // (pairs: the value's place in the row, the field's index)
           accAt ??= [];
-          accAt.push(row.length);
+          accAt.push(row.length, i);
         }
         row.push(toColumnValue(f, v));
       }
@@ -315,10 +325,22 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     // one statement), with its `accumulate` lists united with the earlier one's.
     const earlier = accAt ? g.get(id) : undefined;
     if (earlier && accAt) {
-      for (const i of accAt) {
+      for (let k = 0; k < accAt.length; k += 2) {
+        const i = accAt[k]!;
         const a = earlier[i];
         const b = row[i];
-        if (typeof a === 'string' && typeof b === 'string' && a !== b) row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
+        const of = fields[accAt[k + 1]!]!.ofList;
+        if (of) {
+          if (
+            a !== null &&
+            a !== undefined &&
+            (b === null ||
+              b === undefined ||
+              (of === 'least' ? (a as string | number) < (b as string | number) : (a as string | number) > (b as string | number)))
+          )
+            row[i] = a;
+        } else if (typeof a === 'string' && typeof b === 'string' && a !== b)
+          row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
       }
     }
     g.set(id, row);
@@ -454,12 +476,10 @@ export interface QueryOptions {
   /** Order by one field (then by id); nulls last in both directions. Default: by id. */
   sort?: SortSpec | null;
   /**
-   * Only records changed since this time (ISO-8601): last stored by a run that started at or after it
-   * (strictly after it with `changedAfter`), or with an event in the change feed from then on (by such
-   * a run with `changedAfter`), which brings the records a sweep fixed or removed.
+   * Only records changed in this window (since.ts): last stored by a run it counts, or with an event in
+   * the change feed by such a run, which brings the records a sweep fixed or removed.
    */
-  changedSince?: string;
-  changedAfter?: boolean;
+  changedSince?: Since | null;
 }
 
 export interface SortSpec {
@@ -638,11 +658,7 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
-export function whereClauses(
-  model: ModelName,
-  opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>,
-  params: unknown[],
-): string[] | null {
+export function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince'>, params: unknown[]): string[] | null {
   const where: string[] = [];
   if (opts.sourceIds) {
     if (opts.sourceIds.length === 0) return null;
@@ -650,12 +666,12 @@ export function whereClauses(
     params.push(...opts.sourceIds);
   }
   if (opts.changedSince) {
-    const runs = `SELECT "id" FROM "sync_runs" WHERE "started_at" ${opts.changedAfter ? '>' : '>='} ?`;
-    // Events are read by (model, at): the feed's model index.
-    const events = `SELECT "record_id" FROM "changes" WHERE "model" = ? AND "at" >= ?${opts.changedAfter ? ` AND "run_id" IN (${runs})` : ''}`;
-    where.push(`(r."seen_run" IN (${runs}) OR r."id" IN (${events}))`);
-    params.push(opts.changedSince, model, opts.changedSince);
-    if (opts.changedAfter) params.push(opts.changedSince);
+    const runs = runsSinceSql(opts.changedSince, params);
+    params.push(model);
+    // Records a sweep fixed or removed carry no new stamp: the feed has them.
+    where.push(
+      `(r."seen_run" IN (${runs}) OR r."id" IN (SELECT e."record_id" FROM "changes" e WHERE e."model" = ? AND ${sinceClause('e', opts.changedSince, params)}))`,
+    );
   }
   for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
   return where;

@@ -2,15 +2,15 @@
 // and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
 // last reopening when that came before the fix), and how many are open with their mean and oldest age.
 import type { RemediationItem } from '../core/api-shapes-reports.ts';
-import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver, StoreDb } from './driver.ts';
+import { type Since, sinceClause } from './since.ts';
 
 /** One source and severity of the report (the API's remediation item). */
 export type RemediationRow = RemediationItem;
 
 export interface RemediationOptions {
   sourceIds?: string[];
-  /** Only fixes from then on. */
+  /** Only the fixes of this window (since.ts). */
   since?: Since | null;
   /** Only fixes before then (ISO-8601). */
   until?: string | null;

@@ -6,6 +6,7 @@
 import type { TrendsReport as ApiTrendsReport } from '../core/api-shapes-reports.ts';
 import type { StoreDb } from './driver.ts';
 import { remediationReport } from './remediation.ts';
+import { sinceTime } from './since.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
@@ -106,9 +107,7 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
       );
   const historyFrom = earliest?.at ? String(earliest.at).slice(0, 10) : null;
 
-  const rows = empty
-    ? []
-    : await remediationReport({ db }, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end, now: opts.now, openAges: false });
+  const rows = empty ? [] : await remediationReport({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end, now: opts.now, openAges: false });
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = rows.filter((r) => r.severity === severity && r.fixed > 0);
     const fixed = of.reduce((n, r) => n + r.fixed, 0);

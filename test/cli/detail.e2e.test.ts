@@ -109,7 +109,8 @@ for (const backend of BACKENDS) {
       const cve = (target.cves as string[])[0]!;
       const kev = file(
         'known_exploited_vulnerabilities.json',
-        kevCatalog('2026.11.21', new Date().toISOString(), [{ cve, added: day(-3), due: day(-1), ransomware: 'Known' }]),
+        // Released a day ago: `feeds list` says "1 day old" (and "1 record"), not "1 days".
+        kevCatalog('2026.11.21', new Date(Date.now() - 86_400_000 - 60_000).toISOString(), [{ cve, added: day(-3), due: day(-1), ransomware: 'Known' }]),
       );
       const epss = file('epss_scores-current.csv.gz', epssCsv('v2025.03.14', `${day(-8)}T00:00:00+0000`, [[cve, 0.87654, 0.99123]], { gzip: true }));
       const out = await ok(['feeds', 'import', kev, epss]);
@@ -117,7 +118,7 @@ for (const backend of BACKENDS) {
       assert.match(out, /imported FIRST EPSS scores v2025\.03\.14/);
       const list = await ok(['feeds', 'list']);
       assert.match(list, /^epss .*STALE: 8 days old$/m);
-      assert.match(list, /^kev .*version 2026\.11\.21 .*1 records .*0 days old$/m);
+      assert.match(list, /^kev .*version 2026\.11\.21 .* 1 record .* 1 day old$/m);
       const listed = JSON.parse(await ok(['--json', 'feeds', 'list'])) as { feeds: Rec[] };
       assert.deepEqual(
         listed.feeds.map((f) => [f.kind, f.stale, f.records]),
@@ -137,7 +138,9 @@ for (const backend of BACKENDS) {
       assert.equal(hit.length, 1);
       assert.equal(hit[0]!.kevDueDate, `${day(-1)}T00:00:00.000Z`);
       assert.equal(hit[0]!.epssFeedScore, 0.87654);
-      assert.equal(hit[0]!.epssScore, target.epssScore, 'the scanner’s EPSS is kept beside the feed’s');
+      assert.deepEqual([hit[0]!.epssScore, hit[0]!.epssPercentile, hit[0]!.epssSource], [0.87654, 0.99123, 'feed'], 'one origin: the feed');
+      assert.equal(hit[0]!.scannerEpssScore, target.scannerEpssScore, 'the scanner’s EPSS is kept beside the feed’s');
+      assert.deepEqual([hit[0]!.knownExploited, hit[0]!.knownExploitedBy === 'feed' || hit[0]!.knownExploitedBy === 'both'], [true, true]);
       const overdue = await rows(['vulnerabilities', '--source', 'lab', '--where', 'overdue=true']);
       assert.ok(
         overdue.some((v) => v.id === target.id),

@@ -15,6 +15,23 @@ const CHANGE_TEXT: Record<string, string> = {
 const day = (iso: unknown) => (typeof iso === 'string' && iso ? iso.slice(0, 10) : null);
 const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(v < 0.1 ? 2 : 1)} %` : null);
 
+/** The finding's EPSS: score and percentile of one origin, named, and the scanner's own score where the feed's is shown. */
+function epssText(f: Record<string, unknown>): string | null {
+  if (typeof f.epssScore !== 'number') return null;
+  const percentile = typeof f.epssPercentile === 'number' && f.epssSource === 'feed' ? ` (percentile ${pct(f.epssPercentile)})` : '';
+  if (f.epssSource !== 'feed') return `${pct(f.epssScore)}, from the scanner`;
+  const scanner = typeof f.scannerEpssScore === 'number' ? `; the scanner says ${pct(f.scannerEpssScore)}` : '';
+  return `${pct(f.epssScore)}${percentile}, from the EPSS feed${scanner}`;
+}
+
+/** Who says the finding is known exploited: the scanner, the CISA KEV catalog, or both. */
+function knownExploitedText(f: Record<string, unknown>): string {
+  const since = typeof f.kevDateAdded === 'string' ? `, listed since ${day(f.kevDateAdded)}` : '';
+  if (f.knownExploitedBy === 'both') return `Yes: the scanner and the CISA KEV catalog${since}`;
+  if (f.knownExploitedBy === 'feed') return `Yes: the CISA KEV catalog${since}`;
+  return 'Yes: the scanner';
+}
+
 /** How the scanner's plugin checked (its check type), in words. */
 const CHECK_TYPES: Record<string, string> = { local: 'local (with credentials, on the host)', remote: 'remote (over the network)', combined: 'combined' };
 
@@ -30,15 +47,15 @@ function Prop({ label, value, optional }: { label: string; value: React.ReactNod
 }
 
 export function FindingPage({ id }: { id: string }) {
-  const finding = useLoad((s) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s), id);
+  const finding = useLoad((s) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s), `finding:${id}`);
   const f = finding.data;
   const hostId = f?.hostId ? String(f.hostId) : null;
   const assetId = f?.assetId ? String(f.assetId) : null;
   const cves = (f?.cves as string[] | null) ?? [];
   const pluginUrl = f ? `/api/v1/plugins${qs({ pluginId: String(f.pluginId ?? ''), source: f.source, limit: 1 })}` : '';
   const plugin = useLoad((s) => (f?.pluginId ? get<{ items: Rec[] }>(pluginUrl, s).then((r) => r.items[0] ?? null) : Promise.resolve(null)), pluginUrl);
-  const host = useLoad((s) => (hostId ? get<Rec>(`/api/v1/hosts/${encodeURIComponent(hostId)}`, s) : Promise.resolve(null)), hostId ?? '-');
-  const asset = useLoad((s) => (assetId ? get<Rec>(`/api/v1/assets/${encodeURIComponent(assetId)}`, s) : Promise.resolve(null)), assetId ?? '-');
+  const host = useLoad((s) => (hostId ? get<Rec>(`/api/v1/hosts/${encodeURIComponent(hostId)}`, s) : Promise.resolve(null)), `host/${hostId ?? '-'}`);
+  const asset = useLoad((s) => (assetId ? get<Rec>(`/api/v1/assets/${encodeURIComponent(assetId)}`, s) : Promise.resolve(null)), `asset:${assetId ?? '-'}`);
   const history = useLoad(
     (s) => get<{ items: ChangeEvent[] }>(`/api/v1/changes${qs({ model: 'vulnerabilities', recordId: id, limit: 1000 })}`, s),
     `history:${id}`,
@@ -54,7 +71,7 @@ export function FindingPage({ id }: { id: string }) {
   }, `tickets:${id}:${assetId}`);
   const feeds = useLoad(
     (s) => (cves.length ? get<{ items: CveFacts[] }>(`/api/v1/feeds/cves${qs({ cve: cves.slice(0, 500) })}`, s) : Promise.resolve({ items: [] })),
-    cves.join(','),
+    `cve-facts:${cves.join(',')}`,
   );
   const title = f ? String(f.pluginName ?? `Plugin ${f.pluginId}`) : '';
   usePageTitle(`${title || 'Finding'} · Vulnerabilities`);
@@ -163,18 +180,8 @@ export function FindingPage({ id }: { id: string }) {
           <Prop label="CVSS v2" value={cell(f.cvssV2BaseScore)} />
           <Prop label="CVSS v4" value={p?.cvssV4BaseScore !== undefined && p?.cvssV4BaseScore !== null ? cell(p.cvssV4BaseScore) : null} optional />
           <Prop label="VPR" value={cell(f.vprScore)} />
-          <Prop
-            label="EPSS"
-            value={
-              f.epssScore !== null && f.epssScore !== undefined
-                ? `${pct(f.epssScore)}${f.epssPercentile ? ` (percentile ${pct(f.epssPercentile)})` : ''}`
-                : null
-            }
-          />
-          <Prop
-            label="Known exploited (CISA KEV)"
-            value={f.knownExploited ? <span className="kev">Yes{f.kevDateAdded ? `, since ${day(f.kevDateAdded)}` : ''}</span> : 'No'}
-          />
+          <Prop label="EPSS" value={epssText(f)} />
+          <Prop label="Known exploited" value={f.knownExploited ? <span className="kev">{knownExploitedText(f)}</span> : 'No'} />
           <Prop label="Exploit available" value={cell(f.exploitAvailable)} />
           <Prop label="Check type" value={p?.checkType ? (CHECK_TYPES[String(p.checkType)] ?? String(p.checkType)) : null} optional />
         </dl>

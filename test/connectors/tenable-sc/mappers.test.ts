@@ -146,9 +146,9 @@ test('vulndetails row → vulnerability', () => {
     cves: ['CVE-2021-44228', 'CVE-2021-45046'],
     cvssV2BaseScore: 10,
     cvssV3BaseScore: 10,
-    epssScore: 0.97,
+    scannerEpssScore: 0.97,
     vprScore: 9.9,
-    knownExploited: true,
+    scannerKnownExploited: true,
     status: 'open',
     port: 8443,
     protocol: 'tcp',
@@ -159,9 +159,9 @@ test('vulndetails row → vulnerability', () => {
   assert.equal(mapVulnerability(vulnRow({ hasBeenMitigated: '1' }), 'cumulative')?.fields.status, 'reopened');
   assert.equal(mapVulnerability(vulnRow(), 'patched')?.fields.status, 'fixed');
   const plain = mapVulnerability(vulnRow({ xref: 'CWE #200', vprScore: '', epssScore: undefined, cve: '', uuid: '', hostUUID: 'AA-BB' }), 'cumulative');
-  assert.equal(plain?.fields.knownExploited, false);
+  assert.equal(plain?.fields.scannerKnownExploited, false);
   assert.equal(plain?.fields.vprScore, null);
-  assert.equal(plain?.fields.epssScore, null);
+  assert.equal(plain?.fields.scannerEpssScore, null);
   assert.deepEqual(plain?.fields.cves, []);
   assert.equal(plain?.hostKey, 'uuid:aa-bb');
 });
