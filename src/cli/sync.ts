@@ -35,7 +35,7 @@ function shortfallLines(run: RunRecord): string[] {
   return out;
 }
 
-function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept'>): void {
+function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept' | 'skipped'>): void {
   if (g.json) {
     printJson({
       runId: run.id,
@@ -46,6 +46,7 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
       errors: run.errors,
       rejectedTotal: run.rejectedTotal,
       errorsTotal: run.errorsTotal,
+      ...(result.skipped ? { skipped: result.skipped } : {}),
     });
     return;
   }
@@ -58,6 +59,8 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
       `  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${c.truncated ? `, ${c.truncated} with a field truncated` : ''}${swept}\n`,
     );
   }
+  // Older exports changed nothing: said, with the newer export that is the truth there.
+  for (const sk of result.skipped ?? []) process.stdout.write(`  skipped ${terminalSafe(sk.file)}: ${terminalSafe(sk.reason)}\n`);
   if (result.error) process.stdout.write(`  error: ${terminalSafe(result.error)}\n`);
   for (const line of shortfallLines(run)) process.stdout.write(`${line}\n`);
 }

@@ -447,6 +447,14 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   },
   // A ticket naming more hosts or CVEs than one fix would (store/ticket-links.ts): linked by association only.
   { version: 23, name: 'broad tickets', sql: 'ALTER TABLE rec_tickets ADD COLUMN broad INTEGER;' },
+  // A file import's scope (the repositories its rows named, and whether some named none: its file name)
+  // and its export time (the date in its file name, else its upload time): a newer export of a scope is
+  // its whole state, an older one changes nothing (docs/csv-import.md).
+  {
+    version: 24,
+    name: 'file import scope and export time',
+    sql: 'ALTER TABLE file_imports ADD COLUMN scope TEXT;\nALTER TABLE file_imports ADD COLUMN exported_at TEXT;',
+  },
   // Who made a manual link or unlink (a user, an API token, the command line), shown with its date.
   { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
 ];

@@ -54,7 +54,7 @@ for (const backend of BACKENDS) {
       await ok(addTenableArgs('lab', sim, 'proofMaxBytes=60'));
       const sync = JSON.parse(await ok(['--json', 'sync', 'lab'])) as { status: string; streams: Record<string, { records: number }> };
       assert.equal(sync.status, 'succeeded');
-      const vulns = await rows(['vulnerabilities', '--source', 'lab']);
+      const vulns = await rows(['vulnerabilities', '--source', 'lab', '--all']);
       const plugins = await rows(['plugins', '--source', 'lab']);
       assert.ok(vulns.length > 20);
       assert.equal(sync.streams.plugins!.records, plugins.length);
