@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AppContext, resolvePaths } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { removePartialLeftovers } from '../export/confine.ts';
-import { type RunRecord, unreadableSecretsError } from '../store/store.ts';
+import { RUN_LIST_CAP, type RunRecord, unreadableSecretsError } from '../store/store.ts';
 import { runSync, type SyncProgress, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -12,9 +12,42 @@ import { ExitCode, type GlobalOptions, globals, printJson, withApp } from './app
 import { formatRate, progressLine, terminalSafe } from './output.ts';
 import { openSyncLog, progressWriter } from './sync-log.ts';
 
+/** Lines of each list a summary prints; the run's record keeps up to RUN_LIST_CAP (the API and `--json` show them). */
+const SUMMARY_LINES = 20;
+
+/** The files the run rejected and the rows it could not store, one line each (the first SUMMARY_LINES). */
+function shortfallLines(run: RunRecord): string[] {
+  const out: string[] = [];
+  const more = (total: number, shown: number) =>
+    total > shown ? [`    … and ${total - shown} more (GET /api/v1/runs/${run.id} lists up to ${RUN_LIST_CAP})`] : [];
+  if (run.rejectedTotal > 0) {
+    out.push(`  rejected files (${run.rejectedTotal}):`);
+    const shown = run.rejected.slice(0, SUMMARY_LINES);
+    for (const f of shown) out.push(`    ${terminalSafe(f.file)} — ${terminalSafe(f.reason)}`);
+    out.push(...more(run.rejectedTotal, shown.length));
+  }
+  if (run.errorsTotal > 0) {
+    out.push(`  rows not stored (${run.errorsTotal}):`);
+    const shown = run.errors.slice(0, SUMMARY_LINES);
+    for (const e of shown) out.push(`    ${e.model}, ${terminalSafe(e.row)}${e.field ? `, ${terminalSafe(e.field)}` : ''}: ${terminalSafe(e.reason)}`);
+    out.push(...more(run.errorsTotal, shown.length));
+  }
+  return out;
+}
+
 function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept' | 'skipped'>): void {
   if (g.json) {
-    printJson({ runId: run.id, status: result.status, streams: result.streams, error: result.error, ...(result.skipped ? { skipped: result.skipped } : {}) });
+    printJson({
+      runId: run.id,
+      status: result.status,
+      streams: result.streams,
+      error: result.error,
+      rejected: run.rejected,
+      errors: run.errors,
+      rejectedTotal: run.rejectedTotal,
+      errorsTotal: run.errorsTotal,
+      ...(result.skipped ? { skipped: result.skipped } : {}),
+    });
     return;
   }
   const ms = Date.parse(run.finishedAt ?? run.startedAt) - Date.parse(run.startedAt);
@@ -29,6 +62,7 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
   // Older exports changed nothing: said, with the newer export that is the truth there.
   for (const sk of result.skipped ?? []) process.stdout.write(`  skipped ${terminalSafe(sk.file)}: ${terminalSafe(sk.reason)}\n`);
   if (result.error) process.stdout.write(`  error: ${terminalSafe(result.error)}\n`);
+  for (const line of shortfallLines(run)) process.stdout.write(`${line}\n`);
 }
 
 interface SyncFlags {

@@ -55,6 +55,16 @@ export const run = z.object({
     .optional()
     .describe('upstream retries, how many followed an HTTP 429, and the latest log lines of the run (null for runs from before these were kept)'),
   error: nullableString,
+  rejected: z
+    .array(z.object({ file: z.string(), reason: z.string() }))
+    .optional()
+    .describe('files the run rejected whole, with why (the first 1000; one run: GET /api/v1/runs/{id})'),
+  rejectedTotal: z.int().describe('files the run rejected (any makes the run partial)'),
+  errors: z
+    .array(z.object({ model: z.string(), row: z.string(), field: nullableString, reason: z.string() }))
+    .optional()
+    .describe('rows the run could not store: model, row (its id or place), the field at fault, why (the first 1000; one run: GET /api/v1/runs/{id})'),
+  errorsTotal: z.int().describe('rows the run could not store (any makes the run partial)'),
 });
 export type Run = z.infer<typeof run>;
 export const runList = z.object({ items: z.array(run) });

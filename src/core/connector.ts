@@ -95,6 +95,17 @@ export interface StreamContext extends ConnectorContext {
   knownHosts?: () => Promise<KnownHost[]>;
 }
 
+/** A row a stream read and could not store. */
+export interface RowFailure {
+  /** The model the row was for; absent: the stream's first model. */
+  model?: ModelName;
+  /** Which row: its upstream id where it has one, else its place (`row 12 of sumip`, `export.csv line 5`). */
+  row: string;
+  /** The field (or file column) at fault, null when the reason names none. */
+  field: string | null;
+  reason: string;
+}
+
 export interface Page {
   /** Records by model; one page may feed several models (e.g. plugin output carrying software). */
   records: Partial<Record<ModelName, IncomingRecord[]>>;
@@ -102,6 +113,8 @@ export interface Page {
   checkpoint: unknown;
   /** Records the stream could not map, counted as errors in the run. */
   errors?: number;
+  /** The rows of this page that could not be stored, each with why (they make the run partial); `errors` counts them too. */
+  failures?: RowFailure[];
   /**
    * Which of the stream's models this run sweeps, when the stream knows better than the run's mode:
    * true = all of them, false = none, a list = those. The last page that sets it decides; unset = the

@@ -176,7 +176,7 @@ export async function runDestination(
 ): Promise<ExportStatusRecord> {
   const log = app.log.child({ source: source.name, export: d.name });
   const previous = await getExportStatus(app.store, d.id, source.id);
-  const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { status: 'succeeded' });
+  const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { complete: true });
   const window =
     d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
   const status: ExportStatusRecord = {

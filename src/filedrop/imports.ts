@@ -29,6 +29,8 @@ export interface OpenBucketOptions {
   runId?: string | null;
   /** Treat every object as not imported yet (a forced re-import). */
   reimport?: boolean;
+  /** Told each import once it is recorded (the run lists the files it rejected). */
+  onRecorded?: (result: FileImportResult) => void;
 }
 
 type SourceLike = Pick<SourceRecord, 'id' | 'name' | 'type' | 'config'>;
@@ -113,8 +115,9 @@ class StoreBackedBucket implements SourceBucket {
     return isImported(this.#app, this.#sourceId, obj);
   }
 
-  recordImport(result: FileImportResult): Promise<void> {
-    return recordImport(this.#app, this.#sourceId, this.bucket, result, this.#opts.runId ?? null);
+  async recordImport(result: FileImportResult): Promise<void> {
+    await recordImport(this.#app, this.#sourceId, this.bucket, result, this.#opts.runId ?? null);
+    this.#opts.onRecorded?.(result);
   }
 
   snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {

@@ -438,6 +438,13 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   { version: 20, name: 'API token scopes', sql: `ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';` },
   // Issue 28: knownExploited and epssScore become the one answer of the scanner and the offline feeds.
   { version: 21, name: 'known exploited by scanner or feed', sql: knownExploitedMigration('sqlite'), postgres: knownExploitedMigration('postgres') },
+  // What a run could not use (store/runs.ts): the files it rejected and the rows it could not store, each
+  // a JSON list capped at RUN_LIST_CAP entries with the total beside it.
+  {
+    version: 22,
+    name: 'run rejected files and row errors',
+    sql: 'ALTER TABLE sync_runs ADD COLUMN rejected TEXT;\nALTER TABLE sync_runs ADD COLUMN row_errors TEXT;',
+  },
   // A ticket naming more hosts or CVEs than one fix would (store/ticket-links.ts): linked by association only.
   { version: 23, name: 'broad tickets', sql: 'ALTER TABLE rec_tickets ADD COLUMN broad INTEGER;' },
   // A file import's scope (the repositories its rows named, and whether some named none: its file name)

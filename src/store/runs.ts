@@ -1,5 +1,5 @@
-// Sync runs and checkpoints in the store: a run's record (mode, generation, status, counts, heartbeat)
-// and each stream's checkpoint of a source.
+// Sync runs and checkpoints in the store: a run's record (mode, generation, status, counts, heartbeat,
+// the files it rejected and the rows it could not store) and each stream's checkpoint of a source.
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.ts';
 import type { Driver, Row } from './driver.ts';
 import { Conditions, nowIso, parseJson, sqlCount } from './rows.ts';
@@ -14,7 +14,32 @@ export interface StreamCounts {
   truncated?: number;
 }
 
-export interface RunRecord {
+/** A file a run rejected whole, and why. */
+export interface RejectedFile {
+  file: string;
+  reason: string;
+}
+
+/** A row a run read and could not store: its model, its identity (id or place), the field at fault (null: none named), why. */
+export interface UnstoredRow {
+  model: string;
+  row: string;
+  field: string | null;
+  reason: string;
+}
+
+/** What a run could not use: the first RUN_LIST_CAP files and rows, and how many there were in all. */
+export interface RunShortfalls {
+  rejected: RejectedFile[];
+  rejectedTotal: number;
+  errors: UnstoredRow[];
+  errorsTotal: number;
+}
+
+/** Entries a run keeps of each list (the totals count the rest). */
+export const RUN_LIST_CAP = 1000;
+
+export interface RunRecord extends RunShortfalls {
   id: string;
   sourceId: string;
   mode: 'full' | 'incremental';
@@ -42,8 +67,26 @@ export interface CheckpointRecord {
   runId: string | null;
 }
 
+/** A stored list column: `{"items": [...], "total": n}` (null for runs stored before these were kept). */
+function readList<T>(stored: unknown): { items: T[]; total: number } {
+  const v = parseJson<{ items?: T[]; total?: number } | null>(stored, null);
+  const items = Array.isArray(v?.items) ? v.items : [];
+  return { items, total: typeof v?.total === 'number' ? v.total : items.length };
+}
+
+const packList = <T>(items: T[], total: number): string => JSON.stringify({ items: items.slice(0, RUN_LIST_CAP), total: Math.max(total, items.length) });
+
+/**
+ * A run that read every stream to its end: succeeded, or partial only because it rejected files or rows
+ * (such a run names no error; every other partial run does). It is not resumed, and counts as complete.
+ */
+export const readEveryStream = (r: Pick<RunRecord, 'status' | 'error'>): boolean => r.status === 'succeeded' || (r.status === 'partial' && r.error === null);
+const READ_EVERY_STREAM = `("status" = 'succeeded' OR ("status" = 'partial' AND "error" IS NULL))`;
+
 function toRun(r: Row): RunRecord {
   const { counts, activity } = unpackCounts(parseJson(r.counts, {}));
+  const rejected = readList<RejectedFile>(r.rejected);
+  const errors = readList<UnstoredRow>(r.row_errors);
   return {
     id: String(r.id),
     sourceId: String(r.source_id),
@@ -59,10 +102,14 @@ function toRun(r: Row): RunRecord {
     counts,
     activity,
     error: (r.error as string | null) ?? null,
+    rejected: rejected.items,
+    rejectedTotal: rejected.total,
+    errors: errors.items,
+    errorsTotal: errors.total,
   };
 }
 
-export type NewRun = Omit<RunRecord, 'finishedAt' | 'counts' | 'activity' | 'error' | 'status' | 'heartbeatAt'>;
+export type NewRun = Omit<RunRecord, 'finishedAt' | 'counts' | 'activity' | 'error' | 'status' | 'heartbeatAt' | keyof RunShortfalls>;
 
 /** Records a running run; a second running run of a source is refused (the store's unique index). */
 export async function createRun(db: Driver, run: NewRun): Promise<RunRecord> {
@@ -104,9 +151,17 @@ export async function activeRun(db: Driver, sourceId: string): Promise<RunRecord
   return rows[0] ? toRun(rows[0]) : null;
 }
 
-export async function lastRun(db: Driver, sourceId: string, where: { status?: RunStatus; mode?: 'full' | 'incremental' }): Promise<RunRecord | null> {
+/** `complete`: only runs that read every stream to its end (readEveryStream). */
+export interface LastRunFilter {
+  status?: RunStatus;
+  complete?: boolean;
+  mode?: 'full' | 'incremental';
+}
+
+export async function lastRun(db: Driver, sourceId: string, where: LastRunFilter): Promise<RunRecord | null> {
   const c = new Conditions().add(`"source_id" = ?`, sourceId);
   if (where.status) c.add(`"status" = ?`, where.status);
+  if (where.complete) c.add(READ_EVERY_STREAM);
   if (where.mode) c.add(`"mode" = ?`, where.mode);
   const rows = await db.all(`SELECT * FROM "sync_runs"${c.where} ORDER BY "started_at" DESC LIMIT 1`, c.params);
   return rows[0] ? toRun(rows[0]) : null;
@@ -123,15 +178,21 @@ export async function finishRun(
   counts: Record<string, StreamCounts>,
   error: string | null,
   activity?: RunActivity | null,
+  shortfalls?: RunShortfalls | null,
 ): Promise<void> {
-  await db.run(`UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ? WHERE "id" = ?`, [
-    status,
-    nowIso(),
-    nowIso(),
-    packCounts(counts, activity),
-    error,
-    runId,
-  ]);
+  await db.run(
+    `UPDATE "sync_runs" SET "status" = ?, "finished_at" = ?, "heartbeat_at" = ?, "counts" = ?, "error" = ?, "rejected" = ?, "row_errors" = ? WHERE "id" = ?`,
+    [
+      status,
+      nowIso(),
+      nowIso(),
+      packCounts(counts, activity),
+      error,
+      shortfalls ? packList(shortfalls.rejected, shortfalls.rejectedTotal) : null,
+      shortfalls ? packList(shortfalls.errors, shortfalls.errorsTotal) : null,
+      runId,
+    ],
+  );
 }
 
 export async function getCheckpoints(db: Driver, sourceId: string): Promise<Map<string, CheckpointRecord>> {

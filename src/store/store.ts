@@ -35,7 +35,7 @@ import {
 } from './records.ts';
 import { nowIso } from './rows.ts';
 import * as runs from './runs.ts';
-import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } from './runs.ts';
+import type { CheckpointRecord, NewRun, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './runs.ts';
 import { type OneRun, resolveRun, resolveSince, type Since } from './since.ts';
 import { type SourceRecord, Sources } from './sources.ts';
 import type { RunActivity } from './run-activity.ts';
@@ -46,7 +46,8 @@ import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refresh
 import * as users from './users.ts';
 
 export { nowIso } from './rows.ts';
-export type { CheckpointRecord, RunRecord, RunStatus, StreamCounts } from './runs.ts';
+export type { CheckpointRecord, RejectedFile, UnstoredRow, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './runs.ts';
+export { readEveryStream, RUN_LIST_CAP } from './runs.ts';
 export { type SourceRecord, unreadableSecretsError } from './sources.ts';
 
 export class Store {
@@ -180,7 +181,7 @@ export class Store {
     return runs.activeRun(this.db, sourceId);
   }
 
-  async lastRun(sourceId: string, where: { status?: RunStatus; mode?: 'full' | 'incremental' } = {}): Promise<RunRecord | null> {
+  async lastRun(sourceId: string, where: runs.LastRunFilter = {}): Promise<RunRecord | null> {
     return runs.lastRun(this.db, sourceId, where);
   }
 
@@ -188,8 +189,15 @@ export class Store {
     return runs.heartbeat(this.db, runId, counts, activity);
   }
 
-  async finishRun(runId: string, status: RunStatus, counts: Record<string, StreamCounts>, error: string | null, activity?: RunActivity | null): Promise<void> {
-    return runs.finishRun(this.db, runId, status, counts, error, activity);
+  async finishRun(
+    runId: string,
+    status: RunStatus,
+    counts: Record<string, StreamCounts>,
+    error: string | null,
+    activity?: RunActivity | null,
+    shortfalls?: RunShortfalls | null,
+  ): Promise<void> {
+    return runs.finishRun(this.db, runId, status, counts, error, activity, shortfalls);
   }
 
   async getCheckpoints(sourceId: string): Promise<Map<string, CheckpointRecord>> {

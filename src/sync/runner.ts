@@ -1,7 +1,8 @@
 // The sync runner: runs a source's streams, stores each page with its checkpoint in one transaction,
 // resumes an interrupted run from its checkpoints, counts per model, and sweeps (marks removed / fixed)
 // only after a complete, successful full run (or within the scope a stream names), and only when the
-// sweep guard agrees (src/sync/guard.ts).
+// sweep guard agrees (src/sync/guard.ts). A run that rejected a file or could not store a row ends
+// partial and lists them (shortfalls.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,8 +16,18 @@ import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
+import { Shortfalls } from './shortfalls.ts';
 import { RecordIdSet } from '../store/id-set.ts';
-import { type RunRecord, type RunStatus, type SourceRecord, nowIso, type StreamCounts, unreadableSecretsError } from '../store/store.ts';
+import {
+  type RunRecord,
+  type RunShortfalls,
+  type RunStatus,
+  readEveryStream,
+  type SourceRecord,
+  nowIso,
+  type StreamCounts,
+  unreadableSecretsError,
+} from '../store/store.ts';
 import {
   PageRepeatGuard,
   pageBudgetMessage,
@@ -70,6 +81,8 @@ export interface SyncResult {
   streams: Record<string, StreamCounts>;
   swept: Record<string, number>;
   error: string | null;
+  /** Files rejected and rows not stored (any of them makes the run partial). */
+  shortfalls: RunShortfalls;
   /** File mode: exports skipped as older than one already imported for their scope (they changed nothing). */
   skipped?: { file: string; reason: string }[];
 }
@@ -152,12 +165,12 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   // A full run whose sweep was refused is not resumed (its streams are complete) and the next run is
   // full again: its checkpoints came from an upstream that answered with too little to trust.
   const refused = readGuard(sourceState);
-  // A run that stored anything and did not succeed is resumed: streams it completed are skipped, the
-  // others go on from their checkpoints (or start, when it stopped between two streams).
+  // A run that stored anything and did not read every stream is resumed: streams it completed are
+  // skipped, the others go on from their checkpoints (or start, when it stopped between two streams).
   const resumable =
     (!opts.full || opts.resume) &&
     last &&
-    last.status !== 'succeeded' &&
+    !readEveryStream(last) &&
     last.status !== 'running' &&
     last.generation !== refused?.refusedGeneration &&
     [...checkpoints.values()].some((c) => c.generation === last.generation);
@@ -169,7 +182,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     generation = last.generation;
     resumedFrom = last.id;
   } else {
-    const lastFull = await store.lastRun(source.id, { status: 'succeeded', mode: 'full' });
+    const lastFull = await store.lastRun(source.id, { complete: true, mode: 'full' });
     const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > fullEveryMs();
     mode = opts.full || fullDue || refused ? 'full' : 'incremental';
     generation = randomUUID();
@@ -196,6 +209,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   /** Streams that said what to sweep (Page.sweep); the others follow the run's mode. */
   const sweepSaid = new Map<string, NonNullable<Page['sweep']>>();
   const streamErrors: string[] = [];
+  const shortfalls = new Shortfalls();
   let failedStreams = 0;
   let streams: Stream[] = [];
   const abort = new AbortController();
@@ -225,7 +239,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
 
   try {
     // File-mode sources read their bucket; a full run re-reads every file version it holds.
-    const bucket = readsFiles(connector, config) ? openSourceBucket(app, source, { runId, reimport: mode === 'full' }) : undefined;
+    const bucket = readsFiles(connector, config)
+      ? openSourceBucket(app, source, { runId, reimport: mode === 'full', onRecorded: (r) => shortfalls.fileRecorded(r) })
+      : undefined;
     streams = connector.streams(config, { sourceName: source.name, log, state, signal: abort.signal, bucket });
     checkStreams(streams, connector);
     for (const s of streams) for (const m of s.models) counts[m] = { records: 0, errors: 0 };
@@ -265,7 +281,15 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               counts[m] ??= { records: 0, errors: 0 };
               counts[m].records += n;
             }
-            if (page.errors) counts[stream.models[0]].errors += page.errors;
+            // Rows that could not be stored count as errors of the model each was for.
+            const failures = page.failures ?? [];
+            for (const f of failures) {
+              const m = f.model ?? stream.models[0]!;
+              counts[m] ??= { records: 0, errors: 0 };
+              counts[m].errors++;
+            }
+            if (page.errors && page.errors > failures.length) counts[stream.models[0]].errors += page.errors - failures.length;
+            if (failures.length > 0) shortfalls.rowsFailed(stream.models[0], failures);
             if (page.sweep !== undefined) sweepSaid.set(stream.name, page.sweep);
             startedFrom = { checkpoint: lastValue, resumed: true };
             opts.onProgress?.({ runId, stream: stream.name, counts, elapsedMs: Date.now() - started });
@@ -373,13 +397,18 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   if (drained && failedStreams === 0) status = 'interrupted';
   let swept: Record<string, number> = {};
   if (status === 'succeeded') {
-    const sweepModels = streams.flatMap((s) => {
-      const said = sweepSaid.get(s.name);
-      if (said === undefined) return mode === 'full' ? s.models : [];
-      if (typeof said === 'boolean') return said ? s.models : [];
-      if (!Array.isArray(said)) return [];
-      return s.models.filter((m) => (said as unknown[]).includes(m));
-    });
+    // A model with a row the run could not store is not swept: that row's record may be any of its records.
+    // (A stream that sweeps within scopes leaves out the scopes of such rows itself: filedrop/csv/scopes.ts.)
+    const sure = (m: ModelName) => !shortfalls.failedModels.has(m);
+    const sweepModels = streams
+      .flatMap((s) => {
+        const said = sweepSaid.get(s.name);
+        if (said === undefined) return mode === 'full' ? s.models : [];
+        if (typeof said === 'boolean') return said ? s.models : [];
+        if (!Array.isArray(said)) return [];
+        return s.models.filter((m) => (said as unknown[]).includes(m));
+      })
+      .filter(sure);
     // Streams that cover part of the source (file snapshots) sweep within their scopes, each scope
     // under the guard on its own (a scope whose snapshot looks truncated is left as it was).
     const scopedSaid = streams.flatMap((s) => {
@@ -396,7 +425,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       opts.allowLargeRemoval === true,
     );
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
-    const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
+    const lastFull = baseline ?? (await store.lastRun(source.id, { complete: true, mode: 'full' }));
     const lastRecords = lastFull
       ? 'pages' in lastFull
         ? lastFull.records
@@ -429,6 +458,13 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       }
     }
   }
+  // A run that rejected a file or could not store a row says so by its status. It read every stream (it
+  // names no error), so it swept as a complete run does (but for the models of those rows), and the next
+  // run does not resume it.
+  if (shortfalls.any) {
+    log.warn({ runId, ...shortfalls.value }, `${shortfalls.describe()}; the run lists them`);
+    if (status === 'succeeded') status = 'partial';
+  }
   // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts);
   // before correlation, whose full pass reads the hosts' open findings from them.
   await refreshSummariesAfterRun(store, source.id, runId, log);
@@ -437,9 +473,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
-  await store.finishRun(runId, status, counts, error, runLog.activity);
-  // Scheduled exports follow a successful run; they run beside the caller and never change the run.
-  if (status === 'succeeded') exportAfterSync(app, source.name, runId);
+  await store.finishRun(runId, status, counts, error, runLog.activity, shortfalls.value);
+  // Scheduled exports follow a run that read every stream; they run beside the caller and never change the run.
+  if (readEveryStream({ status, error })) exportAfterSync(app, source.name, runId);
   const skipped = readsFiles(connector, config) ? await skippedByRun(app, source.id, runId).catch(() => []) : [];
-  return { runId, status, mode, resumedFrom, streams: counts, swept, error, ...(skipped.length > 0 ? { skipped } : {}) };
+  return { runId, status, mode, resumedFrom, streams: counts, swept, error, shortfalls: shortfalls.value, ...(skipped.length > 0 ? { skipped } : {}) };
 }

@@ -1,6 +1,6 @@
 // File mode end to end through the CLI: CSV exports uploaded into a source's bucket and imported by
 // `sync`: a re-sync imports nothing twice, a later export missing a finding marks it fixed (full run), a file that
-// is not an export is rejected whole, bad rows are listed with their line numbers; and an SDP export.
+// is not an export is rejected whole, bad rows are listed with their line numbers (the run ends partial); and an SDP export.
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -110,8 +110,19 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
   ok(['upload', 'f', write('notes.csv', 'name,email\nAlice,alice@example.com\n')]);
   const c = scRow({ Plugin: '57582', 'Plugin Name': 'SSL Self-Signed Certificate', 'IP Address': '10.0.0.2' });
   ok(['upload', 'f', write('2024-10-15.csv', csvText(SC_HEADER, [c, scRow({ Severity: 'Severe' })]))]);
-  const s4 = JSON.parse(ok(['--json', 'sync', 'f'])) as { status: string };
-  assert.equal(s4.status, 'succeeded');
+  // The run ends partial (exit 1) and names the file and the row it could not use.
+  const r4 = runCli([...d, '--json', 'sync', 'f']);
+  assert.equal(r4.code, 1, r4.stderr);
+  const s4 = JSON.parse(r4.stdout) as { status: string; rejected: { file: string; reason: string }[]; errors: { row: string; field: string | null }[] };
+  assert.equal(s4.status, 'partial');
+  assert.deepEqual(
+    s4.rejected.map((f) => f.file),
+    ['notes.csv'],
+  );
+  assert.deepEqual(
+    s4.errors.map((e) => [e.row, e.field]),
+    [['2024-10-15.csv line 5', 'Severity']],
+  );
   assert.deepEqual(
     vulns().map((v) => [v.pluginId, v.status]),
     [

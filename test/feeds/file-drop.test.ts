@@ -73,8 +73,14 @@ for (const backend of BACKENDS) {
         assert.match(line(key).message, /will be rejected: it is a .* feed file: a source's bucket never changes the feeds .*`tributary feeds import FILE`/);
       }
 
+      // The feed files it refused make the run partial, and it names them.
       const run = await runSync(app, 'scanner');
-      assert.equal(run.status, 'succeeded', run.error ?? '');
+      assert.equal(run.status, 'partial', run.error ?? '');
+      assert.deepEqual(run.shortfalls.rejected.map((f) => f.file).sort(), [
+        'epss-bomb.csv.gz',
+        'epss_scores-2099-12-31.csv.gz',
+        'known_exploited_vulnerabilities.json',
+      ]);
       const byKey = new Map((await listImports(app, scanner.id)).map((i) => [i.key, i]));
       assert.equal(byKey.get('vulns.csv')!.status, 'imported');
       for (const key of ['known_exploited_vulnerabilities.json', 'epss_scores-2099-12-31.csv.gz', 'epss-bomb.csv.gz']) {
@@ -87,7 +93,7 @@ for (const backend of BACKENDS) {
       assert.equal(f.epssFeedScore, 0.0321);
 
       // A full run reads every file again: still refused, still nothing changed.
-      assert.equal((await runSync(app, 'scanner', { full: true })).status, 'succeeded');
+      assert.equal((await runSync(app, 'scanner', { full: true })).status, 'partial');
       assert.deepEqual(await feeds(), before);
 
       // The administrator's next genuine catalog goes in as usual.

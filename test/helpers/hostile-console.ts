@@ -1,7 +1,7 @@
 // A hostile upstream for the tests: a small HTTP server in front of a simulator (Tenable.sc under
 // /rest, ServiceDesk Plus under /api/v3) that forwards everything while `mode` is 'good' and, in a
 // hostile mode, answers list calls with HTTP 200 and no usable rows, pages forever (rows that cannot
-// be stored, or the first page's rows again and again), or answers any call with a huge, trickled or
+// be stored, or the first page's rows again and again; or only each page's first row without its identity), or answers any call with a huge, trickled or
 // non-JSON body; or (deep-field, Tenable.sc) gives each page's first row a vprContext nested 200,000
 // levels. Not the simulators' friendly faults: these answers
 // look like success.
@@ -13,6 +13,7 @@ export const HOSTILE_MODES = [
   'null-results',
   'null-rows',
   'no-identity',
+  'first-row-no-identity',
   'empty-lying-total',
   'endless',
   'repeating',
@@ -45,6 +46,8 @@ type Json = Record<string, unknown>;
 /** Identity fields a row is keyed by (Tenable.sc host and finding, ServiceDesk Plus id). */
 const IDENTITY = new Set(['uuid', 'hostUUID', 'ip', 'dnsName', 'pluginID', 'tenableUUID', 'ipAddress', 'id']);
 
+const withoutIdentity = (r: unknown): Json => Object.fromEntries(Object.entries(r as Json).filter(([k]) => !IDENTITY.has(k)));
+
 function rowsFor(mode: HostileMode, rows: unknown[], limit: number): unknown[] {
   switch (mode) {
     case 'null-results':
@@ -52,7 +55,9 @@ function rowsFor(mode: HostileMode, rows: unknown[], limit: number): unknown[] {
     case 'null-rows':
       return rows.map((r) => Object.fromEntries(Object.keys(r as Json).map((k) => [k, null])));
     case 'no-identity':
-      return rows.map((r) => Object.fromEntries(Object.entries(r as Json).filter(([k]) => !IDENTITY.has(k))));
+      return rows.map(withoutIdentity);
+    case 'first-row-no-identity':
+      return rows.map((r, i) => (i === 0 ? withoutIdentity(r) : r));
     case 'endless':
       // Full pages of rows that can never be stored, however long it goes on.
       return Array.from({ length: limit }, (_, i) => ({ pluginName: `row ${i}`, severity: { id: '2', name: 'Medium' } }));

@@ -31,14 +31,15 @@ async function dump(app: AppContext): Promise<Record<string, unknown[]>> {
 const STREAMS = { sc: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'], desk: ['tickets', 'cmdb-assets', 'users', 'services'] } as const;
 
 /** What each mode must end as, and the message that says why (both connectors). */
-const EXPECT: Record<Exclude<HostileMode, 'good' | 'repeating' | 'deep-field'>, { status: SyncResult['status']; error: RegExp }> = {
+const EXPECT: Record<Exclude<HostileMode, 'good' | 'repeating' | 'deep-field' | 'first-row-no-identity'>, { status: SyncResult['status']; error: RegExp }> = {
   'no-results': { status: 'failed', error: /'(results|requests)' is missing, expected a list of (rows|records)/ },
   'null-results': { status: 'failed', error: /'(results|requests)\[0\]' is null, expected a (row|record)/ },
   'null-rows': {
     status: 'partial',
     error: /did not sweep \(nothing was marked removed or fixed\): .*it would mark all of \d+ records removed.*--full --allow-large-removal/,
   },
-  'no-identity': { status: 'partial', error: /did not sweep .*it would mark all of \d+ records removed/ },
+  // The rows it could not store say why (shortfalls, below); the guard speaks for a model that had none.
+  'no-identity': { status: 'partial', error: /^$|did not sweep .*it would mark all of \d+ records removed/ },
   'empty-lying-total': { status: 'partial', error: /did not sweep .*it would mark all of \d+ records removed/ },
   // Bounded by a small TRIBUTARY_MAX_PAGES here (each page is a round trip through the simulator); the budget derived from the last run is tested on its own below.
   endless: { status: 'failed', error: /stopped after 12 pages, the page budget \(TRIBUTARY_MAX_PAGES\).*set TRIBUTARY_MAX_PAGES to a larger number/ },
@@ -149,6 +150,23 @@ for (const backend of BACKENDS) {
               `${name}: rows without identity are error rows: ${JSON.stringify(r.streams)}`,
             );
           }
+          // Each row the run could not store is listed (the first 1000) with the identity field it lacks.
+          if (mode === 'no-identity') {
+            const { errors, errorsTotal } = r.shortfalls;
+            const main = name === 'sc' ? 'hosts' : 'tickets';
+            const lacking = name === 'sc' ? /^(uuid\|hostUUID\|ip\|dnsName|tenableUUID\|uuid\|ipAddress)$/ : /^id$/;
+            assert.ok(errorsTotal > 0 && errors.length === Math.min(errorsTotal, 1000), `${name}: ${errorsTotal} listed`);
+            assert.ok(
+              errors.every((e) => lacking.test(e.field ?? '') && / without /.test(e.reason) && /^row \d+ of \S+$/.test(e.row)),
+              JSON.stringify(errors.slice(0, 3)),
+            );
+            assert.ok(
+              errors.some((e) => e.model === main),
+              name,
+            );
+            const run = await app.store.getRun(r.runId);
+            assert.deepEqual([run.errors, run.errorsTotal], [errors, errorsTotal], 'the run keeps them');
+          }
           // Every stream stops at the budget, lookups read before a stream's first page included (an
           // endless product or CI type list once held the run for minutes and its rows in memory).
           if (mode === 'endless')
@@ -182,6 +200,36 @@ for (const backend of BACKENDS) {
         assert.ok(Date.now() - started < 30_000, `${name}: ${Date.now() - started} ms`);
         assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
         assert.equal(await live(), before, `${name}: nothing marked removed`);
+      }
+    });
+
+    test('first-row-no-identity: a full run that could not store a row ends partial without an error, names each row and the field it lacks, sweeps none of their models, and is not resumed', async () => {
+      for (const name of ['sc', 'desk'] as const) {
+        const hostile = consoles()[name];
+        const main = name === 'sc' ? 'hosts' : 'tickets';
+        const live = async () => (await dump(app))[main]!.filter((r) => !(r as { removed: boolean }).removed).length;
+        const before = await live();
+        hostile.mode = 'first-row-no-identity';
+        const r = await runSync(app, name, { full: true }).finally(() => {
+          hostile.mode = 'good';
+        });
+        assert.equal(r.status, 'partial', `${name}: ${r.error}`);
+        assert.equal(r.error, null, `${name}: every stream was read to its end`);
+        const { errors, errorsTotal } = r.shortfalls;
+        assert.ok(errorsTotal > 0 && errors.length === errorsTotal, `${name}: ${errorsTotal}`);
+        assert.ok(
+          errors.every((e) => (name === 'sc' ? /uuid/.test(e.field ?? '') : e.field === 'id') && / without /.test(e.reason)),
+          JSON.stringify(errors.slice(0, 3)),
+        );
+        assert.ok(
+          errors.some((e) => e.model === main),
+          `${name}: ${JSON.stringify(errors.map((e) => e.model))}`,
+        );
+        for (const m of new Set(errors.map((e) => e.model))) assert.equal(r.swept[m] ?? 0, 0, `${name}: ${m} was swept`);
+        assert.equal(await live(), before, `${name}: nothing of ${main} marked removed`);
+        // It read every stream: the next run starts afresh (no resume) and, clean, succeeds.
+        const next = await runSync(app, name);
+        assert.deepEqual([next.status, next.resumedFrom, next.shortfalls.errorsTotal], ['succeeded', null, 0], `${name}: ${next.error}`);
       }
     });
 

@@ -4,12 +4,16 @@
 // file-mode source. Totals and the page in the URL (reload, back), detail pages of tickets and CMDB
 // records, the Source filter per kind, no sideways scrolling at 1280 px, the runs filter with retries,
 // 429s and a log excerpt, live-only overview counts, the compliance page's order, the ports' services,
-// and the file-drop guide only for file mode with a local bucket shown as a folder.
+// the file-drop guide only for file mode with a local bucket shown as a folder, and a partial run's page
+// naming the files it rejected and the rows it could not store.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
+import { csvText } from '../filedrop/memory-bucket.ts';
 import { addTenableArgs, cliEnv, runCliAsync, tenableSets } from '../helpers/cli.ts';
 import { browserSuite, browserUnavailable, startAll, startServe } from './harness.ts';
 
@@ -273,6 +277,51 @@ describe('lists, runs, overview and file drop in chromium', { skip: unavailable 
     await page.locator('.guide dt', { hasText: 'Folder' }).waitFor();
     await page.locator('.guide dd code', { hasText: folder }).waitFor();
     assert.equal(await page.locator('.files').getByText('s3://').count(), 0, 'no s3:// address for a local bucket');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('shows what a partial run could not use: its rejected files and the rows it could not store', async () => {
+    const { page, served, pageErrors } = ui;
+    const files = {
+      'login.html': '<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body></body></html>\n',
+      'empty.csv': '',
+      'people.csv': 'name,email\nAlice,alice@example.com\n',
+      'scan.csv': csvText(SC_HEADER, [scRow({}), scRow({ Severity: 'Severe' })]),
+    };
+    const paths = Object.entries(files).map(([name, text]) => {
+      const p = join(served.dataDir, name);
+      writeFileSync(p, text);
+      return p;
+    });
+    assert.equal((await runCliAsync(['--data-dir', served.dataDir, 'upload', 'drop', ...paths], env)).code, 0);
+
+    // Synced from the source's page: its card says what the run could not use and links to the run.
+    await page.goto(served.url + '/sources/drop/runs');
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    const card = page.locator('section.live-run');
+    await card.getByText('3 files rejected, 1 row not stored:').waitFor();
+    await card.getByRole('link', { name: 'see which, and why' }).click();
+    await page.waitForURL(/\/runs\/[^/?]+$/);
+    const runUrl = page.url();
+    const rejected = page.getByRole('table', { name: 'Rejected files' });
+    await rejected.locator('tbody tr').nth(2).waitFor();
+    const rows = async (t: typeof rejected) => (await t.locator('tbody tr').allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
+    const byFile = Object.fromEntries((await rows(rejected)).map(([file, reason]) => [file, reason]));
+    assert.deepEqual(Object.keys(byFile).sort(), ['empty.csv', 'login.html', 'people.csv']);
+    assert.match(byFile['empty.csv']!, /the file is empty/);
+    assert.match(byFile['login.html']!, /not a Tenable\.sc export/);
+    const unstored = page.getByRole('table', { name: 'Rows not stored' });
+    assert.deepEqual(await rows(unstored), [
+      ['vulnerabilities', 'scan.csv line 5', 'Severity', "Severity 'Severe' is not one of Info, Low, Medium, High, Critical"],
+    ]);
+
+    // The runs list names them where the run has no error of its own.
+    await page.goto(served.url + '/runs?source=drop');
+    const table = page.getByRole('table', { name: 'Sync runs, newest first' });
+    const first = table.locator('tbody tr').first();
+    await first.getByText('3 files rejected, 1 row not stored').waitFor();
+    await first.getByText('Partial').waitFor();
+    assert.equal(new URL(runUrl).pathname, new URL(served.url + ((await first.getByRole('link').first().getAttribute('href')) ?? '')).pathname);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -60,8 +60,14 @@ export class CsvRow {
   }
 }
 
-/** Thrown by a row mapper to reject one row with a reason (the row's line is added by the caller). */
-export class RowError extends Error {}
+/** Thrown by a row mapper to reject one row with a reason and the column at fault (the row's line is added by the caller). */
+export class RowError extends Error {
+  readonly field: string | null;
+  constructor(message: string, field: string | null = null) {
+    super(message);
+    this.field = field;
+  }
+}
 
 /** A cell's value for a message: at most 60 characters. */
 export function shown(v: string): string {
@@ -76,7 +82,7 @@ export function ipAddressesOf(cell: string | null | undefined, header: string): 
   const out: string[] = [];
   for (const part of (cell ?? '').split(/[\s,;]+/)) {
     if (part === '') continue;
-    if (!isIP(part)) throw new RowError(`${header} '${shown(part)}' is not an IPv4 or IPv6 address`);
+    if (!isIP(part)) throw new RowError(`${header} '${shown(part)}' is not an IPv4 or IPv6 address`, header);
     out.push(part);
   }
   return out;
@@ -105,6 +111,8 @@ export interface FileKind {
   excludes?: string[];
   /** Models its rows write. */
   writes: ModelName[];
+  /** The model one row is for, named with the rows a run could not store (default: the first of `writes`). */
+  rowModel?: ModelName;
   /**
    * Export kinds read together: when a run reads new files of a group but none of a kind that builds
    * the host index (`hostIndex`), the group's imported files of such kinds are read again for that

@@ -13,7 +13,7 @@
 // current one already stored, writing nothing (only for the state rows leave to later rows: the host
 // index), then goes on.
 import { readCheckpoint } from '../../core/checkpoint.ts';
-import type { Page, Stream, StreamContext } from '../../core/connector.ts';
+import type { Page, RowFailure, Stream, StreamContext } from '../../core/connector.ts';
 import type { FileImportResult, SourceBucket } from '../../core/files.ts';
 import { type IncomingRecord, MODEL_FIELDS, type ModelName } from '../../core/models.ts';
 import { CsvRow, detectKind, type RowMapper, RowError } from './columns.ts';
@@ -147,6 +147,7 @@ class RowMapping {
       if (n > max)
         throw new RowError(
           `${header[i] ?? `column ${i + 1}`} holds ${n} characters, over the ${max}-character limit of one cell (TRIBUTARY_CSV_MAX_CELL_CHARS)`,
+          header[i] ?? null,
         );
     }
     this.#held.length = 0;
@@ -159,9 +160,18 @@ class RowMapping {
   }
 }
 
-function reject(pos: Position, line: number, reason: string): void {
+/** Rejects one row: counted and kept with the file's import, and listed for the run with its page (`failed`). */
+function reject(pos: Position, failed: RowFailure[], at: { file: string; model: ModelName }, line: number, reason: string, field: string | null = null): void {
   pos.rowsRejected++;
   if (pos.rejections.length < MAX_REJECTIONS) pos.rejections.push({ line, reason });
+  failed.push({ model: at.model, row: `${at.file} line ${line}`, field, reason });
+}
+
+/** A page of records with the rows rejected since the last page (taken: the list starts again). */
+function pageOf(records: Page['records'], checkpoint: FileCheckpoint, failed: RowFailure[]): Page {
+  if (failed.length === 0) return { records, checkpoint };
+  const failures = failed.splice(0);
+  return { records, checkpoint, errors: failures.length, failures };
 }
 
 async function* readFile(
@@ -194,6 +204,8 @@ async function* readFile(
         }
       : page.add;
   const checkpoint = (): FileCheckpoint => ({ ...cp, at: { ...pos, rejections: [...pos.rejections], scope: [...scope], named: [...named], unscoped } });
+  const failed: RowFailure[] = [];
+  const at = { file: f.key, model: kind.rowModel ?? kind.writes[0]! };
   try {
     let header: string[] | null = null;
     let mapper: RowMapper | null = null;
@@ -230,7 +242,13 @@ async function* readFile(
           if (isBlankRecord(rec.fields)) continue;
           pos.rowsRead++;
           if (rec.fields.length > header.length && !isBlankRecord(rec.fields.slice(header.length))) {
-            reject(pos, rec.line, `has ${rec.fields.length} fields but the header has ${header.length} (a stray delimiter or an unbalanced quote?)`);
+            reject(
+              pos,
+              failed,
+              at,
+              rec.line,
+              `has ${rec.fields.length} fields but the header has ${header.length} (a stray delimiter or an unbalanced quote?)`,
+            );
           } else {
             const row = new CsvRow(rec.fields, rec.line, index!);
             const where = scopeOf ? scopeOf(row) : null;
@@ -247,25 +265,26 @@ async function* readFile(
               } catch (err) {
                 // A mapper that fails on a hostile row (not only a RowError) rejects that row, not the file.
                 if (ctx.signal.aborted) throw err;
-                reject(pos, rec.line, err instanceof RowError ? err.message : `could not be mapped: ${err instanceof Error ? err.message : String(err)}`);
+                if (err instanceof RowError) reject(pos, failed, at, rec.line, err.message, err.field);
+                else reject(pos, failed, at, rec.line, `could not be mapped: ${err instanceof Error ? err.message : String(err)}`);
               }
             }
           }
           page.rows++;
-          if (page.rows >= pageRows || page.size >= FILE_PAGE_RECORDS) yield { records: page.take(), checkpoint: checkpoint() };
+          if (page.rows >= pageRows || page.size >= FILE_PAGE_RECORDS) yield pageOf(page.take(), checkpoint(), failed);
         }
       }
     } catch (err) {
       if (!(err instanceof CsvFormatError)) throw err;
       // An unterminated quote or an oversized record: the rest of the file cannot be read.
-      reject(pos, err.line, `${err.message}; the rest of the file was not read`);
+      reject(pos, failed, at, err.line, `${err.message}; the rest of the file was not read`);
     }
     if (!header) throw new Error(`'${f.key}' changed while it was being imported: no header row`);
     pos.complete = true;
     pos.scope = [...scope];
     pos.named = [...named];
     pos.unscoped = unscoped;
-    if (!f.indexOnly) yield { records: page.take(), checkpoint: checkpoint() };
+    if (!f.indexOnly) yield pageOf(page.take(), checkpoint(), failed);
     return pos;
   } finally {
     input.destroy();

@@ -1,5 +1,5 @@
 // Sync runs: per source and overall, and one run with live counts while it runs in this process
-// (else the counts of its last stored heartbeat).
+// (else the counts of its last stored heartbeat) and the files and rows it could not use.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import type { RunRecord } from '../../store/store.ts';
@@ -21,7 +21,8 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
   return async (instance: FastifyInstance): Promise<void> => {
     const f = instance.withTypeProvider<ShapesProvider>();
     const names = async (): Promise<Map<string, string>> => new Map((await app.store.listSources()).map((s) => [s.id, s.name]));
-    const view = (r: RunRecord, sourceNames: Map<string, string>) => {
+    /** A run; with `lists`, the files it rejected and the rows it could not store (lists carry their totals alone). */
+    const view = (r: RunRecord, sourceNames: Map<string, string>, lists = false) => {
       const live = r.status === 'running' ? syncs.liveCounts(r.id) : null;
       const end = r.finishedAt ? Date.parse(r.finishedAt) : Date.now();
       return {
@@ -39,6 +40,9 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
         counts: live ?? r.counts,
         activity: r.activity,
         error: r.error,
+        ...(lists ? { rejected: r.rejected, errors: r.errors } : {}),
+        rejectedTotal: r.rejectedTotal,
+        errorsTotal: r.errorsTotal,
       };
     };
     f.get(
@@ -84,12 +88,12 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
         config: { scope: 'read' },
         schema: {
           tags: ['runs'],
-          summary: 'One run: status, counts (live while running), timings, error',
+          summary: 'One run: status, counts (live while running), timings, error, the files it rejected and the rows it could not store',
           params: idParamsSchema,
           response: { 200: runSchema, 404: errorSchema },
         },
       },
-      async (req) => view(await app.store.getRun(req.params.id), await names()),
+      async (req) => view(await app.store.getRun(req.params.id), await names(), true),
     );
   };
 }

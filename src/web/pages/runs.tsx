@@ -1,8 +1,10 @@
 // Runs: live progress of a running sync (records per stream, rate, retries), the history with
-// durations, counts, retries and errors (filtered by source and status), and one run with its log excerpt.
+// durations, counts, retries and errors (filtered by source and status), and one run with the files and
+// rows it could not use and its log excerpt.
 import { useEffect, useRef, useState } from 'react';
 import { get, qs, type Run, type RunStatus, type SourceView } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
+import { RunShortfalls, shortfallSummary } from '../components/run-shortfalls.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, ago, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -18,7 +20,18 @@ const trigger = (t: string | null): string => {
 
 /** Polls a run every second while it runs; shows records per stream and the current rate. */
 /** `title`: the heading of a finished run (default "Latest sync"; a run's own page names it otherwise). */
-export function LiveRun({ id, onFinished, title = 'Latest sync' }: { id: string; onFinished?: () => void; title?: string }) {
+/** `ownPage`: on the run's page, which lists what the run could not use (elsewhere a line links to it). */
+export function LiveRun({
+  id,
+  onFinished,
+  title = 'Latest sync',
+  ownPage = false,
+}: {
+  id: string;
+  onFinished?: () => void;
+  title?: string;
+  ownPage?: boolean;
+}) {
   const [run, setRun] = useState<Run | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [rate, setRate] = useState<number | null>(null);
@@ -130,6 +143,12 @@ export function LiveRun({ id, onFinished, title = 'Latest sync' }: { id: string;
           {run.error}
         </Alert>
       )}
+      {!ownPage && shortfallSummary(run) && (
+        <Alert tone="warning">
+          {`${shortfallSummary(run)}: `}
+          <Link href={`/runs/${run.id}`}>see which, and why</Link>
+        </Alert>
+      )}
     </section>
   );
 }
@@ -216,7 +235,7 @@ export function RunsTable({ source, status, refreshKey = '' }: { source?: string
                       <td className="num">{num(t.records)}</td>
                       <td className="num">{num(t.errors)}</td>
                       <td className="num">{retries(r)}</td>
-                      <td className="error-cell">{r.error ?? <span className="muted">—</span>}</td>
+                      <td className="error-cell">{r.error ?? shortfallSummary(r) ?? <span className="muted">—</span>}</td>
                     </tr>
                   );
                 })
@@ -297,7 +316,8 @@ export function RunPage({ id }: { id: string }) {
         }
       />
       {run.error && <Alert tone="error">{run.error}</Alert>}
-      <LiveRun id={id} onFinished={run.reload} title="Summary" />
+      <LiveRun id={id} onFinished={run.reload} title="Summary" ownPage />
+      {run.data && <RunShortfalls run={run.data} />}
       {run.data && (
         <section className="card" aria-labelledby="run-log-title">
           <h2 id="run-log-title">Log excerpt</h2>

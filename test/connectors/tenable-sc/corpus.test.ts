@@ -319,6 +319,9 @@ test('the streams\u2019 page validation names the field: a missing results list,
     'null results with nothing returned: an empty page',
   );
   assert.equal(readAnalysisResponse({ results: null }).rows.length, 0, 'other tools (iplist) keep the lenient reading');
-  assert.equal(missingHostIdentity({ ip: null, uuid: '', dnsName: null }), 'a row without a host identity (uuid, hostUUID, ip or dnsName)');
-  assert.equal(missingFindingIdentity({ ip: '10.0.0.1' }), 'a row without a pluginID');
+  assert.deepEqual(missingHostIdentity({ ip: null, uuid: '', dnsName: null }), {
+    field: 'uuid|hostUUID|ip|dnsName',
+    reason: 'a row without a host identity (uuid, hostUUID, ip or dnsName)',
+  });
+  assert.deepEqual(missingFindingIdentity({ ip: '10.0.0.1' }), { field: 'pluginID', reason: 'a row without a pluginID' });
 });

@@ -91,7 +91,7 @@ function time(row: CsvRow, field: string, out: Json, key: string, label: string)
   if (!row.has(field)) return;
   const raw = row.get(field);
   const iso = parseDate(raw);
-  if (iso === undefined) throw new RowError(`${label} '${raw}' is not a date this import reads (e.g. Jun 24, 2020 03:05 PM or 2024-07-01 09:00:00)`);
+  if (iso === undefined) throw new RowError(`${label} '${raw}' is not a date this import reads (e.g. Jun 24, 2020 03:05 PM or 2024-07-01 09:00:00)`, label);
   out[key] = iso === null ? null : { value: String(Date.parse(iso)), display_value: raw };
 }
 
@@ -100,14 +100,14 @@ function idOf(row: CsvRow, label: string): string | null {
   const id = row.get('id');
   if (id === undefined || id === null) return null;
   const clean = id.replace(/^#/, '');
-  if (!/^[\w.-]+$/.test(clean)) throw new RowError(`${label} '${id}' is not an id`);
+  if (!/^[\w.-]+$/.test(clean)) throw new RowError(`${label} '${id}' is not an id`, label);
   return clean;
 }
 
 const requestMapper = (): RowMapper => ({
   map(row, add) {
     const id = idOf(row, 'Request ID');
-    if (!id) throw new RowError('Request ID is empty');
+    if (!id) throw new RowError('Request ID is empty', 'Request ID');
     const r: Json = { id, display_id: id };
     plain(row, 'subject', r, 'subject');
     ref(row, 'status', r, 'status');
@@ -131,7 +131,7 @@ function assetMapper(headerOf: (i: number) => string, mapped: Set<number>): RowM
     map(row, add) {
       const id = idOf(row, 'Asset ID');
       const name = row.get('name');
-      if (!id && !name) throw new RowError('Asset Name is empty (an asset needs a name or an id)');
+      if (!id && !name) throw new RowError('Asset Name is empty (an asset needs a name or an id)', 'Asset Name');
       const r: Json = {};
       plain(row, 'name', r, 'name');
       plain(row, 'assetTag', r, 'asset_tag');
@@ -166,7 +166,7 @@ const userMapper = (): RowMapper => ({
   map(row, add) {
     const id = idOf(row, 'User ID');
     const email = row.get('email');
-    if (!id && !email) throw new RowError('Email is empty (a user needs an id or an e-mail address)');
+    if (!id && !email) throw new RowError('Email is empty (a user needs an id or an e-mail address)', 'Email');
     const r: Json = {};
     plain(row, 'name', r, 'name');
     plain(row, 'firstName', r, 'first_name');
@@ -191,7 +191,7 @@ const serviceMapper = (): RowMapper => ({
   map(row, add) {
     const id = idOf(row, 'Service ID');
     const name = row.get('serviceName');
-    if (!id && !name) throw new RowError('Service Name is empty');
+    if (!id && !name) throw new RowError('Service Name is empty', 'Service Name');
     const r: Json = { name: name ?? null };
     plain(row, 'description', r, 'description');
     ref(row, 'category', r, 'ci_type');

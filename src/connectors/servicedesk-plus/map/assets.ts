@@ -3,6 +3,7 @@
 // per-product-type rows of build 15100+ (`asset_workstations`…: the type is the endpoint's, `module` on
 // the generic list, addresses also as ip_address / mac_address / network_adapters[], type-specific
 // additional fields under `<type>_udf_fields`).
+import { FieldError } from '../../../core/map-rows.ts';
 import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { attributeValue, known, listOf, personField, personName, refField, refName, text, textField } from './values.ts';
@@ -115,7 +116,7 @@ export function assetFields(row: Json, context: AssetContext = {}): FieldsOf<'cm
 
 export function mapAsset(row: Json, context: AssetContext = {}): RecordOf<'cmdb-assets'> {
   const id = text(row.id);
-  if (!id) throw new Error('asset without id');
+  if (!id) throw new FieldError('id', 'asset without id');
   return { key: `asset:${id}`, externalId: id, fields: assetFields(row, context) };
 }
 
@@ -158,6 +159,6 @@ export function ciFields(row: Json, ciTypeName: string | null): FieldsOf<'cmdb-a
 
 export function mapCi(row: Json, ciTypeName: string | null = null): RecordOf<'cmdb-assets'> {
   const id = text(row.id);
-  if (!id) throw new Error('configuration item without id');
+  if (!id) throw new FieldError('id', 'configuration item without id');
   return { key: `ci:${id}`, externalId: id, fields: ciFields(row, ciTypeName) };
 }

@@ -1,4 +1,5 @@
 // SDP service categories and CMDB business services → `services` fields. Pure: reused by the CSV import.
+import { FieldError } from '../../../core/map-rows.ts';
 import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { bool, personName, refName, text } from './values.ts';
@@ -16,7 +17,7 @@ export function serviceCategoryFields(row: Json): FieldsOf<'services'> {
 
 export function mapServiceCategory(row: Json): RecordOf<'services'> {
   const id = text(row.id);
-  if (!id) throw new Error('service category without id');
+  if (!id) throw new FieldError('id', 'service category without id');
   return { key: `service_category:${id}`, externalId: id, fields: serviceCategoryFields(row) };
 }
 
@@ -33,6 +34,6 @@ export function businessServiceFields(row: Json): FieldsOf<'services'> {
 
 export function mapBusinessService(row: Json): RecordOf<'services'> {
   const id = text(row.id);
-  if (!id) throw new Error('business service without id');
+  if (!id) throw new FieldError('id', 'business service without id');
   return { key: `business_service:${id}`, externalId: id, fields: businessServiceFields(row) };
 }

@@ -1,4 +1,5 @@
 // SDP request → `tickets` fields. Pure: reused by the CSV import.
+import { FieldError } from '../../../core/map-rows.ts';
 import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { htmlText, known, personField, refField, refName, text, textField, timeField } from './values.ts';
@@ -75,6 +76,6 @@ export function ticketFields(row: Json): FieldsOf<'tickets'> {
 
 export function mapRequest(row: Json): RecordOf<'tickets'> {
   const id = text(row.id);
-  if (!id) throw new Error('request without id');
+  if (!id) throw new FieldError('id', 'request without id');
   return { key: `request:${id}`, externalId: id, fields: ticketFields(row) };
 }

@@ -1,4 +1,5 @@
 // SDP users / requesters / technicians → `users` fields. Pure: reused by the CSV import.
+import { FieldError } from '../../../core/map-rows.ts';
 import type { FieldsOf, RecordOf } from '../../../core/models.ts';
 import type { Json } from './envelope.ts';
 import { bool, refField, text, textField } from './values.ts';
@@ -40,6 +41,6 @@ export function userFields(row: Json, isTechnician?: boolean): FieldsOf<'users'>
 
 export function mapUser(row: Json, isTechnician?: boolean): RecordOf<'users'> {
   const id = text(row.id);
-  if (!id) throw new Error('user without id');
+  if (!id) throw new FieldError('id', 'user without id');
   return { key: `user:${id}`, externalId: id, fields: userFields(row, isTechnician) };
 }

@@ -107,7 +107,7 @@ export function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsReso
               rowId: (row) => text(row?.id),
             });
             const records = mapped.records[name] ?? [];
-            const errors = mapped.errors;
+            const { errors, failures } = mapped;
             cur = advance(cur, rows);
             if (!hasMore) {
               cp = { ...cp, watermarks: { ...cp.watermarks, [part.id]: nextWatermark(part, cur) }, done: [...cp.done, part.id], cursor: null };
@@ -117,7 +117,7 @@ export function makeStream(name: ModelName, deps: StreamDeps, resolve: PartsReso
             yield {
               records: { [name]: records },
               checkpoint: structuredClone(cp),
-              ...(errors ? { errors } : {}),
+              ...(errors ? { errors, failures } : {}),
               ...(cp.skipped?.length ? { sweep: false } : {}),
             };
             if (!hasMore) break;

@@ -91,7 +91,7 @@ export function stripPluginOutputPrefix(v: string): string {
 
 function need(row: CsvRow, field: string, header: string): string {
   const v = row.get(field);
-  if (!v) throw new RowError(`${header} is empty`);
+  if (!v) throw new RowError(`${header} is empty`, header);
   return v;
 }
 
@@ -104,7 +104,7 @@ function epochOf(row: CsvRow, field: string, header: string): string | undefined
   if (raw === undefined || raw === null) return undefined;
   const epoch = remembered(dateCache, raw, 4096, (text) => {
     const ms = parseDateMs(text);
-    if (ms === undefined) throw new RowError(`${header} '${text}' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)`);
+    if (ms === undefined) throw new RowError(`${header} '${text}' is not a date this import reads (e.g. Feb 9, 2024 10:48:42 UTC)`, header);
     return ms === null ? null : String(Math.floor(ms / 1000));
   });
   return epoch ?? undefined;
@@ -113,14 +113,14 @@ function epochOf(row: CsvRow, field: string, header: string): string | undefined
 /** A CSV row as a `vulndetails` row (string values, {name} objects), validated. */
 export function vulndetailsRowOf(row: CsvRow): Record<string, unknown> {
   const pluginID = need(row, 'pluginID', 'Plugin');
-  if (!/^\d+$/.test(pluginID)) throw new RowError(`Plugin '${pluginID}' is not a plugin id (a number)`);
+  if (!/^\d+$/.test(pluginID)) throw new RowError(`Plugin '${pluginID}' is not a plugin id (a number)`, 'Plugin');
   const ip = need(row, 'ip', 'IP Address');
-  if (!isIP(ip)) throw new RowError(`IP Address '${shown(ip)}' is not an IPv4 or IPv6 address`);
+  if (!isIP(ip)) throw new RowError(`IP Address '${shown(ip)}' is not an IPv4 or IPv6 address`, 'IP Address');
   const sevText = need(row, 'severity', 'Severity');
   const sev = severityId(sevText);
-  if (sev === null) throw new RowError(`Severity '${sevText}' is not one of Info, Low, Medium, High, Critical`);
+  if (sev === null) throw new RowError(`Severity '${sevText}' is not one of Info, Low, Medium, High, Critical`, 'Severity');
   const portText = row.get('port');
-  if (portText && !(/^\d+$/.test(portText) && Number(portText) <= 65535)) throw new RowError(`Port '${portText}' is not a port number`);
+  if (portText && !(/^\d+$/.test(portText) && Number(portText) <= 65535)) throw new RowError(`Port '${portText}' is not a port number`, 'Port');
   const r: Record<string, unknown> = {
     pluginID,
     severity: sev,
@@ -232,7 +232,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
     map(row, add) {
       const ips = ipAddressesOf(row.get('ip'), 'IP Address');
       const uuid = row.get('uuid')?.toLowerCase() ?? null;
-      if (ips.length === 0 && !uuid) throw new RowError('IP Address is empty (a host needs an address or a UUID)');
+      if (ips.length === 0 && !uuid) throw new RowError('IP Address is empty (a host needs an address or a UUID)', 'IP Address');
       const ip = ips[0] ?? '';
       let dns = row.get('dnsName') ?? '';
       if (dns === ip) dns = '';
@@ -264,7 +264,7 @@ function hostAssetMapper(shared: Map<string, unknown>): RowMapper {
       const lastRaw = row.get('lastSeen');
       if (lastRaw) {
         const last = parseDate(lastRaw);
-        if (last === undefined) throw new RowError(`Last Seen '${lastRaw}' is not a date this import reads`);
+        if (last === undefined) throw new RowError(`Last Seen '${lastRaw}' is not a date this import reads`, 'Last Seen');
         if (last) fields.scannerLastSeen = last;
       }
       const rec: RecordOf<'hosts'> = { key, fields };
@@ -287,6 +287,7 @@ export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
       signature: ['pluginID', 'pluginName', 'severity', 'ip', 'port', 'protocol', 'pluginText', 'family', 'cve'],
       minSignature: 3,
       writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
+      rowModel: 'vulnerabilities',
       group: 'scan',
       hostIndex: true,
       // Plugins are a catalog: an export that no longer names one leaves its record as it is.

@@ -1,5 +1,6 @@
 // Natural keys of Tenable.sc records. Host: Tenable host UUID where present, else the console's own
 // uniqueness attributes (repository, IP, DNS name), so hosts without a UUID stay distinct.
+import type { MissingIdentity } from '../../../core/map-rows.ts';
 import { refId, text } from './values.ts';
 
 export interface HostIdentity {
@@ -26,13 +27,15 @@ export function rowHostKey(row: Record<string, unknown>): string {
 }
 
 /** Why a row cannot be keyed to a host (no uuid, hostUUID, ip or dnsName), or null when it can. */
-export function missingHostIdentity(row: Record<string, unknown>): string | null {
-  return (text(row.uuid) ?? text(row.hostUUID) ?? text(row.ip) ?? text(row.dnsName)) ? null : 'a row without a host identity (uuid, hostUUID, ip or dnsName)';
+export function missingHostIdentity(row: Record<string, unknown>): MissingIdentity | null {
+  return (text(row.uuid) ?? text(row.hostUUID) ?? text(row.ip) ?? text(row.dnsName))
+    ? null
+    : { field: 'uuid|hostUUID|ip|dnsName', reason: 'a row without a host identity (uuid, hostUUID, ip or dnsName)' };
 }
 
 /** Why a finding row (vulndetails) cannot be keyed: no host identity, or no pluginID. */
-export function missingFindingIdentity(row: Record<string, unknown>): string | null {
-  return missingHostIdentity(row) ?? (text(row.pluginID) ? null : 'a row without a pluginID');
+export function missingFindingIdentity(row: Record<string, unknown>): MissingIdentity | null {
+  return missingHostIdentity(row) ?? (text(row.pluginID) ? null : { field: 'pluginID', reason: 'a row without a pluginID' });
 }
 
 export function findingKey(host: string, port: number | null, protocol: string | null, pluginId: string): string {

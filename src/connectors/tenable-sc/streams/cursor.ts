@@ -5,7 +5,7 @@
 // (the first answer's envelope timestamp; this machine's clock until then); `since` the start of its
 // lastSeen window (null on a full run). The last page of a run carries phase "done", and the next
 // incremental run asks for what changed since `until - OVERLAP`.
-import type { Page, StreamContext } from '../../../core/connector.ts';
+import type { Page, RowFailure, StreamContext } from '../../../core/connector.ts';
 import { z } from 'zod';
 import { readCheckpoint } from '../../../core/checkpoint.ts';
 import type { Logger } from '../../../core/log.ts';
@@ -76,8 +76,8 @@ export interface AnalysisPhase {
    * e.g. `lastMitigated` is not offered by every version (the patched set is then read whole).
    */
   fallbackFilters?: AnalysisFilter[];
-  /** Maps one page of rows (through core's mapRows, given `at`); `errors` counts rows that could not be mapped. */
-  map(rows: Record<string, unknown>[], at: RowsAt): { records: Mapped; errors: number };
+  /** Maps one page of rows (through core's mapRows, given `at`); `errors` counts rows that could not be mapped, `failures` lists them. */
+  map(rows: Record<string, unknown>[], at: RowsAt): { records: Mapped; errors: number; failures?: RowFailure[] };
 }
 
 /**
@@ -208,10 +208,10 @@ export async function* runAnalysisPhases(
       if (!last) pump(phase, query);
       const nextPhase = phases[i + 1]?.name ?? after;
       cursor = last ? { ...cursor, phase: nextPhase, offset: 0 } : { ...cursor, phase: phase.name, offset: next };
-      const { records, errors } = fetched.mapped;
+      const { records, errors, failures } = fetched.mapped;
       if (n > 0 || last) {
         ctx.log.debug({ phase: phase.name, offset, rows: n, total: page.total }, 'tenable-sc page');
-        yield { records, checkpoint: cursor, ...(errors > 0 ? { errors } : {}) };
+        yield { records, checkpoint: cursor, ...(errors > 0 ? { errors, failures } : {}) };
       }
       if (last) break;
       offset = next;

@@ -79,7 +79,7 @@ async function* hostsApiPhase({ client, ctx, pageSize, known, resolver }: HostsR
     const rows = await client.fetchHostsPage(offset, pageSize, HOSTS_API_FIELDS, { signal: ctx.signal });
     const next = offset + rows.length;
     const last = rows.length < pageSize;
-    const { records, errors } = mapRows(
+    const { records, errors, failures } = mapRows(
       rows,
       (row, add) => {
         const key = hostsApiHost(row, resolver);
@@ -90,10 +90,13 @@ async function* hostsApiPhase({ client, ctx, pageSize, known, resolver }: HostsR
         what: 'hosts-api',
         firstRow: offset + 1,
         log: ctx.log,
-        missing: (row) => (text(row.tenableUUID) || text(row.uuid) || text(row.ipAddress) ? null : 'a host without tenableUUID, uuid or ipAddress'),
+        missing: (row) =>
+          text(row.tenableUUID) || text(row.uuid) || text(row.ipAddress)
+            ? null
+            : { field: 'tenableUUID|uuid|ipAddress', reason: 'a host without tenableUUID, uuid or ipAddress' },
       },
     );
-    yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors } : {}) };
+    yield { records, checkpoint: last ? done : { ...cursor, phase: 'hosts-api', offset: next }, ...(errors > 0 ? { errors, failures } : {}) };
     if (last) return;
     offset = next;
   }
