@@ -1,18 +1,20 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
-// and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
-// last reopening when that came before the fix), and how many are open with their mean and oldest age.
+// and the mean time to remediate (each fix, from the finding's first-seen date or from its last
+// reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
+// it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
 import type { RemediationItem } from '../core/api-shapes-reports.ts';
 import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver, StoreDb } from './driver.ts';
+import { FIX_DATE, FIX_EVENT, meanBlankReason } from './fix-dates.ts';
 
 /** One source and severity of the report (the API's remediation item). */
 export type RemediationRow = RemediationItem;
 
 export interface RemediationOptions {
   sourceIds?: string[];
-  /** Only fixes from then on. */
+  /** Only fixes from then on: of that run and later ones, or dated at or after that time. */
   since?: Since | null;
-  /** Only fixes before then (ISO-8601). */
+  /** Only fixes dated before then (ISO-8601). */
   until?: string | null;
   /** false: only the fixes (open counts and ages left at 0 and null), which spares a scan of every finding. */
   openAges?: boolean;
@@ -32,6 +34,53 @@ function atLeastZero(db: Driver, expr: string): string {
 
 const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
 
+/** The fixes of one source and severity: how many, how many with a known fix date, and their days to remediate summed. */
+export interface FixStats {
+  source: string;
+  severity: string | null;
+  fixed: number;
+  dated: number;
+  totalDays: number;
+}
+
+/** The fixes of the window per source and severity (one statement over the feed's fix events). */
+export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>): Promise<FixStats[]> {
+  if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  const params: unknown[] = [];
+  // From the finding's last reopening when that came before this fix, else from when it was first seen
+  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
+  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
+  const spent = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${atLeastZero(db, `${days(db, FIX_DATE)} - ${days(db, start)}`)} END`;
+  let where = `e."model" = 'vulnerabilities' AND ${FIX_EVENT}`;
+  if (opts.sourceIds) {
+    where += ` AND e."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`;
+    params.push(...opts.sourceIds);
+  }
+  // A fix's date is never after its event, so `e.at >= since` (the feed's index) keeps every fix dated since.
+  if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
+  if (opts.since && !opts.since.fromRun) {
+    where += ` AND COALESCE(${FIX_DATE}, e."at") >= ?`;
+    params.push(opts.since.at);
+  }
+  if (opts.until) {
+    where += ` AND COALESCE(${FIX_DATE}, e."at") < ?`;
+    params.push(opts.until);
+  }
+  const rows = await db.all(
+    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", COUNT(${FIX_DATE}) AS "dated", SUM(${spent}) AS "total"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
+WHERE ${where} GROUP BY s."name", v."severity"`,
+    params,
+  );
+  return rows.map((r) => ({
+    source: String(r.source),
+    severity: r.severity === null ? null : String(r.severity),
+    fixed: Number(r.n),
+    dated: Number(r.dated),
+    totalDays: Number(r.total ?? 0),
+  }));
+}
+
 export async function remediationReport({ db }: StoreDb, opts: RemediationOptions): Promise<RemediationRow[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const sources = (col: string, params: unknown[]) => {
@@ -40,22 +89,7 @@ export async function remediationReport({ db }: StoreDb, opts: RemediationOption
     return ` AND ${col} IN (${opts.sourceIds.map(() => '?').join(',')})`;
   };
 
-  const fixParams: unknown[] = [];
-  // From the finding's last reopening when that came before this fix, else from when it was first seen
-  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
-  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", e."at")`;
-  let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
-  if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
-  if (opts.until) {
-    fixWhere += ` AND e."at" < ?`;
-    fixParams.push(opts.until);
-  }
-  const fixes = await db.all(
-    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${atLeastZero(db, `${days(db, 'e."at"')} - ${days(db, start)}`)}) AS "mean"
-FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
-WHERE ${fixWhere} GROUP BY s."name", v."severity"`,
-    fixParams,
-  );
+  const fixes = await fixStats({ db }, opts);
 
   // `age` holds one parameter (now), used twice: by AVG and by MAX.
   const openParams: unknown[] = [opts.now, opts.now];
@@ -80,6 +114,8 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
         severity: severity === null ? null : String(severity),
         fixed: 0,
         meanDaysToRemediate: null,
+        undatedFixes: 0,
+        meanBlankReason: meanBlankReason(0, 0),
         open: 0,
         meanOpenAgeDays: null,
         oldestOpenAgeDays: null,
@@ -88,7 +124,13 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
     }
     return row;
   };
-  for (const f of fixes) Object.assign(rowOf(f.source, f.severity), { fixed: Number(f.n), meanDaysToRemediate: round1(f.mean) });
+  for (const f of fixes)
+    Object.assign(rowOf(f.source, f.severity), {
+      fixed: f.fixed,
+      meanDaysToRemediate: f.dated > 0 ? round1(f.totalDays / f.dated) : null,
+      undatedFixes: f.fixed - f.dated,
+      meanBlankReason: meanBlankReason(f.fixed, f.fixed - f.dated),
+    });
   for (const o of opened)
     Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
   const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));
