@@ -49,7 +49,7 @@ for (const backend of BACKENDS) {
       const r1 = await sync('lab');
       assert.equal(r1.status, 'succeeded');
       const first = await changesSince(r1.runId);
-      const stored = lines(await ok('query', 'vulnerabilities', '--json'));
+      const stored = lines(await ok('query', 'vulnerabilities', '--json', '--all'));
       const hosts = lines(await ok('query', 'hosts', '--json'));
       assert.equal(first.filter((c) => c.model === 'vulnerabilities' && c.change === 'new').length, stored.length);
       assert.equal(first.filter((c) => c.model === 'hosts' && c.change === 'new').length, hosts.length);
@@ -71,7 +71,7 @@ for (const backend of BACKENDS) {
         fixes.map((c) => [c.model, c.externalId, c.change, c.from, c.to]),
         [['vulnerabilities', target.vulnUUID, 'fixed', 'open', 'fixed']],
       );
-      const finding = lines(await ok('query', 'vulnerabilities', '--json', '--where', `id=${String(fixes[0]!.recordId)}`))[0]!;
+      const finding = lines(await ok('query', 'vulnerabilities', '--json', '--all', '--where', `id=${String(fixes[0]!.recordId)}`))[0]!;
       assert.equal(finding.status, 'fixed');
       assert.equal(finding.fixedAt, fixes[0]!.at);
 
@@ -96,7 +96,9 @@ for (const backend of BACKENDS) {
       const report = JSON.parse((await ok('--json', 'report', 'remediation', '--source', 'lab')).stdout) as { items: Row[] };
       const severity = finding.severity;
       const row = report.items.find((i) => i.severity === severity)!;
-      assert.equal(row.fixed, 1);
+      // The patch, and the findings the first sync found already fixed (dated by the console's lastSeen).
+      assert.equal(row.fixed, 1 + stored.filter((v) => v.severity === severity && v.status === 'fixed').length);
+      assert.equal(row.undatedFixes, 0);
       assert.equal(typeof row.meanDaysToRemediate, 'number');
       assert.equal(row.open, stored.filter((v) => v.severity === severity && v.status !== 'fixed').length);
       assert.match((await ok('report', 'remediation')).stdout, /^SOURCE +SEVERITY +FIXED +MTTR DAYS +OPEN/);
@@ -132,7 +134,7 @@ for (const backend of BACKENDS) {
         fixed.map((c) => [c.model, c.change, c.from, c.to]),
         [['vulnerabilities', 'fixed', 'open', 'fixed']],
       );
-      const v = lines(await ok('query', 'vulnerabilities', '--json', '--where', `id=${String(fixed[0]!.recordId)}`))[0]!;
+      const v = lines(await ok('query', 'vulnerabilities', '--json', '--all', '--where', `id=${String(fixed[0]!.recordId)}`))[0]!;
       assert.equal(v.pluginId, '51192');
     });
 
