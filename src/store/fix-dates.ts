@@ -3,6 +3,13 @@
 // trends and the remediation report both read these, so a first import already has the scanner's history
 // and every view gives one answer.
 
+/**
+ * The feed's finding events, for a query that also bounds their time: the model compared as an
+ * expression, so SQLite (which keeps no statistics) reads the window from the time index instead of
+ * every finding event from the model's (measured: 300 ms of a 30-day trend at 100k findings).
+ */
+export const FINDING_EVENTS_IN_WINDOW = `(e."model" || '') = 'vulnerabilities'`;
+
 /** Events that fix a finding: a fix a run saw, or a finding first stored already fixed (a first import of the scanner's fixed set). */
 export const FIX_EVENT = `(e."change" = 'fixed' OR (e."change" = 'new' AND e."to" = 'fixed'))`;
 

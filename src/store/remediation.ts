@@ -5,7 +5,7 @@
 import type { RemediationItem } from '../core/api-shapes-reports.ts';
 import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver, StoreDb } from './driver.ts';
-import { FIX_DATE, FIX_EVENT, meanBlankReason } from './fix-dates.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from './fix-dates.ts';
 
 /** One source and severity of the report (the API's remediation item). */
 export type RemediationRow = RemediationItem;
@@ -51,7 +51,7 @@ export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, '
   // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
   const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
   const spent = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${atLeastZero(db, `${days(db, FIX_DATE)} - ${days(db, start)}`)} END`;
-  let where = `e."model" = 'vulnerabilities' AND ${FIX_EVENT}`;
+  let where = `${opts.since ? FINDING_EVENTS_IN_WINDOW : `e."model" = 'vulnerabilities'`} AND ${FIX_EVENT}`;
   if (opts.sourceIds) {
     where += ` AND e."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`;
     params.push(...opts.sourceIds);

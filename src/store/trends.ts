@@ -6,7 +6,7 @@
 // draws the scanner's history, and later runs add what they saw to the same count.
 import type { TrendsReport as ApiTrendsReport } from '../core/api-shapes-reports.ts';
 import type { StoreDb } from './driver.ts';
-import { FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from './fix-dates.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from './fix-dates.ts';
 import { fixStats } from './remediation.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -65,38 +65,38 @@ export async function trendsReport({ db }: StoreDb, opts: TrendsOptions): Promis
 WHERE v."removed" = 0 AND v."status" IN ${OPEN}${sources('v."source_id"', nowParams)} GROUP BY v."severity"`,
         nowParams,
       );
-  // Openings and closings per day and severity, of the events since the window's first day (the feed's
-  // index covers model and time): an event's dates are never after it, so no earlier event is dated in the window.
-  const deltaParams: unknown[] = [];
-  const events = (sign: number, date: string, cond: string) => {
-    deltaParams.push(first, opts.now);
-    return `SELECT SUBSTR(${date}, 1, 10) AS "day", v."severity" AS "severity", ${sign} AS "n"
-FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id"
-WHERE e."model" = 'vulnerabilities' AND e."at" >= ? AND e."at" <= ? AND ${cond}${sources('e."source_id"', deltaParams)}`;
-  };
+  // Openings and closings per day and severity, of the events since the window's first day (one read of
+  // the feed's time index): an event's dates are never after it, so no earlier event is dated in the window.
   const isOpen = (col: string) => `COALESCE(e.${col}, '') IN ${OPEN}`;
   // A finding first stored already fixed was open from first seen to its fix: an opening and a closing.
-  const opening = `((${isOpen('"to"')} AND NOT ${isOpen('"from"')}) OR (${FIX_EVENT} AND e."change" = 'new'))`;
-  const closing = `((${isOpen('"from"')} AND NOT ${isOpen('"to"')}) OR (${FIX_EVENT} AND e."change" = 'new'))`;
+  const firstFixed = `(${FIX_EVENT} AND e."change" = 'new')`;
+  const opening = `((${isOpen('"to"')} AND NOT ${isOpen('"from"')}) OR ${firstFixed})`;
+  const closing = `((${isOpen('"from"')} AND NOT ${isOpen('"to"')}) OR ${firstFixed})`;
+  const deltaParams: unknown[] = [first, opts.now];
   const deltas = empty
     ? []
     : await db.all(
-        `SELECT d."day" AS "day", d."severity" AS "severity", SUM(d."n") AS "n" FROM (
-${events(1, OPEN_DATE, opening)}
-UNION ALL
-${events(-1, `COALESCE(${FIX_DATE}, e."at")`, closing)}
-) d GROUP BY d."day", d."severity"`,
+        `SELECT CASE WHEN ${opening} THEN SUBSTR(${OPEN_DATE}, 1, 10) END AS "opened", CASE WHEN ${closing} THEN SUBSTR(COALESCE(${FIX_DATE}, e."at"), 1, 10) END AS "closed",
+v."severity" AS "severity", COUNT(*) AS "n"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id"
+WHERE ${FINDING_EVENTS_IN_WINDOW} AND e."at" >= ? AND e."at" <= ? AND (${opening} OR ${closing})${sources('e."source_id"', deltaParams)}
+GROUP BY 1, 2, v."severity"`,
         deltaParams,
       );
 
   const open = zero();
   for (const r of current) if (isSeverity(r.severity)) open[r.severity] = Number(r.n);
   const byDay = new Map<string, Record<Severity, number>>();
+  const add = (day: unknown, severity: Severity, n: number) => {
+    if (day === null || day === undefined) return;
+    const d = byDay.get(String(day)) ?? zero();
+    d[severity] += n;
+    byDay.set(String(day), d);
+  };
   for (const r of deltas) {
     if (!isSeverity(r.severity)) continue;
-    const d = byDay.get(String(r.day)) ?? zero();
-    d[r.severity] += Number(r.n);
-    byDay.set(String(r.day), d);
+    add(r.opened, r.severity, Number(r.n));
+    add(r.closed, r.severity, -Number(r.n));
   }
   // Walk back from today: the end of day d is the end of day d+1 less day d+1's net openings.
   const days: TrendDay[] = [];
