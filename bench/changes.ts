@@ -198,13 +198,15 @@ async function benchStore(kind: StoreKind): Promise<string[][]> {
       // A cursor half-way through the feed: follow pages of 1000 to there once.
       let deep: string | null = null;
       for (let seen = 0; seen < events / 2; seen += 1000) deep = (await store.changes({ limit: 1000, cursor: deep })).nextCursor;
-      const since = await store.changesSince(runs[RUNS - 3]!);
+      const since = await store.resolveSince(runs[RUNS - 3]!);
+      const oneRun = await store.resolveRun(runs[RUNS - 3]!);
       const queries: [string, () => Promise<unknown>][] = [
         ['first page', () => store.changes({ limit: PAGE })],
         ['page half-way (cursor)', () => store.changes({ limit: PAGE, cursor: deep })],
-        ['since a run (3rd last)', () => store.changes({ limit: PAGE, since })],
+        ['after a run (3rd last)', () => store.changes({ limit: PAGE, since })],
+        ['one run (3rd last)', () => store.changes({ limit: PAGE, run: oneRun })],
         ['model = users (2 %)', () => store.changes({ limit: PAGE, models: ['users'] })],
-        ['source = desk, since a run', () => store.changes({ limit: PAGE, sourceIds: [sourceIds[1]!], since })],
+        ['source = desk, after a run', () => store.changes({ limit: PAGE, sourceIds: [sourceIds[1]!], since })],
         ['change = reopened', () => store.changes({ limit: PAGE, changes: ['reopened'] })],
         ["one finding's history", () => store.changes({ limit: PAGE, filters: [{ field: 'recordId', op: '=', value: recordWithHistory }] })],
         ['page of 1000', () => store.changes({ limit: 1000 })],

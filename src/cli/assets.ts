@@ -1,11 +1,28 @@
 // `tributary assets link|unlink HOST_ID CMDB_ASSET_ID`, `assets recompute`, `assets show ASSET_ID` and
 // `tributary report coverage [--days 30] [--list KIND]` (interfaces.md §6.3).
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf } from '../core/models.ts';
+import { matchReasons } from '../correlate/reasons.ts';
 import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS, MODEL_OF_KIND } from '../store/coverage.ts';
 import { commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
-import { renderTable } from './output.ts';
+import { renderTable, terminalSafe } from './output.ts';
+
+/** Who makes a change from the command line: the local user, as the system names them. */
+function commandLineUser(): string {
+  try {
+    return `${userInfo().username} (command line)`;
+  } catch {
+    return 'the command line';
+  }
+}
+
+/** A record's name for people: a host's name or address, a CMDB record's name or tag, else its id's start. */
+function nameOf(r: Record<string, unknown> | undefined, id: string): string {
+  const ip = (r?.ipAddresses as string[] | undefined)?.[0];
+  return String(r?.hostname ?? r?.name ?? r?.fqdn ?? r?.assetTag ?? ip ?? id.slice(0, 8));
+}
 
 export function registerAssetsCommands(program: Command): void {
   const assets = program.command('assets').description('correlated machines across sources');
@@ -20,7 +37,7 @@ export function registerAssetsCommands(program: Command): void {
       .action(async (hostId: string, cmdbAssetId: string, _o: unknown, cmd: Command) => {
         const g = globals(cmd);
         await withApp(cmd, async (app) => {
-          await app.store.setAssetOverride(hostId, cmdbAssetId, action);
+          await app.store.setAssetOverride(hostId, cmdbAssetId, action, commandLineUser());
           const host = await app.store.getRecord('hosts', hostId);
           const out = { ok: true, action, hostId, cmdbAssetId, assetId: host.assetId ?? null };
           if (g.json) printJson(out);
@@ -74,7 +91,16 @@ export function registerAssetsCommands(program: Command): void {
             rows.map((r) => Object.fromEntries(r.map((v, i) => [cols[i]!, v]))),
           ),
         );
-        w(`why: ${JSON.stringify(asset.matchDetails)}`);
+        const records = new Map([...hosts, ...cmdb].map((r) => [r.id, r]));
+        const name = (id: string) => nameOf(records.get(id), id);
+        const reasons = matchReasons((asset.matchDetails as Record<string, unknown> | null) ?? {}, name);
+        if (reasons.length === 0) w('why: seen in one source only');
+        else w('why:');
+        for (const r of reasons) {
+          const pair = r.cmdbAssetId ? `host ${name(r.hostId)} ↔ CMDB record ${name(r.cmdbAssetId)}` : `host ${name(r.hostId)}`;
+          w(terminalSafe(`  ${pair}: ${r.text}`));
+          for (const note of r.notes) w(terminalSafe(`    ${note}`));
+        }
       });
     });
 

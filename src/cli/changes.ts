@@ -1,4 +1,4 @@
-// `tributary changes [--since RUN_ID|ISO-8601] [--model M] [--source S] [--format table|jsonl|csv] [--no-csv-escape]`:
+// `tributary changes [--since RUN_ID|ISO-8601 | --run RUN_ID] [--model M] [--source S] [--format table|jsonl|csv] [--no-csv-escape]`:
 // the change feed, oldest first (also `tributary query changes`).
 import type { Command } from 'commander';
 import type { AppContext } from '../app/context.ts';
@@ -8,6 +8,7 @@ import { isModelName, MODEL_NAMES } from '../core/models.ts';
 import { CHANGE_KINDS } from '../store/changes.ts';
 import type { ChangeQuery } from '../store/changes-feed.ts';
 import { parseFilter } from '../store/filters.ts';
+import { RUN_HELP, SINCE_HELP } from '../store/since.ts';
 import { collect, globals, MAX_LIMIT_OPTION, wholeNumberOption, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, csvLine, renderTable } from './output.ts';
 
@@ -87,7 +88,8 @@ export function registerChangesCommand(program: Command): void {
   program
     .command('changes')
     .description('what changed, oldest first: new, fixed, reopened and removed records, status updates')
-    .option('--since <run|time>', 'the changes of this run and every later one, or those at or after an ISO-8601 time')
+    .option('--since <run|time>', SINCE_HELP)
+    .option('--run <run>', RUN_HELP)
     .option('--model <model>', 'only changes of this model (repeatable)', collect, [])
     .option('--source <name>', 'only changes of this source (repeatable)', collect, [])
     .option('--change <kind>', `only this kind of change: ${CHANGE_KINDS.join(', ')} (repeatable)`, collect, [])
@@ -97,7 +99,17 @@ export function registerChangesCommand(program: Command): void {
     .option('--no-csv-escape', CSV_ESCAPE_HELP)
     .action(
       async (
-        o: { since?: string; model: string[]; source: string[]; change: string[]; where: string[]; limit?: string; format?: string; csvEscape: boolean },
+        o: {
+          since?: string;
+          run?: string;
+          model: string[];
+          source: string[];
+          change: string[];
+          where: string[];
+          limit?: string;
+          format?: string;
+          csvEscape: boolean;
+        },
         cmd: Command,
       ) => {
         const format = formatOf(o.format, globals(cmd).json, o.csvEscape);
@@ -105,10 +117,12 @@ export function registerChangesCommand(program: Command): void {
         const models = listOption(o.model, MODEL_NAMES, '--model').filter(isModelName);
         const changes = listOption(o.change, CHANGE_KINDS, '--change');
         const filters = o.where.map((w) => parseFilter(w));
-        if (o.since !== undefined && o.since.trim() === '') throw new InputError('--since needs a run id or an ISO-8601 time', 'since');
+        if (o.since !== undefined && o.run !== undefined)
+          throw new InputError('--run and --since do not go together: --run is one run, --since every later one', 'run');
         await withApp(cmd, async (app) => {
-          const since = o.since === undefined ? null : await app.store.changesSince(o.since);
-          await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, filters }, format, limit, o.csvEscape);
+          const since = o.since === undefined ? null : await app.store.resolveSince(o.since);
+          const run = o.run === undefined ? null : await app.store.resolveRun(o.run);
+          await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, run, filters }, format, limit, o.csvEscape);
         });
       },
     );

@@ -4,12 +4,12 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../core/models.ts';
-import { formatBytes } from '../filedrop/backend.ts';
-import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats.ts';
-import { resolveSince } from '../export/since.ts';
+import { formatBytes } from '../core/format.ts';
+import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats/index.ts';
 import { exportChunks } from '../export/stream.ts';
 import { exportFileName, writeExport } from '../export/target.ts';
 import { parseFilter } from '../store/filters.ts';
+import { SINCE_HELP } from '../store/since.ts';
 import { collect, printJson, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, formatRate } from './output.ts';
 
@@ -32,7 +32,7 @@ export function registerExportCommand(program: Command): void {
     .option('--format <format>', `${EXPORT_FORMATS.join(', ')}`)
     .option('--source <name>', 'only records of this source (repeatable)', collect, [])
     .option('--where <field=value>', 'filter as in query (repeatable; also != > >= < <= and ~)', collect, [])
-    .option('--since <run-id|time>', 'only what changed after this run, or since this ISO-8601 time')
+    .option('--since <run-id|time>', `only the records changed in the window: ${SINCE_HELP}`)
     .option('--out <target>', 'a file, a folder, - for stdout, or s3://BUCKET/PREFIX', '-')
     .option('--ocsf-version <version>', 'OCSF schema version: 1.1.0 (default) or 1.3.0')
     .option('--ecs-bulk', 'ECS: an Elasticsearch _bulk action line with a stable _id before each document')
@@ -45,7 +45,7 @@ export function registerExportCommand(program: Command): void {
       const filters = o.where.map((w) => parseFilter(w));
       await withApp(cmd, async (app, g) => {
         const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
-        const since = o.since ? await resolveSince(app.store, o.since) : null;
+        const since = o.since === undefined ? null : await app.store.resolveSince(o.since);
         const started = Date.now();
         const tty = process.stderr.isTTY === true;
         let lastDraw = 0;

@@ -1,7 +1,7 @@
 // `tributary exports add|list|remove|run`: scheduled export destinations, written after each
 // successful sync of their source (or of every source).
 import type { Command } from 'commander';
-import { EXPORT_FORMATS } from '../export/formats.ts';
+import { EXPORT_FORMATS } from '../export/formats/index.ts';
 import { addDestination, describeDestinations, runDestination } from '../export/schedule.ts';
 import { deleteDestination, getDestination } from '../store/exports.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';

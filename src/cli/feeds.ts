@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { feeds, importFeedFiles } from '../feeds/index.ts';
 import { printJson, withApp } from './app.ts';
+import { counted } from './output.ts';
 
 function size(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
@@ -31,7 +32,7 @@ export function registerFeedsCommands(program: Command): void {
         const result = await importFeedFiles(app, files);
         if (g.json) return printJson(result);
         for (const i of result.imported) {
-          const what = `${i.name} ${i.version} of ${i.released.slice(0, 10)} (${i.records} records, ${size(i.size)})`;
+          const what = `${i.name} ${i.version} of ${i.released.slice(0, 10)} (${counted(i.records, 'record')}, ${size(i.size)})`;
           process.stdout.write(i.status === 'imported' ? `imported ${what} from ${i.file}\n` : `${what} is imported already; nothing changed\n`);
         }
         process.stdout.write(`${result.findingsUpdated} findings updated\n`);
@@ -47,9 +48,9 @@ export function registerFeedsCommands(program: Command): void {
         if (g.json) return printJson({ feeds: list });
         if (list.length === 0) return void process.stdout.write('no feeds imported; import them with `tributary feeds import FILE…`\n');
         for (const f of list) {
-          const age = f.stale ? `STALE: ${f.ageDays} days old` : `${f.ageDays} days old`;
+          const age = `${f.stale ? 'STALE: ' : ''}${counted(f.ageDays, 'day')} old`;
           process.stdout.write(
-            `${f.kind}  ${f.name}  version ${f.version}  dated ${f.released.slice(0, 10)}  ${f.records} records  ${size(f.size)}  imported ${f.importedAt}  ${age}\n`,
+            `${f.kind}  ${f.name}  version ${f.version}  dated ${f.released.slice(0, 10)}  ${counted(f.records, 'record')}  ${size(f.size)}  imported ${f.importedAt}  ${age}\n`,
           );
         }
       });

@@ -24,14 +24,37 @@ export function terminalSafe(text: string): string {
   });
 }
 
+/**
+ * Where a cell may be cut: after a space or a comma, so what is kept are whole words, names and
+ * addresses ("fin-ws-00131 …", "10.0.0.1,10.0.0.2,…"), never half of one ("(10.20.0.1…").
+ */
+function boundaries(s: string): number[] {
+  const at: number[] = [];
+  for (let i = 1; i < s.length; i++) if (s[i - 1] === ' ' || s[i - 1] === ',') at.push(i);
+  return at;
+}
+
+/** `s` in at most `w` characters: whole leading tokens and …; a single token longer than `w` is cut where it must. */
+export function cutAtWord(s: string, w: number): string {
+  if (s.length <= w) return s;
+  const fits = boundaries(s).filter((i) => i + 1 <= w);
+  const end = fits.length ? fits[fits.length - 1]! : w - 1;
+  return s.slice(0, end) + '…';
+}
+
+/** The narrowest a cell can be shown without cutting a token: its first token and …, or all of it. */
+function narrowest(s: string): number {
+  const first = boundaries(s)[0];
+  return first === undefined ? s.length : Math.min(s.length, first + 1);
+}
+
 function cell(v: unknown, max: number): string {
   let s: string;
   if (v === null || v === undefined) s = '';
   else if (Array.isArray(v)) s = v.join(',');
   else if (typeof v === 'object') s = JSON.stringify(v);
   else s = String(v);
-  s = terminalSafe(s.replace(/[ \t\r\n]+/g, ' '));
-  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+  return cutAtWord(terminalSafe(s.replace(/[ \t\r\n]+/g, ' ')), max);
 }
 
 export function renderTable(columns: string[], rows: Record<string, unknown>[], max = 40): string {
@@ -46,26 +69,36 @@ export function renderTable(columns: string[], rows: Record<string, unknown>[], 
 }
 
 /**
- * A table that fits `width` columns: cells are cut at 40 characters (with …), then the widest columns
- * are narrowed further until the lines fit (headers included, never below 4 characters).
+ * A table that fits `width` columns: cells are cut at 40 characters, then columns are narrowed until
+ * the lines fit, the one with the most room to spare first, each only as far as its cells can be cut
+ * after a word or comma and its header stays whole (a time, a name or an address is never cut). A table
+ * that cannot fit that way is shown wider than `width`.
  */
 export function fitTable(columns: string[], rows: Record<string, unknown>[], width: number): string {
   const cells = rows.map((r) => columns.map((c) => cell(r[c], 40)));
   const headers = columns.map((c) => c.toUpperCase());
-  const widths = columns.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length)));
+  // How wide column i is when cut to w: its longest cell once cut (a cut can end short of w).
+  const shownWidth = (i: number, w: number) => Math.max(headers[i]!.length, ...cells.map((r) => cutAtWord(r[i]!, w).length));
+  const widths = columns.map((_, i) => shownWidth(i, Number.POSITIVE_INFINITY));
+  const floors = columns.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => narrowest(r[i]!))));
   const total = () => widths.reduce((a, w) => a + w, 0) + 2 * (columns.length - 1);
   while (total() > width) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= 4) break;
-    widths[widest]! -= 1;
+    const spare = widths.map((w, i) => w - floors[i]!);
+    const roomiest = spare.indexOf(Math.max(...spare));
+    if (spare[roomiest]! <= 0) break;
+    widths[roomiest] = shownWidth(roomiest, widths[roomiest]! - 1);
   }
-  const cut = (s: string, w: number) => (s.length > w ? s.slice(0, w - 1) + '…' : s);
   const line = (vals: string[]) =>
     vals
-      .map((v, i) => cut(v, widths[i]!).padEnd(widths[i]!))
+      .map((v, i) => cutAtWord(v, widths[i]!).padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
   return [line(headers), ...cells.map(line)].join('\n');
+}
+
+/** A count with its noun, singular for one: `counted(1, 'day')` is "1 day", `counted(8, 'day')` "8 days". */
+export function counted(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
 }
 
 export function formatRate(records: number, ms: number): string {

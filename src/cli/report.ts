@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { nowIso } from '../store/store.ts';
 import { remediationReport } from '../store/remediation.ts';
+import { SINCE_HELP } from '../store/since.ts';
 import { TREND_SEVERITIES, trendsReport } from '../store/trends.ts';
 import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { sourceIdsOf } from './changes.ts';
@@ -16,10 +17,10 @@ export function registerReportCommand(program: Command): void {
     .command('remediation')
     .description("mean time to remediate and open-finding age per source and severity, from the change history and the scanner's dates")
     .option('--source <name>', 'only this source (repeatable)', collect, [])
-    .option('--since <run|time>', 'only fixes of this run and later ones, or dated at or after an ISO-8601 time')
+    .option('--since <run|time>', `only the fixes in the window (a time: fixes dated at or after it): ${SINCE_HELP}`)
     .action(async (o: { source: string[]; since?: string }, cmd: Command) => {
       await withApp(cmd, async (app) => {
-        const since = o.since === undefined ? null : await app.store.changesSince(o.since);
+        const since = o.since === undefined ? null : await app.store.resolveSince(o.since);
         const generatedAt = nowIso();
         const items = await remediationReport(app.store, { sourceIds: await sourceIdsOf(app, o.source), since, now: generatedAt });
         if (globals(cmd).json) return printJson({ items, since: since?.at ?? null, generatedAt });

@@ -6,9 +6,11 @@ import { parseSetPairs } from '../core/config.ts';
 import { readsFiles } from '../core/connector.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { exportStatusesOf } from '../export/schedule.ts';
-import { collect, ExitCode, printJson, withApp } from './app.ts';
+import { resolvePaths } from '../app/context.ts';
+import { collect, ExitCode, globals, printJson, withApp } from './app.ts';
 import { registerFileDropCommand } from './files.ts';
-import { renderTable, terminalSafe } from './output.ts';
+import { counted, renderTable, terminalSafe } from './output.ts';
+import { openSyncLog } from './sync-log.ts';
 
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -109,19 +111,30 @@ export function registerSourcesCommands(program: Command): void {
     .command('check <name>')
     .description('run the credential check')
     .action(async (name: string, _o, cmd: Command) => {
-      const ok = await withApp(cmd, async (app, g) => {
-        const result = await checkSource(app, name);
-        if (g.json) {
-          printJson(result);
-        } else {
-          // One line per check: mark, finding, hint.
-          for (const c of result.checks)
-            process.stdout.write(`${c.ok ? '✓' : '✗'} ${terminalSafe(c.id)}: ${terminalSafe(c.message)}${c.hint ? ` — hint: ${terminalSafe(c.hint)}` : ''}\n`);
-          for (const w of result.warnings) process.stdout.write(`! warning: ${terminalSafe(w)}\n`);
-          process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
-        }
-        return result.ok;
-      });
+      // As `sync` does: retries and warnings go to the sync log, not between the check's lines.
+      const g0 = globals(cmd);
+      const log = openSyncLog(resolvePaths({ dataDir: g0.dataDir, db: g0.db }).dataDir, process.env.TRIBUTARY_LOG_LEVEL ?? 'warn');
+      const ok = await withApp(
+        cmd,
+        async (app, g) => {
+          const result = await checkSource(app, name);
+          if (g.json) {
+            printJson(result);
+          } else {
+            // One line per check: mark, finding, hint.
+            for (const c of result.checks)
+              process.stdout.write(
+                `${c.ok ? '✓' : '✗'} ${terminalSafe(c.id)}: ${terminalSafe(c.message)}${c.hint ? ` — hint: ${terminalSafe(c.hint)}` : ''}\n`,
+              );
+            for (const w of result.warnings) process.stdout.write(`! warning: ${terminalSafe(w)}\n`);
+            process.stdout.write(result.ok ? 'all checks passed\n' : 'some checks failed\n');
+          }
+          return result.ok;
+        },
+        'warn',
+        { log: log.log },
+      ).finally(() => log.close());
+      if (log.lines() > 0 && !g0.json) process.stderr.write(`tributary: ${counted(log.lines(), 'log line')} (retries, warnings) in ${log.path}\n`);
       if (!ok) throw new ExitCode(1);
     });
 }

@@ -5,6 +5,7 @@
 // Every answer is bounded: a size cap (the body is read in chunks and dropped past it), one deadline
 // covering headers and body, and once the body has started a stall limit (so few bytes in a window that
 // the answer is not coming), so a huge or trickled answer cannot exhaust memory or hang.
+import { formatBytes, formatDuration } from './format.ts';
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from './errors.ts';
 import type { Logger } from './log.ts';
@@ -54,22 +55,6 @@ export interface HttpResponse {
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_DEADLINE_MS = 600_000;
 export const DEFAULT_STALL: StallLimit = { bytes: 1024, ms: 60_000 };
-
-/** "64 MiB", "500 KiB", "12 bytes". */
-export function formatBytes(n: number): string {
-  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
-  if (n >= 1024 ** 2) return `${Math.round((n / 1024 ** 2) * 10) / 10} MiB`;
-  if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KiB`;
-  return `${n} bytes`;
-}
-
-/** "10 min", "30 s", "250 ms". */
-export function formatDuration(ms: number): string {
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`;
-  return `${ms} ms`;
-}
 
 /** A byte size from the environment: a whole number of bytes, or with a K/M/G (KiB/MiB/GiB) suffix. */
 export function parseByteSize(v: string | undefined): number | null {

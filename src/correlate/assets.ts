@@ -14,8 +14,19 @@ export interface StoredLink {
   details: Record<string, unknown>;
 }
 
-/** Links a host's match result stands for (an ambiguous or unmatched host with details keeps one row to explain itself). */
-export function linksOf(hostId: string, m: HostMatch): StoredLink[] {
+/** Who made a manual link and when (null `by`: made before that was recorded). */
+export type ManualNote = { by: string | null; at: string };
+
+/**
+ * Links a host's match result stands for (an ambiguous or unmatched host with details keeps one row to
+ * explain itself). A manual link carries who made it and when, from `manual`.
+ */
+export function linksOf(hostId: string, m: HostMatch, manual?: (hostId: string, cmdbAssetId: string) => ManualNote | undefined): StoredLink[] {
+  if (m.kind === 'linked' && m.rule === 'manual')
+    return m.cmdbAssetIds.map((cmdbAssetId) => {
+      const note = manual?.(hostId, cmdbAssetId);
+      return { hostId, cmdbAssetId, rule: 'manual', details: { rule: 'manual', ...(note ? { by: note.by, at: note.at } : {}) } };
+    });
   if (m.kind === 'linked') return m.cmdbAssetIds.map((cmdbAssetId) => ({ hostId, cmdbAssetId, rule: m.rule, details: m.details }));
   if (m.kind === 'ambiguous') return [{ hostId, cmdbAssetId: '', rule: 'ambiguous', details: { ...m.details, rule: m.rule, candidates: m.candidates } }];
   return Object.keys(m.details).length ? [{ hostId, cmdbAssetId: '', rule: 'none', details: m.details }] : [];

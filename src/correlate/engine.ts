@@ -80,6 +80,8 @@ export interface MatchContext {
 export interface Vetoed {
   cmdbAssetId: string;
   rule: MatchRule;
+  /** The values of the rule's identifier the host and the record share (what the veto blocked). */
+  shared: string[];
   conflict: Conflict;
 }
 
@@ -91,7 +93,7 @@ export type HostMatch =
 /** Matches one host. `phase` 1 runs every rule but IP; phase 2 only IP (after phase 1 claimed its records). */
 export function matchHost(h: Identifiers, ctx: MatchContext, phase: 1 | 2 | 'all' = 'all'): HostMatch {
   const manual = ctx.linked(h.id);
-  if (manual.length > 0) return { kind: 'linked', rule: 'manual', cmdbAssetIds: [...manual].sort(), details: { rule: 'manual', matched: {} } };
+  if (manual.length > 0) return { kind: 'linked', rule: 'manual', cmdbAssetIds: [...manual].sort(), details: { rule: 'manual' } };
   const forbidden = ctx.unlinked(h.id);
   const vetoed: Vetoed[] = [];
   let pending: { rule: MatchRule; value: string[]; candidates: string[] } | null = null;
@@ -114,7 +116,7 @@ export function matchHost(h: Identifiers, ctx: MatchContext, phase: 1 | 2 | 'all
       const c = ctx.cmdb(id);
       if (!c) continue;
       const veto = vetoOf(step, h, c);
-      if (veto) vetoed.push({ cmdbAssetId: id, rule: step.rule, conflict: veto });
+      if (veto) vetoed.push({ cmdbAssetId: id, rule: step.rule, shared: found.get(id)!, conflict: veto });
       else candidates.push(id);
     }
     candidates.sort();

@@ -18,9 +18,9 @@ import {
   listExportStatuses,
   putExportStatus,
 } from '../store/exports.ts';
+import { type Since, sinceRun } from '../store/since.ts';
 import { confineFolder, confineTarget } from './confine.ts';
-import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats.ts';
-import { type SinceWindow, sinceRun } from './since.ts';
+import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats/index.ts';
 import { exportChunks } from './stream.ts';
 import { exportFileName, writeExport } from './target.ts';
 
@@ -137,7 +137,7 @@ async function writeDestination(
   app: ExportContext,
   d: DestinationRecord,
   source: { id: string; name: string },
-  window: SinceWindow | null,
+  window: Since | null,
   at: Date,
   runId: string | null,
 ): Promise<{ files: string[]; records: number }> {
@@ -148,7 +148,7 @@ async function writeDestination(
     const model = m as ModelName;
     const q = { model, sourceIds: [source.id], since: window };
     // No file for a model with nothing to say (a scanner source has no tickets; a quiet day no changes).
-    const probe = await app.store.query(model, { sourceIds: [source.id], limit: 1, ...(window?.query ?? {}) });
+    const probe = await app.store.query(model, { sourceIds: [source.id], limit: 1, changedSince: window });
     if (probe.records.length === 0) continue;
     let n = 0;
     const chunks = exportChunks(app, q, fmt, (p) => {

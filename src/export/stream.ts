@@ -6,16 +6,16 @@ import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
 import { recordPages } from '../store/export-read.ts';
 import type { Filter } from '../store/records.ts';
+import type { Since } from '../store/since.ts';
 import type { Store } from '../store/store.ts';
-import { type FormatOptions, lineWriter, ocsfMapper } from './formats.ts';
-import type { SinceWindow } from './since.ts';
+import { type EventEncoder, type EventMapper, type FormatOptions, type LineWriter, writerOf } from './formats/index.ts';
 
 export interface ExportQuery {
   model: ModelName;
   sourceIds?: string[];
   filters?: Filter[];
-  /** Only what changed since this point (see since.ts). */
-  since?: SinceWindow | null;
+  /** Only what changed in this window: stored by a run it counts, or fixed or removed by one (store/since.ts). */
+  since?: Since | null;
   /** Records per store page (default EXPORT_PAGE_SIZE). */
   pageSize?: number;
   /** ocsf-parquet: events per row group (default parquet.ts PARQUET_ROW_GROUP). */
@@ -54,8 +54,8 @@ export async function productsBySource(store: Store, registry: Connectors): Prom
 
 /**
  * The export as chunks of bytes: for the text formats, UTF-8 lines each ending in a newline (the
- * header, then chunks of about CHUNK_CHARS, never splitting a line); for `ocsf-parquet`, a row group at
- * a time, then the footer. `onProgress` is called after each page.
+ * header, then chunks of about CHUNK_CHARS, never splitting a line); for a binary format (OCSF as
+ * Parquet), a block (row group) at a time, then the footer. `onProgress` is called after each page.
  */
 export async function* exportChunks(
   deps: { store: Store; registry: Connectors },
@@ -63,11 +63,20 @@ export async function* exportChunks(
   fmt: FormatOptions,
   onProgress?: (p: ExportProgress) => void,
 ): AsyncGenerator<Uint8Array> {
-  if (fmt.format === 'ocsf-parquet') {
-    yield* parquetChunks(deps, q, fmt, onProgress);
+  const written = writerOf(q.model, fmt);
+  if ('events' in written) {
+    yield* binaryChunks(deps, q, written.events, await written.encoder(q.rowGroup), onProgress);
     return;
   }
-  const writer = lineWriter(q.model, fmt);
+  yield* textChunks(deps, q, written.lines, onProgress);
+}
+
+async function* textChunks(
+  deps: { store: Store; registry: Connectors },
+  q: ExportQuery,
+  writer: LineWriter,
+  onProgress?: (p: ExportProgress) => void,
+): AsyncGenerator<Uint8Array> {
   const productOf = await productsBySource(deps.store, deps.registry);
   let hosts = new Map<string, StoredRecord | null>();
   const progress: ExportProgress = { records: 0, bytes: 0 };
@@ -104,21 +113,17 @@ function counted(chunk: string, progress: ExportProgress): Buffer {
 }
 
 function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
-  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, ...(q.since ? q.since.query : {}) }, q.pageSize ?? EXPORT_PAGE_SIZE);
+  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since }, q.pageSize ?? EXPORT_PAGE_SIZE);
 }
 
-/** OCSF events encoded into Parquet row groups as pages arrive; a group's bytes are yielded once it is full. */
-async function* parquetChunks(
+/** Events of a binary format packed by its encoder as pages arrive; a block's bytes are yielded once it is full. */
+async function* binaryChunks(
   deps: { store: Store; registry: Connectors },
   q: ExportQuery,
-  fmt: FormatOptions,
+  mapper: EventMapper,
+  encoder: EventEncoder,
   onProgress?: (p: ExportProgress) => void,
 ): AsyncGenerator<Uint8Array> {
-  const mapper = ocsfMapper(q.model, fmt);
-  // Loaded when a Parquet export runs: every other export, sync and server start goes without the
-  // Parquet writer (~1 MB of live heap that, with --heap-growing-percent=50, costs 1.5 times that at peak).
-  const { OcsfParquetEncoder } = await import('./parquet.ts');
-  const encoder = new OcsfParquetEncoder(q.model, fmt.ocsfVersion ?? '1.1.0', q.rowGroup);
   const productOf = await productsBySource(deps.store, deps.registry);
   let hosts = new Map<string, StoredRecord | null>();
   const progress: ExportProgress = { records: 0, bytes: 0 };

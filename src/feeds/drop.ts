@@ -6,7 +6,7 @@ import { constants, gunzipSync } from 'node:zlib';
 import { InputError } from '../core/errors.ts';
 import type { BucketObject, FileImportResult } from '../core/files.ts';
 import type { Logger } from '../core/log.ts';
-import { formatBytes } from '../filedrop/backend.ts';
+import { formatBytes } from '../core/format.ts';
 import type { OtherFiles } from '../filedrop/context.ts';
 import { FEED_LABELS, type FeedKind } from '../store/feeds.ts';
 import type { Store } from '../store/store.ts';

@@ -1,5 +1,6 @@
 // One interface over the two places buckets live: a local folder (one sub-folder per bucket) and
 // S3-compatible object storage (one real bucket per bucket name).
+import { formatBytes } from '../core/format.ts';
 import type { Readable } from 'node:stream';
 import type { BucketObject } from '../core/files.ts';
 
@@ -62,15 +63,4 @@ export class StorageError extends Error {
     this.name = 'StorageError';
     this.hint = hint;
   }
-}
-
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
 }

@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import type { FileDropContext } from './context.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import type { BucketObject } from '../core/files.ts';
-import { formatBytes, TooLargeError } from './backend.ts';
+import { formatBytes } from '../core/format.ts';
+import { TooLargeError } from './backend.ts';
 import { sanitizeFileName } from './names.ts';
 import { fileDropOf, maxUploadBytes, sourceBucketOf } from './resolve.ts';
 

@@ -26,6 +26,14 @@ export interface AuthInfo {
   csrfToken: string | null;
   /** Hash of the session token, to end the session at logout. */
   sessionHash: string | null;
+  /** The API token's name (null for a session). */
+  tokenName?: string | null;
+}
+
+/** Who made a change, for people: the user of a session, or the API token by its name. */
+export function actorOf(auth: AuthInfo | null): string | null {
+  if (!auth) return null;
+  return auth.via === 'token' ? `API token ${auth.tokenName ?? '?'}` : auth.username;
 }
 
 declare module 'fastify' {
@@ -149,7 +157,7 @@ async function authenticate(app: AppContext, req: FastifyRequest): Promise<AuthI
     if (tok.expiresAt !== null && tok.expiresAt <= now.toISOString()) return null;
     if (tok.lastUsedAt === null || now.getTime() - Date.parse(tok.lastUsedAt) >= TOKEN_TOUCH_MS) await app.store.touchApiToken(tok.id, now.toISOString());
     const user = await app.store.getUserById(tok.userId);
-    return user && { userId: user.id, username: user.username, via: 'token', scope: tok.scope, csrfToken: null, sessionHash: null };
+    return user && { userId: user.id, username: user.username, via: 'token', scope: tok.scope, csrfToken: null, sessionHash: null, tokenName: tok.name };
   }
   const cookie = req.cookies?.[SESSION_COOKIE];
   if (!cookie) return null;

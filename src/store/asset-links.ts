@@ -54,24 +54,42 @@ export async function hostExists(db: Driver, id: string): Promise<boolean> {
   return (await db.all(`SELECT "id" FROM "rec_hosts" WHERE "id" = ?`, [id])).length > 0;
 }
 
-/** A manual link (beats every rule) or unlink (forbids the pair), kept across syncs; the pair is correlated again at once. */
-export async function setAssetOverride(db: Driver, hostId: string, cmdbAssetId: string, action: 'link' | 'unlink'): Promise<CorrelationResult> {
+/**
+ * A manual link (beats every rule) or unlink (forbids the pair), kept across syncs, with who made it
+ * (`by`: a user, an API token, the command line) and when; the pair is correlated again at once.
+ */
+export async function setAssetOverride(
+  db: Driver,
+  hostId: string,
+  cmdbAssetId: string,
+  action: 'link' | 'unlink',
+  by: string | null,
+): Promise<CorrelationResult> {
   if (!(await hostExists(db, hostId))) throw new NotFoundError(`no host with id '${hostId}'`);
   const cmdb = await db.all(`SELECT "id" FROM "rec_cmdb_assets" WHERE "id" = ?`, [cmdbAssetId]);
   if (!cmdb[0]) throw new NotFoundError(`no cmdb-assets record with id '${cmdbAssetId}'`);
   await db.transaction(async (tx) => {
     await tx.run(`DELETE FROM "asset_overrides" WHERE "host_id" = ? AND "cmdb_asset_id" = ?`, [hostId, cmdbAssetId]);
-    await tx.run(`INSERT INTO "asset_overrides" ("host_id", "cmdb_asset_id", "action", "created_at") VALUES (?, ?, ?, ?)`, [
+    await tx.run(`INSERT INTO "asset_overrides" ("host_id", "cmdb_asset_id", "action", "created_at", "created_by") VALUES (?, ?, ?, ?, ?)`, [
       hostId,
       cmdbAssetId,
       action,
       nowIso(),
+      by,
     ]);
   });
   return correlateTouched(db, { hostIds: [hostId], cmdbIds: [cmdbAssetId] });
 }
 
-export async function assetOverrides(db: Driver): Promise<{ hostId: string; cmdbAssetId: string; action: string; createdAt: string }[]> {
+export async function assetOverrides(
+  db: Driver,
+): Promise<{ hostId: string; cmdbAssetId: string; action: string; createdAt: string; createdBy: string | null }[]> {
   const rows = await db.all(`SELECT * FROM "asset_overrides" ORDER BY "created_at"`);
-  return rows.map((r) => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), action: String(r.action), createdAt: String(r.created_at) }));
+  return rows.map((r) => ({
+    hostId: String(r.host_id),
+    cmdbAssetId: String(r.cmdb_asset_id),
+    action: String(r.action),
+    createdAt: String(r.created_at),
+    createdBy: (r.created_by as string | null) ?? null,
+  }));
 }

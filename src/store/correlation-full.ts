@@ -20,6 +20,7 @@ import {
   interner,
   loadByIds,
   loadOverrides,
+  manualNotes,
   openFindingsOfAllHosts,
   slim,
   toRec,
@@ -127,7 +128,9 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
 
     // The CMDB side, indexed by every identifier value; its records get integer ids after the hosts'.
     const cmdbIds: string[] = [];
-    let ctx = new CompactContext(await loadOverrides(tx, null));
+    const overrides = await loadOverrides(tx, null);
+    const manual = manualNotes(overrides);
+    let ctx = new CompactContext(overrides);
     for await (const rows of pages(tx, 'rec_cmdb_assets', CMDB_COLS)) {
       for (const row of rows) {
         const x = cmdbIdentifiers(toRec('cmdb-assets', row));
@@ -142,7 +145,7 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     const edgeHost: number[] = [];
     const edgeCmdb: number[] = [];
     const record = async (idx: number, id: string, m: HostMatch) => {
-      for (const l of linksOf(id, m)) {
+      for (const l of linksOf(id, m, manual)) {
         if (l.cmdbAssetId !== '') {
           linked++;
           edgeHost.push(idx);

@@ -17,6 +17,7 @@ import {
   insertLinks,
   loadByIds,
   loadOverrides,
+  manualNotes,
   openFindings,
   place,
   summary,
@@ -179,7 +180,8 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
       if (!affected.has(String(r.host_id))) ctx.claim(String(r.cmdb_asset_id), String(r.host_id));
     }
     const newLinks: StoredLink[] = [];
-    for (const [hostId, m] of matchAll(matchHosts, ctx)) newLinks.push(...linksOf(hostId, m));
+    const manual = manualNotes(overrides);
+    for (const [hostId, m] of matchAll(matchHosts, ctx)) newLinks.push(...linksOf(hostId, m, manual));
     const oldLinks = await inChunks(tx, (ph) => `SELECT "cmdb_asset_id" FROM "asset_links" WHERE "host_id" IN (${ph})`, [...affected]);
 
     // Assets to rebuild: those any of these records sat in, with all their members.

@@ -1,7 +1,7 @@
 // Correlation in the store: the helpers the full pass (correlation-full.ts) and the incremental pass
 // (correlation-incremental.ts) share. Both write the links, the assets, and each host's and CMDB
 // record's assetId / owner / department / site (a finding reads its host's), changing only rows that differ.
-import { buildAsset, components, ownerOf, type Rec, type StoredLink } from '../correlate/assets.ts';
+import { buildAsset, components, type ManualNote, ownerOf, type Rec, type StoredLink } from '../correlate/assets.ts';
 import { IDENT_KINDS } from '../correlate/engine.ts';
 import type { Identifiers } from '../correlate/normalize.ts';
 import { type FieldDef, MODEL_FIELDS } from '../core/models.ts';
@@ -183,15 +183,31 @@ export async function openFindings(db: Driver, hostIds: string[]): Promise<Map<s
   return out;
 }
 
-export async function loadOverrides(db: Driver, hostIds: string[] | null): Promise<{ hostId: string; cmdbAssetId: string; action: 'link' | 'unlink' }[]> {
-  const map = (rows: Row[]) => rows.map((r) => ({ hostId: String(r.host_id), cmdbAssetId: String(r.cmdb_asset_id), action: r.action as 'link' | 'unlink' }));
+/** A manual link or unlink as stored: who made it (null: before that was recorded) and when. */
+export type Override = { hostId: string; cmdbAssetId: string; action: 'link' | 'unlink'; by: string | null; at: string };
+
+export async function loadOverrides(db: Driver, hostIds: string[] | null): Promise<Override[]> {
+  const map = (rows: Row[]) =>
+    rows.map((r) => ({
+      hostId: String(r.host_id),
+      cmdbAssetId: String(r.cmdb_asset_id),
+      action: r.action as 'link' | 'unlink',
+      by: (r.created_by as string | null) ?? null,
+      at: String(r.created_at),
+    }));
   if (hostIds === null) return map(await db.all(`SELECT * FROM "asset_overrides"`));
-  const out: { hostId: string; cmdbAssetId: string; action: 'link' | 'unlink' }[] = [];
+  const out: Override[] = [];
   for (let i = 0, ids = inList(db, hostIds); i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
     out.push(...map(await db.all(`SELECT * FROM "asset_overrides" WHERE "host_id" IN (${chunk.map(() => '?').join(',')})`, chunk)));
   }
   return out;
+}
+
+/** Who made each manual link and when, for linksOf. */
+export function manualNotes(overrides: Override[]): (hostId: string, cmdbAssetId: string) => ManualNote | undefined {
+  const notes = new Map(overrides.filter((o) => o.action === 'link').map((o) => [`${o.hostId}\u0000${o.cmdbAssetId}`, { by: o.by, at: o.at }]));
+  return (hostId, cmdbAssetId) => notes.get(`${hostId}\u0000${cmdbAssetId}`);
 }
 
 const ins = (table: string, cols: string[]): InsertSql => ({ head: `INSERT INTO ${q(table)} (${cols.map(q).join(',')})`, columns: cols.length, tail: '' });

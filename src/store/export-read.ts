@@ -64,7 +64,7 @@ function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof sl
   return out as StoredRecord;
 }
 
-export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>;
+export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince'>;
 
 /**
  * Every record matching the options, in id order, as pages of at most `pageSize` (keyset paging on the

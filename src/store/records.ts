@@ -22,6 +22,7 @@ import { columnOf, fromColumnValue, q, sortOnlyExpression, tableOf, toColumnValu
 import { slaFilterClause, withSla } from './sla.ts';
 import { summarySource } from './summaries.ts';
 import { sqlCount } from './rows.ts';
+import { runsSinceSql, type Since, sinceClause } from './since.ts';
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -454,12 +455,10 @@ export interface QueryOptions {
   /** Order by one field (then by id); nulls last in both directions. Default: by id. */
   sort?: SortSpec | null;
   /**
-   * Only records changed since this time (ISO-8601): last stored by a run that started at or after it
-   * (strictly after it with `changedAfter`), or with an event in the change feed from then on (by such
-   * a run with `changedAfter`), which brings the records a sweep fixed or removed.
+   * Only records changed in this window (since.ts): last stored by a run it counts, or with an event in
+   * the change feed by such a run, which brings the records a sweep fixed or removed.
    */
-  changedSince?: string;
-  changedAfter?: boolean;
+  changedSince?: Since | null;
 }
 
 export interface SortSpec {
@@ -638,11 +637,7 @@ export async function countMatching(db: Driver, model: ModelName, opts: Pick<Que
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */
-export function whereClauses(
-  model: ModelName,
-  opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince' | 'changedAfter'>,
-  params: unknown[],
-): string[] | null {
+export function whereClauses(model: ModelName, opts: Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince'>, params: unknown[]): string[] | null {
   const where: string[] = [];
   if (opts.sourceIds) {
     if (opts.sourceIds.length === 0) return null;
@@ -650,12 +645,12 @@ export function whereClauses(
     params.push(...opts.sourceIds);
   }
   if (opts.changedSince) {
-    const runs = `SELECT "id" FROM "sync_runs" WHERE "started_at" ${opts.changedAfter ? '>' : '>='} ?`;
-    // Events are read by (model, at): the feed's model index.
-    const events = `SELECT "record_id" FROM "changes" WHERE "model" = ? AND "at" >= ?${opts.changedAfter ? ` AND "run_id" IN (${runs})` : ''}`;
-    where.push(`(r."seen_run" IN (${runs}) OR r."id" IN (${events}))`);
-    params.push(opts.changedSince, model, opts.changedSince);
-    if (opts.changedAfter) params.push(opts.changedSince);
+    const runs = runsSinceSql(opts.changedSince, params);
+    params.push(model);
+    // Records a sweep fixed or removed carry no new stamp: the feed has them.
+    where.push(
+      `(r."seen_run" IN (${runs}) OR r."id" IN (SELECT e."record_id" FROM "changes" e WHERE e."model" = ? AND ${sinceClause('e', opts.changedSince, params)}))`,
+    );
   }
   for (const f of opts.filters ?? []) where.push(filterClause(model, f, params));
   return where;

@@ -3,16 +3,16 @@
 // reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
 // it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
 import type { RemediationItem } from '../core/api-shapes-reports.ts';
-import { type Since, sinceClause } from './changes-feed.ts';
 import type { Driver, StoreDb } from './driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from './fix-dates.ts';
+import { type Since, sinceClause } from './since.ts';
 
 /** One source and severity of the report (the API's remediation item). */
 export type RemediationRow = RemediationItem;
 
 export interface RemediationOptions {
   sourceIds?: string[];
-  /** Only fixes from then on: of that run and later ones, or dated at or after that time. */
+  /** Only the fixes of this window (since.ts); given as a time, the fixes dated at or after it. */
   since?: Since | null;
   /** Only fixes dated before then (ISO-8601). */
   until?: string | null;
@@ -58,7 +58,7 @@ export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, '
   }
   // A fix's date is never after its event, so `e.at >= since` (the feed's index) keeps every fix dated since.
   if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
-  if (opts.since && !opts.since.fromRun) {
+  if (opts.since && opts.since.afterRun === null) {
     where += ` AND COALESCE(${FIX_DATE}, e."at") >= ?`;
     params.push(opts.since.at);
   }

@@ -3,12 +3,11 @@
 // repository module (sources.ts, runs.ts, users.ts, asset-links.ts, record-lookups.ts, records.ts, …).
 import type { HostFindingCounts, PluginSummary } from '../core/api-shapes-reports.ts';
 import type { KnownHost, SweepScope } from '../core/connector.ts';
-import { InputError } from '../core/errors.ts';
 import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
 import type { SecretBox } from '../core/secrets.ts';
 import * as links from './asset-links.ts';
 import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
-import { type ChangePage, type ChangeQuery, parseIsoTime, queryChanges, type Since } from './changes-feed.ts';
+import { type ChangePage, type ChangeQuery, queryChanges } from './changes-feed.ts';
 import type { CorrelationResult } from './correlation.ts';
 import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
 import { type Driver, openDriver, sqlitePathOf } from './driver.ts';
@@ -36,6 +35,7 @@ import {
 import { nowIso } from './rows.ts';
 import * as runs from './runs.ts';
 import type { CheckpointRecord, NewRun, RunRecord, RunStatus, StreamCounts } from './runs.ts';
+import { type OneRun, resolveRun, resolveSince, type Since } from './since.ts';
 import { type SourceRecord, Sources } from './sources.ts';
 import type { RunActivity } from './run-activity.ts';
 import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from './sqlite-waits.ts';
@@ -334,13 +334,14 @@ export class Store {
 
   // ---- the change feed ----
 
-  /** `since` of the change feed: an ISO-8601 time, or a run id (the events of that run and of every later one). */
-  async changesSince(value: string): Promise<Since> {
-    const t = parseIsoTime(value);
-    if (t !== null) return { at: t, fromRun: false };
-    const at = await runs.runStartedAt(this.db, value.trim());
-    if (at === null) throw new InputError(`since: '${value}' is neither a run id nor an ISO-8601 time`, 'since');
-    return { at, fromRun: true };
+  /** A `since` of every entrance (since.ts): a run id (the changes of the runs after it) or an ISO-8601 time (at or after it). */
+  async resolveSince(value: string): Promise<Since> {
+    return resolveSince(this.db, value);
+  }
+
+  /** A `run` (exactly its changes): a known run id. */
+  async resolveRun(value: string): Promise<OneRun> {
+    return resolveRun(this.db, value);
   }
 
   async changes(opts: ChangeQuery): Promise<ChangePage> {
@@ -457,11 +458,12 @@ export class Store {
   }
 
   /** A manual link (beats every rule) or unlink (forbids the pair), kept across syncs; the pair is correlated again at once. */
-  async setAssetOverride(hostId: string, cmdbAssetId: string, action: 'link' | 'unlink'): Promise<CorrelationResult> {
-    return links.setAssetOverride(this.db, hostId, cmdbAssetId, action);
+  /** `by`: who made it (a user, an API token, the command line), shown with the link. */
+  async setAssetOverride(hostId: string, cmdbAssetId: string, action: 'link' | 'unlink', by: string | null = null): Promise<CorrelationResult> {
+    return links.setAssetOverride(this.db, hostId, cmdbAssetId, action, by);
   }
 
-  async assetOverrides(): Promise<{ hostId: string; cmdbAssetId: string; action: string; createdAt: string }[]> {
+  async assetOverrides(): ReturnType<typeof links.assetOverrides> {
     return links.assetOverrides(this.db);
   }
 

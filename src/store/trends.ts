@@ -8,6 +8,7 @@ import type { TrendsReport as ApiTrendsReport } from '../core/api-shapes-reports
 import type { StoreDb } from './driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from './fix-dates.ts';
 import { fixStats } from './remediation.ts';
+import { sinceTime } from './since.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
@@ -120,7 +121,7 @@ GROUP BY 1, 2, v."severity"`,
   const starts = [earliest?.seen, earliest?.at].filter((d) => d !== null && d !== undefined).map((d) => String(d).slice(0, 10));
   const historyFrom = starts.length ? starts.sort()[0]! : null;
 
-  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: { at: first, fromRun: false }, until: end });
+  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end });
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = stats.filter((r) => r.severity === severity);
     const fixed = of.reduce((n, r) => n + r.fixed, 0);

@@ -82,12 +82,13 @@ export async function createApiToken(
 export async function findApiToken(
   db: Driver,
   tokenHash: string,
-): Promise<{ id: string; userId: string; scope: TokenScope; expiresAt: string | null; lastUsedAt: string | null } | null> {
-  const rows = await db.all(`SELECT "id", "user_id", "scope", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
+): Promise<{ id: string; name: string; userId: string; scope: TokenScope; expiresAt: string | null; lastUsedAt: string | null } | null> {
+  const rows = await db.all(`SELECT "id", "name", "user_id", "scope", "expires_at", "last_used_at" FROM "api_tokens" WHERE "token_hash" = ?`, [tokenHash]);
   const r = rows[0];
   return r
     ? {
         id: String(r.id),
+        name: String(r.name),
         userId: String(r.user_id),
         scope: r.scope as TokenScope,
         expiresAt: (r.expires_at as string | null) ?? null,

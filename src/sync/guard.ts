@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Page } from '../core/connector.ts';
 import { UpstreamError } from '../core/errors.ts';
-import { formatDuration } from '../core/http.ts';
+import { formatDuration } from '../core/format.ts';
 import type { SweepPreview } from '../store/records.ts';
 
 /** A sweep that would remove more than this share of a model's live records needs confirmation… */

@@ -2,6 +2,7 @@
 // routes to the screens. Everything goes through the public /api/v1 API.
 import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { api, describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler } from './api.ts';
 import { AssetPage } from './pages/asset.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
@@ -193,11 +194,17 @@ window.addEventListener('unhandledrejection', (e) => {
   console.error('unhandled', describeError(e.reason));
 });
 
+// Answers stay fresh for a second (components mounting together share one request) and are not
+// retried: the API's own error says what is wrong, and a retry would only delay it.
+const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: 1000, retry: false, refetchOnWindowFocus: false } } });
+
 const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <App />
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
     </StrictMode>,
   );
 } else {

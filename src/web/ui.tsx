@@ -1,6 +1,8 @@
 // Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
 // a sortable data table with server-side cursor paging, and the severity bar chart.
-import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { formatBytes } from '../core/format.ts';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type ReactNode, useCallback, useEffect } from 'react';
 import { describeError, type Rec, type RunStatus } from './api.ts';
 
 // ---- loading ----
@@ -12,29 +14,22 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Runs `load` when `key` changes (and on reload); the last answer wins. */
+/**
+ * Loads data through TanStack Query under `key` (a URL, or a URL with a version to load again after a
+ * change): one request however many components ask for the same key at once, the cached answer shown
+ * at once when a page comes back, polled every `pollMs` while mounted; the last answer wins.
+ */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, opts: { pollMs?: number } = {}): Loaded<T> {
-  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({ data: null, error: null, loading: true });
-  const [tick, setTick] = useState(0);
-  const loadRef = useRef(load);
-  loadRef.current = load;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key and tick are the triggers
-  useEffect(() => {
-    const ctl = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    loadRef.current(ctl.signal).then(
-      (data) => !ctl.signal.aborted && setState({ data, error: null, loading: false }),
-      (err) => !ctl.signal.aborted && setState((s) => ({ data: s.data, error: describeError(err), loading: false })),
-    );
-    return () => ctl.abort();
-  }, [key, tick]);
-  useEffect(() => {
-    if (!opts.pollMs) return;
-    const t = setInterval(() => setTick((n) => n + 1), opts.pollMs);
-    return () => clearInterval(t);
-  }, [opts.pollMs]);
-  const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { ...state, reload };
+  const q = useQuery({
+    queryKey: ['load', key],
+    queryFn: ({ signal }) => load(signal),
+    // While a new key loads the previous answer stays on screen (a list's next page, a changed filter).
+    placeholderData: keepPreviousData,
+    refetchInterval: opts.pollMs ?? false,
+  });
+  const { refetch } = q;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  return { data: q.data ?? null, error: q.error ? describeError(q.error) : null, loading: q.isFetching, reload };
 }
 
 /** Names the browser tab `title · Tributary` whenever the title changes (null: not yet, the page has no name to give). */
@@ -81,17 +76,7 @@ export function duration(ms: number | null | undefined): string {
 
 export const num = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
 
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
+export const bytes = formatBytes;
 
 export function cell(v: unknown): ReactNode {
   if (v === null || v === undefined || v === '') return <span className="muted">—</span>;

@@ -17,6 +17,14 @@ export default defineConfig({
     sourcemap: false,
     target: 'es2022',
     chunkSizeWarningLimit: 400,
+    rollupOptions: {
+      // TanStack Query marks its modules "use client" for React Server Components; a browser bundle
+      // has nothing to do with that marker.
+      onwarn(warning, warn) {
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('"use client"')) return;
+        warn(warning);
+      },
+    },
   },
   server: { proxy: { '/api': 'http://127.0.0.1:8080' } },
 });

@@ -4,6 +4,7 @@
 // next sync.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { after, before, test } from 'node:test';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { Estate } from '../../sim/shared/estate.ts';
@@ -86,6 +87,12 @@ test('the asset page shows both sources side by side with the reason; owners rea
   assert.equal(shown.hosts.length, 1);
   assert.equal(shown.cmdbAssets.length, 1);
   assert.deepEqual(Object.keys((shown.asset.matchDetails as { links: { matched: object }[] }).links[0]!.matched), ['serial']);
+  // For people: the reason in a sentence naming both records and the serial, not the JSON.
+  const human = await cli('assets', 'show', assets[0]!.id as string);
+  assert.equal(human.code, 0, human.stderr);
+  const serial = (shown.asset.matchDetails as { links: { matched: { serial: string[] } }[] }).links[0]!.matched.serial.join(', ');
+  assert.match(human.stdout, new RegExp(`^why:\n  host \\S+ ↔ CMDB record \\S+: same serial ${serial}$`, 'm'));
+  assert.doesNotMatch(human.stdout, /[{}]|"/, 'no JSON');
   const owned = jsonl(await cli('--json', 'query', 'vulnerabilities', '--where', 'department!=null', '--limit', '50'));
   assert.ok(owned.length > 0, 'findings carry their asset’s department');
   for (const v of owned) assert.equal(typeof v.assetId, 'string');
@@ -125,6 +132,9 @@ test('a manual link survives the next sync of either source', async () => {
     const host = jsonl(await cli('--json', 'query', 'hosts', '--where', `id=${lonely.id}`))[0]!;
     const asset = jsonl(await cli('--json', 'query', 'assets', '--where', `id=${host.assetId}`))[0]!;
     assert.deepEqual([asset.matchRule, asset.cmdbAssetIds], ['manual', [spare.id]]);
+    // Who linked the pair (the local user, from the command line) and when.
+    const shown = await cli('assets', 'show', String(host.assetId));
+    assert.match(shown.stdout, new RegExp(`: linked manually by ${userInfo().username} \\(command line\\) on \\d{4}-\\d{2}-\\d{2}$`, 'm'));
   };
   await check();
   for (const s of ['scan', 'desk']) assert.equal((await cli('sync', s)).code, 0);

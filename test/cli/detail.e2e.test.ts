@@ -109,7 +109,8 @@ for (const backend of BACKENDS) {
       const cve = (target.cves as string[])[0]!;
       const kev = file(
         'known_exploited_vulnerabilities.json',
-        kevCatalog('2026.11.21', new Date().toISOString(), [{ cve, added: day(-3), due: day(-1), ransomware: 'Known' }]),
+        // Released a day ago: `feeds list` says "1 day old" (and "1 record"), not "1 days".
+        kevCatalog('2026.11.21', new Date(Date.now() - 86_400_000 - 60_000).toISOString(), [{ cve, added: day(-3), due: day(-1), ransomware: 'Known' }]),
       );
       const epss = file('epss_scores-current.csv.gz', epssCsv('v2025.03.14', `${day(-8)}T00:00:00+0000`, [[cve, 0.87654, 0.99123]], { gzip: true }));
       const out = await ok(['feeds', 'import', kev, epss]);
@@ -117,7 +118,7 @@ for (const backend of BACKENDS) {
       assert.match(out, /imported FIRST EPSS scores v2025\.03\.14/);
       const list = await ok(['feeds', 'list']);
       assert.match(list, /^epss .*STALE: 8 days old$/m);
-      assert.match(list, /^kev .*version 2026\.11\.21 .*1 records .*0 days old$/m);
+      assert.match(list, /^kev .*version 2026\.11\.21 .* 1 record .* 1 day old$/m);
       const listed = JSON.parse(await ok(['--json', 'feeds', 'list'])) as { feeds: Rec[] };
       assert.deepEqual(
         listed.feeds.map((f) => [f.kind, f.stale, f.records]),

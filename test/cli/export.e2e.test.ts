@@ -127,7 +127,7 @@ test('bad usage exits 2 with one line naming the culprit', () => {
     [['export', 'nothing', '--format', 'csv'], /unknown model 'nothing'/],
     [['export', 'software', '--format', 'ocsf'], /--ocsf-version 1\.3\.0/],
     [['export', 'tickets', '--format', 'ecs'], /no mapping for tickets/],
-    [['export', 'vulnerabilities', '--format', 'jsonl', '--since', 'yesterday'], /--since 'yesterday'/],
+    [['export', 'vulnerabilities', '--format', 'jsonl', '--since', 'yesterday'], /since: 'yesterday' is neither a run id nor an ISO-8601 time/],
     [['export', 'vulnerabilities', '--format', 'jsonl', '--where', 'colour=red'], /unknown field 'colour'/],
     [['export', 'vulnerabilities', '--format', 'ocsf', '--ocsf-version', '2.0'], /--ocsf-version must be one of/],
   ];

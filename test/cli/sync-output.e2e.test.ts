@@ -1,5 +1,6 @@
 // What `tributary sync` shows when its output is not a terminal (piped to a file): one progress line
-// per stream, and its log lines (retries through injected 429s and 5xx) in the log file, not between them.
+// per stream, and its log lines (retries through injected 429s and 5xx) in the log file, not between them;
+// `sources check` likewise.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,18 @@ test('a piped sync prints one progress line per stream; retries go to the log fi
   assert.match(log, /transient upstream error|retry/i, 'the retries are in the log');
   assert.equal(log.includes(sim.analyst.secretKey), false);
   assert.equal(lines.length, 1 + progress.length + 1, `nothing else on stderr:\n${r.stderr}`);
+});
+
+test('sources check prints its check lines only: the retries of its 429s go to the log file, which it names', async () => {
+  assert.equal((await cli(...addTenableArgs('checked', sim))).code, 0);
+  const path = join(dataDir, 'logs', 'sync.log');
+  const before = existsSync(path) ? readFileSync(path, 'utf8').length : 0;
+  const r = await cli('sources', 'check', 'checked');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^✓ connection: /m);
+  assert.doesNotMatch(r.stdout + r.stderr, /"level"|\{"/, 'no JSON log line among the check lines');
+  assert.match(readFileSync(path, 'utf8').slice(before), /retrying/, 'the simulator answered 429 and the check retried');
+  assert.match(r.stderr, new RegExp(`^tributary: \\d+ log lines? \\(retries, warnings\\) in ${path.replace(/[.\\/]/g, '\\$&')}$`, 'm'));
 });
 
 test('TRIBUTARY_LOG_FILE=- keeps the log on stderr', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { startCheckpoint } from '../../src/connectors/servicedesk-plus/streams.ts';
+import { startCheckpoint } from '../../src/connectors/servicedesk-plus/streams/paging.ts';
 import { startCursor } from '../../src/connectors/tenable-sc/streams/cursor.ts';
 import { readCheckpoint } from '../../src/core/checkpoint.ts';
 import { emptyPos, type FileCheckpoint, fileCheckpointSchema } from '../../src/filedrop/csv/plan.ts';

@@ -90,10 +90,12 @@ test('a stronger single-valued identifier that disagrees vetoes a weaker match, 
     [{ id: 'c1', serialNumber: 'S2', macAddresses: ['aa:bb:cc:00:11:22'] }],
   );
   assert.equal(linkOf(m, 'h1'), 'none');
-  const details = (m.get('h1') as unknown as { details: { vetoed: { cmdbAssetId: string; rule: string; conflict: { kind: string } }[] } }).details;
+  const details = (m.get('h1') as unknown as { details: { vetoed: { cmdbAssetId: string; rule: string; shared: string[]; conflict: { kind: string } }[] } })
+    .details;
+  // The veto names the value it blocked, as well as the values that disagree.
   assert.deepEqual(
-    details.vetoed.map((v) => [v.cmdbAssetId, v.rule, v.conflict.kind]),
-    [['c1', 'mac', 'serial']],
+    details.vetoed.map((v) => [v.cmdbAssetId, v.rule, v.shared, v.conflict]),
+    [['c1', 'mac', ['aa:bb:cc:00:11:22'], { kind: 'serial', host: ['S1'], cmdb: ['S2'] }]],
   );
   // Same host name, different FQDNs: vetoed; same host name, different BIOS UUIDs: vetoed.
   assert.equal(linkOf(run([{ id: 'h1', fqdn: 'web.dmz.example', hostname: 'web' }], [{ id: 'c1', name: 'web', fqdn: 'web.corp.example' }]), 'h1'), 'none');

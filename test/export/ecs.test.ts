@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { test } from 'node:test';
 import { ECS_VERSION, ecsCompliance, ecsHost, ecsPackage, ecsVulnerability } from '../../src/export/ecs.ts';
-import { lineWriter } from '../../src/export/formats.ts';
+import { lineWriter } from '../../src/export/formats/index.ts';
 import { BARE_FINDING, BARE_HOST, CMDB_ASSET, COMPLIANCE, FINDING, HOST, PRODUCT, SOFTWARE } from './fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are arbitrary JSON read loosely in assertions

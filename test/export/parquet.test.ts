@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { createLogger } from '../../src/core/log.ts';
 import type { ModelName } from '../../src/core/models.ts';
-import type { FormatOptions } from '../../src/export/formats.ts';
+import type { FormatOptions } from '../../src/export/formats/index.ts';
 import { OCSF_VERSIONS, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from '../../src/export/ocsf.ts';
 import { OcsfParquetEncoder } from '../../src/export/parquet.ts';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';

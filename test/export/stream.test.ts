@@ -1,5 +1,6 @@
 // Streaming exports from both stores: every matching record once, across many pages, with its host;
-// the query filters; --since (records stored by later runs, or with later events: swept ones); CSV with
+// the query filters; --since (records stored by later runs, or with later events: swept ones; a run
+// of the same millisecond is later, the run itself is not); CSV with
 // every field; OCSF validating.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -8,8 +9,7 @@ import { type AppContext, openApp } from '../../src/app/context.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { fieldsOf } from '../../src/core/models.ts';
-import type { FormatOptions } from '../../src/export/formats.ts';
-import { resolveSince } from '../../src/export/since.ts';
+import type { FormatOptions } from '../../src/export/formats/index.ts';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
 import { recordPages } from '../../src/store/export-read.ts';
 import { parseFilter } from '../../src/store/filters.ts';
@@ -104,16 +104,16 @@ for (const backend of BACKENDS) {
 
     test('--since a run: only what later runs stored; --since a time: runs from then on', async () => {
       const later = await storeRun(app, 'lab', { vulnerabilities: findingRecords(3, 4, 100) }, '2026-11-21T01:00:00.000Z');
-      const sinceFirst = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, firstRun) }, { format: 'jsonl' });
+      const sinceFirst = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(firstRun) }, { format: 'jsonl' });
       // The other source's run started a second after the first: it counts as later too.
       assert.deepEqual(sinceFirst.map((l) => JSON.parse(l).pluginId).sort(), ['10000', '10001', '10100', '10101', '10102']);
-      const sinceLater = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, later) }, { format: 'jsonl' });
+      const sinceLater = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(later) }, { format: 'jsonl' });
       assert.equal(sinceLater.length, 0);
-      const sinceDay = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-21') }, { format: 'ocsf' });
+      const sinceDay = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince('2026-11-21') }, { format: 'ocsf' });
       assert.equal(sinceDay.length, 3);
-      const all = await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-01T00:00:00Z') }, { format: 'jsonl' });
+      const all = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince('2026-11-01T00:00:00Z') }, { format: 'jsonl' });
       assert.equal(all.length, 28);
-      await assert.rejects(resolveSince(app.store, 'no-such-run'), InputError);
+      await assert.rejects(app.store.resolveSince('no-such-run'), InputError);
     });
 
     test('--since brings what a later sweep fixed or removed (the change feed), not only what a run stored', async () => {
@@ -132,7 +132,7 @@ for (const backend of BACKENDS) {
       );
       await app.store.sweep(other.id, ['vulnerabilities'], generation, undefined, { runId, at: '2026-11-22T01:00:05.000Z' });
       await app.store.finishRun(runId, 'succeeded', {}, null);
-      const since = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, '2026-11-22') }, { format: 'jsonl' })).map((l) =>
+      const since = (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince('2026-11-22') }, { format: 'jsonl' })).map((l) =>
         JSON.parse(l),
       );
       assert.deepEqual(since.map((r) => [r.pluginId, r.status, r.removed]).sort(), [
@@ -142,7 +142,7 @@ for (const backend of BACKENDS) {
       // After the lab's later run (by run id): the same two, and none of the lab's.
       const lab = await app.store.getSource('lab');
       const labLater = (await app.store.lastRun(lab.id))!.id;
-      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await resolveSince(app.store, labLater) }, { format: 'jsonl' })).map((l) =>
+      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(labLater) }, { format: 'jsonl' })).map((l) =>
         JSON.parse(l),
       );
       assert.deepEqual(afterLab.map((r) => `${r.source} ${r.pluginId}`).sort(), ['other 10000', 'other 10001']);
@@ -157,6 +157,19 @@ for (const backend of BACKENDS) {
       const compliance = (await lines(app, { model: 'compliance' }, { format: 'ocsf' })).map((l) => JSON.parse(l));
       assert.equal(compliance.length, 4);
       for (const e of compliance) assert.deepEqual(validateOcsf('1.1.0', e), []);
+    });
+
+    test('after a run: a run of another source that started in the same millisecond counts, the run itself does not', async () => {
+      const startedAt = '2026-11-23T01:00:00.000Z';
+      const a = await seedSource(app, 'twin-a', { hosts: 1, findings: 1, startedAt });
+      const b = await seedSource(app, 'twin-b', { hosts: 1, findings: 2, startedAt });
+      const sources = async (run: string) =>
+        (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(run) }, { format: 'jsonl' })).map((l) => JSON.parse(l).source);
+      assert.deepEqual(await sources(a), ['twin-b', 'twin-b']);
+      assert.deepEqual(await sources(b), ['twin-a']);
+      // The change feed by the same rule.
+      const feed = await app.store.changes({ since: await app.store.resolveSince(a), limit: 1000 });
+      assert.deepEqual([...new Set(feed.records.map((c) => c.runId))], [b]);
     });
   });
 }

@@ -90,6 +90,11 @@ for (const backend of BACKENDS) {
       assert.equal(link.statusCode, 200, link.body);
       const asset = (link.data as { asset: Record<string, unknown> }).asset;
       assert.deepEqual([asset.hostIds, asset.cmdbAssetIds, asset.matchRule], [[other], [c2], 'manual']);
+      // The link says who made it (the API token, by name) and when.
+      const made = (asset.matchDetails as { links: Record<string, unknown>[] }).links[0]!;
+      assert.equal(made.by, 'API token tests');
+      assert.match(String(made.at), /^\d{4}-\d{2}-\d{2}T/);
+      assert.equal('matched' in made, false, 'no empty matched object');
       const unlink = await call(h.server, {
         method: 'DELETE',
         url: `/api/v1/assets/${asset.id}/link`,

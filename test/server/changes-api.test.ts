@@ -1,12 +1,13 @@
 // GET /api/v1/changes and GET /api/v1/reports/remediation on both stores: pages written through the
 // store at chosen times (a fix, a sweep, a reopening and a second fix, a ticket's status change), then
-// read back filtered, by run and by time, page by page; the report's mean time to remediate counts
-// the second fix from the reopening; every event parses with the shared shape; the OpenAPI document
-// lists both routes.
+// read back filtered, after a run, from a time and of one run, page by page; the report's mean time to remediate counts
+// the second fix from the reopening; every event parses with the shared shape; the CLI's `changes`
+// answers the same; the OpenAPI document lists both routes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { changePage } from '../../src/core/api-shapes-reports.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
+import { runCliAsync } from '../helpers/cli.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
 import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
@@ -69,7 +70,7 @@ for (const backend of BACKENDS) {
 
     const brief = (items: Json[]) => items.map((c) => `${c.model} ${c.externalId} ${c.change} ${c.from ?? '-'}→${c.to ?? '-'}`);
 
-    test('the feed, oldest first, with since by run and by time', async () => {
+    test('the feed, oldest first, after a run, from a time, of one run', async () => {
       const all = await get('/api/v1/changes?limit=1000');
       assert.equal(all.statusCode, 200, all.body);
       const items = changePage.parse(all.data).items;
@@ -81,18 +82,30 @@ for (const backend of BACKENDS) {
       assert.equal(((await get(`/api/v1/changes?id=${items[0]!.id}`)).data as { items: Json[] }).items.length, 1);
       assert.deepEqual(brief(items.slice(-2)), ['vulnerabilities h1-1 reopened fixed→reopened', 'vulnerabilities h1-1 fixed reopened→fixed']);
       assert.ok(items.every((c) => c.source === 'lab' && runs.includes(String(c.runId))));
-      const third = await get(`/api/v1/changes?since=${runs[2]}&limit=1000`);
-      const thirdItems = (third.data as { items: Json[] }).items;
-      assert.deepEqual(brief(thirdItems).sort(), [
+      const items$ = async (url: string) => ((await get(url)).data as { items: Json[] }).items;
+      // One run: exactly its events.
+      const third = await items$(`/api/v1/changes?run=${runs[2]}&limit=1000`);
+      assert.deepEqual(brief(third).sort(), [
         'hosts h2 removed -→-',
         'tickets T1 updated Open→Resolved',
         'vulnerabilities h1-1 fixed open→fixed',
-        'vulnerabilities h1-1 fixed reopened→fixed',
-        'vulnerabilities h1-1 reopened fixed→reopened',
         'vulnerabilities h2-3 fixed open→fixed',
       ]);
-      assert.deepEqual((await get('/api/v1/changes?since=2026-02-01&limit=1000')).data, (await get(`/api/v1/changes?since=${runs[3]}&limit=1000`)).data);
-      const items$ = async (url: string) => ((await get(url)).data as { items: Json[] }).items;
+      assert.deepEqual(await items$(`/api/v1/changes?run=${runs[1]}`), [], 'the unchanged run');
+      // After a run: the events of the runs that started after it, never its own.
+      assert.deepEqual(brief(await items$(`/api/v1/changes?since=${runs[2]}&limit=1000`)), [
+        'vulnerabilities h1-1 reopened fixed→reopened',
+        'vulnerabilities h1-1 fixed reopened→fixed',
+      ]);
+      assert.deepEqual(await items$(`/api/v1/changes?since=${runs[0]}&limit=1000`), [
+        ...third,
+        ...(await items$(`/api/v1/changes?run=${runs[3]}`)),
+        ...(await items$(`/api/v1/changes?run=${runs[4]}`)),
+      ]);
+      assert.deepEqual(await items$(`/api/v1/changes?since=${runs[4]}`), []);
+      // From a time: at or after it, so the run that started then counts.
+      assert.deepEqual((await get('/api/v1/changes?since=2026-02-01&limit=1000')).data, (await get(`/api/v1/changes?since=${runs[2]}&limit=1000`)).data);
+      assert.deepEqual(await items$('/api/v1/changes?since=2026-01-10T00:00:00Z&limit=1000'), await items$(`/api/v1/changes?since=${runs[1]}&limit=1000`));
       assert.deepEqual(brief(await items$('/api/v1/changes?since=2026-02-01T00:00:00Z&model=vulnerabilities&change=fixed')), [
         'vulnerabilities h1-1 fixed reopened→fixed',
       ]);
@@ -106,6 +119,28 @@ for (const backend of BACKENDS) {
         ['new', 'fixed', 'reopened', 'fixed'],
         "a finding's history",
       );
+    });
+
+    test('the CLI answers ?since= and ?run= the same', async () => {
+      // The harness's own data folder holds its master key file: no key in the environment.
+      const { TRIBUTARY_MASTER_KEY: _, ...env } = process.env;
+      const cli = async (...args: string[]) => {
+        const r = await runCliAsync(['--data-dir', h.dataDir, '--db', db.url, 'changes', '--json', ...args], env);
+        assert.equal(r.code, 0, r.stderr);
+        return r.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Json);
+      };
+      for (const [param, value] of [
+        ['since', runs[2]!],
+        ['run', runs[2]!],
+        ['since', '2026-01-10'],
+      ]) {
+        const api = ((await get(`/api/v1/changes?${param}=${value}&limit=1000`)).data as { items: Json[] }).items;
+        assert.ok(api.length > 0, `${param}=${value}`);
+        assert.deepEqual(await cli(`--${param}`, value), api, `${param}=${value}`);
+      }
     });
 
     test('cursor paging returns every event once, in order', async () => {
@@ -125,6 +160,9 @@ for (const backend of BACKENDS) {
     test('bad parameters are 400 naming the parameter', async () => {
       for (const [url, field] of [
         ['/api/v1/changes?since=someday', 'since'],
+        ['/api/v1/changes?run=no-such-run', 'run'],
+        ['/api/v1/changes?run=2026-01-01', 'run'],
+        [`/api/v1/changes?run=${runs[2]}&since=${runs[1]}`, 'run'],
         ['/api/v1/changes?model=widgets', 'model'],
         ['/api/v1/changes?change=exploded', 'change'],
         ['/api/v1/changes?cursor=abc', 'cursor'],
@@ -158,6 +196,13 @@ for (const backend of BACKENDS) {
         since.items.filter((i) => Number(i.fixed) > 0).map((i) => [i.severity, i.fixed, i.meanDaysToRemediate]),
         [['critical', 1, 4]],
       );
+      // After a run: the fix of the run after the reopening counts, the reopening run's own fixes (none) and earlier ones do not.
+      const fixedAfter = async (run: string) =>
+        ((await get(`/api/v1/reports/remediation?since=${run}`)).data as { items: Json[] }).items
+          .filter((i) => Number(i.fixed) > 0)
+          .map((i) => [i.severity, i.fixed, i.meanDaysToRemediate]);
+      assert.deepEqual(await fixedAfter(runs[3]!), [['critical', 1, 4]]);
+      assert.deepEqual(await fixedAfter(runs[4]!), [], "the last fix was the last run's own");
       assert.equal((await get('/api/v1/reports/remediation?since=nope')).statusCode, 400);
     });
 

@@ -8,7 +8,7 @@ import { fieldsOf } from '../../src/core/models.ts';
 import { validateOcsf } from '../export/ocsf-schema.ts';
 import { readOcsfParquet } from '../export/parquet-read.ts';
 import { expectedNames, hostileCells, seedHostile } from '../export/hostile-cells.ts';
-import { seedSource } from '../export/seed.ts';
+import { findingRecords, seedSource, storeRun } from '../export/seed.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 import { call, type Harness, serverOn } from './helpers.ts';
 
@@ -147,6 +147,24 @@ for (const backend of BACKENDS) {
       const bad = await call(server.h.server, { method: 'GET', url: '/api/v1/export/hosts?format=jsonl&csvEscape=false', headers: server.auth });
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /csvEscape goes with format=csv/);
+    });
+
+    test("?since= a run is after it: its own records are left out, a later run's are in", async () => {
+      const lab = await server.h.app.store.getSource('lab');
+      const first = (await server.h.app.store.lastRun(lab.id))!.id;
+      const plugins = async (since: string) => {
+        const res = await download(server.h, `/api/v1/export/vulnerabilities?format=jsonl&source=lab&since=${since}`, server.auth);
+        assert.equal(res.statusCode, 200, res.body);
+        return res.body
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).pluginId as string)
+          .sort();
+      };
+      assert.deepEqual(await plugins(first), []);
+      const later = await storeRun(server.h.app, 'lab', { vulnerabilities: findingRecords(2, 3, 100) });
+      assert.deepEqual(await plugins(first), ['10100', '10101']);
+      assert.deepEqual(await plugins(later), []);
     });
   });
 }

@@ -1,6 +1,6 @@
 // The change feed on both stores, through the runner and a fixture connector: the events of a first
 // run, of a run that changes nothing (none), of fixes, sweeps, reopenings and new records; fixedAt and
-// reopenedAt; --since by run and by time; cursor paging; and a run killed mid-stream and resumed,
+// reopenedAt; since after a run and from a time, one run's events; cursor paging; and a run killed mid-stream and resumed,
 // which writes each event once (the same events as the same change synced without a crash).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -21,13 +21,14 @@ type Finding = FixtureControl['findings'][number];
 const open = (host: string, plugin: string): Finding => ({ host, plugin, status: 'open' });
 const fixed = (host: string, plugin: string): Finding => ({ host, plugin, status: 'fixed' });
 
-async function allChanges(app: AppContext, opts: { since?: string; source?: string; limit?: number } = {}): Promise<ChangeEvent[]> {
+async function allChanges(app: AppContext, opts: { since?: string; run?: string; source?: string; limit?: number } = {}): Promise<ChangeEvent[]> {
   const sourceIds = opts.source ? [(await app.store.getSource(opts.source)).id] : undefined;
-  const since = opts.since ? await app.store.changesSince(opts.since) : null;
+  const since = opts.since ? await app.store.resolveSince(opts.since) : null;
+  const run = opts.run ? await app.store.resolveRun(opts.run) : null;
   const out: ChangeEvent[] = [];
   let cursor: string | null = null;
   do {
-    const page = await app.store.changes({ sourceIds, since, cursor, limit: opts.limit ?? 1000 });
+    const page = await app.store.changes({ sourceIds, since, run, cursor, limit: opts.limit ?? 1000 });
     out.push(...page.records);
     cursor = page.nextCursor;
   } while (cursor);
@@ -70,7 +71,7 @@ for (const backend of BACKENDS) {
       const r2 = await runSync(fx.app, 'a', { full: true });
       assert.equal(r2.status, 'succeeded');
       assert.equal((await allChanges(fx.app)).length, first.length, 'the unchanged full run added no event');
-      assert.deepEqual(await allChanges(fx.app, { since: r2.runId }), []);
+      assert.deepEqual(await allChanges(fx.app, { run: r2.runId }), []);
     });
 
     test('fixes, sweeps, reopenings and new records are events of the run that saw them, with fixedAt and reopenedAt', async () => {
@@ -79,7 +80,7 @@ for (const backend of BACKENDS) {
       fx.control.findings = [fixed('h0', '1'), open('h1', '3'), open('h1', '4'), open('h0', '6')];
       const r3 = await runSync(fx.app, 'a', { full: true });
       assert.equal(r3.status, 'succeeded');
-      const events = await allChanges(fx.app, { since: r3.runId });
+      const events = await allChanges(fx.app, { run: r3.runId });
       assert.deepEqual(brief(events), [
         'hosts h2 removed -→-',
         'vulnerabilities 1 fixed open→fixed',
@@ -99,7 +100,7 @@ for (const backend of BACKENDS) {
       // Finding 1 seen open again: reopened; nothing else moves.
       fx.control.findings = [open('h0', '1'), open('h1', '3'), open('h1', '4'), open('h0', '6')];
       const r4 = await runSync(fx.app, 'a', { full: true });
-      assert.deepEqual(brief(await allChanges(fx.app, { since: r4.runId })), ['vulnerabilities 1 reopened fixed→reopened']);
+      assert.deepEqual(brief(await allChanges(fx.app, { run: r4.runId })), ['vulnerabilities 1 reopened fixed→reopened']);
       const f1 = await byPlugin('1');
       assert.equal(f1.status, 'reopened');
       assert.equal(f1.fixedAt, at('1', 'fixed'), 'the last fix is kept after a reopening');
@@ -114,20 +115,30 @@ for (const backend of BACKENDS) {
         'oldest first',
       );
       assert.deepEqual(await allChanges(fx.app, { limit: 2 }), all, 'paging by two gives the same events');
-      const runs = await fx.app.store.listRuns(null, 10);
-      const third = runs.at(-3)!;
-      // By run: the events at or after its start, less any of an earlier run that ended in that millisecond.
-      const later = new Set(runs.filter((r) => r.startedAt >= third.startedAt).map((r) => r.id));
-      const byTime = await allChanges(fx.app, { since: third.startedAt });
-      assert.ok(byTime.length > 0);
+      // Runs oldest first: r1 (all new), r2 (nothing), r3 (fixes, sweeps, a reopening), r4 (a reopening).
+      const [r1, r2, r3, r4] = (await fx.app.store.listRuns(null, 10)).reverse();
+      const runIds = (cs: ChangeEvent[]) => [...new Set(cs.map((c) => c.runId))];
+      // After a run: the events of the runs that started after it, never its own.
+      assert.deepEqual(runIds(await allChanges(fx.app, { since: r1!.id })), [r3!.id, r4!.id]);
+      assert.deepEqual(await allChanges(fx.app, { since: r3!.id }), await allChanges(fx.app, { run: r4!.id }));
+      assert.deepEqual(await allChanges(fx.app, { since: r4!.id }), [], 'nothing happened after the last run');
       assert.deepEqual(
-        await allChanges(fx.app, { since: third.id }),
-        byTime.filter((c) => later.has(c.runId)),
+        await allChanges(fx.app, { since: r2!.id }),
+        all.filter((c) => c.runId !== r1!.id),
       );
-      assert.deepEqual(await fx.app.store.changesSince(third.id), { at: third.startedAt, fromRun: true });
+      // By time: at or after it, so a run's start takes in that run's own events.
+      const byTime = await allChanges(fx.app, { since: r3!.startedAt });
+      assert.deepEqual(runIds(byTime), [r3!.id, r4!.id]);
+      assert.deepEqual(await fx.app.store.resolveSince(r3!.id), { from: r3!.id, at: r3!.startedAt, afterRun: r3!.id });
+      // One run: exactly its events.
+      assert.deepEqual(runIds(await allChanges(fx.app, { run: r3!.id })), [r3!.id]);
+      assert.deepEqual(await allChanges(fx.app, { run: r2!.id }), []);
       assert.deepEqual(await allChanges(fx.app, { since: '2999-01-01' }), []);
       assert.equal((await allChanges(fx.app, { since: '2000-01-01T00:00:00Z' })).length, all.length);
-      await assert.rejects(fx.app.store.changesSince('no-such-run'), InputError);
+      await assert.rejects(fx.app.store.resolveSince('no-such-run'), InputError);
+      await assert.rejects(fx.app.store.resolveRun('no-such-run'), InputError);
+      const window = await fx.app.store.resolveSince(r1!.id);
+      await assert.rejects(fx.app.store.changes({ since: window, run: await fx.app.store.resolveRun(r3!.id) }), InputError);
       const filtered = await fx.app.store.changes({ models: ['hosts'], changes: ['removed'] });
       assert.deepEqual(brief(filtered.records), ['hosts h2 removed -→-']);
       await assert.rejects(fx.app.store.changes({ filters: [{ field: 'colour', op: '=', value: 'x' }] }), InputError);

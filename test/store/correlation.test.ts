@@ -188,11 +188,15 @@ for (const backend of BACKENDS) {
     });
 
     test('a manual link beats the ambiguity and an unlink forbids a serial match, across later syncs and full recomputes', async () => {
-      await store.setAssetOverride(hostId('dup'), cmdbId('c-dup1'), 'link');
+      await store.setAssetOverride(hostId('dup'), cmdbId('c-dup1'), 'link', 'alice');
       await store.setAssetOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
+      const linkedAt = (await store.assetOverrides()).find((o) => o.action === 'link')!.createdAt;
       const check = async () => {
         const dup = await assetOf('dup');
         assert.deepEqual([dup.cmdbAssetIds, dup.matchRule], [[cmdbId('c-dup1')], 'manual']);
+        // Who made the link and when stay with it through every pass.
+        const made = (dup.matchDetails as { links: Record<string, unknown>[] }).links[0]!;
+        assert.deepEqual([made.rule, made.by, made.at], ['manual', 'alice', linkedAt]);
         const s = await assetOf('serial');
         assert.deepEqual(s.cmdbAssetIds, []);
         assert.equal((await store.getRecord('hosts', hostId('serial'))).owner, null);

@@ -9,7 +9,7 @@ import { type AssetApiFound, LEGACY_ASSET_PATH, probeAssetApi, rememberAssetApi 
 import { GENERIC_ASSET_PATH } from './map/product-types.ts';
 import { checkSdpFiles } from './csv/index.ts';
 import { regionMismatch, type TokenManager, type TokenState } from './oauth.ts';
-import { listCiTypes } from './streams.ts';
+import { listCiTypes } from './streams/ci-types.ts';
 
 const pass = (id: string, message: string): CheckResult => ({ id, ok: true, message, hint: null });
 const fail = (id: string, message: string, hint: string | null): CheckResult => ({ id, ok: false, message, hint });

@@ -6,7 +6,7 @@ import { checkSdp } from './check.ts';
 import { sdpFileStreams } from './csv/index.ts';
 import { DEFAULT_BUCKET, deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, tokenOwner } from './config.ts';
 import { exchangeAuthorizationCode, revokeToken, TokenManager, type TokenState } from './oauth.ts';
-import { sdpStreams } from './streams.ts';
+import { sdpStreams } from './streams/index.ts';
 
 export type { SdpConfig } from './config.ts';
 

@@ -6,6 +6,7 @@ import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS } from '../../store/coverage.ts';
 import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords, coverageAnswer } from '../../core/api-shapes-reports.ts';
+import { actorOf } from '../auth.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';
 
@@ -31,9 +32,9 @@ export function assetRoutes(app: AppContext) {
       if (hosts.length === 1) return hosts[0]!;
       throw new ApiError(400, 'invalid_input', `asset '${id}' has ${hosts.length} hosts; name one in hostId`, 'hostId');
     };
-    const override = async (id: string, body: AssetLinkBody, action: AssetLinked['action']): Promise<AssetLinked> => {
+    const override = async (id: string, body: AssetLinkBody, action: AssetLinked['action'], by: string | null): Promise<AssetLinked> => {
       const hostId = await hostOf(id, body.hostId);
-      await app.store.setAssetOverride(hostId, body.cmdbAssetId, action);
+      await app.store.setAssetOverride(hostId, body.cmdbAssetId, action, by);
       const host = await app.store.getRecord('hosts', hostId);
       return { action, hostId, cmdbAssetId: body.cmdbAssetId, asset: await app.store.getRecord('assets', String(host.assetId)) };
     };
@@ -56,7 +57,7 @@ export function assetRoutes(app: AppContext) {
           body: linkBodySchema,
           response: { 200: linkedSchema, 400: errorSchema, 404: errorSchema },
         },
-        handler: async (req) => override(req.params.id, req.body, action),
+        handler: async (req) => override(req.params.id, req.body, action, actorOf(req.auth)),
       });
     }
     f.post(

@@ -1,5 +1,5 @@
 // The change feed and the reports made from it: GET /api/v1/changes (cursor-paged, oldest first, with
-// since/model/source/change filters and the records' `where` syntax), GET /api/v1/reports/remediation
+// since/run/model/source/change filters and the records' `where` syntax), GET /api/v1/reports/remediation
 // and GET /api/v1/reports/trends (open findings by severity per day, mean time to remediate).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
@@ -9,6 +9,7 @@ import { nowIso } from '../../store/store.ts';
 import { CHANGE_KINDS } from '../../store/changes.ts';
 import { parseFilter } from '../../store/filters.ts';
 import { remediationReport } from '../../store/remediation.ts';
+import { RUN_HELP, SINCE_HELP } from '../../store/since.ts';
 import { type TrendsReport, trendsFingerprint, trendsReport } from '../../store/trends.ts';
 import { changePage, remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
@@ -23,11 +24,17 @@ const asList = (v: unknown): string[] =>
         .map((s) => s.trim())
         .filter(Boolean);
 
-const RESERVED = new Set(['since', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
-type ChangesQuery = { since?: string; model?: string[]; source?: string[]; change?: string[]; where?: string[]; limit: number; cursor?: string } & Record<
-  string,
-  unknown
->;
+const RESERVED = new Set(['since', 'run', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
+type ChangesQuery = {
+  since?: string;
+  run?: string;
+  model?: string[];
+  source?: string[];
+  change?: string[];
+  where?: string[];
+  limit: number;
+  cursor?: string;
+} & Record<string, unknown>;
 
 function checked(values: string[], allowed: readonly string[], param: string): string[] {
   for (const v of values) if (!allowed.includes(v)) throw new InputError(`${param}: unknown value '${v}'; one of ${allowed.join(', ')}`, param);
@@ -50,7 +57,8 @@ export function changeRoutes(app: AppContext) {
           querystring: {
             type: 'object',
             properties: {
-              since: { type: 'string', description: 'a run id (the changes of that run and every later one) or an ISO-8601 time (changes at or after it)' },
+              since: { type: 'string', description: SINCE_HELP },
+              run: { type: 'string', description: `${RUN_HELP} (not with since)` },
               model: {
                 type: 'array',
                 items: { type: 'string' },
@@ -68,14 +76,15 @@ export function changeRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const { since, model, source, change, where, limit, cursor, ...rest } = req.query;
+        const { since, run, model, source, change, where, limit, cursor, ...rest } = req.query;
         const filters = asList(where).map((w) => parseFilter(w));
         for (const [key, value] of Object.entries(rest)) if (!RESERVED.has(key)) for (const v of asList(value)) filters.push(plainFilter(key, v));
         const page = await app.store.changes({
           sourceIds: await sourceIds(asList(source)),
           models: checked(asList(model), MODEL_NAMES, 'model'),
           changes: checked(asList(change), CHANGE_KINDS, 'change'),
-          since: since === undefined || since === '' ? null : await app.store.changesSince(since),
+          since: since ? await app.store.resolveSince(since) : null,
+          run: run ? await app.store.resolveRun(run) : null,
           filters,
           limit,
           cursor: cursor || null,
@@ -95,7 +104,7 @@ export function changeRoutes(app: AppContext) {
             type: 'object',
             properties: {
               source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-              since: { type: 'string', description: 'only fixes of this run and later ones, or at or after this ISO-8601 time' },
+              since: { type: 'string', description: `only the fixes in the window: ${SINCE_HELP}` },
             },
             additionalProperties: false,
           },
@@ -106,7 +115,7 @@ export function changeRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const since = req.query.since ? await app.store.changesSince(req.query.since) : null;
+        const since = req.query.since ? await app.store.resolveSince(req.query.since) : null;
         const generatedAt = nowIso();
         const items = await remediationReport(app.store, { sourceIds: await sourceIds(asList(req.query.source)), since, now: generatedAt });
         return { items, since: since?.at ?? null, generatedAt };

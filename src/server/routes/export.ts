@@ -5,11 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
-import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../../export/formats.ts';
+import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../../export/formats/index.ts';
 import { OCSF_VERSIONS } from '../../export/ocsf.ts';
 import { addDestination, type DestinationInput, describeDestinations, runDestination } from '../../export/schedule.ts';
-import { resolveSince } from '../../export/since.ts';
 import { deleteDestination, getDestination } from '../../store/exports.ts';
+import { SINCE_HELP } from '../../store/since.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
 import { exportDestination, exportDestinationList, exportRemoved, exportStatusList } from '../../core/api-shapes.ts';
@@ -155,7 +155,7 @@ export function exportRoutes(app: AppContext) {
                 default: true,
                 description: "CSV: a text cell that starts with = + - @, tab or CR gets a ' so spreadsheets do not run it; false writes cells raw",
               },
-              since: { type: 'string', description: 'only what changed after this run id, or since this ISO-8601 time' },
+              since: { type: 'string', description: `only the records changed in the window: ${SINCE_HELP}` },
               source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
               where: {
                 type: 'array',
@@ -184,9 +184,9 @@ export function exportRoutes(app: AppContext) {
         const sourceIds = names.length
           ? await Promise.all(names.map(async (n) => (await app.store.findSource(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))))
           : undefined;
-        const window = since ? await resolveSince(app.store, since) : null;
+        const window = since ? await app.store.resolveSince(since) : null;
         // Bad filters and unmappable models answer 400 before the first byte is sent.
-        await app.store.query(model, { sourceIds, filters, limit: 1, ...(window?.query ?? {}) });
+        await app.store.query(model, { sourceIds, filters, limit: 1, changedSince: window });
         const chunks = exportChunks(app, { model, sourceIds, filters, since: window }, fmt);
         const first = await chunks.next();
         const body = Readable.from(

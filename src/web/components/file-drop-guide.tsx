@@ -12,7 +12,7 @@ export function Guide({ source }: { source: SourceView }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [version, setVersion] = useState(0);
-  const tokens = useLoad((s) => get<{ items: UploadToken[] }>(`/api/v1/sources/${enc}/file-drop/tokens`, s), `${source.name}|${version}`);
+  const tokens = useLoad((s) => get<{ items: UploadToken[] }>(`/api/v1/sources/${enc}/file-drop/tokens`, s), `upload-tokens:${source.name}|${version}`);
 
   const generate = async () => {
     setBusy(true);

@@ -41,7 +41,10 @@ export function hostColumn(labels: HostLabels): Column<Rec> {
 /** Looks up host names for the host ids on a page of per-host records. */
 export function useHostLabels(rows: Rec[] | undefined): HostLabels {
   const ids = useMemo(() => [...new Set((rows ?? []).map((r) => r.hostId as string | null).filter((x): x is string => !!x))].sort(), [rows]);
-  const labels = useLoad(async (s) => (ids.length ? get<{ items: HostLabel[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s) : { items: [] }), ids.join(','));
+  const labels = useLoad(
+    async (s) => (ids.length ? get<{ items: HostLabel[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s) : { items: [] }),
+    `host-labels:${ids.join(',')}`,
+  );
   return useMemo(() => Object.fromEntries((labels.data?.items ?? []).map((h) => [h.id, h])), [labels.data]);
 }
 

@@ -3,6 +3,7 @@
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
 import { type FormEvent, useState } from 'react';
 import { type AssetLinkBody, type AssetLinked, type AssetRecords, api, describeError, get, qs, type Rec } from '../api.ts';
+import { matchReasons } from '../../correlate/reasons.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -36,33 +37,35 @@ function hostOfCmdb(details: Record<string, unknown>, cmdbId: string, hosts: Rec
 }
 
 function Why({ details, records }: { details: Record<string, unknown>; records: Map<string, Rec> }) {
-  const links = (details.links as Record<string, unknown>[] | undefined) ?? [];
-  const unmatched = (details.unmatched as Record<string, unknown>[] | undefined) ?? [];
+  const name = (id: string) => nameOf(records.get(id), id);
+  const reasons = matchReasons(details, name);
   return (
     <ul className="why">
-      {links.map((l) => (
-        <li key={`${l.hostId}-${l.cmdbAssetId}`}>
-          Scanner host <strong>{nameOf(records.get(String(l.hostId)), l.hostId)}</strong> ↔ CMDB record{' '}
-          <strong>{nameOf(records.get(String(l.cmdbAssetId)), l.cmdbAssetId)}</strong>: rule <strong>{String(l.rule)}</strong>
-          {l.matched ? <> on {JSON.stringify(l.matched)}</> : null}
-          {l.vetoed ? <div className="muted small">vetoed on the way: {JSON.stringify(l.vetoed)}</div> : null}
+      {reasons.map((r) => (
+        <li key={`${r.hostId}-${r.cmdbAssetId ?? ''}`}>
+          Scanner host <strong>{name(r.hostId)}</strong>
+          {r.cmdbAssetId ? (
+            <>
+              {' '}
+              ↔ CMDB record <strong>{name(r.cmdbAssetId)}</strong>
+            </>
+          ) : null}
+          : {r.text}
+          {r.notes.map((n) => (
+            <div key={n} className="muted small">
+              {n}
+            </div>
+          ))}
         </li>
       ))}
-      {unmatched.map((u) => (
-        <li key={String(u.hostId)}>
-          Scanner host <strong>{nameOf(records.get(String(u.hostId)), u.hostId)}</strong> not linked ({String(u.status)}
-          {u.rule ? `, ${String(u.rule)}` : ''}){u.candidates ? <> — candidates {(u.candidates as string[]).map((c) => c.slice(0, 8)).join(', ')}</> : null}
-          {u.vetoed ? <div className="muted small">vetoed: {JSON.stringify(u.vetoed)}</div> : null}
-        </li>
-      ))}
-      {links.length === 0 && unmatched.length === 0 && <li>Seen in one source only.</li>}
+      {reasons.length === 0 && <li>Seen in one source only.</li>}
     </ul>
   );
 }
 
 export function AssetPage({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
-  const data = useLoad((s) => get<AssetRecords>(`/api/v1/assets/${encodeURIComponent(id)}/records`, s), `${id}:${version}`);
+  const data = useLoad((s) => get<AssetRecords>(`/api/v1/assets/${encodeURIComponent(id)}/records`, s), `asset-records:${id}:${version}`);
   const [search, setSearch] = useState('');
   const [found, setFound] = useState<Rec[] | null>(null);
   const [hostId, setHostId] = useState('');

@@ -57,7 +57,7 @@ export function CoveragePage() {
   const { query } = useLocation();
   const days = Number(query.get('days') ?? 30) || 30;
   const open = KINDS.find((k) => k.kind === query.get('list')) ?? null;
-  const report = useLoad((s) => get<CoverageCounts>(`/api/v1/reports/coverage${qs({ days })}`, s), String(days));
+  const report = useLoad((s) => get<CoverageCounts>(`/api/v1/reports/coverage${qs({ days })}`, s), `coverage:${days}`);
   const list = useLoad<Pick<CoverageRecords, 'items'>>(
     (s) => (open ? get<CoverageRecords>(`/api/v1/reports/coverage${qs({ days, list: open.kind })}`, s) : Promise.resolve({ items: [] })),
     `${days}:${open?.kind}`,

@@ -20,7 +20,7 @@ let nextUploadId = 1;
 
 export function FilesPanel({ source, uploadHint, onImported }: { source: SourceView; uploadHint?: string | null; onImported?: () => void }) {
   const enc = encodeURIComponent(source.name);
-  const files = useLoad((s) => get<BucketListing>(`/api/v1/sources/${enc}/files`, s), source.name, { pollMs: 4000 });
+  const files = useLoad((s) => get<BucketListing>(`/api/v1/sources/${enc}/files`, s), `files:${source.name}`, { pollMs: 4000 });
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const [syncMsg, setSyncMsg] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);

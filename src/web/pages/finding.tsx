@@ -30,15 +30,15 @@ function Prop({ label, value, optional }: { label: string; value: React.ReactNod
 }
 
 export function FindingPage({ id }: { id: string }) {
-  const finding = useLoad((s) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s), id);
+  const finding = useLoad((s) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s), `finding:${id}`);
   const f = finding.data;
   const hostId = f?.hostId ? String(f.hostId) : null;
   const assetId = f?.assetId ? String(f.assetId) : null;
   const cves = (f?.cves as string[] | null) ?? [];
   const pluginUrl = f ? `/api/v1/plugins${qs({ pluginId: String(f.pluginId ?? ''), source: f.source, limit: 1 })}` : '';
   const plugin = useLoad((s) => (f?.pluginId ? get<{ items: Rec[] }>(pluginUrl, s).then((r) => r.items[0] ?? null) : Promise.resolve(null)), pluginUrl);
-  const host = useLoad((s) => (hostId ? get<Rec>(`/api/v1/hosts/${encodeURIComponent(hostId)}`, s) : Promise.resolve(null)), hostId ?? '-');
-  const asset = useLoad((s) => (assetId ? get<Rec>(`/api/v1/assets/${encodeURIComponent(assetId)}`, s) : Promise.resolve(null)), assetId ?? '-');
+  const host = useLoad((s) => (hostId ? get<Rec>(`/api/v1/hosts/${encodeURIComponent(hostId)}`, s) : Promise.resolve(null)), `host/${hostId ?? '-'}`);
+  const asset = useLoad((s) => (assetId ? get<Rec>(`/api/v1/assets/${encodeURIComponent(assetId)}`, s) : Promise.resolve(null)), `asset:${assetId ?? '-'}`);
   const history = useLoad(
     (s) => get<{ items: ChangeEvent[] }>(`/api/v1/changes${qs({ model: 'vulnerabilities', recordId: id, limit: 1000 })}`, s),
     `history:${id}`,
@@ -54,7 +54,7 @@ export function FindingPage({ id }: { id: string }) {
   }, `tickets:${id}:${assetId}`);
   const feeds = useLoad(
     (s) => (cves.length ? get<{ items: CveFacts[] }>(`/api/v1/feeds/cves${qs({ cve: cves.slice(0, 500) })}`, s) : Promise.resolve({ items: [] })),
-    cves.join(','),
+    `cve-facts:${cves.join(',')}`,
   );
   const title = f ? String(f.pluginName ?? `Plugin ${f.pluginId}`) : '';
   usePageTitle(`${title || 'Finding'} · Vulnerabilities`);

@@ -31,7 +31,7 @@ const DETAILS: [string, string][] = [
 export function HostPage({ id }: { id: string }) {
   const { query } = useLocation();
   const tab = (TABS.find((t) => t.id === query.get('tab')) ?? TABS[0]).id;
-  const host = useLoad((s) => get<Rec>(`/api/v1/hosts/${encodeURIComponent(id)}`, s), id);
+  const host = useLoad((s) => get<Rec>(`/api/v1/hosts/${encodeURIComponent(id)}`, s), `host/${id}`);
   const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: 'severity', hostId: id, removed: 'false', 'status!': 'fixed' })}`;
   const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl);
   const [sort, setSort] = useState<Record<string, string | null>>({ vulnerabilities: '-severity', software: 'name', ports: 'port', compliance: 'result' });

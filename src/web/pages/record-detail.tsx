@@ -2,6 +2,8 @@
 // correlated assets and findings; a CMDB record's correlated asset), reached from their lists' rows.
 import type { ReactNode } from 'react';
 import { get, type Rec } from '../api.ts';
+import { KeyValues, Props, words } from '../components/key-values.tsx';
+import { TicketAssetLinks } from '../components/ticket-asset-links.tsx';
 import { Link } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -18,6 +20,8 @@ const HIDDEN = new Set([
   'id',
   'source',
   'assetIds',
+  'assetLinks',
+  'broad',
   'findingIds',
   'assetId',
   'attributes',
@@ -28,12 +32,6 @@ const HIDDEN = new Set([
   'subject',
   'name',
 ]);
-/** `lastSeen` → "Last seen". */
-const words = (key: string): string => {
-  const w = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return w[0]!.toUpperCase() + w.slice(1);
-};
-
 const VIEWS: Record<string, DetailView> = {
   tickets: {
     title: 'Tickets',
@@ -77,27 +75,14 @@ const VIEWS: Record<string, DetailView> = {
 
 export const DETAIL_MODELS = Object.keys(VIEWS);
 
-const value = (key: string, v: unknown): ReactNode => (TIMES.has(key) && typeof v === 'string' ? dateTime(v) : cell(v));
-
-function Props({ rows, label }: { rows: [string, ReactNode][]; label: string }) {
-  return (
-    <dl className="props" aria-label={label}>
-      {rows.map(([k, v]) => (
-        <div key={k} className="prop">
-          <dt>{k}</dt>
-          <dd>{v}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
+const value = (key: string, v: unknown): ReactNode => (TIMES.has(key) && typeof v === 'string' ? dateTime(v) : <KeyValues value={v} />);
 
 /** A ticket's findings (the first 25), each with its severity, name and host. */
 function LinkedFindings({ ids }: { ids: string[] }) {
   const shown = ids.slice(0, 25);
   const findings = useLoad(
     (s) => Promise.all(shown.map((id) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s).catch(() => null))),
-    shown.join(','),
+    `findings:${shown.join(',')}`,
   );
   if (ids.length === 0) return <p className="muted">No linked findings.</p>;
   if (!findings.data) return <Spinner />;
@@ -166,7 +151,6 @@ export function RecordDetailPage({ model, id }: { model: string; id: string }) {
     .filter((k) => !known.has(k) && !HIDDEN.has(k))
     .sort();
   const attributes = r.attributes && typeof r.attributes === 'object' ? Object.entries(r.attributes as Record<string, unknown>) : [];
-  const assetIds = (r.assetIds as string[] | null) ?? [];
   return (
     <div>
       <PageHeader
@@ -204,17 +188,7 @@ export function RecordDetailPage({ model, id }: { model: string; id: string }) {
           {model === 'tickets' && (
             <>
               <h3>Assets</h3>
-              {assetIds.length === 0 ? (
-                <p className="muted">No linked assets.</p>
-              ) : (
-                <ul>
-                  {assetIds.map((a) => (
-                    <li key={a}>
-                      <Link href={`/inventory/assets/${a}`}>Asset {a.slice(0, 8)}</Link>
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <TicketAssetLinks ticket={r} />
               <h3>Findings</h3>
               <LinkedFindings ids={(r.findingIds as string[] | null) ?? []} />
             </>
@@ -224,7 +198,7 @@ export function RecordDetailPage({ model, id }: { model: string; id: string }) {
       {attributes.length > 0 && (
         <section className="card" aria-labelledby="attributes-title">
           <h2 id="attributes-title">Attributes</h2>
-          <Props label="Attributes" rows={attributes.map(([k, v]) => [k, cell(v)])} />
+          <Props label="Attributes" rows={attributes.map(([k, v]) => [words(k), <KeyValues key={k} value={v} />])} />
         </section>
       )}
       <section className="card" aria-labelledby="other-title">

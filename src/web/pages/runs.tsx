@@ -271,7 +271,7 @@ export function RunsPage() {
 
 export function RunPage({ id }: { id: string }) {
   usePageTitle('Run');
-  const run = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), id);
+  const run = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), `run/${id}`);
   const log = run.data?.activity?.log ?? [];
   return (
     <div>

@@ -48,7 +48,7 @@ export function NewSourcePage({ type }: { type: string }) {
 export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'files' | 'runs' }) {
   const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
   const [version, setVersion] = useState(0);
-  const source = useLoad((s) => get<SourceView>(`/api/v1/sources/${encodeURIComponent(name)}`, s), `${name}|${version}`);
+  const source = useLoad((s) => get<SourceView>(`/api/v1/sources/${encodeURIComponent(name)}`, s), `source:${name}|${version}`);
   const [message, setMessage] = useState<{ tone: 'error' | 'success' | 'info'; text: string } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [flash, setFlash] = useState<string | null>(() =>

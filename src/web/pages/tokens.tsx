@@ -11,7 +11,7 @@ type Created = { id: string; name: string; scope: TokenScope; token: string; exp
 export function TokensPage() {
   usePageTitle('API tokens');
   const [version, setVersion] = useState(0);
-  const tokens = useLoad((s) => get<{ items: ApiToken[] }>('/api/v1/tokens', s), String(version));
+  const tokens = useLoad((s) => get<{ items: ApiToken[] }>('/api/v1/tokens', s), `tokens:${version}`);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<TokenScope>('read');
   const [expiresIn, setExpiresIn] = useState('');

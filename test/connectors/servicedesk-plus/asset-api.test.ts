@@ -9,7 +9,8 @@ import { servicedeskPlusConnector as sdp } from '../../../src/connectors/service
 import { mapAsset } from '../../../src/connectors/servicedesk-plus/map/assets.ts';
 import { type Json, listRows } from '../../../src/connectors/servicedesk-plus/map/envelope.ts';
 import { assetProductTypes, pluralSnake } from '../../../src/connectors/servicedesk-plus/map/product-types.ts';
-import { listCiTypes, type SdpCheckpoint } from '../../../src/connectors/servicedesk-plus/streams.ts';
+import { listCiTypes } from '../../../src/connectors/servicedesk-plus/streams/ci-types.ts';
+import type { SdpCheckpoint } from '../../../src/connectors/servicedesk-plus/streams/paging.ts';
 import type { Stream } from '../../../src/core/connector.ts';
 import { parseSdpSimArgs, type RunningSdpSim, startSdpSim } from '../../../sim/servicedesk-plus/index.ts';
 import { connectorCtx, drain, type MemState, memState, parseConfig, streamCtx } from './helpers.ts';

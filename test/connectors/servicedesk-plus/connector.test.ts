@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { servicedeskPlusConnector as sdp } from '../../../src/connectors/servicedesk-plus/index.ts';
 import { TokenManager, type TokenState } from '../../../src/connectors/servicedesk-plus/oauth.ts';
-import type { SdpCheckpoint } from '../../../src/connectors/servicedesk-plus/streams.ts';
+import type { SdpCheckpoint } from '../../../src/connectors/servicedesk-plus/streams/paging.ts';
 import type { Stream } from '../../../src/core/connector.ts';
 import { InputError, UpstreamError } from '../../../src/core/errors.ts';
 import { silentLogger } from '../../../src/core/log.ts';
