@@ -30,6 +30,7 @@ export function registerReportCommand(program: Command): void {
           severity: i.severity ?? '',
           fixed: i.fixed,
           'mttr days': i.meanDaysToRemediate ?? '',
+          'median days': i.medianDaysToRemediate ?? '',
           open: i.open,
           'mean age days': i.meanOpenAgeDays ?? '',
           'oldest days': i.oldestOpenAgeDays ?? '',
@@ -56,6 +57,7 @@ export function registerReportCommand(program: Command): void {
           severity: m.severity,
           fixed: m.fixed,
           'mttr days': m.meanDaysToRemediate ?? '',
+          'median days': m.medianDaysToRemediate ?? '',
           'mttr blank': m.meanBlankReason ?? '',
         }));
         const from = r.historyFrom ? `history from ${r.historyFrom}` : 'no history yet';

@@ -79,6 +79,7 @@ export const remediationItem = z.object({
     .number()
     .nullable()
     .describe("mean days from first seen (or the last reopening before the fix) to the fix (the scanner's mitigation date, else the run that saw it)"),
+  medianDaysToRemediate: z.number().nullable().describe('the median of the same days'),
   undatedFixes: z.int().describe("fixes without a known date (first imported already fixed, without the scanner's date): left out of the mean"),
   meanBlankReason: nullableString.describe('why meanDaysToRemediate is null (no fix in the window, or no mitigation date); null when it is a number'),
   open: z.int().describe('findings open or reopened now'),
@@ -101,6 +102,7 @@ export const trendsReport = z.object({
       severity: z.string(),
       fixed: z.int().describe("fixes dated in the window (the scanner's mitigation date, else the run that saw the fix)"),
       meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening) to the fix; null: see meanBlankReason'),
+      medianDaysToRemediate: z.number().nullable().describe('the median of the same days'),
       undatedFixes: z.int().describe('fixes without a known date, left out of the mean'),
       meanBlankReason: nullableString.describe('why meanDaysToRemediate is null; null when it is a number'),
     }),

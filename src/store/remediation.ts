@@ -34,17 +34,21 @@ function atLeastZero(db: Driver, expr: string): string {
 
 const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
 
-/** The fixes of one source and severity: how many, how many with a known fix date, and their days to remediate summed. */
+/** The fixes of one source (or of all: '') and severity: how many, how many with a known fix date, their days to remediate summed and the median. */
 export interface FixStats {
   source: string;
   severity: string | null;
   fixed: number;
   dated: number;
   totalDays: number;
+  medianDays: number | null;
 }
 
-/** The fixes of the window per source and severity (one statement over the feed's fix events). */
-export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>): Promise<FixStats[]> {
+/**
+ * The fixes of the window per source (bySource, else all sources together) and severity: one statement
+ * over the feed's fix events, the median from their days ranked within each group.
+ */
+export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const params: unknown[] = [];
   // From the finding's last reopening when that came before this fix, else from when it was first seen
@@ -66,10 +70,19 @@ export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, '
     where += ` AND COALESCE(${FIX_DATE}, e."at") < ?`;
     params.push(opts.until);
   }
+  // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.
+  const group = `PARTITION BY f."source", f."severity"`;
   const rows = await db.all(
-    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", COUNT(${FIX_DATE}) AS "dated", SUM(${spent}) AS "total"
+    `WITH f AS (
+SELECT ${bySource ? 's."name"' : "''"} AS "source", v."severity" AS "severity", ${spent} AS "d"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
-WHERE ${where} GROUP BY s."name", v."severity"`,
+WHERE ${where}
+), r AS (
+SELECT f."source", f."severity", f."d", ROW_NUMBER() OVER (${group} ORDER BY CASE WHEN f."d" IS NULL THEN 1 ELSE 0 END, f."d") AS "rn", COUNT(f."d") OVER (${group}) AS "cnt" FROM f
+)
+SELECT r."source" AS "source", r."severity" AS "severity", COUNT(*) AS "n", COUNT(r."d") AS "dated", SUM(r."d") AS "total",
+AVG(CASE WHEN r."d" IS NOT NULL AND 2 * r."rn" IN (r."cnt", r."cnt" + 1, r."cnt" + 2) THEN r."d" END) AS "median"
+FROM r GROUP BY r."source", r."severity"`,
     params,
   );
   return rows.map((r) => ({
@@ -78,6 +91,7 @@ WHERE ${where} GROUP BY s."name", v."severity"`,
     fixed: Number(r.n),
     dated: Number(r.dated),
     totalDays: Number(r.total ?? 0),
+    medianDays: r.median === null || r.median === undefined ? null : Number(r.median),
   }));
 }
 
@@ -114,6 +128,7 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
         severity: severity === null ? null : String(severity),
         fixed: 0,
         meanDaysToRemediate: null,
+        medianDaysToRemediate: null,
         undatedFixes: 0,
         meanBlankReason: meanBlankReason(0, 0),
         open: 0,
@@ -128,6 +143,7 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
     Object.assign(rowOf(f.source, f.severity), {
       fixed: f.fixed,
       meanDaysToRemediate: f.dated > 0 ? round1(f.totalDays / f.dated) : null,
+      medianDaysToRemediate: round1(f.medianDays),
       undatedFixes: f.fixed - f.dated,
       meanBlankReason: meanBlankReason(f.fixed, f.fixed - f.dated),
     });

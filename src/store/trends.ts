@@ -121,16 +121,18 @@ GROUP BY 1, 2, v."severity"`,
   const starts = [earliest?.seen, earliest?.at].filter((d) => d !== null && d !== undefined).map((d) => String(d).slice(0, 10));
   const historyFrom = starts.length ? starts.sort()[0]! : null;
 
-  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end });
+  // All sources together, so the median is over every fix of a severity.
+  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end }, false);
+  const round1 = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
   const remediation = TREND_SEVERITIES.map((severity) => {
-    const of = stats.filter((r) => r.severity === severity);
-    const fixed = of.reduce((n, r) => n + r.fixed, 0);
-    const dated = of.reduce((n, r) => n + r.dated, 0);
-    const total = of.reduce((n, r) => n + r.totalDays, 0);
+    const of = stats.find((r) => r.severity === severity);
+    const fixed = of?.fixed ?? 0;
+    const dated = of?.dated ?? 0;
     return {
       severity,
       fixed,
-      meanDaysToRemediate: dated ? Math.round((total / dated) * 10) / 10 : null,
+      meanDaysToRemediate: dated && of ? round1(of.totalDays / dated) : null,
+      medianDaysToRemediate: round1(of?.medianDays),
       undatedFixes: fixed - dated,
       meanBlankReason: meanBlankReason(fixed, fixed - dated),
     };

@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
       assert.equal(row.undatedFixes, 0);
       assert.equal(typeof row.meanDaysToRemediate, 'number');
       assert.equal(row.open, stored.filter((v) => v.severity === severity && v.status !== 'fixed').length);
-      assert.match((await ok('report', 'remediation')).stdout, /^SOURCE +SEVERITY +FIXED +MTTR DAYS +OPEN/);
+      assert.match((await ok('report', 'remediation')).stdout, /^SOURCE +SEVERITY +FIXED +MTTR DAYS +MEDIAN DAYS +OPEN/);
 
       // --since a run is after it: the changes of the later runs, never its own; the same rule for the report and the export.
       const after = async (runId: string) => lines(await ok('changes', '--json', '--since', runId));

@@ -53,6 +53,7 @@ for (const backend of BACKENDS) {
           finding('4', 'critical', 'fixed', '2026-01-26', '2026-02-20'), // 25 days
           finding('5', 'medium', 'fixed', '2026-02-15'), // fixed, but when is not known
           finding('6', 'low', 'open', '2026-02-25'),
+          finding('7', 'critical', 'fixed', '2026-01-17', '2026-03-01'), // 43 days
         ],
       });
     });
@@ -64,28 +65,31 @@ for (const backend of BACKENDS) {
     test("open findings by severity on the days before the import, from the scanner's dates", async () => {
       const r = await get<TrendsReport>('/api/v1/reports/trends?to=2026-03-01&days=45');
       assert.equal(r.from, '2026-01-16');
-      assert.equal(r.historyFrom, '2026-01-20', 'the earliest first-seen date');
+      assert.equal(r.historyFrom, '2026-01-17', 'the earliest first-seen date');
       const at = (date: string) => r.days.find((d) => d.date === date)?.open;
-      assert.deepEqual(at('2026-01-19'), counts({}));
-      assert.deepEqual(at('2026-01-20'), counts({ critical: 1 }));
-      assert.deepEqual(at('2026-01-26'), counts({ critical: 2 }));
-      assert.deepEqual(at('2026-02-01'), counts({ critical: 3 }));
-      assert.deepEqual(at('2026-02-04'), counts({ critical: 2 }), 'mitigated on the scanner that day');
-      assert.deepEqual(at('2026-02-10'), counts({ critical: 2, high: 1 }));
-      assert.deepEqual(at('2026-02-20'), counts({ critical: 1, high: 1, medium: 1 }));
-      assert.deepEqual(at('2026-02-28'), counts({ critical: 1, high: 1, medium: 1, low: 1 }), 'the undated fix counts open until the import');
+      assert.deepEqual(at('2026-01-16'), counts({}));
+      assert.deepEqual(at('2026-01-17'), counts({ critical: 1 }));
+      assert.deepEqual(at('2026-01-20'), counts({ critical: 2 }));
+      assert.deepEqual(at('2026-01-26'), counts({ critical: 3 }));
+      assert.deepEqual(at('2026-02-01'), counts({ critical: 4 }));
+      assert.deepEqual(at('2026-02-04'), counts({ critical: 3 }), 'mitigated on the scanner that day');
+      assert.deepEqual(at('2026-02-10'), counts({ critical: 3, high: 1 }));
+      assert.deepEqual(at('2026-02-20'), counts({ critical: 2, high: 1, medium: 1 }));
+      assert.deepEqual(at('2026-02-28'), counts({ critical: 2, high: 1, medium: 1, low: 1 }), 'the undated fix counts open until the import');
       assert.deepEqual(at('2026-03-01'), counts({ critical: 1, high: 1, low: 1 }), "the import day's end: the store's counts");
     });
 
     test("time to remediate from first seen to the scanner's mitigation date, and why a blank is blank", async () => {
       const r = await get<TrendsReport>('/api/v1/reports/trends?to=2026-03-01&days=45');
-      const by = Object.fromEntries(r.remediation.map((m) => [m.severity, [m.fixed, m.meanDaysToRemediate, m.undatedFixes, m.meanBlankReason]]));
+      const by = Object.fromEntries(
+        r.remediation.map((m) => [m.severity, [m.fixed, m.meanDaysToRemediate, m.medianDaysToRemediate, m.undatedFixes, m.meanBlankReason]]),
+      );
       assert.deepEqual(by, {
-        critical: [2, 20, 0, null],
-        high: [0, null, 0, NO_FIX],
-        medium: [1, null, 1, NO_DATE],
-        low: [0, null, 0, NO_FIX],
-        info: [0, null, 0, NO_FIX],
+        critical: [3, 27.7, 25, 0, null], // 15, 25 and 43 days
+        high: [0, null, null, 0, NO_FIX],
+        medium: [1, null, null, 1, NO_DATE],
+        low: [0, null, null, 0, NO_FIX],
+        info: [0, null, null, 0, NO_FIX],
       });
       // Fixes are dated by the scanner: a window before the import holds the first one only.
       const early = await get<TrendsReport>('/api/v1/reports/trends?to=2026-02-10&days=10');
@@ -96,12 +100,12 @@ for (const backend of BACKENDS) {
 
       const report = await get<RemediationReport>('/api/v1/reports/remediation?source=lab');
       assert.deepEqual(
-        report.items.map((i) => [i.severity, i.fixed, i.meanDaysToRemediate, i.undatedFixes, i.meanBlankReason, i.open]),
+        report.items.map((i) => [i.severity, i.fixed, i.meanDaysToRemediate, i.medianDaysToRemediate, i.undatedFixes, i.meanBlankReason, i.open]),
         [
-          ['critical', 2, 20, 0, null, 1],
-          ['high', 0, null, 0, NO_FIX, 1],
-          ['medium', 1, null, 1, NO_DATE, 0],
-          ['low', 0, null, 0, NO_FIX, 1],
+          ['critical', 3, 27.7, 25, 0, null, 1],
+          ['high', 0, null, null, 0, NO_FIX, 1],
+          ['medium', 1, null, null, 1, NO_DATE, 0],
+          ['low', 0, null, null, 0, NO_FIX, 1],
         ],
       );
     });
@@ -116,8 +120,8 @@ for (const backend of BACKENDS) {
       assert.deepEqual(fromCli, fromApi);
       const table = await cli('report', 'trends', '--to', '2026-03-01', '--days', '45');
       assert.equal(table.code, 0, table.stderr);
-      assert.match(table.stdout, /^2026-02-20 +1 +1 +1 +0 +0 *$/m);
-      assert.match(table.stdout, /^critical +2 +20 *$/m);
+      assert.match(table.stdout, /^2026-02-20 +2 +1 +1 +0 +0 *$/m);
+      assert.match(table.stdout, /^critical +3 +27\.7 +25 *$/m);
       assert.match(table.stdout, /^medium +1 +no mitigation date/m);
       assert.match(table.stdout, /^high +0 +no finding fixed in this window/m);
       const bad = await cli('report', 'trends', '--to', 'yesterday');

@@ -223,6 +223,9 @@ export function TrendsPage() {
                     <th scope="col" className="num">
                       Mean days to remediate
                     </th>
+                    <th scope="col" className="num">
+                      Median
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -242,6 +245,7 @@ export function TrendsPage() {
                           <span className="muted small"> ({m.undatedFixes} without a date left out)</span>
                         )}
                       </td>
+                      <td className="num">{m.medianDaysToRemediate === null ? '—' : m.medianDaysToRemediate.toFixed(1)}</td>
                     </tr>
                   ))}
                 </tbody>
