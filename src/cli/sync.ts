@@ -12,9 +12,9 @@ import { ExitCode, type GlobalOptions, globals, printJson, withApp } from './app
 import { formatRate, progressLine, terminalSafe } from './output.ts';
 import { openSyncLog, progressWriter } from './sync-log.ts';
 
-function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept'>): void {
+function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult, 'status' | 'streams' | 'error' | 'swept' | 'skipped'>): void {
   if (g.json) {
-    printJson({ runId: run.id, status: result.status, streams: result.streams, error: result.error });
+    printJson({ runId: run.id, status: result.status, streams: result.streams, error: result.error, ...(result.skipped ? { skipped: result.skipped } : {}) });
     return;
   }
   const ms = Date.parse(run.finishedAt ?? run.startedAt) - Date.parse(run.startedAt);
@@ -26,6 +26,8 @@ function printSummary(g: GlobalOptions, run: RunRecord, result: Pick<SyncResult,
       `  ${stream.padEnd(16)} ${String(c.records).padStart(9)} records${c.errors ? `, ${c.errors} errors` : ''}${c.truncated ? `, ${c.truncated} with a field truncated` : ''}${swept}\n`,
     );
   }
+  // Older exports changed nothing: said, with the newer export that is the truth there.
+  for (const sk of result.skipped ?? []) process.stdout.write(`  skipped ${terminalSafe(sk.file)}: ${terminalSafe(sk.reason)}\n`);
   if (result.error) process.stdout.write(`  error: ${terminalSafe(result.error)}\n`);
 }
 

@@ -207,8 +207,14 @@ export const fileImport = z.object({
   rowsImported: z.int(),
   rowsRejected: z.int(),
   rejections: z.array(z.object({ line: z.int(), reason: z.string() })),
-  status: z.enum(['imported', 'partial', 'rejected']),
+  status: z.enum(['imported', 'partial', 'rejected', 'skipped']),
   error: nullableString,
+  scope: z
+    .object({ repositories: z.array(z.string()), fileName: z.boolean() })
+    .nullable()
+    .optional()
+    .describe('what the export is the state of: the repositories its rows named, and its file name when some row named none'),
+  exportedAt: nullableString.optional().describe('the date in its file name, else its upload time'),
   importedAt: z.string(),
   runId: nullableString,
 });
@@ -216,7 +222,7 @@ export type FileImport = z.infer<typeof fileImport>;
 export const importHistory = z.object({ items: z.array(fileImport.extend({ key: z.string(), bucket: z.string() })) });
 
 export const bucketFile = bucketObject.extend({
-  status: z.enum(['pending', 'changed', 'imported', 'partial', 'rejected']),
+  status: z.enum(['pending', 'changed', 'imported', 'partial', 'rejected', 'skipped']),
   import: fileImport.nullable(),
 });
 export type BucketFile = z.infer<typeof bucketFile>;

@@ -105,10 +105,11 @@ export interface Page {
   /**
    * Which of the stream's models this run sweeps, when the stream knows better than the run's mode:
    * true = all of them, false = none, a list = those. The last page that sets it decides; unset = the
-   * mode decides (a full run sweeps). File imports use it: a new complete export sweeps even on an
-   * incremental run, and a run that read no new export sweeps nothing even when it is full.
+   * mode decides (a full run sweeps). File imports use it: a new complete export sweeps its scope in
+   * any run, and a run that read no new export sweeps nothing even when it is full; each kind of export
+   * sweeps its models within its own scope (a list of scoped sweeps).
    */
-  sweep?: boolean | ModelName[] | ScopedSweep;
+  sweep?: boolean | ModelName[] | ScopedSweep | ScopedSweep[];
 }
 
 /**
@@ -118,6 +119,8 @@ export interface Page {
  */
 export interface SweepScope {
   origins: string[];
+  /** The file names of `origins`, in their order (for messages). */
+  originKeys?: string[];
   hostField?: { name: string; values: string[] };
 }
 

@@ -17,7 +17,14 @@ export interface RejectedRow {
   reason: string;
 }
 
-export type FileImportStatus = 'imported' | 'partial' | 'rejected';
+/** `skipped`: an export older than one already imported for its scope; it changed nothing. */
+export type FileImportStatus = 'imported' | 'partial' | 'rejected' | 'skipped';
+
+/** What an export is the state of: the repositories its rows named, and its file name when some row named none. */
+export interface FileScope {
+  repositories: string[];
+  fileName: boolean;
+}
 
 export interface FileImportResult {
   key: string;
@@ -31,8 +38,25 @@ export interface FileImportResult {
   /** The first rejected rows with reasons (bounded; rowsRejected has the total). */
   rejections: RejectedRow[];
   status: FileImportStatus;
-  /** Why the whole file was rejected, when it was. */
+  /** Why the whole file was rejected (or skipped), when it was. */
   error: string | null;
+  /** The scope its imported rows covered (exports that sweep). */
+  scope?: FileScope | null;
+  /** Its export time: the date in its file name, else its upload time. */
+  exportedAt?: string | null;
+}
+
+/** An export a source imported earlier: its scope and export time decide which later exports are older. */
+export interface ImportedExport {
+  key: string;
+  etag: string;
+  /** What it was recognised as: only an export of the same kind makes another older. */
+  kind: string;
+  /** The run that first imported it (files imported together are one snapshot), and when. */
+  snapshot: string;
+  snapshotAt: string;
+  scope: FileScope;
+  exportedAt: string;
 }
 
 /** A source's bucket as its file-mode streams use it. */
@@ -50,6 +74,8 @@ export interface SourceBucket {
    * in one run form one snapshot) and when; null when it was never imported. Re-imports keep it.
    */
   snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null>;
+  /** The exports imported earlier whose scope and export time are known (status imported or partial). */
+  importedExports?(): Promise<ImportedExport[]>;
   /**
    * Files that are no export of the connector may still be something the service imports on its own
    * (the offline feeds): what this one is, from its first bytes, or null. Absent: such files are rejected.

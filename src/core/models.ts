@@ -17,10 +17,20 @@ export interface FieldDef {
    * united; a later generation replaces them.
    */
   accumulate?: boolean;
+  /**
+   * The least or greatest of a value over an `accumulate` list's elements (a KEV date over a finding's
+   * CVEs): written again within one generation, the two values merge the same way, as the lists unite.
+   */
+  ofList?: 'least' | 'greatest';
   /** The only values the field takes (an enum), lowest first when `ordered`. */
   values?: readonly string[];
   /** `values` have an order: `<`, `>` and the like compare by it (severity: info < … < critical). */
   ordered?: boolean;
+  /**
+   * Derived by the store from other fields of the record (a generated column): read, filtered, sorted
+   * and exported like any field, never written; a connector sending it is sending an unknown field.
+   */
+  derived?: boolean;
 }
 
 export const MODEL_NAMES = [
@@ -62,6 +72,10 @@ const time = <N extends string>(name: N) => def(name, 'time');
 const real = <N extends string>(name: N) => def(name, 'real');
 const int = <N extends string>(name: N) => def(name, 'int');
 const bool = <N extends string>(name: N) => def(name, 'bool');
+const least = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'least' });
+const greatest = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'greatest' });
+/** A field the store derives (FieldDef.derived): a connector's record type lacks it. */
+const derived = <F extends FieldDef>(f: F): F & { derived: true } => ({ ...f, derived: true as const });
 
 /** Vulnerability severities, lowest first: comparisons on severity follow this order. */
 export const SEVERITY_ORDER = ['info', 'low', 'medium', 'high', 'critical'] as const;
@@ -105,9 +119,10 @@ const MODEL_FIELD_DEFS = {
     def('cves', 'json', { array: true as const, accumulate: true }),
     real('cvssV2BaseScore'),
     real('cvssV3BaseScore'),
-    real('epssScore'),
+    // What the scanner says; the store derives the answers below from them and the offline feeds (feeds.ts).
+    real('scannerEpssScore'),
     real('vprScore'),
-    bool('knownExploited'),
+    bool('scannerKnownExploited'),
     oneOf('status', ['open', 'fixed', 'reopened'], { indexed: true }),
     int('port'),
     text('protocol'),
@@ -119,7 +134,14 @@ const MODEL_FIELD_DEFS = {
     time('seolDate'),
     // Finding detail (synopsis and solution are read from its plugin: COMPUTED_FIELDS) and the offline feeds' values by CVE (feeds.ts).
     ...[text('pluginFamily'), text('proof'), bool('proofTruncated'), bool('exploitAvailable')],
-    ...[time('kevDateAdded'), time('kevDueDate'), real('epssFeedScore'), real('epssPercentile')],
+    ...[least(time('kevDateAdded')), least(time('kevDueDate')), greatest(real('epssFeedScore')), greatest(real('epssPercentile'))],
+    // The one answer every filter, count, report and export reads (interfaces.md §7.1): known exploited
+    // when the scanner says so or the current KEV feed lists one of its CVEs, and by whom; the EPSS score
+    // of one origin, the feed's where it lists a CVE (with its percentile, epssPercentile), else the scanner's.
+    derived(bool('knownExploited')),
+    derived(oneOf('knownExploitedBy', ['scanner', 'feed', 'both'])),
+    derived(real('epssScore')),
+    derived(oneOf('epssSource', ['feed', 'scanner'])),
     // Kept by the store from the change feed (never sent by a connector): the last fix and reopening.
     time('fixedAt'),
     time('reopenedAt'),
@@ -233,7 +255,9 @@ interface KindValue {
  * declares its fields with it gets a type error for a field its model does not have.
  */
 export type FieldsOf<M extends ModelName> = {
-  [F in (typeof MODEL_FIELD_DEFS)[M][number] as F['name']]?: (F extends { array?: true } ? unknown[] : KindValue[F['kind']]) | null;
+  [F in (typeof MODEL_FIELD_DEFS)[M][number] as F extends { derived: true } ? never : F['name']]?:
+    | (F extends { array?: true } ? unknown[] : KindValue[F['kind']])
+    | null;
 };
 
 /**

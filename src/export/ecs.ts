@@ -125,6 +125,8 @@ export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorP
       epss_score: num(rec, 'epssScore'),
       epss_percentile: num(rec, 'epssPercentile'),
       known_exploited: bool(rec, 'knownExploited'),
+      known_exploited_by: str(rec, 'knownExploitedBy'),
+      epss_source: str(rec, 'epssSource'),
       exploit_available: bool(rec, 'exploitAvailable'),
       kev_date_added: str(rec, 'kevDateAdded'),
       kev_due_date: str(rec, 'kevDueDate'),

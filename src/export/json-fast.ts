@@ -181,6 +181,8 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
     (cves || !cvss ? '' : `,"cvss":${cvssJson}`) +
     fv(',"epssScore":', cves ? null : epssScore) +
     fv(',"knownExploited":', b(rec.knownExploited)) +
+    fs(',"knownExploitedBy":', s(rec.knownExploitedBy)) +
+    fs(',"epssSource":', s(rec.epssSource)) +
     fs(',"kevDateAdded":', s(rec.kevDateAdded)) +
     fs(',"kevDueDate":', s(rec.kevDueDate)) +
     fs(',"dueAt":', s(rec.dueAt)) +
@@ -266,6 +268,8 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fv(',"epss_score":', n(rec.epssScore)) +
     fv(',"epss_percentile":', n(rec.epssPercentile)) +
     fv(',"known_exploited":', b(rec.knownExploited)) +
+    fs(',"known_exploited_by":', s(rec.knownExploitedBy)) +
+    fs(',"epss_source":', s(rec.epssSource)) +
     fv(',"exploit_available":', b(rec.exploitAvailable)) +
     fs(',"kev_date_added":', s(rec.kevDateAdded)) +
     fs(',"kev_due_date":', s(rec.kevDueDate)) +

@@ -66,6 +66,8 @@ const VULNERABILITY_UNMAPPED: Shape = {
   cvss: [CVSS],
   epssScore: D,
   knownExploited: B,
+  knownExploitedBy: S,
+  epssSource: S,
   kevDateAdded: S,
   kevDueDate: S,
   dueAt: S,

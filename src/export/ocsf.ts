@@ -247,6 +247,8 @@ export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOpti
       cvss: cves.length ? null : cvss,
       epssScore: cves.length ? null : epssScore,
       knownExploited: bool(rec, 'knownExploited'),
+      knownExploitedBy: str(rec, 'knownExploitedBy'),
+      epssSource: str(rec, 'epssSource'),
       kevDateAdded: str(rec, 'kevDateAdded'),
       kevDueDate: str(rec, 'kevDueDate'),
       dueAt: str(rec, 'dueAt'),

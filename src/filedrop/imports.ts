@@ -4,15 +4,17 @@
 // file (new etag) is imported again.
 import type { Readable } from 'node:stream';
 import { InputError } from '../core/errors.ts';
-import type { BucketObject, FileImportResult, FileImportStatus, FileSnapshot, SourceBucket } from '../core/files.ts';
+import type { BucketObject, FileImportResult, FileImportStatus, FileSnapshot, ImportedExport, SourceBucket } from '../core/files.ts';
 import {
   type FileImportRecord,
   fileImportSnapshot,
   fileImportsOf,
   forgetFileDropOf,
+  importedExportsOf,
   hasFileImport,
   MAX_STORED_REJECTIONS,
   saveFileImport,
+  skippedFilesOfRun,
 } from '../store/file-imports.ts';
 import type { SourceRecord } from '../store/store.ts';
 import type { FileDropBackend } from './backend.ts';
@@ -20,7 +22,7 @@ import type { FileDropContext } from './context.ts';
 import { fileDropOf, sourceBucketOf } from './resolve.ts';
 
 export { type FileImportRecord, MAX_STORED_REJECTIONS };
-const STATUSES: FileImportStatus[] = ['imported', 'partial', 'rejected'];
+const STATUSES: FileImportStatus[] = ['imported', 'partial', 'rejected', 'skipped'];
 
 export interface OpenBucketOptions {
   /** The sync run importing, recorded with each file. */
@@ -70,6 +72,11 @@ export function listImports(app: FileDropContext, sourceId: string, key?: string
   return fileImportsOf(app.store, sourceId, key);
 }
 
+/** The files a run skipped as older than an export already imported for their scope, with the reason. */
+export function skippedByRun(app: FileDropContext, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
+  return skippedFilesOfRun(app.store, sourceId, runId);
+}
+
 /** Removes a source's import records and upload tokens (call when the source is deleted). */
 export function forgetSource(app: FileDropContext, sourceId: string): Promise<void> {
   return forgetFileDropOf(app.store, sourceId);
@@ -112,6 +119,10 @@ class StoreBackedBucket implements SourceBucket {
 
   snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
     return snapshotOf(this.#app, this.#sourceId, obj);
+  }
+
+  importedExports(): Promise<ImportedExport[]> {
+    return importedExportsOf(this.#app.store, this.#sourceId);
   }
 
   // The files besides exports every bucket takes (the app's: the offline feeds, src/feeds/drop.ts).

@@ -2,7 +2,7 @@
 // with rows read, imported and rejected, and the snapshot it belongs to. The file drop's bookkeeping
 // (filedrop/imports.ts) validates results and reads and writes them only through these.
 import { randomUUID } from 'node:crypto';
-import type { FileImportResult, FileImportStatus, FileSnapshot, RejectedRow } from '../core/files.ts';
+import type { FileImportResult, FileImportStatus, FileScope, FileSnapshot, ImportedExport, RejectedRow } from '../core/files.ts';
 import type { Row } from './driver.ts';
 import type { Store } from './store.ts';
 
@@ -24,6 +24,16 @@ export interface ObjectVersion {
 
 type StoreDb = Pick<Store, 'db'>;
 
+function scopeOf(text: unknown): FileScope | null {
+  if (typeof text !== 'string') return null;
+  try {
+    const v = JSON.parse(text) as FileScope;
+    return Array.isArray(v.repositories) && typeof v.fileName === 'boolean' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 function toImport(r: Row): FileImportRecord {
   let rejections: RejectedRow[] = [];
   try {
@@ -44,6 +54,8 @@ function toImport(r: Row): FileImportRecord {
     rejections,
     status: r.status as FileImportStatus,
     error: (r.error as string | null) ?? null,
+    scope: scopeOf(r.scope),
+    exportedAt: (r.exported_at as string | null) ?? null,
     importedAt: String(r.imported_at),
     runId: (r.run_id as string | null) ?? null,
   };
@@ -62,11 +74,12 @@ export async function saveFileImport(store: StoreDb, sourceId: string, bucket: s
   const rejections = JSON.stringify((result.rejections ?? []).slice(0, MAX_STORED_REJECTIONS).map((r) => ({ line: r.line, reason: r.reason })));
   const now = new Date().toISOString();
   await store.db.run(
-    `INSERT INTO "file_imports" ("id", "source_id", "bucket", "key", "etag", "size", "kind", "rows_read", "rows_imported", "rows_rejected", "rejections", "status", "error", "imported_at", "run_id", "snapshot_run", "snapshot_at")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "file_imports" ("id", "source_id", "bucket", "key", "etag", "size", "kind", "rows_read", "rows_imported", "rows_rejected", "rejections", "status", "error", "imported_at", "run_id", "snapshot_run", "snapshot_at", "scope", "exported_at")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("source_id", "key", "etag") DO UPDATE SET "bucket" = excluded."bucket", "size" = excluded."size", "kind" = excluded."kind",
        "rows_read" = excluded."rows_read", "rows_imported" = excluded."rows_imported", "rows_rejected" = excluded."rows_rejected",
        "rejections" = excluded."rejections", "status" = excluded."status", "error" = excluded."error", "imported_at" = excluded."imported_at", "run_id" = excluded."run_id",
+       "scope" = excluded."scope", "exported_at" = excluded."exported_at",
        "snapshot_run" = COALESCE("file_imports"."snapshot_run", excluded."snapshot_run"), "snapshot_at" = COALESCE("file_imports"."snapshot_at", excluded."snapshot_at")`,
     [
       randomUUID(),
@@ -86,6 +99,8 @@ export async function saveFileImport(store: StoreDb, sourceId: string, bucket: s
       runId,
       runId ?? now,
       now,
+      result.scope ? JSON.stringify(result.scope) : null,
+      result.exportedAt ?? null,
     ],
   );
 }
@@ -100,6 +115,42 @@ export async function fileImportSnapshot(store: StoreDb, sourceId: string, obj: 
   if (!r) return null;
   // Imported before snapshots were recorded: its own import is its snapshot.
   return { run: String(r.snapshot_run ?? r.run_id ?? r.imported_at), at: String(r.snapshot_at ?? r.imported_at) };
+}
+
+/**
+ * The exports a source imported (status imported or partial) whose scope and export time were
+ * recorded, each with its snapshot; imports recorded before scopes were are left out.
+ */
+export async function importedExportsOf(store: StoreDb, sourceId: string): Promise<ImportedExport[]> {
+  const rows = await store.db.all(
+    `SELECT "key", "etag", "kind", "scope", "exported_at", "snapshot_run", "snapshot_at", "run_id", "imported_at" FROM "file_imports"
+      WHERE "source_id" = ? AND "status" IN ('imported', 'partial') AND "kind" IS NOT NULL AND "scope" IS NOT NULL AND "exported_at" IS NOT NULL`,
+    [sourceId],
+  );
+  const out: ImportedExport[] = [];
+  for (const r of rows) {
+    const scope = scopeOf(r.scope);
+    if (!scope) continue;
+    out.push({
+      key: String(r.key),
+      etag: String(r.etag),
+      kind: String(r.kind),
+      snapshot: String(r.snapshot_run ?? r.run_id ?? r.imported_at),
+      snapshotAt: String(r.snapshot_at ?? r.imported_at),
+      scope,
+      exportedAt: String(r.exported_at),
+    });
+  }
+  return out;
+}
+
+/** The files a run recorded as skipped (older than an export already imported for their scope), with the reason. */
+export async function skippedFilesOfRun(store: StoreDb, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
+  const rows = await store.db.all(`SELECT "key", "error" FROM "file_imports" WHERE "source_id" = ? AND "run_id" = ? AND "status" = 'skipped' ORDER BY "key"`, [
+    sourceId,
+    runId,
+  ]);
+  return rows.map((r) => ({ file: String(r.key), reason: String(r.error ?? 'older than an export already imported for its scope') }));
 }
 
 /** Import records of a source, newest first (optionally of one key). */

@@ -3,6 +3,7 @@
 // arrays and objects as JSON text). A migration is never edited once released; add a new one.
 
 import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from './cve-plugins.ts';
+import { knownExploitedMigration } from './known-exploited.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16 } from './summaries.ts';
 
@@ -435,8 +436,18 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // API token scopes (read, operate, admin): the tokens made before had every right, and keep it; new
   // tokens are written with their scope (a token made without one gets read).
   { version: 20, name: 'API token scopes', sql: `ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'admin';` },
+  // Issue 28: knownExploited and epssScore become the one answer of the scanner and the offline feeds.
+  { version: 21, name: 'known exploited by scanner or feed', sql: knownExploitedMigration('sqlite'), postgres: knownExploitedMigration('postgres') },
   // A ticket naming more hosts or CVEs than one fix would (store/ticket-links.ts): linked by association only.
   { version: 23, name: 'broad tickets', sql: 'ALTER TABLE rec_tickets ADD COLUMN broad INTEGER;' },
+  // A file import's scope (the repositories its rows named, and whether some named none: its file name)
+  // and its export time (the date in its file name, else its upload time): a newer export of a scope is
+  // its whole state, an older one changes nothing (docs/csv-import.md).
+  {
+    version: 24,
+    name: 'file import scope and export time',
+    sql: 'ALTER TABLE file_imports ADD COLUMN scope TEXT;\nALTER TABLE file_imports ADD COLUMN exported_at TEXT;',
+  },
   // Who made a manual link or unlink (a user, an API token, the command line), shown with its date.
   { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
   // The scanner's own mitigation date of a finding (Tenable.sc patched rows): when it was fixed, for trends and MTTR.

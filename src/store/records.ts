@@ -111,6 +111,13 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
         u.push(
           `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND excluded.${c} IS NOT NULL AND ${old} <> excluded.${c} THEN ${jsonUnion(dialect, old, `excluded.${c}`)} ELSE excluded.${c} END`,
         );
+      } else if (f.ofList) {
+        // Of another row of the same finding in the same generation: the least (greatest) of both, as of the united list.
+        const old = `${table}.${c}`;
+        const keep = `${old} ${f.ofList === 'least' ? '<' : '>'} excluded.${c}`;
+        u.push(
+          `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${old} IS NOT NULL AND (excluded.${c} IS NULL OR ${keep}) THEN ${old} ELSE excluded.${c} END`,
+        );
       } else {
         u.push(`${c} = excluded.${c}`);
       }
@@ -152,7 +159,8 @@ const plans = new Map<ModelName, ModelPlan>();
 function planOf(model: ModelName): ModelPlan {
   let p = plans.get(model);
   if (!p) {
-    const fields = MODEL_FIELDS[model];
+    // The fields a record writes: not those the store derives (generated columns).
+    const fields = MODEL_FIELDS[model].filter((f) => !f.derived);
     // The shape mask (shapeOf) is a double: exact up to 2^53, so 3 flags and at most 50 fields.
     if (fields.length > 50) throw new Error(`${model} has ${fields.length} fields; the store's shape mask holds 50`);
     const timeAt = (name: string) => (model === 'vulnerabilities' ? fields.findIndex((f) => f.name === name) : -1);
@@ -297,9 +305,10 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
         // A finding first stored fixed or reopened carries the time (connectors never send these two).
         const v = i === fixedAt ? findingTime(rf.status, 'fixed', stamp.now) : i === reopenedAt ? findingTime(rf.status, 'reopened', stamp.now) : rf[f.name];
         if (v === undefined) continue;
-        if (f.accumulate) {
+        if (f.accumulate || f.ofList) {
+          // (pairs: the value's place in the row, the field's index)
           accAt ??= [];
-          accAt.push(row.length);
+          accAt.push(row.length, i);
         }
         row.push(toColumnValue(f, v));
       }
@@ -316,10 +325,22 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     // one statement), with its `accumulate` lists united with the earlier one's.
     const earlier = accAt ? g.get(id) : undefined;
     if (earlier && accAt) {
-      for (const i of accAt) {
+      for (let k = 0; k < accAt.length; k += 2) {
+        const i = accAt[k]!;
         const a = earlier[i];
         const b = row[i];
-        if (typeof a === 'string' && typeof b === 'string' && a !== b) row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
+        const of = fields[accAt[k + 1]!]!.ofList;
+        if (of) {
+          if (
+            a !== null &&
+            a !== undefined &&
+            (b === null ||
+              b === undefined ||
+              (of === 'least' ? (a as string | number) < (b as string | number) : (a as string | number) > (b as string | number)))
+          )
+            row[i] = a;
+        } else if (typeof a === 'string' && typeof b === 'string' && a !== b)
+          row[i] = JSON.stringify([...new Set([...JSON.parse(a), ...JSON.parse(b)])].sort());
       }
     }
     g.set(id, row);
@@ -365,10 +386,17 @@ function inList(values: string[], params: unknown[]): string {
   return `(${values.map(() => '?').join(',')})`;
 }
 
-/** The live records of a model a sweep marks removed: not stamped by `generation`, within `scope` when given (null: none). */
-function unseenWhere(model: ModelName, sourceId: string, generation: string, scope?: SweepScope): { where: string; params: unknown[] } | null {
-  const params: unknown[] = [sourceId, generation];
-  let where = `"source_id" = ? AND "removed" = 0 AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`;
+/**
+ * The live records of a model, within `scope` when given (null: the scope names nothing); with
+ * `unseenBy`, those a sweep marks removed: not stamped by that generation.
+ */
+function liveWhere(model: ModelName, sourceId: string, scope?: SweepScope, unseenBy?: string): { where: string; params: unknown[] } | null {
+  const params: unknown[] = [sourceId];
+  let where = `"source_id" = ? AND "removed" = 0`;
+  if (unseenBy !== undefined) {
+    params.push(unseenBy);
+    where += ` AND ("seen_gen" IS NULL OR "seen_gen" <> ?)`;
+  }
   if (scope) {
     const terms: string[] = [];
     if (scope.origins.length > 0) terms.push(`"origin" IN ${inList(scope.origins, params)}`);
@@ -388,7 +416,7 @@ function unseenWhere(model: ModelName, sourceId: string, generation: string, sco
 }
 
 /**
- * After a complete full run: records of the source not stamped by its generation (within `scope` when
+ * After a complete full run (or a file snapshot, within its scope): records of the source not stamped by its generation (within `scope` when
  * given) are removed; open findings become fixed. With the sweeping run given, the change feed gets
  * its events first, from the same WHERE (changes.ts).
  */
@@ -400,7 +428,7 @@ export async function sweepModel(
   scope?: SweepScope,
   run?: { runId: string; at: string },
 ): Promise<number> {
-  const unseen = unseenWhere(model, sourceId, generation, scope);
+  const unseen = liveWhere(model, sourceId, scope, generation);
   if (!unseen) return 0;
   if (run) await recordSweepChanges(db, model, unseen, run);
   const fixedAt = model === 'vulnerabilities' && run ? sweepFixedAt(run.at) : { set: '', params: [] };
@@ -417,6 +445,27 @@ export interface SweepPreview {
   seen: number;
 }
 
+/**
+ * Within one scope (a repository, a file name): its live records, and how many a sweep would mark
+ * removed. The guard refuses a scope's sweep that would remove most of what the scope held.
+ */
+export async function scopedSweepPreviewModel(
+  db: Driver,
+  model: ModelName,
+  sourceId: string,
+  generation: string,
+  scope: SweepScope,
+): Promise<{ live: number; unseen: number }> {
+  const live = liveWhere(model, sourceId, scope);
+  if (!live) return { live: 0, unseen: 0 };
+  const rows = await db.all(
+    `SELECT COUNT(*) AS "live", SUM(CASE WHEN "seen_gen" IS NULL OR "seen_gen" <> ? THEN 1 ELSE 0 END) AS "unseen"
+       FROM ${q(tableOf(model))} WHERE ${live.where}`,
+    [generation, ...live.params],
+  );
+  return { live: Number(rows[0]?.live ?? 0), unseen: Number(rows[0]?.unseen ?? 0) };
+}
+
 /** What sweepModel() would do, without doing it (the runner's guard against wiping an inventory). */
 export async function sweepPreviewModel(db: Driver, model: ModelName, sourceId: string, generation: string, scope?: SweepScope): Promise<SweepPreview> {
   const rows = await db.all(
@@ -430,7 +479,7 @@ export async function sweepPreviewModel(db: Driver, model: ModelName, sourceId: 
   const preview = { live: Number(r.live ?? 0), unseen: Number(r.unseen ?? 0), seen: Number(r.seen ?? 0) };
   if (!scope) return preview;
   // A scoped sweep (a file snapshot) removes only what its scope covers.
-  const unseen = unseenWhere(model, sourceId, generation, scope);
+  const unseen = liveWhere(model, sourceId, scope, generation);
   const scoped = unseen ? await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE ${unseen.where}`, unseen.params) : [];
   return { ...preview, unseen: Number(scoped[0]?.n ?? 0) };
 }

@@ -29,6 +29,7 @@ import {
   recordsByIds,
   type SweepPreview,
   sweepModel,
+  scopedSweepPreviewModel,
   sweepPreviewModel,
   type WriteStamp,
 } from './records.ts';
@@ -323,6 +324,18 @@ export class Store {
       markWritten(sourceId);
       return out;
     });
+  }
+
+  /** Per model, within one scope: its live records and how many a sweep would mark removed. */
+  async scopedSweepPreview(
+    sourceId: string,
+    models: ModelName[],
+    generation: string,
+    scope: SweepScope,
+  ): Promise<Record<string, { live: number; unseen: number }>> {
+    const out: Record<string, { live: number; unseen: number }> = {};
+    for (const m of models) out[m] = await scopedSweepPreviewModel(this.db, m, sourceId, generation, scope);
+    return out;
   }
 
   /** Per model: live records, how many a sweep would mark removed, and how many the generation stored. */

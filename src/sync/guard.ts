@@ -3,7 +3,8 @@
 // stream cannot page forever), the repeated-page guard (nor page through the same rows), and the run
 // deadline. The last complete full run's figures are the baseline, kept in the source's state.
 import { createHash } from 'node:crypto';
-import type { Page } from '../core/connector.ts';
+import type { Page, ScopedSweep, SweepScope } from '../core/connector.ts';
+import type { ModelName } from '../core/models.ts';
 import { UpstreamError } from '../core/errors.ts';
 import { formatDuration } from '../core/format.ts';
 import type { SweepPreview } from '../store/records.ts';
@@ -59,6 +60,65 @@ export function refusedSweeps(preview: Record<string, SweepPreview>, lastRecords
     out.push(`${model}: it would mark ${all ? 'all' : p.unseen} of ${p.live} records removed and ${read}`);
   }
   return out;
+}
+
+/**
+ * Within one scope of a file snapshot (a repository, a file name): the models whose sweep would mark
+ * more than half of the scope's live records removed (when more than 10), each with why. The snapshot
+ * of that scope looks truncated; the scope is left as it was.
+ */
+export function refusedScopeSweeps(scope: string, preview: Record<string, { live: number; unseen: number }>): string[] {
+  const out: string[] = [];
+  for (const [model, p] of Object.entries(preview)) {
+    if (p.unseen > MIN_GUARDED_REMOVAL && p.unseen > p.live * MAX_REMOVAL_SHARE)
+      out.push(`${model} of ${scope}: it would mark ${p.unseen} of its ${p.live} records removed`);
+  }
+  return out;
+}
+
+export const isScopedSweep = (x: unknown): x is ScopedSweep => typeof x === 'object' && x !== null && 'scope' in x;
+
+/**
+ * The sweep guard per scope of a file snapshot: each repository and each file name a scoped sweep
+ * covers is previewed alone, and one whose sweep would remove most of what it held is left out (unless
+ * the user allowed large removals). Returns the sweeps to run and the refusals.
+ */
+export async function guardScopes(
+  preview: (models: ModelName[], scope: SweepScope) => Promise<Record<string, { live: number; unseen: number }>>,
+  sweeps: ScopedSweep[],
+  allowLargeRemoval: boolean,
+): Promise<{ scoped: ScopedSweep[]; refused: string[] }> {
+  const scoped: ScopedSweep[] = [];
+  const refused: string[] = [];
+  for (const { models, scope } of sweeps) {
+    const hf = scope.hostField;
+    const origins: string[] = [];
+    const originKeys: string[] = [];
+    const values: string[] = [];
+    for (const [i, origin] of scope.origins.entries()) {
+      const key = scope.originKeys?.[i] ?? origin;
+      const one: SweepScope = { origins: [origin] };
+      const no = refusedScopeSweeps(`file '${key}'`, await preview(models, one));
+      refused.push(...no);
+      if (no.length === 0 || allowLargeRemoval) {
+        origins.push(origin);
+        originKeys.push(key);
+      }
+    }
+    for (const v of hf?.values ?? []) {
+      const one: SweepScope = { origins: [], hostField: { name: hf!.name, values: [v] } };
+      const no = refusedScopeSweeps(`${hf!.name} '${v}'`, await preview(models, one));
+      refused.push(...no);
+      if (no.length === 0 || allowLargeRemoval) values.push(v);
+    }
+    if (origins.length > 0 || values.length > 0)
+      scoped.push({ models, scope: { origins, originKeys, ...(hf && values.length > 0 ? { hostField: { name: hf.name, values } } : {}) } });
+  }
+  return { scoped, refused };
+}
+
+export function scopeRefusalMessage(refusals: string[]): string {
+  return `did not sweep these scopes of the export (nothing in them was marked removed or fixed; the others were): ${refusals.join('; ')}. If those records really are gone, run sync --full --allow-large-removal`;
 }
 
 export function sweepRefusalMessage(refusals: string[]): string {

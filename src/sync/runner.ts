@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SyncContext } from './context.ts';
-import { type Connector, type Page, readsFiles, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
+import { type Connector, type Page, readsFiles, type ScopedSweep, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
 import { exportAfterSync } from '../export/schedule.ts';
-import { openSourceBucket } from '../filedrop/imports.ts';
+import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
@@ -22,11 +22,14 @@ import {
   pageBudgetMessage,
   readBaseline,
   readGuard,
+  guardScopes,
+  isScopedSweep,
   refusedSweeps,
   runDeadlineMessage,
   runDeadlineMs,
   streamPageBudget,
   type SyncBaseline,
+  scopeRefusalMessage,
   sweepRefusalMessage,
 } from './guard.ts';
 import { backoffMs, retryPolicy } from '../core/retry.ts';
@@ -67,6 +70,8 @@ export interface SyncResult {
   streams: Record<string, StreamCounts>;
   swept: Record<string, number>;
   error: string | null;
+  /** File mode: exports skipped as older than one already imported for their scope (they changed nothing). */
+  skipped?: { file: string; reason: string }[];
 }
 
 /** How old a heartbeat may be before a run held by another machine counts as dead. */
@@ -373,17 +378,24 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       if (said === undefined) return mode === 'full' ? s.models : [];
       if (typeof said === 'boolean') return said ? s.models : [];
       if (!Array.isArray(said)) return [];
-      return s.models.filter((m) => said.includes(m));
+      return s.models.filter((m) => (said as unknown[]).includes(m));
     });
-    // Streams that cover part of the source (file snapshots) sweep within their scope.
-    const scoped = streams.flatMap((s) => {
+    // Streams that cover part of the source (file snapshots) sweep within their scopes, each scope
+    // under the guard on its own (a scope whose snapshot looks truncated is left as it was).
+    const scopedSaid = streams.flatMap((s) => {
       const said = sweepSaid.get(s.name);
-      if (!said || typeof said !== 'object' || Array.isArray(said)) return [];
-      const models = s.models.filter((m) => said.models.includes(m));
-      return models.length > 0 ? [{ models, scope: said.scope }] : [];
+      const list: ScopedSweep[] = !said || typeof said !== 'object' ? [] : Array.isArray(said) ? said.filter(isScopedSweep) : [said];
+      return list.flatMap((x) => {
+        const models = s.models.filter((m) => x.models.includes(m));
+        return models.length > 0 ? [{ models, scope: x.scope }] : [];
+      });
     });
+    const { scoped, refused: scopeRefusals } = await guardScopes(
+      (models, scope) => store.scopedSweepPreview(source.id, models, generation, scope),
+      scopedSaid,
+      opts.allowLargeRemoval === true,
+    );
     const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
-    for (const { models, scope } of scoped) Object.assign(preview, await store.sweepPreview(source.id, models, generation, scope));
     const lastFull = baseline ?? (await store.lastRun(source.id, { status: 'succeeded', mode: 'full' }));
     const lastRecords = lastFull
       ? 'pages' in lastFull
@@ -397,12 +409,19 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       log.warn({ runId, refusals }, 'sweep refused');
       await state.set({ syncGuard: { refusedGeneration: generation } });
     } else {
-      if (refusals.length > 0) log.warn({ runId, refusals }, 'large removal allowed by the user');
+      if (refusals.length > 0 || scopeRefusals.length > 0)
+        log.warn({ runId, refusals: [...refusals, ...scopeRefusals] }, opts.allowLargeRemoval ? 'large removal allowed by the user' : 'sweep refused');
       // The sweep's events in the change feed are this run's, at one time.
       const by = { runId, at: nowIso() };
       if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation, undefined, by);
-      for (const { models, scope } of scoped) Object.assign(swept, await store.sweep(source.id, models, generation, scope, by));
-      if (mode === 'full') {
+      for (const { models, scope } of scoped)
+        for (const [m, n] of Object.entries(await store.sweep(source.id, models, generation, scope, by))) swept[m] = (swept[m] ?? 0) + n;
+      if (scopeRefusals.length > 0 && !opts.allowLargeRemoval) {
+        // The other scopes are swept; the refused ones wait for a confirmed full run.
+        status = 'partial';
+        streamErrors.push(scopeRefusalMessage(scopeRefusals));
+        await state.set({ syncGuard: { refusedGeneration: generation } });
+      } else if (mode === 'full') {
         const records = Object.fromEntries(Object.entries(preview).map(([m, p]) => [m, p.seen]));
         for (const m of Object.keys(counts)) records[m] ??= counts[m]!.records;
         const next: SyncBaseline = { runId, at: nowIso(), records, pages: { ...baseline?.pages, ...pagesRead } };
@@ -421,5 +440,6 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await store.finishRun(runId, status, counts, error, runLog.activity);
   // Scheduled exports follow a successful run; they run beside the caller and never change the run.
   if (status === 'succeeded') exportAfterSync(app, source.name, runId);
-  return { runId, status, mode, resumedFrom, streams: counts, swept, error };
+  const skipped = readsFiles(connector, config) ? await skippedByRun(app, source.id, runId).catch(() => []) : [];
+  return { runId, status, mode, resumedFrom, streams: counts, swept, error, ...(skipped.length > 0 ? { skipped } : {}) };
 }

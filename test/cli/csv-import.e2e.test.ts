@@ -30,7 +30,7 @@ const write = (name: string, text: string) => {
 };
 
 const vulns = () =>
-  ok(['--json', 'query', 'vulnerabilities', '--source', 'f'])
+  ok(['--json', 'query', 'vulnerabilities', '--source', 'f', '--all'])
     .trim()
     .split('\n')
     .filter(Boolean)
@@ -83,8 +83,8 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
     ['open', 'open'],
   );
 
-  // A later export of the same repository without finding 51192: still open after the incremental
-  // run that reads it (an incremental run removes nothing), fixed by the next full run.
+  // A later export of the same repository without finding 51192: it is the repository's state, so the
+  // incremental run that reads it fixes 51192, and a full run agrees.
   ok(['upload', 'f', write('2024-10-08.csv', csvText(SC_HEADER, [a]))]);
   const s3 = JSON.parse(ok(['--json', 'sync', 'f'])) as { status: string };
   assert.equal(s3.status, 'succeeded');
@@ -92,7 +92,7 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
     vulns().map((v) => [v.pluginId, v.status]),
     [
       ['42873', 'open'],
-      ['51192', 'open'],
+      ['51192', 'fixed'],
     ],
   );
   const s3full = JSON.parse(ok(['--json', 'sync', 'f', '--full'])) as { status: string };
@@ -134,6 +134,15 @@ test('Tenable.sc CSV exports through upload and sync: lifecycle, re-sync, bad fi
     .split('\n')
     .map((l) => JSON.parse(l) as { ipAddresses: string[]; hostname: string });
   assert.deepEqual(hosts.map((h) => h.ipAddresses[0]).sort(), ['10.0.0.1', '10.0.0.2']);
+
+  // An export dated before the latest one of its repository changes nothing; the summary names it.
+  ok(['upload', 'f', write('2024-09-30.csv', csvText(SC_HEADER, [b]))]);
+  const out = ok(['sync', 'f']);
+  assert.match(
+    out,
+    /skipped 2024-09-30\.csv: older than the export already imported for repository 'Corp' \(2024-10-15\.csv, exported 2024-10-15T00:00:00\.000Z\)/,
+  );
+  assert.equal(vulns().find((v) => v.pluginId === '51192')!.status, 'fixed');
 });
 
 test('ServiceDesk Plus export through upload and sync', () => {

@@ -54,7 +54,7 @@ for (const backend of BACKENDS) {
       await ok(addTenableArgs('lab', sim, 'proofMaxBytes=60'));
       const sync = JSON.parse(await ok(['--json', 'sync', 'lab'])) as { status: string; streams: Record<string, { records: number }> };
       assert.equal(sync.status, 'succeeded');
-      const vulns = await rows(['vulnerabilities', '--source', 'lab']);
+      const vulns = await rows(['vulnerabilities', '--source', 'lab', '--all']);
       const plugins = await rows(['plugins', '--source', 'lab']);
       assert.ok(vulns.length > 20);
       assert.equal(sync.streams.plugins!.records, plugins.length);
@@ -138,7 +138,9 @@ for (const backend of BACKENDS) {
       assert.equal(hit.length, 1);
       assert.equal(hit[0]!.kevDueDate, `${day(-1)}T00:00:00.000Z`);
       assert.equal(hit[0]!.epssFeedScore, 0.87654);
-      assert.equal(hit[0]!.epssScore, target.epssScore, 'the scanner’s EPSS is kept beside the feed’s');
+      assert.deepEqual([hit[0]!.epssScore, hit[0]!.epssPercentile, hit[0]!.epssSource], [0.87654, 0.99123, 'feed'], 'one origin: the feed');
+      assert.equal(hit[0]!.scannerEpssScore, target.scannerEpssScore, 'the scanner’s EPSS is kept beside the feed’s');
+      assert.deepEqual([hit[0]!.knownExploited, hit[0]!.knownExploitedBy === 'feed' || hit[0]!.knownExploitedBy === 'both'], [true, true]);
       const overdue = await rows(['vulnerabilities', '--source', 'lab', '--where', 'overdue=true']);
       assert.ok(
         overdue.some((v) => v.id === target.id),

@@ -58,11 +58,18 @@ for (const backend of BACKENDS) {
       const stamp = { sourceId: source.id, sourceName: source.name, runId: `run-${++n}`, generation: 'g1', now: new Date().toISOString() };
       await store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: records }, { value: null, complete: false });
     };
-    const finding = (key: string, severity: string, firstDays: number, cves: string[], status = 'open', epssScore: number | null = null): IncomingRecord => ({
+    const finding = (
+      key: string,
+      severity: string,
+      firstDays: number,
+      cves: string[],
+      status = 'open',
+      scannerEpssScore: number | null = null,
+    ): IncomingRecord => ({
       key,
       hostKey: 'h1',
       firstSeen: ago(firstDays),
-      fields: { pluginId: key, severity, cves, status, epssScore },
+      fields: { pluginId: key, severity, cves, status, scannerEpssScore },
     });
     const all = async (filters: { field: string; op: '=' | '!=' | '<' | '<=' | '>' | '>='; value: string }[] = []) =>
       (await store.query('vulnerabilities', { filters, limit: 1000 })).records;
@@ -79,7 +86,7 @@ for (const backend of BACKENDS) {
         finding('f3-high-kev', 'high', 10, ['CVE-2024-0003', 'CVE-2024-0004']),
         finding('f4-high-fixed', 'high', 40, ['CVE-2024-0003'], 'fixed'),
         finding('f5-info', 'info', 400, []),
-        finding('f6-low-reopened', 'low', 100, ['CVE-2024-0006'], 'reopened'),
+        finding('f6-low-reopened', 'low', 100, ['CVE-2024-0006'], 'reopened', 0.3),
         finding('f7-medium-old', 'medium', 91, []),
       ]);
     });
@@ -137,9 +144,9 @@ for (const backend of BACKENDS) {
       assert.equal(res.findingsUpdated, 4, 'f1, f3, f4 and f6 name a CVE the feeds list');
       const byKey = new Map((await all()).map((r) => [r.pluginId, r]));
       const f1 = byKey.get('f1-crit-old')!;
-      assert.equal(f1.epssScore, 0.02, 'the scanner’s EPSS stays');
+      assert.deepEqual([f1.epssScore, f1.epssPercentile, f1.epssSource], [0.91, 0.999, 'feed'], 'score and percentile of one origin: the feed');
+      assert.equal(f1.scannerEpssScore, 0.02, 'the scanner’s EPSS is kept');
       assert.equal(f1.epssFeedScore, 0.91);
-      assert.equal(f1.epssPercentile, 0.999);
       assert.equal(f1.kevDateAdded, null);
       const f3 = byKey.get('f3-high-kev')!;
       assert.equal(f3.kevDateAdded, `${day(-60)}T00:00:00.000Z`, 'the earliest of its CVEs');
@@ -148,6 +155,21 @@ for (const backend of BACKENDS) {
       assert.equal(f3.dueAt, f3.kevDueDate, 'the KEV due date is earlier than the SLA');
       assert.equal(f3.overdue, true);
       assert.equal(byKey.get('f6-low-reopened')!.overdue, false, 'a later KEV due date leaves the SLA');
+      const f6 = byKey.get('f6-low-reopened')!;
+      assert.deepEqual([f6.epssScore, f6.epssPercentile, f6.epssSource], [0.3, null, 'scanner'], 'no feed score for its CVE: the scanner’s, alone');
+      assert.deepEqual(
+        [...byKey.values()].map((r) => [r.pluginId, r.knownExploited, r.knownExploitedBy]).sort(),
+        [
+          ['f1-crit-old', null, null],
+          ['f2-crit-new', null, null],
+          ['f3-high-kev', true, 'feed'],
+          ['f4-high-fixed', true, 'feed'],
+          ['f5-info', null, null],
+          ['f6-low-reopened', true, 'feed'],
+          ['f7-medium-old', null, null],
+        ],
+        'listed in the catalog: known exploited though the scanner did not say so',
+      );
       assert.deepEqual(await keysOf([{ field: 'overdue', op: '=', value: 'true' }]), ['f1-crit-old', 'f3-high-kev', 'f7-medium-old']);
       assert.deepEqual(await keysOf([{ field: 'kevDateAdded', op: '!=', value: 'null' }]), ['f3-high-kev', 'f4-high-fixed', 'f6-low-reopened']);
       assert.deepEqual(await keysOf([{ field: 'epssPercentile', op: '>=', value: '0.9' }]), ['f1-crit-old', 'f3-high-kev']);
@@ -157,6 +179,20 @@ for (const backend of BACKENDS) {
       assert.equal(again.get('f8-new-kev')!.kevDueDate, `${day(-1)}T00:00:00.000Z`);
       assert.equal(again.get('f8-new-kev')!.overdue, true);
       assert.equal(again.get('f1-crit-old')!.epssFeedScore, 0.91);
+      // One row per CVE (a CSV export), in one page and across pages of one generation: the KEV values
+      // are those of every CVE the finding now names, not of the last row's.
+      const rows = (key: string) => [finding(key, 'low', 1, ['CVE-2024-0006']), finding(key, 'low', 1, ['CVE-2024-0009'])];
+      await write(rows('f9-one-page'));
+      const [first, second] = rows('f10-two-pages');
+      await write([first!]);
+      await write([second!]);
+      for (const r of (await all()).filter((x) => x.pluginId === 'f9-one-page' || x.pluginId === 'f10-two-pages')) {
+        assert.deepEqual(
+          [r.cves, r.kevDateAdded, r.kevDueDate, r.knownExploited, r.knownExploitedBy],
+          [['CVE-2024-0006', 'CVE-2024-0009'], `${day(-5)}T00:00:00.000Z`, `${day(400)}T00:00:00.000Z`, true, 'feed'],
+          String(r.pluginId),
+        );
+      }
       const counts = await groupCount(store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'overdue', op: '=', value: 'true' }] });
       assert.deepEqual(Object.fromEntries(counts.map((c) => [c.values.severity, c.count])), { critical: 1, high: 1, medium: 2 });
     });

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Page, Stream, StreamContext } from '../../src/core/connector.ts';
-import type { BucketObject, FileImportResult, FileSnapshot, SourceBucket } from '../../src/core/files.ts';
+import type { BucketObject, FileImportResult, FileSnapshot, ImportedExport, SourceBucket } from '../../src/core/files.ts';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
 import { silentLogger } from '../../src/core/log.ts';
 
@@ -56,6 +56,19 @@ export class MemoryBucket implements SourceBucket {
 
   async snapshotOf(obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
     return this.#snapshots.get(`${obj.key}\u0000${obj.etag}`) ?? null;
+  }
+
+  /** As the store keeps them: the last record of each version imported with a scope and export time. */
+  async importedExports(): Promise<ImportedExport[]> {
+    const last = new Map<string, FileImportResult>();
+    for (const r of this.imports) last.set(`${r.key}\u0000${r.etag}`, r);
+    const out: ImportedExport[] = [];
+    for (const [id, r] of last) {
+      if ((r.status !== 'imported' && r.status !== 'partial') || !r.kind || !r.scope || !r.exportedAt) continue;
+      const snap = this.#snapshots.get(id)!;
+      out.push({ key: r.key, etag: r.etag, kind: r.kind, snapshot: snap.run, snapshotAt: snap.at, scope: r.scope, exportedAt: r.exportedAt });
+    }
+    return out;
   }
 
   /** The last import record of a key. */

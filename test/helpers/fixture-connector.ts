@@ -81,7 +81,7 @@ export function fixtureConnector(control: FixtureControl): Connector<z.infer<typ
                 severity: f.severity ?? 'high',
                 status: f.status ?? 'open',
                 cves: ['CVE-2024-0001'],
-                knownExploited: false,
+                scannerKnownExploited: false,
               },
             })),
           },

@@ -92,14 +92,14 @@ for (const backend of BACKENDS) {
       const kevd = await items('/api/v1/vulnerabilities?where=kevDateAdded!=null');
       assert.equal(kevd.length, 1);
       assert.equal(kevd[0]!.pluginId, '100000');
-      assert.equal(kevd[0]!.knownExploited, true, 'the scanner’s flag is its own');
+      assert.deepEqual([kevd[0]!.knownExploited, kevd[0]!.knownExploitedBy], [true, 'both'], 'the scanner and the feed both say so');
       assert.equal(kevd[0]!.kevDueDate, `${day(-1)}T00:00:00.000Z`);
       assert.equal(kevd[0]!.dueAt, kevd[0]!.kevDueDate);
       assert.equal(kevd[0]!.overdue, true);
       const epssd = await items('/api/v1/vulnerabilities?epssPercentile>=0.9');
       assert.deepEqual(
-        epssd.map((v) => [v.pluginId, v.epssScore, v.epssFeedScore]),
-        [['100001', null, 0.42]],
+        epssd.map((v) => [v.pluginId, v.epssScore, v.epssPercentile, v.epssSource, v.scannerEpssScore]),
+        [['100001', 0.42, 0.97, 'feed', null]],
       );
       const overdue = await items('/api/v1/vulnerabilities?overdue=true');
       assert.deepEqual(
@@ -125,6 +125,74 @@ for (const backend of BACKENDS) {
       const one = await auth({ method: 'GET', url: `/api/v1/vulnerabilities/${kevd[0]!.id}` });
       assert.equal((one.data as Json).overdue, true);
       assert.equal((one.data as Json).proof, null);
+    });
+
+    it('knownExploited is the scanner’s flag or the current KEV catalog, in every filter, count, report and export, and follows a new catalog', async () => {
+      const kevOnly = async () =>
+        (await items('/api/v1/vulnerabilities?knownExploited=true&limit=100')).map((v) => [v.pluginId, v.knownExploitedBy, v.scannerKnownExploited]);
+      const urgentWithoutTicket = async () => ((await auth({ method: 'GET', url: '/api/v1/reports/coverage' })).data as Json).findingsWithoutTicket as number;
+      const importKev = async (version: string, cves: string[]) => {
+        const kev = kevCatalog(
+          version,
+          new Date().toISOString(),
+          cves.map((cve) => ({ cve, added: day(-3), due: day(200) })),
+        );
+        const res = await auth({
+          method: 'POST',
+          url: `/api/v1/feeds?name=kev-${version}.json`,
+          headers: { 'content-type': 'application/json' },
+          payload: kev,
+        });
+        assert.equal(res.statusCode, 200, res.body);
+      };
+      assert.deepEqual(await kevOnly(), [['100000', 'both', true]]);
+      const urgentBefore = await urgentWithoutTicket();
+      // A newer catalog lists the CVE of 100002 (a high the scanner does not flag) and no longer that of 100000.
+      await importKev('2026.11.22', ['CVE-2024-1002']);
+      assert.deepEqual(await kevOnly(), [
+        ['100000', 'scanner', true],
+        ['100002', 'feed', false],
+      ]);
+      const count = async (url: string) => ((await auth({ method: 'GET', url })).data as { items: { values: Json; count: number }[] }).items;
+      const by = await count('/api/v1/vulnerabilities/counts?by=knownExploitedBy&knownExploited=true');
+      assert.deepEqual(by.map((i) => [i.values.knownExploitedBy, i.count]).sort(), [
+        ['feed', 1],
+        ['scanner', 1],
+      ]);
+      // The overview's figure: open findings by severity and knownExploited.
+      const overview = await count('/api/v1/vulnerabilities/counts?by=severity&by=knownExploited&removed=false&status!=fixed');
+      assert.deepEqual(
+        overview.filter((i) => i.values.knownExploited === true).map((i) => [i.values.severity, i.count]),
+        [
+          ['critical', 1],
+          ['high', 1],
+        ],
+      );
+      const plugins = ((await auth({ method: 'GET', url: '/api/v1/vulnerabilities/plugins?knownExploited=true' })).data as { items: Json[] }).items;
+      assert.deepEqual(plugins.map((p) => p.pluginId).sort(), ['100000', '100002'], 'the plugin report');
+      assert.equal(await urgentWithoutTicket(), urgentBefore + 1, 'coverage: a high known exploited is urgent');
+      // NDJSON and CSV bodies, read as text (call() would parse an NDJSON body as one JSON document).
+      const body = async (url: string) => (await h.server.inject({ method: 'GET', url, headers: bearer(token) })).body;
+      const ocsf = (await body('/api/v1/export/vulnerabilities?format=ocsf&knownExploited=true'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { unmapped: Json });
+      assert.deepEqual(ocsf.map((e) => [e.unmapped.pluginId, e.unmapped.knownExploited, e.unmapped.knownExploitedBy]).sort(), [
+        ['100000', true, 'scanner'],
+        ['100002', true, 'feed'],
+      ]);
+      const csv = (await body('/api/v1/export/vulnerabilities?format=csv&knownExploitedBy=feed')).trim().split('\n');
+      const head = csv[0]!.split(',');
+      assert.equal(csv.length, 2, csv.join('\n'));
+      const row = csv[1]!.split(',');
+      assert.deepEqual(
+        ['pluginId', 'knownExploited', 'knownExploitedBy', 'scannerKnownExploited'].map((c) => row[head.indexOf(c)]),
+        ['100002', 'true', 'feed', 'false'],
+      );
+      // A catalog without it: back to the scanner's word.
+      await importKev('2026.11.23', ['CVE-2020-0001']);
+      assert.deepEqual(await kevOnly(), [['100000', 'scanner', true]]);
+      assert.equal(await urgentWithoutTicket(), urgentBefore);
     });
 
     it('a source check warns about a stale feed without failing', async () => {

@@ -54,7 +54,7 @@ function page(n: number): Page {
         status: 'open',
         cves: [`CVE-2024-${1000 + k}`],
         cvssV3BaseScore: 5 + (k % 5),
-        knownExploited: k === 0,
+        scannerKnownExploited: k === 0,
       },
     });
   }

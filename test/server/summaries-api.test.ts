@@ -18,7 +18,15 @@ describe('summary endpoints', () => {
     const v = (host: string, plugin: string, port: number, severity: string, status = 'open', knownExploited = false) => ({
       key: `${host}|${plugin}|${port}`,
       hostKey: host,
-      fields: { pluginId: plugin, pluginName: `Plugin ${plugin}`, severity, status, port, knownExploited, epssScore: plugin === '1' ? 0.9 : 0.1 },
+      fields: {
+        pluginId: plugin,
+        pluginName: `Plugin ${plugin}`,
+        severity,
+        status,
+        port,
+        scannerKnownExploited: knownExploited,
+        scannerEpssScore: plugin === '1' ? 0.9 : 0.1,
+      },
     });
     await h.app.store.writePage(
       stamp,

@@ -19,7 +19,7 @@ function findings(prefix: string, n: number): IncomingRecord[] {
     key: `${prefix}h${i % 40}|${i}`,
     hostKey: `${prefix}h${i % 40}`,
     externalId: `${prefix}-${i}`,
-    fields: { pluginId: String(10_000 + (i % 97)), severity: 'high', status: 'open', cves: [], epssScore: i % 7 === 0 ? null : (i % 101) / 100 },
+    fields: { pluginId: String(10_000 + (i % 97)), severity: 'high', status: 'open', cves: [], scannerEpssScore: i % 7 === 0 ? null : (i % 101) / 100 },
   }));
 }
 
@@ -90,7 +90,7 @@ for (const backend of BACKENDS) {
       // The rows are all there and a sort walks the rebuilt index to the same answer.
       const page = await store.query('vulnerabilities', { sort: { field: 'epssScore', desc: true }, limit: 5 });
       const expected = all
-        .map((f) => f.fields.epssScore as number | null)
+        .map((f) => f.fields.scannerEpssScore as number | null)
         .filter((v) => v !== null)
         .sort((a, b) => b - a)
         .slice(0, 5);

@@ -71,7 +71,7 @@ for (const backend of BACKENDS) {
         vulnerabilities: [
           { key: 'v1', hostKey: 'serial', fields: { pluginId: '1001', severity: 'critical', status: 'open', cves: ['CVE-2024-0001'] } },
           { key: 'v2', hostKey: 'serial', fields: { pluginId: '1002', severity: 'low', status: 'open', cves: [] } },
-          { key: 'v3', hostKey: 'dup', fields: { pluginId: '1003', severity: 'high', status: 'open', knownExploited: true, cves: [] } },
+          { key: 'v3', hostKey: 'dup', fields: { pluginId: '1003', severity: 'high', status: 'open', scannerKnownExploited: true, cves: [] } },
         ],
       });
       await write('desk', {

@@ -21,7 +21,7 @@ const finding = (i: number): IncomingRecord => ({
     severity: 'high',
     status: i % 3 ? 'open' : 'fixed',
     cves: [],
-    epssScore: i / 100,
+    scannerEpssScore: i / 100,
     vprScore: 5,
     cvssV3BaseScore: 7,
   },

@@ -27,7 +27,7 @@ for (const backend of BACKENDS) {
         for (const model of MODEL_NAMES) {
           const rows =
             store.db.dialect === 'sqlite'
-              ? await store.db.all(`SELECT name FROM pragma_table_info('${tableOf(model)}')`)
+              ? await store.db.all(`SELECT name FROM pragma_table_xinfo('${tableOf(model)}')`)
               : await store.db.all(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = ?`, [tableOf(model)]);
           const columns = new Set(rows.map((r) => String(r.name)));
           assert.ok(columns.size > 0, `table for ${model}`);
@@ -204,7 +204,7 @@ for (const backend of BACKENDS) {
       const v = (status: string, sev: string) => ({
         key: 'uuid:abc|0|tcp|1',
         hostKey: 'uuid:abc',
-        fields: { pluginId: '1', severity: sev, status, cves: [], knownExploited: false },
+        fields: { pluginId: '1', severity: sev, status, cves: [], scannerKnownExploited: false },
       });
       await store.writePage(
         stamp('r1', 'g1'),
@@ -256,7 +256,7 @@ for (const backend of BACKENDS) {
         hostKey: 'uuid:abc',
         firstSeen: '2026-01-02T03:04:05.000Z',
         lastSeen: '2026-10-01T00:00:00.000Z',
-        fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], knownExploited: true, vprScore: 9.1, port: 443 },
+        fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], scannerKnownExploited: true, vprScore: 9.1, port: 443 },
       });
       await store.writePage(
         stamp('r2', 'g2'),
@@ -305,7 +305,7 @@ for (const backend of BACKENDS) {
           externalId: String(from + i),
           firstSeen: '2026-02-01T00:00:00.000Z',
           // Letters, not digits: other tests filter every source's findings by plugin id.
-          fields: { pluginId: String(from + i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!), severity: sev, status, cves: [], knownExploited: false },
+          fields: { pluginId: String(from + i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!), severity: sev, status, cves: [], scannerKnownExploited: false },
         }));
       await store.writePage(st('rb1', 'gb1'), 'findings', 'full', { vulnerabilities: bulk(0, 200, 'fixed', 'low') }, { value: null, complete: false });
       // 100 known (seen open again after fixed → reopened) and 150 new, in one page.
@@ -331,7 +331,7 @@ for (const backend of BACKENDS) {
           severity: i % 2 ? 'high' : 'low',
           status: 'open',
           cves: i === 7 ? ['CVE-2021-44228'] : [],
-          knownExploited: i === 7,
+          scannerKnownExploited: i === 7,
           vprScore: i,
           port: i,
         },

@@ -1,6 +1,6 @@
 // The finding page and the Trends page in a real browser: both simulators on one estate synced through the
 // CLI, a KEV feed naming one of a finding's CVEs, and a finding patched upstream and synced again. The
-// finding page (opened from the list) shows the finding's own synopsis, proof, CVEs with KEV, owner,
+// finding page (opened from the list) shows the finding's own synopsis, proof, CVEs with KEV (and so known exploited), owner,
 // linked tickets and its history; Trends shows today's open counts as the store has them, the days before
 // the first sync from the scanner's dates, and the fix.
 import assert from 'node:assert/strict';
@@ -86,6 +86,11 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     await cveTable
       .getByRole('row', { name: new RegExp(cves[0]!) })
       .getByText('Listed 2026-10-01, due 2026-10-22')
+      .waitFor();
+    // The catalog lists one of its CVEs: known exploited, whatever the scanner said, and by whom.
+    await page
+      .locator('.props')
+      .getByText(/^Yes: (the scanner and )?the CISA KEV catalog, listed since 2026-10-01$/)
       .waitFor();
     const tickets = page.getByRole('table', { name: 'Tickets linked to this finding' });
     await tickets.getByRole('link', { name: String(ticket.displayId ?? ticket.externalId) }).waitFor();

@@ -106,18 +106,21 @@ export interface FileKind {
   /** Models its rows write. */
   writes: ModelName[];
   /**
-   * Export kinds read together: when a run reads new files of a group only of kinds that sweep nothing
-   * (a host list), the group's other files are read again for their state alone (the host index),
-   * storing nothing.
+   * Export kinds read together: when a run reads new files of a group but none of a kind that builds
+   * the host index (`hostIndex`), the group's imported files of such kinds are read again for that
+   * state alone, storing nothing (a host list finds the hosts a vulnerability export named).
    */
   group: string;
-  /** Models a full run sweeps, within the snapshot's scope, when its exports were read whole and clean (docs/csv-import.md). */
+  /** Its rows build the state (the host index) later kinds of its group rely on. */
+  hostIndex?: boolean;
+  /** Models every run sweeps within the scope its clean exports covered (docs/csv-import.md). */
   sweeps: ModelName[];
   /**
    * The part of the upstream an export covers beyond its own file name: each row names one (e.g.
-   * its repository), the host field `hostField` holds it, and a later export naming it covers it.
+   * its repository, in the CSV field `column`), the host field `hostField` holds it, and a newer
+   * export naming it is its whole state. Rows naming none are in their file name's scope.
    */
-  scope?: { hostField: string; of(row: CsvRow): string | null | undefined };
+  scope?: { hostField: string; column: string; of(row: CsvRow): string | null | undefined };
   /** A mapper for one file (it may keep per-file state). `shared` lives for one run of the stream. */
   mapper(shared: Map<string, unknown>, header: HeaderInfo): RowMapper;
 }

@@ -3,10 +3,11 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { CheckResult, Page, StreamContext } from '../../core/connector.ts';
-import type { BucketObject, FileImportResult, FileImportStatus, RejectedRow, SourceBucket } from '../../core/files.ts';
+import type { BucketObject, FileImportResult, FileImportStatus, FileScope, RejectedRow, SourceBucket } from '../../core/files.ts';
 import { MODEL_NAMES, type ModelName } from '../../core/models.ts';
-import { CsvRow, detectKind, type Detection, type FileKind } from './columns.ts';
+import { detectKind, type Detection, type FileKind } from './columns.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
+import { exportTimeOf, type KindSweep, type KnownExport, type NewerExport, newerExports, olderMessage, scopeOfObject, whollyCovered } from './scopes.ts';
 import type { RowLimits } from './stream.ts';
 
 /** Rejected rows kept per file (rowsRejected has the total); the bookkeeping keeps as many. */
@@ -37,8 +38,14 @@ export interface PlannedFile {
   kind: string;
   /** Short id of the key, stored with the records read from it (IncomingRecord.origin). */
   origin: string;
-  /** Scope values later snapshots of the run cover: rows naming one are skipped (the later export is the truth there). */
+  /** Scope values a newer export covers (this run's or an earlier import): rows naming one are skipped (the newer export is the truth there). */
   covered: string[];
+  /** A newer export of the same file name was imported: rows naming no scope value are skipped. */
+  fileCovered?: boolean;
+  /** The newer exports behind `covered` and `fileCovered`, for the message. */
+  newer?: NewerExport[];
+  /** Its export time: the date in its file name, else its upload time. */
+  exportedAt?: string;
   /** Read for the state its rows leave to later files (the host index) alone: nothing stored, no import recorded. */
   indexOnly?: boolean;
 }
@@ -54,8 +61,12 @@ export interface Position {
   /** Rows not imported because a later snapshot covers their scope. */
   rowsSkipped: number;
   rejections: RejectedRow[];
-  /** Scope values the file's rows named (FileKind.scope). */
+  /** Scope values the file's imported rows named (FileKind.scope). */
   scope: string[];
+  /** Scope values named by rows imported or rejected (a file with rejected rows sweeps none of them). */
+  named?: string[];
+  /** Imported rows naming no scope value (they are in the file name's scope). */
+  unscoped?: number;
   /** The file's last page is stored; only its import record may be missing. */
   complete: boolean;
 }
@@ -70,12 +81,23 @@ export interface FileCheckpoint {
   stats: Record<string, { imported: number; rejected: number }>;
   /** Scope values of the files read so far. */
   scope: string[];
+  /** Per kind: the scopes its clean files covered so far (scopes.ts). */
+  sweeps?: Record<string, KindSweep>;
   /** Set on the last page: what this run sweeps. */
   swept?: NonNullable<Page['sweep']>;
 }
 
 const count = z.number().int().nonnegative();
 const models = z.array(z.enum(MODEL_NAMES));
+const strings = z.array(z.string());
+const scopedSweep = z.object({
+  models,
+  scope: z.object({
+    origins: strings,
+    originKeys: strings.optional(),
+    hostField: z.object({ name: z.string(), values: strings }).optional(),
+  }),
+});
 
 /** The file stream's checkpoint, as stored: read back through this schema (core/checkpoint.ts). */
 export const fileCheckpointSchema: z.ZodType<FileCheckpoint> = z.object({
@@ -88,6 +110,9 @@ export const fileCheckpointSchema: z.ZodType<FileCheckpoint> = z.object({
       kind: z.string(),
       origin: z.string(),
       covered: z.array(z.string()),
+      fileCovered: z.boolean().optional(),
+      newer: z.array(z.object({ repository: z.string().nullable(), key: z.string(), at: z.string() })).optional(),
+      exportedAt: z.string().optional(),
       indexOnly: z.boolean().optional(),
     }),
   ),
@@ -101,20 +126,14 @@ export const fileCheckpointSchema: z.ZodType<FileCheckpoint> = z.object({
     rowsSkipped: count,
     rejections: z.array(z.object({ line: z.number(), reason: z.string() })),
     scope: z.array(z.string()),
+    named: strings.optional(),
+    unscoped: count.optional(),
     complete: z.boolean(),
   }),
   stats: z.record(z.string(), z.object({ imported: count, rejected: count })),
   scope: z.array(z.string()),
-  swept: z
-    .union([
-      z.boolean(),
-      models,
-      z.object({
-        models,
-        scope: z.object({ origins: z.array(z.string()), hostField: z.object({ name: z.string(), values: z.array(z.string()) }).optional() }),
-      }),
-    ])
-    .optional(),
+  sweeps: z.record(z.string(), z.object({ repos: strings, origins: strings, originKeys: strings, tainted: strings })).optional(),
+  swept: z.union([z.boolean(), models, scopedSweep, z.array(scopedSweep)]).optional(),
 });
 
 type Sniffed = { obj: BucketObject; detection: Detection };
@@ -142,38 +161,6 @@ export async function sniffObject(bucket: SourceBucket, obj: BucketObject, kinds
   } finally {
     input.destroy();
   }
-}
-
-/** The scope values an export's rows name (parsed, not mapped), and whether some row names none. */
-async function scopeOfObject(bucket: SourceBucket, key: string, kind: FileKind, what: string): Promise<{ values: string[]; unscoped: boolean }> {
-  const out = new Set<string>();
-  let unscoped = false;
-  const scope = kind.scope;
-  if (!scope) return { values: [], unscoped: true };
-  const input = await bucket.open(key);
-  try {
-    let index: Map<string, number> | null = null;
-    for await (const batch of readCsv(input)) {
-      for (const rec of batch) {
-        if (isBlankRecord(rec.fields)) continue;
-        if (!index) {
-          const d = detectKind(rec.fields, [kind], what);
-          if (!d.ok) return { values: [], unscoped: true };
-          index = d.match.index;
-          continue;
-        }
-        const v = scope.of(new CsvRow(rec.fields, rec.line, index));
-        if (v) out.add(v);
-        else unscoped = true;
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof CsvFormatError)) throw err;
-    unscoped = true;
-  } finally {
-    input.destroy();
-  }
-  return { values: [...out], unscoped };
 }
 
 export function result(
@@ -209,6 +196,8 @@ export const emptyPos = (file: number): Position => ({
   rowsSkipped: 0,
   rejections: [],
   scope: [],
+  named: [],
+  unscoped: 0,
   complete: false,
 });
 
@@ -222,12 +211,14 @@ async function listAll(bucket: SourceBucket): Promise<BucketObject[]> {
 
 /**
  * Works out what this run reads (docs/csv-import.md): every new file (on a full run every file), by
- * kind, oldest snapshot first; rows of an older snapshot in a scope a later one covers are skipped.
- * Files that are no export are recorded as rejected at once (nothing of them is stored).
+ * kind, oldest snapshot first. Each export is the whole state of its scope: rows in a scope a newer
+ * export covers (of another snapshot, read now or imported earlier) are skipped, and a new file all of
+ * whose scope is so covered is recorded `skipped` (older: it changes nothing). Files that are no export
+ * are recorded as rejected at once (nothing of them is stored).
  */
 export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: StreamContext): Promise<FileCheckpoint> {
   const objs = await listAll(bucket);
-  const fresh: (Sniffed & { kind: FileKind; snapshot: string; at: string })[] = [];
+  const fresh: (Sniffed & { kind: FileKind; snapshot: string; at: string; seenBefore: boolean })[] = [];
   const imported: BucketObject[] = [];
   // Files first imported by an earlier run belong to its snapshot; new ones to this run's (the latest).
   const THIS_RUN = '';
@@ -252,23 +243,45 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
       continue;
     }
     const snap = await bucket.snapshotOf(o);
-    fresh.push({ obj: o, detection, kind: detection.match.kind, snapshot: snap?.run ?? THIS_RUN, at: snap?.at ?? LATEST });
+    fresh.push({ obj: o, detection, kind: detection.match.kind, snapshot: snap?.run ?? THIS_RUN, at: snap?.at ?? LATEST, seenBefore: snap !== null });
   }
   // A snapshot's place in time: when its first file was imported.
   const snapAt = new Map<string, string>();
   for (const f of fresh) if (!snapAt.has(f.snapshot) || f.at < snapAt.get(f.snapshot)!) snapAt.set(f.snapshot, f.at);
   const order = (a: (typeof fresh)[number], b: (typeof fresh)[number]) =>
     snapAt.get(a.snapshot)!.localeCompare(snapAt.get(b.snapshot)!) || (a.snapshot < b.snapshot ? -1 : a.snapshot > b.snapshot ? 1 : 0);
-  // Groups whose new files all sweep nothing (a host list alone): the group's imported exports that
-  // sweep are read again for the state they leave to those files (the host index), storing nothing.
+  // Groups with new files but none that builds the host index (a host list alone): the group's
+  // imported exports that build it are read again for that state (the host index), storing nothing.
   const indexGroups = new Set(fresh.map((f) => f.kind.group));
-  for (const f of fresh) if (f.kind.sweeps.length > 0) indexGroups.delete(f.kind.group);
+  for (const f of fresh) if (f.kind.hostIndex) indexGroups.delete(f.kind.group);
   const indexOnly: Sniffed[] = [];
   if (indexGroups.size > 0) {
     for (const o of imported) {
       const detection = await sniffObject(bucket, o, opts.kinds, opts.what);
-      if (detection.ok && indexGroups.has(detection.match.kind.group) && detection.match.kind.sweeps.length > 0) indexOnly.push({ obj: o, detection });
+      if (detection.ok && indexGroups.has(detection.match.kind.group) && detection.match.kind.hostIndex) indexOnly.push({ obj: o, detection });
     }
+  }
+  // What each export covers and when it was made: stored for earlier imports; a full run reading
+  // several snapshots reads the others' scopes ahead.
+  const stored = (await bucket.importedExports?.()) ?? [];
+  const storedOf = new Map(stored.map((e) => [`${e.key}\u0000${e.etag}`, e]));
+  const known: KnownExport[] = [...stored];
+  const snapshots = new Set(fresh.map((f) => f.snapshot));
+  const scopes = new Map<(typeof fresh)[number], FileScope | null>();
+  const exportedAt = new Map<(typeof fresh)[number], string>();
+  for (const f of fresh) {
+    const had = storedOf.get(`${f.obj.key}\u0000${f.obj.etag}`);
+    exportedAt.set(f, had?.exportedAt ?? exportTimeOf(f.obj.key, f.obj.lastModified));
+    let scope: FileScope | null = had?.scope ?? null;
+    const scopeColumn = f.kind.scope && f.detection.ok && f.detection.match.index.has(f.kind.scope.column);
+    if (!scope && !scopeColumn) scope = { repositories: [], fileName: true };
+    else if (!scope && snapshots.size > 1) {
+      const read = await scopeOfObject(bucket, f.obj.key, f.kind, opts.what);
+      scope = { repositories: read.values, fileName: read.unscoped };
+    }
+    scopes.set(f, scope);
+    if (scope && !had)
+      known.push({ key: f.obj.key, etag: f.obj.etag, kind: f.kind.name, snapshot: f.snapshot, snapshotAt: f.at, scope, exportedAt: exportedAt.get(f)! });
   }
   const files: PlannedFile[] = [];
   for (const k of opts.kinds) {
@@ -276,25 +289,38 @@ export async function plan(bucket: SourceBucket, opts: FileStreamOptions, ctx: S
       if (s.detection.ok && s.detection.match.kind === k)
         files.push({ key: s.obj.key, etag: s.obj.etag, size: s.obj.size, kind: k.name, origin: originOf(s.obj.key), covered: [], indexOnly: true });
     }
-    const mine = fresh.filter((f) => f.kind === k).sort(order);
-    const snapshots = new Set(mine.map((f) => f.snapshot));
-    // Scopes of later snapshots (only a full run reads more than one snapshot).
-    const scopes: { values: string[]; unscoped: boolean }[] = [];
-    for (const f of mine) scopes.push(k.scope && snapshots.size > 1 ? await scopeOfObject(bucket, f.obj.key, k, opts.what) : { values: [], unscoped: true });
-    mine.forEach((f, i) => {
-      const covered = new Set<string>();
-      for (let j = i + 1; j < mine.length; j++) if (mine[j]!.snapshot !== f.snapshot) for (const v of scopes[j]!.values) covered.add(v);
-      const own = scopes[i]!;
-      if (!own.unscoped && own.values.length > 0 && own.values.every((v) => covered.has(v))) {
-        // Every row is in a scope later exports cover: nothing of it would be imported.
-        ctx.log.info({ key: f.obj.key }, 'file covered by later exports; not read');
-        return;
+    for (const f of fresh.filter((x) => x.kind === k).sort(order)) {
+      const at = exportedAt.get(f)!;
+      const newer = k.sweeps.length > 0 ? newerExports({ key: f.obj.key, kind: k.name, snapshot: f.snapshot, snapshotAt: f.at, exportedAt: at }, known) : [];
+      const scope = scopes.get(f);
+      if (scope && whollyCovered(scope, newer)) {
+        if (f.seenBefore) {
+          // Re-read by a full run: every row is in a scope newer exports cover, so nothing of it would be imported.
+          ctx.log.info({ key: f.obj.key }, 'file covered by newer exports; not read');
+          continue;
+        }
+        const reason = olderMessage(newer);
+        ctx.log.warn({ key: f.obj.key, reason }, 'older export skipped');
+        const r = result(f.obj, k.name, { rowsRead: 0, rowsImported: 0, rowsRejected: 0, rejections: [] });
+        await bucket.recordImport({ ...r, status: 'skipped', error: reason, exportedAt: at });
+        continue;
       }
-      files.push({ key: f.obj.key, etag: f.obj.etag, size: f.obj.size, kind: k.name, origin: originOf(f.obj.key), covered: [...covered] });
-    });
+      const covered = newer.flatMap((n) => (n.repository === null ? [] : [n.repository]));
+      files.push({
+        key: f.obj.key,
+        etag: f.obj.etag,
+        size: f.obj.size,
+        kind: k.name,
+        origin: originOf(f.obj.key),
+        covered,
+        ...(newer.some((n) => n.repository === null) ? { fileCovered: true } : {}),
+        ...(newer.length > 0 ? { newer } : {}),
+        exportedAt: at,
+      });
+    }
   }
   ctx.log.info({ files: files.map((f) => (f.indexOnly ? `${f.key} (index only)` : f.key)), full: ctx.mode === 'full' }, 'file import plan');
-  return { v: 2, files, full: ctx.mode === 'full', at: emptyPos(0), stats: {}, scope: [] };
+  return { v: 2, files, full: ctx.mode === 'full', at: emptyPos(0), stats: {}, scope: [], sweeps: {} };
 }
 
 /** File-mode check: the bucket's address, how many files await import, and what the pending ones are. */

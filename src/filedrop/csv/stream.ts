@@ -3,10 +3,10 @@
 // read/imported/rejected with line numbers) through bucket.recordImport.
 //
 // Lifecycle (docs/csv-import.md): every new file is read (a full run counts every file as new); the
-// files a run imports for the first time form one snapshot. Rows of an older snapshot in a scope a
-// later snapshot covers (e.g. a repository the later export names) are skipped. Only a full run
-// sweeps, and only within the scope of what it read (the files' names and the scopes their rows
-// named), when every file read had rows and none was rejected. A run with no new file reads nothing.
+// files a run imports for the first time form one snapshot. Each export is the whole state of its
+// scope (the repositories its rows name, or its file name): rows in a scope a newer export covers are
+// skipped, and every run, full or not, sweeps within the scopes its clean files (rows imported, none
+// rejected) covered. A run with no new file reads nothing and sweeps nothing.
 //
 // Checkpoints: the plan (files to read, with etags) and the position (file, records consumed, counts)
 // ride on every page. A resumed run re-reads the files before the current one and the rows of the
@@ -14,11 +14,12 @@
 // index), then goes on.
 import { readCheckpoint } from '../../core/checkpoint.ts';
 import type { Page, Stream, StreamContext } from '../../core/connector.ts';
-import type { SourceBucket } from '../../core/files.ts';
+import type { FileImportResult, SourceBucket } from '../../core/files.ts';
 import { type IncomingRecord, MODEL_FIELDS, type ModelName } from '../../core/models.ts';
 import { CsvRow, detectKind, type RowMapper, RowError } from './columns.ts';
 import { emptyPos, type FileCheckpoint, type FileStreamOptions, fileCheckpointSchema, MAX_REJECTIONS, plan, type Position, result } from './plan.ts';
 import { CsvFormatError, isBlankRecord, readCsv } from './reader.ts';
+import { noteFileSweep, olderMessage, sweepOf } from './scopes.ts';
 
 export { checkBucket, type FileCheckpoint, type FileStreamOptions, MAX_REJECTIONS, originOf, sniffObject } from './plan.ts';
 
@@ -180,6 +181,8 @@ async function* readFile(
   const scopeOf = kind.scope?.of;
   const covered = new Set(f.covered);
   const scope = new Set(pos.scope);
+  const named = new Set(pos.named ?? []);
+  let unscoped = pos.unscoped ?? 0;
   // Records of exports that sweep carry their file, so a later export of the same name covers them.
   const origin = f.origin;
   const add =
@@ -190,7 +193,7 @@ async function* readFile(
           page.add(model, r);
         }
       : page.add;
-  const checkpoint = (): FileCheckpoint => ({ ...cp, at: { ...pos, rejections: [...pos.rejections], scope: [...scope] } });
+  const checkpoint = (): FileCheckpoint => ({ ...cp, at: { ...pos, rejections: [...pos.rejections], scope: [...scope], named: [...named], unscoped } });
   try {
     let header: string[] | null = null;
     let mapper: RowMapper | null = null;
@@ -231,14 +234,16 @@ async function* readFile(
           } else {
             const row = new CsvRow(rec.fields, rec.line, index!);
             const where = scopeOf ? scopeOf(row) : null;
-            if (where && covered.has(where)) {
-              // A later snapshot covers this row's scope: it is the truth there.
+            if (where ? covered.has(where) : f.fileCovered) {
+              // A newer export covers this row's scope (its repository, or its file name): it is the truth there.
               pos.rowsSkipped++;
             } else {
-              if (where) scope.add(where);
+              if (where) named.add(where);
               try {
                 rows.map(mapper!, row, header, add);
                 pos.rowsImported++;
+                if (where) scope.add(where);
+                else unscoped++;
               } catch (err) {
                 // A mapper that fails on a hostile row (not only a RowError) rejects that row, not the file.
                 if (ctx.signal.aborted) throw err;
@@ -258,6 +263,8 @@ async function* readFile(
     if (!header) throw new Error(`'${f.key}' changed while it was being imported: no header row`);
     pos.complete = true;
     pos.scope = [...scope];
+    pos.named = [...named];
+    pos.unscoped = unscoped;
     if (!f.indexOnly) yield { records: page.take(), checkpoint: checkpoint() };
     return pos;
   } finally {
@@ -328,7 +335,18 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
         }
         // Once the file's last page is stored, record the import (idempotent, so a resume may repeat it).
         await ctx.flush?.();
-        const r = result(f, f.kind, pos);
+        const r: FileImportResult = {
+          ...result(f, f.kind, pos),
+          scope: { repositories: pos.scope, fileName: (pos.unscoped ?? 0) > 0 },
+          exportedAt: f.exportedAt ?? null,
+        };
+        if (pos.rowsImported === 0 && pos.rowsRejected === 0 && pos.rowsSkipped > 0) {
+          // Every row was in a scope a newer export covers: an older export, which changed nothing.
+          r.status = 'skipped';
+          r.error = olderMessage(f.newer ?? []);
+          ctx.log.warn({ key: f.key, reason: r.error }, 'older export skipped');
+        } else if (pos.rowsSkipped > 0)
+          ctx.log.warn({ key: f.key, rowsSkipped: pos.rowsSkipped, reason: olderMessage(f.newer ?? []) }, 'rows of an older export skipped');
         await bucket.recordImport(r);
         ctx.log.info(
           { key: f.key, kind: f.kind, rowsRead: r.rowsRead, rowsImported: r.rowsImported, rowsRejected: r.rowsRejected, rowsSkipped: pos.rowsSkipped },
@@ -339,29 +357,17 @@ export function fileImportStream(opts: FileStreamOptions): Stream {
         cp = {
           ...cp,
           scope,
+          sweeps: { ...cp.sweeps, [f.kind]: noteFileSweep(cp.sweeps?.[f.kind], f, pos) },
           stats: { ...cp.stats, [f.kind]: { imported: st.imported + pos.rowsImported, rejected: st.rejected + pos.rowsRejected } },
           at: emptyPos(cp.at.file + 1),
         };
       }
-      const swept = intact && cp.full ? sweepOf(cp, opts) : [];
-      if (cp.full && cp.files.some((f) => !f.indexOnly) && Array.isArray(swept) && swept.length === 0)
-        ctx.log.warn({ stats: cp.stats }, 'the files were not read clean (rejected rows, no rows, or a changed file): nothing is marked removed this run');
+      // Every run sweeps, full or not: each clean export is the whole state of its scope.
+      const swept = intact ? sweepOf(cp.sweeps, opts.kinds) : [];
+      const read = cp.files.filter((f) => !f.indexOnly);
+      if (read.length > 0 && swept.length === 0)
+        ctx.log.warn({ stats: cp.stats }, 'no file was read clean (rejected rows, no rows, or a changed file): nothing is marked removed this run');
       yield { records: {}, checkpoint: { ...cp, swept }, sweep: swept };
     },
   };
-}
-
-/**
- * What a full run sweeps: the models of the kinds it read, within the scope of the files read (their
- * names, and the scope values their rows named), when every file read had rows and none was rejected.
- */
-function sweepOf(cp: FileCheckpoint, opts: FileStreamOptions): NonNullable<Page['sweep']> {
-  const read = cp.files.filter((f) => !f.indexOnly);
-  if (read.some((f) => (cp.stats[f.kind]?.rejected ?? 0) > 0)) return [];
-  const kinds = opts.kinds.filter((k) => k.sweeps.length > 0 && (cp.stats[k.name]?.imported ?? 0) > 0);
-  const models = [...new Set(kinds.flatMap((k) => k.sweeps))];
-  if (models.length === 0) return [];
-  const origins = read.filter((f) => kinds.some((k) => k.name === f.kind)).map((f) => f.origin);
-  const hostField = kinds.find((k) => k.scope)?.scope?.hostField;
-  return { models, scope: { origins, ...(hostField && cp.scope.length > 0 ? { hostField: { name: hostField, values: cp.scope } } : {}) } };
 }

@@ -303,7 +303,8 @@ export function recordRoutes(app: AppContext) {
         config: { scope: 'read' },
         schema: {
           tags: ['records'],
-          summary: 'Live record counts (removed ones left out) per model, overall and per source, and overdue findings per severity',
+          summary:
+            'Live record counts per model (findings open or reopened, other records not removed: what the lists show by default), overall and per source, and overdue findings per severity',
           response: { 200: routeSchema(recordStats) },
         },
       },
@@ -319,6 +320,18 @@ export function recordRoutes(app: AppContext) {
           if (name === undefined || c.removed || !(c.model in sources[name]!)) continue;
           sources[name]![c.model]! += c.n;
           models[c.model] = (models[c.model] ?? 0) + c.n;
+        }
+        // Findings count as the default list does: open or reopened (fixed ones are history too).
+        for (const [id, name] of byId) {
+          const fixed = await app.store.countMatching('vulnerabilities', {
+            sourceIds: [id],
+            filters: [
+              { field: 'status', op: '=', value: 'fixed' },
+              { field: 'removed', op: '=', value: 'false' },
+            ],
+          });
+          sources[name]!.vulnerabilities! -= fixed;
+          models.vulnerabilities = (models.vulnerabilities ?? 0) - fixed;
         }
         for (const m of MODEL_NAMES) models[m] ??= 0;
         const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0, ...(await app.store.overdueCounts()) };

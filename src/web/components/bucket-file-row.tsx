@@ -8,6 +8,7 @@ const STATUS: Record<BucketFile['status'], { tone: 'ok' | 'bad' | 'warn' | 'info
   imported: { tone: 'ok', label: 'Imported', help: 'Every row was imported.' },
   partial: { tone: 'warn', label: 'Partly imported', help: 'Some rows were rejected; see the reasons.' },
   rejected: { tone: 'bad', label: 'Rejected', help: 'Nothing was imported from this file; see the reason.' },
+  skipped: { tone: 'neutral', label: 'Skipped (older)', help: 'An export older than one already imported for its scope: it changed nothing.' },
 };
 
 export function FileRow({ file }: { file: BucketFile }) {
@@ -32,7 +33,7 @@ export function FileRow({ file }: { file: BucketFile }) {
       {imp && (imp.error || imp.rejections.length > 0) && (
         <tr className="detail-row">
           <td colSpan={6}>
-            {imp.error && <p className="field-error">{imp.error}</p>}
+            {imp.error && <p className={imp.status === 'skipped' ? 'muted' : 'field-error'}>{imp.error}</p>}
             {imp.rejections.length > 0 && (
               <details>
                 <summary>

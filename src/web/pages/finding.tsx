@@ -15,6 +15,23 @@ const CHANGE_TEXT: Record<string, string> = {
 const day = (iso: unknown) => (typeof iso === 'string' && iso ? iso.slice(0, 10) : null);
 const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(v < 0.1 ? 2 : 1)} %` : null);
 
+/** The finding's EPSS: score and percentile of one origin, named, and the scanner's own score where the feed's is shown. */
+function epssText(f: Record<string, unknown>): string | null {
+  if (typeof f.epssScore !== 'number') return null;
+  const percentile = typeof f.epssPercentile === 'number' && f.epssSource === 'feed' ? ` (percentile ${pct(f.epssPercentile)})` : '';
+  if (f.epssSource !== 'feed') return `${pct(f.epssScore)}, from the scanner`;
+  const scanner = typeof f.scannerEpssScore === 'number' ? `; the scanner says ${pct(f.scannerEpssScore)}` : '';
+  return `${pct(f.epssScore)}${percentile}, from the EPSS feed${scanner}`;
+}
+
+/** Who says the finding is known exploited: the scanner, the CISA KEV catalog, or both. */
+function knownExploitedText(f: Record<string, unknown>): string {
+  const since = typeof f.kevDateAdded === 'string' ? `, listed since ${day(f.kevDateAdded)}` : '';
+  if (f.knownExploitedBy === 'both') return `Yes: the scanner and the CISA KEV catalog${since}`;
+  if (f.knownExploitedBy === 'feed') return `Yes: the CISA KEV catalog${since}`;
+  return 'Yes: the scanner';
+}
+
 /** How the scanner's plugin checked (its check type), in words. */
 const CHECK_TYPES: Record<string, string> = { local: 'local (with credentials, on the host)', remote: 'remote (over the network)', combined: 'combined' };
 
@@ -164,18 +181,8 @@ export function FindingPage({ id }: { id: string }) {
           <Prop label="CVSS v2" value={cell(f.cvssV2BaseScore)} />
           <Prop label="CVSS v4" value={p?.cvssV4BaseScore !== undefined && p?.cvssV4BaseScore !== null ? cell(p.cvssV4BaseScore) : null} optional />
           <Prop label="VPR" value={cell(f.vprScore)} />
-          <Prop
-            label="EPSS"
-            value={
-              f.epssScore !== null && f.epssScore !== undefined
-                ? `${pct(f.epssScore)}${f.epssPercentile ? ` (percentile ${pct(f.epssPercentile)})` : ''}`
-                : null
-            }
-          />
-          <Prop
-            label="Known exploited (CISA KEV)"
-            value={f.knownExploited ? <span className="kev">Yes{f.kevDateAdded ? `, since ${day(f.kevDateAdded)}` : ''}</span> : 'No'}
-          />
+          <Prop label="EPSS" value={epssText(f)} />
+          <Prop label="Known exploited" value={f.knownExploited ? <span className="kev">{knownExploitedText(f)}</span> : 'No'} />
           <Prop label="Exploit available" value={cell(f.exploitAvailable)} />
           <Prop label="Check type" value={p?.checkType ? (CHECK_TYPES[String(p.checkType)] ?? String(p.checkType)) : null} optional />
         </dl>

@@ -93,7 +93,10 @@ export const VULN_COLUMNS: Column<Rec>[] = [
     sortable: true,
     render: (r) =>
       r.knownExploited ? (
-        <span className="kev" title="Known exploited (CISA KEV)">
+        <span
+          className="kev"
+          title={r.knownExploitedBy === 'scanner' ? 'Known exploited: the scanner says so' : 'Known exploited: listed in the CISA KEV catalog'}
+        >
           Yes
         </span>
       ) : (

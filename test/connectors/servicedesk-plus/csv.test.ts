@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { sdpFileStreams } from '../../../src/connectors/servicedesk-plus/csv/index.ts';
 import { sdpFileKinds } from '../../../src/connectors/servicedesk-plus/csv/kinds.ts';
 import { detectKind } from '../../../src/filedrop/csv/columns.ts';
+import { originOf } from '../../../src/filedrop/csv/stream.ts';
 import { csvText, MemoryBucket, readPages, recordsOf, streamContext } from '../../filedrop/memory-bucket.ts';
 
 const REQ_HEADER = [
@@ -168,12 +169,19 @@ test('asset, user and service exports; unknown asset columns become attributes',
     ['services.csv', 'services', 'imported'],
     ['users.csv', 'users', 'imported'],
   ]);
-  const swept = pages.at(-1)!.sweep as { models: string[]; scope: { origins: string[] } };
-  assert.deepEqual(new Set(swept.models), new Set(['cmdb-assets', 'users', 'services']), 'a full run sweeps within the files it read');
-  assert.equal(swept.scope.origins.length, 3);
+  const swept = pages.at(-1)!.sweep as { models: string[]; scope: { origins: string[]; originKeys: string[] } }[];
+  assert.deepEqual(
+    swept.map((x) => [x.models, x.scope.originKeys]).sort(),
+    [
+      [['cmdb-assets'], ['assets.csv']],
+      [['services'], ['services.csv']],
+      [['users'], ['users.csv']],
+    ],
+    'each export sweeps its own model within its file name',
+  );
 });
 
-test('detection by header; a new requests export is read alone and (incremental) sweeps nothing; a non-export is rejected whole', async () => {
+test('detection by header; a new requests export is read alone and (incremental too) sweeps tickets within its file name; a non-export is rejected whole', async () => {
   const kinds = sdpFileKinds();
   const d = detectKind(['request id', 'SUBJECT', 'Status', 'Due By Time'], kinds, 'ServiceDesk Plus');
   assert.ok(d.ok && d.match.kind.name === 'requests' && d.match.index.get('dueByTime') === 3);
@@ -185,7 +193,7 @@ test('detection by header; a new requests export is read alone and (incremental)
   bucket.put('export.csv', csvText(REQ_HEADER.slice(0, 6), [['7', 's', 'r', 't', 'Open', 'Low']]));
   bucket.put('notes.txt', 'just some notes\nnothing tabular here\n');
   const pages = await readPages(sdpFileStreams()[0]!, streamContext(bucket, { mode: 'incremental' }));
-  assert.deepEqual(pages.at(-1)!.sweep, [], 'an incremental run removes nothing');
+  assert.deepEqual(pages.at(-1)!.sweep, [{ models: ['tickets'], scope: { origins: [originOf('export.csv')], originKeys: ['export.csv'] } }]);
   assert.equal(recordsOf(pages, 'tickets').length, 1);
   assert.equal(recordsOf(pages, 'users').length, 0, 'the users export is not read again');
   const notes = bucket.last('notes.txt')!;

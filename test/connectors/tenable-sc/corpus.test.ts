@@ -47,9 +47,9 @@ test('pyTenable vulndetails (SC 5.8): 2 pages of 5 findings', (t) => {
     cves: [],
     cvssV2BaseScore: null,
     cvssV3BaseScore: null,
-    epssScore: null,
+    scannerEpssScore: null,
     vprScore: null,
-    knownExploited: false,
+    scannerKnownExploited: false,
     status: 'open',
     port: 80,
     protocol: 'tcp',
@@ -216,7 +216,7 @@ test('Elastic vulnerability pipeline rows (modern fields)', (t) => {
   assert.equal(elf.fields.cvssV2BaseScore, 7.5);
   assert.equal(elf.fields.cvssV3BaseScore, 9.8);
   assert.equal(elf.fields.vprScore, 5.9);
-  assert.equal(elf.fields.knownExploited, false);
+  assert.equal(elf.fields.scannerKnownExploited, false);
   assert.equal(elf.firstSeen, '2019-08-31T16:07:11.000Z');
   assert.equal(elf.lastSeen, '2021-10-30T16:12:20.000Z');
   // SC 6.x fields are kept: risk flags, and the VPR key drivers of the vprContext JSON string.

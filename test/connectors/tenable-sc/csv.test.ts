@@ -8,6 +8,7 @@ import { tenableScConfigSchema } from '../../../src/connectors/tenable-sc/config
 import { tenableScFileStreams } from '../../../src/connectors/tenable-sc/csv/index.ts';
 import { stripPluginOutputPrefix, tenableScFileKinds, vulndetailsRowOf } from '../../../src/connectors/tenable-sc/csv/kinds.ts';
 import { CsvRow, detectKind } from '../../../src/filedrop/csv/columns.ts';
+import { originOf } from '../../../src/filedrop/csv/stream.ts';
 import { csvText, MemoryBucket, readPages, recordsOf, streamContext } from '../../filedrop/memory-bucket.ts';
 import { SC_HEADER, scRow } from './csv-fixtures.ts';
 
@@ -228,14 +229,15 @@ test('files that are not exports are rejected whole with a reason, and nothing o
   assert.match(byKey['nosev.csv']!.error!, /lacks the required column: Severity/);
 });
 
-/** The scope a page says the run sweeps (a full file run), or null when it sweeps nothing. */
-function sweptScope(p: Page | undefined): { models: string[]; scope: { origins: string[]; hostField?: { name: string; values: string[] } } } | null {
+type Swept = { models: string[]; scope: { origins: string[]; hostField?: { name: string; values: string[] } } };
+/** The scope a page says the run sweeps for one kind of export (by a model it sweeps), or null when it sweeps none of it. */
+function sweptScope(p: Page | undefined, model = 'vulnerabilities'): Swept | null {
   const s = p?.sweep;
-  if (!s || typeof s !== 'object' || Array.isArray(s)) return null;
-  return s as ReturnType<typeof sweptScope> & object;
+  if (!Array.isArray(s)) return null;
+  return (s as unknown[] as Swept[]).find((x) => typeof x === 'object' && x.models.includes(model)) ?? null;
 }
 
-test('snapshot rule: per-repository exports; files of one run are one snapshot; an incremental run sweeps nothing', async () => {
+test('snapshot rule: per-repository exports; files of one run are one snapshot; every run sweeps the scopes it read', async () => {
   const bucket = new MemoryBucket();
   const stream = streamOf();
   const b = (repo: string, plugin: string, ip = '10.0.0.1') => scRow({ Repository: repo, Plugin: plugin, 'IP Address': ip });
@@ -258,12 +260,12 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
   );
   const s1 = sweptScope(p1.at(-1));
   assert.deepEqual(s1?.scope.hostField, { name: 'repository', values: ['Corp', 'Lab'] });
-  assert.equal(s1?.scope.origins.length, 2);
+  assert.equal(s1?.scope.origins.length, 0, 'files whose rows all name a repository are in its scope, not their file name');
   assert.ok(
     recordsOf(p1, 'vulnerabilities').every((v) => typeof v.origin === 'string' && v.origin.length === 12),
     'findings carry their file',
   );
-  // Run 2, incremental: a newer Corp export without 51192 is read, and nothing is swept.
+  // Run 2, incremental: a newer Corp export without 51192 is read, and Corp alone is swept.
   bucket.run = 'r2';
   bucket.put('week2-corp.csv', csvText(SC_HEADER, [b('Corp', '42873')]));
   const p2 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
@@ -271,7 +273,20 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
     recordsOf(p2, 'vulnerabilities').map((v) => v.fields.pluginId),
     ['42873'],
   );
-  assert.deepEqual(p2.at(-1)!.sweep, [], 'an incremental run removes nothing');
+  assert.deepEqual(sweptScope(p2.at(-1)), {
+    models: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
+    scope: { origins: [], originKeys: [], hostField: { name: 'repository', values: ['Corp'] } },
+  });
+  assert.deepEqual(bucket.last('week2-corp.csv')?.scope, { repositories: ['Corp'], fileName: false });
+  // An export dated before week 2's (by its file name) comes later: older for Corp, it is skipped whole.
+  bucket.run = 'r2b';
+  bucket.put('corp-2025-12-01.csv', csvText(SC_HEADER, [b('Corp', '51192')]));
+  const p2b = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
+  assert.equal(recordsOf(p2b, 'vulnerabilities').length, 0);
+  assert.deepEqual(p2b.at(-1)!.sweep, [], 'an older export sweeps nothing');
+  const skipped = bucket.last('corp-2025-12-01.csv')!;
+  assert.equal(skipped.status, 'skipped');
+  assert.match(skipped.error!, /older than the export already imported for repository 'Corp' \(week2-corp\.csv, exported 2026-.*\): it changed nothing/);
   // Nothing new: nothing read, nothing recorded, no sweep.
   const before = bucket.imports.length;
   const p3 = await readPages(stream, streamContext(bucket, { mode: 'incremental' }));
@@ -293,7 +308,7 @@ test('snapshot rule: per-repository exports; files of one run are one snapshot; 
   );
   const s4 = sweptScope(p4.at(-1));
   assert.deepEqual(new Set(s4?.scope.hostField?.values), new Set(['Corp', 'Lab']));
-  assert.equal(s4?.scope.origins.length, 2);
+  assert.equal(s4?.scope.origins.length, 0);
   // An older export with rows in a covered and an uncovered repository is read, its covered rows skipped.
   const mixed = new MemoryBucket();
   mixed.run = 'm1';
@@ -357,7 +372,8 @@ test('Host Assets export: enriches the hosts a vulnerability export named (same 
   const r = bucket.last('hosts.csv')!;
   assert.equal(r.kind, 'host-assets');
   assert.deepEqual(r.rejections, [{ line: 4, reason: 'IP Address is empty (a host needs an address or a UUID)' }]);
-  assert.deepEqual(pages.at(-1)!.sweep, [], 'rejected rows in the snapshot: no sweep');
+  assert.deepEqual(sweptScope(pages.at(-1))?.scope.hostField?.values, ['Corp'], 'the clean vulnerability export sweeps its scope');
+  assert.equal((pages.at(-1)!.sweep as unknown[]).length, 1, 'the host list with a rejected row sweeps nothing');
   // A new host list alone: the vulnerability export is read again for its host index only (nothing of
   // it is stored), so the list's rows still land on the exported hosts.
   bucket.put('hosts2.csv', csvText(['Name', 'IP Address', 'OS'], [['web1.corp.example', '10.0.0.1', 'Linux']]));
@@ -367,7 +383,8 @@ test('Host Assets export: enriches the hosts a vulnerability export named (same 
     recordsOf(again, 'hosts').map((h) => [h.key, h.fields.os]),
     [['addr:Corp|10.0.0.1|web1.corp.example', 'Linux']],
   );
-  assert.deepEqual(again.at(-1)!.sweep, []);
+  // A clean host list without a repository column is the state of its file name's hosts.
+  assert.deepEqual(again.at(-1)!.sweep, [{ models: ['hosts'], scope: { origins: [originOf('hosts2.csv')], originKeys: ['hosts2.csv'] } }]);
 });
 
 test('resumed at a Host Assets file, its rows still find the hosts the vulnerability export named', async () => {

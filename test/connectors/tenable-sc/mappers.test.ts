@@ -146,9 +146,9 @@ test('vulndetails row → vulnerability', () => {
     cves: ['CVE-2021-44228', 'CVE-2021-45046'],
     cvssV2BaseScore: 10,
     cvssV3BaseScore: 10,
-    epssScore: 0.97,
+    scannerEpssScore: 0.97,
     vprScore: 9.9,
-    knownExploited: true,
+    scannerKnownExploited: true,
     status: 'open',
     port: 8443,
     protocol: 'tcp',
@@ -163,9 +163,9 @@ test('vulndetails row → vulnerability', () => {
   assert.equal(mapVulnerability(vulnRow({ lastMitigated: '1715000000' }), 'patched')?.fields.mitigatedAt, '2024-05-06T12:53:20.000Z');
   assert.equal(mapVulnerability(vulnRow({ mitigatedOn: '1715000000', hasBeenMitigated: '1' }), 'cumulative')?.fields.mitigatedAt, '2024-05-06T12:53:20.000Z');
   const plain = mapVulnerability(vulnRow({ xref: 'CWE #200', vprScore: '', epssScore: undefined, cve: '', uuid: '', hostUUID: 'AA-BB' }), 'cumulative');
-  assert.equal(plain?.fields.knownExploited, false);
+  assert.equal(plain?.fields.scannerKnownExploited, false);
   assert.equal(plain?.fields.vprScore, null);
-  assert.equal(plain?.fields.epssScore, null);
+  assert.equal(plain?.fields.scannerEpssScore, null);
   assert.deepEqual(plain?.fields.cves, []);
   assert.equal(plain?.hostKey, 'uuid:aa-bb');
 });

@@ -288,10 +288,11 @@ export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
       minSignature: 3,
       writes: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'plugins'],
       group: 'scan',
+      hostIndex: true,
       // Plugins are a catalog: an export that no longer names one leaves its record as it is.
       sweeps: ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance'],
       // An export covers the repositories its rows name (a team may export per repository).
-      scope: { hostField: 'repository', of: (row) => row.get('repository') },
+      scope: { hostField: 'repository', column: 'repository', of: (row) => row.get('repository') },
       mapper: (shared) => vulnMapper(opts, shared),
     },
     {
@@ -304,8 +305,9 @@ export function tenableScFileKinds(opts: FileKindOptions): FileKind[] {
       excludes: ['Plugin', 'Plugin ID', 'Plugin Name', 'Severity'],
       writes: ['hosts'],
       group: 'scan',
-      // Hosts are swept by vulnerability exports, never by a host list.
-      sweeps: [],
+      // A host list is the state of its scope's hosts: a host it lacks is removed.
+      sweeps: ['hosts'],
+      scope: { hostField: 'repository', column: 'repository', of: (row) => row.get('repository') },
       mapper: (shared) => hostAssetMapper(shared),
     },
   ];
