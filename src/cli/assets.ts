@@ -104,7 +104,7 @@ export function registerAssetsCommands(program: Command): void {
       });
     });
 
-  const report = commandGroup(program, 'report', 'reports computed from the store: remediation, coverage');
+  const report = commandGroup(program, 'report', 'reports computed from the store: remediation, trends, coverage');
   report
     .command('coverage')
     .description('CMDB assets not scanned, scanned hosts not in the CMDB, urgent findings without ticket, tickets whose findings are fixed')

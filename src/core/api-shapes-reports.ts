@@ -72,8 +72,16 @@ export type RecordCount = z.infer<typeof recordCount>;
 export const remediationItem = z.object({
   source: z.string(),
   severity: nullableString,
-  fixed: z.int().describe('fixes observed (fixed events) in the window'),
-  meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening before the fix) to the fix'),
+  fixed: z
+    .int()
+    .describe("fixes in the window: those a run saw, and findings first imported already fixed, dated by the scanner's mitigation date where it sent one"),
+  meanDaysToRemediate: z
+    .number()
+    .nullable()
+    .describe("mean days from first seen (or the last reopening before the fix) to the fix (the scanner's mitigation date, else the run that saw it)"),
+  medianDaysToRemediate: z.number().nullable().describe('the median of the same days'),
+  undatedFixes: z.int().describe("fixes without a known date (first imported already fixed, without the scanner's date): left out of the mean"),
+  meanBlankReason: nullableString.describe('why meanDaysToRemediate is null (no fix in the window, or no mitigation date); null when it is a number'),
   open: z.int().describe('findings open or reopened now'),
   meanOpenAgeDays: z.number().nullable(),
   oldestOpenAgeDays: z.number().nullable(),
@@ -86,14 +94,17 @@ export const trendsReport = z.object({
   from: z.string().describe('first day (YYYY-MM-DD, UTC)'),
   to: z.string().describe('last day'),
   historyFrom: nullableString.describe(
-    'the first day the change feed has a finding event for (its first sync): the counts of earlier days are not known and given as 0',
+    "the first day of the findings' history (the earliest first-seen date, the scanner's where it sent one): no finding was open before it",
   ),
   days: z.array(z.object({ date: z.string().describe('YYYY-MM-DD (UTC): open findings at the end of that day (for today: now)'), open: severityCounts })),
   remediation: z.array(
     z.object({
       severity: z.string(),
-      fixed: z.int().describe('fixes (fixed events) in the window'),
-      meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening) to the fix; null without fixes'),
+      fixed: z.int().describe("fixes dated in the window (the scanner's mitigation date, else the run that saw the fix)"),
+      meanDaysToRemediate: z.number().nullable().describe('mean days from first seen (or the last reopening) to the fix; null: see meanBlankReason'),
+      medianDaysToRemediate: z.number().nullable().describe('the median of the same days'),
+      undatedFixes: z.int().describe('fixes without a known date, left out of the mean'),
+      meanBlankReason: nullableString.describe('why meanDaysToRemediate is null; null when it is a number'),
     }),
   ),
   generatedAt: z.iso.datetime(),

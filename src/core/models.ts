@@ -145,6 +145,8 @@ const MODEL_FIELD_DEFS = {
     // Kept by the store from the change feed (never sent by a connector): the last fix and reopening.
     time('fixedAt'),
     time('reopenedAt'),
+    // The scanner's own date of the finding's last mitigation, where it sends one (trends and MTTR prefer it).
+    time('mitigatedAt'),
   ],
   compliance: [
     text('hostId', true),

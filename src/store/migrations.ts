@@ -457,6 +457,8 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   },
   // Who made a manual link or unlink (a user, an API token, the command line), shown with its date.
   { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
+  // The scanner's own mitigation date of a finding (Tenable.sc patched rows): when it was fixed, for trends and MTTR.
+  { version: 26, name: 'finding mitigation date', sql: 'ALTER TABLE rec_vulnerabilities ADD COLUMN mitigated_at TEXT;' },
 ];
 
 /**

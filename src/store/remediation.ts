@@ -1,8 +1,10 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
-// and the mean time to remediate (each `fixed` event, from the finding's first-seen date or from its
-// last reopening when that came before the fix), and how many are open with their mean and oldest age.
+// and the mean time to remediate (each fix, from the finding's first-seen date or from its last
+// reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
+// it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
 import type { RemediationItem } from '../core/api-shapes-reports.ts';
 import type { Driver, StoreDb } from './driver.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from './fix-dates.ts';
 import { type Since, sinceClause } from './since.ts';
 
 /** One source and severity of the report (the API's remediation item). */
@@ -10,9 +12,9 @@ export type RemediationRow = RemediationItem;
 
 export interface RemediationOptions {
   sourceIds?: string[];
-  /** Only the fixes of this window (since.ts). */
+  /** Only the fixes of this window (since.ts); given as a time, the fixes dated at or after it. */
   since?: Since | null;
-  /** Only fixes before then (ISO-8601). */
+  /** Only fixes dated before then (ISO-8601). */
   until?: string | null;
   /** false: only the fixes (open counts and ages left at 0 and null), which spares a scan of every finding. */
   openAges?: boolean;
@@ -32,6 +34,67 @@ function atLeastZero(db: Driver, expr: string): string {
 
 const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
 
+/** The fixes of one source (or of all: '') and severity: how many, how many with a known fix date, their days to remediate summed and the median. */
+export interface FixStats {
+  source: string;
+  severity: string | null;
+  fixed: number;
+  dated: number;
+  totalDays: number;
+  medianDays: number | null;
+}
+
+/**
+ * The fixes of the window per source (bySource, else all sources together) and severity: one statement
+ * over the feed's fix events, the median from their days ranked within each group.
+ */
+export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
+  if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  const params: unknown[] = [];
+  // From the finding's last reopening when that came before this fix, else from when it was first seen
+  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
+  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
+  const spent = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${atLeastZero(db, `${days(db, FIX_DATE)} - ${days(db, start)}`)} END`;
+  let where = `${opts.since ? FINDING_EVENTS_IN_WINDOW : `e."model" = 'vulnerabilities'`} AND ${FIX_EVENT}`;
+  if (opts.sourceIds) {
+    where += ` AND e."source_id" IN (${opts.sourceIds.map(() => '?').join(',')})`;
+    params.push(...opts.sourceIds);
+  }
+  // A fix's date is never after its event, so `e.at >= since` (the feed's index) keeps every fix dated since.
+  if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
+  if (opts.since && opts.since.afterRun === null) {
+    where += ` AND COALESCE(${FIX_DATE}, e."at") >= ?`;
+    params.push(opts.since.at);
+  }
+  if (opts.until) {
+    where += ` AND COALESCE(${FIX_DATE}, e."at") < ?`;
+    params.push(opts.until);
+  }
+  // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.
+  const group = `PARTITION BY f."source", f."severity"`;
+  const rows = await db.all(
+    `WITH f AS (
+SELECT ${bySource ? 's."name"' : "''"} AS "source", v."severity" AS "severity", ${spent} AS "d"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
+WHERE ${where}
+), r AS (
+SELECT f."source", f."severity", f."d", ROW_NUMBER() OVER (${group} ORDER BY CASE WHEN f."d" IS NULL THEN 1 ELSE 0 END, f."d") AS "rn", COUNT(f."d") OVER (${group}) AS "cnt" FROM f
+)
+SELECT r."source" AS "source", r."severity" AS "severity", COUNT(*) AS "n", COUNT(r."d") AS "dated", SUM(r."d") AS "total",
+AVG(CASE WHEN r."d" IS NOT NULL AND 2 * r."rn" IN (r."cnt", r."cnt" + 1, r."cnt" + 2) THEN r."d" END) AS "median"
+FROM r GROUP BY r."source", r."severity"`,
+    params,
+  );
+  return rows.map((r) => ({
+    source: String(r.source),
+    severity: r.severity === null ? null : String(r.severity),
+    fixed: Number(r.n),
+    dated: Number(r.dated),
+    totalDays: Number(r.total ?? 0),
+    medianDays: r.median === null || r.median === undefined ? null : Number(r.median),
+  }));
+}
+
 export async function remediationReport({ db }: StoreDb, opts: RemediationOptions): Promise<RemediationRow[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const sources = (col: string, params: unknown[]) => {
@@ -40,22 +103,7 @@ export async function remediationReport({ db }: StoreDb, opts: RemediationOption
     return ` AND ${col} IN (${opts.sourceIds.map(() => '?').join(',')})`;
   };
 
-  const fixParams: unknown[] = [];
-  // From the finding's last reopening when that came before this fix, else from when it was first seen
-  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
-  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", e."at")`;
-  let fixWhere = `e."model" = 'vulnerabilities' AND e."change" = 'fixed'${sources('e."source_id"', fixParams)}`;
-  if (opts.since) fixWhere += ` AND ${sinceClause('e', opts.since, fixParams)}`;
-  if (opts.until) {
-    fixWhere += ` AND e."at" < ?`;
-    fixParams.push(opts.until);
-  }
-  const fixes = await db.all(
-    `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${atLeastZero(db, `${days(db, 'e."at"')} - ${days(db, start)}`)}) AS "mean"
-FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
-WHERE ${fixWhere} GROUP BY s."name", v."severity"`,
-    fixParams,
-  );
+  const fixes = await fixStats({ db }, opts);
 
   // `age` holds one parameter (now), used twice: by AVG and by MAX.
   const openParams: unknown[] = [opts.now, opts.now];
@@ -80,6 +128,9 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
         severity: severity === null ? null : String(severity),
         fixed: 0,
         meanDaysToRemediate: null,
+        medianDaysToRemediate: null,
+        undatedFixes: 0,
+        meanBlankReason: meanBlankReason(0, 0),
         open: 0,
         meanOpenAgeDays: null,
         oldestOpenAgeDays: null,
@@ -88,7 +139,14 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
     }
     return row;
   };
-  for (const f of fixes) Object.assign(rowOf(f.source, f.severity), { fixed: Number(f.n), meanDaysToRemediate: round1(f.mean) });
+  for (const f of fixes)
+    Object.assign(rowOf(f.source, f.severity), {
+      fixed: f.fixed,
+      meanDaysToRemediate: f.dated > 0 ? round1(f.totalDays / f.dated) : null,
+      medianDaysToRemediate: round1(f.medianDays),
+      undatedFixes: f.fixed - f.dated,
+      meanBlankReason: meanBlankReason(f.fixed, f.fixed - f.dated),
+    });
   for (const o of opened)
     Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
   const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));

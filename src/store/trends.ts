@@ -1,11 +1,13 @@
-// Trends from the change feed: open findings by severity at the end of each day of a window, and the mean
-// time to remediate per severity of the fixes in that window. Today's counts are the store's; each
-// earlier day's is today's minus the openings and plus the closings the feed records after that day
-// (an event opens when its `to` is open or reopened and its `from` is not, and closes the other way),
-// so a store whose feed starts late is still exact for the days the feed covers.
+// Trends from the change feed and the scanner's dates: open findings by severity at the end of each day
+// of a window, and the mean time to remediate per severity of the fixes dated in that window. Today's
+// counts are the store's; each earlier day's is today's minus the openings and plus the closings dated
+// after that day, an opening dated by the scanner's first-seen date when it is the finding's first event
+// and a fix by the scanner's mitigation date where it sent one (fix-dates.ts). So a first import already
+// draws the scanner's history, and later runs add what they saw to the same count.
 import type { TrendsReport as ApiTrendsReport } from '../core/api-shapes-reports.ts';
 import type { StoreDb } from './driver.ts';
-import { remediationReport } from './remediation.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from './fix-dates.ts';
+import { fixStats } from './remediation.ts';
 import { sinceTime } from './since.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -64,29 +66,38 @@ export async function trendsReport({ db }: StoreDb, opts: TrendsOptions): Promis
 WHERE v."removed" = 0 AND v."status" IN ${OPEN}${sources('v."source_id"', nowParams)} GROUP BY v."severity"`,
         nowParams,
       );
-  // Net openings per day and severity since the window's first day (the feed's index covers model and time).
+  // Openings and closings per day and severity, of the events since the window's first day (one read of
+  // the feed's time index): an event's dates are never after it, so no earlier event is dated in the window.
+  const isOpen = (col: string) => `COALESCE(e.${col}, '') IN ${OPEN}`;
+  // A finding first stored already fixed was open from first seen to its fix: an opening and a closing.
+  const firstFixed = `(${FIX_EVENT} AND e."change" = 'new')`;
+  const opening = `((${isOpen('"to"')} AND NOT ${isOpen('"from"')}) OR ${firstFixed})`;
+  const closing = `((${isOpen('"from"')} AND NOT ${isOpen('"to"')}) OR ${firstFixed})`;
   const deltaParams: unknown[] = [first, opts.now];
-  const opens = `(CASE WHEN e."to" IN ${OPEN} THEN 1 ELSE 0 END)`;
-  const closes = `(CASE WHEN e."from" IN ${OPEN} THEN 1 ELSE 0 END)`;
-  const net = `${opens} - ${closes}`;
   const deltas = empty
     ? []
     : await db.all(
-        `SELECT SUBSTR(e."at", 1, 10) AS "day", v."severity" AS "severity", SUM(${net}) AS "n"
+        `SELECT CASE WHEN ${opening} THEN SUBSTR(${OPEN_DATE}, 1, 10) END AS "opened", CASE WHEN ${closing} THEN SUBSTR(COALESCE(${FIX_DATE}, e."at"), 1, 10) END AS "closed",
+v."severity" AS "severity", COUNT(*) AS "n"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id"
-WHERE e."model" = 'vulnerabilities' AND e."at" >= ? AND e."at" <= ? AND ${opens} <> ${closes}${sources('e."source_id"', deltaParams)}
-GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
+WHERE ${FINDING_EVENTS_IN_WINDOW} AND e."at" >= ? AND e."at" <= ? AND (${opening} OR ${closing})${sources('e."source_id"', deltaParams)}
+GROUP BY 1, 2, v."severity"`,
         deltaParams,
       );
 
   const open = zero();
   for (const r of current) if (isSeverity(r.severity)) open[r.severity] = Number(r.n);
   const byDay = new Map<string, Record<Severity, number>>();
+  const add = (day: unknown, severity: Severity, n: number) => {
+    if (day === null || day === undefined) return;
+    const d = byDay.get(String(day)) ?? zero();
+    d[severity] += n;
+    byDay.set(String(day), d);
+  };
   for (const r of deltas) {
     if (!isSeverity(r.severity)) continue;
-    const d = byDay.get(String(r.day)) ?? zero();
-    d[r.severity] += Number(r.n);
-    byDay.set(String(r.day), d);
+    add(r.opened, r.severity, Number(r.n));
+    add(r.closed, r.severity, -Number(r.n));
   }
   // Walk back from today: the end of day d is the end of day d+1 less day d+1's net openings.
   const days: TrendDay[] = [];
@@ -97,22 +108,34 @@ GROUP BY SUBSTR(e."at", 1, 10), v."severity"`,
     if (d) for (const s of TREND_SEVERITIES) running[s] -= d[s];
   }
 
+  // The history starts on the earliest first-seen date (the scanner's where it sent one), or with the
+  // feed's first finding event (its order is the feed's index) where that is earlier.
   const firstParams: unknown[] = [];
   const [earliest] = empty
     ? []
-    : // The feed is numbered in write order: its first finding event (read from the model's index) is the oldest.
-      await db.all(
-        `SELECT e."at" AS "at" FROM "changes" e WHERE e."model" = 'vulnerabilities'${sources('e."source_id"', firstParams)} ORDER BY e."seq" LIMIT 1`,
+    : await db.all(
+        `SELECT (SELECT MIN(v."first_seen") FROM "rec_vulnerabilities" v WHERE 1 = 1${sources('v."source_id"', firstParams)}) AS "seen",
+(SELECT e."at" FROM "changes" e WHERE e."model" = 'vulnerabilities'${sources('e."source_id"', firstParams)} ORDER BY e."seq" LIMIT 1) AS "at"`,
         firstParams,
       );
-  const historyFrom = earliest?.at ? String(earliest.at).slice(0, 10) : null;
+  const starts = [earliest?.seen, earliest?.at].filter((d) => d !== null && d !== undefined).map((d) => String(d).slice(0, 10));
+  const historyFrom = starts.length ? starts.sort()[0]! : null;
 
-  const rows = empty ? [] : await remediationReport({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end, now: opts.now, openAges: false });
+  // All sources together, so the median is over every fix of a severity.
+  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end }, false);
+  const round1 = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
   const remediation = TREND_SEVERITIES.map((severity) => {
-    const of = rows.filter((r) => r.severity === severity && r.fixed > 0);
-    const fixed = of.reduce((n, r) => n + r.fixed, 0);
-    const total = of.reduce((n, r) => n + r.fixed * (r.meanDaysToRemediate ?? 0), 0);
-    return { severity, fixed, meanDaysToRemediate: fixed ? Math.round((total / fixed) * 10) / 10 : null };
+    const of = stats.find((r) => r.severity === severity);
+    const fixed = of?.fixed ?? 0;
+    const dated = of?.dated ?? 0;
+    return {
+      severity,
+      fixed,
+      meanDaysToRemediate: dated && of ? round1(of.totalDays / dated) : null,
+      medianDaysToRemediate: round1(of?.medianDays),
+      undatedFixes: fixed - dated,
+      meanBlankReason: meanBlankReason(fixed, fixed - dated),
+    };
   });
   return { from: dates[0]!, to: last, historyFrom, days, remediation };
 }

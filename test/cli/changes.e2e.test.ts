@@ -104,10 +104,12 @@ for (const backend of BACKENDS) {
       const report = JSON.parse((await ok('--json', 'report', 'remediation', '--source', 'lab')).stdout) as { items: Row[] };
       const severity = finding.severity;
       const row = report.items.find((i) => i.severity === severity)!;
-      assert.equal(row.fixed, 1);
+      // The patch, and the findings the first sync found already fixed (dated by the console's lastSeen).
+      assert.equal(row.fixed, 1 + stored.filter((v) => v.severity === severity && v.status === 'fixed').length);
+      assert.equal(row.undatedFixes, 0);
       assert.equal(typeof row.meanDaysToRemediate, 'number');
       assert.equal(row.open, stored.filter((v) => v.severity === severity && v.status !== 'fixed').length);
-      assert.match((await ok('report', 'remediation')).stdout, /^SOURCE +SEVERITY +FIXED +MTTR DAYS +OPEN/);
+      assert.match((await ok('report', 'remediation')).stdout, /^SOURCE +SEVERITY +FIXED +MTTR DAYS +MEDIAN DAYS +OPEN/);
 
       // --since a run is after it: the changes of the later runs, never its own; the same rule for the report and the export.
       const after = async (runId: string) => lines(await ok('changes', '--json', '--since', runId));

@@ -1,6 +1,7 @@
 // GET /api/v1/reports/trends on both stores: a known history written through the store at chosen times
 // (findings opened on two days, a fix and a sweep, a reopening and a second fix) gives exact open counts
-// by severity for every day of a window and the mean time to remediate per severity of its fixes.
+// by severity for every day of a window, before the first run from the findings' first-seen dates, and
+// the mean time to remediate per severity of its fixes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TrendsReport } from '../../src/core/api-shapes-reports.ts';
@@ -67,10 +68,12 @@ for (const backend of BACKENDS) {
       const body = res.data as TrendsReport;
       assert.equal(body.from, '2025-12-28');
       assert.equal(body.to, '2026-02-06');
-      assert.equal(body.historyFrom, '2026-01-01', 'the feed starts with the first run');
+      assert.equal(body.historyFrom, '2025-12-01', 'the history starts with the earliest first-seen date');
       assert.equal(body.days.length, 41);
       const at = (date: string) => body.days.find((d) => d.date === date)?.open;
-      assert.deepEqual(at('2025-12-31'), counts({}), 'before the first run');
+      // Before the first run: the findings it imported, from their first-seen dates.
+      assert.deepEqual(at('2025-12-28'), counts({ critical: 1, high: 1, low: 1 }));
+      assert.deepEqual(at('2025-12-31'), counts({ critical: 1, high: 1, medium: 1, low: 1 }));
       assert.deepEqual(at('2026-01-01'), counts({ critical: 1, high: 1, medium: 1, low: 1 }));
       assert.deepEqual(at('2026-01-04'), counts({ critical: 1, high: 1, medium: 1, low: 1 }));
       assert.deepEqual(at('2026-01-05'), counts({ critical: 2, high: 1, medium: 1, low: 1 }));

@@ -128,9 +128,10 @@ export function changeRoutes(app: AppContext) {
         config: { scope: 'read' },
         schema: {
           tags: ['reports'],
-          summary: 'Trends from the change feed: open findings by severity at the end of each day, and mean time to remediate per severity',
+          summary:
+            "Trends from the change feed and the scanner's dates: open findings by severity at the end of each day, and mean time to remediate per severity",
           description:
-            "Today's counts are the store's live open and reopened findings; each earlier day's is derived from the change feed (openings and closings after it). The mean time to remediate counts the fixes of the window, from first seen (or the last reopening) to the fix.",
+            "Today's counts are the store's live open and reopened findings; each earlier day's is derived from the openings and closings dated after it: a finding's first appearance at the scanner's first-seen date, a fix at the scanner's mitigation date where it sent one (else when a run saw it), so a first import already has the scanner's history. The mean time to remediate counts the fixes dated in the window, from first seen (or the last reopening) to the fix; where it is null, meanBlankReason says why.",
           querystring: {
             type: 'object',
             properties: {

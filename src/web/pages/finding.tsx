@@ -162,6 +162,7 @@ export function FindingPage({ id }: { id: string }) {
             <Prop label="First seen" value={dateTime(f.firstSeen as string)} />
             <Prop label="Last seen" value={dateTime(f.lastSeen as string)} />
             <Prop label="Fixed" value={f.fixedAt ? dateTime(f.fixedAt as string) : null} optional />
+            <Prop label="Mitigated (scanner)" value={f.mitigatedAt ? dateTime(f.mitigatedAt as string) : null} optional />
             <Prop label="Reopened" value={f.reopenedAt ? dateTime(f.reopenedAt as string) : null} optional />
             <Prop
               label="Due (SLA)"

@@ -1,5 +1,6 @@
 // Trends (GET /api/v1/reports/trends): open findings by severity per day and the mean time to remediate
-// per severity, from the change history, drawn with Chart.js; the same numbers as tables underneath.
+// per severity, from the scanner's dates and the change history, drawn with Chart.js; the same numbers as
+// tables underneath, where a blank time to remediate says why.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';
 import { capitalize, get, qs, type SourceView, type TrendsReport } from '../api.ts';
@@ -48,15 +49,17 @@ export function TrendsPage() {
   usePageTitle('Trends');
 
   const r = report.data;
-  /** Days before the first sync have no history: drawn as a gap, shown as a dash. */
-  const known = (date: string) => (!!r?.historyFrom && date >= r.historyFrom) || date === r?.generatedAt.slice(0, 10);
+  /** Without any finding there is no history: earlier days are drawn as a gap and shown as a dash (before the earliest first-seen date, none was open). */
+  const known = (date: string) => !!r?.historyFrom || date === r?.generatedAt.slice(0, 10);
   const latest = r?.days.at(-1)?.open;
   const openSummary = r
     ? `Open findings by severity per day, ${r.from} to ${r.to}; on ${r.to}: ${SEVERITIES.map((s) => `${s} ${latest?.[s] ?? 0}`).join(', ')}`
     : '';
   const mttrSummary = r
     ? `Mean time to remediate per severity, fixes from ${r.from} to ${r.to}: ${r.remediation
-        .map((m) => `${m.severity} ${m.meanDaysToRemediate === null ? 'no fixes' : `${m.meanDaysToRemediate} days over ${m.fixed} fixes`}`)
+        .map(
+          (m) => `${m.severity} ${m.meanDaysToRemediate === null ? (m.meanBlankReason ?? 'no fixes') : `${m.meanDaysToRemediate} days over ${m.fixed} fixes`}`,
+        )
         .join(', ')}`
     : '';
 
@@ -69,7 +72,7 @@ export function TrendsPage() {
           </>
         }
         title="Trends"
-        subtitle="Open findings per day and how long fixes take, from the change history"
+        subtitle="Open findings per day and how long fixes take, from the scanner's dates and the change history"
         actions={
           <div className="filters-inline">
             <label className="inline">
@@ -107,8 +110,9 @@ export function TrendsPage() {
           <section className="card" aria-labelledby="trend-open">
             <h2 id="trend-open">Open findings by severity</h2>
             <p className="muted small">
-              At the end of each day (today: now). Earlier days are derived from the change history of each finding
-              {r.historyFrom ? `, which starts on ${r.historyFrom} (the first sync); earlier days are not known` : '; there is none yet'}.
+              At the end of each day (today: now). Earlier days come from each finding's dates: the scanner's first-seen date, its mitigation date where it sent
+              one (else the sync that saw the fix) and the reopenings the syncs saw
+              {r.historyFrom ? `; the history starts on ${r.historyFrom}, when the earliest finding was first seen` : '; there is none yet'}.
             </p>
             <ChartCanvas
               id="chart-open"
@@ -170,7 +174,8 @@ export function TrendsPage() {
           <section className="card" aria-labelledby="trend-mttr">
             <h2 id="trend-mttr">Mean time to remediate</h2>
             <p className="muted small">
-              Days from first seen (or the last reopening) to the fix, for the findings fixed from {r.from} to {r.to}.
+              Days from first seen (or the last reopening) to the fix (the scanner's mitigation date, else the sync that saw it), for the fixes dated from{' '}
+              {r.from} to {r.to}.
             </p>
             <ChartCanvas
               id="chart-mttr"
@@ -197,7 +202,7 @@ export function TrendsPage() {
                         callbacks: {
                           label: (c) => {
                             const m = r.remediation[c.dataIndex];
-                            return m?.meanDaysToRemediate === null ? 'no fixes' : `${m?.meanDaysToRemediate} days (${m?.fixed} fixes)`;
+                            return m?.meanDaysToRemediate === null ? (m.meanBlankReason ?? 'no fixes') : `${m?.meanDaysToRemediate} days (${m?.fixed} fixes)`;
                           },
                         },
                       },
@@ -218,6 +223,9 @@ export function TrendsPage() {
                     <th scope="col" className="num">
                       Mean days to remediate
                     </th>
+                    <th scope="col" className="num">
+                      Median
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -225,7 +233,19 @@ export function TrendsPage() {
                     <tr key={m.severity}>
                       <th scope="row">{capitalize(m.severity)}</th>
                       <td className="num">{num(m.fixed)}</td>
-                      <td className="num">{m.meanDaysToRemediate === null ? '—' : m.meanDaysToRemediate.toFixed(1)}</td>
+                      <td className="num">
+                        {m.meanDaysToRemediate === null ? (
+                          <>
+                            — <span className="muted small">{m.meanBlankReason}</span>
+                          </>
+                        ) : (
+                          m.meanDaysToRemediate.toFixed(1)
+                        )}
+                        {m.meanDaysToRemediate !== null && m.undatedFixes > 0 && (
+                          <span className="muted small"> ({m.undatedFixes} without a date left out)</span>
+                        )}
+                      </td>
+                      <td className="num">{m.medianDaysToRemediate === null ? '—' : m.medianDaysToRemediate.toFixed(1)}</td>
                     </tr>
                   ))}
                 </tbody>

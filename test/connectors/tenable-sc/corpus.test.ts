@@ -238,6 +238,11 @@ test('Elastic patched rows → fixed; empty page past totalRecords', (t) => {
   const rows = lines.filter((l) => 'pluginID' in l);
   assert.equal(rows.length, 5);
   assert.deepEqual([...new Set(rows.map((r) => mapVulnerability(r, 'patched')!.fields.status))], ['fixed']);
+  // Recorded patched rows carry no mitigation field: the console's lastSeen stands for the fix date.
+  assert.deepEqual(
+    rows.map((r) => mapVulnerability(r, 'patched')!.fields.mitigatedAt),
+    rows.map((r) => new Date(Number(r.lastSeen) * 1000).toISOString()),
+  );
   const env = lines.find((l) => 'response' in l)!;
   const page = readAnalysisResponse(env.response);
   assert.equal(page.rows.length, 0);

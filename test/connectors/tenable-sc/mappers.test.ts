@@ -158,6 +158,10 @@ test('vulndetails row → vulnerability', () => {
   });
   assert.equal(mapVulnerability(vulnRow({ hasBeenMitigated: '1' }), 'cumulative')?.fields.status, 'reopened');
   assert.equal(mapVulnerability(vulnRow(), 'patched')?.fields.status, 'fixed');
+  // The console's mitigation date: its own field where the row has one, else a patched row's lastSeen; an open row has none.
+  assert.equal(mapVulnerability(vulnRow(), 'patched')?.fields.mitigatedAt, '2024-05-18T06:05:45.000Z');
+  assert.equal(mapVulnerability(vulnRow({ lastMitigated: '1715000000' }), 'patched')?.fields.mitigatedAt, '2024-05-06T12:53:20.000Z');
+  assert.equal(mapVulnerability(vulnRow({ mitigatedOn: '1715000000', hasBeenMitigated: '1' }), 'cumulative')?.fields.mitigatedAt, '2024-05-06T12:53:20.000Z');
   const plain = mapVulnerability(vulnRow({ xref: 'CWE #200', vprScore: '', epssScore: undefined, cve: '', uuid: '', hostUUID: 'AA-BB' }), 'cumulative');
   assert.equal(plain?.fields.scannerKnownExploited, false);
   assert.equal(plain?.fields.vprScore, null);

@@ -88,6 +88,18 @@ export function statusOf(row: Record<string, unknown>, sourceType: 'cumulative' 
 }
 
 /**
+ * The console's date of the finding's last mitigation: `lastMitigated` (the name of SC's filter; as a row
+ * field, and its variant `mitigatedOn`, UNCERTAIN: no recorded row carries one), else for a row of the
+ * patched set its `lastSeen` (the scan that found it fixed, or on some consoles its last vulnerable
+ * sighting: either way the console's own date, not the day Tributary read it).
+ */
+export function mitigatedAtOf(row: Record<string, unknown>, sourceType: 'cumulative' | 'patched'): string | null {
+  const named = timeOf(row.lastMitigated ?? row.mitigatedOn);
+  if (named) return named;
+  return sourceType === 'patched' ? epochToIso(row.lastSeen) : null;
+}
+
+/**
  * VPR key drivers as one object: SC sends `vprContext` as a JSON string of `[{id, name, type, value}]`
  * (→ `{id: value}`); `keyDrivers` may come as an object or JSON text. Anything else is kept as sent
  * (`{value}`); nothing or an empty list is null.
@@ -169,6 +181,8 @@ export function mapVulnerability(
     ...findingDetail(row, detail),
   };
   riskFields(row, fields);
+  const mitigatedAt = mitigatedAtOf(row, sourceType);
+  if (mitigatedAt) fields.mitigatedAt = mitigatedAt;
   return {
     // The console's own finding identity (its host's UUID or address + port + protocol + plugin), so two
     // of the console's hosts that land on one host keep their findings apart.
