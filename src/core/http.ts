@@ -235,7 +235,7 @@ export function describeNetworkError(err: unknown, url: string, proxyUrl?: strin
 }
 
 // undici is loaded by the first request: a process that makes none (an export, a query, the CLI's
-// other commands) goes without it (4.7 MB of live heap and 14 MB resident, measured after the import).
+// other commands) goes without its heap and resident memory.
 let undiciLoading: Promise<typeof import('undici')> | null = null;
 const loadUndici = () => (undiciLoading ??= import('undici'));
 

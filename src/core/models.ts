@@ -262,11 +262,10 @@ export type FieldsOf<M extends ModelName> = {
 
 /**
  * Fields a record gets when read, not stored on it. A finding's synopsis and solution are its plugin's
- * (joined from `plugins`: the text is stored once, and a measurement showed that copying it onto every
- * finding grows the store by half for no faster read); its assetId, owner, department and site are its
- * host's (joined from `hosts`, which correlation places: copying them meant rewriting every finding of
- * an estate after its first correlation, measured 2.4–2.9 s of a 7 s PostgreSQL sync of 95k findings,
- * and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
+ * (joined from `plugins`: the text is stored once; copying it onto every finding would grow the store
+ * by half for no faster read); its assetId, owner, department and site are its host's (joined from
+ * `hosts`, which correlation places: copying them would rewrite every finding of an estate after its
+ * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
  * due date and whether a finding is overdue depend on the policy and the clock (store/sla.ts): filters only.
  */
 export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {

@@ -29,16 +29,15 @@ export interface ExportProgress {
 
 const FALLBACK_PRODUCT: ConnectorProduct = { vendor: 'Tributary', name: 'Tributary', namespace: 'tributary' };
 /**
- * Records per store page. Small so what is under construction dies young: with pages of 1000 handed on
- * whole (1.6 MB of OCSF text in string pieces per chunk), more of it outlived young-generation
- * collections and peak RSS was 240-250 MB at 100,000 findings; with pages of 250 in smaller chunks,
- * 175-180 MB (bench/export, SQLite; reading alone: 160 MB).
+ * Records per store page. Small so what is under construction dies young: larger pages handed on whole
+ * leave more of their text alive past young-generation collections, which raises the export's peak
+ * memory (bench/export measures it).
  */
 export const EXPORT_PAGE_SIZE = 250;
 /**
  * Text handed on once a chunk holds this many characters (about as many bytes): under V8's 128 KiB
- * large-object size, so the chunk's flat copy is an ordinary young object that dies young (chunks of
- * 100 OCSF lines, 160 KB, went to the large-object space, which only a full collection empties).
+ * large-object size, so the chunk's flat copy is an ordinary young object that dies young (a larger
+ * chunk goes to the large-object space, which only a full collection empties).
  */
 const CHUNK_CHARS = 64 * 1024;
 

@@ -3,7 +3,7 @@
 // at one part per upload); S3 publishes an object only once its upload completes, so a half-uploaded
 // file is never listed. Checksums are sent only where the API requires them, which keeps
 // S3-compatible servers that do not know the newer checksum headers working. The SDK is loaded on the
-// first request: a store without S3 never pays its ~35 MB of resident memory (measured on Node 24).
+// first request: a store without S3 never pays for its resident memory.
 import type { Readable } from 'node:stream';
 import type { ListObjectsV2CommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { NotFoundError } from '../core/errors.ts';

@@ -159,13 +159,13 @@ export const REPEAT_WINDOW = 3;
 
 /**
  * Stops a stream whose upstream answers the same records again: a console that ignores the page
- * position answers every page full with its first rows and a total of a billion, and was still paged
- * after 180 s (6,321 pages). A page repeats when it has the keys of one of the last REPEAT_WINDOW
+ * position answers every page full with its first rows and a total of a billion, and would be paged
+ * until the page budget. A page repeats when it has the keys of one of the last REPEAT_WINDOW
  * pages, in the same order, and the same first and last record of each model (fields and values):
  * a stream's phases may name the same records again on purpose (a host from the scan summary, then
  * its inventory facts, then the console's host list), and those carry other fields. Keys and two
- * records per model keep it under a millisecond a page (hashing every field of every record cost
- * 20 ms a page of 1,000 findings). Pages without records are not compared. For API streams only: the
+ * records per model keep the check cheap (hashing every field of every record would cost more than
+ * mapping the page). Pages without records are not compared. For API streams only: the
  * same export uploaded twice is read twice on purpose.
  */
 export class PageRepeatGuard {

@@ -26,8 +26,8 @@ export { checkBucket, type FileCheckpoint, type FileStreamOptions, MAX_REJECTION
 /**
  * CSV rows per page (one transaction each) unless a stream says otherwise. Larger than an API page: a
  * file import writes ~1.5 records a row, and SQLite writes every database page a commit touched once,
- * so fewer, larger commits write less. 2000: 5000-row pages were faster still (the CSV import benchmark,
- * 1M rows: 36-38 s against 40-45 s) but peaked at 296-319 MB RSS, past the 300 MB budget.
+ * so fewer, larger commits write less. Larger pages are faster still but hold more rows in memory: 2000
+ * keeps the CSV import benchmark's peak memory within its budget (bench/tenable-sc-csv).
  */
 export const FILE_PAGE_ROWS = 2000;
 

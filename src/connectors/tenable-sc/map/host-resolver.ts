@@ -117,8 +117,8 @@ export function rowHostIds(row: Record<string, unknown>): HostIds {
 export class HostResolver {
   /**
    * scope → kind → value → host key, or null where two hosts share it (then it decides nothing). Nested
-   * rather than keyed by one joined string: 20,000 hosts hold ~290k aliases, and the joined keys were
-   * ~9 MB of concatenated strings kept for the whole run (a heap snapshot), plus one built per lookup.
+   * rather than keyed by one joined string: a host has a dozen or more aliases, and joined keys would be
+   * concatenated strings kept for the whole run, plus one built per lookup.
    */
   readonly #aliases = new Map<string, Map<Kind, Map<string, string | null>>>();
   readonly #hosts = new Map<string, Facts>();

@@ -43,8 +43,8 @@ export function remembered<K, V>(cache: Map<K, V>, key: K, max: number, make: (k
 }
 
 // A row carries six or so dates and most repeat (a scan's time across its host's findings, a plugin's
-// dates across its findings): the last few thousand conversions are kept (a CPU profile of a CSV import
-// showed 2.2 s of 47 s building the same ISO strings again).
+// dates across its findings): the last few thousand conversions are kept rather than building the
+// same ISO strings again for every row.
 const isoCache = new Map<string | number, string | null>();
 
 /** Epoch seconds (string or number) to ISO-8601 UTC; "-1", "0", "" and garbage become null. */
@@ -66,8 +66,7 @@ const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 /**
  * Whole epoch seconds (1970 … 9999-12-31) as `Date#toISOString` writes them, by arithmetic: a date that
- * misses the cache cost a Date object and its formatting, ~4 times this (2 s of a 1M-finding sync's main
- * thread, profiled). Days to the civil date as in Howard Hinnant's `civil_from_days`.
+ * misses the cache would otherwise cost a Date object and its formatting, several times this. Days to the civil date as in Howard Hinnant's `civil_from_days`.
  */
 export function isoOfSeconds(seconds: number): string {
   const days = Math.floor(seconds / 86400);
