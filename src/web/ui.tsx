@@ -19,13 +19,19 @@ export interface Loaded<T> {
  * change): one request however many components ask for the same key at once, the cached answer shown
  * at once when a page comes back, polled every `pollMs` while mounted; the last answer wins.
  */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, opts: { pollMs?: number } = {}): Loaded<T> {
+export function useLoad<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  key: string,
+  opts: { pollMs?: number | ((data: T | undefined) => number | false) } = {},
+): Loaded<T> {
+  const { pollMs } = opts;
   const q = useQuery({
     queryKey: ['load', key],
     queryFn: ({ signal }) => load(signal),
     // While a new key loads the previous answer stays on screen (a list's next page, a changed filter).
     placeholderData: keepPreviousData,
-    refetchInterval: opts.pollMs ?? false,
+    // A number polls always; a function decides from the last answer (a run polls while it runs).
+    refetchInterval: typeof pollMs === 'function' ? (q) => pollMs(q.state.data) : (pollMs ?? false),
   });
   const { refetch } = q;
   const reload = useCallback(() => void refetch(), [refetch]);

@@ -32,40 +32,31 @@ export function LiveRun({
   title?: string;
   ownPage?: boolean;
 }) {
-  const [run, setRun] = useState<Run | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const loaded = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), `run/${id}`, {
+    pollMs: (r) => (r && r.status !== 'running' ? false : 1000),
+  });
+  const run = loaded.data;
+  const error = loaded.error;
   const [rate, setRate] = useState<number | null>(null);
-  const last = useRef<{ at: number; records: number } | null>(null);
-  const finished = useRef(onFinished);
-  finished.current = onFinished;
-
+  const last = useRef<{ id: string; at: number; records: number } | null>(null);
+  const finished = useRef<{ id: string; call: (() => void) | undefined }>({ id, call: onFinished });
+  finished.current.call = onFinished;
   useEffect(() => {
-    let stop = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    last.current = null;
-    const tick = async () => {
-      try {
-        const r = await get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`);
-        if (stop) return;
-        setRun(r);
-        setError(null);
-        const now = Date.now();
-        const recs = total(r).records;
-        if (last.current && now > last.current.at) setRate(((recs - last.current.records) * 1000) / (now - last.current.at));
-        last.current = { at: now, records: recs };
-        if (r.status === 'running') timer = setTimeout(tick, 1000);
-        else finished.current?.();
-      } catch (err) {
-        if (stop) return;
-        setError(err instanceof Error ? err.message : String(err));
-        timer = setTimeout(tick, 3000);
-      }
-    };
-    tick();
-    return () => {
-      stop = true;
-      clearTimeout(timer);
-    };
+    if (!run) return;
+    const now = Date.now();
+    const recs = total(run).records;
+    const prev = last.current;
+    if (prev && prev.id === run.id && now > prev.at) setRate(((recs - prev.records) * 1000) / (now - prev.at));
+    last.current = { id: run.id, at: now, records: recs };
+    // Told once per run, when it is seen finished.
+    if (run.status !== 'running' && finished.current.id === run.id && finished.current.call) {
+      const call = finished.current.call;
+      finished.current = { id: '', call: undefined };
+      call();
+    }
+  }, [run]);
+  useEffect(() => {
+    finished.current = { id, call: finished.current.call };
   }, [id]);
 
   if (!run) return error ? <Alert tone="error">{error}</Alert> : <Spinner label="Loading the run…" />;
