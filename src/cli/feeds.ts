@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { feeds, importFeedFiles } from '../feeds/index.ts';
 import { printJson, withApp } from './app.ts';
-import { counted } from './output.ts';
+import { counted } from '../core/format.ts';
 
 function size(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;

@@ -96,11 +96,6 @@ export function fitTable(columns: string[], rows: Record<string, unknown>[], wid
   return [line(headers), ...cells.map(line)].join('\n');
 }
 
-/** A count with its noun, singular for one: `counted(1, 'day')` is "1 day", `counted(8, 'day')` "8 days". */
-export function counted(n: number, noun: string): string {
-  return `${n} ${n === 1 ? noun : `${noun}s`}`;
-}
-
 export function formatRate(records: number, ms: number): string {
   const perSec = ms > 0 ? (records * 1000) / ms : 0;
   return perSec >= 1000 ? `${(perSec / 1000).toFixed(1)}k/s` : `${Math.round(perSec)}/s`;

@@ -9,7 +9,8 @@ import { exportStatusesOf } from '../export/schedule.ts';
 import { resolvePaths } from '../app/context.ts';
 import { collect, ExitCode, globals, printJson, withApp } from './app.ts';
 import { registerFileDropCommand } from './files.ts';
-import { counted, renderTable, terminalSafe } from './output.ts';
+import { counted } from '../core/format.ts';
+import { renderTable, terminalSafe } from './output.ts';
 import { openSyncLog } from './sync-log.ts';
 
 function readConfigFile(path: string): Record<string, unknown> {

@@ -1,4 +1,4 @@
-// How sizes and durations read in every message, log line, CLI summary and screen: one formatter each.
+// How sizes, durations and counts read in every message, log line, CLI summary and screen: one formatter each.
 
 const BYTE_UNITS = ['KiB', 'MiB', 'GiB', 'TiB'] as const;
 
@@ -20,4 +20,9 @@ export function formatDuration(ms: number): string {
   if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`;
   return `${ms} ms`;
+}
+
+/** A count with its noun, singular for one: `counted(1, 'day')` is "1 day", `counted(8, 'day')` "8 days". */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
 }

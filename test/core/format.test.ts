@@ -1,7 +1,7 @@
 // One formatter for sizes and durations: what every message, CLI line and screen prints.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatBytes, formatDuration } from '../../src/core/format.ts';
+import { counted, formatBytes, formatDuration } from '../../src/core/format.ts';
 
 test('sizes read in binary units with one decimal at most', () => {
   assert.equal(formatBytes(0), '0 bytes');
@@ -18,4 +18,10 @@ test('durations read in the largest whole unit', () => {
   assert.equal(formatDuration(7_200_000), '2 h');
   assert.equal(formatDuration(1500), '1.5 s');
   assert.equal(formatDuration(250), '250 ms');
+});
+
+test('counts take the singular for one', () => {
+  assert.equal(counted(1, 'day'), '1 day');
+  assert.equal(counted(0, 'day'), '0 days');
+  assert.equal(counted(2, 'fix', 'fixes'), '2 fixes');
 });

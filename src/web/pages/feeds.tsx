@@ -1,6 +1,7 @@
 // Offline feeds (Settings > Feeds): the CISA KEV catalog and FIRST EPSS scores imported, with version,
 // date, records and staleness, and an import form for one file (the same as `tributary feeds import` and
 // POST /api/v1/feeds); "Replace a newer feed" is `--replace` (?replace=true), for undoing a wrong import.
+import { counted } from '../../core/format.ts';
 import { useState } from 'react';
 import { describeError, type FeedImport, type FeedInfo, get, importFeed } from '../api.ts';
 import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
@@ -104,7 +105,7 @@ export function FeedsPage() {
                     <td>{num(f.records)}</td>
                     <td>{bytes(f.size)}</td>
                     <td>{dateTime(f.importedAt)}</td>
-                    <td>{f.stale ? <Badge tone="warn">stale: {f.ageDays} days</Badge> : `${f.ageDays} days`}</td>
+                    <td>{f.stale ? <Badge tone="warn">stale: {counted(f.ageDays, 'day')}</Badge> : counted(f.ageDays, 'day')}</td>
                   </tr>
                 ))}
               </tbody>

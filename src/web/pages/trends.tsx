@@ -1,6 +1,7 @@
 // Trends (GET /api/v1/reports/trends): open findings by severity per day and the mean time to remediate
 // per severity, from the scanner's dates and the change history, drawn with Chart.js; the same numbers as
 // tables underneath, where a blank time to remediate says why.
+import { counted } from '../../core/format.ts';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';
 import { capitalize, get, qs, type SourceView, type TrendsReport } from '../api.ts';
@@ -58,7 +59,8 @@ export function TrendsPage() {
   const mttrSummary = r
     ? `Mean time to remediate per severity, fixes from ${r.from} to ${r.to}: ${r.remediation
         .map(
-          (m) => `${m.severity} ${m.meanDaysToRemediate === null ? (m.meanBlankReason ?? 'no fixes') : `${m.meanDaysToRemediate} days over ${m.fixed} fixes`}`,
+          (m) =>
+            `${m.severity} ${m.meanDaysToRemediate === null ? (m.meanBlankReason ?? 'no fixes') : `${m.meanDaysToRemediate} days over ${counted(m.fixed, 'fix', 'fixes')}`}`,
         )
         .join(', ')}`
     : '';
@@ -202,7 +204,9 @@ export function TrendsPage() {
                         callbacks: {
                           label: (c) => {
                             const m = r.remediation[c.dataIndex];
-                            return m?.meanDaysToRemediate === null ? (m.meanBlankReason ?? 'no fixes') : `${m?.meanDaysToRemediate} days (${m?.fixed} fixes)`;
+                            return m?.meanDaysToRemediate === null
+                              ? (m.meanBlankReason ?? 'no fixes')
+                              : `${m?.meanDaysToRemediate} days (${counted(m?.fixed ?? 0, 'fix', 'fixes')})`;
                           },
                         },
                       },
