@@ -24,7 +24,10 @@ describe('Feeds page in chromium', { skip: unavailable ?? false, timeout: 120_00
 
     await upload('kev.json', kevCatalog('2026.11.20', `${day(-1)}T00:00:00Z`, [{ cve: 'CVE-2024-1000', added: day(-10) }]));
     await page.getByText('Imported CISA Known Exploited Vulnerabilities 2026.11.20').waitFor();
-    await page.locator('table tbody tr').filter({ hasText: '2026.11.20' }).waitFor();
+    const row = page.locator('table tbody tr').filter({ hasText: '2026.11.20' });
+    await row.waitFor();
+    // Dated yesterday: its age reads in the singular.
+    assert.equal(await row.locator('td').last().textContent(), '1 day');
 
     const older = kevCatalog('2026.10.01', `${day(-50)}T00:00:00Z`, [{ cve: 'CVE-2024-2000', added: day(-50) }]);
     await upload('kev-old.json', older);
