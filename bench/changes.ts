@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SecretBox } from '../src/core/secrets.ts';
-import { recordId } from '../src/store/records.ts';
+import { recordId } from '../src/store/records/upsert.ts';
 import { Store } from '../src/store/store.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 

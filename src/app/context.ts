@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { readMasterKey, SecretBox, writeMasterKey } from '../core/secrets.ts';
-import { setUnknownFieldReporter } from '../store/records.ts';
+import { setUnknownFieldReporter } from '../store/records/upsert.ts';
 import { Store } from '../store/store.ts';
 
 export interface AppOptions {

@@ -4,9 +4,9 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { nowIso } from '../store/store.ts';
-import { remediationReport } from '../store/remediation.ts';
-import { SINCE_HELP } from '../store/since.ts';
-import { TREND_SEVERITIES, trendsReport } from '../store/trends.ts';
+import { remediationReport } from '../store/reports/remediation.ts';
+import { SINCE_HELP } from '../store/records/since.ts';
+import { TREND_SEVERITIES, trendsReport } from '../store/reports/trends.ts';
 import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { sourceIdsOf } from './changes.ts';
 import { renderTable } from './output.ts';

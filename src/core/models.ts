@@ -267,7 +267,7 @@ export type FieldsOf<M extends ModelName> = {
  * host's (joined from `hosts`, which correlation places: copying them meant rewriting every finding of
  * an estate after its first correlation, measured 2.4–2.9 s of a 7 s PostgreSQL sync of 95k findings,
  * and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
- * due date and whether a finding is overdue depend on the policy and the clock (store/sla.ts): filters only.
+ * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
  */
 export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
   vulnerabilities: [

@@ -15,7 +15,7 @@ import {
   MAX_STORED_REJECTIONS,
   saveFileImport,
   skippedFilesOfRun,
-} from '../store/file-imports.ts';
+} from '../store/sources/file-imports.ts';
 import type { SourceRecord } from '../store/store.ts';
 import type { FileDropBackend } from './backend.ts';
 import type { FileDropContext } from './context.ts';

@@ -17,7 +17,7 @@ import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
-import { RecordIdSet } from '../store/id-set.ts';
+import { RecordIdSet } from '../store/records/id-set.ts';
 import {
   type RunRecord,
   type RunShortfalls,

@@ -11,7 +11,7 @@ import { checkSource } from '../../src/app/sources.ts';
 import { importFeedFiles } from '../../src/feeds/index.ts';
 import { listImports } from '../../src/filedrop/imports.ts';
 import { uploadFiles } from '../../src/filedrop/upload.ts';
-import { listFeeds } from '../../src/store/feeds.ts';
+import { listFeeds } from '../../src/store/feeds/feeds.ts';
 import type { SourceRecord } from '../../src/store/store.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';

@@ -4,7 +4,7 @@
 import { after, before } from 'node:test';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import type { QueryPage } from '../../src/store/records.ts';
+import type { QueryPage } from '../../src/store/records/query.ts';
 import { type SourceRecord, Store } from '../../src/store/store.ts';
 import type { TestDatabase } from './databases.ts';
 
