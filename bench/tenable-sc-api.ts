@@ -125,7 +125,7 @@ class RssMarks {
 async function floorRun(store: StoreKind, target: Target, db: string, mark: number, late = false): Promise<RunResult> {
   const { Agent, request } = await import('undici');
   const { isComplianceRow } = await import('../src/connectors/tenable-sc/map/vulndetails.ts');
-  const { MIGRATIONS } = await import('../src/store/db/migrations.ts');
+  const { MIGRATIONS } = await import('../src/store/index.ts');
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const headers = {
     'x-apikey': `accesskey=${target.accessKey}; secretkey=${target.secretKey};`,

@@ -300,7 +300,7 @@ const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_
 
 async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
-  const { MIGRATIONS } = await import('../src/store/db/migrations.ts');
+  const { MIGRATIONS } = await import('../src/store/index.ts');
   const { DatabaseSync } = await import('node:sqlite');
   const sq = new DatabaseSync(db);
   sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');

@@ -4,10 +4,10 @@
 import type { ConnectorProduct } from '../core/connector.ts';
 import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
-import { recordPages } from '../store/records/export-read.ts';
-import type { Filter } from '../store/records/query.ts';
-import type { Since } from '../store/records/since.ts';
-import type { Store } from '../store/store.ts';
+import { recordPages } from '../store/index.ts';
+import type { Filter } from '../store/index.ts';
+import type { Since } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 import { type EventEncoder, type EventMapper, type FormatOptions, type LineWriter, writerOf } from './formats/index.ts';
 
 export interface ExportQuery {

@@ -7,7 +7,7 @@ import { openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';
-import type { Row } from '../../src/store/db/driver.ts';
+import type { Row } from '../../src/store/index.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
