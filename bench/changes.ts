@@ -17,8 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SecretBox } from '../src/core/secrets.ts';
-import { recordId } from '../src/store/records.ts';
-import { Store } from '../src/store/store.ts';
+import { recordId } from '../src/store/index.ts';
+import { Store } from '../src/store/index.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
 type StoreKind = 'sqlite' | 'postgres';

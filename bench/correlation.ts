@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { cmdbIdentity, Estate } from '../sim/shared/estate.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
-import { Store } from '../src/store/store.ts';
+import { Store } from '../src/store/index.ts';
 import { launchEnv, launchFlags } from './launch-flags.ts';
 import { createPostgres, freshPostgres, postgresExists } from './scratch-database.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
-import { Store } from '../src/store/store.ts';
+import { Store } from '../src/store/index.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const { values } = parseArgs({

@@ -12,7 +12,7 @@
 // written as a sync writes them (store pages with a run stamp).
 // Every measurement then runs in a fresh child process (own peak RSS, getrusage maxrss), with the V8
 // flags `tributary` is launched with (bench/launch-flags.ts) unless --node-flags says otherwise:
-//   floor    the same finding rows read from the store by the export's own reader (src/store/export-read.ts
+//   floor    the same finding rows read from the store by the export's own reader (src/store/records/export-read.ts
 //            recordPages: same SQL, same joins, same keyset pages (stream.ts EXPORT_PAGE_SIZE), same record conversion) and each
 //            record JSON.stringify'd, one chunk per page encoded as UTF-8, into a sink that discards it. The floor does not
 //            read the hosts (the export reads each page's few hosts, 20 per 1000 findings here: part of its work)
@@ -64,7 +64,7 @@ async function openBenchApp(db: string, dataDir: string) {
 
 /** Writes the findings as a sync would: pages of 1000 with their hosts, under one run. */
 async function seed(db: string, dataDir: string, rows: number): Promise<void> {
-  const { nowIso } = await import('../src/store/store.ts');
+  const { nowIso } = await import('../src/store/index.ts');
   const app = await openBenchApp(db, dataDir);
   try {
     const source = await app.store.createSource('lab', 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
@@ -152,7 +152,7 @@ const discard = () =>
 async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
   const app = await openBenchApp(db, dataDir);
   // Every module either phase runs is loaded before the clock starts (module loading is no part of the export).
-  const { recordPages } = await import('../src/store/export-read.ts');
+  const { recordPages } = await import('../src/store/index.ts');
   const { exportChunks, EXPORT_PAGE_SIZE } = await import('../src/export/stream.ts');
   const startRssMb = process.memoryUsage().rss / 1048576;
   let records = 0;

@@ -10,7 +10,7 @@ import type { AppContext } from '../src/app/context.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { importFeedFiles } from '../src/feeds/index.ts';
-import { Store } from '../src/store/store.ts';
+import { Store } from '../src/store/index.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const { values } = parseArgs({

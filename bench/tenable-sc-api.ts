@@ -20,7 +20,7 @@
 //              normalisation, no computed ids, no upsert, no checkpoint.
 //   floor-late (with --floor-late, or --only floor-late) the floor with the table's secondary indexes
 //              dropped before the load and built after it, inside the timed part: what a first
-//              import of Tributary does (src/store/bulk-load.ts), so the ratio to it is of the rest.
+//              import of Tributary does (src/store/db/bulk-load.ts), so the ratio to it is of the rest.
 //   tributary  `runSync` (a full run) of a tenable-sc source whose connector offers only its
 //              vulnerabilities stream (the other streams are switched off in this benchmark's registry:
 //              they read other rows). Timed from the call to its return: run bookkeeping, every page
@@ -125,7 +125,7 @@ class RssMarks {
 async function floorRun(store: StoreKind, target: Target, db: string, mark: number, late = false): Promise<RunResult> {
   const { Agent, request } = await import('undici');
   const { isComplianceRow } = await import('../src/connectors/tenable-sc/map/vulndetails.ts');
-  const { MIGRATIONS } = await import('../src/store/migrations.ts');
+  const { MIGRATIONS } = await import('../src/store/index.ts');
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const headers = {
     'x-apikey': `accesskey=${target.accessKey}; secretkey=${target.secretKey};`,
@@ -227,7 +227,7 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
       ).rows as { name: string; sql: string }[];
       for (const ix of ixs) await client.query(`DROP INDEX ${ix.name}`);
       buildIndexes = async () => {
-        // The sort memory Tributary's own index builds ask for (src/store/bulk-load.ts).
+        // The sort memory Tributary's own index builds ask for (src/store/db/bulk-load.ts).
         await client.query(`SET maintenance_work_mem = '256MB'`);
         for (const ix of ixs) await client.query(ix.sql);
       };

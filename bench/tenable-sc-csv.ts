@@ -32,7 +32,7 @@
 //              detection, parsing, validation, mapping (plugin-output parsers for software/ports/OS),
 //              host records, upserts with checkpoints, import bookkeeping, counts and the sweep. Pages
 //              are written by the store's SQLite writer thread while the next is parsed, as in the
-//              product (src/store/sqlite-writer.ts); the process's peak RSS includes that thread.
+//              product (src/store/db/sqlite-writer.ts); the process's peak RSS includes that thread.
 // rows/s = CSV data rows / seconds. Bytes stored per finding: the findings table and its indexes
 // (dbstat), and the whole database file, over the number of findings, after the last run.
 // Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
@@ -300,7 +300,7 @@ const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_
 
 async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
-  const { MIGRATIONS } = await import('../src/store/migrations.ts');
+  const { MIGRATIONS } = await import('../src/store/index.ts');
   const { DatabaseSync } = await import('node:sqlite');
   const sq = new DatabaseSync(db);
   sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');

@@ -9,8 +9,8 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { readMasterKey, SecretBox, writeMasterKey } from '../core/secrets.ts';
-import { setUnknownFieldReporter } from '../store/records.ts';
-import { Store } from '../store/store.ts';
+import { setUnknownFieldReporter } from '../store/index.ts';
+import { Store } from '../store/index.ts';
 
 export interface AppOptions {
   dataDir?: string;

@@ -6,7 +6,7 @@ import { type CheckResult, type Connector, type ConnectorContext, readsFiles } f
 import { configError } from '../core/config.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { MASK, maskConfig, maskUrlPassword, registerSecret, scrubSecrets, urlPassword } from '../core/secrets.ts';
-import { type RunRecord, type SourceRecord, unreadableSecretsError } from '../store/store.ts';
+import { type RunRecord, type SourceRecord, unreadableSecretsError } from '../store/index.ts';
 import type { AppContext } from './context.ts';
 import { validateSchedule } from '../core/schedule.ts';
 import type { SourceBucket } from '../core/files.ts';

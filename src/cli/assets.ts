@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf } from '../core/models.ts';
 import { matchReasons } from '../correlate/reasons.ts';
-import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS, MODEL_OF_KIND } from '../store/coverage.ts';
+import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS, MODEL_OF_KIND } from '../store/index.ts';
 import { commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { renderTable, terminalSafe } from './output.ts';
 

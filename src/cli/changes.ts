@@ -5,10 +5,10 @@ import type { AppContext } from '../app/context.ts';
 import { type ChangeEvent, changeEvent } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../core/models.ts';
-import { CHANGE_KINDS } from '../store/changes.ts';
-import type { ChangeQuery } from '../store/changes-feed.ts';
-import { parseFilter } from '../store/filters.ts';
-import { RUN_HELP, SINCE_HELP } from '../store/since.ts';
+import { CHANGE_KINDS } from '../store/index.ts';
+import type { ChangeQuery } from '../store/index.ts';
+import { parseFilter } from '../store/index.ts';
+import { RUN_HELP, SINCE_HELP } from '../store/index.ts';
 import { collect, globals, MAX_LIMIT_OPTION, wholeNumberOption, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, csvLine, renderTable } from './output.ts';
 

@@ -8,8 +8,8 @@ import { formatBytes } from '../core/format.ts';
 import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats/index.ts';
 import { exportChunks } from '../export/stream.ts';
 import { exportFileName, writeExport } from '../export/target.ts';
-import { parseFilter } from '../store/filters.ts';
-import { SINCE_HELP } from '../store/since.ts';
+import { parseFilter } from '../store/index.ts';
+import { SINCE_HELP } from '../store/index.ts';
 import { collect, printJson, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, formatRate } from './output.ts';
 

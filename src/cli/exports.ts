@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { EXPORT_FORMATS } from '../export/formats/index.ts';
 import { addDestination, describeDestinations, runDestination } from '../export/schedule.ts';
-import { deleteDestination, getDestination } from '../store/exports.ts';
+import { deleteDestination, getDestination } from '../store/index.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
 import { renderTable } from './output.ts';
 

@@ -1,5 +1,5 @@
 // Rendering for the terminal: tables, CSV, the sync progress line.
-import type { StreamCounts } from '../store/store.ts';
+import type { StreamCounts } from '../store/index.ts';
 
 export { csvField, csvLine } from '../export/tabular.ts';
 

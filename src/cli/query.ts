@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
 import { fieldsOf, isModelName, MODEL_NAMES } from '../core/models.ts';
-import { parseFilter, withLiveDefault } from '../store/filters.ts';
+import { parseFilter, withLiveDefault } from '../store/index.ts';
 import { collect, globals, withApp } from './app.ts';
 import { formatOf, parseLimit, printChanges, sourceIdsOf } from './changes.ts';
 import { CSV_ESCAPE_HELP, csvLine, fitTable } from './output.ts';

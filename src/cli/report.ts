@@ -3,10 +3,10 @@
 // findings by severity per day and the time to remediate per severity (the API's and the UI's numbers).
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
-import { nowIso } from '../store/store.ts';
-import { remediationReport } from '../store/remediation.ts';
-import { SINCE_HELP } from '../store/since.ts';
-import { TREND_SEVERITIES, trendsReport } from '../store/trends.ts';
+import { nowIso } from '../store/index.ts';
+import { remediationReport } from '../store/index.ts';
+import { SINCE_HELP } from '../store/index.ts';
+import { TREND_SEVERITIES, trendsReport } from '../store/index.ts';
 import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { sourceIdsOf } from './changes.ts';
 import { renderTable } from './output.ts';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AppContext, resolvePaths } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { removePartialLeftovers } from '../export/confine.ts';
-import { RUN_LIST_CAP, type RunRecord, unreadableSecretsError } from '../store/store.ts';
+import { RUN_LIST_CAP, type RunRecord, unreadableSecretsError } from '../store/index.ts';
 import { runSync, type SyncProgress, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { Scheduler } from '../sync/scheduler.ts';

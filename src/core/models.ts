@@ -266,7 +266,7 @@ export type FieldsOf<M extends ModelName> = {
  * by half for no faster read); its assetId, owner, department and site are its host's (joined from
  * `hosts`, which correlation places: copying them would rewrite every finding of an estate after its
  * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
- * due date and whether a finding is overdue depend on the policy and the clock (store/sla.ts): filters only.
+ * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
  */
 export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
   vulnerabilities: [

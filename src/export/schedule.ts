@@ -17,8 +17,8 @@ import {
   listDestinations,
   listExportStatuses,
   putExportStatus,
-} from '../store/exports.ts';
-import { type Since, sinceRun } from '../store/since.ts';
+} from '../store/index.ts';
+import { type Since, sinceRun } from '../store/index.ts';
 import { confineFolder, confineTarget } from './confine.ts';
 import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats/index.ts';
 import { exportChunks } from './stream.ts';

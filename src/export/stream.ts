@@ -4,17 +4,17 @@
 import type { ConnectorProduct } from '../core/connector.ts';
 import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
-import { recordPages } from '../store/export-read.ts';
-import type { Filter } from '../store/records.ts';
-import type { Since } from '../store/since.ts';
-import type { Store } from '../store/store.ts';
+import { recordPages } from '../store/index.ts';
+import type { Filter } from '../store/index.ts';
+import type { Since } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 import { type EventEncoder, type EventMapper, type FormatOptions, type LineWriter, writerOf } from './formats/index.ts';
 
 export interface ExportQuery {
   model: ModelName;
   sourceIds?: string[];
   filters?: Filter[];
-  /** Only what changed in this window: stored by a run it counts, or fixed or removed by one (store/since.ts). */
+  /** Only what changed in this window: stored by a run it counts, or fixed or removed by one (store/records/since.ts). */
   since?: Since | null;
   /** Records per store page (default EXPORT_PAGE_SIZE). */
   pageSize?: number;

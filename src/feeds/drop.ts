@@ -4,7 +4,7 @@
 // its import record (and `sources check`) names `tributary feeds import` instead of "not an export".
 import { constants, gunzipSync } from 'node:zlib';
 import type { MisplacedFiles } from '../filedrop/context.ts';
-import { FEED_LABELS, type FeedKind } from '../store/feeds.ts';
+import { FEED_LABELS, type FeedKind } from '../store/index.ts';
 
 /** Bytes read to recognise a feed (of a gzipped file: before inflating). */
 export const FEED_SNIFF_BYTES = 4096;

@@ -4,8 +4,8 @@
 // `replace`), so a bad or refused file changes nothing; then the findings' feed fields are recomputed.
 import type { FeedInfo } from '../core/api-shapes.ts';
 import { InputError } from '../core/errors.ts';
-import { FEED_LABELS, type FeedFile, listFeeds, storeFeeds } from '../store/feeds.ts';
-import type { Store } from '../store/store.ts';
+import { FEED_LABELS, type FeedFile, listFeeds, storeFeeds } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 import { feedLimits } from './parse.ts';
 import { readFeedOnThread } from './read.ts';
 

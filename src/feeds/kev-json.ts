@@ -2,7 +2,7 @@
 // `vulnerabilities` list one entry at a time, each parsed on its own; nothing holds the whole document,
 // so its size costs only the entries kept (KevEntry, a few fields each), and each piece has a cap.
 import { InputError } from '../core/errors.ts';
-import type { KevEntry } from '../store/feeds.ts';
+import type { KevEntry } from '../store/index.ts';
 
 /** The most characters one member of the catalog (other than the list) or one entry of the list may hold. */
 const MAX_PIECE_CHARS = 1024 * 1024;

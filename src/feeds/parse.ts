@@ -9,7 +9,7 @@ import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../core/errors.ts';
 import { formatBytes } from '../core/format.ts';
-import { type EpssColumns, kevLine, type ParsedFeed } from '../store/feeds.ts';
+import { type EpssColumns, kevLine, type ParsedFeed } from '../store/index.ts';
 import { KevJsonScanner, kevEntryOf, parsePiece } from './kev-json.ts';
 
 const CVE_ID = /^CVE-\d{4}-\d{4,}$/i;

@@ -4,7 +4,7 @@
 // drop imports nothing from the layers above it.
 import type { Connector } from '../core/connector.ts';
 import type { Logger } from '../core/log.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../store/index.ts';
 
 export interface FileDropContext {
   dataDir: string;

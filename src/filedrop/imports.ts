@@ -15,8 +15,8 @@ import {
   MAX_STORED_REJECTIONS,
   saveFileImport,
   skippedFilesOfRun,
-} from '../store/file-imports.ts';
-import type { SourceRecord } from '../store/store.ts';
+} from '../store/index.ts';
+import type { SourceRecord } from '../store/index.ts';
 import type { FileDropBackend } from './backend.ts';
 import type { FileDropContext } from './context.ts';
 import { fileDropOf, sourceBucketOf } from './resolve.ts';

@@ -11,7 +11,7 @@ import {
   uploadTokenByHash,
   uploadTokenById,
   uploadTokensOf,
-} from '../store/upload-tokens.ts';
+} from '../store/index.ts';
 import type { FileDropContext } from './context.ts';
 import { sourceBucketOf } from './resolve.ts';
 

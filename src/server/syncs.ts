@@ -2,7 +2,7 @@
 // live counts kept in memory from onProgress, aborted and awaited when the server closes.
 import type { AppContext } from '../app/context.ts';
 import { ConflictError, errorMessage } from '../core/errors.ts';
-import type { StreamCounts } from '../store/store.ts';
+import type { StreamCounts } from '../store/index.ts';
 import type { SyncQueue } from '../sync/queue.ts';
 import { runSync } from '../sync/runner.ts';
 

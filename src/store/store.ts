@@ -5,50 +5,40 @@ import type { HostFindingCounts, PluginSummary } from '../core/api-shapes-report
 import type { KnownHost, SweepScope } from '../core/connector.ts';
 import type { IncomingRecord, ModelName, StoredRecord } from '../core/models.ts';
 import type { SecretBox } from '../core/secrets.ts';
-import * as links from './asset-links.ts';
-import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
-import { type ChangePage, type ChangeQuery, queryChanges } from './changes-feed.ts';
-import type { CorrelationResult } from './correlation.ts';
-import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './coverage.ts';
-import { type Driver, openDriver, sqlitePathOf } from './driver.ts';
-import { FeedLookup } from './feeds.ts';
-import type { RecordIdSet } from './id-set.ts';
-import { migrate, schemaVersion } from './migrate.ts';
-import { forgetCvePairs, pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
-import { preparePage, writePreparedPage } from './pages.ts';
-import * as lookups from './record-lookups.ts';
-import { sourceHasRecords } from './record-lookups.ts';
-import {
-  countMatching,
-  countRecords,
-  hostLabels,
-  type PreparedUpsert,
-  type QueryOptions,
-  type QueryPage,
-  queryRecords,
-  recordsByIds,
-  type SweepPreview,
-  sweepModel,
-  scopedSweepPreviewModel,
-  sweepPreviewModel,
-  type WriteStamp,
-} from './records.ts';
-import { nowIso } from './rows.ts';
-import * as runs from './runs.ts';
-import type { CheckpointRecord, NewRun, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './runs.ts';
-import { type OneRun, resolveRun, resolveSince, type Since } from './since.ts';
-import { type SourceRecord, Sources } from './sources.ts';
-import type { RunActivity } from './run-activity.ts';
-import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from './sqlite-waits.ts';
-import { SqlitePageWriter } from './sqlite-writer.ts';
-import { type ComplianceRow, complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-reads.ts';
-import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './summaries.ts';
-import * as users from './users.ts';
+import * as links from './correlation/asset-links.ts';
+import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes, rebuildDeferredIndexes } from './db/bulk-load.ts';
+import { type ChangePage, type ChangeQuery, queryChanges } from './records/change-feed.ts';
+import type { CorrelationResult } from './correlation/shared.ts';
+import { type CoverageKind, type CoverageReport, coverageList, coverageReport } from './reports/coverage.ts';
+import { type Driver, openDriver, sqlitePathOf } from './db/driver.ts';
+import { FeedLookup } from './feeds/feeds.ts';
+import type { RecordIdSet } from './records/id-set.ts';
+import { migrate, schemaVersion } from './db/migrate.ts';
+import { forgetCvePairs, pairsCommitted, unstoredCvePairs } from './records/cve-plugins.ts';
+import { preparePage, writePreparedPage } from './records/pages.ts';
+import * as lookups from './records/lookups.ts';
+import { sourceHasRecords } from './records/lookups.ts';
+import { countMatching, countRecords } from './records/group-counts.ts';
+import { hostLabels, recordsByIds } from './records/lookups.ts';
+import type { PreparedUpsert, WriteStamp } from './records/upsert.ts';
+import { type QueryOptions, type QueryPage, queryRecords } from './records/query.ts';
+import { type SweepPreview, sweepModel, scopedSweepPreviewModel, sweepPreviewModel } from './records/sweep.ts';
+import { nowIso } from './db/rows.ts';
+import * as runs from './sources/runs.ts';
+import type { CheckpointRecord, NewRun, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './sources/runs.ts';
+import { type OneRun, resolveRun, resolveSince, type Since } from './records/since.ts';
+import { type SourceRecord, Sources } from './sources/sources.ts';
+import type { RunActivity } from './sources/run-activity.ts';
+import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from './db/sqlite-waits.ts';
+import { SqlitePageWriter } from './db/sqlite-writer.ts';
+import { type ComplianceRow, complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './reports/summary-tables-read.ts';
+import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refreshSummaries } from './reports/summary-tables-write.ts';
+import * as users from './auth/users.ts';
 
-export { nowIso } from './rows.ts';
-export type { CheckpointRecord, RejectedFile, UnstoredRow, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './runs.ts';
-export { readEveryStream, RUN_LIST_CAP } from './runs.ts';
-export { type SourceRecord, unreadableSecretsError } from './sources.ts';
+export { nowIso } from './db/rows.ts';
+export type { CheckpointRecord, RejectedFile, UnstoredRow, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './sources/runs.ts';
+export { readEveryStream, RUN_LIST_CAP } from './sources/runs.ts';
+export { type SourceRecord, unreadableSecretsError } from './sources/sources.ts';
 
 export class Store {
   readonly db: Driver;

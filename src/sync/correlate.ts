@@ -1,7 +1,7 @@
 // After a run: correlate what it wrote (hosts ↔ CMDB records by model, whatever the connector), so
 // assets, owners on findings and ticket links follow every sync of either source; and rebuild its summaries.
 import type { Logger } from '../core/log.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../store/index.ts';
 
 export async function correlateAfterRun(store: Store, sourceId: string, runId: string, swept: Record<string, number>, log: Logger): Promise<void> {
   const started = Date.now();

@@ -7,7 +7,7 @@ import type { Page, ScopedSweep, SweepScope } from '../core/connector.ts';
 import type { ModelName } from '../core/models.ts';
 import { UpstreamError } from '../core/errors.ts';
 import { formatDuration } from '../core/format.ts';
-import type { SweepPreview } from '../store/records.ts';
+import type { SweepPreview } from '../store/index.ts';
 
 /** A sweep that would remove more than this share of a model's live records needs confirmation… */
 export const MAX_REMOVAL_SHARE = 0.5;

@@ -4,7 +4,7 @@
 // and the latest lines as an excerpt for the run's page (secrets scrubbed, as in the log itself).
 import type { Logger } from '../core/log.ts';
 import { scrubSecrets } from '../core/secrets.ts';
-import { RUN_LOG_LINES, type RunActivity, emptyActivity } from '../store/run-activity.ts';
+import { RUN_LOG_LINES, type RunActivity, emptyActivity } from '../store/index.ts';
 
 const LEVELS = ['info', 'warn', 'error'] as const;
 type Level = (typeof LEVELS)[number];

@@ -17,7 +17,7 @@ import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
-import { RecordIdSet } from '../store/id-set.ts';
+import { RecordIdSet } from '../store/index.ts';
 import {
   type RunRecord,
   type RunShortfalls,
@@ -27,7 +27,7 @@ import {
   nowIso,
   type StreamCounts,
   unreadableSecretsError,
-} from '../store/store.ts';
+} from '../store/index.ts';
 import {
   PageRepeatGuard,
   pageBudgetMessage,

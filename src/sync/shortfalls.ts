@@ -2,7 +2,7 @@
 // runs (the first RUN_LIST_CAP of each, with totals) for the run's record, its summary and the API.
 import type { RowFailure } from '../core/connector.ts';
 import type { FileImportResult } from '../core/files.ts';
-import { RUN_LIST_CAP, type RunShortfalls } from '../store/store.ts';
+import { RUN_LIST_CAP, type RunShortfalls } from '../store/index.ts';
 
 export class Shortfalls {
   readonly value: RunShortfalls = { rejected: [], rejectedTotal: 0, errors: [], errorsTotal: 0 };

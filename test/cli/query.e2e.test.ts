@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { queryPasses, readInOrder } from '../../src/cli/query-view.ts';
 import { SEVERITY_ORDER } from '../../src/core/models.ts';
-import { parseFilter } from '../../src/store/filters.ts';
+import { parseFilter } from '../../src/store/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { BACKENDS, tempDir } from '../helpers/databases.ts';
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';

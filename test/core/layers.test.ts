@@ -36,7 +36,7 @@ const IMPORT = /(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
-    return e.isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(e.name) ? [p] : [];
+    return e.isDirectory() ? sourceFiles(p) : /\.(tsx?|m?js)$/.test(e.name) ? [p] : [];
   });
 }
 
@@ -88,4 +88,34 @@ test('the scan catches an upward import (a store file importing the sync layer)'
   assert.equal(m?.[1], '../sync/runner.ts');
   const to = folderOf(resolve(join(src, 'store'), m![1]!));
   assert.ok(LAYER[to]! > LAYER.store!);
+});
+
+/** The store's one entrance (issue 29): outside src/store (and the store's own tests) only store/index.ts is imported. */
+const root = resolve(src, '..');
+const storeDir = join(src, 'store');
+const STORE_ENTRANCE = join(storeDir, 'index.ts');
+
+/** Each import of a store module other than its entrance, by a file outside src/store and test/store. */
+function storeSideDoors(): string[] {
+  const outside = ['src', 'bench', 'sim', 'bin', 'test']
+    .flatMap((d) => sourceFiles(join(root, d)))
+    .filter((f) => !f.startsWith(storeDir + '/') && !f.startsWith(join(root, 'test', 'store') + '/'));
+  return outside.flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(IMPORT)].flatMap((m) => {
+      const target = resolve(dirname(file), (m[1] ?? m[2])!);
+      return target.startsWith(storeDir + '/') && target !== STORE_ENTRANCE ? [`${relative(root, file)} imports ${relative(root, target)}`] : [];
+    }),
+  );
+}
+
+test('outside src/store, only store/index.ts is imported', () => {
+  assert.deepEqual(storeSideDoors(), []);
+});
+
+test('the store-entrance scan sees the entrance and catches a side door', () => {
+  const entrance = `import { Store } from '../store/index.ts';`;
+  const side = `const { MIGRATIONS } = await import('../store/db/migrations.ts');`;
+  const at = join(src, 'cli');
+  const targets = [entrance, side].map((line) => resolve(at, [...line.matchAll(IMPORT)][0]![2] ?? [...line.matchAll(IMPORT)][0]![1]!));
+  assert.deepEqual(targets, [STORE_ENTRANCE, join(storeDir, 'db', 'migrations.ts')]);
 });

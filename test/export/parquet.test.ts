@@ -10,7 +10,7 @@ import type { FormatOptions } from '../../src/export/formats/index.ts';
 import { OCSF_VERSIONS, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from '../../src/export/ocsf.ts';
 import { OcsfParquetEncoder } from '../../src/export/parquet.ts';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
-import { parseFilter } from '../../src/store/filters.ts';
+import { parseFilter } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { BARE_FINDING, BARE_HOST, CMDB_ASSET, COMPLIANCE, FINDING, FIXED_FINDING, HOST, PRODUCT, SOFTWARE, SOFTWARE_NO_VERSION } from './fixtures.ts';
 import { parquetInfo, readOcsfParquet } from './parquet-read.ts';

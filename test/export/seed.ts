@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../src/app/context.ts';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
-import { nowIso } from '../../src/store/store.ts';
+import { nowIso } from '../../src/store/index.ts';
 
 export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 

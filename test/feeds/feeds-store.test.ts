@@ -8,10 +8,10 @@ import { InputError } from '../../src/core/errors.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { importFeedFiles, staleFeedWarnings } from '../../src/feeds/index.ts';
-import { listFeeds } from '../../src/store/feeds.ts';
-import { groupCount } from '../../src/store/records.ts';
-import { dueAtOf, parseSlaPolicy } from '../../src/store/sla.ts';
-import { type SourceRecord, Store } from '../../src/store/store.ts';
+import { listFeeds } from '../../src/store/index.ts';
+import { groupCount } from '../../src/store/index.ts';
+import { dueAtOf, parseSlaPolicy } from '../../src/store/index.ts';
+import { type SourceRecord, Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { day, epssCsv, kevCatalog } from './fixtures.ts';
 

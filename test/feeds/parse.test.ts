@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { feedLimits, parseFeed, parseFeedStream, timeIso } from '../../src/feeds/parse.ts';
-import { type KevEntry, kevEntryOfLine, type ParsedFeed } from '../../src/store/feeds.ts';
+import { type KevEntry, kevEntryOfLine, type ParsedFeed } from '../../src/store/index.ts';
 import { epssBomb, epssCsv, kevCatalog } from './fixtures.ts';
 
 /** An EPSS feed's rows as objects. */

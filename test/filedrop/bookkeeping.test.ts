@@ -10,7 +10,7 @@ import { fileDropGuide } from '../../src/filedrop/guide.ts';
 import { listFiles, listImports, MAX_STORED_REJECTIONS, openSourceBucket } from '../../src/filedrop/imports.ts';
 import { createUploadToken, listUploadTokens, revokeUploadToken, UploadAuthError, verifyUploadToken } from '../../src/filedrop/tokens.ts';
 import { type UploadProgress, uploadFiles } from '../../src/filedrop/upload.ts';
-import type { SourceRecord } from '../../src/store/store.ts';
+import type { SourceRecord } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { type FileDropApp, openTestApp, readAll } from './helpers.ts';
 

@@ -17,7 +17,7 @@ import type { UploadTokenInfo } from '../../src/filedrop/tokens.ts';
 import { createApiToken } from '../../src/app/api-tokens.ts';
 import { authHook } from '../../src/server/auth.ts';
 import { errorHandler, notFoundHandler } from '../../src/server/errors.ts';
-import type { SourceRecord } from '../../src/store/store.ts';
+import type { SourceRecord } from '../../src/store/index.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
 import { type FileDropApp, openTestApp } from './helpers.ts';
 

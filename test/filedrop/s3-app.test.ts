@@ -17,7 +17,7 @@ import { S3Backend } from '../../src/filedrop/s3.ts';
 import { uploadFiles } from '../../src/filedrop/upload.ts';
 import { authHook } from '../../src/server/auth.ts';
 import { errorHandler } from '../../src/server/errors.ts';
-import type { SourceRecord } from '../../src/store/store.ts';
+import type { SourceRecord } from '../../src/store/index.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
 import { type FileDropApp, openTestApp, readAll } from './helpers.ts';
 import { startS3, type TestS3 } from './s3-server.ts';

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-// Every test that writes records fails on a field its model does not have (store/records.ts checkFields).
+// Every test that writes records fails on a field its model does not have (store/records/upsert.ts checkFields).
 process.env.TRIBUTARY_STRICT_FIELDS ??= '1';
 
 export const BIN = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
-// Every test that writes records fails on a field its model does not have (store/records.ts checkFields).
+// Every test that writes records fails on a field its model does not have (store/records/upsert.ts checkFields).
 process.env.TRIBUTARY_STRICT_FIELDS ??= '1';
 
 export const PG_ADMIN_URL = process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -4,8 +4,8 @@
 import { after, before } from 'node:test';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import type { QueryPage } from '../../src/store/records.ts';
-import { type SourceRecord, Store } from '../../src/store/store.ts';
+import type { QueryPage } from '../../src/store/index.ts';
+import { type SourceRecord, Store } from '../../src/store/index.ts';
 import type { TestDatabase } from './databases.ts';
 
 export const openTestStore = (db: { url: string }): Promise<Store> => Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import * as S from '../../src/core/api-shapes.ts';
 import * as R from '../../src/core/api-shapes-reports.ts';
-import { recordId } from '../../src/store/records.ts';
+import { recordId } from '../../src/store/index.ts';
 import { routeSchema } from '../../src/server/schema.ts';
 import { writeRecords } from '../helpers/store.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';

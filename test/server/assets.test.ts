@@ -2,7 +2,7 @@
 // hostId), the asset with its records side by side, and the coverage report with its lists.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { recordId } from '../../src/store/records.ts';
+import { recordId } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { InputError } from '../../src/core/errors.ts';
 import { boundNumericParams } from '../../src/server/bounded-numbers.ts';
-import { sqlCount } from '../../src/store/rows.ts';
+import { sqlCount } from '../../src/store/index.ts';
 import { runCli } from '../helpers/cli.ts';
 import { BACKENDS, tempDir } from '../helpers/databases.ts';
 import { openTestStore } from '../helpers/store.ts';

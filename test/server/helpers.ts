@@ -15,7 +15,7 @@ import { buildServer, type ServerOptions } from '../../src/server/server.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector } from './fixture-connector.ts';
 
-// Every test that writes records fails on a field its model does not have (store/records.ts checkFields).
+// Every test that writes records fails on a field its model does not have (store/records/upsert.ts checkFields).
 process.env.TRIBUTARY_STRICT_FIELDS ??= '1';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple 42';

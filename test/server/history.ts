@@ -1,7 +1,7 @@
 // A known history for the change-feed and trends API tests: hosts and findings, and full runs of the
 // source `lab` written straight through the store at chosen times (pages, then an optional sweep).
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/index.ts';
 
 export const host = (h: string): IncomingRecord => ({ key: h, externalId: h, fields: { hostname: h } });
 

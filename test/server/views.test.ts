@@ -2,7 +2,7 @@
 // pagination on (field, id), grouped counts, the compliance summary per host and benchmark.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { upsertRecords } from '../../src/store/records.ts';
+import { upsertRecords } from '../../src/store/index.ts';
 import { GOOD_TOKEN, HOSTS_PER_PAGE } from './fixture-connector.ts';
 import { apiToken, bearer, call, freshPgDatabase, type Harness, makeHarness, waitForRun } from './helpers.ts';
 

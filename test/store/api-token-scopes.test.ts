@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { openDriver } from '../../src/store/driver.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { openDriver } from '../../src/store/db/driver.ts';
+import { MIGRATIONS } from '../../src/store/db/migrations.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { RecordIdSet } from '../../src/store/id-set.ts';
+import { RecordIdSet } from '../../src/store/records/id-set.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import type { ChangeEvent } from '../../src/core/api-shapes-reports.ts';
-import { recordId } from '../../src/store/records.ts';
+import { recordId } from '../../src/store/records/upsert.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 

@@ -3,8 +3,8 @@
 // buffer, reads back exactly as written (and on SQLite, through the same driver call).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openDriver } from '../../src/store/driver.ts';
-import { copyChunks } from '../../src/store/postgres.ts';
+import { openDriver } from '../../src/store/db/driver.ts';
+import { copyChunks } from '../../src/store/db/postgres.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 const AWKWARD = [`it's`, 'back\\slash', 'tab\there', 'new\nline', 'cr\rlf\r\n', 'ünïcødé ✓ 𝄞', '\\N', ''];

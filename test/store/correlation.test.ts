@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord, ModelName, StoredRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { groupCount, recordId } from '../../src/store/records.ts';
+import { groupCount } from '../../src/store/records/group-counts.ts';
+import { recordId } from '../../src/store/records/upsert.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 

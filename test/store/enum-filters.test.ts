@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
-import { parseFilter } from '../../src/store/filters.ts';
+import { parseFilter } from '../../src/store/records/filter-syntax.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 import { labStoreSuite, writeRecords } from '../helpers/store.ts';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { groupCount } from '../../src/store/records.ts';
+import { groupCount } from '../../src/store/records/group-counts.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 

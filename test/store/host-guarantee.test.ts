@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { RecordIdSet } from '../../src/store/id-set.ts';
-import { preparePage } from '../../src/store/pages.ts';
-import { recordId } from '../../src/store/records.ts';
+import { RecordIdSet } from '../../src/store/records/id-set.ts';
+import { preparePage } from '../../src/store/records/pages.ts';
+import { recordId } from '../../src/store/records/upsert.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { RecordIdSet } from '../../src/store/id-set.ts';
+import { RecordIdSet } from '../../src/store/records/id-set.ts';
 
 test('has/add agree with a Set of the ids, through growth', () => {
   const set = new RecordIdSet();

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import type { Driver } from '../../src/store/driver.ts';
-import type { QueryOptions } from '../../src/store/records.ts';
+import type { Driver } from '../../src/store/db/driver.ts';
+import type { QueryOptions } from '../../src/store/records/query.ts';
 import { Store } from '../../src/store/store.ts';
 import { createSqlite } from '../helpers/databases.ts';
 

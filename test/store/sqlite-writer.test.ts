@@ -9,9 +9,9 @@ import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { preparePage } from '../../src/store/pages.ts';
-import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../../src/store/sqlite-waits.ts';
-import { SqlitePageWriter } from '../../src/store/sqlite-writer.ts';
+import { preparePage } from '../../src/store/records/pages.ts';
+import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../../src/store/db/sqlite-waits.ts';
+import { SqlitePageWriter } from '../../src/store/db/sqlite-writer.ts';
 import { Store } from '../../src/store/store.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
 

@@ -6,11 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import { InputError } from '../../src/core/errors.ts';
 import { MODEL_FIELDS, MODEL_NAMES } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { openDriver } from '../../src/store/driver.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
-import { parseFilter } from '../../src/store/filters.ts';
-import { recordId } from '../../src/store/records.ts';
-import { columnOf, tableOf } from '../../src/store/schema.ts';
+import { openDriver } from '../../src/store/db/driver.ts';
+import { MIGRATIONS } from '../../src/store/db/migrations.ts';
+import { parseFilter } from '../../src/store/records/filter-syntax.ts';
+import { recordId } from '../../src/store/records/upsert.ts';
+import { columnOf, tableOf } from '../../src/store/db/schema.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 

@@ -1,4 +1,4 @@
-// The summary tables (store/summaries.ts) against direct counts of the records, on both stores: after a
+// The summary tables (store/reports/summary-tables-write.ts) against direct counts of the records, on both stores: after a
 // full run, an incremental run, a full run that sweeps, a failed run and its resumed run, direct writes
 // outside a run, and a source's removal; and the overdue counts around the SLA deadline's own day.
 import assert from 'node:assert/strict';
@@ -9,8 +9,8 @@ import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import type { Page, StreamContext } from '../../src/core/connector.ts';
 import { UpstreamError } from '../../src/core/errors.ts';
 import { createLogger } from '../../src/core/log.ts';
-import { parseFilter } from '../../src/store/filters.ts';
-import { groupCount } from '../../src/store/records.ts';
+import { parseFilter } from '../../src/store/records/filter-syntax.ts';
+import { groupCount } from '../../src/store/records/group-counts.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { streamsConnector } from '../helpers/streams-connector.ts';

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { migrate } from '../../src/store/migrate.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
-import { RecordIdSet } from '../../src/store/id-set.ts';
+import { migrate } from '../../src/store/db/migrate.ts';
+import { MIGRATIONS } from '../../src/store/db/migrations.ts';
+import { RecordIdSet } from '../../src/store/records/id-set.ts';
 import { Store } from '../../src/store/store.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 

@@ -3,8 +3,8 @@
 // that fails. On both stores; and the literal writer's own rules.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openDriver } from '../../src/store/driver.ts';
-import { withLiterals } from '../../src/store/postgres.ts';
+import { openDriver } from '../../src/store/db/driver.ts';
+import { withLiterals } from '../../src/store/db/postgres.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 const AWKWARD = [`it's`, "back\\slash \\' both", 'tab\tnew\nline', 'ünïcødé ✓ 𝄞', '{"json": "va\\"lue"}', '?', ''];

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/core/log.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 // Imported for its side effect too: the test helpers turn strict fields on.
 import '../helpers/databases.ts';
-import { prepareUpserts, setUnknownFieldReporter, type UnknownFields, type WriteStamp } from '../../src/store/records.ts';
+import { prepareUpserts, setUnknownFieldReporter, type UnknownFields, type WriteStamp } from '../../src/store/records/upsert.ts';
 
 const stamp = (sourceName: string): WriteStamp => ({ sourceId: 's1', sourceName, runId: 'r1', generation: 'g1', now: '2026-01-01T00:00:00.000Z' });
 

@@ -1,5 +1,5 @@
 // A sync that is the first import into empty tables runs without the findings' secondary indexes and
-// ends with all of them built (store/bulk-load.ts; runner.ts builds them before counting and sweeping),
+// ends with all of them built (store/db/bulk-load.ts; runner.ts builds them before counting and sweeping),
 // with the same counts and sweep as ever. On both stores.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import { openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';
-import type { Row } from '../../src/store/driver.ts';
+import type { Row } from '../../src/store/index.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';

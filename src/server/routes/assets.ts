@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS } from '../../store/coverage.ts';
+import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS } from '../../store/index.ts';
 import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords, coverageAnswer } from '../../core/api-shapes-reports.ts';
 import { actorOf } from '../auth.ts';
 import { ApiError, errorSchema } from '../errors.ts';

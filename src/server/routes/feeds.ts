@@ -8,7 +8,7 @@ import { InputError } from '../../core/errors.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
 import { feedLimits } from '../../feeds/parse.ts';
 import { formatBytes } from '../../core/format.ts';
-import { cveFeedFacts } from '../../store/feeds.ts';
+import { cveFeedFacts } from '../../store/index.ts';
 import { cveFactsList, feedImport, feedList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema } from '../schema.ts';

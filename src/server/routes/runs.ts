@@ -2,7 +2,7 @@
 // (else the counts of its last stored heartbeat) and the files and rows it could not use.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
-import type { RunRecord } from '../../store/store.ts';
+import type { RunRecord } from '../../store/index.ts';
 import { z } from 'zod';
 import { idParams, run, runList, runsQuery, sourceRunsQuery } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';

@@ -1,5 +1,5 @@
 // Summary screens' data (issue 17): vulnerabilities by plugin (the console's Vulnerability Summary) and
-// open findings per severity for a page of hosts, read from the summary tables (store/summaries.ts).
+// open findings per severity for a page of hosts, read from the summary tables (store/reports/summary-tables-write.ts).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';

@@ -4,7 +4,7 @@ import { get, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { cell, Spinner, useLoad } from '../ui.tsx';
 
-/** One link as correlation stores it (store/ticket-links.ts). */
+/** One link as correlation stores it (store/correlation/ticket-links.ts). */
 interface AssetLink {
   assetId: string;
   reason: string;

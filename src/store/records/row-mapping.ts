@@ -1,0 +1,68 @@
+// Record rows and StoredRecord: what a record query selects and joins (its source's name, a finding's
+// plugin text and host placement), and a row mapped back to the model's fields.
+import { COMMON_FIELDS, COMPUTED_FIELDS, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
+import type { Row } from '../db/driver.ts';
+import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
+import { withSla } from './sla.ts';
+
+export function rowToRecord(model: ModelName, row: Row): StoredRecord {
+  const out: Record<string, unknown> = {};
+  for (const f of COMMON_FIELDS) {
+    if (f.name === 'source') out.source = row.source_name;
+    else out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
+  }
+  for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
+  const joined = JOINED[model];
+  if (joined) for (const field of Object.keys(joined)) out[field] = (row[joinedAlias(field)] as string | null | undefined) ?? null;
+  if (model === 'vulnerabilities') withSla(out);
+  return out as StoredRecord;
+}
+
+/**
+ * Fields read from another table (models.ts COMPUTED_FIELDS), by the expression that reads them: a
+ * finding's plugin text (`p`, rec_plugins) and its host's placement by correlation (`h`, rec_hosts).
+ */
+export const JOINED: Partial<Record<ModelName, Record<string, string>>> = {
+  vulnerabilities: {
+    synopsis: 'p."synopsis"',
+    solution: 'p."solution"',
+    assetId: 'h."asset_id"',
+    owner: 'h."owner"',
+    department: 'h."department"',
+    site: 'h."site"',
+  },
+};
+
+/** The column name a joined field is selected as (never one of the record table's own). */
+function joinedAlias(field: string): string {
+  return `joined_${columnOf(field)}`;
+}
+
+/** A model's joined fields (all text) and the columns recordColumns selects them as. */
+export function joinedColumns(model: ModelName): { name: string; column: string }[] {
+  return Object.keys(JOINED[model] ?? {}).map((name) => ({ name, column: joinedAlias(name) }));
+}
+
+/** What a record query selects: the record, its source's name, and its joined fields. */
+export function recordColumns(model: ModelName): string {
+  const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
+  return `r.*, s."name" AS "source_name"${joined.join('')}`;
+}
+
+/** The FROM clause of a record query (the table as `r`, its source as `s`; a finding's plugin as `p` and host as `h`). */
+export function recordFrom(model: ModelName): string {
+  const base = `${q(tableOf(model))} r ${sourceJoin(model)}`;
+  return model === 'vulnerabilities'
+    ? `${base} LEFT JOIN "rec_plugins" p ON p."source_id" = r."source_id" AND p."plugin_id" = r."plugin_id" LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"`
+    : base;
+}
+
+/** Records join their source for its name; correlated assets belong to no source (their `source` is null). */
+export function sourceJoin(model: ModelName): string {
+  return `${model === 'assets' ? 'LEFT ' : ''}JOIN "sources" s ON s."id" = r."source_id"`;
+}
+
+/** A field computed when read (models.ts COMPUTED_FIELDS), not a column. */
+export function isComputed(model: ModelName, field: string): boolean {
+  return COMPUTED_FIELDS[model]?.some((f) => f.name === field) ?? false;
+}

@@ -1,0 +1,155 @@
+// The remediation report from the change feed: per source and severity, how many findings were fixed
+// and the mean time to remediate (each fix, from the finding's first-seen date or from its last
+// reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
+// it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
+import type { RemediationItem } from '../../core/api-shapes-reports.ts';
+import type { Driver, StoreDb } from '../db/driver.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from '../records/fix-dates.ts';
+import { type Since, sinceClause } from '../records/since.ts';
+import { placeholders } from '../db/sql.ts';
+
+/** One source and severity of the report (the API's remediation item). */
+export type RemediationRow = RemediationItem;
+
+export interface RemediationOptions {
+  sourceIds?: string[];
+  /** Only the fixes of this window (since.ts); given as a time, the fixes dated at or after it. */
+  since?: Since | null;
+  /** Only fixes dated before then (ISO-8601). */
+  until?: string | null;
+  /** false: only the fixes (open counts and ages left at 0 and null), which spares a scan of every finding. */
+  openAges?: boolean;
+  now: string;
+}
+
+const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
+
+/** An ISO-8601 text column or parameter as fractional days, in each dialect. */
+function days(db: Driver, expr: string): string {
+  return db.dialect === 'postgres' ? `(EXTRACT(EPOCH FROM CAST(${expr} AS TIMESTAMPTZ)) / 86400.0)` : `julianday(${expr})`;
+}
+
+function atLeastZero(db: Driver, expr: string): string {
+  return db.dialect === 'postgres' ? `GREATEST(0.0, ${expr})` : `MAX(0.0, ${expr})`;
+}
+
+const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
+
+/** The fixes of one source (or of all: '') and severity: how many, how many with a known fix date, their days to remediate summed and the median. */
+export interface FixStats {
+  source: string;
+  severity: string | null;
+  fixed: number;
+  dated: number;
+  totalDays: number;
+  medianDays: number | null;
+}
+
+/**
+ * The fixes of the window per source (bySource, else all sources together) and severity: one statement
+ * over the feed's fix events, the median from their days ranked within each group.
+ */
+export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
+  if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  const params: unknown[] = [];
+  // From the finding's last reopening when that came before this fix, else from when it was first seen
+  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
+  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
+  const spent = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${atLeastZero(db, `${days(db, FIX_DATE)} - ${days(db, start)}`)} END`;
+  let where = `${opts.since ? FINDING_EVENTS_IN_WINDOW : `e."model" = 'vulnerabilities'`} AND ${FIX_EVENT}`;
+  if (opts.sourceIds) {
+    where += ` AND e."source_id" IN ${placeholders(opts.sourceIds)}`;
+    params.push(...opts.sourceIds);
+  }
+  // A fix's date is never after its event, so `e.at >= since` (the feed's index) keeps every fix dated since.
+  if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
+  if (opts.since && opts.since.afterRun === null) {
+    where += ` AND COALESCE(${FIX_DATE}, e."at") >= ?`;
+    params.push(opts.since.at);
+  }
+  if (opts.until) {
+    where += ` AND COALESCE(${FIX_DATE}, e."at") < ?`;
+    params.push(opts.until);
+  }
+  // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.
+  const group = `PARTITION BY f."source", f."severity"`;
+  const rows = await db.all(
+    `WITH f AS (
+SELECT ${bySource ? 's."name"' : "''"} AS "source", v."severity" AS "severity", ${spent} AS "d"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
+WHERE ${where}
+), r AS (
+SELECT f."source", f."severity", f."d", ROW_NUMBER() OVER (${group} ORDER BY CASE WHEN f."d" IS NULL THEN 1 ELSE 0 END, f."d") AS "rn", COUNT(f."d") OVER (${group}) AS "cnt" FROM f
+)
+SELECT r."source" AS "source", r."severity" AS "severity", COUNT(*) AS "n", COUNT(r."d") AS "dated", SUM(r."d") AS "total",
+AVG(CASE WHEN r."d" IS NOT NULL AND 2 * r."rn" IN (r."cnt", r."cnt" + 1, r."cnt" + 2) THEN r."d" END) AS "median"
+FROM r GROUP BY r."source", r."severity"`,
+    params,
+  );
+  return rows.map((r) => ({
+    source: String(r.source),
+    severity: r.severity === null ? null : String(r.severity),
+    fixed: Number(r.n),
+    dated: Number(r.dated),
+    totalDays: Number(r.total ?? 0),
+    medianDays: r.median === null || r.median === undefined ? null : Number(r.median),
+  }));
+}
+
+export async function remediationReport({ db }: StoreDb, opts: RemediationOptions): Promise<RemediationRow[]> {
+  if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  const sources = (col: string, params: unknown[]) => {
+    if (!opts.sourceIds) return '';
+    params.push(...opts.sourceIds);
+    return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
+  };
+
+  const fixes = await fixStats({ db }, opts);
+
+  // `age` holds one parameter (now), used twice: by AVG and by MAX.
+  const openParams: unknown[] = [opts.now, opts.now];
+  const age = atLeastZero(db, `${days(db, 'CAST(? AS TEXT)')} - ${days(db, 'COALESCE(v."first_seen", v."last_seen")')}`);
+  const opened =
+    opts.openAges === false
+      ? []
+      : await db.all(
+          `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${age}) AS "mean", MAX(${age}) AS "oldest"
+FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id"
+WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source_id"', openParams)} GROUP BY s."name", v."severity"`,
+          openParams,
+        );
+
+  const rows = new Map<string, RemediationRow>();
+  const rowOf = (source: unknown, severity: unknown): RemediationRow => {
+    const key = `${source}\u0000${severity}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = {
+        source: String(source),
+        severity: severity === null ? null : String(severity),
+        fixed: 0,
+        meanDaysToRemediate: null,
+        medianDaysToRemediate: null,
+        undatedFixes: 0,
+        meanBlankReason: meanBlankReason(0, 0),
+        open: 0,
+        meanOpenAgeDays: null,
+        oldestOpenAgeDays: null,
+      };
+      rows.set(key, row);
+    }
+    return row;
+  };
+  for (const f of fixes)
+    Object.assign(rowOf(f.source, f.severity), {
+      fixed: f.fixed,
+      meanDaysToRemediate: f.dated > 0 ? round1(f.totalDays / f.dated) : null,
+      medianDaysToRemediate: round1(f.medianDays),
+      undatedFixes: f.fixed - f.dated,
+      meanBlankReason: meanBlankReason(f.fixed, f.fixed - f.dated),
+    });
+  for (const o of opened)
+    Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
+  const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));
+  return [...rows.values()].sort((a, b) => a.source.localeCompare(b.source) || rank(a.severity) - rank(b.severity));
+}

@@ -1,0 +1,274 @@
+// Summary tables (issue 17 §1): counts a query cannot get from an index at a million findings, kept per
+// source and rebuilt from the records in a run's epilogue (and after a source's removal or a feed
+// import), so the overview, top plugins, per-host severities, software by name, model counts, overdue
+// counts, the coverage report's urgent findings and compliance per host read a few thousand rows
+// instead of every finding. A source without a refresh yet
+// (a database from before migration 13) is refreshed on first read.
+import type { ModelName } from '../../core/models.ts';
+import type { Driver, InsertSql, Row } from '../db/driver.ts';
+import { q, tableOf } from '../db/schema.ts';
+
+const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
+const LIVE_OPEN = `"removed" = 0 AND "status" IN ('open', 'reopened')`;
+const SUMMED_MODELS = ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'tickets', 'cmdb-assets', 'users', 'services', 'plugins'] as const;
+
+/** Migration 13: the summary tables and the indexes behind the findings' default order and the overdue counts. */
+export const SUMMARY_MIGRATION = `
+-- Findings in severity order (the UI's default): the rank expression the record query sorts by, then id.
+CREATE INDEX rec_vulnerabilities_severity_rank ON rec_vulnerabilities ((COALESCE(${RANK.replace(/"severity"/g, 'severity')}, -1)), id);
+-- Overdue counts: the findings first seen on one day, by severity (summary-reads.ts overdueCounts). Not
+-- (severity, first_seen): SQLite would take that for a severity filter and sort every finding of it
+-- instead of walking the severity-order index.
+CREATE INDEX rec_vulnerabilities_first_seen ON rec_vulnerabilities (first_seen, severity);
+CREATE TABLE sum_state (source_id TEXT PRIMARY KEY, refreshed_at TEXT NOT NULL);
+CREATE TABLE sum_vuln_counts (
+  source_id TEXT NOT NULL, plugin_id TEXT, severity TEXT, status TEXT, known_exploited INTEGER, removed INTEGER NOT NULL, n BIGINT NOT NULL
+);
+CREATE INDEX sum_vuln_counts_source ON sum_vuln_counts (source_id);
+CREATE TABLE sum_vuln_due (source_id TEXT NOT NULL, severity TEXT, first_day TEXT, kev_due_date TEXT, n BIGINT NOT NULL);
+CREATE INDEX sum_vuln_due_source ON sum_vuln_due (source_id);
+CREATE TABLE sum_plugins (
+  source_id TEXT NOT NULL, plugin_id TEXT NOT NULL, plugin_name TEXT, severity_rank INTEGER, findings BIGINT NOT NULL, hosts BIGINT NOT NULL,
+  known_exploited INTEGER, epss_score DOUBLE PRECISION, vpr_score DOUBLE PRECISION, cvss_v3_base_score DOUBLE PRECISION,
+  PRIMARY KEY (source_id, plugin_id)
+);
+CREATE TABLE sum_hosts (
+  host_id TEXT PRIMARY KEY, source_id TEXT NOT NULL, critical BIGINT NOT NULL, high BIGINT NOT NULL, medium BIGINT NOT NULL,
+  low BIGINT NOT NULL, info BIGINT NOT NULL, total BIGINT NOT NULL
+);
+CREATE INDEX sum_hosts_source ON sum_hosts (source_id);
+CREATE TABLE sum_model_counts (source_id TEXT NOT NULL, model TEXT NOT NULL, removed INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (source_id, model, removed));
+CREATE TABLE sum_software (source_id TEXT NOT NULL, name TEXT, removed INTEGER NOT NULL, n BIGINT NOT NULL);
+CREATE INDEX sum_software_source ON sum_software (source_id);
+`;
+
+/**
+ * Migration 16: per host, its urgent findings (the coverage report's: open, critical or known
+ * exploited); compliance results per host and benchmark. The summaries of every source are rebuilt at
+ * the next read (a source without a sum_state row is refreshed then), which fills both.
+ */
+export const SUMMARY_MIGRATION_16 = `
+ALTER TABLE sum_hosts ADD COLUMN urgent BIGINT;
+CREATE TABLE sum_compliance (
+  source_id TEXT NOT NULL, host_id TEXT, benchmark TEXT NOT NULL, passed BIGINT NOT NULL, failed BIGINT NOT NULL, warning BIGINT NOT NULL,
+  error BIGINT NOT NULL, total BIGINT NOT NULL
+);
+CREATE INDEX sum_compliance_source ON sum_compliance (source_id);
+CREATE INDEX sum_compliance_host ON sum_compliance (host_id);
+DELETE FROM sum_state;
+`;
+
+/** A finding the coverage report wants a ticket for (among live open ones): critical or known exploited. */
+export const URGENT_SQL = `("severity" = 'critical' OR "known_exploited" = 1)`;
+/** The benchmark of a compliance result without one. */
+export const NO_BENCHMARK = '(no benchmark)';
+
+const SUMMARY_TABLES = ['sum_vuln_counts', 'sum_vuln_due', 'sum_plugins', 'sum_hosts', 'sum_model_counts', 'sum_software', 'sum_compliance', 'sum_state'];
+
+/** Removes a source's summaries (inside the transaction that deletes its records). */
+export async function dropSummaries(tx: Driver, sourceId: string): Promise<void> {
+  for (const t of SUMMARY_TABLES) await tx.run(`DELETE FROM ${t} WHERE source_id = ?`, [sourceId]);
+}
+
+/** Sources this process knows to have summaries; sources it wrote to since their last refresh. */
+const fresh = new Set<string>();
+const dirty = new Set<string>();
+
+/**
+ * A page or sweep of a source was written by this process. Outside a run (a direct write: tests,
+ * maintenance) the next read refreshes the source's summaries; during a run they stay as of the last
+ * refresh until the run's epilogue.
+ */
+export function markWritten(sourceId: string): void {
+  dirty.add(sourceId);
+}
+
+/** One summary table filled from a source's records: its columns, in the order the SELECT gives them. */
+interface SummaryFill {
+  table: string;
+  columns: string;
+  select: string;
+}
+
+function summaryFills(): SummaryFill[] {
+  const v = `FROM "rec_vulnerabilities" WHERE "source_id" = ?`;
+  const bySev = (sev: string) => `SUM(CASE WHEN "severity" = '${sev}' THEN 1 ELSE 0 END)`;
+  const byResult = (r: string) => `SUM(CASE WHEN "result" = '${r}' THEN 1 ELSE 0 END)`;
+  return [
+    {
+      table: 'sum_vuln_counts',
+      columns: 'source_id, plugin_id, severity, status, known_exploited, removed, n',
+      select: `SELECT "source_id", "plugin_id", "severity", "status", "known_exploited", "removed", COUNT(*) ${v}
+       GROUP BY "source_id", "plugin_id", "severity", "status", "known_exploited", "removed"`,
+    },
+    {
+      table: 'sum_vuln_due',
+      columns: 'source_id, severity, first_day, kev_due_date, n',
+      select: `SELECT "source_id", "severity", SUBSTR("first_seen", 1, 10), "kev_due_date", COUNT(*) ${v} AND ${LIVE_OPEN}
+       GROUP BY "source_id", "severity", SUBSTR("first_seen", 1, 10), "kev_due_date"`,
+    },
+    {
+      table: 'sum_plugins',
+      columns: 'source_id, plugin_id, plugin_name, severity_rank, findings, hosts, known_exploited, epss_score, vpr_score, cvss_v3_base_score',
+      select: `SELECT "source_id", "plugin_id", MAX("plugin_name"), MAX(${RANK}), COUNT(*), COUNT(DISTINCT "host_id"), MAX("known_exploited"),
+         MAX("epss_score"), MAX("vpr_score"), MAX("cvss_v3_base_score") ${v} AND ${LIVE_OPEN} AND "plugin_id" IS NOT NULL
+       GROUP BY "source_id", "plugin_id"`,
+    },
+    {
+      table: 'sum_hosts',
+      columns: 'host_id, source_id, critical, high, medium, low, info, total, urgent',
+      select: `SELECT "host_id", MAX("source_id"), ${['critical', 'high', 'medium', 'low', 'info'].map(bySev).join(', ')}, COUNT(*),
+         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END) ${v} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
+       GROUP BY "host_id"`,
+    },
+    {
+      table: 'sum_compliance',
+      columns: 'source_id, host_id, benchmark, passed, failed, warning, error, total',
+      select: `SELECT "source_id", "host_id", COALESCE("benchmark", '${NO_BENCHMARK}'), ${['passed', 'failed', 'warning', 'error'].map(byResult).join(', ')}, COUNT(*)
+       FROM "rec_compliance" WHERE "source_id" = ? AND "removed" = 0 GROUP BY "source_id", "host_id", COALESCE("benchmark", '${NO_BENCHMARK}')`,
+    },
+    {
+      table: 'sum_software',
+      columns: 'source_id, name, removed, n',
+      select: `SELECT "source_id", "name", "removed", COUNT(*) FROM "rec_software" WHERE "source_id" = ? GROUP BY "source_id", "name", "removed"`,
+    },
+  ];
+}
+
+/** The INSERT a fill's rows go through. */
+function insertOf(f: SummaryFill): InsertSql {
+  return { head: `INSERT INTO ${f.table} (${f.columns})`, columns: f.columns.split(',').length, tail: '' };
+}
+
+/** A fill's SELECT rows as arrays in its columns' order (SQLite names each column by its expression, all distinct). */
+function rowsOf(f: SummaryFill, rows: Row[]): unknown[][] {
+  const width = insertOf(f).columns;
+  return rows.map((r) => {
+    const values = Object.values(r);
+    if (values.length !== width) throw new Error(`${f.table}: the summary's SELECT gave ${values.length} columns for ${width}`);
+    return values;
+  });
+}
+
+/**
+ * Rebuilds a source's summaries from its records; readers see the old or the new ones. On SQLite the
+ * grouped scans run before the write transaction and their rows (a few thousand) are written in it: a
+ * first import's index builds, on the page writer's connection, go on meanwhile (the scans take the
+ * write lock for none of their 4–6 s at a million findings). PostgreSQL fills each table in the
+ * transaction with INSERT … SELECT.
+ */
+export async function refreshSummaries(db: Driver, sourceId: string): Promise<void> {
+  const s = [sourceId];
+  dirty.delete(sourceId);
+  const fills = summaryFills();
+  const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, s)))) : null;
+  await db.transaction(async (tx) => {
+    // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
+    if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`tributary-summaries-${sourceId}`]);
+    for (const t of SUMMARY_TABLES) await tx.run(`DELETE FROM ${t} WHERE source_id = ?`, s);
+    for (const [i, f] of fills.entries()) {
+      if (scanned) await tx.insertMany(insertOf(f), scanned[i]!);
+      else await tx.run(`INSERT INTO ${f.table} (${f.columns}) ${f.select}`, s);
+    }
+    // The findings' counts are in sum_vuln_counts already: summed there instead of a scan of every finding.
+    await tx.run(
+      `INSERT INTO sum_model_counts (source_id, model, removed, n) SELECT source_id, 'vulnerabilities', removed, SUM(n) FROM sum_vuln_counts WHERE source_id = ? GROUP BY source_id, removed`,
+      s,
+    );
+    for (const m of SUMMED_MODELS.filter((name) => name !== 'vulnerabilities'))
+      await tx.run(
+        `INSERT INTO sum_model_counts (source_id, model, removed, n) SELECT "source_id", '${m}', "removed", COUNT(*) FROM ${q(tableOf(m))} WHERE "source_id" = ? GROUP BY "source_id", "removed"`,
+        s,
+      );
+    await tx.run(`INSERT INTO sum_state (source_id, refreshed_at) VALUES (?, ?)`, [sourceId, new Date().toISOString()]);
+  });
+  fresh.add(sourceId);
+  // PostgreSQL plans by its statistics, which autovacuum refreshes only a while after a large load:
+  // measured right after a first sync of 1M findings, a sort joined the plugins table by a nested loop
+  // (estimated at one row) and took 94 s a page. So the record tables a fifth of whose rows changed since
+  // their last analysis are analysed now (after a first import; rarely after the runs that follow).
+  if (db.dialect === 'postgres') {
+    const stale = await db.all(
+      `SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND (relname LIKE 'rec_%' OR relname LIKE 'sum_%')
+       AND n_mod_since_analyze > 0.2 * GREATEST(n_live_tup, 1000)`,
+    );
+    const tables = stale.map((r) => String(r.relname));
+    // Hosts are rewritten by each stream that names them (5.6 times each in a first import of 20,000
+    // hosts): vacuumed, a search through them reads their live rows, not every dead version (54 ms
+    // there; the hostname search took half as long after it, measured).
+    if (tables.includes('rec_hosts')) await db.exec(`VACUUM (ANALYZE) "rec_hosts"`);
+    const rest = tables.filter((t) => t !== 'rec_hosts');
+    if (rest.length > 0) await db.exec(`ANALYZE ${rest.map(q).join(', ')}`);
+  }
+}
+
+/** Refreshes every source's summaries (after a feed import changed KEV due dates). */
+export async function refreshAllSummaries(db: Driver): Promise<void> {
+  for (const r of await db.all(`SELECT "id" FROM "sources"`)) await refreshSummaries(db, String(r.id));
+}
+
+/** Makes sure the sources in scope (all when undefined) have summaries: a source never refreshed is refreshed now. */
+export async function ensureSummariesFor(db: Driver, sourceIds?: string[]): Promise<void> {
+  const wanted = sourceIds ?? (await db.all(`SELECT "id" FROM "sources"`)).map((r) => String(r.id));
+  for (const id of wanted) {
+    if (!dirty.has(id)) continue;
+    const running = await db.all(`SELECT 1 FROM "sync_runs" WHERE "source_id" = ? AND "status" = 'running'`, [id]);
+    if (running.length === 0) await refreshSummaries(db, id);
+  }
+  const missing = wanted.filter((id) => !fresh.has(id));
+  if (missing.length === 0) return;
+  const have = new Set((await db.all(`SELECT "source_id" FROM sum_state`)).map((r) => String(r.source_id)));
+  for (const id of missing) {
+    if (have.has(id)) fresh.add(id);
+    else await refreshSummaries(db, id);
+  }
+}
+
+/** Forgets which sources this process saw refreshed (another process may have removed and re-added one). */
+export function forgetSummaries(sourceId: string): void {
+  fresh.delete(sourceId);
+  dirty.delete(sourceId);
+}
+
+/** Fields (beyond source and removed) each summary table can group and filter by, as columns of the record table. */
+const SUMMARY_FIELDS: { model: ModelName; table: string; fields: Set<string>; extra?: string }[] = [
+  { model: 'vulnerabilities', table: 'sum_vuln_counts', fields: new Set(['pluginId', 'severity', 'status', 'knownExploited']) },
+  { model: 'software', table: 'sum_software', fields: new Set(['name']) },
+];
+
+export interface SummarySource {
+  /** FROM clause standing in for `<record table> r` (same column names). */
+  from: string;
+  /** What stands in for COUNT(*). */
+  count: string;
+  params: unknown[];
+}
+
+/**
+ * Where a count of `model` grouped or filtered by `fields` (only = and ordered comparisons, no text
+ * search; the caller checks the operators) can be read from a summary table instead of the records;
+ * null when none holds those fields.
+ */
+export async function summarySource(db: Driver, model: ModelName, fields: string[], sourceIds?: string[]): Promise<SummarySource | null> {
+  const beyond = fields.filter((f) => f !== 'source' && f !== 'removed');
+  let src: SummarySource | null = null;
+  if (beyond.length === 0) {
+    if ((SUMMED_MODELS as readonly string[]).includes(model)) src = { from: `sum_model_counts r`, count: `SUM(r."n")`, params: [model] };
+  } else {
+    const t = SUMMARY_FIELDS.find((s) => s.model === model && beyond.every((f) => s.fields.has(f)));
+    if (t) src = { from: `${t.table} r`, count: `SUM(r."n")`, params: [] };
+  }
+  if (!src) return null;
+  await ensureSummariesFor(db, sourceIds);
+  return src;
+}
+
+/** Record counts per source and model (all records, removed ones included), from the summaries. */
+export async function modelCounts(db: Driver): Promise<{ sourceId: string; model: string; removed: boolean; n: number }[]> {
+  await ensureSummariesFor(db);
+  const rows = await db.all(`SELECT source_id, model, removed, n FROM sum_model_counts`);
+  return rows.map((r) => ({ sourceId: String(r.source_id), model: String(r.model), removed: Number(r.removed) === 1, n: Number(r.n) }));
+}
+
+export { RANK as SEVERITY_RANK_SQL, LIVE_OPEN as LIVE_OPEN_SQL };
+export type { Row };

@@ -1,0 +1,142 @@
+// Trends from the change feed and the scanner's dates: open findings by severity at the end of each day
+// of a window, and the mean time to remediate per severity of the fixes dated in that window. Today's
+// counts are the store's; each earlier day's is today's minus the openings and plus the closings dated
+// after that day, an opening dated by the scanner's first-seen date when it is the finding's first event
+// and a fix by the scanner's mitigation date where it sent one (fix-dates.ts). So a first import already
+// draws the scanner's history, and later runs add what they saw to the same count.
+import type { TrendsReport as ApiTrendsReport } from '../../core/api-shapes-reports.ts';
+import type { StoreDb } from '../db/driver.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from '../records/fix-dates.ts';
+import { fixStats } from './remediation.ts';
+import { sinceTime } from '../records/since.ts';
+import { placeholders } from '../db/sql.ts';
+
+export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+type Severity = (typeof TREND_SEVERITIES)[number];
+
+/** The report as the store makes it: the API's trends report but for when it was generated. */
+export type TrendsReport = Omit<ApiTrendsReport, 'generatedAt'>;
+type TrendDay = TrendsReport['days'][number];
+
+export interface TrendsOptions {
+  sourceIds?: string[];
+  /** Days in the window, its last day included. */
+  days: number;
+  /** The window's last day (YYYY-MM-DD, not after today); default today. */
+  to?: string | null;
+  now: string;
+}
+
+const DAY_MS = 86_400_000;
+const OPEN = `('open', 'reopened')`;
+const zero = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0, info: 0 });
+const isSeverity = (s: unknown): s is Severity => TREND_SEVERITIES.includes(s as Severity);
+
+/**
+ * What the report depends on besides its options: the newest finding event, the newest finished run and
+ * the sources (the newest event by its number in the feed). Every write that changes a count leaves an event (a status change, a sweep) or ends a run
+ * (a changed severity); removing a source changes the list. Cheap (two index ends and a small table).
+ */
+export async function trendsFingerprint({ db }: StoreDb): Promise<string> {
+  const [e] = await db.all(`SELECT MAX("seq") AS "at" FROM "changes" WHERE "model" = 'vulnerabilities'`);
+  const [r] = await db.all(`SELECT MAX("finished_at") AS "at" FROM "sync_runs"`);
+  const s = await db.all(`SELECT "id" FROM "sources" ORDER BY "id"`);
+  return `${e?.at ?? ''}|${r?.at ?? ''}|${s.map((x) => x.id).join(',')}`;
+}
+
+export async function trendsReport({ db }: StoreDb, opts: TrendsOptions): Promise<TrendsReport> {
+  const today = opts.now.slice(0, 10);
+  const last = opts.to && opts.to < today ? opts.to : today;
+  const first = new Date(Date.parse(`${last}T00:00:00.000Z`) - (opts.days - 1) * DAY_MS).toISOString();
+  const end = new Date(Date.parse(`${last}T00:00:00.000Z`) + DAY_MS).toISOString();
+  // Every day from the window's first to today: the walk back starts from today's counts.
+  const dates: string[] = [];
+  for (let t = Date.parse(first); t <= Date.parse(`${today}T00:00:00.000Z`); t += DAY_MS) dates.push(new Date(t).toISOString().slice(0, 10));
+  const empty = opts.sourceIds && opts.sourceIds.length === 0;
+  const sources = (col: string, params: unknown[]) => {
+    if (!opts.sourceIds) return '';
+    params.push(...opts.sourceIds);
+    return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
+  };
+
+  const nowParams: unknown[] = [];
+  const current = empty
+    ? []
+    : await db.all(
+        `SELECT v."severity" AS "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" v
+WHERE v."removed" = 0 AND v."status" IN ${OPEN}${sources('v."source_id"', nowParams)} GROUP BY v."severity"`,
+        nowParams,
+      );
+  // Openings and closings per day and severity, of the events since the window's first day (one read of
+  // the feed's time index): an event's dates are never after it, so no earlier event is dated in the window.
+  const isOpen = (col: string) => `COALESCE(e.${col}, '') IN ${OPEN}`;
+  // A finding first stored already fixed was open from first seen to its fix: an opening and a closing.
+  const firstFixed = `(${FIX_EVENT} AND e."change" = 'new')`;
+  const opening = `((${isOpen('"to"')} AND NOT ${isOpen('"from"')}) OR ${firstFixed})`;
+  const closing = `((${isOpen('"from"')} AND NOT ${isOpen('"to"')}) OR ${firstFixed})`;
+  const deltaParams: unknown[] = [first, opts.now];
+  const deltas = empty
+    ? []
+    : await db.all(
+        `SELECT CASE WHEN ${opening} THEN SUBSTR(${OPEN_DATE}, 1, 10) END AS "opened", CASE WHEN ${closing} THEN SUBSTR(COALESCE(${FIX_DATE}, e."at"), 1, 10) END AS "closed",
+v."severity" AS "severity", COUNT(*) AS "n"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id"
+WHERE ${FINDING_EVENTS_IN_WINDOW} AND e."at" >= ? AND e."at" <= ? AND (${opening} OR ${closing})${sources('e."source_id"', deltaParams)}
+GROUP BY 1, 2, v."severity"`,
+        deltaParams,
+      );
+
+  const open = zero();
+  for (const r of current) if (isSeverity(r.severity)) open[r.severity] = Number(r.n);
+  const byDay = new Map<string, Record<Severity, number>>();
+  const add = (day: unknown, severity: Severity, n: number) => {
+    if (day === null || day === undefined) return;
+    const d = byDay.get(String(day)) ?? zero();
+    d[severity] += n;
+    byDay.set(String(day), d);
+  };
+  for (const r of deltas) {
+    if (!isSeverity(r.severity)) continue;
+    add(r.opened, r.severity, Number(r.n));
+    add(r.closed, r.severity, -Number(r.n));
+  }
+  // Walk back from today: the end of day d is the end of day d+1 less day d+1's net openings.
+  const days: TrendDay[] = [];
+  const running = { ...open };
+  for (let i = dates.length - 1; i >= 0; i--) {
+    if (dates[i]! <= last) days.unshift({ date: dates[i]!, open: { ...running } });
+    const d = byDay.get(dates[i]!);
+    if (d) for (const s of TREND_SEVERITIES) running[s] -= d[s];
+  }
+
+  // The history starts on the earliest first-seen date (the scanner's where it sent one), or with the
+  // feed's first finding event (its order is the feed's index) where that is earlier.
+  const firstParams: unknown[] = [];
+  const [earliest] = empty
+    ? []
+    : await db.all(
+        `SELECT (SELECT MIN(v."first_seen") FROM "rec_vulnerabilities" v WHERE 1 = 1${sources('v."source_id"', firstParams)}) AS "seen",
+(SELECT e."at" FROM "changes" e WHERE e."model" = 'vulnerabilities'${sources('e."source_id"', firstParams)} ORDER BY e."seq" LIMIT 1) AS "at"`,
+        firstParams,
+      );
+  const starts = [earliest?.seen, earliest?.at].filter((d) => d !== null && d !== undefined).map((d) => String(d).slice(0, 10));
+  const historyFrom = starts.length ? starts.sort()[0]! : null;
+
+  // All sources together, so the median is over every fix of a severity.
+  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end }, false);
+  const round1 = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
+  const remediation = TREND_SEVERITIES.map((severity) => {
+    const of = stats.find((r) => r.severity === severity);
+    const fixed = of?.fixed ?? 0;
+    const dated = of?.dated ?? 0;
+    return {
+      severity,
+      fixed,
+      meanDaysToRemediate: dated && of ? round1(of.totalDays / dated) : null,
+      medianDaysToRemediate: round1(of?.medianDays),
+      undatedFixes: fixed - dated,
+      meanBlankReason: meanBlankReason(fixed, fixed - dated),
+    };
+  });
+  return { from: dates[0]!, to: last, historyFrom, days, remediation };
+}
