@@ -25,7 +25,8 @@ import { type QueryOptions, type QueryPage, queryRecords } from './records/query
 import { type SweepPreview, sweepModel, scopedSweepPreviewModel, sweepPreviewModel } from './records/sweep.ts';
 import { nowIso } from './db/rows.ts';
 import * as runs from './sources/runs.ts';
-import type { CheckpointRecord, NewRun, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './sources/runs.ts';
+import type { CheckpointRecord, NewRun, RunRecord, RunShortfalls, RunStatus } from './sources/runs.ts';
+import type { StreamCounts } from './sources/run-activity.ts';
 import { type OneRun, resolveRun, resolveSince, type Since } from './records/since.ts';
 import { type SourceRecord, Sources } from './sources/sources.ts';
 import type { RunActivity } from './sources/run-activity.ts';
@@ -36,7 +37,8 @@ import { forgetSummaries, markWritten, modelCounts, refreshAllSummaries, refresh
 import * as users from './auth/users.ts';
 
 export { nowIso } from './db/rows.ts';
-export type { CheckpointRecord, RejectedFile, UnstoredRow, RunRecord, RunShortfalls, RunStatus, StreamCounts } from './sources/runs.ts';
+export type { CheckpointRecord, RejectedFile, UnstoredRow, RunRecord, RunShortfalls, RunStatus } from './sources/runs.ts';
+export type { StreamCounts } from './sources/run-activity.ts';
 export { readEveryStream, RUN_LIST_CAP } from './sources/runs.ts';
 export { type SourceRecord, unreadableSecretsError } from './sources/sources.ts';
 

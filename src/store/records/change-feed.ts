@@ -4,7 +4,7 @@ import { type ChangeEvent, type ChangeKind, changeEvent } from '../../core/api-s
 import { InputError } from '../../core/errors.ts';
 import type { FieldDef } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import type { Filter } from './query.ts';
+import type { Filter } from './filter-syntax.ts';
 import { columnOf, q } from '../db/schema.ts';
 import { sqlCount } from '../db/rows.ts';
 import { decodeCursor, encodeCursor, inList } from '../db/sql.ts';

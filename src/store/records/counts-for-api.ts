@@ -3,9 +3,10 @@
 import type { ModelName } from '../../core/models.ts';
 import { type GroupCount, groupCount } from './group-counts.ts';
 import { hostLabels } from './lookups.ts';
-import type { Store } from '../store.ts';
+import type { Driver } from '../db/driver.ts';
 
-type StoreDb = Pick<Store, 'db'>;
+/** Whatever holds the store's database handle (the Store). */
+type StoreDb = { db: Driver };
 
 /** Record counts grouped by one or more fields, largest groups first (records.ts groupCount). */
 export function countByGroups(store: StoreDb, model: ModelName, by: string[], opts?: Parameters<typeof groupCount>[3]): Promise<GroupCount[]> {

@@ -1,7 +1,15 @@
 // The filter syntax shared by the CLI (--where) and the API (?where=): field, operator, value.
 import { InputError } from '../../core/errors.ts';
 import type { ModelName } from '../../core/models.ts';
-import type { Filter, FilterOp } from './query.ts';
+
+export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~';
+export interface Filter {
+  field: string;
+  op: FilterOp;
+  value: string;
+  /** A findings `cves=` filter: the plugins whose findings may name the CVE (set by the store, cve-plugins.ts). */
+  plugins?: string[];
+}
 
 const FILTER_RE = /^([A-Za-z][A-Za-z0-9]*)\s*(!=|>=|<=|=|>|<|~)(.*)$/s;
 

@@ -8,18 +8,10 @@ import { sqlCount } from '../db/rows.ts';
 import { columnOf, q, sortOnlyExpression, tableOf } from '../db/schema.ts';
 import { decodeCursor, decodeIdCursor, encodeCursor, encodeIdCursor, placeholders } from '../db/sql.ts';
 import { withCvePlugins } from './cve-plugins.ts';
+import type { Filter } from './filter-syntax.ts';
 import { isComputed, JOINED, recordColumns, recordFrom, rowToRecord, sourceJoin } from './row-mapping.ts';
 import { runsSinceSql, type Since, sinceClause } from './since.ts';
 import { slaFilterClause } from './sla.ts';
-
-export type FilterOp = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~';
-export interface Filter {
-  field: string;
-  op: FilterOp;
-  value: string;
-  /** A findings `cves=` filter: the plugins whose findings may name the CVE (set by the store, cve-plugins.ts). */
-  plugins?: string[];
-}
 
 export interface QueryOptions {
   sourceIds?: string[];

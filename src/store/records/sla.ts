@@ -4,7 +4,7 @@
 // stored columns do not), and their filters become plain comparisons of stored text dates.
 import { InputError } from '../../core/errors.ts';
 import type { Severity } from '../../core/models.ts';
-import type { Filter } from './query.ts';
+import type { Filter } from './filter-syntax.ts';
 
 export type SlaPolicy = Partial<Record<Severity, number>>;
 

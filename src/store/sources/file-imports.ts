@@ -3,8 +3,7 @@
 // (filedrop/imports.ts) validates results and reads and writes them only through these.
 import { randomUUID } from 'node:crypto';
 import type { FileImportResult, FileImportStatus, FileScope, FileSnapshot, ImportedExport, RejectedRow } from '../../core/files.ts';
-import type { Row } from '../db/driver.ts';
-import type { Store } from '../store.ts';
+import type { Driver, Row } from '../db/driver.ts';
 
 /** Rejected rows kept per file (rowsRejected has the total). */
 export const MAX_STORED_REJECTIONS = 1000;
@@ -22,7 +21,8 @@ export interface ObjectVersion {
   etag: string;
 }
 
-type StoreDb = Pick<Store, 'db'>;
+/** Whatever holds the store's database handle (the Store). */
+type StoreDb = { db: Driver };
 
 function scopeOf(text: unknown): FileScope | null {
   if (typeof text !== 'string') return null;

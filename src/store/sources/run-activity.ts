@@ -1,7 +1,6 @@
 // What a sync run did besides storing records: upstream retries, how many of them were HTTP 429
 // (rate limited), and an excerpt of its log. Kept with the run's counts (one JSON column) under a key
 // no model can have, so reading a run splits it out again.
-import type { StreamCounts } from '../store.ts';
 
 export interface RunLogLine {
   at: string;
@@ -23,6 +22,14 @@ const KEY = '~activity';
 
 export function emptyActivity(): RunActivity {
   return { retries: 0, rateLimited: 0, log: [] };
+}
+
+/** What one stream of a run counted. */
+export interface StreamCounts {
+  records: number;
+  errors: number;
+  /** Records stored with a field cut short: nested deeper than core/json-depth.ts allows. */
+  truncated?: number;
 }
 
 /** The stored JSON of a run's counts, with its activity when given. */

@@ -3,16 +3,9 @@
 import { ConflictError, errorMessage, NotFoundError } from '../../core/errors.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { Conditions, nowIso, parseJson, sqlCount } from '../db/rows.ts';
-import { packCounts, type RunActivity, unpackCounts } from './run-activity.ts';
+import { packCounts, type RunActivity, type StreamCounts, unpackCounts } from './run-activity.ts';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
-
-export interface StreamCounts {
-  records: number;
-  errors: number;
-  /** Records stored with a field cut short: nested deeper than core/json-depth.ts allows. */
-  truncated?: number;
-}
 
 /** A file a run rejected whole, and why. */
 export interface RejectedFile {

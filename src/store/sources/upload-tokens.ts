@@ -1,8 +1,7 @@
 // The file drop's upload tokens in the store: only each token's SHA-256 hash is kept, with its source,
 // bucket, optional file name, expiry, revocation and use. The file drop (filedrop/tokens.ts) makes and
 // checks tokens; these read and write them.
-import type { Row } from '../db/driver.ts';
-import type { Store } from '../store.ts';
+import type { Driver, Row } from '../db/driver.ts';
 
 export interface UploadTokenInfo {
   id: string;
@@ -18,7 +17,8 @@ export interface UploadTokenInfo {
   uploads: number;
 }
 
-type StoreDb = Pick<Store, 'db'>;
+/** Whatever holds the store's database handle (the Store). */
+type StoreDb = { db: Driver };
 
 function toInfo(r: Row): UploadTokenInfo {
   return {
