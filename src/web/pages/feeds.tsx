@@ -2,13 +2,13 @@
 // date, records and staleness, and an import form for one file (the same as `tributary feeds import` and
 // POST /api/v1/feeds); "Replace a newer feed" is `--replace` (?replace=true), for undoing a wrong import.
 import { useState } from 'react';
-import { describeError, type FeedImport, type FeedInfo, get, importFeed } from '../api.ts';
+import { describeError, type FeedImport, importFeed, call } from '../api.ts';
 import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 export function FeedsPage() {
   usePageTitle('Feeds');
   const [version, setVersion] = useState(0);
-  const feeds = useLoad((s) => get<{ items: FeedInfo[] }>('/api/v1/feeds', s), `/api/v1/feeds:${version}`);
+  const feeds = useLoad((s) => call('GET /api/v1/feeds', {}, s), `/api/v1/feeds:${version}`);
   const [file, setFile] = useState<File | null>(null);
   const [replace, setReplace] = useState(false);
   const [result, setResult] = useState<FeedImport | null>(null);
