@@ -2,6 +2,7 @@
 // results → Compliance Finding (2003), hosts and CMDB/correlated assets → Device Inventory Info (5001),
 // installed software → Software Inventory Info (5020, OCSF 1.3.0). Pure functions of a stored record,
 // its host and the upstream's product; what OCSF has no attribute for goes to `unmapped`.
+import { ocsfVersion } from '../core/api-requests.ts';
 import type { ConnectorProduct } from '../core/connector.ts';
 import {
   bool,
@@ -21,7 +22,8 @@ import {
   str,
 } from './values.ts';
 
-export const OCSF_VERSIONS = ['1.1.0', '1.3.0'] as const;
+/** The versions the API's request shape accepts (core/api-requests.ts). */
+export const OCSF_VERSIONS = ocsfVersion.options;
 export type OcsfVersion = (typeof OCSF_VERSIONS)[number];
 
 export interface OcsfOptions {

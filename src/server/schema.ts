@@ -15,7 +15,7 @@ export interface ShapesProvider extends FastifyTypeProvider {
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
-/** Zod's draft-7 output tidied to the hand-written style: `type: [x, 'null']` for nullables, no safe-integer bounds, formats by name. */
+/** Zod's draft-7 output tidied to the hand-written style: `type: [x, 'null']` for nullables (null in their enum), no safe-integer bounds, formats by name. */
 function tidy(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(tidy);
   if (node === null || typeof node !== 'object') return node;
@@ -29,7 +29,8 @@ function tidy(node: unknown): unknown {
   const any = out.anyOf as Record<string, unknown>[] | undefined;
   if (any?.length === 2 && any[1].type === 'null' && Object.keys(any[1]).length === 1 && typeof any[0].type === 'string') {
     const { anyOf: _, ...rest } = out;
-    return { ...any[0], ...rest, type: [any[0].type, 'null'] };
+    const nullable = { ...any[0], ...rest, type: [any[0].type, 'null'] };
+    return Array.isArray(any[0].enum) ? { ...nullable, enum: [...any[0].enum, null] } : nullable;
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // The browser's client of the public /api/v1 API: JSON in and out, the session cookie, the CSRF header
 // on unsafe methods, and errors turned into sentences a user understands.
 
+import type { z } from 'zod';
+import type { ApiRoutes, RouteKey } from '../core/api-routes.ts';
 import type { ErrorBody, FeedImport } from '../core/api-shapes.ts';
 
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
@@ -136,8 +138,29 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
 
 export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, { signal });
 
+type Part<K extends RouteKey, P extends string> = ApiRoutes[K] extends { readonly [k in P]: infer S extends z.ZodType } ? z.input<S> : never;
+/** What a route takes: its path parameters, query and body, each where the route has one. */
+export type CallInput<K extends RouteKey> = ([Part<K, 'params'>] extends [never] ? { params?: undefined } : { params: Part<K, 'params'> }) &
+  ([Part<K, 'query'>] extends [never] ? { query?: undefined } : { query?: Part<K, 'query'> }) &
+  ([Part<K, 'body'>] extends [never] ? { body?: undefined } : undefined extends Part<K, 'body'> ? { body?: Part<K, 'body'> } : { body: Part<K, 'body'> });
+/** What a route answers. */
+export type Answer<K extends RouteKey> = z.output<ApiRoutes[K]['response']>;
+
+/** The URL of a route: `:name` segments filled in (encoded) and the query appended. */
+export function routeUrl<K extends RouteKey>(route: K, input: CallInput<K>): string {
+  const path = route.slice(route.indexOf(' ') + 1);
+  const params: Record<string, unknown> = input.params ?? {};
+  const filled = path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  return filled + qs(input.query ?? {});
+}
+
+/** Calls a route by its method and path (`'GET /api/v1/sources/:name'`), typed by the API's request and answer shapes. */
+export function call<K extends RouteKey>(route: K, input: CallInput<K>, signal?: AbortSignal): Promise<Answer<K>> {
+  return api<Answer<K>>(route.slice(0, route.indexOf(' ')), routeUrl(route, input), input.body, { signal });
+}
+
 /** Query string from an object; arrays repeat the key; empty values are left out. */
-export function qs(params: Record<string, string | number | boolean | null | undefined | (string | number)[]>): string {
+export function qs(params: Record<string, unknown>): string {
   const u = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     if (v === undefined || v === null || v === '') continue;

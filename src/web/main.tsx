@@ -5,7 +5,7 @@ import { Navigate, Outlet, type RouteObject, ScrollRestoration, useParams } from
 import { RouterProvider } from 'react-router/dom';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { api, describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler } from './api.ts';
+import { describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler, call } from './api.ts';
 import { AssetPage } from './pages/asset.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
 import { FindingPage } from './pages/finding.tsx';
@@ -14,7 +14,7 @@ import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PluginHostsPage, PluginsPage } from './pages/plugins.tsx';
-import { DETAIL_MODELS, RecordDetailPage } from './pages/record-detail.tsx';
+import { isDetailModel, RecordDetailPage } from './pages/record-detail.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
@@ -33,7 +33,7 @@ function App() {
   const loc = useLocation();
 
   useEffect(() => {
-    api<SessionInfo>('GET', '/api/v1/auth/session').then(
+    call('GET /api/v1/auth/session', {}).then(
       (s) => {
         setCsrfToken(s.csrfToken);
         setState({ status: 'in', session: s });
@@ -57,7 +57,7 @@ function App() {
 
   const onLogout = useCallback(async () => {
     try {
-      await api('POST', '/api/v1/auth/logout');
+      await call('POST /api/v1/auth/logout', {});
     } catch {
       // The session is gone either way.
     }
@@ -169,7 +169,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
   ['/inventory/assets/:id', (p) => <AssetPage id={p.id} />],
   ['/inventory/vulnerabilities/:id', (p) => <FindingPage id={p.id} />],
-  ['/inventory/:model/:id', (p) => (DETAIL_MODELS.includes(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
+  ['/inventory/:model/:id', (p) => (isDetailModel(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/settings/tokens', () => <TokensPage />],
   ['/settings/feeds', () => <FeedsPage />],
   ['/reports/coverage', () => <CoveragePage />],

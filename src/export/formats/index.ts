@@ -1,6 +1,8 @@
 // The export formats, one file each, registered here by name: which models each can write and how its
 // records are written. Shared by the CLI, the API and scheduled exports; adding a format is its file
 // and one line in FORMATS.
+import type { z } from 'zod';
+import { exportFormat } from '../../core/api-requests.ts';
 import { InputError } from '../../core/errors.ts';
 import { MODEL_NAMES, type ModelName } from '../../core/models.ts';
 import { OCSF_VERSIONS, type OcsfVersion } from '../ocsf.ts';
@@ -17,10 +19,11 @@ const FORMATS = {
   ecs,
   jsonl,
   csv,
-} satisfies Record<string, ExportFormatDef>;
+} satisfies Record<ExportFormat, ExportFormatDef>;
 
-export type ExportFormat = keyof typeof FORMATS;
-export const EXPORT_FORMATS = Object.keys(FORMATS) as ExportFormat[];
+/** The formats the API's request shape names (core/api-requests.ts); FORMATS has one entry for each. */
+export type ExportFormat = z.infer<typeof exportFormat>;
+export const EXPORT_FORMATS = exportFormat.options;
 export type FormatOptions = AnyFormatOptions & { format: ExportFormat };
 export type { EventEncoder, EventMapper, LineWriter };
 

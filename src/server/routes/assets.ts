@@ -4,19 +4,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS } from '../../store/index.ts';
 import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords, coverageAnswer } from '../../core/api-shapes-reports.ts';
 import { actorOf } from '../auth.ts';
 import { ApiError, errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
+import { coverageQuery } from '../../core/api-requests.ts';
+import { idParams as idParamsShape } from '../../core/api-shapes.ts';
 
 const linkBodySchema = routeSchema(assetLinkBody);
 const linkedSchema = routeSchema(assetLinked);
 
-const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
+const idParams = routeSchema(idParamsShape);
 
 export function assetRoutes(app: AppContext) {
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     /** The host a link request means: the path's host, or the body's host of the path's asset (or its only host). */
     const hostOf = async (id: string, hostId: string | undefined): Promise<string> => {
       if (await app.store.hostExists(id)) return id;
@@ -43,7 +45,7 @@ export function assetRoutes(app: AppContext) {
       ['DELETE', '/api/v1/assets/:id/link', 'unlink'],
       ['POST', '/api/v1/assets/:id/unlink', 'unlink'],
     ] as const) {
-      f.route<{ Params: { id: string }; Body: AssetLinkBody }>({
+      f.route({
         method,
         url: path,
         config: { scope: 'operate' },
@@ -68,7 +70,7 @@ export function assetRoutes(app: AppContext) {
         return { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
       },
     );
-    f.get<{ Params: { id: string } }>(
+    f.get(
       '/api/v1/assets/:id/records',
       {
         config: { scope: 'read' },
@@ -86,25 +88,20 @@ export function assetRoutes(app: AppContext) {
         return { asset, hosts, cmdbAssets };
       },
     );
-    f.get<{ Querystring: { days?: number; list?: string } }>(
+    f.get(
       '/api/v1/reports/coverage',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['reports'],
           summary: 'Coverage gaps: the four numbers, or with ?list=KIND the records behind one',
-          querystring: {
-            type: 'object',
-            properties: { days: { type: 'integer', minimum: 0, maximum: MAX_COVERAGE_DAYS, default: 30 }, list: { type: 'string', enum: [...COVERAGE_KINDS] } },
-            additionalProperties: false,
-          },
+          querystring: routeSchema(coverageQuery),
           response: { 200: routeSchema(coverageAnswer), 400: errorSchema },
         },
       },
       async (req) => {
-        const days = req.query.days ?? 30;
-        const list = req.query.list;
-        if (list !== undefined && isCoverageKind(list)) return { kind: list, days, items: await app.store.coverageList(list, days) };
+        const { days, list } = req.query;
+        if (list !== undefined) return { kind: list, days, items: await app.store.coverageList(list, days) };
         return app.store.coverage(days);
       },
     );

@@ -6,9 +6,9 @@ import { NotFoundError } from '../../core/errors.ts';
 import { createApiToken, tokenExpiry } from '../../app/api-tokens.ts';
 import { DEFAULT_TOKEN_SCOPE } from '../../core/token-scopes.ts';
 import { type AuthInfo, checkLogin, createSession, type LoginLimiter, SESSION_COOKIE, SESSION_TTL_MS } from '../auth.ts';
-import { apiTokenCreated, apiTokenList, loginBody, sessionInfo, type TokenCreateBody, tokenCreateBody } from '../../core/api-shapes.ts';
+import { apiTokenCreated, apiTokenList, idParams, loginBody, sessionInfo, tokenCreateBody } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
 
 export interface AuthRouteOptions {
   secureCookies: boolean | 'auto';
@@ -23,12 +23,13 @@ function current(req: FastifyRequest): AuthInfo {
 }
 
 export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     const secure = (req: FastifyRequest) => (opts.secureCookies === 'auto' ? req.protocol === 'https' : opts.secureCookies);
     const clearCookie = (req: FastifyRequest, reply: FastifyReply) =>
       reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(req) });
 
-    f.post<{ Body: { username: string; password: string } }>(
+    f.post(
       '/api/v1/auth/login',
       {
         config: { public: true },
@@ -63,7 +64,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
           maxAge: Math.floor(SESSION_TTL_MS / 1000),
         });
         req.log.info({ user: user.username }, 'logged in');
-        return { user, csrfToken: session.csrfToken, via: 'session', scope: 'admin' };
+        return { user, csrfToken: session.csrfToken, via: 'session' as const, scope: 'admin' as const };
       },
     );
 
@@ -100,7 +101,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
       async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
     );
 
-    f.post<{ Body: TokenCreateBody }>(
+    f.post(
       '/api/v1/tokens',
       {
         config: { scope: 'admin' },
@@ -124,14 +125,14 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
       },
     );
 
-    f.delete<{ Params: { id: string } }>(
+    f.delete(
       '/api/v1/tokens/:id',
       {
         config: { scope: 'admin' },
         schema: {
           tags: ['auth'],
           summary: 'Revoke an API token',
-          params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          params: routeSchema(idParams),
           response: { 204: { type: 'null' } },
         },
       },

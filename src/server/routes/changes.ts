@@ -9,12 +9,12 @@ import { nowIso } from '../../store/index.ts';
 import { CHANGE_KINDS } from '../../store/index.ts';
 import { parseFilter } from '../../store/index.ts';
 import { remediationReport } from '../../store/index.ts';
-import { RUN_HELP, SINCE_HELP } from '../../store/index.ts';
 import { type TrendsReport, trendsFingerprint, trendsReport } from '../../store/index.ts';
 import { changePage, remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, plainFilter, sourceIdsByName } from './records.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
+import { changesQuery, remediationQuery, trendsQuery } from '../../core/api-requests.ts';
+import { plainFilter, sourceIdsByName } from './records.ts';
 
 const asList = (v: unknown): string[] =>
   v === undefined
@@ -25,17 +25,6 @@ const asList = (v: unknown): string[] =>
         .filter(Boolean);
 
 const RESERVED = new Set(['since', 'run', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
-type ChangesQuery = {
-  since?: string;
-  run?: string;
-  model?: string[];
-  source?: string[];
-  change?: string[];
-  where?: string[];
-  limit: number;
-  cursor?: string;
-} & Record<string, unknown>;
-
 function checked(values: string[], allowed: readonly string[], param: string): string[] {
   for (const v of values) if (!allowed.includes(v)) throw new InputError(`${param}: unknown value '${v}'; one of ${allowed.join(', ')}`, param);
   return values;
@@ -44,34 +33,18 @@ function checked(values: string[], allowed: readonly string[], param: string): s
 export function changeRoutes(app: AppContext) {
   /** Recent trends reports by options and store fingerprint: a report reads every event of its window. */
   const trendsCache = new Map<string, TrendsReport>();
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     const sourceIds = (names: string[]) => sourceIdsByName(app, names);
 
-    f.get<{ Querystring: ChangesQuery }>(
+    f.get(
       '/api/v1/changes',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'The change feed: lifecycle events of records (new, fixed, reopened, removed, updated), oldest first, paged by cursor',
-          querystring: {
-            type: 'object',
-            properties: {
-              since: { type: 'string', description: SINCE_HELP },
-              run: { type: 'string', description: `${RUN_HELP} (not with since)` },
-              model: {
-                type: 'array',
-                items: { type: 'string' },
-                description: `only changes of this model (${MODEL_NAMES.join(', ')}); repeat or comma-separate for several`,
-              },
-              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-              change: { type: 'array', items: { type: 'string' }, description: `kind of change: ${CHANGE_KINDS.join(', ')}; repeat or comma-separate` },
-              where: { type: 'array', items: { type: 'string' }, description: 'filter on a change field: field=value, !=, >, >=, <, <=, ~ (contains)' },
-              limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-              cursor: { type: 'string', description: 'nextCursor of the previous page' },
-            },
-            additionalProperties: { description: 'any other parameter is a field filter: ?recordId=…' },
-          },
+          querystring: routeSchema(changesQuery),
           response: { 200: routeSchema(changePage), 400: errorSchema },
         },
       },
@@ -93,21 +66,14 @@ export function changeRoutes(app: AppContext) {
       },
     );
 
-    f.get<{ Querystring: { source?: string[]; since?: string } }>(
+    f.get(
       '/api/v1/reports/remediation',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['reports'],
           summary: 'Mean time to remediate (from fixed events) and open-finding age, per source and severity',
-          querystring: {
-            type: 'object',
-            properties: {
-              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-              since: { type: 'string', description: `only the fixes in the window: ${SINCE_HELP}` },
-            },
-            additionalProperties: false,
-          },
+          querystring: routeSchema(remediationQuery),
           response: {
             200: routeSchema(remediationShape),
             400: errorSchema,
@@ -122,7 +88,7 @@ export function changeRoutes(app: AppContext) {
       },
     );
 
-    f.get<{ Querystring: { source?: string[]; days: number; to?: string } }>(
+    f.get(
       '/api/v1/reports/trends',
       {
         config: { scope: 'read' },
@@ -132,15 +98,7 @@ export function changeRoutes(app: AppContext) {
             "Trends from the change feed and the scanner's dates: open findings by severity at the end of each day, and mean time to remediate per severity",
           description:
             "Today's counts are the store's live open and reopened findings; each earlier day's is derived from the openings and closings dated after it: a finding's first appearance at the scanner's first-seen date, a fix at the scanner's mitigation date where it sent one (else when a run saw it), so a first import already has the scanner's history. The mean time to remediate counts the fixes dated in the window, from first seen (or the last reopening) to the fix; where it is null, meanBlankReason says why.",
-          querystring: {
-            type: 'object',
-            properties: {
-              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-              days: { type: 'integer', minimum: 1, maximum: 366, default: 30, description: 'days in the window, its last day included' },
-              to: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the last day (YYYY-MM-DD, UTC); default and at most today' },
-            },
-            additionalProperties: false,
-          },
+          querystring: routeSchema(trendsQuery),
           response: {
             200: routeSchema(trendsReportShape),
             400: errorSchema,

@@ -5,92 +5,61 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
-import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../../export/formats/index.ts';
-import { OCSF_VERSIONS } from '../../export/ocsf.ts';
-import { addDestination, type DestinationInput, describeDestinations, runDestination } from '../../export/schedule.ts';
+import { contentType, extension, parseFormat } from '../../export/formats/index.ts';
+import { addDestination, describeDestinations, runDestination } from '../../export/schedule.ts';
 import { deleteDestination, getDestination } from '../../store/index.ts';
-import { SINCE_HELP } from '../../store/index.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
-import { exportDestination, exportDestinationList, exportRemoved, exportStatusList } from '../../core/api-shapes.ts';
+import { exportDestination, exportDestinationList, exportRemoved, exportStatusList, nameParams as nameParamsShape } from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
+import { destinationBody, exportQuery, exportRunBody, exportsQuery, modelParams } from '../../core/api-requests.ts';
 import { asList, filtersOf } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'csvEscape', 'since']);
 
 const destinationSchema = routeSchema(exportDestination);
 
-const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
-
-type ExportQuery = {
-  format: string;
-  source?: string[];
-  where?: string[];
-  ocsfVersion?: string;
-  ecsBulk?: boolean;
-  csvEscape?: boolean;
-  since?: string;
-} & Record<string, unknown>;
+const nameParams = routeSchema(nameParamsShape);
 
 export function exportRoutes(app: AppContext) {
-  return async (f: FastifyInstance): Promise<void> => {
-    f.get<{ Querystring: { source?: string } }>(
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
+    f.get(
       '/api/v1/exports',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['export'],
           summary: 'Scheduled export destinations with the status of their last export per source',
-          querystring: {
-            type: 'object',
-            properties: { source: { type: 'string', description: 'only the destinations that apply to this source' } },
-            additionalProperties: false,
-          },
+          querystring: routeSchema(exportsQuery),
           response: { 200: routeSchema(exportDestinationList), 404: errorSchema },
         },
       },
       async (req) => ({ items: await describeDestinations(app, req.query.source) }),
     );
 
-    f.post<{ Body: DestinationInput }>(
+    f.post(
       '/api/v1/exports',
       {
         config: { scope: 'admin' },
         schema: {
           tags: ['export'],
           summary: 'Add a destination written after each successful sync of its source (or of every source)',
-          body: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 63 },
-              source: { type: ['string', 'null'] },
-              target: {
-                type: 'string',
-                minLength: 1,
-                description:
-                  'a folder under the export root (TRIBUTARY_EXPORT_DIR, default <data-dir>/exports; a relative one is taken from there) or s3://BUCKET/PREFIX',
-              },
-              format: { type: 'string', enum: [...EXPORT_FORMATS] },
-              ocsfVersion: { type: ['string', 'null'], enum: [...OCSF_VERSIONS, null] },
-              ecsBulk: { type: 'boolean' },
-              models: { type: 'array', items: { type: 'string' } },
-              mode: { type: 'string', enum: ['full', 'changes'] },
-            },
-            required: ['name', 'target', 'format'],
-            additionalProperties: false,
-          },
+          body: routeSchema(destinationBody),
           response: { 201: destinationSchema, 400: errorSchema, 404: errorSchema, 409: errorSchema },
         },
       },
       async (req, reply) => {
         const d = await addDestination(app, req.body);
         req.log.info({ export: d.name }, 'export destination added');
-        return reply.code(201).send((await describeDestinations(app)).find((x) => x.name === d.name));
+        const added = (await describeDestinations(app)).find((x) => x.name === d.name);
+        if (!added) throw new Error(`destination '${d.name}' was added but is not listed`);
+        return reply.code(201).send(added);
       },
     );
 
-    f.delete<{ Params: { name: string } }>(
+    f.delete(
       '/api/v1/exports/:name',
       {
         config: { scope: 'admin' },
@@ -107,7 +76,7 @@ export function exportRoutes(app: AppContext) {
       },
     );
 
-    f.post<{ Params: { name: string }; Body: { source?: string } }>(
+    f.post(
       '/api/v1/exports/:name/run',
       {
         config: { scope: 'operate' },
@@ -115,7 +84,7 @@ export function exportRoutes(app: AppContext) {
           tags: ['export'],
           summary: "Write a destination now from its sources' last successful sync (e.g. to retry a failed export)",
           params: nameParams,
-          body: { type: 'object', properties: { source: { type: 'string' } }, additionalProperties: false },
+          body: routeSchema(exportRunBody),
           response: { 200: routeSchema(exportStatusList), 404: errorSchema },
         },
         preValidation: async (req) => {
@@ -136,36 +105,15 @@ export function exportRoutes(app: AppContext) {
       },
     );
 
-    f.get<{ Params: { model: string }; Querystring: ExportQuery }>(
+    f.get(
       '/api/v1/export/:model',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['export'],
           summary: 'Every matching record of a model, streamed as OCSF or ECS (NDJSON), JSON Lines or CSV, with the filters of the list',
-          params: { type: 'object', properties: { model: { type: 'string', enum: [...MODEL_NAMES] } }, required: ['model'] },
-          querystring: {
-            type: 'object',
-            properties: {
-              format: { type: 'string', enum: [...EXPORT_FORMATS] },
-              ocsfVersion: { type: 'string', enum: [...OCSF_VERSIONS], default: '1.1.0' },
-              ecsBulk: { type: 'boolean', description: 'ECS: an Elasticsearch _bulk action line with a stable _id before each document' },
-              csvEscape: {
-                type: 'boolean',
-                default: true,
-                description: "CSV: a text cell that starts with = + - @, tab or CR gets a ' so spreadsheets do not run it; false writes cells raw",
-              },
-              since: { type: 'string', description: `only the records changed in the window: ${SINCE_HELP}` },
-              source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-              where: {
-                type: 'array',
-                items: { type: 'string' },
-                description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text',
-              },
-            },
-            required: ['format'],
-            additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
-          },
+          params: routeSchema(modelParams),
+          querystring: routeSchema(exportQuery),
           response: { 200: { description: 'the export, streamed', type: 'string' }, 400: errorSchema, 404: errorSchema },
         },
       },

@@ -11,10 +11,12 @@ import { formatBytes } from '../../core/format.ts';
 import { cveFeedFacts } from '../../store/index.ts';
 import { cveFactsList, feedImport, feedList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
+import { cveQuery, feedImportQuery } from '../../core/api-requests.ts';
 
 export function feedRoutes(app: AppContext) {
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     f.get(
       '/api/v1/feeds',
       {
@@ -30,21 +32,14 @@ export function feedRoutes(app: AppContext) {
       }),
     );
 
-    f.get<{ Querystring: { cve: string[] } }>(
+    f.get(
       '/api/v1/feeds/cves',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['feeds'],
           summary: 'What the imported feeds say of these CVEs: the CISA KEV entry and the EPSS score, null where a feed does not list one',
-          querystring: {
-            type: 'object',
-            properties: {
-              cve: { type: 'array', items: { type: 'string', maxLength: 40 }, minItems: 1, maxItems: 500, description: 'a CVE id; repeat for several' },
-            },
-            required: ['cve'],
-            additionalProperties: false,
-          },
+          querystring: routeSchema(cveQuery),
           response: {
             200: routeSchema(cveFactsList),
             400: errorSchema,
@@ -55,10 +50,11 @@ export function feedRoutes(app: AppContext) {
     );
 
     // The body is the file itself, whatever its content type, read by the handler within the byte cap.
-    await f.register(async (r) => {
+    await f.register(async (scope) => {
+      const r = scope.withTypeProvider<ShapesProvider>();
       r.removeAllContentTypeParsers();
       r.addContentTypeParser('*', (_req, _payload, done) => done(null));
-      r.post<{ Querystring: { name?: string; replace?: boolean } }>(
+      r.post(
         '/api/v1/feeds',
         {
           config: { scope: 'admin' },
@@ -66,14 +62,7 @@ export function feedRoutes(app: AppContext) {
             tags: ['feeds'],
             summary:
               'Import one feed file (the request body): CISA KEV catalog JSON or FIRST EPSS CSV, optionally gzipped; recognised by content. Refused (400) when dated more than a day ahead, older than the current feed (unless replace=true), or over TRIBUTARY_FEED_MAX_BYTES / TRIBUTARY_FEED_MAX_ENTRIES',
-            querystring: {
-              type: 'object',
-              properties: {
-                name: { type: 'string', maxLength: 255 },
-                replace: { type: 'boolean', default: false, description: 'install the feed even when it is older than the one imported' },
-              },
-              additionalProperties: false,
-            },
+            querystring: routeSchema(feedImportQuery),
             response: {
               200: routeSchema(feedImport),
               400: errorSchema,

@@ -24,19 +24,24 @@ import { sanitizeFileName, validateKey } from '../../filedrop/names.ts';
 import { fileDropOf, maxUploadBytes, sourceBucketOf } from '../../filedrop/resolve.ts';
 import { listUploadTokens, markTokenUsed, revokeUploadToken, verifyUploadToken } from '../../filedrop/tokens.ts';
 import { putIntoBucket, type UploadedFile } from '../../filedrop/upload.ts';
-import { bucketListing, fileDropGuide as fileDropGuideShape, importHistory, uploadedFile, uploadedFiles, uploadTokenList } from '../../core/api-shapes.ts';
+import {
+  bucketListing,
+  fileDropGuide as fileDropGuideShape,
+  importHistory,
+  nameParams as nameParamsShape,
+  uploadedFile,
+  uploadedFiles,
+  uploadTokenList,
+} from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
+import { fileDropBody, fileParams as fileParamsShape, uploadParams, uploadTokenParams } from '../../core/api-requests.ts';
 
 /** Route prefixes that must bypass the session/API-token check (they carry their own upload token). */
 export const UPLOAD_TOKEN_PATH_PREFIX = '/api/v1/upload/';
 
-const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
-const fileParams = {
-  type: 'object',
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, '*': { type: 'string', maxLength: 1024 } },
-  required: ['name'],
-} as const;
+const nameParams = routeSchema(nameParamsShape);
+const fileParams = routeSchema(fileParamsShape);
 
 const uploadedSchema = routeSchema(uploadedFile);
 
@@ -96,10 +101,11 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     }
   }
 
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     const publicBase = (req: FastifyRequest): string => opts.publicUrl ?? process.env.TRIBUTARY_PUBLIC_URL ?? `${req.protocol}://${req.host}`;
 
-    f.get<{ Params: { name: string } }>(
+    f.get(
       '/api/v1/sources/:name/files',
       {
         config: { scope: 'read' },
@@ -116,7 +122,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       async (req) => listFiles(app, await app.store.getSource(req.params.name)),
     );
 
-    f.get<{ Params: { name: string } }>(
+    f.get(
       '/api/v1/sources/:name/imports',
       {
         config: { scope: 'read' },
@@ -133,7 +139,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       async (req) => ({ items: await listImports(app, (await app.store.getSource(req.params.name)).id) }),
     );
 
-    f.delete<{ Params: { name: string } }>(
+    f.delete(
       '/api/v1/sources/:name/files/*',
       {
         config: { scope: 'operate' },
@@ -149,7 +155,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       },
     );
 
-    f.post<{ Params: { name: string }; Body: { expires?: string; file?: string | null } | undefined }>(
+    f.post(
       '/api/v1/sources/:name/file-drop',
       {
         config: { scope: 'operate' },
@@ -158,14 +164,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           summary:
             'File-drop guide: bucket address, upload credentials scoped to it (presigned URL on S3 for one file, else a revocable upload token) and commands',
           params: nameParams,
-          body: {
-            type: ['object', 'null'],
-            properties: {
-              expires: { type: 'string', maxLength: 20, description: '30m, 1h (default), 7d, or seconds (1m to 7d)' },
-              file: { type: ['string', 'null'], maxLength: 255, description: 'the one file name the credentials are for' },
-            },
-            additionalProperties: false,
-          },
+          body: routeSchema(fileDropBody),
           response: {
             201: routeSchema(fileDropGuideShape),
             ...errors,
@@ -185,7 +184,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       },
     );
 
-    f.get<{ Params: { name: string } }>(
+    f.get(
       '/api/v1/sources/:name/file-drop/tokens',
       {
         config: { scope: 'read' },
@@ -204,18 +203,14 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       },
     );
 
-    f.delete<{ Params: { name: string; id: string } }>(
+    f.delete(
       '/api/v1/sources/:name/file-drop/tokens/:id',
       {
         config: { scope: 'operate' },
         schema: {
           tags: ['files'],
           summary: 'Revoke an upload token',
-          params: {
-            type: 'object',
-            properties: { name: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1, maxLength: 100 } },
-            required: ['name', 'id'],
-          },
+          params: routeSchema(uploadTokenParams),
           response: { 204: { type: 'null' }, ...errors },
         },
       },
@@ -228,9 +223,10 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     );
 
     // Multipart uploads, in their own scope with @fastify/multipart.
-    await f.register(async (m) => {
+    await f.register(async (scope) => {
+      const m = scope.withTypeProvider<ShapesProvider>();
       await m.register(multipart, { limits: { fileSize: limit() + 1, files: 50, fields: 20, parts: 70, fieldSize: 64 * 1024 } });
-      m.post<{ Params: { name: string } }>(
+      m.post(
         '/api/v1/sources/:name/files',
         {
           config: { scope: 'operate' },
@@ -262,11 +258,12 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
     });
 
     // Raw streamed uploads: no body parsing at all in this scope; the handler streams the request.
-    await f.register(async (r) => {
+    await f.register(async (scope) => {
+      const r = scope.withTypeProvider<ShapesProvider>();
       r.removeAllContentTypeParsers();
       r.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-      r.put<{ Params: { name: string } }>(
+      r.put(
         '/api/v1/sources/:name/files/*',
         {
           config: { scope: 'operate' },
@@ -284,7 +281,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
       );
 
       const granted = new WeakMap<FastifyRequest, { tokenId: string; sourceName: string }>();
-      r.put<{ Params: { bucket: string } }>(
+      r.put(
         `${UPLOAD_TOKEN_PATH_PREFIX}:bucket/*`,
         {
           config: { public: true },
@@ -292,15 +289,11 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
             tags: ['files'],
             summary: 'Upload one file with an upload token from the file-drop guide (Authorization: Bearer <upload token>); no session or API token',
             security: [],
-            params: {
-              type: 'object',
-              properties: { bucket: { type: 'string', maxLength: 63 }, '*': { type: 'string', maxLength: 1024 } },
-              required: ['bucket'],
-            },
+            params: routeSchema(uploadParams),
             response: { 201: uploadedSchema, ...errors },
           },
           onRequest: async (req) => {
-            const bucket = (req.params as { bucket: string }).bucket;
+            const { bucket } = req.params;
             const key = sanitizeFileName(fileParam(req));
             const v = await verifyUploadToken(app, req.headers.authorization, bucket, key);
             granted.set(req, { tokenId: v.token.id, sourceName: v.sourceName });

@@ -9,13 +9,16 @@ import { countByGroups, labelsOfHosts } from '../../store/index.ts';
 import type { Filter, SortSpec } from '../../store/index.ts';
 import { type ComplianceSummaryItem, complianceSummary, groupCounts, hostLabels, recordCount, recordStats } from '../../core/api-shapes-reports.ts';
 import { ApiError, errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
+import { complianceQuery, groupQuery, hostIdsQuery, recordQuery } from '../../core/api-requests.ts';
+import { idParams } from '../../core/api-shapes.ts';
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const querySchema = routeSchema(recordQuery);
+const groupQuerySchema = routeSchema(groupQuery);
+const idParamsSchema = routeSchema(idParams);
+
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from '../../core/api-requests.ts';
 const RESERVED = new Set(['source', 'where', 'limit', 'cursor', 'sort', 'offset', 'all']);
-/** Deepest page start `offset` reaches (cursors go further). */
-export const MAX_OFFSET = 1_000_000;
 /** A plain query parameter as a filter: `severity=high`, and `port>=80` (parsed as key `port>`). */
 export function plainFilter(key: string, value: string): Filter {
   const suffix = /^([A-Za-z_][A-Za-z0-9_]*)([!<>~])$/.exec(key);
@@ -77,38 +80,6 @@ export function recordSchema(model: ModelName): Record<string, unknown> {
   };
 }
 
-const querySchema = {
-  type: 'object',
-  properties: {
-    source: { type: 'array', items: { type: 'string' }, description: 'source name; repeat or comma-separate for several' },
-    where: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'filter: field=value, field!=value, field>value, field>=value, field<value, field<=value, field~text',
-    },
-    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-    cursor: { type: 'string', description: 'nextCursor of the previous page' },
-    offset: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_OFFSET,
-      description: 'records to skip (a page number: (page - 1) × limit); ignored with a cursor, which is faster',
-    },
-    sort: { type: 'string', description: 'order by a field, -field for descending (severity sorts by rank); default by id' },
-    all: {
-      type: 'boolean',
-      default: false,
-      description: 'also fixed findings and removed records (by default a list holds live ones: findings open or reopened, nothing removed)',
-    },
-  },
-  additionalProperties: { description: 'any other parameter is a field filter: ?severity=high' },
-} as const;
-
-type RecordQuery = { source?: string[]; where?: string[]; limit: number; cursor?: string; offset?: number; sort?: string; all?: boolean } & Record<
-  string,
-  unknown
->;
-
 /** `sort=field` or `sort=-field`. */
 export function parseSort(sort: string | undefined): SortSpec | null {
   if (sort === undefined || sort.trim() === '') return null;
@@ -128,29 +99,18 @@ export function filtersOf(where: unknown, rest: Record<string, unknown>, reserve
 }
 
 const GROUP_RESERVED = new Set(['source', 'where', 'limit', 'by']);
-type GroupQuery = { source?: string[]; where?: string[]; limit: number; by?: string[] } & Record<string, unknown>;
-const groupQuerySchema = {
-  type: 'object',
-  properties: {
-    by: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'field to group by; repeat for several' },
-    source: querySchema.properties.source,
-    where: querySchema.properties.where,
-    limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000 },
-  },
-  required: ['by'],
-  additionalProperties: { description: 'any other parameter is a field filter' },
-} as const;
 const groupResponseSchema = routeSchema(groupCounts);
 
 type SummaryItem = ComplianceSummaryItem;
 
 export function recordRoutes(app: AppContext) {
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     const sourceIds = (names: string[]) => sourceIdsByName(app, sourceNames(names));
 
     for (const model of MODEL_NAMES) {
       const item = recordSchema(model);
-      f.get<{ Querystring: RecordQuery }>(
+      f.get(
         `/api/v1/${model}`,
         {
           config: { scope: 'read' },
@@ -182,7 +142,7 @@ export function recordRoutes(app: AppContext) {
           return { items: page.records, nextCursor: page.nextCursor };
         },
       );
-      f.get<{ Querystring: RecordQuery }>(
+      f.get(
         `/api/v1/${model}/count`,
         {
           config: { scope: 'read' },
@@ -199,7 +159,7 @@ export function recordRoutes(app: AppContext) {
           return { count: await app.store.countMatching(model, { sourceIds: await sourceIds(asList(source)), filters }) };
         },
       );
-      f.get<{ Querystring: GroupQuery }>(
+      f.get(
         `/api/v1/${model}/counts`,
         {
           config: { scope: 'read' },
@@ -217,14 +177,14 @@ export function recordRoutes(app: AppContext) {
           return { items };
         },
       );
-      f.get<{ Params: { id: string } }>(
+      f.get(
         `/api/v1/${model}/:id`,
         {
           config: { scope: 'read' },
           schema: {
             tags: ['records'],
             summary: `One ${model} record`,
-            params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+            params: idParamsSchema,
             response: { 200: item, 404: errorSchema },
           },
         },
@@ -232,22 +192,14 @@ export function recordRoutes(app: AppContext) {
       );
     }
 
-    f.get<{ Querystring: { source?: string[]; hostId?: string; limit: number } }>(
+    f.get(
       '/api/v1/compliance/summary',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'Compliance results per host and benchmark: passed, failed, warning and error rule counts (current records only)',
-          querystring: {
-            type: 'object',
-            properties: {
-              source: { type: 'array', items: { type: 'string' } },
-              hostId: { type: 'string' },
-              limit: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
-            },
-            additionalProperties: false,
-          },
+          querystring: routeSchema(complianceQuery),
           response: { 200: routeSchema(complianceSummary), 400: errorSchema },
         },
       },
@@ -268,19 +220,14 @@ export function recordRoutes(app: AppContext) {
       },
     );
 
-    f.get<{ Querystring: { id: string[] } }>(
+    f.get(
       '/api/v1/hosts/labels',
       {
         config: { scope: 'read' },
         schema: {
           tags: ['records'],
           summary: 'Hostname and IP addresses of hosts by id (?id=…, repeatable, up to 1000), for labelling per-host records',
-          querystring: {
-            type: 'object',
-            properties: { id: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 1000 } },
-            required: ['id'],
-            additionalProperties: false,
-          },
+          querystring: routeSchema(hostIdsQuery),
           response: {
             200: routeSchema(hostLabels),
             400: errorSchema,

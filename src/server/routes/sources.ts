@@ -7,6 +7,7 @@ import { addSource, checkSource, configureSource, present, removeSource } from '
 import { ConflictError, InputError } from '../../core/errors.ts';
 import { exportStatusesOf } from '../../export/schedule.ts';
 import {
+  nameParams as nameParamsShape,
   sourceChangeBody,
   sourceCheck,
   sourceCheckBody,
@@ -19,10 +20,10 @@ import {
   syncStarted,
 } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
-import { routeSchema } from '../schema.ts';
+import { routeSchema, type ShapesProvider } from '../schema.ts';
 import type { SyncManager } from '../syncs.ts';
 
-const nameParams = { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['name'] } as const;
+const nameParams = routeSchema(nameParamsShape);
 
 export const sourceViewSchema = routeSchema(sourceView);
 const checkSchema = routeSchema(sourceCheck);
@@ -37,7 +38,8 @@ const ownerOf = (req: FastifyRequest): string => req.auth?.sessionHash ?? `user:
 
 export function sourceRoutes(app: AppContext, syncs: SyncManager) {
   const held = new HeldTests();
-  return async (f: FastifyInstance): Promise<void> => {
+  return async (instance: FastifyInstance): Promise<void> => {
+    const f = instance.withTypeProvider<ShapesProvider>();
     const view = async (name: string) => {
       const s = await app.store.getSource(name);
       return { ...present(app, s, await app.store.lastRun(s.id)), exports: await exportStatusesOf(app, s.name) };
@@ -59,7 +61,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.post<{ Body: { name: string; type: string; config?: Record<string, unknown>; schedule?: string | null; connectionTest?: string } }>(
+    f.post(
       '/api/v1/sources',
       {
         config: { scope: 'admin' },
@@ -84,7 +86,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.get<{ Params: { name: string } }>(
+    f.get(
       '/api/v1/sources/:name',
       {
         config: { scope: 'read' },
@@ -93,7 +95,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       async (req) => view(req.params.name),
     );
 
-    f.patch<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null; connectionTest?: string } }>(
+    f.patch(
       '/api/v1/sources/:name',
       {
         config: { scope: 'admin' },
@@ -118,7 +120,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.delete<{ Params: { name: string } }>(
+    f.delete(
       '/api/v1/sources/:name',
       {
         config: { scope: 'admin' },
@@ -142,7 +144,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.post<{ Body: { type: string; name?: string; config?: Record<string, unknown>; schedule?: string | null } }>(
+    f.post(
       '/api/v1/sources/check',
       {
         config: { scope: 'admin' },
@@ -165,7 +167,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.post<{ Params: { name: string }; Body: { config?: Record<string, unknown>; schedule?: string | null } }>(
+    f.post(
       '/api/v1/sources/:name/check',
       {
         config: { scope: 'admin' },
@@ -192,7 +194,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
     );
 
-    f.post<{ Params: { name: string }; Body: { full?: boolean; allowLargeRemoval?: boolean } }>(
+    f.post(
       '/api/v1/sources/:name/sync',
       {
         config: { scope: 'operate' },

@@ -5,11 +5,8 @@ import { InputError } from '../../core/errors.ts';
 import type { Driver } from '../db/driver.ts';
 import { runStartedAt } from '../sources/runs.ts';
 
-/** What `since` means, for the CLI's help and the API's description. */
-export const SINCE_HELP = 'a run id: the changes of the runs that started after it; an ISO-8601 time: those at or after it';
-
-/** What `run` means. */
-export const RUN_HELP = 'a run id: exactly the changes of that run';
+/** What `since` and `run` mean, for the CLI's help and the API's description (declared with the request shapes). */
+export { RUN_HELP, SINCE_HELP } from '../../core/api-requests.ts';
 
 /** Where a window of changes opens. */
 export interface Since {

@@ -4,7 +4,8 @@
 // ticket covers a finding its findingIds hold, and every finding of an asset its link `covers`. The report's numbers are counted
 // without reading the records behind them: the urgent findings from the summaries (summaries.ts,
 // as of the last run's epilogue), less those a ticket covers; its lists read the records.
-import type { CoverageCounts } from '../../core/api-shapes-reports.ts';
+import { MAX_COVERAGE_DAYS } from '../../core/api-requests.ts';
+import { type CoverageCounts, coverageKind } from '../../core/api-shapes-reports.ts';
 import { InputError } from '../../core/errors.ts';
 import type { ModelName, StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
@@ -12,7 +13,7 @@ import { recordColumns, recordFrom, rowToRecord } from '../records/row-mapping.t
 import { ensureSummariesFor } from './summary-tables-write.ts';
 import { marks, placeholders } from '../db/sql.ts';
 
-export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
+export const COVERAGE_KINDS = coverageKind.options;
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
 /** The four numbers and the window (the API's coverage counts). */
@@ -160,8 +161,7 @@ async function ticketsForFixedFindings(db: Driver, tickets: TicketLinks[]): Prom
   return out;
 }
 
-/** The longest window the coverage report looks back over: ten years. */
-export const MAX_COVERAGE_DAYS = 3650;
+export { MAX_COVERAGE_DAYS };
 
 export function checkDays(days: number): number {
   if (!Number.isInteger(days) || days < 0 || days > MAX_COVERAGE_DAYS)

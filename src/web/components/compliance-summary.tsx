@@ -1,11 +1,12 @@
 // Compliance benchmark results: passed, failed, warning and error rules per benchmark (and host).
-import { type ComplianceSummaryItem, get, qs } from '../api.ts';
+import { call, routeUrl } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, num, useLoad } from '../ui.tsx';
 
 export function ComplianceSummary({ source, hostId }: { source?: string; hostId?: string }) {
-  const url = `/api/v1/compliance/summary${qs({ source: source || undefined, hostId, limit: 200 })}`;
-  const summary = useLoad((s) => get<{ items: ComplianceSummaryItem[] }>(url, s), url);
+  const input = { query: { source: source ? [source] : undefined, hostId, limit: 200 } };
+  const url = routeUrl('GET /api/v1/compliance/summary', input);
+  const summary = useLoad((s) => call('GET /api/v1/compliance/summary', input, s), url);
   const items = summary.data?.items ?? [];
   return (
     <section className="card" aria-labelledby="compliance-summary-title">

@@ -4,7 +4,6 @@
 import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import {
   ApiError,
-  api,
   type ConnectorMeta,
   type ConnectorSection,
   capitalize,
@@ -12,6 +11,7 @@ import {
   type FieldMeta,
   type SourceCheck,
   type SourceView,
+  call,
 } from '../api.ts';
 import { shortName } from '../pages/sources.tsx';
 import { Alert, Badge } from '../ui.tsx';
@@ -142,14 +142,10 @@ export function ConfigureForm(props: {
       const { config, schedule } = payload();
       const kept = connectionTest ? { connectionTest } : {};
       const saved = isNew
-        ? await api<SourceView>('POST', '/api/v1/sources', {
-            name: name.trim(),
-            type: connector.type,
-            config,
-            ...(schedule !== undefined ? { schedule } : {}),
-            ...kept,
+        ? await call('POST /api/v1/sources', {
+            body: { name: name.trim(), type: connector.type, config, ...(schedule !== undefined ? { schedule } : {}), ...kept },
           })
-        : await api<SourceView>('PATCH', `/api/v1/sources/${encodeURIComponent(source.name)}`, { config, schedule, ...kept });
+        : await call('PATCH /api/v1/sources/:name', { params: { name: source.name }, body: { config, schedule, ...kept } });
       setConnectionTest(null);
       setValues(initialValues(connector, saved));
       props.onSaved(saved);
@@ -183,15 +179,12 @@ export function ConfigureForm(props: {
     try {
       const { config, schedule } = payload();
       const r = isNew
-        ? await api<SourceCheck>('POST', '/api/v1/sources/check', {
-            type: connector.type,
-            name: name.trim() || undefined,
-            config,
-            ...(schedule ? { schedule } : {}),
+        ? await call('POST /api/v1/sources/check', {
+            body: { type: connector.type, name: name.trim() || undefined, config, ...(schedule ? { schedule } : {}) },
           })
         : dirty
-          ? await api<SourceCheck>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`, { config, schedule })
-          : await api<SourceCheck>('POST', `/api/v1/sources/${encodeURIComponent(source.name)}/check`);
+          ? await call('POST /api/v1/sources/:name/check', { params: { name: source.name }, body: { config, schedule } })
+          : await call('POST /api/v1/sources/:name/check', { params: { name: source.name } });
       if (r.connectionTest) setConnectionTest(r.connectionTest);
       setCheck({ ok: r.ok, checks: r.checks, at: Date.now(), unsaved: dirty });
       if (!dirty) props.onChecked?.();

@@ -1,24 +1,26 @@
 // The file-drop guide of a file-mode source: generated upload credentials, ready-to-paste commands,
 // and the active upload tokens with revocation.
 import { useState } from 'react';
-import { api, describeError, type FileDropGuide, get, type SourceView, type UploadToken } from '../api.ts';
+import { describeError, type FileDropGuide, type SourceView, call } from '../api.ts';
 import { Alert, ago, dateTime, useLoad } from '../ui.tsx';
 import { CopyButton } from './copy-button.tsx';
 
 export function Guide({ source }: { source: SourceView }) {
-  const enc = encodeURIComponent(source.name);
   const [guide, setGuide] = useState<FileDropGuide | null>(null);
   const [expires, setExpires] = useState('1h');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [version, setVersion] = useState(0);
-  const tokens = useLoad((s) => get<{ items: UploadToken[] }>(`/api/v1/sources/${enc}/file-drop/tokens`, s), `upload-tokens:${source.name}|${version}`);
+  const tokens = useLoad(
+    (s) => call('GET /api/v1/sources/:name/file-drop/tokens', { params: { name: source.name } }, s),
+    `upload-tokens:${source.name}|${version}`,
+  );
 
   const generate = async () => {
     setBusy(true);
     setError(null);
     try {
-      setGuide(await api<FileDropGuide>('POST', `/api/v1/sources/${enc}/file-drop`, { expires }));
+      setGuide(await call('POST /api/v1/sources/:name/file-drop', { params: { name: source.name }, body: { expires } }));
       setVersion((v) => v + 1);
     } catch (err) {
       setError(describeError(err));
@@ -29,7 +31,7 @@ export function Guide({ source }: { source: SourceView }) {
   const revoke = async (id: string) => {
     setError(null);
     try {
-      await api('DELETE', `/api/v1/sources/${enc}/file-drop/tokens/${encodeURIComponent(id)}`);
+      await call('DELETE /api/v1/sources/:name/file-drop/tokens/:id', { params: { name: source.name, id } });
       if (guide?.token?.id === id) setGuide(null);
       setVersion((v) => v + 1);
     } catch (err) {

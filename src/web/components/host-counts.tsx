@@ -1,14 +1,14 @@
 // Open findings per severity for the hosts on a page of the hosts list (GET /api/v1/hosts/finding-counts,
 // from the summaries), as columns linking to each host's open findings of that severity.
 import { useMemo } from 'react';
-import { get, type HostFindingCounts, qs, type Rec } from '../api.ts';
+import { type HostFindingCounts, type Rec, call } from '../api.ts';
 import { Link } from '../router.tsx';
 import { type Column, num, useLoad } from '../ui.tsx';
 
 export function useHostCounts(rows: Rec[] | undefined): Record<string, HostFindingCounts> {
   const ids = useMemo(() => (rows ?? []).map((r) => r.id).sort(), [rows]);
   const counts = useLoad(
-    async (s) => (ids.length ? get<{ items: HostFindingCounts[] }>(`/api/v1/hosts/finding-counts${qs({ id: ids })}`, s) : { items: [] }),
+    async (s) => (ids.length ? call('GET /api/v1/hosts/finding-counts', { query: { id: ids } }, s) : { items: [] }),
     `counts:${ids.join(',')}`,
   );
   return useMemo(() => Object.fromEntries((counts.data?.items ?? []).map((c) => [c.hostId, c])), [counts.data]);

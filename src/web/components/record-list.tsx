@@ -1,7 +1,7 @@
 // A server-side paged, sortable table of one inventory model (with a host column for per-host records),
 // and the model descriptions it is driven by.
 import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { get, type HostLabel, type Page, qs, type Rec, type RecordCount } from '../api.ts';
+import { get, type HostLabel, type Page, qs, type Rec, type RecordCount, call } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
@@ -42,7 +42,7 @@ export function hostColumn(labels: HostLabels): Column<Rec> {
 export function useHostLabels(rows: Rec[] | undefined): HostLabels {
   const ids = useMemo(() => [...new Set((rows ?? []).map((r) => r.hostId as string | null).filter((x): x is string => !!x))].sort(), [rows]);
   const labels = useLoad(
-    async (s) => (ids.length ? get<{ items: HostLabel[] }>(`/api/v1/hosts/labels${qs({ id: ids })}`, s) : { items: [] }),
+    async (s) => (ids.length ? call('GET /api/v1/hosts/labels', { query: { id: ids } }, s) : { items: [] }),
     `host-labels:${ids.join(',')}`,
   );
   return useMemo(() => Object.fromEntries((labels.data?.items ?? []).map((h) => [h.id, h])), [labels.data]);

@@ -1,6 +1,6 @@
 // A ticket's assets: one row per link with the asset by name and address (linking to its page), why the
 // ticket is tied to it, and whether it covers the asset's findings; and what `broad` means for it.
-import { get, type Rec } from '../api.ts';
+import { type Rec, call } from '../api.ts';
 import { Link } from '../router.tsx';
 import { cell, Spinner, useLoad } from '../ui.tsx';
 
@@ -45,7 +45,7 @@ export function TicketAssetLinks({ ticket }: { ticket: Rec }) {
   const links = ((ticket.assetLinks as AssetLink[] | null) ?? []).filter((l) => l && typeof l.assetId === 'string');
   const shown = links.slice(0, SHOWN);
   const assets = useLoad(
-    (s) => Promise.all(shown.map((l) => get<Rec>(`/api/v1/assets/${encodeURIComponent(l.assetId)}`, s).catch(() => null))),
+    (s) => Promise.all(shown.map((l) => call('GET /api/v1/:model/:id', { params: { model: 'assets', id: l.assetId } }, s).catch(() => null))),
     `ticket-assets:${shown.map((l) => l.assetId).join(',')}`,
   );
   const broad = ticket.broad === true && (

@@ -2,7 +2,7 @@
 // the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
 import { type FormEvent, useState } from 'react';
-import { type AssetLinkBody, type AssetLinked, type AssetRecords, api, describeError, get, qs, type Rec } from '../api.ts';
+import { type AssetLinkBody, describeError, type Rec, call } from '../api.ts';
 import { matchReasons } from '../../correlate/reasons.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle } from '../ui.tsx';
@@ -65,7 +65,7 @@ function Why({ details, records }: { details: Record<string, unknown>; records: 
 
 export function AssetPage({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
-  const data = useLoad((s) => get<AssetRecords>(`/api/v1/assets/${encodeURIComponent(id)}/records`, s), `asset-records:${id}:${version}`);
+  const data = useLoad((s) => call('GET /api/v1/assets/:id/records', { params: { id } }, s), `asset-records:${id}:${version}`);
   const [search, setSearch] = useState('');
   const [found, setFound] = useState<Rec[] | null>(null);
   const [hostId, setHostId] = useState('');
@@ -84,7 +84,7 @@ export function AssetPage({ id }: { id: string }) {
     setMessage(null);
     try {
       const body: AssetLinkBody = { cmdbAssetId: cmdb };
-      const r = await api<AssetLinked>(action === 'link' ? 'POST' : 'DELETE', `/api/v1/assets/${encodeURIComponent(host)}/link`, body);
+      const r = await call(action === 'link' ? 'POST /api/v1/assets/:id/link' : 'DELETE /api/v1/assets/:id/link', { params: { id: host }, body });
       setMessage({ tone: 'success', text: `${action === 'link' ? 'Linked' : 'Unlinked'}; kept across syncs.` });
       setFound(null);
       // The host may now sit in another asset (its own, after an unlink): show that one, message kept.
@@ -101,8 +101,8 @@ export function AssetPage({ id }: { id: string }) {
     if (!text) return;
     try {
       const [byName, byTag] = await Promise.all([
-        get<{ items: Rec[] }>(`/api/v1/cmdb-assets${qs({ 'name~': text, removed: 'false', limit: 20 })}`),
-        get<{ items: Rec[] }>(`/api/v1/cmdb-assets${qs({ 'assetTag~': text, removed: 'false', limit: 20 })}`),
+        call('GET /api/v1/:model', { params: { model: 'cmdb-assets' }, query: { 'name~': text, removed: 'false', limit: 20 } }),
+        call('GET /api/v1/:model', { params: { model: 'cmdb-assets' }, query: { 'assetTag~': text, removed: 'false', limit: 20 } }),
       ]);
       const seen = new Set<string>();
       setFound([...byName.items, ...byTag.items].filter((r) => !seen.has(r.id) && seen.add(r.id)));

@@ -3,13 +3,13 @@
 // POST /api/v1/feeds); "Replace a newer feed" is `--replace` (?replace=true), for undoing a wrong import.
 import { counted } from '../../core/format.ts';
 import { useState } from 'react';
-import { describeError, type FeedImport, type FeedInfo, get, importFeed } from '../api.ts';
+import { describeError, type FeedImport, importFeed, call } from '../api.ts';
 import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 export function FeedsPage() {
   usePageTitle('Feeds');
   const [version, setVersion] = useState(0);
-  const feeds = useLoad((s) => get<{ items: FeedInfo[] }>('/api/v1/feeds', s), `/api/v1/feeds:${version}`);
+  const feeds = useLoad((s) => call('GET /api/v1/feeds', {}, s), `/api/v1/feeds:${version}`);
   const [file, setFile] = useState<File | null>(null);
   const [replace, setReplace] = useState(false);
   const [result, setResult] = useState<FeedImport | null>(null);

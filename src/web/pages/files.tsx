@@ -2,7 +2,7 @@
 // import status (rows imported/rejected, rejection reasons), and the file-drop guide with generated
 // upload credentials, ready-to-paste commands and revocation.
 import { type DragEvent, useRef, useState } from 'react';
-import { api, type BucketListing, describeError, get, type SourceView, uploadFile } from '../api.ts';
+import { describeError, type SourceView, uploadFile, call } from '../api.ts';
 import { FileRow } from '../components/bucket-file-row.tsx';
 import { Guide } from '../components/file-drop-guide.tsx';
 import { Alert, bytes, Spinner, useLoad } from '../ui.tsx';
@@ -19,8 +19,7 @@ interface Upload {
 let nextUploadId = 1;
 
 export function FilesPanel({ source, uploadHint, onImported }: { source: SourceView; uploadHint?: string | null; onImported?: () => void }) {
-  const enc = encodeURIComponent(source.name);
-  const files = useLoad((s) => get<BucketListing>(`/api/v1/sources/${enc}/files`, s), `files:${source.name}`, { pollMs: 4000 });
+  const files = useLoad((s) => call('GET /api/v1/sources/:name/files', { params: { name: source.name } }, s), `files:${source.name}`, { pollMs: 4000 });
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const [syncMsg, setSyncMsg] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
@@ -50,7 +49,7 @@ export function FilesPanel({ source, uploadHint, onImported }: { source: SourceV
   const syncNow = async () => {
     setSyncMsg(null);
     try {
-      await api('POST', `/api/v1/sources/${enc}/sync`, {});
+      await call('POST /api/v1/sources/:name/sync', { params: { name: source.name }, body: {} });
       setSyncMsg({ tone: 'success', text: 'Sync started: the waiting files are being imported. Their status updates here.' });
       setTimeout(() => {
         files.reload();

@@ -1,7 +1,7 @@
 // One finding: what it is (synopsis, description, solution), what the scanner saw (proof), its CVEs with
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
 // asset and owner it belongs to.
-import { type ChangeEvent, type CveFacts, get, qs, type Rec } from '../api.ts';
+import { get, qs, type Rec, call } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
@@ -47,22 +47,25 @@ function Prop({ label, value, optional }: { label: string; value: React.ReactNod
 }
 
 export function FindingPage({ id }: { id: string }) {
-  const finding = useLoad((s) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s), `finding:${id}`);
+  const finding = useLoad((s) => call('GET /api/v1/:model/:id', { params: { model: 'vulnerabilities', id } }, s), `finding:${id}`);
   const f = finding.data;
   const hostId = f?.hostId ? String(f.hostId) : null;
   const assetId = f?.assetId ? String(f.assetId) : null;
   const cves = (f?.cves as string[] | null) ?? [];
   const pluginUrl = f ? `/api/v1/plugins${qs({ pluginId: String(f.pluginId ?? ''), source: f.source, limit: 1 })}` : '';
   const plugin = useLoad((s) => (f?.pluginId ? get<{ items: Rec[] }>(pluginUrl, s).then((r) => r.items[0] ?? null) : Promise.resolve(null)), pluginUrl);
-  const host = useLoad((s) => (hostId ? get<Rec>(`/api/v1/hosts/${encodeURIComponent(hostId)}`, s) : Promise.resolve(null)), `host/${hostId ?? '-'}`);
-  const asset = useLoad((s) => (assetId ? get<Rec>(`/api/v1/assets/${encodeURIComponent(assetId)}`, s) : Promise.resolve(null)), `asset:${assetId ?? '-'}`);
-  const history = useLoad(
-    (s) => get<{ items: ChangeEvent[] }>(`/api/v1/changes${qs({ model: 'vulnerabilities', recordId: id, limit: 1000 })}`, s),
-    `history:${id}`,
+  const host = useLoad(
+    (s) => (hostId ? call('GET /api/v1/:model/:id', { params: { model: 'hosts', id: hostId } }, s) : Promise.resolve(null)),
+    `host/${hostId ?? '-'}`,
   );
+  const asset = useLoad(
+    (s) => (assetId ? call('GET /api/v1/:model/:id', { params: { model: 'assets', id: assetId } }, s) : Promise.resolve(null)),
+    `asset:${assetId ?? '-'}`,
+  );
+  const history = useLoad((s) => call('GET /api/v1/changes', { query: { model: ['vulnerabilities'], recordId: id, limit: 1000 } }, s), `history:${id}`);
   const tickets = useLoad(async (s) => {
-    const named = await get<{ items: Rec[] }>(`/api/v1/tickets${qs({ findingIds: id, limit: 100 })}`, s);
-    const onAsset = assetId ? await get<{ items: Rec[] }>(`/api/v1/tickets${qs({ assetIds: assetId, limit: 100 })}`, s) : { items: [] };
+    const named = await call('GET /api/v1/:model', { params: { model: 'tickets' }, query: { findingIds: id, limit: 100 } }, s);
+    const onAsset = assetId ? await call('GET /api/v1/:model', { params: { model: 'tickets' }, query: { assetIds: assetId, limit: 100 } }, s) : { items: [] };
     const seen = new Set(named.items.map((t) => t.id));
     return [
       ...named.items.map((t) => ({ t, why: 'names this finding' })),
@@ -70,7 +73,7 @@ export function FindingPage({ id }: { id: string }) {
     ];
   }, `tickets:${id}:${assetId}`);
   const feeds = useLoad(
-    (s) => (cves.length ? get<{ items: CveFacts[] }>(`/api/v1/feeds/cves${qs({ cve: cves.slice(0, 500) })}`, s) : Promise.resolve({ items: [] })),
+    (s) => (cves.length ? call('GET /api/v1/feeds/cves', { query: { cve: cves.slice(0, 500) } }, s) : Promise.resolve({ items: [] })),
     `cve-facts:${cves.join(',')}`,
   );
   const title = f ? String(f.pluginName ?? `Plugin ${f.pluginId}`) : '';

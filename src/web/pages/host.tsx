@@ -1,6 +1,6 @@
 // A host: its identity and hardware, then its vulnerabilities, software, open ports and compliance.
 import { useState } from 'react';
-import { type GroupCount, get, qs, type Rec } from '../api.ts';
+import { call, routeUrl } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 import { ComplianceSummary, MODEL_VIEWS, RecordList } from './inventory.tsx';
@@ -31,9 +31,10 @@ const DETAILS: [string, string][] = [
 export function HostPage({ id }: { id: string }) {
   const { query } = useLocation();
   const tab = (TABS.find((t) => t.id === query.get('tab')) ?? TABS[0]).id;
-  const host = useLoad((s) => get<Rec>(`/api/v1/hosts/${encodeURIComponent(id)}`, s), `host/${id}`);
-  const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: 'severity', hostId: id, removed: 'false', 'status!': 'fixed' })}`;
-  const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl);
+  const host = useLoad((s) => call('GET /api/v1/:model/:id', { params: { model: 'hosts', id } }, s), `host/${id}`);
+  const sevInput = { params: { model: 'vulnerabilities' as const }, query: { by: ['severity'], hostId: id, removed: 'false', 'status!': 'fixed' } };
+  const sevUrl = routeUrl('GET /api/v1/:model/counts', sevInput);
+  const sev = useLoad((s) => call('GET /api/v1/:model/counts', sevInput, s), sevUrl);
   const [sort, setSort] = useState<Record<string, string | null>>({ vulnerabilities: '-severity', software: 'name', ports: 'port', compliance: 'result' });
   const [limit, setLimit] = useState(50);
   const name = host.data ? hostLabel(host.data) : '';

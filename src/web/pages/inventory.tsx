@@ -2,7 +2,7 @@
 // matter per model (vulnerabilities: severity, known exploited, status, CVE, source). The state lives
 // in the URL so a filtered view can be bookmarked and shared.
 import { type FormEvent, useEffect, useState } from 'react';
-import { type ConnectorMeta, get, type SourceView } from '../api.ts';
+import { type SourceView, call } from '../api.ts';
 import { ComplianceSummary } from '../components/compliance-summary.tsx';
 import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
@@ -18,8 +18,8 @@ export function InventoryPage({ model }: { model: string }) {
   const view = MODEL_VIEWS.find((v) => v.model === model) ?? MODEL_VIEWS[0];
   const { query } = useLocation();
   usePageTitle(`${view.title} · Inventory`);
-  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
-  const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
+  const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources');
+  const connectors = useLoad((s) => call('GET /api/v1/connectors', {}, s), 'connectors');
   // The Source filter offers the sources whose connector writes this model (all, where one does not say).
   const writes = (s: SourceView) => {
     const models = connectors.data?.items.find((c) => c.type === s.type)?.models;

@@ -1,6 +1,6 @@
 // Login: username and password; errors in words (wrong password, too many attempts, server down).
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiError, api, describeError, type SessionInfo } from '../api.ts';
+import { ApiError, describeError, type SessionInfo, call } from '../api.ts';
 import { Alert, usePageTitle } from '../ui.tsx';
 
 export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => void; notice?: string }) {
@@ -24,7 +24,7 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: SessionInfo) => vo
     setBusy(true);
     setError(null);
     try {
-      onLogin(await api<SessionInfo>('POST', '/api/v1/auth/login', { username: username.trim(), password }));
+      onLogin(await call('POST /api/v1/auth/login', { body: { username: username.trim(), password } }));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'invalid_credentials') setError('Wrong username or password.');
       else if (err instanceof ApiError && err.status === 429)

@@ -1,6 +1,6 @@
 // Overview: record counts, open vulnerabilities by severity, known-exploited and overdue findings, source health
 // and recent runs.
-import { type GroupCount, get, qs, type RecordStats, type Run, type SourceView } from '../api.ts';
+import { call, routeUrl } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, ago, num, PageHeader, RunBadge, SeverityChart, useLoad, usePageTitle } from '../ui.tsx';
 import { Health } from './sources.tsx';
@@ -19,11 +19,12 @@ const MODELS: [string, string][] = [
 
 export function OverviewPage() {
   usePageTitle('Overview');
-  const stats = useLoad((s) => get<RecordStats>('/api/v1/stats', s), 'stats', { pollMs: 15000 });
-  const sevUrl = `/api/v1/vulnerabilities/counts${qs({ by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' })}`;
-  const sev = useLoad((s) => get<{ items: GroupCount[] }>(sevUrl, s), sevUrl, { pollMs: 15000 });
-  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 10000 });
-  const runs = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=5', s), 'runs', { pollMs: 5000 });
+  const stats = useLoad((s) => call('GET /api/v1/stats', {}, s), 'stats', { pollMs: 15000 });
+  const sevInput = { params: { model: 'vulnerabilities' as const }, query: { by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' } };
+  const sevUrl = routeUrl('GET /api/v1/:model/counts', sevInput);
+  const sev = useLoad((s) => call('GET /api/v1/:model/counts', sevInput, s), sevUrl, { pollMs: 15000 });
+  const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources', { pollMs: 10000 });
+  const runs = useLoad((s) => call('GET /api/v1/runs', { query: { limit: 5 } }, s), 'runs', { pollMs: 5000 });
 
   const bySeverity: Record<string, number> = {};
   let kev = 0;

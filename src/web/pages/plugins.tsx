@@ -2,7 +2,7 @@
 // findings, its affected hosts, worst severity, KEV and EPSS, sortable and filtered in the URL; a row
 // drills down to the affected hosts (the plugin's open findings, one per host and port).
 import { type FormEvent, useEffect, useState } from 'react';
-import { get, type PluginRow, type PluginSummary, qs } from '../api.ts';
+import { type PluginRow, call, routeUrl, type CallInput } from '../api.ts';
 import { RecordList } from '../components/record-list.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, num, PageHeader, SeverityBadge, useLoad, usePageTitle } from '../ui.tsx';
@@ -44,8 +44,11 @@ export function PluginsPage() {
   const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
   const [draft, setDraft] = useState(q);
   useEffect(() => setDraft(q), [q]);
-  const url = `/api/v1/vulnerabilities/plugins${qs({ q: q || undefined, sort, severity: severity || undefined, knownExploited: kev || undefined, limit, offset })}`;
-  const page = useLoad((s) => get<PluginSummary>(url, s), url);
+  const input: CallInput<'GET /api/v1/vulnerabilities/plugins'> = {
+    query: { q: q || undefined, sort, severity: severity || undefined, knownExploited: kev === 'true' || kev === 'false' ? kev : undefined, limit, offset },
+  };
+  const url = routeUrl('GET /api/v1/vulnerabilities/plugins', input);
+  const page = useLoad((s) => call('GET /api/v1/vulnerabilities/plugins', input, s), url);
   const rows = (page.data?.items ?? []).map((r) => ({ ...r, id: `${r.source}|${r.pluginId}` }));
   const total = page.data?.total ?? 0;
   const search = (e: FormEvent) => {
@@ -110,8 +113,9 @@ export function PluginHostsPage({ source, pluginId }: { source: string; pluginId
   const { query } = useLocation();
   const sort = query.get('sort') || 'hostId';
   const limit = Number(query.get('limit') ?? 50) || 50;
-  const url = `/api/v1/vulnerabilities/plugins${qs({ source, q: pluginId, limit: 1 })}`;
-  const summary = useLoad((s) => get<PluginSummary>(url, s), url);
+  const input = { query: { source: [source], q: pluginId, limit: 1 } };
+  const url = routeUrl('GET /api/v1/vulnerabilities/plugins', input);
+  const summary = useLoad((s) => call('GET /api/v1/vulnerabilities/plugins', input, s), url);
   const row = summary.data?.items.find((p) => p.pluginId === pluginId);
   const title = row?.pluginName ?? `Plugin ${pluginId}`;
   usePageTitle(`${title} · Vulnerabilities by plugin`);

@@ -1,7 +1,8 @@
 // The detail page of a ticket or a CMDB record: its fields, and what it is linked to (a ticket's
 // correlated assets and findings; a CMDB record's correlated asset), reached from their lists' rows.
+import type { ModelName } from '../../core/models.ts';
 import type { ReactNode } from 'react';
-import { get, type Rec } from '../api.ts';
+import { type Rec, call } from '../api.ts';
 import { KeyValues, Props, words } from '../components/key-values.tsx';
 import { TicketAssetLinks } from '../components/ticket-asset-links.tsx';
 import { Link } from '../router.tsx';
@@ -73,7 +74,8 @@ const VIEWS: Record<string, DetailView> = {
   },
 };
 
-export const DETAIL_MODELS = Object.keys(VIEWS);
+/** A model with a detail page. */
+export const isDetailModel = (m: string): m is ModelName => Object.hasOwn(VIEWS, m);
 
 const value = (key: string, v: unknown): ReactNode => (TIMES.has(key) && typeof v === 'string' ? dateTime(v) : <KeyValues value={v} />);
 
@@ -81,7 +83,7 @@ const value = (key: string, v: unknown): ReactNode => (TIMES.has(key) && typeof 
 function LinkedFindings({ ids }: { ids: string[] }) {
   const shown = ids.slice(0, 25);
   const findings = useLoad(
-    (s) => Promise.all(shown.map((id) => get<Rec>(`/api/v1/vulnerabilities/${encodeURIComponent(id)}`, s).catch(() => null))),
+    (s) => Promise.all(shown.map((id) => call('GET /api/v1/:model/:id', { params: { model: 'vulnerabilities', id } }, s).catch(() => null))),
     `findings:${shown.join(',')}`,
   );
   if (ids.length === 0) return <p className="muted">No linked findings.</p>;
@@ -124,9 +126,9 @@ function LinkedFindings({ ids }: { ids: string[] }) {
   );
 }
 
-export function RecordDetailPage({ model, id }: { model: string; id: string }) {
+export function RecordDetailPage({ model, id }: { model: ModelName; id: string }) {
   const view = VIEWS[model];
-  const rec = useLoad((s) => get<Rec>(`/api/v1/${model}/${encodeURIComponent(id)}`, s), `${model}/${id}`);
+  const rec = useLoad((s) => call('GET /api/v1/:model/:id', { params: { model, id } }, s), `${model}/${id}`);
   const heading = rec.data && view ? view.heading(rec.data) : '';
   usePageTitle(view ? `${heading || view.title} · Inventory` : null);
   if (!view) return null;

@@ -2,7 +2,7 @@
 // durations, counts, retries and errors (filtered by source and status), and one run with the files and
 // rows it could not use and its log excerpt.
 import { useEffect, useRef, useState } from 'react';
-import { get, qs, type Run, type RunStatus, type SourceView } from '../api.ts';
+import { get, qs, type Run, type RunStatus, call } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
 import { RunShortfalls, shortfallSummary } from '../components/run-shortfalls.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
@@ -32,7 +32,7 @@ export function LiveRun({
   title?: string;
   ownPage?: boolean;
 }) {
-  const loaded = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), `run/${id}`, {
+  const loaded = useLoad((s) => call('GET /api/v1/runs/:id', { params: { id } }, s), `run/${id}`, {
     pollMs: (r) => (r && r.status !== 'running' ? false : 1000),
   });
   const run = loaded.data;
@@ -50,9 +50,9 @@ export function LiveRun({
     last.current = { id: run.id, at: now, records: recs };
     // Told once per run, when it is seen finished.
     if (run.status !== 'running' && finished.current.id === run.id && finished.current.call) {
-      const call = finished.current.call;
+      const notify = finished.current.call;
       finished.current = { id: '', call: undefined };
-      call();
+      notify();
     }
   }, [run]);
   useEffect(() => {
@@ -251,8 +251,8 @@ export function RunsPage() {
   const { query } = useLocation();
   const source = query.get('source') ?? '';
   const status = query.get('status') ?? '';
-  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
-  const running = useLoad((s) => get<{ items: Run[] }>('/api/v1/runs?limit=20&status=running', s), 'running', { pollMs: 3000 });
+  const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources');
+  const running = useLoad((s) => call('GET /api/v1/runs', { query: { limit: 20, status: ['running'] } }, s), 'running', { pollMs: 3000 });
   const live = (running.data?.items ?? []).filter((r) => r.status === 'running' && (!source || r.source === source));
   return (
     <div>
@@ -281,7 +281,7 @@ export function RunsPage() {
 
 export function RunPage({ id }: { id: string }) {
   usePageTitle('Run');
-  const run = useLoad((s) => get<Run>(`/api/v1/runs/${encodeURIComponent(id)}`, s), `run/${id}`);
+  const run = useLoad((s) => call('GET /api/v1/runs/:id', { params: { id } }, s), `run/${id}`);
   const log = run.data?.activity?.log ?? [];
   return (
     <div>

@@ -1,7 +1,7 @@
 // One source: Configure (the form generated from the connector's field metadata, Test Connection,
 // Save Configuration), Files (file-mode uploads and the file-drop guide) and Runs; and adding a source.
 import { useEffect, useState } from 'react';
-import { api, type ConnectorMeta, describeError, get, type SourceRemoved, type SourceView, type SyncStarted } from '../api.ts';
+import { describeError, call } from '../api.ts';
 import { ConfigureForm } from '../components/configure-form.tsx';
 import { Link, navigate, setQuery } from '../router.tsx';
 import { Alert, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
@@ -13,7 +13,7 @@ import { Health, inputModeLabel, shortName } from './sources.tsx';
 export { ConfigureForm } from '../components/configure-form.tsx';
 
 export function NewSourcePage({ type }: { type: string }) {
-  const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
+  const connectors = useLoad((s) => call('GET /api/v1/connectors', {}, s), 'connectors');
   const connector = connectors.data?.items.find((c) => c.type === type) ?? null;
   usePageTitle(`Add ${connector ? shortName(connector) : 'source'}`);
   if (connectors.error)
@@ -46,9 +46,9 @@ export function NewSourcePage({ type }: { type: string }) {
 }
 
 export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'files' | 'runs' }) {
-  const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
+  const connectors = useLoad((s) => call('GET /api/v1/connectors', {}, s), 'connectors');
   const [version, setVersion] = useState(0);
-  const source = useLoad((s) => get<SourceView>(`/api/v1/sources/${encodeURIComponent(name)}`, s), `source:${name}|${version}`);
+  const source = useLoad((s) => call('GET /api/v1/sources/:name', { params: { name } }, s), `source:${name}|${version}`);
   const [message, setMessage] = useState<{ tone: 'error' | 'success' | 'info'; text: string } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [flash, setFlash] = useState<string | null>(() =>
@@ -79,7 +79,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
   const syncNow = async () => {
     setMessage(null);
     try {
-      const r = await api<SyncStarted>('POST', `${'/api/v1/sources/'}${encodeURIComponent(name)}/sync`, {});
+      const r = await call('POST /api/v1/sources/:name/sync', { params: { name }, body: {} });
       setRunId(r.runId);
       if (tab !== 'runs') navigate(`${base}/runs`);
     } catch (err) {
@@ -88,7 +88,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
   };
   const remove = async () => {
     try {
-      const r = await api<SourceRemoved>('DELETE', `/api/v1/sources/${encodeURIComponent(name)}`);
+      const r = await call('DELETE /api/v1/sources/:name', { params: { name } });
       navigate(r.warnings.length ? `/sources?removed=${encodeURIComponent(name)}&warnings=${encodeURIComponent(r.warnings.join('; '))}` : '/sources');
     } catch (err) {
       setConfirmDelete(false);

@@ -1,7 +1,7 @@
 // Data Sources Settings > Sources: every source with its type, input mode, schedule and health, and an
 // add button per connector type.
 import { useState } from 'react';
-import { api, type ConnectorMeta, describeError, get, type SourceView, type SyncStarted } from '../api.ts';
+import { type ConnectorMeta, describeError, type SourceView, call } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
 import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -45,14 +45,14 @@ export function Health({ source }: { source: SourceView }) {
 
 export function SourcesPage() {
   usePageTitle('Sources');
-  const connectors = useLoad((s) => get<{ items: ConnectorMeta[] }>('/api/v1/connectors', s), 'connectors');
-  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources', { pollMs: 5000 });
+  const connectors = useLoad((s) => call('GET /api/v1/connectors', {}, s), 'connectors');
+  const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources', { pollMs: 5000 });
   const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
 
   const syncNow = async (name: string) => {
     setMessage(null);
     try {
-      const { runId } = await api<SyncStarted>('POST', `/api/v1/sources/${encodeURIComponent(name)}/sync`, {});
+      const { runId } = await call('POST /api/v1/sources/:name/sync', { params: { name }, body: {} });
       // In PostgreSQL mode a queued sync may wait for a free worker: then show the run list.
       navigate(runId ? `/runs/${runId}` : '/runs');
     } catch (err) {

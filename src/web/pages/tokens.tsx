@@ -2,7 +2,7 @@
 // scope and last use, revoke one. The same as `tributary tokens create|list|revoke` and /api/v1/tokens.
 import { useState } from 'react';
 import { SCOPE_COVERS, TOKEN_SCOPES, type TokenScope } from '../../core/token-scopes.ts';
-import { type ApiToken, api, describeError, get, type TokenCreateBody } from '../api.ts';
+import { type ApiToken, describeError, type TokenCreateBody, call } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Alert, ago, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -11,7 +11,7 @@ type Created = { id: string; name: string; scope: TokenScope; token: string; exp
 export function TokensPage() {
   usePageTitle('API tokens');
   const [version, setVersion] = useState(0);
-  const tokens = useLoad((s) => get<{ items: ApiToken[] }>('/api/v1/tokens', s), `tokens:${version}`);
+  const tokens = useLoad((s) => call('GET /api/v1/tokens', {}, s), `tokens:${version}`);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<TokenScope>('read');
   const [expiresIn, setExpiresIn] = useState('');
@@ -25,7 +25,7 @@ export function TokensPage() {
     setError(null);
     try {
       const body: TokenCreateBody = { name: name.trim(), scope, ...(expiresIn ? { expiresIn } : {}) };
-      setCreated(await api<Created>('POST', '/api/v1/tokens', body));
+      setCreated(await call('POST /api/v1/tokens', { body }));
       setName('');
       setVersion((v) => v + 1);
     } catch (err) {
@@ -37,7 +37,7 @@ export function TokensPage() {
   const revoke = async (t: ApiToken) => {
     setError(null);
     try {
-      await api('DELETE', `/api/v1/tokens/${encodeURIComponent(t.id)}`);
+      await call('DELETE /api/v1/tokens/:id', { params: { id: t.id } });
       if (created?.id === t.id) setCreated(null);
       setVersion((v) => v + 1);
     } catch (err) {

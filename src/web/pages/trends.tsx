@@ -4,7 +4,7 @@
 import { counted } from '../../core/format.ts';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';
-import { capitalize, get, qs, type SourceView, type TrendsReport } from '../api.ts';
+import { capitalize, call, routeUrl } from '../api.ts';
 import { setQuery, useLocation } from '../router.tsx';
 import { Alert, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -44,9 +44,10 @@ export function TrendsPage() {
   const { query } = useLocation();
   const days = WINDOWS.includes(Number(query.get('days'))) ? Number(query.get('days')) : 30;
   const source = query.get('source') ?? '';
-  const sources = useLoad((s) => get<{ items: SourceView[] }>('/api/v1/sources', s), 'sources');
-  const url = `/api/v1/reports/trends${qs({ days, source })}`;
-  const report = useLoad((s) => get<TrendsReport>(url, s), url);
+  const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources');
+  const input = { query: { days, source: source ? [source] : undefined } };
+  const url = routeUrl('GET /api/v1/reports/trends', input);
+  const report = useLoad((s) => call('GET /api/v1/reports/trends', input, s), url);
   usePageTitle('Trends');
 
   const r = report.data;

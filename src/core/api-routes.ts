@@ -1,0 +1,129 @@
+// The API's routes the web client calls, by method and path, each with the zod shapes of its path
+// parameters, query, body and answer (the ones the server's routes validate and document with), so the
+// client's calls are typed from the same declarations. Only zod and core here: the browser imports
+// this file for its types alone. test/server/api-routes.test.ts checks each entry against the server.
+import { z } from 'zod';
+import {
+  changesQuery,
+  complianceQuery,
+  coverageQuery,
+  cveQuery,
+  fileDropBody,
+  groupQuery,
+  hostIdsQuery,
+  modelParams,
+  pluginQuery,
+  recordQuery,
+  remediationQuery,
+  trendsQuery,
+} from './api-requests.ts';
+import {
+  apiTokenCreated,
+  apiTokenList,
+  bucketListing,
+  connectorList,
+  cveFactsList,
+  feedList,
+  fileDropGuide,
+  idParams,
+  loginBody,
+  nameParams,
+  page,
+  recordItem,
+  run,
+  runList,
+  runsQuery,
+  sessionInfo,
+  sourceChangeBody,
+  sourceCheck,
+  sourceCheckBody,
+  sourceCreateBody,
+  sourceList,
+  sourceRemoved,
+  sourceRunsQuery,
+  sourceTrialBody,
+  sourceView,
+  syncBody,
+  syncStarted,
+  tokenCreateBody,
+  uploadTokenList,
+} from './api-shapes.ts';
+import {
+  assetLinkBody,
+  assetLinked,
+  assetRecords,
+  changePage,
+  complianceSummary,
+  coverageAnswer,
+  groupCounts,
+  hostFindingCountsList,
+  hostLabels,
+  pluginSummary,
+  recordCount,
+  recordStats,
+  remediationReport,
+  trendsReport,
+} from './api-shapes-reports.ts';
+
+/** What a route takes and answers; a part it does not take is left out. */
+export interface RouteShapes {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response: z.ZodType;
+}
+
+const none = z.null();
+const modelIdParams = modelParams.extend({ id: z.string() });
+const tokenParams = nameParams.extend({ id: z.string() });
+
+export const apiRoutes = {
+  'GET /api/v1/auth/session': { response: sessionInfo },
+  'POST /api/v1/auth/login': { body: loginBody, response: sessionInfo },
+  'POST /api/v1/auth/logout': { response: none },
+  'GET /api/v1/tokens': { response: apiTokenList },
+  'POST /api/v1/tokens': { body: tokenCreateBody, response: apiTokenCreated },
+  'DELETE /api/v1/tokens/:id': { params: idParams, response: none },
+
+  'GET /api/v1/connectors': { response: connectorList },
+  'GET /api/v1/sources': { response: sourceList },
+  'POST /api/v1/sources': { body: sourceCreateBody, response: sourceView },
+  'POST /api/v1/sources/check': { body: sourceTrialBody, response: sourceCheck },
+  'GET /api/v1/sources/:name': { params: nameParams, response: sourceView },
+  'PATCH /api/v1/sources/:name': { params: nameParams, body: sourceChangeBody, response: sourceView },
+  'DELETE /api/v1/sources/:name': { params: nameParams, response: sourceRemoved },
+  'POST /api/v1/sources/:name/check': { params: nameParams, body: sourceCheckBody.optional(), response: sourceCheck },
+  'POST /api/v1/sources/:name/sync': { params: nameParams, body: syncBody, response: syncStarted },
+  'GET /api/v1/sources/:name/runs': { params: nameParams, query: sourceRunsQuery, response: runList },
+  'GET /api/v1/sources/:name/files': { params: nameParams, response: bucketListing },
+  'POST /api/v1/sources/:name/file-drop': { params: nameParams, body: fileDropBody, response: fileDropGuide },
+  'GET /api/v1/sources/:name/file-drop/tokens': { params: nameParams, response: uploadTokenList },
+  'DELETE /api/v1/sources/:name/file-drop/tokens/:id': { params: tokenParams, response: none },
+
+  'GET /api/v1/runs': { query: runsQuery, response: runList },
+  'GET /api/v1/runs/:id': { params: idParams, response: run },
+
+  'GET /api/v1/stats': { response: recordStats },
+  'GET /api/v1/:model': { params: modelParams, query: recordQuery, response: page(recordItem) },
+  'GET /api/v1/:model/count': { params: modelParams, query: recordQuery, response: recordCount },
+  'GET /api/v1/:model/counts': { params: modelParams, query: groupQuery, response: groupCounts },
+  'GET /api/v1/:model/:id': { params: modelIdParams, response: recordItem },
+  'GET /api/v1/hosts/labels': { query: hostIdsQuery, response: hostLabels },
+  'GET /api/v1/hosts/finding-counts': { query: hostIdsQuery, response: hostFindingCountsList },
+  'GET /api/v1/compliance/summary': { query: complianceQuery, response: complianceSummary },
+  'GET /api/v1/vulnerabilities/plugins': { query: pluginQuery, response: pluginSummary },
+
+  'GET /api/v1/changes': { query: changesQuery, response: changePage },
+  'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
+  'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
+  'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },
+  'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords },
+  'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
+  'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
+
+  'GET /api/v1/feeds': { response: feedList },
+  'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },
+} as const satisfies Record<string, RouteShapes>;
+
+export type ApiRoutes = typeof apiRoutes;
+export type RouteKey = keyof ApiRoutes;
