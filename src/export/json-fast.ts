@@ -136,6 +136,11 @@ const ocsfProductText = perProduct((p) => ({
  * Suppressed/Update, reopened Reopened/Update, else New/Create (ocsf.ts lifecycleOf).
  */
 export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfOptions): string {
+  return vulnerabilityText(rec, host, o, false);
+}
+
+/** The text of ocsfVulnerabilityJson; with `deviceLeftOut` its `device` is `0`, for the caller to set as an object. */
+function vulnerabilityText(rec: Fields, host: Fields | null, o: OcsfOptions, deviceLeftOut: boolean): string {
   const status = s(rec.status);
   const life = LIFECYCLE_JSON[lifecycleOf(status, rec.removed === true, rec.acceptedRisk === true)];
   const product = ocsfProductText(o.product);
@@ -172,8 +177,9 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${quote(uid)}${cveEnd}}${vulnerability}`;
   else vulnerabilities = `{${vulnerability.slice(1)}`;
   const owner = s(rec.owner);
-  const device =
-    host === null
+  const device = deviceLeftOut
+    ? '0'
+    : host === null
       ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) }))
       : hostPartJson(host, o.version, owner, () => partJson(ocsfDevice(host, o, { owner })));
   const unmapped =
@@ -306,9 +312,15 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
   return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostPart}${text.namespace}${ns.slice(1)}}}`;
 }
 
-/** A finding's OCSF Vulnerability Finding as an object (the OCSF Parquet encoder's input): its JSON text, parsed. */
+/**
+ * A finding's OCSF Vulnerability Finding as an object (the OCSF Parquet encoder's input): its JSON text,
+ * parsed, but for the device, which is the host's one object (ocsf.ts ocsfDevice) rather than its text
+ * parsed again for each of the host's findings.
+ */
 export function ocsfVulnerabilityFinding(rec: Fields, host: Fields | null, o: OcsfOptions): Record<string, unknown> {
-  return JSON.parse(ocsfVulnerabilityJson(rec, host, o));
+  const event = JSON.parse(vulnerabilityText(rec, host, o, true));
+  event.device = host === null ? ocsfDevice(null, o, { fallbackUid: s(rec.hostId) }) : ocsfDevice(host, o, { owner: s(rec.owner) });
+  return event;
 }
 
 /** A finding's ECS vulnerability document as an object: its JSON text, parsed. */
