@@ -4,7 +4,7 @@
 // results as `rule.*` with an outcome. Values only the upstream has go under its one namespace
 // (e.g. `tenable.*`); our record id is `event.id` and the bulk `_id`.
 import type { ConnectorProduct } from '../core/connector.ts';
-import { bool, compact, cvssV3Version, dnsName, domainOf, findingTitle, ipAddresses, list, macAddresses, num, perRecord, type Rec, str } from './values.ts';
+import { bool, compact, dnsName, domainOf, ipAddresses, list, macAddresses, num, perRecord, type Rec, str } from './values.ts';
 
 export const ECS_VERSION = '8.17.0';
 
@@ -77,77 +77,6 @@ export const ELASTIC_SEVERITY: Record<string, string> = { info: 'INFO', low: 'LO
 export function ecsResource(host: Doc | null): Doc | null {
   if (host === null) return null;
   return host.name === undefined ? { id: host.id } : { id: host.id, name: host.name };
-}
-
-/**
- * A finding as an ECS vulnerability document, with the fields Elastic Security's vulnerability findings
- * page reads (Kibana's VULNERABILITY_FIELDS; test/export/ecs.test.ts lists them): ECS's and its own
- * `vulnerability.title` and `resource.*`. `package.*` would need the affected package, which a finding
- * does not carry; `cloud.*` does not apply to a scanned host.
- */
-export function ecsVulnerability(rec: Rec, host: Rec | null, product: ConnectorProduct): Doc {
-  const cves = list(rec, 'cves');
-  const pluginId = str(rec, 'pluginId');
-  const v3 = num(rec, 'cvssV3BaseScore');
-  const v2 = num(rec, 'cvssV2BaseScore');
-  const severity = str(rec, 'severity');
-  const family = str(rec, 'pluginFamily');
-  const hostFields = ecsHostFields(host, str(rec, 'hostId'));
-  return compact({
-    ...base(rec, 'vulnerability', product, 'vulnerabilities'),
-    vulnerability: {
-      // The CVE(s); a finding without one is named by its plugin, in the upstream's enumeration.
-      id: cves.length === 1 ? cves[0] : cves.length ? cves : pluginId,
-      title: findingTitle(str(rec, 'pluginName'), pluginId),
-      enumeration: cves.length ? 'CVE' : product.namespace,
-      classification: v3 !== null || v2 !== null ? 'CVSS' : null,
-      category: family ? [family] : null,
-      severity: severity ? ELASTIC_SEVERITY[severity] : null,
-      description: str(rec, 'synopsis') ?? str(rec, 'pluginName'),
-      score: { base: v3 ?? v2, version: v3 !== null ? cvssV3Version(str(rec, 'cvssV3Vector')) : v2 !== null ? '2.0' : null },
-      scanner: { vendor: product.vendor },
-    },
-    resource: ecsResource(hostFields),
-    host: hostFields,
-    [product.namespace]: {
-      plugin_id: pluginId,
-      plugin_name: str(rec, 'pluginName'),
-      plugin_family: family,
-      status: str(rec, 'status'),
-      removed: rec.removed === true,
-      cves,
-      cvss_v2_base_score: v2,
-      cvss_v3_base_score: v3,
-      vpr_score: num(rec, 'vprScore'),
-      vpr_key_drivers: (rec.vprKeyDrivers as Record<string, unknown> | null | undefined) ?? null,
-      vuln_uniqueness: str(rec, 'vulnUniqueness'),
-      seol_date: str(rec, 'seolDate'),
-      epss_score: num(rec, 'epssScore'),
-      epss_percentile: num(rec, 'epssPercentile'),
-      known_exploited: bool(rec, 'knownExploited'),
-      known_exploited_by: str(rec, 'knownExploitedBy'),
-      epss_source: str(rec, 'epssSource'),
-      exploit_available: bool(rec, 'exploitAvailable'),
-      kev_date_added: str(rec, 'kevDateAdded'),
-      kev_due_date: str(rec, 'kevDueDate'),
-      accepted_risk: bool(rec, 'acceptedRisk'),
-      recast_risk: bool(rec, 'recastRisk'),
-      first_seen: str(rec, 'firstSeen'),
-      last_seen: str(rec, 'lastSeen'),
-      fixed_at: str(rec, 'fixedAt'),
-      reopened_at: str(rec, 'reopenedAt'),
-      due_at: str(rec, 'dueAt'),
-      overdue: bool(rec, 'overdue'),
-      port: num(rec, 'port'),
-      protocol: str(rec, 'protocol'),
-      synopsis: str(rec, 'synopsis'),
-      solution: str(rec, 'solution'),
-      proof: str(rec, 'proof'),
-      asset_id: str(rec, 'assetId'),
-      owner: str(rec, 'owner'),
-      department: str(rec, 'department'),
-    },
-  });
 }
 
 /** A host, CMDB asset or correlated asset as an ECS host document. */

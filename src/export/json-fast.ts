@@ -1,9 +1,10 @@
-// The JSON text of the two formats a finding export is mostly made of (OCSF Vulnerability Finding, ECS
-// vulnerability document), built as text from the stored record without the intermediate event objects
-// ocsf.ts and ecs.ts build (and compact): at a million findings those objects were half the export's
-// CPU time and most of its garbage. The same values and rules as the object mappers, which stay the
-// reference: test/export/json-fast.test.ts checks both give the same JSON for every kind of finding.
-// Absent values (null, empty lists, empty objects) are left out, as compact() leaves them out.
+// The one mapping of a finding for its two export formats, OCSF Vulnerability Finding and ECS vulnerability
+// document: written straight as JSON text from the stored record (the JSON exports' lines), and parsed
+// back where an object is wanted (the OCSF Parquet encoder, tests). Building the events as objects and
+// stringifying them was half the JSON export's CPU time at a million findings and most of its garbage,
+// and two mappings kept equal only by a test; parsing the text costs the Parquet export little
+// (docs/performance.md). Absent values (null, empty lists, empty objects) are left out, as compact()
+// leaves them out of the other events.
 //
 // Why it is written this way (bench/export, per finding): fields are read by name (`rec.pluginId`, one
 // cached property load) rather than by a key passed to a helper (a lookup that no inline cache can
@@ -127,8 +128,19 @@ const ocsfProductText = perProduct((p) => ({
   vulnerabilityEnd: `,"vendor_name":${q(p.vendor)}}`,
 }));
 
-/** A finding as an OCSF Vulnerability Finding (2002): the JSON of ocsf.ts ocsfVulnerabilityFinding. */
+/**
+ * A finding as an OCSF Vulnerability Finding (2002), as JSON text. One vulnerability per CVE; a finding
+ * without a CVE has one without a `cve` object (a made-up CVE id would pass for one in queries by CVE):
+ * its plugin names it in the title and finding_info.analytic (type Rule), and its CVSS and EPSS go to
+ * unmapped (OCSF 1.1/1.3 hold them only in `cve`). Fixed or removed is Resolved/Close, accepted risk
+ * Suppressed/Update, reopened Reopened/Update, else New/Create (ocsf.ts lifecycleOf).
+ */
 export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfOptions): string {
+  return vulnerabilityText(rec, host, o, false);
+}
+
+/** The text of ocsfVulnerabilityJson; with `deviceLeftOut` its `device` is `0`, for the caller to set as an object. */
+function vulnerabilityText(rec: Fields, host: Fields | null, o: OcsfOptions, deviceLeftOut: boolean): string {
   const status = s(rec.status);
   const life = LIFECYCLE_JSON[lifecycleOf(status, rec.removed === true, rec.acceptedRisk === true)];
   const product = ocsfProductText(o.product);
@@ -165,8 +177,9 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
   if (cves) for (const uid of cves) vulnerabilities += `${vulnerabilities ? ',' : ''}{"cve":{"uid":${quote(uid)}${cveEnd}}${vulnerability}`;
   else vulnerabilities = `{${vulnerability.slice(1)}`;
   const owner = s(rec.owner);
-  const device =
-    host === null
+  const device = deviceLeftOut
+    ? '0'
+    : host === null
       ? partJson(ocsfDevice(null, o, { fallbackUid: s(rec.hostId) }))
       : hostPartJson(host, o.version, owner, () => partJson(ocsfDevice(host, o, { owner })));
   const unmapped =
@@ -218,7 +231,13 @@ function ecsHostPart(fields: Record<string, unknown> | null): string {
   return fields === null ? '' : `,"resource":${q(ecsResource(fields))},"host":${partJson(fields)}`;
 }
 
-/** A finding as an ECS vulnerability document: the JSON of ecs.ts ecsVulnerability. */
+/**
+ * A finding as an ECS vulnerability document, as JSON text, with the fields Elastic Security's vulnerability
+ * findings page reads (Kibana's VULNERABILITY_FIELDS; test/export/ecs.test.ts lists them): ECS's and its own
+ * `vulnerability.title` and `resource.*`. `package.*` would need the affected package, which a finding
+ * does not carry; `cloud.*` does not apply to a scanned host. A finding without a CVE is named by its
+ * plugin, in the upstream's enumeration; everything the upstream has goes under its namespace.
+ */
 export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: ConnectorProduct): string {
   const text = ecsProductText(product);
   const cves = strings(rec.cves);
@@ -291,4 +310,20 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fs(',"department":', s(rec.department));
   const timestamp = lastJson ?? firstJson;
   return `{${timestamp !== null ? `"@timestamp":${timestamp},` : ''}"ecs":{"version":"${ECS_VERSION}"},"event":{"kind":"state","category":["vulnerability"],"type":["info"]${fs(',"id":', s(rec.id))},"dataset":"tributary.vulnerabilities"${firstJson !== null ? `,"start":${firstJson}` : ''}}${text.observer}${fs(',"name":', s(rec.source))}},"vulnerability":{${vulnerability.slice(1)}${hostPart}${text.namespace}${ns.slice(1)}}}`;
+}
+
+/**
+ * A finding's OCSF Vulnerability Finding as an object (the OCSF Parquet encoder's input): its JSON text,
+ * parsed, but for the device, which is the host's one object (ocsf.ts ocsfDevice) rather than its text
+ * parsed again for each of the host's findings.
+ */
+export function ocsfVulnerabilityFinding(rec: Fields, host: Fields | null, o: OcsfOptions): Record<string, unknown> {
+  const event = JSON.parse(vulnerabilityText(rec, host, o, true));
+  event.device = host === null ? ocsfDevice(null, o, { fallbackUid: s(rec.hostId) }) : ocsfDevice(host, o, { owner: s(rec.owner) });
+  return event;
+}
+
+/** A finding's ECS vulnerability document as an object: its JSON text, parsed. */
+export function ecsVulnerability(rec: Fields, host: Fields | null, product: ConnectorProduct): Record<string, unknown> {
+  return JSON.parse(ecsVulnerabilityJson(rec, host, product));
 }

@@ -1,26 +1,11 @@
-// OCSF mapping (JSON, one event per record): findings → Vulnerability Finding (2002), compliance
-// results → Compliance Finding (2003), hosts and CMDB/correlated assets → Device Inventory Info (5001),
-// installed software → Software Inventory Info (5020, OCSF 1.3.0). Pure functions of a stored record,
-// its host and the upstream's product; what OCSF has no attribute for goes to `unmapped`.
+// OCSF mapping (JSON, one event per record): compliance results → Compliance Finding (2003), hosts and
+// CMDB/correlated assets → Device Inventory Info (5001), installed software → Software Inventory Info
+// (5020, OCSF 1.3.0), and what a finding's Vulnerability Finding (2002, mapped in json-fast.ts) shares with
+// them: the device, the lifecycle. Pure functions of a stored record, its host and the upstream's product;
+// what OCSF has no attribute for goes to `unmapped`.
 import { ocsfVersion } from '../core/api-requests.ts';
 import type { ConnectorProduct } from '../core/connector.ts';
-import {
-  bool,
-  compact,
-  cvssV3Version,
-  dnsName,
-  domainOf,
-  epochMs,
-  findingTitle,
-  ipAddresses,
-  list,
-  macAddresses,
-  num,
-  perRecord,
-  type Rec,
-  SEVERITY_CAPTION,
-  str,
-} from './values.ts';
+import { bool, compact, dnsName, domainOf, epochMs, ipAddresses, list, macAddresses, num, perRecord, type Rec, str } from './values.ts';
 
 /** The versions the API's request shape accepts (core/api-requests.ts). */
 export const OCSF_VERSIONS = ocsfVersion.options;
@@ -167,107 +152,6 @@ export function lifecycleOf(status: string | null, removed: boolean, acceptedRis
   if (status === 'fixed' || removed) return 'resolved';
   if (acceptedRisk) return 'suppressed';
   return status === 'reopened' ? 'reopened' : 'new';
-}
-
-export function findingLifecycle(rec: Rec): FindingLifecycle {
-  return LIFECYCLES[lifecycleOf(str(rec, 'status'), rec.removed === true, bool(rec, 'acceptedRisk') === true)];
-}
-
-/** CVSS entries of a finding: v3 then v2, with the vector where the record has one. */
-export function cvssList(rec: Rec): Event[] {
-  const out: Event[] = [];
-  const v3 = num(rec, 'cvssV3BaseScore');
-  if (v3 !== null) {
-    const vector = str(rec, 'cvssV3Vector');
-    out.push({ version: cvssV3Version(vector), base_score: v3, vector_string: vector });
-  }
-  const v2 = num(rec, 'cvssV2BaseScore');
-  if (v2 !== null) out.push({ version: '2.0', base_score: v2, vector_string: str(rec, 'cvssV2Vector') });
-  return out;
-}
-
-/** The plugin (the scanner's check) that reported a finding, as the analytic (type Rule) behind it; null when unnamed. */
-export function pluginAnalytic(pluginId: string | null, pluginName: string | null): Event | null {
-  return pluginId === null && pluginName === null ? null : { uid: pluginId, name: pluginName, type_id: 1, type: 'Rule' };
-}
-
-/** A finding (vulnerabilities model) as a Vulnerability Finding (2002). */
-export function ocsfVulnerabilityFinding(rec: Rec, host: Rec | null, o: OcsfOptions): Event {
-  const life = findingLifecycle(rec);
-  const severity = str(rec, 'severity') ?? 'info';
-  const pluginId = str(rec, 'pluginId');
-  const title = findingTitle(str(rec, 'pluginName'), pluginId);
-  const first = epochMs(str(rec, 'firstSeen'));
-  const last = epochMs(str(rec, 'lastSeen'));
-  const solution = str(rec, 'solution');
-  const epssScore = num(rec, 'epssScore');
-  const cvss = cvssList(rec);
-  const cves = list(rec, 'cves');
-  const vulnerability = {
-    title,
-    desc: str(rec, 'synopsis'),
-    severity: SEVERITY_CAPTION[severity] ?? null,
-    first_seen_time: first,
-    last_seen_time: last,
-    is_exploit_available: bool(rec, 'exploitAvailable'),
-    remediation: solution ? { desc: solution } : null,
-    vendor_name: o.product.vendor,
-  };
-  // One vulnerability per CVE. A finding without a CVE has one without a `cve` object (a made-up CVE
-  // id would pass for one in queries by CVE); its plugin names it in the title and finding_info.analytic,
-  // and its scores go to unmapped (OCSF 1.1/1.3 hold CVSS and EPSS only in `cve`).
-  const epss = epssScore !== null ? { score: String(epssScore), percentile: num(rec, 'epssPercentile') } : null;
-  const vulnerabilities = cves.length ? cves.map((uid) => ({ cve: { uid, cvss, epss }, ...vulnerability })) : [vulnerability];
-  return compact({
-    ...classify([2, 'Findings'], [2002, 'Vulnerability Finding'], life.activity, SEVERITY_ID[severity] ?? 0),
-    time: eventTime(rec),
-    message: title,
-    status_id: life.statusId,
-    status: life.status,
-    metadata: metadata(rec, o),
-    finding_info: {
-      uid: str(rec, 'id'),
-      title,
-      desc: str(rec, 'synopsis'),
-      types: str(rec, 'pluginFamily') ? [str(rec, 'pluginFamily')] : null,
-      analytic: pluginAnalytic(pluginId, str(rec, 'pluginName')),
-      first_seen_time: first,
-      last_seen_time: last,
-      modified_time: epochMs(str(rec, 'reopenedAt') ?? str(rec, 'fixedAt')),
-    },
-    vulnerabilities,
-    device: ocsfDevice(host, o, { owner: str(rec, 'owner'), fallbackUid: str(rec, 'hostId') }),
-    unmapped: {
-      source: str(rec, 'source'),
-      pluginId,
-      port: num(rec, 'port'),
-      protocol: str(rec, 'protocol'),
-      vprScore: num(rec, 'vprScore'),
-      vprKeyDrivers: (rec.vprKeyDrivers as Record<string, unknown> | null | undefined) ?? null,
-      vulnUniqueness: str(rec, 'vulnUniqueness'),
-      seolDate: str(rec, 'seolDate'),
-      cvss: cves.length ? null : cvss,
-      epssScore: cves.length ? null : epssScore,
-      knownExploited: bool(rec, 'knownExploited'),
-      knownExploitedBy: str(rec, 'knownExploitedBy'),
-      epssSource: str(rec, 'epssSource'),
-      kevDateAdded: str(rec, 'kevDateAdded'),
-      kevDueDate: str(rec, 'kevDueDate'),
-      dueAt: str(rec, 'dueAt'),
-      overdue: bool(rec, 'overdue'),
-      acceptedRisk: bool(rec, 'acceptedRisk'),
-      recastRisk: bool(rec, 'recastRisk'),
-      fixedAt: str(rec, 'fixedAt'),
-      reopenedAt: str(rec, 'reopenedAt'),
-      proof: str(rec, 'proof'),
-      proofTruncated: bool(rec, 'proofTruncated'),
-      ticketIds: list(rec, 'ticketIds'),
-      assetId: str(rec, 'assetId'),
-      owner: o.version === '1.1.0' ? str(rec, 'owner') : null,
-      department: str(rec, 'department'),
-      status: str(rec, 'status'),
-    },
-  });
 }
 
 const COMPLIANCE: Record<string, [number | null, string, number]> = {

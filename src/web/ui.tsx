@@ -1,8 +1,8 @@
 // Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
-// a sortable data table with server-side cursor paging, and the severity bar chart.
+// the one table every list and grid is drawn with (sortable, with server-side cursor paging), and the severities.
 import { formatBytes } from '../core/format.ts';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type ReactNode, useCallback, useEffect } from 'react';
+import { Fragment, type ReactNode, useCallback, useEffect } from 'react';
 import { describeError, type Rec, type RunStatus } from './api.ts';
 
 // ---- loading ----
@@ -156,30 +156,46 @@ export function PageHeader({ title, subtitle, actions, crumbs }: { title: ReactN
 
 export interface Column<T> {
   key: string;
-  label: string;
+  /** The header cell's content (a node, for a header read only by screen readers). */
+  label: ReactNode;
   /** Server-side sortable. */
   sortable?: boolean;
   render?: (row: T) => ReactNode;
   className?: string;
+  /** A class for one row's cell on top of `className` (a count drawn in red when not zero). */
+  cellClassName?: (row: T) => string | undefined;
+  /** The column names its row (a `th scope="row"`), as the first column of a two-way table does. */
+  rowHeader?: boolean;
 }
 
-export function DataTable<T extends { id: string }>(props: {
-  caption: string;
+/**
+ * Every table of the web UI: a caption (read by screen readers, shown when `showCaption`), header cells,
+ * one row per item keyed by `rowKey` (the item's `id` by default), and an empty text; sorting when `onSort`
+ * is given. `wholeRow` draws one item as a single cell across the columns (a record no longer stored).
+ */
+export function DataTable<T>(props: {
+  caption: ReactNode;
+  showCaption?: boolean;
   columns: Column<T>[];
   rows: T[];
+  rowKey?: (row: T, index: number) => string;
   sort?: string | null;
   onSort?: (sort: string | null) => void;
   empty?: ReactNode;
   onRowClick?: (row: T) => void;
+  wholeRow?: (row: T) => ReactNode | null;
+  /** A second row under an item, across the columns, for what does not fit in them (a file's rejection reasons). */
+  rowDetail?: (row: T) => ReactNode | null;
   busy?: boolean;
 }) {
   const { columns, rows, sort, onSort } = props;
   const sortField = sort ? sort.replace(/^-/, '') : null;
   const desc = sort?.startsWith('-') ?? false;
+  const keyOf = props.rowKey ?? ((r: T) => String((r as { id?: unknown }).id));
   return (
     <div className="table-wrap">
       <table aria-busy={props.busy ? 'true' : undefined}>
-        <caption className="sr-only">{props.caption}</caption>
+        <caption className={props.showCaption ? undefined : 'sr-only'}>{props.caption}</caption>
         <thead>
           <tr>
             {columns.map((c) => {
@@ -211,15 +227,41 @@ export function DataTable<T extends { id: string }>(props: {
               </td>
             </tr>
           ) : (
-            rows.map((r) => (
-              <tr key={r.id} className={props.onRowClick ? 'clickable' : undefined} onClick={props.onRowClick ? () => props.onRowClick?.(r) : undefined}>
-                {columns.map((c) => (
-                  <td key={c.key} className={c.className}>
-                    {c.render ? c.render(r) : cell((r as Record<string, unknown>)[c.key])}
-                  </td>
-                ))}
-              </tr>
-            ))
+            rows.map((r, i) => {
+              const whole = props.wholeRow?.(r);
+              const detail = props.rowDetail?.(r);
+              const key = keyOf(r, i);
+              return (
+                <Fragment key={key}>
+                  <tr className={props.onRowClick ? 'clickable' : undefined} onClick={props.onRowClick ? () => props.onRowClick?.(r) : undefined}>
+                    {whole !== undefined && whole !== null ? (
+                      <td colSpan={columns.length} className="muted">
+                        {whole}
+                      </td>
+                    ) : (
+                      columns.map((c) => {
+                        const content = c.render ? c.render(r) : cell((r as Record<string, unknown>)[c.key]);
+                        const className = [c.className, c.cellClassName?.(r)].filter(Boolean).join(' ') || undefined;
+                        return c.rowHeader ? (
+                          <th key={c.key} scope="row" className={className}>
+                            {content}
+                          </th>
+                        ) : (
+                          <td key={c.key} className={className}>
+                            {content}
+                          </td>
+                        );
+                      })
+                    )}
+                  </tr>
+                  {detail !== undefined && detail !== null && (
+                    <tr className="detail-row">
+                      <td colSpan={columns.length}>{detail}</td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })
           )}
         </tbody>
       </table>
@@ -270,38 +312,7 @@ export function Pager(props: {
   );
 }
 
-// ---- severity chart ----
+// ---- severities ----
 
+/** The severities, most severe first, in the order every chart and table shows them. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-
-export function SeverityChart({ counts, title = 'Open vulnerabilities by severity' }: { counts: Record<string, number>; title?: string }) {
-  const max = Math.max(1, ...SEVERITIES.map((s) => counts[s] ?? 0));
-  const rowH = 28;
-  const labelW = 70;
-  const barW = 240;
-  const height = SEVERITIES.length * rowH;
-  return (
-    <figure className="chart">
-      <svg role="img" aria-labelledby="sev-chart-title" viewBox={`0 0 ${labelW + barW + 80} ${height}`} width="100%" preserveAspectRatio="xMinYMin meet">
-        <title id="sev-chart-title">{`${title}: ${SEVERITIES.map((s) => `${s} ${counts[s] ?? 0}`).join(', ')}`}</title>
-        {SEVERITIES.map((s, i) => {
-          const v = counts[s] ?? 0;
-          const w = Math.max(v ? 2 : 0, Math.round((v / max) * barW));
-          return (
-            <g key={s} transform={`translate(0 ${i * rowH})`}>
-              <text x={labelW - 8} y={rowH / 2 + 4} textAnchor="end" className="chart-label">
-                {s[0].toUpperCase() + s.slice(1)}
-              </text>
-              <rect x={labelW} y={5} width={barW} height={rowH - 10} className="chart-track" rx={3} />
-              <rect x={labelW} y={5} width={w} height={rowH - 10} className={`chart-bar bar-${s}`} rx={3} />
-              <text x={labelW + barW + 8} y={rowH / 2 + 4} className="chart-value">
-                {num(v)}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
-      <figcaption>{title}</figcaption>
-    </figure>
-  );
-}

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { test } from 'node:test';
-import { ECS_VERSION, ecsCompliance, ecsHost, ecsPackage, ecsVulnerability } from '../../src/export/ecs.ts';
+import { ECS_VERSION, ecsCompliance, ecsHost, ecsPackage } from '../../src/export/ecs.ts';
+import { ecsVulnerability } from '../../src/export/json-fast.ts';
 import { lineWriter } from '../../src/export/formats/index.ts';
 import { BARE_FINDING, BARE_HOST, CMDB_ASSET, COMPLIANCE, FINDING, HOST, PRODUCT, SOFTWARE } from './fixtures.ts';
 

@@ -2,7 +2,8 @@
 // from ocsf/ocsf-schema at the release tag), and the values land where the issue says.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OCSF_VERSIONS, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from '../../src/export/ocsf.ts';
+import { ocsfVulnerabilityFinding } from '../../src/export/json-fast.ts';
+import { OCSF_VERSIONS, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory } from '../../src/export/ocsf.ts';
 import { BARE_FINDING, BARE_HOST, CMDB_ASSET, COMPLIANCE, FINDING, FIXED_FINDING, HOST, PRODUCT, SOFTWARE, SOFTWARE_NO_VERSION } from './fixtures.ts';
 import { NO_CVE_DEVIATION, strictOcsfProblems, validateOcsf } from './ocsf-schema.ts';
 

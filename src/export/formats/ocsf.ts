@@ -2,8 +2,8 @@
 // schema version maps, and the class each model's records become.
 import type { ConnectorProduct } from '../../core/connector.ts';
 import { hasHost, type ModelName } from '../../core/models.ts';
-import { ocsfVulnerabilityJson } from '../json-fast.ts';
-import { type OcsfVersion, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory, ocsfVulnerabilityFinding } from '../ocsf.ts';
+import { ocsfVulnerabilityFinding, ocsfVulnerabilityJson } from '../json-fast.ts';
+import { type OcsfVersion, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory } from '../ocsf.ts';
 import { toJson } from '../values.ts';
 import type { EventMapper, ExportFormatDef, FormatOptions } from './types.ts';
 

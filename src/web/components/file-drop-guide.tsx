@@ -2,7 +2,7 @@
 // and the active upload tokens with revocation.
 import { useState } from 'react';
 import { describeError, type FileDropGuide, type SourceView, call } from '../api.ts';
-import { Alert, ago, dateTime, useLoad } from '../ui.tsx';
+import { Alert, ago, dateTime, useLoad, DataTable } from '../ui.tsx';
 import { CopyButton } from './copy-button.tsx';
 
 export function Guide({ source }: { source: SourceView }) {
@@ -137,46 +137,26 @@ export function Guide({ source }: { source: SourceView }) {
       {active.length === 0 ? (
         <p className="muted">None.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Active upload tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">By</th>
-                <th scope="col">For file</th>
-                <th scope="col">Expires</th>
-                <th scope="col" className="num">
-                  Uploads
-                </th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {active.map((t) => (
-                <tr key={t.id}>
-                  <td>{dateTime(t.createdAt)}</td>
-                  <td>{t.createdBy ?? '—'}</td>
-                  <td>{t.file ?? 'any'}</td>
-                  <td>{ago(t.expiresAt)}</td>
-                  <td className="num">{t.uploads}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger-outline"
-                      onClick={() => revoke(t.id)}
-                      aria-label={`Revoke the token created ${dateTime(t.createdAt)}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Active upload tokens"
+          rows={active}
+          columns={[
+            { key: 'created', label: 'Created', render: (t) => dateTime(t.createdAt) },
+            { key: 'by', label: 'By', render: (t) => t.createdBy ?? '—' },
+            { key: 'file', label: 'For file', render: (t) => t.file ?? 'any' },
+            { key: 'expires', label: 'Expires', render: (t) => ago(t.expiresAt) },
+            { key: 'uploads', label: 'Uploads', className: 'num', render: (t) => t.uploads },
+            {
+              key: 'actions',
+              label: <span className="sr-only">Actions</span>,
+              render: (t) => (
+                <button type="button" className="danger-outline" onClick={() => revoke(t.id)} aria-label={`Revoke the token created ${dateTime(t.createdAt)}`}>
+                  Revoke
+                </button>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

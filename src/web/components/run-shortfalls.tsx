@@ -1,7 +1,7 @@
 // What a run could not use: the files it rejected and the rows it could not store, each with why (the
 // run keeps the first 1000 of each; the totals count the rest).
 import type { Run } from '../api.ts';
-import { Alert, num } from '../ui.tsx';
+import { Alert, DataTable, num } from '../ui.tsx';
 
 /** One line for a list of runs: "3 files rejected, 2 rows not stored", or null when there is nothing. */
 export function shortfallSummary(r: Pick<Run, 'rejectedTotal' | 'errorsTotal'>): string | null {
@@ -23,54 +23,37 @@ export function RunShortfalls({ run }: { run: Run }) {
       <h2 id="run-shortfalls-title">What the run could not use</h2>
       <Alert tone="warning">{`${shortfallSummary(run)}: the run is partial. Fix or remove them and sync again.`}</Alert>
       {rejected.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption>Rejected files</caption>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rejected.map((f) => (
-                <tr key={f.file}>
-                  <td>{f.file}</td>
-                  <td className="error-cell">{f.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <>
+          <DataTable
+            caption="Rejected files"
+            showCaption
+            rows={rejected}
+            rowKey={(f) => f.file}
+            columns={[
+              { key: 'file', label: 'File', render: (f) => f.file },
+              { key: 'reason', label: 'Reason', className: 'error-cell', render: (f) => f.reason },
+            ]}
+          />
           {more(run.rejectedTotal, rejected.length)}
-        </div>
+        </>
       )}
       {errors.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption>Rows not stored</caption>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Row</th>
-                <th scope="col">Field</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {errors.map((e, i) => (
-                // Rows have no id of their own; their order is the run's.
-                // biome-ignore lint/suspicious/noArrayIndexKey: the list never changes once the run is over
-                <tr key={i}>
-                  <td>{e.model}</td>
-                  <td>{e.row}</td>
-                  <td>{e.field ?? <span className="muted">—</span>}</td>
-                  <td className="error-cell">{e.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <>
+          <DataTable
+            caption="Rows not stored"
+            showCaption
+            rows={errors}
+            // Rows have no id of their own; their order is the run's, and the list never changes once the run is over.
+            rowKey={(_e, i) => String(i)}
+            columns={[
+              { key: 'model', label: 'Model', render: (e) => e.model },
+              { key: 'row', label: 'Row', render: (e) => e.row },
+              { key: 'field', label: 'Field', render: (e) => e.field ?? <span className="muted">—</span> },
+              { key: 'reason', label: 'Reason', className: 'error-cell', render: (e) => e.reason },
+            ]}
+          />
           {more(run.errorsTotal, errors.length)}
-        </div>
+        </>
       )}
     </section>
   );

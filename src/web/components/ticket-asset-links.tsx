@@ -2,7 +2,7 @@
 // ticket is tied to it, and whether it covers the asset's findings; and what `broad` means for it.
 import { type Rec, call } from '../api.ts';
 import { Link } from '../router.tsx';
-import { cell, Spinner, useLoad } from '../ui.tsx';
+import { cell, DataTable, Spinner, useLoad } from '../ui.tsx';
 
 /** One link as correlation stores it (store/correlation/ticket-links.ts). */
 interface AssetLink {
@@ -65,30 +65,21 @@ export function TicketAssetLinks({ ticket }: { ticket: Rec }) {
   return (
     <>
       {broad}
-      <div className="table-wrap">
-        <table>
-          <caption className="sr-only">Linked assets</caption>
-          <thead>
-            <tr>
-              <th scope="col">Asset</th>
-              <th scope="col">Why</th>
-              <th scope="col">Covers its findings</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((l, i) => (
-              <tr key={l.assetId}>
-                <td>
-                  <Link href={`/inventory/assets/${encodeURIComponent(l.assetId)}`}>{assetLabel(assets.data?.[i], l.assetId)}</Link>
-                </td>
-                <td>{linkReason(l)}</td>
-                <td>{l.covers ? 'Yes: every finding on it' : cell('Only the findings listed below')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {links.length > shown.length && <p className="muted small">and {links.length - shown.length} more.</p>}
-      </div>
+      <DataTable
+        caption="Linked assets"
+        rows={shown.map((l, i) => ({ ...l, asset: assets.data?.[i] }))}
+        rowKey={(l) => l.assetId}
+        columns={[
+          {
+            key: 'asset',
+            label: 'Asset',
+            render: (l) => <Link href={`/inventory/assets/${encodeURIComponent(l.assetId)}`}>{assetLabel(l.asset, l.assetId)}</Link>,
+          },
+          { key: 'why', label: 'Why', render: (l) => linkReason(l) },
+          { key: 'covers', label: 'Covers its findings', render: (l) => (l.covers ? 'Yes: every finding on it' : cell('Only the findings listed below')) },
+        ]}
+      />
+      {links.length > shown.length && <p className="muted small">and {links.length - shown.length} more.</p>}
     </>
   );
 }

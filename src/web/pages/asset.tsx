@@ -1,11 +1,12 @@
 // A correlated asset: its scanner hosts and CMDB records side by side, why they are linked (the rule,
 // the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useState, type ReactNode } from 'react';
 import { type AssetLinkBody, describeError, type Rec, call } from '../api.ts';
 import { matchReasons } from '../../correlate/reasons.ts';
 import { Link, navigate } from '../router.tsx';
-import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { SeverityChart } from '../components/charts.tsx';
+import { Alert, cell, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const ROWS: [string, string, string][] = [
   ['Name', 'hostname', 'name'],
@@ -22,6 +23,9 @@ const ROWS: [string, string, string][] = [
   ['Last imported', 'lastSeen', 'lastSeen'],
 ];
 const DATES = new Set(['scannerLastSeen', 'lastSeen']);
+
+/** One column of the side-by-side table: a scanner host or a CMDB record of the asset. */
+type SideColumn = { kind: 'host' | 'cmdb'; r: Rec };
 
 /** A record's name for people: host name, FQDN or IP of a host, name or tag of a CMDB record, else its id's start. */
 function nameOf(r: Rec | undefined, id: unknown): string {
@@ -128,53 +132,41 @@ export function AssetPage({ id }: { id: string }) {
       <div className="host-top">
         <section className="card" aria-labelledby="asset-sources">
           <h2 id="asset-sources">Both sources side by side</h2>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Scanner hosts and CMDB records of {name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Field</th>
-                  {columns.map((c) => (
-                    <th key={c.r.id} scope="col">
-                      {c.kind === 'host' ? <Link href={`/inventory/hosts/${c.r.id}`}>Scanner host ({c.r.source})</Link> : <>CMDB record ({c.r.source})</>}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {ROWS.map(([label, hk, ck]) => (
-                  <tr key={label}>
-                    <th scope="row">{label}</th>
-                    {columns.map((c) => (
-                      <td key={c.r.id}>
-                        {(() => {
-                          const k = c.kind === 'host' ? hk : ck;
-                          if (!k) return cell(null);
-                          return DATES.has(k) && c.r[k] ? dateTime(c.r[k] as string) : cell(c.r[k]);
-                        })()}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-                <tr>
-                  <th scope="row">Override</th>
-                  {columns.map((c) => (
-                    <td key={c.r.id}>
-                      {c.kind === 'cmdb' && hosts.length > 0 ? (
-                        <button
-                          type="button"
-                          onClick={() => void override('unlink', hostOfCmdb(details, c.r.id, hosts) ?? hosts[0]!.id, c.r.id)}
-                          aria-label={`Unlink CMDB record ${nameOf(c.r, c.r.id)}`}
-                        >
-                          Unlink
-                        </button>
-                      ) : null}
-                    </td>
-                  ))}
-                </tr>
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption={`Scanner hosts and CMDB records of ${name}`}
+            rows={[
+              ...ROWS.map(([label, hk, ck]) => ({
+                label,
+                value: (c: SideColumn) => {
+                  const k = c.kind === 'host' ? hk : ck;
+                  if (!k) return cell(null);
+                  return DATES.has(k) && c.r[k] ? dateTime(c.r[k] as string) : cell(c.r[k]);
+                },
+              })),
+              {
+                label: 'Override',
+                value: (c: SideColumn) =>
+                  c.kind === 'cmdb' && hosts.length > 0 ? (
+                    <button
+                      type="button"
+                      onClick={() => void override('unlink', hostOfCmdb(details, c.r.id, hosts) ?? hosts[0]!.id, c.r.id)}
+                      aria-label={`Unlink CMDB record ${nameOf(c.r, c.r.id)}`}
+                    >
+                      Unlink
+                    </button>
+                  ) : null,
+              },
+            ]}
+            rowKey={(row) => row.label}
+            columns={[
+              { key: 'field', label: 'Field', rowHeader: true, render: (row) => row.label },
+              ...columns.map((c) => ({
+                key: c.r.id,
+                label: c.kind === 'host' ? <Link href={`/inventory/hosts/${c.r.id}`}>Scanner host ({c.r.source})</Link> : <>CMDB record ({c.r.source})</>,
+                render: (row: { value: (c: SideColumn) => ReactNode }) => row.value(c),
+              })),
+            ]}
+          />
         </section>
         <section className="card" aria-labelledby="asset-sev">
           <h2 id="asset-sev">Open vulnerabilities</h2>
@@ -210,47 +202,29 @@ export function AssetPage({ id }: { id: string }) {
           </form>
         )}
         {found && (
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">CMDB records found</caption>
-              <thead>
-                <tr>
-                  <th scope="col">CMDB record</th>
-                  <th scope="col">Asset tag</th>
-                  <th scope="col">IP addresses</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Link</th>
-                </tr>
-              </thead>
-              <tbody>
-                {found.length === 0 ? (
-                  <tr>
-                    <td colSpan={5} className="empty">
-                      No CMDB record matches.
-                    </td>
-                  </tr>
-                ) : (
-                  found.map((r) => (
-                    <tr key={r.id}>
-                      <th scope="row">{nameOf(r, r.id)}</th>
-                      <td>{cell(r.assetTag)}</td>
-                      <td>{cell(r.ipAddresses)}</td>
-                      <td>{String(r.source)}</td>
-                      <td>
-                        {cmdbAssets.some((c) => c.id === r.id) ? (
-                          <span className="muted">linked here</span>
-                        ) : (
-                          <button type="button" onClick={() => void override('link', hostId || hosts[0]!.id, r.id)} aria-label={`Link ${nameOf(r, r.id)}`}>
-                            Link
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))
-                )}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="CMDB records found"
+            rows={found}
+            empty="No CMDB record matches."
+            columns={[
+              { key: 'name', label: 'CMDB record', rowHeader: true, render: (r) => nameOf(r, r.id) },
+              { key: 'assetTag', label: 'Asset tag' },
+              { key: 'ipAddresses', label: 'IP addresses' },
+              { key: 'source', label: 'Source', render: (r) => String(r.source) },
+              {
+                key: 'link',
+                label: 'Link',
+                render: (r) =>
+                  cmdbAssets.some((c) => c.id === r.id) ? (
+                    <span className="muted">linked here</span>
+                  ) : (
+                    <button type="button" onClick={() => void override('link', hostId || hosts[0]!.id, r.id)} aria-label={`Link ${nameOf(r, r.id)}`}>
+                      Link
+                    </button>
+                  ),
+              },
+            ]}
+          />
         )}
       </section>
     </div>

@@ -4,7 +4,7 @@
 import { counted } from '../../core/format.ts';
 import { useState } from 'react';
 import { describeError, type FeedImport, importFeed, call } from '../api.ts';
-import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle, DataTable } from '../ui.tsx';
 
 export function FeedsPage() {
   usePageTitle('Feeds');
@@ -82,35 +82,24 @@ export function FeedsPage() {
         ) : feeds.data.items.length === 0 ? (
           <p className="muted">No feeds imported yet.</p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Current feeds</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Feed</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Dated</th>
-                  <th scope="col">Records</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">Imported</th>
-                  <th scope="col">Age</th>
-                </tr>
-              </thead>
-              <tbody>
-                {feeds.data.items.map((f) => (
-                  <tr key={f.kind}>
-                    <td>{f.name}</td>
-                    <td>{f.version}</td>
-                    <td>{f.released.slice(0, 10)}</td>
-                    <td>{num(f.records)}</td>
-                    <td>{bytes(f.size)}</td>
-                    <td>{dateTime(f.importedAt)}</td>
-                    <td>{f.stale ? <Badge tone="warn">stale: {counted(f.ageDays, 'day')}</Badge> : counted(f.ageDays, 'day')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Current feeds"
+            rows={feeds.data.items}
+            rowKey={(f) => f.kind}
+            columns={[
+              { key: 'feed', label: 'Feed', render: (f) => f.name },
+              { key: 'version', label: 'Version', render: (f) => f.version },
+              { key: 'dated', label: 'Dated', render: (f) => f.released.slice(0, 10) },
+              { key: 'records', label: 'Records', render: (f) => num(f.records) },
+              { key: 'size', label: 'Size', render: (f) => bytes(f.size) },
+              { key: 'imported', label: 'Imported', render: (f) => dateTime(f.importedAt) },
+              {
+                key: 'age',
+                label: 'Age',
+                render: (f) => (f.stale ? <Badge tone="warn">stale: {counted(f.ageDays, 'day')}</Badge> : counted(f.ageDays, 'day')),
+              },
+            ]}
+          />
         )}
       </section>
     </div>

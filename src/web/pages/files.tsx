@@ -3,9 +3,9 @@
 // upload credentials, ready-to-paste commands and revocation.
 import { type DragEvent, useRef, useState } from 'react';
 import { describeError, type SourceView, uploadFile, call } from '../api.ts';
-import { FileRow } from '../components/bucket-file-row.tsx';
+import { FILE_COLUMNS, fileDetail } from '../components/bucket-file-row.tsx';
 import { Guide } from '../components/file-drop-guide.tsx';
-import { Alert, bytes, Spinner, useLoad } from '../ui.tsx';
+import { Alert, bytes, DataTable, Spinner, useLoad } from '../ui.tsx';
 
 interface Upload {
   id: number;
@@ -147,36 +147,14 @@ export function FilesPanel({ source, uploadHint, onImported }: { source: SourceV
         {!files.data && !files.error ? (
           <Spinner />
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Files and their import status</caption>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">Uploaded</th>
-                  <th scope="col">Import status</th>
-                  <th scope="col" className="num">
-                    Rows imported
-                  </th>
-                  <th scope="col" className="num">
-                    Rows rejected
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.length === 0 ? (
-                  <tr>
-                    <td colSpan={6} className="empty">
-                      No files yet. Upload an export above, or use the file-drop guide below.
-                    </td>
-                  </tr>
-                ) : (
-                  items.map((f) => <FileRow key={f.key} file={f} />)
-                )}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Files and their import status"
+            rows={items}
+            rowKey={(f) => f.key}
+            columns={FILE_COLUMNS}
+            rowDetail={fileDetail}
+            empty="No files yet. Upload an export above, or use the file-drop guide below."
+          />
         )}
       </section>
 

@@ -3,7 +3,7 @@
 // asset and owner it belongs to.
 import { get, qs, type Rec, call } from '../api.ts';
 import { Link } from '../router.tsx';
-import { Alert, Badge, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
+import { Alert, Badge, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
 const CHANGE_TEXT: Record<string, string> = {
   new: 'First imported',
@@ -192,52 +192,52 @@ export function FindingPage({ id }: { id: string }) {
         {cves.length === 0 ? (
           <p className="muted">No CVE is named for this finding.</p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">CVEs of this finding</caption>
-              <thead>
-                <tr>
-                  <th scope="col">CVE</th>
-                  <th scope="col">CVSS v3 (plugin)</th>
-                  <th scope="col">EPSS</th>
-                  <th scope="col">CISA KEV</th>
-                </tr>
-              </thead>
-              <tbody>
-                {cves.map((c) => {
+          <DataTable
+            caption="CVEs of this finding"
+            rows={cves}
+            rowKey={(c) => c}
+            columns={[
+              {
+                key: 'cve',
+                label: 'CVE',
+                rowHeader: true,
+                render: (c) => (
+                  <a href={`https://nvd.nist.gov/vuln/detail/${encodeURIComponent(c)}`} rel="noreferrer noopener" target="_blank" className="cve">
+                    {c}
+                  </a>
+                ),
+              },
+              { key: 'cvss', label: 'CVSS v3 (plugin)', render: () => cell(f.cvssV3BaseScore) },
+              {
+                key: 'epss',
+                label: 'EPSS',
+                render: (c) => {
                   const x = facts.get(c.toUpperCase());
-                  return (
-                    <tr key={c}>
-                      <th scope="row">
-                        <a href={`https://nvd.nist.gov/vuln/detail/${encodeURIComponent(c)}`} rel="noreferrer noopener" target="_blank" className="cve">
-                          {c}
-                        </a>
-                      </th>
-                      <td>{cell(f.cvssV3BaseScore)}</td>
-                      <td>
-                        {x?.epss ? (
-                          `${pct(x.epss.score)}${x.epss.percentile !== null ? ` (percentile ${pct(x.epss.percentile)})` : ''}`
-                        ) : (
-                          <span className="muted">—</span>
-                        )}
-                      </td>
-                      <td>
-                        {x?.kev ? (
-                          <span className="kev">
-                            Listed {day(x.kev.dateAdded)}
-                            {x.kev.dueDate ? `, due ${day(x.kev.dueDate)}` : ''}
-                            {x.kev.ransomware === 'Known' ? ', used by ransomware' : ''}
-                          </span>
-                        ) : (
-                          'Not listed'
-                        )}
-                      </td>
-                    </tr>
+                  return x?.epss ? (
+                    `${pct(x.epss.score)}${x.epss.percentile !== null ? ` (percentile ${pct(x.epss.percentile)})` : ''}`
+                  ) : (
+                    <span className="muted">—</span>
                   );
-                })}
-              </tbody>
-            </table>
-          </div>
+                },
+              },
+              {
+                key: 'kev',
+                label: 'CISA KEV',
+                render: (c) => {
+                  const x = facts.get(c.toUpperCase());
+                  return x?.kev ? (
+                    <span className="kev">
+                      Listed {day(x.kev.dateAdded)}
+                      {x.kev.dueDate ? `, due ${day(x.kev.dueDate)}` : ''}
+                      {x.kev.ransomware === 'Known' ? ', used by ransomware' : ''}
+                    </span>
+                  ) : (
+                    'Not listed'
+                  );
+                },
+              },
+            ]}
+          />
         )}
         {feeds.data?.items.every((x) => !x.kev && !x.epss) && cves.length > 0 && (
           <p className="help">No imported feed lists these CVEs (import the CISA KEV catalog and the EPSS scores with `tributary feeds import`).</p>
@@ -293,35 +293,23 @@ export function FindingPage({ id }: { id: string }) {
           ) : tickets.data.length === 0 ? (
             <p className="muted">No ticket names this finding or its asset.</p>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">Tickets linked to this finding</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Ticket</th>
-                    <th scope="col">Subject</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Assignee</th>
-                    <th scope="col">Linked because</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {tickets.data.map(({ t, why }) => (
-                    <tr key={t.id}>
-                      <th scope="row">
-                        <Link href={`/inventory/tickets/${t.id}`}>{String(t.displayId ?? t.externalId ?? t.id)}</Link>
-                      </th>
-                      <td>{cell(t.subject)}</td>
-                      <td>
-                        <Badge tone="neutral">{String(t.status ?? '—')}</Badge>
-                      </td>
-                      <td>{cell(t.assignee)}</td>
-                      <td>{why}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Tickets linked to this finding"
+              rows={tickets.data}
+              rowKey={({ t }) => String(t.id)}
+              columns={[
+                {
+                  key: 'ticket',
+                  label: 'Ticket',
+                  rowHeader: true,
+                  render: ({ t }) => <Link href={`/inventory/tickets/${t.id}`}>{String(t.displayId ?? t.externalId ?? t.id)}</Link>,
+                },
+                { key: 'subject', label: 'Subject', render: ({ t }) => cell(t.subject) },
+                { key: 'status', label: 'Status', render: ({ t }) => <Badge tone="neutral">{String(t.status ?? '—')}</Badge> },
+                { key: 'assignee', label: 'Assignee', render: ({ t }) => cell(t.assignee) },
+                { key: 'why', label: 'Linked because', render: ({ why }) => why },
+              ]}
+            />
           )}
         </section>
       </div>

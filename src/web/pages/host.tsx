@@ -2,7 +2,8 @@
 import { useState } from 'react';
 import { call, routeUrl } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, cell, dateTime, PageHeader, SeverityChart, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
+import { SeverityChart } from '../components/charts.tsx';
+import { Alert, cell, dateTime, PageHeader, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 import { ComplianceSummary, MODEL_VIEWS, RecordList } from './inventory.tsx';
 
 const TABS = [

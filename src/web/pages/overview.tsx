@@ -2,7 +2,8 @@
 // and recent runs.
 import { call, routeUrl } from '../api.ts';
 import { Link } from '../router.tsx';
-import { Alert, ago, num, PageHeader, RunBadge, SeverityChart, useLoad, usePageTitle } from '../ui.tsx';
+import { SeverityChart } from '../components/charts.tsx';
+import { Alert, ago, num, PageHeader, RunBadge, useLoad, usePageTitle } from '../ui.tsx';
 import { Health } from './sources.tsx';
 
 const MODELS: [string, string][] = [

@@ -6,7 +6,7 @@ import { type Rec, call } from '../api.ts';
 import { KeyValues, Props, words } from '../components/key-values.tsx';
 import { TicketAssetLinks } from '../components/ticket-asset-links.tsx';
 import { Link } from '../router.tsx';
-import { Alert, cell, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 interface DetailView {
   title: string;
@@ -89,40 +89,17 @@ function LinkedFindings({ ids }: { ids: string[] }) {
   if (ids.length === 0) return <p className="muted">No linked findings.</p>;
   if (!findings.data) return <Spinner />;
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="sr-only">Linked findings</caption>
-        <thead>
-          <tr>
-            <th scope="col">Severity</th>
-            <th scope="col">Vulnerability</th>
-            <th scope="col">Status</th>
-            <th scope="col">Host</th>
-          </tr>
-        </thead>
-        <tbody>
-          {findings.data.map((f, i) =>
-            f ? (
-              <tr key={f.id}>
-                <td>
-                  <SeverityBadge severity={f.severity} />
-                </td>
-                <td>{cell(f.pluginName)}</td>
-                <td>{cell(f.status)}</td>
-                <td>{f.hostId ? <Link href={`/inventory/hosts/${String(f.hostId)}`}>host</Link> : '—'}</td>
-              </tr>
-            ) : (
-              <tr key={shown[i]}>
-                <td colSpan={4} className="muted">
-                  Finding {shown[i]?.slice(0, 8)} is no longer stored.
-                </td>
-              </tr>
-            ),
-          )}
-        </tbody>
-      </table>
-      {ids.length > shown.length && <p className="muted small">and {ids.length - shown.length} more.</p>}
-    </div>
+    <DataTable
+      caption="Linked findings"
+      rows={findings.data.map((f, i) => ({ f, id: shown[i] ?? String(i) }))}
+      wholeRow={({ f, id }) => (f ? null : `Finding ${id.slice(0, 8)} is no longer stored.`)}
+      columns={[
+        { key: 'severity', label: 'Severity', render: ({ f }) => <SeverityBadge severity={f?.severity} /> },
+        { key: 'name', label: 'Vulnerability', render: ({ f }) => cell(f?.pluginName) },
+        { key: 'status', label: 'Status', render: ({ f }) => cell(f?.status) },
+        { key: 'host', label: 'Host', render: ({ f }) => (f?.hostId ? <Link href={`/inventory/hosts/${String(f.hostId)}`}>host</Link> : '—') },
+      ]}
+    />
   );
 }
 

@@ -6,7 +6,7 @@ import { get, qs, type Run, type RunStatus, call } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
 import { RunShortfalls, shortfallSummary } from '../components/run-shortfalls.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, ago, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, ago, DataTable, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const total = (r: Run): { records: number; errors: number } =>
   Object.values(r.counts ?? {}).reduce((a, c) => ({ records: a.records + (c.records ?? 0), errors: a.errors + (c.errors ?? 0) }), { records: 0, errors: 0 });
@@ -103,31 +103,16 @@ export function LiveRun({
       </div>
       {run.status === 'running' && <progress aria-label="Sync in progress" className="indeterminate" />}
       {streams.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Records per stream</caption>
-            <thead>
-              <tr>
-                <th scope="col">Stream</th>
-                <th scope="col" className="num">
-                  Records
-                </th>
-                <th scope="col" className="num">
-                  Errors
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {streams.map(([name, c]) => (
-                <tr key={name}>
-                  <td>{name}</td>
-                  <td className="num">{num(c.records)}</td>
-                  <td className="num">{num(c.errors)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Records per stream"
+          rows={streams}
+          rowKey={([name]) => name}
+          columns={[
+            { key: 'stream', label: 'Stream', render: ([name]) => name },
+            { key: 'records', label: 'Records', className: 'num', render: ([, c]) => num(c.records) },
+            { key: 'errors', label: 'Errors', className: 'num', render: ([, c]) => num(c.errors) },
+          ]}
+        />
       )}
       {run.error && (
         <Alert tone="error" title="The sync reported an error">
@@ -163,77 +148,50 @@ export function RunsTable({ source, status, refreshKey = '' }: { source?: string
       {!runs.data && !runs.error ? (
         <Spinner />
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Sync runs, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                {!source && <th scope="col">Source</th>}
-                <th scope="col">Status</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Trigger</th>
-                <th scope="col" className="num">
-                  Duration
-                </th>
-                <th scope="col" className="num">
-                  Records
-                </th>
-                <th scope="col" className="num">
-                  Errors
-                </th>
-                <th scope="col" className="num">
-                  Retries
-                </th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.length === 0 ? (
-                <tr>
-                  <td colSpan={source ? 9 : 10} className="empty">
-                    {status ? (
-                      'No runs with this status.'
-                    ) : (
-                      <>
-                        No runs yet. Use <strong>Sync now</strong> to start one.
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ) : (
-                items.map((r) => {
-                  const t = total(r);
-                  return (
-                    <tr key={r.id}>
-                      <td>
-                        <Link href={`/runs/${r.id}`} title={dateTime(r.startedAt)}>
-                          {dateTime(r.startedAt)}
-                        </Link>
-                        <div className="muted small">{ago(r.startedAt)}</div>
-                      </td>
-                      {!source && (
-                        <td>
-                          <Link href={`/sources/${encodeURIComponent(r.source ?? '')}/runs`}>{r.source ?? '—'}</Link>
-                        </td>
-                      )}
-                      <td>
-                        <RunBadge status={r.status} />
-                      </td>
-                      <td>{r.mode}</td>
-                      <td>{trigger(r.trigger)}</td>
-                      <td className="num">{duration(r.durationMs)}</td>
-                      <td className="num">{num(t.records)}</td>
-                      <td className="num">{num(t.errors)}</td>
-                      <td className="num">{retries(r)}</td>
-                      <td className="error-cell">{r.error ?? shortfallSummary(r) ?? <span className="muted">—</span>}</td>
-                    </tr>
-                  );
-                })
-              )}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Sync runs, newest first"
+          rows={items}
+          empty={
+            status ? (
+              'No runs with this status.'
+            ) : (
+              <>
+                No runs yet. Use <strong>Sync now</strong> to start one.
+              </>
+            )
+          }
+          columns={[
+            {
+              key: 'started',
+              label: 'Started',
+              render: (r) => (
+                <>
+                  <Link href={`/runs/${r.id}`} title={dateTime(r.startedAt)}>
+                    {dateTime(r.startedAt)}
+                  </Link>
+                  <div className="muted small">{ago(r.startedAt)}</div>
+                </>
+              ),
+            },
+            ...(source
+              ? []
+              : [
+                  {
+                    key: 'source',
+                    label: 'Source',
+                    render: (r: Run) => <Link href={`/sources/${encodeURIComponent(r.source ?? '')}/runs`}>{r.source ?? '—'}</Link>,
+                  },
+                ]),
+            { key: 'status', label: 'Status', render: (r) => <RunBadge status={r.status} /> },
+            { key: 'mode', label: 'Mode', render: (r) => r.mode },
+            { key: 'trigger', label: 'Trigger', render: (r) => trigger(r.trigger) },
+            { key: 'duration', label: 'Duration', className: 'num', render: (r) => duration(r.durationMs) },
+            { key: 'records', label: 'Records', className: 'num', render: (r) => num(total(r).records) },
+            { key: 'errors', label: 'Errors', className: 'num', render: (r) => num(total(r).errors) },
+            { key: 'retries', label: 'Retries', className: 'num', render: (r) => retries(r) },
+            { key: 'error', label: 'Error', className: 'error-cell', render: (r) => r.error ?? shortfallSummary(r) ?? <span className="muted">—</span> },
+          ]}
+        />
       )}
       {items.length >= limit && (
         <button type="button" onClick={() => setLimit((l) => l + 50)}>

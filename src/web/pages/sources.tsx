@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { type ConnectorMeta, describeError, type SourceView, call } from '../api.ts';
 import { Link, navigate } from '../router.tsx';
-import { Alert, ago, Badge, dateTime, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, ago, Badge, DataTable, dateTime, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 /** Short product names for the connector types (titles come from the API). */
 export const shortName = (c: { title: string; shortName?: string }): string => c.shortName || c.title;
@@ -88,51 +88,48 @@ export function SourcesPage() {
           <p>Add a {conns.length ? conns.map(shortName).join(' or a ') : 'data'} source to start building the inventory.</p>
         </div>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Configured sources</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Input mode</th>
-                <th scope="col">Schedule</th>
-                <th scope="col">Health</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((s) => {
+        <DataTable
+          caption="Configured sources"
+          rows={items}
+          rowKey={(s) => s.name}
+          columns={[
+            {
+              key: 'name',
+              label: 'Name',
+              render: (s) => (
+                <Link href={`/sources/${encodeURIComponent(s.name)}`} className="strong">
+                  {s.name}
+                </Link>
+              ),
+            },
+            {
+              key: 'type',
+              label: 'Type',
+              render: (s) => {
                 const c = conns.find((x) => x.type === s.type);
-                return (
-                  <tr key={s.name}>
-                    <td>
-                      <Link href={`/sources/${encodeURIComponent(s.name)}`} className="strong">
-                        {s.name}
-                      </Link>
-                    </td>
-                    <td>{c ? shortName(c) : s.type}</td>
-                    <td>{inputModeLabel(s, conns)}</td>
-                    <td>{s.schedule ? <code>{s.schedule}</code> : <span className="muted">Manual only</span>}</td>
-                    <td>
-                      <Health source={s} />
-                    </td>
-                    <td className="row-actions">
-                      <Link className="button" href={`/sources/${encodeURIComponent(s.name)}`} aria-label={`Configure ${s.name}`}>
-                        Configure
-                      </Link>
-                      <button type="button" onClick={() => syncNow(s.name)} disabled={s.lastRun?.status === 'running'} aria-label={`Sync ${s.name} now`}>
-                        {s.lastRun?.status === 'running' ? 'Syncing…' : 'Sync now'}
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+                return c ? shortName(c) : s.type;
+              },
+            },
+            { key: 'input', label: 'Input mode', render: (s) => inputModeLabel(s, conns) },
+            { key: 'schedule', label: 'Schedule', render: (s) => (s.schedule ? <code>{s.schedule}</code> : <span className="muted">Manual only</span>) },
+            { key: 'health', label: 'Health', render: (s) => <Health source={s} /> },
+            {
+              key: 'actions',
+              label: <span className="sr-only">Actions</span>,
+              className: 'row-actions',
+              render: (s) => (
+                <>
+                  <Link className="button" href={`/sources/${encodeURIComponent(s.name)}`} aria-label={`Configure ${s.name}`}>
+                    Configure
+                  </Link>
+                  <button type="button" onClick={() => syncNow(s.name)} disabled={s.lastRun?.status === 'running'} aria-label={`Sync ${s.name} now`}>
+                    {s.lastRun?.status === 'running' ? 'Syncing…' : 'Sync now'}
+                  </button>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </div>
   );

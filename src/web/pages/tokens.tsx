@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { SCOPE_COVERS, TOKEN_SCOPES, type TokenScope } from '../../core/token-scopes.ts';
 import { type ApiToken, describeError, type TokenCreateBody, call } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
-import { Alert, ago, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, ago, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 type Created = { id: string; name: string; scope: TokenScope; token: string; expiresAt: string | null };
 
@@ -105,39 +105,26 @@ export function TokensPage() {
         ) : tokens.data.items.length === 0 ? (
           <p className="muted">None yet.</p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">API tokens</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.data.items.map((t) => (
-                  <tr key={t.id}>
-                    <td>{t.name}</td>
-                    <td>{t.scope}</td>
-                    <td>{dateTime(t.createdAt)}</td>
-                    <td>{t.lastUsedAt ? ago(t.lastUsedAt) : 'never'}</td>
-                    <td>{t.expiresAt ? dateTime(t.expiresAt) : 'never'}</td>
-                    <td>
-                      <button type="button" className="danger-outline" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.name}`}>
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="API tokens"
+            rows={tokens.data.items}
+            columns={[
+              { key: 'name', label: 'Name', render: (t) => t.name },
+              { key: 'scope', label: 'Scope', render: (t) => t.scope },
+              { key: 'created', label: 'Created', render: (t) => dateTime(t.createdAt) },
+              { key: 'lastUsed', label: 'Last used', render: (t) => (t.lastUsedAt ? ago(t.lastUsedAt) : 'never') },
+              { key: 'expires', label: 'Expires', render: (t) => (t.expiresAt ? dateTime(t.expiresAt) : 'never') },
+              {
+                key: 'actions',
+                label: <span className="sr-only">Actions</span>,
+                render: (t) => (
+                  <button type="button" className="danger-outline" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.name}`}>
+                    Revoke
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
       </section>
     </div>

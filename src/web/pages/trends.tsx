@@ -2,43 +2,12 @@
 // per severity, from the scanner's dates and the change history, drawn with Chart.js; the same numbers as
 // tables underneath, where a blank time to remediate says why.
 import { counted } from '../../core/format.ts';
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
-import { useEffect, useRef } from 'react';
-import { capitalize, call, routeUrl } from '../api.ts';
+import { capitalize, call, routeUrl, type TrendsReport } from '../api.ts';
+import { Chart, ChartCanvas, colour, type Severity } from '../components/charts.tsx';
 import { setQuery, useLocation } from '../router.tsx';
-import { Alert, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
-
-Chart.register(LineController, LineElement, PointElement, BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
-
-type Severity = (typeof SEVERITIES)[number];
+import { Alert, DataTable, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const WINDOWS = [30, 90, 180, 365];
-
-/** A severity's colour, from the stylesheet's variables (the same as the badges and bars). */
-function colour(s: Severity): string {
-  const v = getComputedStyle(document.documentElement)
-    .getPropertyValue(s === 'info' ? '--sev-info' : `--${s}`)
-    .trim();
-  return v || '#888';
-}
-
-/** A Chart.js chart on a canvas, rebuilt when its data change and destroyed with the component. */
-function ChartCanvas({ build, summary, id }: { build: (canvas: HTMLCanvasElement) => Chart; summary: string; id: string }) {
-  const ref = useRef<HTMLCanvasElement>(null);
-  const buildRef = useRef(build);
-  buildRef.current = build;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the summary text changes exactly when the data do
-  useEffect(() => {
-    if (!ref.current) return;
-    const chart = buildRef.current(ref.current);
-    return () => chart.destroy();
-  }, [summary]);
-  return (
-    <div className="trend-chart">
-      <canvas ref={ref} id={id} role="img" aria-label={summary} />
-    </div>
-  );
-}
 
 export function TrendsPage() {
   const { query } = useLocation();
@@ -146,32 +115,20 @@ export function TrendsPage() {
             />
             <details className="trend-numbers">
               <summary>Show the numbers</summary>
-              <div className="table-wrap">
-                <table aria-label="Open findings by severity per day">
-                  <thead>
-                    <tr>
-                      <th scope="col">Day</th>
-                      {SEVERITIES.map((s) => (
-                        <th key={s} scope="col" className="num">
-                          {capitalize(s)}
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {[...r.days].reverse().map((d) => (
-                      <tr key={d.date}>
-                        <th scope="row">{d.date}</th>
-                        {SEVERITIES.map((s) => (
-                          <td key={s} className="num">
-                            {known(d.date) ? num(d.open[s]) : <span className="muted">—</span>}
-                          </td>
-                        ))}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Open findings by severity per day"
+                rows={[...r.days].reverse()}
+                rowKey={(d) => d.date}
+                columns={[
+                  { key: 'day', label: 'Day', rowHeader: true, render: (d) => d.date },
+                  ...SEVERITIES.map((s) => ({
+                    key: s,
+                    label: capitalize(s),
+                    className: 'num',
+                    render: (d: TrendsReport['days'][number]) => (known(d.date) ? num(d.open[s]) : <span className="muted">—</span>),
+                  })),
+                ]}
+              />
             </details>
           </section>
           <section className="card" aria-labelledby="trend-mttr">
@@ -217,45 +174,38 @@ export function TrendsPage() {
                 })
               }
             />
-            <div className="table-wrap">
-              <table aria-label="Mean time to remediate per severity">
-                <thead>
-                  <tr>
-                    <th scope="col">Severity</th>
-                    <th scope="col" className="num">
-                      Fixes
-                    </th>
-                    <th scope="col" className="num">
-                      Mean days to remediate
-                    </th>
-                    <th scope="col" className="num">
-                      Median
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {r.remediation.map((m) => (
-                    <tr key={m.severity}>
-                      <th scope="row">{capitalize(m.severity)}</th>
-                      <td className="num">{num(m.fixed)}</td>
-                      <td className="num">
-                        {m.meanDaysToRemediate === null ? (
-                          <>
-                            — <span className="muted small">{m.meanBlankReason}</span>
-                          </>
-                        ) : (
-                          m.meanDaysToRemediate.toFixed(1)
-                        )}
-                        {m.meanDaysToRemediate !== null && m.undatedFixes > 0 && (
-                          <span className="muted small"> ({m.undatedFixes} without a date left out)</span>
-                        )}
-                      </td>
-                      <td className="num">{m.medianDaysToRemediate === null ? '—' : m.medianDaysToRemediate.toFixed(1)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Mean time to remediate per severity"
+              rows={r.remediation}
+              rowKey={(m) => m.severity}
+              columns={[
+                { key: 'severity', label: 'Severity', rowHeader: true, render: (m) => capitalize(m.severity) },
+                { key: 'fixed', label: 'Fixes', className: 'num', render: (m) => num(m.fixed) },
+                {
+                  key: 'mean',
+                  label: 'Mean days to remediate',
+                  className: 'num',
+                  render: (m) => (
+                    <>
+                      {m.meanDaysToRemediate === null ? (
+                        <>
+                          — <span className="muted small">{m.meanBlankReason}</span>
+                        </>
+                      ) : (
+                        m.meanDaysToRemediate.toFixed(1)
+                      )}
+                      {m.meanDaysToRemediate !== null && m.undatedFixes > 0 && <span className="muted small"> ({m.undatedFixes} without a date left out)</span>}
+                    </>
+                  ),
+                },
+                {
+                  key: 'median',
+                  label: 'Median',
+                  className: 'num',
+                  render: (m) => (m.medianDaysToRemediate === null ? '—' : m.medianDaysToRemediate.toFixed(1)),
+                },
+              ]}
+            />
           </section>
         </>
       )}
