@@ -19,6 +19,7 @@ import { authRoutes } from './routes/auth.ts';
 import { changeRoutes } from './routes/changes.ts';
 import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
+import { reportRoutes } from './routes/reports.ts';
 import { summaryRoutes } from './routes/summaries.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -195,6 +196,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(assetRoutes(app));
   await f.register(changeRoutes(app));
   await f.register(summaryRoutes(app));
+  await f.register(reportRoutes(app));
   await f.register(recordRoutes(app));
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));

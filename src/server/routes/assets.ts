@@ -1,14 +1,13 @@
 // Correlation over HTTP: manual links and unlinks (POST/DELETE /api/v1/assets/{id}/link, where {id}
 // is a host id, or an asset id with `hostId` in the body), a full recompute, one asset with its
-// records side by side, and the coverage report (/api/v1/reports/coverage).
+// records side by side. The coverage report is in reports.ts.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords, coverageAnswer } from '../../core/api-shapes-reports.ts';
+import { type AssetLinkBody, type AssetLinked, assetLinkBody, assetLinked, assetRecords } from '../../core/api-shapes-reports.ts';
 import { actorOf } from '../auth.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
-import { coverageQuery } from '../../core/api-requests.ts';
 import { idParams as idParamsShape } from '../../core/api-shapes.ts';
 
 const linkBodySchema = routeSchema(assetLinkBody);
@@ -86,23 +85,6 @@ export function assetRoutes(app: AppContext) {
         const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.getRecord('hosts', id)));
         const cmdbAssets = await Promise.all((asset.cmdbAssetIds as string[]).map((id) => app.store.getRecord('cmdb-assets', id)));
         return { asset, hosts, cmdbAssets };
-      },
-    );
-    f.get(
-      '/api/v1/reports/coverage',
-      {
-        config: { scope: 'read' },
-        schema: {
-          tags: ['reports'],
-          summary: 'Coverage gaps: the four numbers, or with ?list=KIND the records behind one',
-          querystring: routeSchema(coverageQuery),
-          response: { 200: routeSchema(coverageAnswer), 400: errorSchema },
-        },
-      },
-      async (req) => {
-        const { days, list } = req.query;
-        if (list !== undefined) return { kind: list, days, items: await app.store.coverageList(list, days) };
-        return app.store.coverage(days);
       },
     );
   };
