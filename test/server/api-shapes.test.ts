@@ -149,7 +149,7 @@ describe('the server answers in the shared shapes', () => {
     await waitForRun(h.server, token, String(sync.runId));
     exactly(S.uploadTokenList, await get('/api/v1/sources/lab/file-drop/tokens'));
 
-    const desk = await h.app.store.createSource('desk', 'fixture', {}, null);
+    const desk = await h.app.store.sources.create('desk', 'fixture', {}, null);
     await writeRecords(h.app.store, desk, { 'cmdb-assets': [{ key: 'c1', fields: { name: 'spare' } }] });
     const host = S.page(S.recordItem).parse(await get('/api/v1/hosts?limit=1')).items[0]!;
     const cmdbAssetId = recordId('desk', 'cmdb-assets', 'c1');

@@ -28,8 +28,8 @@ for (const backend of BACKENDS) {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l));
-      const want = (await server.h.app.store.query('vulnerabilities', { filters: [{ field: 'severity', op: '=', value: 'critical' }], limit: 100 })).records
-        .length;
+      const want = (await server.h.app.store.records.query('vulnerabilities', { filters: [{ field: 'severity', op: '=', value: 'critical' }], limit: 100 }))
+        .records.length;
       assert.equal(events.length, want);
       for (const e of events) {
         assert.equal(e.severity_id, 5);
@@ -150,8 +150,8 @@ for (const backend of BACKENDS) {
     });
 
     test("?since= a run is after it: its own records are left out, a later run's are in", async () => {
-      const lab = await server.h.app.store.getSource('lab');
-      const first = (await server.h.app.store.lastRun(lab.id))!.id;
+      const lab = await server.h.app.store.sources.get('lab');
+      const first = (await server.h.app.store.runs.last(lab.id))!.id;
       const plugins = async (since: string) => {
         const res = await download(server.h, `/api/v1/export/vulnerabilities?format=jsonl&source=lab&since=${since}`, server.auth);
         assert.equal(res.statusCode, 200, res.body);

@@ -7,7 +7,6 @@ import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
 import { contentType, extension, parseFormat } from '../../export/formats/index.ts';
 import { addDestination, describeDestinations, runDestination } from '../../export/schedule.ts';
-import { deleteDestination, getDestination } from '../../store/index.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
 import { exportDestination, exportDestinationList, exportRemoved, exportStatusList, nameParams as nameParamsShape } from '../../core/api-shapes.ts';
@@ -71,7 +70,7 @@ export function exportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        await deleteDestination(app.store, req.params.name);
+        await app.store.exports.deleteDestination(req.params.name);
         return { removed: req.params.name };
       },
     );
@@ -92,12 +91,12 @@ export function exportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const d = await getDestination(app.store, req.params.name);
+        const d = await app.store.exports.getDestination(req.params.name);
         const sources = req.body.source
-          ? [await app.store.getSource(req.body.source)]
+          ? [await app.store.sources.get(req.body.source)]
           : d.sourceId
-            ? [await app.store.getSourceById(d.sourceId)]
-            : await app.store.listSources();
+            ? [await app.store.sources.getById(d.sourceId)]
+            : await app.store.sources.list();
         for (const s of sources) await runDestination(app, d, s, null);
         const views = await describeDestinations(app);
         const names = new Set(sources.map((s) => s.name));
@@ -130,11 +129,13 @@ export function exportRoutes(app: AppContext) {
           .map((n) => n.trim())
           .filter(Boolean);
         const sourceIds = names.length
-          ? await Promise.all(names.map(async (n) => (await app.store.findSource(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))))
+          ? await Promise.all(
+              names.map(async (n) => (await app.store.sources.find(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))),
+            )
           : undefined;
-        const window = since ? await app.store.resolveSince(since) : null;
+        const window = since ? await app.store.records.resolveSince(since) : null;
         // Bad filters and unmappable models answer 400 before the first byte is sent.
-        await app.store.query(model, { sourceIds, filters, limit: 1, changedSince: window });
+        await app.store.records.query(model, { sourceIds, filters, limit: 1, changedSince: window });
         const chunks = exportChunks(app, { model, sourceIds, filters, since: window }, fmt);
         const first = await chunks.next();
         const body = Readable.from(

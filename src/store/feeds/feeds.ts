@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { CveFacts as CveFeedFacts, FeedInfo } from '../../core/api-shapes.ts';
 import { InputError } from '../../core/errors.ts';
 import type { IncomingRecord } from '../../core/models.ts';
-import type { Driver, StoreDb } from '../db/driver.ts';
+import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 
 /** A feed older than this (by its own date) is stale. */
@@ -87,7 +87,7 @@ export interface FeedValues {
 
 type CveFacts = { kevAdded?: string; kevDue?: string | null; score?: number; pct?: number };
 
-export async function listFeeds({ db }: StoreDb, now = Date.now()): Promise<FeedInfo[]> {
+export async function listFeeds(db: Driver, now = Date.now()): Promise<FeedInfo[]> {
   const rows = await db.all(`SELECT f.*, (SELECT COUNT(*) FROM "feed_imports" g WHERE g."kind" = f."kind") AS "versions" FROM "feed_imports" f
     WHERE f."imported_at" = (SELECT MAX(h."imported_at") FROM "feed_imports" h WHERE h."kind" = f."kind") ORDER BY f."kind"`);
   return rows.map((r) => {
@@ -147,7 +147,7 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
  * kind inside it (importVerdict), so two imports racing cannot leave the older current, and a file
  * refused changes nothing of the others. Returns each file's verdict.
  */
-export async function storeFeeds({ db }: StoreDb, files: FeedFile[], opts: { replace?: boolean } = {}): Promise<('imported' | 'unchanged')[]> {
+export async function storeFeeds(db: Driver, files: FeedFile[], opts: { replace?: boolean } = {}): Promise<('imported' | 'unchanged')[]> {
   return db.transaction(async (tx) => {
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, ['tributary-feeds']);
     const now = Date.now();
@@ -375,7 +375,7 @@ export class FeedLookup {
 }
 
 /** What the feeds say of each of these CVEs (for a finding's page): KEV entry and EPSS score, null where absent. */
-export async function cveFeedFacts({ db }: StoreDb, cves: string[]): Promise<CveFeedFacts[]> {
+export async function cveFeedFacts(db: Driver, cves: string[]): Promise<CveFeedFacts[]> {
   const wanted = [...new Set(cves.map((c) => c.trim().toUpperCase()).filter(Boolean))].slice(0, 500);
   const out = new Map<string, CveFeedFacts>(wanted.map((c) => [c, { cve: c, kev: null, epss: null }]));
   if (wanted.length === 0) return [];
