@@ -266,7 +266,8 @@ export type FieldsOf<M extends ModelName> = {
  * by half for no faster read); its assetId, owner, department and site are its host's (joined from
  * `hosts`, which correlation places: copying them would rewrite every finding of an estate after its
  * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
- * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
+ * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only;
+ * so does whether a risk exception covers it (store/exceptions/: `excepted` filters, the others are shown).
  */
 export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
   vulnerabilities: [
@@ -279,6 +280,13 @@ export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
     text('owner'),
     text('department'),
     text('site'),
+    // Its risk exception (store/exceptions/), as read now: `excepted` when one is approved and unexpired;
+    // the one that matters most (approved before proposed, latest expiry first) by id, state, reason and expiry.
+    bool('excepted'),
+    text('exceptionId'),
+    oneOf('exceptionState', ['proposed', 'approved', 'rejected', 'expired', 'revoked']),
+    text('exceptionReason'),
+    time('exceptionExpiresAt'),
   ],
 };
 

@@ -4,7 +4,8 @@
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import { joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
+import { withException } from '../exceptions/exceptions.ts';
+import { EXCEPTION_COLUMN, joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
@@ -38,7 +39,7 @@ function readerOf(model: ModelName): Reader {
 }
 
 /** One stored row as the record `query` returns (the same fields and values as records.ts rowToRecord). */
-function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof slaPolicy>): StoredRecord {
+function toRecord(r: Reader, row: Row, now: number, nowText: string, policy: ReturnType<typeof slaPolicy>): StoredRecord {
   const out: Record<string, unknown> = {};
   const { names, columns, kinds } = r;
   for (let i = 0; i < names.length; i++) {
@@ -61,7 +62,10 @@ function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof sl
         out[names[i]] = typeof v === 'string' ? v : String(v);
     }
   }
-  if (r.findings) withSla(out, now, policy);
+  if (r.findings) {
+    withException(out, row[EXCEPTION_COLUMN], nowText);
+    withSla(out, now, policy);
+  }
   return out as StoredRecord;
 }
 
@@ -85,9 +89,10 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
     const rows: Row[] = last === null ? await db.all(first, params) : await db.all(next, [...params, last]);
     if (rows.length === 0) return;
     const now = Date.now();
+    const nowText = new Date(now).toISOString();
     const policy = slaPolicy();
     const page = new Array<StoredRecord>(rows.length);
-    for (let i = 0; i < rows.length; i++) page[i] = toRecord(reader, rows[i], now, policy);
+    for (let i = 0; i < rows.length; i++) page[i] = toRecord(reader, rows[i], now, nowText, policy);
     last = String(rows[rows.length - 1].id);
     yield page;
     if (rows.length < pageSize) return;
