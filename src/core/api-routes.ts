@@ -64,6 +64,7 @@ import {
   remediationReport,
   trendsReport,
 } from './api-shapes-reports.ts';
+import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
 
 /** What a route takes and answers; a part it does not take is left out. */
 export interface RouteShapes {
@@ -123,6 +124,14 @@ export const apiRoutes = {
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },
+
+  'GET /api/v1/exceptions': { query: exceptionListQuery, response: riskExceptionList },
+  'GET /api/v1/exceptions/policy': { response: exceptionPolicy },
+  'GET /api/v1/exceptions/:id': { params: idParams, response: riskExceptionDetail },
+  'POST /api/v1/exceptions': { body: exceptionProposal, response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/approve': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/reject': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/revoke': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
 } as const satisfies Record<string, RouteShapes>;
 
 export type ApiRoutes = typeof apiRoutes;
