@@ -88,7 +88,12 @@ test('an approved risk exception suppresses the finding in OCSF (status_detail h
     exceptionExpiresAt: '2027-03-31T23:59:59.999Z',
   };
   for (const version of OCSF_VERSIONS) {
-    const e = ocsfVulnerabilityFinding(excepted, HOST, { version, product: PRODUCT });
+    const e = ocsfVulnerabilityFinding(excepted, HOST, { version, product: PRODUCT }) as {
+      status_id: number;
+      status: string;
+      status_detail?: string;
+      unmapped: Record<string, unknown>;
+    };
     assert.deepEqual(validateOcsf(version, e), []);
     assert.deepEqual([e.status_id, e.status, e.status_detail], [3, 'Suppressed', 'Risk exception until 2027-03-31: isolated VLAN']);
     assert.deepEqual([e.unmapped.excepted, e.unmapped.exceptionId, e.unmapped.exceptionState], [true, 'e1', 'approved']);
