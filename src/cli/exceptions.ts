@@ -27,7 +27,10 @@ function row(e: RiskException): Record<string, unknown> {
 }
 
 function printOne(e: RiskExceptionDetail, json: boolean | undefined): void {
-  if (json) return printJson(e);
+  if (json) {
+    printJson(e);
+    return;
+  }
   process.stdout.write(renderTable(COLUMNS, [row(e)], 60) + '\n');
   for (const c of e.history) process.stdout.write(`  ${c.at}  ${c.by}: ${c.action} (${c.from ?? '-'} → ${c.to})${c.note ? ` — ${c.note}` : ''}\n`);
 }

@@ -8,6 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler, call } from './api.ts';
 import { AssetPage } from './pages/asset.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
+import { ExceptionsPage } from './pages/exceptions.tsx';
 import { FindingPage } from './pages/finding.tsx';
 import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
@@ -94,6 +95,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
+  { href: '/reports/exceptions', label: 'Risk exceptions', group: 'Reports' },
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
 ];
@@ -174,6 +176,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/settings/feeds', () => <FeedsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
+  ['/reports/exceptions', () => <ExceptionsPage />],
   ['/reports/plugins', () => <PluginsPage />],
   ['/reports/plugins/:source/:pluginId', (p) => <PluginHostsPage source={p.source} pluginId={p.pluginId} />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
