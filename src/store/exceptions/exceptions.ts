@@ -91,12 +91,12 @@ export async function anyActiveException(db: Driver, now: string): Promise<boole
 /**
  * What a finding's row carries of the exception that matters most to it (a correlated subquery over `r`
  * and its host `h`, read beside the record): an approved one before a proposed one, the latest expiry
- * first, as `state|expiresAt|id|reason`. Rejected and revoked ones are history, not shown on the finding.
+ * first, as `rank|expiresAt|state|id|reason` (the greatest such text: no sort step per row). Rejected and
+ * revoked ones are history, not shown on the finding.
  */
-export const FINDING_EXCEPTION_SQL = `(SELECT x."state" || '|' || x."expires_at" || '|' || x."id" || '|' || x."reason" FROM "exceptions" x
+export const FINDING_EXCEPTION_SQL = `(SELECT MAX(CASE x."state" WHEN 'approved' THEN '1' ELSE '0' END || '|' || x."expires_at" || '|' || x."state" || '|' || x."id" || '|' || x."reason") FROM "exceptions" x
  WHERE x."state" IN ${LIVE_STATES} AND (x."finding_id" = r."id" OR (x."scope" <> 'finding' AND x."plugin_id" = r."plugin_id" AND (x."scope" = 'plugin'
-   OR EXISTS (SELECT 1 FROM "exception_assets" xa WHERE xa."exception_id" = x."id" AND (xa."asset_id" = r."host_id" OR xa."asset_id" = h."asset_id")))))
- ORDER BY CASE x."state" WHEN 'approved' THEN 0 ELSE 1 END, x."expires_at" DESC LIMIT 1)`;
+   OR EXISTS (SELECT 1 FROM "exception_assets" xa WHERE xa."exception_id" = x."id" AND (xa."asset_id" = r."host_id" OR xa."asset_id" = h."asset_id"))))))`;
 
 /** The state an exception reads at `now`: proposed or approved past its expiry is expired. */
 export function effectiveState(stored: string, expiresAt: string, now: string): ExceptionState {
@@ -117,16 +117,17 @@ export function withException(out: Record<string, unknown>, value: unknown, now:
     out.exceptionExpiresAt = null;
     return;
   }
+  // rank|expiresAt|state|id|reason (FINDING_EXCEPTION_SQL); only the reason may hold a '|'.
   const a = value.indexOf('|');
   const b = value.indexOf('|', a + 1);
   const c = value.indexOf('|', b + 1);
-  const stored = value.slice(0, a);
+  const d = value.indexOf('|', c + 1);
   const expiresAt = value.slice(a + 1, b);
-  const state = effectiveState(stored, expiresAt, now);
+  const state = effectiveState(value.slice(b + 1, c), expiresAt, now);
   out.excepted = state === 'approved';
-  out.exceptionId = value.slice(b + 1, c);
+  out.exceptionId = value.slice(c + 1, d);
   out.exceptionState = state;
-  out.exceptionReason = value.slice(c + 1);
+  out.exceptionReason = value.slice(d + 1);
   out.exceptionExpiresAt = expiresAt;
 }
 
