@@ -3,6 +3,7 @@
 // Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
 import { z } from 'zod';
 import { DEFAULT_TOKEN_SCOPE, SCOPE_COVERS, TOKEN_SCOPES } from './token-scopes.ts';
+import { FEED_KINDS } from './models.ts';
 
 export const nullableString = z.string().nullable();
 
@@ -310,7 +311,7 @@ export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), scop
 // ---- feeds ----
 
 export const feedInfo = z.object({
-  kind: z.enum(['kev', 'epss']),
+  kind: z.enum(FEED_KINDS),
   name: z.string(),
   version: z.string(),
   released: z.iso.datetime().describe("the feed's own date (KEV dateReleased, EPSS score_date)"),
