@@ -116,6 +116,19 @@ export const exportDestination = z.object({
 export type ExportDestination = z.infer<typeof exportDestination>;
 export const exportDestinationList = z.object({ items: z.array(exportDestination) });
 export const exportStatusList = z.object({ items: z.array(exportStatus) });
+/** The export menu (GET /api/v1/export/formats): each entry a format with the options it sets and the models it writes so. */
+export const exportFormatList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      format: z.string(),
+      label: z.string(),
+      params: z.object({ ocsfVersion: z.string().optional() }),
+      models: z.array(z.string()),
+    }),
+  ),
+});
+export type ExportFormatChoice = z.infer<typeof exportFormatList>['items'][number];
 
 // ---- sources ----
 
