@@ -6,7 +6,8 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { exceptionPolicy } from '../app/exceptions.ts';
-import { EXCEPTION_STATES, type ExceptionState, type RiskException, type RiskExceptionDetail } from '../core/api-shapes-exceptions.ts';
+import { EXCEPTION_STATES, type ExceptionState } from '../core/models.ts';
+import type { RiskException, RiskExceptionDetail } from '../store/index.ts';
 import { InputError } from '../core/errors.ts';
 import { collect, printJson, withApp } from './app.ts';
 import { renderTable } from './output.ts';

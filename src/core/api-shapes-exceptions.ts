@@ -1,17 +1,12 @@
 // Risk exceptions (interfaces.md §7.3, issue 31 §3): the shapes of /api/v1/exceptions, its requests and
 // answers, declared once for the server, the store, the CLI and the web client. Only zod here.
 import { z } from 'zod';
+import { EXCEPTION_ACTIONS, EXCEPTION_SCOPES, EXCEPTION_STATES } from './models.ts';
 
-export const EXCEPTION_SCOPES = ['finding', 'plugin-assets', 'plugin'] as const;
-/** `expired` is never stored: an exception proposed or approved whose expiry has passed reads so (at read time). */
-export const EXCEPTION_STATES = ['proposed', 'approved', 'rejected', 'expired', 'revoked'] as const;
-export const EXCEPTION_ACTIONS = ['propose', 'approve', 'reject', 'revoke'] as const;
+export { EXCEPTION_ACTIONS, EXCEPTION_SCOPES, EXCEPTION_STATES };
 
 export const exceptionScope = z.enum(EXCEPTION_SCOPES);
 export const exceptionState = z.enum(EXCEPTION_STATES);
-export type ExceptionScope = z.infer<typeof exceptionScope>;
-export type ExceptionState = z.infer<typeof exceptionState>;
-export type ExceptionAction = (typeof EXCEPTION_ACTIONS)[number];
 
 export const exceptionChange = z.object({
   n: z.int().describe('1 for the proposal, then one more per change'),
@@ -36,8 +31,7 @@ export const riskException = z.object({
   approvedBy: z.string().nullable().describe('who approved, rejected or revoked it last'),
   decidedAt: z.string().nullable(),
   state: exceptionState.describe('expired when proposed or approved and past expiresAt, whatever was stored'),
-  /** Whether it takes its findings out of overdue counts and coverage's urgent list now: approved and unexpired. */
-  active: z.boolean(),
+  active: z.boolean().describe("approved and unexpired: its findings are out of the overdue counts and coverage's urgent list now"),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

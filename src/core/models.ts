@@ -95,6 +95,16 @@ export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 export const FEED_KINDS = ['kev', 'epss'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
+/** What a risk exception covers: one finding, a plugin on chosen assets, a plugin everywhere. */
+export const EXCEPTION_SCOPES = ['finding', 'plugin-assets', 'plugin'] as const;
+export type ExceptionScope = (typeof EXCEPTION_SCOPES)[number];
+/** A risk exception's states; `expired` is never stored: a proposed or approved one past its date reads so. */
+export const EXCEPTION_STATES = ['proposed', 'approved', 'rejected', 'expired', 'revoked'] as const;
+export type ExceptionState = (typeof EXCEPTION_STATES)[number];
+/** The changes of a risk exception its history keeps. */
+export const EXCEPTION_ACTIONS = ['propose', 'approve', 'reject', 'revoke'] as const;
+export type ExceptionAction = (typeof EXCEPTION_ACTIONS)[number];
+
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 const MODEL_FIELD_DEFS = {
   hosts: [
@@ -299,7 +309,7 @@ export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
     // the one that matters most (approved before proposed, latest expiry first) by id, state, reason and expiry.
     bool('excepted'),
     text('exceptionId'),
-    oneOf('exceptionState', ['proposed', 'approved', 'rejected', 'expired', 'revoked']),
+    oneOf('exceptionState', EXCEPTION_STATES),
     text('exceptionReason'),
     time('exceptionExpiresAt'),
   ],

@@ -6,16 +6,7 @@
 // an exception proposed or approved whose date is past reads `expired`. Every change is a row of
 // `exception_history` (who, when, from, to).
 import { randomUUID } from 'node:crypto';
-import type {
-  ExceptionAction,
-  ExceptionChange,
-  ExceptionListQuery,
-  ExceptionProposal,
-  ExceptionScope,
-  ExceptionState,
-  RiskException,
-  RiskExceptionDetail,
-} from '../../core/api-shapes-exceptions.ts';
+import type { ExceptionAction, ExceptionScope, ExceptionState } from '../../core/models.ts';
 import { ConflictError, ForbiddenError, InputError, NotFoundError } from '../../core/errors.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso, parseJson } from '../db/rows.ts';
@@ -59,6 +50,59 @@ CREATE TABLE exception_history (
   PRIMARY KEY (exception_id, n)
 );
 `;
+
+/** A risk exception as read now (its state expired once past its date). */
+export interface RiskException {
+  id: string;
+  scope: ExceptionScope;
+  findingId: string | null;
+  pluginId: string | null;
+  /** plugin-assets: the assets (or scanner hosts) whose findings of the plugin it covers. */
+  assetIds: string[];
+  reason: string;
+  expiresAt: string;
+  requestedBy: string;
+  /** Who approved, rejected or revoked it last. */
+  approvedBy: string | null;
+  decidedAt: string | null;
+  state: ExceptionState;
+  /** Approved and unexpired: its findings are out of the overdue counts and coverage's urgent list now. */
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One change of an exception: 1 for the proposal, then one more per change. */
+export interface ExceptionChange {
+  n: number;
+  action: ExceptionAction;
+  from: ExceptionState | null;
+  to: ExceptionState;
+  by: string;
+  at: string;
+  note: string | null;
+}
+
+export interface RiskExceptionDetail extends RiskException {
+  history: ExceptionChange[];
+}
+
+/** What a proposal names; its scope follows from what it names when not given. */
+export interface ExceptionProposal {
+  scope?: ExceptionScope;
+  findingId?: string;
+  pluginId?: string;
+  assetIds?: string[];
+  reason: string;
+  /** A date (valid through its end, UTC) or an ISO-8601 time; in the future. */
+  expiresAt: string;
+}
+
+export interface ExceptionListQuery {
+  state?: ExceptionState;
+  findingId?: string;
+  pluginId?: string;
+}
 
 /** States stored (expired is read, never stored) in which an exception still matters to its findings. */
 const LIVE_STATES = `('proposed', 'approved')`;

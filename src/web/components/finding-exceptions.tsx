@@ -2,7 +2,8 @@
 // ours, the exceptions that cover it (state as read now, reason, expiry, who asked and who decided), and
 // a form to propose one for this finding, its plugin on its host, or its plugin everywhere.
 import { useState } from 'react';
-import type { ExceptionScope, RiskException } from '../../core/api-shapes-exceptions.ts';
+import type { RiskException } from '../../core/api-shapes-exceptions.ts';
+import type { ExceptionScope } from '../../core/models.ts';
 import { call, describeError, type Rec } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, Badge, DataTable, dateTime, Spinner, useLoad } from '../ui.tsx';
