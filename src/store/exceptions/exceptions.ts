@@ -126,6 +126,12 @@ export function exceptedFindingsClause(alias: string, now: string, params: unkno
    AND x."plugin_id" = ${a}."plugin_id" AND (xa."asset_id" = ${a}."host_id" OR xa."asset_id" = (SELECT hx."asset_id" FROM "rec_hosts" hx WHERE hx."id" = ${a}."host_id")))), FALSE)`;
 }
 
+/** Whether some exception is proposed or approved (lets a read of many findings skip FINDING_EXCEPTION_SQL when none is). */
+export async function anyLiveException(db: Driver): Promise<boolean> {
+  const rows = await db.all(`SELECT 1 AS "one" FROM "exceptions" WHERE "state" IN ${LIVE_STATES} LIMIT 1`);
+  return rows.length > 0;
+}
+
 /** Whether some exception is approved and unexpired at `now` (lets a count skip its excepted part when none is). */
 export async function anyActiveException(db: Driver, now: string): Promise<boolean> {
   const rows = await db.all(`SELECT 1 AS "one" FROM "exceptions" WHERE "state" = 'approved' AND "expires_at" > ? LIMIT 1`, [now]);

@@ -4,7 +4,7 @@
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import { withException } from '../exceptions/exceptions.ts';
+import { anyLiveException, withException } from '../exceptions/exceptions.ts';
 import { EXCEPTION_COLUMN, joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
@@ -80,9 +80,11 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return;
-  const head = `SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE `;
+  // Without a proposed or approved exception (the usual case) the findings are read without looking one up.
+  const columns = recordColumns(model, { exceptions: model !== 'vulnerabilities' || (await anyLiveException(db)) });
+  const head = `SELECT ${columns} FROM ${recordFrom(model)} WHERE `;
   const tail = ` ORDER BY r."id" LIMIT ${sqlCount(Math.max(1, Math.floor(pageSize)), 'page size')}`;
-  const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${recordColumns(model)} FROM ${recordFrom(model)}${tail}`;
+  const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${columns} FROM ${recordFrom(model)}${tail}`;
   const next = `${head}${[...where, `r."id" > ?`].join(' AND ')}${tail}`;
   let last: string | null = null;
   for (;;) {

@@ -52,9 +52,10 @@ export function joinedColumns(model: ModelName): { name: string; column: string 
 }
 
 /** What a record query selects: the record, its source's name, its joined fields and (a finding) its risk exception. */
-export function recordColumns(model: ModelName): string {
+export function recordColumns(model: ModelName, opts: { exceptions?: boolean } = {}): string {
   const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
-  const exception = model === 'vulnerabilities' ? `, ${FINDING_EXCEPTION_SQL} AS "${EXCEPTION_COLUMN}"` : '';
+  // `exceptions: false`: the caller knows no exception is proposed or approved (the findings read none).
+  const exception = model === 'vulnerabilities' && opts.exceptions !== false ? `, ${FINDING_EXCEPTION_SQL} AS "${EXCEPTION_COLUMN}"` : '';
   return `r.*, s."name" AS "source_name"${joined.join('')}${exception}`;
 }
 
