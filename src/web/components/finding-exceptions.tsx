@@ -19,7 +19,7 @@ export const STATE_TONE: Record<RiskException['state'], 'ok' | 'bad' | 'warn' | 
 
 /** What an exception covers, in words. */
 export function exceptionTarget(e: RiskException): React.ReactNode {
-  if (e.scope === 'finding') return e.findingId ? <Link href={`/inventory/vulnerabilities/${e.findingId}`}>this finding</Link> : 'a finding';
+  if (e.scope === 'finding') return e.findingId ? <Link href={`/inventory/vulnerabilities/${e.findingId}`}>one finding</Link> : 'a finding';
   if (e.scope === 'plugin') return `plugin ${e.pluginId} everywhere`;
   return `plugin ${e.pluginId} on ${e.assetIds.length} asset${e.assetIds.length === 1 ? '' : 's'}`;
 }
