@@ -126,6 +126,16 @@ for (const backend of BACKENDS) {
       await store.exceptions.decide(everywhere.id, 'approve', 'bob');
       assert.deepEqual(await store.reports.overdueCounts(), {});
       assert.deepEqual(await ids(store, [{ field: 'excepted', op: '=', value: 'true' }]), [fa1.id, fb1.id, fa2.id].sort());
+      // An export matches exceptions in memory: the same findings, the same exception on each, as the query reads.
+      const listed = new Map((await store.records.query('vulnerabilities', {})).records.map((r) => [r.id, r]));
+      for await (const page of recordPages(store.db, 'vulnerabilities', {}))
+        for (const r of page)
+          for (const k of ['excepted', 'exceptionId', 'exceptionState', 'exceptionReason', 'exceptionExpiresAt', 'overdue'])
+            assert.equal(r[k], listed.get(r.id)![k], `${k} of ${r.pluginId}`);
+      assert.deepEqual(
+        [fa1.id, fb1.id, fa2.id].map((id) => listed.get(id)!.exceptionId),
+        [one.id, onB.id, everywhere.id],
+      );
       assert.deepEqual(
         (await store.exceptions.list({ findingId: fb1.id })).map((e) => e.id),
         [onB.id],

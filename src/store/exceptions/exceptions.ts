@@ -148,6 +148,44 @@ export const FINDING_EXCEPTION_SQL = `(SELECT MAX(CASE x."state" WHEN 'approved'
  WHERE x."state" IN ${LIVE_STATES} AND (x."finding_id" = r."id" OR (x."scope" <> 'finding' AND x."plugin_id" = r."plugin_id" AND (x."scope" = 'plugin'
    OR EXISTS (SELECT 1 FROM "exception_assets" xa WHERE xa."exception_id" = x."id" AND (xa."asset_id" = r."host_id" OR xa."asset_id" = h."asset_id"))))))`;
 
+/**
+ * FINDING_EXCEPTION_SQL worked out in memory for many findings (an export): the proposed and approved
+ * exceptions, read once, by finding, by plugin, and by plugin and asset; the same value for a finding's
+ * id, plugin, host and host's asset as the subquery gives.
+ */
+export async function findingExceptionMatcher(db: Driver): Promise<(id: unknown, pluginId: unknown, hostId: unknown, assetId: unknown) => string | null> {
+  const rows = await db.all(
+    `SELECT x.*, xa."asset_id" AS "on_asset" FROM "exceptions" x LEFT JOIN "exception_assets" xa ON xa."exception_id" = x."id" WHERE x."state" IN ${LIVE_STATES}`,
+  );
+  const byFinding = new Map<string, string[]>();
+  const byPlugin = new Map<string, string[]>();
+  const byPluginAsset = new Map<string, string[]>();
+  const add = (m: Map<string, string[]>, k: string, v: string) => {
+    const l = m.get(k);
+    if (l) l.push(v);
+    else m.set(k, [v]);
+  };
+  for (const r of rows) {
+    const v = `${r.state === 'approved' ? '1' : '0'}|${r.expires_at}|${r.state}|${r.id}|${r.reason}`;
+    if (r.finding_id !== null && r.finding_id !== undefined) add(byFinding, String(r.finding_id), v);
+    if (r.scope === 'plugin') add(byPlugin, String(r.plugin_id), v);
+    else if (r.scope === 'plugin-assets' && typeof r.on_asset === 'string') add(byPluginAsset, `${r.plugin_id}\u0000${r.on_asset}`, v);
+  }
+  return (id, pluginId, hostId, assetId) => {
+    let best: string | null = null;
+    const consider = (l: string[] | undefined) => {
+      if (l) for (const v of l) if (best === null || v > best) best = v;
+    };
+    consider(byFinding.get(String(id)));
+    if (pluginId !== null && pluginId !== undefined) {
+      consider(byPlugin.get(String(pluginId)));
+      if (typeof hostId === 'string') consider(byPluginAsset.get(`${pluginId}\u0000${hostId}`));
+      if (typeof assetId === 'string' && assetId !== hostId) consider(byPluginAsset.get(`${pluginId}\u0000${assetId}`));
+    }
+    return best;
+  };
+}
+
 /** The state an exception reads at `now`: proposed or approved past its expiry is expired. */
 export function effectiveState(stored: string, expiresAt: string, now: string): ExceptionState {
   if ((stored === 'proposed' || stored === 'approved') && expiresAt <= now) return 'expired';

@@ -4,12 +4,15 @@
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import { anyLiveException, withException } from '../exceptions/exceptions.ts';
+import { anyLiveException, findingExceptionMatcher, withException } from '../exceptions/exceptions.ts';
 import { EXCEPTION_COLUMN, joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
 import { sqlCount } from '../db/rows.ts';
+
+/** The column a finding's host's asset id is read as (row-mapping.ts JOINED). */
+const ASSET_ID_COLUMN = joinedColumns('vulnerabilities').find((j) => j.name === 'assetId')!.column;
 
 type Kind = 0 | 1 | 2 | 3; // text, json, bool, number
 const KIND: Record<string, Kind> = { json: 1, bool: 2, int: 3, real: 3 };
@@ -80,8 +83,10 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return;
-  // Without a proposed or approved exception (the usual case) the findings are read without looking one up.
-  const columns = recordColumns(model, { exceptions: model !== 'vulnerabilities' || (await anyLiveException(db)) });
+  // A finding's exception is matched in memory against the proposed and approved ones, read once (they are
+  // few), rather than by a subquery per row; without any (the usual case) nothing is looked up.
+  const columns = recordColumns(model, { exceptions: false });
+  const matcher = reader.findings && (await anyLiveException(db)) ? await findingExceptionMatcher(db) : null;
   const head = `SELECT ${columns} FROM ${recordFrom(model)} WHERE `;
   const tail = ` ORDER BY r."id" LIMIT ${sqlCount(Math.max(1, Math.floor(pageSize)), 'page size')}`;
   const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${columns} FROM ${recordFrom(model)}${tail}`;
@@ -94,7 +99,11 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
     const nowText = new Date(now).toISOString();
     const policy = slaPolicy();
     const page = new Array<StoredRecord>(rows.length);
-    for (let i = 0; i < rows.length; i++) page[i] = toRecord(reader, rows[i], now, nowText, policy);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (matcher) row[EXCEPTION_COLUMN] = matcher(row.id, row.plugin_id, row.host_id, row[ASSET_ID_COLUMN]);
+      page[i] = toRecord(reader, row, now, nowText, policy);
+    }
     last = String(rows[rows.length - 1].id);
     yield page;
     if (rows.length < pageSize) return;
