@@ -28,8 +28,11 @@ import {
   idParams,
   loginBody,
   nameParams,
+  type ModelRecord,
+  type Page,
   page,
   recordItem,
+  recordShapes,
   run,
   runList,
   runsQuery,
@@ -64,6 +67,7 @@ import {
   remediationReport,
   trendsReport,
 } from './api-shapes-reports.ts';
+import { MODEL_NAMES, type ModelName } from './models.ts';
 
 /** What a route takes and answers; a part it does not take is left out. */
 export interface RouteShapes {
@@ -71,9 +75,14 @@ export interface RouteShapes {
   query?: z.ZodType;
   body?: z.ZodType;
   response: z.ZodType;
+  /** A route of every model (`:model`): its answer for each model, where `response` is any model's. */
+  byModel?: { [M in ModelName]: z.ZodType };
 }
 
 const none = z.null();
+const recordPages = Object.fromEntries(MODEL_NAMES.map((m) => [m, page(recordShapes[m])])) as unknown as {
+  [M in ModelName]: z.ZodType<Page<ModelRecord<M>>>;
+};
 const modelIdParams = modelParams.extend({ id: z.string() });
 const tokenParams = nameParams.extend({ id: z.string() });
 
@@ -104,10 +113,10 @@ export const apiRoutes = {
   'GET /api/v1/runs/:id': { params: idParams, response: run },
 
   'GET /api/v1/stats': { response: recordStats },
-  'GET /api/v1/:model': { params: modelParams, query: recordQuery, response: page(recordItem) },
+  'GET /api/v1/:model': { params: modelParams, query: recordQuery, response: page(recordItem), byModel: recordPages },
   'GET /api/v1/:model/count': { params: modelParams, query: recordQuery, response: recordCount },
   'GET /api/v1/:model/counts': { params: modelParams, query: groupQuery, response: groupCounts },
-  'GET /api/v1/:model/:id': { params: modelIdParams, response: recordItem },
+  'GET /api/v1/:model/:id': { params: modelIdParams, response: recordItem, byModel: recordShapes },
   'GET /api/v1/hosts/labels': { query: hostIdsQuery, response: hostLabels },
   'GET /api/v1/hosts/finding-counts': { query: hostIdsQuery, response: hostFindingCountsList },
   'GET /api/v1/compliance/summary': { query: complianceQuery, response: complianceSummary },

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { ApiRoutes, RouteKey } from '../core/api-routes.ts';
 import type { ErrorBody, FeedImport } from '../core/api-shapes.ts';
+import type { ModelName } from '../core/models.ts';
 
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
@@ -21,6 +22,7 @@ export type {
   FieldMeta,
   FileDropGuide,
   FileImport,
+  ModelRecord,
   Page,
   Rec,
   Run,
@@ -31,8 +33,10 @@ export type {
   SourceRemoved,
   SourceView,
   SyncStarted,
+  TicketAssetLink,
   UploadToken,
 } from '../core/api-shapes.ts';
+export type { ModelName } from '../core/models.ts';
 export type {
   AssetLinked,
   AssetRecords,
@@ -143,8 +147,14 @@ type Part<K extends RouteKey, P extends string> = ApiRoutes[K] extends { readonl
 export type CallInput<K extends RouteKey> = ([Part<K, 'params'>] extends [never] ? { params?: undefined } : { params: Part<K, 'params'> }) &
   ([Part<K, 'query'>] extends [never] ? { query?: undefined } : { query?: Part<K, 'query'> }) &
   ([Part<K, 'body'>] extends [never] ? { body?: undefined } : undefined extends Part<K, 'body'> ? { body?: Part<K, 'body'> } : { body: Part<K, 'body'> });
-/** What a route answers. */
-export type Answer<K extends RouteKey> = z.output<ApiRoutes[K]['response']>;
+/** The model a call's input names, when it names exactly one. */
+type OneModel<I> = I extends { params: { model: infer M extends ModelName } } ? (ModelName extends M ? never : M) : never;
+/** What a route answers; a route of every model answers with the records of the one the input names (else any model's). */
+export type Answer<K extends RouteKey, I = unknown> = ApiRoutes[K] extends { readonly byModel: infer B extends Record<ModelName, z.ZodType> }
+  ? [OneModel<I>] extends [never]
+    ? z.output<ApiRoutes[K]['response']>
+    : z.output<B[OneModel<I>]>
+  : z.output<ApiRoutes[K]['response']>;
 
 /** The URL of a route: `:name` segments filled in (encoded) and the query appended. */
 export function routeUrl<K extends RouteKey>(route: K, input: CallInput<K>): string {
@@ -155,8 +165,8 @@ export function routeUrl<K extends RouteKey>(route: K, input: CallInput<K>): str
 }
 
 /** Calls a route by its method and path (`'GET /api/v1/sources/:name'`), typed by the API's request and answer shapes. */
-export function call<K extends RouteKey>(route: K, input: CallInput<K>, signal?: AbortSignal): Promise<Answer<K>> {
-  return api<Answer<K>>(route.slice(0, route.indexOf(' ')), routeUrl(route, input), input.body, { signal });
+export function call<K extends RouteKey, const I extends CallInput<K>>(route: K, input: I, signal?: AbortSignal): Promise<Answer<K, I>> {
+  return api<Answer<K, I>>(route.slice(0, route.indexOf(' ')), routeUrl(route, input), input.body, { signal });
 }
 
 /** Query string from an object; arrays repeat the key; empty values are left out. */

@@ -3,7 +3,7 @@
 import { formatBytes } from '../core/format.ts';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Fragment, type ReactNode, useCallback, useEffect } from 'react';
-import { describeError, type Rec, type RunStatus } from './api.ts';
+import { describeError, type ModelRecord, type RunStatus } from './api.ts';
 
 // ---- loading ----
 
@@ -60,8 +60,8 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 }
 
 /** What people call a host: its host name, else its FQDN, else its first IP address, else its id. */
-export function hostLabel(h: Rec): string {
-  return String(h.hostname ?? h.fqdn ?? (h.ipAddresses as string[] | null)?.[0] ?? h.id);
+export function hostLabel(h: Pick<ModelRecord<'hosts'>, 'id' | 'hostname' | 'fqdn' | 'ipAddresses'>): string {
+  return h.hostname ?? h.fqdn ?? h.ipAddresses?.[0] ?? h.id;
 }
 
 export function dateTime(iso: string | null | undefined): string {
