@@ -237,7 +237,7 @@ type FieldValue<F extends FieldDef> = F extends { array?: true }
     : F extends { kind: 'json' }
       ? unknown
       : KindValue[F['kind']] | null;
-type Known<M extends ModelName> = M extends keyof JsonFields ? { [K in keyof JsonFields[M]]: z.output<JsonFields[M][K]> } : {};
+type Known<M extends ModelName> = M extends keyof JsonFields ? { [K in keyof JsonFields[M]]: z.output<JsonFields[M][K]> } : Record<never, never>;
 
 /**
  * A record of model `M` as the API answers it: the common fields, then its model's (MODEL_FIELDS) and
