@@ -54,7 +54,9 @@ import {
 import {
   assetLinkBody,
   assetLinked,
+  assetLinkedTyped,
   assetRecords,
+  assetRecordsTyped,
   changePage,
   complianceSummary,
   coverageAnswer,
@@ -75,6 +77,8 @@ export interface RouteShapes {
   query?: z.ZodType;
   body?: z.ZodType;
   response: z.ZodType;
+  /** The answer with its records typed by model, where `response` (the route's schema) has any model's: the client's type. */
+  typed?: z.ZodType;
   /** A route of every model (`:model`): its answer for each model, where `response` is any model's. */
   byModel?: { [M in ModelName]: z.ZodType };
 }
@@ -126,9 +130,9 @@ export const apiRoutes = {
   'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
   'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
   'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },
-  'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords },
-  'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
-  'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
+  'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords, typed: assetRecordsTyped },
+  'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
+  'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },

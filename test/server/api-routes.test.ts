@@ -80,6 +80,7 @@ describe("the web client's route table", () => {
           `${key}: answer fields`,
         );
       else assert.deepEqual(keys(answer), declared, `${key}: answer fields`);
+      if (shapes.typed) assert.deepEqual(keys(routeSchema(shapes.typed) as Schema), declared, `${key}: typed answer fields`);
       // A route of every model answers for each with that model's shape: its fields as documented.
       for (const [model, shape] of Object.entries(shapes.byModel ?? {})) {
         const answer =
