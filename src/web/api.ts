@@ -149,12 +149,17 @@ export type CallInput<K extends RouteKey> = ([Part<K, 'params'>] extends [never]
   ([Part<K, 'body'>] extends [never] ? { body?: undefined } : undefined extends Part<K, 'body'> ? { body?: Part<K, 'body'> } : { body: Part<K, 'body'> });
 /** The model a call's input names, when it names exactly one. */
 type OneModel<I> = I extends { params: { model: infer M extends ModelName } } ? (ModelName extends M ? never : M) : never;
-/** What a route answers; a route of every model answers with the records of the one the input names (else any model's). */
+/**
+ * What a route answers: its `typed` answer where it has one; a route of every model answers with the
+ * records of the one the input names (else any model's).
+ */
 export type Answer<K extends RouteKey, I = unknown> = ApiRoutes[K] extends { readonly byModel: infer B extends Record<ModelName, z.ZodType> }
   ? [OneModel<I>] extends [never]
     ? z.output<ApiRoutes[K]['response']>
     : z.output<B[OneModel<I>]>
-  : z.output<ApiRoutes[K]['response']>;
+  : ApiRoutes[K] extends { readonly typed: infer T extends z.ZodType }
+    ? z.output<T>
+    : z.output<ApiRoutes[K]['response']>;
 
 /** The URL of a route: `:name` segments filled in (encoded) and the query appended. */
 export function routeUrl<K extends RouteKey>(route: K, input: CallInput<K>): string {

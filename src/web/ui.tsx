@@ -154,18 +154,28 @@ export function PageHeader({ title, subtitle, actions, crumbs }: { title: ReactN
 
 // ---- data table ----
 
+/**
+ * A column of a table of `T`. `render` and `cellClassName` are methods, so a column of one model's
+ * records (its fields typed) also serves a list of any model's (RecordList's `Rec`): the list only ever
+ * hands it that model's records.
+ */
 export interface Column<T> {
   key: string;
   /** The header cell's content (a node, for a header read only by screen readers). */
   label: ReactNode;
   /** Server-side sortable. */
   sortable?: boolean;
-  render?: (row: T) => ReactNode;
+  render?(row: T): ReactNode;
   className?: string;
   /** A class for one row's cell on top of `className` (a count drawn in red when not zero). */
-  cellClassName?: (row: T) => string | undefined;
+  cellClassName?(row: T): string | undefined;
   /** The column names its row (a `th scope="row"`), as the first column of a two-way table does. */
   rowHeader?: boolean;
+}
+
+/** A row's field by its column's key: the one untyped read of a table that draws rows of any shape. */
+function fieldOf(row: unknown, key: string): unknown {
+  return row !== null && typeof row === 'object' ? Reflect.get(row, key) : undefined;
 }
 
 /**
@@ -191,7 +201,7 @@ export function DataTable<T>(props: {
   const { columns, rows, sort, onSort } = props;
   const sortField = sort ? sort.replace(/^-/, '') : null;
   const desc = sort?.startsWith('-') ?? false;
-  const keyOf = props.rowKey ?? ((r: T) => String((r as { id?: unknown }).id));
+  const keyOf = props.rowKey ?? ((r: T) => String(fieldOf(r, 'id')));
   return (
     <div className="table-wrap">
       <table aria-busy={props.busy ? 'true' : undefined}>
@@ -240,7 +250,7 @@ export function DataTable<T>(props: {
                       </td>
                     ) : (
                       columns.map((c) => {
-                        const content = c.render ? c.render(r) : cell((r as Record<string, unknown>)[c.key]);
+                        const content = c.render ? c.render(r) : cell(fieldOf(r, c.key));
                         const className = [c.className, c.cellClassName?.(r)].filter(Boolean).join(' ') || undefined;
                         return c.rowHeader ? (
                           <th key={c.key} scope="row" className={className}>
