@@ -119,6 +119,29 @@ async function parse(res: Response): Promise<unknown> {
   return text === '' ? null : text;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** A failed request as an ApiError: the code, message and field of the server's error body where it has them, else the HTTP status. */
+function apiError(status: number, data: unknown, failed: string): ApiError {
+  const e = isObject(data) ? data.error : undefined;
+  const text = (k: keyof ApiErrorBody): string | null => {
+    const v = isObject(e) ? e[k] : undefined;
+    return typeof v === 'string' ? v : null;
+  };
+  return new ApiError(status, text('code') ?? `http_${status}`, text('message') ?? `${failed} with HTTP ${status}`, text('field'));
+}
+
+/**
+ * A response's answer, or its failure thrown as an ApiError. The answer is taken to be of the shape its
+ * route declares (core/api-routes.ts; test/server/api-shapes.test.ts parses the server's real answers
+ * with those shapes): the client's one step from JSON to a type it does not check at run time.
+ */
+async function answerOf<T>(res: Response, failed: string): Promise<T> {
+  const data = await parse(res);
+  if (!res.ok) throw apiError(res.status, data, failed);
+  return data as T;
+}
+
 export async function api<T>(method: string, path: string, body?: unknown, opts: { signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') Object.assign(headers, csrfHeader());
@@ -130,14 +153,12 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
     credentials: 'same-origin',
     signal: opts.signal,
   });
-  const data = await parse(res);
-  if (!res.ok) {
-    const e = (data as { error?: ApiErrorBody } | null)?.error;
-    const err = new ApiError(res.status, e?.code ?? 'http_' + res.status, e?.message ?? `request failed with HTTP ${res.status}`, e?.field ?? null);
+  try {
+    return await answerOf<T>(res, 'request failed');
+  } catch (err) {
     if (res.status === 401 && !path.endsWith('/auth/login') && !path.endsWith('/auth/session')) onUnauthorized?.();
     throw err;
   }
-  return data as T;
 }
 
 export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, { signal });
@@ -205,8 +226,7 @@ export function uploadFile(source: string, file: File, onProgress: (loaded: numb
         onProgress(file.size, file.size);
         resolve(data);
       } else {
-        const e = (data as { error?: ApiErrorBody } | null)?.error;
-        reject(new ApiError(xhr.status, e?.code ?? 'http_' + xhr.status, e?.message ?? `upload failed with HTTP ${xhr.status}`, e?.field ?? null));
+        reject(apiError(xhr.status, data, 'upload failed'));
       }
     };
     xhr.onerror = () => reject(new TypeError('network error'));
@@ -224,10 +244,5 @@ export async function importFeed(file: File, replace: boolean): Promise<FeedImpo
     body: file,
     credentials: 'same-origin',
   });
-  const data = await parse(res);
-  if (!res.ok) {
-    const e = (data as { error?: ApiErrorBody } | null)?.error;
-    throw new ApiError(res.status, e?.code ?? 'http_' + res.status, e?.message ?? `import failed with HTTP ${res.status}`, e?.field ?? null);
-  }
-  return data as FeedImport;
+  return answerOf<FeedImport>(res, 'import failed');
 }

@@ -95,10 +95,11 @@ export function cell(v: unknown): ReactNode {
 
 // ---- badges and alerts ----
 
-const RUN_TONE: Record<RunStatus, string> = { running: 'info', succeeded: 'ok', failed: 'bad', partial: 'warn', interrupted: 'warn' };
+type Tone = 'ok' | 'bad' | 'warn' | 'info' | 'neutral';
+const RUN_TONE: Record<RunStatus, Tone> = { running: 'info', succeeded: 'ok', failed: 'bad', partial: 'warn', interrupted: 'warn' };
 const RUN_LABEL: Record<RunStatus, string> = { running: 'Running', succeeded: 'Succeeded', failed: 'Failed', partial: 'Partial', interrupted: 'Interrupted' };
 
-export function Badge({ tone, children, title }: { tone: 'ok' | 'bad' | 'warn' | 'info' | 'neutral'; children: ReactNode; title?: string }) {
+export function Badge({ tone, children, title }: { tone: Tone; children: ReactNode; title?: string }) {
   return (
     <span className={`badge badge-${tone}`} title={title}>
       {children}
@@ -107,7 +108,7 @@ export function Badge({ tone, children, title }: { tone: 'ok' | 'bad' | 'warn' |
 }
 
 export function RunBadge({ status }: { status: RunStatus }) {
-  return <Badge tone={RUN_TONE[status] as 'ok'}>{RUN_LABEL[status] ?? status}</Badge>;
+  return <Badge tone={RUN_TONE[status]}>{RUN_LABEL[status] ?? status}</Badge>;
 }
 
 const SEV_TONE: Record<string, string> = { critical: 'sev-critical', high: 'sev-high', medium: 'sev-medium', low: 'sev-low', info: 'sev-info' };
