@@ -121,7 +121,7 @@ async function parse(res: Response): Promise<unknown> {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
-/** A failed request as an ApiError: the code, message and field of the server's error body where it has them, else the HTTP status. */
+/** The ApiError of a failed request: the code, message and field of the server's error body where it has them, else the HTTP status. */
 function apiError(status: number, data: unknown, failed: string): ApiError {
   const e = isObject(data) ? data.error : undefined;
   const text = (k: keyof ApiErrorBody): string | null => {
@@ -132,7 +132,7 @@ function apiError(status: number, data: unknown, failed: string): ApiError {
 }
 
 /**
- * A response's answer, or its failure thrown as an ApiError. The answer is taken to be of the shape its
+ * A response's answer, or its failure thrown (an ApiError). The answer is taken to be of the shape its
  * route declares (core/api-routes.ts; test/server/api-shapes.test.ts parses the server's real answers
  * with those shapes): the client's one step from JSON to a type it does not check at run time.
  */
