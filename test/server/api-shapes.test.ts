@@ -151,7 +151,7 @@ describe('the server answers in the shared shapes', () => {
     await waitForRun(h.server, token, String(sync.runId));
     exactly(S.uploadTokenList, await get('/api/v1/sources/lab/file-drop/tokens'));
 
-    const desk = await h.app.store.createSource('desk', 'fixture', {}, null);
+    const desk = await h.app.store.sources.create('desk', 'fixture', {}, null);
     await writeRecords(h.app.store, desk, { 'cmdb-assets': [{ key: 'c1', fields: { name: 'spare' } }] });
     const host = S.page(S.recordItem).parse(await get('/api/v1/hosts?limit=1')).items[0]!;
     const cmdbAssetId = recordId('desk', 'cmdb-assets', 'c1');
@@ -166,7 +166,7 @@ describe('the server answers in the shared shapes', () => {
   });
 
   it("parses every model's records exactly with its record shape, which names the fields the routes document", async () => {
-    const desk = await h.app.store.createSource('records', 'fixture', {}, null);
+    const desk = await h.app.store.sources.create('records', 'fixture', {}, null);
     await writeRecords(h.app.store, desk, {
       'cmdb-assets': [{ key: 'c1', fields: { name: 'web-0', ipAddresses: ['10.0.0.1'], attributes: { rack: 'R1', slots: 2 }, state: 'In Use' } }],
       tickets: [
@@ -189,7 +189,7 @@ describe('the server answers in the shared shapes', () => {
       compliance: [{ key: 'host-0|cis|1.1', hostKey: 'host-0', fields: { benchmark: 'CIS', ruleId: '1.1', ruleName: 'Rule', result: 'failed' } }],
       plugins: [{ key: '19506', fields: { pluginId: '19506', name: 'Scan information', seeAlso: ['https://example.test'], cvssV3BaseScore: 5.5 } }],
     });
-    await h.app.store.correlate();
+    await h.app.store.correlation.correlateAll();
     const doc = (await get('/api/v1/openapi.json')) as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
     for (const model of MODEL_NAMES) {
       const shape = S.recordShapes[model];

@@ -4,8 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { MODEL_NAMES } from '../../core/models.ts';
-import { CHANGE_KINDS } from '../../store/index.ts';
-import { parseFilter } from '../../store/index.ts';
+import { CHANGE_KINDS, parseFilter } from '../../store/index.ts';
 import { changePage } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
@@ -46,12 +45,12 @@ export function changeRoutes(app: AppContext) {
         const { since, run, model, source, change, where, limit, cursor, ...rest } = req.query;
         const filters = asList(where).map((w) => parseFilter(w));
         for (const [key, value] of Object.entries(rest)) if (!RESERVED.has(key)) for (const v of asList(value)) filters.push(plainFilter(key, v));
-        const page = await app.store.changes({
+        const page = await app.store.records.changes({
           sourceIds: await sourceIds(asList(source)),
           models: checked(asList(model), MODEL_NAMES, 'model'),
           changes: checked(asList(change), CHANGE_KINDS, 'change'),
-          since: since ? await app.store.resolveSince(since) : null,
-          run: run ? await app.store.resolveRun(run) : null,
+          since: since ? await app.store.records.resolveSince(since) : null,
+          run: run ? await app.store.records.resolveRun(run) : null,
           filters,
           limit,
           cursor: cursor || null,
