@@ -1,7 +1,7 @@
 // A server-side paged, sortable table of one inventory model (with a host column for per-host records),
 // and the model descriptions it is driven by.
 import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { get, type HostLabel, type ModelName, type ModelRecord, type Page, qs, type Rec, type RecordCount, call } from '../api.ts';
+import { call, type HostLabel, type ModelName, type ModelRecord, qs, type Rec, routeUrl } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
@@ -99,12 +99,15 @@ export function RecordList(props: RecordListProps) {
     }
   }, [base]);
   const cursor = pageNo > 1 ? cursors.current.byPage.get(pageNo) : undefined;
-  const url = pageNo === 1 ? base : cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : `${base}&offset=${(pageNo - 1) * props.limit}`;
-  const loaded = useLoad(async (s) => ({ url, page: await get<Page<Rec>>(url, s) }), url);
+  const paging = pageNo === 1 ? {} : cursor ? { cursor } : { offset: (pageNo - 1) * props.limit };
+  const pageInput = { params: { model: view.model }, query: { ...params, ...paging } };
+  const url = routeUrl('GET /api/v1/:model', pageInput);
+  const loaded = useLoad(async (s) => ({ url, page: await call('GET /api/v1/:model', pageInput, s) }), url);
   const page = { ...loaded, data: loaded.data?.page ?? null };
   if (loaded.data?.url === url && loaded.data.page.nextCursor) cursors.current.byPage.set(pageNo + 1, loaded.data.page.nextCursor);
-  const countUrl = `/api/v1/${view.model}/count${qs(filterParams)}`;
-  const total = useLoad((s) => get<RecordCount>(countUrl, s), countUrl);
+  const countInput = { params: { model: view.model }, query: filterParams };
+  const countUrl = routeUrl('GET /api/v1/:model/count', countInput);
+  const total = useLoad((s) => call('GET /api/v1/:model/count', countInput, s), countUrl);
   const labels = useHostLabels(view.perHost && !props.hideHost ? page.data?.items : undefined);
   const counts = useHostCounts(view.hostCounts ? page.data?.items : undefined);
   let columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;
