@@ -4,6 +4,9 @@
 // The folders hold the store by aggregate: db (drivers, migrations, the SQLite writer thread, shared SQL),
 // records, sources (runs, file imports, upload tokens, export schedules), auth, reports, correlation, feeds.
 export { MIGRATIONS } from './db/migrations.ts';
+export type { DeliveryRecord } from './alerts/deliveries.ts';
+export { FINDING_ALERT_KINDS, type FindingAlertItem, type FindingAlertKind } from './alerts/marks.ts';
+export type { AlertRuleRecord, AlertRuleTarget } from './alerts/rules.ts';
 export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';
 export { type EpssColumns, FEED_LABELS, type FeedFile, type FeedKind, type KevEntry, kevEntryOfLine, kevLine, type ParsedFeed } from './feeds/feeds.ts';

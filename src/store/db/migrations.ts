@@ -6,6 +6,7 @@ import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16 } from '../reports/summary-tables-write.ts';
+import { ALERTS_MIGRATION } from '../alerts/schema.ts';
 
 export interface Migration {
   version: number;
@@ -459,6 +460,10 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
   // The scanner's own mitigation date of a finding (Tenable.sc patched rows): when it was fixed, for trends and MTTR.
   { version: 26, name: 'finding mitigation date', sql: 'ALTER TABLE rec_vulnerabilities ADD COLUMN mitigated_at TEXT;' },
+  // Issue 31 §4, alerts (store/alerts/): webhook rules (their URL and signing secret sealed with the master
+  // key), what each rule has already reported (marks, so an item is delivered once per rule), what a rule
+  // compares with next time (the coverage counts), and the delivery log.
+  { version: 29, name: 'alerts', sql: ALERTS_MIGRATION },
 ];
 
 /**
