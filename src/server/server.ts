@@ -9,6 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../app/context.ts';
 import { errorMessage } from '../core/errors.ts';
 import { removePartialLeftovers } from '../export/confine.ts';
+import { resumeDeliveries } from '../alerts/index.ts';
 import { MODEL_NAMES } from '../core/models.ts';
 import { authHook, type BootstrapOptions, bootstrapAdmin, CSRF_HEADER, LoginLimiter, type RateLimitOptions, SESSION_COOKIE } from './auth.ts';
 import { fileDropRoutes } from './routes/files.ts';
@@ -117,6 +118,8 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   f.addHook('onReady', async () => {
     // Before anything exports here: what exports killed with an earlier process left half-written.
     await removePartialLeftovers(app);
+    // Alert deliveries a stopped process left pending are sent now.
+    await resumeDeliveries(app);
     if (queue && opts.worker !== false) await queue.work({ concurrency: 1, drain: drain.signal });
     scheduler?.start();
   });

@@ -88,10 +88,7 @@ export async function deliveryBody(db: Driver, id: string): Promise<string | nul
 }
 
 /** Newest first: of one rule (by name) and/or one status, at most `limit`. */
-export async function listDeliveries(
-  db: Driver,
-  where: { rule?: string; status?: DeliveryStatus; limit?: number } = {},
-): Promise<DeliveryRecord[]> {
+export async function listDeliveries(db: Driver, where: { rule?: string; status?: DeliveryStatus; limit?: number } = {}): Promise<DeliveryRecord[]> {
   const c = new Conditions();
   if (where.rule) c.add(`"rule_name" = ?`, where.rule);
   if (where.status) c.add(`"status" = ?`, where.status);
