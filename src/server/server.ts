@@ -23,6 +23,7 @@ import { recordRoutes } from './routes/records.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { summaryRoutes } from './routes/summaries.ts';
 import { feedRoutes } from './routes/feeds.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -204,6 +205,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
   await f.register(feedRoutes(app));
+  await f.register(alertRoutes(app));
   await f.ready();
   return f;
 }
