@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type AlertFormat, type AlertKind, DEFAULT_MAX_ITEMS, isAlertKind, MAX_ITEMS_LIMIT } from '../core/alerts.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
+import type { AlertDelivery, AlertView as AlertShown } from '../core/api-shapes-alerts.ts';
 import type { AlertRuleRecord, DeliveryRecord, Store } from '../store/index.ts';
 import type { AlertContext } from './context.ts';
 import { deliver } from './deliver.ts';
@@ -94,6 +95,26 @@ export async function testAlert(app: AlertContext, name: string): Promise<Delive
   const d = await deliver(app, id, { maxAttempts: 1 });
   if (!d) throw new Error(`the test delivery of '${name}' was not recorded`);
   return d;
+}
+
+// ---- as the API, the CLI's --json and the UI show them ----
+
+export function deliveryView(d: DeliveryRecord): AlertDelivery {
+  const { ruleId: _, rule, ...rest } = d;
+  return { ...rest, alert: rule };
+}
+
+export function alertView(r: AlertRuleRecord & { lastDelivery: DeliveryRecord | null }): AlertShown {
+  return {
+    name: r.name,
+    on: r.kinds,
+    format: r.format,
+    url: r.urlShown,
+    maxItems: r.maxItems,
+    createdAt: r.createdAt,
+    createdBy: r.createdBy,
+    lastDelivery: r.lastDelivery ? deliveryView(r.lastDelivery) : null,
+  };
 }
 
 // ---- background work: evaluations one at a time per store, deliveries beside them ----

@@ -3,42 +3,13 @@
 // (admin), POST /api/v1/alerts/:name/test (send a test message now; admin) and
 // GET /api/v1/alerts/deliveries (the delivery log; read). No answer holds a rule's URL path or secret.
 import type { FastifyInstance } from 'fastify';
-import { addAlert, describeAlerts, removeAlert, testAlert } from '../../alerts/index.ts';
+import { addAlert, alertView, deliveryView, describeAlerts, removeAlert, testAlert } from '../../alerts/index.ts';
 import type { AppContext } from '../../app/context.ts';
-import {
-  type AlertDelivery,
-  type AlertView,
-  alertBody,
-  alertCreated,
-  alertDelivery,
-  alertDeliveryList,
-  alertList,
-  alertRemoved,
-  deliveriesQuery,
-} from '../../core/api-shapes-alerts.ts';
+import { alertBody, alertCreated, alertDelivery, alertDeliveryList, alertList, alertRemoved, deliveriesQuery } from '../../core/api-shapes-alerts.ts';
 import { nameParams } from '../../core/api-shapes.ts';
-import type { AlertRuleRecord, DeliveryRecord } from '../../store/index.ts';
 import { actorOf } from '../auth.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
-
-export function deliveryView(d: DeliveryRecord): AlertDelivery {
-  const { ruleId: _, rule, ...rest } = d;
-  return { ...rest, alert: rule };
-}
-
-export function alertView(r: AlertRuleRecord & { lastDelivery: DeliveryRecord | null }): AlertView {
-  return {
-    name: r.name,
-    on: r.kinds,
-    format: r.format,
-    url: r.urlShown,
-    maxItems: r.maxItems,
-    createdAt: r.createdAt,
-    createdBy: r.createdBy,
-    lastDelivery: r.lastDelivery ? deliveryView(r.lastDelivery) : null,
-  };
-}
 
 export function alertRoutes(app: AppContext) {
   return async (instance: FastifyInstance): Promise<void> => {
