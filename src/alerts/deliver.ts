@@ -44,10 +44,31 @@ interface Outcome {
   retryAfter: string | null;
 }
 
+/** The first bytes of an answer (what an error quotes); the rest is not read, so a receiver cannot make us hold a large answer. */
+async function headOf(res: Response, max = 4096): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+    }
+  } catch {
+    // An answer cut off is still an answer: its status decides.
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(parts).subarray(0, max).toString('utf8');
+}
+
 async function attemptOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Outcome> {
   try {
     const res = await fetch(url, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text().catch(() => '');
+    const text = await headOf(res);
     if (res.status >= 200 && res.status < 300) return { ok: true, retry: false, httpStatus: res.status, error: null, retryAfter: null };
     const snippet = text.trim().replace(/\s+/g, ' ').slice(0, 200);
     const why =

@@ -4,6 +4,8 @@
 // after a feed import that makes open findings KEV-listed (and not twice), the SLA, coverage and sync
 // rules, retries after HTTP 500 with the delivery log, and the secret and URL sealed and never shown.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { alertAfterFeedImport, addAlert, checkWebhookUrl, describeAlerts, drainAlerts, testAlert, verifySignature } from '../../src/alerts/index.ts';
 import type { AppContext } from '../../src/app/context.ts';
@@ -215,6 +217,30 @@ for (const backend of BACKENDS) {
       const last = rx.received.at(-1)!;
       assert.ok(verifySignature(secrets['kev-hook']!, last.body, header(last, SIGNATURE_HEADER)));
       assert.equal((json(last) as { cause: string }).cause, 'test');
+    });
+
+    test('an answer that never ends is not read to its end: its status decides', async () => {
+      const endless = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const pump = () => {
+          while (res.write(chunk)) if (res.destroyed) return;
+        };
+        res.on('drain', pump);
+        pump();
+      });
+      await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+      try {
+        const { port } = endless.address() as AddressInfo;
+        await addAlert(app, { name: 'endless', url: `http://127.0.0.1:${port}/`, kinds: ['sync'] });
+        const started = Date.now();
+        const d = await testAlert(app, 'endless');
+        assert.equal(d.status, 'delivered');
+        assert.ok(Date.now() - started < 5000, 'not waiting for the answer to end');
+      } finally {
+        endless.closeAllConnections();
+        await new Promise((r) => endless.close(r));
+      }
     });
   });
 }
