@@ -9,6 +9,7 @@ import { registerExceptionsCommands } from './exceptions.ts';
 import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
 import { registerFeedsCommands } from './feeds.ts';
+import { registerAlertsCommands } from './alerts.ts';
 import { terminalSafe } from './output.ts';
 import { endQuietlyWhenStdoutCloses, followLauncher } from './process.ts';
 import { registerAssetsCommands } from './assets.ts';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerUploadCommand(program);
   registerFeedsCommands(program);
+  registerAlertsCommands(program);
   registerSecretsCommands(program);
   registerTokensCommands(program);
   registerAssetsCommands(program);

@@ -3,6 +3,7 @@
 // client's calls are typed from the same declarations. Only zod and core here: the browser imports
 // this file for its types alone. test/server/api-routes.test.ts checks each entry against the server.
 import { z } from 'zod';
+import { alertBody, alertCreated, alertDelivery, alertDeliveryList, alertList, alertRemoved, deliveriesQuery } from './api-shapes-alerts.ts';
 import {
   changesQuery,
   complianceQuery,
@@ -148,6 +149,11 @@ export const apiRoutes = {
   'POST /api/v1/exceptions/:id/approve': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
   'POST /api/v1/exceptions/:id/reject': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
   'POST /api/v1/exceptions/:id/revoke': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'GET /api/v1/alerts': { response: alertList },
+  'POST /api/v1/alerts': { body: alertBody, response: alertCreated },
+  'DELETE /api/v1/alerts/:name': { params: nameParams, response: alertRemoved },
+  'POST /api/v1/alerts/:name/test': { params: nameParams, response: alertDelivery },
+  'GET /api/v1/alerts/deliveries': { query: deliveriesQuery, response: alertDeliveryList },
 } as const satisfies Record<string, RouteShapes>;
 
 export type ApiRoutes = typeof apiRoutes;

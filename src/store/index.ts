@@ -5,6 +5,9 @@
 // records, sources (runs, file imports, upload tokens, export schedules), auth, reports, correlation, feeds,
 // exceptions.
 export { MIGRATIONS } from './db/migrations.ts';
+export type { DeliveryRecord } from './alerts/deliveries.ts';
+export { FINDING_ALERT_KINDS, type FindingAlertItem, type FindingAlertKind } from './alerts/marks.ts';
+export type { AlertRuleRecord, AlertRuleTarget } from './alerts/rules.ts';
 export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';
 export { type EpssColumns, FEED_LABELS, type FeedFile, type FeedKind, type KevEntry, kevEntryOfLine, kevLine, type ParsedFeed } from './feeds/feeds.ts';

@@ -20,6 +20,7 @@ import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
+import { AlertsPage } from './pages/alerts.tsx';
 import { FeedsPage } from './pages/feeds.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { createAppRouter, Link, useLocation } from './router.tsx';
@@ -98,6 +99,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/exceptions', label: 'Risk exceptions', group: 'Reports' },
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
+  { href: '/settings/alerts', label: 'Alerts', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -177,6 +179,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/:model/:id', (p) => (isDetailModel(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/settings/tokens', () => <TokensPage />],
   ['/settings/feeds', () => <FeedsPage />],
+  ['/settings/alerts', () => <AlertsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/exceptions', () => <ExceptionsPage />],

@@ -39,6 +39,9 @@ const ADMIN = [
   'HEAD /api/v1/tokens',
   'POST /api/v1/tokens',
   'DELETE /api/v1/tokens/:id',
+  'POST /api/v1/alerts',
+  'DELETE /api/v1/alerts/:name',
+  'POST /api/v1/alerts/:name/test',
 ];
 /** Answered without an API token or session (the upload route checks its own upload token). */
 const PUBLIC = [
