@@ -27,3 +27,4 @@ export { openStore, type Store } from './open.ts';
 export { readEveryStream, RUN_LIST_CAP, type RunRecord, type RunShortfalls, type RunStatus } from './sources/runs.ts';
 export type { StreamCounts } from './sources/run-activity.ts';
 export { type SourceRecord, unreadableSecretsError } from './sources/sources.ts';
+export type { TicketLogEntry, TicketRow, TicketState } from './tickets/repository.ts';

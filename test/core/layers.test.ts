@@ -22,6 +22,7 @@ const LAYER: Record<string, number> = {
   feeds: 4,
   export: 5,
   sync: 5,
+  tickets: 5,
   app: 6,
   cli: 7,
   server: 7,
