@@ -18,6 +18,7 @@ import { registerSecretsCommands } from './secrets.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
+import { registerTicketsCommands } from './tickets.ts';
 import { registerTokensCommands } from './tokens.ts';
 
 export function buildProgram(): Command {
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerSecretsCommands(program);
   registerTokensCommands(program);
   registerAssetsCommands(program);
+  registerTicketsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

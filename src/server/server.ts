@@ -22,6 +22,7 @@ import { recordRoutes } from './routes/records.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { summaryRoutes } from './routes/summaries.ts';
 import { feedRoutes } from './routes/feeds.ts';
+import { ticketRoutes } from './routes/tickets.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -201,6 +202,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
   await f.register(feedRoutes(app));
+  await f.register(ticketRoutes(app));
   await f.ready();
   return f;
 }

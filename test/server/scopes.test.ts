@@ -21,6 +21,7 @@ const OPERATE = [
   'DELETE /api/v1/assets/:id/link',
   'POST /api/v1/assets/:id/unlink',
   'POST /api/v1/assets/recompute',
+  'POST /api/v1/sources/:name/tickets/apply',
 ];
 const ADMIN = [
   'POST /api/v1/sources',
