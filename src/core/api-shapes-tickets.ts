@@ -57,5 +57,3 @@ export const ticketLogShape = z.object({
     }),
   ),
 });
-
-export const ticketLogQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { applySourceTickets, planSourceTickets, ticketLog } from '../../app/tickets.ts';
 import { nameParams } from '../../core/api-shapes.ts';
-import { ticketApplyShape, ticketLogQuery, ticketLogShape, ticketPlanShape } from '../../core/api-shapes-tickets.ts';
+import { ticketApplyShape, ticketLogShape, ticketPlanShape } from '../../core/api-shapes-tickets.ts';
+import { ticketLogQuery } from '../../core/api-requests.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
 
