@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.ts';
 import type { RemediationTicketsConfig, TicketWriter } from '../core/tickets.ts';
 import type { Store } from '../store/index.ts';
-import { loadTicketFindings } from './findings.ts';
-import { planTickets, type TicketAction, type TicketPlan } from './plan.ts';
+import { loadTicketFindings, withDetails } from './findings.ts';
+import { draftOf, planTickets, type TicketAction, type TicketPlan } from './plan.ts';
 
 export interface TicketSource {
   id: string;
@@ -44,10 +44,22 @@ export interface ApplyResult {
   errors: string[];
 }
 
-/** The plan of a ticketing source from the store. */
+/** The plan of a ticketing source from the store; the requests it would create this run carry their full text. */
 export async function ticketPlan(store: Store, source: TicketSource, settings: RemediationTicketsConfig): Promise<TicketPlan> {
   const known = await store.tickets.list(source.id);
-  return planTickets(settings, source.id, await loadTicketFindings(store, known), known);
+  const findings = await loadTicketFindings(store, settings, known);
+  const plan = planTickets(settings, source.id, findings, known);
+  const creates = plan.actions.filter((a) => a.kind === 'create' && !a.deferred);
+  if (creates.length) {
+    const byId = new Map(findings.map((f) => [f.id, f]));
+    const of = (a: TicketAction) => a.findingIds.map((id) => byId.get(id)!);
+    await withDetails(store, creates.flatMap(of));
+    for (const a of creates) {
+      a.draft = draftOf(settings, of(a), a.marker);
+      a.title = a.draft.subject;
+    }
+  }
+  return plan;
 }
 
 const list = (ids: string[], max = 50) => (ids.length > max ? `${ids.slice(0, max).join(', ')}, … (${ids.length} in all)` : ids.join(', '));

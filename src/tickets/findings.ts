@@ -1,58 +1,55 @@
-// The findings a ticket plan reads from the store: every open finding (not fixed, not removed) with its
-// asset, owner and solution, and the findings known requests list that are no longer open (fixed by the
-// scanner's patched set, or gone), so the plan tells fixed from no longer ticketed.
-import type { Severity, StoredRecord } from '../core/models.ts';
-import { parseFilter, type Store } from '../store/index.ts';
+// The findings a ticket plan reads from the store: the open findings the settings may ticket (narrow rows
+// with their host's placement and name), and the findings known requests list that are no longer open
+// (fixed by the scanner's patched set, or gone), so the plan tells fixed from no longer ticketed. The
+// CVEs, solution, SLA due date and host name, which only a new request's text needs, are read for those
+// findings alone.
+import { SEVERITY_ORDER, type Severity } from '../core/models.ts';
+import type { RemediationTicketsConfig } from '../core/tickets.ts';
+import type { Store, TicketFindingRow } from '../store/index.ts';
 import type { KnownTicket, TicketFinding } from './plan.ts';
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-
-function findingOf(r: StoredRecord, hosts: Map<string, string>): TicketFinding {
-  const hostId = String(r.hostId ?? '');
+function findingOf(r: TicketFindingRow): TicketFinding {
   return {
     id: r.id,
-    sourceId: r.source,
-    hostId,
-    pluginId: String(r.pluginId ?? ''),
-    pluginName: str(r.pluginName),
-    severity: (str(r.severity) ?? 'info') as Severity,
-    knownExploited: r.knownExploited === true,
-    status: (str(r.status) ?? 'open') as TicketFinding['status'],
-    removed: r.removed === true,
-    assetId: str(r.assetId),
-    department: str(r.department),
-    owner: str(r.owner),
-    site: str(r.site),
-    solution: str(r.solution),
-    cves: Array.isArray(r.cves) ? r.cves.map(String) : [],
-    dueAt: str(r.dueAt),
-    hostLabel: hosts.get(hostId) ?? null,
+    sourceId: r.sourceId,
+    hostId: r.hostId,
+    pluginId: r.pluginId,
+    pluginName: r.pluginName,
+    severity: ((SEVERITY_ORDER as readonly string[]).includes(r.severity) ? r.severity : 'info') as Severity,
+    knownExploited: r.knownExploited,
+    status: (r.status === 'fixed' || r.status === 'reopened' ? r.status : 'open') as TicketFinding['status'],
+    removed: r.removed,
+    assetId: r.assetId,
+    department: r.department,
+    owner: r.owner,
+    site: r.site,
+    solution: null,
+    cves: [],
+    dueAt: null,
+    hostLabel: null,
   };
 }
 
-async function labels(store: Store, rows: StoredRecord[]): Promise<Map<string, string>> {
-  const ids = [...new Set(rows.map((r) => String(r.hostId ?? '')).filter(Boolean))];
-  const out = new Map<string, string>();
-  for (const h of await store.records.hostLabels(ids)) {
-    const label = h.hostname ?? h.ipAddresses[0];
-    if (label) out.set(h.id, label);
-  }
-  return out;
-}
-
-/** Open findings, and those of `known` requests that are not open any more. */
-export async function loadTicketFindings(store: Store, known: KnownTicket[]): Promise<TicketFinding[]> {
-  const rows: StoredRecord[] = [];
-  const filters = [parseFilter('status!=fixed'), parseFilter('removed=false')];
-  let cursor: string | null = null;
-  do {
-    const page = await store.records.query('vulnerabilities', { filters, limit: 10_000, cursor });
-    rows.push(...page.records);
-    cursor = page.nextCursor;
-  } while (cursor);
+/** Open findings the settings may ticket, and those of `known` requests that are not among them. */
+export async function loadTicketFindings(store: Store, settings: RemediationTicketsConfig, known: KnownTicket[]): Promise<TicketFinding[]> {
+  const severities = SEVERITY_ORDER.slice(SEVERITY_ORDER.indexOf(settings.minSeverity));
+  const rows = await store.tickets.openFindings({ severities: [...severities], knownExploited: settings.knownExploited });
   const seen = new Set(rows.map((r) => r.id));
   const missing = [...new Set(known.flatMap((k) => k.findingIds))].filter((id) => !seen.has(id));
-  if (missing.length) rows.push(...(await store.records.getMany('vulnerabilities', missing)));
-  const hosts = await labels(store, rows);
-  return rows.map((r) => findingOf(r, hosts));
+  if (missing.length) rows.push(...(await store.tickets.findingsByIds(missing)));
+  return rows.map(findingOf);
+}
+
+/** Fills the CVEs, solution, SLA due date and host name of these findings (for the text of the requests to create). */
+export async function withDetails(store: Store, findings: TicketFinding[]): Promise<void> {
+  const byId = new Map(findings.map((f) => [f.id, f]));
+  for (const r of await store.records.getMany('vulnerabilities', [...byId.keys()])) {
+    const f = byId.get(r.id)!;
+    f.solution = typeof r.solution === 'string' && r.solution ? r.solution : null;
+    f.dueAt = typeof r.dueAt === 'string' && r.dueAt ? r.dueAt : null;
+    f.cves = Array.isArray(r.cves) ? r.cves.map(String) : [];
+  }
+  const labels = await store.records.hostLabels([...new Set(findings.map((f) => f.hostId))]);
+  const byHost = new Map(labels.map((h) => [h.id, h.hostname ?? h.ipAddresses[0] ?? null]));
+  for (const f of findings) f.hostLabel = byHost.get(f.hostId) ?? null;
 }

@@ -4,6 +4,7 @@
 // that lets one worker at a time write a key; and the audit log of every write.
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso } from '../db/rows.ts';
+import { openTicketFindings, ticketFindingsByIds } from './findings.ts';
 
 /**
  * `intent`: stored, its request not known to exist; `open`: a request we follow; `resolved`: resolved by
@@ -150,6 +151,10 @@ async function logEntries(db: Driver, sourceId: string, limit = 100): Promise<Ti
 
 export function ticketsRepository(db: Driver) {
   return {
+    /** Open findings a plan may ticket (narrow rows, read in pages). */
+    openFindings: (o: Parameters<typeof openTicketFindings>[1]) => openTicketFindings(db, o),
+    /** Findings by id whatever their status: those known requests list. */
+    findingsByIds: (ids: string[]) => ticketFindingsByIds(db, ids),
     list: (sourceId: string) => list(db, sourceId),
     get: (sourceId: string, key: string) => get(db, sourceId, key),
     recordIntent: (t: Parameters<typeof recordIntent>[1]) => recordIntent(db, t),
