@@ -11,6 +11,9 @@ import type { Store } from '../store/index.ts';
 import { loadTicketFindings, withDetails } from './findings.ts';
 import { draftOf, planTickets, type TicketAction, type TicketPlan } from './plan.ts';
 
+/** Findings per new request whose CVEs, solution, SLA date and host name are read for its text. */
+const DETAILED = 200;
+
 export interface TicketSource {
   id: string;
   name: string;
@@ -53,7 +56,11 @@ export async function ticketPlan(store: Store, source: TicketSource, settings: R
   if (creates.length) {
     const byId = new Map(findings.map((f) => [f.id, f]));
     const of = (a: TicketAction) => a.findingIds.map((id) => byId.get(id)!);
-    await withDetails(store, creates.flatMap(of));
+    // A request's text names at most 200 hosts: details of that many findings per request are enough.
+    await withDetails(
+      store,
+      creates.flatMap((a) => of(a).slice(0, DETAILED)),
+    );
     for (const a of creates) {
       a.draft = draftOf(settings, of(a), a.marker);
       a.title = a.draft.subject;

@@ -124,7 +124,9 @@ export function subjectOf(s: RemediationTicketsConfig, fs: TicketFinding[], mark
 }
 
 function describe(fs: TicketFinding[], marker: string): string {
-  const hosts = [...new Set(fs.map((f) => f.hostLabel ?? f.hostId))].sort();
+  const hostCount = new Set(fs.map(assetIdentity)).size;
+  // Named where their details were read (the first findings of a large group).
+  const hosts = [...new Set(fs.filter((f) => f.hostLabel).map((f) => f.hostLabel!))].sort();
   const cves = [...new Set(fs.flatMap((f) => f.cves))].sort();
   const solutions = [...new Set(fs.map((f) => f.solution).filter((x): x is string => !!x))];
   const due = fs
@@ -132,8 +134,8 @@ function describe(fs: TicketFinding[], marker: string): string {
     .filter((d): d is string => !!d)
     .sort()[0];
   return [
-    `<div>${fs.length} open finding(s) on ${hosts.length} host(s).</div>`,
-    `<div><b>Hosts:</b> ${hosts.slice(0, 200).map(esc).join(', ')}${hosts.length > 200 ? ', …' : ''}</div>`,
+    `<div>${fs.length} open finding(s) on ${hostCount} host(s).</div>`,
+    hosts.length ? `<div><b>Hosts:</b> ${hosts.slice(0, 200).map(esc).join(', ')}${hostCount > hosts.length || hosts.length > 200 ? ', …' : ''}</div>` : '',
     cves.length ? `<div><b>CVEs:</b> ${cves.slice(0, 100).map(esc).join(', ')}${cves.length > 100 ? ', …' : ''}</div>` : '',
     solutions.length ? `<div><b>Solution:</b> ${solutions.slice(0, 3).map(esc).join('<br>')}</div>` : '',
     due ? `<div><b>SLA due:</b> ${esc(due.slice(0, 10))}</div>` : '',
