@@ -16,6 +16,7 @@ import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
+import { ticketsAfterSync } from '../tickets/after-sync.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
 import {
@@ -472,7 +473,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   // before correlation, whose full pass reads the hosts' open findings from them.
   await refreshSummariesAfterRun(store, source.id, runId, log);
   // What a partial run stored stays stored: it is correlated too.
-  if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
+  if (status === 'succeeded' || status === 'partial') {
+    await correlateAfterRun(store, source.id, runId, swept, log);
+    // Remediation tickets follow the correlated findings (issue 32): a ticket write never fails the run.
+    await ticketsAfterSync(app, runId, log);
+  }
   await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');

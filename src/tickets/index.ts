@@ -3,6 +3,7 @@
 // ticketing connector's folder; the rows, intents and audit log in store/tickets.
 export { type ApplyOptions, type ApplyResult, applyTickets, type TicketSource, ticketPlan } from './apply.ts';
 export { loadTicketFindings } from './findings.ts';
+export { type TicketsAfterSync, ticketsAfterSync } from './after-sync.ts';
 export {
   assetIdentity,
   groupKey,

@@ -9,7 +9,9 @@ import servicedeskPlusConnector from '../../src/connectors/servicedesk-plus/inde
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 import { writeRecords } from '../helpers/store.ts';
-import { fixtureConnector } from './fixture-connector.ts';
+import { runSync } from '../../src/sync/runner.ts';
+import { ticketsAfterSync } from '../../src/tickets/index.ts';
+import { fixtureConnector, GOOD_TOKEN } from './fixture-connector.ts';
 import { apiToken, bearer, call, type Harness, makeHarness } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers read loosely in assertions
@@ -71,6 +73,44 @@ for (const backend of BACKENDS) {
       assert.ok(items.every((e) => e.action === 'create' && e.ok && e.runId === a.runId && sim.written.get(e.requestId)));
       const plan = (await call(h.server, { method: 'GET', url: '/api/v1/sources/desk/tickets/plan', headers: auth })).data as Json;
       assert.deepEqual(plan.actions, []);
+    });
+
+    test('every sync applies the plan after correlation; a failed ticket write is logged and never fails the sync', async () => {
+      // A scanner source with 3 hosts: one critical and two high findings to ticket (one request each).
+      await addSource(h.app, 'fixture', 'scan', { url: 'http://fixture.test', token: GOOD_TOKEN, pages: 1 });
+      const r = await runSync(h.app, 'scan');
+      assert.equal(r.status, 'succeeded');
+      const subjects = sim.written.all().map((w) => String(w.subject));
+      assert.equal(subjects.filter((t) => /OpenSSH issue \d \(1 hosts/.test(t)).length, 3, "the scanner sync created its findings' requests");
+      const run = await h.app.store.runs.get(r.runId);
+      assert.ok(
+        run.activity?.log.some((l) => /remediation tickets of desk applied/.test(l.msg)),
+        JSON.stringify(run.activity?.log),
+      );
+      // A sync of the service desk itself applies too: nothing changed, nothing is written.
+      const calls = sim.stats().api;
+      assert.deepEqual(
+        (await ticketsAfterSync(h.app, 'r-1', h.app.log)).map((t) => [t.source, t.created, t.noted, t.failed]),
+        [['desk', 0, 0, 0]],
+      );
+      assert.equal(sim.stats().api, calls);
+      // The service desk refuses every call now: the sync still succeeds, the failure is in both logs.
+      await configureSource(h.app, 'desk', { apiKey: 'not-the-key' });
+      await configureSource(h.app, 'scan', { pages: 2 });
+      const failing = await runSync(h.app, 'scan');
+      assert.equal(failing.status, 'succeeded', 'a ticket write never fails the sync');
+      assert.equal(sim.written.size, subjects.length, 'nothing was created while the service desk refused');
+      const failedRun = await h.app.store.runs.get(failing.runId);
+      assert.ok(
+        failedRun.activity?.log.some((l) => /write\(s\) failed/.test(l.msg) && l.level === 'warn'),
+        JSON.stringify(failedRun.activity?.log),
+      );
+      const log = await h.app.store.tickets.logEntries((await h.app.store.sources.get('desk')).id, 10);
+      assert.ok(
+        log.some((e) => !e.ok && e.action === 'create-failed'),
+        JSON.stringify(log),
+      );
+      await configureSource(h.app, 'desk', { apiKey: sim.apiKey });
     });
 
     test('a source that is not a service desk is refused', async () => {
