@@ -44,6 +44,7 @@ const COVERAGE_LABELS: Record<string, string> = {
   scannedNotInCmdb: 'scanned hosts not in the CMDB',
   findingsWithoutTicket: 'open critical or known-exploited findings without a ticket',
   ticketsForFixedFindings: 'open tickets for fixed findings',
+  ticketsClosedFindingsOpen: 'remediation requests closed while their findings are open',
 };
 
 export function summaryOf(m: Pick<AlertMessage, 'alert' | 'rule' | 'total' | 'cause' | 'source' | 'runId'>): string {

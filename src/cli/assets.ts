@@ -138,6 +138,7 @@ export function registerAssetsCommands(program: Command): void {
             `scanned hosts not in the CMDB:          ${r.scannedNotInCmdb}`,
             `urgent findings without a ticket:        ${r.findingsWithoutTicket}`,
             `open tickets whose findings are fixed:   ${r.ticketsForFixedFindings}`,
+            `closed requests, findings open:          ${r.ticketsClosedFindingsOpen}`,
           ].join('\n') + '\n',
         );
       });

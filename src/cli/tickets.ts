@@ -21,7 +21,7 @@ export function registerTicketsCommands(program: Command): void {
         const out: string[] = [];
         if (!plan.enabled) out.push(`remediation tickets are off for ${name}: this is what enabling them would do`);
         out.push(
-          `${counted(plan.findings, 'ticketed finding')} in ${counted(plan.groups, 'group')} (grouping ${plan.grouping}): ${plan.counts.create} to create${plan.counts.deferred ? ` (+${plan.counts.deferred} past the per-run cap)` : ''}, ${plan.counts.note} to note, ${plan.counts['note-closed']} closed to note, ${plan.counts.resolve} to resolve`,
+          `${counted(plan.findings, 'ticketed finding')} in ${counted(plan.groups, 'group')} (grouping ${plan.grouping}): ${plan.counts.create} to create${plan.counts.deferred ? ` (+${plan.counts.deferred} past the per-run cap)` : ''}, ${plan.counts.note} to note, ${plan.counts.resolve} to resolve, ${plan.counts.reopen} to reopen`,
         );
         for (const a of plan.actions) {
           const what =

@@ -149,6 +149,8 @@ export const coverageCounts = z.object({
   scannedNotInCmdb: z.int(),
   findingsWithoutTicket: z.int(),
   ticketsForFixedFindings: z.int(),
+  /** Remediation requests closed (by a person) while findings of theirs are open (issue 32 §4); added after the first four. */
+  ticketsClosedFindingsOpen: z.int(),
   days: z.int(),
 });
 export type CoverageCounts = z.infer<typeof coverageCounts>;

@@ -9,10 +9,10 @@ export const ticketPlanShape = z.object({
   grouping: z.string(),
   findings: z.int(),
   groups: z.int(),
-  counts: z.object({ create: z.int(), note: z.int(), resolve: z.int(), 'note-closed': z.int(), deferred: z.int() }),
+  counts: z.object({ create: z.int(), note: z.int(), resolve: z.int(), reopen: z.int(), deferred: z.int() }),
   actions: z.array(
     z.object({
-      kind: z.enum(['create', 'note', 'resolve', 'note-closed']),
+      kind: z.enum(['create', 'note', 'resolve', 'reopen']),
       key: z.string(),
       marker: z.string(),
       requestId: z.string().nullable(),
@@ -36,6 +36,9 @@ export const ticketApplyShape = z.object({
   noted: z.int(),
   resolved: z.int(),
   closedUpstream: z.int(),
+  reopened: z.int(),
+  /** Requests closed for good replaced by a new one (settings `reopen: new`). */
+  replaced: z.int(),
   deferred: z.int(),
   skipped: z.int(),
   failed: z.int(),

@@ -93,7 +93,7 @@ export const CHANGE_KINDS = ['new', 'fixed', 'reopened', 'removed', 'updated'] a
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The coverage report's four gaps between the scanner and the service desk. */
-export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
+export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings', 'ticketsClosedFindingsOpen'] as const;
 export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 
 /** The offline feeds. */

@@ -51,6 +51,13 @@ export const remediationTicketsSchema = z
     maxCreatesPerRun: intish(0, 10_000).default(50),
     /** Status set when every finding of a request is fixed (e.g. "Resolved", or a verification status). */
     resolvedStatus: z.string().min(1).default('Resolved'),
+    /**
+     * A finding that comes back to a request we resolved: `reopen` sets it open again; `new` does too while
+     * it is resolved, and opens a new request when the old one is closed for good (closed or cancelled).
+     */
+    reopen: z.enum(['reopen', 'new']).default('reopen'),
+    /** Status a reopened request is set to. */
+    reopenStatus: z.string().min(1).default('Open'),
   })
   .strict();
 
@@ -80,6 +87,8 @@ export interface RemoteTicket {
   status: string;
   /** Resolved, closed or cancelled: no longer worked on. */
   closed: boolean;
+  /** Closed for good (closed or cancelled, not merely resolved). */
+  final: boolean;
 }
 
 /** Whether the credentials may create and update requests, found without creating anything. */
@@ -103,6 +112,8 @@ export interface TicketWriter {
   note(id: string, html: string, signal?: AbortSignal): Promise<void>;
   /** Sets `status` with `resolution` as its resolution text. */
   resolve(id: string, status: string, resolution: string, signal?: AbortSignal): Promise<void>;
+  /** Sets a resolved or closed request to `status` (open again). */
+  reopen(id: string, status: string, signal?: AbortSignal): Promise<void>;
   writeAccess(signal?: AbortSignal): Promise<WriteAccess>;
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { RemediationTicketsConfig, TicketWriter } from '../core/tickets.ts';
 import type { Store } from '../store/index.ts';
 import { loadTicketFindings, withDetails } from './findings.ts';
-import { draftOf, planTickets, type TicketAction, type TicketPlan } from './plan.ts';
+import { draftOf, type KnownTicket, markerOf, planTickets, type TicketAction, type TicketPlan } from './plan.ts';
 
 /** Findings per new request whose CVEs, solution, SLA date and host name are read for its text. */
 const DETAILED = 200;
@@ -38,6 +38,10 @@ export interface ApplyResult {
   resolved: number;
   /** Requests found closed by a person while their findings are open. */
   closedUpstream: number;
+  /** Requests we resolved set open again because a finding came back. */
+  reopened: number;
+  /** Requests closed for good whose findings came back, followed by a new request (`reopen: new`). */
+  replaced: number;
   deferred: number;
   /** Keys another worker held. */
   skipped: number;
@@ -49,10 +53,11 @@ export interface ApplyResult {
 
 /** The plan of a ticketing source from the store; the requests it would create this run carry their full text. */
 export async function ticketPlan(store: Store, source: TicketSource, settings: RemediationTicketsConfig): Promise<TicketPlan> {
-  const known = await store.tickets.list(source.id);
+  const known = await knownTickets(store, source.id);
   const findings = await loadTicketFindings(store, settings, known);
   const plan = planTickets(settings, source.id, findings, known);
-  const creates = plan.actions.filter((a) => a.kind === 'create' && !a.deferred);
+  // A reopened request may be replaced by a new one (closed for good, `reopen: new`): its text is ready.
+  const creates = plan.actions.filter((a) => (a.kind === 'create' || (a.kind === 'reopen' && settings.reopen === 'new')) && !a.deferred);
   if (creates.length) {
     const byId = new Map(findings.map((f) => [f.id, f]));
     const of = (a: TicketAction) => a.findingIds.map((id) => byId.get(id)!);
@@ -69,12 +74,21 @@ export async function ticketPlan(store: Store, source: TicketSource, settings: R
   return plan;
 }
 
+const CLOSED = /^(closed|resolved|cancel+ed|completed|rejected|done)$/i;
+
+/** The stored rows, each marked when the ticketing source's last sync read its request closed. */
+async function knownTickets(store: Store, sourceId: string): Promise<KnownTicket[]> {
+  const rows = await store.tickets.list(sourceId);
+  const statuses = rows.some((r) => r.state === 'open') ? await store.tickets.requestStatuses(sourceId) : new Map<string, string>();
+  return rows.map((r) => ({ ...r, closedRemotely: !!r.requestId && CLOSED.test(statuses.get(r.requestId) ?? '') }));
+}
+
 const list = (ids: string[], max = 50) => (ids.length > max ? `${ids.slice(0, max).join(', ')}, … (${ids.length} in all)` : ids.join(', '));
 
 function changeNote(a: TicketAction, closedBy?: 'person' | 'us'): string {
   const parts: string[] = [];
   if (closedBy === 'person') parts.push(`<div>This request was closed while ${a.findingIds.length} of its findings are still open; it is not reopened.</div>`);
-  if (closedBy === 'us') parts.push('<div>Findings of this resolved request are open again.</div>');
+  if (closedBy === 'us') parts.push('<div>Findings of this resolved request are open again: it is reopened.</div>');
   if (a.added.length) parts.push(`<div><b>Added (${a.added.length}):</b> ${list(a.added)}</div>`);
   if (a.fixed.length) parts.push(`<div><b>Fixed (${a.fixed.length}):</b> ${list(a.fixed)}</div>`);
   if (a.left.length) parts.push(`<div><b>No longer ticketed (${a.left.length}):</b> ${list(a.left)}</div>`);
@@ -92,7 +106,21 @@ export async function applyTickets(
   const runId = `tickets-${new Date().toISOString().replace(/[-:.]/g, '')}-${randomUUID().slice(0, 8)}`;
   const worker = opts.worker ?? randomUUID();
   const claimMs = opts.claimMs ?? 10 * 60_000;
-  const r: ApplyResult = { runId, created: 0, adopted: 0, noted: 0, resolved: 0, closedUpstream: 0, deferred: 0, skipped: 0, failed: 0, writes: 0, errors: [] };
+  const r: ApplyResult = {
+    runId,
+    created: 0,
+    adopted: 0,
+    noted: 0,
+    resolved: 0,
+    closedUpstream: 0,
+    reopened: 0,
+    replaced: 0,
+    deferred: 0,
+    skipped: 0,
+    failed: 0,
+    writes: 0,
+    errors: [],
+  };
   const plan = await ticketPlan(store, source, settings);
   const log = (a: TicketAction, action: string, requestId: string | null, ok: boolean, detail: string | null) =>
     store.tickets.log({ sourceId: source.id, key: a.key, requestId, action, runId, ok, detail });
@@ -113,21 +141,30 @@ export async function applyTickets(
       // Read again under the claim: another worker may have written this key since the plan.
       const row = await store.tickets.get(source.id, a.key);
       if (!row) continue;
-      if (a.kind === 'create') {
-        if (row.requestId) continue;
-        const found = await writer.findByMarker(a.marker, opts.signal);
+      // Searched by its marker first, then created; the row's marker is the one the request carries.
+      const create = async (marker: string) => {
+        const found = await writer.findByMarker(marker, opts.signal);
         if (found) {
           await store.tickets.update(source.id, a.key, { requestId: found.id, state: found.closed ? 'closed-upstream' : 'open', findingIds: a.findingIds });
-          await log(a, 'adopt', found.id, true, `found by its marker ${a.marker} (status ${found.status})`);
+          await log(a, 'adopt', found.id, true, `found by its marker ${marker} (status ${found.status})`);
           r.adopted++;
-          continue;
+          return;
         }
-        const made = await writer.create(a.draft!, opts.signal);
+        const draft =
+          marker === a.marker
+            ? a.draft!
+            : { ...a.draft!, marker, subject: a.draft!.subject.replace(a.marker, marker), description: a.draft!.description.replaceAll(a.marker, marker) };
+        const made = await writer.create(draft, opts.signal);
         r.writes++;
         await opts.afterCreate?.(a, made.id);
         await store.tickets.update(source.id, a.key, { requestId: made.id, state: 'open', findingIds: a.findingIds });
-        await log(a, 'create', made.id, true, `created with ${a.findingIds.length} finding(s): ${a.title}`);
+        await log(a, 'create', made.id, true, `created with ${a.findingIds.length} finding(s): ${draft.subject}`);
         r.created++;
+      };
+      if (a.kind === 'create' || row.state === 'intent') {
+        // (An intent left by a replacement that crashed: its new marker is the row's.)
+        if (row.requestId || !a.draft) continue;
+        await create(row.marker);
         continue;
       }
       const id = row.requestId;
@@ -136,6 +173,40 @@ export async function applyTickets(
       if (!remote) {
         await log(a, a.kind, id, false, 'the request no longer exists in the service desk');
         r.failed++;
+        continue;
+      }
+      if (a.kind === 'reopen') {
+        if (remote.final && settings.reopen === 'new') {
+          // Closed for good: a new request follows the findings. Its marker is new (derived from the old
+          // request's id) and stored as an intent first, so a crash here leaves no duplicate either.
+          const marker = markerOf(source.id, `${a.key}#after-${id}`);
+          await store.tickets.update(source.id, a.key, { marker, requestId: null, state: 'intent', findingIds: [] });
+          await log(
+            a,
+            'replace',
+            id,
+            true,
+            `request ${id} is ${remote.status} for good; ${a.findingIds.length} finding(s) are back: a new request follows them (${marker})`,
+          );
+          r.replaced++;
+          await create(marker);
+          continue;
+        }
+        if (remote.closed) {
+          await writer.reopen(id, settings.reopenStatus, opts.signal);
+          r.writes++;
+        }
+        await writer.note(id, changeNote(a, 'us'), opts.signal);
+        r.writes++;
+        await store.tickets.update(source.id, a.key, { state: 'open', findingIds: a.findingIds });
+        await log(
+          a,
+          'reopen',
+          id,
+          true,
+          `${remote.closed ? `set to ${settings.reopenStatus} from ${remote.status}` : `already ${remote.status}`}; ${a.added.length} finding(s) back`,
+        );
+        r.reopened++;
         continue;
       }
       if (a.kind === 'resolve') {
@@ -154,9 +225,9 @@ export async function applyTickets(
         r.resolved++;
         continue;
       }
-      // A note: on a request we follow, or (note-closed) one that is resolved or closed.
-      const personClosed = a.kind === 'note' && remote.closed;
-      const closedBy = personClosed || row.state === 'closed-upstream' ? 'person' : a.kind === 'note-closed' ? 'us' : undefined;
+      // A note on a request we follow; one a person closed while its findings are open is flagged, noted once.
+      const personClosed = remote.closed;
+      const closedBy = personClosed ? 'person' : undefined;
       await writer.note(id, changeNote(a, closedBy), opts.signal);
       r.writes++;
       await store.tickets.update(source.id, a.key, { findingIds: a.findingIds, ...(personClosed ? { state: 'closed-upstream' as const } : {}) });

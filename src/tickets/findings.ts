@@ -23,6 +23,7 @@ function findingOf(r: TicketFindingRow): TicketFinding {
     department: r.department,
     owner: r.owner,
     site: r.site,
+    excepted: r.excepted,
     solution: null,
     cves: [],
     dueAt: null,

@@ -23,6 +23,8 @@ export interface TicketFinding {
   department: string | null;
   owner: string | null;
   site: string | null;
+  /** An approved risk exception covers it: out of every group (neither ticketed nor fixed). */
+  excepted?: boolean;
   solution: string | null;
   cves: string[];
   dueAt: string | null;
@@ -37,9 +39,16 @@ export interface KnownTicket {
   requestId: string | null;
   state: 'intent' | 'open' | 'resolved' | 'closed-upstream';
   findingIds: string[];
+  /** The request is closed in the service desk, as its last sync read it (a person closed it). */
+  closedRemotely?: boolean;
 }
 
-export type TicketActionKind = 'create' | 'note' | 'resolve' | 'note-closed';
+/**
+ * `create` a request; `note` what was added and fixed (or, on a request a person closed while its
+ * findings are open, say so once); `resolve` it when every finding is fixed; `reopen` a request we
+ * resolved when a finding comes back (or open a new one when it is closed for good and the settings say `new`).
+ */
+export type TicketActionKind = 'create' | 'note' | 'resolve' | 'reopen';
 
 export interface TicketAction {
   kind: TicketActionKind;
@@ -72,7 +81,7 @@ export interface TicketPlan {
 
 /** Whether the settings ticket this finding. */
 export function selected(s: RemediationTicketsConfig, f: TicketFinding): boolean {
-  if (f.removed || f.status === 'fixed') return false;
+  if (f.removed || f.status === 'fixed' || f.excepted) return false;
   const bySeverity = SEVERITY_ORDER.indexOf(f.severity) >= SEVERITY_ORDER.indexOf(s.minSeverity);
   if (!bySeverity && !(s.knownExploited && f.knownExploited)) return false;
   if (s.departments.length && !s.departments.some((d) => d.toLowerCase() === (f.department ?? '').toLowerCase())) return false;
@@ -207,16 +216,22 @@ export function planTickets(s: RemediationTicketsConfig, ticketSourceId: string,
       });
       continue;
     }
+    // A request a person closed while its findings were open was noted once: it is left alone, never reopened.
+    if (k.state === 'closed-upstream') continue;
     const had = new Set(k.findingIds);
     const now = new Set(b.findingIds);
     const added = b.findingIds.filter((id) => !had.has(id));
     const gone = k.findingIds.filter((id) => !now.has(id));
-    if (!added.length && !gone.length) continue;
+    // An open request a person closed (as the last sync read it) is noted, and flagged, even without a change.
+    if (!added.length && !gone.length && !(k.state === 'open' && k.closedRemotely)) continue;
     const fixed = gone.filter((id) => isFixed(byId.get(id)));
     const left = gone.filter((id) => !isFixed(byId.get(id)));
-    // A request a person closed, or one we resolved, gets a note (once per change), never a silent reopening.
-    const kind: TicketActionKind = k.state === 'open' ? 'note' : 'note-closed';
-    actions.push({ ...b, kind, requestId: k.requestId, added, fixed, left, deferred: false, recover: false, draft: null });
+    // Findings back on a request we resolved: it is reopened (its text is ready for a new one, see `reopen`).
+    if (k.state === 'resolved') {
+      actions.push({ ...b, kind: 'reopen', requestId: k.requestId, added, fixed, left, deferred: false, recover: false, draft: draftOf(s, fs, marker) });
+      continue;
+    }
+    actions.push({ ...b, kind: 'note', requestId: k.requestId, added, fixed, left, deferred: false, recover: false, draft: null });
   }
   for (const k of known) {
     if (byKey.has(k.key) || k.state !== 'open' || k.findingIds.length === 0) continue;
@@ -256,9 +271,9 @@ export function planTickets(s: RemediationTicketsConfig, ticketSourceId: string,
       if (!a.recover) budget--;
     } else a.deferred = true;
   }
-  const rank: Record<TicketActionKind, number> = { create: 0, note: 1, 'note-closed': 2, resolve: 3 };
+  const rank: Record<TicketActionKind, number> = { create: 0, reopen: 1, note: 2, resolve: 3 };
   actions.sort((x, y) => rank[x.kind] - rank[y.kind] || (x.kind === 'create' ? creates.indexOf(x) - creates.indexOf(y) : x.key.localeCompare(y.key)));
-  const counts = { create: 0, note: 0, resolve: 0, 'note-closed': 0, deferred: 0 };
+  const counts = { create: 0, note: 0, resolve: 0, reopen: 0, deferred: 0 };
   for (const a of actions) {
     if (a.deferred) counts.deferred++;
     else counts[a.kind]++;

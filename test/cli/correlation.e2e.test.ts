@@ -111,7 +111,14 @@ test('report coverage: the four numbers of interfaces.md, and --list prints the 
   const r = await cli('--json', 'report', 'coverage', '--days', '30');
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout) as Record<string, number>;
-  assert.deepEqual(Object.keys(report).sort(), ['cmdbNotScanned', 'days', 'findingsWithoutTicket', 'scannedNotInCmdb', 'ticketsForFixedFindings']);
+  assert.deepEqual(Object.keys(report).sort(), [
+    'cmdbNotScanned',
+    'days',
+    'findingsWithoutTicket',
+    'scannedNotInCmdb',
+    'ticketsClosedFindingsOpen',
+    'ticketsForFixedFindings',
+  ]);
   assert.equal(report.days, 30);
   const missing = Array.from({ length: estate.scanned }, (_, i) => i).filter((i) => !estate.drift(i).inCmdb).length;
   assert.ok(report.scannedNotInCmdb! >= missing);

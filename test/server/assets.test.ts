@@ -75,7 +75,14 @@ for (const backend of BACKENDS) {
 
     test('coverage report and its lists', async () => {
       const res = await call(h.server, { method: 'GET', url: '/api/v1/reports/coverage?days=30', headers: auth });
-      assert.deepEqual(res.data, { cmdbNotScanned: 1, scannedNotInCmdb: 1, findingsWithoutTicket: 1, ticketsForFixedFindings: 0, days: 30 });
+      assert.deepEqual(res.data, {
+        cmdbNotScanned: 1,
+        scannedNotInCmdb: 1,
+        findingsWithoutTicket: 1,
+        ticketsForFixedFindings: 0,
+        ticketsClosedFindingsOpen: 0,
+        days: 30,
+      });
       const list = await call(h.server, { method: 'GET', url: '/api/v1/reports/coverage?list=scannedNotInCmdb', headers: auth });
       assert.deepEqual(
         (list.data as { items: { id: string }[] }).items.map((x) => x.id),

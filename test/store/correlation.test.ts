@@ -182,6 +182,7 @@ for (const backend of BACKENDS) {
         scannedNotInCmdb: 3,
         findingsWithoutTicket: 1,
         ticketsForFixedFindings: 1,
+        ticketsClosedFindingsOpen: 0,
         days: 30,
       });
       // Another critical finding on the host t1 names: t1 names a CVE this one lacks, so it does not cover

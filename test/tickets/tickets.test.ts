@@ -223,5 +223,91 @@ for (const backend of BACKENDS) {
       assert.equal(a.created + b.created + a.adopted + b.adopted, 3);
       assert.equal(sim.written.size, before + 3);
     });
+
+    test('a request a person closed stays alone when its group changes again, and is counted in coverage as closed with findings open', async () => {
+      const hr = await rowOf('fix=100;owner=hr');
+      await writeRecords(store, lab, { hosts: [host('h6', 'db3', '10.0.0.6', 'HR')], vulnerabilities: [vuln('h6', '100', 'critical')] });
+      const calls = sim.stats().api;
+      const r = await apply();
+      assert.deepEqual([r.writes, r.noted, r.created], [0, 0, 0]);
+      assert.equal(sim.stats().api, calls, 'never reopened, never noted twice');
+      // Coverage reads the service desk's imported requests: the HR request (flagged) and, once its last
+      // sync reads it closed, the Finance one a person closed without any change of its findings.
+      const finance = await rowOf('fix=100;owner=finance');
+      assert.ok(sim.written.setStatus(finance.requestId!, 'Closed'));
+      const request = (id: string, status: string) => ({ key: `request:${id}`, externalId: id, fields: { subject: `request ${id}`, status } });
+      await writeRecords(store, desk, { tickets: [request(hr.requestId!, 'Closed'), request(finance.requestId!, 'Closed')] });
+      const report = await store.reports.coverage(30);
+      assert.equal(report.ticketsClosedFindingsOpen, 2);
+      const listed = await store.reports.coverageList('ticketsClosedFindingsOpen', 30);
+      assert.deepEqual(listed.map((t) => String(t.externalId)).sort(), [finance.requestId!, hr.requestId!].sort());
+      const plan = await ticketPlan(store, desk, SETTINGS);
+      assert.deepEqual(
+        plan.actions.map((a) => [a.kind, a.key, a.added.length]),
+        [['note', 'fix=100;owner=finance', 0]],
+      );
+      const flagged = await apply();
+      assert.deepEqual([flagged.closedUpstream, flagged.noted, flagged.writes], [1, 1, 1]);
+      assert.equal((sim.written.get(finance.requestId!)!.status as { name: string }).name, 'Closed', 'not reopened');
+      assert.equal((await apply()).writes, 0, 'noted once');
+      assert.equal((await store.reports.coverage(30)).ticketsClosedFindingsOpen, 2);
+    });
+
+    test('a finding that comes back reopens the request we resolved', async () => {
+      const row = await rowOf('fix=200;owner=finance');
+      assert.equal(row.state, 'resolved');
+      await writeRecords(store, lab, { vulnerabilities: [vuln('h1', '200', 'high', 'reopened')] });
+      const plan = await ticketPlan(store, desk, SETTINGS);
+      assert.deepEqual(
+        plan.actions.map((a) => [a.kind, a.key, a.added.length]),
+        [['reopen', 'fix=200;owner=finance', 1]],
+      );
+      const before = sim.written.size;
+      const r = await apply();
+      assert.deepEqual([r.reopened, r.created, r.failed], [1, 0, 0], JSON.stringify(r.errors));
+      assert.equal(sim.written.size, before, 'the same request, not a new one');
+      assert.equal((sim.written.get(row.requestId!)!.status as { name: string }).name, 'Open');
+      assert.match(String(sim.written.notes(row.requestId!).at(-1)!.description), /open again/);
+      assert.equal((await rowOf(row.key)).state, 'open');
+      assert.equal((await apply()).writes, 0);
+    });
+
+    test('reopen: new opens a new request when the old one is closed for good', async () => {
+      const settings = remediationTicketsSchema.parse({ enabled: true, reopen: 'new' });
+      const row = await rowOf('fix=200;owner=finance');
+      await writeRecords(store, lab, { vulnerabilities: [vuln('h1', '200', 'high', 'fixed')] });
+      assert.equal((await apply(settings)).resolved, 1);
+      assert.ok(sim.written.setStatus(row.requestId!, 'Closed'));
+      await writeRecords(store, lab, { vulnerabilities: [vuln('h1', '200', 'high', 'reopened')] });
+      const before = sim.written.size;
+      const r = await apply(settings);
+      assert.deepEqual([r.replaced, r.created, r.reopened, r.failed], [1, 1, 0, 0], JSON.stringify(r.errors));
+      assert.equal(sim.written.size, before + 1);
+      const now = await rowOf(row.key);
+      assert.notEqual(now.requestId, row.requestId);
+      assert.notEqual(now.marker, row.marker, 'a new marker: the search for it never finds the closed request');
+      assert.equal(now.state, 'open');
+      assert.equal((sim.written.get(row.requestId!)!.status as { name: string }).name, 'Closed', 'the old one stays closed');
+      assert.ok(String(sim.written.get(now.requestId!)!.subject).endsWith(`[${now.marker}]`));
+      assert.equal((await apply(settings)).writes, 0);
+    });
+
+    test('an approved risk exception takes its findings out of the groups', async () => {
+      const row = await rowOf('fix=901;owner=hr');
+      assert.equal(row.findingIds.length, 1);
+      const x = await store.exceptions.propose(
+        { pluginId: '901', reason: 'compensating control', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10) },
+        'alice',
+      );
+      const proposed = await ticketPlan(store, desk, SETTINGS);
+      assert.ok(!proposed.actions.some((a) => a.key === row.key), 'a proposed exception changes nothing');
+      await store.exceptions.decide(x.id, 'approve', 'bob');
+      const plan = await ticketPlan(store, desk, SETTINGS);
+      const a = plan.actions.find((p) => p.key === row.key)!;
+      assert.deepEqual([a.kind, a.findingIds.length, a.left.length, a.fixed.length], ['note', 0, 1, 0]);
+      const r = await apply();
+      assert.deepEqual([r.noted, r.resolved], [1, 0]);
+      assert.match(String(sim.written.notes(row.requestId!).at(-1)!.description), /No longer ticketed \(1\)/);
+    });
   });
 }

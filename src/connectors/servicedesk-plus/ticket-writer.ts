@@ -15,10 +15,11 @@ import type { Json } from './map/envelope.ts';
 import type { TokenManager, TokenState } from './oauth.ts';
 
 const CLOSED = new Set(['resolved', 'closed', 'canceled', 'cancelled']);
+const FINAL = new Set(['closed', 'canceled', 'cancelled']);
 
 function remoteOf(rec: Json): RemoteTicket {
   const status = String((rec.status as Json | null)?.name ?? '');
-  return { id: String(rec.id), status, closed: CLOSED.has(status.toLowerCase()) };
+  return { id: String(rec.id), status, closed: CLOSED.has(status.toLowerCase()), final: FINAL.has(status.toLowerCase()) };
 }
 
 export class SdpTicketWriter implements TicketWriter {
@@ -87,6 +88,10 @@ export class SdpTicketWriter implements TicketWriter {
       { request: { status: { name: status }, resolution: { content: resolution } } },
       { signal },
     );
+  }
+
+  async reopen(id: string, status: string, signal?: AbortSignal): Promise<void> {
+    await this.#client.write('PUT', `requests/${encodeURIComponent(id)}`, { request: { status: { name: status } } }, { signal });
   }
 
   async writeAccess(signal?: AbortSignal): Promise<WriteAccess> {

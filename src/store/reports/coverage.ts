@@ -17,7 +17,7 @@ import { anyActiveException, exceptedFindingsClause } from '../exceptions/except
 
 export { COVERAGE_KINDS, type CoverageKind };
 
-/** The four numbers and the window. */
+/** The five numbers and the window. */
 export type CoverageReport = Record<CoverageKind, number> & { days: number };
 
 export const MODEL_OF_KIND: Record<CoverageKind, ModelName> = {
@@ -25,6 +25,7 @@ export const MODEL_OF_KIND: Record<CoverageKind, ModelName> = {
   scannedNotInCmdb: 'hosts',
   findingsWithoutTicket: 'vulnerabilities',
   ticketsForFixedFindings: 'tickets',
+  ticketsClosedFindingsOpen: 'tickets',
 };
 
 /** Ticket states that are done with (a service desk's default states and their usual renames). */
@@ -177,6 +178,40 @@ async function ticketsForFixedFindings(db: Driver, tickets: TicketLinks[]): Prom
   return out;
 }
 
+/**
+ * Remediation requests (store/tickets) closed while findings of theirs are open (issue 32 §4): those a
+ * run found closed by a person (`closed-upstream`), and those we follow that the service desk's last sync
+ * read closed. A request we resolved is not among them (its findings coming back reopen it). Read from the
+ * service desk's imported request records, so listed as they are.
+ */
+async function ticketsClosedFindingsOpen(db: Driver): Promise<Row[]> {
+  const rows = await db.all(
+    `SELECT t.*, s."name" AS "source_name", m."finding_ids" AS "remediation_finding_ids", m."state" AS "remediation_state" FROM "remediation_tickets" m
+     JOIN "rec_tickets" t ON t."source_id" = m."source_id" AND t."external_id" = m."request_id" JOIN "sources" s ON s."id" = t."source_id"
+     WHERE t."removed" = 0 AND m."state" IN ('open', 'closed-upstream') ORDER BY t."id"`,
+  );
+  const out: Row[] = [];
+  for (const r of rows) {
+    const closed = r.remediation_state === 'closed-upstream' || r.resolved_at || (typeof r.status === 'string' && CLOSED.test(r.status));
+    if (!closed) continue;
+    const ids = parse(r.remediation_finding_ids);
+    let open = 0;
+    for (let i = 0; i < ids.length && open === 0; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const c = await db.all(
+        `SELECT COUNT(*) AS "n" FROM "rec_vulnerabilities" WHERE "status" IN ('open', 'reopened') AND "removed" = 0 AND "id" IN ${placeholders(chunk)}`,
+        chunk,
+      );
+      open += Number(c[0]?.n ?? 0);
+    }
+    if (open > 0) {
+      const { remediation_finding_ids: _f, remediation_state: _s, ...row } = r;
+      out.push(row);
+    }
+  }
+  return out;
+}
+
 export { MAX_COVERAGE_DAYS };
 
 export function checkDays(days: number): number {
@@ -193,6 +228,7 @@ export async function coverageReport(db: Driver, days: number): Promise<Coverage
     scannedNotInCmdb: await scannedNotInCmdbCount(db),
     findingsWithoutTicket: await findingsWithoutTicketCount(db, tickets),
     ticketsForFixedFindings: (await ticketsForFixedFindings(db, tickets)).length,
+    ticketsClosedFindingsOpen: (await ticketsClosedFindingsOpen(db)).length,
     days,
   };
 }
@@ -209,6 +245,7 @@ export async function coverageList(db: Driver, kind: CoverageKind, days: number)
   if (kind === 'cmdbNotScanned') rows = await cmdbNotScanned(db, days);
   else if (kind === 'scannedNotInCmdb') rows = await scannedNotInCmdb(db);
   else if (kind === 'findingsWithoutTicket') rows = await findingsWithoutTicket(db, await ticketLinks(db));
-  else rows = await ticketsForFixedFindings(db, await ticketLinks(db));
+  else if (kind === 'ticketsForFixedFindings') rows = await ticketsForFixedFindings(db, await ticketLinks(db));
+  else rows = await ticketsClosedFindingsOpen(db);
   return rows.map((r) => rowToRecord(model, r));
 }

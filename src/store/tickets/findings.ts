@@ -4,6 +4,8 @@
 // every column and computes SLA dates).
 import type { Driver, Row } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
+import { nowIso } from '../db/rows.ts';
+import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
 
 export interface TicketFindingRow {
   id: string;
@@ -19,6 +21,8 @@ export interface TicketFindingRow {
   owner: string | null;
   department: string | null;
   site: string | null;
+  /** An approved, unexpired risk exception covers it (out of every group). */
+  excepted: boolean;
 }
 
 const COLUMNS = `r."id", r."source_id", r."host_id", r."plugin_id", r."plugin_name", r."severity", r."known_exploited", r."status", r."removed",
@@ -42,6 +46,7 @@ function rowOf(r: Row): TicketFindingRow {
     owner: text(r.owner),
     department: text(r.department),
     site: text(r.site),
+    excepted: Number(r.excepted) === 1 || r.excepted === true,
   };
 }
 
@@ -54,11 +59,15 @@ export async function openTicketFindings(db: Driver, o: { severities: string[]; 
   const size = Math.max(1, Math.min(100_000, Math.floor(o.pageSize ?? 50_000)));
   const which = [...(o.severities.length ? [`r."severity" IN ${placeholders(o.severities)}`] : []), ...(o.knownExploited ? [`r."known_exploited" = 1`] : [])];
   if (!which.length) return out;
+  // Findings an approved, unexpired risk exception covers are out of every group.
+  const now = nowIso();
+  const exceptedParams: unknown[] = [];
+  const notExcepted = (await anyActiveException(db, now)) ? ` AND NOT ${exceptedFindingsClause('r', now, exceptedParams)}` : '';
   let after = '';
   for (;;) {
     const rows = await db.all(
-      `SELECT ${COLUMNS} FROM ${FROM} WHERE r."status" <> 'fixed' AND r."removed" = 0 AND (${which.join(' OR ')}) AND r."id" > ? ORDER BY r."id" LIMIT ${size}`,
-      [...o.severities, after],
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE r."status" <> 'fixed' AND r."removed" = 0 AND (${which.join(' OR ')})${notExcepted} AND r."id" > ? ORDER BY r."id" LIMIT ${size}`,
+      [...o.severities, ...exceptedParams, after],
     );
     for (const r of rows) out.push(rowOf(r));
     if (rows.length < size) return out;
@@ -69,9 +78,13 @@ export async function openTicketFindings(db: Driver, o: { severities: string[]; 
 /** Findings by id, whatever their status (ids not found are left out). */
 export async function ticketFindingsByIds(db: Driver, ids: string[]): Promise<TicketFindingRow[]> {
   const out: TicketFindingRow[] = [];
+  const now = nowIso();
+  const any = ids.length > 0 && (await anyActiveException(db, now));
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    for (const r of await db.all(`SELECT ${COLUMNS} FROM ${FROM} WHERE r."id" IN ${placeholders(chunk)}`, chunk)) out.push(rowOf(r));
+    const params: unknown[] = [];
+    const excepted = any ? `, CASE WHEN ${exceptedFindingsClause('r', now, params)} THEN 1 ELSE 0 END AS "excepted"` : '';
+    for (const r of await db.all(`SELECT ${COLUMNS}${excepted} FROM ${FROM} WHERE r."id" IN ${placeholders(chunk)}`, [...params, ...chunk])) out.push(rowOf(r));
   }
   return out;
 }

@@ -102,9 +102,18 @@ async function release(db: Driver, sourceId: string, key: string, worker: string
 }
 
 /** Records what a write did: the request id, the state, the findings it was written with. */
-async function update(db: Driver, sourceId: string, key: string, patch: { requestId?: string; state?: TicketState; findingIds?: string[] }): Promise<void> {
+async function update(
+  db: Driver,
+  sourceId: string,
+  key: string,
+  patch: { requestId?: string | null; state?: TicketState; findingIds?: string[]; marker?: string },
+): Promise<void> {
   const sets: string[] = [];
   const params: unknown[] = [];
+  if (patch.marker !== undefined) {
+    sets.push(`"marker" = ?`);
+    params.push(patch.marker);
+  }
   if (patch.requestId !== undefined) {
     sets.push(`"request_id" = ?`);
     params.push(patch.requestId);
@@ -149,6 +158,18 @@ async function logEntries(db: Driver, sourceId: string, limit = 100): Promise<Ti
   }));
 }
 
+/**
+ * The status the last sync of the ticketing source read of each of its requests that carries a group key
+ * (the imported `tickets` records by request id): how a request a person closed is known without a call.
+ */
+async function requestStatuses(db: Driver, sourceId: string): Promise<Map<string, string>> {
+  const rows = await db.all(
+    `SELECT t."external_id", t."status" FROM "rec_tickets" t JOIN "remediation_tickets" m ON m."source_id" = t."source_id" AND m."request_id" = t."external_id" WHERE t."source_id" = ? AND t."removed" = 0`,
+    [sourceId],
+  );
+  return new Map(rows.map((r) => [String(r.external_id), String(r.status ?? '')]));
+}
+
 export function ticketsRepository(db: Driver) {
   return {
     /** Open findings a plan may ticket (narrow rows, read in pages). */
@@ -156,6 +177,7 @@ export function ticketsRepository(db: Driver) {
     /** Findings by id whatever their status: those known requests list. */
     findingsByIds: (ids: string[]) => ticketFindingsByIds(db, ids),
     list: (sourceId: string) => list(db, sourceId),
+    requestStatuses: (sourceId: string) => requestStatuses(db, sourceId),
     get: (sourceId: string, key: string) => get(db, sourceId, key),
     recordIntent: (t: Parameters<typeof recordIntent>[1]) => recordIntent(db, t),
     claim: (sourceId: string, key: string, worker: string, untilMs: number) => claim(db, sourceId, key, worker, untilMs),

@@ -29,6 +29,12 @@ const KINDS = [
     columns: ['displayId', 'subject', 'status', 'assignee', 'source'],
     link: () => null,
   },
+  {
+    kind: 'ticketsClosedFindingsOpen',
+    label: 'Remediation requests closed, findings open',
+    columns: ['displayId', 'subject', 'status', 'assignee', 'source'],
+    link: () => null,
+  },
 ] as const;
 
 /** Column headings of the lists (the API's field names are not for people). */
