@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.ts';
 import type { RemediationTicketsConfig, TicketWriter } from '../core/tickets.ts';
 import type { Store } from '../store/index.ts';
-import { loadTicketFindings, withDetails } from './findings.ts';
+import { planInputs, withDetails } from './findings.ts';
 import { draftOf, type KnownTicket, markerOf, planTickets, type TicketAction, type TicketPlan } from './plan.ts';
 
 /** Findings per new request whose CVEs, solution, SLA date and host name are read for its text. */
@@ -53,9 +53,10 @@ export interface ApplyResult {
 
 /** The plan of a ticketing source from the store; the requests it would create this run carry their full text. */
 export async function ticketPlan(store: Store, source: TicketSource, settings: RemediationTicketsConfig): Promise<TicketPlan> {
-  const known = await knownTickets(store, source.id);
-  const findings = await loadTicketFindings(store, settings, known);
-  const plan = planTickets(settings, source.id, findings, known);
+  const inputs = await planInputs(store, source.id, settings, await knownTickets(store, source.id));
+  const { findings } = inputs;
+  // Planned over the groups that changed; the counts are of every group.
+  const plan = { ...planTickets(settings, source.id, findings, inputs.known), findings: inputs.selected, groups: inputs.groups };
   // A reopened request may be replaced by a new one (closed for good, `reopen: new`): its text is ready.
   const creates = plan.actions.filter((a) => (a.kind === 'create' || (a.kind === 'reopen' && settings.reopen === 'new')) && !a.deferred);
   if (creates.length) {

@@ -5,8 +5,8 @@
 // findings alone.
 import { SEVERITY_ORDER, type Severity } from '../core/models.ts';
 import type { RemediationTicketsConfig } from '../core/tickets.ts';
-import type { Store, TicketFindingRow } from '../store/index.ts';
-import type { KnownTicket, TicketFinding } from './plan.ts';
+import type { Store, TicketFindingFilter, TicketFindingRow, TicketGroupCount } from '../store/index.ts';
+import { groupKey, type KnownTicket, selected, type TicketFinding } from './plan.ts';
 
 function findingOf(r: TicketFindingRow): TicketFinding {
   return {
@@ -29,6 +29,97 @@ function findingOf(r: TicketFindingRow): TicketFinding {
     dueAt: null,
     hostLabel: null,
   };
+}
+
+/** A group count as a finding, for `selected` and `groupKey` (the selection's severity is SQL's). */
+const partsOf = (c: TicketGroupCount): TicketFinding => ({
+  id: '',
+  sourceId: '',
+  hostId: c.hostId ?? '',
+  pluginId: c.pluginId ?? '',
+  pluginName: null,
+  severity: 'critical',
+  knownExploited: false,
+  status: 'open',
+  removed: false,
+  assetId: c.assetId,
+  department: c.department,
+  owner: c.owner,
+  site: c.site,
+  solution: null,
+  cves: [],
+  dueAt: null,
+  hostLabel: null,
+});
+
+export interface PlanInputs {
+  /** The findings of the groups that changed, and those their requests list that are no longer among them. */
+  findings: TicketFinding[];
+  /** The stored rows a plan must look at: those of changed groups, and those without a group now. */
+  known: KnownTicket[];
+  /** Ticketed findings and groups in all (changed or not). */
+  selected: number;
+  groups: number;
+}
+
+/**
+ * What a plan reads, grouped in SQL (issue 32, speed): the selected findings are counted per group, and
+ * with the findings each request was last written with; only the groups whose count or membership
+ * changed (or whose request is new, resolved, or closed by a person) are read finding by finding.
+ */
+export async function planInputs(store: Store, sourceId: string, settings: RemediationTicketsConfig, known: KnownTicket[]): Promise<PlanInputs> {
+  const severities = SEVERITY_ORDER.slice(SEVERITY_ORDER.indexOf(settings.minSeverity));
+  const byAsset = settings.grouping === 'asset';
+  const counts = await store.tickets.groupCounts({
+    sourceId,
+    severities: [...severities],
+    knownExploited: settings.knownExploited,
+    byPlugin: !byAsset,
+    byAsset,
+  });
+  const total = new Map<string, number>();
+  const parts = new Map<string, TicketGroupCount[]>();
+  let count = 0;
+  for (const c of counts.totals) {
+    const f = partsOf(c);
+    if (!selected(settings, f)) continue;
+    const key = groupKey(settings.grouping, f);
+    total.set(key, (total.get(key) ?? 0) + c.n);
+    count += c.n;
+    const list = parts.get(key);
+    if (list) list.push(c);
+    else parts.set(key, [c]);
+  }
+  const matched = new Map<string, number>();
+  for (const c of counts.stored) {
+    const f = partsOf(c);
+    if (!selected(settings, f)) continue;
+    const key = groupKey(settings.grouping, f);
+    if (key === c.storedKey) matched.set(key, (matched.get(key) ?? 0) + c.n);
+  }
+  const knownByKey = new Map(known.map((k) => [k.key, k]));
+  const changed = new Set<string>();
+  for (const [key, n] of total) {
+    const k = knownByKey.get(key);
+    // A request a person closed is left alone whatever its group does.
+    if (k?.state === 'closed-upstream') continue;
+    const same = k && k.state === 'open' && !k.closedRemotely && n === k.findingIds.length && matched.get(key) === k.findingIds.length;
+    if (!same) changed.add(key);
+  }
+  const filter: TicketFindingFilter = {};
+  const only = [...changed].flatMap((key) => parts.get(key)!);
+  if (byAsset) {
+    filter.assetIds = [...new Set(only.map((c) => c.assetId).filter((x): x is string => !!x))];
+    filter.hostIds = [...new Set(only.map((c) => c.hostId).filter((x): x is string => !!x))];
+  } else filter.pluginIds = [...new Set(only.map((c) => c.pluginId ?? ''))];
+  const rows = only.length ? await store.tickets.openFindings({ severities: [...severities], knownExploited: settings.knownExploited, only: filter }) : [];
+  const findings = rows.map(findingOf).filter((f) => !selected(settings, f) || changed.has(groupKey(settings.grouping, f)));
+  // The stored rows to plan: changed groups', and those whose group is gone (resolved or noted).
+  const relevant = known.filter((k) => changed.has(k.key) || !total.has(k.key));
+  const seen = new Set(findings.map((f) => f.id));
+  const missing = [...new Set(relevant.filter((k) => k.state === 'open').flatMap((k) => k.findingIds))].filter((id) => !seen.has(id));
+  if (missing.length) findings.push(...(await store.tickets.findingsByIds(missing)).map(findingOf));
+  return { findings, known: relevant, selected: count, groups: total.size };
 }
 
 /** Open findings the settings may ticket, and those of `known` requests that are not among them. */

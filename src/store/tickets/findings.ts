@@ -50,29 +50,131 @@ function rowOf(r: Row): TicketFindingRow {
   };
 }
 
+export interface TicketSelection {
+  severities: string[];
+  knownExploited: boolean;
+}
+
 /**
- * Open findings (not fixed, not removed) of these severities, or known exploited when `knownExploited`,
- * in pages of `pageSize` by id.
+ * The WHERE clause of the findings a plan may ticket: open (not fixed, not removed), of these severities
+ * or known exploited, and no approved, unexpired risk exception covers them (out of every group). Null
+ * when nothing can be selected.
  */
-export async function openTicketFindings(db: Driver, o: { severities: string[]; knownExploited: boolean; pageSize?: number }): Promise<TicketFindingRow[]> {
+async function selection(db: Driver, o: TicketSelection): Promise<{ where: string; params: unknown[] } | null> {
+  const which = [...(o.severities.length ? [`r."severity" IN ${placeholders(o.severities)}`] : []), ...(o.knownExploited ? [`r."known_exploited" = 1`] : [])];
+  if (!which.length) return null;
+  const now = nowIso();
+  const params: unknown[] = [...o.severities];
+  const notExcepted = (await anyActiveException(db, now)) ? ` AND NOT ${exceptedFindingsClause('r', now, params)}` : '';
+  return { where: `r."status" <> 'fixed' AND r."removed" = 0 AND (${which.join(' OR ')})${notExcepted}`, params };
+}
+
+/** Only the findings of these plugins, or on these hosts or assets (the groups a plan reads in full). */
+export interface TicketFindingFilter {
+  pluginIds?: string[];
+  hostIds?: string[];
+  assetIds?: string[];
+}
+
+/**
+ * Open findings the selection holds (see `selection`), in pages of `pageSize` by id; with `only`, just
+ * those of its plugins, hosts or assets.
+ */
+export async function openTicketFindings(db: Driver, o: TicketSelection & { pageSize?: number; only?: TicketFindingFilter }): Promise<TicketFindingRow[]> {
   const out: TicketFindingRow[] = [];
   const size = Math.max(1, Math.min(100_000, Math.floor(o.pageSize ?? 50_000)));
-  const which = [...(o.severities.length ? [`r."severity" IN ${placeholders(o.severities)}`] : []), ...(o.knownExploited ? [`r."known_exploited" = 1`] : [])];
-  if (!which.length) return out;
-  // Findings an approved, unexpired risk exception covers are out of every group.
-  const now = nowIso();
-  const exceptedParams: unknown[] = [];
-  const notExcepted = (await anyActiveException(db, now)) ? ` AND NOT ${exceptedFindingsClause('r', now, exceptedParams)}` : '';
-  let after = '';
-  for (;;) {
-    const rows = await db.all(
-      `SELECT ${COLUMNS} FROM ${FROM} WHERE r."status" <> 'fixed' AND r."removed" = 0 AND (${which.join(' OR ')})${notExcepted} AND r."id" > ? ORDER BY r."id" LIMIT ${size}`,
-      [...o.severities, ...exceptedParams, after],
-    );
-    for (const r of rows) out.push(rowOf(r));
-    if (rows.length < size) return out;
-    after = String(rows[rows.length - 1]!.id);
+  const sel = await selection(db, o);
+  if (!sel) return out;
+  // With a filter: one pass per 500 of its values.
+  const passes: { clause: string; params: unknown[] }[] = [];
+  if (!o.only) passes.push({ clause: '', params: [] });
+  else {
+    const add = (column: string, values: string[] | undefined) => {
+      for (let i = 0; values && i < values.length; i += 500) {
+        const chunk = values.slice(i, i + 500);
+        passes.push({ clause: ` AND ${column} IN ${placeholders(chunk)}`, params: chunk });
+      }
+    };
+    add(`r."plugin_id"`, o.only.pluginIds);
+    add(`r."host_id"`, o.only.hostIds);
+    add(`h."asset_id"`, o.only.assetIds);
   }
+  const seen = new Set<string>();
+  for (const pass of passes) {
+    let after = '';
+    for (;;) {
+      const rows = await db.all(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${sel.where}${pass.clause} AND r."id" > ? ORDER BY r."id" LIMIT ${size}`, [
+        ...sel.params,
+        ...pass.params,
+        after,
+      ]);
+      for (const r of rows) {
+        const row = rowOf(r);
+        if (passes.length > 1 && seen.has(row.id)) continue;
+        if (passes.length > 1) seen.add(row.id);
+        out.push(row);
+      }
+      if (rows.length < size) break;
+      after = String(rows[rows.length - 1]!.id);
+    }
+  }
+  return out;
+}
+
+/** A count of selected open findings sharing what a group key is made of. */
+export interface TicketGroupCount {
+  /** Null unless `byPlugin`. */
+  pluginId: string | null;
+  /** The host's correlated asset, else (null) the host: only with `byAsset`. */
+  assetId: string | null;
+  hostId: string | null;
+  department: string | null;
+  owner: string | null;
+  site: string | null;
+  /** In `stored`: the group key the findings were last written with. */
+  storedKey: string | null;
+  n: number;
+}
+
+/**
+ * What a plan needs to tell which groups changed, counted in SQL without reading a finding: the selected
+ * open findings counted by what their group key is made of (`totals`), and the same counted by the key of
+ * the request of `sourceId` they were last written with (`stored`: only findings some request lists). A
+ * group is unchanged when its total and the count stored under its own key both equal its request's
+ * finding count.
+ */
+export async function ticketGroupCounts(
+  db: Driver,
+  o: TicketSelection & { sourceId: string; byPlugin: boolean; byAsset: boolean },
+): Promise<{ totals: TicketGroupCount[]; stored: TicketGroupCount[] }> {
+  const sel = await selection(db, o);
+  if (!sel) return { totals: [], stored: [] };
+  const cols = [
+    o.byPlugin ? `r."plugin_id"` : `NULL`,
+    o.byAsset ? `NULLIF(h."asset_id", '')` : `NULL`,
+    o.byAsset ? `CASE WHEN h."asset_id" IS NULL OR h."asset_id" = '' THEN r."host_id" END` : `NULL`,
+    `h."department"`,
+    `h."owner"`,
+    `h."site"`,
+  ];
+  const select = `${cols[0]} AS "plugin_id", ${cols[1]} AS "asset_id", ${cols[2]} AS "host_id", ${cols[3]} AS "department", ${cols[4]} AS "owner", ${cols[5]} AS "site"`;
+  const groupBy = cols.flatMap((c, i) => (c === 'NULL' ? [] : [String(i + 1)])).join(', ');
+  const of = (r: Row, stored: boolean): TicketGroupCount => ({
+    pluginId: text(r.plugin_id),
+    assetId: text(r.asset_id),
+    hostId: text(r.host_id),
+    department: text(r.department),
+    owner: text(r.owner),
+    site: text(r.site),
+    storedKey: stored ? text(r.group_key) : null,
+    n: Number(r.n),
+  });
+  const totals = await db.all(`SELECT ${select}, COUNT(*) AS "n" FROM ${FROM} WHERE ${sel.where} GROUP BY ${groupBy}`, sel.params);
+  const stored = await db.all(
+    `SELECT ${select}, m."group_key", COUNT(*) AS "n" FROM ${FROM} JOIN "remediation_ticket_findings" m ON m."source_id" = ? AND m."finding_id" = r."id" WHERE ${sel.where} GROUP BY ${groupBy}, m."group_key"`,
+    [o.sourceId, ...sel.params],
+  );
+  return { totals: totals.map((r) => of(r, false)), stored: stored.map((r) => of(r, true)) };
 }
 
 /** Findings by id, whatever their status (ids not found are left out). */

@@ -4,7 +4,7 @@
 // that lets one worker at a time write a key; and the audit log of every write.
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso } from '../db/rows.ts';
-import { openTicketFindings, ticketFindingsByIds } from './findings.ts';
+import { openTicketFindings, ticketFindingsByIds, ticketGroupCounts } from './findings.ts';
 
 /**
  * `intent`: stored, its request not known to exist; `open`: a request we follow; `resolved`: resolved by
@@ -128,7 +128,24 @@ async function update(
   }
   sets.push(`"updated_at" = ?`);
   params.push(nowIso());
-  await db.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+  const ids = patch.findingIds;
+  if (ids === undefined) {
+    await db.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+    return;
+  }
+  // The findings, one row each too (what a plan counts in SQL), in the same transaction.
+  await db.transaction(async (tx) => {
+    await tx.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+    await tx.run(`DELETE FROM "remediation_ticket_findings" WHERE "source_id" = ? AND "group_key" = ?`, [sourceId, key]);
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += 300) {
+      const chunk = unique.slice(i, i + 300);
+      await tx.run(
+        `INSERT INTO "remediation_ticket_findings" ("source_id", "group_key", "finding_id") VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+        chunk.flatMap((id) => [sourceId, key, id]),
+      );
+    }
+  });
 }
 
 async function log(db: Driver, e: Omit<TicketLogEntry, 'seq' | 'at'>): Promise<void> {
@@ -176,6 +193,8 @@ export function ticketsRepository(db: Driver) {
     openFindings: (o: Parameters<typeof openTicketFindings>[1]) => openTicketFindings(db, o),
     /** Findings by id whatever their status: those known requests list. */
     findingsByIds: (ids: string[]) => ticketFindingsByIds(db, ids),
+    /** Selected open findings counted per group-key parts, and per stored key (what changed, without reading findings). */
+    groupCounts: (o: Parameters<typeof ticketGroupCounts>[1]) => ticketGroupCounts(db, o),
     list: (sourceId: string) => list(db, sourceId),
     requestStatuses: (sourceId: string) => requestStatuses(db, sourceId),
     get: (sourceId: string, key: string) => get(db, sourceId, key),
