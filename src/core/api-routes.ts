@@ -3,6 +3,7 @@
 // client's calls are typed from the same declarations. Only zod and core here: the browser imports
 // this file for its types alone. test/server/api-routes.test.ts checks each entry against the server.
 import { z } from 'zod';
+import { ticketApplyShape, ticketLogShape, ticketPlanShape } from './api-shapes-tickets.ts';
 import { alertBody, alertCreated, alertDelivery, alertDeliveryList, alertList, alertRemoved, deliveriesQuery } from './api-shapes-alerts.ts';
 import {
   changesQuery,
@@ -16,6 +17,7 @@ import {
   pluginQuery,
   recordQuery,
   remediationQuery,
+  ticketLogQuery,
   trendsQuery,
 } from './api-requests.ts';
 import {
@@ -111,6 +113,9 @@ export const apiRoutes = {
   'POST /api/v1/sources/:name/check': { params: nameParams, body: sourceCheckBody.optional(), response: sourceCheck },
   'POST /api/v1/sources/:name/sync': { params: nameParams, body: syncBody, response: syncStarted },
   'GET /api/v1/sources/:name/runs': { params: nameParams, query: sourceRunsQuery, response: runList },
+  'GET /api/v1/sources/:name/tickets/plan': { params: nameParams, response: ticketPlanShape },
+  'POST /api/v1/sources/:name/tickets/apply': { params: nameParams, response: ticketApplyShape },
+  'GET /api/v1/sources/:name/tickets/log': { params: nameParams, query: ticketLogQuery, response: ticketLogShape },
   'GET /api/v1/sources/:name/files': { params: nameParams, response: bucketListing },
   'POST /api/v1/sources/:name/file-drop': { params: nameParams, body: fileDropBody, response: fileDropGuide },
   'GET /api/v1/sources/:name/file-drop/tokens': { params: nameParams, response: uploadTokenList },

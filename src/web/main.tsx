@@ -162,7 +162,7 @@ function Frame({ username, onLogout, path, children }: { username: string; onLog
   );
 }
 
-const SOURCE_TABS = ['configure', 'files', 'runs'] as const;
+const SOURCE_TABS = ['configure', 'files', 'runs', 'tickets'] as const;
 const isSourceTab = (t: string | undefined): t is (typeof SOURCE_TABS)[number] => SOURCE_TABS.some((x) => x === t);
 
 const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] = [

@@ -207,9 +207,9 @@ CREATE TABLE remediation_ticket_findings (
   source_id TEXT NOT NULL,
   group_key TEXT NOT NULL,
   finding_id TEXT NOT NULL,
-  PRIMARY KEY (source_id, group_key, finding_id)
+  PRIMARY KEY (source_id, finding_id)
 );
-CREATE INDEX remediation_ticket_findings_finding ON remediation_ticket_findings (source_id, finding_id);`;
+CREATE INDEX remediation_ticket_findings_group ON remediation_ticket_findings (source_id, group_key);`;
 
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: 'initial schema', sql: initial },
@@ -493,7 +493,7 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
     name: 'remediation ticket findings',
     sql: `${REMEDIATION_TICKET_FINDINGS}
 INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
-  SELECT t.source_id, t.group_key, j.value FROM remediation_tickets t, json_each(t.finding_ids) j;`,
+  SELECT t.source_id, t.group_key, j.value FROM remediation_tickets t, json_each(t.finding_ids) j WHERE true ON CONFLICT DO NOTHING;`,
     postgres: `${REMEDIATION_TICKET_FINDINGS}
 INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   SELECT t.source_id, t.group_key, j.value FROM remediation_tickets t, jsonb_array_elements_text(t.finding_ids::jsonb) j(value) ON CONFLICT DO NOTHING;`,

@@ -169,12 +169,23 @@ export async function ticketGroupCounts(
     storedKey: stored ? text(r.group_key) : null,
     n: Number(r.n),
   });
-  const totals = await db.all(`SELECT ${select}, COUNT(*) AS "n" FROM ${FROM} WHERE ${sel.where} GROUP BY ${groupBy}`, sel.params);
-  const stored = await db.all(
-    `SELECT ${select}, m."group_key", COUNT(*) AS "n" FROM ${FROM} JOIN "remediation_ticket_findings" m ON m."source_id" = ? AND m."finding_id" = r."id" WHERE ${sel.where} GROUP BY ${groupBy}, m."group_key"`,
+  // One pass: each finding counted under its parts and the key it was last written with (a finding is
+  // stored under one key at most: remediation_ticket_findings' key is the finding).
+  const rows = await db.all(
+    `SELECT ${select}, m."group_key", COUNT(*) AS "n" FROM ${FROM} LEFT JOIN "remediation_ticket_findings" m ON m."source_id" = ? AND m."finding_id" = r."id" WHERE ${sel.where} GROUP BY ${groupBy}, m."group_key"`,
     [o.sourceId, ...sel.params],
   );
-  return { totals: totals.map((r) => of(r, false)), stored: stored.map((r) => of(r, true)) };
+  const totals = new Map<string, TicketGroupCount>();
+  const stored: TicketGroupCount[] = [];
+  for (const r of rows) {
+    const c = of(r, true);
+    const id = JSON.stringify([c.pluginId, c.assetId, c.hostId, c.department, c.owner, c.site]);
+    const t = totals.get(id);
+    if (t) t.n += c.n;
+    else totals.set(id, { ...c, storedKey: null });
+    if (c.storedKey !== null) stored.push(c);
+  }
+  return { totals: [...totals.values()], stored };
 }
 
 /** Findings by id, whatever their status (ids not found are left out). */

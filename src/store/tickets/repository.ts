@@ -141,7 +141,9 @@ async function update(
     for (let i = 0; i < unique.length; i += 300) {
       const chunk = unique.slice(i, i + 300);
       await tx.run(
-        `INSERT INTO "remediation_ticket_findings" ("source_id", "group_key", "finding_id") VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+        // A finding is stored under one key: the last request written with it (another key's row that still
+        // lists it is replanned, its count short).
+        `INSERT INTO "remediation_ticket_findings" ("source_id", "group_key", "finding_id") VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')} ON CONFLICT ("source_id", "finding_id") DO UPDATE SET "group_key" = excluded."group_key"`,
         chunk.flatMap((id) => [sourceId, key, id]),
       );
     }

@@ -7,6 +7,7 @@ import { Link, navigate, setQuery } from '../router.tsx';
 import { Alert, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 import { ExportStatusPanel } from '../components/export-status.tsx';
 import { FilesPanel } from './files.tsx';
+import { TicketsPanel } from './tickets.tsx';
 import { LiveRun, RunsTable } from './runs.tsx';
 import { Health, inputModeLabel, shortName } from './sources.tsx';
 
@@ -45,7 +46,7 @@ export function NewSourcePage({ type }: { type: string }) {
   );
 }
 
-export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'files' | 'runs' }) {
+export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'files' | 'runs' | 'tickets' }) {
   const connectors = useLoad((s) => call('GET /api/v1/connectors', {}, s), 'connectors');
   const [version, setVersion] = useState(0);
   const source = useLoad((s) => call('GET /api/v1/sources/:name', { params: { name } }, s), `source:${name}|${version}`);
@@ -100,6 +101,8 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
     { id: 'configure', label: 'Configure', href: base },
     { id: 'files', label: fileMode ? 'Files' : 'Files (file import)', href: `${base}/files` },
     { id: 'runs', label: 'Runs', href: `${base}/runs` },
+    // A service desk's sources (they read tickets) can take remediation tickets.
+    ...(connector?.models?.includes('tickets') ? [{ id: 'tickets' as const, label: 'Remediation tickets', href: `${base}/tickets` }] : []),
   ];
 
   return (
@@ -177,6 +180,7 @@ export function SourcePage({ name, tab }: { name: string; tab: 'configure' | 'fi
             Files are imported only when Input Mode is file import. Switch it under <Link href={base}>Configure</Link> to upload exports here.
           </Alert>
         ))}
+      {tab === 'tickets' && <TicketsPanel source={name} />}
       {tab === 'runs' && (
         <div>
           {runId && <LiveRun id={runId} onFinished={() => setVersion((v) => v + 1)} />}
