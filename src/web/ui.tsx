@@ -198,14 +198,19 @@ export function DataTable<T>(props: {
   /** A second row under an item, across the columns, for what does not fit in them (a file's rejection reasons). */
   rowDetail?: (row: T) => ReactNode | null;
   busy?: boolean;
+  /**
+   * One line per row (a long list to scan): each cell is clipped to its width with an ellipsis, the
+   * full text of a plain value in its tooltip; what needs more room goes in `rowDetail`, on demand.
+   */
+  compact?: boolean;
 }) {
-  const { columns, rows, sort, onSort } = props;
+  const { columns, rows, sort, onSort, compact } = props;
   const sortField = sort ? sort.replace(/^-/, '') : null;
   const desc = sort?.startsWith('-') ?? false;
   const keyOf = props.rowKey ?? ((r: T) => String(fieldOf(r, 'id')));
   return (
     <div className="table-wrap">
-      <table aria-busy={props.busy ? 'true' : undefined}>
+      <table aria-busy={props.busy ? 'true' : undefined} className={compact ? 'compact' : undefined}>
         <caption className={props.showCaption ? undefined : 'sr-only'}>{props.caption}</caption>
         <thead>
           <tr>
@@ -251,7 +256,24 @@ export function DataTable<T>(props: {
                       </td>
                     ) : (
                       columns.map((c) => {
-                        const content = c.render ? c.render(r) : cell(fieldOf(r, c.key));
+                        const raw = fieldOf(r, c.key);
+                        const plain = c.render ? c.render(r) : cell(raw);
+                        const content = compact ? (
+                          <div
+                            className="clip"
+                            title={
+                              !c.render && raw !== null && raw !== undefined && typeof raw !== 'object'
+                                ? String(raw)
+                                : Array.isArray(raw) && !c.render
+                                  ? raw.join(', ')
+                                  : undefined
+                            }
+                          >
+                            {plain}
+                          </div>
+                        ) : (
+                          plain
+                        );
                         const className = [c.className, c.cellClassName?.(r)].filter(Boolean).join(' ') || undefined;
                         return c.rowHeader ? (
                           <th key={c.key} scope="row" className={className}>

@@ -72,7 +72,7 @@ export function InventoryPage({ model }: { model: string }) {
   };
 
   return (
-    <div>
+    <div className="list-page">
       <PageHeader crumbs={<span>Inventory</span>} title={view.title} />
       <form className="filters" onSubmit={search} aria-label={`Search and filter ${view.title.toLowerCase()}`}>
         <div className="field inline-field">

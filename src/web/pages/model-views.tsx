@@ -29,12 +29,16 @@ const day = (iso: string | null | undefined): string => {
   return d && !Number.isNaN(d.getTime()) ? d.toLocaleDateString('en-GB', { dateStyle: 'medium' }) : '—';
 };
 
-/** What the finding is, how to fix it and what the scanner saw, folded under the name. */
-function FindingDetail({ r }: { r: ModelRecord<'vulnerabilities'> }) {
+/** What the finding is, how to fix it and what the scanner saw: the row's details, opened on demand. */
+function findingDetail(r: ModelRecord<'vulnerabilities'>) {
   if (!r.synopsis && !r.solution && !r.proof) return null;
   return (
-    <details className="finding-detail">
-      <summary className="small">Details</summary>
+    <div className="finding-detail">
+      <div className="muted small">
+        {r.pluginName} · Plugin {r.pluginId ?? '—'}
+        {r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}
+        {r.department ? ` · ${r.department}` : ''}
+      </div>
       {r.synopsis ? <p>{r.synopsis}</p> : null}
       {r.solution ? (
         <p>
@@ -47,7 +51,7 @@ function FindingDetail({ r }: { r: ModelRecord<'vulnerabilities'> }) {
           {r.proofTruncated ? '\n…' : ''}
         </pre>
       ) : null}
-    </details>
+    </div>
   );
 }
 
@@ -57,17 +61,15 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
     key: 'pluginName',
     label: 'Vulnerability',
     sortable: true,
+    // One line: the name, clipped to the column (the whole of it, the plugin and the port in the tooltip).
+    className: 'wide',
     render: (r) => (
-      <>
-        <div>
-          <Link href={`/inventory/vulnerabilities/${r.id}`}>{r.pluginName ?? `Plugin ${r.pluginId ?? ''}`}</Link>
-        </div>
-        <div className="muted small">
-          Plugin {r.pluginId ?? '—'}
-          {r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}
-        </div>
-        <FindingDetail r={r} />
-      </>
+      <Link
+        href={`/inventory/vulnerabilities/${r.id}`}
+        title={`${r.pluginName ?? ''} — Plugin ${r.pluginId ?? '—'}${r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}`}
+      >
+        {r.pluginName ?? `Plugin ${r.pluginId ?? ''}`}
+      </Link>
     ),
   },
   {
@@ -79,7 +81,7 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
       return (
         <span className="cves" title={cves.join(', ')}>
           <span className="cve">{cves[0]}</span>
-          {cves.length > 1 && <span className="muted small"> +{cves.length - 1} more</span>}
+          {cves.length > 1 && <span className="muted small"> +{cves.length - 1}</span>}
         </span>
       );
     },
@@ -115,8 +117,13 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
     sortable: true,
     render: (r) => (
       <>
-        {r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)}
-        {r.department ? <div className="muted small">{r.department}</div> : null}
+        {r.assetId ? (
+          <Link href={`/inventory/assets/${r.assetId}`} title={r.department ? `${r.owner ?? '—'} · ${r.department}` : undefined}>
+            {cell(r.owner ?? '—')}
+          </Link>
+        ) : (
+          <span title={r.department ?? undefined}>{cell(r.owner)}</span>
+        )}
       </>
     ),
   },
@@ -141,12 +148,7 @@ export const MODEL_VIEWS: AnyModelView[] = [
         key: 'os',
         label: 'Operating system',
         sortable: true,
-        render: (r) => (
-          <>
-            <div>{cell(r.os)}</div>
-            {r.manufacturer || r.model ? <div className="muted small">{[r.manufacturer, r.model].filter(Boolean).join(' ')}</div> : null}
-          </>
-        ),
+        render: (r) => <span title={[r.os, r.manufacturer, r.model].filter(Boolean).join(' · ') || undefined}>{cell(r.os)}</span>,
       },
       { key: 'lastLoggedOnUser', label: 'Last user', sortable: true },
       { key: 'credentialed', label: 'Credentialed', sortable: true },
@@ -189,6 +191,8 @@ export const MODEL_VIEWS: AnyModelView[] = [
     ],
     defaultSort: '-severity',
     perHost: true,
+    detail: findingDetail,
+    rowName: (r) => r.pluginName ?? `plugin ${r.pluginId ?? r.id}`,
   }),
   modelView({
     model: 'assets',

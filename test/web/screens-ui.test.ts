@@ -1,0 +1,73 @@
+// The screens to work from, in a real browser at 1280×800 against a `tributary serve` filled from both
+// simulators on one estate: the vulnerabilities list dense enough to scan (20 or more whole rows on the
+// first screen, the total above the table, one line per row, a finding's details opened on demand).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { cliEnv } from '../helpers/cli.ts';
+import { startSdpSim } from '../../sim/servicedesk-plus/index.ts';
+import { Estate } from '../../sim/shared/estate.ts';
+import { startTenableSim } from '../../sim/tenable-sc/index.ts';
+import { browserSuite, browserUnavailable, startAll, startServe, syncEstate } from './harness.ts';
+
+const unavailable = browserUnavailable();
+const env = cliEnv();
+
+describe('screens to work from in chromium', { skip: unavailable ?? false, timeout: 180_000 }, () => {
+  const start = () => {
+    const estate = new Estate(21, 40);
+    return startAll({
+      served: startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+      scanner: startTenableSim({ port: 0, seed: 3, findingsPerHost: 20, estate }),
+      desk: startSdpSim({ port: 0, seed: 3, requests: 40, users: 10, technicians: 3, estate }),
+    });
+  };
+  const ui = browserSuite(start, { viewport: { width: 1280, height: 800 }, prepare: (servers) => syncEstate(servers, env) });
+
+  it('shows 20 or more findings on the first screen at 1280×800, the total above them, details on demand', async () => {
+    const { page, served, shots } = ui;
+    const total = (await ui.api<{ count: number }>('/api/v1/vulnerabilities/count')).count;
+    assert.ok(total >= 50, `findings: ${total}`);
+    await page.goto(served.url + '/inventory/vulnerabilities');
+    await page.locator('tbody .sev').first().waitFor();
+    await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    // The total, above the table.
+    const totalEl = page.getByTestId('list-total');
+    await totalEl.waitFor();
+    assert.equal(await totalEl.textContent(), total.toLocaleString('en-US'));
+    const totalBox = await totalEl.boundingBox();
+    const tableBox = await page.locator('table').first().boundingBox();
+    assert.ok(totalBox && tableBox && totalBox.y + totalBox.height <= tableBox.y, 'the total is above the table');
+    assert.ok(totalBox.y + totalBox.height <= 800, 'the total is on the first screen');
+    await page.screenshot({ path: join(shots, 'vulnerabilities.png') });
+    // Rows wholly inside the viewport, the page scrolled to its top.
+    const visible = (await page.evaluate(`(() => {
+      window.scrollTo(0, 0);
+      const h = window.innerHeight;
+      return [...document.querySelectorAll('table tbody tr')].filter((tr) => {
+        const r = tr.getBoundingClientRect();
+        return r.height > 0 && r.top >= 0 && r.bottom <= h;
+      }).length;
+    })()`)) as number;
+    assert.ok(visible >= 20, `fully visible rows at 1280×800: ${visible}`);
+    // No sideways scrolling at 1280 px.
+    assert.ok((await page.evaluate('document.documentElement.scrollWidth')) <= 1280, 'no horizontal scroll');
+    const wrap = (await page.evaluate(`(() => { const w = document.querySelector('.table-wrap'); return [w.scrollWidth, w.clientWidth]; })()`)) as number[];
+    assert.ok(wrap[0] <= wrap[1], `the table scrolls sideways: ${wrap}`);
+    // A long name is clipped, its full text in the tooltip.
+    const first = page.locator('tbody tr').first();
+    const link = first.locator('a[href^="/inventory/vulnerabilities/"]');
+    const title = (await link.getAttribute('title')) ?? '';
+    assert.ok(title.startsWith((await link.textContent()) ?? '\u0000'), title);
+    assert.match(title, /Plugin \d+/);
+    // Details on demand: a row's toggle opens its synopsis and solution under it, and closes them.
+    const toggle = first.getByRole('button', { name: /^Show details of / });
+    await toggle.click();
+    const detail = page.locator('tr.detail-row .finding-detail');
+    await detail.waitFor();
+    assert.match((await detail.textContent()) ?? '', /Solution:/);
+    await first.getByRole('button', { name: /^Hide details of / }).click();
+    await detail.waitFor({ state: 'detached' });
+    assert.deepEqual(ui.pageErrors, []);
+  });
+});
