@@ -179,6 +179,20 @@ function fieldOf(row: unknown, key: string): unknown {
   return row !== null && typeof row === 'object' ? Reflect.get(row, key) : undefined;
 }
 
+/** A cell's content: the column's rendering, else the field's value; in a compact table clipped to one line, a plain value's full text in its tooltip. */
+function cellContent<T>(c: Column<T>, r: T, compact: boolean | undefined): ReactNode {
+  const raw = fieldOf(r, c.key);
+  const plain = c.render ? c.render(r) : cell(raw);
+  if (!compact) return plain;
+  const full =
+    c.render || raw === null || raw === undefined ? undefined : Array.isArray(raw) ? raw.join(', ') : typeof raw === 'object' ? undefined : String(raw);
+  return (
+    <div className="clip" title={full}>
+      {plain}
+    </div>
+  );
+}
+
 /**
  * Every table of the web UI: a caption (read by screen readers, shown when `showCaption`), header cells,
  * one row per item keyed by `rowKey` (the item's `id` by default), and an empty text; sorting when `onSort`
@@ -256,24 +270,7 @@ export function DataTable<T>(props: {
                       </td>
                     ) : (
                       columns.map((c) => {
-                        const raw = fieldOf(r, c.key);
-                        const plain = c.render ? c.render(r) : cell(raw);
-                        const content = compact ? (
-                          <div
-                            className="clip"
-                            title={
-                              !c.render && raw !== null && raw !== undefined && typeof raw !== 'object'
-                                ? String(raw)
-                                : Array.isArray(raw) && !c.render
-                                  ? raw.join(', ')
-                                  : undefined
-                            }
-                          >
-                            {plain}
-                          </div>
-                        ) : (
-                          plain
-                        );
+                        const content = cellContent(c, r, compact);
                         const className = [c.className, c.cellClassName?.(r)].filter(Boolean).join(' ') || undefined;
                         return c.rowHeader ? (
                           <th key={c.key} scope="row" className={className}>
