@@ -37,6 +37,10 @@ import {
   run,
   runList,
   runsQuery,
+  savedView,
+  savedViewBody,
+  savedViewList,
+  savedViewsQuery,
   sessionInfo,
   sourceChangeBody,
   sourceCheck,
@@ -136,6 +140,10 @@ export const apiRoutes = {
   'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
 
   'GET /api/v1/export/formats': { response: exportFormatList },
+
+  'GET /api/v1/views': { query: savedViewsQuery, response: savedViewList },
+  'POST /api/v1/views': { body: savedViewBody, response: savedView },
+  'DELETE /api/v1/views/:id': { params: idParams, response: none },
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },

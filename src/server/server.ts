@@ -24,6 +24,7 @@ import { summaryRoutes } from './routes/summaries.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
+import { viewRoutes } from './routes/views.ts';
 import { Scheduler } from '../sync/scheduler.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { SyncManager } from './syncs.ts';
@@ -201,6 +202,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
   await f.register(feedRoutes(app));
+  await f.register(viewRoutes(app));
   await f.ready();
   return f;
 }

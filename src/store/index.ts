@@ -22,6 +22,7 @@ export type { DestinationRecord, ExportStatusRecord } from './sources/export-sch
 export { type FileImportRecord, MAX_STORED_REJECTIONS } from './sources/file-imports.ts';
 export { emptyActivity, RUN_LOG_LINES, type RunActivity } from './sources/run-activity.ts';
 export type { UploadTokenInfo } from './sources/upload-tokens.ts';
+export type { SavedView } from './views/views.ts';
 export { nowIso } from './db/rows.ts';
 export { openStore, type Store } from './open.ts';
 export { readEveryStream, RUN_LIST_CAP, type RunRecord, type RunShortfalls, type RunStatus } from './sources/runs.ts';

@@ -12,6 +12,7 @@ import { type RecordsRepository, recordsRepository } from './records/repository.
 import { type ReportsRepository, reportsRepository } from './reports/repository.ts';
 import { type ExportsRepository, exportsRepository, type RunsRepository, runsRepository } from './sources/repository.ts';
 import { Sources } from './sources/sources.ts';
+import { type ViewsRepository, viewsRepository } from './views/repository.ts';
 
 export interface Store {
   /** The database itself: for the store's own tests and benchmarks; everything else goes through a repository. */
@@ -26,6 +27,8 @@ export interface Store {
   readonly feeds: FeedsRepository;
   readonly users: UsersRepository;
   readonly exports: ExportsRepository;
+  /** Each user's saved views of the lists. */
+  readonly views: ViewsRepository;
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -52,6 +55,7 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     feeds,
     users: usersRepository(db),
     exports: exportsRepository(db),
+    views: viewsRepository(db),
     schemaVersion: () => schemaVersion(db),
     close: async () => {
       await writer?.close();

@@ -21,6 +21,8 @@ const OPERATE = [
   'DELETE /api/v1/assets/:id/link',
   'POST /api/v1/assets/:id/unlink',
   'POST /api/v1/assets/recompute',
+  'POST /api/v1/views',
+  'DELETE /api/v1/views/:id',
 ];
 const ADMIN = [
   'POST /api/v1/sources',

@@ -51,7 +51,7 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
     })()`)) as number;
     assert.ok(visible >= 20, `fully visible rows at 1280×800: ${visible}`);
     // No sideways scrolling at 1280 px.
-    assert.ok((await page.evaluate('document.documentElement.scrollWidth')) <= 1280, 'no horizontal scroll');
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 1280, 'no horizontal scroll');
     const wrap = (await page.evaluate(`(() => { const w = document.querySelector('.table-wrap'); return [w.scrollWidth, w.clientWidth]; })()`)) as number[];
     assert.ok(wrap[0] <= wrap[1], `the table scrolls sideways: ${wrap}`);
     // A long name is clipped, its full text in the tooltip.
