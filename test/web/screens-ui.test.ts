@@ -70,4 +70,44 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
     await detail.waitFor({ state: 'detached' });
     assert.deepEqual(ui.pageErrors, []);
   });
+
+  it('saves a list’s filters and sort as a named view, opens it from the menu by its URL, and deletes it', async () => {
+    const { page, served } = ui;
+    await page.goto(served.url + '/inventory/vulnerabilities?severity=critical&knownExploited=true&sort=cvssV3BaseScore&page=2');
+    await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    await page.getByText('Saved views', { exact: true }).click();
+    await page.getByText('No saved views of this list yet.').waitFor();
+    await page.getByLabel('Save the current filters and sort as').fill('Critical KEV by CVSS');
+    await page.getByRole('button', { name: 'Save view' }).click();
+    const link = page.getByRole('link', { name: 'Critical KEV by CVSS' });
+    await link.waitFor();
+    // Stored server-side for this user, without the page.
+    const stored = await ui.api<{ items: { name: string; path: string; query: string }[] }>('/api/v1/views?path=/inventory/vulnerabilities');
+    assert.deepEqual(
+      stored.items.map((v) => [v.name, v.path, v.query]),
+      [['Critical KEV by CVSS', '/inventory/vulnerabilities', 'knownExploited=true&severity=critical&sort=cvssV3BaseScore']],
+    );
+    // The view's link is a shareable URL of the list with its filters and sort.
+    assert.equal(await link.getAttribute('href'), '/inventory/vulnerabilities?knownExploited=true&severity=critical&sort=cvssV3BaseScore');
+
+    // From the bare list, the menu brings the filters and sort back.
+    await page.goto(served.url + '/inventory/vulnerabilities');
+    await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    await page.locator('.views-menu summary').click();
+    await page.getByRole('link', { name: 'Critical KEV by CVSS' }).click();
+    await page.waitForURL((u) => u.searchParams.get('severity') === 'critical' && u.searchParams.get('knownExploited') === 'true');
+    await page.locator('.views-menu summary', { hasText: 'View: Critical KEV by CVSS' }).waitFor();
+    assert.equal(await page.locator('#f-severity').inputValue(), 'critical');
+    assert.ok(await page.getByLabel('Known exploited only').isChecked());
+    await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    const sev = await page.locator('tbody .sev').allTextContents();
+    assert.ok(sev.length > 0 && sev.every((s) => s === 'Critical'), sev.join(','));
+
+    // Deleted, it is gone from the menu and the store.
+    if ((await page.locator('.views-menu[open]').count()) === 0) await page.locator('.views-menu summary').click();
+    await page.getByRole('button', { name: 'Delete view Critical KEV by CVSS' }).click();
+    await page.getByText('No saved views of this list yet.').waitFor();
+    assert.deepEqual((await ui.api<{ items: unknown[] }>('/api/v1/views')).items, []);
+    assert.deepEqual(ui.pageErrors, []);
+  });
 });

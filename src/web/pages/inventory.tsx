@@ -6,6 +6,7 @@ import { type SourceView, call } from '../api.ts';
 import { ComplianceSummary } from '../components/compliance-summary.tsx';
 import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
+import { SavedViews } from '../components/saved-views.tsx';
 import { navigate, setQuery, useLocation } from '../router.tsx';
 import { PageHeader, useLoad, usePageTitle } from '../ui.tsx';
 import { MODEL_VIEWS } from './model-views.tsx';
@@ -141,6 +142,7 @@ export function InventoryPage({ model }: { model: string }) {
         limit={limit}
         onLimit={(n) => setQuery({ limit: String(n) })}
         caption={`${view.title}, sorted by ${sort ?? 'id'}`}
+        toolbar={<SavedViews />}
       />
     </div>
   );
