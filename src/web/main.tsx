@@ -20,6 +20,7 @@ import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { FeedsPage } from './pages/feeds.tsx';
+import { ExportsPage } from './pages/exports.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { createAppRouter, Link, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
@@ -96,6 +97,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
+  { href: '/settings/exports', label: 'Scheduled exports', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -175,6 +177,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/:model/:id', (p) => (isDetailModel(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/settings/tokens', () => <TokensPage />],
   ['/settings/feeds', () => <FeedsPage />],
+  ['/settings/exports', () => <ExportsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/plugins', () => <PluginsPage />],

@@ -110,4 +110,68 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
     assert.deepEqual((await ui.api<{ items: unknown[] }>('/api/v1/views')).items, []);
     assert.deepEqual(ui.pageErrors, []);
   });
+
+  it('adds a scheduled export, runs it now with its last result, and edits it', async () => {
+    const { page, served, shots } = ui;
+    type Dest = {
+      name: string;
+      source: string | null;
+      target: string;
+      format: string;
+      models: string[];
+      mode: string;
+      status: { source: string; status: string; records: number; files: string[] }[];
+    };
+    const dest = async () => (await ui.api<{ items: Dest[] }>('/api/v1/exports')).items.find((d) => d.name === 'siem');
+    await page.goto(served.url + '/settings/exports');
+    await page.getByRole('heading', { name: 'Scheduled exports', level: 1 }).waitFor();
+    await page.getByText('No scheduled exports yet.').waitFor();
+    await page.getByRole('button', { name: 'Add export' }).click();
+    await page.getByLabel('Name').fill('siem');
+    await page.getByLabel('Source').selectOption('scan');
+    await page.getByLabel('Target').fill('siem/daily');
+    await page.getByLabel('Format').selectOption({ label: 'JSON Lines' });
+    await page.getByRole('checkbox', { name: 'vulnerabilities' }).check();
+    await page.locator('form.export-form').getByRole('button', { name: 'Add export' }).click();
+    await page.getByText('Added siem;').waitFor();
+    const row = page.locator('tbody tr', { hasText: 'siem/daily' });
+    await row.getByText('not run yet').waitFor();
+    let d = await dest();
+    // The target as stored: the folder under the export root.
+    assert.deepEqual(
+      [d?.source, d?.target, d?.format, d?.models, d?.mode],
+      ['scan', join(served.dataDir, 'exports', 'siem', 'daily'), 'jsonl', ['vulnerabilities'], 'full'],
+    );
+
+    // Run now: written from the source's last sync; the last result shows on the row.
+    await page.getByRole('button', { name: 'Run siem now' }).click();
+    await page.getByText(/^Ran siem: scan [\d,]+ records\.$/).waitFor();
+    await row.locator('.badge', { hasText: 'succeeded' }).waitFor();
+    d = await dest();
+    const st = d?.status.find((s) => s.source === 'scan');
+    assert.equal(st?.status, 'succeeded');
+    assert.ok((st?.records ?? 0) > 0 && (st?.files.length ?? 0) > 0, JSON.stringify(st));
+    assert.match((await row.textContent()) ?? '', new RegExp(`${st?.records.toLocaleString('en-US')} records`));
+    await page.screenshot({ path: join(shots, 'exports.png') });
+
+    // Edit: a new target and changes only; the name stays.
+    await page.getByRole('button', { name: 'Edit siem' }).click();
+    assert.equal(await page.getByLabel('Target').inputValue(), d?.target);
+    assert.ok(await page.getByLabel('Name').isDisabled());
+    await page.getByLabel('Target').fill('siem/changes');
+    await page.getByLabel('Records').selectOption('changes');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved siem.').waitFor();
+    await page.locator('tbody tr', { hasText: 'siem/changes' }).waitFor();
+    d = await dest();
+    assert.deepEqual([d?.target, d?.mode, d?.models], [join(served.dataDir, 'exports', 'siem', 'changes'), 'changes', ['vulnerabilities']]);
+    // An edit the server refuses leaves the destination as it was.
+    await page.getByRole('button', { name: 'Edit siem' }).click();
+    await page.getByLabel('Target').fill('s3://');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').waitFor();
+    d = await dest();
+    assert.equal(d?.target, join(served.dataDir, 'exports', 'siem', 'changes'));
+    assert.deepEqual(ui.pageErrors, []);
+  });
 });
