@@ -55,7 +55,7 @@ export function SavedViews() {
         {active ? `View: ${active.name}` : 'Saved views'}
         {items.length ? ` (${items.length})` : ''}
       </summary>
-      <div className="views-panel" role="group" aria-label="Saved views">
+      <fieldset className="views-panel" aria-label="Saved views">
         {items.length === 0 ? (
           <p className="muted small">No saved views of this list yet.</p>
         ) : (
@@ -86,7 +86,7 @@ export function SavedViews() {
             {error}
           </p>
         )}
-      </div>
+      </fieldset>
     </details>
   );
 }
