@@ -24,7 +24,7 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
   };
   const ui = browserSuite(start, { viewport: { width: 1280, height: 800 }, prepare: (servers) => syncEstate(servers, env) });
 
-  it('shows 20 or more findings on the first screen at 1280×800, the total above them, details on demand', async () => {
+  it('shows 20 or more findings on the first screen at 1280×800, the total above them, details on demand', async (t) => {
     const { page, served, shots } = ui;
     const total = (await ui.api<{ count: number }>('/api/v1/vulnerabilities/count')).count;
     assert.ok(total >= 50, `findings: ${total}`);
@@ -49,6 +49,7 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
         return r.height > 0 && r.top >= 0 && r.bottom <= h;
       }).length;
     })()`)) as number;
+    t.diagnostic(`fully visible rows at 1280×800: ${visible}`);
     assert.ok(visible >= 20, `fully visible rows at 1280×800: ${visible}`);
     // No sideways scrolling at 1280 px.
     assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 1280, 'no horizontal scroll');
@@ -172,6 +173,103 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
     await page.getByRole('alert').waitFor();
     d = await dest();
     assert.equal(d?.target, join(served.dataDir, 'exports', 'siem', 'changes'));
+    assert.deepEqual(ui.pageErrors, []);
+  });
+
+  it('fits the compliance page’s 50 rows in two screens at 1280×800', async (t) => {
+    const { page, served } = ui;
+    const total = (await ui.api<{ count: number }>('/api/v1/compliance/count')).count;
+    assert.ok(total >= 50, `compliance results: ${total}`);
+    await page.goto(served.url + '/inventory/compliance');
+    await page.getByRole('heading', { name: 'Benchmark results per host' }).waitFor();
+    await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    await page.getByText('Showing 1–50').waitFor();
+    await page.locator('.compliance-summary tbody tr').first().waitFor();
+    const rows = await page.locator('table').last().locator('tbody tr').count();
+    assert.equal(rows, 50);
+    const height = (await page.evaluate('document.documentElement.scrollHeight')) as number;
+    t.diagnostic(`compliance page height at 1280 wide: ${height} px`);
+    assert.ok(height <= 1600, `the compliance page is ${height} px tall`);
+    // The whole summary is one click away.
+    const pairs = (await ui.api<{ items: unknown[] }>('/api/v1/compliance/summary?limit=200')).items.length;
+    if (pairs > 3) {
+      await page.getByRole('button', { name: `Show all ${pairs.toLocaleString('en-US')}` }).click();
+      assert.equal(await page.locator('.compliance-summary tbody tr').count(), pairs);
+    }
+  });
+
+  it('filters assets by match rule, one system only, owner and department, with their open findings', async () => {
+    const { page, served } = ui;
+    const count = async (q: string) => (await ui.api<{ count: number }>(`/api/v1/assets/count${q}`)).count;
+    const shownTotal = async () => Number(((await page.getByTestId('list-total').textContent()) ?? '').replace(/,/g, ''));
+    const settle = async (n: number) => {
+      for (let i = 0; i < 100 && (await shownTotal()) !== n; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await shownTotal(), n);
+    };
+    await page.goto(served.url + '/inventory/assets');
+    await page.getByRole('columnheader', { name: 'Open findings' }).waitFor();
+    await settle(await count(''));
+    // One system only: the assets correlation linked to nothing.
+    const single = await count('?matchRule=none');
+    assert.ok(single > 0 && single < (await count('')), `one system only: ${single}`);
+    await page.getByLabel('In one system only').check();
+    await page.waitForURL((u) => u.searchParams.get('matchRule') === 'none');
+    await settle(single);
+    // By match rule.
+    await page.getByLabel('Linked by').selectOption('serial');
+    await page.waitForURL((u) => u.searchParams.get('matchRule') === 'serial');
+    assert.equal(await page.getByLabel('In one system only').isChecked(), false);
+    await settle(await count('?matchRule=serial'));
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    // By owner and department (contains), from an asset that has both.
+    const withOwner = (
+      await ui.api<{ items: { owner: string | null; department: string | null; openFindings: Record<string, number> | null }[] }>('/api/v1/assets?limit=200')
+    ).items.find((a) => a.owner && a.department);
+    assert.ok(withOwner, 'an asset with an owner and a department');
+    const owner = withOwner.owner!.split(' ')[0]!;
+    await page.getByLabel('Owner').fill(owner);
+    await page.getByLabel('Owner').press('Enter');
+    await page.waitForURL((u) => u.searchParams.get('owner') === owner);
+    await settle(await count(`?where=${encodeURIComponent(`owner~${owner}`)}`));
+    await page.getByLabel('Department').fill(withOwner.department!);
+    await page.getByLabel('Department').press('Enter');
+    await page.waitForURL((u) => u.searchParams.get('department') === withOwner.department);
+    await settle(await count(`?where=${encodeURIComponent(`owner~${owner}`)}&where=${encodeURIComponent(`department~${withOwner.department}`)}`));
+    // The open findings column: a row's total is its asset's open findings.
+    await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' });
+    const cells = await page.locator('tbody tr').first().locator('td').allTextContents();
+    assert.ok(
+      cells.some((c) => /^(\d+ (critical|high|medium|low) · )?\d+$/.test(c.trim())),
+      cells.join(' | '),
+    );
+    assert.deepEqual(ui.pageErrors, []);
+  });
+
+  it('shows a CMDB record’s tickets and its findings', async () => {
+    const { page, served } = ui;
+    const records = (await ui.api<{ items: { id: string; name: string | null; assetId: string | null }[] }>('/api/v1/cmdb-assets?limit=200')).items;
+    let chosen: { id: string; name: string | null; assetId: string; tickets: number; findings: number } | null = null;
+    for (const r of records) {
+      if (!r.assetId) continue;
+      const tickets = (await ui.api<{ count: number }>(`/api/v1/tickets/count?assetIds=${r.assetId}`)).count;
+      const findings = (await ui.api<{ count: number }>(`/api/v1/vulnerabilities/count?assetId=${r.assetId}`)).count;
+      if (findings > 0 && (tickets > 0 || !chosen)) chosen = { ...r, assetId: r.assetId, tickets, findings };
+      if (chosen && chosen.tickets > 0) break;
+    }
+    assert.ok(chosen && chosen.findings > 0, 'a CMDB record correlated with a scanned host');
+    await page.goto(served.url + `/inventory/cmdb-assets/${chosen.id}`);
+    const tickets = page.locator('section', { has: page.getByRole('heading', { name: 'Tickets', level: 2 }) });
+    const findings = page.locator('section', { has: page.getByRole('heading', { name: 'Open findings', level: 2 }) });
+    await findings
+      .getByTestId('list-total')
+      .filter({ hasText: chosen.findings.toLocaleString('en-US') })
+      .waitFor();
+    await tickets
+      .getByTestId('list-total')
+      .filter({ hasText: chosen.tickets.toLocaleString('en-US') })
+      .waitFor();
+    await findings.locator('tbody .sev').first().waitFor();
+    if (chosen.tickets > 0) await tickets.locator('tbody a[href^="/inventory/tickets/"]').first().waitFor();
     assert.deepEqual(ui.pageErrors, []);
   });
 });

@@ -4,7 +4,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type SourceView, call } from '../api.ts';
 import { ComplianceSummary } from '../components/compliance-summary.tsx';
-import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
+import { AssetFilters, SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
 import { SavedViews } from '../components/saved-views.tsx';
 import { navigate, setQuery, useLocation } from '../router.tsx';
@@ -61,6 +61,14 @@ export function InventoryPage({ model }: { model: string }) {
     const r = query.get('result');
     if (r) filters.result = r;
   }
+  if (view.model === 'assets') {
+    const rule = query.get('matchRule');
+    if (rule) filters.matchRule = rule;
+    for (const k of ['owner', 'department'] as const) {
+      const v = query.get(k)?.trim();
+      if (v) where.push(`${k}~${v}`);
+    }
+  }
   if (view.model === 'tickets') {
     const st = query.get('status');
     if (st) filters.status = st;
@@ -100,6 +108,7 @@ export function InventoryPage({ model }: { model: string }) {
         )}
         <button type="submit">Search</button>
         {view.model === 'vulnerabilities' && <VulnFilters query={query} />}
+        {view.model === 'assets' && <AssetFilters query={query} />}
         {view.model === 'compliance' && (
           <SelectFilter
             id="f-result"
@@ -126,7 +135,10 @@ export function InventoryPage({ model }: { model: string }) {
           <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} />{' '}
           {view.model === 'vulnerabilities' ? 'Include fixed' : 'Include removed'}
         </label>
-        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'cve', 'result'].some((k) => query.get(k))) && (
+        {(q ||
+          src ||
+          showRemoved ||
+          ['severity', 'status', 'knownExploited', 'overdue', 'cve', 'result', 'matchRule', 'owner', 'department'].some((k) => query.get(k))) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>

@@ -2,7 +2,7 @@
 import type { ModelRecord, Rec } from '../api.ts';
 import { type AnyModelView, modelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
-import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
+import { type Column, cell, dateTime, SEVERITIES, SeverityBadge } from '../ui.tsx';
 
 /** A list's date: the day, with the time in its tooltip (keeps wide lists within a laptop's width). */
 function Day({ iso, className }: { iso: string | null | undefined; className?: string }) {
@@ -52,6 +52,21 @@ function findingDetail(r: ModelRecord<'vulnerabilities'>) {
         </pre>
       ) : null}
     </div>
+  );
+}
+
+/** An asset's open findings: the total, the worst severity's count beside it, each severity in the tooltip. */
+function OpenFindings({ counts }: { counts: Record<string, number> | null }) {
+  const by = SEVERITIES.map((s) => [s, counts?.[s] ?? 0] as const);
+  const total = by.reduce((n, [, c]) => n + c, 0);
+  if (total === 0) return <span className="muted">0</span>;
+  const worst = by.find(([s, c]) => c > 0 && s !== 'info');
+  return (
+    <span title={by.map(([s, c]) => `${c} ${s}`).join(', ')}>
+      {worst ? <span className={`sev-dot sev-${worst[0]}`}>{`${worst[1]} ${worst[0]}`}</span> : null}
+      {worst ? ' · ' : ''}
+      {total}
+    </span>
   );
 }
 
@@ -203,6 +218,7 @@ export const MODEL_VIEWS: AnyModelView[] = [
       { key: 'matchRule', label: 'Linked by', sortable: true },
       { key: 'hostIds', label: 'Scanner hosts', render: (r) => String(r.hostIds?.length ?? 0) },
       { key: 'cmdbAssetIds', label: 'CMDB records', render: (r) => String(r.cmdbAssetIds?.length ?? 0) },
+      { key: 'openFindings', label: 'Open findings', className: 'num', render: (r) => <OpenFindings counts={r.openFindings} /> },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'department', label: 'Department', sortable: true },
       { key: 'site', label: 'Site', sortable: true },
@@ -212,7 +228,6 @@ export const MODEL_VIEWS: AnyModelView[] = [
       { field: 'name', label: 'Name' },
       { field: 'owner', label: 'Owner' },
       { field: 'department', label: 'Department' },
-      { field: 'matchRule', label: 'Linked by' },
       { field: 'ipAddresses', label: 'IP address' },
     ],
     defaultSort: 'name',
