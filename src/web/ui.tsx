@@ -64,10 +64,58 @@ export function hostLabel(h: Pick<ModelRecord<'hosts'>, 'id' | 'hostname' | 'fqd
   return h.hostname ?? h.fqdn ?? h.ipAddresses?.[0] ?? h.id;
 }
 
+// The one place the UI turns a stored timestamp (ISO 8601, UTC) into words: in the browser's own time
+// zone, a time always with its zone ("28 Nov 2026, 14:05 CET"), a day alone where a list is narrow
+// (the full time, with its zone, in the cell's tooltip). Nothing renders an ISO string as it is stored.
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
+const DATE_ONLY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+const TIME_OF_DAY = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+/** A stored timestamp (`2026-11-28T11:37:06.123Z`, a zone offset instead of Z, or none). */
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+/** A calendar day as stored (`2026-11-28`): a date, not a moment, so no zone moves it. */
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+const parsed = (iso: string | null | undefined): Date | null => {
+  if (!iso) return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+};
+
+/** Day and time in the user's zone, the zone shown: `28 Nov 2026, 11:37 UTC`. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return parsed(iso) ? DATE_TIME.format(parsed(iso)!) : iso;
+}
+
+/** The day in the user's zone (`28 Nov 2026`); a stored day (`2026-11-28`) is that day wherever one is. */
+export function dateOnly(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  if (ISO_DAY.test(iso))
+    return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${iso}T00:00:00Z`));
+  return parsed(iso) ? DATE_ONLY.format(parsed(iso)!) : iso;
+}
+
+/** The time of day in the user's zone with seconds and the zone (`11:37:06 UTC`): a log line's. */
+export function timeOfDay(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return parsed(iso) ? TIME_OF_DAY.format(parsed(iso)!) : iso;
+}
+
+/** A timestamp as a `<time>`: the day alone (`day`) or day and time, the full time with its zone in the tooltip. */
+export function When({ iso, day, className }: { iso: string | null | undefined; day?: boolean; className?: string }) {
+  if (!iso) return <span className="muted">—</span>;
+  return (
+    <time dateTime={iso} title={dateTime(iso)} className={className}>
+      {day ? dateOnly(iso) : dateTime(iso)}
+    </time>
+  );
 }
 
 export function duration(ms: number | null | undefined): string {
@@ -90,6 +138,8 @@ export function cell(v: unknown): ReactNode {
   if (Array.isArray(v)) return v.length ? v.join(', ') : <span className="muted">—</span>;
   if (typeof v === 'object') return <code className="json">{JSON.stringify(v)}</code>;
   if (typeof v === 'number') return num(v);
+  // A stored timestamp is never shown as stored.
+  if (typeof v === 'string' && ISO_TIMESTAMP.test(v)) return <When iso={v} />;
   return String(v);
 }
 

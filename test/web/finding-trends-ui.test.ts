@@ -154,7 +154,7 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     assert.ok(Number(row[0]) >= 1, `a ${sev} fix is counted: ${row.join(' ')}`);
     assert.match(row[1]!, /^\d+\.\d$/);
     // The charts are drawn (pixels on both canvases) and described for screen readers.
-    await page.getByRole('img', { name: /^Open findings by severity per day, .* on \d{4}-\d{2}-\d{2}: critical \d+/ }).waitFor();
+    await page.getByRole('img', { name: /^Open findings by severity per day, .* on \d{1,2} \w+ \d{4}: critical \d+/ }).waitFor();
     await page.getByRole('img', { name: /^Mean time to remediate per severity/ }).waitFor();
     // Painted pixels per canvas (a function, not a string: the page's CSP forbids evaluating strings).
     type Canvas = {

@@ -8,7 +8,7 @@ import { cliEnv } from '../helpers/cli.ts';
 import { startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { Estate } from '../../sim/shared/estate.ts';
 import { startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { browserSuite, browserUnavailable, startAll, startServe, syncEstate } from './harness.ts';
+import { browserSuite, browserUnavailable, openBrowser, startAll, startServe, syncEstate } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
@@ -271,5 +271,67 @@ describe('screens to work from in chromium', { skip: unavailable ?? false, timeo
     await findings.locator('tbody .sev').first().waitFor();
     if (chosen.tickets > 0) await tickets.locator('tbody a[href^="/inventory/tickets/"]').first().waitFor();
     assert.deepEqual(ui.pageErrors, []);
+  });
+
+  it('shows timestamps in the user’s time zone with the zone, and no raw ISO string on any screen', async () => {
+    const { served } = ui;
+    const finding = (await ui.api<{ items: { id: string }[] }>('/api/v1/vulnerabilities?limit=1')).items[0]!;
+    const run = (await ui.api<{ items: { id: string; startedAt: string }[] }>('/api/v1/runs?limit=1')).items[0]!;
+    const cmdb = (await ui.api<{ items: { id: string }[] }>('/api/v1/cmdb-assets?limit=1')).items[0]!;
+    const ticket = (await ui.api<{ items: { id: string }[] }>('/api/v1/tickets?limit=1')).items[0]!;
+    const host = (await ui.api<{ items: { id: string }[] }>('/api/v1/hosts?limit=1')).items[0]!;
+    // A browser in another zone than the server's (UTC): the browser's own is what the page shows.
+    const tokyoBrowser = await openBrowser(served.url, { viewport: { width: 1280, height: 800 }, timezoneId: 'Asia/Tokyo' });
+    const { page } = tokyoBrowser;
+    try {
+      const raw = /\b\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}[^\s]*)?\b/;
+      const pages = [
+        '/',
+        '/runs',
+        `/runs/${run.id}`,
+        '/sources/scan/runs',
+        '/inventory/hosts',
+        `/inventory/hosts/${host.id}`,
+        '/inventory/vulnerabilities',
+        `/inventory/vulnerabilities/${finding.id}`,
+        '/inventory/assets',
+        '/inventory/tickets',
+        `/inventory/tickets/${ticket.id}`,
+        '/inventory/cmdb-assets',
+        `/inventory/cmdb-assets/${cmdb.id}`,
+        '/inventory/compliance',
+        '/inventory/users',
+        '/reports/trends',
+        '/reports/coverage',
+        '/settings/feeds',
+        '/settings/exports',
+        '/settings/tokens',
+      ];
+      for (const path of pages) {
+        await page.goto(served.url + path);
+        await page.locator('main h1').first().waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
+        const text = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+        const m = raw.exec(text);
+        assert.equal(m, null, `${path} shows a raw ISO string: …${m ? text.slice(Math.max(0, m.index - 60), m.index + 40) : ''}…`);
+      }
+      // The run's start, in Tokyo time with its zone.
+      const tokyo = new Intl.DateTimeFormat('en-GB', {
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZoneName: 'short',
+        timeZone: 'Asia/Tokyo',
+      }).format(new Date(run.startedAt));
+      assert.match(tokyo, /GMT\+9|JST/);
+      await page.goto(served.url + `/runs/${run.id}`);
+      await page.locator('main').getByText(tokyo).first().waitFor();
+      assert.deepEqual(tokyoBrowser.pageErrors, []);
+    } finally {
+      await tokyoBrowser.close();
+    }
   });
 });

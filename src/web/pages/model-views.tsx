@@ -2,18 +2,11 @@
 import type { ModelRecord, Rec } from '../api.ts';
 import { type AnyModelView, modelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
-import { type Column, cell, dateTime, SEVERITIES, SeverityBadge } from '../ui.tsx';
+import { type Column, cell, dateOnly, dateTime, SEVERITIES, SeverityBadge, When } from '../ui.tsx';
 
-/** A list's date: the day, with the time in its tooltip (keeps wide lists within a laptop's width). */
+/** A list's date: the day, with the time and its zone in its tooltip (keeps wide lists within a laptop's width). */
 function Day({ iso, className }: { iso: string | null | undefined; className?: string }) {
-  if (!iso) return <span className="muted">—</span>;
-  const d = new Date(iso);
-  const day = Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString('en-GB', { dateStyle: 'medium' });
-  return (
-    <span className={className} title={dateTime(iso)}>
-      {day}
-    </span>
-  );
+  return <When iso={iso} day className={className} />;
 }
 
 const lastSeen: Column<Pick<Rec, 'id'> & { lastSeen: string | null }> = {
@@ -24,10 +17,7 @@ const lastSeen: Column<Pick<Rec, 'id'> & { lastSeen: string | null }> = {
 };
 const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
 /** The date alone (the time is in the cell's title), to keep the hosts list narrow. */
-const day = (iso: string | null | undefined): string => {
-  const d = iso ? new Date(iso) : null;
-  return d && !Number.isNaN(d.getTime()) ? d.toLocaleDateString('en-GB', { dateStyle: 'medium' }) : '—';
-};
+const day = dateOnly;
 
 /** What the finding is, how to fix it and what the scanner saw: the row's details, opened on demand. */
 function findingDetail(r: ModelRecord<'vulnerabilities'>) {
@@ -222,7 +212,7 @@ export const MODEL_VIEWS: AnyModelView[] = [
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'department', label: 'Department', sortable: true },
       { key: 'site', label: 'Site', sortable: true },
-      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => dateTime(r.lastScanned) },
+      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => <Day iso={r.lastScanned} /> },
     ],
     search: [
       { field: 'name', label: 'Name' },
@@ -292,13 +282,13 @@ export const MODEL_VIEWS: AnyModelView[] = [
       { key: 'assignee', label: 'Assignee', sortable: true },
       { key: 'group', label: 'Group', sortable: true },
       { key: 'requester', label: 'Requester', sortable: true },
-      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt) },
+      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => <Day iso={r.createdAt} /> },
       {
         key: 'dueAt',
         label: 'Due',
         sortable: true,
         // A ticket has no `overdue` (only findings do, from the SLA policy): its due date alone.
-        render: (r) => (r.dueAt ? <span>{dateTime(r.dueAt)}</span> : <span className="muted">—</span>),
+        render: (r) => <Day iso={r.dueAt} />,
       },
     ],
     search: [
