@@ -393,6 +393,8 @@ CREATE TABLE export_status (
     name: 'findings sort indexes; deferred index notes',
     sql: `
 ${Object.entries(SORT_ONLY_INDEXES)
+  // (the priority's index is migration 27's: its column came then)
+  .filter(([c]) => c !== 'priority')
   .map(([c, expr]) => `CREATE INDEX rec_vulnerabilities_sort_${c} ON rec_vulnerabilities ((${expr}), id);`)
   .join('\n')}
 CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, sql TEXT NOT NULL, run_id TEXT NOT NULL);
@@ -459,6 +461,25 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
   // The scanner's own mitigation date of a finding (Tenable.sc patched rows): when it was fixed, for trends and MTTR.
   { version: 26, name: 'finding mitigation date', sql: 'ALTER TABLE rec_vulnerabilities ADD COLUMN mitigated_at TEXT;' },
+  // Issue 31: what to fix first (docs/priority.md). A finding's CVSS vectors, the host criticality its
+  // priority used, its SSVC decision and its priority, written with it; a host's criticality. The
+  // priority sorts through an index of its own (schema.ts SORT_ONLY); counts by decision of the open
+  // findings read the (status, decision) index alone. Findings stored before get theirs after the next
+  // run of their source (store/records/priority.ts fills every open finding without a decision).
+  {
+    version: 27,
+    name: 'finding decision and priority',
+    sql: `
+ALTER TABLE rec_vulnerabilities ADD COLUMN cvss_v3_vector TEXT;
+ALTER TABLE rec_vulnerabilities ADD COLUMN cvss_v2_vector TEXT;
+ALTER TABLE rec_vulnerabilities ADD COLUMN asset_criticality DOUBLE PRECISION;
+ALTER TABLE rec_vulnerabilities ADD COLUMN decision TEXT;
+ALTER TABLE rec_vulnerabilities ADD COLUMN priority DOUBLE PRECISION;
+ALTER TABLE rec_hosts ADD COLUMN criticality DOUBLE PRECISION;
+CREATE INDEX rec_vulnerabilities_status_decision ON rec_vulnerabilities (status, decision);
+CREATE INDEX rec_vulnerabilities_sort_priority ON rec_vulnerabilities ((${SORT_ONLY_INDEXES.priority}), id);
+`,
+  },
 ];
 
 /**

@@ -4,6 +4,29 @@ import { COMMON_FIELDS, COMPUTED_FIELDS, MODEL_FIELDS, type ModelName, type Stor
 import type { Row } from '../db/driver.ts';
 import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
 import { withSla } from './sla.ts';
+import { explainPriority } from '../../core/priority.ts';
+import { priorityConfig } from './priority.ts';
+
+/** A stored finding's decision and its parts as a sentence (docs/priority.md); null without a decision. */
+export function reasonOf(r: Record<string, unknown>): string | null {
+  if (r.decision === null || r.decision === undefined) return null;
+  const n = (v: unknown) => (typeof v === 'number' ? v : null);
+  return explainPriority(
+    {
+      status: r.status,
+      severity: r.severity,
+      knownExploited: r.knownExploited === true,
+      epssScore: n(r.epssScore),
+      exploitAvailable: r.exploitAvailable === true,
+      cvssV3BaseScore: n(r.cvssV3BaseScore),
+      cvssV2BaseScore: n(r.cvssV2BaseScore),
+      cvssV3Vector: r.cvssV3Vector,
+      cvssV2Vector: r.cvssV2Vector,
+      criticality: n(r.assetCriticality),
+    },
+    priorityConfig(),
+  );
+}
 
 export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   const out: Record<string, unknown> = {};
@@ -14,7 +37,10 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
   const joined = JOINED[model];
   if (joined) for (const field of Object.keys(joined)) out[field] = (row[joinedAlias(field)] as string | null | undefined) ?? null;
-  if (model === 'vulnerabilities') withSla(out);
+  if (model === 'vulnerabilities') {
+    withSla(out);
+    out.priorityReason = reasonOf(out);
+  }
   return out as StoredRecord;
 }
 
