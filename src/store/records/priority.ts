@@ -6,6 +6,9 @@ import { type PriorityConfig, type PriorityFacts, type PriorityResult, parsePrio
 import type { Driver, Row } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 
+/** Counts the refreshes that changed a host's criticality in this process: a page writer's cache of it is then stale (writes.ts). */
+export let criticalityVersion = 0;
+
 let cached: { spec: string | undefined; config: PriorityConfig } | null = null;
 
 /** The priority configuration of TRIBUTARY_PRIORITY (JSON; unset: the defaults), read again when it changes. */
@@ -128,6 +131,7 @@ export async function refreshCriticality(db: Driver, c = priorityConfig()): Prom
     if (next !== num(r.criticality)) changed.set(String(r.id), next);
   }
   const list = [...changed];
+  if (list.length > 0) criticalityVersion++;
   await db.transaction(async (tx) => {
     if (tx.dialect === 'sqlite') {
       for (const [id, v] of list) await tx.run(`UPDATE "rec_hosts" SET "criticality" = ? WHERE "id" = ?`, [v, id]);
@@ -136,7 +140,7 @@ export async function refreshCriticality(db: Driver, c = priorityConfig()): Prom
     for (let i = 0; i < list.length; i += 1000) {
       const chunk = list.slice(i, i + 1000);
       const values = chunk.map(() => '(?::double precision, ?::text)').join(', ');
-      await tx.run(`UPDATE "rec_hosts" h SET "criticality" = v.c FROM (VALUES ${values}) AS v (c, id) WHERE h."id" = v.id`, chunk.flat());
+      await tx.run(`UPDATE "rec_hosts" h SET "criticality" = v.c FROM (VALUES ${values}) AS v (c, id) WHERE h."id" = v.id`, chunk.flatMap(([id, v]) => [v, id]));
     }
   });
   return changed;

@@ -14,7 +14,7 @@ import { pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { sourceHasRecords } from './lookups.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
-import { hostCriticality, priorityConfig } from './priority.ts';
+import { criticalityVersion, hostCriticality, priorityConfig } from './priority.ts';
 import { sweepModel } from './sweep.ts';
 import { type PreparedUpsert, type PriorityContext, recordId, type WriteStamp } from './upsert.ts';
 
@@ -68,7 +68,7 @@ export class RecordWrites {
     return fresh;
   }
 
-  /** The run whose hosts' criticality #hostCriticality holds (it changes only after a run, priority.ts). */
+  /** The run (and criticality version) whose hosts' criticality #hostCriticality holds (it changes only after a run, priority.ts). */
   #criticalityRun = '';
   #hostCriticality = new Map<string, number | null>();
 
@@ -78,8 +78,9 @@ export class RecordWrites {
    * asked for yet.
    */
   async #criticality(stamp: WriteStamp, records: Partial<Record<ModelName, IncomingRecord[]>>): Promise<PriorityContext> {
-    if (this.#criticalityRun !== stamp.runId || this.#hostCriticality.size > 200_000) {
-      this.#criticalityRun = stamp.runId;
+    const run = `${stamp.runId}@${criticalityVersion}`;
+    if (this.#criticalityRun !== run || this.#hostCriticality.size > 200_000) {
+      this.#criticalityRun = run;
       this.#hostCriticality = new Map();
     }
     const known = this.#hostCriticality;
