@@ -464,8 +464,9 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // Issue 31: what to fix first (docs/priority.md). A finding's CVSS vectors, the host criticality its
   // priority used, its SSVC decision and its priority, written with it; a host's criticality. The
   // priority sorts through an index of its own (schema.ts SORT_ONLY); counts by decision of the open
-  // findings read the (status, decision) index alone. Findings stored before get theirs after the next
-  // run of their source (store/records/priority.ts fills every open finding without a decision).
+  // findings read the (decision, status) index alone. Findings stored before get theirs after the next
+  // run of their source (store/records/priority.ts fills every open finding without a decision). Not
+// (status, decision): SQLite would take it for a status filter and sort every open finding (migration 14).
   {
     version: 27,
     name: 'finding decision and priority',
@@ -476,7 +477,7 @@ ALTER TABLE rec_vulnerabilities ADD COLUMN asset_criticality DOUBLE PRECISION;
 ALTER TABLE rec_vulnerabilities ADD COLUMN decision TEXT;
 ALTER TABLE rec_vulnerabilities ADD COLUMN priority DOUBLE PRECISION;
 ALTER TABLE rec_hosts ADD COLUMN criticality DOUBLE PRECISION;
-CREATE INDEX rec_vulnerabilities_status_decision ON rec_vulnerabilities (status, decision);
+CREATE INDEX rec_vulnerabilities_decision_status ON rec_vulnerabilities (decision, status);
 CREATE INDEX rec_vulnerabilities_sort_priority ON rec_vulnerabilities ((${SORT_ONLY_INDEXES.priority}), id);
 `,
   },
