@@ -64,7 +64,8 @@ export function registerReportCommand(program: Command): void {
             decision: h.decision ? DECISION_LABELS[h.decision] : '',
             priority: h.priority,
           }));
-          if (format === 'csv') return void process.stdout.write(`${[Object.keys(rows[0] ?? { host: '' }).join(','), ...rows.map((x) => csvLine(Object.values(x)))].join('\n')}\n`);
+          if (format === 'csv')
+            return void process.stdout.write(`${[Object.keys(rows[0] ?? { host: '' }).join(','), ...rows.map((x) => csvLine(Object.values(x)))].join('\n')}\n`);
           process.stdout.write(`${r.fix.fix}\n${rows.length ? renderTable(Object.keys(rows[0]!), rows) : 'no hosts'}\n`);
           return;
         }
@@ -96,13 +97,21 @@ export function registerReportCommand(program: Command): void {
     .option('--by <field>', 'assetId, owner or department')
     .option('--recompute', 'first recompute every open finding (after TRIBUTARY_PRIORITY changed)')
     .action(async (o: { source: string[]; by?: string; recompute?: boolean }, cmd: Command) => {
-      if (o.by !== undefined && !['assetId', 'owner', 'department'].includes(o.by)) throw new InputError(`--by is assetId, owner or department, got '${o.by}'`, 'by');
+      if (o.by !== undefined && !['assetId', 'owner', 'department'].includes(o.by))
+        throw new InputError(`--by is assetId, owner or department, got '${o.by}'`, 'by');
       await withApp(cmd, async (app) => {
         const recomputed = o.recompute ? await app.store.records.recomputePriorities() : undefined;
         const items = await app.store.reports.decisionCounts((o.by ?? null) as 'assetId' | 'owner' | 'department' | null, await sourceIdsOf(app, o.source));
         if (globals(cmd).json) return printJson({ items, ...(recomputed === undefined ? {} : { recomputed }) });
         if (recomputed !== undefined) process.stdout.write(`${recomputed} findings recomputed\n`);
-        const rows = items.map((i) => ({ [o.by ?? 'all']: i.group ?? (o.by ? '(none)' : 'open findings'), act: i.act, attend: i.attend, 'track*': i.trackStar, track: i.track, priority: i.priority }));
+        const rows = items.map((i) => ({
+          [o.by ?? 'all']: i.group ?? (o.by ? '(none)' : 'open findings'),
+          act: i.act,
+          attend: i.attend,
+          'track*': i.trackStar,
+          track: i.track,
+          priority: i.priority,
+        }));
         process.stdout.write(rows.length ? `${renderTable(Object.keys(rows[0]!), rows)}\n` : 'no open findings\n');
       });
     });

@@ -97,7 +97,7 @@ export function parseCvssVector(vector: unknown): VectorParts | null {
  * v2 AV:N/AC:L/Au:N). Without a vector: not automatable.
  */
 export function automatableOf(v: VectorParts | null): boolean {
-  return v !== null && v.network && v.lowComplexity && v.noPrivileges && v.noInteraction;
+  return v?.network === true && v.lowComplexity && v.noPrivileges && v.noInteraction;
 }
 
 /**
@@ -248,8 +248,7 @@ export function explainPriority(f: PriorityFacts, c: PriorityConfig): string | n
   const v = parseCvssVector(f.cvssV3Vector) ?? parseCvssVector(f.cvssV2Vector);
   const parts: string[] = [];
   if (i.exploitation === 'active') parts.push('KEV-listed');
-  else if (i.exploitation === 'poc')
-    parts.push(f.exploitAvailable ? 'public exploit' : `EPSS ${Math.round((f.epssScore ?? 0) * 1000) / 10}%`);
+  else if (i.exploitation === 'poc') parts.push(f.exploitAvailable ? 'public exploit' : `EPSS ${Math.round((f.epssScore ?? 0) * 1000) / 10}%`);
   else parts.push('no known exploitation');
   if (i.automatable) parts.push('network-reachable, automatable');
   else if (v?.network) parts.push('network-reachable, not automatable');

@@ -102,7 +102,11 @@ test('the priority: a band per decision, ordered within it by the weighted parts
 test('the configuration: weights, thresholds and criticality sources; a bad one is refused', () => {
   const c = parsePriorityConfig('{"weights":{"cvss":1,"epss":0,"knownExploited":0,"exploitAvailable":0,"automatable":0,"criticality":0},"missionHigh":9}');
   assert.equal(priorityOf({ ...base, cvssV3BaseScore: 5, knownExploited: true }, c).priority, 87.5, 'only CVSS weighs: 75 + 25 × 0.5');
-  assert.equal(priorityOf({ ...base, knownExploited: true, criticality: 8 }, c).decision, 'act', 'criticality 8 is medium under missionHigh 9, automatable and total');
+  assert.equal(
+    priorityOf({ ...base, knownExploited: true, criticality: 8 }, c).decision,
+    'act',
+    'criticality 8 is medium under missionHigh 9, automatable and total',
+  );
   assert.equal(priorityOf({ ...base, knownExploited: true, criticality: 8, cvssV3Vector: 'AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H' }, c).decision, 'attend');
   assert.deepEqual(parsePriorityConfig('{"businessImpact":{"Mission Critical":10}}').businessImpact, { 'mission critical': 10 });
   for (const bad of ['{', '{"weights":{"cvss":-1}}', '{"unknown":1}', '{"criticalitySources":["vpr"]}', '{"epssPoc":2}'])

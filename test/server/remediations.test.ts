@@ -11,7 +11,10 @@ import { call, serverOn } from './helpers.ts';
 const p = (pluginId: string) => ({ source: 'lab', pluginId, name: `plugin ${pluginId}` });
 
 test('a fix: the solution normalised; upgrades of one product are one fix, the newest version wins', () => {
-  assert.deepEqual(fixOf('  Update the affected  openssl packages. ', p('1')), { key: 'update the affected openssl packages', text: 'Update the affected openssl packages.' });
+  assert.deepEqual(fixOf('  Update the affected  openssl packages. ', p('1')), {
+    key: 'update the affected openssl packages',
+    text: 'Update the affected openssl packages.',
+  });
   const older = fixOf('Upgrade Google Chrome to 119.0.2 or later.', p('2'));
   const newer = fixOf('Upgrade Google Chrome to 120.1.0 or later.', p('3'));
   assert.equal(older.key, 'upgrade:google chrome');
@@ -43,7 +46,11 @@ test("the simulator's plugins: each product's upgrade advisories group into one 
 
 const NET = 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H';
 function finding(host: string, pluginId: string, f: Record<string, unknown> = {}): IncomingRecord {
-  return { key: `${host}-${pluginId}`, hostKey: host, fields: { pluginId, severity: 'high', status: 'open', cves: [], cvssV3BaseScore: 8, cvssV3Vector: NET, ...f } };
+  return {
+    key: `${host}-${pluginId}`,
+    hostKey: host,
+    fields: { pluginId, severity: 'high', status: 'open', cves: [], cvssV3BaseScore: 8, cvssV3Vector: NET, ...f },
+  };
 }
 
 for (const backend of BACKENDS) {
@@ -62,8 +69,14 @@ for (const backend of BACKENDS) {
             { key: 'c', fields: { hostname: 'c', acrScore: 2 } },
           ],
           plugins: [
-            { key: '100', fields: { pluginId: '100', name: 'Google Chrome < 119.0.2 Multiple Vulnerabilities', solution: 'Upgrade Google Chrome to 119.0.2 or later.' } },
-            { key: '101', fields: { pluginId: '101', name: 'Google Chrome < 120.1.0 Multiple Vulnerabilities', solution: 'Upgrade Google Chrome to 120.1.0 or later.' } },
+            {
+              key: '100',
+              fields: { pluginId: '100', name: 'Google Chrome < 119.0.2 Multiple Vulnerabilities', solution: 'Upgrade Google Chrome to 119.0.2 or later.' },
+            },
+            {
+              key: '101',
+              fields: { pluginId: '101', name: 'Google Chrome < 120.1.0 Multiple Vulnerabilities', solution: 'Upgrade Google Chrome to 120.1.0 or later.' },
+            },
             { key: '200', fields: { pluginId: '200', name: 'Ubuntu : openssl', solution: 'Update the affected openssl packages.' } },
             { key: '300', fields: { pluginId: '300', name: 'SSL Self-Signed Certificate', solution: 'n/a' } },
           ],
@@ -84,7 +97,10 @@ for (const backend of BACKENDS) {
     test('one row per fix, its hosts counted once, largest share of priority first', async () => {
       const res = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations', headers: ctx.auth });
       assert.equal(res.statusCode, 200, res.body);
-      const r = res.data as { items: { key: string; fix: string; hosts: number; findings: number; decisions: Record<string, number>; share: number }[]; total: { fixes: number; findings: number } };
+      const r = res.data as {
+        items: { key: string; fix: string; hosts: number; findings: number; decisions: Record<string, number>; share: number }[];
+        total: { fixes: number; findings: number };
+      };
       assert.deepEqual(r.total.fixes, 3);
       assert.equal(r.total.findings, 5, 'the fixed finding is not counted');
       const chrome = r.items[0]!;
@@ -100,7 +116,11 @@ for (const backend of BACKENDS) {
     });
 
     test('the drill-down names the hosts; the export is CSV or JSON', async () => {
-      const res = await call(ctx.h.server, { method: 'GET', url: `/api/v1/reports/remediations/hosts?fix=${encodeURIComponent('upgrade:google chrome')}`, headers: ctx.auth });
+      const res = await call(ctx.h.server, {
+        method: 'GET',
+        url: `/api/v1/reports/remediations/hosts?fix=${encodeURIComponent('upgrade:google chrome')}`,
+        headers: ctx.auth,
+      });
       assert.equal(res.statusCode, 200, res.body);
       const d = res.data as { hosts: { name: string; findings: number; decision: string }[] };
       assert.deepEqual(

@@ -59,17 +59,14 @@ for (const backend of BACKENDS) {
 
     test('written with the finding: decision, priority, the criticality used and the sentence', async () => {
       const f = await byKey();
-      assert.deepEqual(
-        [...f.values()].map((r) => [r.pluginId, r.decision, r.assetCriticality]).sort(),
-        [
-          // (a fixed finding has no decision; the criticality is that of its host when written)
-          ['fixed-crown', null, 9],
-          ['kev-crown', 'act', 9],
-          ['kev-kiosk', 'attend', 2],
-          ['local-plain', 'track', null],
-          ['quiet-crown', 'attend', 9],
-        ],
-      );
+      assert.deepEqual([...f.values()].map((r) => [r.pluginId, r.decision, r.assetCriticality]).sort(), [
+        // (a fixed finding has no decision; the criticality is that of its host when written)
+        ['fixed-crown', null, 9],
+        ['kev-crown', 'act', 9],
+        ['kev-kiosk', 'attend', 2],
+        ['local-plain', 'track', null],
+        ['quiet-crown', 'attend', 9],
+      ]);
       const kev = f.get('kev-crown')!;
       assert.ok((kev.priority as number) >= 75 && (kev.priority as number) <= 100);
       assert.equal(kev.priorityReason, `Act: KEV-listed, network-reachable, automatable, total impact, asset criticality 9/10 (priority ${kev.priority})`);
@@ -77,10 +74,19 @@ for (const backend of BACKENDS) {
     });
 
     test('lists filter by decision (in its order) and priority, and sort by priority', async () => {
-      assert.deepEqual((await rows(['decision=act'])).map((r) => r.pluginId), ['kev-crown']);
+      assert.deepEqual(
+        (await rows(['decision=act'])).map((r) => r.pluginId),
+        ['kev-crown'],
+      );
       assert.deepEqual((await rows(['decision>=attend'])).map((r) => r.pluginId).sort(), ['kev-crown', 'kev-kiosk', 'quiet-crown']);
-      assert.deepEqual((await rows(['decision=Track'])).map((r) => r.pluginId), ['local-plain']);
-      assert.deepEqual((await rows(['priority>=75'])).map((r) => r.pluginId), ['kev-crown']);
+      assert.deepEqual(
+        (await rows(['decision=Track'])).map((r) => r.pluginId),
+        ['local-plain'],
+      );
+      assert.deepEqual(
+        (await rows(['priority>=75'])).map((r) => r.pluginId),
+        ['kev-crown'],
+      );
       const sorted = (await rows([], { field: 'priority', desc: true })).map((r) => r.pluginId);
       assert.equal(sorted[0], 'kev-crown');
       assert.equal(sorted.at(-1), 'local-plain');

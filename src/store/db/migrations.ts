@@ -466,7 +466,7 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // priority sorts through an index of its own (schema.ts SORT_ONLY); counts by decision of the open
   // findings read the (decision, status) index alone. Findings stored before get theirs after the next
   // run of their source (store/records/priority.ts fills every open finding without a decision). Not
-// (status, decision): SQLite would take it for a status filter and sort every open finding (migration 14).
+  // (status, decision): SQLite would take it for a status filter and sort every open finding (migration 14).
   {
     version: 27,
     name: 'finding decision and priority',

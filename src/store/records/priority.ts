@@ -140,7 +140,10 @@ export async function refreshCriticality(db: Driver, c = priorityConfig()): Prom
     for (let i = 0; i < list.length; i += 1000) {
       const chunk = list.slice(i, i + 1000);
       const values = chunk.map(() => '(?::double precision, ?::text)').join(', ');
-      await tx.run(`UPDATE "rec_hosts" h SET "criticality" = v.c FROM (VALUES ${values}) AS v (c, id) WHERE h."id" = v.id`, chunk.flatMap(([id, v]) => [v, id]));
+      await tx.run(
+        `UPDATE "rec_hosts" h SET "criticality" = v.c FROM (VALUES ${values}) AS v (c, id) WHERE h."id" = v.id`,
+        chunk.flatMap(([id, v]) => [v, id]),
+      );
     }
   });
   return changed;
@@ -232,7 +235,8 @@ export async function hostCriticality(db: Driver, ids: string[]): Promise<Map<st
   const out = new Map<string, number | null>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    for (const r of await db.all(`SELECT "id", "criticality" FROM "rec_hosts" WHERE "id" IN ${placeholders(chunk)}`, chunk)) out.set(String(r.id), num(r.criticality));
+    for (const r of await db.all(`SELECT "id", "criticality" FROM "rec_hosts" WHERE "id" IN ${placeholders(chunk)}`, chunk))
+      out.set(String(r.id), num(r.criticality));
   }
   return out;
 }
