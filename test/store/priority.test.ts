@@ -118,6 +118,13 @@ for (const backend of BACKENDS) {
       );
       const r = await suite.store.records.refreshPriorities();
       assert.equal(r.hosts, 1, 'one host changed its criticality');
+      assert.deepEqual(r.sourceIds, [suite.lab.id], 'its source, whose summaries were rebuilt');
+      // The per-owner/asset counts read the summaries: they follow.
+      const owners = await suite.store.reports.decisionCounts('assetId');
+      assert.deepEqual(
+        owners.filter((o) => o.group === 'asset-1').map((o) => [o.act, o.attend, o.trackStar, o.track]),
+        [[0, 0, 0, 1]],
+      );
       const f = await byKey();
       assert.equal(f.get('local-plain')!.assetCriticality, 9);
       assert.equal(f.get('local-plain')!.decision, 'track', 'local, partial, no exploitation: Track whatever the mission');
@@ -128,7 +135,7 @@ for (const backend of BACKENDS) {
         [['track', 1]],
       );
       // Nothing changed since: nothing is written again.
-      assert.deepEqual(await suite.store.records.refreshPriorities(), { hosts: 0, findings: 0 });
+      assert.deepEqual(await suite.store.records.refreshPriorities(), { hosts: 0, findings: 0, sourceIds: [] });
     });
 
     test('a finding written again keeps the stored criticality of its host', async () => {

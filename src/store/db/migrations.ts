@@ -5,7 +5,7 @@
 import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.ts';
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
-import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16 } from '../reports/summary-tables-write.ts';
+import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27 } from '../reports/summary-tables-write.ts';
 
 export interface Migration {
   version: number;
@@ -477,9 +477,9 @@ ALTER TABLE rec_vulnerabilities ADD COLUMN asset_criticality DOUBLE PRECISION;
 ALTER TABLE rec_vulnerabilities ADD COLUMN decision TEXT;
 ALTER TABLE rec_vulnerabilities ADD COLUMN priority DOUBLE PRECISION;
 ALTER TABLE rec_hosts ADD COLUMN criticality DOUBLE PRECISION;
-CREATE INDEX rec_vulnerabilities_decision_status ON rec_vulnerabilities (decision, status);
 CREATE INDEX rec_vulnerabilities_sort_priority ON rec_vulnerabilities ((${SORT_ONLY_INDEXES.priority}), id);
-`,
+CREATE INDEX rec_vulnerabilities_decision_priority ON rec_vulnerabilities (decision, (${SORT_ONLY_INDEXES.priority}), id);
+${SUMMARY_MIGRATION_27}`,
   },
 ];
 

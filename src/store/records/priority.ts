@@ -5,6 +5,7 @@
 import { type PriorityConfig, type PriorityFacts, type PriorityResult, parsePriorityConfig, priorityOf } from '../../core/priority.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
+import { refreshAllSummaries, refreshSummaries } from '../reports/summary-tables-write.ts';
 
 /** Counts the refreshes that changed a host's criticality in this process: a page writer's cache of it is then stale (writes.ts). */
 export let criticalityVersion = 0;
@@ -150,20 +151,23 @@ export async function refreshCriticality(db: Driver, c = priorityConfig()): Prom
 }
 
 /** Recomputes the open findings of these hosts with their new criticality; returns how many changed. */
-async function recomputeHosts(db: Driver, hosts: Map<string, number | null>, c: PriorityConfig): Promise<number> {
+async function recomputeHosts(db: Driver, hosts: Map<string, number | null>, c: PriorityConfig, sources: Set<string>): Promise<number> {
   const ids = [...hosts.keys()];
   let changed = 0;
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
     const rows = await db.all(
-      `SELECT "id", "host_id", ${FACT_COLUMNS} FROM "rec_vulnerabilities" WHERE "host_id" IN ${placeholders(chunk)} AND "status" <> 'fixed' AND "removed" = 0`,
+      `SELECT "id", "host_id", "source_id", ${FACT_COLUMNS} FROM "rec_vulnerabilities" WHERE "host_id" IN ${placeholders(chunk)} AND "status" <> 'fixed' AND "removed" = 0`,
       chunk,
     );
     const updates: [string | null, number | null, number | null, string][] = [];
     for (const r of rows) {
       const crit = hosts.get(String(r.host_id)) ?? null;
       const next = priorityOf(factsOfRow(r, crit), c);
-      if (priorityDiffers(r, next, crit)) updates.push([next.decision, next.priority, crit, String(r.id)]);
+      if (priorityDiffers(r, next, crit)) {
+        updates.push([next.decision, next.priority, crit, String(r.id)]);
+        sources.add(String(r.source_id));
+      }
     }
     await writePriorities(db, updates);
     changed += updates.length;
@@ -172,12 +176,12 @@ async function recomputeHosts(db: Driver, hosts: Map<string, number | null>, c: 
 }
 
 /** Open findings without a decision (stored before migration 27, or written without their status): computed with their host's criticality. */
-async function fillMissing(db: Driver, c: PriorityConfig): Promise<number> {
+async function fillMissing(db: Driver, c: PriorityConfig, sources: Set<string>): Promise<number> {
   let changed = 0;
   let after = '';
   for (;;) {
     const rows = await db.all(
-      `SELECT r."id", h."criticality" AS "host_criticality", ${FACT_COLUMNS.replace(/"(\w+)"/g, 'r."$1"')} FROM "rec_vulnerabilities" r LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"
+      `SELECT r."id", r."source_id", h."criticality" AS "host_criticality", ${FACT_COLUMNS.replace(/"(\w+)"/g, 'r."$1"')} FROM "rec_vulnerabilities" r LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"
        WHERE r."status" IN ('open', 'reopened') AND r."decision" IS NULL AND r."id" > ? ORDER BY r."id" LIMIT 5000`,
       [after],
     );
@@ -188,6 +192,7 @@ async function fillMissing(db: Driver, c: PriorityConfig): Promise<number> {
       const crit = num(r.host_criticality);
       const next = priorityOf(factsOfRow(r, crit), c);
       updates.push([next.decision, next.priority, crit, String(r.id)]);
+      sources.add(String(r.source_id));
     }
     await writePriorities(db, updates);
     changed += updates.length;
@@ -198,11 +203,14 @@ async function fillMissing(db: Driver, c: PriorityConfig): Promise<number> {
  * After a run's correlation: hosts' criticality from their ACR and CMDB records, and the open findings
  * of the hosts whose criticality changed, or that have no decision yet, recomputed. Returns what changed.
  */
-export async function refreshPriorities(db: Driver): Promise<{ hosts: number; findings: number }> {
+export async function refreshPriorities(db: Driver): Promise<{ hosts: number; findings: number; sourceIds: string[] }> {
   const c = priorityConfig();
   const hosts = await refreshCriticality(db, c);
-  const findings = (await recomputeHosts(db, hosts, c)) + (await fillMissing(db, c));
-  return { hosts: hosts.size, findings };
+  const sources = new Set<string>();
+  const findings = (await recomputeHosts(db, hosts, c, sources)) + (await fillMissing(db, c, sources));
+  // The summaries count findings by decision: those of the sources whose findings changed are rebuilt.
+  for (const id of sources) await refreshSummaries(db, id);
+  return { hosts: hosts.size, findings, sourceIds: [...sources] };
 }
 
 /** Every open finding recomputed (after TRIBUTARY_PRIORITY changed): returns how many changed. */
@@ -217,7 +225,10 @@ export async function recomputeAllPriorities(db: Driver): Promise<number> {
        WHERE r."status" IN ('open', 'reopened') AND r."id" > ? ORDER BY r."id" LIMIT 5000`,
       [after],
     );
-    if (rows.length === 0) return changed;
+    if (rows.length === 0) {
+      if (changed > 0) await refreshAllSummaries(db);
+      return changed;
+    }
     after = String(rows[rows.length - 1]!.id);
     const updates: [string | null, number | null, number | null, string][] = [];
     for (const r of rows) {

@@ -5,6 +5,7 @@
 import type { Decision } from '../../core/priority.ts';
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
+import { ensureSummariesFor } from './summary-tables-write.ts';
 
 export interface FixOf {
   /** What groups findings: the same key, the same fix. */
@@ -87,46 +88,37 @@ const LIVE_OPEN = `r."removed" = 0 AND r."status" IN ('open', 'reopened')`;
 
 interface Group extends RemediationFix {
   version?: number[];
-  /** Hosts counted per plugin and owner (exact when the fix has one plugin). */
-  hostIds?: Set<string>;
 }
 
 async function groups(db: Driver, opts: RemediationsOptions): Promise<{ groups: Map<string, Group>; totalPriority: number; totalFindings: number }> {
+  await ensureSummariesFor(db, opts.sourceIds);
   const params: unknown[] = [];
-  let where = LIVE_OPEN;
+  let where = '';
   if (opts.sourceIds) {
-    where += ` AND r."source_id" IN ${placeholders(opts.sourceIds)}`;
+    where = ` WHERE sp."source_id" IN ${placeholders(opts.sourceIds)}`;
     params.push(...opts.sourceIds);
   }
-  // One pass over the open findings, by plugin and owner (a host has one owner: hosts add up over owners).
+  // Per plugin from the summaries (a run's epilogue keeps them): its open findings, hosts, decisions and priority.
   const rows = await db.all(
-    `SELECT r."source_id", s."name" AS "source", r."plugin_id", MAX(r."plugin_name") AS "plugin_name", h."owner", COUNT(*) AS "n", COUNT(DISTINCT r."host_id") AS "hosts",
-       SUM(COALESCE(r."priority", 0)) AS "p",
-       SUM(CASE WHEN r."decision" = 'act' THEN 1 ELSE 0 END) AS "act", SUM(CASE WHEN r."decision" = 'attend' THEN 1 ELSE 0 END) AS "attend",
-       SUM(CASE WHEN r."decision" = 'track*' THEN 1 ELSE 0 END) AS "track_star", SUM(CASE WHEN r."decision" = 'track' THEN 1 ELSE 0 END) AS "track"
-     FROM "rec_vulnerabilities" r JOIN "sources" s ON s."id" = r."source_id" LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"
-     WHERE ${where} AND r."plugin_id" IS NOT NULL
-     GROUP BY r."source_id", s."name", r."plugin_id", h."owner"`,
+    `SELECT sp."source_id", s."name" AS "source", sp."plugin_id", sp."plugin_name", sp."findings", sp."hosts", sp."act", sp."attend", sp."track_star", sp."track",
+       sp."priority", p."solution", p."name"
+     FROM "sum_plugins" sp JOIN "sources" s ON s."id" = sp."source_id" LEFT JOIN "rec_plugins" p ON p."source_id" = sp."source_id" AND p."plugin_id" = sp."plugin_id"${where}`,
     params,
   );
-  const plugins = new Map<string, { solution: unknown; name: unknown }>();
-  const wanted = [...new Set(rows.map((r) => `${r.source_id}\u0000${r.plugin_id}`))];
-  for (let i = 0; i < wanted.length; i += 400) {
-    const chunk = wanted.slice(i, i + 400).map((k) => k.split('\u0000') as [string, string]);
-    const cond = chunk.map(() => `("source_id" = ? AND "plugin_id" = ?)`).join(' OR ');
-    for (const p of await db.all(`SELECT "source_id", "plugin_id", "solution", "name" FROM "rec_plugins" WHERE ${cond}`, chunk.flat()))
-      plugins.set(`${p.source_id}\u0000${p.plugin_id}`, { solution: p.solution, name: p.name });
+  const owners = new Map<string, string[]>();
+  for (const o of await db.all(`SELECT sp."source_id", sp."plugin_id", sp."owner" FROM "sum_plugin_owners" sp${where}`, params)) {
+    const k = `${o.source_id}\u0000${o.plugin_id}`;
+    owners.set(k, [...(owners.get(k) ?? []), String(o.owner)]);
   }
   const out = new Map<string, Group>();
   let totalPriority = 0;
   let totalFindings = 0;
   for (const r of rows) {
-    const p = plugins.get(`${r.source_id}\u0000${r.plugin_id}`);
     const pluginId = String(r.plugin_id);
-    const name = (p?.name ?? r.plugin_name ?? null) as string | null;
-    const fix = fixOf(p?.solution, { source: String(r.source), pluginId, name });
-    const n = Number(r.n);
-    const pr = Number(r.p);
+    const name = (r.name ?? r.plugin_name ?? null) as string | null;
+    const fix = fixOf(r.solution, { source: String(r.source), pluginId, name });
+    const n = Number(r.findings);
+    const pr = Number(r.priority ?? 0);
     totalPriority += pr;
     totalFindings += n;
     let g = out.get(fix.key);
@@ -152,17 +144,17 @@ async function groups(db: Driver, opts: RemediationsOptions): Promise<{ groups: 
     g.findings += n;
     g.hosts += Number(r.hosts);
     g.priority += pr;
-    g.decisions.act += Number(r.act);
-    g.decisions.attend += Number(r.attend);
-    g.decisions['track*'] += Number(r.track_star);
-    g.decisions.track += Number(r.track);
-    if (typeof r.owner === 'string' && !g.owners.includes(r.owner)) g.owners.push(r.owner);
-    if (!g.plugins.some((x) => x.source === String(r.source) && x.pluginId === pluginId)) g.plugins.push({ source: String(r.source), pluginId, name });
+    g.decisions.act += Number(r.act ?? 0);
+    g.decisions.attend += Number(r.attend ?? 0);
+    g.decisions['track*'] += Number(r.track_star ?? 0);
+    g.decisions.track += Number(r.track ?? 0);
+    for (const o of owners.get(`${r.source_id}\u0000${pluginId}`) ?? []) if (!g.owners.includes(o)) g.owners.push(o);
+    g.plugins.push({ source: String(r.source), pluginId, name });
   }
   return { groups: out, totalPriority, totalFindings };
 }
 
-/** Distinct hosts of a fix's findings (a fix of several plugins may count a host once per plugin in the pass above). */
+/** Distinct hosts of a fix's findings (a fix of several plugins may have a host once per plugin in the summaries). */
 async function hostsOf(db: Driver, g: RemediationFix, sources: Map<string, string>, sourceIds?: string[]): Promise<string[]> {
   const hosts = new Set<string>();
   const bySource = new Map<string, string[]>();
@@ -262,25 +254,25 @@ export async function remediationHosts(db: Driver, key: string, sourceIds?: stri
   return { fix, hosts: [...out.values()].sort((a, b) => b.priority - a.priority || (a.hostId < b.hostId ? -1 : 1)) };
 }
 
-/** Open findings by decision per host placement (assetId, owner or department), or in all (by null). */
+/** Open findings by decision per host placement (assetId, owner or department), or in all (by null); from the per-host summaries. */
 export async function decisionCounts(
   db: Driver,
   by: 'assetId' | 'owner' | 'department' | null,
   sourceIds?: string[],
 ): Promise<{ group: string | null; act: number; attend: number; trackStar: number; track: number; priority: number }[]> {
   if (sourceIds?.length === 0) return [];
+  await ensureSummariesFor(db, sourceIds);
   const params: unknown[] = [];
-  let where = LIVE_OPEN;
+  let where = '';
   if (sourceIds) {
-    where += ` AND r."source_id" IN ${placeholders(sourceIds)}`;
+    where = ` WHERE s."source_id" IN ${placeholders(sourceIds)}`;
     params.push(...sourceIds);
   }
   const col = by === null ? null : { assetId: 'h."asset_id"', owner: 'h."owner"', department: 'h."department"' }[by];
   const rows = await db.all(
-    `SELECT ${col ?? 'NULL'} AS "g", SUM(CASE WHEN r."decision" = 'act' THEN 1 ELSE 0 END) AS "act", SUM(CASE WHEN r."decision" = 'attend' THEN 1 ELSE 0 END) AS "attend",
-       SUM(CASE WHEN r."decision" = 'track*' THEN 1 ELSE 0 END) AS "track_star", SUM(CASE WHEN r."decision" = 'track' THEN 1 ELSE 0 END) AS "track",
-       SUM(COALESCE(r."priority", 0)) AS "p"
-     FROM "rec_vulnerabilities" r${col ? ` LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"` : ''} WHERE ${where}${col ? ` GROUP BY ${col}` : ''}`,
+    `SELECT ${col ?? 'NULL'} AS "g", SUM(s."act") AS "act", SUM(s."attend") AS "attend", SUM(s."track_star") AS "track_star", SUM(s."track") AS "track",
+       SUM(s."priority") AS "p"
+     FROM "sum_hosts" s${col ? ` LEFT JOIN "rec_hosts" h ON h."id" = s."host_id"` : ''}${where}${col ? ` GROUP BY ${col}` : ''}`,
     params,
   );
   return rows
