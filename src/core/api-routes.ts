@@ -26,6 +26,7 @@ import {
   bucketListing,
   connectorList,
   cveFactsList,
+  exportFormatList,
   feedList,
   fileDropGuide,
   idParams,
@@ -129,6 +130,8 @@ export const apiRoutes = {
   'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords },
   'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
   'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
+
+  'GET /api/v1/export/formats': { response: exportFormatList },
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },

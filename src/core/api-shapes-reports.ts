@@ -3,6 +3,7 @@
 // the web client's types come from them); only zod here, the browser imports this file for its types.
 import { z } from 'zod';
 import { nullableString, page, recordItem } from './api-shapes.ts';
+import { CHANGE_KINDS, COVERAGE_KINDS } from './models.ts';
 
 const severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
 
@@ -159,7 +160,7 @@ export type TrendsReport = z.infer<typeof trendsReport>;
 
 // ---- change feed ----
 
-export const changeKind = z.enum(['new', 'fixed', 'reopened', 'removed', 'updated']);
+export const changeKind = z.enum(CHANGE_KINDS);
 export type ChangeKind = z.infer<typeof changeKind>;
 
 /** One lifecycle event of a record (GET /api/v1/changes, `tributary changes`); its fields in output order. */
@@ -183,7 +184,7 @@ export const changePage = page(changeEvent);
 export const assetRecords = z.object({ asset: recordItem, hosts: z.array(recordItem), cmdbAssets: z.array(recordItem) });
 export type AssetRecords = z.infer<typeof assetRecords>;
 
-export const coverageKind = z.enum(['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings']);
+export const coverageKind = z.enum(COVERAGE_KINDS);
 export const coverageCounts = z.object({
   cmdbNotScanned: z.int(),
   scannedNotInCmdb: z.int(),

@@ -3,6 +3,7 @@
 // Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
 import { z } from 'zod';
 import { DEFAULT_TOKEN_SCOPE, SCOPE_COVERS, TOKEN_SCOPES } from './token-scopes.ts';
+import { FEED_KINDS } from './models.ts';
 
 export const nullableString = z.string().nullable();
 
@@ -115,6 +116,19 @@ export const exportDestination = z.object({
 export type ExportDestination = z.infer<typeof exportDestination>;
 export const exportDestinationList = z.object({ items: z.array(exportDestination) });
 export const exportStatusList = z.object({ items: z.array(exportStatus) });
+/** The export menu (GET /api/v1/export/formats): each entry a format with the options it sets and the models it writes so. */
+export const exportFormatList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      format: z.string(),
+      label: z.string(),
+      params: z.object({ ocsfVersion: z.string().optional() }),
+      models: z.array(z.string()),
+    }),
+  ),
+});
+export type ExportFormatChoice = z.infer<typeof exportFormatList>['items'][number];
 
 // ---- sources ----
 
@@ -310,7 +324,7 @@ export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), scop
 // ---- feeds ----
 
 export const feedInfo = z.object({
-  kind: z.enum(['kev', 'epss']),
+  kind: z.enum(FEED_KINDS),
   name: z.string(),
   version: z.string(),
   released: z.iso.datetime().describe("the feed's own date (KEV dateReleased, EPSS score_date)"),

@@ -81,6 +81,21 @@ const derived = <F extends FieldDef>(f: F): F & { derived: true } => ({ ...f, de
 
 /** Vulnerability severities, lowest first: comparisons on severity follow this order. */
 export const SEVERITY_ORDER = ['info', 'low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITY_ORDER)[number];
+/** Open findings per severity. */
+export type SeverityCounts = Record<Severity, number>;
+
+/** What happened to a record in a run (the change feed). */
+export const CHANGE_KINDS = ['new', 'fixed', 'reopened', 'removed', 'updated'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** The coverage report's four gaps between the scanner and the service desk. */
+export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
+export type CoverageKind = (typeof COVERAGE_KINDS)[number];
+
+/** The offline feeds. */
+export const FEED_KINDS = ['kev', 'epss'] as const;
+export type FeedKind = (typeof FEED_KINDS)[number];
 
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 const MODEL_FIELD_DEFS = {
@@ -308,7 +323,6 @@ export function hasHost(model: ModelName): boolean {
   return MODEL_FIELDS[model].some((f) => f.name === 'hostId');
 }
 
-export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical';
 export type VulnerabilityStatus = 'open' | 'fixed' | 'reopened';
 export type ComplianceResult = 'passed' | 'failed' | 'warning' | 'error';
 

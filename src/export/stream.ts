@@ -144,7 +144,7 @@ async function* binaryChunks(
 /**
  * The hosts of a page's records: those the previous page had already (a host's records are one id
  * range, so consecutive pages mostly share hosts), the others read. Only one page's hosts are held
- * (a cache of 2,000 kept up to 10 MB of hosts and their mapped parts alive, for pages that need ~5).
+ * (a larger cache would keep many hosts and their mapped parts alive for pages that need a handful).
  */
 async function pageHosts(store: Store, previous: Map<string, StoredRecord | null>, records: StoredRecord[]): Promise<Map<string, StoredRecord | null>> {
   const hosts = new Map<string, StoredRecord | null>();

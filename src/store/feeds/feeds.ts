@@ -3,9 +3,8 @@
 // kevDueDate, epssFeedScore, epssPercentile): set when a finding is written (FeedLookup, a per-process
 // cache of the CVEs looked up) and recomputed for every finding when a feed is imported.
 import { randomUUID } from 'node:crypto';
-import type { CveFacts as CveFeedFacts, FeedInfo } from '../../core/api-shapes.ts';
 import { InputError } from '../../core/errors.ts';
-import type { IncomingRecord } from '../../core/models.ts';
+import type { FeedKind, IncomingRecord } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 import { priorityOf } from '../../core/priority.ts';
@@ -15,7 +14,32 @@ import { FACT_COLUMNS, factsOfRow, priorityConfig } from '../records/priority.ts
 export const FEED_STALE_DAYS = 7;
 
 /** The offline feeds, as the API names them. */
-export type FeedKind = FeedInfo['kind'];
+export type { FeedKind };
+
+/** A feed's current version. */
+export interface FeedInfo {
+  kind: FeedKind;
+  name: string;
+  version: string;
+  /** The feed's own date (KEV dateReleased, EPSS score_date). */
+  released: string;
+  records: number;
+  size: number;
+  sha256: string;
+  fileName: string | null;
+  importedAt: string;
+  /** Versions imported so far, this one included. */
+  versions: number;
+  ageDays: number;
+  stale: boolean;
+}
+
+/** What the current feeds say of one CVE. */
+export interface CveFeedFacts {
+  cve: string;
+  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
+  epss: { score: number; percentile: number | null } | null;
+}
 
 export const FEED_LABELS: Record<FeedKind, string> = { kev: 'CISA Known Exploited Vulnerabilities', epss: 'FIRST EPSS scores' };
 

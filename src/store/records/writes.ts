@@ -119,7 +119,7 @@ export class RecordWrites {
   async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
     if (this.#writer) {
       // Each build holds the write lock while it sorts a table: beyond this connection's usual 10 s at a
-      // few million findings or on a slow machine (seen: 1M findings under a profiler). The epilogue's
+      // few million findings or on a slow machine. The epilogue's
       // writes here wait for it meanwhile rather than fail the run with "database is locked".
       if (this.#builds++ === 0) await this.#db.exec(`PRAGMA busy_timeout = ${LONG_WAIT_MS}`);
       const built = this.#writer.buildIndexes(runId).finally(async () => {

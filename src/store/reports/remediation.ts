@@ -2,14 +2,28 @@
 // and the mean time to remediate (each fix, from the finding's first-seen date or from its last
 // reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
 // it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
-import type { RemediationItem } from '../../core/api-shapes-reports.ts';
 import type { Driver } from '../db/driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from '../records/fix-dates.ts';
 import { type Since, sinceClause } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
 
-/** One source and severity of the report (the API's remediation item). */
-export type RemediationRow = RemediationItem;
+/** One source and severity of the report. */
+export interface RemediationRow {
+  source: string;
+  severity: string | null;
+  /** Fixes in the window, dated by the scanner's mitigation date where it sent one (fix-dates.ts). */
+  fixed: number;
+  meanDaysToRemediate: number | null;
+  medianDaysToRemediate: number | null;
+  /** Fixes without a known date: left out of the mean. */
+  undatedFixes: number;
+  /** Why the mean is null; null when it is a number. */
+  meanBlankReason: string | null;
+  /** Findings open or reopened now. */
+  open: number;
+  meanOpenAgeDays: number | null;
+  oldestOpenAgeDays: number | null;
+}
 
 export interface RemediationOptions {
   sourceIds?: string[];

@@ -4,19 +4,32 @@
 // after that day, an opening dated by the scanner's first-seen date when it is the finding's first event
 // and a fix by the scanner's mitigation date where it sent one (fix-dates.ts). So a first import already
 // draws the scanner's history, and later runs add what they saw to the same count.
-import type { TrendsReport as ApiTrendsReport } from '../../core/api-shapes-reports.ts';
+import type { SeverityCounts } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from '../records/fix-dates.ts';
-import { fixStats } from './remediation.ts';
+import { fixStats, type RemediationRow } from './remediation.ts';
 import { sinceTime } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
 
-/** The report as the store makes it: the API's trends report but for when it was generated. */
-export type TrendsReport = Omit<ApiTrendsReport, 'generatedAt'>;
-type TrendDay = TrendsReport['days'][number];
+/** Open findings at the end of a day (YYYY-MM-DD, UTC; for today: now). */
+interface TrendDay {
+  date: string;
+  open: SeverityCounts;
+}
+
+/** The report as the store makes it (the API adds when it was generated). */
+export interface TrendsReport {
+  from: string;
+  to: string;
+  /** The first day of the findings' history: no finding was open before it. */
+  historyFrom: string | null;
+  days: TrendDay[];
+  /** Per severity, the fixes dated in the window and their time to remediate. */
+  remediation: (Pick<RemediationRow, 'fixed' | 'meanDaysToRemediate' | 'medianDaysToRemediate' | 'undatedFixes' | 'meanBlankReason'> & { severity: string })[];
+}
 
 export interface TrendsOptions {
   sourceIds?: string[];
