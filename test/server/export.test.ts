@@ -118,7 +118,13 @@ for (const backend of BACKENDS) {
     test('the export menu comes from the format registry: each entry downloads, and OCSF 1.3 adds software', async () => {
       const res = await call(server.h.server, { method: 'GET', url: '/api/v1/export/formats', headers: server.auth });
       assert.equal(res.statusCode, 200, res.body);
-      const items = res.data.items as { id: string; format: string; label: string; params: Record<string, string>; models: string[] }[];
+      const items = (res.data as { items: unknown[] }).items as {
+        id: string;
+        format: string;
+        label: string;
+        params: Record<string, string>;
+        models: string[];
+      }[];
       assert.deepEqual(new Set(items.map((i) => i.format)), new Set(['ocsf', 'ocsf-parquet', 'ecs', 'jsonl', 'csv']));
       assert.equal(new Set(items.map((i) => i.id)).size, items.length);
       const byId = new Map(items.map((i) => [i.id, i]));
@@ -133,8 +139,10 @@ for (const backend of BACKENDS) {
         assert.equal(got.statusCode, 200, `${i.id}: ${got.body.slice(0, 200)}`);
       }
       // The OpenAPI document names the registry's formats.
-      const doc = (await call(server.h.server, { method: 'GET', url: '/api/v1/openapi.json', headers: server.auth })).data;
-      const param = doc.paths['/api/v1/export/{model}'].get.parameters.find((p: { name: string }) => p.name === 'format');
+      const doc = (await call(server.h.server, { method: 'GET', url: '/api/v1/openapi.json', headers: server.auth })).data as {
+        paths: Record<string, { get: { parameters: { name: string; schema: { enum: string[] } }[] } }>;
+      };
+      const param = doc.paths['/api/v1/export/{model}'].get.parameters.find((p) => p.name === 'format')!;
       assert.deepEqual(new Set(param.schema.enum), new Set(items.map((i) => i.format)));
     });
 

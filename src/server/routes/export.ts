@@ -21,7 +21,7 @@ import {
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
 import { destinationBody, exportQuery, exportRunBody, exportsQuery, modelParams } from '../../core/api-requests.ts';
-import { asList, filtersOf } from './records.ts';
+import { commaList, filtersOf, sourceIdsByName } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'csvEscape', 'since']);
 
@@ -150,15 +150,7 @@ export function exportRoutes(app: AppContext) {
         if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with format=ecs', 'ecsBulk');
         if (!fmt.csvEscape && fmt.format !== 'csv') throw new InputError('csvEscape goes with format=csv', 'csvEscape');
         const filters = filtersOf(where, rest, RESERVED);
-        const names = asList(source)
-          .flatMap((n) => n.split(','))
-          .map((n) => n.trim())
-          .filter(Boolean);
-        const sourceIds = names.length
-          ? await Promise.all(
-              names.map(async (n) => (await app.store.sources.find(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))),
-            )
-          : undefined;
+        const sourceIds = await sourceIdsByName(app, commaList(source));
         const window = since ? await app.store.records.resolveSince(since) : null;
         // Bad filters and unmappable models answer 400 before the first byte is sent.
         await app.store.records.query(model, { sourceIds, filters, limit: 1, changedSince: window });
