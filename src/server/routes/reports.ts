@@ -121,7 +121,7 @@ export function reportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(sourceNames(req.query.source)), limit: req.query.limit });
+        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(commaList(req.query.source)), limit: req.query.limit });
         return { ...r, generatedAt: nowIso() };
       },
     );
@@ -138,7 +138,7 @@ export function reportRoutes(app: AppContext) {
         },
       },
       async (req, reply) => {
-        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(sourceNames(req.query.source)), limit: req.query.limit });
+        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(commaList(req.query.source)), limit: req.query.limit });
         const json = req.query.format === 'json';
         return reply
           .header('content-type', json ? 'application/json; charset=utf-8' : 'text/csv; charset=utf-8')
@@ -158,7 +158,7 @@ export function reportRoutes(app: AppContext) {
           response: { 200: routeSchema(remediationHostsShape), 400: errorSchema },
         },
       },
-      async (req) => app.store.reports.remediationHosts(req.query.fix, await sourceIds(sourceNames(req.query.source))),
+      async (req) => app.store.reports.remediationHosts(req.query.fix, await sourceIds(commaList(req.query.source))),
     );
 
     f.get(
@@ -172,7 +172,7 @@ export function reportRoutes(app: AppContext) {
           response: { 200: routeSchema(decisionCountsShape), 400: errorSchema },
         },
       },
-      async (req) => ({ items: await app.store.reports.decisionCounts(req.query.by ?? null, await sourceIds(sourceNames(req.query.source))) }),
+      async (req) => ({ items: await app.store.reports.decisionCounts(req.query.by ?? null, await sourceIds(commaList(req.query.source))) }),
     );
 
     f.get(
