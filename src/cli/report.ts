@@ -75,7 +75,7 @@ export function registerReportCommand(program: Command): void {
         if (r.items.length === 0) return void process.stdout.write('no open findings\n');
         const rows = r.items.map((i) => ({
           fix: i.fix.length > 70 ? `${i.fix.slice(0, 69)}…` : i.fix,
-          hosts: i.hosts,
+          hosts: i.hostsExact ? i.hosts : `≤${i.hosts}`,
           findings: i.findings,
           act: i.decisions.act,
           attend: i.decisions.attend,

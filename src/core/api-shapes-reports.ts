@@ -98,6 +98,9 @@ export const remediationFix = z.object({
   key: z.string().describe('what groups the findings (the normalised fix); ?fix= of the hosts drill-down'),
   fix: z.string().describe("the plugin's solution (for an upgrade of a product, the newest version asked for)"),
   hosts: z.int(),
+  hostsExact: z
+    .boolean()
+    .describe("false: hosts is the sum over the fix's plugins (a host with two of them counted twice); the hosts drill-down lists each once"),
   findings: z.int(),
   decisions: decisionCountsShape.describe('the open findings it closes, by SSVC decision'),
   owners: z.array(z.string()),

@@ -3,7 +3,21 @@
 import type { RemediationFix } from '../core/api-shapes-reports.ts';
 import { csvLine } from './tabular.ts';
 
-export const REMEDIATIONS_CSV_COLUMNS = ['fix', 'hosts', 'findings', 'act', 'attend', 'trackStar', 'track', 'owners', 'priority', 'share', 'plugins', 'key'];
+export const REMEDIATIONS_CSV_COLUMNS = [
+  'fix',
+  'hosts',
+  'hostsExact',
+  'findings',
+  'act',
+  'attend',
+  'trackStar',
+  'track',
+  'owners',
+  'priority',
+  'share',
+  'plugins',
+  'key',
+];
 
 export function remediationsCsv(items: RemediationFix[]): string {
   const lines = [csvLine(REMEDIATIONS_CSV_COLUMNS)];
@@ -12,6 +26,7 @@ export function remediationsCsv(items: RemediationFix[]): string {
       csvLine([
         i.fix,
         i.hosts,
+        i.hostsExact,
         i.findings,
         i.decisions.act,
         i.decisions.attend,

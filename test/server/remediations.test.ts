@@ -134,8 +134,8 @@ for (const backend of BACKENDS) {
       assert.equal(csv.statusCode, 200);
       assert.match(String(csv.headers['content-type']), /text\/csv/);
       const lines = csv.body.trim().split('\n');
-      assert.equal(lines[0], 'fix,hosts,findings,act,attend,trackStar,track,owners,priority,share,plugins,key');
-      assert.match(lines[1]!, /^Upgrade Google Chrome to 120\.1\.0 or later\.,2,3,3,0,0,0,,/);
+      assert.equal(lines[0], 'fix,hosts,hostsExact,findings,act,attend,trackStar,track,owners,priority,share,plugins,key');
+      assert.match(lines[1]!, /^Upgrade Google Chrome to 120\.1\.0 or later\.,2,true,3,3,0,0,0,,/);
       const json = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations/export?format=json', headers: ctx.auth });
       assert.equal((json.data as { items: unknown[] }).items.length, 3);
       const none = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations/hosts?fix=nothing', headers: ctx.auth });

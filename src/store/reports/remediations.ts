@@ -57,10 +57,15 @@ function newer(a: number[], b: number[]): boolean {
   return false;
 }
 
+/** A fix of several plugins with at most this many findings has its hosts counted exactly in the report. */
+const EXACT_HOSTS_UP_TO = 5000;
+
 export interface RemediationFix {
   key: string;
   fix: string;
   hosts: number;
+  /** False: `hosts` is the sum over the fix's plugins (a host with two of them counted twice); the drill-down lists each once. */
+  hostsExact: boolean;
   findings: number;
   /** The open findings it closes, by decision. */
   decisions: Record<Decision, number>;
@@ -84,7 +89,14 @@ export interface RemediationsOptions {
   key?: string;
 }
 
-const LIVE_OPEN = `r."removed" = 0 AND r."status" IN ('open', 'reopened')`;
+/**
+ * A plugin's findings of a source, found through the plugin index: SQLite (without statistics) would take
+ * the (source, removed) index for the two equalities and scan every finding of the source, so its other
+ * terms are kept from indexes (a unary + on SQLite). `?` order: source, then the plugin(s).
+ */
+const byPlugin = (db: Driver) => (db.dialect === 'sqlite' ? `+r."source_id" = ? AND r."plugin_id"` : `r."source_id" = ? AND r."plugin_id"`);
+const LIVE_OPEN_NOT_INDEXED = (db: Driver) =>
+  db.dialect === 'sqlite' ? `+r."removed" = 0 AND +r."status" IN ('open', 'reopened')` : `r."removed" = 0 AND r."status" IN ('open', 'reopened')`;
 
 interface Group extends RemediationFix {
   version?: number[];
@@ -128,6 +140,7 @@ async function groups(db: Driver, opts: RemediationsOptions): Promise<{ groups: 
         fix: fix.text,
         version: fix.version,
         hosts: 0,
+        hostsExact: true,
         findings: 0,
         decisions: { act: 0, attend: 0, 'track*': 0, track: 0 },
         owners: [],
@@ -167,7 +180,7 @@ async function hostsOf(db: Driver, g: RemediationFix, sources: Map<string, strin
     for (let i = 0; i < ids.length; i += 400) {
       const chunk = ids.slice(i, i + 400);
       for (const r of await db.all(
-        `SELECT DISTINCT r."host_id" FROM "rec_vulnerabilities" r WHERE r."source_id" = ? AND r."plugin_id" IN ${placeholders(chunk)} AND ${LIVE_OPEN}`,
+        `SELECT DISTINCT r."host_id" FROM "rec_vulnerabilities" r WHERE ${byPlugin(db)} IN ${placeholders(chunk)} AND ${LIVE_OPEN_NOT_INDEXED(db)}`,
         [sourceId, ...chunk],
       ))
         hosts.add(String(r.host_id));
@@ -187,12 +200,15 @@ export async function remediationsReport(db: Driver, opts: RemediationsOptions =
   const sources = await sourceIdsByName(db);
   const items: RemediationFix[] = [];
   for (const g of chosen) {
-    // A fix of several plugins: its hosts counted once each.
-    const hosts = g.plugins.length > 1 ? (await hostsOf(db, g, sources, opts.sourceIds)).length : g.hosts;
+    // A fix of several plugins: its hosts counted once each, read from its findings where they are few;
+    // else the sum over its plugins (a host with two of them counted twice), said by hostsExact.
+    const exact = g.plugins.length === 1 || g.findings <= EXACT_HOSTS_UP_TO;
+    const hosts = g.plugins.length > 1 && exact ? (await hostsOf(db, g, sources, opts.sourceIds)).length : g.hosts;
     items.push({
       key: g.key,
       fix: g.fix,
       hosts,
+      hostsExact: exact,
       findings: g.findings,
       decisions: g.decisions,
       owners: g.owners.sort(),
@@ -230,7 +246,7 @@ export async function remediationHosts(db: Driver, key: string, sourceIds?: stri
       `SELECT r."host_id", h."hostname", h."fqdn", h."owner", h."department", COUNT(*) AS "n", SUM(COALESCE(r."priority", 0)) AS "p",
          MAX(CASE r."decision" WHEN 'act' THEN 3 WHEN 'attend' THEN 2 WHEN 'track*' THEN 1 WHEN 'track' THEN 0 END) AS "d"
        FROM "rec_vulnerabilities" r LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"
-       WHERE r."source_id" = ? AND r."plugin_id" = ? AND ${LIVE_OPEN}
+       WHERE ${byPlugin(db)} = ? AND ${LIVE_OPEN_NOT_INDEXED(db)}
        GROUP BY r."host_id", h."hostname", h."fqdn", h."owner", h."department"`,
       [sourceId, p.pluginId],
     )) {

@@ -13,7 +13,19 @@ export const DECISION_TEXT: Record<string, string> = { act: 'Act', attend: 'Atte
 const COLUMNS: Column<RemediationFix & { id: string }>[] = [
   { key: 'fix', label: 'Fix', render: (r) => <Link href={drill(r.key)}>{r.fix}</Link> },
   { key: 'share', label: 'Share of priority', className: 'num', render: (r) => pct(r.share) },
-  { key: 'hosts', label: 'Hosts', className: 'num', render: (r) => <Link href={drill(r.key)}>{num(r.hosts)}</Link> },
+  {
+    key: 'hosts',
+    label: 'Hosts',
+    className: 'num',
+    render: (r) =>
+      r.hostsExact ? (
+        <Link href={drill(r.key)}>{num(r.hosts)}</Link>
+      ) : (
+        <Link href={drill(r.key)} title="At most: a host with several of this fix's plugins counts once per plugin; the list of hosts names each once">
+          ≤ {num(r.hosts)}
+        </Link>
+      ),
+  },
   { key: 'findings', label: 'Findings', className: 'num', render: (r) => num(r.findings) },
   {
     key: 'decisions',
