@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { IncomingRecord } from '../../src/core/models.ts';
-import { fixOf } from '../../src/store/reports/remediations.ts';
+import { fixOf } from '../../src/store/index.ts';
 import { PLUGINS } from '../../sim/tenable-sc/catalog.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 import { call, serverOn } from './helpers.ts';
