@@ -94,11 +94,11 @@ for (const backend of BACKENDS) {
       );
     });
 
-    test('one row per fix, its hosts counted once, largest share of priority first', async () => {
+    test('one row per fix, largest share of priority first', async () => {
       const res = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations', headers: ctx.auth });
       assert.equal(res.statusCode, 200, res.body);
       const r = res.data as {
-        items: { key: string; fix: string; hosts: number; findings: number; decisions: Record<string, number>; share: number }[];
+        items: { key: string; fix: string; hosts: number; hostsExact: boolean; findings: number; decisions: Record<string, number>; share: number }[];
         total: { fixes: number; findings: number };
       };
       assert.deepEqual(r.total.fixes, 3);
@@ -106,7 +106,9 @@ for (const backend of BACKENDS) {
       const chrome = r.items[0]!;
       assert.equal(chrome.key, 'upgrade:google chrome');
       assert.equal(chrome.fix, 'Upgrade Google Chrome to 120.1.0 or later.', 'the newest advisory wins');
-      assert.deepEqual([chrome.hosts, chrome.findings, chrome.decisions.act], [2, 3, 3]);
+      // Two plugins: the list sums their hosts (a has both) and says so; the drill-down counts each host once.
+      assert.deepEqual([chrome.hosts, chrome.hostsExact, chrome.findings, chrome.decisions.act], [3, false, 3, 3]);
+      assert.equal(r.items[1]!.hostsExact, true, 'one plugin: its hosts exactly');
       assert.ok(chrome.share > 0.6 && chrome.share < 1);
       assert.ok(Math.abs(r.items.reduce((s, i) => s + i.share, 0) - 1) < 0.001, 'the shares add up to the whole');
       assert.deepEqual(
@@ -122,7 +124,8 @@ for (const backend of BACKENDS) {
         headers: ctx.auth,
       });
       assert.equal(res.statusCode, 200, res.body);
-      const d = res.data as { hosts: { name: string; findings: number; decision: string }[] };
+      const d = res.data as { fix: { hosts: number; hostsExact: boolean }; hosts: { name: string; findings: number; decision: string }[] };
+      assert.deepEqual([d.fix.hosts, d.fix.hostsExact], [2, true]);
       assert.deepEqual(
         d.hosts.map((h) => [h.name, h.findings, h.decision]),
         [
@@ -135,7 +138,7 @@ for (const backend of BACKENDS) {
       assert.match(String(csv.headers['content-type']), /text\/csv/);
       const lines = csv.body.trim().split('\n');
       assert.equal(lines[0], 'fix,hosts,hostsExact,findings,act,attend,trackStar,track,owners,priority,share,plugins,key');
-      assert.match(lines[1]!, /^Upgrade Google Chrome to 120\.1\.0 or later\.,2,true,3,3,0,0,0,,/);
+      assert.match(lines[1]!, /^Upgrade Google Chrome to 120\.1\.0 or later\.,3,false,3,3,0,0,0,,/);
       const json = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations/export?format=json', headers: ctx.auth });
       assert.equal((json.data as { items: unknown[] }).items.length, 3);
       const none = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations/hosts?fix=nothing', headers: ctx.auth });
