@@ -4,7 +4,7 @@
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import { joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
+import { joinedColumns, reasonOf, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
@@ -61,7 +61,10 @@ function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof sl
         out[names[i]] = typeof v === 'string' ? v : String(v);
     }
   }
-  if (r.findings) withSla(out, now, policy);
+  if (r.findings) {
+    withSla(out, now, policy);
+    out.priorityReason = reasonOf(out);
+  }
   return out as StoredRecord;
 }
 
