@@ -3,9 +3,13 @@
 // makes a finding known exploited and when a CMDB record's business impact reaches its host.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SecretBox } from '../../src/core/secrets.ts';
+import { openDriver } from '../../src/store/db/driver.ts';
+import { migrate } from '../../src/store/db/migrate.ts';
+import { MIGRATIONS } from '../../src/store/db/migrations.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { importFeedFiles } from '../../src/feeds/index.ts';
-import { parseFilter, withLiveDefault } from '../../src/store/index.ts';
+import { openStore, parseFilter, withLiveDefault } from '../../src/store/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 import { labStoreSuite, writeRecords } from '../helpers/store.ts';
 import { day, kevCatalog } from '../feeds/fixtures.ts';
@@ -144,5 +148,48 @@ for (const backend of BACKENDS) {
       assert.equal(f.get('again-plain')!.assetCriticality, 9);
       assert.equal(f.get('again-plain')!.decision, 'act');
     });
+  });
+}
+
+for (const backend of BACKENDS) {
+  test(`on ${backend.kind}, open findings stored before migration 27 get their decision after the next refresh`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    try {
+      const raw = await openDriver(db.url);
+      await migrate(
+        raw,
+        MIGRATIONS.filter((m) => m.version < 27),
+      );
+      await raw.run(`INSERT INTO "sources" ("id", "name", "type", "config", "created_at", "updated_at") VALUES ('s', 'lab', 'fixture', '{}', 't', 't')`);
+      await raw.run(`INSERT INTO "rec_hosts" ("id", "source_id", "natural_key", "removed", "acr_score") VALUES ('h1', 's', 'h1', 0, 9)`);
+      for (const [id, status, kev] of [
+        ['open-kev', 'open', 1],
+        ['fixed', 'fixed', 1],
+      ] as const)
+        await raw.run(
+          `INSERT INTO "rec_vulnerabilities" ("id", "source_id", "natural_key", "removed", "host_id", "status", "severity", "cvss_v3_base_score", "scanner_known_exploited") VALUES (?, 's', ?, 0, 'h1', ?, 'critical', 9.8, ?)`,
+          [id, id, status, kev],
+        );
+      await raw.close();
+      const store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 3)), () => []);
+      try {
+        const r = await store.records.refreshPriorities();
+        assert.deepEqual([r.hosts, r.findings], [1, 1], 'the host gets its criticality (ACR 9); the open finding its decision');
+        const rows = await store.db.all(`SELECT "id", "decision", "asset_criticality" FROM "rec_vulnerabilities" ORDER BY "id"`);
+        // Known exploited, no vector (critical: total impact, not automatable), high mission: Act.
+        assert.deepEqual(
+          rows.map((x) => [x.id, x.decision, Number(x.asset_criticality ?? -1)]),
+          [
+            ['fixed', null, -1],
+            ['open-kev', 'act', 9],
+          ],
+        );
+        assert.deepEqual(await store.records.refreshPriorities(), { hosts: 0, findings: 0, sourceIds: [] }, 'once');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await db.drop();
+    }
   });
 }

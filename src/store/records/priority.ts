@@ -5,7 +5,7 @@
 import { type PriorityConfig, type PriorityFacts, type PriorityResult, parsePriorityConfig, priorityOf } from '../../core/priority.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
-import { refreshAllSummaries, refreshSummaries } from '../reports/summary-tables-write.ts';
+import { ensureSummariesFor, refreshAllSummaries, refreshSummaries } from '../reports/summary-tables-write.ts';
 
 /** Counts the refreshes that changed a host's criticality in this process: a page writer's cache of it is then stale (writes.ts). */
 export let criticalityVersion = 0;
@@ -177,6 +177,13 @@ async function recomputeHosts(db: Driver, hosts: Map<string, number | null>, c: 
 
 /** Open findings without a decision (stored before migration 27, or written without their status): computed with their host's criticality. */
 async function fillMissing(db: Driver, c: PriorityConfig, sources: Set<string>): Promise<number> {
+  // The summaries (a run's epilogue rebuilds its source's before this) say whether any is left: the
+  // findings without a decision are mostly fixed ones, which a scan for open ones would read every run.
+  await ensureSummariesFor(db);
+  const left = await db.all(
+    `SELECT 1 AS "x" FROM "sum_vuln_counts" WHERE "decision" IS NULL AND "status" IN ('open', 'reopened') AND "removed" = 0 AND "n" > 0 LIMIT 1`,
+  );
+  if (left.length === 0) return 0;
   let changed = 0;
   let after = '';
   for (;;) {
