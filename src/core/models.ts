@@ -170,10 +170,11 @@ const MODEL_FIELD_DEFS = {
     text('cvssV3Vector'),
     text('cvssV2Vector'),
     // Kept by the store as it writes the finding (docs/priority.md; never sent by a connector): the host
-    // criticality it used, the SSVC decision and the priority 0–100 within it.
+    // criticality it used, the SSVC decision and the priority 0–100 within it. A finding written as
+    // several rows in one generation (one per CVE) keeps the highest priority of them, and its decision.
     real('assetCriticality'),
     oneOf('decision', DECISIONS, { indexed: true, ordered: true }),
-    real('priority'),
+    greatest(real('priority')),
   ],
   compliance: [
     text('hostId', true),

@@ -142,6 +142,20 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await suite.store.records.refreshPriorities(), { hosts: 0, findings: 0, sourceIds: [] });
     });
 
+    test('a finding written as one row per CVE keeps the highest priority of its rows and its decision', async () => {
+      const row = (cve: string, kev: boolean) => finding('per-cve', 'crown', { cves: [cve], scannerKnownExploited: kev });
+      // In one page: the KEV row first, then the other.
+      await writeRecords(suite.store, suite.lab, { vulnerabilities: [row('CVE-2026-1001', true), row('CVE-2026-1002', false)] });
+      let f = (await byKey()).get('per-cve')!;
+      assert.deepEqual(f.cves, ['CVE-2026-1001', 'CVE-2026-1002']);
+      assert.equal(f.decision, 'act');
+      // Across pages of one generation: a later row that is not KEV-listed leaves the higher one.
+      await writeRecords(suite.store, suite.lab, { vulnerabilities: [row('CVE-2026-1003', false)] });
+      f = (await byKey()).get('per-cve')!;
+      assert.equal(f.decision, 'act');
+      assert.ok((f.priority as number) >= 75);
+    });
+
     test('a finding written again keeps the stored criticality of its host', async () => {
       await writeRecords(suite.store, suite.lab, { vulnerabilities: [finding('again-plain', 'plain', { scannerKnownExploited: true })] });
       const f = await byKey();

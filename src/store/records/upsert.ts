@@ -98,6 +98,11 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
       } else if (model === 'vulnerabilities' && f.name === 'status') {
         // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
         u.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
+      } else if (model === 'vulnerabilities' && f.name === 'decision') {
+        // Of the row with the higher priority (priority merges by `greatest`; its bands follow the decisions).
+        u.push(
+          `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${table}."priority" IS NOT NULL AND (excluded."priority" IS NULL OR ${table}."priority" > excluded."priority") THEN ${table}.${c} ELSE excluded.${c} END`,
+        );
       } else if (model === 'vulnerabilities' && FINDING_TIMES.includes(f.name)) {
         // Written when the finding is first stored; later moves are stamped by the change feed.
       } else if (f.accumulate) {
@@ -311,6 +316,9 @@ export function prepareUpserts(
     if (r.origin !== undefined) row.push(r.origin);
     // (the change feed reads the id at 0 and the external id at 3 of these rows)
     let accAt: number[] | null = null;
+    /** Where the row holds its decision and priority (findings), to merge a second row of the record in the page. */
+    let decisionPos = -1;
+    let priorityPos = -1;
     // A finding written whole (with its status) gets its decision and priority with it (docs/priority.md).
     let crit: number | null = null;
     let prio: ReturnType<typeof priorityOf> | null = null;
@@ -345,6 +353,8 @@ export function prepareUpserts(
           accAt ??= [];
           accAt.push(row.length, i);
         }
+        if (i === decisionAt) decisionPos = row.length;
+        else if (i === priorityAt) priorityPos = row.length;
         row.push(toColumnValue(f, v));
       }
       mask += 2 ** (i + 3);
@@ -360,6 +370,12 @@ export function prepareUpserts(
     // one statement), with its `accumulate` lists united with the earlier one's.
     const earlier = accAt ? g.get(id) : undefined;
     if (earlier && accAt) {
+      // The decision of the row with the higher priority (before the priorities merge below).
+      if (decisionPos >= 0 && priorityPos >= 0) {
+        const pa = earlier[priorityPos] as number | null;
+        const pb = row[priorityPos] as number | null;
+        if (pa !== null && pa !== undefined && (pb === null || pb === undefined || pa > pb)) row[decisionPos] = earlier[decisionPos];
+      }
       for (let k = 0; k < accAt.length; k += 2) {
         const i = accAt[k]!;
         const a = earlier[i];
