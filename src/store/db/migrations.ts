@@ -4,8 +4,10 @@
 
 import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.ts';
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
+import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27 } from '../reports/summary-tables-write.ts';
+import { ALERTS_MIGRATION } from '../alerts/schema.ts';
 
 export interface Migration {
   version: number;
@@ -462,10 +464,11 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   { version: 26, name: 'finding mitigation date', sql: 'ALTER TABLE rec_vulnerabilities ADD COLUMN mitigated_at TEXT;' },
   // Issue 31: what to fix first (docs/priority.md). A finding's CVSS vectors, the host criticality its
   // priority used, its SSVC decision and its priority, written with it; a host's criticality. The
-  // priority sorts through an index of its own (schema.ts SORT_ONLY); counts by decision of the open
-  // findings read the (decision, status) index alone. Findings stored before get theirs after the next
-  // run of their source (store/records/priority.ts fills every open finding without a decision). Not
-  // (status, decision): SQLite would take it for a status filter and sort every open finding (migration 14).
+  // priority sorts through an index of its own (schema.ts SORT_ONLY), and a decision's findings in
+  // priority order through (decision, priority) (not led by status: SQLite would take such an index for
+  // a status filter and sort every open finding, migration 14). Counts by decision, per host and per
+  // plugin are in the summaries (summary-tables-write.ts). Findings stored before get theirs at the next
+  // priority refresh (store/records/priority.ts).
   {
     version: 27,
     name: 'finding decision and priority',
@@ -480,6 +483,13 @@ CREATE INDEX rec_vulnerabilities_sort_priority ON rec_vulnerabilities ((${SORT_O
 CREATE INDEX rec_vulnerabilities_decision_priority ON rec_vulnerabilities (decision, (${SORT_ONLY_INDEXES.priority}), id);
 ${SUMMARY_MIGRATION_27}`,
   },
+  // Risk exceptions (store/exceptions/): an accepted or deferred risk for one finding, a plugin on chosen
+  // assets, or a plugin everywhere, with its approval and expiry; every change of one kept in its history.
+  { version: 28, name: 'risk exceptions', sql: EXCEPTIONS_MIGRATION },
+  // Issue 31 §4, alerts (store/alerts/): webhook rules (their URL and signing secret sealed with the master
+  // key), what each rule has already reported (marks, so an item is delivered once per rule), what a rule
+  // compares with next time (the coverage counts), and the delivery log.
+  { version: 29, name: 'alerts', sql: ALERTS_MIGRATION },
 ];
 
 /**

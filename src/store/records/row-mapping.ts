@@ -3,6 +3,8 @@
 import { COMMON_FIELDS, COMPUTED_FIELDS, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Row } from '../db/driver.ts';
 import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
+import { nowIso } from '../db/rows.ts';
+import { FINDING_EXCEPTION_SQL, withException } from '../exceptions/exceptions.ts';
 import { withSla } from './sla.ts';
 import { explainPriority } from '../../core/priority.ts';
 import { priorityConfig } from './priority.ts';
@@ -28,6 +30,9 @@ export function reasonOf(r: Record<string, unknown>): string | null {
   );
 }
 
+/** The column a finding's row carries its risk exception in (exceptions.ts FINDING_EXCEPTION_SQL). */
+export const EXCEPTION_COLUMN = 'exception_match';
+
 export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   const out: Record<string, unknown> = {};
   for (const f of COMMON_FIELDS) {
@@ -38,6 +43,7 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   const joined = JOINED[model];
   if (joined) for (const field of Object.keys(joined)) out[field] = (row[joinedAlias(field)] as string | null | undefined) ?? null;
   if (model === 'vulnerabilities') {
+    withException(out, row[EXCEPTION_COLUMN], nowIso());
     withSla(out);
     out.priorityReason = reasonOf(out);
   }
@@ -69,10 +75,12 @@ export function joinedColumns(model: ModelName): { name: string; column: string 
   return Object.keys(JOINED[model] ?? {}).map((name) => ({ name, column: joinedAlias(name) }));
 }
 
-/** What a record query selects: the record, its source's name, and its joined fields. */
-export function recordColumns(model: ModelName): string {
+/** What a record query selects: the record, its source's name, its joined fields and (a finding) its risk exception. */
+export function recordColumns(model: ModelName, opts: { exceptions?: boolean } = {}): string {
   const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
-  return `r.*, s."name" AS "source_name"${joined.join('')}`;
+  // `exceptions: false`: the caller knows no exception is proposed or approved (the findings read none).
+  const exception = model === 'vulnerabilities' && opts.exceptions !== false ? `, ${FINDING_EXCEPTION_SQL} AS "${EXCEPTION_COLUMN}"` : '';
+  return `r.*, s."name" AS "source_name"${joined.join('')}${exception}`;
 }
 
 /** The FROM clause of a record query (the table as `r`, its source as `s`; a finding's plugin as `p` and host as `h`). */
