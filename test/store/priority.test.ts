@@ -103,6 +103,19 @@ for (const backend of BACKENDS) {
       assert.deepEqual(Object.fromEntries(counts.map((c) => [c.values.decision, c.count])), { act: 1, attend: 2, track: 1 });
     });
 
+    test('an approved risk exception takes its findings out of the decision counts', async () => {
+      const before = (await suite.store.reports.decisionCounts(null))[0]!;
+      const kev = (await byKey()).get('kev-crown')!;
+      const x = await suite.store.exceptions.propose({ findingId: kev.id, reason: 'compensating control', expiresAt: '2099-01-01' }, 'alice');
+      assert.deepEqual((await suite.store.reports.decisionCounts(null))[0]!.act, before.act, 'proposed: still counted');
+      await suite.store.exceptions.decide(x.id, 'approve', 'bob');
+      const after = (await suite.store.reports.decisionCounts(null))[0]!;
+      assert.equal(after.act, before.act - 1);
+      assert.ok(after.priority < before.priority);
+      await suite.store.exceptions.decide(x.id, 'revoke', 'bob');
+      assert.equal((await suite.store.reports.decisionCounts(null))[0]!.act, before.act, 'revoked: counted again');
+    });
+
     test('a feed import that lists a CVE in KEV moves its findings to a higher decision', async () => {
       await importFeedFiles({ store: suite.store }, [
         { name: 'kev.json', data: kevCatalog('2026.11.27', new Date().toISOString(), [{ cve: 'CVE-2026-0001', added: day(-1), due: day(20) }]) },

@@ -6,6 +6,8 @@ import type { Decision } from '../../core/priority.ts';
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 import { ensureSummariesFor } from './summary-tables-write.ts';
+import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
+import { nowIso } from '../db/rows.ts';
 
 export interface FixOf {
   /** What groups findings: the same key, the same fix. */
@@ -268,7 +270,10 @@ export async function remediationHosts(db: Driver, key: string, sourceIds?: stri
   return { fix, hosts: [...out.values()].sort((a, b) => b.priority - a.priority || (a.hostId < b.hostId ? -1 : 1)) };
 }
 
-/** Open findings by decision per host placement (assetId, owner or department), or in all (by null); from the per-host summaries. */
+/**
+ * Open findings by decision per host placement (assetId, owner or department), or in all (by null); from
+ * the per-host summaries, less the findings an approved risk exception covers (docs/findings.md).
+ */
 export async function decisionCounts(
   db: Driver,
   by: 'assetId' | 'owner' | 'department' | null,
@@ -289,14 +294,36 @@ export async function decisionCounts(
      FROM "sum_hosts" s${col ? ` LEFT JOIN "rec_hosts" h ON h."id" = s."host_id"` : ''}${where}${col ? ` GROUP BY ${col}` : ''}`,
     params,
   );
-  return rows
-    .map((r) => ({
-      group: (r.g ?? null) as string | null,
-      act: Number(r.act ?? 0),
-      attend: Number(r.attend ?? 0),
-      trackStar: Number(r.track_star ?? 0),
-      track: Number(r.track ?? 0),
-      priority: Math.round(Number(r.p ?? 0) * 10) / 10,
-    }))
+  const out = rows.map((r) => ({
+    group: (r.g ?? null) as string | null,
+    act: Number(r.act ?? 0),
+    attend: Number(r.attend ?? 0),
+    trackStar: Number(r.track_star ?? 0),
+    track: Number(r.track ?? 0),
+    priority: Number(r.p ?? 0),
+  }));
+  // Less the open findings an approved, unexpired risk exception covers (as the overdue counts leave them out).
+  const now = nowIso();
+  if (await anyActiveException(db, now)) {
+    const xp: unknown[] = [];
+    const excepted = exceptedFindingsClause('r', now, xp);
+    const xrows = await db.all(
+      `SELECT ${col ?? 'NULL'} AS "g", r."decision" AS "d", COUNT(*) AS "n", SUM(COALESCE(r."priority", 0)) AS "p"
+       FROM "rec_vulnerabilities" r${col ? ` LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"` : ''}
+       WHERE r."removed" = 0 AND r."status" IN ('open', 'reopened') AND ${excepted}${sourceIds ? ` AND r."source_id" IN ${placeholders(sourceIds)}` : ''} GROUP BY ${col ? `${col}, ` : ''}r."decision"`,
+      [...xp, ...(sourceIds ?? [])],
+    );
+    const key = { act: 'act', attend: 'attend', 'track*': 'trackStar', track: 'track' } as const;
+    for (const x of xrows) {
+      const row = out.find((o) => o.group === ((x.g ?? null) as string | null));
+      const k = key[String(x.d) as keyof typeof key];
+      if (!row || !k) continue;
+      row[k] = Math.max(0, row[k] - Number(x.n));
+      row.priority = Math.max(0, row.priority - Number(x.p ?? 0));
+    }
+  }
+  return out
+    .map((o) => ({ ...o, priority: Math.round(o.priority * 10) / 10 }))
+    .filter((o) => o.act + o.attend + o.trackStar + o.track > 0 || col === null)
     .sort((a, b) => b.act - a.act || b.priority - a.priority);
 }

@@ -130,7 +130,10 @@ export function InventoryPage({ model }: { model: string }) {
           <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} />{' '}
           {view.model === 'vulnerabilities' ? 'Include fixed' : 'Include removed'}
         </label>
-        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result'].some((k) => query.get(k))) && (
+        {(q ||
+          src ||
+          showRemoved ||
+          ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result'].some((k) => query.get(k))) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>

@@ -24,10 +24,10 @@ export function OverviewPage() {
   const sevInput = { params: { model: 'vulnerabilities' as const }, query: { by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' } };
   const sevUrl = routeUrl('GET /api/v1/:model/counts', sevInput);
   const sev = useLoad((s) => call('GET /api/v1/:model/counts', sevInput, s), sevUrl, { pollMs: 15000 });
-  const decInput = { params: { model: 'vulnerabilities' as const }, query: { by: ['decision'], removed: 'false', 'status!': 'fixed' } };
-  const decisions = useLoad((s) => call('GET /api/v1/:model/counts', decInput, s), routeUrl('GET /api/v1/:model/counts', decInput), { pollMs: 15000 });
-  const byDecision: Record<string, number> = {};
-  for (const i of decisions.data?.items ?? []) byDecision[String(i.values.decision)] = i.count;
+  // The open findings by decision, less those an approved risk exception covers.
+  const decisions = useLoad((s) => call('GET /api/v1/reports/decisions', {}, s), 'decisions', { pollMs: 15000 });
+  const all = decisions.data?.items[0];
+  const byDecision: Record<string, number> = { act: all?.act ?? 0, attend: all?.attend ?? 0, 'track*': all?.trackStar ?? 0, track: all?.track ?? 0 };
   const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources', { pollMs: 10000 });
   const runs = useLoad((s) => call('GET /api/v1/runs', { query: { limit: 5 } }, s), 'runs', { pollMs: 5000 });
 
@@ -54,7 +54,7 @@ export function OverviewPage() {
       <section className="card act-now" aria-labelledby="act-title">
         <h2 id="act-title">Act now</h2>
         <p>
-          <Link href="/inventory/vulnerabilities?decision=act&sort=-priority" className="act-count">
+          <Link href="/inventory/vulnerabilities?decision=act&excepted=false&sort=-priority" className="act-count">
             <strong className={byDecision.act ? 'bad-text' : undefined}>{decisions.data ? num(byDecision.act ?? 0) : '…'}</strong> open findings to act on
           </Link>{' '}
           <span className="muted">
