@@ -423,7 +423,17 @@ async function tributaryRun(store: StoreKind, db: string, dataDir: string, mark:
 // Parent: simulator, databases, children, table.
 
 async function startSim(hosts: number, perHost: number): Promise<{ proc: ChildProcess; target: Target }> {
-  const { url, accessKey, secretKey, child } = await startTenableSimProcess(['--hosts', String(hosts), '--findings-per-host', String(perHost), '--seed', '1']);
+  // A current console (6.4) offers the lastMitigated filter: an incremental run reads the findings fixed
+  // since its window, not the whole patched set (the connector's fallback for consoles without it).
+  const { url, accessKey, secretKey, child } = await startTenableSimProcess([
+    '--hosts',
+    String(hosts),
+    '--findings-per-host',
+    String(perHost),
+    '--seed',
+    '1',
+    '--last-mitigated-filter',
+  ]);
   return { proc: child, target: { url, accessKey, secretKey } };
 }
 
