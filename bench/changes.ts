@@ -8,7 +8,7 @@
 // hosts (one per 50 findings), findings, and events spread over 20 runs of two sources as a sync
 // writes them (mostly findings: new, fixed, reopened; hosts new and removed; software; tickets updated),
 // through the store's own migrations and the driver's bulk insert. Then each query below is asked
-// `--repeat` times through Store.changes (what the API and the CLI call) and its median and 90th
+// `--repeat` times through Store.records.changes (what the API and the CLI call) and its median and 90th
 // percentile times printed: a first page, a page deep in the feed (by cursor), `since` a run, a rare model, one
 // source, one record's history, a kind of change. --quick: 100,000 findings and 10,000 events.
 // The feed is indexed by its order and by model in that order (each index more costs every event a
@@ -17,8 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SecretBox } from '../src/core/secrets.ts';
-import { recordId } from '../src/store/index.ts';
-import { Store } from '../src/store/index.ts';
+import { openStore, recordId, type Store } from '../src/store/index.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
 type StoreKind = 'sqlite' | 'postgres';
@@ -47,12 +46,12 @@ const RUNS = 20;
 /** Fills the store: sources, runs, hosts, findings and events. Returns what the queries need. */
 async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]; recordWithHistory: string }> {
   const db = store.db;
-  const sources = [await store.createSource('lab', 'tenable-sc', {}, null), await store.createSource('desk', 'servicedesk-plus', {}, null)];
+  const sources = [await store.sources.create('lab', 'tenable-sc', {}, null), await store.sources.create('desk', 'servicedesk-plus', {}, null)];
   const runs: string[] = [];
   for (let r = 0; r < RUNS; r++) {
     const id = randomUUID();
     const source = sources[r % 2 === 0 ? 0 : 1]!;
-    await store.createRun({
+    await store.runs.create({
       id,
       sourceId: source.id,
       mode: 'full',
@@ -62,7 +61,7 @@ async function fill(store: Store): Promise<{ runs: string[]; sourceIds: string[]
       owner: null,
       startedAt: iso(T0 + r * 12 * 3600_000),
     });
-    await store.finishRun(id, 'succeeded', {}, null);
+    await store.runs.finish(id, 'succeeded', {}, null);
     runs.push(id);
   }
   const lab = sources[0]!.id;
@@ -188,7 +187,7 @@ async function time(fn: () => Promise<unknown>): Promise<{ median: number; p90: 
 
 async function benchStore(kind: StoreKind): Promise<string[][]> {
   return withScratchDatabase(kind, values['pg-url']!, async (url) => {
-    const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 5)), () => []);
+    const store = await openStore(url, new SecretBox(Buffer.alloc(32, 5)), () => []);
     try {
       const t = performance.now();
       const { runs, sourceIds, recordWithHistory } = await fill(store);
@@ -197,19 +196,19 @@ async function benchStore(kind: StoreKind): Promise<string[][]> {
       );
       // A cursor half-way through the feed: follow pages of 1000 to there once.
       let deep: string | null = null;
-      for (let seen = 0; seen < events / 2; seen += 1000) deep = (await store.changes({ limit: 1000, cursor: deep })).nextCursor;
-      const since = await store.resolveSince(runs[RUNS - 3]!);
-      const oneRun = await store.resolveRun(runs[RUNS - 3]!);
+      for (let seen = 0; seen < events / 2; seen += 1000) deep = (await store.records.changes({ limit: 1000, cursor: deep })).nextCursor;
+      const since = await store.records.resolveSince(runs[RUNS - 3]!);
+      const oneRun = await store.records.resolveRun(runs[RUNS - 3]!);
       const queries: [string, () => Promise<unknown>][] = [
-        ['first page', () => store.changes({ limit: PAGE })],
-        ['page half-way (cursor)', () => store.changes({ limit: PAGE, cursor: deep })],
-        ['after a run (3rd last)', () => store.changes({ limit: PAGE, since })],
-        ['one run (3rd last)', () => store.changes({ limit: PAGE, run: oneRun })],
-        ['model = users (2 %)', () => store.changes({ limit: PAGE, models: ['users'] })],
-        ['source = desk, after a run', () => store.changes({ limit: PAGE, sourceIds: [sourceIds[1]!], since })],
-        ['change = reopened', () => store.changes({ limit: PAGE, changes: ['reopened'] })],
-        ["one finding's history", () => store.changes({ limit: PAGE, filters: [{ field: 'recordId', op: '=', value: recordWithHistory }] })],
-        ['page of 1000', () => store.changes({ limit: 1000 })],
+        ['first page', () => store.records.changes({ limit: PAGE })],
+        ['page half-way (cursor)', () => store.records.changes({ limit: PAGE, cursor: deep })],
+        ['after a run (3rd last)', () => store.records.changes({ limit: PAGE, since })],
+        ['one run (3rd last)', () => store.records.changes({ limit: PAGE, run: oneRun })],
+        ['model = users (2 %)', () => store.records.changes({ limit: PAGE, models: ['users'] })],
+        ['source = desk, after a run', () => store.records.changes({ limit: PAGE, sourceIds: [sourceIds[1]!], since })],
+        ['change = reopened', () => store.records.changes({ limit: PAGE, changes: ['reopened'] })],
+        ["one finding's history", () => store.records.changes({ limit: PAGE, filters: [{ field: 'recordId', op: '=', value: recordWithHistory }] })],
+        ['page of 1000', () => store.records.changes({ limit: 1000 })],
       ];
       const out: string[][] = [];
       for (const [name, fn] of queries) {

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { cmdbIdentity, Estate } from '../sim/shared/estate.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
-import { Store } from '../src/store/index.ts';
+import { openStore } from '../src/store/index.ts';
 import { launchEnv, launchFlags } from './launch-flags.ts';
 import { createPostgres, freshPostgres, postgresExists } from './scratch-database.ts';
 
@@ -56,10 +56,10 @@ function hostRecord(e: Estate, i: number, touched = false): IncomingRecord {
 }
 
 async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
-  const store = await Store.open(url, box, () => []);
+  const store = await openStore(url, box, () => []);
   try {
-    const scan = await store.createSource('scan', 'fixture', {}, null);
-    const desk = await store.createSource('desk', 'fixture', {}, null);
+    const scan = await store.sources.create('scan', 'fixture', {}, null);
+    const desk = await store.sources.create('desk', 'fixture', {}, null);
     const e = estateFor(rows);
     const stamp = (s: { id: string; name: string }, run: string) => ({
       sourceId: s.id,
@@ -70,7 +70,7 @@ async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
     });
     for (let i = 0; i < e.scanned; i += PAGE) {
       const page = Array.from({ length: Math.min(PAGE, e.scanned - i) }, (_, k) => hostRecord(e, i + k));
-      await store.writePage(stamp(scan, 'load'), 'hosts', 'full', { hosts: page }, { value: null, complete: false });
+      await store.records.writePage(stamp(scan, 'load'), 'hosts', 'full', { hosts: page }, { value: null, complete: false });
     }
     const cmdb = e.cmdb();
     for (let i = 0; i < cmdb.length; i += PAGE) {
@@ -79,7 +79,7 @@ async function load(url: string): Promise<{ hosts: number; cmdb: number }> {
         externalId: String(i + k),
         fields: { ...cmdbIdentity(c), department: c.department, assignedUser: `user${(i + k) % 997}` },
       }));
-      await store.writePage(stamp(desk, 'load'), 'cmdb', 'full', { 'cmdb-assets': page }, { value: null, complete: false });
+      await store.records.writePage(stamp(desk, 'load'), 'cmdb', 'full', { 'cmdb-assets': page }, { value: null, complete: false });
     }
     return { hosts: e.scanned, cmdb: cmdb.length };
   } finally {
@@ -104,20 +104,20 @@ async function measure(url: string): Promise<void> {
       last = performance.now();
     };
   }
-  const store = await Store.open(url, box, () => []);
+  const store = await openStore(url, box, () => []);
   try {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    const full = await store.correlate();
+    const full = await store.correlation.correlateAll();
     const fullMs = performance.now() - t0;
     const fullCpu = process.cpuUsage(c0);
     const fullRss = process.resourceUsage().maxRSS / 1024;
-    const scan = await store.getSource('scan');
+    const scan = await store.sources.get('scan');
     const e = estateFor(rows);
     const touched = Math.max(1, Math.round(e.scanned / 100));
     const step = Math.floor(e.scanned / touched);
     const page = Array.from({ length: touched }, (_, k) => hostRecord(e, k * step, true));
-    await store.writePage(
+    await store.records.writePage(
       { sourceId: scan.id, sourceName: 'scan', runId: 'touch', generation: 'g1', now: new Date().toISOString() },
       'hosts',
       'incremental',
@@ -126,7 +126,7 @@ async function measure(url: string): Promise<void> {
     );
     const t1 = performance.now();
     const c1 = process.cpuUsage();
-    const inc = await store.correlateRun(scan.id, 'touch', 0);
+    const inc = await store.correlation.correlateRun(scan.id, 'touch', 0);
     const incMs = performance.now() - t1;
     const incCpu = process.cpuUsage(c1);
     process.stdout.write(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
-import { Store } from '../src/store/index.ts';
+import { openStore, type Store } from '../src/store/index.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const { values } = parseArgs({
@@ -28,7 +28,7 @@ async function open(kind: string): Promise<{ store: Store; size: () => Promise<n
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'denorm-'));
     const file = join(dir, 'db.sqlite');
-    const store = await Store.open(`sqlite:${file}`, new SecretBox(Buffer.alloc(32, 1)), () => []);
+    const store = await openStore(`sqlite:${file}`, new SecretBox(Buffer.alloc(32, 1)), () => []);
     return {
       store,
       size: async () => statSync(file).size + (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0),
@@ -36,7 +36,7 @@ async function open(kind: string): Promise<{ store: Store; size: () => Promise<n
     };
   }
   const { url, drop } = await freshPostgres(values['pg-url']!);
-  const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
+  const store = await openStore(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
   return {
     store,
     size: async () => Number((await store.db.all(`SELECT pg_total_relation_size('rec_vulnerabilities') AS n`))[0]!.n),
@@ -46,12 +46,12 @@ async function open(kind: string): Promise<{ store: Store; size: () => Promise<n
 
 async function run(kind: string, denormalised: boolean) {
   const { store, size, drop } = await open(kind);
-  const source = await store.createSource('lab', 'fixture', {}, null);
+  const source = await store.sources.create('lab', 'fixture', {}, null);
   const stamp = { sourceId: source.id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() };
   const plugins: IncomingRecord[] = [];
   for (let p = 0; p < PLUGINS; p++)
     plugins.push({ key: String(100000 + p), fields: { pluginId: String(100000 + p), name: `Plugin ${p}`, synopsis: synopsis(p), solution: solution(p) } });
-  await store.writePage(stamp, 'plugins', 'full', { plugins }, { value: null, complete: false });
+  await store.records.writePage(stamp, 'plugins', 'full', { plugins }, { value: null, complete: false });
   const t0 = performance.now();
   for (let i = 0; i < N; i += 1000) {
     const page: IncomingRecord[] = [];
@@ -70,7 +70,7 @@ async function run(kind: string, denormalised: boolean) {
       if (denormalised) Object.assign(fields, { synopsis: synopsis(p), solution: solution(p) });
       page.push({ key: `k${j}`, hostKey: `h${Math.floor(j / 50)}`, fields });
     }
-    await store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page }, { value: null, complete: false });
+    await store.records.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page }, { value: null, complete: false });
   }
   const writeMs = performance.now() - t0;
   if (kind === 'sqlite') await store.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -67,11 +67,16 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
   const { nowIso } = await import('../src/store/index.ts');
   const app = await openBenchApp(db, dataDir);
   try {
-    const source = await app.store.createSource('lab', 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
+    const source = await app.store.sources.create(
+      'lab',
+      'tenable-sc',
+      { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' },
+      null,
+    );
     const runId = randomBytes(16).toString('hex');
     const generation = randomBytes(16).toString('hex');
     const startedAt = nowIso();
-    await app.store.createRun({ id: runId, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'bench', owner: null, startedAt });
+    await app.store.runs.create({ id: runId, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'bench', owner: null, startedAt });
     const stamp = { sourceId: source.id, sourceName: source.name, runId, generation, now: startedAt };
     const perHost = 50;
     const sev = ['info', 'low', 'medium', 'high', 'critical'];
@@ -126,7 +131,7 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
           },
         });
       }
-      await app.store.writePage(
+      await app.store.records.writePage(
         stamp,
         'bench',
         'full',
@@ -134,7 +139,7 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
         { value: { offset: start + n }, complete: false },
       );
     }
-    await app.store.finishRun(runId, 'succeeded', {}, null);
+    await app.store.runs.finish(runId, 'succeeded', {}, null);
   } finally {
     await app.close();
   }
@@ -152,7 +157,6 @@ const discard = () =>
 async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
   const app = await openBenchApp(db, dataDir);
   // Every module either phase runs is loaded before the clock starts (module loading is no part of the export).
-  const { recordPages } = await import('../src/store/index.ts');
   const { exportChunks, EXPORT_PAGE_SIZE } = await import('../src/export/stream.ts');
   const startRssMb = process.memoryUsage().rss / 1048576;
   let records = 0;
@@ -164,7 +168,7 @@ async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
     let source: AsyncIterable<string | Uint8Array>;
     if (phase === 'floor') {
       source = (async function* () {
-        for await (const page of recordPages(app.store, 'vulnerabilities', {}, EXPORT_PAGE_SIZE)) {
+        for await (const page of app.store.records.pages('vulnerabilities', {}, EXPORT_PAGE_SIZE)) {
           let chunk = '';
           for (const r of page) chunk += JSON.stringify(r) + '\n';
           records += page.length;

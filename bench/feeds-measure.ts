@@ -10,7 +10,7 @@ import type { AppContext } from '../src/app/context.ts';
 import type { IncomingRecord } from '../src/core/models.ts';
 import { SecretBox } from '../src/core/secrets.ts';
 import { importFeedFiles } from '../src/feeds/index.ts';
-import { Store } from '../src/store/index.ts';
+import { openStore } from '../src/store/index.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const { values } = parseArgs({
@@ -34,8 +34,8 @@ if (values.store === 'sqlite') {
 } else {
   ({ url, drop: cleanup } = await freshPostgres(values['pg-url']!));
 }
-const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
-const source = await store.createSource('lab', 'fixture', {}, null);
+const store = await openStore(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
+const source = await store.sources.create('lab', 'fixture', {}, null);
 const stamp = { sourceId: source.id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() };
 const page = (from: number): IncomingRecord[] => {
   const out: IncomingRecord[] = [];
@@ -47,7 +47,8 @@ const page = (from: number): IncomingRecord[] => {
     });
   return out;
 };
-for (let i = 0; i < N; i += 1000) await store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page(i) }, { value: null, complete: false });
+for (let i = 0; i < N; i += 1000)
+  await store.records.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page(i) }, { value: null, complete: false });
 const epss = gzipSync(
   [
     '#model_version:v2025.03.14,score_date:2026-11-21T00:00:00+0000',
@@ -70,10 +71,10 @@ t = performance.now();
 const k = await importFeedFiles(app, [{ name: 'kev.json', data: kev }]);
 const kevMs = performance.now() - t;
 // A sync page after the import: the lookups come from the database once per CVE, then from the cache.
-store.feeds.invalidate();
+store.feeds.lookup.invalidate();
 t = performance.now();
 for (let i = 0; i < 20_000; i += 1000)
-  await store.writePage({ ...stamp, runId: 'r2' }, 'vulnerabilities', 'full', { vulnerabilities: page(i) }, { value: null, complete: false });
+  await store.records.writePage({ ...stamp, runId: 'r2' }, 'vulnerabilities', 'full', { vulnerabilities: page(i) }, { value: null, complete: false });
 const withFeeds = performance.now() - t;
 console.log(
   JSON.stringify({

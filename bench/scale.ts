@@ -75,8 +75,8 @@ interface Outcome {
 async function measure(app: AppContext, scenario: string, names: string[]): Promise<Outcome> {
   const runs = [];
   for (const n of names) {
-    const s = await app.store.getSource(n);
-    const run = (await app.store.listRuns(s.id, 1))[0];
+    const s = await app.store.sources.get(n);
+    const run = (await app.store.runs.list(s.id, 1))[0];
     if (run?.status !== 'succeeded') throw new Error(`${scenario}: ${n} ended ${run?.status}: ${run?.error}`);
     runs.push(run);
   }
@@ -111,9 +111,9 @@ async function pgScenario(sims: SimProcess[], workers: number): Promise<Outcome>
     for (let i = 0; i < workers; i++) children.push(await startWorker(dir, db.url));
     for (const n of names) await queue.enqueue(n, { full: true, trigger: 'bench' });
     await queue.stop(false);
-    const ids = await Promise.all(names.map(async (n) => (await app.store.getSource(n)).id));
+    const ids = await Promise.all(names.map(async (n) => (await app.store.sources.get(n)).id));
     for (;;) {
-      const last = await Promise.all(ids.map((id) => app.store.lastRun(id)));
+      const last = await Promise.all(ids.map((id) => app.store.runs.last(id)));
       if (last.every((r) => r && r.status !== 'running' && r.trigger?.startsWith('bench'))) break;
       await sleep(500);
     }

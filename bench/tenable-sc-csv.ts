@@ -401,7 +401,7 @@ async function tributary(dataDir: string): Promise<Measured> {
   const { runSync } = await import('../src/sync/runner.ts');
   const { listImports } = await import('../src/filedrop/imports.ts');
   const app = await benchApp(dataDir);
-  const source = (await app.store.getSource('bench'))!;
+  const source = (await app.store.sources.get('bench'))!;
   const sampler = process.env.MEMSAMPLE
     ? setInterval(() => {
         const m = process.memoryUsage();

@@ -10,9 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SecretBox } from '../src/core/secrets.ts';
-import { recordId } from '../src/store/index.ts';
-import { Store } from '../src/store/index.ts';
-import { trendsReport } from '../src/store/index.ts';
+import { openStore, recordId, type Store } from '../src/store/index.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
 type StoreKind = 'sqlite' | 'postgres';
@@ -36,7 +34,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 async function fill(store: Store): Promise<void> {
   const db = store.db;
-  const source = await store.createSource('lab', 'tenable-sc', {}, null);
+  const source = await store.sources.create('lab', 'tenable-sc', {}, null);
   const runs = Array.from({ length: 31 }, () => randomUUID());
   const batch = async (table: string, columns: string[], rows: unknown[][], key: string | null = '"id"') => {
     const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')})`;
@@ -67,7 +65,7 @@ async function fill(store: Store): Promise<void> {
 
 for (const kind of stores) {
   await withScratchDatabase(kind, values['pg-url']!, async (url) => {
-    const store = await Store.open(url, new SecretBox(Buffer.alloc(32, 7)), () => []);
+    const store = await openStore(url, new SecretBox(Buffer.alloc(32, 7)), () => []);
     try {
       const t = performance.now();
       await fill(store);
@@ -77,9 +75,9 @@ for (const kind of stores) {
         let open = 0;
         for (let i = 0; i < repeat; i++) {
           const s = performance.now();
-          const r = await trendsReport(store, { days, now: iso(NOW) });
+          const r = await store.reports.trends({ days, now: iso(NOW) });
           times.push(performance.now() - s);
-          open = Object.values(r.days.at(-1)!.open).reduce((a, b) => a + b, 0);
+          open = Object.values(r.days.at(-1)!.open).reduce((a: number, b) => a + Number(b), 0);
         }
         times.sort((a, b) => a - b);
         console.log(

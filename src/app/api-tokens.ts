@@ -16,7 +16,7 @@ export async function createApiToken(
   opts: { name: string; scope: TokenScope; expiresAt?: string | null },
 ): Promise<{ id: string; token: string }> {
   const token = newToken('trb_');
-  const id = await app.store.createApiToken({ name: opts.name, tokenHash: hashToken(token), userId, scope: opts.scope, expiresAt: opts.expiresAt ?? null });
+  const id = await app.store.users.createToken({ name: opts.name, tokenHash: hashToken(token), userId, scope: opts.scope, expiresAt: opts.expiresAt ?? null });
   return { id, token };
 }
 

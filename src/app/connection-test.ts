@@ -77,14 +77,15 @@ export interface TrialRequest {
 
 /** Runs the credential check on an unsaved configuration; invalid input is refused as a save would refuse it. */
 export async function testConfiguration(app: AppContext, held: HeldTests, req: TrialRequest): Promise<TrialResult> {
-  const stored = req.source ? await app.store.getSource(req.source) : null;
+  const stored = req.source ? await app.store.sources.get(req.source) : null;
   const type = stored ? stored.type : req.type;
   if (!type) throw new InputError('type is required for a source that is not saved yet', 'type');
   const connector = app.registry.get(type);
   const next = stored ? reconfigured(connector, stored, req.input) : { ...validateNew(connector, req.name ?? null, req.input), previous: null };
   const secrets = secretsDigest(connector, next.config);
   // The test starts from the stored state (an existing source's tokens) and changes only its copy.
-  let scratch: Record<string, unknown> = stored && (await app.store.sourceStateReadable(stored.id)) ? { ...(await app.store.getSourceState(stored.id)) } : {};
+  let scratch: Record<string, unknown> =
+    stored && (await app.store.sources.stateReadable(stored.id)) ? { ...(await app.store.sources.getState(stored.id)) } : {};
   let changed = false;
   const identity = { id: stored?.id ?? '', name: stored?.name ?? req.name ?? 'unsaved', type, config: next.config };
   const ctx: ConnectorContext = {

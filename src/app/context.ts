@@ -9,8 +9,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../core/errors.ts';
 import { readMasterKey, SecretBox, writeMasterKey } from '../core/secrets.ts';
-import { setUnknownFieldReporter } from '../store/index.ts';
-import { Store } from '../store/index.ts';
+import { openStore, setUnknownFieldReporter, type Store } from '../store/index.ts';
 
 export interface AppOptions {
   dataDir?: string;
@@ -68,12 +67,12 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
   if (existing?.warning) log.warn({ file: keyFile }, existing.warning);
   const fresh = randomBytes(32);
   const box = new SecretBox(existing?.key ?? fresh);
-  const store = await Store.open(dbUrl, box, (type) => registry.sealedKeys(type));
+  const store = await openStore(dbUrl, box, (type) => registry.sealedKeys(type));
   let persistNewKey: (() => void) | undefined;
   try {
     if (!existing) {
       // A key is made only while nothing is sealed: a new key cannot open what an old one sealed.
-      if (await store.hasSealedSecrets()) {
+      if (await store.sources.hasSealedSecrets()) {
         if (!opts.allowNewKey) throw new InputError(`the master key file ${keyFile} ${KEY_LOST}`, 'TRIBUTARY_MASTER_KEY');
         persistNewKey = () => {
           const written = writeMasterKey(keyFile, fresh);
@@ -82,7 +81,7 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
       } else box.replaceKey(writeMasterKey(keyFile, fresh));
     }
     if (opts.requireReadableSecrets) {
-      const bad = await store.unreadableSources();
+      const bad = await store.sources.unreadable();
       if (bad.length) {
         const names = bad.map((b) => `'${b.name}'`).join(', ');
         throw new InputError(

@@ -24,8 +24,8 @@ export function connectorContext(app: AppContext, source: { id: string; name: st
     sourceName: source.name,
     log: app.log.child({ source: source.name }),
     state: {
-      get: () => app.store.getSourceState(source.id),
-      set: async (patch) => app.store.setSourceState(source.id, { ...(await app.store.getSourceState(source.id)), ...patch }),
+      get: () => app.store.sources.getState(source.id),
+      set: async (patch) => app.store.sources.setState(source.id, { ...(await app.store.sources.getState(source.id)), ...patch }),
     },
   };
 }
@@ -152,7 +152,7 @@ export function validateNew(
 export async function addSource(app: AppContext, type: string, name: string, input: Record<string, unknown>, opts: SaveOptions = {}): Promise<SourceRecord> {
   const connector = app.registry.get(type);
   let { config, schedule } = validateNew(connector, name, input);
-  if (await app.store.findSource(name)) throw new InputError(`a source named '${name}' exists already`, 'name');
+  if (await app.store.sources.find(name)) throw new InputError(`a source named '${name}' exists already`, 'name');
   if (connector.onSave) {
     // onSave may exchange one-time values (OAuth codes); its state is written once the source exists.
     const pending = { id: '', name };
@@ -165,23 +165,23 @@ export async function addSource(app: AppContext, type: string, name: string, inp
       },
     };
     config = await connector.onSave(config, null, ctx);
-    const source = await app.store.createSource(name, type, config, schedule);
-    if (Object.keys(saved).length) await app.store.setSourceState(source.id, saved);
+    const source = await app.store.sources.create(name, type, config, schedule);
+    if (Object.keys(saved).length) await app.store.sources.setState(source.id, saved);
     return source;
   }
-  return app.store.createSource(name, type, config, schedule);
+  return app.store.sources.create(name, type, config, schedule);
 }
 
 /** Changes fields; a secret left out (or sent as the mask) keeps its stored value; '' clears a field. */
 export async function configureSource(app: AppContext, name: string, input: Record<string, unknown>, opts: SaveOptions = {}): Promise<SourceRecord> {
-  const source = await app.store.getSource(name);
+  const source = await app.store.sources.get(name);
   const connector = app.registry.get(source.type);
   const next = reconfigured(connector, source, input);
-  if (!(await app.store.sourceStateReadable(source.id))) await app.store.setSourceState(source.id, {});
+  if (!(await app.store.sources.stateReadable(source.id))) await app.store.sources.setState(source.id, {});
   let { config } = next;
   if (connector.onSave)
     config = await connector.onSave(config, next.previous, { ...connectorContext(app, source), tested: testedFor(connector, config, opts) });
-  return app.store.updateSource(name, config, next.schedule);
+  return app.store.sources.update(name, config, next.schedule);
 }
 
 /**
@@ -213,7 +213,7 @@ export function reconfigured(
 }
 
 export async function checkSource(app: AppContext, name: string): Promise<{ ok: boolean; checks: CheckResult[]; warnings: string[] }> {
-  const source = await app.store.getSource(name);
+  const source = await app.store.sources.get(name);
   const connector = app.registry.get(source.type);
   if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const parsed = connector.configSchema.safeParse(source.config);
@@ -232,7 +232,7 @@ export async function checkSource(app: AppContext, name: string): Promise<{ ok: 
   }
   checks = checks.map((c) => ({ ...c, message: scrubSecrets(c.message), hint: c.hint === null ? null : scrubSecrets(c.hint) }));
   const ok = checks.length > 0 && checks.every((c) => c.ok);
-  await app.store.setLastCheck(source.id, ok, checks);
+  await app.store.sources.setLastCheck(source.id, ok, checks);
   // A stale offline feed is worth a warning on a source with findings; it fails nothing.
   const findings = parsed.success && safeModels(connector, parsed.data, app, source).includes('vulnerabilities');
   return { ok, checks, warnings: findings ? await staleFeedWarnings(app) : [] };
@@ -248,7 +248,7 @@ export function safeModels(connector: Connector, config: unknown, app: AppContex
 }
 
 export async function removeSource(app: AppContext, name: string): Promise<{ warnings: string[] }> {
-  const source = await app.store.getSource(name);
+  const source = await app.store.sources.get(name);
   const connector = app.registry.get(source.type);
   const warnings: string[] = [];
   if (connector.onRemove && source.unreadableSecrets.length) {
@@ -263,6 +263,6 @@ export async function removeSource(app: AppContext, name: string): Promise<{ war
       }
     }
   }
-  await app.store.deleteSource(name);
+  await app.store.sources.delete(name);
   return { warnings };
 }

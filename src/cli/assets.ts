@@ -37,8 +37,8 @@ export function registerAssetsCommands(program: Command): void {
       .action(async (hostId: string, cmdbAssetId: string, _o: unknown, cmd: Command) => {
         const g = globals(cmd);
         await withApp(cmd, async (app) => {
-          await app.store.setAssetOverride(hostId, cmdbAssetId, action, commandLineUser());
-          const host = await app.store.getRecord('hosts', hostId);
+          await app.store.correlation.setOverride(hostId, cmdbAssetId, action, commandLineUser());
+          const host = await app.store.records.get('hosts', hostId);
           const out = { ok: true, action, hostId, cmdbAssetId, assetId: host.assetId ?? null };
           if (g.json) printJson(out);
           else
@@ -54,7 +54,7 @@ export function registerAssetsCommands(program: Command): void {
     .action(async (_o: unknown, cmd: Command) => {
       const g = globals(cmd);
       await withApp(cmd, async (app) => {
-        const r = await app.store.correlate();
+        const r = await app.store.correlation.correlateAll();
         const out = { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
         if (g.json) printJson(out);
         else
@@ -69,9 +69,9 @@ export function registerAssetsCommands(program: Command): void {
     .action(async (assetId: string, _o: unknown, cmd: Command) => {
       const g = globals(cmd);
       await withApp(cmd, async (app) => {
-        const asset = await app.store.getRecord('assets', assetId);
-        const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.getRecord('hosts', id)));
-        const cmdb = await Promise.all((asset.cmdbAssetIds as string[]).map((id) => app.store.getRecord('cmdb-assets', id)));
+        const asset = await app.store.records.get('assets', assetId);
+        const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.records.get('hosts', id)));
+        const cmdb = await Promise.all((asset.cmdbAssetIds as string[]).map((id) => app.store.records.get('cmdb-assets', id)));
         if (g.json) return printJson({ asset, hosts, cmdbAssets: cmdb });
         const w = (s: string) => process.stdout.write(s + '\n');
         w(`${asset.name ?? asset.id}  (${asset.matchRule})  owner ${asset.owner ?? '-'}, department ${asset.department ?? '-'}, site ${asset.site ?? '-'}`);
@@ -116,7 +116,7 @@ export function registerAssetsCommands(program: Command): void {
       if (o.list !== undefined && !isCoverageKind(o.list)) throw new InputError(`--list must be one of ${COVERAGE_KINDS.join(', ')}`, 'list');
       await withApp(cmd, async (app) => {
         if (o.list !== undefined && isCoverageKind(o.list)) {
-          const records = await app.store.coverageList(o.list, days);
+          const records = await app.store.reports.coverageList(o.list, days);
           if (g.json) for (const r of records) process.stdout.write(JSON.stringify(r) + '\n');
           else if (records.length === 0) process.stdout.write(`no ${o.list}\n`);
           else
@@ -130,7 +130,7 @@ export function registerAssetsCommands(program: Command): void {
             );
           return;
         }
-        const r = await app.store.coverage(days);
+        const r = await app.store.reports.coverage(days);
         if (g.json) return printJson(r);
         process.stdout.write(
           [

@@ -5,10 +5,7 @@ import type { AppContext } from '../app/context.ts';
 import { type ChangeEvent, changeEvent } from '../core/api-shapes-reports.ts';
 import { InputError } from '../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../core/models.ts';
-import { CHANGE_KINDS } from '../store/index.ts';
-import type { ChangeQuery } from '../store/index.ts';
-import { parseFilter } from '../store/index.ts';
-import { RUN_HELP, SINCE_HELP } from '../store/index.ts';
+import { CHANGE_KINDS, type ChangeQuery, parseFilter, RUN_HELP, SINCE_HELP } from '../store/index.ts';
 import { collect, globals, MAX_LIMIT_OPTION, wholeNumberOption, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, csvLine, renderTable } from './output.ts';
 
@@ -55,7 +52,7 @@ export async function printChanges(
   let printed = 0;
   let first = true;
   do {
-    const page = await app.store.changes({ ...query, cursor, limit: Math.min(1000, limit - printed) });
+    const page = await app.store.records.changes({ ...query, cursor, limit: Math.min(1000, limit - printed) });
     // The header after the first page: a bad filter or cursor fails before anything is printed.
     if (first && format === 'csv') process.stdout.write(csvLine(columns) + '\n');
     first = false;
@@ -81,7 +78,7 @@ export async function sourceIdsOf(app: AppContext, names: string[]): Promise<str
     .flatMap((n) => n.split(','))
     .map((n) => n.trim())
     .filter(Boolean);
-  return list.length ? Promise.all(list.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
+  return list.length ? Promise.all(list.map(async (n) => (await app.store.sources.get(n)).id)) : undefined;
 }
 
 export function registerChangesCommand(program: Command): void {
@@ -120,8 +117,8 @@ export function registerChangesCommand(program: Command): void {
         if (o.since !== undefined && o.run !== undefined)
           throw new InputError('--run and --since do not go together: --run is one run, --since every later one', 'run');
         await withApp(cmd, async (app) => {
-          const since = o.since === undefined ? null : await app.store.resolveSince(o.since);
-          const run = o.run === undefined ? null : await app.store.resolveRun(o.run);
+          const since = o.since === undefined ? null : await app.store.records.resolveSince(o.since);
+          const run = o.run === undefined ? null : await app.store.records.resolveRun(o.run);
           await printChanges(app, { sourceIds: await sourceIdsOf(app, o.source), models, changes, since, run, filters }, format, limit, o.csvEscape);
         });
       },

@@ -8,8 +8,7 @@ import { formatBytes } from '../core/format.ts';
 import { contentType, EXPORT_FORMATS, extension, parseFormat } from '../export/formats/index.ts';
 import { exportChunks } from '../export/stream.ts';
 import { exportFileName, writeExport } from '../export/target.ts';
-import { parseFilter } from '../store/index.ts';
-import { SINCE_HELP } from '../store/index.ts';
+import { parseFilter, SINCE_HELP } from '../store/index.ts';
 import { collect, printJson, withApp } from './app.ts';
 import { CSV_ESCAPE_HELP, formatRate } from './output.ts';
 
@@ -44,8 +43,8 @@ export function registerExportCommand(program: Command): void {
       if (!o.csvEscape && fmt.format !== 'csv') throw new InputError('--no-csv-escape goes with --format csv', 'csvEscape');
       const filters = o.where.map((w) => parseFilter(w));
       await withApp(cmd, async (app, g) => {
-        const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
-        const since = o.since === undefined ? null : await app.store.resolveSince(o.since);
+        const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.sources.get(n)).id)) : undefined;
+        const since = o.since === undefined ? null : await app.store.records.resolveSince(o.since);
         const started = Date.now();
         const tty = process.stderr.isTTY === true;
         let lastDraw = 0;

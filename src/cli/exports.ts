@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { EXPORT_FORMATS } from '../export/formats/index.ts';
 import { addDestination, describeDestinations, runDestination } from '../export/schedule.ts';
-import { deleteDestination, getDestination } from '../store/index.ts';
 import { collect, ExitCode, printJson, withApp } from './app.ts';
 import { renderTable } from './output.ts';
 
@@ -82,7 +81,7 @@ export function registerExportsCommands(program: Command): void {
     .description('remove a destination (files already written stay)')
     .action(async (name: string, _o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
-        await deleteDestination(app.store, name);
+        await app.store.exports.deleteDestination(name);
         if (g.json) return printJson({ removed: name });
         process.stdout.write(`removed export '${name}'\n`);
       });
@@ -94,12 +93,12 @@ export function registerExportsCommands(program: Command): void {
     .option('--source <name>', 'only for this source')
     .action(async (name: string, o: { source?: string }, cmd: Command) => {
       const ok = await withApp(cmd, async (app, g) => {
-        const d = await getDestination(app.store, name);
+        const d = await app.store.exports.getDestination(name);
         const sources = o.source
-          ? [await app.store.getSource(o.source)]
+          ? [await app.store.sources.get(o.source)]
           : d.sourceId
-            ? [await app.store.getSourceById(d.sourceId)]
-            : await app.store.listSources();
+            ? [await app.store.sources.getById(d.sourceId)]
+            : await app.store.sources.list();
         const results = [];
         for (const s of sources) {
           const st = await runDestination(app, d, s, null);

@@ -2,8 +2,7 @@
 // (a host's name and address in place of its id), and a default order a reader can scan.
 import { InputError } from '../core/errors.ts';
 import { fieldsOf, hasHost, type ModelName, SEVERITY_ORDER } from '../core/models.ts';
-import type { Filter, QueryOptions, SortSpec } from '../store/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Filter, QueryOptions, SortSpec, Store } from '../store/index.ts';
 import type { StoredRecord } from '../core/models.ts';
 
 /** The table's pseudo-column for host-bound models: the host's name and address instead of its id. */
@@ -105,7 +104,7 @@ export async function* readInOrder(
   for (const pass of passes) {
     let cursor: string | null = null;
     do {
-      const page = await store.query(model, {
+      const page = await store.records.query(model, {
         sourceIds: opts.sourceIds,
         filters: [...(opts.filters ?? []), ...pass.filters],
         sort: pass.sort,

@@ -54,9 +54,9 @@ export function registerQueryCommand(program: Command): void {
         const fields = parseFields(model, o.fields);
         const passes = queryPasses(model, parseSortOption(o.sort));
         await withApp(cmd, async (app) => {
-          const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.getSource(n)).id)) : undefined;
+          const sourceIds = o.source.length ? await Promise.all(o.source.map(async (n) => (await app.store.sources.get(n)).id)) : undefined;
           if (o.count) {
-            const count = await app.store.countMatching(model, { sourceIds, filters });
+            const count = await app.store.records.countMatching(model, { sourceIds, filters });
             process.stdout.write(g.json ? JSON.stringify({ count }) + '\n' : `${count}\n`);
             return;
           }
@@ -67,7 +67,7 @@ export function registerQueryCommand(program: Command): void {
           if (format === 'csv') process.stdout.write(csvLine(columns) + '\n');
           for await (const records of readInOrder(app.store, model, passes, { sourceIds, filters }, limit)) {
             if (withHost) {
-              const hosts = new Map((await app.store.hostLabels([...new Set(records.map((r) => String(r.hostId)))])).map((h) => [h.id, h]));
+              const hosts = new Map((await app.store.records.hostLabels([...new Set(records.map((r) => String(r.hostId)))])).map((h) => [h.id, h]));
               for (const r of records) (r as Record<string, unknown>)[HOST_COLUMN] = hostLabel(hosts.get(String(r.hostId)), String(r.hostId));
             }
             for (const r of records) {

@@ -3,10 +3,7 @@
 // findings by severity per day and the time to remediate per severity (the API's and the UI's numbers).
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
-import { nowIso } from '../store/index.ts';
-import { remediationReport } from '../store/index.ts';
-import { SINCE_HELP } from '../store/index.ts';
-import { TREND_SEVERITIES, trendsReport } from '../store/index.ts';
+import { nowIso, SINCE_HELP, TREND_SEVERITIES } from '../store/index.ts';
 import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { sourceIdsOf } from './changes.ts';
 import { renderTable } from './output.ts';
@@ -20,9 +17,9 @@ export function registerReportCommand(program: Command): void {
     .option('--since <run|time>', `only the fixes in the window (a time: fixes dated at or after it): ${SINCE_HELP}`)
     .action(async (o: { source: string[]; since?: string }, cmd: Command) => {
       await withApp(cmd, async (app) => {
-        const since = o.since === undefined ? null : await app.store.resolveSince(o.since);
+        const since = o.since === undefined ? null : await app.store.records.resolveSince(o.since);
         const generatedAt = nowIso();
-        const items = await remediationReport(app.store, { sourceIds: await sourceIdsOf(app, o.source), since, now: generatedAt });
+        const items = await app.store.reports.remediation({ sourceIds: await sourceIdsOf(app, o.source), since, now: generatedAt });
         if (globals(cmd).json) return printJson({ items, since: since?.at ?? null, generatedAt });
         if (items.length === 0) return void process.stdout.write('no findings\n');
         const rows = items.map((i) => ({
@@ -50,7 +47,7 @@ export function registerReportCommand(program: Command): void {
       if (o.to !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(o.to)) throw new InputError(`--to must be a day (YYYY-MM-DD), got '${o.to}'`, 'to');
       await withApp(cmd, async (app) => {
         const generatedAt = nowIso();
-        const r = await trendsReport(app.store, { sourceIds: await sourceIdsOf(app, o.source), days, to: o.to ?? null, now: generatedAt });
+        const r = await app.store.reports.trends({ sourceIds: await sourceIdsOf(app, o.source), days, to: o.to ?? null, now: generatedAt });
         if (globals(cmd).json) return printJson({ ...r, generatedAt });
         const open = [...r.days].reverse().map((d) => ({ day: d.date, ...d.open }));
         const mttr = r.remediation.map((m) => ({

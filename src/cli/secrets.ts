@@ -25,7 +25,7 @@ export function registerSecretsCommands(program: Command): void {
       await withApp(
         cmd,
         async (app, g) => {
-          const bad = await app.store.unreadableSources();
+          const bad = await app.store.sources.unreadable();
           if (bad.length === 0) {
             app.persistNewKey?.();
             if (g.json) return printJson({ dropped: [] });
@@ -40,7 +40,7 @@ export function registerSecretsCommands(program: Command): void {
             );
             if (!(await confirm('Drop them? Type yes to continue: '))) throw new ExitCode(1, 'nothing dropped');
           }
-          for (const b of bad) await app.store.dropUnreadableSecrets(b.name);
+          for (const b of bad) await app.store.sources.dropUnreadableSecrets(b.name);
           app.persistNewKey?.();
           if (g.json) return printJson({ dropped: bad });
           for (const b of bad) {

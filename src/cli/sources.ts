@@ -38,8 +38,8 @@ export function registerSourcesCommands(program: Command): void {
     .description('list configured sources')
     .action(async (_o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
-        const list = await app.store.listSources();
-        const views = await Promise.all(list.map(async (s) => present(app, s, await app.store.lastRun(s.id))));
+        const list = await app.store.sources.list();
+        const views = await Promise.all(list.map(async (s) => present(app, s, await app.store.runs.last(s.id))));
         if (g.json) return printJson(views);
         if (views.length === 0) return void process.stdout.write('no sources; add one with `tributary sources add <type> --name NAME`\n');
         const rows = views.map((v) => ({
@@ -74,8 +74,8 @@ export function registerSourcesCommands(program: Command): void {
     .description('show a source, secrets masked')
     .action(async (name: string, _o, cmd: Command) => {
       await withApp(cmd, async (app) => {
-        const s = await app.store.getSource(name);
-        printJson({ ...present(app, s, await app.store.lastRun(s.id)), exports: await exportStatusesOf(app, s.name) });
+        const s = await app.store.sources.get(name);
+        printJson({ ...present(app, s, await app.store.runs.last(s.id)), exports: await exportStatusesOf(app, s.name) });
       });
     });
 

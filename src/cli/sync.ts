@@ -96,13 +96,13 @@ async function syncHere(app: AppContext, g: GlobalOptions, name: string, { full,
     process.off('SIGTERM', stop);
   });
   if (!g.json) progress.end();
-  printSummary(g, await app.store.getRun(result.runId), result);
+  printSummary(g, await app.store.runs.get(result.runId), result);
   return result.status;
 }
 
 /** Hands the run to the job queue; waits for the job unless told not to. */
 async function syncQueued(app: AppContext, g: GlobalOptions, name: string, { full, allowLargeRemoval }: SyncFlags, wait: boolean): Promise<string> {
-  const source = await app.store.getSource(name);
+  const source = await app.store.sources.get(name);
   // A worker could not open its secrets either: refuse here, in one line, rather than queue a failure.
   if (source.unreadableSecrets.length) throw unreadableSecretsError(source);
   const queue = await new SyncQueue(app).start();
@@ -119,8 +119,8 @@ async function syncQueued(app: AppContext, g: GlobalOptions, name: string, { ful
       const job = await queue.job(jobId);
       if (!job) throw new Error(`job ${jobId} disappeared from the queue`);
       if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') {
-        const source = await app.store.getSource(name);
-        const run = (await app.store.listRuns(source.id, 20)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
+        const source = await app.store.sources.get(name);
+        const run = (await app.store.runs.list(source.id, 20)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
         if (!run) {
           const output = job.output as { skipped?: string; message?: string } | null;
           throw new Error(

@@ -13,7 +13,7 @@ import { renderTable } from './output.ts';
 /** The admin user's id; `create` makes the user first when the server never started (as `serve` would). */
 async function adminId(app: AppContext, create: boolean): Promise<string | null> {
   if (create) await bootstrapAdmin(app, { print: (line) => process.stderr.write(line + '\n') });
-  return (await app.store.findUser(ADMIN_USER))?.id ?? null;
+  return (await app.store.users.find(ADMIN_USER))?.id ?? null;
 }
 
 export function registerTokensCommands(program: Command): void {
@@ -46,7 +46,7 @@ export function registerTokensCommands(program: Command): void {
     .action(async (_o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
         const userId = await adminId(app, false);
-        const items = userId ? await app.store.listApiTokens(userId) : [];
+        const items = userId ? await app.store.users.listTokens(userId) : [];
         if (g.json) return printJson({ items });
         if (items.length === 0) return void process.stdout.write('no API tokens; create one with `tributary tokens create --name NAME --scope read`\n');
         const rows = items.map((t) => ({ ...t, lastUsedAt: t.lastUsedAt ?? 'never', expiresAt: t.expiresAt ?? 'never' }));
@@ -60,7 +60,7 @@ export function registerTokensCommands(program: Command): void {
     .action(async (id: string, _o, cmd: Command) => {
       await withApp(cmd, async (app, g) => {
         const userId = await adminId(app, false);
-        if (!userId || !(await app.store.deleteApiToken(id, userId))) throw new NotFoundError(`no API token with id '${id}'; see \`tributary tokens list\``);
+        if (!userId || !(await app.store.users.deleteToken(id, userId))) throw new NotFoundError(`no API token with id '${id}'; see \`tributary tokens list\``);
         if (g.json) return printJson({ revoked: id });
         process.stdout.write(`revoked API token ${id}\n`);
       });

@@ -9,6 +9,8 @@ export interface FieldDef {
   kind: FieldKind;
   /** Multi-valued (stored as a JSON array). */
   array?: boolean;
+  /** A list whose elements are all text (names, addresses, CVE ids): the API's record shapes type them so. */
+  items?: 'text';
   /** Indexed in the store: fields users filter by in hot queries. */
   indexed?: boolean;
   /**
@@ -64,14 +66,17 @@ const def = <N extends string, K extends FieldKind, A extends boolean = false>(
   ...opts,
 });
 const text = <N extends string>(name: N, indexed = false) => def(name, 'text', { indexed });
-const oneOf = <N extends string>(name: N, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}) =>
-  def(name, 'text', { values, ...opts });
-const texts = <N extends string>(name: N) => def(name, 'json', { array: true as const });
+const oneOf = <N extends string, const V extends readonly string[]>(name: N, values: V, opts: { indexed?: boolean; ordered?: boolean } = {}) => ({
+  ...def(name, 'text', opts),
+  values,
+});
+const texts = <N extends string>(name: N) => ({ ...def(name, 'json', { array: true as const }), items: 'text' as const });
 const json = <N extends string>(name: N) => def(name, 'json');
 const time = <N extends string>(name: N) => def(name, 'time');
 const real = <N extends string>(name: N) => def(name, 'real');
 const int = <N extends string>(name: N) => def(name, 'int');
 const bool = <N extends string>(name: N) => def(name, 'bool');
+const accumulate = <F extends FieldDef>(f: F): F => ({ ...f, accumulate: true });
 const least = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'least' });
 const greatest = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'greatest' });
 /** A field the store derives (FieldDef.derived): a connector's record type lacks it. */
@@ -79,6 +84,21 @@ const derived = <F extends FieldDef>(f: F): F & { derived: true } => ({ ...f, de
 
 /** Vulnerability severities, lowest first: comparisons on severity follow this order. */
 export const SEVERITY_ORDER = ['info', 'low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITY_ORDER)[number];
+/** Open findings per severity. */
+export type SeverityCounts = Record<Severity, number>;
+
+/** What happened to a record in a run (the change feed). */
+export const CHANGE_KINDS = ['new', 'fixed', 'reopened', 'removed', 'updated'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** The coverage report's four gaps between the scanner and the service desk. */
+export const COVERAGE_KINDS = ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const;
+export type CoverageKind = (typeof COVERAGE_KINDS)[number];
+
+/** The offline feeds. */
+export const FEED_KINDS = ['kev', 'epss'] as const;
+export type FeedKind = (typeof FEED_KINDS)[number];
 
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 const MODEL_FIELD_DEFS = {
@@ -116,7 +136,7 @@ const MODEL_FIELD_DEFS = {
     text('pluginId', true),
     text('pluginName'),
     oneOf('severity', SEVERITY_ORDER, { indexed: true, ordered: true }),
-    def('cves', 'json', { array: true as const, accumulate: true }),
+    accumulate(texts('cves')),
     real('cvssV2BaseScore'),
     real('cvssV3BaseScore'),
     // What the scanner says; the store derives the answers below from them and the offline feeds (feeds.ts).
@@ -209,7 +229,7 @@ const MODEL_FIELD_DEFS = {
     ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
     ...[real('vprScore'), json('vprDrivers'), real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
     ...[
-      def('cves', 'json', { array: true as const, accumulate: true }),
+      accumulate(texts('cves')),
       texts('xrefs'),
       time('pluginPublished'),
       time('pluginModified'),
@@ -268,7 +288,7 @@ export type FieldsOf<M extends ModelName> = {
  * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
  * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
  */
-export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
+const COMPUTED_FIELD_DEFS = {
   vulnerabilities: [
     text('synopsis'),
     text('solution'),
@@ -280,7 +300,16 @@ export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
     text('department'),
     text('site'),
   ],
-};
+} satisfies Partial<Record<ModelName, FieldDef[]>>;
+export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = COMPUTED_FIELD_DEFS;
+
+/**
+ * The literal declaration of each field of `M` (stored, then read-time ones), name, kind and values kept
+ * as types: src/core/api-shapes.ts derives the model's record type from them.
+ */
+export type ModelFieldDef<M extends ModelName> =
+  | (typeof MODEL_FIELD_DEFS)[M][number]
+  | (M extends keyof typeof COMPUTED_FIELD_DEFS ? (typeof COMPUTED_FIELD_DEFS)[M][number] : never);
 
 /** Common fields every record carries, in output order. */
 export const COMMON_FIELDS: FieldDef[] = [text('id'), text('source'), text('externalId'), time('firstSeen'), time('lastSeen'), bool('removed')];
@@ -294,7 +323,6 @@ export function hasHost(model: ModelName): boolean {
   return MODEL_FIELDS[model].some((f) => f.name === 'hostId');
 }
 
-export type Severity = 'info' | 'low' | 'medium' | 'high' | 'critical';
 export type VulnerabilityStatus = 'open' | 'fixed' | 'reopened';
 export type ComplianceResult = 'passed' | 'failed' | 'warning' | 'error';
 

@@ -9,16 +9,7 @@ import type { ExportDestination, ExportStatus } from '../core/api-shapes.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import { isModelName, type ModelName } from '../core/models.ts';
 import { scrubSecrets } from '../core/secrets.ts';
-import {
-  createDestination,
-  type DestinationRecord,
-  type ExportStatusRecord,
-  getExportStatus,
-  listDestinations,
-  listExportStatuses,
-  putExportStatus,
-} from '../store/index.ts';
-import { type Since, sinceRun } from '../store/index.ts';
+import { type DestinationRecord, type ExportStatusRecord, type Since, sinceRun } from '../store/index.ts';
 import { confineFolder, confineTarget } from './confine.ts';
 import { checkModel, contentType, extension, type FormatOptions, modelsOf, parseFormat } from './formats/index.ts';
 import { exportChunks } from './stream.ts';
@@ -46,7 +37,7 @@ function formatOf(d: Pick<DestinationRecord, 'format' | 'ocsfVersion' | 'ecsBulk
 
 export async function addDestination(app: ExportContext, input: DestinationInput): Promise<DestinationRecord> {
   if (!NAME_RE.test(input.name ?? '')) throw new InputError(`invalid export name '${input.name}': use letters, digits, '.', '_' or '-' (up to 63)`, 'name');
-  const source = input.source ? await app.store.getSource(input.source) : null;
+  const source = input.source ? await app.store.sources.get(input.source) : null;
   const target = (input.target ?? '').trim();
   if (!target) throw new InputError('give the folder or s3://BUCKET/PREFIX to write to', 'target');
   const stored = await confineTarget(app, target);
@@ -59,7 +50,7 @@ export async function addDestination(app: ExportContext, input: DestinationInput
     if (!isModelName(m)) throw new InputError(`unknown model '${m}'`, 'models');
     checkModel(m, fmt);
   }
-  return createDestination(app.store, {
+  return app.store.exports.createDestination({
     name: input.name,
     sourceId: source?.id ?? null,
     target: stored,
@@ -73,12 +64,12 @@ export async function addDestination(app: ExportContext, input: DestinationInput
 
 /** Destinations with their status per source, for `exports list`, the API and the UI. */
 export async function describeDestinations(app: ExportContext, sourceName?: string): Promise<ExportDestination[]> {
-  const sources = await app.store.listSources();
+  const sources = await app.store.sources.list();
   const nameOf = new Map(sources.map((s) => [s.id, s.name]));
-  const source = sourceName ? await app.store.getSource(sourceName) : null;
+  const source = sourceName ? await app.store.sources.get(sourceName) : null;
   const out: ExportDestination[] = [];
-  for (const d of await listDestinations(app.store, source?.id)) {
-    const statuses = await listExportStatuses(app.store, { destinationId: d.id, sourceId: source?.id });
+  for (const d of await app.store.exports.listDestinations(source?.id)) {
+    const statuses = await app.store.exports.listStatuses({ destinationId: d.id, sourceId: source?.id });
     out.push({
       name: d.name,
       source: d.sourceId ? (nameOf.get(d.sourceId) ?? null) : null,
@@ -148,7 +139,7 @@ async function writeDestination(
     const model = m as ModelName;
     const q = { model, sourceIds: [source.id], since: window };
     // No file for a model with nothing to say (a scanner source has no tickets; a quiet day no changes).
-    const probe = await app.store.query(model, { sourceIds: [source.id], limit: 1, changedSince: window });
+    const probe = await app.store.records.query(model, { sourceIds: [source.id], limit: 1, changedSince: window });
     if (probe.records.length === 0) continue;
     let n = 0;
     const chunks = exportChunks(app, q, fmt, (p) => {
@@ -175,8 +166,8 @@ export async function runDestination(
   runId: string | null,
 ): Promise<ExportStatusRecord> {
   const log = app.log.child({ source: source.name, export: d.name });
-  const previous = await getExportStatus(app.store, d.id, source.id);
-  const run = runId ? await app.store.getRun(runId) : await app.store.lastRun(source.id, { complete: true });
+  const previous = await app.store.exports.getStatus(d.id, source.id);
+  const run = runId ? await app.store.runs.get(runId) : await app.store.runs.last(source.id, { complete: true });
   const window =
     d.mode === 'changes' && previous?.exportedRunId && previous.exportedRunStartedAt ? sinceRun(previous.exportedRunId, previous.exportedRunStartedAt) : null;
   const status: ExportStatusRecord = {
@@ -196,12 +187,12 @@ export async function runDestination(
   const max = attempts(app);
   for (let attempt = 1; attempt <= max; attempt++) {
     status.attempts = attempt;
-    await putExportStatus(app.store, status);
+    await app.store.exports.putStatus(status);
     try {
       const { files, records } = await writeDestination(app, d, source, window, new Date(), run?.id ?? null);
       Object.assign(status, { status: 'succeeded', files, records, error: null, finishedAt: new Date().toISOString() });
       if (run) Object.assign(status, { exportedRunId: run.id, exportedRunStartedAt: run.startedAt });
-      await putExportStatus(app.store, status);
+      await app.store.exports.putStatus(status);
       log.info({ runId: status.runId, files, records }, 'scheduled export written');
       return status;
     } catch (err) {
@@ -214,16 +205,16 @@ export async function runDestination(
     }
   }
   Object.assign(status, { status: 'failed', finishedAt: new Date().toISOString() });
-  await putExportStatus(app.store, status).catch(() => {});
+  await app.store.exports.putStatus(status).catch(() => {});
   return status;
 }
 
 /** Every destination that applies to a source, one after the other. Never throws. */
 export async function runExportsFor(app: ExportContext, sourceName: string, runId: string | null): Promise<ExportStatusRecord[]> {
   try {
-    const source = await app.store.getSource(sourceName);
+    const source = await app.store.sources.get(sourceName);
     const out: ExportStatusRecord[] = [];
-    for (const d of await listDestinations(app.store, source.id)) out.push(await runDestination(app, d, source, runId));
+    for (const d of await app.store.exports.listDestinations(source.id)) out.push(await runDestination(app, d, source, runId));
     return out;
   } catch (err) {
     app.log.error({ source: sourceName, err: errorMessage(err) }, 'scheduled exports could not run');

@@ -4,10 +4,7 @@
 import type { ConnectorProduct } from '../core/connector.ts';
 import type { Connectors } from './context.ts';
 import type { ModelName, StoredRecord } from '../core/models.ts';
-import { recordPages } from '../store/index.ts';
-import type { Filter } from '../store/index.ts';
-import type { Since } from '../store/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Filter, Since, Store } from '../store/index.ts';
 import { type EventEncoder, type EventMapper, type FormatOptions, type LineWriter, writerOf } from './formats/index.ts';
 
 export interface ExportQuery {
@@ -44,7 +41,7 @@ const CHUNK_CHARS = 64 * 1024;
 /** The product (vendor, name, namespace) of each source's connector, by source name. */
 export async function productsBySource(store: Store, registry: Connectors): Promise<(source: string) => ConnectorProduct> {
   const byName = new Map<string, ConnectorProduct>();
-  for (const s of await store.listSources()) {
+  for (const s of await store.sources.list()) {
     const c = registry.has(s.type) ? registry.get(s.type) : null;
     byName.set(s.name, c?.product ?? { ...FALLBACK_PRODUCT, name: c?.title ?? s.type });
   }
@@ -112,7 +109,7 @@ function counted(chunk: string, progress: ExportProgress): Buffer {
 }
 
 function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
-  return recordPages(store, q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since }, q.pageSize ?? EXPORT_PAGE_SIZE);
+  return store.records.pages(q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since }, q.pageSize ?? EXPORT_PAGE_SIZE);
 }
 
 /** Events of a binary format packed by its encoder as pages arrive; a block's bytes are yielded once it is full. */
@@ -147,7 +144,7 @@ async function* binaryChunks(
 /**
  * The hosts of a page's records: those the previous page had already (a host's records are one id
  * range, so consecutive pages mostly share hosts), the others read. Only one page's hosts are held
- * (a cache of 2,000 kept up to 10 MB of hosts and their mapped parts alive, for pages that need ~5).
+ * (a larger cache would keep many hosts and their mapped parts alive for pages that need a handful).
  */
 async function pageHosts(store: Store, previous: Map<string, StoredRecord | null>, records: StoredRecord[]): Promise<Map<string, StoredRecord | null>> {
   const hosts = new Map<string, StoredRecord | null>();
@@ -160,6 +157,6 @@ async function pageHosts(store: Store, previous: Map<string, StoredRecord | null
     hosts.set(id, known ?? null);
     if (known === undefined) missing.push(id);
   }
-  if (missing.length) for (const h of await store.getRecords('hosts', missing)) hosts.set(h.id, h);
+  if (missing.length) for (const h of await store.records.getMany('hosts', missing)) hosts.set(h.id, h);
   return hosts;
 }

@@ -4,8 +4,7 @@
 // `replace`), so a bad or refused file changes nothing; then the findings' feed fields are recomputed.
 import type { FeedInfo } from '../core/api-shapes.ts';
 import { InputError } from '../core/errors.ts';
-import { FEED_LABELS, type FeedFile, listFeeds, storeFeeds } from '../store/index.ts';
-import type { Store } from '../store/index.ts';
+import { FEED_LABELS, type FeedFile, type Store } from '../store/index.ts';
 import { feedLimits } from './parse.ts';
 import { readFeedOnThread } from './read.ts';
 
@@ -44,7 +43,7 @@ export async function importFeedFiles(
   const kinds = parsed.map((p) => p.feed.kind);
   const twice = kinds.find((k, i) => kinds.indexOf(k) !== i);
   if (twice) throw new InputError(`two ${FEED_LABELS[twice]} files given; import one of each feed at a time`, 'file');
-  const verdicts = await storeFeeds(app.store, parsed, { replace: opts.replace });
+  const verdicts = await app.store.feeds.save(parsed, { replace: opts.replace });
   const imported: FeedImportResult[] = parsed.map((p, i) => ({
     file: p.fileName ?? 'upload',
     kind: p.feed.kind,
@@ -55,19 +54,19 @@ export async function importFeedFiles(
     size: p.size,
     status: verdicts[i]!,
   }));
-  const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.applyFeeds() : 0;
+  const findingsUpdated = imported.some((i) => i.status === 'imported') ? await app.store.feeds.applyToFindings() : 0;
   // KEV due dates move overdue counts: the summaries follow.
-  if (findingsUpdated > 0) await app.store.refreshSummaries();
+  if (findingsUpdated > 0) await app.store.reports.refreshSummaries();
   return { imported, findingsUpdated };
 }
 
 export function feeds(app: { store: Store }): Promise<FeedInfo[]> {
-  return listFeeds(app.store);
+  return app.store.feeds.list();
 }
 
 /** One line per stale feed, for `sources check` (a warning, not a failed check). */
 export async function staleFeedWarnings(app: { store: Store }): Promise<string[]> {
-  return (await listFeeds(app.store))
+  return (await app.store.feeds.list())
     .filter((f) => f.stale)
     .map((f) => `${f.name} ${f.version} is ${f.ageDays} days old (dated ${f.released.slice(0, 10)}); import a newer file with \`tributary feeds import\``);
 }

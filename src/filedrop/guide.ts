@@ -56,7 +56,7 @@ export const UNKNOWN_ADDRESS = 'http://TRIBUTARY-HOST:PORT';
 export const shq = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export async function fileDropGuide(app: FileDropContext, sourceName: string, opts: FileDropGuideOptions = {}): Promise<FileDropGuide> {
-  const source = await app.store.getSource(sourceName);
+  const source = await app.store.sources.get(sourceName);
   // Upload credentials are only of use where a sync reads the bucket.
   if (!app.registry.has(source.type) || !readsFiles(app.registry.get(source.type), source.config))
     throw new InputError(
@@ -69,7 +69,7 @@ export async function fileDropGuide(app: FileDropContext, sourceName: string, op
   const address = `s3://${bucket}/`;
   const backend = fileDropOf(app);
   await backend.ensureBucket(bucket);
-  const sharedWith = (await app.store.listSources()).filter((s) => s.id !== source.id && sourceBucketOf(app, s) === bucket).map((s) => s.name);
+  const sharedWith = (await app.store.sources.list()).filter((s) => s.id !== source.id && sourceBucketOf(app, s) === bucket).map((s) => s.name);
   const baseUrl = (opts.baseUrl ?? process.env.TRIBUTARY_PUBLIC_URL ?? UNKNOWN_ADDRESS).replace(/\/+$/, '');
   const example = file ?? 'export.csv';
   const commands: GuideCommand[] = [];

@@ -5,18 +5,7 @@
 import type { Readable } from 'node:stream';
 import { InputError } from '../core/errors.ts';
 import type { BucketObject, FileImportResult, FileImportStatus, FileSnapshot, ImportedExport, SourceBucket } from '../core/files.ts';
-import {
-  type FileImportRecord,
-  fileImportSnapshot,
-  fileImportsOf,
-  forgetFileDropOf,
-  importedExportsOf,
-  hasFileImport,
-  MAX_STORED_REJECTIONS,
-  saveFileImport,
-  skippedFilesOfRun,
-} from '../store/index.ts';
-import type { SourceRecord } from '../store/index.ts';
+import { type FileImportRecord, MAX_STORED_REJECTIONS, type SourceRecord } from '../store/index.ts';
 import type { FileDropBackend } from './backend.ts';
 import type { FileDropContext } from './context.ts';
 import { fileDropOf, sourceBucketOf } from './resolve.ts';
@@ -49,7 +38,7 @@ function checkResult(r: FileImportResult): void {
 }
 
 export async function isImported(app: FileDropContext, sourceId: string, obj: Pick<BucketObject, 'key' | 'etag'>): Promise<boolean> {
-  return hasFileImport(app.store, sourceId, obj);
+  return app.store.sources.files.has(sourceId, obj);
 }
 
 /** Stores the outcome of importing one object version; importing the same version again replaces it. */
@@ -61,27 +50,27 @@ export async function recordImport(
   runId: string | null = null,
 ): Promise<void> {
   checkResult(result);
-  await saveFileImport(app.store, sourceId, bucket, result, runId);
+  await app.store.sources.files.save(sourceId, bucket, result, runId);
 }
 
 /** The snapshot a version of an object belongs to (the run that first imported it, and when), or null. */
 export function snapshotOf(app: FileDropContext, sourceId: string, obj: Pick<BucketObject, 'key' | 'etag'>): Promise<FileSnapshot | null> {
-  return fileImportSnapshot(app.store, sourceId, obj);
+  return app.store.sources.files.snapshot(sourceId, obj);
 }
 
 /** Import records of a source, newest first (optionally of one key). */
 export function listImports(app: FileDropContext, sourceId: string, key?: string): Promise<FileImportRecord[]> {
-  return fileImportsOf(app.store, sourceId, key);
+  return app.store.sources.files.of(sourceId, key);
 }
 
 /** The files a run skipped as older than an export already imported for their scope, with the reason. */
 export function skippedByRun(app: FileDropContext, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
-  return skippedFilesOfRun(app.store, sourceId, runId);
+  return app.store.sources.files.skippedOfRun(sourceId, runId);
 }
 
 /** Removes a source's import records and upload tokens (call when the source is deleted). */
 export function forgetSource(app: FileDropContext, sourceId: string): Promise<void> {
-  return forgetFileDropOf(app.store, sourceId);
+  return app.store.sources.files.forget(sourceId);
 }
 
 class StoreBackedBucket implements SourceBucket {
@@ -125,7 +114,7 @@ class StoreBackedBucket implements SourceBucket {
   }
 
   importedExports(): Promise<ImportedExport[]> {
-    return importedExportsOf(this.#app.store, this.#sourceId);
+    return this.#app.store.sources.files.importedExports(this.#sourceId);
   }
 
   // Files no bucket imports, with a reason of their own (the app's: the offline feeds, src/feeds/drop.ts).

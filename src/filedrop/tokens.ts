@@ -3,15 +3,7 @@
 // with an expiry, revocable. Only the SHA-256 hash is stored; the token is shown once.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NotFoundError } from '../core/errors.ts';
-import {
-  insertUploadToken,
-  noteUploadTokenUse,
-  setUploadTokenRevoked,
-  type UploadTokenInfo,
-  uploadTokenByHash,
-  uploadTokenById,
-  uploadTokensOf,
-} from '../store/index.ts';
+import type { UploadTokenInfo } from '../store/index.ts';
 import type { FileDropContext } from './context.ts';
 import { sourceBucketOf } from './resolve.ts';
 
@@ -41,7 +33,7 @@ export async function createUploadToken(
   const bucket = sourceBucketOf(app, source);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + opts.expiresSeconds * 1000).toISOString();
-  await insertUploadToken(app.store, {
+  await app.store.sources.uploadTokens.insert({
     id,
     sourceId: source.id,
     bucket,
@@ -55,16 +47,16 @@ export async function createUploadToken(
 }
 
 export function listUploadTokens(app: FileDropContext, sourceId: string): Promise<UploadTokenInfo[]> {
-  return uploadTokensOf(app.store, sourceId);
+  return app.store.sources.uploadTokens.of(sourceId);
 }
 
 /** Revokes a token of this source; NotFoundError when the source has no such token. */
 export async function revokeUploadToken(app: FileDropContext, sourceId: string, id: string): Promise<UploadTokenInfo> {
-  const info = await uploadTokenById(app.store, sourceId, id);
+  const info = await app.store.sources.uploadTokens.byId(sourceId, id);
   if (!info) throw new NotFoundError(`no upload token '${id}' for this source`);
   if (!info.revokedAt) {
     info.revokedAt = new Date().toISOString();
-    await setUploadTokenRevoked(app.store, id, info.revokedAt);
+    await app.store.sources.uploadTokens.setRevoked(id, info.revokedAt);
   }
   return info;
 }
@@ -82,7 +74,7 @@ export async function verifyUploadToken(
 ): Promise<{ token: UploadTokenInfo; sourceName: string }> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!m) throw new UploadAuthError(401, 'send Authorization: Bearer <upload token> (from `tributary sources file-drop NAME`)');
-  const info = await uploadTokenByHash(app.store, hash(m[1]!));
+  const info = await app.store.sources.uploadTokens.byHash(hash(m[1]!));
   if (!info) throw new UploadAuthError(401, 'unknown upload token');
   if (info.revokedAt) throw new UploadAuthError(401, 'this upload token was revoked; ask for a new one');
   if (info.expiresAt <= new Date().toISOString()) throw new UploadAuthError(401, `this upload token expired at ${info.expiresAt}; ask for a new one`);
@@ -90,7 +82,7 @@ export async function verifyUploadToken(
   if (info.file !== null && info.file !== key) throw new UploadAuthError(403, `this upload token is for the file '${info.file}' only`);
   let source: { name: string; type: string; config: Record<string, unknown> };
   try {
-    source = await app.store.getSourceById(info.sourceId);
+    source = await app.store.sources.getById(info.sourceId);
   } catch {
     throw new UploadAuthError(401, 'the source of this upload token no longer exists');
   }
@@ -100,5 +92,5 @@ export async function verifyUploadToken(
 }
 
 export async function markTokenUsed(app: FileDropContext, id: string): Promise<void> {
-  await noteUploadTokenUse(app.store, id, new Date().toISOString());
+  await app.store.sources.uploadTokens.noteUse(id, new Date().toISOString());
 }

@@ -68,7 +68,7 @@ export async function uploadFiles(
   onProgress?: (p: UploadProgress) => void,
 ): Promise<UploadedFile[]> {
   if (paths.length === 0) throw new InputError('name at least one file to upload', 'file');
-  const source = await app.store.getSource(sourceName);
+  const source = await app.store.sources.get(sourceName);
   const bucket = sourceBucketOf(app, source);
   const limit = maxUploadBytes(app);
   const planned: { path: string; key: string; size: number }[] = [];

@@ -99,15 +99,15 @@ export interface BootstrapOptions {
  * random one printed once and written to `<data-dir>/admin-password` (0600). Later starts do nothing.
  */
 export async function bootstrapAdmin(app: AppContext, opts: BootstrapOptions = {}): Promise<{ created: boolean; passwordFile: string | null }> {
-  if ((await app.store.userCount()) > 0) return { created: false, passwordFile: null };
+  if ((await app.store.users.count()) > 0) return { created: false, passwordFile: null };
   const env = opts.env ?? process.env;
   const fromEnv = env.TRIBUTARY_ADMIN_PASSWORD;
   const password = fromEnv && fromEnv !== '' ? fromEnv : randomBytes(18).toString('base64url');
   try {
-    await app.store.createUser(ADMIN_USER, await hashPassword(password));
+    await app.store.users.create(ADMIN_USER, await hashPassword(password));
   } catch (err) {
     // Another process bootstrapped at the same moment (PostgreSQL): its admin stands.
-    if (await app.store.findUser(ADMIN_USER)) return { created: false, passwordFile: null };
+    if (await app.store.users.find(ADMIN_USER)) return { created: false, passwordFile: null };
     throw err;
   }
   if (fromEnv) {
@@ -136,7 +136,7 @@ export async function createSession(app: AppContext, userId: string): Promise<{ 
   const token = newToken('trs_');
   const csrfToken = randomBytes(24).toString('base64url');
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS).toISOString();
-  await app.store.createSession(hashToken(token), userId, csrfToken, expiresAt);
+  await app.store.users.createSession(hashToken(token), userId, csrfToken, expiresAt);
   return { token, csrfToken, expiresAt };
 }
 
@@ -151,20 +151,20 @@ async function authenticate(app: AppContext, req: FastifyRequest): Promise<AuthI
     // A request that sends Authorization is judged by it alone; no fallback to the cookie.
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) return null;
-    const tok = await app.store.findApiToken(hashToken(m[1]));
+    const tok = await app.store.users.findToken(hashToken(m[1]));
     if (!tok) return null;
     const now = new Date();
     if (tok.expiresAt !== null && tok.expiresAt <= now.toISOString()) return null;
-    if (tok.lastUsedAt === null || now.getTime() - Date.parse(tok.lastUsedAt) >= TOKEN_TOUCH_MS) await app.store.touchApiToken(tok.id, now.toISOString());
-    const user = await app.store.getUserById(tok.userId);
+    if (tok.lastUsedAt === null || now.getTime() - Date.parse(tok.lastUsedAt) >= TOKEN_TOUCH_MS) await app.store.users.touchToken(tok.id, now.toISOString());
+    const user = await app.store.users.getById(tok.userId);
     return user && { userId: user.id, username: user.username, via: 'token', scope: tok.scope, csrfToken: null, sessionHash: null, tokenName: tok.name };
   }
   const cookie = req.cookies?.[SESSION_COOKIE];
   if (!cookie) return null;
   const hash = hashToken(cookie);
-  const session = await app.store.findSession(hash);
+  const session = await app.store.users.findSession(hash);
   if (!session) return null;
-  const user = await app.store.getUserById(session.userId);
+  const user = await app.store.users.getById(session.userId);
   return user && { userId: user.id, username: user.username, via: 'session', scope: 'admin', csrfToken: session.csrfToken, sessionHash: hash };
 }
 
@@ -203,7 +203,7 @@ export function authHook(app: AppContext) {
 
 /** Checks a login; returns the user or null. Runs the hash comparison even for unknown users. */
 export async function checkLogin(app: AppContext, username: string, password: string): Promise<{ id: string; username: string } | null> {
-  const user = await app.store.findUser(username);
+  const user = await app.store.users.find(username);
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummy()));
   return ok && user ? { id: user.id, username: user.username } : null;
 }

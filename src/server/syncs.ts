@@ -41,12 +41,12 @@ export class SyncManager {
   ): Promise<{ runId: string | null; jobId: string }> {
     const queue = this.#queue;
     if (!queue) throw new Error('no job queue in this server');
-    const s = await this.#app.store.getSource(source);
+    const s = await this.#app.store.sources.get(source);
     const jobId = await queue.enqueue(source, { full: opts.full, allowLargeRemoval: opts.allowLargeRemoval, trigger: opts.trigger ?? 'api' });
     if (!jobId) throw new ConflictError(`a sync of '${source}' is already queued`);
     const until = Date.now() + QUEUED_START_WAIT_MS;
     while (Date.now() < until && !this.#closing) {
-      const run = (await this.#app.store.listRuns(s.id, 5)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
+      const run = (await this.#app.store.runs.list(s.id, 5)).find((r) => r.trigger?.endsWith(`job:${jobId}`));
       if (run) return { runId: run.id, jobId };
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -7,7 +7,7 @@ export async function correlateAfterRun(store: Store, sourceId: string, runId: s
   const started = Date.now();
   try {
     const removed = (swept.hosts ?? 0) + (swept['cmdb-assets'] ?? 0);
-    const r = await store.correlateRun(sourceId, runId, removed);
+    const r = await store.correlation.correlateRun(sourceId, runId, removed);
     if (r)
       log.info({ runId, mode: r.mode, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets, ms: Date.now() - started }, 'correlated');
   } catch (err) {
@@ -20,7 +20,7 @@ export async function correlateAfterRun(store: Store, sourceId: string, runId: s
 export async function refreshSummariesAfterRun(store: Store, sourceId: string, runId: string, log: Logger): Promise<void> {
   const started = Date.now();
   try {
-    await store.refreshSummaries(sourceId);
+    await store.reports.refreshSummaries(sourceId);
     log.debug({ runId, ms: Date.now() - started }, 'summaries refreshed');
   } catch (err) {
     // The records are stored; the summaries catch up on the next run.

@@ -92,7 +92,7 @@ export class SyncQueue {
 
   /** Enqueues a sync; null when one for this source is already waiting (it will do the same work). */
   async enqueue(source: string, opts: { full?: boolean; allowLargeRemoval?: boolean; trigger: string }): Promise<string | null> {
-    const s = await this.#app.store.getSource(source);
+    const s = await this.#app.store.sources.get(source);
     const data: SyncJob = {
       source,
       full: opts.full,
@@ -123,10 +123,10 @@ export class SyncQueue {
 
   async #run(jobId: string, data: SyncJob, jobSignal: AbortSignal, drain?: AbortSignal): Promise<{ runId: string; status: string } | { skipped: string }> {
     const { store, log } = this.#app;
-    const source = await store.findSource(data.source);
+    const source = await store.sources.find(data.source);
     if (!source) return { skipped: `source '${data.source}' no longer exists` };
     if (data.trigger === 'schedule') {
-      const last = await store.lastRun(source.id);
+      const last = await store.runs.last(source.id);
       if (last && last.startedAt > data.requestedAt && last.status !== 'interrupted') return { skipped: 'the source ran after this scheduled job was queued' };
     }
     const stop = new AbortController();

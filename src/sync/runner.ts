@@ -17,14 +17,14 @@ import { configError } from '../core/config.ts';
 import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
-import { RecordIdSet } from '../store/index.ts';
 import {
+  nowIso,
+  readEveryStream,
+  RecordIdSet,
   type RunRecord,
   type RunShortfalls,
   type RunStatus,
-  readEveryStream,
   type SourceRecord,
-  nowIso,
   type StreamCounts,
   unreadableSecretsError,
 } from '../store/index.ts';
@@ -143,7 +143,7 @@ function checkStreams(streams: Stream[], connector: Connector): void {
 
 export async function runSync(app: SyncContext, sourceName: string, opts: SyncOptions = {}): Promise<SyncResult> {
   const { store } = app;
-  const source = await store.getSource(sourceName);
+  const source = await store.sources.get(sourceName);
   const connector = app.registry.get(source.type);
   const config = parseSourceConfig(connector, source);
   // The run's log also keeps its retries, 429s and latest lines for the run's page (run-log.ts).
@@ -151,16 +151,16 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   const log = runLog.tap(app.log.child({ source: source.name }));
 
   // One run per source at a time; a run whose process died is closed and resumed.
-  const active = await store.activeRun(source.id);
+  const active = await store.runs.active(source.id);
   if (active) {
     if (!isStale(active)) throw new ConflictError(`a sync of '${source.name}' is already running (run ${active.id}, started ${active.startedAt})`);
-    await store.finishRun(active.id, 'interrupted', active.counts, 'interrupted: the process running it stopped before it finished', active.activity);
+    await store.runs.finish(active.id, 'interrupted', active.counts, 'interrupted: the process running it stopped before it finished', active.activity);
     log.warn({ runId: active.id }, 'previous run was interrupted; resuming from its checkpoints');
   }
 
-  const checkpoints = await store.getCheckpoints(source.id);
-  const last = await store.lastRun(source.id);
-  const sourceState = await store.getSourceState(source.id);
+  const checkpoints = await store.runs.checkpoints(source.id);
+  const last = await store.runs.last(source.id);
+  const sourceState = await store.sources.getState(source.id);
   const baseline = readBaseline(sourceState);
   // A full run whose sweep was refused is not resumed (its streams are complete) and the next run is
   // full again: its checkpoints came from an upstream that answered with too little to trust.
@@ -182,7 +182,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     generation = last.generation;
     resumedFrom = last.id;
   } else {
-    const lastFull = await store.lastRun(source.id, { complete: true, mode: 'full' });
+    const lastFull = await store.runs.last(source.id, { complete: true, mode: 'full' });
     const fullDue = !lastFull || Date.now() - Date.parse(lastFull.startedAt) > fullEveryMs();
     mode = opts.full || fullDue || refused ? 'full' : 'incremental';
     generation = randomUUID();
@@ -190,7 +190,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
 
   const runId = randomUUID();
   const started = Date.now();
-  await store.createRun({
+  await store.runs.create({
     id: runId,
     sourceId: source.id,
     mode,
@@ -225,7 +225,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   /** Pages each stream read in this run, against its page budget. */
   const pagesRead: Record<string, number> = {};
   const beat = setInterval(() => {
-    store.heartbeat(runId, counts, runLog.activity).catch((err) => log.warn({ err: errorMessage(err) }, 'heartbeat failed'));
+    store.runs.heartbeat(runId, counts, runLog.activity).catch((err) => log.warn({ err: errorMessage(err) }, 'heartbeat failed'));
   }, HEARTBEAT_MS);
   beat.unref();
 
@@ -233,8 +233,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   let indexesBuilt: Promise<void> = Promise.resolve();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {
-    get: () => store.getSourceState(source.id),
-    set: async (patch: Record<string, unknown>) => store.setSourceState(source.id, { ...(await store.getSourceState(source.id)), ...patch }),
+    get: () => store.sources.getState(source.id),
+    set: async (patch: Record<string, unknown>) => store.sources.setState(source.id, { ...(await store.sources.getState(source.id)), ...patch }),
   };
 
   try {
@@ -275,7 +275,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               counts[m] ??= { records: 0, errors: 0 };
               counts[m].truncated = (counts[m].truncated ?? 0) + n;
             }
-            const written = await store.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false }, stored);
+            const written = await store.records.writePage(stamp(), stream.name, mode, page.records, { value: page.checkpoint, complete: false }, stored);
             lastValue = page.checkpoint;
             for (const [m, n] of Object.entries(written)) {
               counts[m] ??= { records: 0, errors: 0 };
@@ -296,10 +296,10 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             // Progress is visible to the API/UI whichever process runs the sync.
             if (Date.now() - lastBeat >= PROGRESS_MS) {
               lastBeat = Date.now();
-              await store.heartbeat(runId, counts, runLog.activity);
+              await store.runs.heartbeat(runId, counts, runLog.activity);
             }
           };
-          const knownHosts = () => store.knownHosts(source.id);
+          const knownHosts = () => store.records.knownHosts(source.id);
           const repeats = bucket ? null : new PageRepeatGuard();
           const ctx: StreamContext = {
             sourceName: source.name,
@@ -348,7 +348,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             await sleep(waitMs, undefined, { signal: abort.signal }).catch(() => {});
           }
         }
-        await store.writePage(stamp(), stream.name, mode, {}, { value: lastValue, complete: true });
+        await store.records.writePage(stamp(), stream.name, mode, {}, { value: lastValue, complete: true });
         log.info({ runId, stream: stream.name }, 'stream complete');
       } catch (err) {
         if (err instanceof InputError) throw err;
@@ -375,7 +375,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     // builds it. The records are stored, so the run's outcome does not depend on it.
     const unbuilt = (err: unknown) => log.warn({ runId, err: errorMessage(err) }, 'deferred indexes not built yet; the next run or start builds them');
     try {
-      indexesBuilt = (await store.finishBulkLoad(runId)).built.catch(unbuilt);
+      indexesBuilt = (await store.records.finishBulkLoad(runId)).built.catch(unbuilt);
     } catch (err) {
       unbuilt(err);
     }
@@ -384,7 +384,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   // Distinct records this run stamped (as progress counted them, unless a write failed midway); a
   // resumed run adds what the attempts it resumed stored (streams they completed are not read again).
   for (const m of Object.keys(counts) as ModelName[])
-    counts[m].records = resumedFrom ? await store.countStampedByGeneration(source.id, m, generation) : await store.countStamped(source.id, m, runId);
+    counts[m].records = resumedFrom
+      ? await store.records.countStampedByGeneration(source.id, m, generation)
+      : await store.records.countStamped(source.id, m, runId);
 
   const truncated = Object.values(counts).reduce((n, c) => n + (c.truncated ?? 0), 0);
   if (truncated > 0)
@@ -420,12 +422,12 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       });
     });
     const { scoped, refused: scopeRefusals } = await guardScopes(
-      (models, scope) => store.scopedSweepPreview(source.id, models, generation, scope),
+      (models, scope) => store.records.scopedSweepPreview(source.id, models, generation, scope),
       scopedSaid,
       opts.allowLargeRemoval === true,
     );
-    const preview = sweepModels.length > 0 ? await store.sweepPreview(source.id, sweepModels, generation) : {};
-    const lastFull = baseline ?? (await store.lastRun(source.id, { complete: true, mode: 'full' }));
+    const preview = sweepModels.length > 0 ? await store.records.sweepPreview(source.id, sweepModels, generation) : {};
+    const lastFull = baseline ?? (await store.runs.last(source.id, { complete: true, mode: 'full' }));
     const lastRecords = lastFull
       ? 'pages' in lastFull
         ? lastFull.records
@@ -442,9 +444,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
         log.warn({ runId, refusals: [...refusals, ...scopeRefusals] }, opts.allowLargeRemoval ? 'large removal allowed by the user' : 'sweep refused');
       // The sweep's events in the change feed are this run's, at one time.
       const by = { runId, at: nowIso() };
-      if (sweepModels.length > 0) swept = await store.sweep(source.id, sweepModels, generation, undefined, by);
+      if (sweepModels.length > 0) swept = await store.records.sweep(source.id, sweepModels, generation, undefined, by);
       for (const { models, scope } of scoped)
-        for (const [m, n] of Object.entries(await store.sweep(source.id, models, generation, scope, by))) swept[m] = (swept[m] ?? 0) + n;
+        for (const [m, n] of Object.entries(await store.records.sweep(source.id, models, generation, scope, by))) swept[m] = (swept[m] ?? 0) + n;
       if (scopeRefusals.length > 0 && !opts.allowLargeRemoval) {
         // The other scopes are swept; the refused ones wait for a confirmed full run.
         status = 'partial';
@@ -473,7 +475,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
-  await store.finishRun(runId, status, counts, error, runLog.activity, shortfalls.value);
+  await store.runs.finish(runId, status, counts, error, runLog.activity, shortfalls.value);
   // Scheduled exports follow a run that read every stream; they run beside the caller and never change the run.
   if (readEveryStream({ status, error })) exportAfterSync(app, source.name, runId);
   const skipped = readsFiles(connector, config) ? await skippedByRun(app, source.id, runId).catch(() => []) : [];

@@ -47,9 +47,9 @@ export class Scheduler {
     this.#ticking = true;
     const started: string[] = [];
     try {
-      for (const s of await this.#app.store.listSources()) {
+      for (const s of await this.#app.store.sources.list()) {
         if (!s.schedule || this.#running.has(s.name)) continue;
-        const last = await this.#app.store.lastRun(s.id);
+        const last = await this.#app.store.runs.last(s.id);
         if (last?.status === 'running') continue;
         if (nextDue(s.schedule, last ? new Date(last.startedAt) : null, now) > now) continue;
         started.push(s.name);

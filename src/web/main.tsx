@@ -158,12 +158,15 @@ function Frame({ username, onLogout, path, children }: { username: string; onLog
   );
 }
 
+const SOURCE_TABS = ['configure', 'files', 'runs'] as const;
+const isSourceTab = (t: string | undefined): t is (typeof SOURCE_TABS)[number] => SOURCE_TABS.some((x) => x === t);
+
 const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] = [
   ['/', () => <OverviewPage />],
   ['/sources', () => <SourcesPage />],
   ['/sources/new/:type', (p) => <NewSourcePage type={p.type} />],
   ['/sources/:name', (p) => <SourcePage name={p.name} tab="configure" />],
-  ['/sources/:name/:tab', (p) => (['configure', 'files', 'runs'].includes(p.tab) ? <SourcePage name={p.name} tab={p.tab as 'configure'} /> : null)],
+  ['/sources/:name/:tab', (p) => (isSourceTab(p.tab) ? <SourcePage name={p.name} tab={p.tab} /> : null)],
   ['/runs', () => <RunsPage />],
   ['/runs/:id', (p) => <RunPage id={p.id} />],
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
@@ -181,7 +184,8 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
 
 /** A route's page, or "not found" when its parameters name nothing (an unknown model or tab). */
 function RoutePage({ render }: { render: (p: Record<string, string>) => React.ReactNode | null }) {
-  const params = useParams() as Record<string, string>;
+  // The route's pattern names its parameters, so each is there.
+  const params = Object.fromEntries(Object.entries(useParams()).filter((e): e is [string, string] => e[1] !== undefined));
   return render(params) ?? <NotFound />;
 }
 

@@ -43,7 +43,7 @@ for (const backend of BACKENDS) {
       global = ['--data-dir', db.dataDir, '--db', db.url];
       const store = await openTestStore(db);
       try {
-        const lab = await store.createSource('lab', 'fixture', {}, null);
+        const lab = await store.sources.create('lab', 'fixture', {}, null);
         const hosts = Array.from({ length: HOSTS }, (_, i) => ({ key: `h${i}`, fields: { hostname: `host-${i}`, fqdn: `host-${i}.corp.example` } }));
         await writeRecords(store, lab, { hosts });
       } finally {

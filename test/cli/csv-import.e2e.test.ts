@@ -40,7 +40,7 @@ const vulns = () =>
 async function files(source: string) {
   const app = await openApp({ dataDir, log: silentLogger, env: cliEnv() });
   try {
-    const s = await app.store.getSource(source);
+    const s = await app.store.sources.get(source);
     return (await listFiles(app, s)).items;
   } finally {
     await app.close();

@@ -113,7 +113,8 @@ test('outside src/store, only store/index.ts is imported', () => {
 });
 
 test('the store-entrance scan sees the entrance and catches a side door', () => {
-  const entrance = `import { Store } from '../store/index.ts';`;
+  const entrance = `import { Store } from '../store/index.ts';
+`;
   const side = `const { MIGRATIONS } = await import('../store/db/migrations.ts');`;
   const at = join(src, 'cli');
   const targets = [entrance, side].map((line) => resolve(at, [...line.matchAll(IMPORT)][0]![2] ?? [...line.matchAll(IMPORT)][0]![1]!));

@@ -28,9 +28,9 @@ export const HOSTILE_TICKET = { status: '@SUM(1+1)', subject: '=HYPERLINK("http:
  * service-desk source `hostile-desk` with one HOSTILE_TICKET.
  */
 export async function seedHostile(app: AppContext): Promise<void> {
-  await app.store.createSource('hostile-desk', 'servicedesk-plus', {}, null);
+  await app.store.sources.create('hostile-desk', 'servicedesk-plus', {}, null);
   await storeRun(app, 'hostile-desk', { tickets: [{ key: '1', fields: HOSTILE_TICKET }] });
-  await app.store.createSource('hostile', 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
+  await app.store.sources.create('hostile', 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
   await storeRun(app, 'hostile', {
     hosts: [{ key: 'h0', fields: { hostname: 'h0', ipAddresses: ['10.9.0.1'] } }],
     vulnerabilities: HOSTILE_NAMES.map(([name], i) => ({

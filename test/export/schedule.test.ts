@@ -99,7 +99,7 @@ for (const backend of BACKENDS) {
       assert.equal(broken.status[0].status, 'failed');
       assert.equal(broken.status[0].attempts, 2);
       assert.match(broken.status[0].error ?? '', /not-a-folder/);
-      assert.equal((await app.store.getRun(r.runId)).status, 'succeeded');
+      assert.equal((await app.store.runs.get(r.runId)).status, 'succeeded');
       const others = (await exportStatusesOf(app, 'a')).filter((s) => s.destination !== 'zz-broken');
       assert.ok(
         others.every((s) => s.status === 'succeeded'),

@@ -9,15 +9,15 @@ export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
 /** Records one run of `source` that stores the given records; returns the run id. */
 export async function storeRun(app: AppContext, source: string, records: Partial<Record<ModelName, IncomingRecord[]>>, startedAt = nowIso()): Promise<string> {
-  const s = await app.store.getSource(source);
+  const s = await app.store.sources.get(source);
   const runId = randomUUID();
   const generation = randomUUID();
-  await app.store.createRun({ id: runId, sourceId: s.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
-  await app.store.writePage({ sourceId: s.id, sourceName: s.name, runId, generation, now: startedAt }, 'test', 'full', records, {
+  await app.store.runs.create({ id: runId, sourceId: s.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
+  await app.store.records.writePage({ sourceId: s.id, sourceName: s.name, runId, generation, now: startedAt }, 'test', 'full', records, {
     value: null,
     complete: true,
   });
-  await app.store.finishRun(runId, 'succeeded', {}, null);
+  await app.store.runs.finish(runId, 'succeeded', {}, null);
   return runId;
 }
 
@@ -59,8 +59,8 @@ export function findingRecords(n: number, hosts: number, offset = 0): IncomingRe
 }
 
 export async function seedSource(app: AppContext, name: string, opts: { hosts: number; findings: number; startedAt?: string }): Promise<string> {
-  if (!(await app.store.findSource(name)))
-    await app.store.createSource(name, 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
+  if (!(await app.store.sources.find(name)))
+    await app.store.sources.create(name, 'tenable-sc', { inputMode: 'api', apiUrl: 'https://sc.example', accessKey: 'a', secretKey: 'b' }, null);
   return storeRun(
     app,
     name,

@@ -11,7 +11,6 @@ import { createLogger } from '../../src/core/log.ts';
 import { fieldsOf } from '../../src/core/models.ts';
 import type { FormatOptions } from '../../src/export/formats/index.ts';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
-import { recordPages } from '../../src/store/index.ts';
 import { parseFilter } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { validateOcsf } from './ocsf-schema.ts';
@@ -49,7 +48,7 @@ for (const backend of BACKENDS) {
         const out = (await lines(app, { model: 'vulnerabilities', pageSize: 4 }, { format: 'ocsf', ocsfVersion: version })).map((l) => JSON.parse(l));
         assert.equal(out.length, 25);
         assert.equal(new Set(out.map((e) => e.finding_info.uid)).size, 25);
-        const hosts = new Map((await app.store.query('hosts', { limit: 100 })).records.map((h) => [h.id, h]));
+        const hosts = new Map((await app.store.records.query('hosts', { limit: 100 })).records.map((h) => [h.id, h]));
         for (const e of out) {
           assert.deepEqual(validateOcsf(version, e), []);
           const host = hosts.get(e.device.uid);
@@ -61,12 +60,12 @@ for (const backend of BACKENDS) {
     });
 
     test('the export reader returns exactly the records query returns, in id order, for every model and filter', async () => {
-      const lab = await app.store.getSource('lab');
+      const lab = await app.store.sources.get('lab');
       for (const model of ['vulnerabilities', 'hosts', 'software', 'compliance'] as const) {
         for (const opts of [{}, { sourceIds: [lab.id] }, ...(model === 'vulnerabilities' ? [{ filters: [parseFilter('severity>=high')] }] : [])]) {
-          const want = (await app.store.query(model, { ...opts, limit: 1000 })).records;
+          const want = (await app.store.records.query(model, { ...opts, limit: 1000 })).records;
           const got: unknown[] = [];
-          for await (const page of recordPages(app.store, model, opts, 3)) got.push(...page);
+          for await (const page of app.store.records.pages(model, opts, 3)) got.push(...page);
           assert.ok(want.length > 0, model);
           assert.deepEqual(got, want, model);
         }
@@ -74,9 +73,9 @@ for (const backend of BACKENDS) {
     });
 
     test('the filters of query apply: source, severity, known exploited', async () => {
-      const lab = await app.store.getSource('lab');
+      const lab = await app.store.sources.get('lab');
       const filters = [parseFilter('severity=critical')];
-      const want = (await app.store.query('vulnerabilities', { sourceIds: [lab.id], filters, limit: 100 })).records.map((r) => r.id).sort();
+      const want = (await app.store.records.query('vulnerabilities', { sourceIds: [lab.id], filters, limit: 100 })).records.map((r) => r.id).sort();
       assert.ok(want.length > 0);
       const got = (await lines(app, { model: 'vulnerabilities', sourceIds: [lab.id], filters, pageSize: 2 }, { format: 'ecs' }))
         .map((l) => JSON.parse(l).event.id)
@@ -96,7 +95,7 @@ for (const backend of BACKENDS) {
       );
       assert.equal(out.length, 26);
       // Every stored host, including the bare ones the store adds for hosts a page named but did not write.
-      const stored = (await app.store.query('hosts', { limit: 1000 })).records.length;
+      const stored = (await app.store.records.query('hosts', { limit: 1000 })).records.length;
       assert.ok(stored >= 5);
       const hosts = await lines(app, { model: 'hosts' }, { format: 'csv' });
       assert.equal(hosts.length, 1 + stored);
@@ -104,35 +103,35 @@ for (const backend of BACKENDS) {
 
     test('--since a run: only what later runs stored; --since a time: runs from then on', async () => {
       const later = await storeRun(app, 'lab', { vulnerabilities: findingRecords(3, 4, 100) }, '2026-11-21T01:00:00.000Z');
-      const sinceFirst = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(firstRun) }, { format: 'jsonl' });
+      const sinceFirst = await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince(firstRun) }, { format: 'jsonl' });
       // The other source's run started a second after the first: it counts as later too.
       assert.deepEqual(sinceFirst.map((l) => JSON.parse(l).pluginId).sort(), ['10000', '10001', '10100', '10101', '10102']);
-      const sinceLater = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(later) }, { format: 'jsonl' });
+      const sinceLater = await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince(later) }, { format: 'jsonl' });
       assert.equal(sinceLater.length, 0);
-      const sinceDay = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince('2026-11-21') }, { format: 'ocsf' });
+      const sinceDay = await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince('2026-11-21') }, { format: 'ocsf' });
       assert.equal(sinceDay.length, 3);
-      const all = await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince('2026-11-01T00:00:00Z') }, { format: 'jsonl' });
+      const all = await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince('2026-11-01T00:00:00Z') }, { format: 'jsonl' });
       assert.equal(all.length, 28);
-      await assert.rejects(app.store.resolveSince('no-such-run'), InputError);
+      await assert.rejects(app.store.records.resolveSince('no-such-run'), InputError);
     });
 
     test('--since brings what a later sweep fixed or removed (the change feed), not only what a run stored', async () => {
       // A full run of the other source that sees one of its two findings; its sweep fixes the other.
-      const other = await app.store.getSource('other');
+      const other = await app.store.sources.get('other');
       const runId = randomUUID();
       const generation = randomUUID();
       const startedAt = '2026-11-22T01:00:00.000Z';
-      await app.store.createRun({ id: runId, sourceId: other.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
-      await app.store.writePage(
+      await app.store.runs.create({ id: runId, sourceId: other.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt });
+      await app.store.records.writePage(
         { sourceId: other.id, sourceName: 'other', runId, generation, now: startedAt },
         'test',
         'full',
         { hosts: hostRecords(1), vulnerabilities: findingRecords(1, 1) },
         { value: null, complete: true },
       );
-      await app.store.sweep(other.id, ['vulnerabilities'], generation, undefined, { runId, at: '2026-11-22T01:00:05.000Z' });
-      await app.store.finishRun(runId, 'succeeded', {}, null);
-      const since = (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince('2026-11-22') }, { format: 'jsonl' })).map((l) =>
+      await app.store.records.sweep(other.id, ['vulnerabilities'], generation, undefined, { runId, at: '2026-11-22T01:00:05.000Z' });
+      await app.store.runs.finish(runId, 'succeeded', {}, null);
+      const since = (await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince('2026-11-22') }, { format: 'jsonl' })).map((l) =>
         JSON.parse(l),
       );
       assert.deepEqual(since.map((r) => [r.pluginId, r.status, r.removed]).sort(), [
@@ -140,9 +139,9 @@ for (const backend of BACKENDS) {
         ['10001', 'fixed', true],
       ]);
       // After the lab's later run (by run id): the same two, and none of the lab's.
-      const lab = await app.store.getSource('lab');
-      const labLater = (await app.store.lastRun(lab.id))!.id;
-      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(labLater) }, { format: 'jsonl' })).map((l) =>
+      const lab = await app.store.sources.get('lab');
+      const labLater = (await app.store.runs.last(lab.id))!.id;
+      const afterLab = (await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince(labLater) }, { format: 'jsonl' })).map((l) =>
         JSON.parse(l),
       );
       assert.deepEqual(afterLab.map((r) => `${r.source} ${r.pluginId}`).sort(), ['other 10000', 'other 10001']);
@@ -164,11 +163,13 @@ for (const backend of BACKENDS) {
       const a = await seedSource(app, 'twin-a', { hosts: 1, findings: 1, startedAt });
       const b = await seedSource(app, 'twin-b', { hosts: 1, findings: 2, startedAt });
       const sources = async (run: string) =>
-        (await lines(app, { model: 'vulnerabilities', since: await app.store.resolveSince(run) }, { format: 'jsonl' })).map((l) => JSON.parse(l).source);
+        (await lines(app, { model: 'vulnerabilities', since: await app.store.records.resolveSince(run) }, { format: 'jsonl' })).map(
+          (l) => JSON.parse(l).source,
+        );
       assert.deepEqual(await sources(a), ['twin-b', 'twin-b']);
       assert.deepEqual(await sources(b), ['twin-a']);
       // The change feed by the same rule.
-      const feed = await app.store.changes({ since: await app.store.resolveSince(a), limit: 1000 });
+      const feed = await app.store.records.changes({ since: await app.store.records.resolveSince(a), limit: 1000 });
       assert.deepEqual([...new Set(feed.records.map((c) => c.runId))], [b]);
     });
   });

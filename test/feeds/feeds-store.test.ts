@@ -8,10 +8,7 @@ import { InputError } from '../../src/core/errors.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { importFeedFiles, staleFeedWarnings } from '../../src/feeds/index.ts';
-import { listFeeds } from '../../src/store/index.ts';
-import { groupCount } from '../../src/store/index.ts';
-import { dueAtOf, parseSlaPolicy } from '../../src/store/index.ts';
-import { type SourceRecord, Store } from '../../src/store/index.ts';
+import { dueAtOf, openStore, parseSlaPolicy, type SourceRecord, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { day, epssCsv, kevCatalog } from './fixtures.ts';
 
@@ -56,7 +53,7 @@ for (const backend of BACKENDS) {
     let n = 0;
     const write = async (records: IncomingRecord[]) => {
       const stamp = { sourceId: source.id, sourceName: source.name, runId: `run-${++n}`, generation: 'g1', now: new Date().toISOString() };
-      await store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: records }, { value: null, complete: false });
+      await store.records.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: records }, { value: null, complete: false });
     };
     const finding = (
       key: string,
@@ -72,13 +69,13 @@ for (const backend of BACKENDS) {
       fields: { pluginId: key, severity, cves, status, scannerEpssScore },
     });
     const all = async (filters: { field: string; op: '=' | '!=' | '<' | '<=' | '>' | '>='; value: string }[] = []) =>
-      (await store.query('vulnerabilities', { filters, limit: 1000 })).records;
+      (await store.records.query('vulnerabilities', { filters, limit: 1000 })).records;
     const keysOf = async (filters: Parameters<typeof all>[0]) => (await all(filters)).map((r) => r.pluginId as string).sort();
 
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 3)), () => []);
-      source = await store.createSource('lab', 'fixture', {}, null);
+      store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 3)), () => []);
+      source = await store.sources.create('lab', 'fixture', {}, null);
       app = { store } as unknown as AppContext;
       await write([
         finding('f1-crit-old', 'critical', 20, ['CVE-2024-0001'], 'open', 0.02),
@@ -193,7 +190,7 @@ for (const backend of BACKENDS) {
           String(r.pluginId),
         );
       }
-      const counts = await groupCount(store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'overdue', op: '=', value: 'true' }] });
+      const counts = await store.records.groupCount('vulnerabilities', ['severity'], { filters: [{ field: 'overdue', op: '=', value: 'true' }] });
       assert.deepEqual(Object.fromEntries(counts.map((c) => [c.values.severity, c.count])), { critical: 1, high: 1, medium: 2 });
     });
 
@@ -231,7 +228,7 @@ for (const backend of BACKENDS) {
       ]) {
         await assert.rejects(all([bad]), InputError);
       }
-      await assert.rejects(store.query('vulnerabilities', { sort: { field: 'dueAt' } }), InputError);
+      await assert.rejects(store.records.query('vulnerabilities', { sort: { field: 'dueAt' } }), InputError);
     });
 
     test('the policy setting changes due dates at once', async () => {
@@ -248,7 +245,7 @@ for (const backend of BACKENDS) {
     });
 
     test('versions: the same bytes are unchanged, an older one or a bad one changes nothing; staleness by the feed’s date', async () => {
-      const before = await listFeeds(store);
+      const before = await store.feeds.list();
       assert.deepEqual(
         before.map((f) => [f.kind, f.stale]),
         [
@@ -268,7 +265,7 @@ for (const backend of BACKENDS) {
         ]),
         /junk\.bin: not a CISA KEV catalog/,
       );
-      assert.deepEqual(await listFeeds(store), before, 'nothing changed');
+      assert.deepEqual(await store.feeds.list(), before, 'nothing changed');
       assert.equal((await all()).find((r) => r.pluginId === 'f1-crit-old')!.epssFeedScore, 0.91);
       const bytes = epssCsv('v2025.03.14', new Date().toISOString(), [['CVE-2024-0001', 0.5, 0.55]]);
       const first = await importFeedFiles(app, [{ name: 'epss-today.csv', data: bytes }]);
@@ -277,7 +274,7 @@ for (const backend of BACKENDS) {
       const second = await importFeedFiles(app, [{ name: 'epss-today.csv', data: bytes }]);
       assert.equal(second.imported[0]!.status, 'unchanged');
       assert.equal(second.findingsUpdated, 0);
-      const now = await listFeeds(store);
+      const now = await store.feeds.list();
       assert.equal(now.find((f) => f.kind === 'epss')!.stale, false);
       assert.equal(now.find((f) => f.kind === 'epss')!.versions, 2);
       assert.deepEqual(await staleFeedWarnings(app), []);
@@ -285,7 +282,7 @@ for (const backend of BACKENDS) {
     });
 
     test('a feed dated more than a day ahead is refused even with replace; an older one goes in only with replace', async () => {
-      const before = await listFeeds(store);
+      const before = await store.feeds.list();
       const kevNow = before.find((f) => f.kind === 'kev')!;
       const future = kevCatalog('2099.12.31', '2099-12-31T00:00:00Z', [{ cve: 'CVE-2024-0003', added: '2099-12-31' }]);
       for (const replace of [false, true]) {
@@ -299,7 +296,7 @@ for (const backend of BACKENDS) {
       const skewed = epssCsv('v2025.03.14', new Date(Date.now() + 12 * 3_600_000).toISOString(), [['CVE-2024-0001', 0.5, 0.56]]);
       assert.equal((await importFeedFiles(app, [{ name: 'epss-skew.csv', data: skewed }])).imported[0]!.status, 'imported');
       assert.deepEqual(
-        (await listFeeds(store)).find((f) => f.kind === 'kev'),
+        (await store.feeds.list()).find((f) => f.kind === 'kev'),
         kevNow,
         'the KEV catalog is unchanged',
       );
@@ -311,7 +308,7 @@ for (const backend of BACKENDS) {
         replaced.imported.map((i) => [i.version, i.status]),
         [['2026.10.01', 'imported']],
       );
-      const kev = (await listFeeds(store)).find((f) => f.kind === 'kev')!;
+      const kev = (await store.feeds.list()).find((f) => f.kind === 'kev')!;
       assert.deepEqual([kev.version, kev.fileName, kev.records], ['2026.10.01', 'old-kev.json', 1]);
       assert.equal((await all()).find((r) => r.pluginId === 'f3-high-kev')!.kevDateAdded, null, 'the findings follow the installed catalog');
     });
@@ -341,7 +338,7 @@ for (const backend of BACKENDS) {
         importFeedFiles(app, [{ name: 'older.json', data: older }]),
       ]);
       assert.equal(outcomes[0]!.status, 'fulfilled');
-      const kev = (await listFeeds(store)).find((f) => f.kind === 'kev')!;
+      const kev = (await store.feeds.list()).find((f) => f.kind === 'kev')!;
       assert.equal(kev.version, '2026.11.25', 'the newer catalog is current');
       if (outcomes[1]!.status === 'rejected') assert.match(String(outcomes[1].reason), /older\.json: .*older than the one imported/);
       assert.equal((await all()).find((r) => r.pluginId === 'f3-high-kev')!.kevDateAdded, `${day(-30)}T00:00:00.000Z`);

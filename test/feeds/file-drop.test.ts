@@ -11,7 +11,6 @@ import { checkSource } from '../../src/app/sources.ts';
 import { importFeedFiles } from '../../src/feeds/index.ts';
 import { listImports } from '../../src/filedrop/imports.ts';
 import { uploadFiles } from '../../src/filedrop/upload.ts';
-import { listFeeds } from '../../src/store/index.ts';
 import type { SourceRecord } from '../../src/store/index.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { SC_HEADER, scRow } from '../connectors/tenable-sc/csv-fixtures.ts';
@@ -34,15 +33,15 @@ for (const backend of BACKENDS) {
       });
       await uploadFiles(app, source, paths);
     };
-    const feeds = async () => (await listFeeds(app.store)).map((f) => [f.kind, f.version, f.records, f.fileName]);
+    const feeds = async () => (await app.store.feeds.list()).map((f) => [f.kind, f.version, f.records, f.fileName]);
     let other: SourceRecord;
-    const otherFinding = async () => (await app.store.query('vulnerabilities', { sourceIds: [other.id], limit: 10 })).records[0]!;
+    const otherFinding = async () => (await app.store.records.query('vulnerabilities', { sourceIds: [other.id], limit: 10 })).records[0]!;
 
     before(async () => {
       db = await backend.create();
       app = await openTestApp(db);
-      scanner = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-scanner' }, null);
-      other = await app.store.createSource('other', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-other' }, null);
+      scanner = await app.store.sources.create('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-scanner' }, null);
+      other = await app.store.sources.create('other', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-other' }, null);
       dir = join(db.dataDir, 'work');
       mkdirSync(dir, { recursive: true });
       await importFeedFiles(app, [

@@ -66,8 +66,8 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       app = await openTestApp(db, { maxUploadBytes: 10_000 });
-      sc = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-scanner' }, null);
-      sd = await app.store.createSource('desk', 'servicedesk-plus', { inputMode: 'file' }, null);
+      sc = await app.store.sources.create('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'vuln-scanner' }, null);
+      sd = await app.store.sources.create('desk', 'servicedesk-plus', { inputMode: 'file' }, null);
       files = join(db.dataDir, 'local-files');
       mkdirSync(files, { recursive: true });
       writeFileSync(join(files, 'vulns.csv'), 'ip,plugin\n10.0.0.1,1\n10.0.0.2,2\n');
@@ -242,7 +242,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(g.sharedWith, []);
       await verifyUploadToken(app, `Bearer ${g.token.token}`, 'service-desk', 'export.csv');
 
-      await app.store.createSource('desk-2', 'servicedesk-plus', { inputMode: 'file' }, null);
+      await app.store.sources.create('desk-2', 'servicedesk-plus', { inputMode: 'file' }, null);
       const shared = await fileDropGuide(app, 'desk', { file: 'tickets.csv' });
       assert.deepEqual(shared.sharedWith, ['desk-2']);
       assert.ok(shared.notes.some((n) => n.includes("'desk-2'")));

@@ -54,9 +54,9 @@ const api = (path: string, init: RequestInit = {}, token: string | null = apiTok
 before(async () => {
   db = await createSqlite();
   app = await openTestApp(db);
-  sc = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file' }, null);
-  await app.store.createSource('desk', 'servicedesk-plus', { inputMode: 'file' }, null);
-  const userId = await app.store.createUser('admin', 'x');
+  sc = await app.store.sources.create('scanner', 'tenable-sc', { inputMode: 'file' }, null);
+  await app.store.sources.create('desk', 'servicedesk-plus', { inputMode: 'file' }, null);
+  const userId = await app.store.users.create('admin', 'x');
   // Uploads, deletions and upload tokens are all an operate token's to do.
   apiToken = (await createApiToken(app, userId, { name: 'tests', scope: 'operate' })).token;
 

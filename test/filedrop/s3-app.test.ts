@@ -43,7 +43,7 @@ before(async () => {
   db = await createSqlite();
   // The backend comes from the environment, as `TRIBUTARY_FILE_DROP=s3:` would configure it.
   app = await openTestApp(db, { env: s3.env });
-  sc = await app.store.createSource('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'acme-scans' }, null);
+  sc = await app.store.sources.create('scanner', 'tenable-sc', { inputMode: 'file', bucket: 'acme-scans' }, null);
   dir = join(db.dataDir, 'work');
   mkdirSync(dir, { recursive: true });
 });

@@ -4,16 +4,15 @@
 import { after, before } from 'node:test';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import type { QueryPage } from '../../src/store/index.ts';
-import { type SourceRecord, Store } from '../../src/store/index.ts';
+import { openStore, type QueryPage, type SourceRecord, type Store } from '../../src/store/index.ts';
 import type { TestDatabase } from './databases.ts';
 
-export const openTestStore = (db: { url: string }): Promise<Store> => Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
+export const openTestStore = (db: { url: string }): Promise<Store> => openStore(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
 
 /** Writes `records` as a page of run `r` of the source. */
 export async function writeRecords(store: Store, source: { id: string; name: string }, records: Partial<Record<ModelName, IncomingRecord[]>>): Promise<void> {
   const stamp = { sourceId: source.id, sourceName: source.name, runId: 'r', generation: 'g', now: new Date().toISOString() };
-  await store.writePage(stamp, 's', 'full', records, { value: null, complete: false });
+  await store.records.writePage(stamp, 's', 'full', records, { value: null, complete: false });
 }
 
 /** Every record of `model` the store serves, read page by page through its cursor. */
@@ -21,7 +20,7 @@ export async function queryAll(store: Store, model: ModelName, pageSize: number)
   const all: QueryPage['records'] = [];
   let cursor: string | null = null;
   do {
-    const page = await store.query(model, { limit: pageSize, cursor });
+    const page = await store.records.query(model, { limit: pageSize, cursor });
     all.push(...page.records);
     cursor = page.nextCursor;
   } while (cursor);
@@ -44,7 +43,7 @@ export function labStoreSuite(backend: { create(): Promise<TestDatabase> }, fill
   before(async () => {
     db = await backend.create();
     suite.store = await openTestStore(db);
-    suite.lab = await suite.store.createSource('lab', 'fixture', {}, null);
+    suite.lab = await suite.store.sources.create('lab', 'fixture', {}, null);
     await fill(suite.store, suite.lab);
   });
   after(async () => {

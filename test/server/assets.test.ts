@@ -21,10 +21,10 @@ for (const backend of BACKENDS) {
       h = await makeHarness({ db: db.url });
       auth = bearer(await apiToken(h.server));
       const store = h.app.store;
-      const scan = await store.createSource('scan', 'fixture', {}, null);
-      const desk = await store.createSource('desk', 'fixture', {}, null);
+      const scan = await store.sources.create('scan', 'fixture', {}, null);
+      const desk = await store.sources.create('desk', 'fixture', {}, null);
       const now = new Date().toISOString();
-      await store.writePage(
+      await store.records.writePage(
         { sourceId: scan.id, sourceName: 'scan', runId: 'r1', generation: 'g1', now },
         'x',
         'full',
@@ -37,7 +37,7 @@ for (const backend of BACKENDS) {
         },
         { value: null, complete: false },
       );
-      await store.writePage(
+      await store.records.writePage(
         { sourceId: desk.id, sourceName: 'desk', runId: 'r2', generation: 'g2', now },
         'x',
         'full',
@@ -49,7 +49,7 @@ for (const backend of BACKENDS) {
         },
         { value: null, complete: false },
       );
-      await store.correlate();
+      await store.correlation.correlateAll();
     });
     after(async () => {
       await h?.close();

@@ -205,7 +205,7 @@ describe('server lifecycle', () => {
     const t0 = Date.now();
     await h.server.close();
     assert.ok(Date.now() - t0 < 3000);
-    const run = await h.app.store.getRun(runId);
+    const run = await h.app.store.runs.get(runId);
     assert.notEqual(run.status, 'running');
     assert.match(run.error ?? '', /cancel/);
     await h.app.close();

@@ -84,18 +84,18 @@ for (const backend of BACKENDS) {
     const db = await backend.create();
     const store = await openTestStore(db);
     try {
-      await assert.rejects(store.query('vulnerabilities', { offset: Number.POSITIVE_INFINITY }), InputError);
-      await assert.rejects(store.listRuns(null, Number.POSITIVE_INFINITY), InputError);
-      await assert.rejects(store.changes({ limit: Number.NaN }), InputError);
-      assert.deepEqual((await store.query('vulnerabilities', { offset: 3, limit: 5 })).records, []);
+      await assert.rejects(store.records.query('vulnerabilities', { offset: Number.POSITIVE_INFINITY }), InputError);
+      await assert.rejects(store.runs.list(null, Number.POSITIVE_INFINITY), InputError);
+      await assert.rejects(store.records.changes({ limit: Number.NaN }), InputError);
+      assert.deepEqual((await store.records.query('vulnerabilities', { offset: 3, limit: 5 })).records, []);
       // An int field's filter value is a whole number its column holds (PostgreSQL's INTEGER answered 500 past it).
       for (const value of ['99999999999999999999', '3000000000', '-99999999999', '1.5'])
         await assert.rejects(
-          store.query('ports', { filters: [{ field: 'port', op: '>=', value }] }),
+          store.records.query('ports', { filters: [{ field: 'port', op: '>=', value }] }),
           (e: unknown) => e instanceof InputError && /^port must be a whole number from -2147483648 to 2147483647/.test(e.message),
           value,
         );
-      assert.deepEqual((await store.query('ports', { filters: [{ field: 'port', op: '=', value: '443' }] })).records, []);
+      assert.deepEqual((await store.records.query('ports', { filters: [{ field: 'port', op: '=', value: '443' }] })).records, []);
     } finally {
       await store.close();
       await db.drop();

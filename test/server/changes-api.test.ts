@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
       db = await backend.create();
       h = await makeHarness({ db: db.url });
       token = await apiToken(h.server);
-      await h.app.store.createSource('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
+      await h.app.store.sources.create('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
       const first = {
         hosts: [host('h1'), host('h2')],
         vulnerabilities: [

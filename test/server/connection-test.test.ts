@@ -74,7 +74,7 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
     assert.equal(g.ok, true, JSON.stringify(g.checks));
     assert.ok(g.checks.length >= 2);
     assert.equal(g.connectionTest ?? null, null, 'nothing to keep for an API key');
-    assert.deepEqual(await app.store.listSources(), [], 'a test stores nothing');
+    assert.deepEqual(await app.store.sources.list(), [], 'a test stores nothing');
   });
 
   test('a file-mode form is tested against its bucket', async () => {
@@ -83,7 +83,7 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
     const c = res.data as Check;
     assert.ok(c.checks.length >= 1);
     assert.match(JSON.stringify(c.checks), /vuln-scanner/, 'the check names the bucket it reads');
-    assert.deepEqual(await app.store.listSources(), []);
+    assert.deepEqual(await app.store.sources.list(), []);
   });
 
   test('an invalid configuration is refused with its field, as a save would be', async () => {
@@ -131,8 +131,8 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
   });
 
   test('ServiceDesk Plus cloud: a new code tested on a stored source keeps the old token until the save, which revokes it', async () => {
-    const source = await app.store.getSource('desk');
-    const oldToken = String((await app.store.getSourceState(source.id)).refreshToken);
+    const source = await app.store.sources.get('desk');
+    const oldToken = String((await app.store.sources.getState(source.id)).refreshToken);
     const live = sdp.accounts.liveRefreshTokens();
     const code = sdp.mintAuthorizationCode();
     const tested = await post('/api/v1/sources/desk/check', { config: { authorizationCode: code } });
@@ -140,11 +140,11 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
     assert.equal(t.ok, true, tested.body);
     assert.ok(t.connectionTest);
     assert.equal(sdp.accounts.isRevoked(oldToken), false, 'a test revokes nothing');
-    assert.equal(String((await app.store.getSourceState(source.id)).refreshToken), oldToken, 'a test stores nothing');
+    assert.equal(String((await app.store.sources.getState(source.id)).refreshToken), oldToken, 'a test stores nothing');
     assert.equal(sdp.accounts.liveRefreshTokens(), live + 1);
     const saved = await post('/api/v1/sources/desk', { config: { authorizationCode: code }, connectionTest: t.connectionTest }, 'PATCH');
     assert.equal(saved.statusCode, 200, saved.body);
-    const newToken = String((await app.store.getSourceState(source.id)).refreshToken);
+    const newToken = String((await app.store.sources.getState(source.id)).refreshToken);
     assert.notEqual(newToken, oldToken);
     assert.equal(sdp.accounts.isRevoked(oldToken), true, 'the save revokes the replaced token');
     assert.equal(sdp.accounts.liveRefreshTokens(), live);
@@ -154,13 +154,13 @@ describe('Test Connection before saving', { timeout: 60_000 }, () => {
   test("a stored source's unsaved changes are tested with its stored secrets, and nothing changes", async () => {
     const add = await post('/api/v1/sources', { name: 'sc', type: 'tenable-sc', config: scConfig('stored-wrong-1234') });
     assert.equal(add.statusCode, 201, add.body);
-    const before = await app.store.getSource('sc');
+    const before = await app.store.sources.get('sc');
     // The form's change: the right secret (not saved); the access key left out keeps the stored one.
     const fixed = await post('/api/v1/sources/sc/check', { config: { secretKey: sc.analyst.secretKey } });
     assert.equal((fixed.data as Check).ok, true, fixed.body);
     const unchanged = await post('/api/v1/sources/sc/check', { config: { pageSize: 500 } });
     assert.equal((unchanged.data as Check).ok, false, 'the stored (wrong) secret is used');
-    const after = await app.store.getSource('sc');
+    const after = await app.store.sources.get('sc');
     assert.equal(after.updatedAt, before.updatedAt);
     assert.equal(after.config.secretKey, 'stored-wrong-1234');
     assert.equal(after.lastCheck, null, 'a test of unsaved changes is not the stored configuration’s check');

@@ -20,13 +20,13 @@ export function fullRuns(store: () => Store): (now: string, records: Partial<Rec
   let n = 0;
   return async (now, records, sweep = []) => {
     const s = store();
-    const source = await s.getSource('lab');
+    const source = await s.sources.get('lab');
     const id = `00000000-0000-4000-8000-00000000000${n}`;
     const generation = `10000000-0000-4000-8000-00000000000${n++}`;
-    await s.createRun({ id, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt: now });
-    await s.writePage({ sourceId: source.id, sourceName: 'lab', runId: id, generation, now }, 'all', 'full', records, { value: null, complete: true });
-    if (sweep.length) await s.sweep(source.id, sweep, generation, undefined, { runId: id, at: now });
-    await s.finishRun(id, 'succeeded', {}, null);
+    await s.runs.create({ id, sourceId: source.id, mode: 'full', generation, resumedFrom: null, trigger: 'test', owner: null, startedAt: now });
+    await s.records.writePage({ sourceId: source.id, sourceName: 'lab', runId: id, generation, now }, 'all', 'full', records, { value: null, complete: true });
+    if (sweep.length) await s.records.sweep(source.id, sweep, generation, undefined, { runId: id, at: now });
+    await s.runs.finish(id, 'succeeded', {}, null);
     return id;
   };
 }

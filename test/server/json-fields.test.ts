@@ -14,8 +14,8 @@ const DRIVERS = [
 for (const backend of BACKENDS) {
   describe(`json record fields over the API (${backend.kind})`, { skip: backend.skip }, () => {
     const server = serverOn(backend, async (h) => {
-      const scan = await h.app.store.createSource('scan', 'fixture', {}, null);
-      await h.app.store.writePage(
+      const scan = await h.app.store.sources.create('scan', 'fixture', {}, null);
+      await h.app.store.records.writePage(
         { sourceId: scan.id, sourceName: 'scan', runId: 'r1', generation: 'g1', now: new Date().toISOString() },
         'x',
         'full',

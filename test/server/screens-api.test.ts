@@ -38,7 +38,7 @@ for (const store of stores) {
       drop = db?.drop;
       h = await makeHarness({ db: db?.url });
       token = await apiToken(h.server);
-      await h.app.store.createSource('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN, pages: 4 }, null);
+      await h.app.store.sources.create('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN, pages: 4 }, null);
       assert.equal((await runSync(h.app, 'lab')).status, 'succeeded');
     });
     after(async () => {
@@ -80,8 +80,8 @@ for (const store of stores) {
     });
 
     it('counts live records only in the stats once a full run removed some', async () => {
-      const source = await h.app.store.getSource('lab');
-      await h.app.store.updateSource(source.name, { ...source.config, pages: 2 }, null);
+      const source = await h.app.store.sources.get('lab');
+      await h.app.store.sources.update(source.name, { ...source.config, pages: 2 }, null);
       const r = await runSync(h.app, 'lab', { full: true, allowLargeRemoval: true });
       assert.equal(r.status, 'succeeded');
       assert.deepEqual(r.swept, { hosts: 6, vulnerabilities: 12 });

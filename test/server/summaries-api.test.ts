@@ -12,7 +12,7 @@ describe('summary endpoints', () => {
   before(async () => {
     h = await makeHarness();
     token = await apiToken(h.server);
-    const source = await h.app.store.createSource('lab', 'fixture', {}, null);
+    const source = await h.app.store.sources.create('lab', 'fixture', {}, null);
     const stamp = { sourceId: source.id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() };
     // Plugin 1: critical, KEV, on hosts a and b (two ports on a); plugin 2: low on a; plugin 3: fixed only.
     const v = (host: string, plugin: string, port: number, severity: string, status = 'open', knownExploited = false) => ({
@@ -28,7 +28,7 @@ describe('summary endpoints', () => {
         scannerEpssScore: plugin === '1' ? 0.9 : 0.1,
       },
     });
-    await h.app.store.writePage(
+    await h.app.store.records.writePage(
       stamp,
       's',
       'full',

@@ -26,7 +26,7 @@ for (const backend of BACKENDS) {
       db = await backend.create();
       h = await makeHarness({ db: db.url });
       token = await apiToken(h.server);
-      await h.app.store.createSource('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
+      await h.app.store.sources.create('lab', 'fixture', { url: 'https://fixture.example.test', token: GOOD_TOKEN }, null);
       const h1 = (p: string, sev: string, st: string, first: string) => vuln('h1', p, sev, st, first);
       const h2 = (p: string, sev: string, st: string, first: string) => vuln('h2', p, sev, st, first);
       await run('2026-01-01T08:00:00.000Z', {

@@ -43,7 +43,7 @@ for (const backend of BACKENDS) {
       h = await makeHarness({ db: db.url });
       token = await apiToken(h.server);
       // A source the command line knows too (it never reaches the console here).
-      await h.app.store.createSource('lab', 'tenable-sc', { apiUrl: 'https://sc.example.test' }, null);
+      await h.app.store.sources.create('lab', 'tenable-sc', { apiUrl: 'https://sc.example.test' }, null);
       await fullRuns(() => h.app.store)(day('2026-03-01'), {
         hosts: [host('h1')],
         vulnerabilities: [

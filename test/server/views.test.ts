@@ -2,7 +2,6 @@
 // pagination on (field, id), grouped counts, the compliance summary per host and benchmark.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { upsertRecords } from '../../src/store/index.ts';
 import { GOOD_TOKEN, HOSTS_PER_PAGE } from './fixture-connector.ts';
 import { apiToken, bearer, call, freshPgDatabase, type Harness, makeHarness, waitForRun } from './helpers.ts';
 
@@ -133,24 +132,26 @@ for (const backend of backends) {
     });
 
     it('summarises compliance per host and benchmark with the host name', async () => {
-      const source = await h.app.store.getSource('lab');
+      const source = await h.app.store.sources.get('lab');
       const hostId = ((await get('/api/v1/hosts?hostname=web-0.example.test')).data as { items: Json[] }).items[0].id as string;
       const rule = (n: number, result: string, benchmark = 'CIS Ubuntu 22.04 L1') => ({
         key: `host-0|${benchmark}|r${n}`,
         hostKey: 'host-0',
         fields: { benchmark, ruleId: `r${n}`, ruleName: `Rule ${n}`, result },
       });
-      await h.app.store.db.transaction(async (tx) => {
-        await upsertRecords(tx, 'compliance', [rule(1, 'passed'), rule(2, 'passed'), rule(3, 'failed'), rule(4, 'warning'), rule(5, 'failed', 'Other')], {
+      await h.app.store.records.upsert(
+        'compliance',
+        [rule(1, 'passed'), rule(2, 'passed'), rule(3, 'failed'), rule(4, 'warning'), rule(5, 'failed', 'Other')],
+        {
           sourceId: source.id,
           sourceName: 'lab',
           runId: 'manual',
           generation: 'g',
           now: new Date().toISOString(),
-        });
-      });
+        },
+      );
       // Written around the store's page writer: the summaries are rebuilt as a run's epilogue would.
-      await h.app.store.refreshSummaries();
+      await h.app.store.reports.refreshSummaries();
       const res = await get('/api/v1/compliance/summary');
       assert.equal(res.statusCode, 200, res.body);
       const items = (res.data as { items: Json[] }).items;

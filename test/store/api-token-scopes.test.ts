@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { openDriver } from '../../src/store/db/driver.ts';
 import { MIGRATIONS } from '../../src/store/db/migrations.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -24,12 +24,12 @@ for (const backend of BACKENDS) {
       await raw.run(`INSERT INTO "api_tokens" ("id", "name", "token_hash", "user_id", "created_at") VALUES ('old', 'before scopes', 'h-old', 'u', 't')`);
       await raw.close();
 
-      const store = await Store.open(db.url, box, () => []);
+      const store = await openStore(db.url, box, () => []);
       try {
-        assert.equal((await store.findApiToken('h-old'))?.scope, 'admin');
-        await store.createApiToken({ name: 'siem', tokenHash: 'h-new', userId: 'u', scope: 'read', expiresAt: null });
-        assert.equal((await store.findApiToken('h-new'))?.scope, 'read');
-        assert.deepEqual((await store.listApiTokens('u')).map((t) => `${t.name} ${t.scope}`).sort(), ['before scopes admin', 'siem read']);
+        assert.equal((await store.users.findToken('h-old'))?.scope, 'admin');
+        await store.users.createToken({ name: 'siem', tokenHash: 'h-new', userId: 'u', scope: 'read', expiresAt: null });
+        assert.equal((await store.users.findToken('h-new'))?.scope, 'read');
+        assert.deepEqual((await store.users.listTokens('u')).map((t) => `${t.name} ${t.scope}`).sort(), ['before scopes admin', 'siem read']);
       } finally {
         await store.close();
       }

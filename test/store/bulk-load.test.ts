@@ -8,7 +8,7 @@ import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { DEFER_MIN_ROWS } from '../../src/store/db/bulk-load.ts';
 import { RecordIdSet } from '../../src/store/records/id-set.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 5));
@@ -45,8 +45,8 @@ async function deferredNotes(store: Store): Promise<number> {
 }
 
 async function startRun(store: Store, sourceName: string, runId: string) {
-  const s = await store.createSource(sourceName, 'fixture', {}, null);
-  await store.createRun({
+  const s = await store.sources.create(sourceName, 'fixture', {}, null);
+  await store.runs.create({
     id: runId,
     sourceId: s.id,
     mode: 'full',
@@ -62,7 +62,7 @@ async function startRun(store: Store, sourceName: string, runId: string) {
 for (const backend of BACKENDS) {
   test(`a first import defers the findings indexes and builds the same ones at its end (${backend.kind})`, { skip: backend.skip }, async () => {
     const db = await backend.create();
-    const store = await Store.open(db.url, box, () => []);
+    const store = await openStore(db.url, box, () => []);
     try {
       const before = await indexes(store);
       assert.ok(before.has('rec_vulnerabilities_host_id') && before.has('rec_vulnerabilities_sort_epss_score'), [...before.keys()].join(', '));
@@ -70,11 +70,11 @@ for (const backend of BACKENDS) {
       const stored = new RecordIdSet();
       const all = findings('a', N * 2);
       const cp = { value: null, complete: false };
-      await store.writePage(stamp, 'vulns', 'full', { hosts: hosts('a'), vulnerabilities: all.slice(0, N) }, cp, stored);
+      await store.records.writePage(stamp, 'vulns', 'full', { hosts: hosts('a'), vulnerabilities: all.slice(0, N) }, cp, stored);
       assert.equal((await indexes(store)).size, 0, 'no secondary index while the first import loads');
       assert.equal(await deferredNotes(store), before.size);
-      await store.writePage(stamp, 'vulns', 'full', { vulnerabilities: all.slice(N) }, cp, stored);
-      const { built } = await store.finishBulkLoad('run-1');
+      await store.records.writePage(stamp, 'vulns', 'full', { vulnerabilities: all.slice(N) }, cp, stored);
+      const { built } = await store.records.finishBulkLoad('run-1');
       if (store.dialect === 'postgres') {
         // The epilogue's scans are planned from statistics of the loaded table, taken before its builds.
         const [stats] = await store.db.all<{ analysed: boolean; tuples: number }>(
@@ -88,7 +88,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await indexes(store), before);
       assert.equal(await deferredNotes(store), 0);
       // The rows are all there and a sort walks the rebuilt index to the same answer.
-      const page = await store.query('vulnerabilities', { sort: { field: 'epssScore', desc: true }, limit: 5 });
+      const page = await store.records.query('vulnerabilities', { sort: { field: 'epssScore', desc: true }, limit: 5 });
       const expected = all
         .map((f) => f.fields.scannerEpssScore as number | null)
         .filter((v) => v !== null)
@@ -98,11 +98,11 @@ for (const backend of BACKENDS) {
         page.records.map((r) => r.epssScore),
         expected,
       );
-      assert.equal(await store.count('vulnerabilities'), N * 2);
+      assert.equal(await store.records.count('vulnerabilities'), N * 2);
 
       // A second source's first import finds the table holding rows: its indexes stay.
       const second = await startRun(store, 'second', 'run-2');
-      await store.writePage(second, 'vulns', 'full', { hosts: hosts('b'), vulnerabilities: findings('b', N) }, cp, new RecordIdSet());
+      await store.records.writePage(second, 'vulns', 'full', { hosts: hosts('b'), vulnerabilities: findings('b', N) }, cp, new RecordIdSet());
       assert.deepEqual(await indexes(store), before);
       assert.equal(await deferredNotes(store), 0);
     } finally {
@@ -113,11 +113,11 @@ for (const backend of BACKENDS) {
 
   test(`indexes a crashed first import left unbuilt are built at the next start, not while it runs (${backend.kind})`, { skip: backend.skip }, async () => {
     const db = await backend.create();
-    let store = await Store.open(db.url, box, () => []);
+    let store = await openStore(db.url, box, () => []);
     try {
       const before = await indexes(store);
       const stamp = await startRun(store, 'crashing', 'run-c');
-      await store.writePage(
+      await store.records.writePage(
         stamp,
         'vulns',
         'full',
@@ -127,11 +127,11 @@ for (const backend of BACKENDS) {
       );
       await store.close();
       // Another process starting while the run is still running leaves its load alone.
-      store = await Store.open(db.url, box, () => []);
+      store = await openStore(db.url, box, () => []);
       assert.equal((await indexes(store)).size, 0);
-      await store.finishRun('run-c', 'interrupted', {}, 'the process stopped');
+      await store.runs.finish('run-c', 'interrupted', {}, 'the process stopped');
       await store.close();
-      store = await Store.open(db.url, box, () => []);
+      store = await openStore(db.url, box, () => []);
       assert.deepEqual(await indexes(store), before);
       assert.equal(await deferredNotes(store), 0);
     } finally {

@@ -7,7 +7,7 @@ import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import type { ChangeEvent } from '../../src/core/api-shapes-reports.ts';
 import { recordId } from '../../src/store/records/upsert.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 9));
@@ -17,7 +17,7 @@ async function events(store: Store, sourceId: string, keys: Map<string, string>)
   const out: ChangeEvent[] = [];
   let cursor: string | null = null;
   do {
-    const page = await store.changes({ sourceIds: [sourceId], cursor, limit: 1000 });
+    const page = await store.records.changes({ sourceIds: [sourceId], cursor, limit: 1000 });
     out.push(...page.records);
     cursor = page.nextCursor;
   } while (cursor);
@@ -45,7 +45,7 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, box, () => []);
+      store = await openStore(db.url, box, () => []);
     });
     after(async () => {
       await store?.close();
@@ -53,7 +53,7 @@ for (const backend of BACKENDS) {
     });
 
     test('a bare host row is no event; the host is new when first sent; its sweep is no event either', async () => {
-      const sourceId = (await store.createSource('lab', 'fixture', {}, null)).id;
+      const sourceId = (await store.sources.create('lab', 'fixture', {}, null)).id;
       const h9 = 'addr:1|10.0.0.9|';
       const h8 = 'addr:1|10.0.0.8|';
       const keys = new Map([h9, h8].map((k) => [recordId('lab', 'hosts', k), k]));
@@ -64,12 +64,12 @@ for (const backend of BACKENDS) {
       ])
         keys.set(recordId('lab', 'vulnerabilities', `${h}|443|tcp|${p}`, recordId('lab', 'hosts', h)), `${h}#${p}`);
 
-      await store.writePage(stamp(sourceId, 'lab', 'r1', 'g1'), 'vulns', 'full', { vulnerabilities: [finding(h9, '1'), finding(h9, '2')] }, page);
-      assert.equal((await store.getRecord('hosts', recordId('lab', 'hosts', h9))).removed, false, 'the bare row exists');
+      await store.records.writePage(stamp(sourceId, 'lab', 'r1', 'g1'), 'vulns', 'full', { vulnerabilities: [finding(h9, '1'), finding(h9, '2')] }, page);
+      assert.equal((await store.records.get('hosts', recordId('lab', 'hosts', h9))).removed, false, 'the bare row exists');
       assert.deepEqual(await events(store, sourceId, keys), [`vulnerabilities ${h9}#1 new -→open`, `vulnerabilities ${h9}#2 new -→open`]);
 
       // The host sent at last: new. Another finding names a host no page sends (a second bare row).
-      await store.writePage(
+      await store.records.writePage(
         stamp(sourceId, 'lab', 'r2', 'g2'),
         'all',
         'full',
@@ -84,7 +84,7 @@ for (const backend of BACKENDS) {
       ]);
 
       // A run that saw nothing of them sweeps all: the sent host is removed, the bare one silently.
-      const swept = await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g3', undefined, { runId: 'r3' });
+      const swept = await store.records.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g3', undefined, { runId: 'r3' });
       assert.deepEqual(swept, { hosts: 2, vulnerabilities: 3 });
       const after3 = await events(store, sourceId, keys);
       assert.deepEqual(
@@ -96,15 +96,15 @@ for (const backend of BACKENDS) {
           `vulnerabilities ${h9}#2 fixed open→fixed`,
         ],
       );
-      assert.equal((await store.getRecord('hosts', recordId('lab', 'hosts', h8))).removed, true, 'the bare row was swept all the same');
+      assert.equal((await store.records.get('hosts', recordId('lab', 'hosts', h8))).removed, true, 'the bare row was swept all the same');
     });
 
     test('a scoped sweep writes events for exactly the records it marks, and fixedAt for those findings', async () => {
-      const sourceId = (await store.createSource('files', 'fixture', {}, null)).id;
+      const sourceId = (await store.sources.create('files', 'fixture', {}, null)).id;
       const h = 'uuid:h1';
       const keys = new Map([[recordId('files', 'hosts', h), h]]);
       for (const p of ['1', '2']) keys.set(recordId('files', 'vulnerabilities', `${h}|443|tcp|${p}`, recordId('files', 'hosts', h)), `#${p}`);
-      await store.writePage(
+      await store.records.writePage(
         stamp(sourceId, 'files', 'r1', 'g1'),
         'all',
         'full',
@@ -112,22 +112,22 @@ for (const backend of BACKENDS) {
         page,
       );
       const at = '2030-01-01T00:00:00.000Z';
-      const swept = await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g2', { origins: ['o1'] }, { runId: 'r2', at });
+      const swept = await store.records.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g2', { origins: ['o1'] }, { runId: 'r2', at });
       assert.deepEqual(swept, { hosts: 0, vulnerabilities: 1 });
-      const fixedOnes = (await store.changes({ sourceIds: [sourceId], changes: ['fixed', 'removed'] })).records;
+      const fixedOnes = (await store.records.changes({ sourceIds: [sourceId], changes: ['fixed', 'removed'] })).records;
       assert.deepEqual(
         fixedOnes.map((c) => [keys.get(c.recordId), c.change, c.runId, c.at]),
         [['#1', 'fixed', 'r2', at]],
       );
-      const f1 = await store.getRecord('vulnerabilities', fixedOnes[0]!.recordId);
+      const f1 = await store.records.get('vulnerabilities', fixedOnes[0]!.recordId);
       assert.equal(f1.status, 'fixed');
       assert.equal(f1.fixedAt, at);
-      const f2 = await store.getRecord('vulnerabilities', recordId('files', 'vulnerabilities', `${h}|443|tcp|2`, recordId('files', 'hosts', h)));
+      const f2 = await store.records.get('vulnerabilities', recordId('files', 'vulnerabilities', `${h}|443|tcp|2`, recordId('files', 'hosts', h)));
       assert.equal(f2.status, 'open');
       assert.equal(f2.fixedAt, null);
       // A scope that covers nothing marks nothing and writes nothing.
-      assert.deepEqual(await store.sweep(sourceId, ['vulnerabilities'], 'g3', { origins: [] }, { runId: 'r3' }), { vulnerabilities: 0 });
-      assert.equal((await store.changes({ sourceIds: [sourceId], changes: ['fixed', 'removed'] })).records.length, 1);
+      assert.deepEqual(await store.records.sweep(sourceId, ['vulnerabilities'], 'g3', { origins: [] }, { runId: 'r3' }), { vulnerabilities: 0 });
+      assert.equal((await store.records.changes({ sourceIds: [sourceId], changes: ['fixed', 'removed'] })).records.length, 1);
     });
   });
 }

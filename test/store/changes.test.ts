@@ -22,13 +22,13 @@ const open = (host: string, plugin: string): Finding => ({ host, plugin, status:
 const fixed = (host: string, plugin: string): Finding => ({ host, plugin, status: 'fixed' });
 
 async function allChanges(app: AppContext, opts: { since?: string; run?: string; source?: string; limit?: number } = {}): Promise<ChangeEvent[]> {
-  const sourceIds = opts.source ? [(await app.store.getSource(opts.source)).id] : undefined;
-  const since = opts.since ? await app.store.resolveSince(opts.since) : null;
-  const run = opts.run ? await app.store.resolveRun(opts.run) : null;
+  const sourceIds = opts.source ? [(await app.store.sources.get(opts.source)).id] : undefined;
+  const since = opts.since ? await app.store.records.resolveSince(opts.since) : null;
+  const run = opts.run ? await app.store.records.resolveRun(opts.run) : null;
   const out: ChangeEvent[] = [];
   let cursor: string | null = null;
   do {
-    const page = await app.store.changes({ sourceIds, since, run, cursor, limit: opts.limit ?? 1000 });
+    const page = await app.store.records.changes({ sourceIds, since, run, cursor, limit: opts.limit ?? 1000 });
     out.push(...page.records);
     cursor = page.nextCursor;
   } while (cursor);
@@ -61,10 +61,10 @@ for (const backend of BACKENDS) {
         'vulnerabilities 5 new -→open',
       ]);
       assert.ok(first.every((c) => c.runId === r1.runId && c.source === 'a'));
-      const host = (await fx.app.store.query('hosts', { filters: [{ field: 'hostname', op: '=', value: 'h0' }] })).records[0];
+      const host = (await fx.app.store.records.query('hosts', { filters: [{ field: 'hostname', op: '=', value: 'h0' }] })).records[0];
       assert.equal(first.find((c) => c.externalId === 'h0')?.recordId, host.id);
       // A finding first seen fixed carries the time Tributary learned it.
-      const f4 = (await fx.app.store.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: '4' }] })).records[0];
+      const f4 = (await fx.app.store.records.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: '4' }] })).records[0];
       assert.equal(f4.fixedAt, first.find((c) => c.externalId === '4')?.at);
       assert.equal(f4.reopenedAt, null);
 
@@ -90,7 +90,8 @@ for (const backend of BACKENDS) {
         'vulnerabilities 6 new -→open',
       ]);
       assert.ok(events.every((c) => c.runId === r3.runId));
-      const byPlugin = async (p: string) => (await fx.app.store.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: p }] })).records[0];
+      const byPlugin = async (p: string) =>
+        (await fx.app.store.records.query('vulnerabilities', { filters: [{ field: 'pluginId', op: '=', value: p }] })).records[0];
       const at = (p: string, change: string) => events.find((c) => c.externalId === p && c.change === change)?.at;
       assert.equal((await byPlugin('1')).fixedAt, at('1', 'fixed'));
       assert.equal((await byPlugin('2')).fixedAt, at('2', 'fixed'), 'swept findings are fixed at the sweep');
@@ -116,7 +117,7 @@ for (const backend of BACKENDS) {
       );
       assert.deepEqual(await allChanges(fx.app, { limit: 2 }), all, 'paging by two gives the same events');
       // Runs oldest first: r1 (all new), r2 (nothing), r3 (fixes, sweeps, a reopening), r4 (a reopening).
-      const [r1, r2, r3, r4] = (await fx.app.store.listRuns(null, 10)).reverse();
+      const [r1, r2, r3, r4] = (await fx.app.store.runs.list(null, 10)).reverse();
       const runIds = (cs: ChangeEvent[]) => [...new Set(cs.map((c) => c.runId))];
       // After a run: the events of the runs that started after it, never its own.
       assert.deepEqual(runIds(await allChanges(fx.app, { since: r1!.id })), [r3!.id, r4!.id]);
@@ -129,20 +130,20 @@ for (const backend of BACKENDS) {
       // By time: at or after it, so a run's start takes in that run's own events.
       const byTime = await allChanges(fx.app, { since: r3!.startedAt });
       assert.deepEqual(runIds(byTime), [r3!.id, r4!.id]);
-      assert.deepEqual(await fx.app.store.resolveSince(r3!.id), { from: r3!.id, at: r3!.startedAt, afterRun: r3!.id });
+      assert.deepEqual(await fx.app.store.records.resolveSince(r3!.id), { from: r3!.id, at: r3!.startedAt, afterRun: r3!.id });
       // One run: exactly its events.
       assert.deepEqual(runIds(await allChanges(fx.app, { run: r3!.id })), [r3!.id]);
       assert.deepEqual(await allChanges(fx.app, { run: r2!.id }), []);
       assert.deepEqual(await allChanges(fx.app, { since: '2999-01-01' }), []);
       assert.equal((await allChanges(fx.app, { since: '2000-01-01T00:00:00Z' })).length, all.length);
-      await assert.rejects(fx.app.store.resolveSince('no-such-run'), InputError);
-      await assert.rejects(fx.app.store.resolveRun('no-such-run'), InputError);
-      const window = await fx.app.store.resolveSince(r1!.id);
-      await assert.rejects(fx.app.store.changes({ since: window, run: await fx.app.store.resolveRun(r3!.id) }), InputError);
-      const filtered = await fx.app.store.changes({ models: ['hosts'], changes: ['removed'] });
+      await assert.rejects(fx.app.store.records.resolveSince('no-such-run'), InputError);
+      await assert.rejects(fx.app.store.records.resolveRun('no-such-run'), InputError);
+      const window = await fx.app.store.records.resolveSince(r1!.id);
+      await assert.rejects(fx.app.store.records.changes({ since: window, run: await fx.app.store.records.resolveRun(r3!.id) }), InputError);
+      const filtered = await fx.app.store.records.changes({ models: ['hosts'], changes: ['removed'] });
       assert.deepEqual(brief(filtered.records), ['hosts h2 removed -→-']);
-      await assert.rejects(fx.app.store.changes({ filters: [{ field: 'colour', op: '=', value: 'x' }] }), InputError);
-      await assert.rejects(fx.app.store.changes({ cursor: 'garbage' }), InputError);
+      await assert.rejects(fx.app.store.records.changes({ filters: [{ field: 'colour', op: '=', value: 'x' }] }), InputError);
+      await assert.rejects(fx.app.store.records.changes({ cursor: 'garbage' }), InputError);
     });
 
     test('a run killed mid-stream and resumed writes each event once, as a clean run does', async () => {

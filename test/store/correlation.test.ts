@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord, ModelName, StoredRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { groupCount } from '../../src/store/records/group-counts.ts';
 import { recordId } from '../../src/store/records/upsert.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -48,7 +47,7 @@ for (const backend of BACKENDS) {
     let run = 0;
     const write = async (source: 'scan' | 'desk', records: Partial<Record<ModelName, IncomingRecord[]>>) => {
       const runId = `r${++run}`;
-      await store.writePage(
+      await store.records.writePage(
         { sourceId: source === 'scan' ? scan : desk, sourceName: source, runId, generation: `g${run}`, now: new Date().toISOString() },
         'x',
         'incremental',
@@ -58,15 +57,15 @@ for (const backend of BACKENDS) {
       return runId;
     };
     const all = async (model: ModelName, where: { field: string; op: '='; value: string }[] = []): Promise<StoredRecord[]> =>
-      (await store.query(model, { filters: where, limit: 1000 })).records;
-    const assetOfHost = async (k: string) => (await store.getRecord('hosts', hostId(k))).assetId as string | null;
-    const assetOf = async (k: string) => store.getRecord('assets', (await assetOfHost(k))!);
+      (await store.records.query(model, { filters: where, limit: 1000 })).records;
+    const assetOfHost = async (k: string) => (await store.records.get('hosts', hostId(k))).assetId as string | null;
+    const assetOf = async (k: string) => store.records.get('assets', (await assetOfHost(k))!);
 
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, box, () => []);
-      scan = (await store.createSource('scan', 'fixture', {}, null)).id;
-      desk = (await store.createSource('desk', 'fixture', {}, null)).id;
+      store = await openStore(db.url, box, () => []);
+      scan = (await store.sources.create('scan', 'fixture', {}, null)).id;
+      desk = (await store.sources.create('desk', 'fixture', {}, null)).id;
       await write('scan', {
         hosts: HOSTS,
         vulnerabilities: [
@@ -83,7 +82,7 @@ for (const backend of BACKENDS) {
           { key: 't2', fields: { subject: 'Laptop slow', status: 'Open', associatedAssets: [{ id: '104', name: 'fin-lt-7' }] } },
         ],
       });
-      await store.correlate();
+      await store.correlation.correlateAll();
     });
     after(async () => {
       await store?.close();
@@ -103,7 +102,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual([a.hostIds, a.cmdbAssetIds, a.matchRule], [[hostId(h)], [cmdbId(c)], rule], h);
         const link = (a.matchDetails as { links: { matched: unknown }[] }).links[0]!;
         assert.deepEqual(link.matched, matched, h);
-        assert.equal((await store.getRecord('cmdb-assets', cmdbId(c))).assetId, a.id);
+        assert.equal((await store.records.get('cmdb-assets', cmdbId(c))).assetId, a.id);
       }
     });
 
@@ -124,26 +123,26 @@ for (const backend of BACKENDS) {
     });
 
     test('owners, departments and sites reach hosts and findings, and filter them', async () => {
-      const h = await store.getRecord('hosts', hostId('serial'));
+      const h = await store.records.get('hosts', hostId('serial'));
       assert.deepEqual([h.owner, h.department, h.site], ['Bo Chen', 'Finance', 'HQ']);
       const bo = await all('vulnerabilities', [{ field: 'owner', op: '=', value: 'Bo Chen' }]);
       assert.deepEqual(bo.map((v) => v.pluginId).sort(), ['1001', '1002']);
       assert.ok(bo.every((v) => v.department === 'Finance' && v.assetId === h.assetId));
       // Read from the host, so they sort and group like the finding's own fields (unplaced ones last).
-      const byOwner = (await store.query('vulnerabilities', { sort: { field: 'owner', desc: false }, limit: 100 })).records.map((v) => v.owner);
+      const byOwner = (await store.records.query('vulnerabilities', { sort: { field: 'owner', desc: false }, limit: 100 })).records.map((v) => v.owner);
       assert.deepEqual(
         byOwner.filter((o) => o !== null),
         [...byOwner.filter((o) => o !== null)].sort(),
       );
       assert.ok(byOwner.indexOf(null) === -1 || byOwner.slice(byOwner.indexOf(null)).every((o) => o === null));
-      const departments = await groupCount(store.db, 'vulnerabilities', ['department']);
+      const departments = await store.records.groupCount('vulnerabilities', ['department']);
       assert.equal(departments.find((g) => g.values.department === 'Finance')?.count, bo.length);
       const mac = await assetOf('mac');
       assert.deepEqual([mac.owner, mac.department], ['Ana Ruiz', 'IT']);
     });
 
     test('tickets link by associated asset first, then by names and CVEs, each with its reason', async () => {
-      const t1 = await store.getRecord('tickets', recordId('desk', 'tickets', 't1'));
+      const t1 = await store.records.get('tickets', recordId('desk', 'tickets', 't1'));
       const serialAsset = await assetOfHost('serial');
       assert.deepEqual(t1.assetIds, [serialAsset]);
       assert.deepEqual(t1.findingIds, [(await all('vulnerabilities', [{ field: 'pluginId', op: '=', value: '1001' }]))[0]!.id]);
@@ -151,47 +150,56 @@ for (const backend of BACKENDS) {
         (t1.assetLinks as { reason: string }[]).map((l) => l.reason),
         ['hostname'],
       );
-      const t2 = await store.getRecord('tickets', recordId('desk', 'tickets', 't2'));
+      const t2 = await store.records.get('tickets', recordId('desk', 'tickets', 't2'));
       // Associated and naming no CVE or plugin: it covers every finding of that asset.
       assert.deepEqual(t2.assetLinks, [{ assetId: await assetOfHost('name'), reason: 'associated', value: 'fin-lt-7', covers: true }]);
     });
 
     test('coverage: never-scanned CMDB records, hosts absent from the CMDB, urgent findings without ticket, tickets whose findings are fixed', async () => {
-      const report = await store.coverage(30);
+      const report = await store.reports.coverage(30);
       // c-veto, c-dup1, c-dup2, c-dhcp, c-never (c-veto has a MAC; the dup records have no address and no host: not networked).
-      const notScanned = (await store.coverageList('cmdbNotScanned', 30)).map((r) => r.id).sort();
+      const notScanned = (await store.reports.coverageList('cmdbNotScanned', 30)).map((r) => r.id).sort();
       assert.deepEqual(notScanned, [cmdbId('c-veto'), cmdbId('c-dhcp'), cmdbId('c-never')].sort());
       assert.equal(report.cmdbNotScanned, 3);
-      assert.deepEqual((await store.coverageList('scannedNotInCmdb', 30)).map((r) => r.id).sort(), [hostId('veto'), hostId('dup'), hostId('dhcp')].sort());
+      assert.deepEqual(
+        (await store.reports.coverageList('scannedNotInCmdb', 30)).map((r) => r.id).sort(),
+        [hostId('veto'), hostId('dup'), hostId('dhcp')].sort(),
+      );
       // v1 is critical but ticket t1 names it; v3 is known-exploited with no ticket.
       assert.deepEqual(
-        (await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId),
+        (await store.reports.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId),
         ['1003'],
       );
       assert.equal(report.findingsWithoutTicket, 1, 'counted from the summaries as the list reads the records');
       assert.equal(report.ticketsForFixedFindings, 0);
       await write('scan', { vulnerabilities: [{ key: 'v1', hostKey: 'serial', fields: { status: 'fixed' } }] });
       assert.deepEqual(
-        (await store.coverageList('ticketsForFixedFindings', 30)).map((r) => r.id),
+        (await store.reports.coverageList('ticketsForFixedFindings', 30)).map((r) => r.id),
         [recordId('desk', 'tickets', 't1')],
       );
-      assert.deepEqual(await store.coverage(30), { cmdbNotScanned: 3, scannedNotInCmdb: 3, findingsWithoutTicket: 1, ticketsForFixedFindings: 1, days: 30 });
+      assert.deepEqual(await store.reports.coverage(30), {
+        cmdbNotScanned: 3,
+        scannedNotInCmdb: 3,
+        findingsWithoutTicket: 1,
+        ticketsForFixedFindings: 1,
+        days: 30,
+      });
       // Another critical finding on the host t1 names: t1 names a CVE this one lacks, so it does not cover
       // it (a ticket about one fix is no ticket for every finding of its machine); the report counts what
       // the lists hold.
       await write('scan', {
         vulnerabilities: [{ key: 'v4', hostKey: 'serial', fields: { pluginId: '1004', severity: 'critical', status: 'open', cves: [] } }],
       });
-      const again = await store.coverage(30);
+      const again = await store.reports.coverage(30);
       for (const kind of ['cmdbNotScanned', 'scannedNotInCmdb', 'findingsWithoutTicket', 'ticketsForFixedFindings'] as const)
-        assert.equal(again[kind], (await store.coverageList(kind, 30)).length, kind);
-      assert.deepEqual((await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId).sort(), ['1003', '1004']);
+        assert.equal(again[kind], (await store.reports.coverageList(kind, 30)).length, kind);
+      assert.deepEqual((await store.reports.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId).sort(), ['1003', '1004']);
     });
 
     test('a manual link beats the ambiguity and an unlink forbids a serial match, across later syncs and full recomputes', async () => {
-      await store.setAssetOverride(hostId('dup'), cmdbId('c-dup1'), 'link', 'alice');
-      await store.setAssetOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
-      const linkedAt = (await store.assetOverrides()).find((o) => o.action === 'link')!.createdAt;
+      await store.correlation.setOverride(hostId('dup'), cmdbId('c-dup1'), 'link', 'alice');
+      await store.correlation.setOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
+      const linkedAt = (await store.correlation.overrides()).find((o) => o.action === 'link')!.createdAt;
       const check = async () => {
         const dup = await assetOf('dup');
         assert.deepEqual([dup.cmdbAssetIds, dup.matchRule], [[cmdbId('c-dup1')], 'manual']);
@@ -200,20 +208,20 @@ for (const backend of BACKENDS) {
         assert.deepEqual([made.rule, made.by, made.at], ['manual', 'alice', linkedAt]);
         const s = await assetOf('serial');
         assert.deepEqual(s.cmdbAssetIds, []);
-        assert.equal((await store.getRecord('hosts', hostId('serial'))).owner, null);
+        assert.equal((await store.records.get('hosts', hostId('serial'))).owner, null);
         assert.equal((await all('vulnerabilities', [{ field: 'owner', op: '=', value: 'Bo Chen' }])).length, 0);
       };
       await check();
       const r1 = await write('scan', { hosts: HOSTS });
-      await store.correlateRun(scan, r1, 0);
+      await store.correlation.correlateRun(scan, r1, 0);
       await check();
       const r2 = await write('desk', { 'cmdb-assets': CMDB });
-      await store.correlateRun(desk, r2, 0);
+      await store.correlation.correlateRun(desk, r2, 0);
       await check();
-      await store.correlate();
+      await store.correlation.correlateAll();
       await check();
       // Lifting the unlink with a link puts the pair back, as manual.
-      await store.setAssetOverride(hostId('serial'), cmdbId('c-serial'), 'link');
+      await store.correlation.setOverride(hostId('serial'), cmdbId('c-serial'), 'link');
       assert.deepEqual((await assetOf('serial')).matchRule, 'manual');
     });
 
@@ -221,13 +229,13 @@ for (const backend of BACKENDS) {
       const r1 = await write('desk', {
         'cmdb-assets': [{ key: 'c-late', externalId: '111', fields: { name: 'late-box', serialNumber: 'L-1', assignedUser: 'Bo Chen' } }],
       });
-      const res1 = await store.correlateRun(desk, r1, 0);
+      const res1 = await store.correlation.correlateRun(desk, r1, 0);
       assert.equal(res1?.mode, 'incremental');
       const r2 = await write('scan', {
         hosts: [{ key: 'late', fields: { hostname: 'late-box-renamed', serialNumber: 'l1' } }],
         vulnerabilities: [{ key: 'v9', hostKey: 'late', fields: { pluginId: '1009', severity: 'high', status: 'open', cves: [] } }],
       });
-      const res2 = await store.correlateRun(scan, r2, 0);
+      const res2 = await store.correlation.correlateRun(scan, r2, 0);
       assert.equal(res2?.mode, 'incremental');
       const a = await assetOf('late');
       assert.deepEqual([a.cmdbAssetIds, a.matchRule, a.openFindings], [[cmdbId('c-late')], 'serial', { high: 1 }]);
@@ -235,7 +243,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual([v9.assetId, v9.owner, v9.department], [a.id, 'Bo Chen', 'Finance']);
       // The incremental result equals a full recompute's.
       const before = (await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]);
-      await store.correlate();
+      await store.correlation.correlateAll();
       assert.deepEqual(
         (await all('assets')).map((x) => [x.id, x.hostIds, x.cmdbAssetIds, x.matchRule]),
         before,
@@ -243,7 +251,7 @@ for (const backend of BACKENDS) {
     });
 
     test('a ticket covers only what it is about; one naming the whole estate is broad and covers nothing by its text', async () => {
-      const urgent = async () => (await store.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId).sort();
+      const urgent = async () => (await store.reports.coverageList('findingsWithoutTicket', 30)).map((r) => r.pluginId).sort();
       await write('scan', {
         vulnerabilities: [
           { key: 'sd', hostKey: 'mac', fields: { pluginId: '2001', pluginName: 'Debian 12: systemd', severity: 'critical', status: 'open', cves: [] } },
@@ -260,19 +268,19 @@ for (const backend of BACKENDS) {
           { key: 'paste', fields: { subject: 'Quarterly sweep', status: 'Open', description: `<div>${ips}</div><div>${cves}</div>` } },
         ],
       });
-      await store.correlate();
-      const patch = await store.getRecord('tickets', recordId('desk', 'tickets', 'patch'));
+      await store.correlation.correlateAll();
+      const patch = await store.records.get('tickets', recordId('desk', 'tickets', 'patch'));
       assert.deepEqual(patch.findingIds, [], 'no finding of its asset carries CVE-2020-1871');
       assert.deepEqual(
         (patch.assetLinks as { reason: string; covers?: boolean }[]).map((l) => [l.reason, l.covers ?? false]),
         [['associated', false]],
         'tied to the asset, covering none of its findings',
       );
-      const paste = await store.getRecord('tickets', recordId('desk', 'tickets', 'paste'));
+      const paste = await store.records.get('tickets', recordId('desk', 'tickets', 'paste'));
       assert.equal(paste.broad, true);
       assert.deepEqual([paste.assetIds, paste.findingIds], [[], []], 'a broad ticket links by association only');
       assert.deepEqual(await urgent(), before, 'neither ticket covers an urgent finding');
-      assert.equal((await store.coverage(30)).findingsWithoutTicket, before.length);
+      assert.equal((await store.reports.coverage(30)).findingsWithoutTicket, before.length);
     });
   });
 }

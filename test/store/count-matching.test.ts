@@ -12,7 +12,7 @@ const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 for (const backend of BACKENDS) {
   describe(`countMatching on ${backend.kind}`, { skip: backend.skip }, () => {
     const t = labStoreSuite(backend, async (store, lab) => {
-      await store.createSource('other', 'fixture', {}, null);
+      await store.sources.create('other', 'fixture', {}, null);
       // 15 findings: three of each severity, one in three fixed.
       const vulns = Array.from({ length: 15 }, (_, i) => ({
         key: `h|${i}`,
@@ -22,19 +22,20 @@ for (const backend of BACKENDS) {
       await writeRecords(store, lab, { hosts: [{ key: 'h', fields: {} }], vulnerabilities: vulns });
     });
 
-    const count = (where: string[], sourceIds?: string[]) => t.store.countMatching('vulnerabilities', { sourceIds, filters: where.map((w) => parseFilter(w)) });
+    const count = (where: string[], sourceIds?: string[]) =>
+      t.store.records.countMatching('vulnerabilities', { sourceIds, filters: where.map((w) => parseFilter(w)) });
 
     test('counts what the query would return, across its pages', async () => {
       assert.equal(await count([]), 15);
       assert.equal(await count(['severity>=high']), 6);
       assert.equal(
         await count(['severity>=high', 'status=fixed']),
-        (await t.store.query('vulnerabilities', { filters: [parseFilter('severity>=high'), parseFilter('status=fixed')] })).records.length,
+        (await t.store.records.query('vulnerabilities', { filters: [parseFilter('severity>=high'), parseFilter('status=fixed')] })).records.length,
       );
       assert.equal(await count(['pluginName~plugin 1']), 6, 'plugin 1, 10…14');
       assert.equal(await count(['synopsis=null']), 15, 'a joined field filters as in the query');
       assert.equal(await count([], [t.lab.id]), 15);
-      assert.equal(await count([], [(await t.store.getSource('other')).id]), 0);
+      assert.equal(await count([], [(await t.store.sources.get('other')).id]), 0);
       assert.equal(await count([], []), 0);
     });
 

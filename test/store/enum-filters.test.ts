@@ -22,7 +22,7 @@ for (const backend of BACKENDS) {
     });
 
     const severities = async (...where: string[]) =>
-      (await t.store.query('vulnerabilities', { filters: where.map((w) => parseFilter(w)) })).records
+      (await t.store.records.query('vulnerabilities', { filters: where.map((w) => parseFilter(w)) })).records
         .map((r) => String(r.severity))
         .sort((a, b) => SEVERITIES.indexOf(a) - SEVERITIES.indexOf(b));
 

@@ -3,19 +3,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
-import { groupCount } from '../../src/store/records/group-counts.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 for (const backend of BACKENDS) {
   test(`findings read their plugin's synopsis and solution (${backend.kind})`, { skip: backend.skip }, async () => {
     const db = await backend.create();
-    const store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 5)), () => []);
+    const store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 5)), () => []);
     try {
       const write = async (name: string, solution: string) => {
-        const s = (await store.findSource(name)) ?? (await store.createSource(name, 'fixture', {}, null));
+        const s = (await store.sources.find(name)) ?? (await store.sources.create(name, 'fixture', {}, null));
         const stamp = { sourceId: s.id, sourceName: name, runId: `r-${name}`, generation: 'g', now: new Date().toISOString() };
-        await store.writePage(
+        await store.records.writePage(
           stamp,
           'vulnerabilities',
           'full',
@@ -36,35 +35,36 @@ for (const backend of BACKENDS) {
       };
       const lab = await write('lab', 'Upgrade OpenSSL.');
       const dmz = await write('dmz', 'Disable TLS 1.0.');
-      const labRows = (await store.query('vulnerabilities', { sourceIds: [lab.id] })).records;
+      const labRows = (await store.records.query('vulnerabilities', { sourceIds: [lab.id] })).records;
       const withText = labRows.find((r) => r.pluginId === '1001')!;
       assert.equal(withText.synopsis, 'Weak TLS is offered.');
       assert.equal(withText.solution, 'Upgrade OpenSSL.');
       assert.equal(withText.proof, 'seen on a');
       const noPlugin = labRows.find((r) => r.pluginId === '1002')!;
       assert.equal(noPlugin.synopsis, null, 'a finding whose plugin has no record reads null');
-      assert.equal((await store.getRecord('vulnerabilities', withText.id)).solution, 'Upgrade OpenSSL.');
-      const dmzRow = (await store.query('vulnerabilities', { sourceIds: [dmz.id], filters: [{ field: 'pluginId', op: '=', value: '1001' }] })).records[0]!;
+      assert.equal((await store.records.get('vulnerabilities', withText.id)).solution, 'Upgrade OpenSSL.');
+      const dmzRow = (await store.records.query('vulnerabilities', { sourceIds: [dmz.id], filters: [{ field: 'pluginId', op: '=', value: '1001' }] }))
+        .records[0]!;
       assert.equal(dmzRow.solution, 'Disable TLS 1.0.', 'each source reads its own plugin record');
-      const upgrade = await store.query('vulnerabilities', { filters: [{ field: 'solution', op: '~', value: 'openssl' }] });
+      const upgrade = await store.records.query('vulnerabilities', { filters: [{ field: 'solution', op: '~', value: 'openssl' }] });
       assert.deepEqual(
         upgrade.records.map((r) => r.id),
         [withText.id],
       );
-      assert.equal((await store.query('vulnerabilities', { filters: [{ field: 'synopsis', op: '=', value: 'null' }] })).records.length, 2);
-      const counts = await groupCount(store.db, 'vulnerabilities', ['severity'], { filters: [{ field: 'solution', op: '~', value: 'tls' }] });
+      assert.equal((await store.records.query('vulnerabilities', { filters: [{ field: 'synopsis', op: '=', value: 'null' }] })).records.length, 2);
+      const counts = await store.records.groupCount('vulnerabilities', ['severity'], { filters: [{ field: 'solution', op: '~', value: 'tls' }] });
       assert.deepEqual(
         counts.map((c) => [c.values.severity, c.count]),
         [['high', 1]],
       );
       // Twice over the same page and across pages: one plugin row per source.
-      assert.equal(await store.count('plugins'), 2);
+      assert.equal(await store.records.count('plugins'), 2);
       // Joined text sorts (a finding without a plugin record last); the SLA's computed fields do not.
       assert.deepEqual(
-        (await store.query('vulnerabilities', { sourceIds: [lab.id], sort: { field: 'solution', desc: false } })).records.map((r) => r.pluginId),
+        (await store.records.query('vulnerabilities', { sourceIds: [lab.id], sort: { field: 'solution', desc: false } })).records.map((r) => r.pluginId),
         ['1001', '1002'],
       );
-      await assert.rejects(store.query('vulnerabilities', { sort: { field: 'overdue' } }), /cannot sort/);
+      await assert.rejects(store.records.query('vulnerabilities', { sort: { field: 'overdue' } }), /cannot sort/);
     } finally {
       await store.close();
       await db.drop();

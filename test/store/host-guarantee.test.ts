@@ -7,7 +7,7 @@ import { SecretBox } from '../../src/core/secrets.ts';
 import { RecordIdSet } from '../../src/store/records/id-set.ts';
 import { preparePage } from '../../src/store/records/pages.ts';
 import { recordId } from '../../src/store/records/upsert.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -50,8 +50,8 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, box, () => []);
-      sourceId = (await store.createSource('lab', 'fixture', {}, null)).id;
+      store = await openStore(db.url, box, () => []);
+      sourceId = (await store.sources.create('lab', 'fixture', {}, null)).id;
     });
     after(async () => {
       await store?.close();
@@ -59,62 +59,75 @@ for (const backend of BACKENDS) {
     });
 
     test('a finding whose host the page does not write gets a bare host row; the run does not count it', async () => {
-      await store.writePage(
+      await store.records.writePage(
         stamp('r1', 'g1'),
         'vulnerabilities',
         'full',
         { vulnerabilities: [finding('addr:1|10.0.0.9|', '1'), finding('addr:1|10.0.0.9|', '2')] },
         { value: null, complete: false },
       );
-      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
-      const host = await store.getRecord('hosts', recordId('lab', 'hosts', 'addr:1|10.0.0.9|'));
+      assert.equal(await store.records.orphans('vulnerabilities', sourceId), 0);
+      const host = await store.records.get('hosts', recordId('lab', 'hosts', 'addr:1|10.0.0.9|'));
       assert.equal(host.removed, false);
-      assert.equal(await store.countStamped(sourceId, 'hosts', 'r1'), 0, 'a bare row is not a host the run stored');
+      assert.equal(await store.records.countStamped(sourceId, 'hosts', 'r1'), 0, 'a bare row is not a host the run stored');
       // The run's sweep leaves it (it carries the run's generation).
-      await store.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g1');
-      assert.equal((await store.getRecord('hosts', host.id)).removed, false);
+      await store.records.sweep(sourceId, ['hosts', 'vulnerabilities'], 'g1');
+      assert.equal((await store.records.get('hosts', host.id)).removed, false);
       assert.deepEqual(
-        (await store.knownHosts(sourceId)).map((h) => h.key),
+        (await store.records.knownHosts(sourceId)).map((h) => h.key),
         ['addr:1|10.0.0.9|'],
       );
     });
 
     test('many hosts at once (the bulk path): every one gets its row', async () => {
       const vulns = Array.from({ length: 150 }, (_, i) => finding(`addr:1|10.1.${i >> 8}.${i & 255}|`, '7'));
-      await store.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns }, { value: null, complete: false });
-      await store.writePage(
+      await store.records.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns }, { value: null, complete: false });
+      await store.records.writePage(
         stamp('r5', 'g5'),
         'vulnerabilities',
         'full',
         { vulnerabilities: vulns.map((v) => ({ ...v, key: `${v.key}|again` })) },
         { value: null, complete: false },
       );
-      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
-      assert.ok((await store.count('hosts', sourceId)) >= 150);
+      assert.equal(await store.records.orphans('vulnerabilities', sourceId), 0);
+      assert.ok((await store.records.count('hosts', sourceId)) >= 150);
     });
 
     test('a host that exists is never touched by the guarantee', async () => {
-      await store.writePage(
+      await store.records.writePage(
         stamp('r2', 'g2'),
         'hosts',
         'full',
         { hosts: [{ key: 'uuid:h2', fields: { hostname: 'web02', tenableUuid: 'h2', acrScore: 7 } }] },
         { value: null, complete: false },
       );
-      await store.writePage(stamp('r3', 'g3'), 'vulnerabilities', 'full', { vulnerabilities: [finding('uuid:h2', '3')] }, { value: null, complete: false });
-      const h = await store.getRecord('hosts', recordId('lab', 'hosts', 'uuid:h2'));
+      await store.records.writePage(
+        stamp('r3', 'g3'),
+        'vulnerabilities',
+        'full',
+        { vulnerabilities: [finding('uuid:h2', '3')] },
+        { value: null, complete: false },
+      );
+      const h = await store.records.get('hosts', recordId('lab', 'hosts', 'uuid:h2'));
       assert.equal(h.hostname, 'web02');
       assert.equal(h.tenableUuid, 'h2');
       assert.equal(h.acrScore, 7);
-      assert.equal(await store.countStamped(sourceId, 'hosts', 'r2'), 1);
-      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
+      assert.equal(await store.records.countStamped(sourceId, 'hosts', 'r2'), 1);
+      assert.equal(await store.records.orphans('vulnerabilities', sourceId), 0);
     });
 
     test('with the run id set, counts are of records new to the run (what countStamped says at the end)', async () => {
       const stored = new RecordIdSet();
       const host = (f: Record<string, unknown>) => ({ key: 'uuid:h3', fields: f });
-      const a = await store.writePage(stamp('r4', 'g4'), 'hosts', 'full', { hosts: [host({ hostname: 'a' })] }, { value: null, complete: false }, stored);
-      const b = await store.writePage(
+      const a = await store.records.writePage(
+        stamp('r4', 'g4'),
+        'hosts',
+        'full',
+        { hosts: [host({ hostname: 'a' })] },
+        { value: null, complete: false },
+        stored,
+      );
+      const b = await store.records.writePage(
         stamp('r4', 'g4'),
         'hosts',
         'full',
@@ -122,7 +135,7 @@ for (const backend of BACKENDS) {
         { value: null, complete: false },
         stored,
       );
-      const c = await store.writePage(
+      const c = await store.records.writePage(
         stamp('r4', 'g4'),
         'vulns',
         'full',
@@ -131,10 +144,10 @@ for (const backend of BACKENDS) {
         stored,
       );
       assert.deepEqual([a, b, c], [{ hosts: 1 }, { hosts: 0, vulnerabilities: 1 }, { vulnerabilities: 2 }]);
-      assert.equal(await store.countStamped(sourceId, 'hosts', 'r4'), 1);
-      assert.equal(await store.countStamped(sourceId, 'vulnerabilities', 'r4'), 3);
+      assert.equal(await store.records.countStamped(sourceId, 'hosts', 'r4'), 1);
+      assert.equal(await store.records.countStamped(sourceId, 'vulnerabilities', 'r4'), 3);
       // uuid:h4 was not stored by the run: the third page gave it its bare row.
-      assert.equal(await store.orphans('vulnerabilities', sourceId), 0);
+      assert.equal(await store.records.orphans('vulnerabilities', sourceId), 0);
     });
   });
 }

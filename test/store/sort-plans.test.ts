@@ -7,7 +7,7 @@ import type { IncomingRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import type { Driver } from '../../src/store/db/driver.ts';
 import type { QueryOptions } from '../../src/store/records/query.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/index.ts';
 import { createSqlite } from '../helpers/databases.ts';
 
 const finding = (i: number): IncomingRecord => ({
@@ -29,11 +29,11 @@ const finding = (i: number): IncomingRecord => ({
 
 test('findings sorts walk their index; filters keep the severity order (sqlite)', async () => {
   const db = await createSqlite();
-  const store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 6)), () => []);
+  const store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 6)), () => []);
   try {
-    const s = await store.createSource('plans', 'fixture', {}, null);
+    const s = await store.sources.create('plans', 'fixture', {}, null);
     const stamp = { sourceId: s.id, sourceName: 'plans', runId: 'r', generation: 'g', now: '2026-11-22T00:00:00.000Z' };
-    await store.writePage(stamp, 'v', 'full', { vulnerabilities: Array.from({ length: 50 }, (_, i) => finding(i)) }, { value: null, complete: true });
+    await store.records.writePage(stamp, 'v', 'full', { vulnerabilities: Array.from({ length: 50 }, (_, i) => finding(i)) }, { value: null, complete: true });
     // The statement a query runs, asked of the planner.
     const plan = async (opts: QueryOptions): Promise<string> => {
       const seen: { sql: string; params: unknown[] }[] = [];
@@ -43,7 +43,7 @@ test('findings sorts walk their index; filters keep the severity order (sqlite)'
         return real(sql, params);
       };
       try {
-        await store.query('vulnerabilities', { limit: 10, ...opts });
+        await store.records.query('vulnerabilities', { limit: 10, ...opts });
       } finally {
         (store.db as { all: Driver['all'] }).all = real;
       }

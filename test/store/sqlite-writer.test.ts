@@ -12,7 +12,7 @@ import { SecretBox } from '../../src/core/secrets.ts';
 import { preparePage } from '../../src/store/records/pages.ts';
 import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../../src/store/db/sqlite-waits.ts';
 import { SqlitePageWriter } from '../../src/store/db/sqlite-writer.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { createSqlite, type TestDatabase } from '../helpers/databases.ts';
 
 let db: TestDatabase;
@@ -24,8 +24,8 @@ const vulns = (from: number, n: number) =>
 
 before(async () => {
   db = await createSqlite();
-  store = await Store.open(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
-  sourceId = (await store.createSource('w', 'fixture', {}, null)).id;
+  store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 1)), () => []);
+  sourceId = (await store.sources.create('w', 'fixture', {}, null)).id;
 });
 after(async () => {
   await store?.close();
@@ -40,8 +40,8 @@ test('pages written by the thread are visible to the store, in the order they we
     );
     const counts = await Promise.all(sent);
     assert.deepEqual(counts, Array(4).fill({ vulnerabilities: 50 }));
-    assert.equal(await store.count('vulnerabilities', sourceId), 200);
-    assert.deepEqual((await store.getCheckpoints(sourceId)).get('findings')?.value, { page: 3 }, 'the last page sent was the last written');
+    assert.equal(await store.records.count('vulnerabilities', sourceId), 200);
+    assert.deepEqual((await store.runs.checkpoints(sourceId)).get('findings')?.value, { page: 3 }, 'the last page sent was the last written');
   } finally {
     await writer.close();
   }
@@ -54,8 +54,8 @@ test('a page the database refuses rejects with its reason and stores none of its
     // A column the table does not have: the statement fails inside the page's transaction.
     page.upserts[0]!.sql = { ...page.upserts[0]!.sql, head: page.upserts[0]!.sql.head.replace('"plugin_id"', '"no_such_column"') };
     await assert.rejects(writer.write(page), /no_such_column/);
-    assert.equal(await store.count('vulnerabilities', sourceId), 200);
-    assert.deepEqual((await store.getCheckpoints(sourceId)).get('findings')?.value, { page: 3 });
+    assert.equal(await store.records.count('vulnerabilities', sourceId), 200);
+    assert.deepEqual((await store.runs.checkpoints(sourceId)).get('findings')?.value, { page: 3 });
     // The writer goes on after a refused page.
     assert.deepEqual(
       await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(2000, 5) }, { value: { page: 4 }, complete: false })),
@@ -78,7 +78,7 @@ test('a writer thread that dies fails the page it held; the next page gets a new
       await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(6000, 3) }, { value: { page: 'after' }, complete: false })),
       { vulnerabilities: 3 },
     );
-    assert.equal(await store.count('vulnerabilities', sourceId), 208);
+    assert.equal(await store.records.count('vulnerabilities', sourceId), 208);
   } finally {
     await writer.close();
   }
@@ -89,7 +89,7 @@ test('close() lets the pages already sent finish', async () => {
   const pending = writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(3000, 500) }, { value: { page: 5 }, complete: false }));
   await writer.close();
   assert.deepEqual(await pending, { vulnerabilities: 500 });
-  assert.equal(await store.count('vulnerabilities', sourceId), 708);
+  assert.equal(await store.records.count('vulnerabilities', sourceId), 708);
 });
 
 test('a page waits out a write lock held longer than the main connection would wait', { timeout: 60_000 }, async () => {
@@ -112,7 +112,7 @@ test('a page waits out a write lock held longer than the main connection would w
     holder.exec('COMMIT');
     assert.deepEqual(await pending, { vulnerabilities: 4 });
     assert.ok(Date.now() - started > BUSY_TIMEOUT_MS);
-    assert.equal(await store.count('vulnerabilities', sourceId), 712);
+    assert.equal(await store.records.count('vulnerabilities', sourceId), 712);
   } finally {
     if (holder.isTransaction) holder.exec('ROLLBACK');
     holder.close();
@@ -146,13 +146,13 @@ test("a run's epilogue waits out an index build that holds the lock longer than 
   );
   try {
     await once(holder, 'message');
-    const { built } = await store.finishBulkLoad('r-build');
+    const { built } = await store.records.finishBulkLoad('r-build');
     assert.equal(await busyTimeout(), LONG_WAIT_MS, 'writes here wait as long as a build may take');
     const started = Date.now();
-    await store.setSourceState(sourceId, { epilogue: 'written' });
+    await store.sources.setState(sourceId, { epilogue: 'written' });
     assert.ok(Date.now() - started > BUSY_TIMEOUT_MS, 'the write waited for the lock');
     await built;
-    assert.deepEqual(await store.getSourceState(sourceId), { epilogue: 'written' });
+    assert.deepEqual(await store.sources.getState(sourceId), { epilogue: 'written' });
     assert.equal((await store.db.all(`SELECT 1 AS "x" FROM sqlite_master WHERE "name" = ?`, [index])).length, 1, 'the index is built');
     assert.equal(await busyTimeout(), BUSY_TIMEOUT_MS, 'the usual wait again once the builds are done');
   } finally {

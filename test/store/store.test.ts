@@ -7,11 +7,12 @@ import { InputError } from '../../src/core/errors.ts';
 import { MODEL_FIELDS, MODEL_NAMES } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { openDriver } from '../../src/store/db/driver.ts';
+import { migrate } from '../../src/store/db/migrate.ts';
 import { MIGRATIONS } from '../../src/store/db/migrations.ts';
 import { parseFilter } from '../../src/store/records/filter-syntax.ts';
 import { recordId } from '../../src/store/records/upsert.ts';
 import { columnOf, tableOf } from '../../src/store/db/schema.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -22,7 +23,7 @@ for (const backend of BACKENDS) {
   test(`every model field has a column in the ${backend.kind} store after all migrations`, { skip: backend.skip }, async () => {
     const db = await backend.create();
     try {
-      const store = await Store.open(db.url, box, secretKeys);
+      const store = await openStore(db.url, box, secretKeys);
       try {
         for (const model of MODEL_NAMES) {
           const rows =
@@ -66,7 +67,7 @@ for (const backend of BACKENDS) {
       await ins('rec_software', oldSoft, hostId);
       await raw.close();
 
-      const store = await Store.open(db.url, box, secretKeys);
+      const store = await openStore(db.url, box, secretKeys);
       try {
         const ids = async (table: string) => (await store.db.all(`SELECT "id" FROM ${table}`)).map((r) => String(r.id));
         assert.deepEqual(await ids('rec_hosts'), [hostId]);
@@ -111,16 +112,16 @@ for (const backend of BACKENDS) {
         ]);
       await raw.close();
 
-      const store = await Store.open(db.url, box, secretKeys);
+      const store = await openStore(db.url, box, secretKeys);
       try {
-        const feed = (await store.changes({ limit: 2 })).records.map((c) => `${c.at.slice(0, 10)} ${c.recordId}`);
+        const feed = (await store.records.changes({ limit: 2 })).records.map((c) => `${c.at.slice(0, 10)} ${c.recordId}`);
         assert.deepEqual(feed, ['2026-01-01 h', '2026-01-01 v']);
-        const next = await store.changes({ limit: 2, cursor: (await store.changes({ limit: 2 })).nextCursor });
+        const next = await store.records.changes({ limit: 2, cursor: (await store.records.changes({ limit: 2 })).nextCursor });
         assert.deepEqual(
           next.records.map((c) => `${c.at.slice(0, 10)} ${c.recordId}`),
           ['2026-01-02 v'],
         );
-        assert.equal((await store.getRecord('vulnerabilities', 'v')).owner, 'Bo Chen');
+        assert.equal((await store.records.get('vulnerabilities', 'v')).owner, 'Bo Chen');
       } finally {
         await store.close();
       }
@@ -139,7 +140,7 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       db = await backend.create();
-      store = await Store.open(db.url, box, secretKeys);
+      store = await openStore(db.url, box, secretKeys);
     });
     after(async () => {
       await store?.close();
@@ -148,45 +149,45 @@ for (const backend of BACKENDS) {
 
     test('migrations are versioned and re-running them is a no-op', async () => {
       assert.equal(await store.schemaVersion(), MIGRATIONS.at(-1)!.version);
-      await store.migrate();
+      await migrate(store.db);
       const rows = await store.db.all(`SELECT COUNT(*) AS "n" FROM "schema_migrations"`);
       assert.equal(Number(rows[0].n), MIGRATIONS.length);
     });
 
     test('secret config values are sealed at rest and readable through the store', async () => {
-      const s = await store.createSource('lab', 'fixture', { url: 'https://x.example', token: 'very-secret-token-1' }, '6h');
+      const s = await store.sources.create('lab', 'fixture', { url: 'https://x.example', token: 'very-secret-token-1' }, '6h');
       sourceId = s.id;
       assert.equal(s.config.token, 'very-secret-token-1');
       assert.equal(s.schedule, '6h');
       const raw = await store.db.all(`SELECT "config" FROM "sources" WHERE "id" = ?`, [s.id]);
       assert.doesNotMatch(String(raw[0].config), /very-secret-token-1/);
       assert.match(String(raw[0].config), /enc:v1:/);
-      await store.setSourceState(s.id, { refreshToken: 'refresh-secret-42' });
-      assert.deepEqual(await store.getSourceState(s.id), { refreshToken: 'refresh-secret-42' });
+      await store.sources.setState(s.id, { refreshToken: 'refresh-secret-42' });
+      assert.deepEqual(await store.sources.getState(s.id), { refreshToken: 'refresh-secret-42' });
       const rawState = await store.db.all(`SELECT "state" FROM "sources" WHERE "id" = ?`, [s.id]);
       assert.doesNotMatch(String(rawState[0].state), /refresh-secret-42/);
     });
 
     test('upserts are idempotent, keep first-seen, and leave undefined fields alone', async () => {
       const host = (fields: Record<string, unknown>) => ({ key: 'uuid:abc', externalId: 'abc', fields });
-      await store.writePage(
+      await store.records.writePage(
         stamp('r1', 'g1'),
         'hosts',
         'full',
         { hosts: [host({ hostname: 'web01', os: 'Linux', ipAddresses: ['10.0.0.1'] })] },
         { value: { o: 1 }, complete: false },
       );
-      const first = await store.getRecord('hosts', recordId('lab', 'hosts', 'uuid:abc'));
+      const first = await store.records.get('hosts', recordId('lab', 'hosts', 'uuid:abc'));
       await new Promise((r) => setTimeout(r, 5));
       // A second stream fills in hardware only: hostname and os must stay.
-      await store.writePage(
+      await store.records.writePage(
         stamp('r1', 'g1'),
         'findings',
         'full',
         { hosts: [host({ manufacturer: 'Dell Inc.', serialNumber: null })] },
         { value: null, complete: false },
       );
-      const second = await store.getRecord('hosts', first.id);
+      const second = await store.records.get('hosts', first.id);
       assert.equal(second.hostname, 'web01');
       assert.equal(second.os, 'Linux');
       assert.equal(second.manufacturer, 'Dell Inc.');
@@ -194,8 +195,8 @@ for (const backend of BACKENDS) {
       assert.deepEqual(second.ipAddresses, ['10.0.0.1']);
       assert.equal(second.firstSeen, first.firstSeen);
       assert.ok(String(second.lastSeen) > String(first.lastSeen));
-      assert.equal(await store.count('hosts', sourceId), 1);
-      const cps = await store.getCheckpoints(sourceId);
+      assert.equal(await store.records.count('hosts', sourceId), 1);
+      const cps = await store.runs.checkpoints(sourceId);
       assert.deepEqual(cps.get('hosts')?.value, { o: 1 });
       assert.equal(cps.get('hosts')?.complete, false);
     });
@@ -206,7 +207,7 @@ for (const backend of BACKENDS) {
         hostKey: 'uuid:abc',
         fields: { pluginId: '1', severity: sev, status, cves: [], scannerKnownExploited: false },
       });
-      await store.writePage(
+      await store.records.writePage(
         stamp('r1', 'g1'),
         'findings',
         'full',
@@ -214,7 +215,7 @@ for (const backend of BACKENDS) {
         { value: null, complete: false },
       );
       const hostId = recordId('lab', 'hosts', 'uuid:abc');
-      const rec = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1', hostId));
+      const rec = await store.records.get('vulnerabilities', recordId('lab', 'vulnerabilities', 'uuid:abc|0|tcp|1', hostId));
       assert.equal(rec.severity, 'high');
       assert.equal(rec.hostId, hostId);
       // A host's records share its id's first 12 digits (one id range per host); the rest is their own.
@@ -226,28 +227,28 @@ for (const backend of BACKENDS) {
       const v = (cves: string[]) => ({ key: 'uuid:cve|443|tcp|9', hostKey: 'uuid:cve', fields: { pluginId: '9', severity: 'high', status: 'open', cves } });
       const id = recordId('lab', 'vulnerabilities', 'uuid:cve|443|tcp|9', recordId('lab', 'hosts', 'uuid:cve'));
       // Three pages of one run (and a resumed run of the same generation), one CVE each, one twice.
-      await store.writePage(stamp('ru1', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0003'])] }, { value: null, complete: false });
-      await store.writePage(
+      await store.records.writePage(stamp('ru1', 'gu1'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0003'])] }, { value: null, complete: false });
+      await store.records.writePage(
         stamp('ru1', 'gu1'),
         'findings',
         'full',
         { vulnerabilities: [v(['CVE-2023-0001', 'CVE-2024-0003'])] },
         { value: null, complete: false },
       );
-      await store.writePage(
+      await store.records.writePage(
         stamp('ru2', 'gu1'),
         'findings',
         'full',
         { vulnerabilities: [v(['CVE-2024-0002']), v(['CVE-2022-0009'])] },
         { value: null, complete: true },
       );
-      assert.deepEqual((await store.getRecord('vulnerabilities', id)).cves, ['CVE-2022-0009', 'CVE-2023-0001', 'CVE-2024-0002', 'CVE-2024-0003']);
+      assert.deepEqual((await store.records.get('vulnerabilities', id)).cves, ['CVE-2022-0009', 'CVE-2023-0001', 'CVE-2024-0002', 'CVE-2024-0003']);
       // The same values again change nothing; an empty list adds nothing.
-      await store.writePage(stamp('ru2', 'gu1'), 'findings', 'full', { vulnerabilities: [v([])] }, { value: null, complete: true });
-      assert.equal(((await store.getRecord('vulnerabilities', id)).cves as string[]).length, 4);
+      await store.records.writePage(stamp('ru2', 'gu1'), 'findings', 'full', { vulnerabilities: [v([])] }, { value: null, complete: true });
+      assert.equal(((await store.records.get('vulnerabilities', id)).cves as string[]).length, 4);
       // The next run's export lists one CVE: it replaces the list.
-      await store.writePage(stamp('ru3', 'gu2'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0002'])] }, { value: null, complete: true });
-      assert.deepEqual((await store.getRecord('vulnerabilities', id)).cves, ['CVE-2024-0002']);
+      await store.records.writePage(stamp('ru3', 'gu2'), 'findings', 'full', { vulnerabilities: [v(['CVE-2024-0002'])] }, { value: null, complete: true });
+      assert.deepEqual((await store.records.get('vulnerabilities', id)).cves, ['CVE-2024-0002']);
     });
 
     test('vulnerability status: fixed when swept, reopened when seen open again', async () => {
@@ -258,7 +259,7 @@ for (const backend of BACKENDS) {
         lastSeen: '2026-10-01T00:00:00.000Z',
         fields: { pluginId: key, severity: 'critical', status, cves: ['CVE-2024-1234', 'CVE-2023-9'], scannerKnownExploited: true, vprScore: 9.1, port: 443 },
       });
-      await store.writePage(
+      await store.records.writePage(
         stamp('r2', 'g2'),
         'findings',
         'full',
@@ -266,18 +267,18 @@ for (const backend of BACKENDS) {
         { value: null, complete: true },
       );
       // Full run g3 sees only `a`: the sweep fixes `b` and removes it.
-      await store.writePage(
+      await store.records.writePage(
         stamp('r3', 'g3'),
         'findings',
         'full',
         { vulnerabilities: [vuln('a')], hosts: [{ key: 'uuid:abc', fields: {} }] },
         { value: null, complete: true },
       );
-      const swept = await store.sweep(sourceId, ['vulnerabilities', 'hosts'], 'g3');
+      const swept = await store.records.sweep(sourceId, ['vulnerabilities', 'hosts'], 'g3');
       assert.equal(swept.vulnerabilities, 3, "b and the earlier tests' findings");
       // The bare host row the store made for the CVE test's findings (their page wrote no host).
       assert.equal(swept.hosts, 1);
-      const b = await store.getRecord('vulnerabilities', recordId('lab', 'vulnerabilities', 'b', recordId('lab', 'hosts', 'uuid:abc')));
+      const b = await store.records.get('vulnerabilities', recordId('lab', 'vulnerabilities', 'b', recordId('lab', 'hosts', 'uuid:abc')));
       assert.equal(b.status, 'fixed');
       assert.equal(b.removed, true);
       assert.equal(b.firstSeen, '2026-01-02T03:04:05.000Z');
@@ -286,17 +287,17 @@ for (const backend of BACKENDS) {
       assert.equal(b.vprScore, 9.1);
       assert.equal(b.port, 443);
       // Seen open again → reopened, no longer removed.
-      await store.writePage(stamp('r4', 'g4'), 'findings', 'incremental', { vulnerabilities: [vuln('b')] }, { value: null, complete: true });
-      const b2 = await store.getRecord('vulnerabilities', b.id);
+      await store.records.writePage(stamp('r4', 'g4'), 'findings', 'incremental', { vulnerabilities: [vuln('b')] }, { value: null, complete: true });
+      const b2 = await store.records.get('vulnerabilities', b.id);
       assert.equal(b2.status, 'reopened');
       assert.equal(b2.removed, false);
       // An explicit fixed from upstream wins.
-      await store.writePage(stamp('r5', 'g5'), 'findings', 'incremental', { vulnerabilities: [vuln('b', 'fixed')] }, { value: null, complete: true });
-      assert.equal((await store.getRecord('vulnerabilities', b.id)).status, 'fixed');
+      await store.records.writePage(stamp('r5', 'g5'), 'findings', 'incremental', { vulnerabilities: [vuln('b', 'fixed')] }, { value: null, complete: true });
+      assert.equal((await store.records.get('vulnerabilities', b.id)).status, 'fixed');
     });
 
     test('a large page (the bulk path) inserts new records and upserts known ones, in one page', async () => {
-      const src = await store.createSource('bulk', 'fixture', { url: 'https://x.example', token: 'bulk-token-1' }, null);
+      const src = await store.sources.create('bulk', 'fixture', { url: 'https://x.example', token: 'bulk-token-1' }, null);
       const st = (runId: string, generation: string) => ({ sourceId: src.id, sourceName: 'bulk', runId, generation, now: new Date().toISOString() });
       const bulk = (from: number, n: number, status: string, sev: string) =>
         Array.from({ length: n }, (_, i) => ({
@@ -307,10 +308,16 @@ for (const backend of BACKENDS) {
           // Letters, not digits: other tests filter every source's findings by plugin id.
           fields: { pluginId: String(from + i).replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!), severity: sev, status, cves: [], scannerKnownExploited: false },
         }));
-      await store.writePage(st('rb1', 'gb1'), 'findings', 'full', { vulnerabilities: bulk(0, 200, 'fixed', 'low') }, { value: null, complete: false });
+      await store.records.writePage(st('rb1', 'gb1'), 'findings', 'full', { vulnerabilities: bulk(0, 200, 'fixed', 'low') }, { value: null, complete: false });
       // 100 known (seen open again after fixed → reopened) and 150 new, in one page.
-      await store.writePage(st('rb2', 'gb2'), 'findings', 'full', { vulnerabilities: bulk(100, 250, 'open', 'high') }, { value: null, complete: false });
-      const got = await store.query('vulnerabilities', { sourceIds: [src.id], limit: 10_000 });
+      await store.records.writePage(
+        st('rb2', 'gb2'),
+        'findings',
+        'full',
+        { vulnerabilities: bulk(100, 250, 'open', 'high') },
+        { value: null, complete: false },
+      );
+      const got = await store.records.query('vulnerabilities', { sourceIds: [src.id], limit: 10_000 });
       const byPlugin = new Map(got.records.map((r) => [Number(r.externalId), r]));
       assert.equal(byPlugin.size, 350);
       assert.equal(byPlugin.get(50)?.status, 'fixed');
@@ -319,7 +326,7 @@ for (const backend of BACKENDS) {
       assert.equal(byPlugin.get(150)?.severity, 'high');
       assert.equal(byPlugin.get(300)?.status, 'open');
       assert.equal(byPlugin.get(300)?.firstSeen, '2026-02-01T00:00:00.000Z');
-      assert.equal(await store.countStamped(src.id, 'vulnerabilities', 'rb2'), 250);
+      assert.equal(await store.records.countStamped(src.id, 'vulnerabilities', 'rb2'), 250);
     });
 
     test('queries filter by field, list element, number, bool and page with a cursor', async () => {
@@ -336,23 +343,23 @@ for (const backend of BACKENDS) {
           port: i,
         },
       }));
-      await store.writePage(stamp('r6', 'g6'), 'findings', 'incremental', { vulnerabilities: recs }, { value: null, complete: true });
-      const byCve = await store.query('vulnerabilities', { filters: [parseFilter('cves=CVE-2021-44228')] });
+      await store.records.writePage(stamp('r6', 'g6'), 'findings', 'incremental', { vulnerabilities: recs }, { value: null, complete: true });
+      const byCve = await store.records.query('vulnerabilities', { filters: [parseFilter('cves=CVE-2021-44228')] });
       assert.deepEqual(
         byCve.records.map((r) => r.pluginId),
         ['1007'],
       );
       assert.equal(byCve.records[0].source, 'lab');
-      const kev = await store.query('vulnerabilities', { filters: [parseFilter('knownExploited=true'), parseFilter('severity=high')] });
+      const kev = await store.records.query('vulnerabilities', { filters: [parseFilter('knownExploited=true'), parseFilter('severity=high')] });
       assert.ok(kev.records.some((r) => r.pluginId === '1007'));
       assert.ok(kev.records.every((r) => r.severity === 'high' && r.knownExploited === true));
-      const vpr = await store.query('vulnerabilities', { filters: [parseFilter('vprScore>=20'), parseFilter('pluginId~10')] });
+      const vpr = await store.records.query('vulnerabilities', { filters: [parseFilter('vprScore>=20'), parseFilter('pluginId~10')] });
       assert.deepEqual(vpr.records.map((r) => r.pluginId).sort(), ['1020', '1021', '1022', '1023', '1024']);
       const seen = new Set<string>();
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const page = await store.query('vulnerabilities', { filters: [parseFilter('pluginId~10')], limit: 10, cursor });
+        const page = await store.records.query('vulnerabilities', { filters: [parseFilter('pluginId~10')], limit: 10, cursor });
         for (const r of page.records) seen.add(r.id);
         cursor = page.nextCursor;
         pages++;
@@ -360,14 +367,14 @@ for (const backend of BACKENDS) {
       assert.equal(seen.size, 25);
       assert.equal(pages, 3);
       assert.throws(() => parseFilter('nonsense'), InputError);
-      await assert.rejects(store.query('vulnerabilities', { filters: [parseFilter('bogus=1')] }), /unknown field 'bogus'/);
-      await assert.rejects(store.query('vulnerabilities', { filters: [parseFilter('port=abc')] }), /port is a number/);
-      await assert.rejects(store.query('vulnerabilities', { filters: [parseFilter('knownExploited=maybe')] }), /true or false/);
-      await assert.rejects(store.query('vulnerabilities', { cursor: 'garbage!' }), /invalid cursor/);
+      await assert.rejects(store.records.query('vulnerabilities', { filters: [parseFilter('bogus=1')] }), /unknown field 'bogus'/);
+      await assert.rejects(store.records.query('vulnerabilities', { filters: [parseFilter('port=abc')] }), /port is a number/);
+      await assert.rejects(store.records.query('vulnerabilities', { filters: [parseFilter('knownExploited=maybe')] }), /true or false/);
+      await assert.rejects(store.records.query('vulnerabilities', { cursor: 'garbage!' }), /invalid cursor/);
     });
 
     test('removing a source deletes its records, runs and checkpoints', async () => {
-      await store.createRun({
+      await store.runs.create({
         id: 'run-x',
         sourceId,
         mode: 'full',
@@ -377,19 +384,19 @@ for (const backend of BACKENDS) {
         owner: null,
         startedAt: new Date().toISOString(),
       });
-      await store.deleteSource('lab');
-      for (const m of MODEL_NAMES) assert.equal(await store.count(m, sourceId), 0, m);
-      assert.equal((await store.listRuns(sourceId)).length, 0);
-      assert.equal((await store.getCheckpoints(sourceId)).size, 0);
-      await assert.rejects(store.getSource('lab'), /no source named 'lab'/);
+      await store.sources.delete('lab');
+      for (const m of MODEL_NAMES) assert.equal(await store.records.count(m, sourceId), 0, m);
+      assert.equal((await store.runs.list(sourceId)).length, 0);
+      assert.equal((await store.runs.checkpoints(sourceId)).size, 0);
+      await assert.rejects(store.sources.get('lab'), /no source named 'lab'/);
     });
   });
 }
 
 test('the store never writes a plaintext secret into the database file', async () => {
   const db = await BACKENDS[0].create();
-  const store = await Store.open(db.url, box, secretKeys);
-  await store.createSource('s', 'fixture', { url: 'https://x.example', token: 'plaintext-needle-77' }, null);
+  const store = await openStore(db.url, box, secretKeys);
+  await store.sources.create('s', 'fixture', { url: 'https://x.example', token: 'plaintext-needle-77' }, null);
   await store.close();
   const bytes = readFileSync(db.url.slice('sqlite:'.length));
   assert.equal(bytes.includes(Buffer.from('plaintext-needle-77')), false);
@@ -399,9 +406,9 @@ test('the store never writes a plaintext secret into the database file', async (
 for (const backend of BACKENDS) {
   test(`only one run per source can be running at a time (${backend.kind})`, { skip: backend.skip }, async () => {
     const db = await backend.create();
-    const store = await Store.open(db.url, box, secretKeys);
+    const store = await openStore(db.url, box, secretKeys);
     try {
-      const s = await store.createSource('one', 'fixture', { url: 'https://x.example', token: 't' }, null);
+      const s = await store.sources.create('one', 'fixture', { url: 'https://x.example', token: 't' }, null);
       const run = (id: string) => ({
         id,
         sourceId: s.id,
@@ -412,12 +419,12 @@ for (const backend of BACKENDS) {
         owner: null,
         startedAt: new Date().toISOString(),
       });
-      const results = await Promise.allSettled([store.createRun(run('r1')), store.createRun(run('r2'))]);
+      const results = await Promise.allSettled([store.runs.create(run('r1')), store.runs.create(run('r2'))]);
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
       assert.match(String((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason), /already running/);
-      const winner = (await store.activeRun(s.id))!;
-      await store.finishRun(winner.id, 'succeeded', {}, null);
-      await store.createRun(run('r3'));
+      const winner = (await store.runs.active(s.id))!;
+      await store.runs.finish(winner.id, 'succeeded', {}, null);
+      await store.runs.create(run('r3'));
     } finally {
       await store.close();
       await db.drop();

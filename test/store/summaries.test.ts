@@ -145,15 +145,15 @@ async function agree(app: AppContext, label: string): Promise<void> {
   assert.deepEqual(sorted(plugins.map((g) => [g.values.pluginId, g.count])), sorted(pluginsRaw.map((r) => [r.plugin_id, Number(r.n)])), `${label}: by plugin`);
   for (const w of [[], ['removed=false'], ['removed=true'], ['severity>=high', 'removed=false'], ['status=fixed']]) {
     const direct = Number((await db.all(`SELECT COUNT(*) AS n FROM "rec_vulnerabilities"`))[0]!.n);
-    const n = await app.store.countMatching('vulnerabilities', { filters: f(...w) });
-    const viaList = await app.store.countMatching('vulnerabilities', { filters: f(...w, 'pluginName~plugin') }); // a text search: read from the records
+    const n = await app.store.records.countMatching('vulnerabilities', { filters: f(...w) });
+    const viaList = await app.store.records.countMatching('vulnerabilities', { filters: f(...w, 'pluginName~plugin') }); // a text search: read from the records
     assert.equal(n, viaList, `${label}: count of ${w.join(' ')}`);
     if (w.length === 0) assert.equal(n, direct);
   }
   const software = await groupCount(db, 'software', ['name'], { filters: f('removed=false') });
   const softwareRaw = await db.all(`SELECT "name", COUNT(*) AS n FROM "rec_software" WHERE "removed" = 0 GROUP BY 1`);
   assert.deepEqual(sorted(software.map((g) => [g.values.name, g.count])), sorted(softwareRaw.map((r) => [r.name, Number(r.n)])), `${label}: software`);
-  const counts = await app.store.modelCounts();
+  const counts = await app.store.records.modelCounts();
   for (const m of ['hosts', 'software', 'vulnerabilities'] as const) {
     const raw = Number((await db.all(`SELECT COUNT(*) AS n FROM "rec_${m}"`))[0]!.n);
     assert.equal(
@@ -163,7 +163,7 @@ async function agree(app: AppContext, label: string): Promise<void> {
     );
   }
   // Overdue per severity: the summary's day buckets plus the deadline's day vs the overdue filter on the records.
-  const overdue = await app.store.overdueCounts();
+  const overdue = await app.store.reports.overdueCounts();
   const overdueRaw = await groupCount(db, 'vulnerabilities', ['severity'], { filters: f('overdue=true', 'removed=false') });
   assert.deepEqual(
     Object.entries(overdue)
@@ -173,8 +173,8 @@ async function agree(app: AppContext, label: string): Promise<void> {
     `${label}: overdue`,
   );
   // Vulnerabilities by plugin and per-host severities.
-  const byPlugin = await app.store.pluginSummary({ limit: 1000 });
-  const names = new Map((await app.store.listSources()).map((s) => [s.id, s.name]));
+  const byPlugin = await app.store.reports.pluginSummary({ limit: 1000 });
+  const names = new Map((await app.store.sources.list()).map((s) => [s.id, s.name]));
   const byPluginRaw = await db.all(
     `SELECT "source_id", "plugin_id", COUNT(*) AS n, COUNT(DISTINCT "host_id") AS h, MAX("known_exploited") AS k FROM "rec_vulnerabilities" WHERE ${live} GROUP BY 1, 2`,
   );
@@ -185,14 +185,14 @@ async function agree(app: AppContext, label: string): Promise<void> {
     `${label}: by plugin`,
   );
   const hostIds = (await db.all(`SELECT "id" FROM "rec_hosts"`)).map((r) => String(r.id));
-  const perHost = await app.store.hostFindingCounts(hostIds);
+  const perHost = await app.store.reports.hostFindingCounts(hostIds);
   for (const h of perHost) {
     const raw = await db.all(`SELECT "severity", COUNT(*) AS n FROM "rec_vulnerabilities" WHERE "host_id" = ? AND ${live} GROUP BY 1`, [h.hostId]);
     const want = Object.fromEntries(SEVERITIES.map((s) => [s, Number(raw.find((r) => r.severity === s)?.n ?? 0)]));
     assert.deepEqual({ critical: h.critical, high: h.high, medium: h.medium, low: h.low, info: h.info }, want, `${label}: host ${h.hostId}`);
   }
   // Compliance per host and benchmark, every row, most failures first.
-  const compliance = await app.store.complianceSummary({ limit: 10_000 });
+  const compliance = await app.store.reports.complianceSummary({ limit: 10_000 });
   const complianceRaw = await db.all(
     `SELECT "source_id", "host_id", "benchmark", "result", COUNT(*) AS n FROM "rec_compliance" WHERE "removed" = 0 GROUP BY 1, 2, 3, 4`,
   );
@@ -211,13 +211,17 @@ async function agree(app: AppContext, label: string): Promise<void> {
     `${label}: compliance, most failures first`,
   );
   for (const hostId of hostIds.slice(0, 2)) {
-    const one = await app.store.complianceSummary({ hostId, limit: 10_000 });
+    const one = await app.store.reports.complianceSummary({ hostId, limit: 10_000 });
     assert.deepEqual(sorted(one), sorted(compliance.filter((c) => c.hostId === hostId)), `${label}: compliance of one host`);
   }
   // The coverage report's numbers (from the summaries) against its lists (from the records).
-  const coverage = await app.store.coverage(30);
-  assert.equal(coverage.findingsWithoutTicket, (await app.store.coverageList('findingsWithoutTicket', 30)).length, `${label}: urgent findings without ticket`);
-  assert.equal(coverage.scannedNotInCmdb, (await app.store.coverageList('scannedNotInCmdb', 30)).length, `${label}: hosts not in the CMDB`);
+  const coverage = await app.store.reports.coverage(30);
+  assert.equal(
+    coverage.findingsWithoutTicket,
+    (await app.store.reports.coverageList('findingsWithoutTicket', 30)).length,
+    `${label}: urgent findings without ticket`,
+  );
+  assert.equal(coverage.scannedNotInCmdb, (await app.store.reports.coverageList('scannedNotInCmdb', 30)).length, `${label}: hosts not in the CMDB`);
   const urgentRaw = await db.all(`SELECT COUNT(*) AS n FROM "rec_vulnerabilities" WHERE ${live} AND ("severity" = 'critical' OR "known_exploited" = 1)`);
   assert.equal(coverage.findingsWithoutTicket, Number(urgentRaw[0]!.n), `${label}: no ticket, so every urgent finding`);
 }
@@ -274,23 +278,23 @@ for (const backend of BACKENDS) {
     });
 
     test('a page written outside a run is counted at the next read', async () => {
-      const s = await app.store.getSource('two');
-      const before = await app.store.countMatching('vulnerabilities', { sourceIds: [s.id], filters: [parseFilter('removed=false')] });
-      await app.store.writePage(
+      const s = await app.store.sources.get('two');
+      const before = await app.store.records.countMatching('vulnerabilities', { sourceIds: [s.id], filters: [parseFilter('removed=false')] });
+      await app.store.records.writePage(
         { sourceId: s.id, sourceName: 'two', runId: 'manual', generation: 'manual', now: new Date().toISOString() },
         'findings',
         'incremental',
         { vulnerabilities: [{ key: 'hx|1', hostKey: 'host:hx', fields: { pluginId: '77', pluginName: 'Plugin 77', severity: 'critical', status: 'open' } }] },
         { value: null, complete: false },
       );
-      assert.equal(await app.store.countMatching('vulnerabilities', { sourceIds: [s.id], filters: [parseFilter('removed=false')] }), before + 1);
+      assert.equal(await app.store.records.countMatching('vulnerabilities', { sourceIds: [s.id], filters: [parseFilter('removed=false')] }), before + 1);
       await agree(app, 'direct write');
     });
 
     test("a removed source's records leave every summary", async () => {
       await removeSource(app, 'two');
       await agree(app, 'source removed');
-      assert.ok((await app.store.pluginSummary({ limit: 1000 })).items.every((p) => p.source === 'one'));
+      assert.ok((await app.store.reports.pluginSummary({ limit: 1000 })).items.every((p) => p.source === 'one'));
     });
   });
 }

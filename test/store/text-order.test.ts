@@ -7,7 +7,7 @@ import { SecretBox } from '../../src/core/secrets.ts';
 import { migrate } from '../../src/store/db/migrate.ts';
 import { MIGRATIONS } from '../../src/store/db/migrations.ts';
 import { RecordIdSet } from '../../src/store/records/id-set.ts';
-import { Store } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 6));
@@ -18,10 +18,10 @@ const BYTE_ORDER = ['10 ten', '9 nine', 'Alpha', 'Beta', 'Zulu', '_under', 'alph
 for (const backend of BACKENDS) {
   test(`plugin names and host names sort in byte order (${backend.kind})`, { skip: backend.skip }, async () => {
     const db = await backend.create();
-    const store = await Store.open(db.url, box, () => []);
+    const store = await openStore(db.url, box, () => []);
     try {
-      const s = await store.createSource('order', 'fixture', {}, null);
-      await store.createRun({
+      const s = await store.sources.create('order', 'fixture', {}, null);
+      await store.runs.create({
         id: 'run-1',
         sourceId: s.id,
         mode: 'full',
@@ -38,13 +38,13 @@ for (const backend of BACKENDS) {
         hostKey: `h${i}`,
         fields: { pluginId: String(100 + i), pluginName: n, severity: 'high', status: 'open' },
       }));
-      await store.writePage(stamp, 'all', 'full', { hosts, vulnerabilities }, { value: null, complete: false }, new RecordIdSet());
-      const byPlugin = await store.query('vulnerabilities', { sort: { field: 'pluginName', desc: false }, limit: 50 });
+      await store.records.writePage(stamp, 'all', 'full', { hosts, vulnerabilities }, { value: null, complete: false }, new RecordIdSet());
+      const byPlugin = await store.records.query('vulnerabilities', { sort: { field: 'pluginName', desc: false }, limit: 50 });
       assert.deepEqual(
         byPlugin.records.map((r) => r.pluginName),
         BYTE_ORDER,
       );
-      const byHost = await store.query('hosts', { sort: { field: 'hostname', desc: false }, limit: 50 });
+      const byHost = await store.records.query('hosts', { sort: { field: 'hostname', desc: false }, limit: 50 });
       assert.deepEqual(
         byHost.records.map((r) => r.hostname),
         BYTE_ORDER,
@@ -68,7 +68,7 @@ const pgBackend = BACKENDS.find((b) => b.kind === 'postgres')!;
 
 test('a text column a later migration adds compares in byte order without saying so (postgres)', { skip: pgBackend.skip }, async () => {
   const db = await pgBackend.create();
-  const store = await Store.open(db.url, box, () => []);
+  const store = await openStore(db.url, box, () => []);
   try {
     const later = {
       version: MIGRATIONS.at(-1)!.version + 1000,

@@ -78,14 +78,14 @@ describe('unknown record fields', () => {
     });
     const app = await openApp({ dataDir: dir, log: createLogger({ destination }) });
     try {
-      const src = await app.store.createSource('sc-unknown-app', 'fixture', {}, null);
+      const src = await app.store.sources.create('sc-unknown-app', 'fixture', {}, null);
       const stamp = { sourceId: src.id, sourceName: src.name, runId: 'r1', generation: 'g1', now: new Date().toISOString() };
       for (const page of [[finding(1, { pluginNmae: 'a' })], [finding(2, { pluginNmae: 'b' })]])
-        await app.store.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page }, { value: null, complete: false });
+        await app.store.records.writePage(stamp, 'vulnerabilities', 'full', { vulnerabilities: page }, { value: null, complete: false });
       const warned = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'record fields unknown to the model are not stored');
       assert.equal(warned.length, 1, 'once per source, model and field');
       assert.deepEqual([warned[0].source, warned[0].model, warned[0].fields], ['sc-unknown-app', 'vulnerabilities', ['pluginNmae']]);
-      assert.equal((await app.store.query('vulnerabilities', {})).records.length, 2);
+      assert.equal((await app.store.records.query('vulnerabilities', {})).records.length, 2);
     } finally {
       await app.close();
       rmSync(dir, { recursive: true, force: true });

@@ -59,7 +59,7 @@ for (const backend of BACKENDS) {
       const second = await runSync(app, 'first', { full: true });
       assert.equal(second.status, 'succeeded', second.error ?? '');
       assert.equal(second.swept.vulnerabilities, 600);
-      assert.equal(await app.store.count('vulnerabilities', undefined, { live: true }), 1200);
+      assert.equal(await app.store.records.count('vulnerabilities', undefined, { live: true }), 1200);
     } finally {
       await app.close();
       await db.drop();
@@ -73,12 +73,12 @@ test('a run whose deferred index build fails still ends with its records and its
   const app = await openFixtureApp(db, control);
   try {
     // What a build that lost its turn for the lock too long looks like to the runner.
-    app.store.finishBulkLoad = async () => ({ built: Promise.reject(new Error('database is locked')) });
+    app.store.records.finishBulkLoad = async () => ({ built: Promise.reject(new Error('database is locked')) });
     await addSource(app, 'fixture', 'locked', { url: 'https://up.example', token: 'good-token-123' });
     const result = await runSync(app, 'locked');
     assert.equal(result.status, 'succeeded', result.error ?? '');
     assert.equal(result.streams.vulnerabilities?.records, 900);
-    assert.equal((await app.store.getRun(result.runId)).status, 'succeeded', 'the run is finished, not left running');
+    assert.equal((await app.store.runs.get(result.runId)).status, 'succeeded', 'the run is finished, not left running');
     assert.ok(Number((await app.store.db.all(`SELECT COUNT(*) AS n FROM deferred_indexes`))[0]!.n) > 0, 'the notes of the unbuilt indexes stay');
   } finally {
     await app.close();

@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
 
     /** A file-mode Tenable.sc source with a bucket of its own. */
     async function source(name: string): Promise<string> {
-      await app.store.createSource(name, 'tenable-sc', { inputMode: 'file', bucket: `b-${name}` }, null);
+      await app.store.sources.create(name, 'tenable-sc', { inputMode: 'file', bucket: `b-${name}` }, null);
       return name;
     }
 
@@ -66,8 +66,8 @@ for (const backend of BACKENDS) {
     const vulns = (rows: string[][]) => csvText(SC_HEADER, rows);
 
     async function all(src: string, model: 'vulnerabilities' | 'hosts'): Promise<StoredRecord[]> {
-      const s = await app.store.getSource(src);
-      return (await app.store.query(model, { sourceIds: [s.id], limit: 10_000 })).records;
+      const s = await app.store.sources.get(src);
+      return (await app.store.records.query(model, { sourceIds: [s.id], limit: 10_000 })).records;
     }
     /** Finding statuses by plugin@ip:port. */
     async function findings(src: string): Promise<Record<string, string>> {
@@ -106,8 +106,8 @@ for (const backend of BACKENDS) {
         '51192@10.9.0.1:443': 'open',
       });
       assert.deepEqual(await liveHosts(src), ['10.0.0.1', '10.0.0.2', '10.9.0.1']);
-      const s = await app.store.getSource(src);
-      const fixed = (await app.store.changes({ sourceIds: [s.id], changes: ['fixed'], limit: 100 })).records;
+      const s = await app.store.sources.get(src);
+      const fixed = (await app.store.records.changes({ sourceIds: [s.id], changes: ['fixed'], limit: 100 })).records;
       assert.equal(fixed.length, 3, 'three fixed events');
       assert.ok(fixed.every((e) => e.runId === r.runId));
     });
@@ -129,7 +129,7 @@ for (const backend of BACKENDS) {
         r.skipped![0]!.reason,
         /older than the export already imported for repository 'Corp' \(corp-2026-03-08\.csv, exported 2026-03-08T00:00:00\.000Z\)/,
       );
-      const s = await app.store.getSource(src);
+      const s = await app.store.sources.get(src);
       const [imp] = await listImports(app, s.id, 'corp-2026-03-01.csv');
       assert.equal(imp!.status, 'skipped');
       // A full run reads the newer export again and leaves the older one out: the same state.

@@ -24,7 +24,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       db = await backend.create();
       app = await openApp({ dataDir: db.dataDir, db: db.url, log: silentLogger, env });
-      await app.store.createSource('scans', 'tenable-sc', { inputMode: 'file' }, null);
+      await app.store.sources.create('scans', 'tenable-sc', { inputMode: 'file' }, null);
     });
     after(async () => {
       await app?.close();
@@ -46,8 +46,8 @@ for (const backend of BACKENDS) {
     }
 
     async function all(model: 'vulnerabilities' | 'hosts'): Promise<StoredRecord[]> {
-      const src = await app.store.getSource('scans');
-      return (await app.store.query(model, { sourceIds: [src.id], limit: 10_000 })).records;
+      const src = await app.store.sources.get('scans');
+      return (await app.store.records.query(model, { sourceIds: [src.id], limit: 10_000 })).records;
     }
     const state = async () =>
       Object.fromEntries((await all('vulnerabilities')).map((v) => [`${v.pluginId}@${String(v.hostId).slice(0, 4)}:${v.port}`, v.status]));

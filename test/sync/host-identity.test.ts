@@ -52,17 +52,17 @@ async function analysis(sim: RunningTenableSim, tool: string, sourceType = 'cumu
 }
 
 async function orphans(app: AppContext, source: string): Promise<Record<string, number>> {
-  const s = await app.store.getSource(source);
+  const s = await app.store.sources.get(source);
   const out: Record<string, number> = {};
-  for (const m of HOST_BOUND) out[m] = await app.store.orphans(m, s.id);
+  for (const m of HOST_BOUND) out[m] = await app.store.records.orphans(m, s.id);
   return out;
 }
 
 const NONE = Object.fromEntries(HOST_BOUND.map((m) => [m, 0]));
 
 async function hostsOf(app: AppContext, source: string) {
-  const s = await app.store.getSource(source);
-  return (await app.store.query('hosts', { sourceIds: [s.id], limit: 10_000 })).records;
+  const s = await app.store.sources.get(source);
+  return (await app.store.records.query('hosts', { sourceIds: [s.id], limit: 10_000 })).records;
 }
 
 /** A Vulnerability Detail List and a Host Assets export of what the console serves (SC's column names). */
@@ -148,7 +148,7 @@ for (const backend of BACKENDS) {
       // written by sumip, five inventory plugins and /rest/hosts is one host).
       const records = (c: Record<string, { records: number }>) => Object.fromEntries(Object.entries(c).map(([m, x]) => [m, x.records]));
       assert.deepEqual(records(live), records(full.streams));
-      const run = await app.store.getRun(full.runId);
+      const run = await app.store.runs.get(full.runId);
       assert.deepEqual(records(run.counts), records(full.streams));
       assert.deepEqual(await orphans(app, 'sc'), NONE);
       const sumip = await analysis(sim, 'sumip');

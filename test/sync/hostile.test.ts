@@ -134,7 +134,7 @@ for (const backend of BACKENDS) {
           });
           assert.equal(r.status, EXPECT[mode].status, `${name}: ${r.error}`);
           assert.match(r.error ?? '', EXPECT[mode].error, name);
-          assert.equal((await app.store.getRun(r.runId)).status, r.status);
+          assert.equal((await app.store.runs.get(r.runId)).status, r.status);
           assert.deepEqual(r.swept, {}, `${name}: nothing swept`);
           assert.deepEqual(await dump(app), before, `${name}: the stored inventory changed`);
           // The client hung up soon after the cap: one answer got to send 64 MiB plus what socket buffers hold, not 500 MB.
@@ -165,7 +165,7 @@ for (const backend of BACKENDS) {
               errors.some((e) => e.model === main),
               name,
             );
-            const run = await app.store.getRun(r.runId);
+            const run = await app.store.runs.get(r.runId);
             assert.deepEqual([run.errors, run.errorsTotal], [errors, errorsTotal], 'the run keeps them');
           }
           // Every stream stops at the budget, lookups read before a stream's first page included (an
@@ -250,7 +250,7 @@ for (const backend of BACKENDS) {
       assert.equal(after.length, before, 'every finding is still stored');
       const cut = after.filter((v) => JSON.stringify(v.vprKeyDrivers ?? null).includes('{"truncated":"nested deeper than 64 levels"}'));
       assert.equal(cut.length, counts.truncated, 'the cut rows say so in the field');
-      const run = await app.store.getRun(r.runId);
+      const run = await app.store.runs.get(r.runId);
       assert.equal(run.counts.vulnerabilities?.truncated, counts.truncated, 'the stored run counts them');
       assert.ok(
         run.activity?.log.some((l) => l.level === 'warn' && new RegExp(`^${counts.truncated} rows had fields truncated`).test(l.msg)),

@@ -39,8 +39,8 @@ function connector(app: () => AppContext) {
           yield { records: { vulnerabilities: vulns }, checkpoint: { page: p } };
           if (p === 2) {
             await ctx.flush?.();
-            const src = await app().store.getSource('s');
-            storedAtFlush.push(await app().store.count('vulnerabilities', src.id));
+            const src = await app().store.sources.get('s');
+            storedAtFlush.push(await app().store.records.count('vulnerabilities', src.id));
           }
         }
       },
@@ -62,8 +62,8 @@ for (const backend of BACKENDS) {
       });
       await addSource(app, 'piped', 's', {});
       // Every page write is slow and logged.
-      const write = app.store.writePage.bind(app.store);
-      app.store.writePage = async (...args: Parameters<typeof write>) => {
+      const write = app.store.records.writePage.bind(app.store.records);
+      app.store.records.writePage = async (...args: Parameters<typeof write>) => {
         const cp = JSON.stringify(args[4].value);
         events.push(`write ${cp} start`);
         await sleep(40);
@@ -105,8 +105,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a page whose write fails fails the stream; the checkpoint stays at the last stored page', async () => {
-      const write = app.store.writePage;
-      app.store.writePage = async (...args: Parameters<typeof write>) => {
+      const write = app.store.records.writePage;
+      app.store.records.writePage = async (...args: Parameters<typeof write>) => {
         if ((args[4].value as { page?: number } | null)?.page === 3) throw new Error('disk full (fixture)');
         return write(...args);
       };
@@ -114,12 +114,12 @@ for (const backend of BACKENDS) {
         const r = await runSync(app, 's', { full: true });
         assert.equal(r.status, 'failed');
         assert.match(r.error ?? '', /disk full \(fixture\)/);
-        const src = await app.store.getSource('s');
-        const cps = await app.store.getCheckpoints(src.id);
+        const src = await app.store.sources.get('s');
+        const cps = await app.store.runs.checkpoints(src.id);
         assert.deepEqual(cps.get('findings')?.value, { page: 2 });
         assert.equal(cps.get('findings')?.complete, false);
       } finally {
-        app.store.writePage = write;
+        app.store.records.writePage = write;
       }
     });
   });

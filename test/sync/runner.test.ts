@@ -18,9 +18,9 @@ const crashScript = fileURLToPath(new URL('../helpers/crash-sync.ts', import.met
 const findings = (n: number, hosts = 3) => Array.from({ length: n }, (_, i) => ({ host: `h${i % hosts}`, plugin: String(100 + i) }));
 
 async function snapshot(app: AppContext, source: string) {
-  const s = await app.store.getSource(source);
-  const vulns = await app.store.query('vulnerabilities', { sourceIds: [s.id], limit: 10_000 });
-  const hosts = await app.store.query('hosts', { sourceIds: [s.id], limit: 10_000 });
+  const s = await app.store.sources.get(source);
+  const vulns = await app.store.records.query('vulnerabilities', { sourceIds: [s.id], limit: 10_000 });
+  const hosts = await app.store.records.query('hosts', { sourceIds: [s.id], limit: 10_000 });
   const strip = (r: Record<string, unknown>) => ({
     id: r.id,
     removed: r.removed,
@@ -52,7 +52,7 @@ for (const backend of BACKENDS) {
       const r2 = await runSync(fx.app, 'a', { full: true });
       assert.equal(r2.status, 'succeeded');
       assert.deepEqual(await snapshot(fx.app, 'a'), before1);
-      const run = await fx.app.store.getRun(r2.runId);
+      const run = await fx.app.store.runs.get(r2.runId);
       assert.equal(run.status, 'succeeded');
       assert.deepEqual(run.counts.vulnerabilities, { records: 7, errors: 0 });
       assert.ok(run.finishedAt);
@@ -78,7 +78,7 @@ for (const backend of BACKENDS) {
       assert.equal(failed.status, 'partial', 'hosts succeeded, findings failed');
       assert.match(failed.error ?? '', /findings: upstream refused page 1 \(fixture hint\)/);
       assert.equal((await snapshot(fx.app, 'a')).vulns.filter((v) => v.removed).length, 0);
-      assert.equal((await fx.app.store.getRun(failed.runId)).status, 'partial');
+      assert.equal((await fx.app.store.runs.get(failed.runId)).status, 'partial');
       fx.control.failFindingsAtPage = undefined;
       const ok = await runSync(fx.app, 'a', { full: true });
       assert.equal(ok.status, 'succeeded');
@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
       assert.equal(findingStarts[1].resumed, false, 'failed before the first page: starts over');
       assert.equal(fx.control.transientFailures, 0);
       // The run keeps its retries, the 429s among them, and the log lines that say so.
-      const activity = (await fx.app.store.getRun(r.runId)).activity;
+      const activity = (await fx.app.store.runs.get(r.runId)).activity;
       assert.ok(activity);
       assert.equal(activity.retries, 2);
       assert.equal(activity.rateLimited, 2, 'the fixture answers 429');
@@ -117,12 +117,12 @@ for (const backend of BACKENDS) {
         env: process.env,
       });
       assert.equal(child.signal, 'SIGKILL', child.stderr);
-      const source = await fx.app.store.getSource('crashy');
-      const dead = await fx.app.store.activeRun(source.id);
+      const source = await fx.app.store.sources.get('crashy');
+      const dead = await fx.app.store.runs.active(source.id);
       assert.ok(dead, 'the killed run is still marked running');
       // Killed while reading page 3: pages 0-1 are stored; page 2 was being stored meanwhile (a page is
       // written while the next is read), so it is either wholly there or not at all.
-      const stored = await fx.app.store.count('vulnerabilities', source.id);
+      const stored = await fx.app.store.records.count('vulnerabilities', source.id);
       assert.ok(stored === 4 || stored === 6, `pages 0-1 (and perhaps 2) were stored before the crash, not ${stored} records`);
 
       // Something the crashed attempt stored but the resumed one will not see again must survive the sweep.
@@ -139,8 +139,8 @@ for (const backend of BACKENDS) {
       // The summary adds up both attempts: the hosts the first stored (their stream is not read
       // again) and the findings of both, as a clean run's summary would say.
       assert.deepEqual(resumed.streams, { hosts: { records: 3, errors: 0 }, vulnerabilities: { records: 10, errors: 0 } });
-      assert.deepEqual((await fx.app.store.getRun(resumed.runId)).counts, resumed.streams, 'the stored run says the same');
-      assert.equal((await fx.app.store.getRun(dead.id)).status, 'interrupted');
+      assert.deepEqual((await fx.app.store.runs.get(resumed.runId)).counts, resumed.streams, 'the stored run says the same');
+      assert.equal((await fx.app.store.runs.get(dead.id)).status, 'interrupted');
       const afterResume = await snapshot(fx.app, 'crashy');
       assert.equal(afterResume.vulns.length, 10);
       assert.equal(afterResume.vulns.filter((v) => v.removed).length, 0, 'nothing from the crashed attempt was swept');
@@ -156,10 +156,10 @@ for (const backend of BACKENDS) {
     test('a run stopped between two streams is resumed: the completed stream is skipped, the next starts', async () => {
       Object.assign(fx.control, newControl({ hosts: ['h0', 'h1'], findings: findings(4, 2) }));
       await addSource(fx.app, 'fixture', 'between', { url: 'https://up.example', token: 'good-token-123' });
-      const source = await fx.app.store.getSource('between');
+      const source = await fx.app.store.sources.get('between');
       // The earlier run stored the hosts stream whole, then its process died before findings' first page.
       const gen = `gen-between-${backend.kind}`;
-      await fx.app.store.createRun({
+      await fx.app.store.runs.create({
         id: `stopped-${backend.kind}`,
         sourceId: source.id,
         mode: 'full',
@@ -169,14 +169,14 @@ for (const backend of BACKENDS) {
         owner: null,
         startedAt: new Date().toISOString(),
       });
-      await fx.app.store.writePage(
+      await fx.app.store.records.writePage(
         { sourceId: source.id, sourceName: 'between', runId: `stopped-${backend.kind}`, generation: gen, now: new Date().toISOString() },
         'hosts',
         'full',
         {},
         { value: { done: true }, complete: true },
       );
-      await fx.app.store.finishRun(`stopped-${backend.kind}`, 'interrupted', {}, 'interrupted: the process running it stopped before it finished');
+      await fx.app.store.runs.finish(`stopped-${backend.kind}`, 'interrupted', {}, 'interrupted: the process running it stopped before it finished');
       fx.control.starts = [];
       const r = await runSync(fx.app, 'between');
       assert.equal(r.status, 'succeeded');
@@ -186,8 +186,8 @@ for (const backend of BACKENDS) {
     });
 
     test('a second sync of a source while one is running is refused', async () => {
-      const source = await fx.app.store.getSource('clean');
-      await fx.app.store.createRun({
+      const source = await fx.app.store.sources.get('clean');
+      await fx.app.store.runs.create({
         id: `live-${backend.kind}`,
         sourceId: source.id,
         mode: 'full',
@@ -198,7 +198,7 @@ for (const backend of BACKENDS) {
         startedAt: new Date().toISOString(),
       });
       await assert.rejects(runSync(fx.app, 'clean'), ConflictError);
-      await fx.app.store.finishRun(`live-${backend.kind}`, 'failed', {}, 'test');
+      await fx.app.store.runs.finish(`live-${backend.kind}`, 'failed', {}, 'test');
     });
   });
 }

@@ -45,7 +45,7 @@ test('the scheduler starts a due source once and not again until it is due', asy
   const scheduler = new Scheduler(app, { tickMs: 60_000 });
   assert.deepEqual(await scheduler.tick(), ['hourly']);
   await scheduler.stop();
-  const runs = await app.store.listRuns((await app.store.getSource('hourly')).id);
+  const runs = await app.store.runs.list((await app.store.sources.get('hourly')).id);
   assert.equal(runs.length, 1);
   assert.equal(runs[0].trigger, 'schedule');
   assert.equal(runs[0].status, 'succeeded');

@@ -46,9 +46,9 @@ after(async () => {
 });
 
 async function state() {
-  const src = await app.store.getSource('s');
-  const v = await app.store.query('vulnerabilities', { sourceIds: [src.id], limit: 100 });
-  const h = await app.store.query('hosts', { sourceIds: [src.id], limit: 100 });
+  const src = await app.store.sources.get('s');
+  const v = await app.store.records.query('vulnerabilities', { sourceIds: [src.id], limit: 100 });
+  const h = await app.store.records.query('hosts', { sourceIds: [src.id], limit: 100 });
   return { vulns: Object.fromEntries(v.records.map((r) => [r.pluginId, r.status])), hostRemoved: h.records.map((r) => r.removed) };
 }
 

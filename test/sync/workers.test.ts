@@ -101,11 +101,11 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     } finally {
       await queue.stop(false);
     }
-    const ids = await Promise.all([0, 1, 2].map(async (i) => (await app.store.getSource(`console-${i}`)).id));
+    const ids = await Promise.all([0, 1, 2].map(async (i) => (await app.store.sources.get(`console-${i}`)).id));
     // Kill the worker running a sync once that sync has stored some pages.
     const victim = await waitFor('a run with progress', async () => {
       for (const id of ids) {
-        const run = await app.store.activeRun(id);
+        const run = await app.store.runs.active(id);
         if (run && Object.values(run.counts).some((c) => c.records > 0)) return run;
       }
       return null;
@@ -119,16 +119,16 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     await waitFor(
       'all three sources synced',
       async () => {
-        const last = await Promise.all(ids.map((id) => app.store.lastRun(id)));
+        const last = await Promise.all(ids.map((id) => app.store.runs.last(id)));
         return last.every((r) => r?.status === 'succeeded');
       },
       120_000,
     );
-    const victimRun = await app.store.getRun(victim.id);
+    const victimRun = await app.store.runs.get(victim.id);
     assert.equal(victimRun.status, 'interrupted');
-    const runs = await app.store.listRuns(victim.sourceId);
+    const runs = await app.store.runs.list(victim.sourceId);
     const resumed = runs.find((r) => r.resumedFrom === victim.id);
-    const cps = [...(await app.store.getCheckpoints(victim.sourceId)).values()].map(
+    const cps = [...(await app.store.runs.checkpoints(victim.sourceId)).values()].map(
       (c) => `${c.stream}:${c.generation === victim.generation ? 'victim-gen' : 'other'}:${c.complete}`,
     );
     assert.ok(
@@ -174,10 +174,10 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
       pageSize: 500,
       schedule: '1h',
     });
-    const id = (await app.store.getSource('scheduled')).id;
-    await waitFor('the scheduled run', async () => (await app.store.lastRun(id))?.status === 'succeeded', 60_000);
+    const id = (await app.store.sources.get('scheduled')).id;
+    await waitFor('the scheduled run', async () => (await app.store.runs.last(id))?.status === 'succeeded', 60_000);
     await sleep(3000); // several scheduler ticks of both workers
-    const runs = await app.store.listRuns(id);
+    const runs = await app.store.runs.list(id);
     assert.equal(runs.length, 1, runs.map((r) => `${r.trigger} ${r.status}`).join(', '));
     assert.match(runs[0].trigger ?? '', /^schedule:job:/);
     await configureSource(app, 'scheduled', { schedule: '' });
@@ -196,18 +196,18 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     } finally {
       await queue.stop(false);
     }
-    const id = (await app.store.getSource('console-1')).id;
+    const id = (await app.store.sources.get('console-1')).id;
     const running = await waitFor('progress', async () => {
-      const r = await app.store.activeRun(id);
+      const r = await app.store.runs.active(id);
       return r && Object.values(r.counts).some((c) => c.records > 0) ? r : null;
     });
     const t0 = Date.now();
     w1.child.kill('SIGTERM');
     assert.equal(await w1.exited, 0, w1.log());
     assert.ok(Date.now() - t0 < 15_000, 'the drain took the page in flight, not the whole run');
-    const drained = await app.store.getRun(running.id);
+    const drained = await app.store.runs.get(running.id);
     assert.equal(drained.status, 'interrupted', drained.error ?? '');
-    const cps = await app.store.getCheckpoints(id);
+    const cps = await app.store.runs.checkpoints(id);
     assert.ok(
       [...cps.values()].some((c) => c.generation === drained.generation && !c.complete),
       'a checkpoint of the drained run is stored',
@@ -216,7 +216,7 @@ describe('pg-boss workers', { skip: pg.skip }, () => {
     workers.push(await startWorker(db));
     const resumed = await waitFor(
       'the resumed run',
-      async () => (await app.store.listRuns(id)).find((r) => r.resumedFrom === drained.id && r.status === 'succeeded'),
+      async () => (await app.store.runs.list(id)).find((r) => r.resumedFrom === drained.id && r.status === 'succeeded'),
       30_000,
     );
     assert.equal(resumed.mode, 'full');
@@ -239,7 +239,7 @@ test('PostgreSQL mode: the API enqueues Sync now and a serve process works the q
     assert.ok(body.runId, 'this server worked the job and reported its run');
     const run = await waitForRun(server, token, body.runId, 30_000);
     assert.equal(run.status, 'succeeded');
-    assert.match(String(run.trigger ?? (await app.store.getRun(body.runId)).trigger), /job:/);
+    assert.match(String(run.trigger ?? (await app.store.runs.get(body.runId)).trigger), /job:/);
   } finally {
     await server.close();
     await app.close();

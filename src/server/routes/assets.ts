@@ -20,14 +20,15 @@ export function assetRoutes(app: AppContext) {
     const f = instance.withTypeProvider<ShapesProvider>();
     /** The host a link request means: the path's host, or the body's host of the path's asset (or its only host). */
     const hostOf = async (id: string, hostId: string | undefined): Promise<string> => {
-      if (await app.store.hostExists(id)) return id;
-      const asset = await app.store.getRecord('assets', id).catch((err: unknown) => {
+      if (await app.store.records.hostExists(id)) return id;
+      const asset = await app.store.records.get('assets', id).catch((err: unknown) => {
         if (err instanceof NotFoundError) throw new ApiError(404, 'not_found', `no host or asset with id '${id}'`, 'id');
         throw err;
       });
       const hosts = asset.hostIds as string[];
       if (hostId) {
-        if (!hosts.includes(hostId) && !(await app.store.hostExists(hostId))) throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
+        if (!hosts.includes(hostId) && !(await app.store.records.hostExists(hostId)))
+          throw new ApiError(404, 'not_found', `no host with id '${hostId}'`, 'hostId');
         return hostId;
       }
       if (hosts.length === 1) return hosts[0]!;
@@ -35,9 +36,9 @@ export function assetRoutes(app: AppContext) {
     };
     const override = async (id: string, body: AssetLinkBody, action: AssetLinked['action'], by: string | null): Promise<AssetLinked> => {
       const hostId = await hostOf(id, body.hostId);
-      await app.store.setAssetOverride(hostId, body.cmdbAssetId, action, by);
-      const host = await app.store.getRecord('hosts', hostId);
-      return { action, hostId, cmdbAssetId: body.cmdbAssetId, asset: await app.store.getRecord('assets', String(host.assetId)) };
+      await app.store.correlation.setOverride(hostId, body.cmdbAssetId, action, by);
+      const host = await app.store.records.get('hosts', hostId);
+      return { action, hostId, cmdbAssetId: body.cmdbAssetId, asset: await app.store.records.get('assets', String(host.assetId)) };
     };
     for (const [method, path, action] of [
       ['POST', '/api/v1/assets/:id/link', 'link'],
@@ -65,7 +66,7 @@ export function assetRoutes(app: AppContext) {
       '/api/v1/assets/recompute',
       { config: { scope: 'operate' }, schema: { tags: ['assets'], summary: 'Correlate everything again (full pass) and relink every ticket' } },
       async () => {
-        const r = await app.store.correlate();
+        const r = await app.store.correlation.correlateAll();
         return { mode: r.mode, hosts: r.hosts, cmdbAssets: r.cmdbAssets, assets: r.assets, linked: r.linked, ambiguous: r.ambiguous, tickets: r.tickets };
       },
     );
@@ -81,9 +82,9 @@ export function assetRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const asset = await app.store.getRecord('assets', req.params.id);
-        const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.getRecord('hosts', id)));
-        const cmdbAssets = await Promise.all((asset.cmdbAssetIds as string[]).map((id) => app.store.getRecord('cmdb-assets', id)));
+        const asset = await app.store.records.get('assets', req.params.id);
+        const hosts = await Promise.all((asset.hostIds as string[]).map((id) => app.store.records.get('hosts', id)));
+        const cmdbAssets = await Promise.all((asset.cmdbAssetIds as string[]).map((id) => app.store.records.get('cmdb-assets', id)));
         return { asset, hosts, cmdbAssets };
       },
     );

@@ -73,7 +73,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
       { config: { scope: 'read' }, schema: { tags: ['auth'], summary: 'End the current session', response: { 204: { type: 'null' } } } },
       async (req, reply) => {
         const auth = current(req);
-        if (auth.sessionHash) await app.store.deleteSession(auth.sessionHash);
+        if (auth.sessionHash) await app.store.users.deleteSession(auth.sessionHash);
         clearCookie(req, reply);
         return reply.code(204).send();
       },
@@ -98,7 +98,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
           response: { 200: routeSchema(apiTokenList) },
         },
       },
-      async (req) => ({ items: await app.store.listApiTokens(current(req).userId) }),
+      async (req) => ({ items: await app.store.users.listTokens(current(req).userId) }),
     );
 
     f.post(
@@ -137,7 +137,7 @@ export function authRoutes(app: AppContext, opts: AuthRouteOptions) {
         },
       },
       async (req, reply) => {
-        if (!(await app.store.deleteApiToken(req.params.id, current(req).userId))) throw new NotFoundError(`no API token with id '${req.params.id}'`);
+        if (!(await app.store.users.deleteToken(req.params.id, current(req).userId))) throw new NotFoundError(`no API token with id '${req.params.id}'`);
         return reply.code(204).send();
       },
     );

@@ -2,23 +2,35 @@
 // filters: source, where, plain field parameters; since; ocsfVersion; ecsBulk; csvEscape), as a download.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
-import { contentType, extension, parseFormat } from '../../export/formats/index.ts';
+import { contentType, EXPORT_FORMATS, extension, formatMenu, parseFormat } from '../../export/formats/index.ts';
 import { addDestination, describeDestinations, runDestination } from '../../export/schedule.ts';
-import { deleteDestination, getDestination } from '../../store/index.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
-import { exportDestination, exportDestinationList, exportRemoved, exportStatusList, nameParams as nameParamsShape } from '../../core/api-shapes.ts';
+import {
+  exportDestination,
+  exportDestinationList,
+  exportFormatList,
+  exportRemoved,
+  exportStatusList,
+  nameParams as nameParamsShape,
+} from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
 import { destinationBody, exportQuery, exportRunBody, exportsQuery, modelParams } from '../../core/api-requests.ts';
-import { asList, filtersOf } from './records.ts';
+import { commaList, filtersOf, sourceIdsByName } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'csvEscape', 'since']);
 
 const destinationSchema = routeSchema(exportDestination);
+
+// The format as the registry (export/formats) names them: checked, and listed in the OpenAPI document.
+const registryFormat = z.enum(EXPORT_FORMATS);
+const exportQueryOfFormats = exportQuery.extend({ format: registryFormat });
+const destinationBodyOfFormats = destinationBody.extend({ format: registryFormat });
 
 const nameParams = routeSchema(nameParamsShape);
 
@@ -46,7 +58,7 @@ export function exportRoutes(app: AppContext) {
         schema: {
           tags: ['export'],
           summary: 'Add a destination written after each successful sync of its source (or of every source)',
-          body: routeSchema(destinationBody),
+          body: routeSchema(destinationBodyOfFormats),
           response: { 201: destinationSchema, 400: errorSchema, 404: errorSchema, 409: errorSchema },
         },
       },
@@ -71,7 +83,7 @@ export function exportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        await deleteDestination(app.store, req.params.name);
+        await app.store.exports.deleteDestination(req.params.name);
         return { removed: req.params.name };
       },
     );
@@ -92,17 +104,30 @@ export function exportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const d = await getDestination(app.store, req.params.name);
+        const d = await app.store.exports.getDestination(req.params.name);
         const sources = req.body.source
-          ? [await app.store.getSource(req.body.source)]
+          ? [await app.store.sources.get(req.body.source)]
           : d.sourceId
-            ? [await app.store.getSourceById(d.sourceId)]
-            : await app.store.listSources();
+            ? [await app.store.sources.getById(d.sourceId)]
+            : await app.store.sources.list();
         for (const s of sources) await runDestination(app, d, s, null);
         const views = await describeDestinations(app);
         const names = new Set(sources.map((s) => s.name));
         return { items: (views.find((v) => v.name === d.name)?.status ?? []).filter((st) => names.has(st.source)) };
       },
+    );
+
+    f.get(
+      '/api/v1/export/formats',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['export'],
+          summary: 'The export menu: each format with the options an entry sets (OCSF 1.3: ocsfVersion) and the models it can write',
+          response: { 200: routeSchema(exportFormatList) },
+        },
+      },
+      async () => ({ items: formatMenu() }),
     );
 
     f.get(
@@ -113,7 +138,7 @@ export function exportRoutes(app: AppContext) {
           tags: ['export'],
           summary: 'Every matching record of a model, streamed as OCSF or ECS (NDJSON), JSON Lines or CSV, with the filters of the list',
           params: routeSchema(modelParams),
-          querystring: routeSchema(exportQuery),
+          querystring: routeSchema(exportQueryOfFormats),
           response: { 200: { description: 'the export, streamed', type: 'string' }, 400: errorSchema, 404: errorSchema },
         },
       },
@@ -125,16 +150,10 @@ export function exportRoutes(app: AppContext) {
         if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with format=ecs', 'ecsBulk');
         if (!fmt.csvEscape && fmt.format !== 'csv') throw new InputError('csvEscape goes with format=csv', 'csvEscape');
         const filters = filtersOf(where, rest, RESERVED);
-        const names = asList(source)
-          .flatMap((n) => n.split(','))
-          .map((n) => n.trim())
-          .filter(Boolean);
-        const sourceIds = names.length
-          ? await Promise.all(names.map(async (n) => (await app.store.findSource(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))))
-          : undefined;
-        const window = since ? await app.store.resolveSince(since) : null;
+        const sourceIds = await sourceIdsByName(app, commaList(source));
+        const window = since ? await app.store.records.resolveSince(since) : null;
         // Bad filters and unmappable models answer 400 before the first byte is sent.
-        await app.store.query(model, { sourceIds, filters, limit: 1, changedSince: window });
+        await app.store.records.query(model, { sourceIds, filters, limit: 1, changedSince: window });
         const chunks = exportChunks(app, { model, sourceIds, filters, since: window }, fmt);
         const first = await chunks.next();
         const body = Readable.from(

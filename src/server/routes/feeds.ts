@@ -8,7 +8,6 @@ import { InputError } from '../../core/errors.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
 import { feedLimits } from '../../feeds/parse.ts';
 import { formatBytes } from '../../core/format.ts';
-import { cveFeedFacts } from '../../store/index.ts';
 import { cveFactsList, feedImport, feedList } from '../../core/api-shapes.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
@@ -46,7 +45,7 @@ export function feedRoutes(app: AppContext) {
           },
         },
       },
-      async (req) => ({ items: await cveFeedFacts(app.store, req.query.cve) }),
+      async (req) => ({ items: await app.store.feeds.cveFacts(req.query.cve) }),
     );
 
     // The body is the file itself, whatever its content type, read by the handler within the byte cap.

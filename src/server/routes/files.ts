@@ -119,7 +119,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           },
         },
       },
-      async (req) => listFiles(app, await app.store.getSource(req.params.name)),
+      async (req) => listFiles(app, await app.store.sources.get(req.params.name)),
     );
 
     f.get(
@@ -136,7 +136,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           },
         },
       },
-      async (req) => ({ items: await listImports(app, (await app.store.getSource(req.params.name)).id) }),
+      async (req) => ({ items: await listImports(app, (await app.store.sources.get(req.params.name)).id) }),
     );
 
     f.delete(
@@ -146,7 +146,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
         schema: { tags: ['files'], summary: "Delete an object from the source's bucket", params: fileParams, response: { 204: { type: 'null' }, ...errors } },
       },
       async (req, reply) => {
-        const source = await app.store.getSource(req.params.name);
+        const source = await app.store.sources.get(req.params.name);
         const key = validateKey(fileParam(req));
         const bucket = sourceBucketOf(app, source);
         if (!(await fileDropOf(app).delete(bucket, key))) throw new NotFoundError(`no file '${key}' in s3://${bucket}/`);
@@ -196,7 +196,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
         },
       },
       async (req) => {
-        const source = await app.store.getSource(req.params.name);
+        const source = await app.store.sources.get(req.params.name);
         const now = new Date().toISOString();
         const items = (await listUploadTokens(app, source.id)).map((t) => ({ ...t, active: !t.revokedAt && t.expiresAt > now }));
         return { items };
@@ -215,7 +215,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
         },
       },
       async (req, reply) => {
-        const source = await app.store.getSource(req.params.name);
+        const source = await app.store.sources.get(req.params.name);
         await revokeUploadToken(app, source.id, req.params.id);
         req.log.info({ source: source.name, tokenId: req.params.id }, 'upload token revoked');
         return reply.code(204).send();
@@ -240,7 +240,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
         async (req, reply) => {
           if (!req.isMultipart())
             throw new InputError('send multipart/form-data with one or more file parts, or PUT the raw file to /api/v1/sources/:name/files/<file>', 'body');
-          const source = await app.store.getSource(req.params.name);
+          const source = await app.store.sources.get(req.params.name);
           const items: UploadedFile[] = [];
           try {
             for await (const part of req.parts()) {
@@ -275,7 +275,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
           },
         },
         async (req, reply) => {
-          const source = await app.store.getSource(req.params.name);
+          const source = await app.store.sources.get(req.params.name);
           return reply.code(201).send(await receive(req, reply, source));
         },
       );
@@ -302,7 +302,7 @@ export function fileDropRoutes(app: AppContext, opts: FileDropRouteOptions = {})
         async (req, reply) => {
           const g = granted.get(req);
           if (!g) throw new InputError('upload token not checked');
-          const source = await app.store.getSource(g.sourceName);
+          const source = await app.store.sources.get(g.sourceName);
           const uploaded = await receive(req, reply, source);
           await markTokenUsed(app, g.tokenId);
           req.log.info({ source: source.name, tokenId: g.tokenId, key: uploaded.key }, 'file uploaded with an upload token');

@@ -4,9 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelName } from '../../core/models.ts';
-import { parseFilter, withLiveDefault } from '../../store/index.ts';
-import { countByGroups, labelsOfHosts } from '../../store/index.ts';
-import type { Filter, SortSpec } from '../../store/index.ts';
+import { type Filter, parseFilter, type SortSpec, withLiveDefault } from '../../store/index.ts';
 import { type ComplianceSummaryItem, complianceSummary, groupCounts, hostLabels, recordCount, recordStats } from '../../core/api-shapes-reports.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
@@ -32,8 +30,8 @@ export function plainFilter(key: string, value: string): Filter {
 
 export const asList = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
 
-/** The names in `source` query values, repeated or comma-separated. */
-export const sourceNames = (v: unknown): string[] =>
+/** The values of a query parameter given repeated or comma-separated (source names, models, changes). */
+export const commaList = (v: unknown): string[] =>
   asList(v)
     .flatMap((n) => n.split(','))
     .map((n) => n.trim())
@@ -44,7 +42,7 @@ export async function sourceIdsByName(app: AppContext, names: string[]): Promise
   if (names.length === 0) return undefined;
   const ids: string[] = [];
   for (const n of names) {
-    const s = await app.store.findSource(n);
+    const s = await app.store.sources.find(n);
     if (!s) throw new InputError(`no source named '${n}'`, 'source');
     ids.push(s.id);
   }
@@ -106,7 +104,7 @@ type SummaryItem = ComplianceSummaryItem;
 export function recordRoutes(app: AppContext) {
   return async (instance: FastifyInstance): Promise<void> => {
     const f = instance.withTypeProvider<ShapesProvider>();
-    const sourceIds = (names: string[]) => sourceIdsByName(app, sourceNames(names));
+    const sourceIds = (names: string[]) => sourceIdsByName(app, commaList(names));
 
     for (const model of MODEL_NAMES) {
       const item = recordSchema(model);
@@ -131,7 +129,7 @@ export function recordRoutes(app: AppContext) {
         async (req) => {
           const { source, where, limit, cursor, offset, sort, all, ...rest } = req.query;
           const filters = withLiveDefault(model, filtersOf(where, rest, RESERVED), all);
-          const page = await app.store.query(model, {
+          const page = await app.store.records.query(model, {
             sourceIds: await sourceIds(asList(source)),
             filters,
             limit,
@@ -156,7 +154,7 @@ export function recordRoutes(app: AppContext) {
         async (req) => {
           const { source, where, limit: _limit, cursor: _cursor, offset: _offset, sort: _sort, all, ...rest } = req.query;
           const filters = withLiveDefault(model, filtersOf(where, rest, RESERVED), all);
-          return { count: await app.store.countMatching(model, { sourceIds: await sourceIds(asList(source)), filters }) };
+          return { count: await app.store.records.countMatching(model, { sourceIds: await sourceIds(asList(source)), filters }) };
         },
       );
       f.get(
@@ -173,7 +171,7 @@ export function recordRoutes(app: AppContext) {
         async (req) => {
           const { source, where, limit, by, ...rest } = req.query;
           const filters = filtersOf(where, rest, GROUP_RESERVED);
-          const items = await countByGroups(app.store, model, asList(by), { sourceIds: await sourceIds(asList(source)), filters, limit });
+          const items = await app.store.records.groupCount(model, asList(by), { sourceIds: await sourceIds(asList(source)), filters, limit });
           return { items };
         },
       );
@@ -188,7 +186,7 @@ export function recordRoutes(app: AppContext) {
             response: { 200: item, 404: errorSchema },
           },
         },
-        async (req) => app.store.getRecord(model, req.params.id),
+        async (req) => app.store.records.get(model, req.params.id),
       );
     }
 
@@ -204,7 +202,7 @@ export function recordRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const rows = await app.store.complianceSummary({
+        const rows = await app.store.reports.complianceSummary({
           sourceIds: await sourceIds(asList(req.query.source)),
           hostId: req.query.hostId,
           limit: req.query.limit,
@@ -213,7 +211,7 @@ export function recordRoutes(app: AppContext) {
           .map((r) => ({ ...r, hostname: null, ipAddresses: [] }))
           .sort((a, b) => b.failed - a.failed || (a.hostId ?? '').localeCompare(b.hostId ?? '') || a.benchmark.localeCompare(b.benchmark));
         const hostIds = [...new Set(items.map((i) => i.hostId).filter((h): h is string => h !== null))];
-        for (const host of await labelsOfHosts(app.store, hostIds)) {
+        for (const host of await app.store.records.hostLabels(hostIds)) {
           for (const i of items) if (i.hostId === host.id) Object.assign(i, { hostname: host.hostname, ipAddresses: host.ipAddresses });
         }
         return { items };
@@ -234,7 +232,7 @@ export function recordRoutes(app: AppContext) {
           },
         },
       },
-      async (req) => ({ items: await labelsOfHosts(app.store, [...new Set(req.query.id)]) }),
+      async (req) => ({ items: await app.store.records.hostLabels([...new Set(req.query.id)]) }),
     );
 
     const unknownModel = async (req: { params: unknown }): Promise<never> => {
@@ -259,9 +257,9 @@ export function recordRoutes(app: AppContext) {
         // From the summaries (rebuilt in each run's epilogue): no count reads the records.
         const models: Record<string, number> = {};
         const sources: Record<string, Record<string, number>> = {};
-        const byId = new Map((await app.store.listSources()).map((s) => [s.id, s.name]));
+        const byId = new Map((await app.store.sources.list()).map((s) => [s.id, s.name]));
         for (const name of byId.values()) sources[name] = Object.fromEntries(MODEL_NAMES.map((m) => [m, 0]));
-        for (const c of await app.store.modelCounts()) {
+        for (const c of await app.store.records.modelCounts()) {
           const name = byId.get(c.sourceId);
           // Live records only: what a sweep marked removed (gone upstream, findings fixed) is history.
           if (name === undefined || c.removed || !(c.model in sources[name]!)) continue;
@@ -270,7 +268,7 @@ export function recordRoutes(app: AppContext) {
         }
         // Findings count as the default list does: open or reopened (fixed ones are history too).
         for (const [id, name] of byId) {
-          const fixed = await app.store.countMatching('vulnerabilities', {
+          const fixed = await app.store.records.countMatching('vulnerabilities', {
             sourceIds: [id],
             filters: [
               { field: 'status', op: '=', value: 'fixed' },
@@ -281,7 +279,7 @@ export function recordRoutes(app: AppContext) {
           models.vulnerabilities = (models.vulnerabilities ?? 0) - fixed;
         }
         for (const m of MODEL_NAMES) models[m] ??= 0;
-        const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0, ...(await app.store.overdueCounts()) };
+        const overdue: Record<string, number> = { critical: 0, high: 0, medium: 0, low: 0, ...(await app.store.reports.overdueCounts()) };
         return { models, sources, overdue };
       },
     );

@@ -7,10 +7,10 @@ import { coverageQuery, pluginQuery, remediationQuery, trendsQuery } from '../..
 import { coverageAnswer, pluginSummary, remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Severity } from '../../core/models.ts';
-import { nowIso, remediationReport, type TrendsReport, trendsFingerprint, trendsReport } from '../../store/index.ts';
+import { nowIso, type TrendsReport } from '../../store/index.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
-import { sourceIdsByName, sourceNames } from './records.ts';
+import { sourceIdsByName, commaList } from './records.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
@@ -37,8 +37,8 @@ export function reportRoutes(app: AppContext) {
         const { q, severity, knownExploited, sort, limit, offset } = req.query;
         if (severity !== undefined && !SEVERITIES.includes(severity.toLowerCase()))
           throw new InputError(`unknown severity '${severity}'; severity is one of: ${SEVERITIES.join(', ')}`, 'severity');
-        return app.store.pluginSummary({
-          sourceIds: await sourceIds(sourceNames(req.query.source)),
+        return app.store.reports.pluginSummary({
+          sourceIds: await sourceIds(commaList(req.query.source)),
           search: q?.trim() || undefined,
           minSeverity: severity ? (severity.toLowerCase() as Severity) : undefined,
           knownExploited: knownExploited === undefined ? undefined : knownExploited === 'true',
@@ -62,8 +62,8 @@ export function reportRoutes(app: AppContext) {
       },
       async (req) => {
         const { days, list } = req.query;
-        if (list !== undefined) return { kind: list, days, items: await app.store.coverageList(list, days) };
-        return app.store.coverage(days);
+        if (list !== undefined) return { kind: list, days, items: await app.store.reports.coverageList(list, days) };
+        return app.store.reports.coverage(days);
       },
     );
 
@@ -82,9 +82,9 @@ export function reportRoutes(app: AppContext) {
         },
       },
       async (req) => {
-        const since = req.query.since ? await app.store.resolveSince(req.query.since) : null;
+        const since = req.query.since ? await app.store.records.resolveSince(req.query.since) : null;
         const generatedAt = nowIso();
-        const items = await remediationReport(app.store, { sourceIds: await sourceIds(sourceNames(req.query.source)), since, now: generatedAt });
+        const items = await app.store.reports.remediation({ sourceIds: await sourceIds(commaList(req.query.source)), since, now: generatedAt });
         return { items, since: since?.at ?? null, generatedAt };
       },
     );
@@ -108,12 +108,12 @@ export function reportRoutes(app: AppContext) {
       },
       async (req) => {
         const generatedAt = nowIso();
-        const ids = await sourceIds(sourceNames(req.query.source));
+        const ids = await sourceIds(commaList(req.query.source));
         const opts = { sourceIds: ids, days: req.query.days, to: req.query.to ?? null, now: generatedAt };
-        const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await trendsFingerprint(app.store)]);
+        const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await app.store.reports.trendsFingerprint()]);
         let report = trendsCache.get(key);
         if (!report) {
-          report = await trendsReport(app.store, opts);
+          report = await app.store.reports.trends(opts);
           if (trendsCache.size >= 32) trendsCache.delete(trendsCache.keys().next().value as string);
           trendsCache.set(key, report);
         }

@@ -20,7 +20,7 @@ const sourceParams = routeSchema(z.object({ name: z.string() }));
 export function runRoutes(app: AppContext, syncs: SyncManager) {
   return async (instance: FastifyInstance): Promise<void> => {
     const f = instance.withTypeProvider<ShapesProvider>();
-    const names = async (): Promise<Map<string, string>> => new Map((await app.store.listSources()).map((s) => [s.id, s.name]));
+    const names = async (): Promise<Map<string, string>> => new Map((await app.store.sources.list()).map((s) => [s.id, s.name]));
     /** A run; with `lists`, the files it rejected and the rows it could not store (lists carry their totals alone). */
     const view = (r: RunRecord, sourceNames: Map<string, string>, lists = false) => {
       const live = r.status === 'running' ? syncs.liveCounts(r.id) : null;
@@ -58,8 +58,8 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
         },
       },
       async (req) => {
-        const s = await app.store.getSource(req.params.name);
-        const runs = await app.store.listRuns(s.id, req.query.limit, req.query.status ?? []);
+        const s = await app.store.sources.get(req.params.name);
+        const runs = await app.store.runs.list(s.id, req.query.limit, req.query.status ?? []);
         return { items: runs.map((r) => view(r, new Map([[s.id, s.name]]))) };
       },
     );
@@ -77,8 +77,8 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
       },
       async (req) => {
         const sourceNames = await names();
-        const sourceId = req.query.source ? (await app.store.getSource(req.query.source)).id : null;
-        return { items: (await app.store.listRuns(sourceId, req.query.limit, req.query.status ?? [])).map((r) => view(r, sourceNames)) };
+        const sourceId = req.query.source ? (await app.store.sources.get(req.query.source)).id : null;
+        return { items: (await app.store.runs.list(sourceId, req.query.limit, req.query.status ?? [])).map((r) => view(r, sourceNames)) };
       },
     );
 
@@ -93,7 +93,7 @@ export function runRoutes(app: AppContext, syncs: SyncManager) {
           response: { 200: runSchema, 404: errorSchema },
         },
       },
-      async (req) => view(await app.store.getRun(req.params.id), await names(), true),
+      async (req) => view(await app.store.runs.get(req.params.id), await names(), true),
     );
   };
 }

@@ -41,8 +41,8 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
   return async (instance: FastifyInstance): Promise<void> => {
     const f = instance.withTypeProvider<ShapesProvider>();
     const view = async (name: string) => {
-      const s = await app.store.getSource(name);
-      return { ...present(app, s, await app.store.lastRun(s.id)), exports: await exportStatusesOf(app, s.name) };
+      const s = await app.store.sources.get(name);
+      return { ...present(app, s, await app.store.runs.last(s.id)), exports: await exportStatusesOf(app, s.name) };
     };
 
     f.get(
@@ -56,8 +56,8 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         },
       },
       async () => {
-        const sources = await app.store.listSources();
-        return { items: await Promise.all(sources.map(async (s) => present(app, s, await app.store.lastRun(s.id)))) };
+        const sources = await app.store.sources.list();
+        return { items: await Promise.all(sources.map(async (s) => present(app, s, await app.store.runs.last(s.id)))) };
       },
     );
 
@@ -75,7 +75,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       async (req, reply) => {
         const { name, type, config = {}, schedule, connectionTest } = req.body;
         app.registry.get(type);
-        if (await app.store.findSource(name)) throw new ConflictError(`a source named '${name}' exists already`);
+        if (await app.store.sources.find(name)) throw new ConflictError(`a source named '${name}' exists already`);
         const input: Record<string, unknown> = { ...config };
         if (schedule !== undefined) input.schedule = schedule;
         const tested = held.find(connectionTest, ownerOf(req), type, null);
@@ -111,7 +111,7 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
         const { config = {}, schedule, connectionTest } = req.body;
         const changes: Record<string, unknown> = { ...config };
         if (schedule !== undefined) changes.schedule = schedule;
-        const source = await app.store.getSource(req.params.name);
+        const source = await app.store.sources.get(req.params.name);
         const tested = held.find(connectionTest, ownerOf(req), source.type, source.name);
         await configureSource(app, req.params.name, changes, { tested });
         if (tested) held.done(connectionTest);
@@ -133,9 +133,9 @@ export function sourceRoutes(app: AppContext, syncs: SyncManager) {
       },
       async (req) => {
         const { name } = req.params;
-        const source = await app.store.getSource(name);
+        const source = await app.store.sources.get(name);
         // A run here, or one elsewhere (a worker) whose heartbeat is fresh, still writes records.
-        const active = syncs.isRunning(name) ? true : await app.store.activeRun(source.id);
+        const active = syncs.isRunning(name) ? true : await app.store.runs.active(source.id);
         const fresh = active === true || (active !== null && Date.now() - Date.parse(active.heartbeatAt ?? active.startedAt) < ACTIVE_RUN_FRESH_MS);
         if (fresh) throw new ConflictError(`a sync of '${name}' is running; wait for it to finish before removing the source`);
         const { warnings } = await removeSource(app, name);

@@ -22,7 +22,7 @@ export function summaryRoutes(app: AppContext) {
           response: { 200: routeSchema(hostFindingCountsList), 400: errorSchema },
         },
       },
-      async (req) => ({ items: await app.store.hostFindingCounts([...new Set(req.query.id)]) }),
+      async (req) => ({ items: await app.store.reports.hostFindingCounts([...new Set(req.query.id)]) }),
     );
   };
 }

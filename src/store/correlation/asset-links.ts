@@ -63,7 +63,7 @@ export async function setAssetOverride(
   hostId: string,
   cmdbAssetId: string,
   action: 'link' | 'unlink',
-  by: string | null,
+  by: string | null = null,
 ): Promise<CorrelationResult> {
   if (!(await hostExists(db, hostId))) throw new NotFoundError(`no host with id '${hostId}'`);
   const cmdb = await db.all(`SELECT "id" FROM "rec_cmdb_assets" WHERE "id" = ?`, [cmdbAssetId]);

@@ -187,8 +187,8 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     const users = await usersLookup(tx);
     const groupCount = start.length - 1;
     // Every host's open findings by severity from the summaries (a map of hosts × severities, ~150 bytes a
-    // host): asked a page of hosts at a time, the findings were found through the host index, a random
-    // read each, 2.8 s of a 1M-finding first import on PostgreSQL; a grouped scan of them took 2–6 s.
+    // host), not the findings: asked a page of hosts at a time, they would be found through the host
+    // index, a random read each, and a grouped scan of them reads every finding.
     const findings = await openFindingsOfAllHosts(tx);
     let assets = 0;
     for (let g0 = 0; g0 < groupCount; ) {

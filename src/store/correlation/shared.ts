@@ -137,8 +137,8 @@ export async function usersLookup(db: Driver): Promise<(name: string) => Rec | u
 
 /**
  * Every host's open findings by severity, from the summaries (sum_hosts: live open findings per host,
- * kept by each run's epilogue): 20,000 rows where a grouped scan of a million findings took 2–6 s of a
- * first import's correlation (measured on both stores). A severity outside the five is not counted.
+ * kept by each run's epilogue): a row per host and severity instead of a grouped scan of every
+ * finding. A severity outside the five is not counted.
  */
 export async function openFindingsOfAllHosts(db: Driver): Promise<Map<string, Record<string, number>>> {
   const out = new Map<string, Record<string, number>>();

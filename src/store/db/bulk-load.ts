@@ -69,8 +69,8 @@ export async function rebuildDeferredIndexes(db: Driver, runId?: string): Promis
 /**
  * PostgreSQL: statistics for the tables a run loaded without their indexes, taken before the builds
  * (an index build's lock would hold ANALYZE back until it ends). A fresh load has none until autovacuum
- * comes by, and the epilogue's grouped scans were planned blind: measured at 954k findings, a summary
- * of 3.6k groups sorted 854k rows on disk (10.7 s) where a hash of the groups takes a fraction of it.
+ * comes by, and the epilogue's grouped scans would be planned blind: a summary of a few thousand groups
+ * sorted every row on disk where a hash of the groups takes a fraction of it.
  */
 export async function analyzeLoaded(db: Driver, runId: string): Promise<void> {
   if (db.dialect !== 'postgres') return;

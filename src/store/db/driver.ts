@@ -26,11 +26,6 @@ export interface Driver {
   close(): Promise<void>;
 }
 
-/** What a repository function takes: the store (or anything holding its handle), so no caller outside src/store touches the driver. */
-export interface StoreDb {
-  readonly db: Driver;
-}
-
 export interface TransactionOptions {
   flush?: boolean;
   last?: { sql: string; params: unknown[] };

@@ -320,8 +320,8 @@ CREATE TABLE feed_epss (cve TEXT PRIMARY KEY, score DOUBLE PRECISION, percentile
   // The change feed (changes.ts): one row per lifecycle event, written in the transaction that changes
   // the record (so a resumed run finds the change made and writes no second event). Its key is the
   // feed's order; the one other index pages one model in that order. Both grow at their end (by time);
-  // an index by record would take a random place per event of a first import, ~5 × the cost of the
-  // row itself (measured on SQLite), so there is none. An event's id is derived from record, run and
+  // an index by record would take a random place per event of a first import, costing several times
+  // the row itself, so there is none. An event's id is derived from record, run and
   // change when read.
   // Findings keep the times of their last fix and reopening.
   {
@@ -387,7 +387,7 @@ CREATE TABLE export_status (
   // queryRecords reads a sorted page as the values in order, then the nulls by id); and the note of
   // the indexes a first import dropped to build them once at its end (bulk-load.ts). Each indexes an
   // expression only the sort uses (records.ts SORT_ONLY): on the plain column SQLite, which keeps no
-  // statistics, took the status index for `status=open` and sorted 900k findings (1.5 s, measured).
+  // statistics, took the status index for `status=open` and sorted every open finding.
   {
     version: 14,
     name: 'findings sort indexes; deferred index notes',
@@ -402,7 +402,7 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // of being copied onto it: the copy meant rewriting every finding after an estate's first correlation.
   // The change feed is keyed by an auto-numbered sequence, its order: the key (time, record, change)
   // and the per-model index over it put each event of a first import at a random place in two indexes
-  // of long text keys, 3.2 s per 95k events on PostgreSQL where the rows alone take 0.3 s (measured);
+  // of long text keys, costing PostgreSQL many times the rows themselves;
   // the sequence and the time only grow, so both indexes now take events at their end.
   {
     version: 15,
@@ -421,8 +421,7 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   // PostgreSQL compares every table's text in byte order, as SQLite does: under the database's
   // locale (C.UTF-8 or en_US.UTF-8) each comparison goes through strcoll and PostgreSQL gives up its
   // abbreviated sort keys, which made a first import's index builds (ids, host ids, dates, plugin names)
-  // and its summaries' sorts the larger part of its epilogue (measured: an index on 954k ids 1.4 s,
-  // 0.55 s in byte order). The order a list sorts by is then the same on both stores. Every table, so that joins
+  // and its summaries' sorts the larger part of its epilogue. The order a list sorts by is then the same on both stores. Every table, so that joins
   // compare columns of one collation (a join across two would not use the other's index). Nothing on SQLite.
   {
     version: BYTE_ORDER_FROM,

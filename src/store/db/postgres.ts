@@ -40,8 +40,8 @@ const COPY_CHUNK = 256 * 1024;
 
 /**
  * Rows in COPY's text format, encoded line by line into buffers outside the JavaScript heap. Built as
- * one string, a page's text was the largest allocation of a sync (a third of its bytes, measured: each
- * value joined to the line, each line to the text, then the whole flattened and encoded once more).
+ * one string, a page's text would be the largest allocation of a sync (each value joined to the line,
+ * each line to the text, then the whole flattened and encoded once more).
  */
 export function copyChunks(rows: unknown[][]): Buffer[] {
   const chunks: Buffer[] = [];

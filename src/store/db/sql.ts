@@ -31,7 +31,7 @@ export async function allInChunks(db: Driver, sql: (ph: string) => string, value
 /**
  * Values for IN lists of `chunk` at most, padded on SQLite with repeats of the first to one of a few
  * lengths: its driver keeps every statement it prepared, and an IN list of thousands compiles to a
- * large program, so one statement per list length held ~100 MB in a full pass. A repeat matches nothing twice.
+ * large program, so one statement per list length would grow the process with every distinct length. A repeat matches nothing twice.
  */
 export function paddedInList(db: Driver, values: string[], chunk: number): string[] {
   if (db.dialect !== 'sqlite' || values.length === 0) return values;

@@ -3,17 +3,41 @@
 // kevDueDate, epssFeedScore, epssPercentile): set when a finding is written (FeedLookup, a per-process
 // cache of the CVEs looked up) and recomputed for every finding when a feed is imported.
 import { randomUUID } from 'node:crypto';
-import type { CveFacts as CveFeedFacts, FeedInfo } from '../../core/api-shapes.ts';
 import { InputError } from '../../core/errors.ts';
-import type { IncomingRecord } from '../../core/models.ts';
-import type { Driver, StoreDb } from '../db/driver.ts';
+import type { FeedKind, IncomingRecord } from '../../core/models.ts';
+import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 
 /** A feed older than this (by its own date) is stale. */
 export const FEED_STALE_DAYS = 7;
 
 /** The offline feeds, as the API names them. */
-export type FeedKind = FeedInfo['kind'];
+export type { FeedKind };
+
+/** A feed's current version. */
+export interface FeedInfo {
+  kind: FeedKind;
+  name: string;
+  version: string;
+  /** The feed's own date (KEV dateReleased, EPSS score_date). */
+  released: string;
+  records: number;
+  size: number;
+  sha256: string;
+  fileName: string | null;
+  importedAt: string;
+  /** Versions imported so far, this one included. */
+  versions: number;
+  ageDays: number;
+  stale: boolean;
+}
+
+/** What the current feeds say of one CVE. */
+export interface CveFeedFacts {
+  cve: string;
+  kev: { dateAdded: string; dueDate: string | null; ransomware: string | null; name: string | null } | null;
+  epss: { score: number; percentile: number | null } | null;
+}
 
 export const FEED_LABELS: Record<FeedKind, string> = { kev: 'CISA Known Exploited Vulnerabilities', epss: 'FIRST EPSS scores' };
 
@@ -87,7 +111,7 @@ export interface FeedValues {
 
 type CveFacts = { kevAdded?: string; kevDue?: string | null; score?: number; pct?: number };
 
-export async function listFeeds({ db }: StoreDb, now = Date.now()): Promise<FeedInfo[]> {
+export async function listFeeds(db: Driver, now = Date.now()): Promise<FeedInfo[]> {
   const rows = await db.all(`SELECT f.*, (SELECT COUNT(*) FROM "feed_imports" g WHERE g."kind" = f."kind") AS "versions" FROM "feed_imports" f
     WHERE f."imported_at" = (SELECT MAX(h."imported_at") FROM "feed_imports" h WHERE h."kind" = f."kind") ORDER BY f."kind"`);
   return rows.map((r) => {
@@ -147,7 +171,7 @@ const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
  * kind inside it (importVerdict), so two imports racing cannot leave the older current, and a file
  * refused changes nothing of the others. Returns each file's verdict.
  */
-export async function storeFeeds({ db }: StoreDb, files: FeedFile[], opts: { replace?: boolean } = {}): Promise<('imported' | 'unchanged')[]> {
+export async function storeFeeds(db: Driver, files: FeedFile[], opts: { replace?: boolean } = {}): Promise<('imported' | 'unchanged')[]> {
   return db.transaction(async (tx) => {
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, ['tributary-feeds']);
     const now = Date.now();
@@ -375,7 +399,7 @@ export class FeedLookup {
 }
 
 /** What the feeds say of each of these CVEs (for a finding's page): KEV entry and EPSS score, null where absent. */
-export async function cveFeedFacts({ db }: StoreDb, cves: string[]): Promise<CveFeedFacts[]> {
+export async function cveFeedFacts(db: Driver, cves: string[]): Promise<CveFeedFacts[]> {
   const wanted = [...new Set(cves.map((c) => c.trim().toUpperCase()).filter(Boolean))].slice(0, 500);
   const out = new Map<string, CveFeedFacts>(wanted.map((c) => [c, { cve: c, kev: null, epss: null }]));
   if (wanted.length === 0) return [];

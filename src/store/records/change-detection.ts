@@ -4,12 +4,11 @@
 // the rows it is about to mark. The event and the change are committed together, so a resumed run
 // finds the change made and writes no second event; a run that changes nothing writes none. Rows are
 // numbered as written (`seq`, the feed's order); an event's id (changes-feed.ts) is its record's, run's and change's.
-import { changeKind } from '../../core/api-shapes-reports.ts';
 import type { ModelName } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { columnOf, q, tableOf } from '../db/schema.ts';
 
-export const CHANGE_KINDS = changeKind.options;
+export { CHANGE_KINDS } from '../../core/models.ts';
 
 /** The field whose values an event's `from` and `to` carry, for the models that have one. */
 export const STATUS_FIELD: Partial<Record<ModelName, string>> = {
@@ -154,18 +153,18 @@ export async function detectChanges(db: Driver, model: ModelName, rows: unknown[
 const NEW_EVENTS = { head: `INSERT INTO "changes" (${COLUMNS})`, columns: 9, tail: '' };
 
 /**
- * The events of an upsert group none of whose rows is stored yet (store.ts decides: the source held no
+ * The events of an upsert group none of whose rows is stored yet (writes.ts decides: the source held no
  * record of the model when the run began, and the run has not stored these ids): each is `new`, with
  * the status it arrives in, written as plain rows (PostgreSQL COPYs them) instead of compared with the
- * table — on a first import the comparison and its INSERT … SELECT cost PostgreSQL as much as the
- * findings' own COPY (measured: 5.1 s vs 7.9 s for 95k findings).
+ * table — on a first import there is nothing to compare with, and the comparison's INSERT … SELECT
+ * would cost PostgreSQL about as much as writing the findings themselves.
  */
 export async function recordNewChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<Detected> {
   const events = rows.map((r) => [stamp.at, r[0], 'new', stamp.sourceId, model, r[3] ?? null, null, statusAt >= 0 ? (r[statusAt] ?? null) : null, stamp.runId]);
   await db.insertMany(NEW_EVENTS, events);
-  // None of the ids is stored (store.ts checked the source, the run and the page), so PostgreSQL COPYs
-  // the rows straight in without looking them up (3.2 s of a 61 s first import of 954k findings); were
-  // one stored after all, the COPY would fail the page on its key rather than write it twice.
+  // None of the ids is stored (writes.ts checked the source, the run and the page), so PostgreSQL COPYs
+  // the rows straight in without looking each up; were one stored after all, the COPY would fail the
+  // page on its key rather than write it twice.
   return { moved: false, known: new Set() };
 }
 

@@ -3,7 +3,7 @@
 // (column names and value kinds worked out before the first row, not per field of every row) with
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
-import type { Row, StoreDb } from '../db/driver.ts';
+import type { Driver, Row } from '../db/driver.ts';
 import { joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
@@ -71,7 +71,7 @@ export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'ch
  * Every record matching the options, in id order, as pages of at most `pageSize` (keyset paging on the
  * id: each page is one indexed range read, whatever the depth). A page is read when the consumer asks for it.
  */
-export async function* recordPages({ db }: StoreDb, model: ModelName, opts: ExportReadOptions, pageSize = 1000): AsyncGenerator<StoredRecord[]> {
+export async function* recordPages(db: Driver, model: ModelName, opts: ExportReadOptions, pageSize = 1000): AsyncGenerator<StoredRecord[]> {
   const reader = readerOf(model);
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);

@@ -104,3 +104,29 @@ export async function sweepPreviewModel(db: Driver, model: ModelName, sourceId: 
   const scoped = unseen ? await db.all(`SELECT COUNT(*) AS "n" FROM ${q(tableOf(model))} WHERE ${unseen.where}`, unseen.params) : [];
   return { ...preview, unseen: Number(scoped[0]?.n ?? 0) };
 }
+
+/** Per model, within one scope: its live records and how many a sweep would mark removed. */
+export async function scopedSweepPreview(
+  db: Driver,
+  sourceId: string,
+  models: ModelName[],
+  generation: string,
+  scope: SweepScope,
+): Promise<Record<string, { live: number; unseen: number }>> {
+  const out: Record<string, { live: number; unseen: number }> = {};
+  for (const m of models) out[m] = await scopedSweepPreviewModel(db, m, sourceId, generation, scope);
+  return out;
+}
+
+/** Per model: live records, how many a sweep would mark removed, and how many the generation stored. */
+export async function sweepPreview(
+  db: Driver,
+  sourceId: string,
+  models: ModelName[],
+  generation: string,
+  scope?: SweepScope,
+): Promise<Record<string, SweepPreview>> {
+  const out: Record<string, SweepPreview> = {};
+  for (const m of models) out[m] = await sweepPreviewModel(db, m, sourceId, generation, scope);
+  return out;
+}

@@ -14,7 +14,7 @@ import { type CveColumns, cvePairRows, writeCvePairs } from './cve-plugins.ts';
  * 32 hex digits of SHA-256. A record that belongs to a host (finding, software, port, compliance
  * result) starts with the first 12 digits of its host's id, followed by 20 of its own hash: a host's
  * records sit together in the id index, so storing a host's page of findings writes a few index pages
- * instead of one random page per record (bench/tenable-sc-csv, 1M rows: 95 → 56 s), and the host's
+ * instead of one random page per record, and the host's
  * records are one id range.
  */
 export function recordId(source: string, model: ModelName, key: string, hostId?: string): string {
@@ -230,11 +230,11 @@ export interface PreparedUpsert {
   stub?: boolean;
   /** Column of the rows holding the status the change feed follows, or -1 (changes.ts). */
   statusAt: number;
-  /** None of the rows is stored yet (a source's first import, store.ts): each event is `new`, written without comparing. */
+  /** None of the rows is stored yet (a source's first import, writes.ts): each event is `new`, written without comparing. */
   allNew?: boolean;
   /** Findings that write their CVE list: where it and the plugin id are in the rows (cve-plugins.ts). */
   cveColumns?: CveColumns;
-  /** The (source, CVE, plugin) rows to add to vuln_cve_plugins with the rows (store.ts sets them). */
+  /** The (source, CVE, plugin) rows to add to vuln_cve_plugins with the rows (writes.ts sets them). */
   cvePairs?: unknown[][];
 }
 

@@ -5,19 +5,17 @@
 // without reading the records behind them: the urgent findings from the summaries (summaries.ts,
 // as of the last run's epilogue), less those a ticket covers; its lists read the records.
 import { MAX_COVERAGE_DAYS } from '../../core/api-requests.ts';
-import { type CoverageCounts, coverageKind } from '../../core/api-shapes-reports.ts';
 import { InputError } from '../../core/errors.ts';
-import type { ModelName, StoredRecord } from '../../core/models.ts';
+import { COVERAGE_KINDS, type CoverageKind, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { recordColumns, recordFrom, rowToRecord } from '../records/row-mapping.ts';
 import { ensureSummariesFor } from './summary-tables-write.ts';
 import { marks, placeholders } from '../db/sql.ts';
 
-export const COVERAGE_KINDS = coverageKind.options;
-export type CoverageKind = (typeof COVERAGE_KINDS)[number];
+export { COVERAGE_KINDS, type CoverageKind };
 
-/** The four numbers and the window (the API's coverage counts). */
-export type CoverageReport = CoverageCounts;
+/** The four numbers and the window. */
+export type CoverageReport = Record<CoverageKind, number> & { days: number };
 
 export const MODEL_OF_KIND: Record<CoverageKind, ModelName> = {
   cmdbNotScanned: 'cmdb-assets',

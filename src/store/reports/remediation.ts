@@ -2,14 +2,28 @@
 // and the mean time to remediate (each fix, from the finding's first-seen date or from its last
 // reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
 // it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
-import type { RemediationItem } from '../../core/api-shapes-reports.ts';
-import type { Driver, StoreDb } from '../db/driver.ts';
+import type { Driver } from '../db/driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from '../records/fix-dates.ts';
 import { type Since, sinceClause } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
 
-/** One source and severity of the report (the API's remediation item). */
-export type RemediationRow = RemediationItem;
+/** One source and severity of the report. */
+export interface RemediationRow {
+  source: string;
+  severity: string | null;
+  /** Fixes in the window, dated by the scanner's mitigation date where it sent one (fix-dates.ts). */
+  fixed: number;
+  meanDaysToRemediate: number | null;
+  medianDaysToRemediate: number | null;
+  /** Fixes without a known date: left out of the mean. */
+  undatedFixes: number;
+  /** Why the mean is null; null when it is a number. */
+  meanBlankReason: string | null;
+  /** Findings open or reopened now. */
+  open: number;
+  meanOpenAgeDays: number | null;
+  oldestOpenAgeDays: number | null;
+}
 
 export interface RemediationOptions {
   sourceIds?: string[];
@@ -49,7 +63,7 @@ export interface FixStats {
  * The fixes of the window per source (bySource, else all sources together) and severity: one statement
  * over the feed's fix events, the median from their days ranked within each group.
  */
-export async function fixStats({ db }: StoreDb, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
+export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const params: unknown[] = [];
   // From the finding's last reopening when that came before this fix, else from when it was first seen
@@ -96,7 +110,7 @@ FROM r GROUP BY r."source", r."severity"`,
   }));
 }
 
-export async function remediationReport({ db }: StoreDb, opts: RemediationOptions): Promise<RemediationRow[]> {
+export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const sources = (col: string, params: unknown[]) => {
     if (!opts.sourceIds) return '';
@@ -104,7 +118,7 @@ export async function remediationReport({ db }: StoreDb, opts: RemediationOption
     return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
   };
 
-  const fixes = await fixStats({ db }, opts);
+  const fixes = await fixStats(db, opts);
 
   // `age` holds one parameter (now), used twice: by AVG and by MAX.
   const openParams: unknown[] = [opts.now, opts.now];

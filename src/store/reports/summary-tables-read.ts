@@ -1,8 +1,7 @@
 // Reads of the summary tables (summaries.ts): overdue counts per severity, the vulnerabilities-by-plugin
 // list, and open findings per severity for a page of hosts.
-import type { HostFindingCounts, PluginSummary } from '../../core/api-shapes-reports.ts';
 import { InputError } from '../../core/errors.ts';
-import type { Severity } from '../../core/models.ts';
+import type { Severity, SeverityCounts } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { type SlaPolicy, slaPolicy } from '../records/sla.ts';
 import { ensureSummariesFor, LIVE_OPEN_SQL } from './summary-tables-write.ts';
@@ -10,6 +9,30 @@ import { sqlCount } from '../db/rows.ts';
 import { placeholders } from '../db/sql.ts';
 
 const DAY_MS = 86_400_000;
+
+/** A plugin with live open findings in one source. */
+export interface PluginRow {
+  source: string;
+  pluginId: string;
+  pluginName: string | null;
+  /** The worst severity among its open findings. */
+  severity: Severity | null;
+  /** Hosts with an open finding of this plugin, and the findings (one per port). */
+  hosts: number;
+  findings: number;
+  knownExploited: boolean;
+  epssScore: number | null;
+  vprScore: number | null;
+  cvssV3BaseScore: number | null;
+}
+
+export interface PluginSummary {
+  items: PluginRow[];
+  total: number;
+}
+
+/** A host's live open findings per severity. */
+export type HostFindingCounts = SeverityCounts & { hostId: string; total: number };
 const SEVERITIES: Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
 
 /**

@@ -154,7 +154,7 @@ function rowsOf(f: SummaryFill, rows: Row[]): unknown[][] {
  * Rebuilds a source's summaries from its records; readers see the old or the new ones. On SQLite the
  * grouped scans run before the write transaction and their rows (a few thousand) are written in it: a
  * first import's index builds, on the page writer's connection, go on meanwhile (the scans take the
- * write lock for none of their 4–6 s at a million findings). PostgreSQL fills each table in the
+ * write lock for none of their time). PostgreSQL fills each table in the
  * transaction with INSERT … SELECT.
  */
 export async function refreshSummaries(db: Driver, sourceId: string): Promise<void> {
@@ -184,8 +184,8 @@ export async function refreshSummaries(db: Driver, sourceId: string): Promise<vo
   });
   fresh.add(sourceId);
   // PostgreSQL plans by its statistics, which autovacuum refreshes only a while after a large load:
-  // measured right after a first sync of 1M findings, a sort joined the plugins table by a nested loop
-  // (estimated at one row) and took 94 s a page. So the record tables a fifth of whose rows changed since
+  // right after a first sync of a large console a sort joined the plugins table by a nested loop
+  // (estimated at one row), slow beyond use. So the record tables a fifth of whose rows changed since
   // their last analysis are analysed now (after a first import; rarely after the runs that follow).
   if (db.dialect === 'postgres') {
     const stale = await db.all(
@@ -193,9 +193,8 @@ export async function refreshSummaries(db: Driver, sourceId: string): Promise<vo
        AND n_mod_since_analyze > 0.2 * GREATEST(n_live_tup, 1000)`,
     );
     const tables = stale.map((r) => String(r.relname));
-    // Hosts are rewritten by each stream that names them (5.6 times each in a first import of 20,000
-    // hosts): vacuumed, a search through them reads their live rows, not every dead version (54 ms
-    // there; the hostname search took half as long after it, measured).
+    // Hosts are rewritten by each stream that names them (several times each in a first import):
+    // vacuumed, a search through them reads their live rows, not every dead version.
     if (tables.includes('rec_hosts')) await db.exec(`VACUUM (ANALYZE) "rec_hosts"`);
     const rest = tables.filter((t) => t !== 'rec_hosts');
     if (rest.length > 0) await db.exec(`ANALYZE ${rest.map(q).join(', ')}`);

@@ -4,19 +4,32 @@
 // after that day, an opening dated by the scanner's first-seen date when it is the finding's first event
 // and a fix by the scanner's mitigation date where it sent one (fix-dates.ts). So a first import already
 // draws the scanner's history, and later runs add what they saw to the same count.
-import type { TrendsReport as ApiTrendsReport } from '../../core/api-shapes-reports.ts';
-import type { StoreDb } from '../db/driver.ts';
+import type { SeverityCounts } from '../../core/models.ts';
+import type { Driver } from '../db/driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DATE } from '../records/fix-dates.ts';
-import { fixStats } from './remediation.ts';
+import { fixStats, type RemediationRow } from './remediation.ts';
 import { sinceTime } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
 
-/** The report as the store makes it: the API's trends report but for when it was generated. */
-export type TrendsReport = Omit<ApiTrendsReport, 'generatedAt'>;
-type TrendDay = TrendsReport['days'][number];
+/** Open findings at the end of a day (YYYY-MM-DD, UTC; for today: now). */
+interface TrendDay {
+  date: string;
+  open: SeverityCounts;
+}
+
+/** The report as the store makes it (the API adds when it was generated). */
+export interface TrendsReport {
+  from: string;
+  to: string;
+  /** The first day of the findings' history: no finding was open before it. */
+  historyFrom: string | null;
+  days: TrendDay[];
+  /** Per severity, the fixes dated in the window and their time to remediate. */
+  remediation: (Pick<RemediationRow, 'fixed' | 'meanDaysToRemediate' | 'medianDaysToRemediate' | 'undatedFixes' | 'meanBlankReason'> & { severity: string })[];
+}
 
 export interface TrendsOptions {
   sourceIds?: string[];
@@ -37,14 +50,14 @@ const isSeverity = (s: unknown): s is Severity => TREND_SEVERITIES.includes(s as
  * the sources (the newest event by its number in the feed). Every write that changes a count leaves an event (a status change, a sweep) or ends a run
  * (a changed severity); removing a source changes the list. Cheap (two index ends and a small table).
  */
-export async function trendsFingerprint({ db }: StoreDb): Promise<string> {
+export async function trendsFingerprint(db: Driver): Promise<string> {
   const [e] = await db.all(`SELECT MAX("seq") AS "at" FROM "changes" WHERE "model" = 'vulnerabilities'`);
   const [r] = await db.all(`SELECT MAX("finished_at") AS "at" FROM "sync_runs"`);
   const s = await db.all(`SELECT "id" FROM "sources" ORDER BY "id"`);
   return `${e?.at ?? ''}|${r?.at ?? ''}|${s.map((x) => x.id).join(',')}`;
 }
 
-export async function trendsReport({ db }: StoreDb, opts: TrendsOptions): Promise<TrendsReport> {
+export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<TrendsReport> {
   const today = opts.now.slice(0, 10);
   const last = opts.to && opts.to < today ? opts.to : today;
   const first = new Date(Date.parse(`${last}T00:00:00.000Z`) - (opts.days - 1) * DAY_MS).toISOString();
@@ -123,7 +136,7 @@ GROUP BY 1, 2, v."severity"`,
   const historyFrom = starts.length ? starts.sort()[0]! : null;
 
   // All sources together, so the median is over every fix of a severity.
-  const stats = empty ? [] : await fixStats({ db }, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end }, false);
+  const stats = empty ? [] : await fixStats(db, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end }, false);
   const round1 = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = stats.find((r) => r.severity === severity);

@@ -1,7 +1,7 @@
 // Scheduled export destinations and their per-source status (migration 11).
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../../core/errors.ts';
-import type { Driver, Row, StoreDb } from '../db/driver.ts';
+import type { Driver, Row } from '../db/driver.ts';
 import { Conditions } from '../db/rows.ts';
 
 export type ExportMode = 'full' | 'changes';
@@ -67,7 +67,7 @@ const toStatus = (r: Row): ExportStatusRecord => ({
   error: (r.error as string | null) ?? null,
 });
 
-export async function createDestination({ db }: StoreDb, d: Omit<DestinationRecord, 'id' | 'createdAt'>): Promise<DestinationRecord> {
+export async function createDestination(db: Driver, d: Omit<DestinationRecord, 'id' | 'createdAt'>): Promise<DestinationRecord> {
   if ((await db.all(`SELECT "id" FROM "export_destinations" WHERE "name" = ?`, [d.name])).length)
     throw new ConflictError(`an export destination named '${d.name}' exists already`);
   const id = randomUUID();
@@ -75,25 +75,25 @@ export async function createDestination({ db }: StoreDb, d: Omit<DestinationReco
     `INSERT INTO "export_destinations" ("id", "name", "source_id", "target", "format", "ocsf_version", "ecs_bulk", "models", "mode", "created_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [id, d.name, d.sourceId, d.target, d.format, d.ocsfVersion, d.ecsBulk ? 1 : 0, JSON.stringify(d.models), d.mode, new Date().toISOString()],
   );
-  return getDestination({ db }, d.name);
+  return getDestination(db, d.name);
 }
 
-export async function getDestination({ db }: StoreDb, name: string): Promise<DestinationRecord> {
+export async function getDestination(db: Driver, name: string): Promise<DestinationRecord> {
   const rows = await db.all(`SELECT * FROM "export_destinations" WHERE "name" = ?`, [name]);
   if (!rows[0]) throw new NotFoundError(`no export destination named '${name}'`);
   return toDestination(rows[0]);
 }
 
 /** All destinations, or those that apply to one source (its own and the all-sources ones). */
-export async function listDestinations({ db }: StoreDb, sourceId?: string): Promise<DestinationRecord[]> {
+export async function listDestinations(db: Driver, sourceId?: string): Promise<DestinationRecord[]> {
   const rows = sourceId
     ? await db.all(`SELECT * FROM "export_destinations" WHERE "source_id" IS NULL OR "source_id" = ? ORDER BY "name"`, [sourceId])
     : await db.all(`SELECT * FROM "export_destinations" ORDER BY "name"`);
   return rows.map(toDestination);
 }
 
-export async function deleteDestination({ db }: StoreDb, name: string): Promise<void> {
-  const d = await getDestination({ db }, name);
+export async function deleteDestination(db: Driver, name: string): Promise<void> {
+  const d = await getDestination(db, name);
   await db.transaction(async (tx) => {
     await tx.run(`DELETE FROM "export_status" WHERE "destination_id" = ?`, [d.id]);
     await tx.run(`DELETE FROM "export_destinations" WHERE "id" = ?`, [d.id]);
@@ -109,12 +109,12 @@ export async function deleteSourceExports(db: Driver, sourceId: string): Promise
   await db.run(`DELETE FROM "export_destinations" WHERE "source_id" = ?`, [sourceId]);
 }
 
-export async function getExportStatus({ db }: StoreDb, destinationId: string, sourceId: string): Promise<ExportStatusRecord | null> {
+export async function getExportStatus(db: Driver, destinationId: string, sourceId: string): Promise<ExportStatusRecord | null> {
   const rows = await db.all(`SELECT * FROM "export_status" WHERE "destination_id" = ? AND "source_id" = ?`, [destinationId, sourceId]);
   return rows[0] ? toStatus(rows[0]) : null;
 }
 
-export async function listExportStatuses({ db }: StoreDb, where: { destinationId?: string; sourceId?: string } = {}): Promise<ExportStatusRecord[]> {
+export async function listExportStatuses(db: Driver, where: { destinationId?: string; sourceId?: string } = {}): Promise<ExportStatusRecord[]> {
   const c = new Conditions();
   if (where.destinationId) c.add(`"destination_id" = ?`, where.destinationId);
   if (where.sourceId) c.add(`"source_id" = ?`, where.sourceId);
@@ -123,7 +123,7 @@ export async function listExportStatuses({ db }: StoreDb, where: { destinationId
 }
 
 /** Writes the status of one destination for one source (insert or replace). */
-export async function putExportStatus({ db }: StoreDb, s: ExportStatusRecord): Promise<void> {
+export async function putExportStatus(db: Driver, s: ExportStatusRecord): Promise<void> {
   await db.run(
     `INSERT INTO "export_status" ("destination_id", "source_id", "status", "run_id", "exported_run_id", "exported_run_started_at", "attempts", "started_at", "finished_at", "records", "files", "error")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

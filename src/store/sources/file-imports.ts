@@ -21,9 +21,6 @@ export interface ObjectVersion {
   etag: string;
 }
 
-/** Whatever holds the store's database handle (the Store). */
-type StoreDb = { db: Driver };
-
 function scopeOf(text: unknown): FileScope | null {
   if (typeof text !== 'string') return null;
   try {
@@ -61,8 +58,8 @@ function toImport(r: Row): FileImportRecord {
   };
 }
 
-export async function hasFileImport(store: StoreDb, sourceId: string, obj: ObjectVersion): Promise<boolean> {
-  const rows = await store.db.all(`SELECT 1 AS "x" FROM "file_imports" WHERE "source_id" = ? AND "key" = ? AND "etag" = ?`, [sourceId, obj.key, obj.etag]);
+export async function hasFileImport(db: Driver, sourceId: string, obj: ObjectVersion): Promise<boolean> {
+  const rows = await db.all(`SELECT 1 AS "x" FROM "file_imports" WHERE "source_id" = ? AND "key" = ? AND "etag" = ?`, [sourceId, obj.key, obj.etag]);
   return rows.length > 0;
 }
 
@@ -70,10 +67,10 @@ export async function hasFileImport(store: StoreDb, sourceId: string, obj: Objec
  * Stores the outcome of importing one object version (a validated result); importing the same version
  * again replaces it, keeping the snapshot it first belonged to.
  */
-export async function saveFileImport(store: StoreDb, sourceId: string, bucket: string, result: FileImportResult, runId: string | null): Promise<void> {
+export async function saveFileImport(db: Driver, sourceId: string, bucket: string, result: FileImportResult, runId: string | null): Promise<void> {
   const rejections = JSON.stringify((result.rejections ?? []).slice(0, MAX_STORED_REJECTIONS).map((r) => ({ line: r.line, reason: r.reason })));
   const now = new Date().toISOString();
-  await store.db.run(
+  await db.run(
     `INSERT INTO "file_imports" ("id", "source_id", "bucket", "key", "etag", "size", "kind", "rows_read", "rows_imported", "rows_rejected", "rejections", "status", "error", "imported_at", "run_id", "snapshot_run", "snapshot_at", "scope", "exported_at")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("source_id", "key", "etag") DO UPDATE SET "bucket" = excluded."bucket", "size" = excluded."size", "kind" = excluded."kind",
@@ -106,8 +103,8 @@ export async function saveFileImport(store: StoreDb, sourceId: string, bucket: s
 }
 
 /** The snapshot a version of an object belongs to (the run that first imported it, and when), or null. */
-export async function fileImportSnapshot(store: StoreDb, sourceId: string, obj: ObjectVersion): Promise<FileSnapshot | null> {
-  const rows = await store.db.all(
+export async function fileImportSnapshot(db: Driver, sourceId: string, obj: ObjectVersion): Promise<FileSnapshot | null> {
+  const rows = await db.all(
     `SELECT "snapshot_run", "snapshot_at", "imported_at", "run_id" FROM "file_imports" WHERE "source_id" = ? AND "key" = ? AND "etag" = ?`,
     [sourceId, obj.key, obj.etag],
   );
@@ -121,8 +118,8 @@ export async function fileImportSnapshot(store: StoreDb, sourceId: string, obj: 
  * The exports a source imported (status imported or partial) whose scope and export time were
  * recorded, each with its snapshot; imports recorded before scopes were are left out.
  */
-export async function importedExportsOf(store: StoreDb, sourceId: string): Promise<ImportedExport[]> {
-  const rows = await store.db.all(
+export async function importedExportsOf(db: Driver, sourceId: string): Promise<ImportedExport[]> {
+  const rows = await db.all(
     `SELECT "key", "etag", "kind", "scope", "exported_at", "snapshot_run", "snapshot_at", "run_id", "imported_at" FROM "file_imports"
       WHERE "source_id" = ? AND "status" IN ('imported', 'partial') AND "kind" IS NOT NULL AND "scope" IS NOT NULL AND "exported_at" IS NOT NULL`,
     [sourceId],
@@ -145,8 +142,8 @@ export async function importedExportsOf(store: StoreDb, sourceId: string): Promi
 }
 
 /** The files a run recorded as skipped (older than an export already imported for their scope), with the reason. */
-export async function skippedFilesOfRun(store: StoreDb, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
-  const rows = await store.db.all(`SELECT "key", "error" FROM "file_imports" WHERE "source_id" = ? AND "run_id" = ? AND "status" = 'skipped' ORDER BY "key"`, [
+export async function skippedFilesOfRun(db: Driver, sourceId: string, runId: string): Promise<{ file: string; reason: string }[]> {
+  const rows = await db.all(`SELECT "key", "error" FROM "file_imports" WHERE "source_id" = ? AND "run_id" = ? AND "status" = 'skipped' ORDER BY "key"`, [
     sourceId,
     runId,
   ]);
@@ -154,15 +151,15 @@ export async function skippedFilesOfRun(store: StoreDb, sourceId: string, runId:
 }
 
 /** Import records of a source, newest first (optionally of one key). */
-export async function fileImportsOf(store: StoreDb, sourceId: string, key?: string): Promise<FileImportRecord[]> {
+export async function fileImportsOf(db: Driver, sourceId: string, key?: string): Promise<FileImportRecord[]> {
   const rows = key
-    ? await store.db.all(`SELECT * FROM "file_imports" WHERE "source_id" = ? AND "key" = ? ORDER BY "imported_at" DESC`, [sourceId, key])
-    : await store.db.all(`SELECT * FROM "file_imports" WHERE "source_id" = ? ORDER BY "imported_at" DESC`, [sourceId]);
+    ? await db.all(`SELECT * FROM "file_imports" WHERE "source_id" = ? AND "key" = ? ORDER BY "imported_at" DESC`, [sourceId, key])
+    : await db.all(`SELECT * FROM "file_imports" WHERE "source_id" = ? ORDER BY "imported_at" DESC`, [sourceId]);
   return rows.map(toImport);
 }
 
 /** Removes a source's import records and upload tokens (when the source is deleted). */
-export async function forgetFileDropOf(store: StoreDb, sourceId: string): Promise<void> {
-  await store.db.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [sourceId]);
-  await store.db.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [sourceId]);
+export async function forgetFileDropOf(db: Driver, sourceId: string): Promise<void> {
+  await db.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [sourceId]);
+  await db.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [sourceId]);
 }

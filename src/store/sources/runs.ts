@@ -131,7 +131,7 @@ export async function runStartedAt(db: Driver, id: string): Promise<string | nul
 }
 
 /** Runs newest first: of one source (null: all), with one of the given statuses when any are given. */
-export async function listRuns(db: Driver, sourceId: string | null, limit: number, statuses: RunStatus[] = []): Promise<RunRecord[]> {
+export async function listRuns(db: Driver, sourceId: string | null, limit = 50, statuses: RunStatus[] = []): Promise<RunRecord[]> {
   const c = new Conditions();
   if (sourceId) c.add(`"source_id" = ?`, sourceId);
   if (statuses.length) c.add(`"status" IN (${statuses.map(() => '?').join(', ')})`, ...statuses);
@@ -151,7 +151,7 @@ export interface LastRunFilter {
   mode?: 'full' | 'incremental';
 }
 
-export async function lastRun(db: Driver, sourceId: string, where: LastRunFilter): Promise<RunRecord | null> {
+export async function lastRun(db: Driver, sourceId: string, where: LastRunFilter = {}): Promise<RunRecord | null> {
   const c = new Conditions().add(`"source_id" = ?`, sourceId);
   if (where.status) c.add(`"status" = ?`, where.status);
   if (where.complete) c.add(READ_EVERY_STREAM);

@@ -8,8 +8,12 @@ import type { Driver, Row } from '../db/driver.ts';
 import { deleteSourceExports } from './export-schedules.ts';
 import { nowIso, parseJson } from '../db/rows.ts';
 import { q, tableOf } from '../db/schema.ts';
-import { dropCvePairs } from '../records/cve-plugins.ts';
-import { dropSummaries } from '../reports/summary-tables-write.ts';
+import { anyAssets, correlateEverything } from '../correlation/asset-links.ts';
+import { bindDriver } from '../db/bind.ts';
+import { dropCvePairs, forgetCvePairs } from '../records/cve-plugins.ts';
+import { dropSummaries, forgetSummaries } from '../reports/summary-tables-write.ts';
+import * as fileImports from './file-imports.ts';
+import * as uploadTokens from './upload-tokens.ts';
 
 export interface SourceRecord {
   id: string;
@@ -40,10 +44,32 @@ export class Sources {
   readonly #box: SecretBox;
   readonly #secretKeys: (type: string) => string[];
 
+  /** Which version of which bucket object each source imported, and what a run skipped. */
+  readonly files;
+  /** The file drop's upload tokens (only their hashes). */
+  readonly uploadTokens;
+
   constructor(db: Driver, box: SecretBox, secretKeys: (type: string) => string[]) {
     this.#db = db;
     this.#box = box;
     this.#secretKeys = secretKeys;
+    this.files = bindDriver(db, {
+      has: fileImports.hasFileImport,
+      save: fileImports.saveFileImport,
+      snapshot: fileImports.fileImportSnapshot,
+      importedExports: fileImports.importedExportsOf,
+      skippedOfRun: fileImports.skippedFilesOfRun,
+      of: fileImports.fileImportsOf,
+      forget: fileImports.forgetFileDropOf,
+    });
+    this.uploadTokens = bindDriver(db, {
+      insert: uploadTokens.insertUploadToken,
+      of: uploadTokens.uploadTokensOf,
+      byId: uploadTokens.uploadTokenById,
+      byHash: uploadTokens.uploadTokenByHash,
+      setRevoked: uploadTokens.setUploadTokenRevoked,
+      noteUse: uploadTokens.noteUploadTokenUse,
+    });
   }
 
   #seal(type: string, config: Record<string, unknown>): string {
@@ -143,7 +169,7 @@ export class Sources {
   }
 
   /** Sources with sealed values this key cannot open: config fields and/or the runtime state. */
-  async unreadableSources(): Promise<{ name: string; fields: string[]; state: boolean }[]> {
+  async unreadable(): Promise<{ name: string; fields: string[]; state: boolean }[]> {
     const out: { name: string; fields: string[]; state: boolean }[] = [];
     for (const r of await this.#db.all(`SELECT "name", "type", "config", "state" FROM "sources" ORDER BY "name"`)) {
       const fields = this.#unseal(String(r.type), r.config).unreadable;
@@ -198,6 +224,10 @@ export class Sources {
       await dropCvePairs(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });
+    forgetSummaries(s.id);
+    forgetCvePairs(s.id);
+    // Its hosts and CMDB records leave their assets (overrides stay: a source added again under its name has the same record ids).
+    if (await anyAssets(this.#db)) await correlateEverything(this.#db);
     return s;
   }
 }

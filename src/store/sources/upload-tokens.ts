@@ -17,9 +17,6 @@ export interface UploadTokenInfo {
   uploads: number;
 }
 
-/** Whatever holds the store's database handle (the Store). */
-type StoreDb = { db: Driver };
-
 function toInfo(r: Row): UploadTokenInfo {
   return {
     id: String(r.id),
@@ -36,38 +33,38 @@ function toInfo(r: Row): UploadTokenInfo {
 }
 
 export async function insertUploadToken(
-  store: StoreDb,
+  db: Driver,
   t: { id: string; sourceId: string; bucket: string; file: string | null; tokenHash: string; createdBy: string | null; createdAt: string; expiresAt: string },
 ): Promise<void> {
-  await store.db.run(
+  await db.run(
     `INSERT INTO "upload_tokens" ("id", "source_id", "bucket", "file", "token_hash", "created_by", "created_at", "expires_at", "uploads") VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`,
     [t.id, t.sourceId, t.bucket, t.file, t.tokenHash, t.createdBy, t.createdAt, t.expiresAt],
   );
 }
 
 /** A source's tokens, newest first. */
-export async function uploadTokensOf(store: StoreDb, sourceId: string): Promise<UploadTokenInfo[]> {
-  const rows = await store.db.all(`SELECT * FROM "upload_tokens" WHERE "source_id" = ? ORDER BY "created_at" DESC`, [sourceId]);
+export async function uploadTokensOf(db: Driver, sourceId: string): Promise<UploadTokenInfo[]> {
+  const rows = await db.all(`SELECT * FROM "upload_tokens" WHERE "source_id" = ? ORDER BY "created_at" DESC`, [sourceId]);
   return rows.map(toInfo);
 }
 
 /** A token of this source by id, or null. */
-export async function uploadTokenById(store: StoreDb, sourceId: string, id: string): Promise<UploadTokenInfo | null> {
-  const rows = await store.db.all(`SELECT * FROM "upload_tokens" WHERE "id" = ? AND "source_id" = ?`, [id, sourceId]);
+export async function uploadTokenById(db: Driver, sourceId: string, id: string): Promise<UploadTokenInfo | null> {
+  const rows = await db.all(`SELECT * FROM "upload_tokens" WHERE "id" = ? AND "source_id" = ?`, [id, sourceId]);
   return rows[0] ? toInfo(rows[0]) : null;
 }
 
 /** The token with this hash, or null. */
-export async function uploadTokenByHash(store: StoreDb, tokenHash: string): Promise<UploadTokenInfo | null> {
-  const rows = await store.db.all(`SELECT * FROM "upload_tokens" WHERE "token_hash" = ?`, [tokenHash]);
+export async function uploadTokenByHash(db: Driver, tokenHash: string): Promise<UploadTokenInfo | null> {
+  const rows = await db.all(`SELECT * FROM "upload_tokens" WHERE "token_hash" = ?`, [tokenHash]);
   return rows[0] ? toInfo(rows[0]) : null;
 }
 
-export async function setUploadTokenRevoked(store: StoreDb, id: string, at: string): Promise<void> {
-  await store.db.run(`UPDATE "upload_tokens" SET "revoked_at" = ? WHERE "id" = ?`, [at, id]);
+export async function setUploadTokenRevoked(db: Driver, id: string, at: string): Promise<void> {
+  await db.run(`UPDATE "upload_tokens" SET "revoked_at" = ? WHERE "id" = ?`, [at, id]);
 }
 
 /** Counts one upload with the token and records when. */
-export async function noteUploadTokenUse(store: StoreDb, id: string, at: string): Promise<void> {
-  await store.db.run(`UPDATE "upload_tokens" SET "last_used_at" = ?, "uploads" = "uploads" + 1 WHERE "id" = ?`, [at, id]);
+export async function noteUploadTokenUse(db: Driver, id: string, at: string): Promise<void> {
+  await db.run(`UPDATE "upload_tokens" SET "last_used_at" = ?, "uploads" = "uploads" + 1 WHERE "id" = ?`, [at, id]);
 }

@@ -32,8 +32,8 @@ for (const backend of BACKENDS) {
     });
 
     const assets = async () => {
-      const s = await app.store.getSource('desk');
-      const page = await app.store.query('cmdb-assets', { sourceIds: [s.id], limit: 1000 });
+      const s = await app.store.sources.get('desk');
+      const page = await app.store.records.query('cmdb-assets', { sourceIds: [s.id], limit: 1000 });
       return page.records.filter((r) => String(r.externalId) && r.ciType === 'Asset');
     };
 
@@ -43,7 +43,7 @@ for (const backend of BACKENDS) {
       assert.equal(first.status, 'succeeded', first.error ?? '');
       const before = await assets();
       assert.equal(before.length, 25);
-      assert.equal(((await app.store.getSourceState(source.id)).assetApi as { api: string }).api, 'legacy');
+      assert.equal(((await app.store.sources.getState(source.id)).assetApi as { api: string }).api, 'legacy');
 
       sim.setAssetApi('product-type');
       const moved = await runSync(app, 'desk', { full: true });
@@ -55,7 +55,7 @@ for (const backend of BACKENDS) {
         after.every((r) => !r.removed),
         'none removed by the switch',
       );
-      assert.equal(((await app.store.getSourceState(source.id)).assetApi as { api: string }).api, 'product-type');
+      assert.equal(((await app.store.sources.getState(source.id)).assetApi as { api: string }).api, 'product-type');
 
       sim.setAssetApi('product-type', ['asset_laptops']);
       const partial = await runSync(app, 'desk', { full: true });

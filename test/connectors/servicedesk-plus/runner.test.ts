@@ -39,7 +39,7 @@ test('add (code exchanged, not stored), full sync, incremental sync, remove with
     revokeTokenOnDeletion: true,
   });
   assert.equal('authorizationCode' in source.config, false);
-  const state = await app.store.getSourceState(source.id);
+  const state = await app.store.sources.getState(source.id);
   const refreshToken = String(state.refreshToken);
   assert.match(refreshToken, /^1000\./);
 
@@ -58,8 +58,8 @@ test('add (code exchanged, not stored), full sync, incremental sync, remove with
   assert.equal(inc.status, 'succeeded', inc.error ?? '');
   assert.equal(inc.mode, 'incremental');
   assert.ok(inc.streams.tickets!.records >= 2 && inc.streams.tickets!.records <= 4, JSON.stringify(inc.streams));
-  const s = await app.store.getSource('sdp');
-  const rows = await app.store.query('tickets', { sourceIds: [s.id], limit: 1000 });
+  const s = await app.store.sources.get('sdp');
+  const rows = await app.store.records.query('tickets', { sourceIds: [s.id], limit: 1000 });
   assert.equal(rows.records.length, 120);
   const changed = rows.records.find((r) => r.externalId === upd.cloudIds[0]);
   assert.match(String(changed?.subject), /\(update 1\)/);

@@ -1,0 +1,160 @@
+// Writing a sync's records: one page with its checkpoint per transaction (on a SQLite file through the
+// page writer's thread), the first import's deferred indexes, and the sweep of what a run did not see.
+import type { SweepScope } from '../../core/connector.ts';
+import type { IncomingRecord, ModelName } from '../../core/models.ts';
+import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes } from '../db/bulk-load.ts';
+import type { Driver } from '../db/driver.ts';
+import { nowIso } from '../db/rows.ts';
+import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../db/sqlite-waits.ts';
+import type { SqlitePageWriter } from '../db/sqlite-writer.ts';
+import type { FeedLookup } from '../feeds/feeds.ts';
+import { markWritten } from '../reports/summary-tables-write.ts';
+import { activeRun, lastRun } from '../sources/runs.ts';
+import { pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
+import type { RecordIdSet } from './id-set.ts';
+import { sourceHasRecords } from './lookups.ts';
+import { preparePage, writePreparedPage } from './pages.ts';
+import { sweepModel } from './sweep.ts';
+import type { PreparedUpsert, WriteStamp } from './upsert.ts';
+
+export class RecordWrites {
+  readonly #db: Driver;
+  /** SQLite database files: sync pages are written by a thread of their own (sqlite-writer.ts). */
+  readonly #writer: SqlitePageWriter | null;
+  /** What the offline feeds say of findings' CVEs, set on findings as they are written. */
+  readonly #feeds: FeedLookup;
+
+  constructor(db: Driver, writer: SqlitePageWriter | null, feeds: FeedLookup) {
+    this.#db = db;
+    this.#writer = writer;
+    this.#feeds = feeds;
+  }
+
+  /**
+   * Stores one page: its records (per model) and the stream's checkpoint in one transaction, so a
+   * crash loses at most the page in flight. With `stored` (the ids this run stored), the counts are
+   * of records new to the run; else of records written.
+   */
+  async writePage(
+    stamp: WriteStamp,
+    stream: string,
+    mode: 'full' | 'incremental',
+    records: Partial<Record<ModelName, IncomingRecord[]>>,
+    checkpoint: { value: unknown; complete: boolean },
+    stored?: RecordIdSet,
+  ): Promise<Record<string, number>> {
+    if (records.vulnerabilities?.length) await this.#feeds.enrich(this.#db, records.vulnerabilities);
+    const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
+    if (stored) await this.#markAllNew(stamp, page.upserts, stored);
+    // The CVE pairs this process has not seen committed yet (cve-plugins.ts), written with the page.
+    const cves = page.upserts.map((u) => (u.cveColumns ? unstoredCvePairs(stamp.sourceId, u.rows, u.cveColumns) : null));
+    page.upserts.forEach((u, i) => {
+      if (cves[i]) u.cvePairs = cves[i].pairs;
+    });
+    const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.#db, page);
+    for (const c of cves) if (c) pairsCommitted(stamp.sourceId, c);
+    markWritten(stamp.sourceId);
+    if (!stored) return written;
+    // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
+    const fresh: Record<string, number> = {};
+    for (const u of page.upserts) {
+      if (u.stub) continue;
+      let n = 0;
+      for (const row of u.rows) if (stored.add(row[0] as string)) n++;
+      fresh[u.model] = (fresh[u.model] ?? 0) + n;
+    }
+    return fresh;
+  }
+
+  /**
+   * Per run and model, once this process asked to defer the table's indexes (bulk-load.ts): whether it
+   * did (the table was empty, so the run loaded it without them).
+   */
+  #deferred = new Map<string, boolean>();
+
+  /**
+   * Builds the indexes a run's first import deferred (its own, and any a crashed run left), once its
+   * streams are done, while the caller goes on: the run's counts, summaries and correlation read the
+   * tables without them; `built` settles when they are all there. On a SQLite file the page writer's
+   * thread builds them (the epilogue's writes take turns with each build); PostgreSQL builds them on
+   * connections of their own, whose table lock only writes to these tables would wait for, and the
+   * epilogue writes none (sweep() has nothing to mark in them); it analyses the loaded tables first.
+   */
+  async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
+    if (this.#writer) {
+      // Each build holds the write lock while it sorts a table: beyond this connection's usual 10 s at a
+      // few million findings or on a slow machine. The epilogue's
+      // writes here wait for it meanwhile rather than fail the run with "database is locked".
+      if (this.#builds++ === 0) await this.#db.exec(`PRAGMA busy_timeout = ${LONG_WAIT_MS}`);
+      const built = this.#writer.buildIndexes(runId).finally(async () => {
+        if (--this.#builds === 0) await this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      });
+      return { built };
+    }
+    await analyzeLoaded(this.#db, runId);
+    return { built: finishDeferredIndexes(this.#db, runId) };
+  }
+
+  /** SQLite: index builds the page writer is running for runs of this process. */
+  #builds = 0;
+
+  /** Per run and model: whether the source held no record of the model when the run began. */
+  #emptyAtStart = new Map<string, boolean>();
+
+  /**
+   * Upsert groups none of whose rows can be stored yet, so their events are all `new` (changes.ts
+   * recordNewChanges): the source held no record of the model when the run began (asked once per run
+   * and model, before the run's first page of it) and the run has not stored any of the ids. Hosts
+   * are left out: a page of findings may have written bare rows for them, which the run does not count.
+   */
+  async #markAllNew(stamp: WriteStamp, upserts: PreparedUpsert[], stored: RecordIdSet): Promise<void> {
+    const pageIds = new Map<ModelName, Set<string>>();
+    for (const u of upserts) {
+      if (u.stub || u.model === 'hosts') continue;
+      const key = `${stamp.runId}\u0000${u.model}`;
+      let empty = this.#emptyAtStart.get(key);
+      if (empty === undefined) {
+        empty = !(await sourceHasRecords(this.#db, u.model, stamp.sourceId));
+        if (this.#emptyAtStart.size > 1000) this.#emptyAtStart.clear();
+        this.#emptyAtStart.set(key, empty);
+      }
+      if (empty && u.rows.length >= DEFER_MIN_ROWS && !this.#deferred.has(key)) {
+        if (this.#deferred.size > 1000) this.#deferred.clear();
+        this.#deferred.set(key, false);
+        this.#deferred.set(key, await deferIndexes(this.#db, u.model, stamp.runId));
+      }
+      // A record may sit in two groups of one page (sent twice with different fields): the later
+      // group finds it stored by the earlier one, so it is compared.
+      const seen = pageIds.get(u.model) ?? new Set<string>();
+      pageIds.set(u.model, seen);
+      u.allNew = empty && u.rows.every((r) => !stored.has(r[0] as string) && !seen.has(r[0] as string));
+      for (const r of u.rows) seen.add(r[0] as string);
+    }
+  }
+
+  /**
+   * Marks records of the given models not seen in `generation` as removed (findings: fixed), within
+   * `scope` when given, with their events in the change feed under the sweeping run (by default the
+   * source's running run, now).
+   */
+  async sweep(
+    sourceId: string,
+    models: ModelName[],
+    generation: string,
+    scope?: SweepScope,
+    by?: { runId: string; at?: string },
+  ): Promise<Record<string, number>> {
+    const run = by?.runId ?? (await activeRun(this.#db, sourceId))?.id ?? (await lastRun(this.#db, sourceId))?.id ?? null;
+    const changes = run ? { runId: run, at: by?.at ?? nowIso() } : undefined;
+    // A model whose table the sweeping run found empty (it loaded it without indexes) holds only what
+    // the run stored, all stamped with its generation: nothing to mark, and no UPDATE to scan the
+    // table (or, on PostgreSQL, to wait for its index builds).
+    const loadedEmpty = (m: ModelName) => by !== undefined && this.#deferred.get(`${by.runId}\u0000${m}`) === true;
+    return this.#db.transaction(async (tx) => {
+      const out: Record<string, number> = {};
+      for (const m of models) out[m] = loadedEmpty(m) ? 0 : await sweepModel(tx, m, sourceId, generation, scope, changes);
+      markWritten(sourceId);
+      return out;
+    });
+  }
+}

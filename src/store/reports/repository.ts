@@ -1,0 +1,30 @@
+// The reports repository: summaries kept by each run's epilogue, and the reports read from records
+// (coverage, remediation, trends). A new report is its file here and one line below.
+import { bindDriver } from '../db/bind.ts';
+import type { Driver } from '../db/driver.ts';
+import { coverageList, coverageReport } from './coverage.ts';
+import { remediationReport } from './remediation.ts';
+import { complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-tables-read.ts';
+import { refreshAllSummaries, refreshSummaries } from './summary-tables-write.ts';
+import { trendsFingerprint, trendsReport } from './trends.ts';
+
+/** Rebuilds a source's summaries from its records (a run's epilogue), or every source's. */
+function refresh(db: Driver, sourceId?: string): Promise<void> {
+  return sourceId ? refreshSummaries(db, sourceId) : refreshAllSummaries(db);
+}
+
+export const reportsRepository = (db: Driver) =>
+  bindDriver(db, {
+    refreshSummaries: refresh,
+    overdueCounts,
+    pluginSummary,
+    hostFindingCounts,
+    complianceSummary,
+    coverage: coverageReport,
+    coverageList,
+    remediation: remediationReport,
+    trends: trendsReport,
+    trendsFingerprint,
+  });
+
+export type ReportsRepository = ReturnType<typeof reportsRepository>;
