@@ -3,6 +3,7 @@
 // client's calls are typed from the same declarations. Only zod and core here: the browser imports
 // this file for its types alone. test/server/api-routes.test.ts checks each entry against the server.
 import { z } from 'zod';
+import { alertBody, alertCreated, alertDelivery, alertDeliveryList, alertList, alertRemoved, deliveriesQuery } from './api-shapes-alerts.ts';
 import {
   changesQuery,
   complianceQuery,
@@ -70,6 +71,7 @@ import {
   remediationReport,
   trendsReport,
 } from './api-shapes-reports.ts';
+import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
 import { MODEL_NAMES, type ModelName } from './models.ts';
 
 /** What a route takes and answers; a part it does not take is left out. */
@@ -139,6 +141,19 @@ export const apiRoutes = {
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },
+
+  'GET /api/v1/exceptions': { query: exceptionListQuery, response: riskExceptionList },
+  'GET /api/v1/exceptions/policy': { response: exceptionPolicy },
+  'GET /api/v1/exceptions/:id': { params: idParams, response: riskExceptionDetail },
+  'POST /api/v1/exceptions': { body: exceptionProposal, response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/approve': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/reject': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/revoke': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'GET /api/v1/alerts': { response: alertList },
+  'POST /api/v1/alerts': { body: alertBody, response: alertCreated },
+  'DELETE /api/v1/alerts/:name': { params: nameParams, response: alertRemoved },
+  'POST /api/v1/alerts/:name/test': { params: nameParams, response: alertDelivery },
+  'GET /api/v1/alerts/deliveries': { query: deliveriesQuery, response: alertDeliveryList },
 } as const satisfies Record<string, RouteShapes>;
 
 export type ApiRoutes = typeof apiRoutes;

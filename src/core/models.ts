@@ -100,6 +100,16 @@ export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 export const FEED_KINDS = ['kev', 'epss'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
+/** What a risk exception covers: one finding, a plugin on chosen assets, a plugin everywhere. */
+export const EXCEPTION_SCOPES = ['finding', 'plugin-assets', 'plugin'] as const;
+export type ExceptionScope = (typeof EXCEPTION_SCOPES)[number];
+/** A risk exception's states; `expired` is never stored: a proposed or approved one past its date reads so. */
+export const EXCEPTION_STATES = ['proposed', 'approved', 'rejected', 'expired', 'revoked'] as const;
+export type ExceptionState = (typeof EXCEPTION_STATES)[number];
+/** The changes of a risk exception its history keeps. */
+export const EXCEPTION_ACTIONS = ['propose', 'approve', 'reject', 'revoke'] as const;
+export type ExceptionAction = (typeof EXCEPTION_ACTIONS)[number];
+
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 const MODEL_FIELD_DEFS = {
   hosts: [
@@ -286,7 +296,8 @@ export type FieldsOf<M extends ModelName> = {
  * by half for no faster read); its assetId, owner, department and site are its host's (joined from
  * `hosts`, which correlation places: copying them would rewrite every finding of an estate after its
  * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
- * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
+ * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only;
+ * so does whether a risk exception covers it (store/exceptions/: `excepted` filters, the others are shown).
  */
 const COMPUTED_FIELD_DEFS = {
   vulnerabilities: [
@@ -299,6 +310,13 @@ const COMPUTED_FIELD_DEFS = {
     text('owner'),
     text('department'),
     text('site'),
+    // Its risk exception (store/exceptions/), as read now: `excepted` when one is approved and unexpired;
+    // the one that matters most (approved before proposed, latest expiry first) by id, state, reason and expiry.
+    bool('excepted'),
+    text('exceptionId'),
+    oneOf('exceptionState', EXCEPTION_STATES),
+    text('exceptionReason'),
+    time('exceptionExpiresAt'),
   ],
 } satisfies Partial<Record<ModelName, FieldDef[]>>;
 export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = COMPUTED_FIELD_DEFS;

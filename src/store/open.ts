@@ -1,8 +1,10 @@
 // Opening the store: the driver for its URL (SQLite file or PostgreSQL), migrations, indexes a crashed
 // first import left unbuilt, and one repository per aggregate over it.
 import type { SecretBox } from '../core/secrets.ts';
+import { type AlertsRepository, alertsRepository } from './alerts/repository.ts';
 import { type UsersRepository, usersRepository } from './auth/repository.ts';
 import { type CorrelationRepository, correlationRepository } from './correlation/repository.ts';
+import { type ExceptionsRepository, exceptionsRepository } from './exceptions/repository.ts';
 import { rebuildDeferredIndexes } from './db/bulk-load.ts';
 import { type Driver, openDriver, sqlitePathOf } from './db/driver.ts';
 import { migrate, schemaVersion } from './db/migrate.ts';
@@ -26,6 +28,10 @@ export interface Store {
   readonly feeds: FeedsRepository;
   readonly users: UsersRepository;
   readonly exports: ExportsRepository;
+  /** Risk exceptions: proposed, approved, rejected, revoked; expired when read past their date. */
+  readonly exceptions: ExceptionsRepository;
+  /** Alert rules (URL and secret sealed), what each has reported, and the delivery log. */
+  readonly alerts: AlertsRepository;
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -52,6 +58,8 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     feeds,
     users: usersRepository(db),
     exports: exportsRepository(db),
+    exceptions: exceptionsRepository(db),
+    alerts: alertsRepository(db, box),
     schemaVersion: () => schemaVersion(db),
     close: async () => {
       await writer?.close();

@@ -10,6 +10,7 @@ import type { SyncContext } from './context.ts';
 import { type Connector, type Page, readsFiles, type ScopedSweep, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
+import { alertAfterSync } from '../alerts/index.ts';
 import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
@@ -478,6 +479,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await store.runs.finish(runId, status, counts, error, runLog.activity, shortfalls.value);
   // Scheduled exports follow a run that read every stream; they run beside the caller and never change the run.
   if (readEveryStream({ status, error })) exportAfterSync(app, source.name, runId);
+  // Alert rules are evaluated beside the caller too (a failed or partial run, findings it made known exploited…).
+  alertAfterSync(app, { id: runId, source: source.name, status, error });
   const skipped = readsFiles(connector, config) ? await skippedByRun(app, source.id, runId).catch(() => []) : [];
   return { runId, status, mode, resumedFrom, streams: counts, swept, error, shortfalls: shortfalls.value, ...(skipped.length > 0 ? { skipped } : {}) };
 }

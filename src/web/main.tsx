@@ -8,6 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler, call } from './api.ts';
 import { AssetPage } from './pages/asset.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
+import { ExceptionsPage } from './pages/exceptions.tsx';
 import { FindingPage } from './pages/finding.tsx';
 import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
@@ -19,6 +20,7 @@ import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
 import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
+import { AlertsPage } from './pages/alerts.tsx';
 import { FeedsPage } from './pages/feeds.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { createAppRouter, Link, useLocation } from './router.tsx';
@@ -94,8 +96,10 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
+  { href: '/reports/exceptions', label: 'Risk exceptions', group: 'Reports' },
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
+  { href: '/settings/alerts', label: 'Alerts', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -175,8 +179,10 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/inventory/:model/:id', (p) => (isDetailModel(p.model) ? <RecordDetailPage key={`${p.model}/${p.id}`} model={p.model} id={p.id} /> : null)],
   ['/settings/tokens', () => <TokensPage />],
   ['/settings/feeds', () => <FeedsPage />],
+  ['/settings/alerts', () => <AlertsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
+  ['/reports/exceptions', () => <ExceptionsPage />],
   ['/reports/plugins', () => <PluginsPage />],
   ['/reports/plugins/:source/:pluginId', (p) => <PluginHostsPage source={p.source} pluginId={p.pluginId} />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],

@@ -20,6 +20,7 @@ const LAYER: Record<string, number> = {
   filedrop: 3,
   connectors: 4,
   feeds: 4,
+  alerts: 4,
   export: 5,
   sync: 5,
   app: 6,

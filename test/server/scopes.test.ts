@@ -21,6 +21,10 @@ const OPERATE = [
   'DELETE /api/v1/assets/:id/link',
   'POST /api/v1/assets/:id/unlink',
   'POST /api/v1/assets/recompute',
+  'POST /api/v1/exceptions',
+  'POST /api/v1/exceptions/:id/approve',
+  'POST /api/v1/exceptions/:id/reject',
+  'POST /api/v1/exceptions/:id/revoke',
 ];
 const ADMIN = [
   'POST /api/v1/sources',
@@ -35,6 +39,9 @@ const ADMIN = [
   'HEAD /api/v1/tokens',
   'POST /api/v1/tokens',
   'DELETE /api/v1/tokens/:id',
+  'POST /api/v1/alerts',
+  'DELETE /api/v1/alerts/:name',
+  'POST /api/v1/alerts/:name/test',
 ];
 /** Answered without an API token or session (the upload route checks its own upload token). */
 const PUBLIC = [

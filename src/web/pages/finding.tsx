@@ -1,7 +1,8 @@
 // One finding: what it is (synopsis, description, solution), what the scanner saw (proof), its CVEs with
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
-// asset and owner it belongs to.
+// asset and owner it belongs to, and its risk exceptions beside the scanner's own accepted risk.
 import { call, routeUrl } from '../api.ts';
+import { FindingExceptions } from '../components/finding-exceptions.tsx';
 import { Link } from '../router.tsx';
 import { Alert, Badge, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
@@ -116,6 +117,12 @@ export function FindingPage({ id }: { id: string }) {
                 · <span className="kev">Known exploited</span>
               </>
             ) : null}{' '}
+            {f.excepted ? (
+              <>
+                {' '}
+                · <span className="excepted">Risk excepted until {String(f.exceptionExpiresAt ?? '').slice(0, 10)}</span>
+              </>
+            ) : null}{' '}
             · plugin {String(f.pluginId ?? '—')}
             {f.pluginFamily ? ` (${String(f.pluginFamily)})` : ''} · on {hostName ?? 'an unknown host'}
             {f.port !== null && f.port !== undefined ? ` port ${String(f.port)}/${String(f.protocol ?? '')}` : ''}
@@ -179,6 +186,7 @@ export function FindingPage({ id }: { id: string }) {
           </dl>
         </section>
       </div>
+      <FindingExceptions finding={f} />
       <section className="card" aria-labelledby="finding-scores">
         <h2 id="finding-scores">Scores and CVEs</h2>
         <dl className="props props-inline">

@@ -103,7 +103,25 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
         'No'
       ),
   },
-  { key: 'status', label: 'Status', sortable: true },
+  {
+    key: 'status',
+    label: 'Status',
+    sortable: true,
+    render: (r) => (
+      <>
+        {cell(r.status)}
+        {r.excepted ? (
+          <div className="small excepted" title={`Risk exception until ${String(r.exceptionExpiresAt ?? '').slice(0, 10)}: ${String(r.exceptionReason ?? '')}`}>
+            excepted
+          </div>
+        ) : r.acceptedRisk ? (
+          <div className="small muted" title="Risk accepted in the scanner">
+            accepted (scanner)
+          </div>
+        ) : null}
+      </>
+    ),
+  },
   {
     key: 'dueAt',
     label: 'Due',
