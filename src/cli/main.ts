@@ -20,6 +20,7 @@ import { registerSecretsCommands } from './secrets.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
+import { registerTicketsCommands } from './tickets.ts';
 import { registerTokensCommands } from './tokens.ts';
 
 export function buildProgram(): Command {
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerTokensCommands(program);
   registerAssetsCommands(program);
   registerExceptionsCommands(program);
+  registerTicketsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

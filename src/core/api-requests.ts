@@ -200,3 +200,6 @@ export const fileDropBody = z
   .nullable()
   .optional();
 export type FileDropBody = z.input<typeof fileDropBody>;
+
+/** GET /api/v1/sources/:name/tickets/log: the newest entries of the remediation tickets' audit log. */
+export const ticketLogQuery = z.object({ limit: z.int().min(1).max(10_000).default(100).describe('entries, newest first') });

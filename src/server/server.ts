@@ -25,6 +25,7 @@ import { summaryRoutes } from './routes/summaries.ts';
 import { exceptionRoutes } from './routes/exceptions.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { alertRoutes } from './routes/alerts.ts';
+import { ticketRoutes } from './routes/tickets.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -208,6 +209,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(feedRoutes(app));
   await f.register(exceptionRoutes(app));
   await f.register(alertRoutes(app));
+  await f.register(ticketRoutes(app));
   await f.ready();
   return f;
 }

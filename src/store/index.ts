@@ -33,3 +33,5 @@ export { openStore, type Store } from './open.ts';
 export { readEveryStream, RUN_LIST_CAP, type RunRecord, type RunShortfalls, type RunStatus } from './sources/runs.ts';
 export type { StreamCounts } from './sources/run-activity.ts';
 export { type SourceRecord, unreadableSecretsError } from './sources/sources.ts';
+export type { TicketFindingRow } from './tickets/findings.ts';
+export type { TicketLogEntry, TicketRow, TicketState } from './tickets/repository.ts';

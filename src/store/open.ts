@@ -14,6 +14,7 @@ import { type RecordsRepository, recordsRepository } from './records/repository.
 import { type ReportsRepository, reportsRepository } from './reports/repository.ts';
 import { type ExportsRepository, exportsRepository, type RunsRepository, runsRepository } from './sources/repository.ts';
 import { Sources } from './sources/sources.ts';
+import { type TicketsRepository, ticketsRepository } from './tickets/repository.ts';
 
 export interface Store {
   /** The database itself: for the store's own tests and benchmarks; everything else goes through a repository. */
@@ -32,6 +33,8 @@ export interface Store {
   readonly exceptions: ExceptionsRepository;
   /** Alert rules (URL and secret sealed), what each has reported, and the delivery log. */
   readonly alerts: AlertsRepository;
+  /** Remediation tickets of ticketing sources: group keys, intents, claims, the audit log. */
+  readonly tickets: TicketsRepository;
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -60,6 +63,7 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     exports: exportsRepository(db),
     exceptions: exceptionsRepository(db),
     alerts: alertsRepository(db, box),
+    tickets: ticketsRepository(db),
     schemaVersion: () => schemaVersion(db),
     close: async () => {
       await writer?.close();

@@ -23,6 +23,7 @@ const LAYER: Record<string, number> = {
   alerts: 4,
   export: 5,
   sync: 5,
+  tickets: 5,
   app: 6,
   cli: 7,
   server: 7,

@@ -25,6 +25,7 @@ const OPERATE = [
   'POST /api/v1/exceptions/:id/approve',
   'POST /api/v1/exceptions/:id/reject',
   'POST /api/v1/exceptions/:id/revoke',
+  'POST /api/v1/sources/:name/tickets/apply',
 ];
 const ADMIN = [
   'POST /api/v1/sources',
