@@ -78,6 +78,13 @@ function queries(ids: { hostId: string; pluginId: string; cve: string; hostname:
     ['summary: hosts severity counts (a page)', 'HOSTCOUNTS'],
     ['summary: coverage report', '/api/v1/reports/coverage'],
     ['summary: compliance per host', '/api/v1/compliance/summary?limit=200'],
+    // Issue 31: what to fix first.
+    ['vulns: sort -priority', `${v}&sort=-priority`],
+    ['vulns: filter decision=act, -priority', `${v}&sort=-priority&decision=act`],
+    ['summary: counts by decision (Act now)', '/api/v1/vulnerabilities/counts?by=decision&removed=false&status!=fixed'],
+    ['summary: decisions report (all)', '/api/v1/reports/decisions'],
+    ['summary: decisions per owner', '/api/v1/reports/decisions?by=owner'],
+    ['summary: top remediations', '/api/v1/reports/remediations?limit=50'],
   ];
 }
 

@@ -3,6 +3,7 @@
 // client's calls are typed from the same declarations. Only zod and core here: the browser imports
 // this file for its types alone. test/server/api-routes.test.ts checks each entry against the server.
 import { z } from 'zod';
+import { alertBody, alertCreated, alertDelivery, alertDeliveryList, alertList, alertRemoved, deliveriesQuery } from './api-shapes-alerts.ts';
 import {
   changesQuery,
   complianceQuery,
@@ -18,6 +19,9 @@ import {
   pluginQuery,
   recordQuery,
   remediationQuery,
+  remediationsQuery,
+  remediationHostsQuery,
+  decisionCountsQuery,
   trendsQuery,
 } from './api-requests.ts';
 import {
@@ -78,9 +82,13 @@ import {
   pluginSummary,
   recordCount,
   recordStats,
+  decisionCounts,
+  remediationHosts,
   remediationReport,
+  remediationsReport,
   trendsReport,
 } from './api-shapes-reports.ts';
+import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
 import { MODEL_NAMES, type ModelName } from './models.ts';
 
 /** What a route takes and answers; a part it does not take is left out. */
@@ -141,6 +149,9 @@ export const apiRoutes = {
   'GET /api/v1/changes': { query: changesQuery, response: changePage },
   'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
   'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
+  'GET /api/v1/reports/remediations': { query: remediationsQuery, response: remediationsReport },
+  'GET /api/v1/reports/remediations/hosts': { query: remediationHostsQuery, response: remediationHosts },
+  'GET /api/v1/reports/decisions': { query: decisionCountsQuery, response: decisionCounts },
   'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },
   'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords, typed: assetRecordsTyped },
   'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
@@ -158,6 +169,19 @@ export const apiRoutes = {
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },
+
+  'GET /api/v1/exceptions': { query: exceptionListQuery, response: riskExceptionList },
+  'GET /api/v1/exceptions/policy': { response: exceptionPolicy },
+  'GET /api/v1/exceptions/:id': { params: idParams, response: riskExceptionDetail },
+  'POST /api/v1/exceptions': { body: exceptionProposal, response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/approve': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/reject': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/revoke': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'GET /api/v1/alerts': { response: alertList },
+  'POST /api/v1/alerts': { body: alertBody, response: alertCreated },
+  'DELETE /api/v1/alerts/:name': { params: nameParams, response: alertRemoved },
+  'POST /api/v1/alerts/:name/test': { params: nameParams, response: alertDelivery },
+  'GET /api/v1/alerts/deliveries': { query: deliveriesQuery, response: alertDeliveryList },
 } as const satisfies Record<string, RouteShapes>;
 
 export type ApiRoutes = typeof apiRoutes;

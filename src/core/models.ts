@@ -1,3 +1,5 @@
+import { DECISIONS } from './priority.ts';
+
 // The normalized models of interfaces.md §3. One table of field definitions drives the store's column
 // mapping, query filter validation and the API's schemas, so a field is declared exactly once.
 
@@ -100,6 +102,16 @@ export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 export const FEED_KINDS = ['kev', 'epss'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
+/** What a risk exception covers: one finding, a plugin on chosen assets, a plugin everywhere. */
+export const EXCEPTION_SCOPES = ['finding', 'plugin-assets', 'plugin'] as const;
+export type ExceptionScope = (typeof EXCEPTION_SCOPES)[number];
+/** A risk exception's states; `expired` is never stored: a proposed or approved one past its date reads so. */
+export const EXCEPTION_STATES = ['proposed', 'approved', 'rejected', 'expired', 'revoked'] as const;
+export type ExceptionState = (typeof EXCEPTION_STATES)[number];
+/** The changes of a risk exception its history keeps. */
+export const EXCEPTION_ACTIONS = ['propose', 'approve', 'reject', 'revoke'] as const;
+export type ExceptionAction = (typeof EXCEPTION_ACTIONS)[number];
+
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 const MODEL_FIELD_DEFS = {
   hosts: [
@@ -123,6 +135,8 @@ const MODEL_FIELD_DEFS = {
     text('biosUuid'),
     real('acrScore'),
     real('aesScore'),
+    // Kept by the store (docs/priority.md): the host's criticality 0–10 from its ACR or its CMDB record's business impact.
+    real('criticality'),
     // Filled by correlation (src/correlate): the host's asset and its CMDB owner.
     text('assetId', true),
     text('owner'),
@@ -167,6 +181,15 @@ const MODEL_FIELD_DEFS = {
     time('reopenedAt'),
     // The scanner's own date of the finding's last mitigation, where it sends one (trends and MTTR prefer it).
     time('mitigatedAt'),
+    // The finding's CVSS vectors (its plugin's), read by the priority below.
+    text('cvssV3Vector'),
+    text('cvssV2Vector'),
+    // Kept by the store as it writes the finding (docs/priority.md; never sent by a connector): the host
+    // criticality it used, the SSVC decision and the priority 0–100 within it. A finding written as
+    // several rows in one generation (one per CVE) keeps the highest priority of them, and its decision.
+    real('assetCriticality'),
+    oneOf('decision', DECISIONS, { indexed: true, ordered: true }),
+    greatest(real('priority')),
   ],
   compliance: [
     text('hostId', true),
@@ -286,7 +309,8 @@ export type FieldsOf<M extends ModelName> = {
  * by half for no faster read); its assetId, owner, department and site are its host's (joined from
  * `hosts`, which correlation places: copying them would rewrite every finding of an estate after its
  * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
- * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
+ * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only;
+ * so does whether a risk exception covers it (store/exceptions/: `excepted` filters, the others are shown).
  */
 const COMPUTED_FIELD_DEFS = {
   vulnerabilities: [
@@ -294,11 +318,20 @@ const COMPUTED_FIELD_DEFS = {
     text('solution'),
     time('dueAt'),
     bool('overdue'),
+    // The decision and its parts as a sentence (core/priority.ts explainPriority).
+    text('priorityReason'),
     // From the host's correlated asset (src/correlate).
     text('assetId'),
     text('owner'),
     text('department'),
     text('site'),
+    // Its risk exception (store/exceptions/), as read now: `excepted` when one is approved and unexpired;
+    // the one that matters most (approved before proposed, latest expiry first) by id, state, reason and expiry.
+    bool('excepted'),
+    text('exceptionId'),
+    oneOf('exceptionState', EXCEPTION_STATES),
+    text('exceptionReason'),
+    time('exceptionExpiresAt'),
   ],
 } satisfies Partial<Record<ModelName, FieldDef[]>>;
 export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = COMPUTED_FIELD_DEFS;

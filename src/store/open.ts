@@ -1,8 +1,10 @@
 // Opening the store: the driver for its URL (SQLite file or PostgreSQL), migrations, indexes a crashed
 // first import left unbuilt, and one repository per aggregate over it.
 import type { SecretBox } from '../core/secrets.ts';
+import { type AlertsRepository, alertsRepository } from './alerts/repository.ts';
 import { type UsersRepository, usersRepository } from './auth/repository.ts';
 import { type CorrelationRepository, correlationRepository } from './correlation/repository.ts';
+import { type ExceptionsRepository, exceptionsRepository } from './exceptions/repository.ts';
 import { rebuildDeferredIndexes } from './db/bulk-load.ts';
 import { type Driver, openDriver, sqlitePathOf } from './db/driver.ts';
 import { migrate, schemaVersion } from './db/migrate.ts';
@@ -12,6 +14,7 @@ import { type RecordsRepository, recordsRepository } from './records/repository.
 import { type ReportsRepository, reportsRepository } from './reports/repository.ts';
 import { type ExportsRepository, exportsRepository, type RunsRepository, runsRepository } from './sources/repository.ts';
 import { Sources } from './sources/sources.ts';
+import { type TicketsRepository, ticketsRepository } from './tickets/repository.ts';
 import { type ViewsRepository, viewsRepository } from './views/repository.ts';
 
 export interface Store {
@@ -27,6 +30,12 @@ export interface Store {
   readonly feeds: FeedsRepository;
   readonly users: UsersRepository;
   readonly exports: ExportsRepository;
+  /** Risk exceptions: proposed, approved, rejected, revoked; expired when read past their date. */
+  readonly exceptions: ExceptionsRepository;
+  /** Alert rules (URL and secret sealed), what each has reported, and the delivery log. */
+  readonly alerts: AlertsRepository;
+  /** Remediation tickets of ticketing sources: group keys, intents, claims, the audit log. */
+  readonly tickets: TicketsRepository;
   /** Each user's saved views of the lists. */
   readonly views: ViewsRepository;
   schemaVersion(): Promise<number>;
@@ -55,6 +64,9 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     feeds,
     users: usersRepository(db),
     exports: exportsRepository(db),
+    exceptions: exceptionsRepository(db),
+    alerts: alertsRepository(db, box),
+    tickets: ticketsRepository(db),
     views: viewsRepository(db),
     schemaVersion: () => schemaVersion(db),
     close: async () => {

@@ -21,6 +21,11 @@ const OPERATE = [
   'DELETE /api/v1/assets/:id/link',
   'POST /api/v1/assets/:id/unlink',
   'POST /api/v1/assets/recompute',
+  'POST /api/v1/exceptions',
+  'POST /api/v1/exceptions/:id/approve',
+  'POST /api/v1/exceptions/:id/reject',
+  'POST /api/v1/exceptions/:id/revoke',
+  'POST /api/v1/sources/:name/tickets/apply',
   'POST /api/v1/views',
   'DELETE /api/v1/views/:id',
 ];
@@ -37,6 +42,9 @@ const ADMIN = [
   'HEAD /api/v1/tokens',
   'POST /api/v1/tokens',
   'DELETE /api/v1/tokens/:id',
+  'POST /api/v1/alerts',
+  'DELETE /api/v1/alerts/:name',
+  'POST /api/v1/alerts/:name/test',
 ];
 /** Answered without an API token or session (the upload route checks its own upload token). */
 const PUBLIC = [

@@ -3,7 +3,35 @@
 import { COMMON_FIELDS, COMPUTED_FIELDS, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Row } from '../db/driver.ts';
 import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
+import { nowIso } from '../db/rows.ts';
+import { FINDING_EXCEPTION_SQL, withException } from '../exceptions/exceptions.ts';
 import { withSla } from './sla.ts';
+import { explainPriority } from '../../core/priority.ts';
+import { priorityConfig } from './priority.ts';
+
+/** A stored finding's decision and its parts as a sentence (docs/priority.md); null without a decision. */
+export function reasonOf(r: Record<string, unknown>): string | null {
+  if (r.decision === null || r.decision === undefined) return null;
+  const n = (v: unknown) => (typeof v === 'number' ? v : null);
+  return explainPriority(
+    {
+      status: r.status,
+      severity: r.severity,
+      knownExploited: r.knownExploited === true,
+      epssScore: n(r.epssScore),
+      exploitAvailable: r.exploitAvailable === true,
+      cvssV3BaseScore: n(r.cvssV3BaseScore),
+      cvssV2BaseScore: n(r.cvssV2BaseScore),
+      cvssV3Vector: r.cvssV3Vector,
+      cvssV2Vector: r.cvssV2Vector,
+      criticality: n(r.assetCriticality),
+    },
+    priorityConfig(),
+  );
+}
+
+/** The column a finding's row carries its risk exception in (exceptions.ts FINDING_EXCEPTION_SQL). */
+export const EXCEPTION_COLUMN = 'exception_match';
 
 export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   const out: Record<string, unknown> = {};
@@ -14,7 +42,11 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
   const joined = JOINED[model];
   if (joined) for (const field of Object.keys(joined)) out[field] = (row[joinedAlias(field)] as string | null | undefined) ?? null;
-  if (model === 'vulnerabilities') withSla(out);
+  if (model === 'vulnerabilities') {
+    withException(out, row[EXCEPTION_COLUMN], nowIso());
+    withSla(out);
+    out.priorityReason = reasonOf(out);
+  }
   return out as StoredRecord;
 }
 
@@ -43,10 +75,12 @@ export function joinedColumns(model: ModelName): { name: string; column: string 
   return Object.keys(JOINED[model] ?? {}).map((name) => ({ name, column: joinedAlias(name) }));
 }
 
-/** What a record query selects: the record, its source's name, and its joined fields. */
-export function recordColumns(model: ModelName): string {
+/** What a record query selects: the record, its source's name, its joined fields and (a finding) its risk exception. */
+export function recordColumns(model: ModelName, opts: { exceptions?: boolean } = {}): string {
   const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
-  return `r.*, s."name" AS "source_name"${joined.join('')}`;
+  // `exceptions: false`: the caller knows no exception is proposed or approved (the findings read none).
+  const exception = model === 'vulnerabilities' && opts.exceptions !== false ? `, ${FINDING_EXCEPTION_SQL} AS "${EXCEPTION_COLUMN}"` : '';
+  return `r.*, s."name" AS "source_name"${joined.join('')}${exception}`;
 }
 
 /** The FROM clause of a record query (the table as `r`, its source as `s`; a finding's plugin as `p` and host as `h`). */

@@ -54,6 +54,19 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
         onChange={(v) => setQuery({ severity: v })}
       />
       <SelectFilter
+        id="f-decision"
+        label="Decision"
+        value={query.get('decision') ?? ''}
+        options={[
+          { value: 'act', label: 'Act' },
+          { value: '>=attend', label: 'Attend or Act' },
+          { value: 'attend', label: 'Attend' },
+          { value: 'track*', label: 'Track*' },
+          { value: 'track', label: 'Track' },
+        ]}
+        onChange={(v) => setQuery({ decision: v })}
+      />
+      <SelectFilter
         id="f-status"
         label="Status"
         value={query.get('status') ?? ''}
@@ -76,6 +89,16 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
           }}
         />
       </div>
+      <SelectFilter
+        id="f-excepted"
+        label="Risk exception"
+        value={query.get('excepted') ?? ''}
+        options={[
+          { value: 'true', label: 'Excepted' },
+          { value: 'false', label: 'Not excepted' },
+        ]}
+        onChange={(v) => setQuery({ excepted: v })}
+      />
       <label className="checkbox-inline">
         <input
           type="checkbox"

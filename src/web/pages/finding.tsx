@@ -1,7 +1,8 @@
 // One finding: what it is (synopsis, description, solution), what the scanner saw (proof), its CVEs with
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
-// asset and owner it belongs to.
+// asset and owner it belongs to, and its risk exceptions beside the scanner's own accepted risk.
 import { call, routeUrl } from '../api.ts';
+import { FindingExceptions } from '../components/finding-exceptions.tsx';
 import { Link } from '../router.tsx';
 import { Alert, Badge, cell, DataTable, dateOnly, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
@@ -116,12 +117,31 @@ export function FindingPage({ id }: { id: string }) {
                 · <span className="kev">Known exploited</span>
               </>
             ) : null}{' '}
+            {f.excepted ? (
+              <>
+                {' '}
+                · <span className="excepted">Risk excepted until {String(f.exceptionExpiresAt ?? '').slice(0, 10)}</span>
+              </>
+            ) : null}{' '}
             · plugin {String(f.pluginId ?? '—')}
             {f.pluginFamily ? ` (${String(f.pluginFamily)})` : ''} · on {hostName ?? 'an unknown host'}
             {f.port !== null && f.port !== undefined ? ` port ${String(f.port)}/${String(f.protocol ?? '')}` : ''}
           </>
         }
       />
+      {typeof f.priorityReason === 'string' && (
+        <section className={`card priority-reason decision-${String(f.decision).replace('*', '-star')}`} aria-labelledby="finding-priority">
+          <h2 id="finding-priority">What to do</h2>
+          <p>
+            <strong>{f.priorityReason}</strong>
+          </p>
+          <p className="muted small">
+            CISA's SSVC decision from exploitation, automatability, technical impact and the asset's criticality; the priority (0–100) orders findings within a
+            decision.{' '}
+            <Link href={`/inventory/vulnerabilities?decision=${encodeURIComponent(String(f.decision))}&sort=-priority`}>Findings with this decision</Link>
+          </p>
+        </section>
+      )}
       <div className="host-top">
         <section className="card" aria-labelledby="finding-what">
           <h2 id="finding-what">Synopsis</h2>
@@ -179,6 +199,7 @@ export function FindingPage({ id }: { id: string }) {
           </dl>
         </section>
       </div>
+      <FindingExceptions finding={f} />
       <section className="card" aria-labelledby="finding-scores">
         <h2 id="finding-scores">Scores and CVEs</h2>
         <dl className="props props-inline">

@@ -46,8 +46,13 @@ export function InventoryPage({ model }: { model: string }) {
   // The API lists live records by default (findings open or reopened, nothing removed); `all` widens it.
   if (showRemoved) filters.all = 'true';
   if (view.model === 'vulnerabilities') {
-    for (const k of ['severity', 'status', 'knownExploited', 'overdue'] as const) {
+    for (const k of ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision'] as const) {
       const v = query.get(k);
+      // `>=attend`: Attend or Act, compared in the decisions' order by the API.
+      if (v && k === 'decision' && v.startsWith('>=')) {
+        where.push(`decision${v}`);
+        continue;
+      }
       // `>=high`: a floor, compared in severity order by the API.
       if (v && k === 'severity' && v.startsWith('>=')) where.push(`severity${v}`);
       // Open or reopened: every finding not fixed.
@@ -138,7 +143,9 @@ export function InventoryPage({ model }: { model: string }) {
         {(q ||
           src ||
           showRemoved ||
-          ['severity', 'status', 'knownExploited', 'overdue', 'cve', 'result', 'matchRule', 'owner', 'department'].some((k) => query.get(k))) && (
+          ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result', 'matchRule', 'owner', 'department'].some((k) =>
+            query.get(k),
+          )) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>
