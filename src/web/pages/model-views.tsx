@@ -22,13 +22,14 @@ const day = dateOnly;
 
 /** What the finding is, how to fix it and what the scanner saw: the row's details, opened on demand. */
 function findingDetail(r: ModelRecord<'vulnerabilities'>) {
-  if (!r.synopsis && !r.solution && !r.proof) return null;
   return (
     <div className="finding-detail">
       <div className="muted small">
         {r.pluginName} · Plugin {r.pluginId ?? '—'}
         {r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}
         {r.department ? ` · ${r.department}` : ''}
+        {' · last seen '}
+        <When iso={r.lastSeen} />
       </div>
       {r.synopsis ? <p>{r.synopsis}</p> : null}
       {r.solution ? (
@@ -166,7 +167,7 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
       </>
     ),
   },
-  lastSeen,
+  // No "Last seen" column: it is in the row's details, to keep the list within 1280 px.
 ];
 
 export const MODEL_VIEWS: AnyModelView[] = [
