@@ -262,6 +262,31 @@ export async function summarySource(db: Driver, model: ModelName, fields: string
   return src;
 }
 
+/**
+ * Live compliance results counted by result from sum_compliance (its per host and benchmark counts of
+ * each result, unpivoted): the counts by result the UI and API ask for read a row per host and
+ * benchmark instead of every result (issue 30: 2.4 s at 200,000 hosts). Only for a count of live
+ * results (a `removed=false` filter: the summary holds no removed one), grouped by nothing but result
+ * and source, filtered by nothing but result (= or !=); null otherwise. A result outside the four is
+ * counted as null (the mapper writes only those four or none).
+ */
+export async function complianceResultSource(
+  db: Driver,
+  by: string[],
+  filters: { field: string; op: string; value: string }[],
+  sourceIds?: string[],
+): Promise<SummarySource | null> {
+  const live = filters.some((f) => f.field === 'removed' && f.op === '=' && f.value.trim().toLowerCase() === 'false');
+  const fits = filters.every((f) => f.field === 'removed' || (f.field === 'result' && (f.op === '=' || f.op === '!=')));
+  if (!live || !fits || !by.every((b) => b === 'result' || b === 'source')) return null;
+  await ensureSummariesFor(db, sourceIds);
+  const results = ['passed', 'failed', 'warning', 'error'];
+  const each = results.map((r) => `SELECT source_id, '${r}' AS "result", 0 AS "removed", ${r} AS "n" FROM sum_compliance WHERE ${r} > 0`);
+  const rest = `total - ${results.join(' - ')}`;
+  each.push(`SELECT source_id, NULL AS "result", 0 AS "removed", ${rest} AS "n" FROM sum_compliance WHERE ${rest} > 0`);
+  return { from: `(${each.join(' UNION ALL ')}) r`, count: 'SUM(r."n")', params: [] };
+}
+
 /** Record counts per source and model (all records, removed ones included), from the summaries. */
 export async function modelCounts(db: Driver): Promise<{ sourceId: string; model: string; removed: boolean; n: number }[]> {
   await ensureSummariesFor(db);
