@@ -5,6 +5,7 @@ import { ConflictError, errorMessage, InputError, NotFoundError } from '../core/
 import { scrubSecrets } from '../core/secrets.ts';
 import { ExitCode } from './app.ts';
 import { registerChangesCommand } from './changes.ts';
+import { registerExceptionsCommands } from './exceptions.ts';
 import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
 import { registerFeedsCommands } from './feeds.ts';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerSecretsCommands(program);
   registerTokensCommands(program);
   registerAssetsCommands(program);
+  registerExceptionsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

@@ -20,7 +20,8 @@ export const SINCE_HELP = 'a run id: the changes of the runs that started after 
 export const RUN_HELP = 'a run id: exactly the changes of that run';
 
 export const ocsfVersion = z.enum(['1.1.0', '1.3.0']);
-export const exportFormat = z.enum(['ocsf', 'ocsf-parquet', 'ecs', 'jsonl', 'csv']);
+/** Checked by the server against its format registry (export/formats), whose names the OpenAPI document lists. */
+export const exportFormat = z.string().min(1).max(40).describe('an export format: GET /api/v1/export/formats lists them');
 export const modelName = z.enum(MODEL_NAMES);
 
 // ---- pieces ----

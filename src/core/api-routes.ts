@@ -23,13 +23,17 @@ import {
   bucketListing,
   connectorList,
   cveFactsList,
+  exportFormatList,
   feedList,
   fileDropGuide,
   idParams,
   loginBody,
   nameParams,
+  type ModelRecord,
+  type Page,
   page,
   recordItem,
+  recordShapes,
   run,
   runList,
   runsQuery,
@@ -51,7 +55,9 @@ import {
 import {
   assetLinkBody,
   assetLinked,
+  assetLinkedTyped,
   assetRecords,
+  assetRecordsTyped,
   changePage,
   complianceSummary,
   coverageAnswer,
@@ -64,6 +70,8 @@ import {
   remediationReport,
   trendsReport,
 } from './api-shapes-reports.ts';
+import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
+import { MODEL_NAMES, type ModelName } from './models.ts';
 
 /** What a route takes and answers; a part it does not take is left out. */
 export interface RouteShapes {
@@ -71,9 +79,16 @@ export interface RouteShapes {
   query?: z.ZodType;
   body?: z.ZodType;
   response: z.ZodType;
+  /** The answer with its records typed by model, where `response` (the route's schema) has any model's: the client's type. */
+  typed?: z.ZodType;
+  /** A route of every model (`:model`): its answer for each model, where `response` is any model's. */
+  byModel?: { [M in ModelName]: z.ZodType };
 }
 
 const none = z.null();
+const recordPages = Object.fromEntries(MODEL_NAMES.map((m) => [m, page(recordShapes[m])])) as unknown as {
+  [M in ModelName]: z.ZodType<Page<ModelRecord<M>>>;
+};
 const modelIdParams = modelParams.extend({ id: z.string() });
 const tokenParams = nameParams.extend({ id: z.string() });
 
@@ -104,10 +119,10 @@ export const apiRoutes = {
   'GET /api/v1/runs/:id': { params: idParams, response: run },
 
   'GET /api/v1/stats': { response: recordStats },
-  'GET /api/v1/:model': { params: modelParams, query: recordQuery, response: page(recordItem) },
+  'GET /api/v1/:model': { params: modelParams, query: recordQuery, response: page(recordItem), byModel: recordPages },
   'GET /api/v1/:model/count': { params: modelParams, query: recordQuery, response: recordCount },
   'GET /api/v1/:model/counts': { params: modelParams, query: groupQuery, response: groupCounts },
-  'GET /api/v1/:model/:id': { params: modelIdParams, response: recordItem },
+  'GET /api/v1/:model/:id': { params: modelIdParams, response: recordItem, byModel: recordShapes },
   'GET /api/v1/hosts/labels': { query: hostIdsQuery, response: hostLabels },
   'GET /api/v1/hosts/finding-counts': { query: hostIdsQuery, response: hostFindingCountsList },
   'GET /api/v1/compliance/summary': { query: complianceQuery, response: complianceSummary },
@@ -117,12 +132,22 @@ export const apiRoutes = {
   'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
   'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
   'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },
-  'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords },
-  'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
-  'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked },
+  'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords, typed: assetRecordsTyped },
+  'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
+  'DELETE /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
+
+  'GET /api/v1/export/formats': { response: exportFormatList },
 
   'GET /api/v1/feeds': { response: feedList },
   'GET /api/v1/feeds/cves': { query: cveQuery, response: cveFactsList },
+
+  'GET /api/v1/exceptions': { query: exceptionListQuery, response: riskExceptionList },
+  'GET /api/v1/exceptions/policy': { response: exceptionPolicy },
+  'GET /api/v1/exceptions/:id': { params: idParams, response: riskExceptionDetail },
+  'POST /api/v1/exceptions': { body: exceptionProposal, response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/approve': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/reject': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'POST /api/v1/exceptions/:id/revoke': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
 } as const satisfies Record<string, RouteShapes>;
 
 export type ApiRoutes = typeof apiRoutes;

@@ -2,7 +2,7 @@
 // assets and coverage. Declared once like those of src/core/api-shapes.ts (route schemas, OpenAPI and
 // the web client's types come from them); only zod here, the browser imports this file for its types.
 import { z } from 'zod';
-import { nullableString, page, recordItem } from './api-shapes.ts';
+import { nullableString, page, recordItem, recordShapes } from './api-shapes.ts';
 import { CHANGE_KINDS, COVERAGE_KINDS } from './models.ts';
 
 const severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
@@ -136,6 +136,11 @@ export const changePage = page(changeEvent);
 // ---- assets and coverage ----
 
 export const assetRecords = z.object({ asset: recordItem, hosts: z.array(recordItem), cmdbAssets: z.array(recordItem) });
+/**
+ * The same answer with each record typed by its model: the web client's type (api-routes.ts `typed`),
+ * while the route's schema keeps documenting and serializing any record's fields as before.
+ */
+export const assetRecordsTyped = z.object({ asset: recordShapes.assets, hosts: z.array(recordShapes.hosts), cmdbAssets: z.array(recordShapes['cmdb-assets']) });
 export type AssetRecords = z.infer<typeof assetRecords>;
 
 export const coverageKind = z.enum(COVERAGE_KINDS);
@@ -164,4 +169,6 @@ export const assetLinked = z.object({
   cmdbAssetId: z.string(),
   asset: recordItem.describe('the asset the host is in now'),
 });
+/** The same answer with the asset typed (as assetRecordsTyped). */
+export const assetLinkedTyped = assetLinked.extend({ asset: recordShapes.assets });
 export type AssetLinked = z.infer<typeof assetLinked>;

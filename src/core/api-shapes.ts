@@ -1,7 +1,9 @@
 // The /api/v1 request and response shapes, declared once: the server derives its route schemas
 // (validation, serialization, OpenAPI) from them, and the web client imports the inferred types.
-// Only zod here: the browser imports this file for its types alone, so nothing of it is bundled.
+// Only zod and the model declarations here: the browser imports this file for its types alone, so
+// nothing of it is bundled.
 import { z } from 'zod';
+import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelFieldDef, type ModelName } from './models.ts';
 import { DEFAULT_TOKEN_SCOPE, SCOPE_COVERS, TOKEN_SCOPES } from './token-scopes.ts';
 import { FEED_KINDS } from './models.ts';
 
@@ -116,6 +118,19 @@ export const exportDestination = z.object({
 export type ExportDestination = z.infer<typeof exportDestination>;
 export const exportDestinationList = z.object({ items: z.array(exportDestination) });
 export const exportStatusList = z.object({ items: z.array(exportStatus) });
+/** The export menu (GET /api/v1/export/formats): each entry a format with the options it sets and the models it writes so. */
+export const exportFormatList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      format: z.string(),
+      label: z.string(),
+      params: z.object({ ocsfVersion: z.string().optional() }),
+      models: z.array(z.string()),
+    }),
+  ),
+});
+export type ExportFormatChoice = z.infer<typeof exportFormatList>['items'][number];
 
 // ---- sources ----
 
@@ -189,9 +204,107 @@ export const connectorList = z.object({ items: z.array(connectorMeta) });
 
 // ---- records ----
 
-/** One normalized record: its model's fields (the route schema lists them per model, from MODEL_FIELDS). */
+/** One normalized record of any model: the fields every record has, the others untyped (a list of any model's records). */
 export const recordItem = z.object({ id: z.string(), source: nullableString }).catchall(z.unknown());
 export type Rec = z.infer<typeof recordItem>;
+
+/** One link of a ticket to an asset, as correlation stores it (store/correlation/ticket-links.ts). */
+export const ticketAssetLink = z.object({
+  assetId: z.string(),
+  reason: z.string().describe('associated, hostname, fqdn, ip or asset-tag'),
+  value: z.string(),
+  covers: z.boolean().optional().describe('associated with a ticket that names no CVE or plugin: it covers every finding of the asset'),
+});
+export type TicketAssetLink = z.infer<typeof ticketAssetLink>;
+
+/**
+ * The json fields whose content is known (made by correlation or a connector's mapper), by model; the
+ * others are any JSON value. Each is null where the record has none.
+ */
+const JSON_FIELDS = {
+  assets: {
+    matchDetails: z.record(z.string(), z.unknown()).nullable().describe('why the members are one asset: the links and their identifiers'),
+    openFindings: z.record(z.string(), z.int()).nullable().describe('open findings of its hosts by severity'),
+  },
+  tickets: {
+    associatedAssets: z.array(z.object({ id: nullableString, name: nullableString })).nullable(),
+    assetLinks: z.array(ticketAssetLink).nullable(),
+  },
+  'cmdb-assets': { attributes: z.record(z.string(), z.unknown()).nullable() },
+} satisfies { [M in ModelName]?: Record<string, z.ZodType> };
+type JsonFields = typeof JSON_FIELDS;
+
+/** What a field of each kind holds in an answer. */
+interface KindValue {
+  text: string;
+  int: number;
+  real: number;
+  bool: boolean;
+  time: string;
+  json: unknown;
+}
+/** A field's value in an answer, from its declaration: an enum's values, a list's elements, else its kind's; null where unset. */
+type FieldValue<F extends FieldDef> = F extends { array?: true }
+  ? (F extends { items: 'text' } ? string[] : unknown[]) | null
+  : F extends { values: readonly (infer V)[] }
+    ? V | null
+    : F extends { kind: 'json' }
+      ? unknown
+      : KindValue[F['kind']] | null;
+type Known<M extends ModelName> = M extends keyof JsonFields ? { [K in keyof JsonFields[M]]: z.output<JsonFields[M][K]> } : Record<never, never>;
+
+/**
+ * A record of model `M` as the API answers it: the common fields, then its model's (MODEL_FIELDS) and
+ * the ones read with it (COMPUTED_FIELDS), each typed by its declaration.
+ */
+export type ModelRecord<M extends ModelName> = {
+  id: string;
+  /** null for a correlated asset (no source's record). */
+  source: string | null;
+  externalId: string | null;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  removed: boolean;
+} & { [F in ModelFieldDef<M> as F['name'] extends keyof Known<M> ? never : F['name']]: FieldValue<F> } & Known<M>;
+
+const COMMON_SHAPE = {
+  id: z.string(),
+  source: nullableString,
+  externalId: nullableString,
+  firstSeen: nullableString,
+  lastSeen: nullableString,
+  removed: z.boolean(),
+};
+
+/** The shape of a field's value, from its declaration (FieldValue in zod). */
+function fieldShape(f: FieldDef): z.ZodType {
+  if (f.array) return z.array(f.items === 'text' ? z.string() : z.unknown()).nullable();
+  if (f.values) return z.enum(f.values).nullable();
+  switch (f.kind) {
+    case 'int':
+      return z.int().nullable();
+    case 'real':
+      return z.number().nullable();
+    case 'bool':
+      return z.boolean().nullable();
+    case 'json':
+      return z.unknown();
+    default:
+      return nullableString;
+  }
+}
+
+function recordShape(model: ModelName): z.ZodObject {
+  const known: Record<string, z.ZodType> = JSON_FIELDS[model as keyof JsonFields] ?? {};
+  const shape: Record<string, z.ZodType> = { ...COMMON_SHAPE };
+  for (const f of fieldsOf(model)) shape[f.name] ??= known[f.name] ?? fieldShape(f);
+  return z.object(shape);
+}
+
+/** Each model's record shape, derived from its field declarations: the answer of GET /api/v1/{model}/{id}, and the items of GET /api/v1/{model}. */
+export const recordShapes = Object.fromEntries(MODEL_NAMES.map((m) => [m, recordShape(m)])) as unknown as {
+  [M in ModelName]: z.ZodType<ModelRecord<M>>;
+};
 
 /** A page of a cursor-paged list. */
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: nullableString });

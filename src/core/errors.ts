@@ -11,6 +11,14 @@ export class InputError extends Error {
   }
 }
 
+/** Refused for who asks, not for what is asked (an approval by the requester itself): CLI exit 2, HTTP 403. */
+export class ForbiddenError extends InputError {
+  constructor(message: string, field: string | null = null) {
+    super(message, field);
+    this.name = 'ForbiddenError';
+  }
+}
+
 /** Something asked for does not exist: CLI exit 2, HTTP 404. */
 export class NotFoundError extends Error {
   constructor(message: string) {

@@ -9,6 +9,8 @@ export interface FieldDef {
   kind: FieldKind;
   /** Multi-valued (stored as a JSON array). */
   array?: boolean;
+  /** A list whose elements are all text (names, addresses, CVE ids): the API's record shapes type them so. */
+  items?: 'text';
   /** Indexed in the store: fields users filter by in hot queries. */
   indexed?: boolean;
   /**
@@ -64,14 +66,17 @@ const def = <N extends string, K extends FieldKind, A extends boolean = false>(
   ...opts,
 });
 const text = <N extends string>(name: N, indexed = false) => def(name, 'text', { indexed });
-const oneOf = <N extends string>(name: N, values: readonly string[], opts: { indexed?: boolean; ordered?: boolean } = {}) =>
-  def(name, 'text', { values, ...opts });
-const texts = <N extends string>(name: N) => def(name, 'json', { array: true as const });
+const oneOf = <N extends string, const V extends readonly string[]>(name: N, values: V, opts: { indexed?: boolean; ordered?: boolean } = {}) => ({
+  ...def(name, 'text', opts),
+  values,
+});
+const texts = <N extends string>(name: N) => ({ ...def(name, 'json', { array: true as const }), items: 'text' as const });
 const json = <N extends string>(name: N) => def(name, 'json');
 const time = <N extends string>(name: N) => def(name, 'time');
 const real = <N extends string>(name: N) => def(name, 'real');
 const int = <N extends string>(name: N) => def(name, 'int');
 const bool = <N extends string>(name: N) => def(name, 'bool');
+const accumulate = <F extends FieldDef>(f: F): F => ({ ...f, accumulate: true });
 const least = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'least' });
 const greatest = <F extends FieldDef>(f: F): F => ({ ...f, ofList: 'greatest' });
 /** A field the store derives (FieldDef.derived): a connector's record type lacks it. */
@@ -94,6 +99,16 @@ export type CoverageKind = (typeof COVERAGE_KINDS)[number];
 /** The offline feeds. */
 export const FEED_KINDS = ['kev', 'epss'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
+
+/** What a risk exception covers: one finding, a plugin on chosen assets, a plugin everywhere. */
+export const EXCEPTION_SCOPES = ['finding', 'plugin-assets', 'plugin'] as const;
+export type ExceptionScope = (typeof EXCEPTION_SCOPES)[number];
+/** A risk exception's states; `expired` is never stored: a proposed or approved one past its date reads so. */
+export const EXCEPTION_STATES = ['proposed', 'approved', 'rejected', 'expired', 'revoked'] as const;
+export type ExceptionState = (typeof EXCEPTION_STATES)[number];
+/** The changes of a risk exception its history keeps. */
+export const EXCEPTION_ACTIONS = ['propose', 'approve', 'reject', 'revoke'] as const;
+export type ExceptionAction = (typeof EXCEPTION_ACTIONS)[number];
 
 /** Fields beyond the common ones (id, source, externalId, firstSeen, lastSeen, removed). */
 const MODEL_FIELD_DEFS = {
@@ -131,7 +146,7 @@ const MODEL_FIELD_DEFS = {
     text('pluginId', true),
     text('pluginName'),
     oneOf('severity', SEVERITY_ORDER, { indexed: true, ordered: true }),
-    def('cves', 'json', { array: true as const, accumulate: true }),
+    accumulate(texts('cves')),
     real('cvssV2BaseScore'),
     real('cvssV3BaseScore'),
     // What the scanner says; the store derives the answers below from them and the offline feeds (feeds.ts).
@@ -224,7 +239,7 @@ const MODEL_FIELD_DEFS = {
     ...[real('cvssV2BaseScore'), text('cvssV2Vector'), real('cvssV3BaseScore'), text('cvssV3Vector'), real('cvssV4BaseScore'), text('cvssV4Vector')],
     ...[real('vprScore'), json('vprDrivers'), real('epssScore'), bool('exploitAvailable'), texts('exploitFrameworks')],
     ...[
-      def('cves', 'json', { array: true as const, accumulate: true }),
+      accumulate(texts('cves')),
       texts('xrefs'),
       time('pluginPublished'),
       time('pluginModified'),
@@ -281,9 +296,10 @@ export type FieldsOf<M extends ModelName> = {
  * by half for no faster read); its assetId, owner, department and site are its host's (joined from
  * `hosts`, which correlation places: copying them would rewrite every finding of an estate after its
  * first correlation, and again whenever an owner changed). Joined fields can be filtered, sorted and grouped on. The SLA
- * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only.
+ * due date and whether a finding is overdue depend on the policy and the clock (store/records/sla.ts): filters only;
+ * so does whether a risk exception covers it (store/exceptions/: `excepted` filters, the others are shown).
  */
-export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
+const COMPUTED_FIELD_DEFS = {
   vulnerabilities: [
     text('synopsis'),
     text('solution'),
@@ -294,8 +310,24 @@ export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = {
     text('owner'),
     text('department'),
     text('site'),
+    // Its risk exception (store/exceptions/), as read now: `excepted` when one is approved and unexpired;
+    // the one that matters most (approved before proposed, latest expiry first) by id, state, reason and expiry.
+    bool('excepted'),
+    text('exceptionId'),
+    oneOf('exceptionState', EXCEPTION_STATES),
+    text('exceptionReason'),
+    time('exceptionExpiresAt'),
   ],
-};
+} satisfies Partial<Record<ModelName, FieldDef[]>>;
+export const COMPUTED_FIELDS: Partial<Record<ModelName, FieldDef[]>> = COMPUTED_FIELD_DEFS;
+
+/**
+ * The literal declaration of each field of `M` (stored, then read-time ones), name, kind and values kept
+ * as types: src/core/api-shapes.ts derives the model's record type from them.
+ */
+export type ModelFieldDef<M extends ModelName> =
+  | (typeof MODEL_FIELD_DEFS)[M][number]
+  | (M extends keyof typeof COMPUTED_FIELD_DEFS ? (typeof COMPUTED_FIELD_DEFS)[M][number] : never);
 
 /** Common fields every record carries, in output order. */
 export const COMMON_FIELDS: FieldDef[] = [text('id'), text('source'), text('externalId'), time('firstSeen'), time('lastSeen'), bool('removed')];

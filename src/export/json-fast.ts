@@ -142,7 +142,9 @@ export function ocsfVulnerabilityJson(rec: Fields, host: Fields | null, o: OcsfO
 /** The text of ocsfVulnerabilityJson; with `deviceLeftOut` its `device` is `0`, for the caller to set as an object. */
 function vulnerabilityText(rec: Fields, host: Fields | null, o: OcsfOptions, deviceLeftOut: boolean): string {
   const status = s(rec.status);
-  const life = LIFECYCLE_JSON[lifecycleOf(status, rec.removed === true, rec.acceptedRisk === true)];
+  const excepted = rec.excepted === true;
+  const life = LIFECYCLE_JSON[lifecycleOf(status, rec.removed === true, rec.acceptedRisk === true || excepted)];
+  const statusDetail = suppressionDetail(rec);
   const product = ocsfProductText(o.product);
   const severity = s(rec.severity) ?? 'info';
   const pluginId = s(rec.pluginId);
@@ -202,6 +204,10 @@ function vulnerabilityText(rec: Fields, host: Fields | null, o: OcsfOptions, dev
     fv(',"overdue":', b(rec.overdue)) +
     fv(',"acceptedRisk":', b(rec.acceptedRisk)) +
     fv(',"recastRisk":', b(rec.recastRisk)) +
+    fv(',"excepted":', b(rec.excepted)) +
+    fs(',"exceptionId":', s(rec.exceptionId)) +
+    fs(',"exceptionState":', s(rec.exceptionState)) +
+    fs(',"exceptionExpiresAt":', s(rec.exceptionExpiresAt)) +
     fs(',"fixedAt":', s(rec.fixedAt)) +
     fs(',"reopenedAt":', s(rec.reopenedAt)) +
     fs(',"proof":', s(rec.proof)) +
@@ -213,7 +219,21 @@ function vulnerabilityText(rec: Fields, host: Fields | null, o: OcsfOptions, dev
     fs(',"status":', status);
   // finding_info always has its title, so it is never left out.
   const findingInfo = `${idJson},"title":${title}${desc}${family ? `,"types":[${quote(family)}]` : ''}${analyticJson(pluginId, pluginName)}${seen}${fv(',"modified_time":', epochMs(s(rec.reopenedAt) ?? s(rec.fixedAt)))}`;
-  return `${findingHead(life.activityId, life.activity, SEVERITY_ID[severity] ?? 0)}${last ?? first ?? eventTime(rec)},"message":${title},"status_id":${life.statusId},"status":${life.status},"metadata":{"version":"${o.version}"${idJson}${product.metadata}${fs(',"log_name":', source)}},"finding_info":{${findingInfo.slice(1)}},"vulnerabilities":[${vulnerabilities}],"device":${device}${unmapped ? `,"unmapped":{${unmapped.slice(1)}}` : ''}}`;
+  return `${findingHead(life.activityId, life.activity, SEVERITY_ID[severity] ?? 0)}${last ?? first ?? eventTime(rec)},"message":${title},"status_id":${life.statusId},"status":${life.status}${fs(',"status_detail":', statusDetail)},"metadata":{"version":"${o.version}"${idJson}${product.metadata}${fs(',"log_name":', source)}},"finding_info":{${findingInfo.slice(1)}},"vulnerabilities":[${vulnerabilities}],"device":${device}${unmapped ? `,"unmapped":{${unmapped.slice(1)}}` : ''}}`;
+}
+
+/**
+ * Why a finding is suppressed, for OCSF `status_detail` and ECS: its approved risk exception (reason and
+ * expiry), or the scanner's own accepted risk; null when it is not (or when it is resolved).
+ */
+export function suppressionDetail(rec: Fields): string | null {
+  if (rec.status === 'fixed' || rec.removed === true) return null;
+  if (rec.excepted === true) {
+    const until = s(rec.exceptionExpiresAt);
+    return `Risk exception${until ? ` until ${until.slice(0, 10)}` : ''}: ${s(rec.exceptionReason) ?? ''}`;
+  }
+  if (rec.acceptedRisk === true) return 'Risk accepted in the scanner';
+  return null;
 }
 
 const ecsProductText = perProduct((p) => ({
@@ -294,6 +314,11 @@ export function ecsVulnerabilityJson(rec: Fields, host: Fields | null, product: 
     fs(',"kev_due_date":', s(rec.kevDueDate)) +
     fv(',"accepted_risk":', b(rec.acceptedRisk)) +
     fv(',"recast_risk":', b(rec.recastRisk)) +
+    fv(',"excepted":', b(rec.excepted)) +
+    fs(',"exception_id":', s(rec.exceptionId)) +
+    fs(',"exception_state":', s(rec.exceptionState)) +
+    fs(',"exception_expires_at":', s(rec.exceptionExpiresAt)) +
+    fs(',"suppression_reason":', suppressionDetail(rec)) +
     (firstJson !== null ? `,"first_seen":${firstJson}` : '') +
     (lastJson !== null ? `,"last_seen":${lastJson}` : '') +
     fs(',"fixed_at":', s(rec.fixedAt)) +

@@ -31,6 +31,7 @@ const CLASSIFICATION: Record<string, Shape> = {
   message: S,
   status_id: I,
   status: S,
+  status_detail: S,
   metadata: { version: S, uid: S, product: { vendor_name: S, name: S }, log_name: S },
 };
 
@@ -74,6 +75,10 @@ const VULNERABILITY_UNMAPPED: Shape = {
   overdue: B,
   acceptedRisk: B,
   recastRisk: B,
+  excepted: B,
+  exceptionId: S,
+  exceptionState: S,
+  exceptionExpiresAt: S,
   fixedAt: S,
   reopenedAt: S,
   proof: S,

@@ -2,7 +2,7 @@
 // schema validation failures name the offending field, Fastify's own client errors (oversized or
 // malformed bodies) keep their status, and anything unexpected is a 500 without a stack trace.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConflictError, InputError, NotFoundError } from '../core/errors.ts';
+import { ConflictError, ForbiddenError, InputError, NotFoundError } from '../core/errors.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import type { z } from 'zod';
 import { errorBody } from '../core/api-shapes.ts';
@@ -75,6 +75,7 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
     if (err.status === 429 && typeof err.extra?.retryAfter === 'number') r.headers['retry-after'] = String(err.extra.retryAfter);
     return r;
   }
+  if (err instanceof ForbiddenError) return make(403, 'forbidden', err.message, err.field);
   if (err instanceof InputError) return make(400, 'invalid_input', err.message, err.field);
   if (err instanceof NotFoundError) return make(404, 'not_found', err.message);
   if (err instanceof ConflictError) return make(409, 'conflict', err.message);

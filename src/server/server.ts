@@ -21,6 +21,7 @@ import { exportRoutes } from './routes/export.ts';
 import { recordRoutes } from './routes/records.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { summaryRoutes } from './routes/summaries.ts';
+import { exceptionRoutes } from './routes/exceptions.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
@@ -201,6 +202,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(exportRoutes(app));
   await f.register(fileDropRoutes(app));
   await f.register(feedRoutes(app));
+  await f.register(exceptionRoutes(app));
   await f.ready();
   return f;
 }

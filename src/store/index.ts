@@ -1,12 +1,14 @@
 // The store's one entrance: everything outside src/store imports it from here (test/core/layers.test.ts).
 // openStore() gives one repository per aggregate (sources, runs, records, reports, correlation, feeds,
-// users, exports); what else is here are the store's types and pure helpers.
+// users, exports, exceptions); what else is here are the store's types and pure helpers.
 // The folders hold the store by aggregate: db (drivers, migrations, the SQLite writer thread, shared SQL),
-// records, sources (runs, file imports, upload tokens, export schedules), auth, reports, correlation, feeds.
+// records, sources (runs, file imports, upload tokens, export schedules), auth, reports, correlation, feeds,
+// exceptions.
 export { MIGRATIONS } from './db/migrations.ts';
 export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';
 export { type EpssColumns, FEED_LABELS, type FeedFile, type FeedKind, type KevEntry, kevEntryOfLine, kevLine, type ParsedFeed } from './feeds/feeds.ts';
+export type { ExceptionChange, ExceptionListQuery, ExceptionProposal, RiskException, RiskExceptionDetail } from './exceptions/exceptions.ts';
 export { CHANGE_KINDS } from './records/change-detection.ts';
 export type { ChangeQuery } from './records/change-feed.ts';
 export { type Filter, parseFilter, withLiveDefault } from './records/filter-syntax.ts';

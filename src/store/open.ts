@@ -3,6 +3,7 @@
 import type { SecretBox } from '../core/secrets.ts';
 import { type UsersRepository, usersRepository } from './auth/repository.ts';
 import { type CorrelationRepository, correlationRepository } from './correlation/repository.ts';
+import { type ExceptionsRepository, exceptionsRepository } from './exceptions/repository.ts';
 import { rebuildDeferredIndexes } from './db/bulk-load.ts';
 import { type Driver, openDriver, sqlitePathOf } from './db/driver.ts';
 import { migrate, schemaVersion } from './db/migrate.ts';
@@ -26,6 +27,8 @@ export interface Store {
   readonly feeds: FeedsRepository;
   readonly users: UsersRepository;
   readonly exports: ExportsRepository;
+  /** Risk exceptions: proposed, approved, rejected, revoked; expired when read past their date. */
+  readonly exceptions: ExceptionsRepository;
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -52,6 +55,7 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     feeds,
     users: usersRepository(db),
     exports: exportsRepository(db),
+    exceptions: exceptionsRepository(db),
     schemaVersion: () => schemaVersion(db),
     close: async () => {
       await writer?.close();

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { ApiRoutes, RouteKey } from '../core/api-routes.ts';
 import type { ErrorBody, FeedImport } from '../core/api-shapes.ts';
+import type { ModelName } from '../core/models.ts';
 
 // The shapes of the API's answers come from the shapes the server's route schemas are made of.
 export type {
@@ -21,6 +22,7 @@ export type {
   FieldMeta,
   FileDropGuide,
   FileImport,
+  ModelRecord,
   Page,
   Rec,
   Run,
@@ -31,8 +33,10 @@ export type {
   SourceRemoved,
   SourceView,
   SyncStarted,
+  TicketAssetLink,
   UploadToken,
 } from '../core/api-shapes.ts';
+export type { ModelName } from '../core/models.ts';
 export type {
   AssetLinked,
   AssetRecords,
@@ -115,6 +119,29 @@ async function parse(res: Response): Promise<unknown> {
   return text === '' ? null : text;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** The ApiError of a failed request: the code, message and field of the server's error body where it has them, else the HTTP status. */
+function apiError(status: number, data: unknown, failed: string): ApiError {
+  const e = isObject(data) ? data.error : undefined;
+  const text = (k: keyof ApiErrorBody): string | null => {
+    const v = isObject(e) ? e[k] : undefined;
+    return typeof v === 'string' ? v : null;
+  };
+  return new ApiError(status, text('code') ?? `http_${status}`, text('message') ?? `${failed} with HTTP ${status}`, text('field'));
+}
+
+/**
+ * A response's answer, or its failure thrown (an ApiError). The answer is taken to be of the shape its
+ * route declares (core/api-routes.ts; test/server/api-shapes.test.ts parses the server's real answers
+ * with those shapes): the client's one step from JSON to a type it does not check at run time.
+ */
+async function answerOf<T>(res: Response, failed: string): Promise<T> {
+  const data = await parse(res);
+  if (!res.ok) throw apiError(res.status, data, failed);
+  return data as T;
+}
+
 export async function api<T>(method: string, path: string, body?: unknown, opts: { signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') Object.assign(headers, csrfHeader());
@@ -126,14 +153,12 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
     credentials: 'same-origin',
     signal: opts.signal,
   });
-  const data = await parse(res);
-  if (!res.ok) {
-    const e = (data as { error?: ApiErrorBody } | null)?.error;
-    const err = new ApiError(res.status, e?.code ?? 'http_' + res.status, e?.message ?? `request failed with HTTP ${res.status}`, e?.field ?? null);
+  try {
+    return await answerOf<T>(res, 'request failed');
+  } catch (err) {
     if (res.status === 401 && !path.endsWith('/auth/login') && !path.endsWith('/auth/session')) onUnauthorized?.();
     throw err;
   }
-  return data as T;
 }
 
 export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, { signal });
@@ -143,8 +168,19 @@ type Part<K extends RouteKey, P extends string> = ApiRoutes[K] extends { readonl
 export type CallInput<K extends RouteKey> = ([Part<K, 'params'>] extends [never] ? { params?: undefined } : { params: Part<K, 'params'> }) &
   ([Part<K, 'query'>] extends [never] ? { query?: undefined } : { query?: Part<K, 'query'> }) &
   ([Part<K, 'body'>] extends [never] ? { body?: undefined } : undefined extends Part<K, 'body'> ? { body?: Part<K, 'body'> } : { body: Part<K, 'body'> });
-/** What a route answers. */
-export type Answer<K extends RouteKey> = z.output<ApiRoutes[K]['response']>;
+/** The model a call's input names, when it names exactly one. */
+type OneModel<I> = I extends { params: { model: infer M extends ModelName } } ? (ModelName extends M ? never : M) : never;
+/**
+ * What a route answers: its `typed` answer where it has one; a route of every model answers with the
+ * records of the one the input names (else any model's).
+ */
+export type Answer<K extends RouteKey, I = unknown> = ApiRoutes[K] extends { readonly byModel: infer B extends Record<ModelName, z.ZodType> }
+  ? [OneModel<I>] extends [never]
+    ? z.output<ApiRoutes[K]['response']>
+    : z.output<B[OneModel<I>]>
+  : ApiRoutes[K] extends { readonly typed: infer T extends z.ZodType }
+    ? z.output<T>
+    : z.output<ApiRoutes[K]['response']>;
 
 /** The URL of a route: `:name` segments filled in (encoded) and the query appended. */
 export function routeUrl<K extends RouteKey>(route: K, input: CallInput<K>): string {
@@ -155,8 +191,8 @@ export function routeUrl<K extends RouteKey>(route: K, input: CallInput<K>): str
 }
 
 /** Calls a route by its method and path (`'GET /api/v1/sources/:name'`), typed by the API's request and answer shapes. */
-export function call<K extends RouteKey>(route: K, input: CallInput<K>, signal?: AbortSignal): Promise<Answer<K>> {
-  return api<Answer<K>>(route.slice(0, route.indexOf(' ')), routeUrl(route, input), input.body, { signal });
+export function call<K extends RouteKey, const I extends CallInput<K>>(route: K, input: I, signal?: AbortSignal): Promise<Answer<K, I>> {
+  return api<Answer<K, I>>(route.slice(0, route.indexOf(' ')), routeUrl(route, input), input.body, { signal });
 }
 
 /** Query string from an object; arrays repeat the key; empty values are left out. */
@@ -190,8 +226,7 @@ export function uploadFile(source: string, file: File, onProgress: (loaded: numb
         onProgress(file.size, file.size);
         resolve(data);
       } else {
-        const e = (data as { error?: ApiErrorBody } | null)?.error;
-        reject(new ApiError(xhr.status, e?.code ?? 'http_' + xhr.status, e?.message ?? `upload failed with HTTP ${xhr.status}`, e?.field ?? null));
+        reject(apiError(xhr.status, data, 'upload failed'));
       }
     };
     xhr.onerror = () => reject(new TypeError('network error'));
@@ -209,10 +244,5 @@ export async function importFeed(file: File, replace: boolean): Promise<FeedImpo
     body: file,
     credentials: 'same-origin',
   });
-  const data = await parse(res);
-  if (!res.ok) {
-    const e = (data as { error?: ApiErrorBody } | null)?.error;
-    throw new ApiError(res.status, e?.code ?? 'http_' + res.status, e?.message ?? `import failed with HTTP ${res.status}`, e?.field ?? null);
-  }
-  return data as FeedImport;
+  return answerOf<FeedImport>(res, 'import failed');
 }

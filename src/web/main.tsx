@@ -8,6 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { describeError, type SessionInfo, setCsrfToken, setUnauthorizedHandler, call } from './api.ts';
 import { AssetPage } from './pages/asset.tsx';
 import { CoveragePage } from './pages/coverage.tsx';
+import { ExceptionsPage } from './pages/exceptions.tsx';
 import { FindingPage } from './pages/finding.tsx';
 import { HostPage } from './pages/host.tsx';
 import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
@@ -94,6 +95,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
+  { href: '/reports/exceptions', label: 'Risk exceptions', group: 'Reports' },
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
 ];
@@ -158,12 +160,15 @@ function Frame({ username, onLogout, path, children }: { username: string; onLog
   );
 }
 
+const SOURCE_TABS = ['configure', 'files', 'runs'] as const;
+const isSourceTab = (t: string | undefined): t is (typeof SOURCE_TABS)[number] => SOURCE_TABS.some((x) => x === t);
+
 const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] = [
   ['/', () => <OverviewPage />],
   ['/sources', () => <SourcesPage />],
   ['/sources/new/:type', (p) => <NewSourcePage type={p.type} />],
   ['/sources/:name', (p) => <SourcePage name={p.name} tab="configure" />],
-  ['/sources/:name/:tab', (p) => (['configure', 'files', 'runs'].includes(p.tab) ? <SourcePage name={p.name} tab={p.tab as 'configure'} /> : null)],
+  ['/sources/:name/:tab', (p) => (isSourceTab(p.tab) ? <SourcePage name={p.name} tab={p.tab} /> : null)],
   ['/runs', () => <RunsPage />],
   ['/runs/:id', (p) => <RunPage id={p.id} />],
   ['/inventory/hosts/:id', (p) => <HostPage id={p.id} />],
@@ -174,6 +179,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/settings/feeds', () => <FeedsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
+  ['/reports/exceptions', () => <ExceptionsPage />],
   ['/reports/plugins', () => <PluginsPage />],
   ['/reports/plugins/:source/:pluginId', (p) => <PluginHostsPage source={p.source} pluginId={p.pluginId} />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
@@ -181,7 +187,8 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
 
 /** A route's page, or "not found" when its parameters name nothing (an unknown model or tab). */
 function RoutePage({ render }: { render: (p: Record<string, string>) => React.ReactNode | null }) {
-  const params = useParams() as Record<string, string>;
+  // The route's pattern names its parameters, so each is there.
+  const params = Object.fromEntries(Object.entries(useParams()).filter((e): e is [string, string] => e[1] !== undefined));
   return render(params) ?? <NotFound />;
 }
 

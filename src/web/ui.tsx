@@ -3,7 +3,7 @@
 import { formatBytes } from '../core/format.ts';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Fragment, type ReactNode, useCallback, useEffect } from 'react';
-import { describeError, type Rec, type RunStatus } from './api.ts';
+import { describeError, type ModelRecord, type RunStatus } from './api.ts';
 
 // ---- loading ----
 
@@ -60,8 +60,8 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 }
 
 /** What people call a host: its host name, else its FQDN, else its first IP address, else its id. */
-export function hostLabel(h: Rec): string {
-  return String(h.hostname ?? h.fqdn ?? (h.ipAddresses as string[] | null)?.[0] ?? h.id);
+export function hostLabel(h: Pick<ModelRecord<'hosts'>, 'id' | 'hostname' | 'fqdn' | 'ipAddresses'>): string {
+  return h.hostname ?? h.fqdn ?? h.ipAddresses?.[0] ?? h.id;
 }
 
 export function dateTime(iso: string | null | undefined): string {
@@ -95,10 +95,11 @@ export function cell(v: unknown): ReactNode {
 
 // ---- badges and alerts ----
 
-const RUN_TONE: Record<RunStatus, string> = { running: 'info', succeeded: 'ok', failed: 'bad', partial: 'warn', interrupted: 'warn' };
+type Tone = 'ok' | 'bad' | 'warn' | 'info' | 'neutral';
+const RUN_TONE: Record<RunStatus, Tone> = { running: 'info', succeeded: 'ok', failed: 'bad', partial: 'warn', interrupted: 'warn' };
 const RUN_LABEL: Record<RunStatus, string> = { running: 'Running', succeeded: 'Succeeded', failed: 'Failed', partial: 'Partial', interrupted: 'Interrupted' };
 
-export function Badge({ tone, children, title }: { tone: 'ok' | 'bad' | 'warn' | 'info' | 'neutral'; children: ReactNode; title?: string }) {
+export function Badge({ tone, children, title }: { tone: Tone; children: ReactNode; title?: string }) {
   return (
     <span className={`badge badge-${tone}`} title={title}>
       {children}
@@ -107,7 +108,7 @@ export function Badge({ tone, children, title }: { tone: 'ok' | 'bad' | 'warn' |
 }
 
 export function RunBadge({ status }: { status: RunStatus }) {
-  return <Badge tone={RUN_TONE[status] as 'ok'}>{RUN_LABEL[status] ?? status}</Badge>;
+  return <Badge tone={RUN_TONE[status]}>{RUN_LABEL[status] ?? status}</Badge>;
 }
 
 const SEV_TONE: Record<string, string> = { critical: 'sev-critical', high: 'sev-high', medium: 'sev-medium', low: 'sev-low', info: 'sev-info' };
@@ -154,18 +155,28 @@ export function PageHeader({ title, subtitle, actions, crumbs }: { title: ReactN
 
 // ---- data table ----
 
+/**
+ * A column of a table of `T`. `render` and `cellClassName` are methods, so a column of one model's
+ * records (its fields typed) also serves a list of any model's (RecordList's `Rec`): the list only ever
+ * hands it that model's records.
+ */
 export interface Column<T> {
   key: string;
   /** The header cell's content (a node, for a header read only by screen readers). */
   label: ReactNode;
   /** Server-side sortable. */
   sortable?: boolean;
-  render?: (row: T) => ReactNode;
+  render?(row: T): ReactNode;
   className?: string;
   /** A class for one row's cell on top of `className` (a count drawn in red when not zero). */
-  cellClassName?: (row: T) => string | undefined;
+  cellClassName?(row: T): string | undefined;
   /** The column names its row (a `th scope="row"`), as the first column of a two-way table does. */
   rowHeader?: boolean;
+}
+
+/** A row's field by its column's key: the one untyped read of a table that draws rows of any shape. */
+function fieldOf(row: unknown, key: string): unknown {
+  return row !== null && typeof row === 'object' ? Reflect.get(row, key) : undefined;
 }
 
 /**
@@ -191,7 +202,7 @@ export function DataTable<T>(props: {
   const { columns, rows, sort, onSort } = props;
   const sortField = sort ? sort.replace(/^-/, '') : null;
   const desc = sort?.startsWith('-') ?? false;
-  const keyOf = props.rowKey ?? ((r: T) => String((r as { id?: unknown }).id));
+  const keyOf = props.rowKey ?? ((r: T) => String(fieldOf(r, 'id')));
   return (
     <div className="table-wrap">
       <table aria-busy={props.busy ? 'true' : undefined}>
@@ -240,7 +251,7 @@ export function DataTable<T>(props: {
                       </td>
                     ) : (
                       columns.map((c) => {
-                        const content = c.render ? c.render(r) : cell((r as Record<string, unknown>)[c.key]);
+                        const content = c.render ? c.render(r) : cell(fieldOf(r, c.key));
                         const className = [c.className, c.cellClassName?.(r)].filter(Boolean).join(' ') || undefined;
                         return c.rowHeader ? (
                           <th key={c.key} scope="row" className={className}>

@@ -19,6 +19,23 @@ const findings: [string, StoredRecord, StoredRecord | null][] = [
   ['VPR drivers with empty parts', { ...FINDING, vprKeyDrivers: { a: null, b: [], c: { d: null }, e: 'x' } }, HOST],
   ['VPR drivers all empty, no tickets', { ...FINDING, vprKeyDrivers: { a: null }, ticketIds: [] }, HOST],
   ['accepted risk, reopened', { ...FINDING, acceptedRisk: true, status: 'reopened', reopenedAt: '2026-11-01T00:00:00.000Z' }, HOST],
+  [
+    'risk exception approved',
+    {
+      ...FINDING,
+      excepted: true,
+      exceptionId: 'e1',
+      exceptionState: 'approved',
+      exceptionReason: 'isolated "VLAN"',
+      exceptionExpiresAt: '2027-03-31T23:59:59.999Z',
+    },
+    HOST,
+  ],
+  [
+    'risk exception proposed',
+    { ...FINDING, excepted: false, exceptionId: 'e2', exceptionState: 'proposed', exceptionReason: 'r', exceptionExpiresAt: '2027-03-31T23:59:59.999Z' },
+    HOST,
+  ],
   ['no severity, no plugin', { ...BARE_FINDING, severity: null, pluginId: null, pluginName: null }, BARE_HOST],
   ['no CVE but scores and EPSS', { ...FINDING, cves: null }, HOST],
   ['plugin name without id', { ...BARE_FINDING, pluginId: null }, BARE_HOST],
@@ -59,4 +76,35 @@ test("ECS: the text of every kind of finding is compact, in JSON.stringify's for
     noPlaceholders(text);
     assert.deepEqual(ecsVulnerability(rec, host, PRODUCT), JSON.parse(text), what);
   }
+});
+
+test('an approved risk exception suppresses the finding in OCSF (status_detail has its reason) and says so in ECS; a proposed one does not', () => {
+  const excepted = {
+    ...FINDING,
+    excepted: true,
+    exceptionId: 'e1',
+    exceptionState: 'approved',
+    exceptionReason: 'isolated VLAN',
+    exceptionExpiresAt: '2027-03-31T23:59:59.999Z',
+  };
+  for (const version of OCSF_VERSIONS) {
+    const e = ocsfVulnerabilityFinding(excepted, HOST, { version, product: PRODUCT }) as {
+      status_id: number;
+      status: string;
+      status_detail?: string;
+      unmapped: Record<string, unknown>;
+    };
+    assert.deepEqual(validateOcsf(version, e), []);
+    assert.deepEqual([e.status_id, e.status, e.status_detail], [3, 'Suppressed', 'Risk exception until 2027-03-31: isolated VLAN']);
+    assert.deepEqual([e.unmapped.excepted, e.unmapped.exceptionId, e.unmapped.exceptionState], [true, 'e1', 'approved']);
+    const proposed = ocsfVulnerabilityFinding({ ...excepted, excepted: false, exceptionState: 'proposed' }, HOST, { version, product: PRODUCT });
+    assert.notEqual(proposed.status_id, 3);
+    assert.equal(proposed.status_detail, undefined);
+    const scanner = ocsfVulnerabilityFinding({ ...FINDING, acceptedRisk: true }, HOST, { version, product: PRODUCT });
+    assert.deepEqual([scanner.status_id, scanner.status_detail], [3, 'Risk accepted in the scanner']);
+  }
+  const ecs = ecsVulnerability(excepted, HOST, PRODUCT) as { tenable: Record<string, unknown> };
+  assert.equal(ecs.tenable.suppression_reason, 'Risk exception until 2027-03-31: isolated VLAN');
+  assert.equal(ecs.tenable.exception_state, 'approved');
+  assert.equal(ecs.tenable.excepted, true);
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiRoutes, type RouteShapes } from '../../src/core/api-routes.ts';
 import * as Q from '../../src/core/api-requests.ts';
+import { MODEL_NAMES } from '../../src/core/models.ts';
 import { routeSchema } from '../../src/server/schema.ts';
 import { call, type Harness, login, makeHarness } from './helpers.ts';
 
@@ -79,6 +80,24 @@ describe("the web client's route table", () => {
           `${key}: answer fields`,
         );
       else assert.deepEqual(keys(answer), declared, `${key}: answer fields`);
+      if (shapes.typed) assert.deepEqual(keys(routeSchema(shapes.typed) as Schema), declared, `${key}: typed answer fields`);
+      // A route of every model answers for each with that model's shape: its fields as documented.
+      for (const [model, shape] of Object.entries(shapes.byModel ?? {})) {
+        const answer =
+          doc.paths[path.replace(':model', model).replace(/:([A-Za-z]+)/g, '{$1}')]?.[method.toLowerCase()]?.responses['200']?.content?.['application/json']
+            ?.schema;
+        const declared = routeSchema(shape) as Schema & { properties?: { items?: { items?: Schema } } };
+        const fields = path.endsWith(':id') ? keys(declared) : keys(declared.properties?.items?.items);
+        assert.ok(fields.includes('id') && fields.includes('lastSeen'), `${key} for ${model}: ${fields.join()}`);
+        if (path.endsWith(':id')) assert.deepEqual(keys(answer), keys(declared), `${key} for ${model}: answer fields`);
+        else
+          assert.deepEqual(
+            keys((answer?.properties as { items?: { items?: Schema } } | undefined)?.items?.items),
+            keys(declared.properties?.items?.items),
+            `${key} for ${model}: item fields`,
+          );
+      }
     }
+    assert.deepEqual(Object.keys(apiRoutes['GET /api/v1/:model'].byModel).sort(), [...MODEL_NAMES].sort());
   });
 });

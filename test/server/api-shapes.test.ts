@@ -112,7 +112,8 @@ describe('the server answers in the shared shapes', () => {
     R.coverageCounts.parse(await get('/api/v1/reports/coverage'));
     R.coverageRecords.parse(await get('/api/v1/reports/coverage?list=scannedNotInCmdb'));
     const host = S.page(S.recordItem).parse(await get('/api/v1/hosts?limit=1')).items[0];
-    const assets = R.assetRecords.parse(await get(`/api/v1/assets/${String(host.assetId)}/records`));
+    const assets = exactly(R.assetRecordsTyped, await get(`/api/v1/assets/${String(host.assetId)}/records`));
+    assert.ok(assets.hosts.length > 0 && assets.hosts.every((x) => x.assetId === assets.asset.id));
     assert.equal(assets.asset.source, null, "a correlated asset is no source's record");
   });
 
@@ -153,10 +154,10 @@ describe('the server answers in the shared shapes', () => {
     await writeRecords(h.app.store, desk, { 'cmdb-assets': [{ key: 'c1', fields: { name: 'spare' } }] });
     const host = S.page(S.recordItem).parse(await get('/api/v1/hosts?limit=1')).items[0]!;
     const cmdbAssetId = recordId('desk', 'cmdb-assets', 'c1');
-    const linked = exactly(R.assetLinked, await send('POST', `/api/v1/assets/${host.id}/link`, { cmdbAssetId }));
+    const linked = exactly(R.assetLinkedTyped, await send('POST', `/api/v1/assets/${host.id}/link`, { cmdbAssetId }));
     assert.equal(linked.action, 'link');
     assert.deepEqual(linked.asset.cmdbAssetIds, [cmdbAssetId]);
-    exactly(R.assetLinked, await send('DELETE', `/api/v1/assets/${host.id}/link`, { cmdbAssetId }));
+    exactly(R.assetLinkedTyped, await send('DELETE', `/api/v1/assets/${host.id}/link`, { cmdbAssetId }));
 
     await send('POST', '/api/v1/exports', { name: 'spare', target: join(h.dataDir, 'exports', 'spare'), format: 'jsonl' }, 201);
     exactly(S.exportRemoved, await send('DELETE', '/api/v1/exports/spare'));

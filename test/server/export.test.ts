@@ -115,6 +115,37 @@ for (const backend of BACKENDS) {
       assert.equal((await call(server.h.server, { method: 'DELETE', url: '/api/v1/exports/lake', headers: server.auth })).statusCode, 404);
     });
 
+    test('the export menu comes from the format registry: each entry downloads, and OCSF 1.3 adds software', async () => {
+      const res = await call(server.h.server, { method: 'GET', url: '/api/v1/export/formats', headers: server.auth });
+      assert.equal(res.statusCode, 200, res.body);
+      const items = (res.data as { items: unknown[] }).items as {
+        id: string;
+        format: string;
+        label: string;
+        params: Record<string, string>;
+        models: string[];
+      }[];
+      assert.deepEqual(new Set(items.map((i) => i.format)), new Set(['ocsf', 'ocsf-parquet', 'ecs', 'jsonl', 'csv']));
+      assert.equal(new Set(items.map((i) => i.id)).size, items.length);
+      const byId = new Map(items.map((i) => [i.id, i]));
+      assert.ok(!byId.get('ocsf')!.models.includes('software'));
+      assert.deepEqual(byId.get('ocsf-1.3.0')!.params, { ocsfVersion: '1.3.0' });
+      assert.ok(byId.get('ocsf-1.3.0')!.models.includes('software'));
+      assert.ok(byId.get('csv')!.models.includes('tickets') && !byId.get('ecs')!.models.includes('tickets'));
+      // What the menu offers for a model, the export of that model writes.
+      for (const i of items.filter((x) => x.models.includes('vulnerabilities'))) {
+        const q = new URLSearchParams({ format: i.format, ...i.params, source: 'lab' });
+        const got = await download(server.h, `/api/v1/export/vulnerabilities?${q}`, server.auth);
+        assert.equal(got.statusCode, 200, `${i.id}: ${got.body.slice(0, 200)}`);
+      }
+      // The OpenAPI document names the registry's formats.
+      const doc = (await call(server.h.server, { method: 'GET', url: '/api/v1/openapi.json', headers: server.auth })).data as {
+        paths: Record<string, { get: { parameters: { name: string; schema: { enum: string[] } }[] } }>;
+      };
+      const param = doc.paths['/api/v1/export/{model}'].get.parameters.find((p) => p.name === 'format')!;
+      assert.deepEqual(new Set(param.schema.enum), new Set(items.map((i) => i.format)));
+    });
+
     test('bad requests answer before streaming; no session, no export', async () => {
       const cases: [string, number, RegExp][] = [
         ['/api/v1/export/vulnerabilities?format=xml', 400, /format/],

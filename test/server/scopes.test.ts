@@ -21,6 +21,10 @@ const OPERATE = [
   'DELETE /api/v1/assets/:id/link',
   'POST /api/v1/assets/:id/unlink',
   'POST /api/v1/assets/recompute',
+  'POST /api/v1/exceptions',
+  'POST /api/v1/exceptions/:id/approve',
+  'POST /api/v1/exceptions/:id/reject',
+  'POST /api/v1/exceptions/:id/revoke',
 ];
 const ADMIN = [
   'POST /api/v1/sources',

@@ -8,6 +8,7 @@ export const csv: ExportFormatDef = {
   contentType: 'text/csv; charset=utf-8',
   models: () => null,
   label: () => 'CSV',
+  menu: [{ label: 'CSV' }],
   lines: (model, opts) => {
     const columns = csvColumns(model);
     const neutralise = opts.csvEscape !== false;

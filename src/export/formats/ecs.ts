@@ -21,6 +21,7 @@ export const ecs: ExportFormatDef = {
   contentType: 'application/x-ndjson; charset=utf-8',
   models: () => ECS_MODELS,
   label: () => 'ECS',
+  menu: [{ label: 'ECS (Elasticsearch)' }],
   lines: (model, opts) => {
     const doc = ecsDocument(model);
     const bulk = opts.ecsBulk === true;

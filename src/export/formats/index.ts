@@ -1,8 +1,6 @@
 // The export formats, one file each, registered here by name: which models each can write and how its
 // records are written. Shared by the CLI, the API and scheduled exports; adding a format is its file
 // and one line in FORMATS.
-import type { z } from 'zod';
-import { exportFormat } from '../../core/api-requests.ts';
 import { InputError } from '../../core/errors.ts';
 import { MODEL_NAMES, type ModelName } from '../../core/models.ts';
 import { OCSF_VERSIONS, type OcsfVersion } from '../ocsf.ts';
@@ -19,11 +17,31 @@ const FORMATS = {
   ecs,
   jsonl,
   csv,
-} satisfies Record<ExportFormat, ExportFormatDef>;
+} satisfies Record<string, ExportFormatDef>;
 
-/** The formats the API's request shape names (core/api-requests.ts); FORMATS has one entry for each. */
-export type ExportFormat = z.infer<typeof exportFormat>;
-export const EXPORT_FORMATS = exportFormat.options;
+export type ExportFormat = keyof typeof FORMATS;
+export const EXPORT_FORMATS = Object.keys(FORMATS) as [ExportFormat, ...ExportFormat[]];
+
+/** One entry of an export menu: a format with the options it sets, and the models it can write so. */
+export interface FormatChoice {
+  id: string;
+  format: ExportFormat;
+  label: string;
+  params: { ocsfVersion?: OcsfVersion };
+  models: ModelName[];
+}
+
+/** Every format's menu entries: those that write any model first (the menu's default), then in the registry's order. */
+export function formatMenu(): FormatChoice[] {
+  const anyModel = (f: ExportFormat) => FORMATS[f].models({ format: f }) === null;
+  const order = [...EXPORT_FORMATS.filter(anyModel), ...EXPORT_FORMATS.filter((f) => !anyModel(f))];
+  return order.flatMap((format) =>
+    FORMATS[format].menu.map((entry, i) => {
+      const params = entry.options ?? {};
+      return { id: i === 0 ? format : `${format}-${params.ocsfVersion ?? i}`, format, label: entry.label, params, models: modelsOf({ format, ...params }) };
+    }),
+  );
+}
 export type FormatOptions = AnyFormatOptions & { format: ExportFormat };
 export type { EventEncoder, EventMapper, LineWriter };
 

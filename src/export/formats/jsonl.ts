@@ -6,5 +6,6 @@ export const jsonl: ExportFormatDef = {
   contentType: 'application/x-ndjson; charset=utf-8',
   models: () => null,
   label: () => 'JSON Lines',
+  menu: [{ label: 'JSON Lines' }],
   lines: () => ({ header: null, needsHost: false, line: (rec) => JSON.stringify(rec) }),
 };

@@ -6,6 +6,7 @@ export const ocsfParquet: ExportFormatDef = {
   ...ocsfModels,
   extension: 'ocsf.parquet',
   contentType: 'application/vnd.apache.parquet',
+  menu: [{ label: 'OCSF 1.1 as Parquet (Security Lake)' }],
   binary: {
     events: ocsfEvents,
     encoder: async (model, opts, rowGroup) => {

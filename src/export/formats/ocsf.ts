@@ -36,6 +36,7 @@ export const ocsf: ExportFormatDef = {
   ...ocsfModels,
   extension: 'ocsf.jsonl',
   contentType: 'application/x-ndjson; charset=utf-8',
+  menu: [{ label: 'OCSF 1.1 (Security Lake, Splunk)' }, { label: 'OCSF 1.3', options: { ocsfVersion: '1.3.0' } }],
   lines: (model, opts) => {
     if (model === 'vulnerabilities') {
       const version = versionOf(opts);

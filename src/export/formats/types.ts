@@ -45,6 +45,8 @@ export interface ExportFormatDef {
   contentType: string;
   /** The models it can write, in these options; null for every model. */
   models(opts: FormatOptions): readonly ModelName[] | null;
+  /** Its entries in an export menu (the web UI's): a label, and the options that entry sets. */
+  menu: readonly { label: string; options?: Pick<FormatOptions, 'ocsfVersion'> }[];
   /** How it is named in an error ("OCSF 1.1.0", "ECS"). */
   label(opts: FormatOptions): string;
   /** Why a model it cannot write might still be written (another option), if anything. */

@@ -9,15 +9,7 @@ import { changePage } from '../../core/api-shapes-reports.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
 import { changesQuery } from '../../core/api-requests.ts';
-import { plainFilter, sourceIdsByName } from './records.ts';
-
-const asList = (v: unknown): string[] =>
-  v === undefined
-    ? []
-    : (Array.isArray(v) ? v.map(String) : [String(v)])
-        .flatMap((s) => s.split(','))
-        .map((s) => s.trim())
-        .filter(Boolean);
+import { commaList, plainFilter, sourceIdsByName } from './records.ts';
 
 const RESERVED = new Set(['since', 'run', 'model', 'source', 'change', 'where', 'limit', 'cursor']);
 function checked(values: string[], allowed: readonly string[], param: string): string[] {
@@ -43,12 +35,12 @@ export function changeRoutes(app: AppContext) {
       },
       async (req) => {
         const { since, run, model, source, change, where, limit, cursor, ...rest } = req.query;
-        const filters = asList(where).map((w) => parseFilter(w));
-        for (const [key, value] of Object.entries(rest)) if (!RESERVED.has(key)) for (const v of asList(value)) filters.push(plainFilter(key, v));
+        const filters = commaList(where).map((w) => parseFilter(w));
+        for (const [key, value] of Object.entries(rest)) if (!RESERVED.has(key)) for (const v of commaList(value)) filters.push(plainFilter(key, v));
         const page = await app.store.records.changes({
-          sourceIds: await sourceIds(asList(source)),
-          models: checked(asList(model), MODEL_NAMES, 'model'),
-          changes: checked(asList(change), CHANGE_KINDS, 'change'),
+          sourceIds: await sourceIds(commaList(source)),
+          models: checked(commaList(model), MODEL_NAMES, 'model'),
+          changes: checked(commaList(change), CHANGE_KINDS, 'change'),
           since: since ? await app.store.records.resolveSince(since) : null,
           run: run ? await app.store.records.resolveRun(run) : null,
           filters,

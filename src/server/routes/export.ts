@@ -2,22 +2,35 @@
 // filters: source, where, plain field parameters; since; ocsfVersion; ecsBulk; csvEscape), as a download.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
 import { isModelName, MODEL_NAMES } from '../../core/models.ts';
-import { contentType, extension, parseFormat } from '../../export/formats/index.ts';
+import { contentType, EXPORT_FORMATS, extension, formatMenu, parseFormat } from '../../export/formats/index.ts';
 import { addDestination, describeDestinations, runDestination } from '../../export/schedule.ts';
 import { exportChunks } from '../../export/stream.ts';
 import { exportFileName } from '../../export/target.ts';
-import { exportDestination, exportDestinationList, exportRemoved, exportStatusList, nameParams as nameParamsShape } from '../../core/api-shapes.ts';
+import {
+  exportDestination,
+  exportDestinationList,
+  exportFormatList,
+  exportRemoved,
+  exportStatusList,
+  nameParams as nameParamsShape,
+} from '../../core/api-shapes.ts';
 import { ApiError, errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
 import { destinationBody, exportQuery, exportRunBody, exportsQuery, modelParams } from '../../core/api-requests.ts';
-import { asList, filtersOf } from './records.ts';
+import { commaList, filtersOf, sourceIdsByName } from './records.ts';
 
 const RESERVED = new Set(['source', 'where', 'format', 'ocsfVersion', 'ecsBulk', 'csvEscape', 'since']);
 
 const destinationSchema = routeSchema(exportDestination);
+
+// The format as the registry (export/formats) names them: checked, and listed in the OpenAPI document.
+const registryFormat = z.enum(EXPORT_FORMATS);
+const exportQueryOfFormats = exportQuery.extend({ format: registryFormat });
+const destinationBodyOfFormats = destinationBody.extend({ format: registryFormat });
 
 const nameParams = routeSchema(nameParamsShape);
 
@@ -45,7 +58,7 @@ export function exportRoutes(app: AppContext) {
         schema: {
           tags: ['export'],
           summary: 'Add a destination written after each successful sync of its source (or of every source)',
-          body: routeSchema(destinationBody),
+          body: routeSchema(destinationBodyOfFormats),
           response: { 201: destinationSchema, 400: errorSchema, 404: errorSchema, 409: errorSchema },
         },
       },
@@ -105,6 +118,19 @@ export function exportRoutes(app: AppContext) {
     );
 
     f.get(
+      '/api/v1/export/formats',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['export'],
+          summary: 'The export menu: each format with the options an entry sets (OCSF 1.3: ocsfVersion) and the models it can write',
+          response: { 200: routeSchema(exportFormatList) },
+        },
+      },
+      async () => ({ items: formatMenu() }),
+    );
+
+    f.get(
       '/api/v1/export/:model',
       {
         config: { scope: 'read' },
@@ -112,7 +138,7 @@ export function exportRoutes(app: AppContext) {
           tags: ['export'],
           summary: 'Every matching record of a model, streamed as OCSF or ECS (NDJSON), JSON Lines or CSV, with the filters of the list',
           params: routeSchema(modelParams),
-          querystring: routeSchema(exportQuery),
+          querystring: routeSchema(exportQueryOfFormats),
           response: { 200: { description: 'the export, streamed', type: 'string' }, 400: errorSchema, 404: errorSchema },
         },
       },
@@ -124,15 +150,7 @@ export function exportRoutes(app: AppContext) {
         if (fmt.ecsBulk && fmt.format !== 'ecs') throw new InputError('ecsBulk goes with format=ecs', 'ecsBulk');
         if (!fmt.csvEscape && fmt.format !== 'csv') throw new InputError('csvEscape goes with format=csv', 'csvEscape');
         const filters = filtersOf(where, rest, RESERVED);
-        const names = asList(source)
-          .flatMap((n) => n.split(','))
-          .map((n) => n.trim())
-          .filter(Boolean);
-        const sourceIds = names.length
-          ? await Promise.all(
-              names.map(async (n) => (await app.store.sources.find(n))?.id ?? Promise.reject(new InputError(`no source named '${n}'`, 'source'))),
-            )
-          : undefined;
+        const sourceIds = await sourceIdsByName(app, commaList(source));
         const window = since ? await app.store.records.resolveSince(since) : null;
         // Bad filters and unmappable models answer 400 before the first byte is sent.
         await app.store.records.query(model, { sourceIds, filters, limit: 1, changedSince: window });

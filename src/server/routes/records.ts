@@ -30,8 +30,8 @@ export function plainFilter(key: string, value: string): Filter {
 
 export const asList = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
 
-/** The names in `source` query values, repeated or comma-separated. */
-export const sourceNames = (v: unknown): string[] =>
+/** The values of a query parameter given repeated or comma-separated (source names, models, changes). */
+export const commaList = (v: unknown): string[] =>
   asList(v)
     .flatMap((n) => n.split(','))
     .map((n) => n.trim())
@@ -104,7 +104,7 @@ type SummaryItem = ComplianceSummaryItem;
 export function recordRoutes(app: AppContext) {
   return async (instance: FastifyInstance): Promise<void> => {
     const f = instance.withTypeProvider<ShapesProvider>();
-    const sourceIds = (names: string[]) => sourceIdsByName(app, sourceNames(names));
+    const sourceIds = (names: string[]) => sourceIdsByName(app, commaList(names));
 
     for (const model of MODEL_NAMES) {
       const item = recordSchema(model);

@@ -10,7 +10,7 @@ import type { Severity } from '../../core/models.ts';
 import { nowIso, type TrendsReport } from '../../store/index.ts';
 import { errorSchema } from '../errors.ts';
 import { routeSchema, type ShapesProvider } from '../schema.ts';
-import { sourceIdsByName, sourceNames } from './records.ts';
+import { sourceIdsByName, commaList } from './records.ts';
 
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
 
@@ -38,7 +38,7 @@ export function reportRoutes(app: AppContext) {
         if (severity !== undefined && !SEVERITIES.includes(severity.toLowerCase()))
           throw new InputError(`unknown severity '${severity}'; severity is one of: ${SEVERITIES.join(', ')}`, 'severity');
         return app.store.reports.pluginSummary({
-          sourceIds: await sourceIds(sourceNames(req.query.source)),
+          sourceIds: await sourceIds(commaList(req.query.source)),
           search: q?.trim() || undefined,
           minSeverity: severity ? (severity.toLowerCase() as Severity) : undefined,
           knownExploited: knownExploited === undefined ? undefined : knownExploited === 'true',
@@ -84,7 +84,7 @@ export function reportRoutes(app: AppContext) {
       async (req) => {
         const since = req.query.since ? await app.store.records.resolveSince(req.query.since) : null;
         const generatedAt = nowIso();
-        const items = await app.store.reports.remediation({ sourceIds: await sourceIds(sourceNames(req.query.source)), since, now: generatedAt });
+        const items = await app.store.reports.remediation({ sourceIds: await sourceIds(commaList(req.query.source)), since, now: generatedAt });
         return { items, since: since?.at ?? null, generatedAt };
       },
     );
@@ -108,7 +108,7 @@ export function reportRoutes(app: AppContext) {
       },
       async (req) => {
         const generatedAt = nowIso();
-        const ids = await sourceIds(sourceNames(req.query.source));
+        const ids = await sourceIds(commaList(req.query.source));
         const opts = { sourceIds: ids, days: req.query.days, to: req.query.to ?? null, now: generatedAt };
         const key = JSON.stringify([ids ?? null, opts.days, opts.to, generatedAt.slice(0, 10), await app.store.reports.trendsFingerprint()]);
         let report = trendsCache.get(key);

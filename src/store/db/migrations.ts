@@ -4,6 +4,7 @@
 
 import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.ts';
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
+import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16 } from '../reports/summary-tables-write.ts';
 
@@ -458,6 +459,10 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   { version: 25, name: 'who made an asset override', sql: 'ALTER TABLE asset_overrides ADD COLUMN created_by TEXT;' },
   // The scanner's own mitigation date of a finding (Tenable.sc patched rows): when it was fixed, for trends and MTTR.
   { version: 26, name: 'finding mitigation date', sql: 'ALTER TABLE rec_vulnerabilities ADD COLUMN mitigated_at TEXT;' },
+  // Risk exceptions (store/exceptions/): an accepted or deferred risk for one finding, a plugin on chosen
+  // assets, or a plugin everywhere, with its approval and expiry; every change of one kept in its history.
+  // (27 is another branch's.)
+  { version: 28, name: 'risk exceptions', sql: EXCEPTIONS_MIGRATION },
   // Issue 30: compliance results filtered by result are listed in id order from one index range; the
   // index on the result alone made both stores fetch every result of that value and sort them (0.4 s at
   // 290,000 results). A first import that deferred the old index builds the new one instead.

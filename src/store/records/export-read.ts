@@ -4,11 +4,15 @@
 // the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import { joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
+import { anyLiveException, findingExceptionMatcher, withException } from '../exceptions/exceptions.ts';
+import { EXCEPTION_COLUMN, joinedColumns, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
 import { sqlCount } from '../db/rows.ts';
+
+/** The column a finding's host's asset id is read as (row-mapping.ts JOINED). */
+const ASSET_ID_COLUMN = joinedColumns('vulnerabilities').find((j) => j.name === 'assetId')!.column;
 
 type Kind = 0 | 1 | 2 | 3; // text, json, bool, number
 const KIND: Record<string, Kind> = { json: 1, bool: 2, int: 3, real: 3 };
@@ -38,7 +42,7 @@ function readerOf(model: ModelName): Reader {
 }
 
 /** One stored row as the record `query` returns (the same fields and values as records.ts rowToRecord). */
-function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof slaPolicy>): StoredRecord {
+function toRecord(r: Reader, row: Row, now: number, nowText: string, policy: ReturnType<typeof slaPolicy>): StoredRecord {
   const out: Record<string, unknown> = {};
   const { names, columns, kinds } = r;
   for (let i = 0; i < names.length; i++) {
@@ -61,7 +65,10 @@ function toRecord(r: Reader, row: Row, now: number, policy: ReturnType<typeof sl
         out[names[i]] = typeof v === 'string' ? v : String(v);
     }
   }
-  if (r.findings) withSla(out, now, policy);
+  if (r.findings) {
+    withException(out, row[EXCEPTION_COLUMN], nowText);
+    withSla(out, now, policy);
+  }
   return out as StoredRecord;
 }
 
@@ -76,18 +83,27 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return;
-  const head = `SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE `;
+  // A finding's exception is matched in memory against the proposed and approved ones, read once (they are
+  // few), rather than by a subquery per row; without any (the usual case) nothing is looked up.
+  const columns = recordColumns(model, { exceptions: false });
+  const matcher = reader.findings && (await anyLiveException(db)) ? await findingExceptionMatcher(db) : null;
+  const head = `SELECT ${columns} FROM ${recordFrom(model)} WHERE `;
   const tail = ` ORDER BY r."id" LIMIT ${sqlCount(Math.max(1, Math.floor(pageSize)), 'page size')}`;
-  const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${recordColumns(model)} FROM ${recordFrom(model)}${tail}`;
+  const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${columns} FROM ${recordFrom(model)}${tail}`;
   const next = `${head}${[...where, `r."id" > ?`].join(' AND ')}${tail}`;
   let last: string | null = null;
   for (;;) {
     const rows: Row[] = last === null ? await db.all(first, params) : await db.all(next, [...params, last]);
     if (rows.length === 0) return;
     const now = Date.now();
+    const nowText = new Date(now).toISOString();
     const policy = slaPolicy();
     const page = new Array<StoredRecord>(rows.length);
-    for (let i = 0; i < rows.length; i++) page[i] = toRecord(reader, rows[i], now, policy);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (matcher) row[EXCEPTION_COLUMN] = matcher(row.id, row.plugin_id, row.host_id, row[ASSET_ID_COLUMN]);
+      page[i] = toRecord(reader, row, now, nowText, policy);
+    }
     last = String(rows[rows.length - 1].id);
     yield page;
     if (rows.length < pageSize) return;

@@ -4,7 +4,8 @@ import type { FieldDef, ModelName, StoredRecord } from '../../core/models.ts';
 import { InputError } from '../../core/errors.ts';
 import { fieldsOf } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
-import { sqlCount } from '../db/rows.ts';
+import { nowIso, sqlCount } from '../db/rows.ts';
+import { exceptedFindingsClause } from '../exceptions/exceptions.ts';
 import { columnOf, q, sortOnlyExpression, tableOf } from '../db/schema.ts';
 import { decodeCursor, decodeIdCursor, encodeCursor, encodeIdCursor, placeholders } from '../db/sql.ts';
 import { withCvePlugins } from './cve-plugins.ts';
@@ -50,7 +51,7 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
       f.field,
     );
   const joined = JOINED[model]?.[f.field];
-  if (joined === undefined && isComputed(model, f.field)) return slaFilterClause(f, params);
+  if (joined === undefined && isComputed(model, f.field)) return EXCEPTION_FIELDS.has(f.field) ? exceptionFilterClause(f, params) : slaFilterClause(f, params);
   const col = joined ?? `r.${q(columnOf(def.name))}`;
   if (f.op === '~') {
     params.push(`%${f.value.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
@@ -85,6 +86,18 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
   params.push(v);
   const op = f.op === '!=' ? '<>' : f.op;
   return `${col} ${op} ?`;
+}
+
+/** A finding's risk exception fields (models.ts COMPUTED_FIELDS): `excepted` filters, the others are shown. */
+const EXCEPTION_FIELDS = new Set(['excepted', 'exceptionId', 'exceptionState', 'exceptionReason', 'exceptionExpiresAt']);
+
+/** `excepted=true|false`: covered now by an approved, unexpired risk exception (exceptions.ts), or not. */
+function exceptionFilterClause(f: Filter, params: unknown[]): string {
+  const s = f.value.trim().toLowerCase();
+  if (f.field !== 'excepted' || (s !== 'true' && s !== 'false') || (f.op !== '=' && f.op !== '!='))
+    throw new InputError(`a finding's exception filters as excepted=true or excepted=false, got '${f.field}${f.op}${f.value}'`, f.field);
+  const cond = exceptedFindingsClause('r', nowIso(), params);
+  return (s === 'true') === (f.op === '=') ? cond : `NOT ${cond}`;
 }
 
 /** Rank of an ordered enum's column (null for a value outside it). */

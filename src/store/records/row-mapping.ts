@@ -3,7 +3,12 @@
 import { COMMON_FIELDS, COMPUTED_FIELDS, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Row } from '../db/driver.ts';
 import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
+import { nowIso } from '../db/rows.ts';
+import { FINDING_EXCEPTION_SQL, withException } from '../exceptions/exceptions.ts';
 import { withSla } from './sla.ts';
+
+/** The column a finding's row carries its risk exception in (exceptions.ts FINDING_EXCEPTION_SQL). */
+export const EXCEPTION_COLUMN = 'exception_match';
 
 export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   const out: Record<string, unknown> = {};
@@ -14,7 +19,10 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   for (const f of MODEL_FIELDS[model]) out[f.name] = fromColumnValue(f, row[columnOf(f.name)]);
   const joined = JOINED[model];
   if (joined) for (const field of Object.keys(joined)) out[field] = (row[joinedAlias(field)] as string | null | undefined) ?? null;
-  if (model === 'vulnerabilities') withSla(out);
+  if (model === 'vulnerabilities') {
+    withException(out, row[EXCEPTION_COLUMN], nowIso());
+    withSla(out);
+  }
   return out as StoredRecord;
 }
 
@@ -43,10 +51,12 @@ export function joinedColumns(model: ModelName): { name: string; column: string 
   return Object.keys(JOINED[model] ?? {}).map((name) => ({ name, column: joinedAlias(name) }));
 }
 
-/** What a record query selects: the record, its source's name, and its joined fields. */
-export function recordColumns(model: ModelName): string {
+/** What a record query selects: the record, its source's name, its joined fields and (a finding) its risk exception. */
+export function recordColumns(model: ModelName, opts: { exceptions?: boolean } = {}): string {
   const joined = Object.entries(JOINED[model] ?? {}).map(([field, expr]) => `, ${expr} AS ${q(joinedAlias(field))}`);
-  return `r.*, s."name" AS "source_name"${joined.join('')}`;
+  // `exceptions: false`: the caller knows no exception is proposed or approved (the findings read none).
+  const exception = model === 'vulnerabilities' && opts.exceptions !== false ? `, ${FINDING_EXCEPTION_SQL} AS "${EXCEPTION_COLUMN}"` : '';
+  return `r.*, s."name" AS "source_name"${joined.join('')}${exception}`;
 }
 
 /** The FROM clause of a record query (the table as `r`, its source as `s`; a finding's plugin as `p` and host as `h`). */

@@ -4,6 +4,7 @@
 // stored columns do not), and their filters become plain comparisons of stored text dates.
 import { InputError } from '../../core/errors.ts';
 import type { Severity } from '../../core/models.ts';
+import { exceptedFindingsClause } from '../exceptions/exceptions.ts';
 import type { Filter } from './filter-syntax.ts';
 
 export type SlaPolicy = Partial<Record<Severity, number>>;
@@ -49,11 +50,11 @@ export function dueAtOf(r: { status?: unknown; severity?: unknown; firstSeen?: u
   return Number.isFinite(due) ? new Date(due).toISOString() : null;
 }
 
-/** Adds `dueAt` and `overdue` to a finding as read. */
+/** Adds `dueAt` and `overdue` to a finding as read; a finding an approved risk exception covers (`excepted`) is not overdue. */
 export function withSla(r: Record<string, unknown>, now = Date.now(), policy = slaPolicy()): void {
   const due = dueAtOf(r, policy);
   r.dueAt = due;
-  r.overdue = due !== null && Date.parse(due) < now;
+  r.overdue = due !== null && Date.parse(due) < now && r.excepted !== true;
 }
 
 /** Later than any due date (and still a four-digit year, so it compares as text). */
@@ -89,7 +90,9 @@ export function slaFilterClause(f: Filter, params: unknown[], now = Date.now(), 
     if ((s !== 'true' && s !== 'false') || (f.op !== '=' && f.op !== '!='))
       throw new InputError(`overdue is true or false (overdue=true), got '${f.op}${f.value}'`, f.field);
     const want = (s === 'true') === (f.op === '=');
-    const cond = dueCompare('<', now, params, policy);
+    // Past due and not covered by an approved, unexpired risk exception (exceptions.ts).
+    const due = dueCompare('<', now, params, policy);
+    const cond = `(${due} AND NOT ${exceptedFindingsClause('r', new Date(now).toISOString(), params)})`;
     return want ? cond : `NOT COALESCE(${cond}, FALSE)`;
   }
   const v = f.value.trim();

@@ -3,7 +3,8 @@
 // open tickets whose linked findings are all fixed. Only covering links count (ticket-links.ts): a
 // ticket covers a finding its findingIds hold, and every finding of an asset its link `covers`. The report's numbers are counted
 // without reading the records behind them: the urgent findings from the summaries (summaries.ts,
-// as of the last run's epilogue), less those a ticket covers; its lists read the records.
+// as of the last run's epilogue), less those a ticket covers; its lists read the records. An urgent finding
+// an approved, unexpired risk exception covers is not in the urgent list (store/exceptions/).
 import { MAX_COVERAGE_DAYS } from '../../core/api-requests.ts';
 import { InputError } from '../../core/errors.ts';
 import { COVERAGE_KINDS, type CoverageKind, type ModelName, type StoredRecord } from '../../core/models.ts';
@@ -11,6 +12,8 @@ import type { Driver, Row } from '../db/driver.ts';
 import { recordColumns, recordFrom, rowToRecord } from '../records/row-mapping.ts';
 import { ensureSummariesFor } from './summary-tables-write.ts';
 import { marks, placeholders } from '../db/sql.ts';
+import { nowIso } from '../db/rows.ts';
+import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
 
 export { COVERAGE_KINDS, type CoverageKind };
 
@@ -103,6 +106,18 @@ async function findingsWithoutTicketCount(db: Driver, tickets: TicketLinks[]): P
     );
     count -= rows.filter((r) => !(r.asset_id && assetSet.has(String(r.asset_id)))).length;
   }
+  // Less the urgent findings no ticket covers that an approved, unexpired risk exception does.
+  const now = nowIso();
+  if (await anyActiveException(db, now)) {
+    const params: unknown[] = [];
+    const excepted = exceptedFindingsClause('v', now, params);
+    const rows = await db.all(
+      `SELECT v."id", h."asset_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE ${URGENT} AND ${excepted}`,
+      params,
+    );
+    const namedSet = new Set(named);
+    count -= rows.filter((r) => !namedSet.has(String(r.id)) && !(r.asset_id && assetSet.has(String(r.asset_id)))).length;
+  }
   // The summaries are as of the last refresh and the tickets as of now: never below none.
   return Math.max(0, count);
 }
@@ -112,10 +127,13 @@ async function findingsWithoutTicket(db: Driver, tickets: TicketLinks[]): Promis
   const findings = new Set(tickets.flatMap((t) => t.findingIds));
   const rows: Row[] = [];
   let after = '';
+  // Not those an approved, unexpired risk exception covers.
+  const exceptedParams: unknown[] = [];
+  const notExcepted = `NOT ${exceptedFindingsClause('v', nowIso(), exceptedParams)}`;
   for (;;) {
     const page = await db.all(
-      `SELECT v."id", h."asset_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE ${URGENT} AND v."id" > ? ORDER BY v."id" LIMIT 20000`,
-      [after],
+      `SELECT v."id", h."asset_id" FROM "rec_vulnerabilities" v LEFT JOIN "rec_hosts" h ON h."id" = v."host_id" WHERE ${URGENT} AND ${notExcepted} AND v."id" > ? ORDER BY v."id" LIMIT 20000`,
+      [...exceptedParams, after],
     );
     rows.push(...page.filter((r) => !findings.has(String(r.id)) && !(r.asset_id && assets.has(String(r.asset_id)))));
     if (page.length < 20000) break;

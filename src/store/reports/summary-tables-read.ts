@@ -3,7 +3,8 @@
 import { InputError } from '../../core/errors.ts';
 import type { Severity, SeverityCounts } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
-import { type SlaPolicy, slaPolicy } from '../records/sla.ts';
+import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
+import { type SlaPolicy, slaFilterClause, slaPolicy } from '../records/sla.ts';
 import { ensureSummariesFor, LIVE_OPEN_SQL } from './summary-tables-write.ts';
 import { sqlCount } from '../db/rows.ts';
 import { placeholders } from '../db/sql.ts';
@@ -38,7 +39,8 @@ const SEVERITIES: Severity[] = ['info', 'low', 'medium', 'high', 'critical'];
 /**
  * Live open findings past their SLA due date, per severity (the `overdue=true` filter, counted): the
  * day buckets of sum_vuln_due settle every finding first seen before or after the deadline's day; the
- * findings first seen on that day are counted from the records (index on first_seen, severity).
+ * findings first seen on that day are counted from the records (index on first_seen, severity). Findings
+ * an approved, unexpired risk exception covers are not counted (read from the records: exceptions are few).
  */
 export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; now?: number; policy?: SlaPolicy } = {}): Promise<Record<string, number>> {
   const now = opts.now ?? Date.now();
@@ -77,6 +79,24 @@ export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; no
     );
     const n = Number(rows[0]?.n ?? 0);
     if (n > 0) out[sev] = (out[sev] ?? 0) + n;
+  }
+  // Less the overdue findings an approved, unexpired risk exception covers (the `overdue=true` filter leaves them out too).
+  if (await anyActiveException(db, nowIso)) {
+    const params: unknown[] = [];
+    const due = slaFilterClause({ field: 'dueAt', op: '<', value: nowIso }, params, now, policy);
+    const excepted = exceptedFindingsClause('r', nowIso, params);
+    const rows = await db.all(
+      `SELECT r."severity" AS "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" r WHERE r."removed" = 0 AND ${due} AND ${excepted}${
+        opts.sourceIds ? ` AND r."source_id" IN ${placeholders(opts.sourceIds)}` : ''
+      } GROUP BY r."severity"`,
+      [...params, ...(opts.sourceIds ?? [])],
+    );
+    for (const r of rows) {
+      const sev = String(r.severity);
+      const left = (out[sev] ?? 0) - Number(r.n);
+      if (left > 0) out[sev] = left;
+      else delete out[sev];
+    }
   }
   return out;
 }

@@ -10,8 +10,8 @@ export { Chart };
 
 export type Severity = (typeof SEVERITIES)[number];
 
-/** A severity's colour, from the stylesheet's variables (the same as the badges). */
-export function colour(s: Severity): string {
+/** A severity's colour, from the stylesheet's variables (the same as the badges); grey for a name the stylesheet lacks. */
+export function colour(s: Severity | (string & {})): string {
   const v = getComputedStyle(document.documentElement)
     .getPropertyValue(s === 'info' ? '--sev-info' : `--${s}`)
     .trim();

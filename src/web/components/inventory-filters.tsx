@@ -76,6 +76,16 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
           }}
         />
       </div>
+      <SelectFilter
+        id="f-excepted"
+        label="Risk exception"
+        value={query.get('excepted') ?? ''}
+        options={[
+          { value: 'true', label: 'Excepted' },
+          { value: 'false', label: 'Not excepted' },
+        ]}
+        onChange={(v) => setQuery({ excepted: v })}
+      />
       <label className="checkbox-inline">
         <input
           type="checkbox"

@@ -1,17 +1,18 @@
 // A server-side paged, sortable table of one inventory model (with a host column for per-host records),
 // and the model descriptions it is driven by.
 import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
-import { get, type HostLabel, type Page, qs, type Rec, type RecordCount, call } from '../api.ts';
+import { call, type HostLabel, type ModelName, type ModelRecord, qs, type Rec, routeUrl } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
 import { severityCountColumns, useHostCounts } from './host-counts.tsx';
 
-export interface ModelView {
-  model: string;
+/** How the UI lists the records of model `M`: its columns typed by the model's records. */
+export interface ModelView<M extends ModelName = ModelName> {
+  model: M;
   title: string;
   singular: string;
-  columns: Column<Rec>[];
+  columns: Column<ModelRecord<M>>[];
   /** Fields the search box can search in (first = default). */
   search: { field: string; label: string }[];
   defaultSort?: string;
@@ -20,6 +21,12 @@ export interface ModelView {
   /** Hosts: show each host's open findings per severity after the first column. */
   hostCounts?: boolean;
 }
+
+/** A list of any model's records: its columns take any record (a model's columns do, Column's methods taking a record of that model). */
+export type AnyModelView = Omit<ModelView, 'model' | 'columns'> & { model: ModelName; columns: Column<Rec>[] };
+
+/** A model's view, its columns typed by the model's records, for the lists of any model. */
+export const modelView = (view: { [M in ModelName]: ModelView<M> }[ModelName]): AnyModelView => view;
 
 /** Host labels by host id. */
 export type HostLabels = Record<string, HostLabel>;
@@ -30,8 +37,8 @@ export function hostColumn(labels: HostLabels): Column<Rec> {
     key: 'hostId',
     label: 'Host',
     render: (r) => {
-      const id = r.hostId as string | null;
-      if (!id) return <span className="muted">—</span>;
+      const id = r.hostId;
+      if (typeof id !== 'string' || !id) return <span className="muted">—</span>;
       const l = labels[id];
       return <Link href={`/inventory/hosts/${id}`}>{l ? (l.hostname ?? l.ipAddresses[0] ?? 'host') : 'host…'}</Link>;
     },
@@ -40,7 +47,7 @@ export function hostColumn(labels: HostLabels): Column<Rec> {
 
 /** Looks up host names for the host ids on a page of per-host records. */
 export function useHostLabels(rows: Rec[] | undefined): HostLabels {
-  const ids = useMemo(() => [...new Set((rows ?? []).map((r) => r.hostId as string | null).filter((x): x is string => !!x))].sort(), [rows]);
+  const ids = useMemo(() => [...new Set((rows ?? []).map((r) => r.hostId).filter((x): x is string => typeof x === 'string' && x !== ''))].sort(), [rows]);
   const labels = useLoad(
     async (s) => (ids.length ? call('GET /api/v1/hosts/labels', { query: { id: ids } }, s) : { items: [] }),
     `host-labels:${ids.join(',')}`,
@@ -49,7 +56,7 @@ export function useHostLabels(rows: Rec[] | undefined): HostLabels {
 }
 
 export interface RecordListProps {
-  view: ModelView;
+  view: AnyModelView;
   /** Filters always applied (e.g. hostId on a host page). */
   fixed?: Record<string, string>;
   /** Extra filters from the page's own controls. */
@@ -92,12 +99,15 @@ export function RecordList(props: RecordListProps) {
     }
   }, [base]);
   const cursor = pageNo > 1 ? cursors.current.byPage.get(pageNo) : undefined;
-  const url = pageNo === 1 ? base : cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : `${base}&offset=${(pageNo - 1) * props.limit}`;
-  const loaded = useLoad(async (s) => ({ url, page: await get<Page<Rec>>(url, s) }), url);
+  const paging = pageNo === 1 ? {} : cursor ? { cursor } : { offset: (pageNo - 1) * props.limit };
+  const pageInput = { params: { model: view.model }, query: { ...params, ...paging } };
+  const url = routeUrl('GET /api/v1/:model', pageInput);
+  const loaded = useLoad(async (s) => ({ url, page: await call('GET /api/v1/:model', pageInput, s) }), url);
   const page = { ...loaded, data: loaded.data?.page ?? null };
   if (loaded.data?.url === url && loaded.data.page.nextCursor) cursors.current.byPage.set(pageNo + 1, loaded.data.page.nextCursor);
-  const countUrl = `/api/v1/${view.model}/count${qs(filterParams)}`;
-  const total = useLoad((s) => get<RecordCount>(countUrl, s), countUrl);
+  const countInput = { params: { model: view.model }, query: filterParams };
+  const countUrl = routeUrl('GET /api/v1/:model/count', countInput);
+  const total = useLoad((s) => call('GET /api/v1/:model/count', countInput, s), countUrl);
   const labels = useHostLabels(view.perHost && !props.hideHost ? page.data?.items : undefined);
   const counts = useHostCounts(view.hostCounts ? page.data?.items : undefined);
   let columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;

@@ -1,22 +1,14 @@
 // A ticket's assets: one row per link with the asset by name and address (linking to its page), why the
 // ticket is tied to it, and whether it covers the asset's findings; and what `broad` means for it.
-import { type Rec, call } from '../api.ts';
+import { call, type ModelRecord, type TicketAssetLink } from '../api.ts';
 import { Link } from '../router.tsx';
 import { cell, DataTable, Spinner, useLoad } from '../ui.tsx';
-
-/** One link as correlation stores it (store/correlation/ticket-links.ts). */
-interface AssetLink {
-  assetId: string;
-  reason: string;
-  value: string;
-  covers?: boolean;
-}
 
 /** Rows shown at most; the rest are counted. */
 const SHOWN = 25;
 
 /** Why a ticket is tied to an asset, in words. */
-export function linkReason(l: AssetLink): string {
+export function linkReason(l: TicketAssetLink): string {
   switch (l.reason) {
     case 'associated':
       return `associated with the request (${l.value})`;
@@ -34,15 +26,15 @@ export function linkReason(l: AssetLink): string {
 }
 
 /** The asset's name and first address ("fin-ws-0131 (10.20.0.13)"), or its id's start when it is gone. */
-function assetLabel(a: Rec | null | undefined, id: string): string {
+function assetLabel(a: ModelRecord<'assets'> | null | undefined, id: string): string {
   if (!a) return `asset ${id.slice(0, 8)} (no longer stored)`;
-  const ip = (a.ipAddresses as string[] | null)?.[0];
-  const name = (a.name as string | null) ?? ip ?? id.slice(0, 8);
+  const ip = a.ipAddresses?.[0];
+  const name = a.name ?? ip ?? id.slice(0, 8);
   return ip && ip !== name ? `${name} (${ip})` : name;
 }
 
-export function TicketAssetLinks({ ticket }: { ticket: Rec }) {
-  const links = ((ticket.assetLinks as AssetLink[] | null) ?? []).filter((l) => l && typeof l.assetId === 'string');
+export function TicketAssetLinks({ ticket }: { ticket: ModelRecord<'tickets'> }) {
+  const links = ticket.assetLinks ?? [];
   const shown = links.slice(0, SHOWN);
   const assets = useLoad(
     (s) => Promise.all(shown.map((l) => call('GET /api/v1/:model/:id', { params: { model: 'assets', id: l.assetId } }, s).catch(() => null))),

@@ -2,13 +2,17 @@
 // the values that matched, vetoes and ambiguities, by the records' names), its owner, and manual link
 // (a CMDB record found by name or asset tag) / unlink (of the host the record is linked to).
 import { type FormEvent, useState, type ReactNode } from 'react';
-import { type AssetLinkBody, describeError, type Rec, call } from '../api.ts';
+import { type AssetLinkBody, describeError, type ModelRecord, call } from '../api.ts';
 import { matchReasons } from '../../correlate/reasons.ts';
 import { Link, navigate } from '../router.tsx';
 import { SeverityChart } from '../components/charts.tsx';
 import { Alert, cell, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
-const ROWS: [string, string, string][] = [
+type HostRecord = ModelRecord<'hosts'>;
+type CmdbRecord = ModelRecord<'cmdb-assets'>;
+
+/** A row of the side-by-side table: its label and the field it shows of a host and of a CMDB record ('' where it has none). */
+const ROWS: [string, keyof HostRecord | '', keyof CmdbRecord | ''][] = [
   ['Name', 'hostname', 'name'],
   ['FQDN', 'fqdn', 'fqdn'],
   ['NetBIOS name', 'netbiosName', ''],
@@ -25,22 +29,33 @@ const ROWS: [string, string, string][] = [
 const DATES = new Set(['scannerLastSeen', 'lastSeen']);
 
 /** One column of the side-by-side table: a scanner host or a CMDB record of the asset. */
-type SideColumn = { kind: 'host' | 'cmdb'; r: Rec };
+type SideColumn = { kind: 'host'; r: HostRecord } | { kind: 'cmdb'; r: CmdbRecord };
+/** A row of the side-by-side table: its label, and its cell in a record's column. */
+type SideRow = { label: string; value: (c: SideColumn) => ReactNode };
+
+/** The value a row shows of a record: the host's or the CMDB record's field of the row. */
+function sideValue(c: SideColumn, hk: keyof HostRecord | '', ck: keyof CmdbRecord | ''): ReactNode {
+  const k = c.kind === 'host' ? hk : ck;
+  if (!k) return cell(null);
+  const v = c.kind === 'host' ? (hk ? c.r[hk] : null) : ck ? c.r[ck] : null;
+  return DATES.has(k) && typeof v === 'string' ? dateTime(v) : cell(v);
+}
 
 /** A record's name for people: host name, FQDN or IP of a host, name or tag of a CMDB record, else its id's start. */
-function nameOf(r: Rec | undefined, id: unknown): string {
-  if (!r) return String(id).slice(0, 8);
-  return String(r.hostname ?? r.name ?? r.fqdn ?? r.assetTag ?? (r.ipAddresses as string[] | null)?.[0] ?? r.id);
+function nameOf(r: HostRecord | CmdbRecord | undefined, id: string): string {
+  if (!r) return id.slice(0, 8);
+  const name = 'hostname' in r ? (r.hostname ?? r.fqdn) : (r.name ?? r.fqdn ?? r.assetTag);
+  return name ?? r.ipAddresses?.[0] ?? r.id;
 }
 
 /** The host a CMDB record of this asset is linked to (for its Unlink), from the asset's match details. */
-function hostOfCmdb(details: Record<string, unknown>, cmdbId: string, hosts: Rec[]): string | null {
-  const links = (details.links as Record<string, unknown>[] | undefined) ?? [];
-  const l = links.find((x) => x.cmdbAssetId === cmdbId);
+function hostOfCmdb(details: Record<string, unknown>, cmdbId: string, hosts: HostRecord[]): string | null {
+  const links: unknown[] = Array.isArray(details.links) ? details.links : [];
+  const l = links.find((x): x is { hostId: unknown } => typeof x === 'object' && x !== null && 'cmdbAssetId' in x && x.cmdbAssetId === cmdbId);
   return l ? String(l.hostId) : (hosts[0]?.id ?? null);
 }
 
-function Why({ details, records }: { details: Record<string, unknown>; records: Map<string, Rec> }) {
+function Why({ details, records }: { details: Record<string, unknown>; records: Map<string, HostRecord | CmdbRecord> }) {
   const name = (id: string) => nameOf(records.get(id), id);
   const reasons = matchReasons(details, name);
   return (
@@ -71,10 +86,10 @@ export function AssetPage({ id }: { id: string }) {
   const [version, setVersion] = useState(0);
   const data = useLoad((s) => call('GET /api/v1/assets/:id/records', { params: { id } }, s), `asset-records:${id}:${version}`);
   const [search, setSearch] = useState('');
-  const [found, setFound] = useState<Rec[] | null>(null);
+  const [found, setFound] = useState<CmdbRecord[] | null>(null);
   const [hostId, setHostId] = useState('');
   const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null);
-  const name = data.data ? String(data.data.asset.name ?? id) : '';
+  const name = data.data ? (data.data.asset.name ?? id) : '';
   usePageTitle(`${name || 'Asset'} · Assets`);
   if (data.error)
     return (
@@ -114,9 +129,9 @@ export function AssetPage({ id }: { id: string }) {
       setMessage({ tone: 'error', text: describeError(err) });
     }
   };
-  const details = (asset.matchDetails as Record<string, unknown>) ?? {};
-  const records = new Map([...hosts, ...cmdbAssets].map((r) => [r.id, r]));
-  const columns = [...hosts.map((h) => ({ kind: 'host' as const, r: h })), ...cmdbAssets.map((c) => ({ kind: 'cmdb' as const, r: c }))];
+  const details = asset.matchDetails ?? {};
+  const records = new Map<string, HostRecord | CmdbRecord>([...hosts, ...cmdbAssets].map((r) => [r.id, r]));
+  const columns: SideColumn[] = [...hosts.map((r) => ({ kind: 'host' as const, r })), ...cmdbAssets.map((r) => ({ kind: 'cmdb' as const, r }))];
   return (
     <div>
       <PageHeader
@@ -126,23 +141,16 @@ export function AssetPage({ id }: { id: string }) {
           </>
         }
         title={name}
-        subtitle={`linked by ${String(asset.matchRule)} · owner ${String(asset.owner ?? '—')} · ${String(asset.department ?? 'no department')} · ${String(asset.site ?? 'no site')} · last scanned ${dateTime(asset.lastScanned as string)}`}
+        subtitle={`linked by ${asset.matchRule ?? '—'} · owner ${asset.owner ?? '—'} · ${asset.department ?? 'no department'} · ${asset.site ?? 'no site'} · last scanned ${dateTime(asset.lastScanned)}`}
       />
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
       <div className="host-top">
         <section className="card" aria-labelledby="asset-sources">
           <h2 id="asset-sources">Both sources side by side</h2>
-          <DataTable
+          <DataTable<SideRow>
             caption={`Scanner hosts and CMDB records of ${name}`}
             rows={[
-              ...ROWS.map(([label, hk, ck]) => ({
-                label,
-                value: (c: SideColumn) => {
-                  const k = c.kind === 'host' ? hk : ck;
-                  if (!k) return cell(null);
-                  return DATES.has(k) && c.r[k] ? dateTime(c.r[k] as string) : cell(c.r[k]);
-                },
-              })),
+              ...ROWS.map(([label, hk, ck]) => ({ label, value: (c: SideColumn) => sideValue(c, hk, ck) })),
               {
                 label: 'Override',
                 value: (c: SideColumn) =>
@@ -163,14 +171,14 @@ export function AssetPage({ id }: { id: string }) {
               ...columns.map((c) => ({
                 key: c.r.id,
                 label: c.kind === 'host' ? <Link href={`/inventory/hosts/${c.r.id}`}>Scanner host ({c.r.source})</Link> : <>CMDB record ({c.r.source})</>,
-                render: (row: { value: (c: SideColumn) => ReactNode }) => row.value(c),
+                render: (row: SideRow) => row.value(c),
               })),
             ]}
           />
         </section>
         <section className="card" aria-labelledby="asset-sev">
           <h2 id="asset-sev">Open vulnerabilities</h2>
-          <SeverityChart counts={(asset.openFindings as Record<string, number> | null) ?? {}} title={`Open vulnerabilities on ${name} by severity`} />
+          <SeverityChart counts={asset.openFindings ?? {}} title={`Open vulnerabilities on ${name} by severity`} />
         </section>
       </div>
       <section className="card" aria-labelledby="asset-why">
@@ -189,7 +197,7 @@ export function AssetPage({ id }: { id: string }) {
                 <select value={hostId} onChange={(e) => setHostId(e.target.value)}>
                   {hosts.map((h) => (
                     <option key={h.id} value={h.id}>
-                      {String(h.hostname ?? h.id)}
+                      {h.hostname ?? h.id}
                     </option>
                   ))}
                 </select>
@@ -210,7 +218,7 @@ export function AssetPage({ id }: { id: string }) {
               { key: 'name', label: 'CMDB record', rowHeader: true, render: (r) => nameOf(r, r.id) },
               { key: 'assetTag', label: 'Asset tag' },
               { key: 'ipAddresses', label: 'IP addresses' },
-              { key: 'source', label: 'Source', render: (r) => String(r.source) },
+              { key: 'source', label: 'Source', render: (r) => r.source ?? '—' },
               {
                 key: 'link',
                 label: 'Link',

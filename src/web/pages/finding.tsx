@@ -1,7 +1,8 @@
 // One finding: what it is (synopsis, description, solution), what the scanner saw (proof), its CVEs with
 // CVSS, EPSS and CISA KEV, its history from the change feed, the tickets linked to it, and the host,
-// asset and owner it belongs to.
-import { get, qs, type Rec, call } from '../api.ts';
+// asset and owner it belongs to, and its risk exceptions beside the scanner's own accepted risk.
+import { call, routeUrl } from '../api.ts';
+import { FindingExceptions } from '../components/finding-exceptions.tsx';
 import { Link } from '../router.tsx';
 import { Alert, Badge, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
@@ -49,11 +50,16 @@ function Prop({ label, value, optional }: { label: string; value: React.ReactNod
 export function FindingPage({ id }: { id: string }) {
   const finding = useLoad((s) => call('GET /api/v1/:model/:id', { params: { model: 'vulnerabilities', id } }, s), `finding:${id}`);
   const f = finding.data;
-  const hostId = f?.hostId ? String(f.hostId) : null;
-  const assetId = f?.assetId ? String(f.assetId) : null;
-  const cves = (f?.cves as string[] | null) ?? [];
-  const pluginUrl = f ? `/api/v1/plugins${qs({ pluginId: String(f.pluginId ?? ''), source: f.source, limit: 1 })}` : '';
-  const plugin = useLoad((s) => (f?.pluginId ? get<{ items: Rec[] }>(pluginUrl, s).then((r) => r.items[0] ?? null) : Promise.resolve(null)), pluginUrl);
+  const hostId = f?.hostId || null;
+  const assetId = f?.assetId || null;
+  const cves = f?.cves ?? [];
+  const pluginQuery = { pluginId: f?.pluginId ?? '', source: f?.source ? [f.source] : undefined, limit: 1 };
+  const pluginUrl = f ? routeUrl('GET /api/v1/:model', { params: { model: 'plugins' }, query: pluginQuery }) : '';
+  const plugin = useLoad(
+    (s) =>
+      f?.pluginId ? call('GET /api/v1/:model', { params: { model: 'plugins' }, query: pluginQuery }, s).then((r) => r.items[0] ?? null) : Promise.resolve(null),
+    pluginUrl,
+  );
   const host = useLoad(
     (s) => (hostId ? call('GET /api/v1/:model/:id', { params: { model: 'hosts', id: hostId } }, s) : Promise.resolve(null)),
     `host/${hostId ?? '-'}`,
@@ -76,7 +82,7 @@ export function FindingPage({ id }: { id: string }) {
     (s) => (cves.length ? call('GET /api/v1/feeds/cves', { query: { cve: cves.slice(0, 500) } }, s) : Promise.resolve({ items: [] })),
     `cve-facts:${cves.join(',')}`,
   );
-  const title = f ? String(f.pluginName ?? `Plugin ${f.pluginId}`) : '';
+  const title = f ? (f.pluginName ?? `Plugin ${f.pluginId}`) : '';
   usePageTitle(`${title || 'Finding'} · Vulnerabilities`);
 
   if (finding.error)
@@ -92,7 +98,7 @@ export function FindingPage({ id }: { id: string }) {
   const hostName = h ? hostLabel(h) : hostId;
   const facts = new Map((feeds.data?.items ?? []).map((c) => [c.cve, c]));
   const events = history.data?.items ?? [];
-  const seeAlso = (p?.seeAlso as string[] | null | undefined) ?? [];
+  const seeAlso = p?.seeAlso ?? [];
   return (
     <div>
       <PageHeader
@@ -109,6 +115,12 @@ export function FindingPage({ id }: { id: string }) {
               <>
                 {' '}
                 · <span className="kev">Known exploited</span>
+              </>
+            ) : null}{' '}
+            {f.excepted ? (
+              <>
+                {' '}
+                · <span className="excepted">Risk excepted until {String(f.exceptionExpiresAt ?? '').slice(0, 10)}</span>
               </>
             ) : null}{' '}
             · plugin {String(f.pluginId ?? '—')}
@@ -162,20 +174,19 @@ export function FindingPage({ id }: { id: string }) {
           </dl>
           <h2 id="finding-dates">Dates</h2>
           <dl className="props">
-            <Prop label="First seen" value={dateTime(f.firstSeen as string)} />
-            <Prop label="Last seen" value={dateTime(f.lastSeen as string)} />
-            <Prop label="Fixed" value={f.fixedAt ? dateTime(f.fixedAt as string) : null} optional />
-            <Prop label="Mitigated (scanner)" value={f.mitigatedAt ? dateTime(f.mitigatedAt as string) : null} optional />
-            <Prop label="Reopened" value={f.reopenedAt ? dateTime(f.reopenedAt as string) : null} optional />
+            <Prop label="First seen" value={dateTime(f.firstSeen)} />
+            <Prop label="Last seen" value={dateTime(f.lastSeen)} />
+            <Prop label="Fixed" value={f.fixedAt ? dateTime(f.fixedAt) : null} optional />
+            <Prop label="Mitigated (scanner)" value={f.mitigatedAt ? dateTime(f.mitigatedAt) : null} optional />
+            <Prop label="Reopened" value={f.reopenedAt ? dateTime(f.reopenedAt) : null} optional />
             <Prop
               label="Due (SLA)"
-              value={
-                f.dueAt ? <span className={f.overdue ? 'bad-text' : undefined}>{`${dateTime(f.dueAt as string)}${f.overdue ? ' (overdue)' : ''}`}</span> : null
-              }
+              value={f.dueAt ? <span className={f.overdue ? 'bad-text' : undefined}>{`${dateTime(f.dueAt)}${f.overdue ? ' (overdue)' : ''}`}</span> : null}
             />
           </dl>
         </section>
       </div>
+      <FindingExceptions finding={f} />
       <section className="card" aria-labelledby="finding-scores">
         <h2 id="finding-scores">Scores and CVEs</h2>
         <dl className="props props-inline">
@@ -265,7 +276,7 @@ export function FindingPage({ id }: { id: string }) {
             <ol className="timeline" aria-label="History of this finding">
               {f.firstSeen ? (
                 <li>
-                  <time dateTime={String(f.firstSeen)}>{dateTime(f.firstSeen as string)}</time> <strong>First seen by the scanner</strong>
+                  <time dateTime={f.firstSeen}>{dateTime(f.firstSeen)}</time> <strong>First seen by the scanner</strong>
                 </li>
               ) : null}
               {events.map((e) => (

@@ -1,6 +1,6 @@
 // A host: its identity and hardware, then its vulnerabilities, software, open ports and compliance.
 import { useState } from 'react';
-import { call, routeUrl } from '../api.ts';
+import { call, type ModelRecord, routeUrl } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { SeverityChart } from '../components/charts.tsx';
 import { Alert, cell, dateTime, PageHeader, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
@@ -13,7 +13,7 @@ const TABS = [
   { id: 'compliance', label: 'Compliance' },
 ] as const;
 
-const DETAILS: [string, string][] = [
+const DETAILS: [keyof ModelRecord<'hosts'>, string][] = [
   ['hostname', 'Host name'],
   ['fqdn', 'FQDN'],
   ['netbiosName', 'NetBIOS name'],
@@ -60,7 +60,7 @@ export function HostPage({ id }: { id: string }) {
           </>
         }
         title={name}
-        subtitle={`${h.os ?? 'Unknown operating system'} · last seen ${dateTime(h.lastSeen as string)}${h.removed ? ' · removed (not in the last complete sync)' : ''}`}
+        subtitle={`${h.os ?? 'Unknown operating system'} · last seen ${dateTime(h.lastSeen)}${h.removed ? ' · removed (not in the last complete sync)' : ''}`}
       />
       <div className="host-top">
         <section className="card" aria-labelledby="host-details">

@@ -45,7 +45,7 @@ export function InventoryPage({ model }: { model: string }) {
   // The API lists live records by default (findings open or reopened, nothing removed); `all` widens it.
   if (showRemoved) filters.all = 'true';
   if (view.model === 'vulnerabilities') {
-    for (const k of ['severity', 'status', 'knownExploited', 'overdue'] as const) {
+    for (const k of ['severity', 'status', 'knownExploited', 'overdue', 'excepted'] as const) {
       const v = query.get(k);
       // `>=high`: a floor, compared in severity order by the API.
       if (v && k === 'severity' && v.startsWith('>=')) where.push(`severity${v}`);
@@ -125,7 +125,7 @@ export function InventoryPage({ model }: { model: string }) {
           <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} />{' '}
           {view.model === 'vulnerabilities' ? 'Include fixed' : 'Include removed'}
         </label>
-        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'cve', 'result'].some((k) => query.get(k))) && (
+        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'cve', 'result'].some((k) => query.get(k))) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>

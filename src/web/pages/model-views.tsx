@@ -1,12 +1,12 @@
 // The inventory models the UI shows: per model its columns, searchable fields and default sort.
-import type { Rec } from '../api.ts';
-import type { ModelView } from '../components/record-list.tsx';
+import type { ModelRecord, Rec } from '../api.ts';
+import { type AnyModelView, modelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
 import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
 
 /** A list's date: the day, with the time in its tooltip (keeps wide lists within a laptop's width). */
-function Day({ iso, className }: { iso: unknown; className?: string }) {
-  if (typeof iso !== 'string' || !iso) return <span className="muted">—</span>;
+function Day({ iso, className }: { iso: string | null | undefined; className?: string }) {
+  if (!iso) return <span className="muted">—</span>;
   const d = new Date(iso);
   const day = Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString('en-GB', { dateStyle: 'medium' });
   return (
@@ -16,7 +16,7 @@ function Day({ iso, className }: { iso: unknown; className?: string }) {
   );
 }
 
-const lastSeen: Column<Rec> = {
+const lastSeen: Column<Pick<Rec, 'id'> & { lastSeen: string | null }> = {
   key: 'lastSeen',
   label: 'Last seen',
   sortable: true,
@@ -30,20 +30,20 @@ const day = (iso: string | null | undefined): string => {
 };
 
 /** What the finding is, how to fix it and what the scanner saw, folded under the name. */
-function FindingDetail({ r }: { r: Rec }) {
+function FindingDetail({ r }: { r: ModelRecord<'vulnerabilities'> }) {
   if (!r.synopsis && !r.solution && !r.proof) return null;
   return (
     <details className="finding-detail">
       <summary className="small">Details</summary>
-      {r.synopsis ? <p>{String(r.synopsis)}</p> : null}
+      {r.synopsis ? <p>{r.synopsis}</p> : null}
       {r.solution ? (
         <p>
-          <strong>Solution:</strong> {String(r.solution)}
+          <strong>Solution:</strong> {r.solution}
         </p>
       ) : null}
       {r.proof ? (
         <pre className="proof">
-          {String(r.proof)}
+          {r.proof}
           {r.proofTruncated ? '\n…' : ''}
         </pre>
       ) : null}
@@ -51,7 +51,7 @@ function FindingDetail({ r }: { r: Rec }) {
   );
 }
 
-export const VULN_COLUMNS: Column<Rec>[] = [
+export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
   { key: 'severity', label: 'Severity', sortable: true, render: (r) => <SeverityBadge severity={r.severity} /> },
   {
     key: 'pluginName',
@@ -60,11 +60,11 @@ export const VULN_COLUMNS: Column<Rec>[] = [
     render: (r) => (
       <>
         <div>
-          <Link href={`/inventory/vulnerabilities/${r.id}`}>{String(r.pluginName ?? `Plugin ${r.pluginId ?? ''}`)}</Link>
+          <Link href={`/inventory/vulnerabilities/${r.id}`}>{r.pluginName ?? `Plugin ${r.pluginId ?? ''}`}</Link>
         </div>
         <div className="muted small">
-          Plugin {String(r.pluginId ?? '—')}
-          {r.port ? ` · port ${String(r.port)}/${String(r.protocol ?? '')}` : ''}
+          Plugin {r.pluginId ?? '—'}
+          {r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}
         </div>
         <FindingDetail r={r} />
       </>
@@ -74,7 +74,7 @@ export const VULN_COLUMNS: Column<Rec>[] = [
     key: 'cves',
     label: 'CVEs',
     render: (r) => {
-      const cves = (r.cves as string[] | null) ?? [];
+      const cves = r.cves ?? [];
       if (cves.length === 0) return <span className="muted">—</span>;
       return (
         <span className="cves" title={cves.join(', ')}>
@@ -103,7 +103,25 @@ export const VULN_COLUMNS: Column<Rec>[] = [
         'No'
       ),
   },
-  { key: 'status', label: 'Status', sortable: true },
+  {
+    key: 'status',
+    label: 'Status',
+    sortable: true,
+    render: (r) => (
+      <>
+        {cell(r.status)}
+        {r.excepted ? (
+          <div className="small excepted" title={`Risk exception until ${String(r.exceptionExpiresAt ?? '').slice(0, 10)}: ${String(r.exceptionReason ?? '')}`}>
+            excepted
+          </div>
+        ) : r.acceptedRisk ? (
+          <div className="small muted" title="Risk accepted in the scanner">
+            accepted (scanner)
+          </div>
+        ) : null}
+      </>
+    ),
+  },
   {
     key: 'dueAt',
     label: 'Due',
@@ -116,15 +134,15 @@ export const VULN_COLUMNS: Column<Rec>[] = [
     render: (r) => (
       <>
         {r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)}
-        {r.department ? <div className="muted small">{String(r.department)}</div> : null}
+        {r.department ? <div className="muted small">{r.department}</div> : null}
       </>
     ),
   },
   lastSeen,
 ];
 
-export const MODEL_VIEWS: ModelView[] = [
-  {
+export const MODEL_VIEWS: AnyModelView[] = [
+  modelView({
     model: 'hosts',
     title: 'Hosts',
     singular: 'host',
@@ -133,9 +151,7 @@ export const MODEL_VIEWS: ModelView[] = [
         key: 'hostname',
         label: 'Host name',
         sortable: true,
-        render: (r) => (
-          <Link href={`/inventory/hosts/${r.id}`}>{String(r.hostname ?? r.fqdn ?? r.netbiosName ?? (r.ipAddresses as string[] | null)?.[0] ?? r.id)}</Link>
-        ),
+        render: (r) => <Link href={`/inventory/hosts/${r.id}`}>{r.hostname ?? r.fqdn ?? r.netbiosName ?? r.ipAddresses?.[0] ?? r.id}</Link>,
       },
       { key: 'ipAddresses', label: 'IP addresses' },
       {
@@ -159,10 +175,8 @@ export const MODEL_VIEWS: ModelView[] = [
         sortable: true,
         render: (r) =>
           r.scannerLastSeen ? (
-            <span
-              title={`The scanner last saw this host at ${dateTime(r.scannerLastSeen as string)}; Tributary last stored it at ${dateTime(r.lastSeen as string)}`}
-            >
-              {day(r.scannerLastSeen as string)}
+            <span title={`The scanner last saw this host at ${dateTime(r.scannerLastSeen)}; Tributary last stored it at ${dateTime(r.lastSeen)}`}>
+              {day(r.scannerLastSeen)}
             </span>
           ) : (
             <span className="muted">—</span>
@@ -178,8 +192,8 @@ export const MODEL_VIEWS: ModelView[] = [
     ],
     defaultSort: 'hostname',
     hostCounts: true,
-  },
-  {
+  }),
+  modelView({
     model: 'vulnerabilities',
     title: 'Vulnerabilities',
     singular: 'vulnerability',
@@ -193,20 +207,20 @@ export const MODEL_VIEWS: ModelView[] = [
     ],
     defaultSort: '-severity',
     perHost: true,
-  },
-  {
+  }),
+  modelView({
     model: 'assets',
     title: 'Assets',
     singular: 'asset',
     columns: [
-      { key: 'name', label: 'Asset', sortable: true, render: (r) => <Link href={`/inventory/assets/${r.id}`}>{String(r.name ?? r.id)}</Link> },
+      { key: 'name', label: 'Asset', sortable: true, render: (r) => <Link href={`/inventory/assets/${r.id}`}>{r.name ?? r.id}</Link> },
       { key: 'matchRule', label: 'Linked by', sortable: true },
-      { key: 'hostIds', label: 'Scanner hosts', render: (r) => String((r.hostIds as string[] | null)?.length ?? 0) },
-      { key: 'cmdbAssetIds', label: 'CMDB records', render: (r) => String((r.cmdbAssetIds as string[] | null)?.length ?? 0) },
+      { key: 'hostIds', label: 'Scanner hosts', render: (r) => String(r.hostIds?.length ?? 0) },
+      { key: 'cmdbAssetIds', label: 'CMDB records', render: (r) => String(r.cmdbAssetIds?.length ?? 0) },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'department', label: 'Department', sortable: true },
       { key: 'site', label: 'Site', sortable: true },
-      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => dateTime(r.lastScanned as string) },
+      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => dateTime(r.lastScanned) },
     ],
     search: [
       { field: 'name', label: 'Name' },
@@ -216,8 +230,8 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'ipAddresses', label: 'IP address' },
     ],
     defaultSort: 'name',
-  },
-  {
+  }),
+  modelView({
     model: 'compliance',
     title: 'Compliance',
     singular: 'compliance result',
@@ -225,7 +239,7 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'benchmark', label: 'Benchmark', sortable: true },
       { key: 'ruleId', label: 'Rule', sortable: true },
       { key: 'ruleName', label: 'Rule name', sortable: true },
-      { key: 'result', label: 'Result', sortable: true, render: (r) => <span className={`result result-${String(r.result)}`}>{cell(r.result)}</span> },
+      { key: 'result', label: 'Result', sortable: true, render: (r) => <span className={`result result-${r.result ?? ''}`}>{cell(r.result)}</span> },
       lastSeen,
     ],
     search: [
@@ -234,8 +248,8 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'ruleId', label: 'Rule ID' },
     ],
     perHost: true,
-  },
-  {
+  }),
+  modelView({
     model: 'software',
     title: 'Software',
     singular: 'software package',
@@ -243,8 +257,8 @@ export const MODEL_VIEWS: ModelView[] = [
     search: [{ field: 'name', label: 'Name' }],
     defaultSort: 'name',
     perHost: true,
-  },
-  {
+  }),
+  modelView({
     model: 'ports',
     title: 'Open ports',
     singular: 'open port',
@@ -258,18 +272,18 @@ export const MODEL_VIEWS: ModelView[] = [
     search: [{ field: 'service', label: 'Service' }],
     defaultSort: 'port',
     perHost: true,
-  },
-  {
+  }),
+  modelView({
     model: 'tickets',
     title: 'Tickets',
     singular: 'ticket',
     columns: [
-      { key: 'displayId', label: 'ID', sortable: true, render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{String(r.displayId ?? r.id)}</Link> },
+      { key: 'displayId', label: 'ID', sortable: true, render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{r.displayId ?? r.id}</Link> },
       {
         key: 'subject',
         label: 'Subject',
         sortable: true,
-        render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{String(r.subject ?? '(no subject)')}</Link>,
+        render: (r) => <Link href={`/inventory/tickets/${r.id}`}>{r.subject ?? '(no subject)'}</Link>,
       },
       { key: 'kind', label: 'Kind', sortable: true },
       { key: 'status', label: 'Status', sortable: true },
@@ -277,19 +291,13 @@ export const MODEL_VIEWS: ModelView[] = [
       { key: 'assignee', label: 'Assignee', sortable: true },
       { key: 'group', label: 'Group', sortable: true },
       { key: 'requester', label: 'Requester', sortable: true },
-      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt as string) },
+      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt) },
       {
         key: 'dueAt',
         label: 'Due',
         sortable: true,
-        render: (r) =>
-          r.dueAt ? (
-            <span className={r.overdue ? 'bad-text' : undefined} title={r.overdue ? 'Overdue' : undefined}>
-              {dateTime(r.dueAt as string)}
-            </span>
-          ) : (
-            <span className="muted">—</span>
-          ),
+        // A ticket has no `overdue` (only findings do, from the SLA policy): its due date alone.
+        render: (r) => (r.dueAt ? <span>{dateTime(r.dueAt)}</span> : <span className="muted">—</span>),
       },
     ],
     search: [
@@ -299,8 +307,8 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'assignee', label: 'Assignee' },
     ],
     defaultSort: '-createdAt',
-  },
-  {
+  }),
+  modelView({
     model: 'cmdb-assets',
     title: 'CMDB assets',
     singular: 'CMDB asset',
@@ -309,7 +317,7 @@ export const MODEL_VIEWS: ModelView[] = [
         key: 'name',
         label: 'Name',
         sortable: true,
-        render: (r) => <Link href={`/inventory/cmdb-assets/${r.id}`}>{String(r.name ?? r.assetTag ?? r.id)}</Link>,
+        render: (r) => <Link href={`/inventory/cmdb-assets/${r.id}`}>{r.name ?? r.assetTag ?? r.id}</Link>,
       },
       { key: 'assetTag', label: 'Asset tag', sortable: true },
       { key: 'productType', label: 'Product type', sortable: true },
@@ -327,8 +335,8 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'ipAddresses', label: 'IP address' },
     ],
     defaultSort: 'name',
-  },
-  {
+  }),
+  modelView({
     model: 'users',
     title: 'Users',
     singular: 'user',
@@ -347,8 +355,8 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'department', label: 'Department' },
     ],
     defaultSort: 'name',
-  },
-  {
+  }),
+  modelView({
     model: 'services',
     title: 'Services',
     singular: 'service',
@@ -365,5 +373,5 @@ export const MODEL_VIEWS: ModelView[] = [
       { field: 'category', label: 'Category' },
     ],
     defaultSort: 'name',
-  },
+  }),
 ];

@@ -1,18 +1,20 @@
 // The detail page of a ticket or a CMDB record: its fields, and what it is linked to (a ticket's
 // correlated assets and findings; a CMDB record's correlated asset), reached from their lists' rows.
-import type { ModelName } from '../../core/models.ts';
 import type { ReactNode } from 'react';
-import { type Rec, call } from '../api.ts';
+import { call, type ModelRecord, type Rec } from '../api.ts';
 import { KeyValues, Props, words } from '../components/key-values.tsx';
 import { TicketAssetLinks } from '../components/ticket-asset-links.tsx';
 import { Link } from '../router.tsx';
 import { Alert, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
-interface DetailView {
+/** The models with a detail page. */
+type DetailModel = 'tickets' | 'cmdb-assets';
+
+interface DetailView<M extends DetailModel> {
   title: string;
-  heading: (r: Rec) => string;
+  heading: (r: ModelRecord<M>) => string;
   /** Fields shown first, in order, with their labels; the rest follow under "Other fields". */
-  fields: [string, string][];
+  fields: [keyof ModelRecord<M> & string, string][];
 }
 
 const TIMES = new Set(['createdAt', 'updatedAt', 'dueAt', 'resolvedAt', 'firstSeen', 'lastSeen']);
@@ -33,10 +35,10 @@ const HIDDEN = new Set([
   'subject',
   'name',
 ]);
-const VIEWS: Record<string, DetailView> = {
+const VIEWS: { [M in DetailModel]: DetailView<M> } = {
   tickets: {
     title: 'Tickets',
-    heading: (r) => `${r.displayId ? `#${String(r.displayId)} ` : ''}${String(r.subject ?? '(no subject)')}`,
+    heading: (r) => `${r.displayId ? `#${r.displayId} ` : ''}${r.subject ?? '(no subject)'}`,
     fields: [
       ['status', 'Status'],
       ['kind', 'Kind'],
@@ -54,7 +56,7 @@ const VIEWS: Record<string, DetailView> = {
   },
   'cmdb-assets': {
     title: 'CMDB assets',
-    heading: (r) => String(r.name ?? r.assetTag ?? r.id),
+    heading: (r) => r.name ?? r.assetTag ?? r.id,
     fields: [
       ['assetTag', 'Asset tag'],
       ['serialNumber', 'Serial number'],
@@ -75,7 +77,17 @@ const VIEWS: Record<string, DetailView> = {
 };
 
 /** A model with a detail page. */
-export const isDetailModel = (m: string): m is ModelName => Object.hasOwn(VIEWS, m);
+export const isDetailModel = (m: string): m is DetailModel => Object.hasOwn(VIEWS, m);
+
+/** A record of a model with a detail page, with its model (which types it). */
+type Detail = { model: 'tickets'; r: ModelRecord<'tickets'> } | { model: 'cmdb-assets'; r: ModelRecord<'cmdb-assets'> };
+
+const loadDetail = async (model: DetailModel, id: string, signal: AbortSignal): Promise<Detail> =>
+  model === 'tickets'
+    ? { model, r: await call('GET /api/v1/:model/:id', { params: { model, id } }, signal) }
+    : { model, r: await call('GET /api/v1/:model/:id', { params: { model, id } }, signal) };
+
+const headingOf = (d: Detail): string => (d.model === 'tickets' ? VIEWS.tickets.heading(d.r) : VIEWS['cmdb-assets'].heading(d.r));
 
 const value = (key: string, v: unknown): ReactNode => (TIMES.has(key) && typeof v === 'string' ? dateTime(v) : <KeyValues value={v} />);
 
@@ -97,18 +109,17 @@ function LinkedFindings({ ids }: { ids: string[] }) {
         { key: 'severity', label: 'Severity', render: ({ f }) => <SeverityBadge severity={f?.severity} /> },
         { key: 'name', label: 'Vulnerability', render: ({ f }) => cell(f?.pluginName) },
         { key: 'status', label: 'Status', render: ({ f }) => cell(f?.status) },
-        { key: 'host', label: 'Host', render: ({ f }) => (f?.hostId ? <Link href={`/inventory/hosts/${String(f.hostId)}`}>host</Link> : '—') },
+        { key: 'host', label: 'Host', render: ({ f }) => (f?.hostId ? <Link href={`/inventory/hosts/${f.hostId}`}>host</Link> : '—') },
       ]}
     />
   );
 }
 
-export function RecordDetailPage({ model, id }: { model: ModelName; id: string }) {
+export function RecordDetailPage({ model, id }: { model: DetailModel; id: string }) {
   const view = VIEWS[model];
-  const rec = useLoad((s) => call('GET /api/v1/:model/:id', { params: { model, id } }, s), `${model}/${id}`);
-  const heading = rec.data && view ? view.heading(rec.data) : '';
-  usePageTitle(view ? `${heading || view.title} · Inventory` : null);
-  if (!view) return null;
+  const rec = useLoad((s) => loadDetail(model, id, s), `${model}/${id}`);
+  const heading = rec.data ? headingOf(rec.data) : '';
+  usePageTitle(`${heading || view.title} · Inventory`);
   const crumbs = (
     <>
       <span>Inventory</span> › <Link href={`/inventory/${model}`}>{view.title}</Link>
@@ -124,12 +135,14 @@ export function RecordDetailPage({ model, id }: { model: ModelName; id: string }
       </div>
     );
   if (!rec.data) return <Spinner />;
-  const r = rec.data;
-  const known = new Set(view.fields.map(([k]) => k));
+  const detail = rec.data;
+  // Its fields by name, whichever the model: the lists of fields below read them so.
+  const r: Rec = detail.r;
+  const known = new Set<string>(view.fields.map(([k]) => k));
   const others = Object.keys(r)
     .filter((k) => !known.has(k) && !HIDDEN.has(k))
     .sort();
-  const attributes = r.attributes && typeof r.attributes === 'object' ? Object.entries(r.attributes as Record<string, unknown>) : [];
+  const attributes = detail.model === 'cmdb-assets' ? Object.entries(detail.r.attributes ?? {}) : [];
   return (
     <div>
       <PageHeader
@@ -139,7 +152,7 @@ export function RecordDetailPage({ model, id }: { model: ModelName; id: string }
           <>
             From <Link href={`/sources/${encodeURIComponent(r.source ?? '')}`}>{r.source}</Link>
             {r.removed ? ' · removed upstream' : ''}
-            {r.externalId ? ` · upstream id ${String(r.externalId)}` : ''}
+            {r.externalId ? ` · upstream id ${r.externalId}` : ''}
           </>
         }
       />
@@ -156,20 +169,20 @@ export function RecordDetailPage({ model, id }: { model: ModelName; id: string }
         </section>
         <section className="card" aria-labelledby="links-title">
           <h2 id="links-title">Linked</h2>
-          {model === 'cmdb-assets' &&
-            (r.assetId ? (
+          {detail.model === 'cmdb-assets' &&
+            (detail.r.assetId ? (
               <p>
-                Correlated asset: <Link href={`/inventory/assets/${String(r.assetId)}`}>open the asset</Link> (its scanner hosts side by side)
+                Correlated asset: <Link href={`/inventory/assets/${detail.r.assetId}`}>open the asset</Link> (its scanner hosts side by side)
               </p>
             ) : (
               <p className="muted">Not correlated with an asset.</p>
             ))}
-          {model === 'tickets' && (
+          {detail.model === 'tickets' && (
             <>
               <h3>Assets</h3>
-              <TicketAssetLinks ticket={r} />
+              <TicketAssetLinks ticket={detail.r} />
               <h3>Findings</h3>
-              <LinkedFindings ids={(r.findingIds as string[] | null) ?? []} />
+              <LinkedFindings ids={detail.r.findingIds ?? []} />
             </>
           )}
         </section>

@@ -2,7 +2,7 @@
 // durations, counts, retries and errors (filtered by source and status), and one run with the files and
 // rows it could not use and its log excerpt.
 import { useEffect, useRef, useState } from 'react';
-import { get, qs, type Run, type RunStatus, call } from '../api.ts';
+import { type Run, type RunStatus, call, routeUrl } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
 import { RunShortfalls, shortfallSummary } from '../components/run-shortfalls.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
@@ -132,10 +132,15 @@ export function LiveRun({
 /** A run's retries, with the 429s among them. */
 const retries = (r: Run) => (r.activity ? `${num(r.activity.retries)}${r.activity.rateLimited ? ` (${num(r.activity.rateLimited)} × 429)` : ''}` : '—');
 
-export function RunsTable({ source, status, refreshKey = '' }: { source?: string; status?: string; refreshKey?: string }) {
+export function RunsTable({ source, status, refreshKey = '' }: { source?: string; status?: RunStatus; refreshKey?: string }) {
   const [limit, setLimit] = useState(25);
-  const url = source ? `/api/v1/sources/${encodeURIComponent(source)}/runs${qs({ limit, status })}` : `/api/v1/runs${qs({ limit, status })}`;
-  const runs = useLoad((s) => get<{ items: Run[] }>(url, s), `${url}|${refreshKey}`, { pollMs: 3000 });
+  const query = { limit, status: status ? [status] : undefined };
+  const url = source ? routeUrl('GET /api/v1/sources/:name/runs', { params: { name: source }, query }) : routeUrl('GET /api/v1/runs', { query });
+  const runs = useLoad(
+    (s) => (source ? call('GET /api/v1/sources/:name/runs', { params: { name: source }, query }, s) : call('GET /api/v1/runs', { query }, s)),
+    `${url}|${refreshKey}`,
+    { pollMs: 3000 },
+  );
   const items = runs.data?.items ?? [];
   return (
     <section aria-labelledby="history-title">
@@ -209,6 +214,7 @@ export function RunsPage() {
   const { query } = useLocation();
   const source = query.get('source') ?? '';
   const status = query.get('status') ?? '';
+  const runStatus = RUN_STATUSES.find((s) => s === status);
   const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources');
   const running = useLoad((s) => call('GET /api/v1/runs', { query: { limit: 20, status: ['running'] } }, s), 'running', { pollMs: 3000 });
   const live = (running.data?.items ?? []).filter((r) => r.status === 'running' && (!source || r.source === source));
@@ -229,9 +235,9 @@ export function RunsPage() {
         <SelectFilter id="runs-status" label="Status" value={status} options={RUN_STATUSES} onChange={(v) => setQuery({ status: v })} />
       </form>
       {source ? (
-        <RunsTable key={source} source={source} status={status || undefined} refreshKey={live.map((r) => r.id).join(',')} />
+        <RunsTable key={source} source={source} status={runStatus} refreshKey={live.map((r) => r.id).join(',')} />
       ) : (
-        <RunsTable status={status || undefined} refreshKey={live.map((r) => r.id).join(',')} />
+        <RunsTable status={runStatus} refreshKey={live.map((r) => r.id).join(',')} />
       )}
     </div>
   );

@@ -1,7 +1,7 @@
 // API tokens: create one with a scope (read, operate, admin) and see its value once, list them with their
 // scope and last use, revoke one. The same as `tributary tokens create|list|revoke` and /api/v1/tokens.
 import { useState } from 'react';
-import { SCOPE_COVERS, TOKEN_SCOPES, type TokenScope } from '../../core/token-scopes.ts';
+import { isTokenScope, SCOPE_COVERS, TOKEN_SCOPES, type TokenScope } from '../../core/token-scopes.ts';
 import { type ApiToken, describeError, type TokenCreateBody, call } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Alert, ago, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
@@ -62,7 +62,7 @@ export function TokensPage() {
           <label className="inline" htmlFor="token-scope">
             Scope
           </label>
-          <select id="token-scope" value={scope} onChange={(e) => setScope(e.target.value as TokenScope)}>
+          <select id="token-scope" value={scope} onChange={(e) => isTokenScope(e.target.value) && setScope(e.target.value)}>
             {TOKEN_SCOPES.map((s) => (
               <option key={s} value={s}>
                 {s}

@@ -3,7 +3,7 @@
 // tables underneath, where a blank time to remediate says why.
 import { counted } from '../../core/format.ts';
 import { capitalize, call, routeUrl, type TrendsReport } from '../api.ts';
-import { Chart, ChartCanvas, colour, type Severity } from '../components/charts.tsx';
+import { Chart, ChartCanvas, colour } from '../components/charts.tsx';
 import { setQuery, useLocation } from '../router.tsx';
 import { Alert, DataTable, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
@@ -149,7 +149,7 @@ export function TrendsPage() {
                       {
                         label: 'Mean days to remediate',
                         data: r.remediation.map((m) => m.meanDaysToRemediate ?? 0),
-                        backgroundColor: r.remediation.map((m) => colour(m.severity as Severity)),
+                        backgroundColor: r.remediation.map((m) => colour(m.severity)),
                       },
                     ],
                   },
