@@ -7,6 +7,7 @@
 import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
+import { placeholders } from '../db/sql.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
 const LIVE_OPEN = `"removed" = 0 AND "status" IN ('open', 'reopened')`;
@@ -281,10 +282,13 @@ export async function complianceResultSource(
   if (!live || !fits || !by.every((b) => b === 'result' || b === 'source')) return null;
   await ensureSummariesFor(db, sourceIds);
   const results = ['passed', 'failed', 'warning', 'error'];
-  const each = results.map((r) => `SELECT source_id, '${r}' AS "result", 0 AS "removed", ${r} AS "n" FROM sum_compliance WHERE ${r} > 0`);
+  // One pass over the summary sums each result per source; those few rows are unpivoted.
+  const scope = sourceIds ? ` WHERE source_id IN ${placeholders(sourceIds)}` : '';
+  const sums = `SELECT source_id, ${results.map((r) => `SUM(${r}) AS ${r}`).join(', ')}, SUM(total) AS total FROM sum_compliance${scope} GROUP BY source_id`;
+  const each = results.map((r) => `SELECT source_id, '${r}' AS "result", 0 AS "removed", ${r} AS "n" FROM a WHERE ${r} > 0`);
   const rest = `total - ${results.join(' - ')}`;
-  each.push(`SELECT source_id, NULL AS "result", 0 AS "removed", ${rest} AS "n" FROM sum_compliance WHERE ${rest} > 0`);
-  return { from: `(${each.join(' UNION ALL ')}) r`, count: 'SUM(r."n")', params: [] };
+  each.push(`SELECT source_id, NULL AS "result", 0 AS "removed", ${rest} AS "n" FROM a WHERE ${rest} > 0`);
+  return { from: `(WITH a AS (${sums}) ${each.join(' UNION ALL ')}) r`, count: 'SUM(r."n")', params: sourceIds ?? [] };
 }
 
 /** Record counts per source and model (all records, removed ones included), from the summaries. */
