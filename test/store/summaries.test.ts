@@ -243,6 +243,29 @@ async function agree(app: AppContext, label: string): Promise<void> {
       );
     }
   }
+  // Compliance counts by benchmark (and result), with benchmark filters, against the records.
+  const benchRaw = await db.all(`SELECT "benchmark", "result", COUNT(*) AS n FROM "rec_compliance" WHERE "removed" = 0 GROUP BY 1, 2`);
+  const someBenchmark = benchRaw.find((r) => r.benchmark !== null)?.benchmark as string | undefined;
+  for (const [w, keep] of [
+    [['removed=false'], () => true],
+    ...(someBenchmark
+      ? [
+          [['removed=false', `benchmark=${someBenchmark}`], (b: unknown) => b === someBenchmark],
+          [['removed=false', `benchmark!=${someBenchmark}`], (b: unknown) => b !== null && b !== someBenchmark],
+        ]
+      : []),
+  ] as [string[], (b: unknown) => boolean][]) {
+    const want = new Map<string, number>();
+    for (const r of benchRaw.filter((x) => keep(x.benchmark))) want.set(String(r.benchmark), (want.get(String(r.benchmark)) ?? 0) + Number(r.n));
+    const got = await groupCount(db, 'compliance', ['benchmark'], { filters: f(...w) });
+    assert.deepEqual(sorted(got.map((g) => [String(g.values.benchmark), g.count])), sorted([...want]), `${label}: compliance by benchmark, ${w}`);
+    const both = await groupCount(db, 'compliance', ['benchmark', 'result'], { filters: f(...w) });
+    assert.deepEqual(
+      sorted(both.map((g) => [g.values.benchmark, g.values.result, g.count])),
+      sorted(benchRaw.filter((r) => keep(r.benchmark)).map((r) => [r.benchmark, r.result, Number(r.n)])),
+      `${label}: compliance by benchmark and result, ${w}`,
+    );
+  }
   // The coverage report's numbers (from the summaries) against its lists (from the records).
   const coverage = await app.store.reports.coverage(30);
   assert.equal(

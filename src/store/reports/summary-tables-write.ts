@@ -264,12 +264,14 @@ export async function summarySource(db: Driver, model: ModelName, fields: string
 }
 
 /**
- * Live compliance results counted by result from sum_compliance (its per host and benchmark counts of
- * each result, unpivoted): the counts by result the UI and API ask for read a row per host and
- * benchmark instead of every result (issue 30: 2.4 s at 200,000 hosts). Only for a count of live
- * results (a `removed=false` filter: the summary holds no removed one), grouped by nothing but result
- * and source, filtered by nothing but result (= or !=); null otherwise. A result outside the four is
- * counted as null (the mapper writes only those four or none).
+ * Live compliance results counted by result and benchmark from sum_compliance (its per host and
+ * benchmark counts of each result, summed per source and benchmark and unpivoted): the counts the UI
+ * and API ask for read a row per host and benchmark instead of every result (issue 30: 2.4 s at
+ * 200,000 hosts). Only for a count of live results (a `removed=false` filter: the summary holds no
+ * removed one), grouped by result, benchmark and source, filtered by result and benchmark (= or !=);
+ * null otherwise, and null for a benchmark when a result names the summary's stand-in for none
+ * literally (the summary could not tell the two apart). A result outside the four is counted as null
+ * (the mapper writes only those four or none).
  */
 export async function complianceResultSource(
   db: Driver,
@@ -278,16 +280,21 @@ export async function complianceResultSource(
   sourceIds?: string[],
 ): Promise<SummarySource | null> {
   const live = filters.some((f) => f.field === 'removed' && f.op === '=' && f.value.trim().toLowerCase() === 'false');
-  const fits = filters.every((f) => f.field === 'removed' || (f.field === 'result' && (f.op === '=' || f.op === '!=')));
-  if (!live || !fits || !by.every((b) => b === 'result' || b === 'source')) return null;
+  const fits = filters.every((f) => f.field === 'removed' || ((f.field === 'result' || f.field === 'benchmark') && (f.op === '=' || f.op === '!=')));
+  if (!live || !fits || !by.every((b) => b === 'result' || b === 'benchmark' || b === 'source')) return null;
+  const benchmark = by.includes('benchmark') || filters.some((f) => f.field === 'benchmark');
+  if (benchmark && (await db.all(`SELECT 1 AS "x" FROM "rec_compliance" WHERE "benchmark" = ? LIMIT 1`, [NO_BENCHMARK])).length > 0) return null;
   await ensureSummariesFor(db, sourceIds);
   const results = ['passed', 'failed', 'warning', 'error'];
-  // One pass over the summary sums each result per source; those few rows are unpivoted.
+  // One pass over the summary sums each result per source (and benchmark); those few rows are unpivoted.
   const scope = sourceIds ? ` WHERE source_id IN ${placeholders(sourceIds)}` : '';
-  const sums = `SELECT source_id, ${results.map((r) => `SUM(${r}) AS ${r}`).join(', ')}, SUM(total) AS total FROM sum_compliance${scope} GROUP BY source_id`;
-  const each = results.map((r) => `SELECT source_id, '${r}' AS "result", 0 AS "removed", ${r} AS "n" FROM a WHERE ${r} > 0`);
+  const bench = benchmark ? `, CASE WHEN benchmark = '${NO_BENCHMARK}' THEN NULL ELSE benchmark END` : '';
+  const sums = `SELECT source_id${bench ? `${bench} AS "benchmark"` : ''}, ${results.map((r) => `SUM(${r}) AS ${r}`).join(', ')}, SUM(total) AS total
+    FROM sum_compliance${scope} GROUP BY source_id${bench}`;
+  const cols = `source_id${benchmark ? ', "benchmark"' : ''}`;
+  const each = results.map((r) => `SELECT ${cols}, '${r}' AS "result", 0 AS "removed", ${r} AS "n" FROM a WHERE ${r} > 0`);
   const rest = `total - ${results.join(' - ')}`;
-  each.push(`SELECT source_id, NULL AS "result", 0 AS "removed", ${rest} AS "n" FROM a WHERE ${rest} > 0`);
+  each.push(`SELECT ${cols}, NULL AS "result", 0 AS "removed", ${rest} AS "n" FROM a WHERE ${rest} > 0`);
   return { from: `(WITH a AS (${sums}) ${each.join(' UNION ALL ')}) r`, count: 'SUM(r."n")', params: sourceIds ?? [] };
 }
 
