@@ -96,6 +96,25 @@ for (const backend of BACKENDS) {
       const first = seen.find((x) => x.sql.includes('ORDER BY'))!;
       const plan = (await store.db.all(`EXPLAIN QUERY PLAN ${first.sql}`, first.params)).map((r) => String(r.detail)).join('\n');
       assert.match(plan, /SEARCH r USING INDEX rec_vulnerabilities_sort_status \(<expr>[<>]\?\)/, plan);
+      // One plugin's findings in severity order (migration 32): the plugin index range, read in order.
+      seen.length = 0;
+      (store.db as { all: Driver['all'] }).all = async (sql: string, params: unknown[] = []) => {
+        seen.push({ sql, params });
+        return real(sql, params);
+      };
+      try {
+        await store.records.query('vulnerabilities', {
+          limit: 10,
+          sort: { field: 'severity', desc: true },
+          filters: [{ field: 'pluginId', op: '=', value: '3' }],
+        });
+      } finally {
+        (store.db as { all: Driver['all'] }).all = real;
+      }
+      const byPlugin = seen.find((x) => x.sql.includes('ORDER BY'))!;
+      const plan2 = (await store.db.all(`EXPLAIN QUERY PLAN ${byPlugin.sql}`, byPlugin.params)).map((r) => String(r.detail)).join('\n');
+      assert.match(plan2, /SEARCH r USING INDEX rec_vulnerabilities_plugin_id \(plugin_id=\?\)/, plan2);
+      assert.ok((plan2.match(/TEMP B-TREE FOR ORDER BY/g) ?? []).length <= 1, `only the page is sorted:\n${plan2}`);
     });
   });
 }

@@ -6,7 +6,7 @@ import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
 import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
-import { SUMMARY_MIGRATION, SUMMARY_MIGRATION_16 } from '../reports/summary-tables-write.ts';
+import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16 } from '../reports/summary-tables-write.ts';
 
 export interface Migration {
   version: number;
@@ -465,13 +465,20 @@ CREATE TABLE deferred_indexes (name TEXT PRIMARY KEY, table_name TEXT NOT NULL, 
   { version: 28, name: 'risk exceptions', sql: EXCEPTIONS_MIGRATION },
   // Issue 30: compliance results filtered by result are listed in id order from one index range; the
   // index on the result alone made both stores fetch every result of that value and sort them (0.4 s at
-  // 290,000 results). A first import that deferred the old index builds the new one instead.
+  // 290,000 results). The findings of one plugin (the pluginId filter, and the CVE filter through the
+  // plugins naming the CVE) in severity order the same way: the plugin index takes the severity rank
+  // and id after the plugin id, so the default list stops after its page instead of reading every
+  // finding of a plugin found on most hosts (17,000 heap reads, 0.2-0.7 s at 1.9 M findings). Each
+  // replaces an index, so a first import builds as many. A first import that deferred an old index
+  // builds the new one instead.
   {
     version: 32,
-    name: 'compliance results by result in id order',
+    name: 'compliance by result and findings by plugin in list order',
     sql: `DROP INDEX IF EXISTS rec_compliance_result;
-DELETE FROM deferred_indexes WHERE name = 'rec_compliance_result';
-CREATE INDEX rec_compliance_result_id ON rec_compliance (result, id);`,
+DELETE FROM deferred_indexes WHERE name IN ('rec_compliance_result', 'rec_vulnerabilities_plugin_id');
+CREATE INDEX rec_compliance_result_id ON rec_compliance (result, id);
+DROP INDEX IF EXISTS rec_vulnerabilities_plugin_id;
+CREATE INDEX rec_vulnerabilities_plugin_id ON rec_vulnerabilities (plugin_id, (${SEVERITY_RANK_INDEX}), id);`,
   },
 ];
 

@@ -65,7 +65,11 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
     if (plugins) params.push(...plugins);
     params.push(`%${JSON.stringify(f.value).replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     const search = `${f.op === '!=' ? 'NOT ' : ''}COALESCE(${col}, '') LIKE ? ESCAPE '\\'`;
-    return plugins ? `(r."plugin_id" IN ${placeholders(plugins)} AND ${search})` : search;
+    // Within the plugins the test is written as a CASE: PostgreSQL estimates a long LIKE pattern to match
+    // almost nothing, so it read every finding of the plugin and sorted them (17,000 rows, 0.3 s at 1.9 M
+    // findings) instead of walking the plugin's index in the list's order up to the page; a CASE gets
+    // the default estimate. The same rows match.
+    return plugins ? `(r."plugin_id" IN ${placeholders(plugins)} AND (CASE WHEN ${search} THEN 1 END) = 1)` : search;
   }
   if (def.values) return enumClause(model, def, f, col, params);
   let v: unknown = f.value;

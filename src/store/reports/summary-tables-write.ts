@@ -13,6 +13,9 @@ const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium
 const LIVE_OPEN = `"removed" = 0 AND "status" IN ('open', 'reopened')`;
 const SUMMED_MODELS = ['hosts', 'software', 'ports', 'vulnerabilities', 'compliance', 'tickets', 'cmdb-assets', 'users', 'services', 'plugins'] as const;
 
+/** A finding's severity rank as migration 13's index spells it (the findings' severity order). */
+export const SEVERITY_RANK_INDEX = `COALESCE(${RANK.replace(/"severity"/g, 'severity')}, -1)`;
+
 /** Migration 13: the summary tables and the indexes behind the findings' default order and the overdue counts. */
 export const SUMMARY_MIGRATION = `
 -- Findings in severity order (the UI's default): the rank expression the record query sorts by, then id.
