@@ -96,6 +96,13 @@ function queries(ids: { hostId: string; findingId: string; pluginId: string; cve
     ['changes: first page', '/api/v1/changes?limit=100'],
     ['vulns: one finding', `/api/v1/vulnerabilities/${ids.findingId}`],
     ['hosts: one host', `/api/v1/hosts/${ids.hostId}`],
+    // Issue 31: what to fix first.
+    ['vulns: sort -priority', `${v}&sort=-priority`],
+    ['vulns: filter decision=act, -priority', `${v}&sort=-priority&decision=act`],
+    ['summary: counts by decision (Act now)', '/api/v1/vulnerabilities/counts?by=decision&removed=false&status!=fixed'],
+    ['summary: decisions report (all)', '/api/v1/reports/decisions'],
+    ['summary: decisions per owner', '/api/v1/reports/decisions?by=owner'],
+    ['summary: top remediations', '/api/v1/reports/remediations?limit=50'],
   ];
 }
 

@@ -3,7 +3,8 @@
 // plus a control API (/_sim/…) to mint codes, change records between syncs and switch faults.
 // Layout: server.ts (HTTP server, routing, faults), cli.ts (the command line), types.ts (public types),
 // api.ts (the v3 modules), product-types.ts (the per-product-type asset API of build 15100+),
-// oauth.ts (Zoho Accounts) and data.ts (the generated records).
+// oauth.ts (Zoho Accounts), data.ts (the generated records) and writes.ts (requests added, edited and
+// noted through the API).
 
 export { parseSdpSimArgs, runSdpSimCli } from './cli.ts';
 export { DEFAULT_SCOPES } from './oauth.ts';

@@ -5,13 +5,14 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { type ApiAnswer, handleModule, invalidUrl, route, sdpError } from './api.ts';
+import { type ApiAnswer, handleModule, invalidUrl, ok, route, sdpError } from './api.ts';
 import { type Flavour, idOf, indexOf, isKind, type KindName, KINDS, SdpDataset } from './data.ts';
 import { estateCves } from '../shared/estate.ts';
 import { DATA_CENTRES, type DataCentre, DEFAULT_SCOPES, hasScope, ZohoAccounts } from './oauth.ts';
 import { ASSET_API_MODES, type AssetApiMode } from './product-types.ts';
 import type { FaultRule, RunningSdpSim, SdpFaults, SdpSimOptions, SimStats } from './types.ts';
 import { generateSelfSigned } from '../shared/tls.ts';
+import { isTextCriterion, type KeyRole, matchesText, roleAllows, scopesAllow, writeRoute, WrittenRequests } from './writes.ts';
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -74,6 +75,14 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
   const requests: Record<string, number> = {};
   let apiCount = 0;
   const denied = new Set((opts.apiKeyDenied ?? []).map((s) => s.toLowerCase()));
+  const written = new WrittenRequests({ requireResolution: opts.requireResolution });
+  const keyRole: KeyRole = { addRequests: true, editRequests: true, ...opts.apiKeyRole };
+  /** Times of the write calls in the last minute (the per-minute write limit). */
+  let writeTimes: number[] = [];
+  const rateLimited = (): ApiAnswer => ({
+    status: 429,
+    body: { response_status: { status_code: 4000, status: 'failed', messages: [{ status_code: 4015, type: 'failed', message: 'API Rate Limit reached' }] } },
+  });
 
   const fires = (name: 'rateLimit' | 'http429' | 'serverError', n: number): FaultRule | null => {
     const rule = faults[name];
@@ -93,19 +102,29 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
   const api = async (req: IncomingMessage, path: string, flavour: Flavour, query: URLSearchParams): Promise<ApiAnswer> => {
     apiCount++;
     if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
-    const r = missingLists.has(path.split('/').filter(Boolean)[0] ?? '') ? null : route(path, flavour, assetApi);
-    // Authentication first, as the real service does.
+    const method = req.method ?? 'GET';
+    const w = writeRoute(method, path);
+    const r = w ? null : missingLists.has(path.split('/').filter(Boolean)[0] ?? '') ? null : route(path, flavour, assetApi);
+    // Authentication first, as the real service does; then the scope (cloud) or role (on-prem) of the call.
     if (flavour === 'cloud') {
       const m = /^(?:Zoho-oauthtoken|Bearer)\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
       const scopes = m ? accounts.accessScopes(m[1]!) : null;
       if (!scopes) return sdpError(401, 4022, 'Invalid OAuthtoken');
-      if (!r) return invalidUrl();
-      if (!r.scopes.some((s) => hasScope(scopes, s))) return sdpError(401, 4002, 'UNAUTHORISED: the OAuth token lacks the scope for this module');
+      if (w) {
+        if (!scopesAllow(scopes, w.op)) return sdpError(401, 4002, 'UNAUTHORISED: the OAuth token lacks the scope for this operation');
+      } else {
+        if (!r) return invalidUrl();
+        if (!r.scopes.some((s) => hasScope(scopes, s))) return sdpError(401, 4002, 'UNAUTHORISED: the OAuth token lacks the scope for this module');
+      }
     } else {
       const key = req.headers.authtoken ?? req.headers.technician_key;
       if (key !== apiKey) return sdpError(401, 4022, 'Invalid API key');
-      if (!r) return invalidUrl();
-      if (denied.has(r.module)) return sdpError(403, 4002, 'Permission denied');
+      if (w) {
+        if (denied.has('requests') || !roleAllows(keyRole, w.op)) return sdpError(403, 4002, 'Permission denied');
+      } else {
+        if (!r) return invalidUrl();
+        if (denied.has(r.module)) return sdpError(403, 4002, 'Permission denied');
+      }
     }
     const faultable = !faults.paths || faults.paths.some((p) => path.includes(p));
     if (faultable) {
@@ -126,8 +145,66 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
       const rl = fires('rateLimit', apiCount);
       if (rl) return sdpError(rl.status ?? 400, 4015, 'API Rate Limit reached');
     }
-    if (req.method !== 'GET') return sdpError(405, 4000, 'Method not allowed in the simulator (read-only)');
+    if (w) {
+      if (w.op !== 'notes-read' && opts.writesPerMinute !== undefined) {
+        const now = Date.now();
+        writeTimes = writeTimes.filter((t) => t > now - 60_000);
+        if (writeTimes.length >= opts.writesPerMinute) {
+          fired.writeLimit = (fired.writeLimit ?? 0) + 1;
+          return rateLimited();
+        }
+        writeTimes.push(now);
+      }
+      const body = await readBody(req);
+      const type = String(req.headers['content-type'] ?? '');
+      if (w.op === 'create') return written.create(body, type, flavour);
+      if (w.op === 'update') return written.update(w.id!, body, type, flavour);
+      if (w.op === 'note') return written.addNote(w.id!, body, type);
+      return written.listNotes(w.id!);
+    }
+    if (!r) return invalidUrl();
+    if (req.method !== 'GET') return sdpError(405, 4000, 'Method not allowed');
+    if (r.key === 'requests' && r.id !== undefined) {
+      const rec = written.get(r.id);
+      if (rec) return { status: 200, body: { request: rec, response_status: ok() } };
+    }
+    if (r.key === 'requests' && r.id === undefined) {
+      const search = textSearch(query.get('input_data'), flavour);
+      if (search) return search;
+    }
     return handleModule(data, r, flavour, query.get('input_data'));
+  };
+
+  /** A request list searched by text (subject, UDFs): the generated requests and the written ones. */
+  const textSearch = (input: string | null, flavour: Flavour): ApiAnswer | null => {
+    let li: Record<string, unknown>;
+    try {
+      li = ((JSON.parse(input ?? '{}') as Record<string, unknown>).list_info ?? {}) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    const raw = li.search_criteria;
+    const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    if (!list.some(isTextCriterion)) return null;
+    if (!list.every(isTextCriterion)) return sdpError(400, 4001, 'Invalid Input', 'search_criteria');
+    const crit = list as Record<string, unknown>[];
+    const rowCount = Math.min(100, Math.max(1, Number(li.row_count ?? 10) || 10));
+    const start = Math.max(1, Number(li.start_index ?? 1) || 1);
+    const hits: Record<string, unknown>[] = [];
+    for (const i of data.order('requests', 'id', 'asc')) {
+      const rec = data.record('requests', i, flavour);
+      if (matchesText(rec, crit)) hits.push(rec);
+    }
+    for (const rec of written.all()) if (!rec.is_trashed && matchesText(rec, crit)) hits.push(rec);
+    const rows = hits.slice(start - 1, start - 1 + rowCount);
+    return {
+      status: 200,
+      body: {
+        response_status: [ok()],
+        list_info: { has_more_rows: start - 1 + rows.length < hits.length, start_index: start, row_count: rows.length, search_criteria: raw },
+        requests: rows,
+      },
+    };
   };
 
   const control = async (path: string, body: Record<string, unknown>, res: ServerResponse): Promise<void> => {
@@ -171,6 +248,10 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
         missingLists = new Set(Array.isArray(body.missing) ? body.missing.map(String) : []);
         return send(res, 200, { assetApi, missing: [...missingLists] });
       }
+      case '/_sim/request-status': {
+        const done = written.setStatus(String(body.id ?? ''), String(body.status ?? ''));
+        return send(res, done ? 200 : 404, done ? { id: body.id, status: body.status } : { error: 'no written request with that id, or an unknown status' });
+      }
       case '/_sim/expire-tokens':
         return send(res, 200, { expired: accounts.expireAccessTokens() });
       case '/_sim/reset-stats':
@@ -181,7 +262,13 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     }
   };
 
-  const stats = (): SimStats => ({ requests: { ...requests }, api: apiCount, faults: { ...fired }, tokens: { ...accounts.counts } });
+  const stats = (): SimStats => ({
+    requests: { ...requests },
+    api: apiCount,
+    faults: { ...fired },
+    tokens: { ...accounts.counts },
+    writes: { ...written.counts },
+  });
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const u = new URL(req.url ?? '/', 'http://sim');
@@ -258,6 +345,7 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     dc,
     data,
     accounts,
+    written,
     mintAuthorizationCode: (scopes, o = {}) =>
       accounts.mintCode(scopes ?? DEFAULT_SCOPES, { ttlMs: o.ttlSeconds === undefined ? undefined : o.ttlSeconds * 1000, dc: o.dc }),
     setFaults: (f) => {

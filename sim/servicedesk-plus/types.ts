@@ -3,6 +3,7 @@ import type { Estate } from '../shared/estate.ts';
 import type { SdpDataset } from './data.ts';
 import type { DataCentre, ZohoAccounts } from './oauth.ts';
 import type { AssetApiMode } from './product-types.ts';
+import type { KeyRole, WrittenRequests } from './writes.ts';
 
 /** Fires on the next `times` API requests, or on every `every`-th one. */
 export interface FaultRule {
@@ -61,6 +62,12 @@ export interface SdpSimOptions {
   assetApi?: AssetApiMode;
   /** On-prem modules the technician key may not read (e.g. ['assets']): answered 403 / 4002. */
   apiKeyDenied?: string[];
+  /** What the technician's role may do with requests (on-prem writes; default both). */
+  apiKeyRole?: Partial<KeyRole>;
+  /** Resolving a request needs a resolution text (a tenant setting; default true). */
+  requireResolution?: boolean;
+  /** Write calls allowed per minute before 4015 "API Rate Limit reached" (HTTP 429); default unlimited. */
+  writesPerMinute?: number;
   faults?: SdpFaults;
   /** PEM files for HTTPS. */
   tlsCert?: string;
@@ -82,6 +89,8 @@ export interface RunningSdpSim {
   mintAuthorizationCode(scopes?: string[], opts?: { ttlSeconds?: number; dc?: DataCentre }): string;
   data: SdpDataset;
   accounts: ZohoAccounts;
+  /** Requests written through the API, with their notes; `setStatus` is a person's edit in the UI. */
+  written: WrittenRequests;
   setFaults(f: SdpFaults): void;
   /**
    * Switches the asset API served from now on (an upgrade, or the old API being dropped); `missing`
@@ -97,4 +106,6 @@ export interface SimStats {
   api: number;
   faults: Record<string, number>;
   tokens: ZohoAccounts['counts'];
+  /** Write calls accepted by operation, and those refused with an error. */
+  writes: WrittenRequests['counts'];
 }

@@ -1,6 +1,7 @@
 // Everything a command or the server needs, opened once: paths, store, logger, connectors.
 import { join, resolve } from 'node:path';
 import { type ConnectorRegistry, defaultRegistry } from '../connectors/registry.ts';
+import { drainAlerts } from '../alerts/index.ts';
 import { drainScheduledExports } from '../export/schedule.ts';
 import { misplacedFeeds } from '../feeds/drop.ts';
 import type { MisplacedFiles } from '../filedrop/context.ts';
@@ -107,6 +108,8 @@ export async function openApp(opts: AppOptions = {}): Promise<AppContext> {
     close: async () => {
       // Scheduled exports started after a sync finish first (the CLI's `sync` waits for them here).
       await drainScheduledExports(app);
+      // Alert evaluations and deliveries too (bounded: TRIBUTARY_ALERT_ATTEMPTS with backoff, alerts/deliver.ts).
+      await drainAlerts(app);
       await closeFileDrop(app);
       await store.close();
     },

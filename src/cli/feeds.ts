@@ -4,6 +4,7 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.ts';
+import { alertAfterFeedImport } from '../alerts/index.ts';
 import { feeds, importFeedFiles } from '../feeds/index.ts';
 import { printJson, withApp } from './app.ts';
 import { counted } from '../core/format.ts';
@@ -35,6 +36,8 @@ export function registerFeedsCommands(program: Command): void {
       );
       await withApp(c, async (app, g) => {
         const result = await importFeedFiles(app, files, { replace: o.replace === true });
+        // Alert rules follow a feed that changed (sent before the command exits: app.close() waits).
+        if (result.imported.some((i) => i.status === 'imported')) alertAfterFeedImport(app);
         if (g.json) return printJson(result);
         for (const i of result.imported) {
           const what = `${i.name} ${i.version} of ${i.released.slice(0, 10)} (${counted(i.records, 'record')}, ${size(i.size)})`;

@@ -9,6 +9,7 @@ import { registerExceptionsCommands } from './exceptions.ts';
 import { registerExportCommand } from './export.ts';
 import { registerExportsCommands } from './exports.ts';
 import { registerFeedsCommands } from './feeds.ts';
+import { registerAlertsCommands } from './alerts.ts';
 import { terminalSafe } from './output.ts';
 import { endQuietlyWhenStdoutCloses, followLauncher } from './process.ts';
 import { registerAssetsCommands } from './assets.ts';
@@ -19,6 +20,7 @@ import { registerSecretsCommands } from './secrets.ts';
 import { registerServeCommand, registerSimCommand } from './serve.ts';
 import { registerSourcesCommands } from './sources.ts';
 import { registerSyncCommand } from './sync.ts';
+import { registerTicketsCommands } from './tickets.ts';
 import { registerTokensCommands } from './tokens.ts';
 
 export function buildProgram(): Command {
@@ -40,10 +42,12 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerUploadCommand(program);
   registerFeedsCommands(program);
+  registerAlertsCommands(program);
   registerSecretsCommands(program);
   registerTokensCommands(program);
   registerAssetsCommands(program);
   registerExceptionsCommands(program);
+  registerTicketsCommands(program);
   registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ outputError: () => {} });

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AppContext, resolvePaths } from '../app/context.ts';
 import { InputError } from '../core/errors.ts';
 import { removePartialLeftovers } from '../export/confine.ts';
+import { resumeDeliveries } from '../alerts/index.ts';
 import { RUN_LIST_CAP, type RunRecord, unreadableSecretsError } from '../store/index.ts';
 import { runSync, type SyncProgress, type SyncResult } from '../sync/runner.ts';
 import { SyncQueue } from '../sync/queue.ts';
@@ -185,6 +186,7 @@ export function registerSyncCommand(program: Command): void {
         cmd,
         async (app) => {
           await removePartialLeftovers(app);
+          await resumeDeliveries(app);
           const queue = await new SyncQueue(app).start();
           const scheduler = new Scheduler(app, {
             start: (name, so) => queue.enqueue(name, { trigger: so.trigger ?? 'schedule' }),

@@ -3,6 +3,7 @@
 // client's calls are typed from the same declarations. Only zod and core here: the browser imports
 // this file for its types alone. test/server/api-routes.test.ts checks each entry against the server.
 import { z } from 'zod';
+import { alertBody, alertCreated, alertDelivery, alertDeliveryList, alertList, alertRemoved, deliveriesQuery } from './api-shapes-alerts.ts';
 import {
   changesQuery,
   complianceQuery,
@@ -15,6 +16,9 @@ import {
   pluginQuery,
   recordQuery,
   remediationQuery,
+  remediationsQuery,
+  remediationHostsQuery,
+  decisionCountsQuery,
   trendsQuery,
 } from './api-requests.ts';
 import {
@@ -67,7 +71,10 @@ import {
   pluginSummary,
   recordCount,
   recordStats,
+  decisionCounts,
+  remediationHosts,
   remediationReport,
+  remediationsReport,
   trendsReport,
 } from './api-shapes-reports.ts';
 import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
@@ -131,6 +138,9 @@ export const apiRoutes = {
   'GET /api/v1/changes': { query: changesQuery, response: changePage },
   'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
   'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
+  'GET /api/v1/reports/remediations': { query: remediationsQuery, response: remediationsReport },
+  'GET /api/v1/reports/remediations/hosts': { query: remediationHostsQuery, response: remediationHosts },
+  'GET /api/v1/reports/decisions': { query: decisionCountsQuery, response: decisionCounts },
   'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },
   'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords, typed: assetRecordsTyped },
   'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },
@@ -148,6 +158,11 @@ export const apiRoutes = {
   'POST /api/v1/exceptions/:id/approve': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
   'POST /api/v1/exceptions/:id/reject': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
   'POST /api/v1/exceptions/:id/revoke': { params: idParams, body: exceptionDecision.optional(), response: riskExceptionDetail },
+  'GET /api/v1/alerts': { response: alertList },
+  'POST /api/v1/alerts': { body: alertBody, response: alertCreated },
+  'DELETE /api/v1/alerts/:name': { params: nameParams, response: alertRemoved },
+  'POST /api/v1/alerts/:name/test': { params: nameParams, response: alertDelivery },
+  'GET /api/v1/alerts/deliveries': { query: deliveriesQuery, response: alertDeliveryList },
 } as const satisfies Record<string, RouteShapes>;
 
 export type ApiRoutes = typeof apiRoutes;

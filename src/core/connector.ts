@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { SourceBucket } from './files.ts';
 import type { Logger } from './log.ts';
 import type { IncomingRecord, ModelName } from './models.ts';
+import type { RemediationTicketsConfig, TicketWriter } from './tickets.ts';
 
 export interface ConfigFieldInfo {
   /** Label shown in the web UI (the seed's wording). */
@@ -212,6 +213,14 @@ export interface Connector<C extends Record<string, unknown> = Record<string, un
   onSave?(config: C, previous: C | null, ctx: ConnectorContext): Promise<C>;
   /** Called before a source is removed (e.g. to revoke a token). Errors are reported, not fatal. */
   onRemove?(config: C, ctx: ConnectorContext): Promise<void>;
+  /**
+   * Present when the upstream is a service desk that can take remediation tickets (src/tickets/): the
+   * source's settings (off unless its configuration turns them on) and its write client.
+   */
+  tickets?: {
+    settings(config: C): RemediationTicketsConfig;
+    writer(config: C, ctx: ConnectorContext): TicketWriter;
+  };
 }
 
 export interface ConnectorReferences {

@@ -9,6 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../app/context.ts';
 import { errorMessage } from '../core/errors.ts';
 import { removePartialLeftovers } from '../export/confine.ts';
+import { resumeDeliveries } from '../alerts/index.ts';
 import { MODEL_NAMES } from '../core/models.ts';
 import { authHook, type BootstrapOptions, bootstrapAdmin, CSRF_HEADER, LoginLimiter, type RateLimitOptions, SESSION_COOKIE } from './auth.ts';
 import { fileDropRoutes } from './routes/files.ts';
@@ -23,6 +24,8 @@ import { reportRoutes } from './routes/reports.ts';
 import { summaryRoutes } from './routes/summaries.ts';
 import { exceptionRoutes } from './routes/exceptions.ts';
 import { feedRoutes } from './routes/feeds.ts';
+import { alertRoutes } from './routes/alerts.ts';
+import { ticketRoutes } from './routes/tickets.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { Scheduler } from '../sync/scheduler.ts';
@@ -118,6 +121,8 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   f.addHook('onReady', async () => {
     // Before anything exports here: what exports killed with an earlier process left half-written.
     await removePartialLeftovers(app);
+    // Alert deliveries a stopped process left pending are sent now.
+    await resumeDeliveries(app);
     if (queue && opts.worker !== false) await queue.work({ concurrency: 1, drain: drain.signal });
     scheduler?.start();
   });
@@ -203,6 +208,8 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(fileDropRoutes(app));
   await f.register(feedRoutes(app));
   await f.register(exceptionRoutes(app));
+  await f.register(alertRoutes(app));
+  await f.register(ticketRoutes(app));
   await f.ready();
   return f;
 }

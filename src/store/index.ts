@@ -5,6 +5,9 @@
 // records, sources (runs, file imports, upload tokens, export schedules), auth, reports, correlation, feeds,
 // exceptions.
 export { MIGRATIONS } from './db/migrations.ts';
+export type { DeliveryRecord } from './alerts/deliveries.ts';
+export { FINDING_ALERT_KINDS, type FindingAlertItem, type FindingAlertKind } from './alerts/marks.ts';
+export type { AlertRuleRecord, AlertRuleTarget } from './alerts/rules.ts';
 export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';
 export { type EpssColumns, FEED_LABELS, type FeedFile, type FeedKind, type KevEntry, kevEntryOfLine, kevLine, type ParsedFeed } from './feeds/feeds.ts';
@@ -18,6 +21,7 @@ export { RUN_HELP, type Since, SINCE_HELP, sinceRun } from './records/since.ts';
 export { dueAtOf, parseSlaPolicy } from './records/sla.ts';
 export type { SweepPreview } from './records/sweep.ts';
 export { recordId, setUnknownFieldReporter } from './records/upsert.ts';
+export { fixOf } from './reports/remediations.ts';
 export { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS, MODEL_OF_KIND } from './reports/coverage.ts';
 export { TREND_SEVERITIES, type TrendsReport } from './reports/trends.ts';
 export type { DestinationRecord, ExportStatusRecord } from './sources/export-schedules.ts';
@@ -29,3 +33,5 @@ export { openStore, type Store } from './open.ts';
 export { readEveryStream, RUN_LIST_CAP, type RunRecord, type RunShortfalls, type RunStatus } from './sources/runs.ts';
 export type { StreamCounts } from './sources/run-activity.ts';
 export { type SourceRecord, unreadableSecretsError } from './sources/sources.ts';
+export type { TicketFindingRow } from './tickets/findings.ts';
+export type { TicketLogEntry, TicketRow, TicketState } from './tickets/repository.ts';

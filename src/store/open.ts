@@ -1,6 +1,7 @@
 // Opening the store: the driver for its URL (SQLite file or PostgreSQL), migrations, indexes a crashed
 // first import left unbuilt, and one repository per aggregate over it.
 import type { SecretBox } from '../core/secrets.ts';
+import { type AlertsRepository, alertsRepository } from './alerts/repository.ts';
 import { type UsersRepository, usersRepository } from './auth/repository.ts';
 import { type CorrelationRepository, correlationRepository } from './correlation/repository.ts';
 import { type ExceptionsRepository, exceptionsRepository } from './exceptions/repository.ts';
@@ -13,6 +14,7 @@ import { type RecordsRepository, recordsRepository } from './records/repository.
 import { type ReportsRepository, reportsRepository } from './reports/repository.ts';
 import { type ExportsRepository, exportsRepository, type RunsRepository, runsRepository } from './sources/repository.ts';
 import { Sources } from './sources/sources.ts';
+import { type TicketsRepository, ticketsRepository } from './tickets/repository.ts';
 
 export interface Store {
   /** The database itself: for the store's own tests and benchmarks; everything else goes through a repository. */
@@ -29,6 +31,10 @@ export interface Store {
   readonly exports: ExportsRepository;
   /** Risk exceptions: proposed, approved, rejected, revoked; expired when read past their date. */
   readonly exceptions: ExceptionsRepository;
+  /** Alert rules (URL and secret sealed), what each has reported, and the delivery log. */
+  readonly alerts: AlertsRepository;
+  /** Remediation tickets of ticketing sources: group keys, intents, claims, the audit log. */
+  readonly tickets: TicketsRepository;
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -56,6 +62,8 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     users: usersRepository(db),
     exports: exportsRepository(db),
     exceptions: exceptionsRepository(db),
+    alerts: alertsRepository(db, box),
+    tickets: ticketsRepository(db),
     schemaVersion: () => schemaVersion(db),
     close: async () => {
       await writer?.close();

@@ -10,11 +10,12 @@ import type { SyncContext } from './context.ts';
 import { type Connector, type Page, readsFiles, type ScopedSweep, type Stream, type StreamContext, type SyncMode } from '../core/connector.ts';
 import { ConflictError, errorMessage, InputError, UpstreamError } from '../core/errors.ts';
 import type { ModelName } from '../core/models.ts';
+import { alertAfterSync } from '../alerts/index.ts';
 import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
-import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
+import { correlateAfterRun, prioritiesAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
 import {
@@ -472,12 +473,15 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await refreshSummariesAfterRun(store, source.id, runId, log);
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
+  if (status === 'succeeded' || status === 'partial') await prioritiesAfterRun(store, runId, log);
   await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');
   await store.runs.finish(runId, status, counts, error, runLog.activity, shortfalls.value);
   // Scheduled exports follow a run that read every stream; they run beside the caller and never change the run.
   if (readEveryStream({ status, error })) exportAfterSync(app, source.name, runId);
+  // Alert rules are evaluated beside the caller too (a failed or partial run, findings it made known exploited…).
+  alertAfterSync(app, { id: runId, source: source.name, status, error });
   const skipped = readsFiles(connector, config) ? await skippedByRun(app, source.id, runId).catch(() => []) : [];
   return { runId, status, mode, resumedFrom, streams: counts, swept, error, shortfalls: shortfalls.value, ...(skipped.length > 0 ? { skipped } : {}) };
 }

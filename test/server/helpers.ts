@@ -29,7 +29,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function makeHarness(opts: { db?: string; env?: NodeJS.ProcessEnv; server?: ServerOptions } = {}): Promise<Harness> {
+export async function makeHarness(opts: { db?: string; env?: NodeJS.ProcessEnv; server?: ServerOptions; registry?: ConnectorRegistry } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-api-'));
   const logs: string[] = [];
   const printed: string[] = [];
@@ -44,7 +44,7 @@ export async function makeHarness(opts: { db?: string; env?: NodeJS.ProcessEnv; 
     db: opts.db,
     env: {},
     log: createLogger({ destination, level: 'debug' }),
-    registry: new ConnectorRegistry([fixtureConnector]),
+    registry: opts.registry ?? new ConnectorRegistry([fixtureConnector]),
   });
   const env = opts.env ?? { TRIBUTARY_ADMIN_PASSWORD: ADMIN_PASSWORD };
   const server = await buildServer(app, { env, print: (l) => printed.push(l), ...opts.server });

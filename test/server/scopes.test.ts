@@ -25,6 +25,7 @@ const OPERATE = [
   'POST /api/v1/exceptions/:id/approve',
   'POST /api/v1/exceptions/:id/reject',
   'POST /api/v1/exceptions/:id/revoke',
+  'POST /api/v1/sources/:name/tickets/apply',
 ];
 const ADMIN = [
   'POST /api/v1/sources',
@@ -39,6 +40,9 @@ const ADMIN = [
   'HEAD /api/v1/tokens',
   'POST /api/v1/tokens',
   'DELETE /api/v1/tokens/:id',
+  'POST /api/v1/alerts',
+  'DELETE /api/v1/alerts/:name',
+  'POST /api/v1/alerts/:name/test',
 ];
 /** Answered without an API token or session (the upload route checks its own upload token). */
 const PUBLIC = [

@@ -4,7 +4,8 @@
 import type { CheckResult, ConnectorContext } from '../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../core/errors.ts';
 import { SdpApiError, SdpClient } from './client.ts';
-import { accountsUrlOf, deploymentOf, type SdpConfig } from './config.ts';
+import { accountsUrlOf, deploymentOf, type SdpConfig, ticketSettingsOf } from './config.ts';
+import { SdpTicketWriter } from './ticket-writer.ts';
 import { type AssetApiFound, LEGACY_ASSET_PATH, probeAssetApi, rememberAssetApi } from './asset-api.ts';
 import { GENERIC_ASSET_PATH } from './map/product-types.ts';
 import { checkSdpFiles } from './csv/index.ts';
@@ -164,6 +165,14 @@ export async function checkSdp(config: SdpConfig, ctx: ConnectorContext, tokens:
     }
     out.push(access('users', 'users and technicians', userProbes));
     out.push(access('services', 'service categories', [['service_categories', await probe('service_categories')]]));
+    // Remediation tickets on: whether writing is allowed, probed without creating anything (ticket-writer.ts).
+    if (!ticketSettingsOf(config).enabled) return out;
+    const writer = new SdpTicketWriter(config, ctx, tokens);
+    try {
+      out.push(...(await writer.writeAccess(ctx.signal)).results);
+    } finally {
+      await writer.close();
+    }
     return out;
   } finally {
     await client.close();

@@ -69,7 +69,7 @@ export class SdpApiError extends UpstreamError {
 export function errorFor(
   httpStatus: number,
   body: Json | null,
-  o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean },
+  o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean; method?: string },
 ): SdpApiError {
   const status = readStatus(body);
   const kind = classifyError(httpStatus, status);
@@ -78,7 +78,7 @@ export function errorFor(
   const label = info?.label ?? module;
   const detail = body ? describeStatus(status) : 'no JSON body';
   const base = { kind, codes: status.codes, field: status.messages.find((m) => m.field)?.field ?? null, module, status: httpStatus };
-  const where = `GET ${o.path}`;
+  const where = `${o.method ?? 'GET'} ${o.path}`;
   switch (kind) {
     case 'rate-limit':
       return new SdpApiError(`${where}: API rate limit reached (${detail})`, {
@@ -183,7 +183,10 @@ function notApi(res: { status: number; text: string; headers: Record<string, str
  * scope or permission, an unknown list, an answer that is not JSON) is permanent, named so the user can
  * fix it.
  */
-export function classifyAnswer(res: HttpResponse, o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean }): Verdict<Json> {
+export function classifyAnswer(
+  res: HttpResponse,
+  o: { path: string; deployment: Deployment; apiBase: string; refreshed?: boolean; method?: string },
+): Verdict<Json> {
   let body: Json | null = null;
   try {
     body = JSON.parse(res.text) as Json;
@@ -194,7 +197,7 @@ export function classifyAnswer(res: HttpResponse, o: { path: string; deployment:
   if (res.status < 300 && body && (status.ok || (!status.present && !('error' in body)))) return { kind: 'success', value: body };
   if (res.status >= 200 && res.status < 300 && !body) {
     return failureVerdict(
-      new SdpApiError(`GET ${o.path}: the answer is not JSON (${notApi(res)})`, {
+      new SdpApiError(`${o.method ?? 'GET'} ${o.path}: the answer is not JSON (${notApi(res)})`, {
         kind: 'other',
         codes: [],
         field: null,
@@ -207,6 +210,11 @@ export function classifyAnswer(res: HttpResponse, o: { path: string; deployment:
   const err = errorFor(res.status, body, o);
   if (!body) err.message = err.message.replace('no JSON body', `no JSON body: ${notApi(res)}`);
   return failureVerdict(err);
+}
+
+/** A transient failure of a call that is not safe to repeat, made permanent (the retry loop leaves it). */
+function notRepeated(err: UpstreamError): UpstreamError {
+  return new UpstreamError(`${err.message} (not repeated: the request may have reached the server)`, { status: err.status, hint: err.hint, cause: err });
 }
 
 export class SdpClient {
@@ -259,6 +267,46 @@ export class SdpClient {
         }
       },
       { log: this.#opts.ctx.log, what: `GET ${p}`, ...this.#opts.retry, ...opts.retry, signal: opts.signal },
+    );
+  }
+
+  /**
+   * A write (POST, PUT) with a form-encoded `input_data` JSON, as the v3 API takes it. `once`: a call
+   * that is not safe to repeat (creating a request): only a rate-limit refusal (the server surely did
+   * nothing) is tried again; a server error or a lost connection is thrown, so the caller's marker
+   * search decides later whether it was created.
+   */
+  async write(method: 'POST' | 'PUT', path: string, doc: Json, opts: { signal?: AbortSignal; once?: boolean; retry?: RetryOptions } = {}): Promise<Json> {
+    const p = path.startsWith('/') ? path : `/${path}`;
+    const key = `${method} ${p}`;
+    this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
+    const ctx = { path: p, deployment: this.deployment, apiBase: this.apiBase, method };
+    const form = { input_data: JSON.stringify(doc) };
+    return callWithRetry(
+      async () => {
+        let refreshed = false;
+        for (;;) {
+          const auth = await this.#authHeaders(opts.signal);
+          let res: HttpResponse;
+          try {
+            res = await this.#http.send({ method, path: p, form, headers: { accept: ACCEPT, ...auth.headers }, signal: opts.signal });
+          } catch (err) {
+            // The request may have reached the server: not repeated when it is not safe to.
+            if (opts.once && err instanceof UpstreamError && err.transient) return { kind: 'permanent', error: notRepeated(err) };
+            throw err;
+          }
+          const verdict = classifyAnswer(res, { ...ctx, refreshed });
+          if (verdict.kind === 'permanent' && auth.token && !refreshed && res.status === 401 && (verdict.error as SdpApiError).kind === 'auth') {
+            this.#opts.tokens!.invalidate(auth.token);
+            refreshed = true;
+            continue;
+          }
+          if (opts.once && verdict.kind === 'transient' && (verdict.error as SdpApiError).kind !== 'rate-limit')
+            return { kind: 'permanent', error: notRepeated(verdict.error) };
+          return verdict;
+        }
+      },
+      { log: this.#opts.ctx.log, what: key, ...this.#opts.retry, ...opts.retry, signal: opts.signal },
     );
   }
 

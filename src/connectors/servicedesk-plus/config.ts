@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { ConfigFieldInfo } from '../../core/connector.ts';
 import { API_MODE_ONLY, boolish, bucketName, httpUrl, inputModeField } from '../../core/config.ts';
+import { REMEDIATION_TICKETS_OFF, type RemediationTicketsConfig, remediationTicketsSchema } from '../../core/tickets.ts';
 
 /** The file-drop bucket the exports go to when the source names none. */
 export const DEFAULT_BUCKET = 'service-desk';
@@ -78,6 +79,8 @@ export const REGION_KEYS = Object.keys(REGIONS) as Region[];
 /** The scopes to enter when generating the authorization code (read-only). */
 export const SCOPE_PREFIX = 'SDPOnDemand';
 export const RECOMMENDED_SCOPES = ['requests', 'assets', 'cmdb', 'users', 'setup'].map((s) => `${SCOPE_PREFIX}.${s}.READ`);
+/** The scopes remediation tickets add (beside the read ones): create and edit requests, notes included. */
+export const WRITE_SCOPES = ['CREATE', 'UPDATE'].map((op) => `${SCOPE_PREFIX}.requests.${op}`);
 
 /** Region whose Zoho API domain an `api_domain` value names, or null. */
 export function regionOfApiDomain(apiDomain: string): Region | null {
@@ -130,6 +133,16 @@ export const sdpConfigSchema = z
     verifySsl: boolish.default(true),
     bucket: bucketName(DEFAULT_BUCKET),
     schedule: z.string().optional(),
+    // Writing remediation requests (issue 32): off unless enabled. A form sends it as JSON text.
+    remediationTickets: z.preprocess((v) => {
+      if (typeof v !== 'string') return v === null ? undefined : v;
+      if (v.trim() === '') return undefined;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    }, remediationTicketsSchema.optional()),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -168,6 +181,12 @@ export const sdpConfigSchema = z
   });
 
 export type SdpConfig = z.infer<typeof sdpConfigSchema>;
+
+/** The source's remediation-ticket settings: off unless its configuration has them on, and never in file mode. */
+export function ticketSettingsOf(c: SdpConfig): RemediationTicketsConfig {
+  if (c.inputMode !== 'api' || !c.remediationTickets) return REMEDIATION_TICKETS_OFF;
+  return c.remediationTickets;
+}
 export type Deployment = 'cloud' | 'onprem';
 
 /** "A source with apiKey and no client fields is on-premises." */
@@ -261,6 +280,12 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     input: 'boolean',
     showWhen: API_MODE_ONLY,
     help: 'Verifies the server\u2019s TLS certificate. Disable only for an on-premises server with a self-signed certificate.',
+  },
+  remediationTickets: {
+    label: 'Remediation Tickets',
+    input: 'textarea',
+    showWhen: API_MODE_ONLY,
+    help: `Off unless enabled: writes one request per fix and owner group for open findings, notes changes, and resolves it when the scanner confirms every fix. JSON, e.g. {"enabled": true, "minSeverity": "high", "grouping": "fix-owner", "maxCreatesPerRun": 50, "template": {"groups": {"Finance": "Desktop Support"}}}. Cloud tokens need ${WRITE_SCOPES.join(' and ')} beside the read scopes; on-premises the technician's role must add and edit requests. Test Connection says whether writing is allowed.`,
   },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the exports are uploaded to (default service-desk).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },

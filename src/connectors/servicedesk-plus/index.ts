@@ -4,7 +4,8 @@ import { type ConnectorContext, defineConnector, type Stream } from '../../core/
 import { errorMessage, InputError } from '../../core/errors.ts';
 import { checkSdp } from './check.ts';
 import { sdpFileStreams } from './csv/index.ts';
-import { DEFAULT_BUCKET, deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, tokenOwner } from './config.ts';
+import { DEFAULT_BUCKET, deploymentOf, RECOMMENDED_SCOPES, type SdpConfig, sdpConfigSchema, sdpFields, ticketSettingsOf, tokenOwner } from './config.ts';
+import { SdpTicketWriter } from './ticket-writer.ts';
 import { exchangeAuthorizationCode, revokeToken, TokenManager, type TokenState } from './oauth.ts';
 import { sdpStreams } from './streams/index.ts';
 
@@ -82,6 +83,11 @@ export const servicedeskPlusConnector = defineConnector<SdpConfig>({
       help: 'For ServiceDesk Plus on your own server: enter its address and a technician API key, and leave Client ID, Client Secret and Authorization Code blank.',
       keys: ['serverUrl', 'apiKey', 'verifySsl'],
     },
+    {
+      title: 'Remediation tickets',
+      help: 'Off unless enabled: requests for the fixes of open findings, created once, noted as findings change and resolved when the scanner confirms every fix.',
+      keys: ['remediationTickets'],
+    },
   ],
   product: { vendor: 'ManageEngine', name: 'ServiceDesk Plus', namespace: 'servicedesk_plus' },
   configSchema: sdpConfigSchema,
@@ -89,6 +95,10 @@ export const servicedeskPlusConnector = defineConnector<SdpConfig>({
   check: (config, ctx) => checkSdp(config, ctx, tokensFor(config, ctx)),
   streams: (config, ctx) => servicedeskPlusStreams(config, ctx),
   onSave: saveSdpConfig,
+  tickets: {
+    settings: ticketSettingsOf,
+    writer: (config, ctx) => new SdpTicketWriter(config, ctx, tokensFor(config, ctx)),
+  },
   async onRemove(config, ctx) {
     if (!isCloudApi(config) || !config.revokeTokenOnDeletion) return;
     const st = (await ctx.state.get()) as TokenState;

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { InputError } from '../../core/errors.ts';
+import { alertAfterFeedImport } from '../../alerts/index.ts';
 import { feeds, importFeedFiles } from '../../feeds/index.ts';
 import { feedLimits } from '../../feeds/parse.ts';
 import { formatBytes } from '../../core/format.ts';
@@ -84,7 +85,12 @@ export function feedRoutes(app: AppContext) {
             parts.push(chunk as Buffer);
           }
           if (size === 0) throw new InputError('send the feed file as the request body', 'body');
-          return importFeedFiles(app, [{ name: req.query.name ?? 'upload', data: Buffer.concat(parts) }], { replace: req.query.replace === true });
+          const result = await importFeedFiles(app, [{ name: req.query.name ?? 'upload', data: Buffer.concat(parts) }], {
+            replace: req.query.replace === true,
+          });
+          // Alert rules follow a feed that changed, in the background.
+          if (result.imported.some((i) => i.status === 'imported')) alertAfterFeedImport(app);
+          return result;
         },
       );
     });

@@ -219,6 +219,8 @@ export class Sources {
       await tx.run(`DELETE FROM "sync_runs" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "file_imports" WHERE "source_id" = ?`, [s.id]);
       await tx.run(`DELETE FROM "upload_tokens" WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "remediation_tickets" WHERE "source_id" = ?`, [s.id]);
+      await tx.run(`DELETE FROM "remediation_ticket_log" WHERE "source_id" = ?`, [s.id]);
       await deleteSourceExports(tx, s.id);
       await dropSummaries(tx, s.id);
       await dropCvePairs(tx, s.id);

@@ -33,7 +33,7 @@ function initialValues(connector: ConnectorMeta, source: SourceView | null): Val
     const raw = f.key === 'schedule' ? (source ? source.schedule : null) : source ? source.config[f.key] : undefined;
     const value = raw === undefined || raw === null ? (source && f.key !== 'inputMode' && f.input !== 'boolean' ? null : f.default) : raw;
     if (f.input === 'boolean') v[f.key] = value === true || value === 'true';
-    else v[f.key] = value === undefined || value === null ? '' : String(value);
+    else v[f.key] = value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value);
   }
   return v;
 }

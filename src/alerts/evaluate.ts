@@ -1,0 +1,117 @@
+// Evaluating the rules after a sync run or a feed import: for each rule and each of its kinds, what is
+// new since the rule's last evaluation becomes one logged message (a digest of up to maxItems items and
+// the total), handed to the background delivery.
+//   kev, sla, act: the open findings that meet the kind's condition and the rule never reported
+//                  (store/alerts/marks.ts); the findings of every source, so a feed import or a run of
+//                  another source that changed nothing here reports nothing twice.
+//   sync:          the run just finished, when it failed or ended partial.
+//   coverage:      the coverage report's counts against those of the rule's last evaluation; a count
+//                  that grew is an item.
+// A rule's first evaluation (`baseline`, when it is added) records what is already true and sends nothing.
+import { randomUUID } from 'node:crypto';
+import type { AlertCause, AlertKind } from '../core/alerts.ts';
+import { errorMessage } from '../core/errors.ts';
+import { type AlertRuleRecord, COVERAGE_KINDS, type FindingAlertKind, nowIso } from '../store/index.ts';
+import type { AlertContext } from './context.ts';
+import { type AlertItem, type AlertMessage, type CoverageAlertItem, renderBody, summaryOf } from './payload.ts';
+
+/** What an evaluation follows. */
+export interface AlertEvent {
+  cause: AlertCause;
+  /** The run (cause `sync`). */
+  run?: { id: string; source: string; status: string; error: string | null };
+}
+
+/** The days of the coverage report a `coverage` rule compares (its default). */
+export const COVERAGE_DAYS = 30;
+
+type CoverageCounts = Record<string, number>;
+
+export interface EvaluationResult {
+  /** Deliveries logged (each then sent in the background). */
+  deliveries: string[];
+}
+
+/** A message for a rule and kind, logged as a pending delivery; returns its id. */
+export async function logMessage(
+  app: AlertContext,
+  rule: AlertRuleRecord,
+  kind: AlertKind,
+  event: AlertEvent,
+  items: AlertItem[],
+  total: number,
+): Promise<string> {
+  const head = { alert: rule.name, rule: kind, runId: event.run?.id ?? null, cause: event.cause, source: event.run?.source ?? null, total };
+  const message: AlertMessage = { ...head, at: nowIso(), summary: summaryOf(head), truncated: total > items.length, items };
+  const d = await app.store.alerts.createDelivery({
+    ruleId: rule.id,
+    rule: rule.name,
+    kind,
+    cause: event.cause,
+    runId: message.runId,
+    items: items.length,
+    total,
+    body: renderBody(rule.format, message),
+  });
+  return d.id;
+}
+
+let warnedNoDecision = false;
+
+/**
+ * Evaluates `rules` (default: every rule) for an event. `baseline`: record the state without sending
+ * (a rule's first evaluation). Returns the deliveries logged; sending them is the caller's.
+ */
+export async function evaluateRules(
+  app: AlertContext,
+  event: AlertEvent,
+  opts: { rules?: AlertRuleRecord[]; baseline?: boolean } = {},
+): Promise<EvaluationResult> {
+  const rules = opts.rules ?? (await app.store.alerts.list());
+  const out: EvaluationResult = { deliveries: [] };
+  if (rules.length === 0) return out;
+  const evalId = randomUUID();
+  let coverage: Promise<CoverageCounts> | null = null;
+  const coverageNow = () => {
+    coverage ??= app.store.reports.coverage(COVERAGE_DAYS).then((r) => Object.fromEntries(COVERAGE_KINDS.map((k) => [k, Number(r[k])])));
+    return coverage;
+  };
+  for (const rule of rules) {
+    for (const kind of rule.kinds) {
+      try {
+        if (kind === 'kev' || kind === 'sla' || kind === 'act') {
+          const marked = await app.store.alerts.markFindings(rule.id, kind as FindingAlertKind, evalId);
+          if (marked === null) {
+            // NEEDS the SSVC decision column (issue 31 §1, branch i31-priority): until then `act` finds nothing.
+            if (!warnedNoDecision) app.log.warn({ alert: rule.name }, "the alert kind 'act' waits for the SSVC decisions (not in this store yet)");
+            warnedNoDecision = true;
+            continue;
+          }
+          if (opts.baseline || marked === 0) continue;
+          const { items, total } = await app.store.alerts.markedFindings(rule.id, kind as FindingAlertKind, evalId, rule.maxItems);
+          out.deliveries.push(await logMessage(app, rule, kind, event, items, total));
+        } else if (kind === 'sync') {
+          const run = event.run;
+          if (opts.baseline || event.cause !== 'sync' || !run || (run.status !== 'failed' && run.status !== 'partial')) continue;
+          if (!(await app.store.alerts.markItem(rule.id, 'sync', run.id, evalId))) continue;
+          out.deliveries.push(await logMessage(app, rule, kind, event, [{ id: run.id, source: run.source, status: run.status, error: run.error }], 1));
+        } else if (kind === 'coverage') {
+          const now = await coverageNow();
+          const before = (await app.store.alerts.getState(rule.id, 'coverage')) as CoverageCounts | null;
+          await app.store.alerts.putState(rule.id, 'coverage', now);
+          if (opts.baseline || before === null) continue;
+          const worse: CoverageAlertItem[] = COVERAGE_KINDS.filter((k) => typeof before[k] === 'number' && now[k]! > before[k]!).map((k) => ({
+            id: k,
+            from: before[k]!,
+            to: now[k]!,
+          }));
+          if (worse.length > 0) out.deliveries.push(await logMessage(app, rule, kind, event, worse, worse.length));
+        }
+      } catch (err) {
+        // One rule's failure does not keep the others from being evaluated.
+        app.log.error({ alert: rule.name, kind, err: errorMessage(err) }, 'alert rule could not be evaluated');
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+// The API's answers about remediation tickets (issue 32): a source's plan, an apply's result, the audit log.
+import { z } from 'zod';
+
+const ids = z.array(z.string());
+
+export const ticketPlanShape = z.object({
+  source: z.string(),
+  enabled: z.boolean(),
+  grouping: z.string(),
+  findings: z.int(),
+  groups: z.int(),
+  counts: z.object({ create: z.int(), note: z.int(), resolve: z.int(), 'note-closed': z.int(), deferred: z.int() }),
+  actions: z.array(
+    z.object({
+      kind: z.enum(['create', 'note', 'resolve', 'note-closed']),
+      key: z.string(),
+      marker: z.string(),
+      requestId: z.string().nullable(),
+      title: z.string(),
+      severity: z.string(),
+      findingIds: ids,
+      added: ids,
+      fixed: ids,
+      left: ids,
+      deferred: z.boolean(),
+      recover: z.boolean(),
+    }),
+  ),
+});
+
+export const ticketApplyShape = z.object({
+  source: z.string(),
+  runId: z.string(),
+  created: z.int(),
+  adopted: z.int(),
+  noted: z.int(),
+  resolved: z.int(),
+  closedUpstream: z.int(),
+  deferred: z.int(),
+  skipped: z.int(),
+  failed: z.int(),
+  writes: z.int(),
+  errors: z.array(z.string()),
+});
+
+export const ticketLogShape = z.object({
+  items: z.array(
+    z.object({
+      seq: z.int(),
+      at: z.string(),
+      key: z.string(),
+      requestId: z.string().nullable(),
+      action: z.string(),
+      runId: z.string(),
+      ok: z.boolean(),
+      detail: z.string().nullable(),
+    }),
+  ),
+});

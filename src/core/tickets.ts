@@ -1,0 +1,108 @@
+// Remediation tickets (issue 32): the settings a ticketing source's `remediationTickets` section holds, and
+// the small interface through which the vendor-neutral planner (src/tickets/) writes to a service desk.
+// A connector offers writing by declaring `tickets` (connector.ts); nothing here knows a vendor.
+import { z } from 'zod';
+import { boolish, intish } from './config.ts';
+import type { CheckResult } from './connector.ts';
+import type { Severity } from './models.ts';
+
+export const TICKET_GROUPINGS = ['fix-owner', 'fix', 'asset'] as const;
+export type TicketGrouping = (typeof TICKET_GROUPINGS)[number];
+
+const severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
+const names = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : v,
+  z.array(z.string().min(1)),
+);
+
+/** How a request is written: its subject, priority by severity, support group by department, category. */
+export const ticketTemplateSchema = z
+  .object({
+    /** Placeholders: {fix} (the check's name), {owner} (department or owner), {hosts}, {findings}, {severity}. */
+    subject: z.string().min(1).max(200).default('Remediate: {fix} ({hosts} hosts, {owner})'),
+    /** Service desk priority name per highest severity in the group. */
+    priority: z.record(severity, z.string().min(1)).default({ critical: 'High', high: 'High', medium: 'Medium', low: 'Low', info: 'Low' }),
+    /** Support group name per department (the owner's department from the CMDB). */
+    groups: z.record(z.string(), z.string().min(1)).default({}),
+    category: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const remediationTicketsSchema = z
+  .object({
+    enabled: boolish.default(false),
+    /** Findings at this severity or above are ticketed … */
+    minSeverity: severity.default('high'),
+    /** … and known-exploited findings whatever their severity (when true). */
+    knownExploited: boolish.default(true),
+    /** Only findings of these departments / sites (empty: all). */
+    departments: names.default([]),
+    sites: names.default([]),
+    /** One request per fix and owner group (default), per fix, or per asset. */
+    grouping: z.enum(TICKET_GROUPINGS).default('fix-owner'),
+    template: ticketTemplateSchema.default(ticketTemplateSchema.parse({})),
+    /** Requests created per run at most (the rest wait for the next run). */
+    maxCreatesPerRun: intish(0, 10_000).default(50),
+    /** Status set when every finding of a request is fixed (e.g. "Resolved", or a verification status). */
+    resolvedStatus: z.string().min(1).default('Resolved'),
+  })
+  .strict();
+
+export type RemediationTicketsConfig = z.infer<typeof remediationTicketsSchema>;
+
+/** The section as a source that never set it holds it: off. */
+export const REMEDIATION_TICKETS_OFF: RemediationTicketsConfig = remediationTicketsSchema.parse({});
+
+/** A request to create: the key's marker is in the subject so a search finds it again. */
+export interface TicketDraft {
+  marker: string;
+  subject: string;
+  /** HTML. */
+  description: string;
+  priority: string | null;
+  group: string | null;
+  category: string | null;
+  /** The service desk's own asset ids the group's findings are on, where correlation knows them. */
+  assetIds: string[];
+  dueAt: string | null;
+  severity: Severity;
+}
+
+/** What the service desk says of a request. */
+export interface RemoteTicket {
+  id: string;
+  status: string;
+  /** Resolved, closed or cancelled: no longer worked on. */
+  closed: boolean;
+}
+
+/** Whether the credentials may create and update requests, found without creating anything. */
+export interface WriteAccess {
+  create: boolean;
+  update: boolean;
+  /** One line per verdict, naming the scope or role that is missing. */
+  results: CheckResult[];
+}
+
+/**
+ * A service desk's write side. Every method makes at most the calls its name says; errors are thrown
+ * as UpstreamError (transient ones already retried).
+ */
+export interface TicketWriter {
+  /** The request carrying `marker`, if one exists (a search: it creates nothing). */
+  findByMarker(marker: string, signal?: AbortSignal): Promise<RemoteTicket | null>;
+  get(id: string, signal?: AbortSignal): Promise<RemoteTicket | null>;
+  create(draft: TicketDraft, signal?: AbortSignal): Promise<RemoteTicket>;
+  /** Adds a note (HTML). */
+  note(id: string, html: string, signal?: AbortSignal): Promise<void>;
+  /** Sets `status` with `resolution` as its resolution text. */
+  resolve(id: string, status: string, resolution: string, signal?: AbortSignal): Promise<void>;
+  writeAccess(signal?: AbortSignal): Promise<WriteAccess>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,169 @@
+// The remediation tickets repository (migration 30): one row per group key of a ticketing source, stored
+// as an intent (state `intent`, no request id) before the service desk is asked to create it, so a crash
+// between the create call and its record leaves a row whose marker the next run searches for; a claim
+// that lets one worker at a time write a key; and the audit log of every write.
+import type { Driver, Row } from '../db/driver.ts';
+import { nowIso } from '../db/rows.ts';
+import { openTicketFindings, ticketFindingsByIds } from './findings.ts';
+
+/**
+ * `intent`: stored, its request not known to exist; `open`: a request we follow; `resolved`: resolved by
+ * us; `closed-upstream`: closed by a person while findings were open (never reopened by us).
+ */
+export type TicketState = 'intent' | 'open' | 'resolved' | 'closed-upstream';
+
+export interface TicketRow {
+  sourceId: string;
+  key: string;
+  marker: string;
+  requestId: string | null;
+  state: TicketState;
+  title: string;
+  /** The findings the request was last written with (sorted ids). */
+  findingIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TicketLogEntry {
+  seq: number;
+  at: string;
+  sourceId: string;
+  key: string;
+  requestId: string | null;
+  /** create, adopt, note, resolve, flag-closed, error… */
+  action: string;
+  runId: string;
+  ok: boolean;
+  /** The service desk's answer or the error, in words. */
+  detail: string | null;
+}
+
+const COLS = `"source_id", "group_key", "marker", "request_id", "state", "title", "finding_ids", "created_at", "updated_at"`;
+
+function rowOf(r: Row): TicketRow {
+  return {
+    sourceId: String(r.source_id),
+    key: String(r.group_key),
+    marker: String(r.marker),
+    requestId: r.request_id === null || r.request_id === undefined ? null : String(r.request_id),
+    state: String(r.state) as TicketState,
+    title: String(r.title),
+    findingIds: JSON.parse(String(r.finding_ids)) as string[],
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
+  };
+}
+
+async function list(db: Driver, sourceId: string): Promise<TicketRow[]> {
+  const rows = await db.all(`SELECT ${COLS} FROM "remediation_tickets" WHERE "source_id" = ? ORDER BY "group_key"`, [sourceId]);
+  return rows.map(rowOf);
+}
+
+async function get(db: Driver, sourceId: string, key: string): Promise<TicketRow | null> {
+  const rows = await db.all(`SELECT ${COLS} FROM "remediation_tickets" WHERE "source_id" = ? AND "group_key" = ?`, [sourceId, key]);
+  return rows[0] ? rowOf(rows[0]) : null;
+}
+
+/** Stores the intent to create a request for `key` (kept as it is when the key has a row already). */
+async function recordIntent(db: Driver, t: { sourceId: string; key: string; marker: string; title: string; findingIds: string[] }): Promise<TicketRow> {
+  const now = nowIso();
+  await db.run(`INSERT INTO "remediation_tickets" (${COLS}) VALUES (?, ?, ?, NULL, 'intent', ?, ?, ?, ?) ON CONFLICT ("source_id", "group_key") DO NOTHING`, [
+    t.sourceId,
+    t.key,
+    t.marker,
+    t.title,
+    JSON.stringify(t.findingIds),
+    now,
+    now,
+  ]);
+  return (await get(db, t.sourceId, t.key))!;
+}
+
+/**
+ * Takes the key for `worker` until `untilMs` (a crashed worker's claim lapses): true when this worker
+ * holds it now, false when another live worker does.
+ */
+async function claim(db: Driver, sourceId: string, key: string, worker: string, untilMs: number): Promise<boolean> {
+  const now = nowIso();
+  const changed = await db.run(
+    `UPDATE "remediation_tickets" SET "claimed_by" = ?, "claimed_until" = ? WHERE "source_id" = ? AND "group_key" = ? AND ("claimed_by" IS NULL OR "claimed_by" = ? OR "claimed_until" < ?)`,
+    [worker, new Date(untilMs).toISOString(), sourceId, key, worker, now],
+  );
+  return changed === 1;
+}
+
+async function release(db: Driver, sourceId: string, key: string, worker: string): Promise<void> {
+  await db.run(`UPDATE "remediation_tickets" SET "claimed_by" = NULL, "claimed_until" = NULL WHERE "source_id" = ? AND "group_key" = ? AND "claimed_by" = ?`, [
+    sourceId,
+    key,
+    worker,
+  ]);
+}
+
+/** Records what a write did: the request id, the state, the findings it was written with. */
+async function update(db: Driver, sourceId: string, key: string, patch: { requestId?: string; state?: TicketState; findingIds?: string[] }): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  if (patch.requestId !== undefined) {
+    sets.push(`"request_id" = ?`);
+    params.push(patch.requestId);
+  }
+  if (patch.state !== undefined) {
+    sets.push(`"state" = ?`);
+    params.push(patch.state);
+  }
+  if (patch.findingIds !== undefined) {
+    sets.push(`"finding_ids" = ?`);
+    params.push(JSON.stringify(patch.findingIds));
+  }
+  sets.push(`"updated_at" = ?`);
+  params.push(nowIso());
+  await db.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+}
+
+async function log(db: Driver, e: Omit<TicketLogEntry, 'seq' | 'at'>): Promise<void> {
+  await db.run(
+    `INSERT INTO "remediation_ticket_log" ("at", "source_id", "group_key", "request_id", "action", "run_id", "ok", "detail") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [nowIso(), e.sourceId, e.key, e.requestId, e.action, e.runId, e.ok ? 1 : 0, e.detail],
+  );
+}
+
+/** The newest `limit` log entries of a source, newest first. */
+async function logEntries(db: Driver, sourceId: string, limit = 100): Promise<TicketLogEntry[]> {
+  const n = Math.max(1, Math.min(10_000, Math.floor(limit)));
+  const rows = await db.all(
+    `SELECT "seq", "at", "source_id", "group_key", "request_id", "action", "run_id", "ok", "detail" FROM "remediation_ticket_log" WHERE "source_id" = ? ORDER BY "seq" DESC LIMIT ${n}`,
+    [sourceId],
+  );
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    at: String(r.at),
+    sourceId: String(r.source_id),
+    key: String(r.group_key),
+    requestId: r.request_id === null ? null : String(r.request_id),
+    action: String(r.action),
+    runId: String(r.run_id),
+    ok: Number(r.ok) === 1,
+    detail: r.detail === null ? null : String(r.detail),
+  }));
+}
+
+export function ticketsRepository(db: Driver) {
+  return {
+    /** Open findings a plan may ticket (narrow rows, read in pages). */
+    openFindings: (o: Parameters<typeof openTicketFindings>[1]) => openTicketFindings(db, o),
+    /** Findings by id whatever their status: those known requests list. */
+    findingsByIds: (ids: string[]) => ticketFindingsByIds(db, ids),
+    list: (sourceId: string) => list(db, sourceId),
+    get: (sourceId: string, key: string) => get(db, sourceId, key),
+    recordIntent: (t: Parameters<typeof recordIntent>[1]) => recordIntent(db, t),
+    claim: (sourceId: string, key: string, worker: string, untilMs: number) => claim(db, sourceId, key, worker, untilMs),
+    release: (sourceId: string, key: string, worker: string) => release(db, sourceId, key, worker),
+    update: (sourceId: string, key: string, patch: Parameters<typeof update>[3]) => update(db, sourceId, key, patch),
+    log: (e: Parameters<typeof log>[1]) => log(db, e),
+    logEntries: (sourceId: string, limit?: number) => logEntries(db, sourceId, limit),
+  };
+}
+
+export type TicketsRepository = ReturnType<typeof ticketsRepository>;

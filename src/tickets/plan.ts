@@ -1,0 +1,270 @@
+// Planning remediation tickets (issue 32 §2/§3), vendor-neutral and pure: which open findings are
+// ticketed, how they group (per fix and owner group, per fix, per asset), each group's key and marker,
+// and what the next run would do to the service desk: create, note what was added and fixed, resolve
+// when every finding is gone, flag a request a person closed while its findings are open.
+// A group's key names the asset identity (the correlated asset, else the scanner's host record, which
+// follows the machine across IP changes), never an address.
+import { createHash } from 'node:crypto';
+import { SEVERITY_ORDER, type Severity } from '../core/models.ts';
+import type { RemediationTicketsConfig, TicketDraft } from '../core/tickets.ts';
+
+/** A finding as planning reads it. */
+export interface TicketFinding {
+  id: string;
+  sourceId: string;
+  hostId: string;
+  pluginId: string;
+  pluginName: string | null;
+  severity: Severity;
+  knownExploited: boolean;
+  status: 'open' | 'reopened' | 'fixed';
+  removed: boolean;
+  assetId: string | null;
+  department: string | null;
+  owner: string | null;
+  site: string | null;
+  solution: string | null;
+  cves: string[];
+  dueAt: string | null;
+  /** The host's name or address, for the request's text only. */
+  hostLabel: string | null;
+}
+
+/** What the store keeps of a group's request (store/tickets). */
+export interface KnownTicket {
+  key: string;
+  marker: string;
+  requestId: string | null;
+  state: 'intent' | 'open' | 'resolved' | 'closed-upstream';
+  findingIds: string[];
+}
+
+export type TicketActionKind = 'create' | 'note' | 'resolve' | 'note-closed';
+
+export interface TicketAction {
+  kind: TicketActionKind;
+  key: string;
+  marker: string;
+  requestId: string | null;
+  title: string;
+  /** The group's open findings now. */
+  findingIds: string[];
+  added: string[];
+  /** Findings of the request that are fixed now (or gone from the store). */
+  fixed: string[];
+  /** Findings of the request still open but no longer ticketed (out of the selection). */
+  left: string[];
+  severity: Severity;
+  /** A create past the per-run cap: planned, not written this run. */
+  deferred: boolean;
+  /** An intent stored by an earlier run without its request id: the service desk is searched first. */
+  recover: boolean;
+  draft: TicketDraft | null;
+}
+
+export interface TicketPlan {
+  grouping: RemediationTicketsConfig['grouping'];
+  findings: number;
+  groups: number;
+  actions: TicketAction[];
+  counts: Record<TicketActionKind, number> & { deferred: number };
+}
+
+/** Whether the settings ticket this finding. */
+export function selected(s: RemediationTicketsConfig, f: TicketFinding): boolean {
+  if (f.removed || f.status === 'fixed') return false;
+  const bySeverity = SEVERITY_ORDER.indexOf(f.severity) >= SEVERITY_ORDER.indexOf(s.minSeverity);
+  if (!bySeverity && !(s.knownExploited && f.knownExploited)) return false;
+  if (s.departments.length && !s.departments.some((d) => d.toLowerCase() === (f.department ?? '').toLowerCase())) return false;
+  if (s.sites.length && !s.sites.some((d) => d.toLowerCase() === (f.site ?? '').toLowerCase())) return false;
+  return true;
+}
+
+/** The machine a finding is on: its correlated asset, else its host record (never an IP address). */
+export const assetIdentity = (f: TicketFinding): string => (f.assetId ? `asset:${f.assetId}` : `host:${f.hostId}`);
+
+/** The owner group: the department from the CMDB, else the owner, else none. */
+export const ownerGroup = (f: TicketFinding): string => f.department ?? f.owner ?? '';
+
+export function groupKey(grouping: RemediationTicketsConfig['grouping'], f: TicketFinding): string {
+  switch (grouping) {
+    case 'fix':
+      return `fix=${f.pluginId}`;
+    case 'asset':
+      return `on=${assetIdentity(f)}`;
+    default:
+      return `fix=${f.pluginId};owner=${ownerGroup(f).toLowerCase()}`;
+  }
+}
+
+/** The marker a request carries in its subject: short, stable, unique per ticketing source and key. */
+export function markerOf(ticketSourceId: string, key: string): string {
+  return `TRB-${createHash('sha256').update(`${ticketSourceId}\n${key}`).digest('hex').slice(0, 12)}`;
+}
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const maxSeverity = (fs: TicketFinding[]): Severity =>
+  fs.reduce<Severity>((m, f) => (SEVERITY_ORDER.indexOf(f.severity) > SEVERITY_ORDER.indexOf(m) ? f.severity : m), 'info');
+
+/** Subject of a group from the template, with its marker kept whole within the service desk's 250 characters. */
+export function subjectOf(s: RemediationTicketsConfig, fs: TicketFinding[], marker: string): string {
+  const first = fs[0]!;
+  const hosts = new Set(fs.map(assetIdentity)).size;
+  const fix = s.grouping === 'asset' ? (first.hostLabel ?? first.hostId) : (first.pluginName ?? `plugin ${first.pluginId}`);
+  const owner = ownerGroup(first) || 'no owner';
+  const text = s.template.subject
+    .replaceAll('{fix}', fix)
+    .replaceAll('{owner}', owner)
+    .replaceAll('{hosts}', String(hosts))
+    .replaceAll('{findings}', String(fs.length))
+    .replaceAll('{severity}', maxSeverity(fs))
+    .replace(/[\r\n]+/g, ' ');
+  const tail = ` [${marker}]`;
+  return `${text.slice(0, 250 - tail.length)}${tail}`;
+}
+
+function describe(fs: TicketFinding[], marker: string): string {
+  const hostCount = new Set(fs.map(assetIdentity)).size;
+  // Named where their details were read (the first findings of a large group).
+  const hosts = [...new Set(fs.filter((f) => f.hostLabel).map((f) => f.hostLabel!))].sort();
+  const cves = [...new Set(fs.flatMap((f) => f.cves))].sort();
+  const solutions = [...new Set(fs.map((f) => f.solution).filter((x): x is string => !!x))];
+  const due = fs
+    .map((f) => f.dueAt)
+    .filter((d): d is string => !!d)
+    .sort()[0];
+  return [
+    `<div>${fs.length} open finding(s) on ${hostCount} host(s).</div>`,
+    hosts.length ? `<div><b>Hosts:</b> ${hosts.slice(0, 200).map(esc).join(', ')}${hostCount > hosts.length || hosts.length > 200 ? ', …' : ''}</div>` : '',
+    cves.length ? `<div><b>CVEs:</b> ${cves.slice(0, 100).map(esc).join(', ')}${cves.length > 100 ? ', …' : ''}</div>` : '',
+    solutions.length ? `<div><b>Solution:</b> ${solutions.slice(0, 3).map(esc).join('<br>')}</div>` : '',
+    due ? `<div><b>SLA due:</b> ${esc(due.slice(0, 10))}</div>` : '',
+    `<div>Kept by Tributary (${marker}): noted as findings change, resolved when the scanner confirms every fix.</div>`,
+  ].join('');
+}
+
+export function draftOf(s: RemediationTicketsConfig, fs: TicketFinding[], marker: string): TicketDraft {
+  const sev = maxSeverity(fs);
+  const dept = fs[0]!.department;
+  const due = fs
+    .map((f) => f.dueAt)
+    .filter((d): d is string => !!d)
+    .sort()[0];
+  return {
+    marker,
+    subject: subjectOf(s, fs, marker),
+    description: describe(fs, marker),
+    priority: s.template.priority[sev] ?? null,
+    group: dept ? (s.template.groups[dept] ?? null) : null,
+    category: s.template.category ?? null,
+    assetIds: [],
+    dueAt: due ?? null,
+    severity: sev,
+  };
+}
+
+/**
+ * The plan: `findings` are the ticketing candidates and every finding a known request lists (to tell
+ * fixed from merely no longer selected); `known` the stored rows. Creates are ordered by severity (then
+ * size) and past `maxCreatesPerRun` deferred.
+ */
+export function planTickets(s: RemediationTicketsConfig, ticketSourceId: string, findings: TicketFinding[], known: KnownTicket[]): TicketPlan {
+  const byKey = new Map<string, TicketFinding[]>();
+  const byId = new Map(findings.map((f) => [f.id, f]));
+  let count = 0;
+  for (const f of findings) {
+    if (!selected(s, f)) continue;
+    count++;
+    const k = groupKey(s.grouping, f);
+    const list = byKey.get(k);
+    if (list) list.push(f);
+    else byKey.set(k, [f]);
+  }
+  const knownByKey = new Map(known.map((k) => [k.key, k]));
+  const actions: TicketAction[] = [];
+  const base = (key: string, marker: string, fs: TicketFinding[]) => ({
+    key,
+    marker,
+    title: fs.length ? subjectOf(s, fs, marker) : '',
+    findingIds: fs.map((f) => f.id).sort(),
+    severity: fs.length ? maxSeverity(fs) : ('info' as Severity),
+  });
+  for (const [key, fs] of byKey) {
+    const k = knownByKey.get(key);
+    const marker = k?.marker ?? markerOf(ticketSourceId, key);
+    const b = base(key, marker, fs);
+    if (!k || k.state === 'intent') {
+      actions.push({
+        ...b,
+        kind: 'create',
+        requestId: null,
+        added: b.findingIds,
+        fixed: [],
+        left: [],
+        deferred: false,
+        recover: k?.state === 'intent',
+        draft: draftOf(s, fs, marker),
+      });
+      continue;
+    }
+    const had = new Set(k.findingIds);
+    const now = new Set(b.findingIds);
+    const added = b.findingIds.filter((id) => !had.has(id));
+    const gone = k.findingIds.filter((id) => !now.has(id));
+    if (!added.length && !gone.length) continue;
+    const fixed = gone.filter((id) => isFixed(byId.get(id)));
+    const left = gone.filter((id) => !isFixed(byId.get(id)));
+    // A request a person closed, or one we resolved, gets a note (once per change), never a silent reopening.
+    const kind: TicketActionKind = k.state === 'open' ? 'note' : 'note-closed';
+    actions.push({ ...b, kind, requestId: k.requestId, added, fixed, left, deferred: false, recover: false, draft: null });
+  }
+  for (const k of known) {
+    if (byKey.has(k.key) || k.state !== 'open' || k.findingIds.length === 0) continue;
+    const fixed = k.findingIds.filter((id) => isFixed(byId.get(id)));
+    const left = k.findingIds.filter((id) => !isFixed(byId.get(id)));
+    actions.push({
+      key: k.key,
+      marker: k.marker,
+      title: '',
+      findingIds: [],
+      severity: 'info',
+      // Resolved only when every finding is fixed; findings merely no longer ticketed leave it open, noted.
+      kind: left.length ? 'note' : 'resolve',
+      requestId: k.requestId,
+      added: [],
+      fixed,
+      left,
+      deferred: false,
+      recover: false,
+      draft: null,
+    });
+  }
+  // Creates: most severe and largest first; recovered intents first of all (they may exist already).
+  const creates = actions
+    .filter((a) => a.kind === 'create')
+    .sort(
+      (x, y) =>
+        Number(y.recover) - Number(x.recover) ||
+        SEVERITY_ORDER.indexOf(y.severity) - SEVERITY_ORDER.indexOf(x.severity) ||
+        y.findingIds.length - x.findingIds.length ||
+        x.key.localeCompare(y.key),
+    );
+  let budget = s.maxCreatesPerRun;
+  for (const a of creates) {
+    // A recovered intent may find its request by the marker: it counts against the cap only if created.
+    if (budget > 0 || a.recover) {
+      if (!a.recover) budget--;
+    } else a.deferred = true;
+  }
+  const rank: Record<TicketActionKind, number> = { create: 0, note: 1, 'note-closed': 2, resolve: 3 };
+  actions.sort((x, y) => rank[x.kind] - rank[y.kind] || (x.kind === 'create' ? creates.indexOf(x) - creates.indexOf(y) : x.key.localeCompare(y.key)));
+  const counts = { create: 0, note: 0, resolve: 0, 'note-closed': 0, deferred: 0 };
+  for (const a of actions) {
+    if (a.deferred) counts.deferred++;
+    else counts[a.kind]++;
+  }
+  return { grouping: s.grouping, findings: count, groups: byKey.size, actions, counts };
+}
+
+/** Fixed: the scanner says so (the patched set), or the finding is gone from the store. */
+const isFixed = (f: TicketFinding | undefined): boolean => !f || f.status === 'fixed' || f.removed;
