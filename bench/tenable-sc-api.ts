@@ -1,31 +1,43 @@
-// Benchmark `bench/tenable-sc-api` (issue 3 §4): Tributary's Tenable.sc API sync against a floor
-// measured in the same run.
+// Benchmark `bench/tenable-sc-api` (issue 3 §4, issue 30): Tributary's Tenable.sc API sync against a
+// floor measured in the same run.
 //
 //   node bench/tenable-sc-api.ts [--hosts 20000] [--findings-per-host 50] [--store sqlite|postgres|both]
 //                                [--runs 1] [--quick] [--pg-url postgres://postgres@127.0.0.1:5432/test]
-//                                [--node-flags='…'] [--only floor|floor-late|tributary] [--floor-late] [--cpu-prof]
+//                                [--node-flags='…'] [--only floor|floor-late|tributary] [--floor-late]
+//                                [--incremental [--changed 0.01]] [--cpu-prof]
 //
 // What runs where. The simulator runs in its own process (its CPU and memory are not ours); every
 // measurement runs in a fresh child process of its own, so each peak RSS is that run's alone. On a
 // 2-core machine the simulator competes for CPU with the process measured, in both measurements alike.
 //
-// What is measured (both read the same pages of the same simulator, with the vulnerabilities stream's
-// queries: vulndetails, patched then cumulative, includeInformational on, 1000 rows a page):
-//   floor      fetch each page (undici, keep-alive; like the connector, the next page is requested
-//              before the current one is stored), JSON.parse it, skip compliance rows (they belong
-//              to the compliance stream), and store the other rows' raw values into a fresh database's
-//              rec_vulnerabilities table (same columns, primary key and indexes; created by the same
-//              migrations; the id is the row's vulnUUID), one transaction per page: SQLite with one
-//              cached prepared INSERT per row, PostgreSQL with one COPY … FROM STDIN per page. No
-//              normalisation, no computed ids, no upsert, no checkpoint.
-//   floor-late (with --floor-late, or --only floor-late) the floor with the table's secondary indexes
-//              dropped before the load and built after it, inside the timed part: what a first
-//              import of Tributary does (src/store/db/bulk-load.ts), so the ratio to it is of the rest.
-//   tributary  `runSync` (a full run) of a tenable-sc source whose connector offers only its
-//              vulnerabilities stream (the other streams are switched off in this benchmark's registry:
-//              they read other rows). Timed from the call to its return: run bookkeeping, every page
-//              fetched, validated, mapped, upserted with its checkpoint in one transaction, the run's
-//              distinct-record count and the sweep.
+// Timing (both sides alike): end to end, from the spawn of the measured process to its exit, as the
+// parent sees it: Node's start, module loading, opening the database and its migrations, the whole run,
+// closing. (Until issue 30 the children timed themselves from the first request to the last write, which
+// left out the start and the close.)
+//
+// What is measured (both read the same simulator, 1000 rows a page):
+//   floor      fetch every page of the queries a sync must read (sumip; vulndetails patched then
+//              cumulative, includeInformational on) (undici, keep-alive; like the connector, the next
+//              page is requested before the current one is stored), JSON.parse it, skip compliance rows
+//              (they belong to the compliance stream), and store the rows' raw values into a fresh
+//              database's rec_hosts (sumip) and rec_vulnerabilities (vulndetails) tables (same columns,
+//              primary key and indexes; created by the same migrations; the id is the row's hostUUID or
+//              vulnUUID), one transaction per page: SQLite with one cached prepared INSERT per row,
+//              PostgreSQL with one COPY … FROM STDIN per page. No normalisation, no computed ids, no
+//              upsert, no checkpoint.
+//   floor-late (with --floor-late, or --only floor-late) the floor with both tables' secondary indexes
+//              dropped before the load and built after it, inside the timed part: what a first import
+//              of Tributary does (src/store/db/bulk-load.ts), so the ratio to it is of the rest.
+//   tributary  a process that opens the store and does `runSync` (a full run) of a tenable-sc source
+//              with the real connector: every stream a real sync runs (hosts, software, ports,
+//              vulnerabilities with plugins, compliance) and the whole epilogue (distinct-record counts,
+//              sweep, change events, summaries, deferred index builds, correlation). The source is
+//              created beforehand by an untimed process (`tributary sources add` does that once).
+//   incremental (with --incremental) after Tributary's first import, the simulator moves a day on and
+//              rescans a fraction (--changed, default 1 %) of its hosts, so that fraction of the open
+//              findings changes its lastSeen; then an incremental run of the same source, in a fresh
+//              process on the same database, timed the same way. Reported as a share of the first
+//              import's time (issue 30: ≤ 10 %). The simulator is reset afterwards.
 // findings/s = vulnerability records stored / seconds; both store the same set of records (checked).
 // Peak RSS is the process's peak resident set (getrusage maxrss) when 10 % of the records are stored
 // (100k of 1M) and at the end; growth = (end − 10 %) / 10 %. Both children run with the V8 flags
@@ -46,7 +58,7 @@ const root = join(here, '..');
 const PAGE = 1000;
 
 type StoreKind = 'sqlite' | 'postgres';
-type Kind = 'floor' | 'floor-late' | 'tributary';
+type Kind = 'floor' | 'floor-late' | 'tributary' | 'incremental';
 
 interface Target {
   url: string;
@@ -59,7 +71,10 @@ interface RunResult {
   store: StoreKind;
   rowsRead: number;
   stored: number;
+  /** From the process's spawn to its exit (the parent's clock). */
   seconds: number;
+  /** The child's own clock, from its first request to its last write (for reading where the rest went). */
+  innerSeconds: number;
   perSecond: number;
   markAt: number;
   peakAtMarkMb: number;
@@ -75,12 +90,12 @@ const PHASES = [
   { name: 'cumulative', sourceType: 'cumulative' as const, status: 'open' },
 ];
 
-function analysisBody(sourceType: 'patched' | 'cumulative', offset: number): Record<string, unknown> {
+function analysisBody(sourceType: 'patched' | 'cumulative', offset: number, tool: 'vulndetails' | 'sumip' = 'vulndetails'): Record<string, unknown> {
   // Exactly what the connector sends on a full run with includeInformational (no filters).
   return {
     type: 'vuln',
     sourceType,
-    query: { type: 'vuln', tool: 'vulndetails', filters: [], startOffset: offset, endOffset: offset + PAGE },
+    query: { type: 'vuln', tool, filters: [], startOffset: offset, endOffset: offset + PAGE },
     startOffset: offset,
     endOffset: offset + PAGE,
   };
@@ -132,11 +147,11 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     'content-type': 'application/json',
     accept: 'application/json',
   };
-  const fetchPage = async (sourceType: 'patched' | 'cumulative', offset: number) => {
+  const fetchPage = async (sourceType: 'patched' | 'cumulative', offset: number, tool: 'vulndetails' | 'sumip' = 'vulndetails') => {
     const res = await request(`${target.url}/rest/analysis`, {
       method: 'POST',
       headers,
-      body: JSON.stringify(analysisBody(sourceType, offset)),
+      body: JSON.stringify(analysisBody(sourceType, offset, tool)),
       dispatcher: agent,
     });
     const json = JSON.parse(await res.body.text()) as { response: { totalRecords: string; results: Record<string, unknown>[] } };
@@ -174,12 +189,47 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
       status,
       r.port,
       r.protocol,
+      // The wide columns a finding row carries (as the console sends them, not normalised): the
+      // plugin output (proof), the VPR drivers, the family and the flags.
+      r.vprContext === undefined ? null : JSON.stringify(r.vprContext),
+      blank(r.pluginText),
+      (r.family as { name?: string } | undefined)?.name ?? null,
+      r.exploitAvailable === 'true' ? 1 : 0,
+      r.acceptRisk === '1' ? 1 : 0,
+      r.recastRisk === '1' ? 1 : 0,
+      blank(r.vulnUniqueness),
+      blank(r.seolDate),
     ];
   };
+  /** A sumip row's raw values into rec_hosts (the id is the console's host UUID). */
+  const hostRowOf = (r: Record<string, unknown>): unknown[] => {
+    const blank = (v: unknown) => (v === '' || v === undefined ? null : v);
+    const repo = r.repository as { name?: string } | undefined;
+    const last = Math.max(Number(r.lastAuthRun) || 0, Number(r.lastUnauthRun) || 0);
+    return [
+      `${r.uuid}|${r.ip}|${repo?.name ?? ''}`,
+      'floor',
+      `${r.uuid}`,
+      r.uuid,
+      null,
+      last ? String(last) : null,
+      0,
+      'gen',
+      'run',
+      blank(r.ip),
+      blank(r.macAddress),
+      blank(r.dnsName),
+      blank(r.netbiosName),
+      blank(r.osCPE),
+      repo?.name ?? null,
+    ];
+  };
+  const hostCols =
+    'id, source_id, natural_key, external_id, first_seen, last_seen, removed, seen_gen, seen_run, ip_addresses, mac_addresses, hostname, netbios_name, os, repository';
   const cols =
-    'id, source_id, natural_key, external_id, first_seen, last_seen, removed, seen_gen, seen_run, host_id, plugin_id, plugin_name, severity, cves, cvss_v2_base_score, cvss_v3_base_score, epss_score, vpr_score, known_exploited, status, port, protocol';
+    'id, source_id, natural_key, external_id, first_seen, last_seen, removed, seen_gen, seen_run, host_id, plugin_id, plugin_name, severity, cves, cvss_v2_base_score, cvss_v3_base_score, scanner_epss_score, vpr_score, scanner_known_exploited, status, port, protocol, vpr_key_drivers, proof, plugin_family, exploit_available, accepted_risk, recast_risk, vuln_uniqueness, seol_date';
 
-  let writePage: (rows: unknown[][]) => Promise<void>;
+  let writePage: (rows: unknown[][], table?: 'hosts') => Promise<void>;
   let close: () => Promise<void>;
   /** With `late`: the table's secondary indexes, dropped before the load and built after it (timed). */
   let buildIndexes = async (): Promise<void> => {};
@@ -189,7 +239,9 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     sq.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     for (const m of MIGRATIONS) sq.exec(m.sql);
     if (late) {
-      const ixs = sq.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rec_vulnerabilities' AND sql IS NOT NULL`).all() as {
+      const ixs = sq
+        .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('rec_vulnerabilities', 'rec_hosts') AND sql IS NOT NULL`)
+        .all() as {
         name: string;
         sql: string;
       }[];
@@ -204,10 +256,17 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
         .map(() => '?')
         .join(',')})`,
     );
-    writePage = async (rows) => {
+    const hostStmt = sq.prepare(
+      `INSERT INTO rec_hosts (${hostCols}) VALUES (${hostCols
+        .split(',')
+        .map(() => '?')
+        .join(',')})`,
+    );
+    writePage = async (rows, table) => {
+      const st = table === 'hosts' ? hostStmt : stmt;
       sq.exec('BEGIN IMMEDIATE');
       // biome-ignore lint/suspicious/noExplicitAny: node:sqlite's binding types
-      for (const r of rows) stmt.run(...(r as any[]));
+      for (const r of rows) st.run(...(r as any[]));
       sq.exec('COMMIT');
     };
     close = async () => sq.close();
@@ -222,7 +281,7 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     if (late) {
       const ixs = (
         await client.query(
-          `SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE tablename = 'rec_vulnerabilities' AND indexname <> 'rec_vulnerabilities_pkey'`,
+          `SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE tablename IN ('rec_vulnerabilities', 'rec_hosts') AND indexname NOT LIKE '%_pkey'`,
         )
       ).rows as { name: string; sql: string }[];
       for (const ix of ixs) await client.query(`DROP INDEX ${ix.name}`);
@@ -234,11 +293,12 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
     }
     const esc = (v: unknown) =>
       v === null || v === undefined ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
-    writePage = async (rows) => {
+    writePage = async (rows, table) => {
       await client.query('BEGIN');
       let text = '';
       for (const r of rows) text += r.map(esc).join('\t') + '\n';
-      await pipeline(Readable.from([text]), client.query(copyFrom(`COPY rec_vulnerabilities (${cols}) FROM STDIN`)));
+      const copy = table === 'hosts' ? `COPY rec_hosts (${hostCols}) FROM STDIN` : `COPY rec_vulnerabilities (${cols}) FROM STDIN`;
+      await pipeline(Readable.from([text]), client.query(copyFrom(copy)));
       await client.query('COMMIT');
     };
     close = () => client.end();
@@ -248,7 +308,20 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
   const started = performance.now();
   let rowsRead = 0;
   let stored = 0;
-  // Like the connector: the next page is requested before the current one is stored.
+  // Like the connector: the next page is requested before the current one is stored. The hosts first
+  // (sumip), as the sync's hosts stream reads them before the findings.
+  {
+    let next = fetchPage('cumulative', 0, 'sumip');
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await next;
+      const results = page.results ?? [];
+      const last = results.length < PAGE || offset + PAGE >= Number(page.totalRecords);
+      if (!last) next = fetchPage('cumulative', offset + PAGE, 'sumip');
+      rowsRead += results.length;
+      if (results.length) await writePage(results.map(hostRowOf), 'hosts');
+      if (last) break;
+    }
+  }
   for (const phase of PHASES) {
     let next = fetchPage(phase.sourceType, 0);
     for (let offset = 0; ; offset += PAGE) {
@@ -267,9 +340,9 @@ async function floorRun(store: StoreKind, target: Target, db: string, mark: numb
   }
   await buildIndexes();
   const seconds = (performance.now() - started) / 1000;
-  const peakEndMb = marks.stop();
   await close();
   await agent.close();
+  const peakEndMb = marks.stop();
   return runResult(late ? 'floor-late' : 'floor', store, { rowsRead, stored, seconds, mark, marks, peakEndMb });
 }
 
@@ -280,36 +353,46 @@ function runResult(
   m: { rowsRead: number; stored: number; seconds: number; mark: number; marks: RssMarks; peakEndMb: number; status?: string },
 ): RunResult {
   const { rowsRead, stored, seconds, mark, marks, peakEndMb, status } = m;
-  return { kind, store, rowsRead, stored, seconds, perSecond: stored / seconds, markAt: mark, peakAtMarkMb: marks.atMark, peakEndMb, status };
+  // `seconds` is replaced by the parent's spawn-to-exit time (runChild).
+  return {
+    kind,
+    store,
+    rowsRead,
+    stored,
+    seconds,
+    innerSeconds: seconds,
+    perSecond: stored / seconds,
+    markAt: mark,
+    peakAtMarkMb: marks.atMark,
+    peakEndMb,
+    status,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Child: Tributary.
 
-async function tributaryRun(store: StoreKind, target: Target, db: string, dataDir: string, mark: number): Promise<RunResult> {
+/** The app a Tributary child opens: the real connector, every stream; the production log level, written nowhere. */
+async function openBenchApp(store: StoreKind, db: string, dataDir: string) {
   const { openApp } = await import('../src/app/context.ts');
-  const { addSource } = await import('../src/app/sources.ts');
   const { ConnectorRegistry } = await import('../src/connectors/registry.ts');
-  const { tenableScConnector, tenableScStreams } = await import('../src/connectors/tenable-sc/index.ts');
+  const { tenableScConnector } = await import('../src/connectors/tenable-sc/index.ts');
   const { createLogger } = await import('../src/core/log.ts');
-  const { runSync } = await import('../src/sync/runner.ts');
   type Connector = import('../src/core/connector.ts').Connector;
-
-  // The real connector with only its vulnerabilities stream.
-  const vulnOnly = {
-    ...tenableScConnector,
-    streams: (c: Parameters<typeof tenableScStreams>[0]) => tenableScStreams(c).filter((s) => s.name === 'vulnerabilities'),
-  };
-  const registry = new ConnectorRegistry([vulnOnly as unknown as Connector]);
-  // The production log level (info), written nowhere.
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const app = await openApp({
+  return openApp({
     dataDir,
     db: store === 'sqlite' ? `sqlite:${db}` : db,
-    log: createLogger({ level: 'info', destination: sink }),
-    registry,
+    log: createLogger({ level: process.env.BENCH_LOG ? 'debug' : 'info', destination: process.env.BENCH_LOG ? process.stderr : sink }),
+    registry: new ConnectorRegistry([tenableScConnector as unknown as Connector]),
     env: {},
   });
+}
+
+/** Untimed: the source a sync reads (what `tributary sources add` does once). */
+async function setupRun(store: StoreKind, target: Target, db: string, dataDir: string): Promise<void> {
+  const { addSource } = await import('../src/app/sources.ts');
+  const app = await openBenchApp(store, db, dataDir);
   await addSource(app, 'tenable-sc', 'bench', {
     apiUrl: target.url,
     accessKey: target.accessKey,
@@ -317,23 +400,40 @@ async function tributaryRun(store: StoreKind, target: Target, db: string, dataDi
     includeInformational: true,
     pageSize: PAGE,
   });
+  await app.close();
+}
 
+async function tributaryRun(store: StoreKind, db: string, dataDir: string, mark: number, incremental: boolean): Promise<RunResult> {
+  const { runSync } = await import('../src/sync/runner.ts');
+  const app = await openBenchApp(store, db, dataDir);
   const marks = new RssMarks(mark);
   const started = performance.now();
-  const result = await runSync(app, 'bench', { full: true, onProgress: (p) => marks.progress(p.counts.vulnerabilities?.records ?? 0) });
+  const result = await runSync(app, 'bench', { full: !incremental, onProgress: (p) => marks.progress(p.counts.vulnerabilities?.records ?? 0) });
   const seconds = (performance.now() - started) / 1000;
-  const peakEndMb = marks.stop();
   const stored = result.streams.vulnerabilities?.records ?? 0;
   await app.close();
+  const peakEndMb = marks.stop();
   if (result.status !== 'succeeded') throw new Error(`the run ended ${result.status}: ${result.error}`);
-  return runResult('tributary', store, { rowsRead: Number.NaN, stored, seconds, mark, marks, peakEndMb, status: result.status });
+  if (incremental !== (result.mode === 'incremental')) throw new Error(`asked for ${incremental ? 'an incremental' : 'a full'} run, got ${result.mode}`);
+  if (process.env.BENCH_LOG) process.stderr.write(`${JSON.stringify(result.streams)}\n`);
+  return runResult(incremental ? 'incremental' : 'tributary', store, { rowsRead: Number.NaN, stored, seconds, mark, marks, peakEndMb, status: result.status });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Parent: simulator, databases, children, table.
 
 async function startSim(hosts: number, perHost: number): Promise<{ proc: ChildProcess; target: Target }> {
-  const { url, accessKey, secretKey, child } = await startTenableSimProcess(['--hosts', String(hosts), '--findings-per-host', String(perHost), '--seed', '1']);
+  // A current console (6.4) offers the lastMitigated filter: an incremental run reads the findings fixed
+  // since its window, not the whole patched set (the connector's fallback for consoles without it).
+  const { url, accessKey, secretKey, child } = await startTenableSimProcess([
+    '--hosts',
+    String(hosts),
+    '--findings-per-host',
+    String(perHost),
+    '--seed',
+    '1',
+    '--last-mitigated-filter',
+  ]);
   return { proc: child, target: { url, accessKey, secretKey } };
 }
 
@@ -352,6 +452,12 @@ async function warmSim(target: Target): Promise<number> {
   return total;
 }
 
+/** The simulator's control API (sim/tenable-sc/control.ts). */
+async function simControl(target: Target, path: string, body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${target.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+}
+
 async function withDatabase<T>(store: StoreKind, pgUrl: string, fn: (db: string, dataDir: string) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
   try {
@@ -363,7 +469,15 @@ async function withDatabase<T>(store: StoreKind, pgUrl: string, fn: (db: string,
   }
 }
 
-function runChild(kind: Kind, store: StoreKind, target: Target, db: string, dataDir: string, mark: number, extraNodeArgs: string[]): Promise<RunResult> {
+function runChild(
+  kind: Kind | 'setup',
+  store: StoreKind,
+  target: Target,
+  db: string,
+  dataDir: string,
+  mark: number,
+  extraNodeArgs: string[],
+): Promise<RunResult> {
   const args = [
     ...extraNodeArgs,
     fileURLToPath(import.meta.url),
@@ -381,6 +495,7 @@ function runChild(kind: Kind, store: StoreKind, target: Target, db: string, data
     JSON.stringify(target),
   ];
   // With the compile cache `tributary` starts with (bin/launch.js), on from the child's first file.
+  const spawned = performance.now();
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...launchEnv(), NODE_COMPILE_CACHE: compileCacheDir() } });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => {
@@ -388,8 +503,11 @@ function runChild(kind: Kind, store: StoreKind, target: Target, db: string, data
   });
   return new Promise((resolve, reject) => {
     proc.on('exit', (code) => {
+      const seconds = (performance.now() - spawned) / 1000;
       if (code !== 0) return reject(new Error(`${kind} (${store}) exited with ${code}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as RunResult);
+      const r = JSON.parse(out.trim().split('\n').pop()!) as RunResult;
+      // End to end: the process's whole life, as a user running the command waits for it.
+      resolve({ ...r, seconds, perSecond: r.stored / seconds });
     });
   });
 }
@@ -416,6 +534,9 @@ async function main(): Promise<void> {
       'node-flags': { type: 'string' },
       only: { type: 'string' },
       'floor-late': { type: 'boolean', default: false },
+      incremental: { type: 'boolean', default: false },
+      changed: { type: 'string', default: '0.01' },
+      mode: { type: 'string' },
       child: { type: 'string' },
       db: { type: 'string' },
       'data-dir': { type: 'string' },
@@ -428,9 +549,14 @@ async function main(): Promise<void> {
     const store = values.store as StoreKind;
     const target = JSON.parse(values.target!) as Target;
     const mark = Number(values.mark);
+    if (values.child === 'setup') {
+      await setupRun(store, target, values.db!, values['data-dir']!);
+      process.stdout.write(`${JSON.stringify({ stored: 0 })}\n`);
+      return;
+    }
     const r =
-      values.child === 'tributary'
-        ? await tributaryRun(store, target, values.db!, values['data-dir']!, mark)
+      values.child === 'tributary' || values.child === 'incremental'
+        ? await tributaryRun(store, values.db!, values['data-dir']!, mark, values.child === 'incremental')
         : await floorRun(store, target, values.db!, mark, values.child === 'floor-late');
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
@@ -440,7 +566,9 @@ async function main(): Promise<void> {
   const perHost = Number(values['findings-per-host']);
   const stores: StoreKind[] = values.store === 'both' ? ['sqlite', 'postgres'] : [values.store as StoreKind];
   const runs = Math.max(1, Number(values.runs));
-  const kinds: Kind[] = values.only ? [values.only as Kind] : ['floor', 'tributary', ...(values['floor-late'] ? ['floor-late' as const] : [])];
+  // --only takes one kind or several, comma-separated (e.g. floor-late,tributary).
+  const kinds: Kind[] = values.only ? (values.only.split(',') as Kind[]) : ['floor', 'tributary', ...(values['floor-late'] ? ['floor-late' as const] : [])];
+  const changed = Number(values.changed);
   const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const nodeArgs = [...nodeFlags, ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(root, 'bench', '.prof')] : [])];
 
@@ -458,18 +586,41 @@ async function main(): Promise<void> {
         const order = i % 2 === 0 ? kinds : [...kinds].reverse();
         for (const kind of order) {
           const mark = Math.round((hosts * perHost) / 10);
-          const r = await withDatabase(store, values['pg-url']!, (db, dataDir) => runChild(kind, store, target, db, dataDir, mark, nodeArgs));
-          process.stderr.write(
-            `  ${store} ${kind} #${i + 1}: ${fmtInt(r.stored)} findings in ${r.seconds.toFixed(1)} s = ${fmtInt(r.perSecond)}/s, peak RSS ${fmtMb(r.peakAtMarkMb)} → ${fmtMb(r.peakEndMb)}\n`,
-          );
-          all.push(r);
+          const say = (r: RunResult) =>
+            process.stderr.write(
+              `  ${store} ${r.kind} #${i + 1}: ${fmtInt(r.stored)} findings in ${r.seconds.toFixed(1)} s (${r.innerSeconds.toFixed(1)} s inside) = ${fmtInt(r.perSecond)}/s, peak RSS ${fmtMb(r.peakAtMarkMb)} → ${fmtMb(r.peakEndMb)}\n`,
+            );
+          await withDatabase(store, values['pg-url']!, async (db, dataDir) => {
+            if (kind !== 'tributary') {
+              const r = await runChild(kind, store, target, db, dataDir, mark, nodeArgs);
+              say(r);
+              all.push(r);
+              return;
+            }
+            await runChild('setup', store, target, db, dataDir, mark, []);
+            const r = await runChild(kind, store, target, db, dataDir, mark, nodeArgs);
+            say(r);
+            all.push(r);
+            if (!values.incremental) return;
+            // A day later, a rescan of `changed` of the hosts: their open findings' lastSeen moves.
+            await simControl(target, '/_sim/advance', { seconds: 86400, rescanFraction: changed });
+            try {
+              const inc = await runChild('incremental', store, target, db, dataDir, mark, nodeArgs);
+              say(inc);
+              all.push(inc);
+            } finally {
+              await simControl(target, '/_sim/reset', {});
+              await warmSim(target);
+            }
+          });
         }
       }
     }
     const out: string[][] = [
       ['store', 'findings', 'floor findings/s', 'Tributary findings/s', 'ratio', 'peak RSS @10%', 'peak RSS @end', 'growth', 'floor peak RSS'],
     ];
-    const late: string[][] = [['store', 'floor (indexes after) findings/s', 'ratio to it']];
+    const late: string[][] = [['store', 'floor (indexes after) findings/s', 'ratio to it', 'its peak RSS']];
+    const incr: string[][] = [['store', 'first import s', 'incremental s', 'share', 'findings read', 'incremental peak RSS']];
     for (const store of stores) {
       const f = all.filter((r) => r.store === store && r.kind === 'floor');
       const t = all.filter((r) => r.store === store && r.kind === 'tributary');
@@ -497,11 +648,25 @@ async function main(): Promise<void> {
       const fl = all.filter((r) => r.store === store && r.kind === 'floor-late');
       if (fl.length) {
         const lRate = median(fl.map((r) => r.perSecond));
-        late.push([store, fmtInt(lRate), t.length ? (tRate / lRate).toFixed(2) : '-']);
+        late.push([store, fmtInt(lRate), t.length ? (tRate / lRate).toFixed(2) : '-', fmtMb(Math.max(...fl.map((r) => r.peakEndMb)))]);
+      }
+      const inc = all.filter((r) => r.store === store && r.kind === 'incremental');
+      if (inc.length && t.length) {
+        const fullS = median(t.map((r) => r.seconds));
+        const incS = median(inc.map((r) => r.seconds));
+        incr.push([
+          store,
+          fullS.toFixed(1),
+          incS.toFixed(1),
+          `${((incS / fullS) * 100).toFixed(1)} %`,
+          fmtInt(inc[0].stored),
+          fmtMb(Math.max(...inc.map((r) => r.peakEndMb))),
+        ]);
       }
     }
     process.stdout.write(`\n${table(out)}\n\n`);
     if (late.length > 1) process.stdout.write(`${table(late)}\n\n`);
+    if (incr.length > 1) process.stdout.write(`${table(incr)}\n\n`);
     process.stdout.write(
       `${runs} run(s) per side (median rate, max RSS); node ${process.version}${nodeFlags.length ? ` ${nodeFlags.join(' ')}` : ' (default flags)'}, ${(await import('node:os')).cpus().length} CPUs.\n`,
     );

@@ -35,6 +35,8 @@ const DAYS = Number(values.days);
 const kinds = values.store === 'both' ? (['sqlite', 'postgres'] as const) : ([values.store] as ('sqlite' | 'postgres')[]);
 const DEPTS = ['Finance', 'HR', 'Engineering', 'Sales', 'IT', 'Legal', 'Support', 'Operations'];
 const PLUGINS = 150;
+/** Findings concentrate on a few common fixes (a monthly rollup, a browser), as in a real estate. */
+const pluginOf = (r: () => number) => Math.floor(PLUGINS * r() ** 3);
 const sevOf = (p: number) => (['critical', 'critical', 'high', 'high', 'high', 'medium', 'medium', 'low', 'low', 'medium'] as const)[p % 10]!;
 
 /** A seeded generator (mulberry32): the month is the same every run. */
@@ -71,7 +73,7 @@ for (const kind of kinds) {
       const key = (h: number, p: number) => `h${h}|${p}`;
       for (let h = 0; h < MACHINES; h++)
         for (let i = 0; i < 6; i++) {
-          const p = Math.floor(rand() * PLUGINS);
+          const p = pluginOf(rand);
           findings.set(key(h, p), { host: h, plugin: p, status: 'open', kev: false });
         }
       const hostRecord = (h: number): IncomingRecord => ({
@@ -138,7 +140,7 @@ for (const kind of kinds) {
           }
           for (let h = 0; h < MACHINES; h++)
             if (rand() < 0.15) {
-              const p = Math.floor(rand() * PLUGINS);
+              const p = pluginOf(rand);
               const k = key(h, p);
               if (findings.has(k)) continue;
               findings.set(k, { host: h, plugin: p, status: 'open', kev: false });

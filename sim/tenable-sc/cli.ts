@@ -29,6 +29,7 @@ interface CliFlags {
   findingsPerHost: number;
   now?: number;
   mitigatedLastSeen?: string;
+  lastMitigatedFilter?: boolean;
   latencyMs?: number;
   rateLimitEvery?: number;
   rateLimitProbability?: number;
@@ -69,6 +70,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     .option('--findings-per-host <n>', 'open findings per host', int, 20)
     .option('--now <epoch>', 'simulated current time in epoch seconds', int)
     .option('--mitigated-last-seen <when>', "a mitigated finding's lastSeen: fixed-scan (when found fixed) or last-vulnerable")
+    .option('--last-mitigated-filter', 'offer the lastMitigated filter (by default it is rejected with error 146, as by consoles without it)')
     .option('--latency-ms <n>', 'delay added to every /rest request', int)
     .option('--rate-limit-every <n>', 'answer every Nth request with 429', int)
     .option('--rate-limit-probability <p>', 'answer 429 with this probability', prob)
@@ -96,6 +98,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     findingsPerHost: f.findingsPerHost,
     now: f.now,
     mitigatedLastSeen: mitigatedLastSeenOf(f.mitigatedLastSeen),
+    lastMitigatedFilter: f.lastMitigatedFilter === true,
     latencyMs: f.latencyMs,
     rateLimit: rule(f.rateLimitEvery, f.rateLimitProbability, f.retryAfter !== undefined ? { retryAfter: f.retryAfter } : {}),
     serverError: rule(f.errorEvery, f.errorProbability, f.errorStatus !== undefined ? { status: f.errorStatus } : {}),

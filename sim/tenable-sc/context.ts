@@ -20,6 +20,8 @@ export interface SimContext {
   dataset: Dataset;
   faults: FaultInjector;
   stats: RequestStats;
+  /** Whether the `lastMitigated` filter is offered (TenableSimOptions.lastMitigatedFilter). */
+  lastMitigatedFilter: boolean;
 }
 
 /** What a handler returns; the server wraps it in the console envelope. */
@@ -59,5 +61,6 @@ export function createContext(opts: TenableSimOptions): SimContext {
     dataset: new Dataset(config.hosts, cache, lifecycle),
     faults: new FaultInjector(config.seed, opts),
     stats: { total: 0, byRoute: {}, byStatus: {} },
+    lastMitigatedFilter: opts.lastMitigatedFilter === true,
   };
 }

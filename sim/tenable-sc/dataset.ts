@@ -44,7 +44,7 @@ export class Dataset {
     for (let slot = 0; slot < sk.slotCount; slot++) {
       lc.evaluate(sk, slot);
       if (lc.open !== wantOpen) continue;
-      if (!findingMatches(f, sk, slot, PLUGINS[sk.plugin[slot]], lc.lastSeen)) continue;
+      if (!findingMatches(f, sk, slot, PLUGINS[sk.plugin[slot]], lc.lastSeen, lc.mitigatedAt)) continue;
       if (!visit(slot)) return;
     }
   }

@@ -13,6 +13,8 @@ export interface CompiledFilters {
   pluginTypeMask: number;
   lastSeen: Range | null;
   firstSeen: Range | null;
+  /** When a patched finding was found fixed (only with the lastMitigated filter offered). */
+  lastMitigated: Range | null;
   repositories: Set<number> | null;
   ipRanges: Range[] | null;
   exploitAvailable: boolean | null;
@@ -42,8 +44,8 @@ const BASE_FILTERS = [
   'wasVuln',
 ];
 
-export function validFilterNames(epss: boolean): string[] {
-  return [...BASE_FILTERS, ...(epss ? ['epssScore'] : [])].sort();
+export function validFilterNames(epss: boolean, lastMitigated = false): string[] {
+  return [...BASE_FILTERS, ...(epss ? ['epssScore'] : []), ...(lastMitigated ? ['lastMitigated'] : [])].sort();
 }
 
 function listOf(value: unknown): string[] {
@@ -120,8 +122,8 @@ export interface FilterInput {
   value?: unknown;
 }
 
-export function compileFilters(filters: FilterInput[], rootWasVuln: unknown, now: number, epss: boolean): CompiledFilters {
-  const valid = validFilterNames(epss);
+export function compileFilters(filters: FilterInput[], rootWasVuln: unknown, now: number, epss: boolean, lastMitigated = false): CompiledFilters {
+  const valid = validFilterNames(epss, lastMitigated);
   const byName = new Map<string, FilterInput>();
   for (const f of filters) {
     const name = String(f?.filterName ?? '');
@@ -136,6 +138,7 @@ export function compileFilters(filters: FilterInput[], rootWasVuln: unknown, now
     pluginTypeMask: 15,
     lastSeen: null,
     firstSeen: null,
+    lastMitigated: null,
     repositories: null,
     ipRanges: null,
     exploitAvailable: null,
@@ -177,6 +180,7 @@ export function compileFilters(filters: FilterInput[], rootWasVuln: unknown, now
         break;
       case 'lastSeen':
       case 'firstSeen':
+      case 'lastMitigated':
         out[name] = parseTimeRange(name, value, now);
         break;
       case 'repository':
@@ -228,8 +232,8 @@ export function hostMatches(f: CompiledFilters, sk: HostSkeleton): boolean {
   return true;
 }
 
-/** Finding-level part; lastSeen is the lifecycle-adjusted value. */
-export function findingMatches(f: CompiledFilters, sk: HostSkeleton, slot: number, def: PluginDef, lastSeen: number): boolean {
+/** Finding-level part; lastSeen and mitigatedAt (0: not mitigated) are the lifecycle-adjusted values. */
+export function findingMatches(f: CompiledFilters, sk: HostSkeleton, slot: number, def: PluginDef, lastSeen: number, mitigatedAt = 0): boolean {
   if ((f.severityMask & (1 << sk.severity[slot])) === 0) return false;
   if ((f.pluginTypeMask & (def.pluginType === 'compliance' ? 4 : 1)) === 0) return false;
   if (f.pluginIds) {
@@ -237,6 +241,7 @@ export function findingMatches(f: CompiledFilters, sk: HostSkeleton, slot: numbe
     if (hit === f.pluginIds.negate) return false;
   }
   if (f.lastSeen && !inRange(f.lastSeen, lastSeen)) return false;
+  if (f.lastMitigated && (mitigatedAt === 0 || !inRange(f.lastMitigated, mitigatedAt))) return false;
   if (f.firstSeen && !inRange(f.firstSeen, sk.firstSeen[slot])) return false;
   if (f.exploitAvailable !== null && (def.exploitAvailable === 'Yes') !== f.exploitAvailable) return false;
   if (f.familyIds && !f.familyIds.has(def.family.id)) return false;

@@ -32,6 +32,8 @@ export class Lifecycle {
   open = false;
   lastSeen = 0;
   resurfaced = false;
+  /** When a finding that is not open was found fixed (0 when open). */
+  mitigatedAt = 0;
 
   private readonly mitigatedLastSeen: MitigatedLastSeen;
 
@@ -94,6 +96,8 @@ export class Lifecycle {
     let open = slot < sk.openSlots;
     let lastSeen = sk.lastSeen[slot];
     let resurfaced = (sk.flags[slot] & FLAG_RESURFACED) !== 0;
+    // A finding mitigated in the base data was found fixed at its lastSeen.
+    let mitigatedAt = open ? 0 : lastSeen;
     for (const op of this.ops) {
       if (op.kind === 'scan') {
         if (open && this.hostSelected(op, sk)) lastSeen = op.at;
@@ -102,17 +106,20 @@ export class Lifecycle {
         // its last vulnerable sighting.
         if (open && this.findingSelected(op, sk, slot)) {
           open = false;
+          mitigatedAt = op.at;
           if (this.mitigatedLastSeen === 'fixed-scan') lastSeen = op.at;
         }
       } else if (!open && this.findingSelected(op, sk, slot)) {
         open = true;
         lastSeen = op.at;
         resurfaced = true;
+        mitigatedAt = 0;
       }
     }
     this.open = open;
     this.lastSeen = lastSeen;
     this.resurfaced = resurfaced;
+    this.mitigatedAt = mitigatedAt;
   }
 
   /** Last time any scan covered the host. */

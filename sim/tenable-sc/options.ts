@@ -44,6 +44,12 @@ export interface TenableSimOptions extends FaultSettings {
    * vulnerable sighting (`last-vulnerable`, as consoles whose patched set a lastSeen window misses).
    */
   mitigatedLastSeen?: MitigatedLastSeen;
+  /**
+   * Offer the `lastMitigated` filter (when the patched set's findings were found fixed), as current
+   * consoles do. Off by default: the simulator then answers it with error 146, as consoles without it
+   * do, and the connector reads the whole patched set (its fallback).
+   */
+  lastMitigatedFilter?: boolean;
   /** A shared estate (sim/shared/estate.ts): hosts are its scanned machines, named and numbered as it says. */
   estate?: Estate;
 }

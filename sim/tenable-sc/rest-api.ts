@@ -103,7 +103,7 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
   const filters = Array.isArray(q.filters) ? (q.filters as FilterInput[]) : [];
   let compiled: ReturnType<typeof compileFilters>;
   try {
-    compiled = compileFilters(filters, b.wasVuln, ctx.lifecycle.now(), ctx.features.epss);
+    compiled = compileFilters(filters, b.wasVuln, ctx.lifecycle.now(), ctx.features.epss, ctx.lastMitigatedFilter);
   } catch (e) {
     if (e instanceof FilterError) return invalid(e.message);
     throw e;

@@ -15,7 +15,7 @@ import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
-import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
+import { correlateAfterRun, prioritiesAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { ticketsAfterSync } from '../tickets/after-sync.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
@@ -475,6 +475,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') {
     await correlateAfterRun(store, source.id, runId, swept, log);
+    await prioritiesAfterRun(store, runId, log);
     // Remediation tickets follow the correlated findings (issue 32): a ticket write never fails the run.
     await ticketsAfterSync(app, runId, log);
   }

@@ -15,6 +15,7 @@ import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PluginHostsPage, PluginsPage } from './pages/plugins.tsx';
+import { RemediationHostsPage, RemediationsPage } from './pages/remediations.tsx';
 import { isDetailModel, RecordDetailPage } from './pages/record-detail.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
@@ -22,6 +23,7 @@ import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { AlertsPage } from './pages/alerts.tsx';
 import { FeedsPage } from './pages/feeds.tsx';
+import { ExportsPage } from './pages/exports.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { createAppRouter, Link, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
@@ -93,6 +95,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/sources', label: 'Sources', group: 'Data Sources Settings' },
   { href: '/runs', label: 'Runs', group: 'Data Sources Settings' },
   ...MODEL_VIEWS.map((m) => ({ href: `/inventory/${m.model}`, label: m.title, group: 'Inventory' })),
+  { href: '/reports/remediations', label: 'Top remediations', group: 'Reports' },
   { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
@@ -100,6 +103,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
   { href: '/settings/alerts', label: 'Alerts', group: 'Settings' },
+  { href: '/settings/exports', label: 'Scheduled exports', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -180,10 +184,13 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/settings/tokens', () => <TokensPage />],
   ['/settings/feeds', () => <FeedsPage />],
   ['/settings/alerts', () => <AlertsPage />],
+  ['/settings/exports', () => <ExportsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/exceptions', () => <ExceptionsPage />],
   ['/reports/plugins', () => <PluginsPage />],
+  ['/reports/remediations', () => <RemediationsPage />],
+  ['/reports/remediations/fix', () => <RemediationFixPage />],
   ['/reports/plugins/:source/:pluginId', (p) => <PluginHostsPage source={p.source} pluginId={p.pluginId} />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];
@@ -193,6 +200,13 @@ function RoutePage({ render }: { render: (p: Record<string, string>) => React.Re
   // The route's pattern names its parameters, so each is there.
   const params = Object.fromEntries(Object.entries(useParams()).filter((e): e is [string, string] => e[1] !== undefined));
   return render(params) ?? <NotFound />;
+}
+
+/** The hosts of one fix (its key in the query: a fix's key has spaces and colons). */
+function RemediationFixPage() {
+  const { query } = useLocation();
+  const key = query.get('key');
+  return key ? <RemediationHostsPage fixKey={key} /> : <NotFound />;
 }
 
 function NotFound() {

@@ -4,8 +4,9 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type SourceView, call } from '../api.ts';
 import { ComplianceSummary } from '../components/compliance-summary.tsx';
-import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
+import { AssetFilters, SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
+import { SavedViews } from '../components/saved-views.tsx';
 import { navigate, setQuery, useLocation } from '../router.tsx';
 import { PageHeader, useLoad, usePageTitle } from '../ui.tsx';
 import { MODEL_VIEWS } from './model-views.tsx';
@@ -45,8 +46,13 @@ export function InventoryPage({ model }: { model: string }) {
   // The API lists live records by default (findings open or reopened, nothing removed); `all` widens it.
   if (showRemoved) filters.all = 'true';
   if (view.model === 'vulnerabilities') {
-    for (const k of ['severity', 'status', 'knownExploited', 'overdue', 'excepted'] as const) {
+    for (const k of ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision'] as const) {
       const v = query.get(k);
+      // `>=attend`: Attend or Act, compared in the decisions' order by the API.
+      if (v && k === 'decision' && v.startsWith('>=')) {
+        where.push(`decision${v}`);
+        continue;
+      }
       // `>=high`: a floor, compared in severity order by the API.
       if (v && k === 'severity' && v.startsWith('>=')) where.push(`severity${v}`);
       // Open or reopened: every finding not fixed.
@@ -60,6 +66,14 @@ export function InventoryPage({ model }: { model: string }) {
     const r = query.get('result');
     if (r) filters.result = r;
   }
+  if (view.model === 'assets') {
+    const rule = query.get('matchRule');
+    if (rule) filters.matchRule = rule;
+    for (const k of ['owner', 'department'] as const) {
+      const v = query.get(k)?.trim();
+      if (v) where.push(`${k}~${v}`);
+    }
+  }
   if (view.model === 'tickets') {
     const st = query.get('status');
     if (st) filters.status = st;
@@ -72,7 +86,7 @@ export function InventoryPage({ model }: { model: string }) {
   };
 
   return (
-    <div>
+    <div className="list-page">
       <PageHeader crumbs={<span>Inventory</span>} title={view.title} />
       <form className="filters" onSubmit={search} aria-label={`Search and filter ${view.title.toLowerCase()}`}>
         <div className="field inline-field">
@@ -99,6 +113,7 @@ export function InventoryPage({ model }: { model: string }) {
         )}
         <button type="submit">Search</button>
         {view.model === 'vulnerabilities' && <VulnFilters query={query} />}
+        {view.model === 'assets' && <AssetFilters query={query} />}
         {view.model === 'compliance' && (
           <SelectFilter
             id="f-result"
@@ -125,7 +140,12 @@ export function InventoryPage({ model }: { model: string }) {
           <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} />{' '}
           {view.model === 'vulnerabilities' ? 'Include fixed' : 'Include removed'}
         </label>
-        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'cve', 'result'].some((k) => query.get(k))) && (
+        {(q ||
+          src ||
+          showRemoved ||
+          ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result', 'matchRule', 'owner', 'department'].some((k) =>
+            query.get(k),
+          )) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>
@@ -141,6 +161,7 @@ export function InventoryPage({ model }: { model: string }) {
         limit={limit}
         onLimit={(n) => setQuery({ limit: String(n) })}
         caption={`${view.title}, sorted by ${sort ?? 'id'}`}
+        toolbar={<SavedViews />}
       />
     </div>
   );

@@ -265,6 +265,61 @@ describe('a console that rejects the lastMitigated filter', { skip: simPresent ?
   });
 });
 
+describe('a console that offers the lastMitigated filter (--last-mitigated-filter)', {
+  skip: simPresent ? false : 'simulator absent (sim/tenable-sc/index.ts)',
+}, () => {
+  test('an incremental run reads only the findings fixed since the window, and sees them fixed', async () => {
+    const sim = await startSim!({ port: 0, hosts: 30, findingsPerHost: 12, seed: 7, lastMitigatedFilter: true });
+    try {
+      const config = configFor(sim);
+      const full = await readAll(config, 'vulnerabilities');
+      const fullFixed = full.all('vulnerabilities').filter((r) => r.fields.status === 'fixed');
+      assert.ok(fullFixed.length > 0);
+      await simJson(sim, 'POST', '/_sim/advance', { seconds: 86400, rescanFraction: 0.3, patchFraction: 0.2 });
+      const inc = await readAll(config, 'vulnerabilities', { mode: 'incremental', checkpoint: full.last });
+      const incFixed = new Set(
+        inc
+          .all('vulnerabilities')
+          .filter((r) => r.fields.status === 'fixed')
+          .map((r) => r.key),
+      );
+      const full2 = await readAll(config, 'vulnerabilities');
+      const fixedNow = full2.all('vulnerabilities').filter((r) => r.fields.status === 'fixed');
+      // Every finding fixed since the full read is read fixed by the incremental run…
+      const wasOpen = new Set(
+        full
+          .all('vulnerabilities')
+          .filter((r) => r.fields.status === 'open')
+          .map((r) => r.key),
+      );
+      const newlyFixed = fixedNow.filter((r) => wasOpen.has(r.key));
+      assert.ok(newlyFixed.length > 0);
+      for (const r of newlyFixed) assert.ok(incFixed.has(r.key), `${r.key} fixed since the last run`);
+      // …but not the whole patched set again (only what the window's overlap re-reads).
+      assert.ok(incFixed.size < fixedNow.length, `${incFixed.size} of ${fixedNow.length} fixed findings read`);
+      assert.ok(fullFixed.length > 0);
+      // Without the option the filter is refused (error 146), as before.
+      const plain = await startSim!({ port: 0, hosts: 2, seed: 7 });
+      try {
+        const res = await fetch(`${plain.url}/rest/analysis`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-apikey': `accesskey=${plain.analyst.accessKey}; secretkey=${plain.analyst.secretKey};` },
+          body: JSON.stringify({
+            type: 'vuln',
+            sourceType: 'patched',
+            query: { type: 'vuln', tool: 'vulndetails', filters: [{ filterName: 'lastMitigated', operator: '=', value: '0-1' }] },
+          }),
+        });
+        assert.equal(((await res.json()) as { error_code: number }).error_code, 146);
+      } finally {
+        await plain.close();
+      }
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('simulator versions and TLS', { skip: simPresent ? false : 'simulator absent (sim/tenable-sc/index.ts)' }, () => {
   test('version 5.12 → API keys unsupported, file import suggested', async () => {
     const sim = await startSim!({ port: 0, hosts: 3, version: '5.12.0' });
