@@ -231,6 +231,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   beat.unref();
 
   let lastBeat = Date.now();
+  /** One function for the run: a connector may keep what it read through it while nothing changes it (its own pages say when). */
+  const knownHosts = () => store.records.knownHosts(source.id);
   let indexesBuilt: Promise<void> = Promise.resolve();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {
@@ -300,7 +302,6 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               await store.runs.heartbeat(runId, counts, runLog.activity);
             }
           };
-          const knownHosts = () => store.records.knownHosts(source.id);
           const repeats = bucket ? null : new PageRepeatGuard();
           const ctx: StreamContext = {
             sourceName: source.name,
