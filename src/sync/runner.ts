@@ -471,7 +471,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   }
   // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts);
   // before correlation, whose full pass reads the hosts' open findings from them.
-  await refreshSummariesAfterRun(store, source.id, runId, log);
+  // After an incremental run that swept nothing, only the groups of what it stamped (the store checks the rest).
+  const sweptAny = Object.values(swept).some((n) => n > 0);
+  await refreshSummariesAfterRun(store, source.id, runId, log, mode === 'incremental' && !sweptAny);
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
   await indexesBuilt;

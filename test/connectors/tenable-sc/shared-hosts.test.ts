@@ -85,6 +85,17 @@ test('a resolver seeded with hosts cut to SEED_FIELDS resolves rows as one seede
   assert.deepEqual(cut, whole);
   assert.equal(whole.keys[0], 'uuid:aaaa-1');
   assert.equal(whole.keys[1], 'addr:2|10.0.0.9|');
-  assert.ok(whole.out.some(([, r]) => r?.key === 'addr:2|10.0.0.9|' && r.fill), 'the stored host without an OS gets it filled');
-  assert.deepEqual(Object.keys(seedOnly(stored[0]!).fields).sort(), ['fqdn', 'hostname', 'ipAddresses', 'macAddresses', 'netbiosName', 'repository', 'tenableUuid']);
+  assert.ok(
+    whole.out.some(([, r]) => r?.key === 'addr:2|10.0.0.9|' && r.fill),
+    'the stored host without an OS gets it filled',
+  );
+  assert.deepEqual(Object.keys(seedOnly(stored[0]!).fields).sort(), [
+    'fqdn',
+    'hostname',
+    'ipAddresses',
+    'macAddresses',
+    'netbiosName',
+    'repository',
+    'tenableUuid',
+  ]);
 });
