@@ -50,7 +50,12 @@ test('SharedHosts: one read of the store while pages carry no hosts, another aft
   shared.saw({ records: { hosts: [{ key: 'addr:2|10.0.0.11|', fields: {} }] }, checkpoint: null });
   await shared.resolver({ knownHosts });
   assert.equal(reads, 2, 'a page with hosts: the stored hosts are read again');
-  await shared.resolver({ knownHosts: async () => (reads++, []) });
+  await shared.resolver({
+    knownHosts: async () => {
+      reads++;
+      return [];
+    },
+  });
   assert.equal(reads, 3, 'another knownHosts function is read afresh');
   assert.ok(!(await shared.resolver({})).has('uuid:aaaa-1'), 'without knownHosts: an empty resolver');
 });
