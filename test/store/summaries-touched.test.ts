@@ -226,6 +226,26 @@ for (const backend of BACKENDS) {
       await app.store.reports.refreshSummaries(source.id);
       assert.deepEqual(kept, await snapshot(app, source.id));
     });
+
+    test('a record whose key column moved under the same id: the counts disagree and everything is rebuilt', async () => {
+      const source = await app.store.sources.get('one');
+      upstream.changed.clear();
+      // (a run first, so the summaries are a run's: the last test ended with a refresh outside one)
+      assert.equal(how((await runSync(app, 'one')).runId), 'full');
+      const k = 'h9|9';
+      upstream.findings.set(k, { ...upstream.findings.get(k)!, plugin: '1077' });
+      upstream.changed.add(k);
+      const inc = await runSync(app, 'one');
+      assert.equal(inc.mode, 'incremental');
+      assert.equal(how(inc.runId), 'full', 'the touched-only rebuild was checked and replaced');
+      const kept = await snapshot(app, source.id);
+      assert.ok(
+        kept.sum_vuln_counts!.some((r) => r.includes('["plugin_id",1077]')),
+        'the finding counts under its new plugin',
+      );
+      await app.store.reports.refreshSummaries(source.id);
+      assert.deepEqual(kept, await snapshot(app, source.id));
+    });
   });
 }
 

@@ -71,3 +71,19 @@ export function padTouched(db: Driver, touched: TouchedKeys | null): TouchedKeys
   if (!touched) return null;
   return new Map([...touched].map(([t, keys]) => [t, paddedInList(db, keys, MAX_KEYS)]));
 }
+
+/**
+ * After a touched-only rebuild: the per-plugin counts of findings and per-name counts of software (every
+ * record, removed ones too) still add up to the source's records. A record whose key column changed
+ * under the same id (no connector does that today) would be counted in its old group and its new one:
+ * the caller then rebuilds everything.
+ */
+export async function touchedAgree(db: Driver, sourceId: string): Promise<boolean> {
+  const rows = await db.all(
+    `SELECT (SELECT COALESCE(SUM(n), 0) FROM sum_vuln_counts WHERE source_id = ?) AS "sv", (SELECT COUNT(*) FROM "rec_vulnerabilities" WHERE "source_id" = ?) AS "cv",
+            (SELECT COALESCE(SUM(n), 0) FROM sum_software WHERE source_id = ?) AS "ss", (SELECT COUNT(*) FROM "rec_software" WHERE "source_id" = ?) AS "cs"`,
+    [sourceId, sourceId, sourceId, sourceId],
+  );
+  const r = rows[0];
+  return !!r && Number(r.sv) === Number(r.cv) && Number(r.ss) === Number(r.cs);
+}

@@ -7,7 +7,7 @@
 import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
-import { padTouched, type TouchedKeys, touchedKeys, touchedList } from './summary-tables-touched.ts';
+import { padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
 const LIVE_OPEN = `"removed" = 0 AND "status" IN ('open', 'reopened')`;
@@ -209,6 +209,7 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
     const rest = tables.filter((t) => t !== 'rec_hosts');
     if (rest.length > 0) await db.exec(`ANALYZE ${rest.map(q).join(', ')}`);
   }
+  if (touched && after && !(await touchedAgree(db, sourceId))) return refreshSummaries(db, sourceId, { ...after, touchedOnly: false });
   return touched ? 'touched' : 'full';
 }
 
