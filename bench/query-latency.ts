@@ -3,6 +3,7 @@
 //
 //   node bench/query-latency.ts [--findings 1000000] [--store sqlite|postgres|both] [--runs 20]
 //                               [--pg-url postgres://postgres@127.0.0.1:5432/test] [--only NAME,…] [--slow-ms 2000]
+//                               [--keep DIR] [--reuse]
 //
 // Fill: one full `runSync` (all streams: hosts, software, ports, vulnerabilities, compliance) of a
 // console with findings/50 hosts × 50 findings per host (the simulator runs in its own process), timed.
@@ -11,7 +12,12 @@
 // HTTP round trip: routing, auth, SQL, serialisation), reported as p50 and p95 in milliseconds; a query
 // whose warm-up takes over --slow-ms is timed 3 times only (it misses the target by far either way).
 // Target (issue 17): every list page and every summary ≤ 100 ms at p95, on both stores.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Store size: the SQLite file (with its WAL) or the PostgreSQL database's tables
+// (sum of pg_total_relation_size), divided by the findings stored.
+// --keep DIR keeps the filled stores (SQLite under DIR/sqlite, PostgreSQL as database
+// tributary_qlat_<findings>) instead of removing them; with --reuse a kept store is measured again
+// without a new fill (to time a query change at a size whose fill takes many minutes).
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +26,8 @@ import { addSource } from '../src/app/sources.ts';
 import { createLogger } from '../src/core/log.ts';
 import { startServer } from '../src/server/server.ts';
 import { runSync } from '../src/sync/runner.ts';
-import { freshPostgres } from './scratch-database.ts';
+import pg from 'pg';
+import { createPostgres, freshPostgres, postgresExists } from './scratch-database.ts';
 import { type SimProcess, startTenableSimProcess } from './sim-process.ts';
 
 const { values: args } = parseArgs({
@@ -31,6 +38,8 @@ const { values: args } = parseArgs({
     'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     only: { type: 'string' },
     'slow-ms': { type: 'string', default: '2000' },
+    keep: { type: 'string' },
+    reuse: { type: 'boolean', default: false },
   },
 });
 const findings = Number(args.findings);
@@ -41,7 +50,7 @@ const PASSWORD = 'bench-password-0123456789';
 process.env.TRIBUTARY_MASTER_KEY ??= Buffer.alloc(32, 42).toString('base64');
 
 /** The queries: what the UI's pages request (inventory lists, sorts, filters, overview, hosts, plugins) and the API's summaries. */
-function queries(ids: { hostId: string; pluginId: string; cve: string; hostname: string }): [string, string][] {
+function queries(ids: { hostId: string; findingId: string; pluginId: string; cve: string; hostname: string }): [string, string][] {
   const v = '/api/v1/vulnerabilities?removed=false&limit=50';
   return [
     ['vulns: list page (by id)', v],
@@ -78,7 +87,36 @@ function queries(ids: { hostId: string; pluginId: string; cve: string; hostname:
     ['summary: hosts severity counts (a page)', 'HOSTCOUNTS'],
     ['summary: coverage report', '/api/v1/reports/coverage'],
     ['summary: compliance per host', '/api/v1/compliance/summary?limit=200'],
+    ['summary: compliance counts by result', '/api/v1/compliance/counts?by=result&removed=false'],
+    ['summary: compliance counts by benchmark', '/api/v1/compliance/counts?by=benchmark&removed=false&limit=20'],
+    ['compliance: filter result=failed', '/api/v1/compliance?removed=false&limit=50&result=failed'],
+    ['compliance: of one host', `/api/v1/compliance?removed=false&limit=50&hostId=${ids.hostId}`],
+    ['summary: remediation report', '/api/v1/reports/remediation'],
+    ['summary: trends (30 days)', '/api/v1/reports/trends?days=30'],
+    ['changes: first page', '/api/v1/changes?limit=100'],
+    ['vulns: one finding', `/api/v1/vulnerabilities/${ids.findingId}`],
+    ['hosts: one host', `/api/v1/hosts/${ids.hostId}`],
+    // Issue 31: what to fix first.
+    ['vulns: sort -priority', `${v}&sort=-priority`],
+    ['vulns: filter decision=act, -priority', `${v}&sort=-priority&decision=act`],
+    ['summary: counts by decision (Act now)', '/api/v1/vulnerabilities/counts?by=decision&removed=false&status!=fixed'],
+    ['summary: decisions report (all)', '/api/v1/reports/decisions'],
+    ['summary: decisions per owner', '/api/v1/reports/decisions?by=owner'],
+    ['summary: top remediations', '/api/v1/reports/remediations?limit=50'],
   ];
+}
+
+/** How many rows an answer holds (its items, groups or hosts), or its keys for an object of counts. */
+function answerSize(body: unknown): number {
+  if (Array.isArray(body)) return body.length;
+  if (body && typeof body === 'object') {
+    for (const k of ['items', 'groups', 'hosts', 'rows']) {
+      const v = (body as Record<string, unknown>)[k];
+      if (Array.isArray(v)) return v.length;
+    }
+    return Object.keys(body).length;
+  }
+  return 0;
 }
 
 const pct = (xs: number[], p: number) => {
@@ -91,23 +129,70 @@ interface Row {
   p50: number;
   p95: number;
   status: number;
+  /** The first (warm-up) request: a cache's miss (the trends report is cached per day and data). */
+  first: number;
+  /** Rows in the answer (items, or groups), to compare results across stores and changes. */
+  size: number;
   /** Timed requests (fewer than --runs for a query over --slow-ms). */
   n: number;
 }
 
-async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promise<{ fillSeconds: number; stored: number; rows: Row[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'tributary-qlat-'));
-  const db = kind === 'postgres' ? await freshPostgres(args['pg-url']!) : null;
+/** Bytes the store takes: the SQLite file with its WAL and shared memory, or the PostgreSQL database's relations. */
+async function storeBytes(kind: 'sqlite' | 'postgres', dir: string, url: string | undefined): Promise<number> {
+  if (kind === 'sqlite')
+    return readdirSync(dir)
+      .filter((f) => f.startsWith('tributary.db'))
+      .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const r = await c.query(
+      `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'm', 'p') AND ns.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`,
+    );
+    return Number(r.rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promise<{ fillSeconds: number | null; stored: number; bytes: number; rows: Row[] }> {
+  const keep = args.keep ? join(args.keep, kind) : null;
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'tributary-qlat-'));
+  const keptName = `tributary_qlat_${findings}`;
+  let db: { url: string; drop(): Promise<void> } | null = null;
+  let reused = false;
+  if (kind === 'postgres') {
+    if (keep && args.reuse && (await postgresExists(args['pg-url']!, keptName))) {
+      const url = new URL(args['pg-url']!);
+      url.pathname = `/${keptName}`;
+      db = { url: url.toString(), drop: async () => {} };
+      reused = true;
+    } else if (keep) {
+      const made = await createPostgres(args['pg-url']!, keptName);
+      db = { url: made.url, drop: async () => {} };
+    } else db = await freshPostgres(args['pg-url']!);
+  } else {
+    reused = !!keep && args.reuse && existsSync(join(dir, 'tributary.db'));
+    mkdirSync(dir, { recursive: true });
+  }
   const app = await openApp({ dataDir: dir, db: db?.url, log: createLogger({ level: 'warn' }) });
   let server: { url: string; close(): Promise<void> } | null = null;
   try {
-    await addSource(app, 'tenable-sc', 'console', { apiUrl: sim.url, accessKey: sim.accessKey, secretKey: sim.secretKey, includeInformational: true });
-    const t0 = performance.now();
-    const r = await runSync(app, 'console', { full: true });
-    const fillSeconds = (performance.now() - t0) / 1000;
-    if (r.status !== 'succeeded') throw new Error(`sync ${r.status}: ${r.error}`);
-    const stored = r.streams.vulnerabilities?.records ?? 0;
-    console.error(`${kind}: synced ${stored} findings in ${fillSeconds.toFixed(1)} s`);
+    let fillSeconds: number | null = null;
+    let stored: number;
+    if (reused) {
+      stored = await app.store.records.count('vulnerabilities');
+      console.error(`${kind}: reusing the kept store`);
+    } else {
+      await addSource(app, 'tenable-sc', 'console', { apiUrl: sim.url, accessKey: sim.accessKey, secretKey: sim.secretKey, includeInformational: true });
+      const t0 = performance.now();
+      const r = await runSync(app, 'console', { full: true });
+      fillSeconds = (performance.now() - t0) / 1000;
+      if (r.status !== 'succeeded') throw new Error(`sync ${r.status}: ${r.error}`);
+      stored = r.streams.vulnerabilities?.records ?? 0;
+      console.error(`${kind}: synced ${stored} findings in ${fillSeconds.toFixed(1)} s`);
+    }
     server = await startServer(app, { port: 0, host: '127.0.0.1', env: { TRIBUTARY_ADMIN_PASSWORD: PASSWORD }, webUi: false });
     const base = server.url;
     const login = await fetch(`${base}/api/v1/auth/login`, {
@@ -122,13 +207,14 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promi
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     const sample = (await getJson('/api/v1/vulnerabilities?removed=false&limit=200&where=cves!=null&sort=-severity')).body.items as Record<string, unknown>[];
-    const first = sample.find((x) => Array.isArray(x.cves) && x.cves.length > 0) ?? sample[0]!;
-    const host = ((await getJson(`/api/v1/hosts/${first.hostId}`)).body ?? {}) as Record<string, unknown>;
+    const sampled = sample.find((x) => Array.isArray(x.cves) && x.cves.length > 0) ?? sample[0]!;
+    const host = ((await getJson(`/api/v1/hosts/${sampled.hostId}`)).body ?? {}) as Record<string, unknown>;
     const hostPage = ((await getJson('/api/v1/hosts?removed=false&limit=50&sort=hostname')).body.items as { id: string }[]).map((h) => h.id);
     const list = queries({
-      hostId: String(first.hostId),
-      pluginId: String(first.pluginId),
-      cve: String((first.cves as string[] | null)?.[0] ?? 'CVE-2024-0001'),
+      hostId: String(sampled.hostId),
+      findingId: String(sampled.id),
+      pluginId: String(sampled.pluginId),
+      cve: String((sampled.cves as string[] | null)?.[0] ?? 'CVE-2024-0001'),
       hostname: String(host.hostname ?? 'host'),
     });
     const only = args.only ? args.only.split(',') : null;
@@ -143,26 +229,34 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promi
       }
       const times: number[] = [];
       let status = 0;
+      let size = 0;
+      let first = 0;
       let planned = runs;
       for (let i = 0; i <= planned; i++) {
         const t = performance.now();
         const res = await fetch(base + path, { headers: { cookie } });
-        await res.arrayBuffer();
+        const buf = await res.arrayBuffer();
         status = res.status;
+        if (i === 0 && status === 200) size = answerSize(JSON.parse(Buffer.from(buf).toString('utf8')));
         const ms = performance.now() - t;
+        if (i === 0) first = ms;
         if (i > 0) times.push(ms);
         // A query far over the target (the warm-up took longer than --slow-ms) is timed 3 times, not 20.
         else if (ms > slowMs) planned = Math.min(runs, 3);
       }
-      rows.push({ name, p50: pct(times, 50), p95: pct(times, 95), status, n: times.length });
-      console.error(`  ${name}: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms${status === 200 ? '' : ` (HTTP ${status})`}`);
+      rows.push({ name, p50: pct(times, 50), p95: pct(times, 95), status, n: times.length, size, first });
+      console.error(
+        `  ${name}: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms (first ${first.toFixed(0)} ms)${status === 200 ? '' : ` (HTTP ${status})`}`,
+      );
     }
-    return { fillSeconds, stored, rows };
+    const bytes = await storeBytes(kind, dir, db?.url);
+    console.error(`${kind}: store ${(bytes / 1e6).toFixed(0)} MB, ${(bytes / Math.max(1, stored)).toFixed(0)} bytes per finding`);
+    return { fillSeconds, stored, bytes, rows };
   } finally {
     await server?.close();
     await app.close();
     await db?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -182,4 +276,11 @@ const fmt = (r: Row | undefined) =>
     : '—';
 console.log(`| query | ${stores.map((s) => `${s} p50 / p95 ms`).join(' | ')} |\n|---|${stores.map(() => '---:').join('|')}|`);
 for (const n of names) console.log(`| ${n} | ${stores.map((s) => fmt(results[s]!.rows.find((r) => r.name === n))).join(' | ')} |`);
-for (const s of stores) console.log(`\n${s}: fill (full sync, all streams) ${results[s]!.stored} findings in ${results[s]!.fillSeconds.toFixed(1)} s`);
+for (const s of stores) {
+  const r = results[s]!;
+  const slowest = r.rows.reduce((a, b) => (b.p95 > a.p95 ? b : a), r.rows[0]!);
+  console.log(
+    `\n${s}: ${r.fillSeconds === null ? 'kept store reused' : `fill (full sync, all streams) in ${r.fillSeconds.toFixed(1)} s`}; ${r.stored} findings; store ${(r.bytes / 1e6).toFixed(0)} MB = ${(r.bytes / Math.max(1, r.stored)).toFixed(0)} bytes per finding; slowest p95 ${slowest?.p95.toFixed(1)} ms (${slowest?.name})`,
+  );
+  console.log(`${s} answer sizes: ${r.rows.map((x) => `${x.name}=${x.size}`).join('; ')}`);
+}

@@ -7,9 +7,12 @@ import { nowIso, SINCE_HELP, TREND_SEVERITIES } from '../store/index.ts';
 import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp } from './app.ts';
 import { sourceIdsOf } from './changes.ts';
 import { renderTable } from './output.ts';
+import { DECISION_LABELS } from '../core/priority.ts';
+import { remediationsCsv } from '../export/report-csv.ts';
+import { csvLine } from '../export/tabular.ts';
 
 export function registerReportCommand(program: Command): void {
-  const report = commandGroup(program, 'report', 'reports computed from the store: remediation, trends, coverage');
+  const report = commandGroup(program, 'report', 'reports computed from the store: remediation, remediations, decisions, trends, coverage');
   report
     .command('remediation')
     .description("mean time to remediate and open-finding age per source and severity, from the change history and the scanner's dates")
@@ -34,6 +37,82 @@ export function registerReportCommand(program: Command): void {
           'mttr blank': i.meanBlankReason ?? '',
         }));
         process.stdout.write(renderTable(Object.keys(rows[0]), rows) + '\n');
+      });
+    });
+  report
+    .command('remediations')
+    .description('top remediations: open findings grouped by the fix that closes them, largest share of priority first (docs/priority.md)')
+    .option('--source <name>', 'only this source (repeatable)', collect, [])
+    .option('--limit <n>', 'fixes to list (1 to 1000)', '50')
+    .option('--fix <key>', "the hosts one fix closes findings on (a row's key)")
+    .option('--format <format>', 'table, csv or json (--json is json)', 'table')
+    .action(async (o: { source: string[]; limit: string; fix?: string; format: string }, cmd: Command) => {
+      const limit = wholeNumberOption(o.limit, 'limit', 1, 1000);
+      const format = globals(cmd).json ? 'json' : o.format;
+      if (!['table', 'csv', 'json'].includes(format)) throw new InputError(`--format is table, csv or json, got '${o.format}'`, 'format');
+      await withApp(cmd, async (app) => {
+        const sourceIds = await sourceIdsOf(app, o.source);
+        if (o.fix !== undefined) {
+          const r = await app.store.reports.remediationHosts(o.fix, sourceIds);
+          if (!r.fix) throw new InputError(`no open findings for the fix '${o.fix}'`, 'fix');
+          if (format === 'json') return printJson(r);
+          const rows = r.hosts.map((h) => ({
+            host: h.name ?? h.hostId,
+            owner: h.owner ?? '',
+            department: h.department ?? '',
+            findings: h.findings,
+            decision: h.decision ? DECISION_LABELS[h.decision] : '',
+            priority: h.priority,
+          }));
+          if (format === 'csv')
+            return void process.stdout.write(`${[Object.keys(rows[0] ?? { host: '' }).join(','), ...rows.map((x) => csvLine(Object.values(x)))].join('\n')}\n`);
+          process.stdout.write(`${r.fix.fix}\n${rows.length ? renderTable(Object.keys(rows[0]!), rows) : 'no hosts'}\n`);
+          return;
+        }
+        const r = await app.store.reports.remediations({ sourceIds, limit });
+        if (format === 'json') return printJson({ ...r, generatedAt: nowIso() });
+        if (format === 'csv') return void process.stdout.write(remediationsCsv(r.items));
+        if (r.items.length === 0) return void process.stdout.write('no open findings\n');
+        const rows = r.items.map((i) => ({
+          fix: i.fix.length > 70 ? `${i.fix.slice(0, 69)}…` : i.fix,
+          hosts: i.hostsExact ? i.hosts : `≤${i.hosts}`,
+          findings: i.findings,
+          act: i.decisions.act,
+          attend: i.decisions.attend,
+          'track*': i.decisions['track*'],
+          track: i.decisions.track,
+          share: `${(i.share * 100).toFixed(1)}%`,
+          owners: i.owners.length > 3 ? `${i.owners.slice(0, 3).join(', ')} +${i.owners.length - 3}` : i.owners.join(', '),
+          key: i.key,
+        }));
+        process.stdout.write(
+          `${r.total.fixes} fixes for ${r.total.findings} open findings (total priority ${r.total.priority})\n${renderTable(Object.keys(rows[0]!), rows)}\n`,
+        );
+      });
+    });
+  report
+    .command('decisions')
+    .description('open findings by SSVC decision (Act, Attend, Track*, Track) and their summed priority, in all or per asset, owner or department')
+    .option('--source <name>', 'only this source (repeatable)', collect, [])
+    .option('--by <field>', 'assetId, owner or department')
+    .option('--recompute', 'first recompute every open finding (after TRIBUTARY_PRIORITY changed)')
+    .action(async (o: { source: string[]; by?: string; recompute?: boolean }, cmd: Command) => {
+      if (o.by !== undefined && !['assetId', 'owner', 'department'].includes(o.by))
+        throw new InputError(`--by is assetId, owner or department, got '${o.by}'`, 'by');
+      await withApp(cmd, async (app) => {
+        const recomputed = o.recompute ? await app.store.records.recomputePriorities() : undefined;
+        const items = await app.store.reports.decisionCounts((o.by ?? null) as 'assetId' | 'owner' | 'department' | null, await sourceIdsOf(app, o.source));
+        if (globals(cmd).json) return printJson({ items, ...(recomputed === undefined ? {} : { recomputed }) });
+        if (recomputed !== undefined) process.stdout.write(`${recomputed} findings recomputed\n`);
+        const rows = items.map((i) => ({
+          [o.by ?? 'all']: i.group ?? (o.by ? '(none)' : 'open findings'),
+          act: i.act,
+          attend: i.attend,
+          'track*': i.trackStar,
+          track: i.track,
+          priority: i.priority,
+        }));
+        process.stdout.write(rows.length ? `${renderTable(Object.keys(rows[0]!), rows)}\n` : 'no open findings\n');
       });
     });
   report

@@ -112,6 +112,20 @@ export const remediationQuery = z.strictObject({
 });
 export type RemediationQuery = z.input<typeof remediationQuery>;
 
+export const remediationsQuery = z.strictObject({
+  source: sourceList,
+  limit: z.int().min(1).max(1000).default(50).describe('fixes in the answer, largest share of priority first'),
+});
+export type RemediationsQuery = z.input<typeof remediationsQuery>;
+export const remediationsExportQuery = remediationsQuery.extend({ format: z.enum(['csv', 'json']).default('csv') });
+export const remediationHostsQuery = z.strictObject({ source: sourceList, fix: z.string().min(1).describe("a fix's key (the report's `key`)") });
+export type RemediationHostsQuery = z.input<typeof remediationHostsQuery>;
+export const decisionCountsQuery = z.strictObject({
+  source: sourceList,
+  by: z.enum(['assetId', 'owner', 'department']).optional().describe('per asset, owner or department; without: one row for every open finding'),
+});
+export type DecisionCountsQuery = z.input<typeof decisionCountsQuery>;
+
 export const trendsQuery = z.strictObject({
   source: sourceList,
   days: z.int().min(1).max(366).default(30).describe('days in the window, its last day included'),

@@ -16,6 +16,9 @@ import {
   pluginQuery,
   recordQuery,
   remediationQuery,
+  remediationsQuery,
+  remediationHostsQuery,
+  decisionCountsQuery,
   trendsQuery,
 } from './api-requests.ts';
 import {
@@ -68,7 +71,10 @@ import {
   pluginSummary,
   recordCount,
   recordStats,
+  decisionCounts,
+  remediationHosts,
   remediationReport,
+  remediationsReport,
   trendsReport,
 } from './api-shapes-reports.ts';
 import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
@@ -132,6 +138,9 @@ export const apiRoutes = {
   'GET /api/v1/changes': { query: changesQuery, response: changePage },
   'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
   'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
+  'GET /api/v1/reports/remediations': { query: remediationsQuery, response: remediationsReport },
+  'GET /api/v1/reports/remediations/hosts': { query: remediationHostsQuery, response: remediationHosts },
+  'GET /api/v1/reports/decisions': { query: decisionCountsQuery, response: decisionCounts },
   'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },
   'GET /api/v1/assets/:id/records': { params: idParams, response: assetRecords, typed: assetRecordsTyped },
   'POST /api/v1/assets/:id/link': { params: idParams, body: assetLinkBody, response: assetLinked, typed: assetLinkedTyped },

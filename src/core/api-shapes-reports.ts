@@ -91,6 +91,55 @@ export type RemediationItem = z.infer<typeof remediationItem>;
 export const remediationReport = z.object({ items: z.array(remediationItem), since: nullableString, generatedAt: z.iso.datetime() });
 export type RemediationReport = z.infer<typeof remediationReport>;
 
+// ---- what to fix first (docs/priority.md) ----
+
+const decisionCountsShape = z.object({ act: z.int(), attend: z.int(), 'track*': z.int(), track: z.int() });
+export const remediationFix = z.object({
+  key: z.string().describe('what groups the findings (the normalised fix); ?fix= of the hosts drill-down'),
+  fix: z.string().describe("the plugin's solution (for an upgrade of a product, the newest version asked for)"),
+  hosts: z.int(),
+  hostsExact: z
+    .boolean()
+    .describe("false: hosts is the sum over the fix's plugins (a host with two of them counted twice); the hosts drill-down lists each once"),
+  findings: z.int(),
+  decisions: decisionCountsShape.describe('the open findings it closes, by SSVC decision'),
+  owners: z.array(z.string()),
+  priority: z.number().describe('priority summed over its findings'),
+  share: z.number().describe("its priority as a share (0–1) of every open finding's"),
+  plugins: z.array(z.object({ source: z.string(), pluginId: z.string(), name: nullableString })),
+});
+export type RemediationFix = z.infer<typeof remediationFix>;
+export const remediationsReport = z.object({
+  items: z.array(remediationFix),
+  total: z.object({ fixes: z.int(), findings: z.int(), priority: z.number() }),
+  generatedAt: z.iso.datetime(),
+});
+export type RemediationsReport = z.infer<typeof remediationsReport>;
+export const remediationHost = z.object({
+  hostId: z.string(),
+  name: nullableString,
+  owner: nullableString,
+  department: nullableString,
+  findings: z.int(),
+  decision: z.enum(['track', 'track*', 'attend', 'act']).nullable(),
+  priority: z.number(),
+});
+export const remediationHosts = z.object({ fix: remediationFix.nullable(), hosts: z.array(remediationHost) });
+export type RemediationHosts = z.infer<typeof remediationHosts>;
+export const decisionCounts = z.object({
+  items: z.array(
+    z.object({
+      group: nullableString.describe('the asset, owner or department (null: none, or every finding without ?by)'),
+      act: z.int(),
+      attend: z.int(),
+      trackStar: z.int(),
+      track: z.int(),
+      priority: z.number().describe('risk: the priority summed over its open findings'),
+    }),
+  ),
+});
+export type DecisionCounts = z.infer<typeof decisionCounts>;
+
 export const trendsReport = z.object({
   from: z.string().describe('first day (YYYY-MM-DD, UTC)'),
   to: z.string().describe('last day'),

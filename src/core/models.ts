@@ -1,3 +1,5 @@
+import { DECISIONS } from './priority.ts';
+
 // The normalized models of interfaces.md §3. One table of field definitions drives the store's column
 // mapping, query filter validation and the API's schemas, so a field is declared exactly once.
 
@@ -133,6 +135,8 @@ const MODEL_FIELD_DEFS = {
     text('biosUuid'),
     real('acrScore'),
     real('aesScore'),
+    // Kept by the store (docs/priority.md): the host's criticality 0–10 from its ACR or its CMDB record's business impact.
+    real('criticality'),
     // Filled by correlation (src/correlate): the host's asset and its CMDB owner.
     text('assetId', true),
     text('owner'),
@@ -177,6 +181,15 @@ const MODEL_FIELD_DEFS = {
     time('reopenedAt'),
     // The scanner's own date of the finding's last mitigation, where it sends one (trends and MTTR prefer it).
     time('mitigatedAt'),
+    // The finding's CVSS vectors (its plugin's), read by the priority below.
+    text('cvssV3Vector'),
+    text('cvssV2Vector'),
+    // Kept by the store as it writes the finding (docs/priority.md; never sent by a connector): the host
+    // criticality it used, the SSVC decision and the priority 0–100 within it. A finding written as
+    // several rows in one generation (one per CVE) keeps the highest priority of them, and its decision.
+    real('assetCriticality'),
+    oneOf('decision', DECISIONS, { indexed: true, ordered: true }),
+    greatest(real('priority')),
   ],
   compliance: [
     text('hostId', true),
@@ -305,6 +318,8 @@ const COMPUTED_FIELD_DEFS = {
     text('solution'),
     time('dueAt'),
     bool('overdue'),
+    // The decision and its parts as a sentence (core/priority.ts explainPriority).
+    text('priorityReason'),
     // From the host's correlated asset (src/correlate).
     text('assetId'),
     text('owner'),

@@ -21,6 +21,7 @@ export { RUN_HELP, type Since, SINCE_HELP, sinceRun } from './records/since.ts';
 export { dueAtOf, parseSlaPolicy } from './records/sla.ts';
 export type { SweepPreview } from './records/sweep.ts';
 export { recordId, setUnknownFieldReporter } from './records/upsert.ts';
+export { fixOf } from './reports/remediations.ts';
 export { COVERAGE_KINDS, isCoverageKind, MAX_COVERAGE_DAYS, MODEL_OF_KIND } from './reports/coverage.ts';
 export { TREND_SEVERITIES, type TrendsReport } from './reports/trends.ts';
 export type { DestinationRecord, ExportStatusRecord } from './sources/export-schedules.ts';

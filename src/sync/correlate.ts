@@ -16,6 +16,18 @@ export async function correlateAfterRun(store: Store, sourceId: string, runId: s
   }
 }
 
+/** After correlation: the hosts' criticality and the findings' decisions and priorities it changed (docs/priority.md). */
+export async function prioritiesAfterRun(store: Store, runId: string, log: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    const r = await store.records.refreshPriorities();
+    log.info({ runId, hosts: r.hosts, findings: r.findings, ms: Date.now() - started }, 'priorities refreshed');
+  } catch (err) {
+    // The findings keep the decisions they were written with; the next run or `tributary report priority --recompute` catches up.
+    log.error({ runId, err: err instanceof Error ? err.message : String(err) }, 'priority refresh failed');
+  }
+}
+
 /**
  * After every run (whatever its status: a failed run may have stored pages): rebuild the source's
  * summaries; after a run that only upserted (`touchedOnly`: incremental, nothing swept) the store

@@ -15,7 +15,7 @@ import { exportAfterSync } from '../export/schedule.ts';
 import { openSourceBucket, skippedByRun } from '../filedrop/imports.ts';
 import { scrubSecrets } from '../core/secrets.ts';
 import { configError } from '../core/config.ts';
-import { correlateAfterRun, refreshSummariesAfterRun } from './correlate.ts';
+import { correlateAfterRun, prioritiesAfterRun, refreshSummariesAfterRun } from './correlate.ts';
 import { RunLog } from './run-log.ts';
 import { Shortfalls } from './shortfalls.ts';
 import {
@@ -476,6 +476,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   await refreshSummariesAfterRun(store, source.id, runId, log, mode === 'incremental' && !sweptAny);
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') await correlateAfterRun(store, source.id, runId, swept, log);
+  if (status === 'succeeded' || status === 'partial') await prioritiesAfterRun(store, runId, log);
   await indexesBuilt;
   const error = streamErrors.length ? scrubSecrets(streamErrors.join('; ')) : null;
   log.info({ runId, status, counts, swept, ms: Date.now() - started }, 'sync finished');

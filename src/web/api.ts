@@ -51,7 +51,11 @@ export type {
   PluginSummary,
   RecordCount,
   RecordStats,
+  DecisionCounts,
+  RemediationFix,
+  RemediationHosts,
   RemediationReport,
+  RemediationsReport,
   TrendsReport,
 } from '../core/api-shapes-reports.ts';
 

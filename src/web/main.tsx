@@ -15,6 +15,7 @@ import { InventoryPage, MODEL_VIEWS } from './pages/inventory.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PluginHostsPage, PluginsPage } from './pages/plugins.tsx';
+import { RemediationHostsPage, RemediationsPage } from './pages/remediations.tsx';
 import { isDetailModel, RecordDetailPage } from './pages/record-detail.tsx';
 import { RunPage, RunsPage } from './pages/runs.tsx';
 import { NewSourcePage, SourcePage } from './pages/source.tsx';
@@ -93,6 +94,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/sources', label: 'Sources', group: 'Data Sources Settings' },
   { href: '/runs', label: 'Runs', group: 'Data Sources Settings' },
   ...MODEL_VIEWS.map((m) => ({ href: `/inventory/${m.model}`, label: m.title, group: 'Inventory' })),
+  { href: '/reports/remediations', label: 'Top remediations', group: 'Reports' },
   { href: '/reports/plugins', label: 'Vulnerabilities by plugin', group: 'Reports' },
   { href: '/reports/coverage', label: 'Coverage', group: 'Reports' },
   { href: '/reports/trends', label: 'Trends', group: 'Reports' },
@@ -184,6 +186,8 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/exceptions', () => <ExceptionsPage />],
   ['/reports/plugins', () => <PluginsPage />],
+  ['/reports/remediations', () => <RemediationsPage />],
+  ['/reports/remediations/fix', () => <RemediationFixPage />],
   ['/reports/plugins/:source/:pluginId', (p) => <PluginHostsPage source={p.source} pluginId={p.pluginId} />],
   ['/inventory/:model', (p) => (MODEL_VIEWS.some((v) => v.model === p.model) ? <InventoryPage key={p.model} model={p.model} /> : null)],
 ];
@@ -193,6 +197,13 @@ function RoutePage({ render }: { render: (p: Record<string, string>) => React.Re
   // The route's pattern names its parameters, so each is there.
   const params = Object.fromEntries(Object.entries(useParams()).filter((e): e is [string, string] => e[1] !== undefined));
   return render(params) ?? <NotFound />;
+}
+
+/** The hosts of one fix (its key in the query: a fix's key has spaces and colons). */
+function RemediationFixPage() {
+  const { query } = useLocation();
+  const key = query.get('key');
+  return key ? <RemediationHostsPage fixKey={key} /> : <NotFound />;
 }
 
 function NotFound() {

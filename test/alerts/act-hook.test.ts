@@ -1,6 +1,5 @@
-// The `act` alert kind waits for the SSVC decision column (issue 31 §1, another branch): without it the
-// kind finds nothing (null: "cannot answer yet"); once a migration adds `rec_vulnerabilities.decision`,
-// the open findings whose decision is 'act' are marked once, with no change to the alerts code.
+// The `act` alert kind reads the SSVC decision column (issue 31 §1, migration 27): the open findings whose
+// decision is 'act' are marked once per rule, with no change to the alerts code.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SecretBox } from '../../src/core/secrets.ts';
@@ -8,7 +7,7 @@ import { openStore } from '../../src/store/index.ts';
 import { BACKENDS } from '../helpers/databases.ts';
 
 for (const backend of BACKENDS) {
-  test(`the act kind on ${backend.kind}: nothing before the decision column, open Act findings once it exists`, { skip: backend.skip }, async () => {
+  test(`the act kind on ${backend.kind}: open Act findings, once per rule`, { skip: backend.skip }, async () => {
     const db = await backend.create();
     const store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 7)), () => []);
     try {
@@ -31,9 +30,7 @@ for (const backend of BACKENDS) {
         maxItems: 5,
         createdBy: null,
       });
-      assert.equal(await store.alerts.markFindings(rule.id, 'act', 'e1'), null, 'no decision column: the kind cannot answer yet');
-      // What the priority branch's migration adds (a decision per finding).
-      await store.db.exec(`ALTER TABLE rec_vulnerabilities ADD COLUMN decision TEXT`);
+      assert.equal(await store.alerts.markFindings(rule.id, 'act', 'e1'), 0, 'no finding has a decision yet');
       await store.db.run(`UPDATE "rec_vulnerabilities" SET "decision" = 'act' WHERE "id" IN ('a', 'c')`);
       await store.db.run(`UPDATE "rec_vulnerabilities" SET "decision" = 'track' WHERE "id" = 'b'`);
       assert.equal(await store.alerts.markFindings(rule.id, 'act', 'e2'), 1);

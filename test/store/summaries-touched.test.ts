@@ -119,7 +119,7 @@ function connector() {
   ]);
 }
 
-const TABLES = ['sum_vuln_counts', 'sum_vuln_due', 'sum_plugins', 'sum_hosts', 'sum_model_counts', 'sum_software', 'sum_compliance'];
+const TABLES = ['sum_vuln_counts', 'sum_vuln_due', 'sum_plugins', 'sum_hosts', 'sum_model_counts', 'sum_software', 'sum_compliance', 'sum_plugin_owners'];
 
 /** Every summary row of the source, per table, in one order (numbers as numbers). */
 async function snapshot(app: AppContext, sourceId: string): Promise<Record<string, string[]>> {

@@ -214,6 +214,58 @@ async function agree(app: AppContext, label: string): Promise<void> {
     const one = await app.store.reports.complianceSummary({ hostId, limit: 10_000 });
     assert.deepEqual(sorted(one), sorted(compliance.filter((c) => c.hostId === hostId)), `${label}: compliance of one host`);
   }
+  // Compliance counts by result (from sum_compliance) against the records, with result filters and by source.
+  const resultsRaw = await db.all(`SELECT "source_id", "result", COUNT(*) AS n FROM "rec_compliance" WHERE "removed" = 0 GROUP BY 1, 2`);
+  assert.ok(resultsRaw.length > 0, `${label}: compliance results to count`);
+  for (const [w, keep] of [
+    [['removed=false'], () => true],
+    [['removed=false', 'result=failed'], (r: unknown) => r === 'failed'],
+    [['removed=false', 'result!=passed'], (r: unknown) => r !== null && r !== 'passed'],
+  ] as [string[], (r: unknown) => boolean][]) {
+    const total = (rows: typeof resultsRaw) => rows.filter((r) => keep(r.result)).reduce((a, r) => a + Number(r.n), 0);
+    const byResult = new Map<unknown, number>();
+    for (const r of resultsRaw.filter((x) => keep(x.result))) byResult.set(r.result, (byResult.get(r.result) ?? 0) + Number(r.n));
+    const got = await groupCount(db, 'compliance', ['result'], { filters: f(...w) });
+    assert.deepEqual(sorted(got.map((g) => [g.values.result, g.count])), sorted([...byResult].map(([r, n]) => [r, n])), `${label}: compliance by result, ${w}`);
+    const bySource = await groupCount(db, 'compliance', ['source', 'result'], { filters: f(...w) });
+    assert.deepEqual(
+      sorted(bySource.map((g) => [g.values.source, g.values.result, g.count])),
+      sorted(resultsRaw.filter((r) => keep(r.result)).map((r) => [names.get(String(r.source_id)), r.result, Number(r.n)])),
+      `${label}: compliance by source and result, ${w}`,
+    );
+    assert.equal(await app.store.records.countMatching('compliance', { filters: f(...w) }), total(resultsRaw), `${label}: compliance count, ${w}`);
+    for (const id of names.keys()) {
+      const one = await groupCount(db, 'compliance', ['result'], { sourceIds: [id], filters: f(...w) });
+      assert.equal(
+        one.reduce((a, g) => a + g.count, 0),
+        total(resultsRaw.filter((r) => String(r.source_id) === id)),
+        `${label}: compliance of one source, ${w}`,
+      );
+    }
+  }
+  // Compliance counts by benchmark (and result), with benchmark filters, against the records.
+  const benchRaw = await db.all(`SELECT "benchmark", "result", COUNT(*) AS n FROM "rec_compliance" WHERE "removed" = 0 GROUP BY 1, 2`);
+  const someBenchmark = benchRaw.find((r) => r.benchmark !== null)?.benchmark as string | undefined;
+  for (const [w, keep] of [
+    [['removed=false'], () => true],
+    ...(someBenchmark
+      ? [
+          [['removed=false', `benchmark=${someBenchmark}`], (b: unknown) => b === someBenchmark],
+          [['removed=false', `benchmark!=${someBenchmark}`], (b: unknown) => b !== null && b !== someBenchmark],
+        ]
+      : []),
+  ] as [string[], (b: unknown) => boolean][]) {
+    const want = new Map<string, number>();
+    for (const r of benchRaw.filter((x) => keep(x.benchmark))) want.set(String(r.benchmark), (want.get(String(r.benchmark)) ?? 0) + Number(r.n));
+    const got = await groupCount(db, 'compliance', ['benchmark'], { filters: f(...w) });
+    assert.deepEqual(sorted(got.map((g) => [String(g.values.benchmark), g.count])), sorted([...want]), `${label}: compliance by benchmark, ${w}`);
+    const both = await groupCount(db, 'compliance', ['benchmark', 'result'], { filters: f(...w) });
+    assert.deepEqual(
+      sorted(both.map((g) => [g.values.benchmark, g.values.result, g.count])),
+      sorted(benchRaw.filter((r) => keep(r.benchmark)).map((r) => [r.benchmark, r.result, Number(r.n)])),
+      `${label}: compliance by benchmark and result, ${w}`,
+    );
+  }
   // The coverage report's numbers (from the summaries) against its lists (from the records).
   const coverage = await app.store.reports.coverage(30);
   assert.equal(

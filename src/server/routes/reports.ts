@@ -3,8 +3,26 @@
 // dates). Their SQL is in store/reports/; their CLI in cli/report.ts.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
-import { coverageQuery, pluginQuery, remediationQuery, trendsQuery } from '../../core/api-requests.ts';
-import { coverageAnswer, pluginSummary, remediationReport as remediationShape, trendsReport as trendsReportShape } from '../../core/api-shapes-reports.ts';
+import {
+  coverageQuery,
+  decisionCountsQuery,
+  pluginQuery,
+  remediationHostsQuery,
+  remediationQuery,
+  remediationsExportQuery,
+  remediationsQuery,
+  trendsQuery,
+} from '../../core/api-requests.ts';
+import {
+  coverageAnswer,
+  decisionCounts as decisionCountsShape,
+  pluginSummary,
+  remediationHosts as remediationHostsShape,
+  remediationReport as remediationShape,
+  remediationsReport as remediationsShape,
+  trendsReport as trendsReportShape,
+} from '../../core/api-shapes-reports.ts';
+import { remediationsCsv } from '../../export/report-csv.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Severity } from '../../core/models.ts';
 import { nowIso, type TrendsReport } from '../../store/index.ts';
@@ -87,6 +105,74 @@ export function reportRoutes(app: AppContext) {
         const items = await app.store.reports.remediation({ sourceIds: await sourceIds(commaList(req.query.source)), since, now: generatedAt });
         return { items, since: since?.at ?? null, generatedAt };
       },
+    );
+
+    f.get(
+      '/api/v1/reports/remediations',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['reports'],
+          summary: 'Top remediations: open findings grouped by the fix that closes them, with hosts, findings, decisions, owners and share of priority',
+          description:
+            "A fix is the plugin's solution normalised; upgrades of one product to successive versions are one fix, the newest version's (docs/priority.md).",
+          querystring: routeSchema(remediationsQuery),
+          response: { 200: routeSchema(remediationsShape), 400: errorSchema },
+        },
+      },
+      async (req) => {
+        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(commaList(req.query.source)), limit: req.query.limit });
+        return { ...r, generatedAt: nowIso() };
+      },
+    );
+
+    f.get(
+      '/api/v1/reports/remediations/export',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['reports', 'export'],
+          summary: 'Top remediations as a file: CSV (one row per fix) or JSON',
+          querystring: routeSchema(remediationsExportQuery),
+          response: { 200: { description: 'the report as a file', type: 'string' }, 400: errorSchema },
+        },
+      },
+      async (req, reply) => {
+        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(commaList(req.query.source)), limit: req.query.limit });
+        const json = req.query.format === 'json';
+        return reply
+          .header('content-type', json ? 'application/json; charset=utf-8' : 'text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="remediations.${json ? 'json' : 'csv'}"`)
+          .send(json ? JSON.stringify({ ...r, generatedAt: nowIso() }) : remediationsCsv(r.items));
+      },
+    );
+
+    f.get(
+      '/api/v1/reports/remediations/hosts',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['reports'],
+          summary: 'The hosts a fix closes open findings on (the drill-down of the top remediations), most priority first',
+          querystring: routeSchema(remediationHostsQuery),
+          response: { 200: routeSchema(remediationHostsShape), 400: errorSchema },
+        },
+      },
+      async (req) => app.store.reports.remediationHosts(req.query.fix, await sourceIds(commaList(req.query.source))),
+    );
+
+    f.get(
+      '/api/v1/reports/decisions',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['reports'],
+          summary: 'Open findings by SSVC decision, with their summed priority, in all or per asset, owner or department',
+          querystring: routeSchema(decisionCountsQuery),
+          response: { 200: routeSchema(decisionCountsShape), 400: errorSchema },
+        },
+      },
+      async (req) => ({ items: await app.store.reports.decisionCounts(req.query.by ?? null, await sourceIds(commaList(req.query.source))) }),
     );
 
     f.get(

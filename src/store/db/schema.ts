@@ -85,6 +85,7 @@ const SORT_ONLY: Record<string, (col: string) => string> = {
   epss_score: (c) => `${c} + 0`,
   cvss_v3_base_score: (c) => `${c} + 0`,
   vpr_score: (c) => `${c} + 0`,
+  priority: (c) => `${c} + 0`,
 };
 
 /** Migration 14's index expressions, by column. */

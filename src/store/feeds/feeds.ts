@@ -7,6 +7,8 @@ import { InputError } from '../../core/errors.ts';
 import type { FeedKind, IncomingRecord } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
+import { priorityOf } from '../../core/priority.ts';
+import { FACT_COLUMNS, factsOfRow, priorityConfig } from '../records/priority.ts';
 
 /** A feed older than this (by its own date) is stale. */
 export const FEED_STALE_DAYS = 7;
@@ -244,6 +246,8 @@ async function* pagesOf(db: Driver, select: string): AsyncGenerator<Record<strin
 }
 
 /** What the feeds say of findings' CVEs, looked up on demand and remembered until a feed changes. */
+const num = (x: unknown): number | null => (x === null || x === undefined ? null : Number(x));
+
 export class FeedLookup {
   #state: string | null = null;
   #checkedAt = 0;
@@ -347,11 +351,12 @@ export class FeedLookup {
   }
 
   async #applyToAll(db: Driver): Promise<number> {
+    const config = priorityConfig();
     let changed = 0;
     let after = '';
     for (;;) {
       const rows = await db.all(
-        `SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile" FROM "rec_vulnerabilities" WHERE "id" > ? AND "cves" <> '[]' ORDER BY "id" LIMIT 5000`,
+        `SELECT "id", "cves", "kev_date_added", "kev_due_date", "epss_feed_score", "epss_percentile", "scanner_known_exploited", "scanner_epss_score", ${FACT_COLUMNS} FROM "rec_vulnerabilities" WHERE "id" > ? AND "cves" <> '[]' ORDER BY "id" LIMIT 5000`,
         [after],
       );
       if (rows.length === 0) return changed;
@@ -362,14 +367,21 @@ export class FeedLookup {
       const updates: unknown[][] = [];
       rows.forEach((r, i) => {
         const v = this.valuesFor(lists[i]!);
-        const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
         if (
           v.kevDateAdded !== (r.kev_date_added ?? null) ||
           v.kevDueDate !== (r.kev_due_date ?? null) ||
           v.epssFeedScore !== num(r.epss_feed_score) ||
           v.epssPercentile !== num(r.epss_percentile)
         ) {
-          updates.push([v.kevDateAdded, v.kevDueDate, v.epssFeedScore, v.epssPercentile, r.id]);
+          // The decision and priority follow (docs/priority.md): known exploited and EPSS as the new values make them.
+          let prio: { decision: string | null; priority: number | null } = { decision: (r.decision as string | null) ?? null, priority: num(r.priority) };
+          if (r.status !== 'fixed') {
+            const facts = factsOfRow(r);
+            facts.knownExploited = v.kevDateAdded !== null || Number(r.scanner_known_exploited) === 1;
+            facts.epssScore = v.epssFeedScore ?? num(r.scanner_epss_score);
+            prio = priorityOf(facts, config);
+          }
+          updates.push([v.kevDateAdded, v.kevDueDate, v.epssFeedScore, v.epssPercentile, prio.decision, prio.priority, r.id]);
         }
       });
       if (updates.length > 0) {
@@ -377,7 +389,7 @@ export class FeedLookup {
           if (tx.dialect === 'sqlite') {
             for (const u of updates)
               await tx.run(
-                `UPDATE "rec_vulnerabilities" SET "kev_date_added" = ?, "kev_due_date" = ?, "epss_feed_score" = ?, "epss_percentile" = ? WHERE "id" = ?`,
+                `UPDATE "rec_vulnerabilities" SET "kev_date_added" = ?, "kev_due_date" = ?, "epss_feed_score" = ?, "epss_percentile" = ?, "decision" = ?, "priority" = ? WHERE "id" = ?`,
                 u,
               );
             return;
@@ -385,9 +397,9 @@ export class FeedLookup {
           // PostgreSQL: one statement per 1000 rows, not a round trip per row.
           for (let i = 0; i < updates.length; i += 1000) {
             const chunk = updates.slice(i, i + 1000);
-            const values = chunk.map(() => '(?::text, ?::text, ?::double precision, ?::double precision, ?::text)').join(', ');
+            const values = chunk.map(() => '(?::text, ?::text, ?::double precision, ?::double precision, ?::text, ?::double precision, ?::text)').join(', ');
             await tx.run(
-              `UPDATE "rec_vulnerabilities" r SET "kev_date_added" = v.a, "kev_due_date" = v.d, "epss_feed_score" = v.s, "epss_percentile" = v.p FROM (VALUES ${values}) AS v (a, d, s, p, id) WHERE r."id" = v.id`,
+              `UPDATE "rec_vulnerabilities" r SET "kev_date_added" = v.a, "kev_due_date" = v.d, "epss_feed_score" = v.s, "epss_percentile" = v.p, "decision" = v.dc, "priority" = v.pr FROM (VALUES ${values}) AS v (a, d, s, p, dc, pr, id) WHERE r."id" = v.id`,
               chunk.flat(),
             );
           }

@@ -5,7 +5,7 @@ import { fieldsOf, type ModelName } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { sqlCount } from '../db/rows.ts';
 import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
-import { summarySource } from '../reports/summary-tables-write.ts';
+import { complianceResultSource, summarySource } from '../reports/summary-tables-write.ts';
 import { withCvePlugins } from './cve-plugins.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { isComputed, JOINED, recordFrom, sourceJoin } from './row-mapping.ts';
@@ -43,7 +43,9 @@ async function countSource(
 ): Promise<{ from: string; count: string; where: string[]; params: unknown[] } | null> {
   const filters = opts.filters ?? [];
   if (filters.some((f) => f.op === '~')) return null;
-  const sum = await summarySource(db, model, [...by, ...filters.map((f) => f.field)], opts.sourceIds);
+  const sum =
+    (await summarySource(db, model, [...by, ...filters.map((f) => f.field)], opts.sourceIds)) ??
+    (model === 'compliance' ? await complianceResultSource(db, by, filters, opts.sourceIds) : null);
   if (!sum) return null;
   const where = sum.from.startsWith('sum_model_counts') ? ['r."model" = ?'] : [];
   return { from: `${sum.from} ${sourceJoin(model)}`, count: sum.count, where, params: sum.params };

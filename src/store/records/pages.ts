@@ -6,7 +6,7 @@ import type { IncomingRecord, ModelName } from '../../core/models.ts';
 import { type ChangeStamp, detectChanges, recordNewChanges, stampFindingMoves } from './change-detection.ts';
 import { writeCvePairs } from './cve-plugins.ts';
 import type { Driver } from '../db/driver.ts';
-import { type PreparedUpsert, prepareHostStubs, prepareUpserts, type WriteStamp } from './upsert.ts';
+import { type PreparedUpsert, type PriorityContext, prepareHostStubs, prepareUpserts, type WriteStamp } from './upsert.ts';
 
 export type PageRecords = Partial<Record<ModelName, IncomingRecord[]>>;
 
@@ -41,13 +41,14 @@ export function preparePage(
   records: PageRecords,
   checkpoint: PageCheckpoint,
   stored?: { has(id: string): boolean },
+  prioritise?: PriorityContext,
 ): PreparedPage {
   const upserts: PreparedUpsert[] = [];
   const counts: Record<string, number> = {};
   const referenced = new Map<string, string>();
   for (const [model, recs] of Object.entries(records) as [ModelName, IncomingRecord[]][]) {
     if (!recs?.length) continue;
-    upserts.push(...prepareUpserts(model, recs, stamp, referenced));
+    upserts.push(...prepareUpserts(model, recs, stamp, referenced, prioritise));
     counts[model] = recs.length;
   }
   // Hosts the page writes itself need no bare row.

@@ -51,6 +51,8 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
       f.field,
     );
   const joined = JOINED[model]?.[f.field];
+  if (model === 'vulnerabilities' && f.field === 'priorityReason')
+    throw new InputError('priorityReason is a sentence to read; filter by decision (decision>=attend) or priority (priority>=75)', f.field);
   if (joined === undefined && isComputed(model, f.field)) return EXCEPTION_FIELDS.has(f.field) ? exceptionFilterClause(f, params) : slaFilterClause(f, params);
   const col = joined ?? `r.${q(columnOf(def.name))}`;
   if (f.op === '~') {
@@ -65,7 +67,11 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
     if (plugins) params.push(...plugins);
     params.push(`%${JSON.stringify(f.value).replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     const search = `${f.op === '!=' ? 'NOT ' : ''}COALESCE(${col}, '') LIKE ? ESCAPE '\\'`;
-    return plugins ? `(r."plugin_id" IN ${placeholders(plugins)} AND ${search})` : search;
+    // Within the plugins the test is written as a CASE: PostgreSQL estimates a long LIKE pattern to match
+    // almost nothing, so it read every finding of the plugin and sorted them (17,000 rows, 0.3 s at 1.9 M
+    // findings) instead of walking the plugin's index in the list's order up to the page; a CASE gets
+    // the default estimate. The same rows match.
+    return plugins ? `(r."plugin_id" IN ${placeholders(plugins)} AND (CASE WHEN ${search} THEN 1 END) = 1)` : search;
   }
   if (def.values) return enumClause(model, def, f, col, params);
   let v: unknown = f.value;
@@ -173,7 +179,12 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
         extra.push(`(${sortExpr}, r."id") ${cmp} (?, ?)`);
         more.push(c.v, c.id);
       }
-      rows = await select(extra, `${sortExpr} ${dir}, r."id" ${dir}`, limit + 1, more, key);
+      // Each range of the sort's values the filters leave, read in order (sortRanges).
+      for (const range of sortRanges(model, sort.field, sortExpr, opts.filters, desc)) {
+        if (rows.length > limit) break;
+        const got = await select([...extra, ...range.terms], `${sortExpr} ${dir}, r."id" ${dir}`, limit + 1 - rows.length, [...more, ...range.params], key);
+        rows = rows.concat(got);
+      }
     }
     if (!notNull && rows.length <= limit) {
       const extra = [`${sortExpr} IS NULL`];
@@ -199,6 +210,28 @@ export async function queryRecords(db: Driver, model: ModelName, opts: QueryOpti
   if (!more) return { records, nextCursor: null };
   const last = page[page.length - 1];
   return { records, nextCursor: sort ? encodeCursor([last.sort_key ?? null, String(last.id)]) : encodeIdCursor(String(last.id)) };
+}
+
+/**
+ * The ranges of a sort's index the page is read from, in the sort's order: the whole index, or, where
+ * a filter on an enum field the list sorts by as text (a finding's status) keeps one value or leaves
+ * one out, only that value's range, or the ranges below and above it. The filter alone leaves the
+ * planner walking the index from its start through every row of the values it excludes (sorting the
+ * live findings by status walked every fixed finding, 1.3 s at 1.9 M findings); the ranges give the
+ * same rows in the same order.
+ */
+function sortRanges(model: ModelName, field: string, sortExpr: string, filters: Filter[] | undefined, desc: boolean): { terms: string[]; params: unknown[] }[] {
+  const whole = [{ terms: [], params: [] }];
+  const def = fieldsOf(model).find((d) => d.name === field);
+  if (!def?.values || sortExpr !== sortOnlyExpression(columnOf(field))) return whole;
+  const on = (filters ?? []).filter((f) => f.field === field);
+  if (on.length !== 1 || (on[0]!.op !== '=' && on[0]!.op !== '!=')) return whole;
+  const v = on[0]!.value.trim().toLowerCase();
+  if (v === 'null' || !def.values.includes(v)) return whole;
+  if (on[0]!.op === '=') return [{ terms: [`${sortExpr} = ?`], params: [v] }];
+  const below = { terms: [`${sortExpr} < ?`], params: [v] };
+  const above = { terms: [`${sortExpr} > ?`], params: [v] };
+  return desc ? [above, below] : [below, above];
 }
 
 /** The WHERE terms of a record query (source and field filters); null when it can match nothing. */

@@ -15,6 +15,7 @@ import { resolveRun, resolveSince } from './since.ts';
 import { scopedSweepPreview, sweepPreview } from './sweep.ts';
 import { upsertRecords } from './upsert.ts';
 import { RecordWrites } from './writes.ts';
+import { recomputeAllPriorities, refreshPriorities } from './priority.ts';
 
 export function recordsRepository(db: Driver, writer: SqlitePageWriter | null, feeds: FeedLookup) {
   const writes = new RecordWrites(db, writer, feeds);
@@ -28,6 +29,10 @@ export function recordsRepository(db: Driver, writer: SqlitePageWriter | null, f
     /** Records outside a sync (tests, benchmarks), in one transaction: no checkpoint, no change events. */
     upsert: (...args: Parameters<typeof upsertRecords> extends [Driver, ...infer A] ? A : never) => db.transaction((tx) => upsertRecords(tx, ...args)),
     ...bindDriver(db, {
+      /** After correlation: hosts' criticality, and the decisions and priorities of the findings it changed (docs/priority.md). */
+      refreshPriorities,
+      /** Every open finding's decision and priority again (after TRIBUTARY_PRIORITY changed). */
+      recomputePriorities: recomputeAllPriorities,
       query: queryRecords,
       get: getRecord,
       /** Records of a model by id; ids not found are left out. */

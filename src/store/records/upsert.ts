@@ -8,6 +8,16 @@ import type { Driver, InsertSql } from '../db/driver.ts';
 import { columnOf, q, tableOf, toColumnValue } from '../db/schema.ts';
 import { FINDING_TIMES, findingTime, statusColumnAt } from './change-detection.ts';
 import { type CveColumns, cvePairRows, writeCvePairs } from './cve-plugins.ts';
+import { priorityOf } from '../../core/priority.ts';
+import { factsOfRecord, priorityConfig } from './priority.ts';
+
+/**
+ * What a page's findings are prioritised with (docs/priority.md): their hosts' criticality as stored or
+ * sent in the page (writes.ts); a host it does not know is of unknown criticality.
+ */
+export interface PriorityContext {
+  criticality(hostId: string): number | null | undefined;
+}
 
 /**
  * Our record id: stable across runs, stores and machines for the same source name and natural key.
@@ -88,6 +98,11 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
       } else if (model === 'vulnerabilities' && f.name === 'status') {
         // Seen open again after it was fixed (or swept) → reopened; reopened stays until fixed.
         u.push(`${c} = CASE WHEN excluded.${c} = 'open' AND ${table}.${c} IN ('fixed', 'reopened') THEN 'reopened' ELSE excluded.${c} END`);
+      } else if (model === 'vulnerabilities' && f.name === 'decision') {
+        // Of the row with the higher priority (priority merges by `greatest`; its bands follow the decisions).
+        u.push(
+          `${c} = CASE WHEN ${table}."seen_gen" = excluded."seen_gen" AND ${table}."priority" IS NOT NULL AND (excluded."priority" IS NULL OR ${table}."priority" > excluded."priority") THEN ${table}.${c} ELSE excluded.${c} END`,
+        );
       } else if (model === 'vulnerabilities' && FINDING_TIMES.includes(f.name)) {
         // Written when the finding is first stored; later moves are stamped by the change feed.
       } else if (f.accumulate) {
@@ -127,6 +142,12 @@ interface ModelPlan {
   /** Findings: indexes of fixedAt and reopenedAt in `fields` (the store fills them in), else -1. */
   fixedAt: number;
   reopenedAt: number;
+  /** Findings: indexes of assetCriticality, decision and priority in `fields` (the store fills them in), else -1. */
+  criticalityAt: number;
+  decisionAt: number;
+  priorityAt: number;
+  /** Hosts: index of criticality in `fields`, else -1. */
+  hostCriticalityAt: number;
   /**
    * Shapes seen so far by mask: bits 0-2 the upstream first/last dates and origin, bit 3 + i fields[i].
    * Built with arithmetic, not 32-bit bitwise operators: a model may have more than 29 fields (up to 50).
@@ -154,6 +175,10 @@ function planOf(model: ModelName): ModelPlan {
       hostAt: hasHost(model) ? fields.findIndex((f) => f.name === 'hostId') : -1,
       fixedAt: timeAt('fixedAt'),
       reopenedAt: timeAt('reopenedAt'),
+      criticalityAt: timeAt('assetCriticality'),
+      decisionAt: timeAt('decision'),
+      priorityAt: timeAt('priority'),
+      hostCriticalityAt: model === 'hosts' ? fields.findIndex((f) => f.name === 'criticality') : -1,
       shapes: new Map(),
       known: new Set([...fields, ...(COMPUTED_FIELDS[model] ?? [])].map((f) => f.name)),
     };
@@ -251,10 +276,19 @@ export async function upsertRecords(db: Driver, model: ModelName, records: Incom
  * What upserting records of one model writes: ids, stamps and column values, grouped by the fields
  * present (pure: no database, so the rows can be handed to another thread to write).
  */
-export function prepareUpserts(model: ModelName, records: IncomingRecord[], stamp: WriteStamp, hostsReferenced?: Map<string, string>): PreparedUpsert[] {
+export function prepareUpserts(
+  model: ModelName,
+  records: IncomingRecord[],
+  stamp: WriteStamp,
+  hostsReferenced?: Map<string, string>,
+  prioritise?: PriorityContext,
+): PreparedUpsert[] {
   if (records.length === 0) return [];
   const plan = planOf(model);
-  const { fields, hostAt, fixedAt, reopenedAt } = plan;
+  const { fields, hostAt, fixedAt, reopenedAt, criticalityAt, decisionAt, priorityAt, hostCriticalityAt } = plan;
+  const config = model === 'vulnerabilities' || hostCriticalityAt >= 0 ? priorityConfig() : null;
+  // A host that sends its ACR has it as its criticality when the ACR comes first (priority.ts criticalityOf).
+  const acrFirst = config?.criticalitySources[0] === 'acr';
   const n = fields.length;
   const strict = strictFields();
   // Group by which fields are present: a field left undefined is not touched on update.
@@ -282,19 +316,45 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     if (r.origin !== undefined) row.push(r.origin);
     // (the change feed reads the id at 0 and the external id at 3 of these rows)
     let accAt: number[] | null = null;
+    /** Where the row holds its decision and priority (findings), to merge a second row of the record in the page. */
+    let decisionPos = -1;
+    let priorityPos = -1;
+    // A finding written whole (with its status) gets its decision and priority with it (docs/priority.md).
+    let crit: number | null = null;
+    let prio: ReturnType<typeof priorityOf> | null = null;
+    if (decisionAt >= 0 && rf.status !== undefined && config) {
+      crit = (hostId !== undefined ? prioritise?.criticality(hostId) : null) ?? null;
+      prio = priorityOf(factsOfRecord(rf, crit), config);
+    }
+    const hostAcr = hostCriticalityAt >= 0 && acrFirst && typeof rf.acrScore === 'number' ? Math.min(10, Math.max(0, rf.acrScore)) : undefined;
     for (let i = 0; i < n; i++) {
       if (i === hostAt) {
         row.push(hostId);
       } else {
         const f = fields[i]!;
         // A finding first stored fixed or reopened carries the time (connectors never send these two).
-        const v = i === fixedAt ? findingTime(rf.status, 'fixed', stamp.now) : i === reopenedAt ? findingTime(rf.status, 'reopened', stamp.now) : rf[f.name];
+        const v =
+          i === fixedAt
+            ? findingTime(rf.status, 'fixed', stamp.now)
+            : i === reopenedAt
+              ? findingTime(rf.status, 'reopened', stamp.now)
+              : prio && (i === decisionAt || i === priorityAt || i === criticalityAt)
+                ? i === decisionAt
+                  ? prio.decision
+                  : i === priorityAt
+                    ? prio.priority
+                    : crit
+                : i === hostCriticalityAt
+                  ? hostAcr
+                  : rf[f.name];
         if (v === undefined) continue;
         if (f.accumulate || f.ofList) {
           // (pairs: the value's place in the row, the field's index)
           accAt ??= [];
           accAt.push(row.length, i);
         }
+        if (i === decisionAt) decisionPos = row.length;
+        else if (i === priorityAt) priorityPos = row.length;
         row.push(toColumnValue(f, v));
       }
       mask += 2 ** (i + 3);
@@ -310,6 +370,12 @@ export function prepareUpserts(model: ModelName, records: IncomingRecord[], stam
     // one statement), with its `accumulate` lists united with the earlier one's.
     const earlier = accAt ? g.get(id) : undefined;
     if (earlier && accAt) {
+      // The decision of the row with the higher priority (before the priorities merge below).
+      if (decisionPos >= 0 && priorityPos >= 0) {
+        const pa = earlier[priorityPos] as number | null;
+        const pb = row[priorityPos] as number | null;
+        if (pa !== null && pa !== undefined && (pb === null || pb === undefined || pa > pb)) row[decisionPos] = earlier[decisionPos];
+      }
       for (let k = 0; k < accAt.length; k += 2) {
         const i = accAt[k]!;
         const a = earlier[i];

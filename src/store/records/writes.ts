@@ -14,8 +14,9 @@ import { pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { sourceHasRecords } from './lookups.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
+import { criticalityVersion, hostCriticality, priorityConfig } from './priority.ts';
 import { sweepModel } from './sweep.ts';
-import type { PreparedUpsert, WriteStamp } from './upsert.ts';
+import { type PreparedUpsert, type PriorityContext, recordId, type WriteStamp } from './upsert.ts';
 
 export class RecordWrites {
   readonly #db: Driver;
@@ -44,7 +45,8 @@ export class RecordWrites {
     stored?: RecordIdSet,
   ): Promise<Record<string, number>> {
     if (records.vulnerabilities?.length) await this.#feeds.enrich(this.#db, records.vulnerabilities);
-    const page = preparePage(stamp, stream, mode, records, checkpoint, stored);
+    const prioritise = records.vulnerabilities?.length ? await this.#criticality(stamp, records) : undefined;
+    const page = preparePage(stamp, stream, mode, records, checkpoint, stored, prioritise);
     if (stored) await this.#markAllNew(stamp, page.upserts, stored);
     // The CVE pairs this process has not seen committed yet (cve-plugins.ts), written with the page.
     const cves = page.upserts.map((u) => (u.cveColumns ? unstoredCvePairs(stamp.sourceId, u.rows, u.cveColumns) : null));
@@ -64,6 +66,40 @@ export class RecordWrites {
       fresh[u.model] = (fresh[u.model] ?? 0) + n;
     }
     return fresh;
+  }
+
+  /** The run (and criticality version) whose hosts' criticality #hostCriticality holds (it changes only after a run, priority.ts). */
+  #criticalityRun = '';
+  #hostCriticality = new Map<string, number | null>();
+
+  /**
+   * The criticality of the hosts of a page's findings (docs/priority.md): a host of the page that sends
+   * its ACR, when the ACR comes first, else as stored; one query per page for the hosts the run has not
+   * asked for yet.
+   */
+  async #criticality(stamp: WriteStamp, records: Partial<Record<ModelName, IncomingRecord[]>>): Promise<PriorityContext> {
+    const run = `${stamp.runId}@${criticalityVersion}`;
+    if (this.#criticalityRun !== run || this.#hostCriticality.size > 200_000) {
+      this.#criticalityRun = run;
+      this.#hostCriticality = new Map();
+    }
+    const known = this.#hostCriticality;
+    const page = new Map<string, number>();
+    if (priorityConfig().criticalitySources[0] === 'acr')
+      for (const h of records.hosts ?? [])
+        if (typeof h.fields.acrScore === 'number') page.set(recordId(stamp.sourceName, 'hosts', h.key), Math.min(10, Math.max(0, h.fields.acrScore)));
+    const keys = new Set<string>();
+    for (const r of records.vulnerabilities ?? []) if (r.hostKey) keys.add(r.hostKey);
+    const missing: string[] = [];
+    for (const k of keys) {
+      const id = recordId(stamp.sourceName, 'hosts', k);
+      if (!known.has(id) && !page.has(id)) missing.push(id);
+    }
+    if (missing.length > 0) {
+      const found = await hostCriticality(this.#db, missing);
+      for (const id of missing) known.set(id, found.get(id) ?? null);
+    }
+    return { criticality: (id) => page.get(id) ?? known.get(id) ?? null };
   }
 
   /**

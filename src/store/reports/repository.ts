@@ -4,6 +4,7 @@ import { bindDriver } from '../db/bind.ts';
 import type { Driver } from '../db/driver.ts';
 import { coverageList, coverageReport } from './coverage.ts';
 import { remediationReport } from './remediation.ts';
+import { decisionCounts, remediationHosts, remediationsReport } from './remediations.ts';
 import { complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-tables-read.ts';
 import { type RefreshAfterRun, refreshAllSummaries, refreshSummaries } from './summary-tables-write.ts';
 import { trendsFingerprint, trendsReport } from './trends.ts';
@@ -28,6 +29,11 @@ export const reportsRepository = (db: Driver) =>
     coverage: coverageReport,
     coverageList,
     remediation: remediationReport,
+    /** Open findings grouped by the fix that closes them, largest share of priority first (docs/priority.md). */
+    remediations: remediationsReport,
+    remediationHosts,
+    /** Open findings by decision, in all or per asset, owner or department. */
+    decisionCounts,
     trends: trendsReport,
     trendsFingerprint,
   });

@@ -54,6 +54,19 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
         onChange={(v) => setQuery({ severity: v })}
       />
       <SelectFilter
+        id="f-decision"
+        label="Decision"
+        value={query.get('decision') ?? ''}
+        options={[
+          { value: 'act', label: 'Act' },
+          { value: '>=attend', label: 'Attend or Act' },
+          { value: 'attend', label: 'Attend' },
+          { value: 'track*', label: 'Track*' },
+          { value: 'track', label: 'Track' },
+        ]}
+        onChange={(v) => setQuery({ decision: v })}
+      />
+      <SelectFilter
         id="f-status"
         label="Status"
         value={query.get('status') ?? ''}

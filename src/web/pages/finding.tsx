@@ -129,6 +129,19 @@ export function FindingPage({ id }: { id: string }) {
           </>
         }
       />
+      {typeof f.priorityReason === 'string' && (
+        <section className={`card priority-reason decision-${String(f.decision).replace('*', '-star')}`} aria-labelledby="finding-priority">
+          <h2 id="finding-priority">What to do</h2>
+          <p>
+            <strong>{f.priorityReason}</strong>
+          </p>
+          <p className="muted small">
+            CISA's SSVC decision from exploitation, automatability, technical impact and the asset's criticality; the priority (0–100) orders findings within a
+            decision.{' '}
+            <Link href={`/inventory/vulnerabilities?decision=${encodeURIComponent(String(f.decision))}&sort=-priority`}>Findings with this decision</Link>
+          </p>
+        </section>
+      )}
       <div className="host-top">
         <section className="card" aria-labelledby="finding-what">
           <h2 id="finding-what">Synopsis</h2>

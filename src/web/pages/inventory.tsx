@@ -45,8 +45,13 @@ export function InventoryPage({ model }: { model: string }) {
   // The API lists live records by default (findings open or reopened, nothing removed); `all` widens it.
   if (showRemoved) filters.all = 'true';
   if (view.model === 'vulnerabilities') {
-    for (const k of ['severity', 'status', 'knownExploited', 'overdue', 'excepted'] as const) {
+    for (const k of ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision'] as const) {
       const v = query.get(k);
+      // `>=attend`: Attend or Act, compared in the decisions' order by the API.
+      if (v && k === 'decision' && v.startsWith('>=')) {
+        where.push(`decision${v}`);
+        continue;
+      }
       // `>=high`: a floor, compared in severity order by the API.
       if (v && k === 'severity' && v.startsWith('>=')) where.push(`severity${v}`);
       // Open or reopened: every finding not fixed.
@@ -125,7 +130,10 @@ export function InventoryPage({ model }: { model: string }) {
           <input type="checkbox" checked={showRemoved} onChange={(e) => setQuery({ removed: e.target.checked ? 'all' : null })} />{' '}
           {view.model === 'vulnerabilities' ? 'Include fixed' : 'Include removed'}
         </label>
-        {(q || src || showRemoved || ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'cve', 'result'].some((k) => query.get(k))) && (
+        {(q ||
+          src ||
+          showRemoved ||
+          ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result'].some((k) => query.get(k))) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>

@@ -1,4 +1,5 @@
 // The inventory models the UI shows: per model its columns, searchable fields and default sort.
+import { DECISION_TEXT } from './remediations.tsx';
 import type { ModelRecord, Rec } from '../api.ts';
 import { type AnyModelView, modelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
@@ -83,6 +84,21 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
         </span>
       );
     },
+  },
+  {
+    key: 'priority',
+    label: 'Priority',
+    sortable: true,
+    className: 'num',
+    render: (r) =>
+      r.decision ? (
+        <span title={typeof r.priorityReason === 'string' ? r.priorityReason : undefined}>
+          <span className={`decision decision-${String(r.decision).replace('*', '-star')}`}>{DECISION_TEXT[String(r.decision)] ?? String(r.decision)}</span>{' '}
+          {typeof r.priority === 'number' ? r.priority.toFixed(1) : ''}
+        </span>
+      ) : (
+        <span className="muted">—</span>
+      ),
   },
   { key: 'cvssV3BaseScore', label: 'CVSS', sortable: true, className: 'num' },
   { key: 'epssScore', label: 'EPSS', sortable: true, className: 'num' },

@@ -24,6 +24,10 @@ export function OverviewPage() {
   const sevInput = { params: { model: 'vulnerabilities' as const }, query: { by: ['severity', 'knownExploited'], removed: 'false', 'status!': 'fixed' } };
   const sevUrl = routeUrl('GET /api/v1/:model/counts', sevInput);
   const sev = useLoad((s) => call('GET /api/v1/:model/counts', sevInput, s), sevUrl, { pollMs: 15000 });
+  // The open findings by decision, less those an approved risk exception covers.
+  const decisions = useLoad((s) => call('GET /api/v1/reports/decisions', {}, s), 'decisions', { pollMs: 15000 });
+  const all = decisions.data?.items[0];
+  const byDecision: Record<string, number> = { act: all?.act ?? 0, attend: all?.attend ?? 0, 'track*': all?.trackStar ?? 0, track: all?.track ?? 0 };
   const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources', { pollMs: 10000 });
   const runs = useLoad((s) => call('GET /api/v1/runs', { query: { limit: 5 } }, s), 'runs', { pollMs: 5000 });
 
@@ -47,6 +51,18 @@ export function OverviewPage() {
         </Alert>
       )}
       {stats.error && <Alert tone="error">{stats.error}</Alert>}
+      <section className="card act-now" aria-labelledby="act-title">
+        <h2 id="act-title">Act now</h2>
+        <p>
+          <Link href="/inventory/vulnerabilities?decision=act&excepted=false&sort=-priority" className="act-count">
+            <strong className={byDecision.act ? 'bad-text' : undefined}>{decisions.data ? num(byDecision.act ?? 0) : '…'}</strong> open findings to act on
+          </Link>{' '}
+          <span className="muted">
+            (CISA SSVC: Attend {num(byDecision.attend ?? 0)} · Track* {num(byDecision['track*'] ?? 0)} · Track {num(byDecision.track ?? 0)})
+          </span>{' '}
+          · <Link href="/reports/remediations">Top remediations</Link>
+        </p>
+      </section>
       <section aria-labelledby="counts-title">
         <h2 id="counts-title" className="sr-only">
           Record counts

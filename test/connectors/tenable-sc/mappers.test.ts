@@ -146,6 +146,8 @@ test('vulndetails row → vulnerability', () => {
     cves: ['CVE-2021-44228', 'CVE-2021-45046'],
     cvssV2BaseScore: 10,
     cvssV3BaseScore: 10,
+    cvssV3Vector: 'AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H',
+    cvssV2Vector: null,
     scannerEpssScore: 0.97,
     vprScore: 9.9,
     scannerKnownExploited: true,

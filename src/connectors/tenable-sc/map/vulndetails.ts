@@ -172,6 +172,8 @@ export function mapVulnerability(
     cves: cvesOf(row),
     cvssV2BaseScore: num(row.baseScore),
     cvssV3BaseScore: num(row.cvssV3BaseScore),
+    cvssV3Vector: text(row.cvssV3Vector),
+    cvssV2Vector: text(row.cvssVector),
     scannerEpssScore: num(row.epssScore),
     vprScore: num(row.vprScore),
     scannerKnownExploited: isKnownExploited(row),
