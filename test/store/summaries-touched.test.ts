@@ -121,13 +121,24 @@ function connector() {
 
 const TABLES = ['sum_vuln_counts', 'sum_vuln_due', 'sum_plugins', 'sum_hosts', 'sum_model_counts', 'sum_software', 'sum_compliance', 'sum_plugin_owners'];
 
-/** Every summary row of the source, per table, in one order (numbers as numbers). */
+/**
+ * Every summary row of the source, per table, in one order (numbers as numbers; a sum of fractions, like
+ * the summed priority, to 9 digits: its last bits follow the order the rows were added in, which is the
+ * plan's, whichever the refresh).
+ */
 async function snapshot(app: AppContext, sourceId: string): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const t of TABLES) {
     const rows = await app.store.db.all(`SELECT * FROM ${t} WHERE source_id = ?`, [sourceId]);
     out[t] = rows
-      .map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' || (typeof v === 'string' && /^\d+$/.test(v)) ? Number(v) : v])))
+      .map((r) =>
+        JSON.stringify(
+          Object.entries(r).map(([k, v]) => [
+            k,
+            typeof v === 'bigint' || (typeof v === 'string' && /^\d+$/.test(v)) ? Number(v) : typeof v === 'number' ? Number(v.toPrecision(9)) : v,
+          ]),
+        ),
+      )
       .sort();
   }
   return out;
