@@ -41,17 +41,20 @@ export async function touchedKeys(db: Driver, sourceId: string, runId: string): 
   const feeds = await db.all(`SELECT 1 AS "x" FROM "feed_imports" WHERE "imported_at" >= ? LIMIT 1`, [made.refreshed_at]);
   if (feeds.length > 0) return null;
   const out: TouchedKeys = new Map();
-  const read = new Map<string, Promise<(string | null)[]>>();
+  // One scan of each record table for every key column its summaries need.
+  const columns = new Map<string, Set<string>>();
+  for (const { column, records } of Object.values(KEYED)) columns.set(records, (columns.get(records) ?? new Set()).add(column));
+  const values = new Map<string, (string | null)[]>();
+  for (const [records, cols] of columns) {
+    const list = [...cols];
+    const rows = await db.all(`SELECT DISTINCT ${list.map((c) => `"${c}"`).join(', ')} FROM "${records}" WHERE "source_id" = ? AND "seen_run" = ?`, [
+      sourceId,
+      runId,
+    ]);
+    for (const c of list) values.set(`${records}.${c}`, [...new Set(rows.map((r) => (r[c] === null || r[c] === undefined ? null : String(r[c]))))]);
+  }
   for (const [table, { column, records }] of Object.entries(KEYED)) {
-    const what = `${records}.${column}`;
-    if (!read.has(what))
-      read.set(
-        what,
-        db
-          .all(`SELECT DISTINCT "${column}" AS "k" FROM "${records}" WHERE "source_id" = ? AND "seen_run" = ?`, [sourceId, runId])
-          .then((rows) => rows.map((r) => (r.k === null || r.k === undefined ? null : String(r.k)))),
-      );
-    const keys = await read.get(what)!;
+    const keys = values.get(`${records}.${column}`)!;
     // A group on NULL is not reached by an IN list: rebuilt whole.
     if (keys.length <= MAX_KEYS && !keys.includes(null)) out.set(table, keys as string[]);
   }
