@@ -421,6 +421,28 @@ export type ApiToken = z.infer<typeof apiToken>;
 export const apiTokenList = z.object({ items: z.array(apiToken) });
 export const apiTokenCreated = z.object({ id: z.string(), name: z.string(), scope: tokenScope, token: z.string(), expiresAt: nullableString });
 
+// ---- saved views ----
+
+export const savedView = z.object({
+  id: z.string(),
+  name: z.string(),
+  path: z.string().describe("the list's path in the web UI, `/inventory/vulnerabilities`"),
+  query: z.string().describe('its query string without `?`: filters and sort, as the list keeps them in its URL'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type SavedViewShape = z.infer<typeof savedView>;
+export const savedViewList = z.object({ items: z.array(savedView) });
+export const savedViewBody = z.object({
+  name: z.string().min(1).max(100).regex(/\S/, 'a name').describe('unique per user: saving under a taken name replaces that view'),
+  path: z
+    .string()
+    .max(200)
+    .regex(/^\/(?!\/)[A-Za-z0-9._~/-]*$/, 'a path of the web UI, starting with one /'),
+  query: z.string().max(4000).describe('a leading `?` is dropped'),
+});
+export const savedViewsQuery = z.object({ path: z.string().max(200).optional().describe("only the views of this list's path") });
+
 // ---- feeds ----
 
 export const feedInfo = z.object({

@@ -28,6 +28,7 @@ import { alertRoutes } from './routes/alerts.ts';
 import { ticketRoutes } from './routes/tickets.ts';
 import { runRoutes } from './routes/runs.ts';
 import { sourceRoutes } from './routes/sources.ts';
+import { viewRoutes } from './routes/views.ts';
 import { Scheduler } from '../sync/scheduler.ts';
 import { SyncQueue } from '../sync/queue.ts';
 import { SyncManager } from './syncs.ts';
@@ -210,6 +211,7 @@ export async function buildServer(app: AppContext, opts: ServerOptions = {}): Pr
   await f.register(exceptionRoutes(app));
   await f.register(alertRoutes(app));
   await f.register(ticketRoutes(app));
+  await f.register(viewRoutes(app));
   await f.ready();
   return f;
 }

@@ -1,9 +1,9 @@
 // The store's one entrance: everything outside src/store imports it from here (test/core/layers.test.ts).
 // openStore() gives one repository per aggregate (sources, runs, records, reports, correlation, feeds,
-// users, exports, exceptions); what else is here are the store's types and pure helpers.
+// users, exports, exceptions, views); what else is here are the store's types and pure helpers.
 // The folders hold the store by aggregate: db (drivers, migrations, the SQLite writer thread, shared SQL),
 // records, sources (runs, file imports, upload tokens, export schedules), auth, reports, correlation, feeds,
-// exceptions.
+// exceptions, views (saved views of the web UI's lists).
 export { MIGRATIONS } from './db/migrations.ts';
 export type { DeliveryRecord } from './alerts/deliveries.ts';
 export { FINDING_ALERT_KINDS, type FindingAlertItem, type FindingAlertKind } from './alerts/marks.ts';
@@ -28,6 +28,7 @@ export type { DestinationRecord, ExportStatusRecord } from './sources/export-sch
 export { type FileImportRecord, MAX_STORED_REJECTIONS } from './sources/file-imports.ts';
 export { emptyActivity, RUN_LOG_LINES, type RunActivity } from './sources/run-activity.ts';
 export type { UploadTokenInfo } from './sources/upload-tokens.ts';
+export type { SavedView } from './views/views.ts';
 export { nowIso } from './db/rows.ts';
 export { openStore, type Store } from './open.ts';
 export { readEveryStream, RUN_LIST_CAP, type RunRecord, type RunShortfalls, type RunStatus } from './sources/runs.ts';

@@ -15,6 +15,7 @@ import { type ReportsRepository, reportsRepository } from './reports/repository.
 import { type ExportsRepository, exportsRepository, type RunsRepository, runsRepository } from './sources/repository.ts';
 import { Sources } from './sources/sources.ts';
 import { type TicketsRepository, ticketsRepository } from './tickets/repository.ts';
+import { type ViewsRepository, viewsRepository } from './views/repository.ts';
 
 export interface Store {
   /** The database itself: for the store's own tests and benchmarks; everything else goes through a repository. */
@@ -35,6 +36,8 @@ export interface Store {
   readonly alerts: AlertsRepository;
   /** Remediation tickets of ticketing sources: group keys, intents, claims, the audit log. */
   readonly tickets: TicketsRepository;
+  /** Each user's saved views of the lists. */
+  readonly views: ViewsRepository;
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
@@ -64,6 +67,7 @@ export async function openStore(url: string, box: SecretBox, secretKeys: (type: 
     exceptions: exceptionsRepository(db),
     alerts: alertsRepository(db, box),
     tickets: ticketsRepository(db),
+    views: viewsRepository(db),
     schemaVersion: () => schemaVersion(db),
     close: async () => {
       await writer?.close();

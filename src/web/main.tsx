@@ -23,6 +23,7 @@ import { SourcesPage } from './pages/sources.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { AlertsPage } from './pages/alerts.tsx';
 import { FeedsPage } from './pages/feeds.tsx';
+import { ExportsPage } from './pages/exports.tsx';
 import { TrendsPage } from './pages/trends.tsx';
 import { createAppRouter, Link, useLocation } from './router.tsx';
 import { Spinner } from './ui.tsx';
@@ -102,6 +103,7 @@ const NAV: { href: string; label: string; group?: string }[] = [
   { href: '/settings/tokens', label: 'API tokens', group: 'Settings' },
   { href: '/settings/feeds', label: 'Feeds', group: 'Settings' },
   { href: '/settings/alerts', label: 'Alerts', group: 'Settings' },
+  { href: '/settings/exports', label: 'Scheduled exports', group: 'Settings' },
 ];
 
 function Frame({ username, onLogout, path, children }: { username: string; onLogout: () => void; path: string; children: React.ReactNode }) {
@@ -182,6 +184,7 @@ const ROUTES: [string, (p: Record<string, string>) => React.ReactNode | null][] 
   ['/settings/tokens', () => <TokensPage />],
   ['/settings/feeds', () => <FeedsPage />],
   ['/settings/alerts', () => <AlertsPage />],
+  ['/settings/exports', () => <ExportsPage />],
   ['/reports/coverage', () => <CoveragePage />],
   ['/reports/trends', () => <TrendsPage />],
   ['/reports/exceptions', () => <ExceptionsPage />],

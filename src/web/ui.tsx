@@ -1,7 +1,7 @@
 // Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
 // the one table every list and grid is drawn with (sortable, with server-side cursor paging), and the severities.
 import { formatBytes } from '../core/format.ts';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, type ReactNode, useCallback, useEffect } from 'react';
 import { describeError, type ModelRecord, type RunStatus } from './api.ts';
 
@@ -38,6 +38,15 @@ export function useLoad<T>(
   return { data: q.data ?? null, error: q.error ? describeError(q.error) : null, loading: q.isFetching, reload };
 }
 
+/**
+ * After a change (a link, an approval): marks every loaded answer stale, so what is on screen loads
+ * again and what a page showed before loads again when it comes back instead of its cached answer.
+ */
+export function useChanged(): () => Promise<void> {
+  const client = useQueryClient();
+  return useCallback(() => client.invalidateQueries(), [client]);
+}
+
 /** Names the browser tab `title · Tributary` whenever the title changes (null: not yet, the page has no name to give). */
 export function usePageTitle(title: string | null): void {
   useEffect(() => {
@@ -64,10 +73,58 @@ export function hostLabel(h: Pick<ModelRecord<'hosts'>, 'id' | 'hostname' | 'fqd
   return h.hostname ?? h.fqdn ?? h.ipAddresses?.[0] ?? h.id;
 }
 
+// The one place the UI turns a stored timestamp (ISO 8601, UTC) into words: in the browser's own time
+// zone, a time always with its zone ("28 Nov 2026, 14:05 CET"), a day alone where a list is narrow
+// (the full time, with its zone, in the cell's tooltip). Nothing renders an ISO string as it is stored.
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
+const DATE_ONLY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+const TIME_OF_DAY = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+/** A stored timestamp (`2026-11-28T11:37:06.123Z`, a zone offset instead of Z, or none). */
+export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+/** A calendar day as stored (`2026-11-28`): a date, not a moment, so no zone moves it. */
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+const parsed = (iso: string | null | undefined): Date | null => {
+  if (!iso) return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+};
+
+/** Day and time in the user's zone, the zone shown: `28 Nov 2026, 11:37 UTC`. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return parsed(iso) ? DATE_TIME.format(parsed(iso)!) : iso;
+}
+
+/** The day in the user's zone (`28 Nov 2026`); a stored day (`2026-11-28`) is that day wherever one is. */
+export function dateOnly(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  if (ISO_DAY.test(iso))
+    return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${iso}T00:00:00Z`));
+  return parsed(iso) ? DATE_ONLY.format(parsed(iso)!) : iso;
+}
+
+/** The time of day in the user's zone with seconds and the zone (`11:37:06 UTC`): a log line's. */
+export function timeOfDay(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return parsed(iso) ? TIME_OF_DAY.format(parsed(iso)!) : iso;
+}
+
+/** A timestamp as a `<time>`: the day alone (`day`) or day and time, the full time with its zone in the tooltip. */
+export function When({ iso, day, className }: { iso: string | null | undefined; day?: boolean; className?: string }) {
+  if (!iso) return <span className="muted">—</span>;
+  return (
+    <time dateTime={iso} title={dateTime(iso)} className={className}>
+      {day ? dateOnly(iso) : dateTime(iso)}
+    </time>
+  );
 }
 
 export function duration(ms: number | null | undefined): string {
@@ -90,6 +147,8 @@ export function cell(v: unknown): ReactNode {
   if (Array.isArray(v)) return v.length ? v.join(', ') : <span className="muted">—</span>;
   if (typeof v === 'object') return <code className="json">{JSON.stringify(v)}</code>;
   if (typeof v === 'number') return num(v);
+  // A stored timestamp is never shown as stored.
+  if (typeof v === 'string' && ISO_TIMESTAMP.test(v)) return <When iso={v} />;
   return String(v);
 }
 
@@ -179,6 +238,20 @@ function fieldOf(row: unknown, key: string): unknown {
   return row !== null && typeof row === 'object' ? Reflect.get(row, key) : undefined;
 }
 
+/** A cell's content: the column's rendering, else the field's value; in a compact table clipped to one line, a plain value's full text in its tooltip. */
+function cellContent<T>(c: Column<T>, r: T, compact: boolean | undefined): ReactNode {
+  const raw = fieldOf(r, c.key);
+  const plain = c.render ? c.render(r) : cell(raw);
+  if (!compact) return plain;
+  const full =
+    c.render || raw === null || raw === undefined ? undefined : Array.isArray(raw) ? raw.join(', ') : typeof raw === 'object' ? undefined : String(raw);
+  return (
+    <div className="clip" title={full}>
+      {plain}
+    </div>
+  );
+}
+
 /**
  * Every table of the web UI: a caption (read by screen readers, shown when `showCaption`), header cells,
  * one row per item keyed by `rowKey` (the item's `id` by default), and an empty text; sorting when `onSort`
@@ -198,14 +271,19 @@ export function DataTable<T>(props: {
   /** A second row under an item, across the columns, for what does not fit in them (a file's rejection reasons). */
   rowDetail?: (row: T) => ReactNode | null;
   busy?: boolean;
+  /**
+   * One line per row (a long list to scan): each cell is clipped to its width with an ellipsis, the
+   * full text of a plain value in its tooltip; what needs more room goes in `rowDetail`, on demand.
+   */
+  compact?: boolean;
 }) {
-  const { columns, rows, sort, onSort } = props;
+  const { columns, rows, sort, onSort, compact } = props;
   const sortField = sort ? sort.replace(/^-/, '') : null;
   const desc = sort?.startsWith('-') ?? false;
   const keyOf = props.rowKey ?? ((r: T) => String(fieldOf(r, 'id')));
   return (
     <div className="table-wrap">
-      <table aria-busy={props.busy ? 'true' : undefined}>
+      <table aria-busy={props.busy ? 'true' : undefined} className={compact ? 'compact' : undefined}>
         <caption className={props.showCaption ? undefined : 'sr-only'}>{props.caption}</caption>
         <thead>
           <tr>
@@ -251,7 +329,7 @@ export function DataTable<T>(props: {
                       </td>
                     ) : (
                       columns.map((c) => {
-                        const content = c.render ? c.render(r) : cell(fieldOf(r, c.key));
+                        const content = cellContent(c, r, compact);
                         const className = [c.className, c.cellClassName?.(r)].filter(Boolean).join(' ') || undefined;
                         return c.rowHeader ? (
                           <th key={c.key} scope="row" className={className}>

@@ -26,6 +26,8 @@ const OPERATE = [
   'POST /api/v1/exceptions/:id/reject',
   'POST /api/v1/exceptions/:id/revoke',
   'POST /api/v1/sources/:name/tickets/apply',
+  'POST /api/v1/views',
+  'DELETE /api/v1/views/:id',
 ];
 const ADMIN = [
   'POST /api/v1/sources',

@@ -85,12 +85,12 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     assert.equal(await cveTable.locator('tbody tr').count(), cves.length);
     await cveTable
       .getByRole('row', { name: new RegExp(cves[0]!) })
-      .getByText('Listed 2026-10-01, due 2026-10-22')
+      .getByText('Listed 1 Oct 2026, due 22 Oct 2026')
       .waitFor();
     // The catalog lists one of its CVEs: known exploited, whatever the scanner said, and by whom.
     await page
       .locator('.props')
-      .getByText(/^Yes: (the scanner and )?the CISA KEV catalog, listed since 2026-10-01$/)
+      .getByText(/^Yes: (the scanner and )?the CISA KEV catalog, listed since 1 Oct 2026$/)
       .waitFor();
     const tickets = page.getByRole('table', { name: 'Tickets linked to this finding' });
     await tickets.getByRole('link', { name: String(ticket.displayId ?? ticket.externalId) }).waitFor();
@@ -142,7 +142,7 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
       oldest.every((t) => /^[\d,]+$/.test(t)),
       `the oldest day has counts: ${oldest.join(' ')}`,
     );
-    await page.getByText(/the history starts on \d{4}-\d{2}-\d{2}, when the earliest finding was first seen/).waitFor();
+    await page.getByText(/the history starts on \d{1,2} \w+ \d{4}, when the earliest finding was first seen/).waitFor();
     const mttr = page.getByRole('table', { name: 'Mean time to remediate per severity' });
     const sev = String(patched.severity);
     const row = (
@@ -154,7 +154,7 @@ describe('finding page and trends in chromium', { skip: unavailable ?? false, ti
     assert.ok(Number(row[0]) >= 1, `a ${sev} fix is counted: ${row.join(' ')}`);
     assert.match(row[1]!, /^\d+\.\d$/);
     // The charts are drawn (pixels on both canvases) and described for screen readers.
-    await page.getByRole('img', { name: /^Open findings by severity per day, .* on \d{4}-\d{2}-\d{2}: critical \d+/ }).waitFor();
+    await page.getByRole('img', { name: /^Open findings by severity per day, .* on \d{1,2} \w+ \d{4}: critical \d+/ }).waitFor();
     await page.getByRole('img', { name: /^Mean time to remediate per severity/ }).waitFor();
     // Painted pixels per canvas (a function, not a string: the page's CSP forbids evaluating strings).
     type Canvas = {

@@ -106,7 +106,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** A headless chromium with a fresh user-data dir (a persistent context on a new temp dir). */
-export async function launchBrowser(viewport = { width: 1366, height: 800 }) {
+export async function launchBrowser(viewport = { width: 1366, height: 800 }, timezoneId = 'UTC') {
   const { chromium } = await import('playwright-core');
   const userDataDir = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -115,7 +115,7 @@ export async function launchBrowser(viewport = { width: 1366, height: 800 }) {
     args: CHROMIUM_ARGS,
     viewport,
     locale: 'en-GB',
-    timezoneId: 'UTC',
+    timezoneId,
     acceptDownloads: false,
   });
   context.setDefaultTimeout(15_000);
@@ -203,12 +203,14 @@ export interface BrowserOptions {
   /** Signs in as admin before the tests (default true). */
   logIn?: boolean;
   keepApiBodies?: boolean;
+  /** The browser's time zone (default UTC). */
+  timezoneId?: string;
 }
 
 /** A headless chromium's first page, its script errors (and API bodies) collected, signed in to `baseUrl` unless told not to. */
 export async function openBrowser(baseUrl: string, opts: BrowserOptions = {}): Promise<BrowserSession> {
   const shots = screenshotDir();
-  const browser = await launchBrowser(opts.viewport);
+  const browser = await launchBrowser(opts.viewport, opts.timezoneId);
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   const pageErrors: string[] = [];
   const apiBodies: string[] = [];

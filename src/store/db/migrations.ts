@@ -515,6 +515,21 @@ CREATE INDEX rec_compliance_result_id ON rec_compliance (result, id);
 DROP INDEX IF EXISTS rec_vulnerabilities_plugin_id;
 CREATE INDEX rec_vulnerabilities_plugin_id ON rec_vulnerabilities (plugin_id, (${SEVERITY_RANK_INDEX}), id);`,
   },
+  // Saved views: a user's named list (its UI path and query of filters and sort), one name per user.
+  {
+    version: 33,
+    name: 'saved views',
+    sql: `CREATE TABLE saved_views (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  query TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (user_id, name)
+);`,
+  },
   // The run whose epilogue made a source's summaries: the next run's epilogue rebuilds only the groups of
   // what it stamped when the summaries are its previous run's (reports/summary-tables-touched.ts).
   { version: 35, name: 'summaries: the run that made them', sql: 'ALTER TABLE sum_state ADD COLUMN run_id TEXT;' },

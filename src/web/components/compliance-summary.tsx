@@ -1,21 +1,42 @@
 // Compliance benchmark results: passed, failed, warning and error rules per benchmark (and host).
+import { useState } from 'react';
 import { type ComplianceSummaryItem, call, routeUrl } from '../api.ts';
 import { Link } from '../router.tsx';
 import { Alert, DataTable, num, useLoad } from '../ui.tsx';
+
+/** Rows of the summary shown before "Show all". */
+const FEW = 3;
 
 export function ComplianceSummary({ source, hostId }: { source?: string; hostId?: string }) {
   const input = { query: { source: source ? [source] : undefined, hostId, limit: 200 } };
   const url = routeUrl('GET /api/v1/compliance/summary', input);
   const summary = useLoad((s) => call('GET /api/v1/compliance/summary', input, s), url);
-  const items = summary.data?.items ?? [];
+  const all = summary.data?.items ?? [];
+  // The list below is what one works through: the summary shows the worst few (most failures first) until asked for all.
+  const [expanded, setExpanded] = useState(false);
+  const items = expanded ? all : all.slice(0, FEW);
+  const failed = all.reduce((n, i) => n + i.failed, 0);
   return (
-    <section className="card" aria-labelledby="compliance-summary-title">
-      <h2 id="compliance-summary-title">Benchmark results {hostId ? '' : 'per host'}</h2>
+    <section className="card compliance-summary" aria-labelledby="compliance-summary-title">
+      <div className="summary-head">
+        <h2 id="compliance-summary-title">Benchmark results {hostId ? '' : 'per host'}</h2>
+        {all.length > 0 && (
+          <span className="muted small">
+            {num(all.length)} {hostId ? 'benchmarks' : 'hosts × benchmarks'}, {num(failed)} failed rules
+          </span>
+        )}
+        {all.length > FEW && (
+          <button type="button" className="link small" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+            {expanded ? `Show the ${FEW} with most failures` : `Show all ${num(all.length)}`}
+          </button>
+        )}
+      </div>
       {summary.error && <Alert tone="error">{summary.error}</Alert>}
       {items.length === 0 ? (
         <p className="muted">{summary.loading ? 'Loading…' : 'No compliance results.'}</p>
       ) : (
         <DataTable
+          compact
           caption={`Passed and failed rules per benchmark${hostId ? '' : ' and host'}, most failures first`}
           rows={items}
           rowKey={(i) => `${i.hostId}|${i.benchmark}`}

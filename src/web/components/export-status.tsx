@@ -1,7 +1,7 @@
 // The scheduled exports that follow a source's syncs, with how the last one went (from the source's
 // view: GET /api/v1/sources/{name} → exports).
 import type { ExportStatus } from '../api.ts';
-import { type Column, DataTable } from '../ui.tsx';
+import { type Column, DataTable, dateTime } from '../ui.tsx';
 
 type Row = ExportStatus & { id: string };
 
@@ -12,7 +12,7 @@ const columns: Column<Row>[] = [
     label: 'Last export',
     render: (r) => <span className={`status status-${r.status}`}>{r.status === 'never' ? 'not run yet' : r.status}</span>,
   },
-  { key: 'finishedAt', label: 'Finished', render: (r) => r.finishedAt ?? r.startedAt ?? '—' },
+  { key: 'finishedAt', label: 'Finished', render: (r) => dateTime(r.finishedAt ?? r.startedAt) },
   { key: 'records', label: 'Records', render: (r) => String(r.records) },
   { key: 'attempts', label: 'Attempts', render: (r) => String(r.attempts) },
   { key: 'files', label: 'Files / error', render: (r) => r.error ?? (r.files.join(', ') || '—') },

@@ -110,3 +110,61 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
     </>
   );
 }
+
+/** A text filter written to the URL on Enter or when the field is left. */
+export function TextFilter(props: { id: string; label: string; param: string; query: URLSearchParams; placeholder?: string }) {
+  const { param, query } = props;
+  const [text, setText] = useState(query.get(param) ?? '');
+  useEffect(() => setText(query.get(param) ?? ''), [query, param]);
+  const commit = () => setQuery({ [param]: text.trim() || null });
+  return (
+    <div className="field inline-field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        value={text}
+        placeholder={props.placeholder}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            commit();
+          }
+        }}
+      />
+    </div>
+  );
+}
+
+/** How correlation linked an asset's records (the rules, strongest first; `none`: one system only). */
+const MATCH_RULES = [
+  { value: 'manual', label: 'Manual link' },
+  { value: 'serial', label: 'Serial number' },
+  { value: 'bios-uuid', label: 'BIOS UUID' },
+  { value: 'mac', label: 'MAC address' },
+  { value: 'fqdn', label: 'FQDN' },
+  { value: 'hostname', label: 'Host name' },
+  { value: 'ip', label: 'IP address' },
+];
+
+/** The assets list's filters: the match rule, in one system only, owner and department (contains). */
+export function AssetFilters({ query }: { query: URLSearchParams }) {
+  const single = query.get('matchRule') === 'none';
+  return (
+    <>
+      <SelectFilter
+        id="f-match-rule"
+        label="Linked by"
+        value={single ? '' : (query.get('matchRule') ?? '')}
+        options={MATCH_RULES}
+        onChange={(v) => setQuery({ matchRule: v })}
+      />
+      <label className="checkbox-inline">
+        <input type="checkbox" checked={single} onChange={(e) => setQuery({ matchRule: e.target.checked ? 'none' : null })} /> In one system only
+      </label>
+      <TextFilter id="f-owner" label="Owner" param="owner" query={query} />
+      <TextFilter id="f-department" label="Department" param="department" query={query} />
+    </>
+  );
+}

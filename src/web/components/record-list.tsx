@@ -3,7 +3,7 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { call, type HostLabel, type ModelName, type ModelRecord, qs, type Rec, routeUrl } from '../api.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, type Column, DataTable, Pager, useLoad } from '../ui.tsx';
+import { Alert, type Column, DataTable, num, Pager, useLoad } from '../ui.tsx';
 import { ExportButton } from './export-button.tsx';
 import { severityCountColumns, useHostCounts } from './host-counts.tsx';
 
@@ -20,10 +20,19 @@ export interface ModelView<M extends ModelName = ModelName> {
   perHost?: boolean;
   /** Hosts: show each host's open findings per severity after the first column. */
   hostCounts?: boolean;
+  /** What does not fit a row's one line, shown under it on demand (a finding's synopsis, solution and proof); null: nothing more. */
+  detail?(row: ModelRecord<M>): ReactNode | null;
+  /** A short name of the row for the details toggle's label ("Show details of …"). */
+  rowName?(row: ModelRecord<M>): string;
 }
 
 /** A list of any model's records: its columns take any record (a model's columns do, Column's methods taking a record of that model). */
-export type AnyModelView = Omit<ModelView, 'model' | 'columns'> & { model: ModelName; columns: Column<Rec>[] };
+export type AnyModelView = Omit<ModelView, 'model' | 'columns' | 'detail' | 'rowName'> & {
+  model: ModelName;
+  columns: Column<Rec>[];
+  detail?(row: Rec): ReactNode | null;
+  rowName?(row: Rec): string;
+};
 
 /** A model's view, its columns typed by the model's records, for the lists of any model. */
 export const modelView = (view: { [M in ModelName]: ModelView<M> }[ModelName]): AnyModelView => view;
@@ -70,6 +79,8 @@ export interface RecordListProps {
   empty?: ReactNode;
   /** Keep the page number in this URL query parameter (reload and back keep it); else in memory. */
   pageParam?: string;
+  /** More controls beside the total and the export (saved views). */
+  toolbar?: ReactNode;
 }
 
 /**
@@ -112,6 +123,44 @@ export function RecordList(props: RecordListProps) {
   const counts = useHostCounts(view.hostCounts ? page.data?.items : undefined);
   let columns = view.perHost && !props.hideHost ? [view.columns[0], hostColumn(labels), ...view.columns.slice(1)] : view.columns;
   if (view.hostCounts) columns = [columns[0], ...severityCountColumns(counts), ...columns.slice(1)];
+  // Rows opened to show their details (by id); a new page or filter closes them.
+  const [open, setOpen] = useState<Set<string>>(new Set());
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the URL of the page shown is what closes them
+  useEffect(() => setOpen(new Set()), [url]);
+  const detail = view.detail;
+  if (detail) {
+    const toggle: Column<Rec> = {
+      key: '_detail',
+      label: <span className="sr-only">Details</span>,
+      className: 'toggle',
+      render: (r) => {
+        if (detail(r) === null) return null;
+        const isOpen = open.has(r.id);
+        const name = view.rowName?.(r) ?? r.id;
+        return (
+          <button
+            type="button"
+            className="expand"
+            aria-expanded={isOpen}
+            aria-label={`${isOpen ? 'Hide' : 'Show'} details of ${name}`}
+            title={isOpen ? 'Hide details' : 'Show details'}
+            onClick={() =>
+              setOpen((o) => {
+                const n = new Set(o);
+                if (n.has(r.id)) n.delete(r.id);
+                else n.add(r.id);
+                return n;
+              })
+            }
+          >
+            {isOpen ? '▾' : '▸'}
+          </button>
+        );
+      },
+    };
+    columns = [toggle, ...columns];
+  }
+  const totalCount = total.data?.count;
   return (
     <div>
       {page.error && (
@@ -119,8 +168,22 @@ export function RecordList(props: RecordListProps) {
           {page.error}
         </Alert>
       )}
-      <ExportButton model={view.model} title={view.title} filters={params} />
+      <div className="list-toolbar">
+        <p className="list-total" aria-live="polite">
+          {totalCount === undefined ? (
+            <span className="muted">Counting…</span>
+          ) : (
+            <>
+              <strong data-testid="list-total">{num(totalCount)}</strong> {totalCount === 1 ? view.singular : view.title.toLowerCase()}
+            </>
+          )}
+        </p>
+        {props.toolbar}
+        <ExportButton model={view.model} title={view.title} filters={params} />
+      </div>
       <DataTable
+        compact
+        rowDetail={detail ? (r) => (open.has(r.id) ? detail(r) : null) : undefined}
         caption={props.caption}
         columns={columns}
         rows={page.data?.items ?? []}

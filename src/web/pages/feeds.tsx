@@ -4,7 +4,7 @@
 import { counted } from '../../core/format.ts';
 import { useState } from 'react';
 import { describeError, type FeedImport, importFeed, call } from '../api.ts';
-import { Alert, Badge, bytes, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle, DataTable } from '../ui.tsx';
+import { Alert, Badge, bytes, dateOnly, dateTime, num, PageHeader, Spinner, useLoad, usePageTitle, DataTable } from '../ui.tsx';
 
 export function FeedsPage() {
   usePageTitle('Feeds');
@@ -63,7 +63,7 @@ export function FeedsPage() {
             <Alert tone="success" title="Feed imported">
               {result.imported.map((i) => (
                 <div key={i.kind}>
-                  {i.status === 'imported' ? 'Imported' : 'Already imported, nothing changed:'} {i.name} {i.version} of {i.released.slice(0, 10)} (
+                  {i.status === 'imported' ? 'Imported' : 'Already imported, nothing changed:'} {i.name} {i.version} of {dateOnly(i.released.slice(0, 10))} (
                   {num(i.records)} records)
                 </div>
               ))}
@@ -89,7 +89,7 @@ export function FeedsPage() {
             columns={[
               { key: 'feed', label: 'Feed', render: (f) => f.name },
               { key: 'version', label: 'Version', render: (f) => f.version },
-              { key: 'dated', label: 'Dated', render: (f) => f.released.slice(0, 10) },
+              { key: 'dated', label: 'Dated', render: (f) => dateOnly(f.released.slice(0, 10)) },
               { key: 'records', label: 'Records', render: (f) => num(f.records) },
               { key: 'size', label: 'Size', render: (f) => bytes(f.size) },
               { key: 'imported', label: 'Imported', render: (f) => dateTime(f.importedAt) },

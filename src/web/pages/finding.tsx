@@ -4,7 +4,7 @@
 import { call, routeUrl } from '../api.ts';
 import { FindingExceptions } from '../components/finding-exceptions.tsx';
 import { Link } from '../router.tsx';
-import { Alert, Badge, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
+import { Alert, Badge, cell, DataTable, dateOnly, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
 const CHANGE_TEXT: Record<string, string> = {
   new: 'First imported',
@@ -13,7 +13,7 @@ const CHANGE_TEXT: Record<string, string> = {
   removed: 'Removed',
   updated: 'Status changed',
 };
-const day = (iso: unknown) => (typeof iso === 'string' && iso ? iso.slice(0, 10) : null);
+const day = (iso: unknown) => (typeof iso === 'string' && iso ? dateOnly(iso) : null);
 const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(v < 0.1 ? 2 : 1)} %` : null);
 
 /** The finding's EPSS: score and percentile of one origin, named, and the scanner's own score where the feed's is shown. */

@@ -4,8 +4,9 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type SourceView, call } from '../api.ts';
 import { ComplianceSummary } from '../components/compliance-summary.tsx';
-import { SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
+import { AssetFilters, SelectFilter, VulnFilters } from '../components/inventory-filters.tsx';
 import { RecordList } from '../components/record-list.tsx';
+import { SavedViews } from '../components/saved-views.tsx';
 import { navigate, setQuery, useLocation } from '../router.tsx';
 import { PageHeader, useLoad, usePageTitle } from '../ui.tsx';
 import { MODEL_VIEWS } from './model-views.tsx';
@@ -65,6 +66,14 @@ export function InventoryPage({ model }: { model: string }) {
     const r = query.get('result');
     if (r) filters.result = r;
   }
+  if (view.model === 'assets') {
+    const rule = query.get('matchRule');
+    if (rule) filters.matchRule = rule;
+    for (const k of ['owner', 'department'] as const) {
+      const v = query.get(k)?.trim();
+      if (v) where.push(`${k}~${v}`);
+    }
+  }
   if (view.model === 'tickets') {
     const st = query.get('status');
     if (st) filters.status = st;
@@ -77,7 +86,7 @@ export function InventoryPage({ model }: { model: string }) {
   };
 
   return (
-    <div>
+    <div className="list-page">
       <PageHeader crumbs={<span>Inventory</span>} title={view.title} />
       <form className="filters" onSubmit={search} aria-label={`Search and filter ${view.title.toLowerCase()}`}>
         <div className="field inline-field">
@@ -104,6 +113,7 @@ export function InventoryPage({ model }: { model: string }) {
         )}
         <button type="submit">Search</button>
         {view.model === 'vulnerabilities' && <VulnFilters query={query} />}
+        {view.model === 'assets' && <AssetFilters query={query} />}
         {view.model === 'compliance' && (
           <SelectFilter
             id="f-result"
@@ -133,7 +143,9 @@ export function InventoryPage({ model }: { model: string }) {
         {(q ||
           src ||
           showRemoved ||
-          ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result'].some((k) => query.get(k))) && (
+          ['severity', 'status', 'knownExploited', 'overdue', 'excepted', 'decision', 'cve', 'result', 'matchRule', 'owner', 'department'].some((k) =>
+            query.get(k),
+          )) && (
           <button type="button" className="link" onClick={() => navigate(`/inventory/${view.model}`, { replace: true })}>
             Clear filters
           </button>
@@ -149,6 +161,7 @@ export function InventoryPage({ model }: { model: string }) {
         limit={limit}
         onLimit={(n) => setQuery({ limit: String(n) })}
         caption={`${view.title}, sorted by ${sort ?? 'id'}`}
+        toolbar={<SavedViews />}
       />
     </div>
   );

@@ -3,18 +3,11 @@ import { DECISION_TEXT } from './remediations.tsx';
 import type { ModelRecord, Rec } from '../api.ts';
 import { type AnyModelView, modelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
-import { type Column, cell, dateTime, SeverityBadge } from '../ui.tsx';
+import { type Column, cell, dateOnly, dateTime, SEVERITIES, SeverityBadge, When } from '../ui.tsx';
 
-/** A list's date: the day, with the time in its tooltip (keeps wide lists within a laptop's width). */
+/** A list's date: the day, with the time and its zone in its tooltip (keeps wide lists within a laptop's width). */
 function Day({ iso, className }: { iso: string | null | undefined; className?: string }) {
-  if (!iso) return <span className="muted">—</span>;
-  const d = new Date(iso);
-  const day = Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString('en-GB', { dateStyle: 'medium' });
-  return (
-    <span className={className} title={dateTime(iso)}>
-      {day}
-    </span>
-  );
+  return <When iso={iso} day className={className} />;
 }
 
 const lastSeen: Column<Pick<Rec, 'id'> & { lastSeen: string | null }> = {
@@ -25,17 +18,19 @@ const lastSeen: Column<Pick<Rec, 'id'> & { lastSeen: string | null }> = {
 };
 const source: Column<Rec> = { key: 'source', label: 'Source', sortable: true };
 /** The date alone (the time is in the cell's title), to keep the hosts list narrow. */
-const day = (iso: string | null | undefined): string => {
-  const d = iso ? new Date(iso) : null;
-  return d && !Number.isNaN(d.getTime()) ? d.toLocaleDateString('en-GB', { dateStyle: 'medium' }) : '—';
-};
+const day = dateOnly;
 
-/** What the finding is, how to fix it and what the scanner saw, folded under the name. */
-function FindingDetail({ r }: { r: ModelRecord<'vulnerabilities'> }) {
-  if (!r.synopsis && !r.solution && !r.proof) return null;
+/** What the finding is, how to fix it and what the scanner saw: the row's details, opened on demand. */
+function findingDetail(r: ModelRecord<'vulnerabilities'>) {
   return (
-    <details className="finding-detail">
-      <summary className="small">Details</summary>
+    <div className="finding-detail">
+      <div className="muted small">
+        {r.pluginName} · Plugin {r.pluginId ?? '—'}
+        {r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}
+        {r.department ? ` · ${r.department}` : ''}
+        {' · last seen '}
+        <When iso={r.lastSeen} />
+      </div>
       {r.synopsis ? <p>{r.synopsis}</p> : null}
       {r.solution ? (
         <p>
@@ -48,7 +43,22 @@ function FindingDetail({ r }: { r: ModelRecord<'vulnerabilities'> }) {
           {r.proofTruncated ? '\n…' : ''}
         </pre>
       ) : null}
-    </details>
+    </div>
+  );
+}
+
+/** An asset's open findings: the total, the worst severity's count beside it, each severity in the tooltip. */
+function OpenFindings({ counts }: { counts: Record<string, number> | null }) {
+  const by = SEVERITIES.map((s) => [s, counts?.[s] ?? 0] as const);
+  const total = by.reduce((n, [, c]) => n + c, 0);
+  if (total === 0) return <span className="muted">0</span>;
+  const worst = by.find(([s, c]) => c > 0 && s !== 'info');
+  return (
+    <span title={by.map(([s, c]) => `${c} ${s}`).join(', ')}>
+      {worst ? <span className={`sev-dot sev-${worst[0]}`}>{`${worst[1]} ${worst[0]}`}</span> : null}
+      {worst ? ' · ' : ''}
+      {total}
+    </span>
   );
 }
 
@@ -58,17 +68,15 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
     key: 'pluginName',
     label: 'Vulnerability',
     sortable: true,
+    // One line: the name, clipped to the column (the whole of it, the plugin and the port in the tooltip).
+    className: 'wide',
     render: (r) => (
-      <>
-        <div>
-          <Link href={`/inventory/vulnerabilities/${r.id}`}>{r.pluginName ?? `Plugin ${r.pluginId ?? ''}`}</Link>
-        </div>
-        <div className="muted small">
-          Plugin {r.pluginId ?? '—'}
-          {r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}
-        </div>
-        <FindingDetail r={r} />
-      </>
+      <Link
+        href={`/inventory/vulnerabilities/${r.id}`}
+        title={`${r.pluginName ?? ''} — Plugin ${r.pluginId ?? '—'}${r.port ? ` · port ${r.port}/${r.protocol ?? ''}` : ''}`}
+      >
+        {r.pluginName ?? `Plugin ${r.pluginId ?? ''}`}
+      </Link>
     ),
   },
   {
@@ -80,7 +88,7 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
       return (
         <span className="cves" title={cves.join(', ')}>
           <span className="cve">{cves[0]}</span>
-          {cves.length > 1 && <span className="muted small"> +{cves.length - 1} more</span>}
+          {cves.length > 1 && <span className="muted small"> +{cves.length - 1}</span>}
         </span>
       );
     },
@@ -149,12 +157,17 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
     sortable: true,
     render: (r) => (
       <>
-        {r.assetId ? <Link href={`/inventory/assets/${r.assetId}`}>{cell(r.owner ?? '—')}</Link> : cell(r.owner)}
-        {r.department ? <div className="muted small">{r.department}</div> : null}
+        {r.assetId ? (
+          <Link href={`/inventory/assets/${r.assetId}`} title={r.department ? `${r.owner ?? '—'} · ${r.department}` : undefined}>
+            {cell(r.owner ?? '—')}
+          </Link>
+        ) : (
+          <span title={r.department ?? undefined}>{cell(r.owner)}</span>
+        )}
       </>
     ),
   },
-  lastSeen,
+  // No "Last seen" column: it is in the row's details, to keep the list within 1280 px.
 ];
 
 export const MODEL_VIEWS: AnyModelView[] = [
@@ -175,12 +188,7 @@ export const MODEL_VIEWS: AnyModelView[] = [
         key: 'os',
         label: 'Operating system',
         sortable: true,
-        render: (r) => (
-          <>
-            <div>{cell(r.os)}</div>
-            {r.manufacturer || r.model ? <div className="muted small">{[r.manufacturer, r.model].filter(Boolean).join(' ')}</div> : null}
-          </>
-        ),
+        render: (r) => <span title={[r.os, r.manufacturer, r.model].filter(Boolean).join(' · ') || undefined}>{cell(r.os)}</span>,
       },
       { key: 'lastLoggedOnUser', label: 'Last user', sortable: true },
       { key: 'credentialed', label: 'Credentialed', sortable: true },
@@ -223,6 +231,8 @@ export const MODEL_VIEWS: AnyModelView[] = [
     ],
     defaultSort: '-severity',
     perHost: true,
+    detail: findingDetail,
+    rowName: (r) => r.pluginName ?? `plugin ${r.pluginId ?? r.id}`,
   }),
   modelView({
     model: 'assets',
@@ -233,16 +243,16 @@ export const MODEL_VIEWS: AnyModelView[] = [
       { key: 'matchRule', label: 'Linked by', sortable: true },
       { key: 'hostIds', label: 'Scanner hosts', render: (r) => String(r.hostIds?.length ?? 0) },
       { key: 'cmdbAssetIds', label: 'CMDB records', render: (r) => String(r.cmdbAssetIds?.length ?? 0) },
+      { key: 'openFindings', label: 'Open findings', className: 'num', render: (r) => <OpenFindings counts={r.openFindings} /> },
       { key: 'owner', label: 'Owner', sortable: true },
       { key: 'department', label: 'Department', sortable: true },
       { key: 'site', label: 'Site', sortable: true },
-      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => dateTime(r.lastScanned) },
+      { key: 'lastScanned', label: 'Last scanned', sortable: true, render: (r) => <Day iso={r.lastScanned} /> },
     ],
     search: [
       { field: 'name', label: 'Name' },
       { field: 'owner', label: 'Owner' },
       { field: 'department', label: 'Department' },
-      { field: 'matchRule', label: 'Linked by' },
       { field: 'ipAddresses', label: 'IP address' },
     ],
     defaultSort: 'name',
@@ -307,13 +317,13 @@ export const MODEL_VIEWS: AnyModelView[] = [
       { key: 'assignee', label: 'Assignee', sortable: true },
       { key: 'group', label: 'Group', sortable: true },
       { key: 'requester', label: 'Requester', sortable: true },
-      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => dateTime(r.createdAt) },
+      { key: 'createdAt', label: 'Created', sortable: true, render: (r) => <Day iso={r.createdAt} /> },
       {
         key: 'dueAt',
         label: 'Due',
         sortable: true,
         // A ticket has no `overdue` (only findings do, from the SLA policy): its due date alone.
-        render: (r) => (r.dueAt ? <span>{dateTime(r.dueAt)}</span> : <span className="muted">—</span>),
+        render: (r) => <Day iso={r.dueAt} />,
       },
     ],
     search: [

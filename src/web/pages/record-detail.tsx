@@ -1,11 +1,54 @@
 // The detail page of a ticket or a CMDB record: its fields, and what it is linked to (a ticket's
 // correlated assets and findings; a CMDB record's correlated asset), reached from their lists' rows.
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { call, type ModelRecord, type Rec } from '../api.ts';
 import { KeyValues, Props, words } from '../components/key-values.tsx';
+import { RecordList } from '../components/record-list.tsx';
 import { TicketAssetLinks } from '../components/ticket-asset-links.tsx';
 import { Link } from '../router.tsx';
 import { Alert, cell, DataTable, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { MODEL_VIEWS } from './model-views.tsx';
+
+/** What a CMDB record's correlated asset links to: its tickets and the findings of its scanner hosts, each a paged list. */
+function CmdbAssetWork({ assetId }: { assetId: string }) {
+  const [ticketSort, setTicketSort] = useState<string | null>('-createdAt');
+  const [findingSort, setFindingSort] = useState<string | null>('-severity');
+  const [ticketLimit, setTicketLimit] = useState(25);
+  const [findingLimit, setFindingLimit] = useState(25);
+  const tickets = MODEL_VIEWS.find((v) => v.model === 'tickets');
+  const findings = MODEL_VIEWS.find((v) => v.model === 'vulnerabilities');
+  if (!tickets || !findings) return null;
+  return (
+    <>
+      <section className="card" aria-labelledby="cmdb-tickets-title">
+        <h2 id="cmdb-tickets-title">Tickets</h2>
+        <RecordList
+          view={tickets}
+          fixed={{ assetIds: assetId }}
+          sort={ticketSort}
+          onSort={setTicketSort}
+          limit={ticketLimit}
+          onLimit={setTicketLimit}
+          caption="Tickets about this asset"
+          empty="No ticket is linked to this asset."
+        />
+      </section>
+      <section className="card" aria-labelledby="cmdb-findings-title">
+        <h2 id="cmdb-findings-title">Open findings</h2>
+        <RecordList
+          view={findings}
+          fixed={{ assetId }}
+          sort={findingSort}
+          onSort={setFindingSort}
+          limit={findingLimit}
+          onLimit={setFindingLimit}
+          caption="Open findings of this asset's scanner hosts"
+          empty="No open finding on this asset's scanner hosts."
+        />
+      </section>
+    </>
+  );
+}
 
 /** The models with a detail page. */
 type DetailModel = 'tickets' | 'cmdb-assets';
@@ -187,6 +230,7 @@ export function RecordDetailPage({ model, id }: { model: DetailModel; id: string
           )}
         </section>
       </div>
+      {detail.model === 'cmdb-assets' && detail.r.assetId && <CmdbAssetWork assetId={detail.r.assetId} />}
       {attributes.length > 0 && (
         <section className="card" aria-labelledby="attributes-title">
           <h2 id="attributes-title">Attributes</h2>

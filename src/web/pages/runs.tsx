@@ -6,7 +6,7 @@ import { type Run, type RunStatus, call, routeUrl } from '../api.ts';
 import { SelectFilter } from '../components/inventory-filters.tsx';
 import { RunShortfalls, shortfallSummary } from '../components/run-shortfalls.tsx';
 import { Link, setQuery, useLocation } from '../router.tsx';
-import { Alert, ago, DataTable, dateTime, duration, num, PageHeader, RunBadge, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, ago, DataTable, dateTime, duration, num, PageHeader, RunBadge, Spinner, timeOfDay, useLoad, usePageTitle } from '../ui.tsx';
 
 const total = (r: Run): { records: number; errors: number } =>
   Object.values(r.counts ?? {}).reduce((a, c) => ({ records: a.records + (c.records ?? 0), errors: a.errors + (c.errors ?? 0) }), { records: 0, errors: 0 });
@@ -282,7 +282,10 @@ export function RunPage({ id }: { id: string }) {
             <ol className="run-log" aria-label="Latest log lines of the run">
               {log.map((l) => (
                 <li key={`${l.at}|${l.level}|${l.msg}`} className={`log-${l.level}`}>
-                  <time dateTime={l.at}>{new Date(l.at).toISOString().slice(11, 19)}</time> <span className="log-level">{l.level}</span> {l.msg}
+                  <time dateTime={l.at} title={dateTime(l.at)}>
+                    {timeOfDay(l.at)}
+                  </time>{' '}
+                  <span className="log-level">{l.level}</span> {l.msg}
                 </li>
               ))}
             </ol>

@@ -5,7 +5,7 @@ import { counted } from '../../core/format.ts';
 import { capitalize, call, routeUrl, type TrendsReport } from '../api.ts';
 import { Chart, ChartCanvas, colour } from '../components/charts.tsx';
 import { setQuery, useLocation } from '../router.tsx';
-import { Alert, DataTable, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, DataTable, dateOnly, num, PageHeader, SEVERITIES, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const WINDOWS = [30, 90, 180, 365];
 
@@ -24,10 +24,10 @@ export function TrendsPage() {
   const known = (date: string) => !!r?.historyFrom || date === r?.generatedAt.slice(0, 10);
   const latest = r?.days.at(-1)?.open;
   const openSummary = r
-    ? `Open findings by severity per day, ${r.from} to ${r.to}; on ${r.to}: ${SEVERITIES.map((s) => `${s} ${latest?.[s] ?? 0}`).join(', ')}`
+    ? `Open findings by severity per day, ${dateOnly(r.from)} to ${dateOnly(r.to)}; on ${dateOnly(r.to)}: ${SEVERITIES.map((s) => `${s} ${latest?.[s] ?? 0}`).join(', ')}`
     : '';
   const mttrSummary = r
-    ? `Mean time to remediate per severity, fixes from ${r.from} to ${r.to}: ${r.remediation
+    ? `Mean time to remediate per severity, fixes from ${dateOnly(r.from)} to ${dateOnly(r.to)}: ${r.remediation
         .map(
           (m) =>
             `${m.severity} ${m.meanDaysToRemediate === null ? (m.meanBlankReason ?? 'no fixes') : `${m.meanDaysToRemediate} days over ${counted(m.fixed, 'fix', 'fixes')}`}`,
@@ -84,7 +84,7 @@ export function TrendsPage() {
             <p className="muted small">
               At the end of each day (today: now). Earlier days come from each finding's dates: the scanner's first-seen date, its mitigation date where it sent
               one (else the sync that saw the fix) and the reopenings the syncs saw
-              {r.historyFrom ? `; the history starts on ${r.historyFrom}, when the earliest finding was first seen` : '; there is none yet'}.
+              {r.historyFrom ? `; the history starts on ${dateOnly(r.historyFrom)}, when the earliest finding was first seen` : '; there is none yet'}.
             </p>
             <ChartCanvas
               id="chart-open"
@@ -93,7 +93,7 @@ export function TrendsPage() {
                 new Chart(canvas, {
                   type: 'line',
                   data: {
-                    labels: r.days.map((d) => d.date),
+                    labels: r.days.map((d) => dateOnly(d.date)),
                     datasets: SEVERITIES.map((s) => ({
                       label: capitalize(s),
                       data: r.days.map((d) => (known(d.date) ? d.open[s] : null)),
@@ -120,7 +120,7 @@ export function TrendsPage() {
                 rows={[...r.days].reverse()}
                 rowKey={(d) => d.date}
                 columns={[
-                  { key: 'day', label: 'Day', rowHeader: true, render: (d) => d.date },
+                  { key: 'day', label: 'Day', rowHeader: true, render: (d) => <time dateTime={d.date}>{dateOnly(d.date)}</time> },
                   ...SEVERITIES.map((s) => ({
                     key: s,
                     label: capitalize(s),
@@ -135,7 +135,7 @@ export function TrendsPage() {
             <h2 id="trend-mttr">Mean time to remediate</h2>
             <p className="muted small">
               Days from first seen (or the last reopening) to the fix (the scanner's mitigation date, else the sync that saw it), for the fixes dated from{' '}
-              {r.from} to {r.to}.
+              {dateOnly(r.from)} to {dateOnly(r.to)}.
             </p>
             <ChartCanvas
               id="chart-mttr"

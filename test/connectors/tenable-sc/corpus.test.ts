@@ -47,6 +47,9 @@ test('pyTenable vulndetails (SC 5.8): 2 pages of 5 findings', (t) => {
     cves: [],
     cvssV2BaseScore: null,
     cvssV3BaseScore: null,
+    // The recorded console sent no vectors for this plugin (informational).
+    cvssV2Vector: null,
+    cvssV3Vector: null,
     scannerEpssScore: null,
     vprScore: null,
     scannerKnownExploited: false,
@@ -216,6 +219,10 @@ test('Elastic vulnerability pipeline rows (modern fields)', (t) => {
   assert.equal(elf.fields.cvssV2BaseScore, 7.5);
   assert.equal(elf.fields.cvssV3BaseScore, 9.8);
   assert.equal(elf.fields.vprScore, 5.9);
+  // The vectors SSVC reads automatable and technical impact from, as the console sent them; "" is none.
+  assert.equal(elf.fields.cvssV3Vector, 'AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H/E:U/RL:O/RC:C');
+  assert.equal(elf.fields.cvssV2Vector, 'AV:N/AC:L/Au:N/C:P/I:P/A:P/E:U/RL:OF/RC:C');
+  assert.equal(vulns[0]!.fields.cvssV3Vector, null);
   assert.equal(elf.fields.scannerKnownExploited, false);
   assert.equal(elf.firstSeen, '2019-08-31T16:07:11.000Z');
   assert.equal(elf.lastSeen, '2021-10-30T16:12:20.000Z');
