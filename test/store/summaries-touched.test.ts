@@ -3,6 +3,8 @@
 // rebuild from every record gives, on both stores; and it rebuilds everything when the summaries are
 // not the previous run's (a refresh outside a run came between).
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
@@ -256,6 +258,51 @@ for (const backend of BACKENDS) {
       );
       await app.store.reports.refreshSummaries(source.id);
       assert.deepEqual(kept, await snapshot(app, source.id));
+    });
+
+    test('after a run killed before its epilogue the next run rebuilds everything, its pages included', async () => {
+      const source = await app.store.sources.get('one');
+      upstream.changed.clear();
+      assert.equal(how((await runSync(app, 'one')).runId), 'full', '(the last test ended with a refresh outside a run)');
+      // A run of a process that died (its pid is gone) after storing one page that changed a finding.
+      const killed = randomUUID();
+      const generation = randomUUID();
+      await app.store.runs.create({
+        id: killed,
+        sourceId: source.id,
+        mode: 'incremental',
+        generation,
+        resumedFrom: null,
+        trigger: 'test',
+        owner: `${hostname()}:999999`,
+        startedAt: new Date().toISOString(),
+      });
+      const k = 'h10|10';
+      const f = { ...upstream.findings.get(k)!, severity: 'critical', status: 'open' as const };
+      upstream.findings.set(k, f);
+      await app.store.records.writePage(
+        { sourceId: source.id, sourceName: 'one', runId: killed, generation, now: new Date().toISOString() },
+        'findings',
+        'incremental',
+        {
+          vulnerabilities: [
+            {
+              key: k,
+              hostKey: `host:${f.host}`,
+              firstSeen: f.firstSeen,
+              fields: { pluginId: f.plugin, pluginName: `Plugin ${f.plugin}`, severity: f.severity, status: f.status, scannerKnownExploited: f.kev },
+            },
+          ],
+        },
+        { value: { offset: 25 }, complete: false },
+      );
+      // The next run closes it, resumes it past that page (rewriting nothing of it) and rebuilds everything.
+      const next = await runSync(app, 'one');
+      assert.equal(next.resumedFrom, killed);
+      assert.equal(how(next.runId), 'full');
+      const kept = await snapshot(app, source.id);
+      await app.store.reports.refreshSummaries(source.id);
+      assert.deepEqual(kept, await snapshot(app, source.id), "the killed run's page is counted");
     });
   });
 }
