@@ -28,12 +28,16 @@ export async function prioritiesAfterRun(store: Store, runId: string, log: Logge
   }
 }
 
-/** After every run (whatever its status: a failed run may have stored pages): rebuild the source's summaries. */
-export async function refreshSummariesAfterRun(store: Store, sourceId: string, runId: string, log: Logger): Promise<void> {
+/**
+ * After every run (whatever its status: a failed run may have stored pages): rebuild the source's
+ * summaries; after a run that only upserted (`touchedOnly`: incremental, nothing swept) the store
+ * rebuilds only the groups of what it stamped, when the summaries are the previous run's.
+ */
+export async function refreshSummariesAfterRun(store: Store, sourceId: string, runId: string, log: Logger, touchedOnly = false): Promise<void> {
   const started = Date.now();
   try {
-    await store.reports.refreshSummaries(sourceId);
-    log.debug({ runId, ms: Date.now() - started }, 'summaries refreshed');
+    const how = await store.reports.refreshSummaries(sourceId, { runId, touchedOnly });
+    log.debug({ runId, how, ms: Date.now() - started }, 'summaries refreshed');
   } catch (err) {
     // The records are stored; the summaries catch up on the next run.
     log.error({ runId, err: err instanceof Error ? err.message : String(err) }, 'summary refresh failed');

@@ -232,6 +232,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   beat.unref();
 
   let lastBeat = Date.now();
+  /** One function for the run: a connector may keep what it read through it while nothing changes it (its own pages say when). */
+  const knownHosts = () => store.records.knownHosts(source.id);
   let indexesBuilt: Promise<void> = Promise.resolve();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {
@@ -301,7 +303,6 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
               await store.runs.heartbeat(runId, counts, runLog.activity);
             }
           };
-          const knownHosts = () => store.records.knownHosts(source.id);
           const repeats = bucket ? null : new PageRepeatGuard();
           const ctx: StreamContext = {
             sourceName: source.name,
@@ -471,7 +472,9 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   }
   // The run's epilogue: the summary tables follow what every run stored, swept or fixed (summaries.ts);
   // before correlation, whose full pass reads the hosts' open findings from them.
-  await refreshSummariesAfterRun(store, source.id, runId, log);
+  // After an incremental run that swept nothing, only the groups of what it stamped (the store checks the rest).
+  const sweptAny = Object.values(swept).some((n) => n > 0);
+  await refreshSummariesAfterRun(store, source.id, runId, log, mode === 'incremental' && !sweptAny);
   // What a partial run stored stays stored: it is correlated too.
   if (status === 'succeeded' || status === 'partial') {
     await correlateAfterRun(store, source.id, runId, swept, log);

@@ -1,7 +1,7 @@
 // Small shared pieces: data loading hook, time and number formatting, status badges, alerts,
 // the one table every list and grid is drawn with (sortable, with server-side cursor paging), and the severities.
 import { formatBytes } from '../core/format.ts';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, type ReactNode, useCallback, useEffect } from 'react';
 import { describeError, type ModelRecord, type RunStatus } from './api.ts';
 
@@ -36,6 +36,15 @@ export function useLoad<T>(
   const { refetch } = q;
   const reload = useCallback(() => void refetch(), [refetch]);
   return { data: q.data ?? null, error: q.error ? describeError(q.error) : null, loading: q.isFetching, reload };
+}
+
+/**
+ * After a change (a link, an approval): marks every loaded answer stale, so what is on screen loads
+ * again and what a page showed before loads again when it comes back instead of its cached answer.
+ */
+export function useChanged(): () => Promise<void> {
+  const client = useQueryClient();
+  return useCallback(() => client.invalidateQueries(), [client]);
 }
 
 /** Names the browser tab `title · Tributary` whenever the title changes (null: not yet, the page has no name to give). */

@@ -552,6 +552,9 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
 INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   SELECT t.source_id, t.group_key, j.value FROM remediation_tickets t, jsonb_array_elements_text(t.finding_ids::jsonb) j(value) ON CONFLICT DO NOTHING;`,
   },
+  // The run whose epilogue made a source's summaries: the next run's epilogue rebuilds only the groups of
+  // what it stamped when the summaries are its previous run's (reports/summary-tables-touched.ts).
+  { version: 35, name: 'summaries: the run that made them', sql: 'ALTER TABLE sum_state ADD COLUMN run_id TEXT;' },
 ];
 
 function remediationTickets(seq: string): string {

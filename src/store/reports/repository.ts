@@ -6,12 +6,17 @@ import { coverageList, coverageReport } from './coverage.ts';
 import { remediationReport } from './remediation.ts';
 import { decisionCounts, remediationHosts, remediationsReport } from './remediations.ts';
 import { complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-tables-read.ts';
-import { refreshAllSummaries, refreshSummaries } from './summary-tables-write.ts';
+import { type RefreshAfterRun, refreshAllSummaries, refreshSummaries } from './summary-tables-write.ts';
 import { trendsFingerprint, trendsReport } from './trends.ts';
 
-/** Rebuilds a source's summaries from its records (a run's epilogue), or every source's. */
-function refresh(db: Driver, sourceId?: string): Promise<void> {
-  return sourceId ? refreshSummaries(db, sourceId) : refreshAllSummaries(db);
+/**
+ * Rebuilds a source's summaries from its records (a run's epilogue, `after`: only the groups of what the
+ * run stamped, when that is enough), or every source's. Says whether it rebuilt them whole.
+ */
+async function refresh(db: Driver, sourceId?: string, after?: RefreshAfterRun): Promise<'full' | 'touched'> {
+  if (sourceId) return refreshSummaries(db, sourceId, after);
+  await refreshAllSummaries(db);
+  return 'full';
 }
 
 export const reportsRepository = (db: Driver) =>

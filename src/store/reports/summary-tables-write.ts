@@ -8,6 +8,7 @@ import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
+import { padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
 const LIVE_OPEN = `"removed" = 0 AND "status" IN ('open', 'reopened')`;
@@ -120,7 +121,11 @@ interface SummaryFill {
   select: string;
 }
 
-function summaryFills(): SummaryFill[] {
+/**
+ * The fills, each grouped on the source's records or, where `only` gives a fill an IN list (a run's
+ * touched hosts, plugins or names: summary-tables-touched.ts), on those of its groups alone.
+ */
+function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] {
   const v = `FROM "rec_vulnerabilities" WHERE "source_id" = ?`;
   const bySev = (sev: string) => `SUM(CASE WHEN "severity" = '${sev}' THEN 1 ELSE 0 END)`;
   const byResult = (r: string) => `SUM(CASE WHEN "result" = '${r}' THEN 1 ELSE 0 END)`;
@@ -128,7 +133,7 @@ function summaryFills(): SummaryFill[] {
     {
       table: 'sum_vuln_counts',
       columns: 'source_id, plugin_id, severity, status, known_exploited, decision, removed, n',
-      select: `SELECT "source_id", "plugin_id", "severity", "status", "known_exploited", "decision", "removed", COUNT(*) ${v}
+      select: `SELECT "source_id", "plugin_id", "severity", "status", "known_exploited", "decision", "removed", COUNT(*) ${v}${only('sum_vuln_counts')}
        GROUP BY "source_id", "plugin_id", "severity", "status", "known_exploited", "decision", "removed"`,
     },
     {
@@ -142,14 +147,14 @@ function summaryFills(): SummaryFill[] {
       columns:
         'source_id, plugin_id, plugin_name, severity_rank, findings, hosts, known_exploited, epss_score, vpr_score, cvss_v3_base_score, act, attend, track_star, track, priority',
       select: `SELECT "source_id", "plugin_id", MAX("plugin_name"), MAX(${RANK}), COUNT(*), COUNT(DISTINCT "host_id"), MAX("known_exploited"),
-         MAX("epss_score"), MAX("vpr_score"), MAX("cvss_v3_base_score"), ${BY_DECISION} ${v} AND ${LIVE_OPEN} AND "plugin_id" IS NOT NULL
+         MAX("epss_score"), MAX("vpr_score"), MAX("cvss_v3_base_score"), ${BY_DECISION} ${v}${only('sum_plugins')} AND ${LIVE_OPEN} AND "plugin_id" IS NOT NULL
        GROUP BY "source_id", "plugin_id"`,
     },
     {
       table: 'sum_hosts',
       columns: 'host_id, source_id, critical, high, medium, low, info, total, urgent, act, attend, track_star, track, priority',
       select: `SELECT "host_id", MAX("source_id"), ${['critical', 'high', 'medium', 'low', 'info'].map(bySev).join(', ')}, COUNT(*),
-         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END), ${BY_DECISION} ${v} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
+         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END), ${BY_DECISION} ${v}${only('sum_hosts')} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
        GROUP BY "host_id"`,
     },
     {
@@ -164,12 +169,12 @@ function summaryFills(): SummaryFill[] {
       table: 'sum_compliance',
       columns: 'source_id, host_id, benchmark, passed, failed, warning, error, total',
       select: `SELECT "source_id", "host_id", COALESCE("benchmark", '${NO_BENCHMARK}'), ${['passed', 'failed', 'warning', 'error'].map(byResult).join(', ')}, COUNT(*)
-       FROM "rec_compliance" WHERE "source_id" = ? AND "removed" = 0 GROUP BY "source_id", "host_id", COALESCE("benchmark", '${NO_BENCHMARK}')`,
+       FROM "rec_compliance" WHERE "source_id" = ?${only('sum_compliance')} AND "removed" = 0 GROUP BY "source_id", "host_id", COALESCE("benchmark", '${NO_BENCHMARK}')`,
     },
     {
       table: 'sum_software',
       columns: 'source_id, name, removed, n',
-      select: `SELECT "source_id", "name", "removed", COUNT(*) FROM "rec_software" WHERE "source_id" = ? GROUP BY "source_id", "name", "removed"`,
+      select: `SELECT "source_id", "name", "removed", COUNT(*) FROM "rec_software" WHERE "source_id" = ?${only('sum_software')} GROUP BY "source_id", "name", "removed"`,
     },
   ];
 }
@@ -196,18 +201,22 @@ function rowsOf(f: SummaryFill, rows: Row[]): unknown[][] {
  * write lock for none of their time). PostgreSQL fills each table in the
  * transaction with INSERT … SELECT.
  */
-export async function refreshSummaries(db: Driver, sourceId: string): Promise<void> {
+export async function refreshSummaries(db: Driver, sourceId: string, after?: RefreshAfterRun): Promise<'full' | 'touched'> {
   const s = [sourceId];
   dirty.delete(sourceId);
-  const fills = summaryFills();
-  const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, s)))) : null;
+  // After a run that only upserted (an incremental run that swept nothing), when the summaries are those
+  // the source's previous run left: the groups of what the run stamped are rebuilt, the rest kept.
+  const touched = padTouched(db, after?.touchedOnly ? await touchedKeys(db, sourceId, after.runId) : null);
+  const params = (table: string): unknown[] => [sourceId, ...(touched?.get(table) ?? [])];
+  const fills = summaryFills((table) => touchedList(touched, table));
+  const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, params(f.table))))) : null;
   await db.transaction(async (tx) => {
     // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`tributary-summaries-${sourceId}`]);
-    for (const t of SUMMARY_TABLES) await tx.run(`DELETE FROM ${t} WHERE source_id = ?`, s);
+    for (const t of SUMMARY_TABLES) await tx.run(`DELETE FROM ${t} WHERE source_id = ?${touchedList(touched, t)}`, params(t));
     for (const [i, f] of fills.entries()) {
       if (scanned) await tx.insertMany(insertOf(f), scanned[i]!);
-      else await tx.run(`INSERT INTO ${f.table} (${f.columns}) ${f.select}`, s);
+      else await tx.run(`INSERT INTO ${f.table} (${f.columns}) ${f.select}`, params(f.table));
     }
     // The findings' counts are in sum_vuln_counts already: summed there instead of a scan of every finding.
     await tx.run(
@@ -219,7 +228,8 @@ export async function refreshSummaries(db: Driver, sourceId: string): Promise<vo
         `INSERT INTO sum_model_counts (source_id, model, removed, n) SELECT "source_id", '${m}', "removed", COUNT(*) FROM ${q(tableOf(m))} WHERE "source_id" = ? GROUP BY "source_id", "removed"`,
         s,
       );
-    await tx.run(`INSERT INTO sum_state (source_id, refreshed_at) VALUES (?, ?)`, [sourceId, new Date().toISOString()]);
+    // The run whose epilogue this is: the next run's may rebuild only what it touches (summary-tables-touched.ts).
+    await tx.run(`INSERT INTO sum_state (source_id, refreshed_at, run_id) VALUES (?, ?, ?)`, [sourceId, new Date().toISOString(), after?.runId ?? null]);
   });
   fresh.add(sourceId);
   // PostgreSQL plans by its statistics, which autovacuum refreshes only a while after a large load:
@@ -238,7 +248,17 @@ export async function refreshSummaries(db: Driver, sourceId: string): Promise<vo
     const rest = tables.filter((t) => t !== 'rec_hosts');
     if (rest.length > 0) await db.exec(`ANALYZE ${rest.map(q).join(', ')}`);
   }
+  if (touched && after && !(await touchedAgree(db, sourceId))) return refreshSummaries(db, sourceId, { ...after, touchedOnly: false });
+  return touched ? 'touched' : 'full';
 }
+
+/** A refresh in a run's epilogue: the run, and whether it may rebuild only the groups of what it stamped. */
+export interface RefreshAfterRun {
+  runId: string;
+  touchedOnly: boolean;
+}
+
+export type { TouchedKeys };
 
 /** Refreshes every source's summaries (after a feed import changed KEV due dates). */
 export async function refreshAllSummaries(db: Driver): Promise<void> {

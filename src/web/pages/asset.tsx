@@ -6,7 +6,7 @@ import { type AssetLinkBody, describeError, type ModelRecord, call } from '../ap
 import { matchReasons } from '../../correlate/reasons.ts';
 import { Link, navigate } from '../router.tsx';
 import { SeverityChart } from '../components/charts.tsx';
-import { Alert, cell, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, cell, DataTable, dateTime, PageHeader, Spinner, useChanged, useLoad, usePageTitle } from '../ui.tsx';
 
 type HostRecord = ModelRecord<'hosts'>;
 type CmdbRecord = ModelRecord<'cmdb-assets'>;
@@ -83,8 +83,8 @@ function Why({ details, records }: { details: Record<string, unknown>; records: 
 }
 
 export function AssetPage({ id }: { id: string }) {
-  const [version, setVersion] = useState(0);
-  const data = useLoad((s) => call('GET /api/v1/assets/:id/records', { params: { id } }, s), `asset-records:${id}:${version}`);
+  const changed = useChanged();
+  const data = useLoad((s) => call('GET /api/v1/assets/:id/records', { params: { id } }, s), `asset-records:${id}`);
   const [search, setSearch] = useState('');
   const [found, setFound] = useState<CmdbRecord[] | null>(null);
   const [hostId, setHostId] = useState('');
@@ -107,8 +107,9 @@ export function AssetPage({ id }: { id: string }) {
       setMessage({ tone: 'success', text: `${action === 'link' ? 'Linked' : 'Unlinked'}; kept across syncs.` });
       setFound(null);
       // The host may now sit in another asset (its own, after an unlink): show that one, message kept.
+      // Every answer loaded before (this asset, the one the host left or joins, the lists) is stale now.
+      await changed();
       if (r.asset.id !== asset.id) navigate(`/inventory/assets/${r.asset.id}`);
-      else setVersion((v) => v + 1);
     } catch (err) {
       setMessage({ tone: 'error', text: describeError(err) });
     }

@@ -20,7 +20,18 @@ export function isUnknownFilterError(err: unknown): boolean {
   return err instanceof UpstreamError && /error 146\b|filter '[^']*' is invalid/i.test(err.message);
 }
 
-/** Findings are imported after the scan that saw them; re-read this much before the last run. */
+/**
+ * Findings are imported after the scan that saw them; re-read this much before the last run.
+ *
+ * Why (issue 30 looked at narrowing it): a finding's `lastSeen` is when the scan saw it, but /analysis
+ * shows it only once that scan's results are imported (fact sheet §12, "Data freshness"), which is the
+ * scan's duration plus its import later. A finding seen at T − 3 h by a scan whose import finished after
+ * the last run (at T) has a `lastSeen` before T: a window starting at T would never read it. Clock skew
+ * is not the reason: `until` is already the console's own clock (the first answer's envelope timestamp),
+ * so the window and `lastSeen` are on one clock. Narrowing it needs the time scans took to be imported
+ * (the scan results' start and import-finish times, read from /rest/scanResult), which the fact sheet
+ * does not document beyond `importStatus`; without it a narrower window would lose findings, so it stays.
+ */
 export const OVERLAP_SECONDS = 12 * 3600;
 
 /** A stream's checkpoint, as stored: read back through this schema (core/checkpoint.ts). */

@@ -6,13 +6,13 @@ import type { Page, Stream, StreamContext } from '../../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import { mapRows } from '../../../core/map-rows.ts';
 import type { TenableScClient } from '../client.ts';
-import { HostResolver, rowHostIds } from '../map/host-resolver.ts';
+import { type HostResolver, rowHostIds } from '../map/host-resolver.ts';
 import { HOSTS_API_FIELDS, hostsApiHost, mapHostsApiRow } from '../map/hosts-api.ts';
 import { missingFindingIdentity, missingHostIdentity, rowHostKey } from '../map/identity.ts';
 import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
-import { pluginFilter, type StreamDeps, withClient } from './common.ts';
+import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, pageBudget, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
@@ -134,7 +134,7 @@ export function hostsStream(deps: StreamDeps): Stream {
       const start = startCursor({ ...ctx, stream: 'hosts' }, [...HOST_PHASES]);
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
-        const resolver = await HostResolver.load(ctx.knownHosts);
+        const resolver = await loadResolver(deps, ctx);
         const read: HostsRead = { client, ctx, pageSize: deps.config.pageSize, known, resolver };
         if (start.phase === 'inventory' || start.phase === 'hosts-api') await rememberSumipKeys(read, start);
         let cursor = start;

@@ -3,10 +3,10 @@
 // finds its host through the host resolver, which creates a host no identifier names yet.
 import type { Stream, StreamContext } from '../../../core/connector.ts';
 import { mapRows } from '../../../core/map-rows.ts';
-import { HostResolver } from '../map/host-resolver.ts';
+import type { HostResolver } from '../map/host-resolver.ts';
 import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLUGINS, SOFTWARE_PLUGINS } from '../map/vulndetails.ts';
 import { missingFindingIdentity } from '../map/identity.ts';
-import { pluginFilter, type StreamDeps, withClient } from './common.ts';
+import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 function singlePhaseStream(
@@ -19,7 +19,7 @@ function singlePhaseStream(
     read(ctx: StreamContext) {
       const start = startCursor({ ...ctx, stream: s.name }, [s.name]);
       return withClient(deps, ctx, async function* (client) {
-        const p = phase(start, await HostResolver.load(ctx.knownHosts));
+        const p = phase(start, await loadResolver(deps, ctx));
         yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
       });
     },

@@ -9,7 +9,7 @@ import { mapPlugin } from '../map/plugins.ts';
 import { text } from '../map/values.ts';
 import { missingFindingIdentity } from '../map/identity.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
-import { type StreamDeps, severityFilter, withClient } from './common.ts';
+import { loadResolver, type StreamDeps, severityFilter, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
 
 export const VULN_PHASES = ['patched', 'cumulative'] as const;
@@ -59,7 +59,7 @@ export function vulnerabilitiesStream(deps: StreamDeps): Stream {
     read(ctx: StreamContext) {
       const start = startCursor({ ...ctx, stream: 'vulnerabilities' }, [...VULN_PHASES]);
       return withClient(deps, ctx, async function* (client) {
-        const hosts = await HostResolver.load(ctx.knownHosts);
+        const hosts = await loadResolver(deps, ctx);
         yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize);
       });
     },

@@ -1,0 +1,106 @@
+// The stored hosts a run's streams share (streams/common.ts SharedHosts): read once while no page of the
+// run carries host records, read again after one does, afresh through another knownHosts function; and
+// a resolver seeded with the hosts cut to SEED_FIELDS resolves every row as one seeded with the whole hosts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { KnownHost } from '../../../src/core/connector.ts';
+import type { IncomingRecord, ModelName } from '../../../src/core/models.ts';
+import { HostResolver, seedOnly } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
+import { SharedHosts } from '../../../src/connectors/tenable-sc/streams/common.ts';
+import { sumipRow, vulnRow } from './fixtures/rows.ts';
+
+const REPO = { id: '2', name: 'Workstations', description: '', dataFormat: 'IPv4' };
+
+const stored: KnownHost[] = [
+  {
+    key: 'uuid:aaaa-1',
+    fields: {
+      repository: 'Workstations',
+      tenableUuid: 'aaaa-1',
+      ipAddresses: ['10.0.0.8'],
+      macAddresses: ['00:50:56:00:00:08'],
+      netbiosName: 'CORP\\WS8',
+      fqdn: 'ws8.corp.example',
+      hostname: 'ws8',
+      lastSeen: '2026-11-27T00:00:00.000Z',
+      score: 42,
+      openFindings: { critical: 1 },
+    },
+  },
+  // No OS stored: a finding row fills it.
+  { key: 'addr:2|10.0.0.9|', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.9'], lastSeen: '2026-11-27T00:00:00.000Z' } },
+  { key: 'uuid:legacy-7', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.10'], os: 'Linux' } },
+];
+
+test('SharedHosts: one read of the store while pages carry no hosts, another after a page with hosts', async () => {
+  let reads = 0;
+  const knownHosts = async () => {
+    reads++;
+    return stored;
+  };
+  const shared = new SharedHosts();
+  const a = await shared.resolver({ knownHosts });
+  const b = await shared.resolver({ knownHosts });
+  assert.equal(reads, 1);
+  assert.notEqual(a, b, 'each stream gets its own resolver (they learn as they go)');
+  assert.ok(a.has('uuid:aaaa-1') && b.has('uuid:aaaa-1'));
+  shared.saw({ records: { software: [{ key: 'x', fields: {} }] }, checkpoint: null });
+  await shared.resolver({ knownHosts });
+  assert.equal(reads, 1, 'a page without hosts changes no stored host');
+  shared.saw({ records: { hosts: [{ key: 'addr:2|10.0.0.11|', fields: {} }] }, checkpoint: null });
+  await shared.resolver({ knownHosts });
+  assert.equal(reads, 2, 'a page with hosts: the stored hosts are read again');
+  await shared.resolver({
+    knownHosts: async () => {
+      reads++;
+      return [];
+    },
+  });
+  assert.equal(reads, 3, 'another knownHosts function is read afresh');
+  assert.ok(!(await shared.resolver({})).has('uuid:aaaa-1'), 'without knownHosts: an empty resolver');
+});
+
+test('SharedHosts: a failed read is not kept', async () => {
+  let fail = true;
+  const knownHosts = async () => {
+    if (fail) throw new Error('store closed');
+    return stored;
+  };
+  const shared = new SharedHosts();
+  await assert.rejects(shared.resolver({ knownHosts }), /store closed/);
+  fail = false;
+  assert.ok((await shared.resolver({ knownHosts })).has('uuid:aaaa-1'));
+});
+
+test('a resolver seeded with hosts cut to SEED_FIELDS resolves rows as one seeded with the whole hosts', () => {
+  const rows = [
+    vulnRow({ ip: '10.9.9.1', uuid: 'AAAA-1', repository: REPO }),
+    vulnRow({ ip: '10.0.0.9', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.9.9.3', uuid: '', hostUUID: '', macAddress: '00-50-56-00-00-08', dnsName: '', netbiosName: '', repository: REPO }),
+    vulnRow({ ip: '10.0.0.10', uuid: 'legacy-7', repository: REPO }),
+    sumipRow({ ip: '10.0.0.12', uuid: 'new-1', repository: REPO }),
+  ];
+  const resolveAll = (r: HostResolver) => {
+    const out: [string, IncomingRecord | null | undefined][] = [];
+    const add = (m: ModelName, rec: IncomingRecord | null | undefined) => out.push([m, rec]);
+    return { keys: rows.map((row) => r.rowHost(row, add)), out };
+  };
+  const whole = resolveAll(HostResolver.seeded(stored));
+  const cut = resolveAll(HostResolver.seeded(stored.map(seedOnly)));
+  assert.deepEqual(cut, whole);
+  assert.equal(whole.keys[0], 'uuid:aaaa-1');
+  assert.equal(whole.keys[1], 'addr:2|10.0.0.9|');
+  assert.ok(
+    whole.out.some(([, r]) => r?.key === 'addr:2|10.0.0.9|' && r.fill),
+    'the stored host without an OS gets it filled',
+  );
+  assert.deepEqual(Object.keys(seedOnly(stored[0]!).fields).sort(), [
+    'fqdn',
+    'hostname',
+    'ipAddresses',
+    'macAddresses',
+    'netbiosName',
+    'repository',
+    'tenableUuid',
+  ]);
+});
