@@ -110,12 +110,10 @@ export function openSqlite(path: string, opts: { busyTimeoutMs?: number } = {}):
   // WAL lets the CLI read while a server syncs; busy_timeout waits for another process's write.
   // Checkpointing the WAL every ~40 MiB instead of every 4 MiB: a bulk import's commit touches MiBs of
   // pages (random-keyed id indexes), so the default checkpointed (and synced) after nearly every commit;
-  // now a page written by several commits is copied into the database once. A 128 MiB page cache (the
-  // default is 2 MiB): a plan over a million findings joins each to its host and its request by id, which
-  // thrashes a small cache (bench/tickets-plan.ts: 2.4 s -> 0.8 s at 200,000 findings).
+  // now a page written by several commits is copied into the database once.
   const busy = Math.max(0, Math.floor(opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS));
   db.exec(
-    `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${busy}; PRAGMA foreign_keys = OFF; PRAGMA wal_autocheckpoint = 10000; PRAGMA cache_size = -131072;`,
+    `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${busy}; PRAGMA foreign_keys = OFF; PRAGMA wal_autocheckpoint = 10000;`,
   );
   return new SqliteDriver(db, new Mutex(), false);
 }
