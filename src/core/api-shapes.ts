@@ -3,9 +3,8 @@
 // Only zod and the model declarations here: the browser imports this file for its types alone, so
 // nothing of it is bundled.
 import { z } from 'zod';
-import { type FieldDef, fieldsOf, MODEL_NAMES, type ModelFieldDef, type ModelName } from './models.ts';
+import { FEED_KINDS, type FieldDef, fieldsOf, type KindValue, MODEL_NAMES, type ModelFieldDef, type ModelName } from './models.ts';
 import { DEFAULT_TOKEN_SCOPE, SCOPE_COVERS, TOKEN_SCOPES } from './token-scopes.ts';
-import { FEED_KINDS } from './models.ts';
 
 export const nullableString = z.string().nullable();
 
@@ -234,15 +233,6 @@ const JSON_FIELDS = {
 } satisfies { [M in ModelName]?: Record<string, z.ZodType> };
 type JsonFields = typeof JSON_FIELDS;
 
-/** What a field of each kind holds in an answer. */
-interface KindValue {
-  text: string;
-  int: number;
-  real: number;
-  bool: boolean;
-  time: string;
-  json: unknown;
-}
 /** A field's value in an answer, from its declaration: an enum's values, a list's elements, else its kind's; null where unset. */
 type FieldValue<F extends FieldDef> = F extends { array?: true }
   ? (F extends { items: 'text' } ? string[] : unknown[]) | null

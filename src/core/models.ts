@@ -283,8 +283,8 @@ const MODEL_FIELD_DEFS = {
 } satisfies Record<ModelName, FieldDef[]>;
 export const MODEL_FIELDS: Record<ModelName, FieldDef[]> = MODEL_FIELD_DEFS;
 
-/** What a field of each kind holds in a record a connector sends (null clears it). */
-interface KindValue {
+/** What a field of each kind holds: in a record a connector sends (null clears it) and in an API answer. */
+export interface KindValue {
   text: string;
   int: number;
   real: number;
