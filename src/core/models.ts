@@ -52,6 +52,11 @@ export const MODEL_NAMES = [
 ] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
+/** Whether a value is one of an enum's values (a query parameter, a select's value, a stored state). */
+export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
 export function isModelName(s: string): s is ModelName {
   return (MODEL_NAMES as readonly string[]).includes(s);
 }

@@ -111,6 +111,11 @@ export function dateOnly(iso: string | null | undefined): string {
   return parsed(iso) ? DATE_ONLY.format(parsed(iso)!) : iso;
 }
 
+/** An exception's expiry: the UTC day it runs through (a stored end of day), not shifted into the user's zone. */
+export function expiryDay(iso: string | null | undefined): string {
+  return iso ? dateOnly(iso.slice(0, 10)) : '—';
+}
+
 /** The time of day in the user's zone with seconds and the zone (`11:37:06 UTC`): a log line's. */
 export function timeOfDay(iso: string | null | undefined): string {
   if (!iso) return '—';

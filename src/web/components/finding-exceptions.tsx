@@ -3,10 +3,10 @@
 // a form to propose one for this finding, its plugin on its host, or its plugin everywhere.
 import { useState } from 'react';
 import type { RiskException } from '../../core/api-shapes-exceptions.ts';
-import type { ExceptionScope } from '../../core/models.ts';
-import { call, describeError, type Rec } from '../api.ts';
+import { EXCEPTION_STATES, type ExceptionScope, isOneOf } from '../../core/models.ts';
+import { call, describeError, type ModelRecord } from '../api.ts';
 import { Link } from '../router.tsx';
-import { Alert, Badge, DataTable, dateTime, Spinner, useLoad } from '../ui.tsx';
+import { Alert, Badge, DataTable, dateTime, expiryDay, Spinner, useLoad } from '../ui.tsx';
 
 /** The tone of an exception's state badge. */
 export const STATE_TONE: Record<RiskException['state'], 'ok' | 'bad' | 'warn' | 'info' | 'neutral'> = {
@@ -27,7 +27,7 @@ export function exceptionTarget(e: RiskException): React.ReactNode {
 /** A date input's value: today plus `days`. */
 const dateIn = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-export function FindingExceptions({ finding }: { finding: Rec }) {
+export function FindingExceptions({ finding }: { finding: ModelRecord<'vulnerabilities'> }) {
   const id = String(finding.id);
   const [version, setVersion] = useState(0);
   const list = useLoad((s) => call('GET /api/v1/exceptions', { query: { findingId: id } }, s), `exceptions:${id}:${version}`);
@@ -69,9 +69,11 @@ export function FindingExceptions({ finding }: { finding: Rec }) {
           <dt>Here</dt>
           <dd>
             {finding.excepted ? (
-              <Badge tone="ok">Excepted until {String(finding.exceptionExpiresAt ?? '').slice(0, 10)}</Badge>
+              <Badge tone="ok">Excepted until {expiryDay(finding.exceptionExpiresAt)}</Badge>
             ) : finding.exceptionState ? (
-              <Badge tone={STATE_TONE[finding.exceptionState as RiskException['state']] ?? 'neutral'}>{String(finding.exceptionState)}</Badge>
+              <Badge tone={isOneOf(EXCEPTION_STATES, finding.exceptionState) ? STATE_TONE[finding.exceptionState] : 'neutral'}>
+                {String(finding.exceptionState)}
+              </Badge>
             ) : (
               'None'
             )}

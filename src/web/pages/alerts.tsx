@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { ALERT_FORMATS, ALERT_KINDS, type AlertFormat, type AlertKind, KIND_LABELS, SIGNATURE_HEADER } from '../../core/alerts.ts';
 import type { AlertCreated, AlertDelivery, AlertView } from '../../core/api-shapes-alerts.ts';
+import { isOneOf } from '../../core/models.ts';
 import { call, describeError } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Alert, ago, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
@@ -109,7 +110,7 @@ export function AlertsPage() {
             <label className="inline" htmlFor="alert-format">
               Format
             </label>
-            <select id="alert-format" value={format} onChange={(e) => setFormat(e.target.value as AlertFormat)}>
+            <select id="alert-format" value={format} onChange={(e) => isOneOf(ALERT_FORMATS, e.target.value) && setFormat(e.target.value)}>
               {ALERT_FORMATS.map((f) => (
                 <option key={f} value={f}>
                   {FORMAT_LABELS[f]}

@@ -4,12 +4,11 @@
 // The same as `tributary exceptions` and /api/v1/exceptions; exceptions are proposed from a finding's page.
 import { useState } from 'react';
 import { EXCEPTION_STATES, type RiskException } from '../../core/api-shapes-exceptions.ts';
+import { isOneOf } from '../../core/models.ts';
 import { call, describeError } from '../api.ts';
 import { exceptionTarget, STATE_TONE } from '../components/finding-exceptions.tsx';
 import { setQuery, useLocation } from '../router.tsx';
 import { Alert, Badge, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
-
-type State = RiskException['state'];
 
 function History({ id }: { id: string }) {
   const one = useLoad((s) => call('GET /api/v1/exceptions/:id', { params: { id } }, s), `exception:${id}`);
@@ -35,7 +34,7 @@ export function ExceptionsPage() {
   usePageTitle('Risk exceptions');
   const loc = useLocation();
   const stateParam = loc.query.get('state');
-  const state = (EXCEPTION_STATES as readonly string[]).includes(stateParam ?? '') ? (stateParam as State) : undefined;
+  const state = isOneOf(EXCEPTION_STATES, stateParam) ? stateParam : undefined;
   const [version, setVersion] = useState(0);
   const list = useLoad((s) => call('GET /api/v1/exceptions', { query: { state } }, s), `exceptions:${state ?? 'all'}:${version}`);
   const policy = useLoad((s) => call('GET /api/v1/exceptions/policy', {}, s), 'exceptions-policy');

@@ -4,7 +4,7 @@
 import { call, routeUrl } from '../api.ts';
 import { FindingExceptions } from '../components/finding-exceptions.tsx';
 import { Link } from '../router.tsx';
-import { Alert, Badge, cell, DataTable, dateOnly, dateTime, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
+import { Alert, Badge, cell, DataTable, dateOnly, dateTime, expiryDay, PageHeader, SeverityBadge, Spinner, useLoad, usePageTitle, hostLabel } from '../ui.tsx';
 
 const CHANGE_TEXT: Record<string, string> = {
   new: 'First imported',
@@ -120,7 +120,7 @@ export function FindingPage({ id }: { id: string }) {
             {f.excepted ? (
               <>
                 {' '}
-                · <span className="excepted">Risk excepted until {String(f.exceptionExpiresAt ?? '').slice(0, 10)}</span>
+                · <span className="excepted">Risk excepted until {expiryDay(f.exceptionExpiresAt)}</span>
               </>
             ) : null}{' '}
             · plugin {String(f.pluginId ?? '—')}

@@ -3,7 +3,7 @@ import { DECISION_TEXT } from './remediations.tsx';
 import type { ModelRecord, Rec } from '../api.ts';
 import { type AnyModelView, modelView } from '../components/record-list.tsx';
 import { Link } from '../router.tsx';
-import { type Column, cell, dateOnly, dateTime, SEVERITIES, SeverityBadge, When } from '../ui.tsx';
+import { type Column, cell, dateOnly, dateTime, expiryDay, SEVERITIES, SeverityBadge, When } from '../ui.tsx';
 
 /** A list's date: the day, with the time and its zone in its tooltip (keeps wide lists within a laptop's width). */
 function Day({ iso, className }: { iso: string | null | undefined; className?: string }) {
@@ -135,7 +135,7 @@ export const VULN_COLUMNS: Column<ModelRecord<'vulnerabilities'>>[] = [
       <>
         {cell(r.status)}
         {r.excepted ? (
-          <div className="small excepted" title={`Risk exception until ${String(r.exceptionExpiresAt ?? '').slice(0, 10)}: ${String(r.exceptionReason ?? '')}`}>
+          <div className="small excepted" title={`Risk exception until ${expiryDay(r.exceptionExpiresAt)}: ${String(r.exceptionReason ?? '')}`}>
             excepted
           </div>
         ) : r.acceptedRisk ? (
