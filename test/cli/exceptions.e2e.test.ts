@@ -100,9 +100,26 @@ for (const backend of BACKENDS) {
       assert.equal(everywhere.code, 0, everywhere.stderr);
       const p = JSON.parse(everywhere.stdout) as Record<string, unknown>;
       for (const k of FIELDS) assert.ok(k in p, `add --json names ${k}`);
-      assert.deepEqual([p.scope, p.pluginId, p.assetIds, p.findingId, p.state, p.requestedBy, p.approvedBy], ['plugin', '1001', [], null, 'proposed', 'alice', null]);
+      assert.deepEqual(
+        [p.scope, p.pluginId, p.assetIds, p.findingId, p.state, p.requestedBy, p.approvedBy],
+        ['plugin', '1001', [], null, 'proposed', 'alice', null],
+      );
 
-      const some = cli(['--json', 'exceptions', 'add', '--plugin', '1001', '--asset', hostIds[0]!, '--asset', hostIds[1]!, '--reason', 'lab', '--expires', inDays(5)]);
+      const some = cli([
+        '--json',
+        'exceptions',
+        'add',
+        '--plugin',
+        '1001',
+        '--asset',
+        hostIds[0]!,
+        '--asset',
+        hostIds[1]!,
+        '--reason',
+        'lab',
+        '--expires',
+        inDays(5),
+      ]);
       assert.equal(some.code, 0, some.stderr);
       const pa = JSON.parse(some.stdout) as Record<string, unknown>;
       assert.deepEqual([pa.scope, pa.pluginId, (pa.assetIds as string[]).slice().sort()], ['plugin-assets', '1001', hostIds]);
@@ -116,7 +133,21 @@ for (const backend of BACKENDS) {
       assert.equal(list.code, 0, list.stderr);
       const items = (JSON.parse(list.stdout) as { items: Record<string, unknown>[] }).items;
       for (const e of items) for (const k of FIELDS) assert.ok(k in e, `list --json names ${k}`);
-      assert.deepEqual(items.map((e) => [e.scope, e.state]).sort(), [['plugin', 'approved'], ['plugin-assets', 'rejected']]);
+      assert.deepEqual(items.map((e) => [e.scope, e.state]).sort(), [
+        ['plugin', 'approved'],
+        ['plugin-assets', 'rejected'],
+      ]);
+      // `tributary query exceptions` reads the same model, as JSON Lines or CSV, filtered by --where.
+      const q = cli(['query', 'exceptions', '--where', 'state=approved', '--json']);
+      assert.equal(q.code, 0, q.stderr);
+      const lines = q.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(lines.map((e) => [e.id, e.scope, e.approvedBy]), [[p.id, 'plugin', 'bob']]);
+      for (const k of FIELDS) assert.ok(k in lines[0]!, `query exceptions names ${k}`);
+      const csv = cli(['query', 'exceptions', '--format', 'csv']);
+      assert.equal(csv.code, 0, csv.stderr);
+      assert.equal(csv.stdout.split('\n')[0], ['id', ...FIELDS].join(','));
+      assert.equal(csv.stdout.trim().split('\n').length, 3);
+      assert.equal(cli(['query', 'exceptions', '--where', 'owner=x']).code, 2);
       assert.equal(cli(['exceptions', 'revoke', String(p.id)]).code, 0);
     } finally {
       await db.drop();

@@ -147,13 +147,22 @@ for (const backend of BACKENDS) {
       assert.deepEqual([a.scope, a.pluginId, a.assetIds, a.findingId, a.requestedBy, a.approvedBy], ['plugin', '2002', [], null, 'alice', null]);
       assert.deepEqual([b.scope, b.pluginId, b.assetIds], ['plugin-assets', '2002', [hostId]]);
       const rejected = await call(server, { method: 'POST', url: `/api/v1/exceptions/${b.id}/reject`, headers: users.bob, payload: {} });
-      assert.deepEqual([rejected.statusCode, (rejected.data as { state: string }).state, (rejected.data as { approvedBy: string }).approvedBy], [200, 'rejected', 'bob']);
+      assert.deepEqual(
+        [rejected.statusCode, (rejected.data as { state: string }).state, (rejected.data as { approvedBy: string }).approvedBy],
+        [200, 'rejected', 'bob'],
+      );
 
       const listed = await call(server, { method: 'GET', url: '/api/v1/exceptions?pluginId=2002', headers: users.bobRead });
       assert.equal(listed.statusCode, 200, listed.body);
       const items = (listed.data as { items: Record<string, unknown>[] }).items;
       for (const e of items) for (const k of FIELDS) assert.ok(k in e, `list names ${k}`);
-      assert.deepEqual(items.map((e) => [e.id, e.scope, e.state]).sort(), [[a.id, 'plugin', 'proposed'], [b.id, 'plugin-assets', 'rejected']].sort());
+      assert.deepEqual(
+        items.map((e) => [e.id, e.scope, e.state]).sort(),
+        [
+          [a.id, 'plugin', 'proposed'],
+          [b.id, 'plugin-assets', 'rejected'],
+        ].sort(),
+      );
       const revoked = await call(server, { method: 'POST', url: `/api/v1/exceptions/${a.id}/revoke`, headers: users.alice, payload: {} });
       assert.equal(revoked.statusCode, 200, revoked.body);
     });
