@@ -140,8 +140,14 @@ for (const backend of BACKENDS) {
       // `tributary query exceptions` reads the same model, as JSON Lines or CSV, filtered by --where.
       const q = cli(['query', 'exceptions', '--where', 'state=approved', '--json']);
       assert.equal(q.code, 0, q.stderr);
-      const lines = q.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      assert.deepEqual(lines.map((e) => [e.id, e.scope, e.approvedBy]), [[p.id, 'plugin', 'bob']]);
+      const lines = q.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        lines.map((e) => [e.id, e.scope, e.approvedBy]),
+        [[p.id, 'plugin', 'bob']],
+      );
       for (const k of FIELDS) assert.ok(k in lines[0]!, `query exceptions names ${k}`);
       const csv = cli(['query', 'exceptions', '--format', 'csv']);
       assert.equal(csv.code, 0, csv.stderr);
