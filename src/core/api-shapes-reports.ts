@@ -93,7 +93,7 @@ export type RemediationReport = z.infer<typeof remediationReport>;
 
 // ---- what to fix first (docs/priority.md) ----
 
-const decisionCountsShape = z.object({ act: z.int(), attend: z.int(), 'track*': z.int(), track: z.int() });
+const decisionCountsShape = z.object({ act: z.int(), attend: z.int(), 'track-star': z.int(), track: z.int() });
 export const remediationFix = z.object({
   key: z.string().describe('what groups the findings (the normalised fix); ?fix= of the hosts drill-down'),
   fix: z.string().describe("the plugin's solution (for an upgrade of a product, the newest version asked for)"),
@@ -121,7 +121,7 @@ export const remediationHost = z.object({
   owner: nullableString,
   department: nullableString,
   findings: z.int(),
-  decision: z.enum(['track', 'track*', 'attend', 'act']).nullable(),
+  decision: z.enum(['track', 'track-star', 'attend', 'act']).nullable(),
   priority: z.number(),
 });
 export const remediationHosts = z.object({ fix: remediationFix.nullable(), hosts: z.array(remediationHost) });

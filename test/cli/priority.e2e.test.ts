@@ -34,7 +34,7 @@ after(async () => {
 test('every open finding has a decision and a priority in its band; lists filter and sort by them', async () => {
   const items = lines(await cli('--json', 'query', 'vulnerabilities', '--limit', '10000'));
   assert.ok(items.length > 50);
-  const floor: Record<string, number> = { track: 0, 'track*': 25, attend: 50, act: 75 };
+  const floor: Record<string, number> = { track: 0, 'track-star': 25, attend: 50, act: 75 };
   for (const f of items) {
     assert.ok(typeof f.decision === 'string' && f.decision in floor, `${f.id}: ${f.decision}`);
     const p = f.priority as number;
@@ -56,7 +56,7 @@ test('report decisions counts the open findings by decision', async () => {
   const row = (JSON.parse(r.stdout) as { items: { act: number; attend: number; trackStar: number; track: number }[] }).items[0]!;
   const items = lines(await cli('--json', 'query', 'vulnerabilities', '--limit', '10000'));
   const count = (d: string) => items.filter((f) => f.decision === d).length;
-  assert.deepEqual([row.act, row.attend, row.trackStar, row.track], [count('act'), count('attend'), count('track*'), count('track')]);
+  assert.deepEqual([row.act, row.attend, row.trackStar, row.track], [count('act'), count('attend'), count('track-star'), count('track')]);
   const table = await cli('report', 'decisions', '--by', 'owner');
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /^OWNER\s+ACT\s+ATTEND\s+TRACK\*\s+TRACK\s+PRIORITY$/m);

@@ -117,7 +117,9 @@ function rankExpression(col: string, values: readonly string[]): string {
  */
 function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, params: unknown[]): string {
   const values = def.values!;
-  const v = f.value.trim().toLowerCase();
+  const given = f.value.trim().toLowerCase();
+  // `track*` was the stored value of CISA's Track* before migration 36; still accepted as its alias.
+  const v = given === 'track*' && values.includes('track-star') ? 'track-star' : given;
   if (v === 'null' && (f.op === '=' || f.op === '!=')) return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
   if (!values.includes(v)) throw new InputError(`unknown ${f.field} '${f.value}' for ${model}; ${f.field} is one of: ${values.join(', ')}`, f.field);
   if (f.op === '=' || f.op === '!=') {
