@@ -261,3 +261,30 @@ export function explainPriority(f: PriorityFacts, c: PriorityConfig): string | n
 function formatCriticality(x: number): string {
   return String(Math.round(x * 10) / 10);
 }
+
+/**
+ * The inputs of a finding's decision and priority and their values (interfaces.md 7.3 `priorityFactors`):
+ * the SSVC decision points and the facts they were read from; null when it has no decision.
+ */
+export function priorityFactors(f: PriorityFacts, c: PriorityConfig): Record<string, unknown> | null {
+  const r = priorityOf(f, c);
+  if (!r.decision) return null;
+  const i = ssvcInputs(f, c);
+  const v = parseCvssVector(f.cvssV3Vector) ?? parseCvssVector(f.cvssV2Vector);
+  return {
+    exploitation: i.exploitation,
+    automatable: i.automatable,
+    technicalImpact: i.technicalImpact,
+    missionWellbeing: i.mission,
+    criticality: f.criticality,
+    kev: f.knownExploited,
+    exploitAvailable: f.exploitAvailable,
+    epss: f.epssScore,
+    cvss: f.cvssV3BaseScore ?? f.cvssV2BaseScore,
+    cvssVersion: v ? v.version : null,
+    networkReachable: v ? v.network : null,
+    severity: typeof f.severity === 'string' ? f.severity : null,
+    decision: r.decision,
+    priority: r.priority,
+  };
+}
