@@ -115,6 +115,38 @@ export const remediationsReport = z.object({
   generatedAt: z.iso.datetime(),
 });
 export type RemediationsReport = z.infer<typeof remediationsReport>;
+/** A row of the contract's `fixes` model (interfaces.md 7.3): a top remediation by the contract's names. */
+export const topFix = z.object({
+  solution: z.string().describe("the fix: the plugin's solution, normalised"),
+  pluginIds: z.array(z.string()),
+  hostCount: z.int(),
+  findingCount: z.int(),
+  decisions: decisionCountsShape.describe('the open findings it closes, by SSVC decision'),
+  owners: z.array(z.string()),
+  prioritySum: z.number(),
+  priorityShare: z.number().describe("its priority as a share (0–1) of every open finding's"),
+  key: z.string().describe('?fix= of /api/v1/reports/remediations/hosts'),
+  hostsExact: z.boolean(),
+});
+export type TopFix = z.infer<typeof topFix>;
+export const topFixesReport = z.object({ fixes: z.array(topFix), generatedAt: z.iso.datetime().optional() });
+export type TopFixesReport = z.infer<typeof topFixesReport>;
+
+/** The top remediations as rows of the `fixes` model. */
+export function topFixesOf(items: readonly RemediationFix[]): TopFix[] {
+  return items.map((i) => ({
+    solution: i.fix,
+    pluginIds: [...new Set(i.plugins.map((p) => p.pluginId))],
+    hostCount: i.hosts,
+    findingCount: i.findings,
+    decisions: i.decisions,
+    owners: i.owners,
+    prioritySum: i.priority,
+    priorityShare: i.share,
+    key: i.key,
+    hostsExact: i.hostsExact,
+  }));
+}
 export const remediationHost = z.object({
   hostId: z.string(),
   name: nullableString,
