@@ -80,7 +80,7 @@ export function registerReportCommand(program: Command): void {
           findings: i.findings,
           act: i.decisions.act,
           attend: i.decisions.attend,
-          'track-star': i.decisions['track-star'],
+          'track*': i.decisions['track-star'],
           track: i.decisions.track,
           share: `${(i.share * 100).toFixed(1)}%`,
           owners: i.owners.length > 3 ? `${i.owners.slice(0, 3).join(', ')} +${i.owners.length - 3}` : i.owners.join(', '),
@@ -135,7 +135,7 @@ export function registerReportCommand(program: Command): void {
           [o.by ?? 'all']: i.group ?? (o.by ? '(none)' : 'open findings'),
           act: i.act,
           attend: i.attend,
-          'track-star': i.trackStar,
+          'track*': i.trackStar,
           track: i.track,
           priority: i.priority,
         }));
