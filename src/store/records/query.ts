@@ -52,7 +52,10 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
     );
   const joined = JOINED[model]?.[f.field];
   if (model === 'vulnerabilities' && (f.field === 'priorityReason' || f.field === 'priorityFactors'))
-    throw new InputError(`${f.field} is ${f.field === 'priorityReason' ? 'a sentence' : 'an object'} to read; filter by decision (decision>=attend) or priority (priority>=75)`, f.field);
+    throw new InputError(
+      `${f.field} is ${f.field === 'priorityReason' ? 'a sentence' : 'an object'} to read; filter by decision (decision>=attend) or priority (priority>=75)`,
+      f.field,
+    );
   if (joined === undefined && isComputed(model, f.field)) return EXCEPTION_FIELDS.has(f.field) ? exceptionFilterClause(f, params) : slaFilterClause(f, params);
   const col = joined ?? `r.${q(columnOf(def.name))}`;
   if (f.op === '~') {
