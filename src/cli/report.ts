@@ -8,6 +8,7 @@ import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp }
 import { sourceIdsOf } from './changes.ts';
 import { renderTable } from './output.ts';
 import { DECISION_LABELS } from '../core/priority.ts';
+import { topFixesOf } from '../core/api-shapes-reports.ts';
 import { remediationsCsv } from '../export/report-csv.ts';
 import { csvLine } from '../export/tabular.ts';
 
@@ -79,7 +80,7 @@ export function registerReportCommand(program: Command): void {
           findings: i.findings,
           act: i.decisions.act,
           attend: i.decisions.attend,
-          'track*': i.decisions['track*'],
+          'track*': i.decisions['track-star'],
           track: i.decisions.track,
           share: `${(i.share * 100).toFixed(1)}%`,
           owners: i.owners.length > 3 ? `${i.owners.slice(0, 3).join(', ')} +${i.owners.length - 3}` : i.owners.join(', '),
@@ -88,6 +89,32 @@ export function registerReportCommand(program: Command): void {
         process.stdout.write(
           `${r.total.fixes} fixes for ${r.total.findings} open findings (total priority ${r.total.priority})\n${renderTable(Object.keys(rows[0]!), rows)}\n`,
         );
+      });
+    });
+  report
+    .command('top-fixes')
+    .description('top fixes (interfaces.md 7.3): the top remediations as rows of the fixes model, largest share of priority first')
+    .option('--source <name>', 'only this source (repeatable)', collect, [])
+    .option('--limit <n>', 'fixes to list (1 to 1000)', '50')
+    .action(async (o: { source: string[]; limit: string }, cmd: Command) => {
+      const limit = wholeNumberOption(o.limit, 'limit', 1, 1000);
+      await withApp(cmd, async (app) => {
+        const r = await app.store.reports.remediations({ sourceIds: await sourceIdsOf(app, o.source), limit });
+        const fixes = topFixesOf(r.items);
+        if (globals(cmd).json) return printJson({ fixes });
+        if (fixes.length === 0) return void process.stdout.write('no open findings\n');
+        const rows = fixes.map((i) => ({
+          solution: i.solution.length > 70 ? `${i.solution.slice(0, 69)}…` : i.solution,
+          hosts: i.hostsExact ? i.hostCount : `≤${i.hostCount}`,
+          findings: i.findingCount,
+          act: i.decisions.act,
+          attend: i.decisions.attend,
+          'track*': i.decisions['track-star'],
+          track: i.decisions.track,
+          share: `${(i.priorityShare * 100).toFixed(1)}%`,
+          owners: i.owners.length > 3 ? `${i.owners.slice(0, 3).join(', ')} +${i.owners.length - 3}` : i.owners.join(', '),
+        }));
+        process.stdout.write(`${renderTable(Object.keys(rows[0]!), rows)}\n`);
       });
     });
   report

@@ -88,6 +88,7 @@ import {
   remediationHosts,
   remediationReport,
   remediationsReport,
+  topFixesReport,
   trendsReport,
 } from './api-shapes-reports.ts';
 import { exceptionDecision, exceptionListQuery, exceptionPolicy, exceptionProposal, riskExceptionDetail, riskExceptionList } from './api-shapes-exceptions.ts';
@@ -155,6 +156,7 @@ export const apiRoutes = {
   'GET /api/v1/reports/trends': { query: trendsQuery, response: trendsReport },
   'GET /api/v1/reports/remediation': { query: remediationQuery, response: remediationReport },
   'GET /api/v1/reports/remediations': { query: remediationsQuery, response: remediationsReport },
+  'GET /api/v1/reports/top-fixes': { query: remediationsQuery, response: topFixesReport },
   'GET /api/v1/reports/remediations/hosts': { query: remediationHostsQuery, response: remediationHosts },
   'GET /api/v1/reports/decisions': { query: decisionCountsQuery, response: decisionCounts },
   'GET /api/v1/reports/coverage': { query: coverageQuery, response: coverageAnswer },

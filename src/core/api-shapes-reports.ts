@@ -93,7 +93,7 @@ export type RemediationReport = z.infer<typeof remediationReport>;
 
 // ---- what to fix first (docs/priority.md) ----
 
-const decisionCountsShape = z.object({ act: z.int(), attend: z.int(), 'track*': z.int(), track: z.int() });
+const decisionCountsShape = z.object({ act: z.int(), attend: z.int(), 'track-star': z.int(), track: z.int() });
 export const remediationFix = z.object({
   key: z.string().describe('what groups the findings (the normalised fix); ?fix= of the hosts drill-down'),
   fix: z.string().describe("the plugin's solution (for an upgrade of a product, the newest version asked for)"),
@@ -115,13 +115,45 @@ export const remediationsReport = z.object({
   generatedAt: z.iso.datetime(),
 });
 export type RemediationsReport = z.infer<typeof remediationsReport>;
+/** A row of the contract's `fixes` model (interfaces.md 7.3): a top remediation by the contract's names. */
+export const topFix = z.object({
+  solution: z.string().describe("the fix: the plugin's solution, normalised"),
+  pluginIds: z.array(z.string()),
+  hostCount: z.int(),
+  findingCount: z.int(),
+  decisions: decisionCountsShape.describe('the open findings it closes, by SSVC decision'),
+  owners: z.array(z.string()),
+  prioritySum: z.number(),
+  priorityShare: z.number().describe("its priority as a share (0–1) of every open finding's"),
+  key: z.string().describe('?fix= of /api/v1/reports/remediations/hosts'),
+  hostsExact: z.boolean(),
+});
+export type TopFix = z.infer<typeof topFix>;
+export const topFixesReport = z.object({ fixes: z.array(topFix), generatedAt: z.iso.datetime().optional() });
+export type TopFixesReport = z.infer<typeof topFixesReport>;
+
+/** The top remediations as rows of the `fixes` model. */
+export function topFixesOf(items: readonly RemediationFix[]): TopFix[] {
+  return items.map((i) => ({
+    solution: i.fix,
+    pluginIds: [...new Set(i.plugins.map((p) => p.pluginId))],
+    hostCount: i.hosts,
+    findingCount: i.findings,
+    decisions: i.decisions,
+    owners: i.owners,
+    prioritySum: i.priority,
+    priorityShare: i.share,
+    key: i.key,
+    hostsExact: i.hostsExact,
+  }));
+}
 export const remediationHost = z.object({
   hostId: z.string(),
   name: nullableString,
   owner: nullableString,
   department: nullableString,
   findings: z.int(),
-  decision: z.enum(['track', 'track*', 'attend', 'act']).nullable(),
+  decision: z.enum(['track', 'track-star', 'attend', 'act']).nullable(),
   priority: z.number(),
 });
 export const remediationHosts = z.object({ fix: remediationFix.nullable(), hosts: z.array(remediationHost) });

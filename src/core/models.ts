@@ -325,6 +325,8 @@ const COMPUTED_FIELD_DEFS = {
     bool('overdue'),
     // The decision and its parts as a sentence (core/priority.ts explainPriority).
     text('priorityReason'),
+    // Its inputs and their values (interfaces.md 7.3), computed as the sentence is.
+    json('priorityFactors'),
     // From the host's correlated asset (src/correlate).
     text('assetId'),
     text('owner'),

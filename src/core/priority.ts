@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { InputError } from './errors.ts';
 
 /** The decisions, lowest first (the store's values; `track*` is CISA's Track*). */
-export const DECISIONS = ['track', 'track*', 'attend', 'act'] as const;
+export const DECISIONS = ['track', 'track-star', 'attend', 'act'] as const;
 export type Decision = (typeof DECISIONS)[number];
-export const DECISION_LABELS: Record<Decision, string> = { track: 'Track', 'track*': 'Track*', attend: 'Attend', act: 'Act' };
+export const DECISION_LABELS: Record<Decision, string> = { track: 'Track', 'track-star': 'Track*', attend: 'Attend', act: 'Act' };
 
 export type Exploitation = 'none' | 'poc' | 'active';
 export type Level = 'low' | 'medium' | 'high';
@@ -23,7 +23,7 @@ export interface SsvcInputs {
 // CISA's coordinator table (SSVC 2.0.3, "CISA Coordinator"), by exploitation, automatable (no, yes),
 // technical impact (partial, total), then mission & well-being (low, medium, high).
 const T = 'track';
-const S = 'track*';
+const S = 'track-star';
 const AT = 'attend';
 const AC = 'act';
 const TABLE: Record<Exploitation, Record<'no' | 'yes', Record<'partial' | 'total', [Decision, Decision, Decision]>>> = {
@@ -197,7 +197,7 @@ export interface PriorityResult {
 }
 
 /** Where each decision's priorities lie: Track 0–25, Track* 25–50, Attend 50–75, Act 75–100. */
-const BAND_FLOOR: Record<Decision, number> = { track: 0, 'track*': 25, attend: 50, act: 75 };
+const BAND_FLOOR: Record<Decision, number> = { track: 0, 'track-star': 25, attend: 50, act: 75 };
 const SEVERITY_SCORE: Record<string, number> = { critical: 9.5, high: 7.5, medium: 5, low: 2.5, info: 0 };
 
 export function missionOf(criticality: number | null, c: PriorityConfig): Level {
@@ -260,4 +260,31 @@ export function explainPriority(f: PriorityFacts, c: PriorityConfig): string | n
 
 function formatCriticality(x: number): string {
   return String(Math.round(x * 10) / 10);
+}
+
+/**
+ * The inputs of a finding's decision and priority and their values (interfaces.md 7.3 `priorityFactors`):
+ * the SSVC decision points and the facts they were read from; null when it has no decision.
+ */
+export function priorityFactors(f: PriorityFacts, c: PriorityConfig): Record<string, unknown> | null {
+  const r = priorityOf(f, c);
+  if (!r.decision) return null;
+  const i = ssvcInputs(f, c);
+  const v = parseCvssVector(f.cvssV3Vector) ?? parseCvssVector(f.cvssV2Vector);
+  return {
+    exploitation: i.exploitation,
+    automatable: i.automatable,
+    technicalImpact: i.technicalImpact,
+    missionWellbeing: i.mission,
+    criticality: f.criticality,
+    kev: f.knownExploited,
+    exploitAvailable: f.exploitAvailable,
+    epss: f.epssScore,
+    cvss: f.cvssV3BaseScore ?? f.cvssV2BaseScore,
+    cvssVersion: v ? v.version : null,
+    networkReachable: v ? v.network : null,
+    severity: typeof f.severity === 'string' ? f.severity : null,
+    decision: r.decision,
+    priority: r.priority,
+  };
 }

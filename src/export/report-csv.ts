@@ -30,7 +30,7 @@ export function remediationsCsv(items: RemediationFix[]): string {
         i.findings,
         i.decisions.act,
         i.decisions.attend,
-        i.decisions['track*'],
+        i.decisions['track-star'],
         i.decisions.track,
         i.owners.join('; '),
         i.priority,

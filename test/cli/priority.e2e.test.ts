@@ -34,7 +34,7 @@ after(async () => {
 test('every open finding has a decision and a priority in its band; lists filter and sort by them', async () => {
   const items = lines(await cli('--json', 'query', 'vulnerabilities', '--limit', '10000'));
   assert.ok(items.length > 50);
-  const floor: Record<string, number> = { track: 0, 'track*': 25, attend: 50, act: 75 };
+  const floor: Record<string, number> = { track: 0, 'track-star': 25, attend: 50, act: 75 };
   for (const f of items) {
     assert.ok(typeof f.decision === 'string' && f.decision in floor, `${f.id}: ${f.decision}`);
     const p = f.priority as number;
@@ -56,7 +56,7 @@ test('report decisions counts the open findings by decision', async () => {
   const row = (JSON.parse(r.stdout) as { items: { act: number; attend: number; trackStar: number; track: number }[] }).items[0]!;
   const items = lines(await cli('--json', 'query', 'vulnerabilities', '--limit', '10000'));
   const count = (d: string) => items.filter((f) => f.decision === d).length;
-  assert.deepEqual([row.act, row.attend, row.trackStar, row.track], [count('act'), count('attend'), count('track*'), count('track')]);
+  assert.deepEqual([row.act, row.attend, row.trackStar, row.track], [count('act'), count('attend'), count('track-star'), count('track')]);
   const table = await cli('report', 'decisions', '--by', 'owner');
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /^OWNER\s+ACT\s+ATTEND\s+TRACK\*\s+TRACK\s+PRIORITY$/m);
@@ -92,4 +92,49 @@ test('report remediations: one row per fix, as a table, CSV and JSON, and one fi
     'the hosts hold the fix’s findings',
   );
   assert.equal((await cli('report', 'remediations', '--fix', 'no such fix')).code, 2);
+});
+
+test('the contract’s names (interfaces.md 7.3): decision=track-star, priorityFactors, report top-fixes {"fixes": [...]}', async () => {
+  const items = lines(await cli('--json', 'query', 'vulnerabilities', '--limit', '10000'));
+  const stars = items.filter((f) => f.decision === 'track-star');
+  assert.ok(stars.length > 0, 'the simulator gives some findings Track*');
+  assert.ok(!items.some((f) => f.decision === 'track*'), 'no finding is written with the old name');
+  const filtered = lines(await cli('--json', 'query', 'vulnerabilities', '--where', 'decision=track-star', '--limit', '10000'));
+  assert.deepEqual(filtered.map((f) => f.id).sort(), stars.map((f) => f.id).sort());
+  const alias = lines(await cli('--json', 'query', 'vulnerabilities', '--where', 'decision=track*', '--limit', '10000'));
+  assert.equal(alias.length, stars.length, 'track* is still accepted as a filter value');
+  const above = lines(await cli('--json', 'query', 'vulnerabilities', '--where', 'decision>=track-star', '--limit', '10000'));
+  assert.equal(above.length, items.filter((f) => f.decision !== 'track' && f.decision !== null).length);
+  for (const f of items.filter((x) => x.decision !== null)) {
+    const pf = f.priorityFactors as Record<string, unknown>;
+    assert.ok(pf && typeof pf === 'object', `${f.id} has priorityFactors`);
+    assert.ok(['none', 'poc', 'active'].includes(pf.exploitation as string));
+    assert.equal(typeof pf.automatable, 'boolean');
+    assert.ok(['partial', 'total'].includes(pf.technicalImpact as string));
+    assert.ok(['low', 'medium', 'high'].includes(pf.missionWellbeing as string));
+    assert.equal(pf.kev, f.knownExploited === true);
+    assert.equal(pf.decision, f.decision);
+    assert.equal(pf.priority, f.priority);
+  }
+  const top = await cli('--json', 'report', 'top-fixes', '--limit', '1000');
+  assert.equal(top.code, 0, top.stderr);
+  const parsed = JSON.parse(top.stdout) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(parsed), ['fixes']);
+  const fixes = parsed.fixes as Record<string, unknown>[];
+  assert.ok(fixes.length > 0);
+  for (const x of fixes) {
+    for (const k of ['solution', 'pluginIds', 'hostCount', 'findingCount', 'decisions', 'owners', 'prioritySum', 'priorityShare'])
+      assert.ok(k in x, `${k} in a fix`);
+    assert.deepEqual(Object.keys(x.decisions as object).sort(), ['act', 'attend', 'track', 'track-star']);
+    assert.ok(Array.isArray(x.pluginIds) && (x.pluginIds as unknown[]).length > 0);
+  }
+  const open = items.filter((f) => f.decision !== null).length;
+  assert.equal(
+    fixes.reduce((s, x) => s + (x.findingCount as number), 0),
+    open,
+    'every open finding is in one fix',
+  );
+  const stared = fixes.reduce((s, x) => s + (x.decisions as Record<string, number>)['track-star']!, 0);
+  assert.equal(stared, stars.length);
+  assert.equal((JSON.parse((await cli('--json', 'report', 'top-fixes', '--limit', '2')).stdout) as { fixes: unknown[] }).fixes.length, 2);
 });

@@ -19,13 +19,13 @@ test('the CISA decision: hand-worked leaves of the tree', () => {
     ssvcDecision({ exploitation, automatable, technicalImpact, mission });
   // Nothing known of exploitation: Track unless the mission is high and the flaw is total or automatable.
   assert.equal(d('none', false, 'partial', 'high'), 'track');
-  assert.equal(d('none', false, 'total', 'high'), 'track*');
+  assert.equal(d('none', false, 'total', 'high'), 'track-star');
   assert.equal(d('none', true, 'partial', 'high'), 'attend');
   assert.equal(d('none', true, 'total', 'medium'), 'track');
   // A public proof of concept: the guide's worked example (PoC, automatable, partial, medium) is Track.
   assert.equal(d('poc', true, 'partial', 'medium'), 'track');
-  assert.equal(d('poc', false, 'partial', 'high'), 'track*');
-  assert.equal(d('poc', false, 'total', 'medium'), 'track*');
+  assert.equal(d('poc', false, 'partial', 'high'), 'track-star');
+  assert.equal(d('poc', false, 'total', 'medium'), 'track-star');
   assert.equal(d('poc', true, 'total', 'high'), 'attend');
   // Active exploitation: Act needs a high mission, or automatable with total impact and a medium one.
   assert.equal(d('active', false, 'total', 'high'), 'act');
@@ -85,9 +85,9 @@ test('the priority: a band per decision, ordered within it by the weighted parts
   assert.equal(attend.decision, 'attend');
   assert.equal(attend.priority, Math.round((50 + (25 * 5.74) / 11) * 10) / 10);
   // An EPSS at the threshold is a proof of concept; below it, none.
-  assert.equal(priorityOf({ ...base, epssScore: 0.1, criticality: 5 }, c).decision, 'track*');
+  assert.equal(priorityOf({ ...base, epssScore: 0.1, criticality: 5 }, c).decision, 'track-star');
   assert.equal(priorityOf({ ...base, epssScore: 0.09, criticality: 5 }, c).decision, 'track');
-  assert.equal(priorityOf({ ...base, exploitAvailable: true, criticality: 5 }, c).decision, 'track*');
+  assert.equal(priorityOf({ ...base, exploitAvailable: true, criticality: 5 }, c).decision, 'track-star');
   // Unknown criticality: the configured mission level (medium by default).
   assert.equal(priorityOf({ ...base, knownExploited: true, criticality: null }, c).decision, 'act');
   assert.equal(priorityOf({ ...base, knownExploited: true, criticality: null }, parsePriorityConfig('{"missionUnknown":"low"}')).decision, 'attend');

@@ -117,6 +117,34 @@ for (const backend of BACKENDS) {
       );
     });
 
+    test("the contract's names (interfaces.md 7.3): top-fixes rows, priorityFactors, decision=track-star", async () => {
+      const res = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/top-fixes?limit=2', headers: ctx.auth });
+      assert.equal(res.statusCode, 200, res.body);
+      const fixes = (res.data as { fixes: Record<string, unknown>[] }).fixes;
+      assert.equal(fixes.length, 2);
+      const chrome = fixes[0]!;
+      assert.equal(chrome.solution, 'Upgrade Google Chrome to 120.1.0 or later.');
+      assert.deepEqual((chrome.pluginIds as string[]).sort(), ['100', '101']);
+      assert.deepEqual([chrome.hostCount, chrome.findingCount], [3, 3]);
+      assert.deepEqual(chrome.decisions, { act: 3, attend: 0, 'track-star': 0, track: 0 });
+      assert.deepEqual(chrome.owners, []);
+      assert.ok((chrome.prioritySum as number) > 0 && (chrome.priorityShare as number) > 0.6 && (chrome.priorityShare as number) < 1);
+      const list = await call(ctx.h.server, { method: 'GET', url: '/api/v1/vulnerabilities?where=decision%3Dact', headers: ctx.auth });
+      const f = (list.data as { items: { priority: number; priorityFactors: Record<string, unknown> }[] }).items[0]!;
+      assert.deepEqual(
+        [f.priorityFactors.exploitation, f.priorityFactors.automatable, f.priorityFactors.technicalImpact, f.priorityFactors.kev, f.priorityFactors.cvss],
+        ['active', true, 'total', true, 8],
+      );
+      assert.equal(f.priorityFactors.priority, f.priority);
+      for (const where of ['decision%3Dtrack-star', 'decision%3Dtrack*']) {
+        const stars = await call(ctx.h.server, { method: 'GET', url: `/api/v1/vulnerabilities?where=${where}`, headers: ctx.auth });
+        assert.equal(stars.statusCode, 200, stars.body);
+        assert.equal((stars.data as { items: unknown[] }).items.length, 0);
+      }
+      const up = await call(ctx.h.server, { method: 'GET', url: '/api/v1/vulnerabilities?where=decision%3E%3Dtrack-star', headers: ctx.auth });
+      assert.equal((up.data as { items: unknown[] }).items.length, 3, 'track-star ranks above track: the three Act findings');
+    });
+
     test('the drill-down names the hosts; the export is CSV or JSON', async () => {
       const res = await call(ctx.h.server, {
         method: 'GET',

@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
       const sorted = (await rows([], { field: 'priority', desc: true })).map((r) => r.pluginId);
       assert.equal(sorted[0], 'kev-crown');
       assert.equal(sorted.at(-1), 'local-plain');
-      await assert.rejects(rows(['decision=urgent']), /decision is one of: track, track\*, attend, act/);
+      await assert.rejects(rows(['decision=urgent']), /decision is one of: track, track-star, attend, act/);
       await assert.rejects(rows(['priorityReason~KEV']), /not|sentence/);
     });
 
@@ -212,6 +212,44 @@ for (const backend of BACKENDS) {
           ],
         );
         assert.deepEqual(await store.records.refreshPriorities(), { hosts: 0, findings: 0, sourceIds: [] }, 'once');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+}
+
+for (const backend of BACKENDS) {
+  test(`on ${backend.kind}, migration 36 renames a stored Track* decision 'track*' to 'track-star'`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    try {
+      const raw = await openDriver(db.url);
+      await migrate(
+        raw,
+        MIGRATIONS.filter((m) => m.version < 36),
+      );
+      await raw.run(`INSERT INTO "sources" ("id", "name", "type", "config", "created_at", "updated_at") VALUES ('s', 'lab', 'fixture', '{}', 't', 't')`);
+      for (const [id, decision] of [
+        ['star', 'track*'],
+        ['act', 'act'],
+      ] as const)
+        await raw.run(
+          `INSERT INTO "rec_vulnerabilities" ("id", "source_id", "natural_key", "removed", "status", "severity", "decision") VALUES (?, 's', ?, 0, 'open', 'high', ?)`,
+          [id, id, decision],
+        );
+      await raw.close();
+      const store = await openStore(db.url, new SecretBox(Buffer.alloc(32, 3)), () => []);
+      try {
+        const rows = await store.db.all(`SELECT "id", "decision" FROM "rec_vulnerabilities" ORDER BY "id"`);
+        assert.deepEqual(
+          rows.map((x) => [x.id, x.decision]),
+          [
+            ['act', 'act'],
+            ['star', 'track-star'],
+          ],
+        );
       } finally {
         await store.close();
       }

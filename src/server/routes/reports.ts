@@ -20,6 +20,8 @@ import {
   remediationHosts as remediationHostsShape,
   remediationReport as remediationShape,
   remediationsReport as remediationsShape,
+  topFixesOf,
+  topFixesReport,
   trendsReport as trendsReportShape,
 } from '../../core/api-shapes-reports.ts';
 import { remediationsCsv } from '../../export/report-csv.ts';
@@ -123,6 +125,23 @@ export function reportRoutes(app: AppContext) {
       async (req) => {
         const r = await app.store.reports.remediations({ sourceIds: await sourceIds(commaList(req.query.source)), limit: req.query.limit });
         return { ...r, generatedAt: nowIso() };
+      },
+    );
+
+    f.get(
+      '/api/v1/reports/top-fixes',
+      {
+        config: { scope: 'read' },
+        schema: {
+          tags: ['reports'],
+          summary: 'Top fixes (interfaces.md 7.3): the top remediations as rows of the fixes model',
+          querystring: routeSchema(remediationsQuery),
+          response: { 200: routeSchema(topFixesReport), 400: errorSchema },
+        },
+      },
+      async (req) => {
+        const r = await app.store.reports.remediations({ sourceIds: await sourceIds(commaList(req.query.source)), limit: req.query.limit });
+        return { fixes: topFixesOf(r.items), generatedAt: nowIso() };
       },
     );
 

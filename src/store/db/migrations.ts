@@ -555,6 +555,8 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // The run whose epilogue made a source's summaries: the next run's epilogue rebuilds only the groups of
   // what it stamped when the summaries are its previous run's (reports/summary-tables-touched.ts).
   { version: 35, name: 'summaries: the run that made them', sql: 'ALTER TABLE sum_state ADD COLUMN run_id TEXT;' },
+  // The contract's name of CISA's Track* (interfaces.md 7.3) is `track-star`; rows written as `track*` follow.
+  { version: 36, name: 'decision track* is track-star', sql: `UPDATE rec_vulnerabilities SET "decision" = 'track-star' WHERE "decision" = 'track*';` },
 ];
 
 function remediationTickets(seq: string): string {

@@ -5,7 +5,7 @@
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { anyLiveException, findingExceptionMatcher, withException } from '../exceptions/exceptions.ts';
-import { EXCEPTION_COLUMN, joinedColumns, reasonOf, recordColumns, recordFrom } from './row-mapping.ts';
+import { EXCEPTION_COLUMN, factorsOf, joinedColumns, reasonOf, recordColumns, recordFrom } from './row-mapping.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
 import { columnOf } from '../db/schema.ts';
 import { slaPolicy, withSla } from './sla.ts';
@@ -69,6 +69,7 @@ function toRecord(r: Reader, row: Row, now: number, nowText: string, policy: Ret
     withException(out, row[EXCEPTION_COLUMN], nowText);
     withSla(out, now, policy);
     out.priorityReason = reasonOf(out);
+    out.priorityFactors = factorsOf(out);
   }
   return out as StoredRecord;
 }

@@ -51,8 +51,11 @@ function filterClause(model: ModelName, f: Filter, params: unknown[]): string {
       f.field,
     );
   const joined = JOINED[model]?.[f.field];
-  if (model === 'vulnerabilities' && f.field === 'priorityReason')
-    throw new InputError('priorityReason is a sentence to read; filter by decision (decision>=attend) or priority (priority>=75)', f.field);
+  if (model === 'vulnerabilities' && (f.field === 'priorityReason' || f.field === 'priorityFactors'))
+    throw new InputError(
+      `${f.field} is ${f.field === 'priorityReason' ? 'a sentence' : 'an object'} to read; filter by decision (decision>=attend) or priority (priority>=75)`,
+      f.field,
+    );
   if (joined === undefined && isComputed(model, f.field)) return EXCEPTION_FIELDS.has(f.field) ? exceptionFilterClause(f, params) : slaFilterClause(f, params);
   const col = joined ?? `r.${q(columnOf(def.name))}`;
   if (f.op === '~') {
@@ -117,7 +120,9 @@ function rankExpression(col: string, values: readonly string[]): string {
  */
 function enumClause(model: ModelName, def: FieldDef, f: Filter, col: string, params: unknown[]): string {
   const values = def.values!;
-  const v = f.value.trim().toLowerCase();
+  const given = f.value.trim().toLowerCase();
+  // `track*` was the stored value of CISA's Track* before migration 36; still accepted as its alias.
+  const v = given === 'track*' && values.includes('track-star') ? 'track-star' : given;
   if (v === 'null' && (f.op === '=' || f.op === '!=')) return `${col} IS ${f.op === '=' ? '' : 'NOT '}NULL`;
   if (!values.includes(v)) throw new InputError(`unknown ${f.field} '${f.value}' for ${model}; ${f.field} is one of: ${values.join(', ')}`, f.field);
   if (f.op === '=' || f.op === '!=') {

@@ -6,28 +6,36 @@ import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
 import { nowIso } from '../db/rows.ts';
 import { FINDING_EXCEPTION_SQL, withException } from '../exceptions/exceptions.ts';
 import { withSla } from './sla.ts';
-import { explainPriority } from '../../core/priority.ts';
+import { explainPriority, type PriorityFacts, priorityFactors } from '../../core/priority.ts';
 import { priorityConfig } from './priority.ts';
+
+/** The facts a stored finding's decision and priority are computed from (core/priority.ts). */
+function factsOf(r: Record<string, unknown>): PriorityFacts {
+  const n = (v: unknown) => (typeof v === 'number' ? v : null);
+  return {
+    status: r.status,
+    severity: r.severity,
+    knownExploited: r.knownExploited === true,
+    epssScore: n(r.epssScore),
+    exploitAvailable: r.exploitAvailable === true,
+    cvssV3BaseScore: n(r.cvssV3BaseScore),
+    cvssV2BaseScore: n(r.cvssV2BaseScore),
+    cvssV3Vector: r.cvssV3Vector,
+    cvssV2Vector: r.cvssV2Vector,
+    criticality: n(r.assetCriticality),
+  };
+}
 
 /** A stored finding's decision and its parts as a sentence (docs/priority.md); null without a decision. */
 export function reasonOf(r: Record<string, unknown>): string | null {
   if (r.decision === null || r.decision === undefined) return null;
-  const n = (v: unknown) => (typeof v === 'number' ? v : null);
-  return explainPriority(
-    {
-      status: r.status,
-      severity: r.severity,
-      knownExploited: r.knownExploited === true,
-      epssScore: n(r.epssScore),
-      exploitAvailable: r.exploitAvailable === true,
-      cvssV3BaseScore: n(r.cvssV3BaseScore),
-      cvssV2BaseScore: n(r.cvssV2BaseScore),
-      cvssV3Vector: r.cvssV3Vector,
-      cvssV2Vector: r.cvssV2Vector,
-      criticality: n(r.assetCriticality),
-    },
-    priorityConfig(),
-  );
+  return explainPriority(factsOf(r), priorityConfig());
+}
+
+/** A stored finding's priority inputs and their values (interfaces.md 7.3); null without a decision. */
+export function factorsOf(r: Record<string, unknown>): Record<string, unknown> | null {
+  if (r.decision === null || r.decision === undefined) return null;
+  return priorityFactors(factsOf(r), priorityConfig());
 }
 
 /** The column a finding's row carries its risk exception in (exceptions.ts FINDING_EXCEPTION_SQL). */
@@ -46,6 +54,7 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
     withException(out, row[EXCEPTION_COLUMN], nowIso());
     withSla(out);
     out.priorityReason = reasonOf(out);
+    out.priorityFactors = factorsOf(out);
   }
   return out as StoredRecord;
 }

@@ -141,7 +141,7 @@ async function groups(db: Driver, opts: RemediationsOptions): Promise<{ groups: 
         hosts: 0,
         hostsExact: true,
         findings: 0,
-        decisions: { act: 0, attend: 0, 'track*': 0, track: 0 },
+        decisions: { act: 0, attend: 0, 'track-star': 0, track: 0 },
         owners: [],
         priority: 0,
         share: 0,
@@ -158,7 +158,7 @@ async function groups(db: Driver, opts: RemediationsOptions): Promise<{ groups: 
     g.priority += pr;
     g.decisions.act += Number(r.act ?? 0);
     g.decisions.attend += Number(r.attend ?? 0);
-    g.decisions['track*'] += Number(r.track_star ?? 0);
+    g.decisions['track-star'] += Number(r.track_star ?? 0);
     g.decisions.track += Number(r.track ?? 0);
     for (const o of owners.get(`${r.source_id}\u0000${pluginId}`) ?? []) if (!g.owners.includes(o)) g.owners.push(o);
     g.plugins.push({ source: String(r.source), pluginId, name });
@@ -238,13 +238,13 @@ export async function remediationHosts(db: Driver, key: string, sourceIds?: stri
   if (!fix) return { fix: null, hosts: [] };
   const sources = await sourceIdsByName(db);
   const out = new Map<string, RemediationHost>();
-  const rank: Record<string, number> = { track: 0, 'track*': 1, attend: 2, act: 3 };
+  const rank: Record<string, number> = { track: 0, 'track-star': 1, attend: 2, act: 3 };
   for (const p of fix.plugins) {
     const sourceId = sources.get(p.source);
     if (sourceId === undefined) continue;
     for (const r of await db.all(
       `SELECT r."host_id", h."hostname", h."fqdn", h."owner", h."department", COUNT(*) AS "n", SUM(COALESCE(r."priority", 0)) AS "p",
-         MAX(CASE r."decision" WHEN 'act' THEN 3 WHEN 'attend' THEN 2 WHEN 'track*' THEN 1 WHEN 'track' THEN 0 END) AS "d"
+         MAX(CASE r."decision" WHEN 'act' THEN 3 WHEN 'attend' THEN 2 WHEN 'track-star' THEN 1 WHEN 'track' THEN 0 END) AS "d"
        FROM "rec_vulnerabilities" r LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"
        WHERE ${byPlugin(db)} = ? AND ${LIVE_OPEN_NOT_INDEXED(db)}
        GROUP BY r."host_id", h."hostname", h."fqdn", h."owner", h."department"`,
@@ -262,7 +262,7 @@ export async function remediationHosts(db: Driver, key: string, sourceIds?: stri
       };
       h.findings += Number(r.n);
       h.priority = Math.round((h.priority + Number(r.p)) * 10) / 10;
-      const d = r.d === null ? null : (['track', 'track*', 'attend', 'act'] as const)[Number(r.d)]!;
+      const d = r.d === null ? null : (['track', 'track-star', 'attend', 'act'] as const)[Number(r.d)]!;
       if (d !== null && (h.decision === null || rank[d]! > rank[h.decision]!)) h.decision = d;
       out.set(id, h);
     }
@@ -313,7 +313,7 @@ export async function decisionCounts(
        WHERE r."removed" = 0 AND r."status" IN ('open', 'reopened') AND ${excepted}${sourceIds ? ` AND r."source_id" IN ${placeholders(sourceIds)}` : ''} GROUP BY ${col ? `${col}, ` : ''}r."decision"`,
       [...xp, ...(sourceIds ?? [])],
     );
-    const key = { act: 'act', attend: 'attend', 'track*': 'trackStar', track: 'track' } as const;
+    const key = { act: 'act', attend: 'attend', 'track-star': 'trackStar', track: 'track' } as const;
     for (const x of xrows) {
       const row = out.find((o) => o.group === ((x.g ?? null) as string | null));
       const k = key[String(x.d) as keyof typeof key];

@@ -82,7 +82,7 @@ DELETE FROM sum_state;
 
 /** Open findings by decision and their summed priority, as SELECT columns (act, attend, track_star, track, priority). */
 const BY_DECISION = `SUM(CASE WHEN "decision" = 'act' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'attend' THEN 1 ELSE 0 END),
-  SUM(CASE WHEN "decision" = 'track*' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'track' THEN 1 ELSE 0 END), SUM(COALESCE("priority", 0))`;
+  SUM(CASE WHEN "decision" = 'track-star' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'track' THEN 1 ELSE 0 END), SUM(COALESCE("priority", 0))`;
 
 const SUMMARY_TABLES = [
   'sum_plugin_owners',

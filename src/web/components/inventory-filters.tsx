@@ -61,7 +61,7 @@ export function VulnFilters({ query }: { query: URLSearchParams }) {
           { value: 'act', label: 'Act' },
           { value: '>=attend', label: 'Attend or Act' },
           { value: 'attend', label: 'Attend' },
-          { value: 'track*', label: 'Track*' },
+          { value: 'track-star', label: 'Track*' },
           { value: 'track', label: 'Track' },
         ]}
         onChange={(v) => setQuery({ decision: v })}

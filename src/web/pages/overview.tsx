@@ -27,7 +27,7 @@ export function OverviewPage() {
   // The open findings by decision, less those an approved risk exception covers.
   const decisions = useLoad((s) => call('GET /api/v1/reports/decisions', {}, s), 'decisions', { pollMs: 15000 });
   const all = decisions.data?.items[0];
-  const byDecision: Record<string, number> = { act: all?.act ?? 0, attend: all?.attend ?? 0, 'track*': all?.trackStar ?? 0, track: all?.track ?? 0 };
+  const byDecision: Record<string, number> = { act: all?.act ?? 0, attend: all?.attend ?? 0, 'track-star': all?.trackStar ?? 0, track: all?.track ?? 0 };
   const sources = useLoad((s) => call('GET /api/v1/sources', {}, s), 'sources', { pollMs: 10000 });
   const runs = useLoad((s) => call('GET /api/v1/runs', { query: { limit: 5 } }, s), 'runs', { pollMs: 5000 });
 
@@ -58,7 +58,7 @@ export function OverviewPage() {
             <strong className={byDecision.act ? 'bad-text' : undefined}>{decisions.data ? num(byDecision.act ?? 0) : '…'}</strong> open findings to act on
           </Link>{' '}
           <span className="muted">
-            (CISA SSVC: Attend {num(byDecision.attend ?? 0)} · Track* {num(byDecision['track*'] ?? 0)} · Track {num(byDecision.track ?? 0)})
+            (CISA SSVC: Attend {num(byDecision.attend ?? 0)} · Track* {num(byDecision['track-star'] ?? 0)} · Track {num(byDecision.track ?? 0)})
           </span>{' '}
           · <Link href="/reports/remediations">Top remediations</Link>
         </p>

@@ -8,7 +8,7 @@ import { Alert, type Column, DataTable, num, PageHeader, useLoad, usePageTitle }
 const drill = (key: string) => `/reports/remediations/fix?key=${encodeURIComponent(key)}`;
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 
-export const DECISION_TEXT: Record<string, string> = { act: 'Act', attend: 'Attend', 'track*': 'Track*', track: 'Track' };
+export const DECISION_TEXT: Record<string, string> = { act: 'Act', attend: 'Attend', 'track-star': 'Track*', track: 'Track' };
 
 const COLUMNS: Column<RemediationFix & { id: string }>[] = [
   { key: 'fix', label: 'Fix', render: (r) => <Link href={drill(r.key)}>{r.fix}</Link> },
@@ -31,7 +31,7 @@ const COLUMNS: Column<RemediationFix & { id: string }>[] = [
     key: 'decisions',
     label: 'Clears',
     render: (r) =>
-      (['act', 'attend', 'track*', 'track'] as const)
+      (['act', 'attend', 'track-star', 'track'] as const)
         .filter((d) => r.decisions[d] > 0)
         .map((d) => `${DECISION_TEXT[d]} ${num(r.decisions[d])}`)
         .join(' · ') || '—',
