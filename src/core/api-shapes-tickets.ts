@@ -3,15 +3,7 @@ import { z } from 'zod';
 
 const ids = z.array(z.string());
 
-export const ticketPlanShape = z.object({
-  source: z.string(),
-  enabled: z.boolean(),
-  grouping: z.string(),
-  findings: z.int(),
-  groups: z.int(),
-  counts: z.object({ create: z.int(), note: z.int(), resolve: z.int(), reopen: z.int(), deferred: z.int() }),
-  actions: z.array(
-    z.object({
+const ticketActionShape = z.object({
       kind: z.enum(['create', 'note', 'resolve', 'reopen']),
       key: z.string(),
       marker: z.string(),
@@ -24,8 +16,21 @@ export const ticketPlanShape = z.object({
       left: ids,
       deferred: z.boolean(),
       recover: z.boolean(),
-    }),
-  ),
+});
+
+export const ticketPlanShape = z.object({
+  source: z.string(),
+  enabled: z.boolean(),
+  grouping: z.string(),
+  findings: z.int(),
+  groups: z.int(),
+  counts: z.object({ create: z.int(), note: z.int(), resolve: z.int(), reopen: z.int(), deferred: z.int() }),
+  actions: z.array(ticketActionShape),
+  /** The contract's buckets (interfaces.md §7.4): the actions by kind, notes as `update`. */
+  create: z.array(ticketActionShape),
+  update: z.array(ticketActionShape),
+  resolve: z.array(ticketActionShape),
+  reopen: z.array(ticketActionShape),
 });
 
 export const ticketApplyShape = z.object({
