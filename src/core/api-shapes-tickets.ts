@@ -4,18 +4,18 @@ import { z } from 'zod';
 const ids = z.array(z.string());
 
 const ticketActionShape = z.object({
-      kind: z.enum(['create', 'note', 'resolve', 'reopen']),
-      key: z.string(),
-      marker: z.string(),
-      requestId: z.string().nullable(),
-      title: z.string(),
-      severity: z.string(),
-      findingIds: ids,
-      added: ids,
-      fixed: ids,
-      left: ids,
-      deferred: z.boolean(),
-      recover: z.boolean(),
+  kind: z.enum(['create', 'note', 'resolve', 'reopen']),
+  key: z.string(),
+  marker: z.string(),
+  requestId: z.string().nullable(),
+  title: z.string(),
+  severity: z.string(),
+  findingIds: ids,
+  added: ids,
+  fixed: ids,
+  left: ids,
+  deferred: z.boolean(),
+  recover: z.boolean(),
 });
 
 export const ticketPlanShape = z.object({
