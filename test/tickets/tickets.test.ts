@@ -97,6 +97,22 @@ for (const backend of BACKENDS) {
       assert.equal((await store.tickets.list(desk.id)).length, 0, 'nor stores anything');
     });
 
+    test('ticketDecisions select by the findings\' SSVC decision, severity aside (interfaces.md 7.4)', async () => {
+      const all = await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, decisions: 'act,attend,track-star,track' }));
+      // Every open finding has a decision (the medium one below the severity floor too); the fixed one is out.
+      assert.equal(all.findings, 6);
+      let sum = 0;
+      for (const d of ['act', 'attend', 'track*', 'track']) {
+        const plan = await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, decisions: [d === 'track*' ? 'track-star' : d] }));
+        sum += plan.findings;
+        const ids = plan.actions.flatMap((a) => a.findingIds);
+        assert.equal(ids.length, plan.findings);
+        for (const r of await store.records.getMany('vulnerabilities', ids)) assert.equal(r.decision, d, `${r.id} is ${String(r.decision)}, not ${d}`);
+      }
+      assert.equal(sum, 6, 'each open finding is in exactly one decision');
+      assert.equal((await store.tickets.list(desk.id)).length, 0);
+    });
+
     test('apply creates one request per key with its marker; the next run changes nothing and sends no call at all', async () => {
       const r = await apply();
       assert.deepEqual([r.created, r.failed, r.writes], [4, 0, 4], JSON.stringify(r.errors));
