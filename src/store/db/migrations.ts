@@ -555,6 +555,13 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // The run whose epilogue made a source's summaries: the next run's epilogue rebuilds only the groups of
   // what it stamped when the summaries are its previous run's (reports/summary-tables-touched.ts).
   { version: 35, name: 'summaries: the run that made them', sql: 'ALTER TABLE sum_state ADD COLUMN run_id TEXT;' },
+  // Remediation tickets (interfaces.md §7.4): a synced request Tributary wrote carries its remediation key.
+  // (36 is another branch's.)
+  {
+    version: 37,
+    name: 'tickets: remediation key',
+    sql: 'ALTER TABLE rec_tickets ADD COLUMN remediation_key TEXT;\nCREATE INDEX rec_tickets_remediation_key ON rec_tickets (remediation_key);',
+  },
 ];
 
 function remediationTickets(seq: string): string {
