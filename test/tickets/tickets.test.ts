@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { mapRequest } from '../../src/connectors/servicedesk-plus/map/tickets.ts';
 import { SdpTicketWriter } from '../../src/connectors/servicedesk-plus/ticket-writer.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
@@ -129,6 +130,29 @@ for (const backend of BACKENDS) {
       assert.deepEqual([again.created, again.noted, again.resolved, again.writes], [0, 0, 0, 0]);
       assert.equal(sim.stats().api, calls, 'a run that changes nothing sends no request to the service desk');
       assert.equal(sim.written.size, 4);
+    });
+
+    test('the requests written, synced back, are ordinary tickets records with their remediationKey (interfaces.md 7.4)', async () => {
+      const rows = await store.tickets.list(desk.id);
+      assert.equal(rows.length, 4);
+      const synced = rows.map((row) => mapRequest(sim.written.get(row.requestId!) as Record<string, unknown>));
+      // A request a person wrote carries no key.
+      synced.push(mapRequest({ id: '999001', subject: 'Printer jammed [TRB-xyz]' }));
+      await writeRecords(store, desk, { tickets: synced });
+      for (const row of rows) {
+        const hits = (await store.records.query('tickets', { filters: [{ field: 'remediationKey', op: '=', value: row.marker }] })).records;
+        assert.deepEqual(
+          hits.map((h) => h.externalId),
+          [row.requestId],
+        );
+      }
+      const plain = (await store.records.query('tickets', { filters: [{ field: 'externalId', op: '=', value: '999001' }] })).records[0]!;
+      assert.equal(plain.remediationKey ?? null, null);
+      // A UDF holding the key is read first.
+      assert.equal(
+        mapRequest({ id: '1', subject: 'Renamed by a person', udf_fields: { udf_sline_301: 'TRB-0123456789ab' } }).fields.remediationKey,
+        'TRB-0123456789ab',
+      );
     });
 
     test('an IP change keeps the ticket: the key is the host identity, not the address', async () => {
