@@ -98,7 +98,7 @@ for (const backend of BACKENDS) {
       assert.equal((await store.tickets.list(desk.id)).length, 0, 'nor stores anything');
     });
 
-    test('ticketDecisions select by the findings\' SSVC decision, severity aside (interfaces.md 7.4)', async () => {
+    test("ticketDecisions select by the findings' SSVC decision, severity aside (interfaces.md 7.4)", async () => {
       const all = await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, decisions: 'act,attend,track-star,track' }));
       // Every open finding has a decision (the medium one below the severity floor too); the fixed one is out.
       assert.equal(all.findings, 6);
