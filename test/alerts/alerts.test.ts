@@ -4,6 +4,7 @@
 // after a feed import that makes open findings KEV-listed (and not twice), the SLA, coverage and sync
 // rules, retries after HTTP 500 with the delivery log, and the secret and URL sealed and never shown.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -140,6 +141,9 @@ for (const backend of BACKENDS) {
       assert.equal(header(m, 'x-tributary-event'), 'kev');
       assert.match(header(m, SIGNATURE_HEADER)!, /^sha256=[0-9a-f]{64}$/);
       assert.ok(verifySignature(secrets['kev-hook']!, m.body, header(m, SIGNATURE_HEADER)));
+      // §7.3 in its own words: X-Tributary-Signature is `sha256=` and the hex HMAC-SHA256 of the raw body.
+      assert.equal(SIGNATURE_HEADER, 'X-Tributary-Signature');
+      assert.equal(header(m, 'x-tributary-signature'), `sha256=${createHmac('sha256', secrets['kev-hook']!).update(m.body).digest('hex')}`);
       assert.ok(!m.body.includes(secrets['kev-hook']!), 'no secret in the payload');
       const doc = json(m) as {
         alert: string;
@@ -151,6 +155,7 @@ for (const backend of BACKENDS) {
         truncated: boolean;
         items: Record<string, unknown>[];
       };
+      for (const k of ['alert', 'rule', 'runId', 'at', 'items']) assert.ok(k in doc, `the JSON delivery names ${k}`);
       assert.equal(doc.alert, 'kev-hook');
       assert.equal(doc.rule, 'kev');
       assert.equal(doc.cause, 'feed-import');

@@ -72,6 +72,30 @@ for (const backend of BACKENDS) {
       );
       const human = await cli(['alerts', 'list']);
       assert.match(human.stdout, /soc\s+kev,sync\s+json\s+http:\/\/127\.0\.0\.1:\d+\/…\s+never/);
+      // §7.3's options in full: every rule kind, a format, a secret of one's own (not printed back).
+      const own = 'a-secret-of-our-own-0123456789';
+      const full = await cli([
+        'alerts',
+        'add',
+        '--name',
+        'all',
+        '--url',
+        `${rx.url}/all`,
+        '--on',
+        'kev,act,sla,sync,coverage',
+        '--format',
+        'teams',
+        '--secret',
+        own,
+      ]);
+      assert.equal(full.code, 0, full.stderr);
+      assert.ok(!full.stdout.includes(own));
+      const both = JSON.parse((await cli(['--json', 'alerts', 'list'])).stdout) as { items: { name: string; on: string[]; format: string }[] };
+      assert.deepEqual(both.items.map((a) => [a.name, a.on, a.format]).sort(), [
+        ['all', ['kev', 'act', 'sla', 'sync', 'coverage'], 'teams'],
+        ['soc', ['kev', 'sync'], 'json'],
+      ]);
+      assert.equal((await cli(['alerts', 'remove', 'all'])).code, 0);
     });
 
     test('feeds import delivers the known-exploited digest before the command exits', async () => {
@@ -83,7 +107,11 @@ for (const backend of BACKENDS) {
       const m = rx.received[0]!;
       assert.equal(m.path, '/in/secret-path');
       assert.ok(verifySignature(secret, m.body, m.headers['x-tributary-signature'] as string));
-      const doc = JSON.parse(m.body) as { rule: string; total: number; items: { pluginId: string; knownExploitedBy: string }[] };
+      const doc = JSON.parse(m.body) as { rule: string; total: number; items: { id: string; pluginId: string; knownExploitedBy: string }[] };
+      assert.ok(
+        doc.items.every((i) => typeof i.id === 'string' && i.id.length > 0),
+        'each item names its record by id',
+      );
       assert.equal(doc.rule, 'kev');
       assert.equal(doc.total, 1, 'the open finding; not the fixed one, nor the one whose CVE is not listed');
       assert.deepEqual(

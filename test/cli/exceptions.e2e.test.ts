@@ -75,4 +75,88 @@ for (const backend of BACKENDS) {
       await db.drop();
     }
   });
+  test(`tributary exceptions add speaks the contract's options and fields (${backend.kind})`, { skip: backend.skip }, async () => {
+    const db = await backend.create();
+    try {
+      const store = await openTestStore(db);
+      const lab = await store.sources.create('lab', 'fixture', {}, null);
+      await writeRecords(store, lab, {
+        hosts: [
+          { key: 'a', fields: { hostname: 'a' } },
+          { key: 'b', fields: { hostname: 'b' } },
+        ],
+        vulnerabilities: [{ key: 'a|0|tcp|1001', hostKey: 'a', firstSeen: ago(10), fields: { pluginId: '1001', severity: 'high', status: 'open', cves: [] } }],
+      });
+      const hostIds = (await store.records.query('hosts', {})).records.map((h) => h.id).sort();
+      await store.close();
+      assert.equal(hostIds.length, 2);
+      const cli = (args: string[]) => runCli(['--data-dir', db.dataDir, '--db', db.url, ...args], cliEnv({ TRIBUTARY_USER: 'alice' }));
+      const FIELDS = ['scope', 'findingId', 'pluginId', 'assetIds', 'reason', 'expiresAt', 'requestedBy', 'approvedBy', 'state', 'createdAt'];
+
+      const past = cli(['exceptions', 'add', '--plugin', '1001', '--reason', 'r', '--expires', ago(1).slice(0, 10)]);
+      assert.equal(past.code, 2, past.stderr);
+
+      const everywhere = cli(['--json', 'exceptions', 'add', '--plugin', '1001', '--reason', 'vendor fix pending', '--expires', inDays(30)]);
+      assert.equal(everywhere.code, 0, everywhere.stderr);
+      const p = JSON.parse(everywhere.stdout) as Record<string, unknown>;
+      for (const k of FIELDS) assert.ok(k in p, `add --json names ${k}`);
+      assert.deepEqual(
+        [p.scope, p.pluginId, p.assetIds, p.findingId, p.state, p.requestedBy, p.approvedBy],
+        ['plugin', '1001', [], null, 'proposed', 'alice', null],
+      );
+
+      const some = cli([
+        '--json',
+        'exceptions',
+        'add',
+        '--plugin',
+        '1001',
+        '--asset',
+        hostIds[0]!,
+        '--asset',
+        hostIds[1]!,
+        '--reason',
+        'lab',
+        '--expires',
+        inDays(5),
+      ]);
+      assert.equal(some.code, 0, some.stderr);
+      const pa = JSON.parse(some.stdout) as Record<string, unknown>;
+      assert.deepEqual([pa.scope, pa.pluginId, (pa.assetIds as string[]).slice().sort()], ['plugin-assets', '1001', hostIds]);
+
+      assert.equal(cli(['exceptions', 'reject', String(pa.id), '--as', 'bob']).code, 0);
+      const approved = cli(['--json', 'exceptions', 'approve', String(p.id), '--as', 'bob']);
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.deepEqual([JSON.parse(approved.stdout).state, JSON.parse(approved.stdout).approvedBy], ['approved', 'bob']);
+
+      const list = cli(['--json', 'exceptions', 'list']);
+      assert.equal(list.code, 0, list.stderr);
+      const items = (JSON.parse(list.stdout) as { items: Record<string, unknown>[] }).items;
+      for (const e of items) for (const k of FIELDS) assert.ok(k in e, `list --json names ${k}`);
+      assert.deepEqual(items.map((e) => [e.scope, e.state]).sort(), [
+        ['plugin', 'approved'],
+        ['plugin-assets', 'rejected'],
+      ]);
+      // `tributary query exceptions` reads the same model, as JSON Lines or CSV, filtered by --where.
+      const q = cli(['query', 'exceptions', '--where', 'state=approved', '--json']);
+      assert.equal(q.code, 0, q.stderr);
+      const lines = q.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        lines.map((e) => [e.id, e.scope, e.approvedBy]),
+        [[p.id, 'plugin', 'bob']],
+      );
+      for (const k of FIELDS) assert.ok(k in lines[0]!, `query exceptions names ${k}`);
+      const csv = cli(['query', 'exceptions', '--format', 'csv']);
+      assert.equal(csv.code, 0, csv.stderr);
+      assert.equal(csv.stdout.split('\n')[0], ['id', ...FIELDS].join(','));
+      assert.equal(csv.stdout.trim().split('\n').length, 3);
+      assert.equal(cli(['query', 'exceptions', '--where', 'owner=x']).code, 2);
+      assert.equal(cli(['exceptions', 'revoke', String(p.id)]).code, 0);
+    } finally {
+      await db.drop();
+    }
+  });
 }

@@ -130,5 +130,41 @@ for (const backend of BACKENDS) {
       const policy = await call(server, { method: 'GET', url: '/api/v1/exceptions/policy', headers: users.bobRead });
       assert.deepEqual(policy.data, { requireOtherApprover: true, approverScope: 'operate' });
     });
+
+    it("speaks §7.3's names: scope plugin for a plugin alone, plugin-assets with assetIds, and the model's fields in answers and the list", async () => {
+      const { server } = ctx.h;
+      const FIELDS = ['scope', 'findingId', 'pluginId', 'assetIds', 'reason', 'expiresAt', 'requestedBy', 'approvedBy', 'state', 'createdAt'];
+      const hosts = await call(server, { method: 'GET', url: '/api/v1/hosts', headers: ctx.auth });
+      const hostId = (hosts.data as { items: { id: string }[] }).items[0]!.id;
+      const post = (payload: Record<string, unknown>) => call(server, { method: 'POST', url: '/api/v1/exceptions', headers: users.alice, payload });
+      const everywhere = await post({ pluginId: '2002', reason: 'vendor fix pending', expiresAt: inDays(10) });
+      assert.equal(everywhere.statusCode, 201, everywhere.body);
+      const some = await post({ pluginId: '2002', assetIds: [hostId], reason: 'lab only', expiresAt: inDays(10) });
+      assert.equal(some.statusCode, 201, some.body);
+      const a = everywhere.data as Record<string, unknown>;
+      const b = some.data as Record<string, unknown>;
+      for (const e of [a, b]) for (const k of FIELDS) assert.ok(k in e, `answer names ${k}`);
+      assert.deepEqual([a.scope, a.pluginId, a.assetIds, a.findingId, a.requestedBy, a.approvedBy], ['plugin', '2002', [], null, 'alice', null]);
+      assert.deepEqual([b.scope, b.pluginId, b.assetIds], ['plugin-assets', '2002', [hostId]]);
+      const rejected = await call(server, { method: 'POST', url: `/api/v1/exceptions/${b.id}/reject`, headers: users.bob, payload: {} });
+      assert.deepEqual(
+        [rejected.statusCode, (rejected.data as { state: string }).state, (rejected.data as { approvedBy: string }).approvedBy],
+        [200, 'rejected', 'bob'],
+      );
+
+      const listed = await call(server, { method: 'GET', url: '/api/v1/exceptions?pluginId=2002', headers: users.bobRead });
+      assert.equal(listed.statusCode, 200, listed.body);
+      const items = (listed.data as { items: Record<string, unknown>[] }).items;
+      for (const e of items) for (const k of FIELDS) assert.ok(k in e, `list names ${k}`);
+      assert.deepEqual(
+        items.map((e) => [e.id, e.scope, e.state]).sort(),
+        [
+          [a.id, 'plugin', 'proposed'],
+          [b.id, 'plugin-assets', 'rejected'],
+        ].sort(),
+      );
+      const revoked = await call(server, { method: 'POST', url: `/api/v1/exceptions/${a.id}/revoke`, headers: users.alice, payload: {} });
+      assert.equal(revoked.statusCode, 200, revoked.body);
+    });
   });
 }
