@@ -148,6 +148,26 @@ for (const backend of BACKENDS) {
       }
       const plain = (await store.records.query('tickets', { filters: [{ field: 'externalId', op: '=', value: '999001' }] })).records[0]!;
       assert.equal(plain.remediationKey ?? null, null);
+      // With ticketKeyField the create writes the key into that UDF too, and the mapper reads it first.
+      // (A simulator of its own: the tests below count this one's requests.)
+      const sim2 = await startSdpSim({ seed: 12, requests: 1 });
+      const w = new SdpTicketWriter(
+        parseConfig({ serverUrl: sim2.url, apiKey: sim2.apiKey, ticketKeyField: 'udf_sline_301' }),
+        { sourceName: 'desk', log: silentLogger, state: memState() },
+        null,
+      );
+      try {
+        const draft = {
+          ...(await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, minSeverity: 'info', maxCreatesPerRun: 0 }))).actions[0]!.draft,
+        };
+        const made = await w.create({ ...draft!, marker: 'TRB-00000000abcd', subject: 'No marker in this subject' } as never);
+        const remote = sim2.written.get(made.id) as Record<string, unknown>;
+        assert.equal((remote.udf_fields as Record<string, unknown>).udf_sline_301, 'TRB-00000000abcd');
+        assert.equal(mapRequest(remote).fields.remediationKey, 'TRB-00000000abcd');
+      } finally {
+        await w.close();
+        await sim2.close();
+      }
       // A UDF holding the key is read first.
       assert.equal(
         mapRequest({ id: '1', subject: 'Renamed by a person', udf_fields: { udf_sline_301: 'TRB-0123456789ab' } }).fields.remediationKey,

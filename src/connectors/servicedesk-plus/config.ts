@@ -162,6 +162,14 @@ export const sdpConfigSchema = z
     ticketGroupBy: z.preprocess((v) => (v === null || v === '' ? undefined : v), z.enum(TICKET_GROUPINGS).optional()),
     /** Requests created per run at most (default 50). Wins over the object section's maxCreatesPerRun. */
     ticketMaxPerRun: z.preprocess((v) => (v === null || v === '' ? undefined : v), intish(0, 10_000).optional()),
+    /** A single-line UDF (e.g. udf_sline_301) the created requests carry their remediation key in; unset: the subject marker only. */
+    ticketKeyField: z.preprocess(
+      (v) => (typeof v === 'string' ? v.trim() || undefined : v === null ? undefined : v),
+      z
+        .string()
+        .regex(/^udf_[a-z]+_?\d+$/, 'ticketKeyField is the name of a single-line UDF of requests, e.g. udf_sline_301')
+        .optional(),
+    ),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -330,6 +338,12 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     input: 'text',
     showWhen: API_MODE_ONLY,
     help: 'Requests created per run at most (default 50); the rest wait for the next run.',
+  },
+  ticketKeyField: {
+    label: 'Ticket Key Field',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'Optional: the API name of a single-line request UDF (e.g. udf_sline_301) the remediation key is written into as well as the subject; synced requests are matched by it first.',
   },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the exports are uploaded to (default service-desk).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },
