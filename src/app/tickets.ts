@@ -51,12 +51,17 @@ export interface TicketPlanView {
     deferred: boolean;
     recover: boolean;
   }[];
+  create: TicketPlanView['actions'];
+  update: TicketPlanView['actions'];
+  resolve: TicketPlanView['actions'];
+  reopen: TicketPlanView['actions'];
 }
 
 /** What the next run would create, note and resolve, with the findings behind each (nothing is written). */
 export async function planSourceTickets(app: AppContext, name: string): Promise<TicketPlanView> {
   const t = await ticketing(app, name);
   const plan = await ticketPlan(app.store, t.source, t.settings);
+  const actions = plan.actions.map(({ draft: _d, ...a }) => a);
   return {
     source: t.source.name,
     enabled: t.settings.enabled,
@@ -64,7 +69,12 @@ export async function planSourceTickets(app: AppContext, name: string): Promise<
     findings: plan.findings,
     groups: plan.groups,
     counts: plan.counts,
-    actions: plan.actions.map(({ draft: _d, ...a }) => a),
+    actions,
+    // The contract's buckets (interfaces.md §7.4): notes are `update`; deferred creates stay in `create`, flagged.
+    create: actions.filter((a) => a.kind === 'create'),
+    update: actions.filter((a) => a.kind === 'note'),
+    resolve: actions.filter((a) => a.kind === 'resolve'),
+    reopen: actions.filter((a) => a.kind === 'reopen'),
   };
 }
 
@@ -87,7 +97,9 @@ export async function applySourceTickets(app: AppContext, name: string, opts: Ap
   }
 }
 
-export async function ticketLog(app: AppContext, name: string, limit = 100): Promise<TicketLogEntry[]> {
+/** The audit log of one source, or of every source when `name` is not given (newest first). */
+export async function ticketLog(app: AppContext, name: string | undefined, limit = 100): Promise<TicketLogEntry[]> {
+  if (name === undefined) return app.store.tickets.logEntries(null, limit);
   const t = await ticketing(app, name);
   return app.store.tickets.logEntries(t.source.id, limit);
 }

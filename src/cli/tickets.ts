@@ -1,4 +1,4 @@
-// `tributary tickets plan SOURCE`, `tickets apply SOURCE` and `tickets log SOURCE`: remediation tickets of
+// `tributary tickets plan SOURCE`, `tickets apply SOURCE` and `tickets log [SOURCE]`: remediation tickets of
 // a service desk source (issue 32): what the next run would write, writing it, and the audit log.
 import type { Command } from 'commander';
 import { applySourceTickets, planSourceTickets, ticketLog } from '../app/tickets.ts';
@@ -54,10 +54,10 @@ export function registerTicketsCommands(program: Command): void {
     });
 
   cmd
-    .command('log <source>')
-    .description('the audit log of every write: when, which key and request, which run, the answer (newest first)')
+    .command('log [source]')
+    .description('the audit log of every write: when, which key and request, which run, the answer (newest first); every source when none is named')
     .option('--limit <n>', 'entries to show (default 100)')
-    .action(async (name: string, o: { limit?: string }, c: Command) => {
+    .action(async (name: string | undefined, o: { limit?: string }, c: Command) => {
       await withApp(c, async (app, g) => {
         const limit = o.limit === undefined ? 100 : wholeNumberOption(o.limit, 'limit', 1, 10_000);
         const items = await ticketLog(app, name, limit);

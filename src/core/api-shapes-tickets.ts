@@ -3,6 +3,21 @@ import { z } from 'zod';
 
 const ids = z.array(z.string());
 
+const ticketActionShape = z.object({
+  kind: z.enum(['create', 'note', 'resolve', 'reopen']),
+  key: z.string(),
+  marker: z.string(),
+  requestId: z.string().nullable(),
+  title: z.string(),
+  severity: z.string(),
+  findingIds: ids,
+  added: ids,
+  fixed: ids,
+  left: ids,
+  deferred: z.boolean(),
+  recover: z.boolean(),
+});
+
 export const ticketPlanShape = z.object({
   source: z.string(),
   enabled: z.boolean(),
@@ -10,22 +25,12 @@ export const ticketPlanShape = z.object({
   findings: z.int(),
   groups: z.int(),
   counts: z.object({ create: z.int(), note: z.int(), resolve: z.int(), reopen: z.int(), deferred: z.int() }),
-  actions: z.array(
-    z.object({
-      kind: z.enum(['create', 'note', 'resolve', 'reopen']),
-      key: z.string(),
-      marker: z.string(),
-      requestId: z.string().nullable(),
-      title: z.string(),
-      severity: z.string(),
-      findingIds: ids,
-      added: ids,
-      fixed: ids,
-      left: ids,
-      deferred: z.boolean(),
-      recover: z.boolean(),
-    }),
-  ),
+  actions: z.array(ticketActionShape),
+  /** The contract's buckets (interfaces.md §7.4): the actions by kind, notes as `update`. */
+  create: z.array(ticketActionShape),
+  update: z.array(ticketActionShape),
+  resolve: z.array(ticketActionShape),
+  reopen: z.array(ticketActionShape),
 });
 
 export const ticketApplyShape = z.object({

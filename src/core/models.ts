@@ -227,6 +227,8 @@ const MODEL_FIELD_DEFS = {
     def('assetLinks', 'json', { array: true as const }),
     /** Names more hosts or CVEs than a ticket about one fix would: linked by its associated assets only. */
     bool('broad'),
+    /** The remediation key (interfaces.md §7.4) of a request Tributary's remediation tickets wrote: its marker, e.g. TRB-0123456789ab. */
+    text('remediationKey', true),
   ],
   'cmdb-assets': [
     text('name', true),

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { InputError } from './errors.ts';
 
-/** The decisions, lowest first (the store's values; `track*` is CISA's Track*). */
+/** The decisions, lowest first (the store's values; `track-star` is CISA's Track*). */
 export const DECISIONS = ['track', 'track-star', 'attend', 'act'] as const;
 export type Decision = (typeof DECISIONS)[number];
 export const DECISION_LABELS: Record<Decision, string> = { track: 'Track', 'track-star': 'Track*', attend: 'Attend', act: 'Act' };

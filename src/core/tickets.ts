@@ -34,6 +34,33 @@ export const ticketTemplateSchema = z
   })
   .strict();
 
+/** The SSVC decisions a source may ticket, by the contract's names (`track-star` is Track*). */
+export const TICKET_DECISIONS = ['act', 'attend', 'track-star', 'track'] as const;
+const decisionName = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .trim()
+          .toLowerCase()
+          .replace(/^track\*$/, 'track-star')
+      : v,
+  z.enum(TICKET_DECISIONS),
+);
+/** `ticketDecisions`: a comma list or an array of decisions, as the findings' decision values (`track*` read as `track-star`). */
+export const ticketDecisionsSchema = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : v,
+  z
+    .array(decisionName)
+    .min(1)
+    .transform((ds) => [...new Set(ds)]),
+);
+
 export const remediationTicketsSchema = z
   .object({
     enabled: boolish.default(false),
@@ -41,6 +68,8 @@ export const remediationTicketsSchema = z
     minSeverity: severity.default('high'),
     /** … and known-exploited findings whatever their severity (when true). */
     knownExploited: boolish.default(true),
+    /** When set (the top-level `ticketDecisions`), findings of these SSVC decisions are ticketed instead of by severity. */
+    decisions: ticketDecisionsSchema.optional(),
     /** Only findings of these departments / sites (empty: all). */
     departments: names.default([]),
     sites: names.default([]),

@@ -17,6 +17,7 @@ function findingOf(r: TicketFindingRow): TicketFinding {
     pluginName: r.pluginName,
     severity: ((SEVERITY_ORDER as readonly string[]).includes(r.severity) ? r.severity : 'info') as Severity,
     knownExploited: r.knownExploited,
+    decision: r.decision,
     status: (r.status === 'fixed' || r.status === 'reopened' ? r.status : 'open') as TicketFinding['status'],
     removed: r.removed,
     assetId: r.assetId,
@@ -40,6 +41,8 @@ const partsOf = (c: TicketGroupCount): TicketFinding => ({
   pluginName: null,
   severity: 'critical',
   knownExploited: false,
+  decision: null,
+  groupOnly: true,
   status: 'open',
   removed: false,
   assetId: c.assetId,
@@ -74,6 +77,7 @@ export async function planInputs(store: Store, sourceId: string, settings: Remed
     sourceId,
     severities: [...severities],
     knownExploited: settings.knownExploited,
+    ...(settings.decisions ? { decisions: settings.decisions } : {}),
     byPlugin: !byAsset,
     byAsset,
   });
@@ -112,7 +116,14 @@ export async function planInputs(store: Store, sourceId: string, settings: Remed
     filter.assetIds = [...new Set(only.map((c) => c.assetId).filter((x): x is string => !!x))];
     filter.hostIds = [...new Set(only.map((c) => c.hostId).filter((x): x is string => !!x))];
   } else filter.pluginIds = [...new Set(only.map((c) => c.pluginId ?? ''))];
-  const rows = only.length ? await store.tickets.openFindings({ severities: [...severities], knownExploited: settings.knownExploited, only: filter }) : [];
+  const rows = only.length
+    ? await store.tickets.openFindings({
+        severities: [...severities],
+        knownExploited: settings.knownExploited,
+        ...(settings.decisions ? { decisions: settings.decisions } : {}),
+        only: filter,
+      })
+    : [];
   const findings = rows.map(findingOf).filter((f) => !selected(settings, f) || changed.has(groupKey(settings.grouping, f)));
   // The stored rows to plan: changed groups', and those whose group is gone (resolved or noted).
   const relevant = known.filter((k) => changed.has(k.key) || !total.has(k.key));
@@ -125,7 +136,11 @@ export async function planInputs(store: Store, sourceId: string, settings: Remed
 /** Open findings the settings may ticket, and those of `known` requests that are not among them. */
 export async function loadTicketFindings(store: Store, settings: RemediationTicketsConfig, known: KnownTicket[]): Promise<TicketFinding[]> {
   const severities = SEVERITY_ORDER.slice(SEVERITY_ORDER.indexOf(settings.minSeverity));
-  const rows = await store.tickets.openFindings({ severities: [...severities], knownExploited: settings.knownExploited });
+  const rows = await store.tickets.openFindings({
+    severities: [...severities],
+    knownExploited: settings.knownExploited,
+    ...(settings.decisions ? { decisions: settings.decisions } : {}),
+  });
   const seen = new Set(rows.map((r) => r.id));
   const missing = [...new Set(known.flatMap((k) => k.findingIds))].filter((id) => !seen.has(id));
   if (missing.length) rows.push(...(await store.tickets.findingsByIds(missing)));

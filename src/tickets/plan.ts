@@ -17,6 +17,10 @@ export interface TicketFinding {
   pluginName: string | null;
   severity: Severity;
   knownExploited: boolean;
+  /** The SSVC decision (act, attend, track-star, track), where computed. */
+  decision?: string | null;
+  /** A group count standing for its findings (selected in SQL already: its decision is not read). */
+  groupOnly?: boolean;
   status: 'open' | 'reopened' | 'fixed';
   removed: boolean;
   assetId: string | null;
@@ -82,8 +86,13 @@ export interface TicketPlan {
 /** Whether the settings ticket this finding. */
 export function selected(s: RemediationTicketsConfig, f: TicketFinding): boolean {
   if (f.removed || f.status === 'fixed' || f.excepted) return false;
-  const bySeverity = SEVERITY_ORDER.indexOf(f.severity) >= SEVERITY_ORDER.indexOf(s.minSeverity);
-  if (!bySeverity && !(s.knownExploited && f.knownExploited)) return false;
+  if (s.decisions) {
+    // Selection by SSVC decision (`ticketDecisions`): severity and known-exploited aside.
+    if (!f.groupOnly && !(s.decisions as readonly string[]).includes(f.decision ?? '')) return false;
+  } else {
+    const bySeverity = SEVERITY_ORDER.indexOf(f.severity) >= SEVERITY_ORDER.indexOf(s.minSeverity);
+    if (!bySeverity && !(s.knownExploited && f.knownExploited)) return false;
+  }
   if (s.departments.length && !s.departments.some((d) => d.toLowerCase() === (f.department ?? '').toLowerCase())) return false;
   if (s.sites.length && !s.sites.some((d) => d.toLowerCase() === (f.site ?? '').toLowerCase())) return false;
   return true;

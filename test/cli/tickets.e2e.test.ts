@@ -73,3 +73,50 @@ test('plan while off, apply refused, check, then apply and log', async () => {
   const again = await cli('tickets', 'plan', 'desk');
   assert.match(again.stdout, /nothing to write/);
 });
+
+test('the contract names (interfaces.md 7.4): boolean remediationTickets and top-level keys, plan --json buckets, log without a source', async () => {
+  // Runs after the test above: desk has written one request, the store holds one critical finding.
+  const add = await cli(
+    'sources',
+    'add',
+    'servicedesk-plus',
+    '--name',
+    'desk2',
+    '--set',
+    `serverUrl=${sim.url}`,
+    '--set',
+    `apiKey=${sim.apiKey}`,
+    '--set',
+    'remediationTickets=true',
+    '--set',
+    'ticketDecisions=act,attend,track-star,track',
+  );
+  assert.equal(add.code, 0, add.stderr);
+  const conf = await cli('sources', 'configure', 'desk2', '--set', 'remediationTickets=true', '--set', 'ticketGroupBy=fix', '--set', 'ticketMaxPerRun=0');
+  assert.equal(conf.code, 0, conf.stderr);
+  const plan = await cli('--json', 'tickets', 'plan', 'desk2');
+  assert.equal(plan.code, 0, plan.stderr);
+  const p = JSON.parse(plan.stdout) as Record<string, { key: string; findingIds: string[]; deferred: boolean }[]> & { enabled: boolean };
+  for (const k of ['create', 'update', 'resolve', 'reopen']) assert.ok(Array.isArray(p[k]), `${k} is an array`);
+  assert.equal(p.enabled, true);
+  assert.deepEqual(
+    p.create!.map((a) => [a.key, a.findingIds.length, a.deferred]),
+    [['fix=9', 1, true]],
+    'grouped per fix (ticketGroupBy) and past the per-run cap (ticketMaxPerRun=0)',
+  );
+  assert.deepEqual([p.update!.length, p.resolve!.length, p.reopen!.length], [0, 0, 0]);
+  const bad = await cli('sources', 'configure', 'desk2', '--set', 'ticketGroupBy=per-cve');
+  assert.notEqual(bad.code, 0);
+
+  // `tickets log` without a source: every source's log (desk's create from the test above).
+  const log = await cli('--json', 'tickets', 'log');
+  assert.equal(log.code, 0, log.stderr);
+  const items = (JSON.parse(log.stdout) as { items: { action: string; requestId: string }[] }).items;
+  assert.deepEqual(
+    items.map((i) => i.action),
+    ['create'],
+  );
+  const text = await cli('tickets', 'log');
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /create/);
+});

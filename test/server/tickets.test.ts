@@ -51,6 +51,10 @@ for (const backend of BACKENDS) {
       const p = plan.data as Json;
       assert.equal(p.enabled, false);
       assert.equal(p.counts.create, 2);
+      // The contract's buckets (interfaces.md 7.4), each item with key and findingIds.
+      assert.equal(p.create.length, 2);
+      assert.ok(p.create.every((a: Json) => typeof a.key === 'string' && Array.isArray(a.findingIds) && a.findingIds.length > 0));
+      assert.deepEqual([p.update.length, p.resolve.length, p.reopen.length], [0, 0, 0]);
       const refused = await call(h.server, { method: 'POST', url: '/api/v1/sources/desk/tickets/apply', headers: auth });
       assert.equal(refused.statusCode, 409);
       assert.match((refused.data as Json).error.message, /remediationTickets\.enabled/);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { mapRequest } from '../../src/connectors/servicedesk-plus/map/tickets.ts';
 import { SdpTicketWriter } from '../../src/connectors/servicedesk-plus/ticket-writer.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
@@ -97,6 +98,22 @@ for (const backend of BACKENDS) {
       assert.equal((await store.tickets.list(desk.id)).length, 0, 'nor stores anything');
     });
 
+    test("ticketDecisions select by the findings' SSVC decision, severity aside (interfaces.md 7.4)", async () => {
+      const all = await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, decisions: 'act,attend,track-star,track' }));
+      // Every open finding has a decision (the medium one below the severity floor too); the fixed one is out.
+      assert.equal(all.findings, 6);
+      let sum = 0;
+      for (const d of ['act', 'attend', 'track-star', 'track']) {
+        const plan = await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, decisions: [d] }));
+        sum += plan.findings;
+        const ids = plan.actions.flatMap((a) => a.findingIds);
+        assert.equal(ids.length, plan.findings);
+        for (const r of await store.records.getMany('vulnerabilities', ids)) assert.equal(r.decision, d, `${r.id} is ${String(r.decision)}, not ${d}`);
+      }
+      assert.equal(sum, 6, 'each open finding is in exactly one decision');
+      assert.equal((await store.tickets.list(desk.id)).length, 0);
+    });
+
     test('apply creates one request per key with its marker; the next run changes nothing and sends no call at all', async () => {
       const r = await apply();
       assert.deepEqual([r.created, r.failed, r.writes], [4, 0, 4], JSON.stringify(r.errors));
@@ -113,6 +130,49 @@ for (const backend of BACKENDS) {
       assert.deepEqual([again.created, again.noted, again.resolved, again.writes], [0, 0, 0, 0]);
       assert.equal(sim.stats().api, calls, 'a run that changes nothing sends no request to the service desk');
       assert.equal(sim.written.size, 4);
+    });
+
+    test('the requests written, synced back, are ordinary tickets records with their remediationKey (interfaces.md 7.4)', async () => {
+      const rows = await store.tickets.list(desk.id);
+      assert.equal(rows.length, 4);
+      const synced = rows.map((row) => mapRequest(sim.written.get(row.requestId!) as Record<string, unknown>));
+      // A request a person wrote carries no key.
+      synced.push(mapRequest({ id: '999001', subject: 'Printer jammed [TRB-xyz]' }));
+      await writeRecords(store, desk, { tickets: synced });
+      for (const row of rows) {
+        const hits = (await store.records.query('tickets', { filters: [{ field: 'remediationKey', op: '=', value: row.marker }] })).records;
+        assert.deepEqual(
+          hits.map((h) => h.externalId),
+          [row.requestId],
+        );
+      }
+      const plain = (await store.records.query('tickets', { filters: [{ field: 'externalId', op: '=', value: '999001' }] })).records[0]!;
+      assert.equal(plain.remediationKey ?? null, null);
+      // With ticketKeyField the create writes the key into that UDF too, and the mapper reads it first.
+      // (A simulator of its own: the tests below count this one's requests.)
+      const sim2 = await startSdpSim({ seed: 12, requests: 1 });
+      const w = new SdpTicketWriter(
+        parseConfig({ serverUrl: sim2.url, apiKey: sim2.apiKey, ticketKeyField: 'udf_sline_301' }),
+        { sourceName: 'desk', log: silentLogger, state: memState() },
+        null,
+      );
+      try {
+        const draft = {
+          ...(await ticketPlan(store, desk, remediationTicketsSchema.parse({ enabled: true, minSeverity: 'info', maxCreatesPerRun: 0 }))).actions[0]!.draft,
+        };
+        const made = await w.create({ ...draft!, marker: 'TRB-00000000abcd', subject: 'No marker in this subject' } as never);
+        const remote = sim2.written.get(made.id) as Record<string, unknown>;
+        assert.equal((remote.udf_fields as Record<string, unknown>).udf_sline_301, 'TRB-00000000abcd');
+        assert.equal(mapRequest(remote).fields.remediationKey, 'TRB-00000000abcd');
+      } finally {
+        await w.close();
+        await sim2.close();
+      }
+      // A UDF holding the key is read first.
+      assert.equal(
+        mapRequest({ id: '1', subject: 'Renamed by a person', udf_fields: { udf_sline_301: 'TRB-0123456789ab' } }).fields.remediationKey,
+        'TRB-0123456789ab',
+      );
     });
 
     test('an IP change keeps the ticket: the key is the host identity, not the address', async () => {

@@ -2,8 +2,14 @@
 // region → accounts server and API host) or on-premises (technician API key), and the UI metadata.
 import { z } from 'zod';
 import type { ConfigFieldInfo } from '../../core/connector.ts';
-import { API_MODE_ONLY, boolish, bucketName, httpUrl, inputModeField } from '../../core/config.ts';
-import { REMEDIATION_TICKETS_OFF, type RemediationTicketsConfig, remediationTicketsSchema } from '../../core/tickets.ts';
+import { API_MODE_ONLY, boolish, bucketName, intish, httpUrl, inputModeField } from '../../core/config.ts';
+import {
+  REMEDIATION_TICKETS_OFF,
+  type RemediationTicketsConfig,
+  remediationTicketsSchema,
+  TICKET_GROUPINGS,
+  ticketDecisionsSchema,
+} from '../../core/tickets.ts';
 
 /** The file-drop bucket the exports go to when the source names none. */
 export const DEFAULT_BUCKET = 'service-desk';
@@ -134,15 +140,36 @@ export const sdpConfigSchema = z
     bucket: bucketName(DEFAULT_BUCKET),
     schedule: z.string().optional(),
     // Writing remediation requests (issue 32): off unless enabled. A form sends it as JSON text.
+    // `true`/`false` (the contract's form, interfaces.md §7.4) or the object section; `true` tickets the
+    // `act` decisions with the defaults (the top-level keys below refine it).
     remediationTickets: z.preprocess((v) => {
-      if (typeof v !== 'string') return v === null ? undefined : v;
-      if (v.trim() === '') return undefined;
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        return v;
+      let x: unknown = v;
+      if (typeof x === 'string') {
+        if (x.trim() === '') return undefined;
+        try {
+          x = JSON.parse(x) as unknown;
+        } catch {
+          return v;
+        }
       }
+      if (x === null) return undefined;
+      if (typeof x === 'boolean') return x ? { enabled: true, decisions: ['act'] } : { enabled: false };
+      return x;
     }, remediationTicketsSchema.optional()),
+    /** Which SSVC decisions are ticketed (act, attend, track-star, track; default act). Wins over the object section. */
+    ticketDecisions: z.preprocess((v) => (v === null || v === '' ? undefined : v), ticketDecisionsSchema.optional()),
+    /** One request per fix and owner group (default), per fix, or per asset. Wins over the object section's grouping. */
+    ticketGroupBy: z.preprocess((v) => (v === null || v === '' ? undefined : v), z.enum(TICKET_GROUPINGS).optional()),
+    /** Requests created per run at most (default 50). Wins over the object section's maxCreatesPerRun. */
+    ticketMaxPerRun: z.preprocess((v) => (v === null || v === '' ? undefined : v), intish(0, 10_000).optional()),
+    /** A single-line UDF (e.g. udf_sline_301) the created requests carry their remediation key in; unset: the subject marker only. */
+    ticketKeyField: z.preprocess(
+      (v) => (typeof v === 'string' ? v.trim() || undefined : v === null ? undefined : v),
+      z
+        .string()
+        .regex(/^udf_[a-z]+_?\d+$/, 'ticketKeyField is the name of a single-line UDF of requests, e.g. udf_sline_301')
+        .optional(),
+    ),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -184,8 +211,15 @@ export type SdpConfig = z.infer<typeof sdpConfigSchema>;
 
 /** The source's remediation-ticket settings: off unless its configuration has them on, and never in file mode. */
 export function ticketSettingsOf(c: SdpConfig): RemediationTicketsConfig {
-  if (c.inputMode !== 'api' || !c.remediationTickets) return REMEDIATION_TICKETS_OFF;
-  return c.remediationTickets;
+  if (c.inputMode !== 'api') return REMEDIATION_TICKETS_OFF;
+  const base = c.remediationTickets ?? REMEDIATION_TICKETS_OFF;
+  // The top-level keys win over the object section's.
+  return {
+    ...base,
+    ...(c.ticketDecisions ? { decisions: c.ticketDecisions } : {}),
+    ...(c.ticketGroupBy ? { grouping: c.ticketGroupBy } : {}),
+    ...(c.ticketMaxPerRun !== undefined ? { maxCreatesPerRun: c.ticketMaxPerRun } : {}),
+  };
 }
 export type Deployment = 'cloud' | 'onprem';
 
@@ -285,7 +319,31 @@ export const sdpFields: Record<string, ConfigFieldInfo> = {
     label: 'Remediation Tickets',
     input: 'textarea',
     showWhen: API_MODE_ONLY,
-    help: `Off unless enabled: writes one request per fix and owner group for open findings, notes changes, and resolves it when the scanner confirms every fix. JSON, e.g. {"enabled": true, "minSeverity": "high", "grouping": "fix-owner", "maxCreatesPerRun": 50, "template": {"groups": {"Finance": "Desktop Support"}}}. Cloud tokens need ${WRITE_SCOPES.join(' and ')} beside the read scopes; on-premises the technician's role must add and edit requests. Test Connection says whether writing is allowed.`,
+    help: `Off unless enabled: true (tickets the Act decisions with the defaults) or a JSON section. Writes one request per fix and owner group for open findings, notes changes, and resolves it when the scanner confirms every fix. JSON, e.g. {"enabled": true, "minSeverity": "high", "grouping": "fix-owner", "maxCreatesPerRun": 50, "template": {"groups": {"Finance": "Desktop Support"}}}. Cloud tokens need ${WRITE_SCOPES.join(' and ')} beside the read scopes; on-premises the technician's role must add and edit requests. Test Connection says whether writing is allowed.`,
+  },
+  ticketDecisions: {
+    label: 'Ticket Decisions',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'Which SSVC decisions are ticketed, comma-separated: act, attend, track-star, track (default act).',
+  },
+  ticketGroupBy: {
+    label: 'Ticket Grouping',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'One request per fix-owner (default: fix and owner group), fix, or asset.',
+  },
+  ticketMaxPerRun: {
+    label: 'Tickets Per Run',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'Requests created per run at most (default 50); the rest wait for the next run.',
+  },
+  ticketKeyField: {
+    label: 'Ticket Key Field',
+    input: 'text',
+    showWhen: API_MODE_ONLY,
+    help: 'Optional: the API name of a single-line request UDF (e.g. udf_sline_301) the remediation key is written into as well as the subject; synced requests are matched by it first.',
   },
   bucket: { label: 'Bucket', input: 'text', showWhen: { inputMode: ['file'] }, help: 'File-drop bucket the exports are uploaded to (default service-desk).' },
   schedule: { label: 'Schedule', input: 'text', help: 'An interval such as 6h, or a cron expression; empty = manual only.' },

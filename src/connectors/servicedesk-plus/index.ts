@@ -86,7 +86,7 @@ export const servicedeskPlusConnector = defineConnector<SdpConfig>({
     {
       title: 'Remediation tickets',
       help: 'Off unless enabled: requests for the fixes of open findings, created once, noted as findings change and resolved when the scanner confirms every fix.',
-      keys: ['remediationTickets'],
+      keys: ['remediationTickets', 'ticketDecisions', 'ticketGroupBy', 'ticketMaxPerRun', 'ticketKeyField'],
     },
   ],
   product: { vendor: 'ManageEngine', name: 'ServiceDesk Plus', namespace: 'servicedesk_plus' },

@@ -65,6 +65,8 @@ export class SdpTicketWriter implements TicketWriter {
     if (d.category) request.category = { name: d.category };
     if (d.assetIds.length) request.assets = d.assetIds.map((id) => ({ id }));
     if (d.dueAt) request.due_by_time = { value: String(Date.parse(d.dueAt)) };
+    // The key in a single-line UDF the service desk keeps (interfaces.md §7.4), when the source names one.
+    if (this.#config.ticketKeyField) request.udf_fields = { [this.#config.ticketKeyField]: d.marker };
     const body = await this.#client.write('POST', 'requests', { request }, { signal, once: true });
     const rec = body.request as Json | undefined;
     if (!rec?.id) throw new UpstreamError('POST /requests: the answer names no request id');

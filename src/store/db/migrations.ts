@@ -557,6 +557,12 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   { version: 35, name: 'summaries: the run that made them', sql: 'ALTER TABLE sum_state ADD COLUMN run_id TEXT;' },
   // The contract's name of CISA's Track* (interfaces.md 7.3) is `track-star`; rows written as `track*` follow.
   { version: 36, name: 'decision track* is track-star', sql: `UPDATE rec_vulnerabilities SET "decision" = 'track-star' WHERE "decision" = 'track*';` },
+  // Remediation tickets (interfaces.md §7.4): a synced request Tributary wrote carries its remediation key.
+  {
+    version: 37,
+    name: 'tickets: remediation key',
+    sql: 'ALTER TABLE rec_tickets ADD COLUMN remediation_key TEXT;\nCREATE INDEX rec_tickets_remediation_key ON rec_tickets (remediation_key);',
+  },
 ];
 
 function remediationTickets(seq: string): string {

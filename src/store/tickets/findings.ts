@@ -15,6 +15,8 @@ export interface TicketFindingRow {
   pluginName: string | null;
   severity: string;
   knownExploited: boolean;
+  /** The SSVC decision (act, attend, track-star, track), null before priorities are computed. */
+  decision: string | null;
   status: string;
   removed: boolean;
   assetId: string | null;
@@ -25,7 +27,7 @@ export interface TicketFindingRow {
   excepted: boolean;
 }
 
-const COLUMNS = `r."id", r."source_id", r."host_id", r."plugin_id", r."plugin_name", r."severity", r."known_exploited", r."status", r."removed",
+const COLUMNS = `r."id", r."source_id", r."host_id", r."plugin_id", r."plugin_name", r."severity", r."known_exploited", r."decision", r."status", r."removed",
   h."asset_id", h."owner", h."department", h."site"`;
 const FROM = `"rec_vulnerabilities" r LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"`;
 
@@ -40,6 +42,7 @@ function rowOf(r: Row): TicketFindingRow {
     pluginName: text(r.plugin_name),
     severity: String(r.severity ?? 'info'),
     knownExploited: Number(r.known_exploited) === 1 || r.known_exploited === true,
+    decision: text(r.decision),
     status: String(r.status ?? 'open'),
     removed: Number(r.removed) === 1 || r.removed === true,
     assetId: text(r.asset_id),
@@ -53,6 +56,8 @@ function rowOf(r: Row): TicketFindingRow {
 export interface TicketSelection {
   severities: string[];
   knownExploited: boolean;
+  /** When given, the findings of these SSVC decisions are selected instead (severity and known-exploited aside). */
+  decisions?: string[];
 }
 
 /**
@@ -61,10 +66,15 @@ export interface TicketSelection {
  * when nothing can be selected.
  */
 async function selection(db: Driver, o: TicketSelection): Promise<{ where: string; params: unknown[] } | null> {
-  const which = [...(o.severities.length ? [`r."severity" IN ${placeholders(o.severities)}`] : []), ...(o.knownExploited ? [`r."known_exploited" = 1`] : [])];
+  const byDecision = o.decisions !== undefined;
+  const which = byDecision
+    ? o.decisions!.length
+      ? [`r."decision" IN ${placeholders(o.decisions!)}`]
+      : []
+    : [...(o.severities.length ? [`r."severity" IN ${placeholders(o.severities)}`] : []), ...(o.knownExploited ? [`r."known_exploited" = 1`] : [])];
   if (!which.length) return null;
   const now = nowIso();
-  const params: unknown[] = [...o.severities];
+  const params: unknown[] = byDecision ? [...o.decisions!] : [...o.severities];
   const notExcepted = (await anyActiveException(db, now)) ? ` AND NOT ${exceptedFindingsClause('r', now, params)}` : '';
   return { where: `r."status" <> 'fixed' AND r."removed" = 0 AND (${which.join(' OR ')})${notExcepted}`, params };
 }

@@ -158,11 +158,11 @@ async function log(db: Driver, e: Omit<TicketLogEntry, 'seq' | 'at'>): Promise<v
 }
 
 /** The newest `limit` log entries of a source, newest first. */
-async function logEntries(db: Driver, sourceId: string, limit = 100): Promise<TicketLogEntry[]> {
+async function logEntries(db: Driver, sourceId: string | null, limit = 100): Promise<TicketLogEntry[]> {
   const n = Math.max(1, Math.min(10_000, Math.floor(limit)));
   const rows = await db.all(
-    `SELECT "seq", "at", "source_id", "group_key", "request_id", "action", "run_id", "ok", "detail" FROM "remediation_ticket_log" WHERE "source_id" = ? ORDER BY "seq" DESC LIMIT ${n}`,
-    [sourceId],
+    `SELECT "seq", "at", "source_id", "group_key", "request_id", "action", "run_id", "ok", "detail" FROM "remediation_ticket_log"${sourceId === null ? '' : ' WHERE "source_id" = ?'} ORDER BY "seq" DESC LIMIT ${n}`,
+    sourceId === null ? [] : [sourceId],
   );
   return rows.map((r) => ({
     seq: Number(r.seq),
@@ -205,7 +205,7 @@ export function ticketsRepository(db: Driver) {
     release: (sourceId: string, key: string, worker: string) => release(db, sourceId, key, worker),
     update: (sourceId: string, key: string, patch: Parameters<typeof update>[3]) => update(db, sourceId, key, patch),
     log: (e: Parameters<typeof log>[1]) => log(db, e),
-    logEntries: (sourceId: string, limit?: number) => logEntries(db, sourceId, limit),
+    logEntries: (sourceId: string | null, limit?: number) => logEntries(db, sourceId, limit),
   };
 }
 

@@ -51,6 +51,7 @@ describe('fact-sheet fixtures', () => {
         updatedAt: iso(1593012464184),
         dueAt: null,
         resolvedAt: null,
+        remediationKey: null,
       },
     });
     assert.equal(b!.fields.kind, 'request');
@@ -190,6 +191,7 @@ describe('recorded on-prem responses (rapid7 corpus)', { skip: corpusPresent ? f
         resolvedAt: undefined,
         description: 'Required for user',
         site: 'Test Site',
+        remediationKey: null,
       },
     });
     assert.equal(tickets[9]!.fields.createdAt, '2022-08-11T09:46:08.638Z');
@@ -217,6 +219,7 @@ describe('recorded on-prem responses (rapid7 corpus)', { skip: corpusPresent ? f
       description: 'dessssc',
       category: 'Software',
       site: 'Test Site',
+      remediationKey: null,
       // The request's associated assets, as correlation reads them first.
       associatedAssets: [{ id: '301', name: 'keyboardMC' }],
     });

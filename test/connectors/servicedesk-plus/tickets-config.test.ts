@@ -39,6 +39,39 @@ describe('servicedesk-plus remediation tickets: configuration', () => {
   });
 });
 
+describe('servicedesk-plus remediation tickets: the contract keys (interfaces.md 7.4)', () => {
+  const base = { serverUrl: 'https://sdp.example.com', apiKey: 'k' };
+  test('remediationTickets as a boolean: false by default, true = on with the defaults, ticketing the act decisions', () => {
+    assert.equal(ticketSettingsOf(parseConfig(base)).enabled, false);
+    assert.equal(ticketSettingsOf(parseConfig({ ...base, remediationTickets: false })).enabled, false);
+    assert.equal(ticketSettingsOf(parseConfig({ ...base, remediationTickets: 'false' })).enabled, false);
+    for (const v of [true, 'true']) {
+      const on = ticketSettingsOf(parseConfig({ ...base, remediationTickets: v }));
+      assert.deepEqual([on.enabled, on.grouping, on.maxCreatesPerRun, on.decisions], [true, 'fix-owner', 50, ['act']]);
+    }
+    // The object form without ticketDecisions still selects by severity.
+    assert.equal(ticketSettingsOf(parseConfig({ ...base, remediationTickets: { enabled: true } })).decisions, undefined);
+  });
+
+  test('top-level ticketDecisions, ticketGroupBy, ticketMaxPerRun win over the object section', () => {
+    const s = ticketSettingsOf(
+      parseConfig({
+        ...base,
+        remediationTickets: { enabled: true, grouping: 'asset', maxCreatesPerRun: 5 },
+        ticketDecisions: 'act, attend,track-star',
+        ticketGroupBy: 'fix',
+        ticketMaxPerRun: '7',
+      }),
+    );
+    assert.deepEqual([s.enabled, s.grouping, s.maxCreatesPerRun, s.decisions], [true, 'fix', 7, ['act', 'attend', 'track-star']]);
+    const arr = ticketSettingsOf(parseConfig({ ...base, remediationTickets: true, ticketDecisions: ['track'], ticketGroupBy: 'asset' }));
+    assert.deepEqual([arr.decisions, arr.grouping], [['track'], 'asset']);
+    assert.throws(() => parseConfig({ ...base, ticketDecisions: 'act,urgent' }), /ticketDecisions/);
+    assert.throws(() => parseConfig({ ...base, ticketGroupBy: 'per-cve' }), /ticketGroupBy/);
+    assert.throws(() => parseConfig({ ...base, ticketMaxPerRun: -1 }), /ticketMaxPerRun/);
+  });
+});
+
 describe('servicedesk-plus remediation tickets: sources check', () => {
   let sim: RunningSdpSim;
   let readOnly: RunningSdpSim;

@@ -51,6 +51,24 @@ export function associatedAssets(row: Json): { id: string | null; name: string |
   return out;
 }
 
+/** A remediation marker as the planner writes it (src/tickets/plan.ts markerOf). */
+const MARKER = /^TRB-[0-9a-f]{12}$/;
+const MARKER_IN_SUBJECT = /\[(TRB-[0-9a-f]{12})\]/;
+
+/**
+ * The remediation key of a request remediation tickets wrote: a single-line UDF holding the marker when
+ * the request has one, else the `[TRB-…]` marker in its subject. Null when it carries none; undefined
+ * when the row has neither field (a partial row keeps what is stored).
+ */
+export function remediationKeyOf(row: Json): string | null | undefined {
+  const udf = row.udf_fields;
+  if (udf && typeof udf === 'object') {
+    for (const v of Object.values(udf as Json)) if (typeof v === 'string' && MARKER.test(v.trim())) return v.trim();
+  }
+  if (typeof row.subject === 'string') return MARKER_IN_SUBJECT.exec(row.subject)?.[1] ?? null;
+  return 'subject' in row || 'udf_fields' in row ? null : undefined;
+}
+
 export function ticketFields(row: Json): FieldsOf<'tickets'> {
   return {
     displayId: textField(row, 'display_id') ?? textField(row, 'id') ?? null,
@@ -70,6 +88,7 @@ export function ticketFields(row: Json): FieldsOf<'tickets'> {
       category: refField(row, 'category'),
       site: refField(row, 'site'),
       associatedAssets: associatedAssets(row),
+      remediationKey: remediationKeyOf(row),
     }),
   };
 }
