@@ -69,6 +69,8 @@ test('requests export: tickets keyed request:<id> with the API mode fields; bad 
     updatedAt: undefined,
     dueAt: '2020-06-25T15:05:00.000Z',
     resolvedAt: undefined,
+    // No Tributary marker in the subject: not a remediation ticket.
+    remediationKey: null,
   });
   assert.equal(tickets[1]!.fields.kind, 'request');
   assert.equal(tickets[1]!.fields.assignee, null, 'an empty Technician clears the assignee');
