@@ -74,18 +74,7 @@ export function registerReportCommand(program: Command): void {
         if (format === 'json') return printJson({ ...r, generatedAt: nowIso() });
         if (format === 'csv') return void process.stdout.write(remediationsCsv(r.items));
         if (r.items.length === 0) return void process.stdout.write('no open findings\n');
-        const rows = r.items.map((i) => ({
-          fix: i.fix.length > 70 ? `${i.fix.slice(0, 69)}…` : i.fix,
-          hosts: i.hostsExact ? i.hosts : `≤${i.hosts}`,
-          findings: i.findings,
-          act: i.decisions.act,
-          attend: i.decisions.attend,
-          'track*': i.decisions['track-star'],
-          track: i.decisions.track,
-          share: `${(i.share * 100).toFixed(1)}%`,
-          owners: i.owners.length > 3 ? `${i.owners.slice(0, 3).join(', ')} +${i.owners.length - 3}` : i.owners.join(', '),
-          key: i.key,
-        }));
+        const rows = r.items.map((i) => ({ fix: cut(i.fix), ...fixColumns(i.hostsExact, i.hosts, i.findings, i.decisions, i.share, i.owners), key: i.key }));
         process.stdout.write(
           `${r.total.fixes} fixes for ${r.total.findings} open findings (total priority ${r.total.priority})\n${renderTable(Object.keys(rows[0]!), rows)}\n`,
         );
@@ -104,15 +93,8 @@ export function registerReportCommand(program: Command): void {
         if (globals(cmd).json) return printJson({ fixes });
         if (fixes.length === 0) return void process.stdout.write('no open findings\n');
         const rows = fixes.map((i) => ({
-          solution: i.solution.length > 70 ? `${i.solution.slice(0, 69)}…` : i.solution,
-          hosts: i.hostsExact ? i.hostCount : `≤${i.hostCount}`,
-          findings: i.findingCount,
-          act: i.decisions.act,
-          attend: i.decisions.attend,
-          'track*': i.decisions['track-star'],
-          track: i.decisions.track,
-          share: `${(i.priorityShare * 100).toFixed(1)}%`,
-          owners: i.owners.length > 3 ? `${i.owners.slice(0, 3).join(', ')} +${i.owners.length - 3}` : i.owners.join(', '),
+          solution: cut(i.solution),
+          ...fixColumns(i.hostsExact, i.hostCount, i.findingCount, i.decisions, i.priorityShare, i.owners),
         }));
         process.stdout.write(`${renderTable(Object.keys(rows[0]!), rows)}\n`);
       });
@@ -170,4 +152,28 @@ export function registerReportCommand(program: Command): void {
         );
       });
     });
+}
+
+/** A fix's text in a table: cut after 70 characters. */
+const cut = (text: string): string => (text.length > 70 ? `${text.slice(0, 69)}…` : text);
+
+/** A fix's columns in the remediations and top-fixes tables: hosts marked when an upper bound, owners past three counted. */
+function fixColumns(
+  hostsExact: boolean,
+  hosts: number,
+  findings: number,
+  decisions: Record<'act' | 'attend' | 'track-star' | 'track', number>,
+  share: number,
+  owners: string[],
+) {
+  return {
+    hosts: hostsExact ? hosts : `≤${hosts}`,
+    findings,
+    act: decisions.act,
+    attend: decisions.attend,
+    'track*': decisions['track-star'],
+    track: decisions.track,
+    share: `${(share * 100).toFixed(1)}%`,
+    owners: owners.length > 3 ? `${owners.slice(0, 3).join(', ')} +${owners.length - 3}` : owners.join(', '),
+  };
 }
