@@ -11,7 +11,7 @@ import { recordId } from '../../src/store/index.ts';
 import { routeSchema } from '../../src/server/schema.ts';
 import { writeRecords } from '../helpers/store.ts';
 import { GOOD_TOKEN } from './fixture-connector.ts';
-import { bearer, call, type Harness, login, makeHarness, waitForRun } from './helpers.ts';
+import { adminTokenAndSyncedLab, bearer, call, type Harness, makeHarness, waitForRun } from './helpers.ts';
 
 describe('routeSchema', () => {
   it('writes nullables, integers, dates and open objects as the hand-written schemas did', () => {
@@ -66,24 +66,9 @@ describe('the server answers in the shared shapes', () => {
 
   before(async () => {
     h = await makeHarness();
-    const { cookie, csrf } = await login(h.server);
-    const res = await call(h.server, {
-      method: 'POST',
-      url: '/api/v1/tokens',
-      headers: { cookie, 'x-csrf-token': csrf },
-      payload: { name: 'shapes', scope: 'admin' },
-    });
-    token = (res.data as { token: string }).token;
-    const created = await call(h.server, {
-      method: 'POST',
-      url: '/api/v1/sources',
-      headers: bearer(token),
-      payload: { name: 'lab', type: 'fixture', config: { url: 'https://fixture.example.test', token: GOOD_TOKEN } },
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const sync = await call(h.server, { method: 'POST', url: '/api/v1/sources/lab/sync', headers: bearer(token), payload: { full: true } });
-    S.syncStarted.parse(sync.data);
-    await waitForRun(h.server, token, String((sync.data as { runId: string }).runId));
+    let sync: unknown;
+    ({ token, sync } = await adminTokenAndSyncedLab(h.server));
+    S.syncStarted.parse(sync);
     await call(h.server, { method: 'POST', url: '/api/v1/sources/lab/check', headers: bearer(token) });
   });
   after(async () => {

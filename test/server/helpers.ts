@@ -1,5 +1,6 @@
 // Test harness for the API: an app on a temporary data dir (SQLite, or a fresh PostgreSQL database),
 // a Fastify instance from buildServer, a collecting logger, and small request helpers.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { buildServer, type ServerOptions } from '../../src/server/server.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
-import { fixtureConnector } from './fixture-connector.ts';
+import { fixtureConnector, GOOD_TOKEN } from './fixture-connector.ts';
 
 // Every test that writes records fails on a field its model does not have (store/records/upsert.ts checkFields).
 process.env.TRIBUTARY_STRICT_FIELDS ??= '1';
@@ -156,4 +157,29 @@ export function serverOn(backend: { create: () => Promise<TestDatabase> }, seed?
     await ctx.drop?.();
   });
   return ctx;
+}
+
+/**
+ * An admin API token, and a fixture source `lab` synced once in full through the API (the set-up of the
+ * tests that read real answers); returns the token and the sync's answer.
+ */
+export async function adminTokenAndSyncedLab(server: FastifyInstance): Promise<{ token: string; sync: unknown }> {
+  const { cookie, csrf } = await login(server);
+  const res = await call(server, {
+    method: 'POST',
+    url: '/api/v1/tokens',
+    headers: { cookie, 'x-csrf-token': csrf },
+    payload: { name: 'shapes', scope: 'admin' },
+  });
+  const token = (res.data as { token: string }).token;
+  const created = await call(server, {
+    method: 'POST',
+    url: '/api/v1/sources',
+    headers: bearer(token),
+    payload: { name: 'lab', type: 'fixture', config: { url: 'https://fixture.example.test', token: GOOD_TOKEN } },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const sync = await call(server, { method: 'POST', url: '/api/v1/sources/lab/sync', headers: bearer(token), payload: { full: true } });
+  await waitForRun(server, token, String((sync.data as { runId: string }).runId));
+  return { token, sync: sync.data };
 }

@@ -9,8 +9,7 @@ import { MODEL_NAMES } from '../../src/core/models.ts';
 import { routeSchema } from '../../src/server/schema.ts';
 import { recordId } from '../../src/store/index.ts';
 import { writeRecords } from '../helpers/store.ts';
-import { GOOD_TOKEN } from './fixture-connector.ts';
-import { bearer, call, freshPgDatabase, type Harness, login, makeHarness, waitForRun } from './helpers.ts';
+import { adminTokenAndSyncedLab, bearer, call, freshPgDatabase, type Harness, makeHarness } from './helpers.ts';
 
 const pg = await freshPgDatabase();
 const stores = pg ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
@@ -33,23 +32,7 @@ for (const store of stores)
 
     before(async () => {
       h = await makeHarness(store === 'postgres' && pg ? { db: pg.url } : {});
-      const { cookie, csrf } = await login(h.server);
-      const res = await call(h.server, {
-        method: 'POST',
-        url: '/api/v1/tokens',
-        headers: { cookie, 'x-csrf-token': csrf },
-        payload: { name: 'shapes', scope: 'admin' },
-      });
-      token = (res.data as { token: string }).token;
-      const created = await call(h.server, {
-        method: 'POST',
-        url: '/api/v1/sources',
-        headers: bearer(token),
-        payload: { name: 'lab', type: 'fixture', config: { url: 'https://fixture.example.test', token: GOOD_TOKEN } },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const sync = await call(h.server, { method: 'POST', url: '/api/v1/sources/lab/sync', headers: bearer(token), payload: { full: true } });
-      await waitForRun(h.server, token, String((sync.data as { runId: string }).runId));
+      ({ token } = await adminTokenAndSyncedLab(h.server));
     });
     after(async () => {
       await h?.close();
