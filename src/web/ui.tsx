@@ -190,6 +190,16 @@ export function Alert({ tone, title, children }: { tone: 'error' | 'success' | '
   );
 }
 
+/** A loaded list's states: its error, a spinner while it loads, "None yet." when empty, else the list drawn by `children`. */
+export function LoadedItems<T>({ loaded, children }: { loaded: Loaded<{ items: T[] }>; children: (items: T[]) => ReactNode }) {
+  return (
+    <>
+      {loaded.error && <Alert tone="error">{loaded.error}</Alert>}
+      {!loaded.data ? loaded.error ? null : <Spinner /> : loaded.data.items.length === 0 ? <p className="muted">None yet.</p> : children(loaded.data.items)}
+    </>
+  );
+}
+
 export function Spinner({ label = 'Loading…' }: { label?: string }) {
   return (
     <p className="loading" role="status">

@@ -8,7 +8,7 @@ import type { AlertCreated, AlertDelivery, AlertView } from '../../core/api-shap
 import { isOneOf } from '../../core/models.ts';
 import { call, describeError } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
-import { Alert, ago, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, ago, DataTable, dateTime, LoadedItems, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
 
 const FORMAT_LABELS: Record<AlertFormat, string> = {
   json: 'JSON (signed)',
@@ -145,46 +145,41 @@ export function AlertsPage() {
       </section>
       <section aria-labelledby="alert-list" className="card">
         <h2 id="alert-list">Alerts</h2>
-        {alerts.error && <Alert tone="error">{alerts.error}</Alert>}
-        {!alerts.data ? (
-          alerts.error ? null : (
-            <Spinner />
-          )
-        ) : alerts.data.items.length === 0 ? (
-          <p className="muted">None yet.</p>
-        ) : (
-          <DataTable
-            caption="Alerts"
-            rows={alerts.data.items}
-            rowKey={(a) => a.name}
-            columns={[
-              { key: 'name', label: 'Name', render: (a) => a.name },
-              { key: 'on', label: 'On', render: (a) => a.on.join(', ') },
-              { key: 'format', label: 'Format', render: (a) => a.format },
-              { key: 'url', label: 'Receiver', render: (a) => <code>{a.url}</code> },
-              {
-                key: 'last',
-                label: 'Last delivery',
-                render: (a) => (a.lastDelivery ? `${deliveryStatus(a.lastDelivery)}, ${ago(a.lastDelivery.updatedAt)}` : 'never'),
-              },
-              { key: 'error', label: 'Last error', render: (a) => a.lastDelivery?.lastError ?? '' },
-              {
-                key: 'actions',
-                label: <span className="sr-only">Actions</span>,
-                render: (a) => (
-                  <span className="actions">
-                    <button type="button" onClick={() => test(a)} aria-label={`Send a test message of ${a.name}`}>
-                      Test
-                    </button>{' '}
-                    <button type="button" className="danger-outline" onClick={() => remove(a)} aria-label={`Remove the alert ${a.name}`}>
-                      Remove
-                    </button>
-                  </span>
-                ),
-              },
-            ]}
-          />
-        )}
+        <LoadedItems loaded={alerts}>
+          {(items) => (
+            <DataTable
+              caption="Alerts"
+              rows={items}
+              rowKey={(a) => a.name}
+              columns={[
+                { key: 'name', label: 'Name', render: (a) => a.name },
+                { key: 'on', label: 'On', render: (a) => a.on.join(', ') },
+                { key: 'format', label: 'Format', render: (a) => a.format },
+                { key: 'url', label: 'Receiver', render: (a) => <code>{a.url}</code> },
+                {
+                  key: 'last',
+                  label: 'Last delivery',
+                  render: (a) => (a.lastDelivery ? `${deliveryStatus(a.lastDelivery)}, ${ago(a.lastDelivery.updatedAt)}` : 'never'),
+                },
+                { key: 'error', label: 'Last error', render: (a) => a.lastDelivery?.lastError ?? '' },
+                {
+                  key: 'actions',
+                  label: <span className="sr-only">Actions</span>,
+                  render: (a) => (
+                    <span className="actions">
+                      <button type="button" onClick={() => test(a)} aria-label={`Send a test message of ${a.name}`}>
+                        Test
+                      </button>{' '}
+                      <button type="button" className="danger-outline" onClick={() => remove(a)} aria-label={`Remove the alert ${a.name}`}>
+                        Remove
+                      </button>
+                    </span>
+                  ),
+                },
+              ]}
+            />
+          )}
+        </LoadedItems>
       </section>
       <section aria-labelledby="delivery-log" className="card">
         <h2 id="delivery-log">Delivery log</h2>

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { isTokenScope, SCOPE_COVERS, TOKEN_SCOPES, type TokenScope } from '../../core/token-scopes.ts';
 import { type ApiToken, describeError, type TokenCreateBody, call } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
-import { Alert, ago, DataTable, dateTime, PageHeader, Spinner, useLoad, usePageTitle } from '../ui.tsx';
+import { Alert, ago, DataTable, dateTime, LoadedItems, PageHeader, useLoad, usePageTitle } from '../ui.tsx';
 
 type Created = { id: string; name: string; scope: TokenScope; token: string; expiresAt: string | null };
 
@@ -97,35 +97,30 @@ export function TokensPage() {
       </section>
       <section aria-labelledby="token-list" className="card">
         <h2 id="token-list">Tokens</h2>
-        {tokens.error && <Alert tone="error">{tokens.error}</Alert>}
-        {!tokens.data ? (
-          tokens.error ? null : (
-            <Spinner />
-          )
-        ) : tokens.data.items.length === 0 ? (
-          <p className="muted">None yet.</p>
-        ) : (
-          <DataTable
-            caption="API tokens"
-            rows={tokens.data.items}
-            columns={[
-              { key: 'name', label: 'Name', render: (t) => t.name },
-              { key: 'scope', label: 'Scope', render: (t) => t.scope },
-              { key: 'created', label: 'Created', render: (t) => dateTime(t.createdAt) },
-              { key: 'lastUsed', label: 'Last used', render: (t) => (t.lastUsedAt ? ago(t.lastUsedAt) : 'never') },
-              { key: 'expires', label: 'Expires', render: (t) => (t.expiresAt ? dateTime(t.expiresAt) : 'never') },
-              {
-                key: 'actions',
-                label: <span className="sr-only">Actions</span>,
-                render: (t) => (
-                  <button type="button" className="danger-outline" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.name}`}>
-                    Revoke
-                  </button>
-                ),
-              },
-            ]}
-          />
-        )}
+        <LoadedItems loaded={tokens}>
+          {(items) => (
+            <DataTable
+              caption="API tokens"
+              rows={items}
+              columns={[
+                { key: 'name', label: 'Name', render: (t) => t.name },
+                { key: 'scope', label: 'Scope', render: (t) => t.scope },
+                { key: 'created', label: 'Created', render: (t) => dateTime(t.createdAt) },
+                { key: 'lastUsed', label: 'Last used', render: (t) => (t.lastUsedAt ? ago(t.lastUsedAt) : 'never') },
+                { key: 'expires', label: 'Expires', render: (t) => (t.expiresAt ? dateTime(t.expiresAt) : 'never') },
+                {
+                  key: 'actions',
+                  label: <span className="sr-only">Actions</span>,
+                  render: (t) => (
+                    <button type="button" className="danger-outline" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.name}`}>
+                      Revoke
+                    </button>
+                  ),
+                },
+              ]}
+            />
+          )}
+        </LoadedItems>
       </section>
     </div>
   );
