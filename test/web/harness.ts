@@ -1,6 +1,7 @@
 // Browser-test harness: builds the UI when stale, runs a real `tributary serve` on a free port, and
 // drives Debian's chromium through playwright-core (headless, fresh profile); browserSuite gives a
 // describe its servers and a signed-in page.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -276,4 +277,22 @@ export function browserSuite<S extends Servers>(
     await servers?.close();
   });
   return suite;
+}
+
+/** The service and a small simulated Tenable.sc (12 hosts × 12 findings), added and synced through the CLI. */
+export function syncedScannerSuite(env: NodeJS.ProcessEnv) {
+  return browserSuite(
+    () =>
+      startAll({
+        served: startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
+        scanner: startTenableSim({ port: 0, seed: 5, hosts: 12, findingsPerHost: 12 }),
+      }),
+    {
+      prepare: async ({ served, scanner }) => {
+        const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
+        assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
+        assert.equal((await cli('sync', 'scan')).code, 0);
+      },
+    },
+  );
 }

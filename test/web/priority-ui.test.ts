@@ -4,29 +4,15 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startTenableSim } from '../../sim/tenable-sc/index.ts';
 import type { DecisionCounts, RemediationHosts, RemediationsReport } from '../../src/core/api-shapes-reports.ts';
-import { addTenableArgs, cliEnv, runCliAsync } from '../helpers/cli.ts';
-import { browserSuite, browserUnavailable, startAll, startServe } from './harness.ts';
+import { cliEnv } from '../helpers/cli.ts';
+import { browserUnavailable, syncedScannerSuite } from './harness.ts';
 
 const unavailable = browserUnavailable();
 const env = cliEnv();
 
 describe('priority screens in chromium', { skip: unavailable ?? false, timeout: 150_000 }, () => {
-  const ui = browserSuite(
-    () =>
-      startAll({
-        served: startServe({ TRIBUTARY_MASTER_KEY: env.TRIBUTARY_MASTER_KEY }),
-        scanner: startTenableSim({ port: 0, seed: 5, hosts: 12, findingsPerHost: 12 }),
-      }),
-    {
-      prepare: async ({ served, scanner }) => {
-        const cli = (...args: string[]) => runCliAsync(['--data-dir', served.dataDir, ...args], env);
-        assert.equal((await cli(...addTenableArgs('scan', scanner))).code, 0);
-        assert.equal((await cli('sync', 'scan')).code, 0);
-      },
-    },
-  );
+  const ui = syncedScannerSuite(env);
 
   it('starts the overview with the Act count, linked to the Act findings; a finding says what to do and why', async () => {
     const { page, served, shots } = ui;
