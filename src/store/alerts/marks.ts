@@ -122,6 +122,48 @@ export async function markedFindings(
   return { items: rows.map(toItem), total: Number(count[0]?.n ?? 0) };
 }
 
+/**
+ * The alert_state row (kind `baseline`) of a rule whose finding kinds have not yet recorded what was
+ * already true when it was added; its state is when that began to wait. Written with the rule, removed
+ * by the baseline's own transaction: an evaluation that sees it leaves the rule's findings alone (a
+ * baseline under way elsewhere) or, once it is abandoned (its process stopped), records the baseline itself.
+ */
+export const BASELINE = 'baseline';
+
+export async function markBaselinePending(db: Driver, ruleId: string, since: string): Promise<void> {
+  await db.run(
+    `INSERT INTO "alert_state" ("rule_id", "kind", "state", "at") VALUES (?, ?, ?, ?)
+     ON CONFLICT ("rule_id", "kind") DO UPDATE SET "state" = excluded."state", "at" = excluded."at"`,
+    [ruleId, BASELINE, JSON.stringify(since), since],
+  );
+}
+
+/** The rules whose baseline is pending, each with when it began to wait. */
+export async function pendingBaselines(db: Driver): Promise<Map<string, string>> {
+  const rows = await db.all(`SELECT "rule_id", "at" FROM "alert_state" WHERE "kind" = ?`, [BASELINE]);
+  return new Map(rows.map((r) => [String(r.rule_id), String(r.at)]));
+}
+
+/**
+ * A rule's baseline: marks, under `evalId`, every finding that meets each of `kinds` now (reported as
+ * nothing: what is already true), and removes the pending mark, in one transaction. Returns the
+ * findings marked per kind (null: the store cannot answer the kind yet).
+ */
+export async function recordBaseline(
+  db: Driver,
+  ruleId: string,
+  kinds: FindingAlertKind[],
+  evalId: string,
+  now = Date.now(),
+): Promise<Partial<Record<FindingAlertKind, number | null>>> {
+  return db.transaction(async (tx) => {
+    const out: Partial<Record<FindingAlertKind, number | null>> = {};
+    for (const kind of kinds) out[kind] = await markFindings(tx, ruleId, kind, evalId, now);
+    await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ? AND "kind" = ?`, [ruleId, BASELINE]);
+    return out;
+  });
+}
+
 /** Marks one item (a run); false when the rule had marked it already. */
 export async function markItem(db: Driver, ruleId: string, kind: AlertKind, itemId: string, evalId: string): Promise<boolean> {
   const n = await db.run(`INSERT INTO "alert_marks" ("rule_id", "kind", "item_id", "eval_id", "at") VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, [
