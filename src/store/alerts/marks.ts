@@ -157,6 +157,9 @@ export async function recordBaseline(
   now = Date.now(),
 ): Promise<Partial<Record<FindingAlertKind, number | null>>> {
   return db.transaction(async (tx) => {
+    // One scan of every finding: PostgreSQL's JIT compiled it for seconds (the exception subqueries
+    // make the plan look costly) to save less than it took (4.2 s of 47 s at 954,000 findings).
+    if (tx.dialect === 'postgres') await tx.exec('SET LOCAL jit = off');
     const out: Partial<Record<FindingAlertKind, number | null>> = {};
     for (const kind of kinds) out[kind] = await markFindings(tx, ruleId, kind, evalId, now);
     await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ? AND "kind" = ?`, [ruleId, BASELINE]);
