@@ -7,6 +7,7 @@
 import type { AlertKind } from '../../core/alerts.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso, parseJson, sqlCount } from '../db/rows.ts';
+import { placeholders } from '../db/sql.ts';
 import { dueAtOf, slaFilterClause } from '../records/sla.ts';
 
 export type FindingAlertKind = Extract<AlertKind, 'kev' | 'sla' | 'act'>;
@@ -65,10 +66,25 @@ async function condition(db: Driver, kind: FindingAlertKind, params: unknown[], 
  * Marks the findings that meet the kind's condition and the rule has not marked, under `evalId`;
  * returns how many, or null when the store cannot answer the kind yet (`act` before the decision column).
  */
-export async function markFindings(db: Driver, ruleId: string, kind: FindingAlertKind, evalId: string, now = Date.now()): Promise<number | null> {
+export async function markFindings(
+  db: Driver,
+  ruleId: string,
+  kind: FindingAlertKind,
+  evalId: string,
+  now = Date.now(),
+  opts: { first?: boolean } = {},
+): Promise<number | null> {
   const params: unknown[] = [ruleId, kind, evalId, nowIso()];
   const cond = await condition(db, kind, params, now);
   if (cond === null) return null;
+  // A rule's baseline (`first`): it has no marks yet and no other evaluation writes any meanwhile (its
+  // pending mark), so a plain INSERT: PostgreSQL's ON CONFLICT writes a confirmation record per row
+  // (28.1 → 24.2 s for 482,620 findings). A second baseline at once fails on the key and is retried.
+  if (opts.first)
+    return db.run(
+      `INSERT INTO "alert_marks" ("rule_id", "kind", "item_id", "eval_id", "at") SELECT ?, ?, r."id", ?, ? FROM "rec_vulnerabilities" r WHERE ${cond}`,
+      params,
+    );
   params.push(ruleId, kind);
   return db.run(
     `INSERT INTO "alert_marks" ("rule_id", "kind", "item_id", "eval_id", "at")
@@ -161,7 +177,9 @@ export async function recordBaseline(
     // make the plan look costly) to save less than it took (4.2 s of 47 s at 954,000 findings).
     if (tx.dialect === 'postgres') await tx.exec('SET LOCAL jit = off');
     const out: Partial<Record<FindingAlertKind, number | null>> = {};
-    for (const kind of kinds) out[kind] = await markFindings(tx, ruleId, kind, evalId, now);
+    // A baseline again (one abandoned, or a rule from before pending marks) starts from no marks.
+    await tx.run(`DELETE FROM "alert_marks" WHERE "rule_id" = ? AND "kind" IN ${placeholders(kinds)}`, [ruleId, ...kinds]);
+    for (const kind of kinds) out[kind] = await markFindings(tx, ruleId, kind, evalId, now, { first: true });
     await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ? AND "kind" = ?`, [ruleId, BASELINE]);
     return out;
   });
