@@ -255,7 +255,7 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     await updateFromScratch(tx, 'rec_hosts', 'id', fields);
     await updateFromScratch(tx, 'rec_cmdb_assets', 'id', ['asset_id']);
     // The host summaries carry the placement (the decisions per owner read them alone): copied where it changed.
-    await tx.run(syncPlacementSql(''));
+    await tx.run(syncPlacementSql());
     await tx.run(`DELETE FROM "asset_scratch"`);
     // The tables were rewritten whole: PostgreSQL plans the next incremental pass's lookups (IN lists on
     // their indexes) from statistics, which until autovacuum comes by would describe the old rows.

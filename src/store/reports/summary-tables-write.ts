@@ -89,18 +89,15 @@ export const HOST_PLACEMENT = ['asset_id', 'owner', 'department'] as const;
  */
 export const SUMMARY_MIGRATION_40 = `
 ${HOST_PLACEMENT.map((c) => `ALTER TABLE sum_hosts ADD COLUMN ${c} TEXT;`).join('\n')}
-${syncPlacementSql('')}
+${syncPlacementSql()}
 `;
 
-/**
- * Copies the hosts' placement onto their summaries where it differs (after correlation placed hosts);
- * \`only\` limits it to some hosts (a condition on sum_hosts."host_id" with its parameters).
- */
-export function syncPlacementSql(only: string): string {
+/** Copies the hosts' placement onto their summaries where it differs (after a correlation pass placed hosts). */
+export function syncPlacementSql(): string {
   const cols = HOST_PLACEMENT.map((c) => `"${c}"`).join(', ');
   const from = `FROM "rec_hosts" h WHERE h."id" = "sum_hosts"."host_id"`;
   return `UPDATE "sum_hosts" SET (${cols}) = (SELECT ${HOST_PLACEMENT.map((c) => `h."${c}"`).join(', ')} ${from})
-  WHERE EXISTS (SELECT 1 ${from} AND (${HOST_PLACEMENT.map((c) => `h."${c}" IS DISTINCT FROM "sum_hosts"."${c}"`).join(' OR ')}))${only};`;
+  WHERE EXISTS (SELECT 1 ${from} AND (${HOST_PLACEMENT.map((c) => `h."${c}" IS DISTINCT FROM "sum_hosts"."${c}"`).join(' OR ')}));`;
 }
 
 /** Open findings by decision and their summed priority, as SELECT columns (act, attend, track_star, track, priority). */
@@ -182,7 +179,7 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
        GROUP BY "source_id", "plugin_id"`,
     },
     {
-      // With the host's placement (correlation keeps it: syncPlacementSql), for the decisions per owner.
+      // With the host's placement (each correlation pass that places hosts copies it here too), for the decisions per owner.
       table: 'sum_hosts',
       columns: `host_id, source_id, critical, high, medium, low, info, total, urgent, act, attend, track_star, track, priority, ${HOST_PLACEMENT.join(', ')}`,
       select: `SELECT g.*, ${HOST_PLACEMENT.map((c) => `h."${c}"`).join(', ')} FROM (SELECT "host_id" AS "host_id", MAX("source_id") AS "s",
