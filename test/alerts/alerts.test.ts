@@ -8,7 +8,16 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { alertAfterFeedImport, addAlert, checkWebhookUrl, describeAlerts, drainAlerts, testAlert, verifySignature } from '../../src/alerts/index.ts';
+import {
+  alertAfterFeedImport,
+  addAlert,
+  checkWebhookUrl,
+  describeAlerts,
+  drainAlerts,
+  removeAlert,
+  testAlert,
+  verifySignature,
+} from '../../src/alerts/index.ts';
 import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { SIGNATURE_HEADER } from '../../src/core/alerts.ts';
@@ -283,6 +292,13 @@ for (const backend of BACKENDS) {
         assert.deepEqual([doc.rule, doc.total, doc.items.map((i) => i.id)], ['kev', 1, ['fresh-kev']], path);
       }
       await app.store.db.run(`DELETE FROM "rec_vulnerabilities" WHERE "id" = 'fresh-kev'`);
+      // A rule removed while its baseline may still be under way leaves no marks behind.
+      const brief = await addAlert(app, { name: 'brief', url: `${rx.url}/brief`, kinds: ['kev', 'sla'] });
+      const briefId = (await app.store.alerts.get('brief')).id;
+      await removeAlert(app, 'brief');
+      await brief.baseline;
+      const left = await app.store.db.all(`SELECT COUNT(*) AS "n" FROM "alert_marks" WHERE "rule_id" = ?`, [briefId]);
+      assert.equal(Number(left[0]!.n), 0);
     });
 
     test('an answer that never ends is not read to its end: its status decides', async () => {

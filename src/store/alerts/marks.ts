@@ -177,6 +177,10 @@ export async function recordBaseline(
     // make the plan look costly) to save less than it took (4.2 s of 47 s at 954,000 findings).
     if (tx.dialect === 'postgres') await tx.exec('SET LOCAL jit = off');
     const out: Partial<Record<FindingAlertKind, number | null>> = {};
+    // The rule held until the marks are in (SQLite: the write lock from BEGIN IMMEDIATE): one removed
+    // meanwhile waits and then removes them too; one removed before is left unmarked.
+    const rule = await tx.all(`SELECT "id" FROM "alert_rules" WHERE "id" = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [ruleId]);
+    if (rule.length === 0) return out;
     // A baseline again (one abandoned, or a rule from before pending marks) starts from no marks.
     await tx.run(`DELETE FROM "alert_marks" WHERE "rule_id" = ? AND "kind" IN ${placeholders(kinds)}`, [ruleId, ...kinds]);
     for (const kind of kinds) out[kind] = await markFindings(tx, ruleId, kind, evalId, now, { first: true });

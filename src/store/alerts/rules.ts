@@ -106,8 +106,10 @@ export async function ruleTarget(db: Driver, box: SecretBox, id: string): Promis
 export async function deleteRule(db: Driver, name: string): Promise<void> {
   const r = await getRule(db, name);
   await db.transaction(async (tx) => {
+    // The rule first: a baseline under way holds it (marks.ts recordBaseline), so this waits for its
+    // marks to be in and then removes them too.
+    await tx.run(`DELETE FROM "alert_rules" WHERE "id" = ?`, [r.id]);
     await tx.run(`DELETE FROM "alert_marks" WHERE "rule_id" = ?`, [r.id]);
     await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ?`, [r.id]);
-    await tx.run(`DELETE FROM "alert_rules" WHERE "id" = ?`, [r.id]);
   });
 }
