@@ -37,7 +37,15 @@ for (const backend of BACKENDS) {
 
     /** A full run while a scan that started 3 h ago is still importing, then a day on and an incremental run. */
     async function lateImport(forbidden: boolean) {
-      const sim = await startTenableSim({ port: 0, seed: 21, hosts: HOSTS, findingsPerHost: PER_HOST, now: NOW, scanResultsForbidden: forbidden, lastMitigatedFilter: true });
+      const sim = await startTenableSim({
+        port: 0,
+        seed: 21,
+        hosts: HOSTS,
+        findingsPerHost: PER_HOST,
+        now: NOW,
+        scanResultsForbidden: forbidden,
+        lastMitigatedFilter: true,
+      });
       sims.push(sim);
       const db = await backend.create();
       dbs.push(db);

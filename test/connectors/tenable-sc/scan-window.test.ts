@@ -104,7 +104,9 @@ const windowOf = (q: AnalysisQuery, name: string) => q.filters.find((f) => f.fil
 
 test('an incremental run starts its lastSeen and lastMitigated windows at the scans imported since', async () => {
   const fake = fakeClient(() => [], { answer: scanResultAnswer([OLD, LATE, AFTER, RUNNING]) });
-  const pages = await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(streamContext(undefined, { mode: 'incremental', checkpoint: prev })));
+  const pages = await collect(
+    vulnerabilitiesStream({ config, client: fake.factory }).read(streamContext(undefined, { mode: 'incremental', checkpoint: prev })),
+  );
   const since = LAST_RUN - 3 * 3600 - M;
   assert.match(String(windowOf(fake.calls[0]!, 'lastMitigated')), new RegExp(`^${since}-\\d+$`));
   assert.equal(windowOf(fake.calls[1]!, 'lastSeen'), windowOf(fake.calls[0]!, 'lastMitigated'));
@@ -129,7 +131,9 @@ test('a role that may not list scan results keeps the 12-hour overlap, and the r
     [softwareStream, { answer: { unexpected: true } }],
   ] as const) {
     const fake = fakeClient(() => [], answer);
-    await collect(stream({ config, client: fake.factory, scanWindows: windows }).read(streamContext(undefined, { mode: 'incremental', checkpoint: prev, log })));
+    await collect(
+      stream({ config, client: fake.factory, scanWindows: windows }).read(streamContext(undefined, { mode: 'incremental', checkpoint: prev, log })),
+    );
     assert.match(String(windowOf(fake.calls.at(-1)!, 'lastSeen')), new RegExp(`^${LAST_RUN - OVERLAP_SECONDS}-\\d+$`));
   }
   const warnings = lines.filter((l) => l.level === 'warn');
@@ -141,7 +145,9 @@ test('a role that may not list scan results keeps the 12-hour overlap, and the r
 test('a resumed run pages with the window of its checkpoint, without asking for scan results again', async () => {
   const fake = fakeClient(() => [], { answer: scanResultAnswer([AFTER]) });
   const mid: Cursor = { v: 1, phase: 'cumulative', offset: 3, since: LAST_RUN - 4000, until: LAST_RUN + 86400 };
-  await collect(vulnerabilitiesStream({ config, client: fake.factory }).read(streamContext(undefined, { mode: 'incremental', resumed: true, checkpoint: mid })));
+  await collect(
+    vulnerabilitiesStream({ config, client: fake.factory }).read(streamContext(undefined, { mode: 'incremental', resumed: true, checkpoint: mid })),
+  );
   assert.deepEqual(fake.gets, []);
   assert.match(String(windowOf(fake.calls[0]!, 'lastSeen')), new RegExp(`^${LAST_RUN - 4000}-\\d+$`));
   // A full run asks for none either.

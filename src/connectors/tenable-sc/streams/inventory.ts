@@ -10,11 +10,7 @@ import { loadResolver, pluginFilter, type StreamDeps, withClient } from './commo
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
 import { streamStart } from './scan-window.ts';
 
-function singlePhaseStream(
-  deps: StreamDeps,
-  s: Omit<Stream, 'read'>,
-  phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase,
-): Stream {
+function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase): Stream {
   return {
     ...s,
     read(ctx: StreamContext) {

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { StreamContext } from '../../../core/connector.ts';
 import { errorMessage, UpstreamError } from '../../../core/errors.ts';
-import type { TenableScClient } from '../client.ts';
+import type { CallOptions, TenableScClient } from '../client.ts';
 import { num, text } from '../map/values.ts';
 import type { StreamDeps } from './common.ts';
 import { type Cursor, OVERLAP_SECONDS, planStart } from './cursor.ts';
@@ -100,11 +100,11 @@ export function windowStart(prevUntil: number, scans: readonly ScanImport[]): { 
 }
 
 /** The scans that may have been imported since `prevUntil`, by the console's scan results. */
-export async function fetchScanImports(client: TenableScClient, prevUntil: number, signal?: AbortSignal): Promise<ScanImport[]> {
+export async function fetchScanImports(client: TenableScClient, prevUntil: number, opts: CallOptions = {}): Promise<ScanImport[]> {
   const response = await client.get(
     '/scanResult',
     { fields: SCAN_RESULT_FIELDS, filter: 'completed,optimizeCompletedScans', startTime: Math.max(0, prevUntil - SCAN_LOOKBACK_SECONDS) },
-    { signal },
+    opts,
   );
   return readScanImports(response);
 }
@@ -120,8 +120,11 @@ export class ScanWindows {
 
   async since(client: TenableScClient, ctx: Pick<StreamContext, 'log' | 'signal'>, stream: string, prevUntil: number): Promise<number> {
     try {
-      const w = windowStart(prevUntil, await fetchScanImports(client, prevUntil, ctx.signal));
-      ctx.log.debug({ stream, since: w.since, scansImported: w.imported, hoursBeforeLastRun: +((prevUntil - w.since) / 3600).toFixed(2) }, 'incremental window from the scan results');
+      const w = windowStart(prevUntil, await fetchScanImports(client, prevUntil, { signal: ctx.signal }));
+      ctx.log.debug(
+        { stream, since: w.since, scansImported: w.imported, hoursBeforeLastRun: +((prevUntil - w.since) / 3600).toFixed(2) },
+        'incremental window from the scan results',
+      );
       return w.since;
     } catch (err) {
       if (ctx.signal.aborted) throw err;
