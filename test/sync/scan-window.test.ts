@@ -3,7 +3,7 @@
 // read by the next incremental run, which reads little else; where the role may not list scan results
 // the run keeps the 12-hour overlap (and reads them too, and more).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { createLogger } from '../../src/core/log.ts';
