@@ -240,7 +240,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(kept, await snapshot(app, source.id));
     });
 
-    test('a record whose key column moved under the same id: the counts disagree and everything is rebuilt', async () => {
+    test('a finding whose plugin moved under the same id: counted under its new plugin alone', async () => {
       const source = await app.store.sources.get('one');
       upstream.changed.clear();
       // (a run first, so the summaries are a run's: the last test ended with a refresh outside one)
@@ -250,7 +250,8 @@ for (const backend of BACKENDS) {
       upstream.changed.add(k);
       const inc = await runSync(app, 'one');
       assert.equal(inc.mode, 'incremental');
-      assert.equal(how(inc.runId), 'full', 'the touched-only rebuild was checked and replaced');
+      // Its image before the run names its old plugin: that group loses it, the new one gains it.
+      assert.equal(how(inc.runId), 'touched');
       const kept = await snapshot(app, source.id);
       assert.ok(
         kept.sum_vuln_counts!.some((r) => r.includes('["plugin_id",1077]')),
@@ -315,6 +316,96 @@ for (const backend of BACKENDS) {
       const kept = await snapshot(app, source.id);
       await app.store.reports.refreshSummaries(source.id);
       assert.deepEqual(kept, await snapshot(app, source.id), "the killed run's page is counted");
+    });
+
+    test('runs one after another (new, fixed, reopened, severity, KEV, a swept host back, findings re-read unchanged) keep every summary a rebuild', async () => {
+      const source = await app.store.sources.get('one');
+      const set = (k: string, f: Partial<Finding>) => {
+        upstream.findings.set(k, { ...upstream.findings.get(k)!, ...f });
+        upstream.changed.add(k);
+      };
+      // A full run that sweeps host h11 (upstream dropped it): its findings fixed, its host removed.
+      const h11 = [...upstream.findings].filter(([, f]) => f.host === 'h11');
+      for (const [k] of h11) upstream.findings.delete(k);
+      upstream.changed.clear();
+      const full = await runSync(app, 'one', { full: true });
+      assert.equal(full.status, 'succeeded');
+      const swept = await app.store.db.all(
+        `SELECT status FROM rec_vulnerabilities WHERE source_id = ? AND host_id IN (SELECT id FROM rec_hosts WHERE hostname = 'h11')`,
+        [source.id],
+      );
+      assert.ok(swept.length > 0 && swept.every((r) => r.status === 'fixed'), 'the sweep fixed the host’s findings');
+
+      // Run 1: severities, a fix, a reopen, a KEV flag, a new finding, and findings re-read as they are.
+      upstream.changed.clear();
+      set('h1|1', { severity: 'info' });
+      set('h2|4', { status: 'fixed' });
+      set('h2|3', { status: 'open' }); // fixed by the first test: reopened
+      set('h5|7', { kev: true, severity: 'high' });
+      for (const k of ['h6|6', 'h6|7', 'h7|8']) upstream.changed.add(k);
+      upstream.findings.set('h4|50', {
+        host: 'h4',
+        plugin: '1050',
+        severity: 'low',
+        status: 'open',
+        kev: false,
+        firstSeen: new Date(Date.now() - 5 * DAY).toISOString(),
+      });
+      upstream.changed.add('h4|50');
+      const one = await runSync(app, 'one');
+      assert.equal(one.mode, 'incremental');
+      assert.equal(how(one.runId), 'touched');
+
+      // Run 2 on run 1's summaries: the swept host comes back (its findings open again, one at a new
+      // severity), run 1's new finding is fixed, a finding changes twice within the run's pages.
+      upstream.changed.clear();
+      for (const [k, f] of h11) {
+        upstream.findings.set(k, { ...f, status: 'open' });
+        upstream.changed.add(k);
+      }
+      set(h11[0]![0], { severity: 'critical' });
+      set('h4|50', { status: 'fixed' });
+      set('h3|5', { severity: 'medium', status: 'fixed' });
+      const two = await runSync(app, 'one');
+      assert.equal(two.mode, 'incremental');
+      assert.equal(how(two.runId), 'touched');
+      const back = await app.store.db.all(
+        `SELECT status FROM rec_vulnerabilities WHERE source_id = ? AND host_id IN (SELECT id FROM rec_hosts WHERE hostname = 'h11')`,
+        [source.id],
+      );
+      assert.ok(
+        back.every((r) => r.status === 'reopened'),
+        'the swept host’s findings are reopened',
+      );
+      assert.equal((await app.store.db.all(`SELECT 1 FROM sum_pending WHERE source_id = ?`, [source.id])).length, 0, 'the kept images are dropped');
+
+      const kept = await snapshot(app, source.id);
+      await app.store.reports.refreshSummaries(source.id);
+      assert.deepEqual(kept, await snapshot(app, source.id), 'two touched-only refreshes = rebuilt from every record');
+    });
+
+    test('a plugin whose findings were re-read unchanged is not regrouped', async () => {
+      const source = await app.store.sources.get('one');
+      upstream.changed.clear();
+      assert.equal(how((await runSync(app, 'one')).runId), 'full', '(the last test ended with a refresh outside a run)');
+      // A mark on the plugin's and the host's summaries a regroup would overwrite.
+      const [f] = [...upstream.findings].filter(([, x]) => x.host === 'h7' && x.status === 'open');
+      const [k, finding] = f!;
+      await app.store.db.run(`UPDATE sum_plugins SET plugin_name = 'marked' WHERE source_id = ? AND plugin_id = ?`, [source.id, finding.plugin]);
+      upstream.changed.add(k);
+      const inc = await runSync(app, 'one');
+      assert.equal(how(inc.runId), 'touched');
+      const rows = await app.store.db.all(`SELECT plugin_name FROM sum_plugins WHERE source_id = ? AND plugin_id = ?`, [source.id, finding.plugin]);
+      assert.equal(rows[0]?.plugin_name, 'marked', 'the unchanged finding touched nothing');
+      // Once it changes, its plugin is regrouped.
+      upstream.findings.set(k, { ...finding, severity: finding.severity === 'critical' ? 'low' : 'critical' });
+      const next = await runSync(app, 'one');
+      assert.equal(how(next.runId), 'touched');
+      const again = await app.store.db.all(`SELECT plugin_name FROM sum_plugins WHERE source_id = ? AND plugin_id = ?`, [source.id, finding.plugin]);
+      assert.equal(again[0]?.plugin_name, `Plugin ${finding.plugin}`);
+      const kept = await snapshot(app, source.id);
+      await app.store.reports.refreshSummaries(source.id);
+      assert.deepEqual(kept, await snapshot(app, source.id));
     });
   });
 }

@@ -6,6 +6,7 @@ import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
 import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
+import { SUMMARY_MIGRATION_41 } from '../reports/summary-tables-delta.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION } from '../alerts/schema.ts';
 
@@ -567,6 +568,8 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // summaries' rebuild and by correlation, so the decisions per owner read the summaries alone (a join
   // of every summary row with its host took 113 ms at p95 at 954,000 findings). Copied from the hosts.
   { version: 40, name: 'host summaries: placement', sql: SUMMARY_MIGRATION_40 },
+  // Issue 30: the findings' images before the run writing them, so its epilogue counts what changed.
+  { version: 41, name: 'summaries: findings before the run', sql: SUMMARY_MIGRATION_41 },
 ];
 
 function remediationTickets(seq: string): string {

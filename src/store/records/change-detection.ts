@@ -7,6 +7,7 @@
 import type { ModelName } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { columnOf, q, tableOf } from '../db/schema.ts';
+import { keepPreImages } from '../reports/summary-tables-delta.ts';
 
 export { CHANGE_KINDS } from '../../core/models.ts';
 
@@ -139,6 +140,14 @@ export interface Detected {
  */
 export async function detectChanges(db: Driver, model: ModelName, rows: unknown[][], statusAt: number, stamp: ChangeStamp): Promise<Detected> {
   if (rows.length === 0) return { moved: false };
+  // What the summaries counted of the findings before the run changes them (the epilogue's differences).
+  if (model === 'vulnerabilities')
+    await keepPreImages(
+      db,
+      rows.map((r) => r[0]),
+      stamp.sourceId,
+      stamp.runId,
+    );
   const sql = detectSql(db, model, statusAt >= 0);
   const values = [stamp.at, stamp.sourceId, model, stamp.runId];
   if (db.dialect === 'postgres') {

@@ -12,7 +12,8 @@
 //   it rebuilds every summary itself, this only covers a rebuild of it that failed);
 // - the run swept nothing (a sweep marks records without stamping them: the runner asks for a full
 //   rebuild after any sweep).
-// Summaries keyed on nothing a record keeps (findings due by day, model counts) are always rebuilt.
+// The findings' summaries follow what changed of the findings (summary-tables-delta.ts); the model
+// counts are always rebuilt.
 import type { Driver } from '../db/driver.ts';
 import { paddedInList, placeholders } from '../db/sql.ts';
 
@@ -21,7 +22,6 @@ export type TouchedKeys = Map<string, string[]>;
 
 /** The summary tables rebuilt per key: the key column (same name in the summary and in its records) and the records it is read from. */
 const KEYED: Record<string, { column: string; records: string }> = {
-  sum_vuln_counts: { column: 'plugin_id', records: 'rec_vulnerabilities' },
   sum_plugins: { column: 'plugin_id', records: 'rec_vulnerabilities' },
   sum_hosts: { column: 'host_id', records: 'rec_vulnerabilities' },
   sum_compliance: { column: 'host_id', records: 'rec_compliance' },
@@ -29,7 +29,7 @@ const KEYED: Record<string, { column: string; records: string }> = {
 };
 
 /** Past this many keys a table is rebuilt whole: one grouped scan costs less than that many lookups. */
-const MAX_KEYS = 2048;
+export const MAX_KEYS = 2048;
 
 /** The touched keys of each keyed summary after `runId`, or null when everything must be rebuilt. */
 export async function touchedKeys(db: Driver, sourceId: string, runId: string): Promise<TouchedKeys | null> {
@@ -43,7 +43,9 @@ export async function touchedKeys(db: Driver, sourceId: string, runId: string): 
   const out: TouchedKeys = new Map();
   // One scan of each record table for every key column its summaries need.
   const columns = new Map<string, Set<string>>();
-  for (const { column, records } of Object.values(KEYED)) columns.set(records, (columns.get(records) ?? new Set()).add(column));
+  // The findings' keys are the plugins and hosts of the findings that changed (summary-tables-delta.ts).
+  for (const { column, records } of Object.values(KEYED))
+    if (records !== 'rec_vulnerabilities') columns.set(records, (columns.get(records) ?? new Set()).add(column));
   const values = new Map<string, (string | null)[]>();
   for (const [records, cols] of columns) {
     const list = [...cols];
@@ -54,6 +56,7 @@ export async function touchedKeys(db: Driver, sourceId: string, runId: string): 
     for (const c of list) values.set(`${records}.${c}`, [...new Set(rows.map((r) => (r[c] === null || r[c] === undefined ? null : String(r[c]))))]);
   }
   for (const [table, { column, records }] of Object.entries(KEYED)) {
+    if (records === 'rec_vulnerabilities') continue;
     const keys = values.get(`${records}.${column}`)!;
     // A group on NULL is not reached by an IN list: rebuilt whole.
     if (keys.length <= MAX_KEYS && !keys.includes(null)) out.set(table, keys as string[]);

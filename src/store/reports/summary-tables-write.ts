@@ -8,7 +8,8 @@ import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
-import { padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
+import { type FindingDeltas, findingDeltas } from './summary-tables-delta.ts';
+import { MAX_KEYS, padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
 const LIVE_OPEN = `"removed" = 0 AND "status" IN ('open', 'reopened')`;
@@ -121,6 +122,7 @@ const SUMMARY_TABLES = [
   'sum_model_counts',
   'sum_software',
   'sum_compliance',
+  'sum_pending',
   'sum_state',
 ];
 
@@ -236,12 +238,25 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
   dirty.delete(sourceId);
   // After a run that only upserted (an incremental run that swept nothing), when the summaries are those
   // the source's previous run left: the groups of what the run stamped are rebuilt, the rest kept.
-  const touched = padTouched(db, after?.touchedOnly ? await touchedKeys(db, sourceId, after.runId) : null);
+  let keys = after?.touchedOnly ? await touchedKeys(db, sourceId, after.runId) : null;
+  // The findings' counts take the differences of the findings that changed; their plugins and hosts are regrouped.
+  const deltas: FindingDeltas | null = keys && after ? await findingDeltas(db, sourceId, after.runId) : null;
+  if (!deltas) keys = null;
+  for (const [table, list] of deltas
+    ? ([
+        ['sum_plugins', deltas.plugins],
+        ['sum_hosts', deltas.hosts],
+      ] as const)
+    : [])
+    if (list.length <= MAX_KEYS) keys!.set(table, list);
+  const touched = padTouched(db, keys);
   const params = (table: string): unknown[] => [sourceId, ...(touched?.get(table) ?? [])];
   // The owners of a plugin's hosts come from hosts an owner is placed on: where no host has one (no CMDB
   // correlated yet), that grouped scan of every finding would find nothing, so it is not made.
   const owned = (await db.all(`SELECT 1 AS "x" FROM "rec_hosts" WHERE "owner" IS NOT NULL LIMIT 1`)).length > 0;
-  const fills = summaryFills((table) => touchedList(touched, table)).filter((f) => owned || f.table !== 'sum_plugin_owners');
+  const fills = summaryFills((table) => touchedList(touched, table)).filter(
+    (f) => (owned || f.table !== 'sum_plugin_owners') && !(deltas && (f.table === 'sum_vuln_counts' || f.table === 'sum_vuln_due')),
+  );
   const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, params(f.table))))) : null;
   await db.transaction(async (tx) => {
     // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
@@ -250,6 +265,13 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
     for (const [i, f] of fills.entries()) {
       if (scanned) await tx.insertMany(insertOf(f), scanned[i]!);
       else await tx.run(`INSERT INTO ${f.table} (${f.columns}) ${f.select}`, params(f.table));
+    }
+    if (deltas) {
+      await tx.insertMany(
+        { head: 'INSERT INTO "sum_vuln_counts" (source_id, plugin_id, severity, status, known_exploited, decision, removed, n)', columns: 8, tail: '' },
+        deltas.counts,
+      );
+      await tx.insertMany({ head: 'INSERT INTO "sum_vuln_due" (source_id, severity, first_day, kev_due_date, n)', columns: 5, tail: '' }, deltas.due);
     }
     // The findings' counts are in sum_vuln_counts already: summed there instead of a scan of every finding.
     await tx.run(
