@@ -563,6 +563,9 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
     name: 'tickets: remediation key',
     sql: 'ALTER TABLE rec_tickets ADD COLUMN remediation_key TEXT;\nCREATE INDEX rec_tickets_remediation_key ON rec_tickets (remediation_key);',
   },
+  // A write sent to the service desk whose answer is not recorded yet (issue 32 §3): set before the call,
+  // cleared with the record, so the run after a crash knows to look (for the note's tag) before writing again.
+  { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
 ];
 
 function remediationTickets(seq: string): string {
