@@ -390,5 +390,8 @@ export function matchesText(rec: Json, criteria: Json[]): boolean {
         return v === want;
     }
   };
-  return criteria.reduce<boolean>((acc, c, i) => (i === 0 ? one(c) : String(c.logical_operator ?? 'AND').toUpperCase() === 'OR' ? acc || one(c) : acc && one(c)), true);
+  return criteria.reduce<boolean>(
+    (acc, c, i) => (i === 0 ? one(c) : String(c.logical_operator ?? 'AND').toUpperCase() === 'OR' ? acc || one(c) : acc && one(c)),
+    true,
+  );
 }

@@ -194,7 +194,8 @@ export async function applyTickets(
       // A write an earlier run sent without recording its answer (it crashed, or the answer was lost).
       const earlier = row.pending;
       const sentBefore = (what: string) => (earlier ? `; ${what} sent by run ${earlier.runId}, whose answer was not recorded` : '');
-      const inFlight = (action: string, tag: string) => store.tickets.update(source.id, a.key, { pending: { action, runId, tag, at: new Date().toISOString() } });
+      const inFlight = (action: string, tag: string) =>
+        store.tickets.update(source.id, a.key, { pending: { action, runId, tag, at: new Date().toISOString() } });
       // Searched by its marker first, then created; the row's marker is the one the request carries.
       const create = async (marker: string) => {
         const found = await writer.findByMarker(marker, opts.signal);
@@ -257,7 +258,13 @@ export async function applyTickets(
             source.id,
             a.key,
             { marker, requestId: null, state: 'intent', findingIds: [], pending: null },
-            entry(a, 'replace', id, true, `request ${id} is ${remote.status} for good; ${a.findingIds.length} finding(s) are back: a new request follows them (${marker})`),
+            entry(
+              a,
+              'replace',
+              id,
+              true,
+              `request ${id} is ${remote.status} for good; ${a.findingIds.length} finding(s) are back: a new request follows them (${marker})`,
+            ),
           );
           r.replaced++;
           await step('replace:after-record', a);
