@@ -214,7 +214,7 @@ for (const backend of BACKENDS) {
       const before = sim.written.size;
       const killed = await killedAt('create:after-call');
       assert.equal(killed.signal, 'SIGKILL', killed.stderr);
-      const made = new RegExp(`^at create:after-call \\S+ (\\d+)$`, 'm').exec(killed.stdout)?.[1];
+      const made = /^at create:after-call \S+ (\d+)$/m.exec(killed.stdout)?.[1];
       assert.ok(made, killed.stdout);
       const marker = (await store.tickets.get(desk.id, key))!.marker;
       // A person renames it before the next run: the marker is no longer in the subject.
