@@ -7,7 +7,7 @@ import { PLUGINS } from './catalog.ts';
 import type { MitigatedLastSeen } from './options.ts';
 
 export interface LifecycleOp {
-  kind: 'scan' | 'patch' | 'reopen';
+  kind: 'scan' | 'patch' | 'reopen' | 'move';
   at: number;
   salt: number;
   fraction: number;
@@ -60,6 +60,21 @@ export class Lifecycle {
     this.push('reopen', selector, 0.5);
   }
 
+  /** The selected hosts get a new address from now on (DHCP, a move): findings seen after it carry it. */
+  move(selector: SelectorInput): void {
+    this.push('move', selector, 0.01);
+  }
+
+  /**
+   * The address of host `sk` at time `at` (default now) when moves changed it, else null (its own): the
+   * n-th move gives 10.(150+n).x.y, x.y its index's (a machine keeps one identity, its address changes).
+   */
+  movedAddress(sk: HostSkeleton, at = Number.POSITIVE_INFINITY): string | null {
+    let n = 0;
+    for (const op of this.ops) if (op.kind === 'move' && op.at <= at && this.hostSelected(op, sk)) n++;
+    return n ? `10.${150 + n}.${(sk.index >>> 8) & 255}.${sk.index & 255}` : null;
+  }
+
   reset(): void {
     this.ops.length = 0;
     this.advancedSeconds = 0;
@@ -101,6 +116,8 @@ export class Lifecycle {
     for (const op of this.ops) {
       if (op.kind === 'scan') {
         if (open && this.hostSelected(op, sk)) lastSeen = op.at;
+      } else if (op.kind === 'move') {
+        // An address change alone changes no finding.
       } else if (op.kind === 'patch') {
         // A mitigated finding's lastSeen becomes the time the scan found it fixed, or (option) stays
         // its last vulnerable sighting.
