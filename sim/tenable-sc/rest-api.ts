@@ -127,7 +127,9 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
     total = dataset.totalHosts(compiled, src);
     results = dataset
       .hosts(compiled, src, start, end)
-      .map((sk) => moved(ctx, sk, sumIpRow(dataset.cache.withDetails(sk.index), dataset.severityCounts(compiled, src, sk), ctx.lifecycle.hostLastSeen(sk), features)));
+      .map((sk) =>
+        moved(ctx, sk, sumIpRow(dataset.cache.withDetails(sk.index), dataset.severityCounts(compiled, src, sk), ctx.lifecycle.hostLastSeen(sk), features)),
+      );
     matching = `${dataset.totalFindings(compiled, src)}:${total}`;
   }
   const response: Record<string, unknown> = {
@@ -171,7 +173,9 @@ function hostAssets(ctx: SimContext, query: URLSearchParams): ApiResult {
   const rows: Record<string, unknown>[] = [];
   const cache = ctx.dataset.cache;
   for (let h = start; h < Math.min(end, start + limit, total); h++) {
-    rows.push(moved(ctx, cache.get(h), hostAssetRow(cache.withDetails(h), ctx.lifecycle.hostLastSeen(cache.get(h)), fields.size ? fields : new Set(HOST_ALWAYS))));
+    rows.push(
+      moved(ctx, cache.get(h), hostAssetRow(cache.withDetails(h), ctx.lifecycle.hostLastSeen(cache.get(h)), fields.size ? fields : new Set(HOST_ALWAYS))),
+    );
   }
   return ok(rows, true);
 }
