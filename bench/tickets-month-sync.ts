@@ -74,8 +74,8 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
     let worst = 0;
     let disagreeTotal = 0;
     let checked = 0;
-    let kev: { cve: string; findingId: string; key: string; day: number } | null = null;
-    let kevOk: boolean | null = null;
+    let kev: { cve: string; findingIds: Set<string>; day: number } | null = null;
+    let kevOk = 'not checked';
     let syncSeconds = 0;
     const started = Date.now();
     for (let day = 0; day < o.days; day++) {
@@ -122,8 +122,19 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
       disagreeTotal += disagree;
       worst = Math.max(worst, denominator ? disagree / denominator : 0);
       if (kev && day === kev.day + 1) {
-        const row = byKey.get(kev.key);
-        kevOk = !!row?.requestId && row.findingIds.includes(kev.findingId);
+        // Every finding the feed made known exploited that is still open has its group's request, and
+        // the request was written with it.
+        const still = open.filter((f) => kev!.findingIds.has(f.id));
+        const missing = still.filter((f) => !byKey.get(groupKey('fix-owner', f as unknown as TicketFinding))?.findingIds.includes(f.id));
+        kevOk = `${still.length - missing.length} of ${still.length} still open`;
+        for (const f of missing.slice(0, 5)) {
+          const key = groupKey('fix-owner', f as unknown as TicketFinding);
+          const row = byKey.get(key);
+          process.stderr.write(
+            `KEV ${kev.cve}: finding ${f.id} (${key}, ${f.severity}, ${f.status}, knownExploited ${f.knownExploited}) ` +
+              `row ${row ? `${row.state} ${row.requestId} ${row.findingIds.length} pending ${JSON.stringify(row.pending)}` : 'none'}\n`,
+          );
+        }
       }
       // Midway, a CVE of an open medium finding nobody tickets joins the KEV feed: the next sync tickets it.
       if (day === Math.floor(o.days / 2)) {
@@ -132,7 +143,7 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
           const rec = (await app.store.records.getMany('vulnerabilities', [f.id]))[0] as { cves?: string[] } | undefined;
           const cve = rec?.cves?.[0];
           if (!cve) continue;
-          kev = { cve, findingId: f.id, key: groupKey('fix-owner', f as unknown as TicketFinding), day };
+          const known = new Set((await app.store.tickets.openFindings({ severities: [], knownExploited: true })).map((x) => x.id));
           const feed = {
             title: 'CISA Catalog of Known Exploited Vulnerabilities',
             catalogVersion: `2026.11.${day}`,
@@ -140,7 +151,11 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
             count: 1,
             vulnerabilities: [{ cveID: cve, dateAdded: new Date().toISOString().slice(0, 10), dueDate: '2026-12-31', vulnerabilityName: 'bench' }],
           };
-          await importFeedFiles(app, [{ name: 'kev.json', data: Buffer.from(JSON.stringify(feed)) }]);
+          const imported = await importFeedFiles(app, [{ name: 'kev.json', data: Buffer.from(JSON.stringify(feed)) }]);
+          const made = (await app.store.tickets.openFindings({ severities: [], knownExploited: true })).filter((x) => !known.has(x.id));
+          kev = { cve, findingIds: new Set(made.map((x) => x.id)), day };
+          if (process.env.BENCH_DEBUG)
+            process.stderr.write(`KEV ${cve}: ${imported.findingsUpdated} finding(s) updated, ${made.length} newly known exploited and open\n`);
           break;
         }
       }
@@ -164,7 +179,7 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
       `syncs ${syncSeconds.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ${requests} requests for ${ticketed.size} ticketed findings ` +
       `(1 per ${(ticketed.size / Math.max(1, requests)).toFixed(1)}), ${writes} logged writes; duplicates ${duplicates}; disagreeing after a sync: worst ` +
       `${(worst * 100).toFixed(3)} %, ${disagreeTotal} of ${checked} request-days; ${closedByPerson.size} closed by a person (flagged); ` +
-      `scanner hosts stored: ${hosts}; KEV ${kev?.cve ?? 'none'} ticketed after the next sync: ${kevOk}\n`
+      `scanner hosts stored: ${hosts}; KEV ${kev?.cve ?? 'none'}: findings newly known exploited with their request after the next sync: ${kevOk}\n`
     );
   } finally {
     await app.close();
