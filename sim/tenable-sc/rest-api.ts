@@ -4,6 +4,7 @@ import type { SourceType } from './dataset.ts';
 import type { HostSkeleton } from './hosts.ts';
 import { compileFilters, FilterError, type FilterInput } from './filters.ts';
 import { GROUP_REPOSITORY_IDS, HOST_ALWAYS, HOST_FIELDS, hostAssetRow, REPOSITORIES, sumIpRow, vulnDetailsRow } from './rows.ts';
+import { scanResultList } from './scan-results.ts';
 import { ANALYST_GROUP, ORGANIZATION, type SimUser } from './users.ts';
 
 export interface RestRequest {
@@ -191,6 +192,7 @@ export function handleRest(ctx: SimContext, req: RestRequest): ApiResult {
     if (!ctx.features.hostsApi) return fail(403, 1, `Invalid resource: ${path}`);
     return user.isAdmin ? denied('host assets') : hostAssets(ctx, req.query);
   }
+  if (path === '/rest/scanResult' && get) return user.isAdmin ? denied('scan results') : scanResultList(ctx, req.query, ctx.scanResultsForbidden);
   if (path === '/rest/repository' && get) return ok(REPOSITORIES.map((_, i) => repositoryObject(i + 1)));
   const repo = /^\/rest\/repository\/(\d+)$/.exec(path);
   if (repo && get) return REPOSITORIES[Number(repo[1]) - 1] ? ok(repositoryObject(Number(repo[1]))) : notFound(`Repository #${repo[1]}`);
