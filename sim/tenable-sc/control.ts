@@ -1,4 +1,5 @@
-// /_sim control API (not part of Tenable.sc): lifecycle moves between syncs, runtime faults, counters.
+// /_sim control API (not part of Tenable.sc): lifecycle moves between syncs (scans, patches, reopens,
+// address changes), runtime faults, counters.
 import type { SimContext } from './context.ts';
 import { compileFilters } from './filters.ts';
 import { indexOfIp } from './hosts.ts';
@@ -67,6 +68,8 @@ export function handleControl(ctx: SimContext, method: string, path: string, bod
         ctx.lifecycle.advance(seconds, selector(ctx, b, 'rescanFraction'));
         if (typeof b.patchFraction === 'number' && b.patchFraction > 0) ctx.lifecycle.patch({ fraction: b.patchFraction });
         if (typeof b.reopenFraction === 'number' && b.reopenFraction > 0) ctx.lifecycle.reopen({ fraction: b.reopenFraction });
+        // Hosts that get a new address with this scan (by their current or first address).
+        if (Array.isArray(b.moveHosts) && b.moveHosts.length) ctx.lifecycle.move(selector(ctx, { hosts: b.moveHosts }));
         return { status: 200, body: summary(ctx) };
       }
       case 'POST /_sim/scan': {
@@ -85,6 +88,9 @@ export function handleControl(ctx: SimContext, method: string, path: string, bod
       }
       case 'POST /_sim/patch':
         ctx.lifecycle.patch(selector(ctx, b));
+        return { status: 200, body: summary(ctx) };
+      case 'POST /_sim/move':
+        ctx.lifecycle.move(selector(ctx, b));
         return { status: 200, body: summary(ctx) };
       case 'POST /_sim/reopen':
         ctx.lifecycle.reopen(selector(ctx, b));

@@ -7,7 +7,7 @@ import { PLUGINS } from './catalog.ts';
 import type { MitigatedLastSeen } from './options.ts';
 
 export interface LifecycleOp {
-  kind: 'scan' | 'patch' | 'reopen';
+  kind: 'scan' | 'patch' | 'reopen' | 'move';
   /** When the scan saw the hosts: the lastSeen (or mitigation time) it gives their findings. */
   at: number;
   /** The scan result behind the op (scan-results.ts): its findings show only once its import finished. */
@@ -100,6 +100,23 @@ export class Lifecycle {
     this.push('reopen', selector, 0.5);
   }
 
+  /** The selected hosts get a new address from now on (DHCP, a move): findings seen after it carry it. */
+  move(selector: SelectorInput): void {
+    this.push('move', selector, 0.01);
+    // Not a scan: no scan result (the next scan's findings carry the new address).
+    this.ops[this.ops.length - 1]!.result = null;
+  }
+
+  /**
+   * The address of host `sk` at time `at` (default now) when moves changed it, else null (its own): the
+   * n-th move gives 10.(150+n).x.y, x.y its index's (a machine keeps one identity, its address changes).
+   */
+  movedAddress(sk: HostSkeleton, at = Number.POSITIVE_INFINITY): string | null {
+    let n = 0;
+    for (const op of this.ops) if (op.kind === 'move' && op.at <= at && this.hostSelected(op, sk)) n++;
+    return n ? `10.${150 + n}.${(sk.index >>> 8) & 255}.${sk.index & 255}` : null;
+  }
+
   reset(): void {
     this.ops.length = 0;
     this.advancedSeconds = 0;
@@ -147,6 +164,8 @@ export class Lifecycle {
       if (op.result && op.result.importFinish > now) continue;
       if (op.kind === 'scan') {
         if (open && this.hostSelected(op, sk)) lastSeen = op.at;
+      } else if (op.kind === 'move') {
+        // An address change alone changes no finding.
       } else if (op.kind === 'patch') {
         // A mitigated finding's lastSeen becomes the time the scan found it fixed, or (option) stays
         // its last vulnerable sighting.

@@ -570,6 +570,9 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   { version: 40, name: 'host summaries: placement', sql: SUMMARY_MIGRATION_40 },
   // Issue 30: the findings' images before the run writing them, so its epilogue counts what changed.
   { version: 41, name: 'summaries: findings before the run', sql: SUMMARY_MIGRATION_41 },
+  // A write sent to the service desk whose answer is not recorded yet (issue 32 §3): set before the call,
+  // cleared with the record, so the run after a crash knows to look (for the note's tag) before writing again.
+  { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
 ];
 
 function remediationTickets(seq: string): string {
