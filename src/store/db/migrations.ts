@@ -8,6 +8,7 @@ import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION } from '../alerts/schema.ts';
+import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
 
 export interface Migration {
   version: number;
@@ -567,6 +568,8 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // summaries' rebuild and by correlation, so the decisions per owner read the summaries alone (a join
   // of every summary row with its host took 113 ms at p95 at 954,000 findings). Copied from the hosts.
   { version: 40, name: 'host summaries: placement', sql: SUMMARY_MIGRATION_40 },
+  // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
+  { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
 ];
 
 function remediationTickets(seq: string): string {
