@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord, ModelName, StoredRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { recordId } from '../../src/store/records/upsert.ts';
-import { applyOwnerMoves, MOVES_MAX } from '../../src/store/reports/plugin-owners.ts';
+import { applyOwnerMoves, MOVES_MIN } from '../../src/store/reports/plugin-owners.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
@@ -395,9 +395,9 @@ for (const backend of BACKENDS) {
       await agree('after an unlink');
       assert.equal((await direct()).get('3001'), undefined);
       assert.equal(await refreshed(), since, "the scanner's summaries were not rebuilt");
-      // A pass that moves more hosts than MOVES_MAX counts the owners per plugin again from the findings.
+      // A pass that moves more hosts than movesMax (MOVES_MIN for these few) counts the owners per plugin again from the findings.
       await store.db.run(`DELETE FROM sum_plugin_owners`);
-      const many = Array.from({ length: MOVES_MAX + 1 }, (_, i) => ({ hostId: `nowhere-${i}`, from: null, to: 'Nobody' }));
+      const many = Array.from({ length: MOVES_MIN + 1 }, (_, i) => ({ hostId: `nowhere-${i}`, from: null, to: 'Nobody' }));
       await store.db.transaction((tx) => applyOwnerMoves(tx, many));
       await agree('after a recount of every source');
     });

@@ -14,10 +14,13 @@ export interface OwnerMove {
 }
 
 /**
- * Past this many moved hosts (a first CMDB import, a full pass after a reassignment) the owners per plugin
- * are counted again from every open finding: one grouped scan costs less than that many hosts' lookups.
+ * Past a sixteenth of the summarised hosts (and at least MOVES_MIN: a first CMDB import, a full pass after
+ * a reassignment) the owners per plugin are counted again from every open finding instead: at 954,240
+ * findings a moved host's findings are read by its index at 25-40 µs each (rows spread over the table),
+ * the recount scans them all at ~4 µs each (bench/owner-moves.ts), so they cost the same near a tenth.
  */
-export const MOVES_MAX = 2000;
+export const MOVES_MIN = 256;
+export const movesMax = (summarisedHosts: number): number => Math.max(MOVES_MIN, Math.ceil(summarisedHosts / 16));
 
 /** Ids per IN list (padded on SQLite: db/sql.ts). */
 const CHUNK = 500;
@@ -60,12 +63,15 @@ export async function ownersLost(tx: Driver, ids: string[] | null): Promise<Owne
  * Moves the moved hosts' open plugins from their old owners to their new ones in sum_plugin_owners (in
  * the pass's transaction). Exact while the source's summaries describe its findings, as after every run's
  * epilogue; during a run they describe the findings of its last refresh, and the run's own rebuild
- * counts them again from the findings. Over MOVES_MAX hosts every summarised source is counted again.
+ * counts them again from the findings. Past movesMax hosts every summarised source is counted again.
  */
 export async function applyOwnerMoves(tx: Driver, moves: OwnerMove[]): Promise<void> {
   const real = moves.filter((m) => m.from !== m.to);
   if (real.length === 0) return;
-  if (real.length > MOVES_MAX) return recountPluginOwners(tx);
+  if (real.length > MOVES_MIN) {
+    const hosts = Number((await tx.all(`SELECT COUNT(*) AS "n" FROM sum_hosts`))[0]?.n ?? 0);
+    if (real.length > movesMax(hosts)) return recountPluginOwners(tx);
+  }
   const byHost = new Map(real.map((m) => [m.hostId, m]));
   // Each moved host's plugins with open findings, once per host (the summary counts hosts).
   const pairs = await allInChunks(
