@@ -568,6 +568,9 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // summaries' rebuild and by correlation, so the decisions per owner read the summaries alone (a join
   // of every summary row with its host took 113 ms at p95 at 954,000 findings). Copied from the hosts.
   { version: 40, name: 'host summaries: placement', sql: SUMMARY_MIGRATION_40 },
+  // A write sent to the service desk whose answer is not recorded yet (issue 32 §3): set before the call,
+  // cleared with the record, so the run after a crash knows to look (for the note's tag) before writing again.
+  { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
   // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
   { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
 ];

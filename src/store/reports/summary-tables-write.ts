@@ -238,7 +238,10 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
   // the source's previous run left: the groups of what the run stamped are rebuilt, the rest kept.
   const touched = padTouched(db, after?.touchedOnly ? await touchedKeys(db, sourceId, after.runId) : null);
   const params = (table: string): unknown[] => [sourceId, ...(touched?.get(table) ?? [])];
-  const fills = summaryFills((table) => touchedList(touched, table));
+  // The owners of a plugin's hosts come from hosts an owner is placed on: where no host has one (no CMDB
+  // correlated yet), that grouped scan of every finding would find nothing, so it is not made.
+  const owned = (await db.all(`SELECT 1 AS "x" FROM "rec_hosts" WHERE "owner" IS NOT NULL LIMIT 1`)).length > 0;
+  const fills = summaryFills((table) => touchedList(touched, table)).filter((f) => owned || f.table !== 'sum_plugin_owners');
   const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, params(f.table))))) : null;
   await db.transaction(async (tx) => {
     // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
