@@ -1,15 +1,15 @@
 // Benchmark `bench/owner-moves` (issue 31 §2): what a correlation pass adds when it moves hosts to
 // another owner: the owners per plugin (sum_plugin_owners) follow the moved hosts' open plugins
-// (store/reports/plugin-owners.ts), in the pass's transaction. Times that step for 1, 50, 500, 2,000 and 10,000
+// (store/reports/plugin-owners.ts), in the pass's transaction. Times that step for 1, 50, 500, 2,000 and 5,000
 // moved hosts (the hosts with the most open findings first: the dearest), and one more past movesMax
-// (half the hosts: the recount of every open finding instead), each in a transaction rolled
+// (a quarter of the hosts: the recount of every open finding instead), each in a transaction rolled
 // back, so the kept store is left as it was; in it every host without an owner gets one first (16
 // owners), and the hosts move to another. Runs on a store
 // bench/query-latency kept:
 //
 //   node bench/owner-moves.ts --data-dir /tmp/qlat-31/sqlite
 //   node bench/owner-moves.ts --data-dir /tmp/owner-moves-pg --db postgres://postgres@127.0.0.1:5432/tributary_qlat_1000000
-//                             [--moves 1,50,500,2000,10000] [--runs 3]
+//                             [--moves 1,50,500,2000,5000] [--runs 3]
 import { parseArgs } from 'node:util';
 import { openApp } from '../src/app/context.ts';
 import { createLogger } from '../src/core/log.ts';
@@ -19,7 +19,7 @@ const { values: args } = parseArgs({
   options: {
     'data-dir': { type: 'string' },
     db: { type: 'string' },
-    moves: { type: 'string', default: '1,50,500,2000,10000' },
+    moves: { type: 'string', default: '1,50,500,2000,5000' },
     runs: { type: 'string', default: '3' },
   },
 });

@@ -14,13 +14,14 @@ export interface OwnerMove {
 }
 
 /**
- * Past half the summarised hosts (and at least MOVES_MIN: a first CMDB import, a full pass after a
- * reassignment of most machines) the owners per plugin are counted again from every open finding instead.
- * bench/owner-moves.ts at 954,240 findings (20,000 hosts, 16 owners): a moved host costs ~0.4 ms on
- * SQLite, ~0.7 ms on PostgreSQL (its findings read by their host's index); the recount 6.5 s and 6-8 s.
+ * Past a quarter of the summarised hosts (and at least MOVES_MIN: a first CMDB import, a full pass after
+ * a reassignment of many machines) the owners per plugin are counted again from every open finding
+ * instead. bench/owner-moves.ts at 954,240 findings (20,000 hosts, 16 owners), SQLite / PostgreSQL: a
+ * moved host costs 0.4-3 / 0.7-1.9 ms (its findings read through their host's index, dearer the more
+ * hosts and the busier the machine), the recount 6.5-18 / 6-15 s: they cost the same near 10,000 hosts.
  */
 export const MOVES_MIN = 256;
-export const movesMax = (summarisedHosts: number): number => Math.max(MOVES_MIN, Math.ceil(summarisedHosts / 2));
+export const movesMax = (summarisedHosts: number): number => Math.max(MOVES_MIN, Math.ceil(summarisedHosts / 4));
 
 /** Ids per IN list (padded on SQLite: db/sql.ts). */
 const CHUNK = 500;
