@@ -1,11 +1,13 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
 // and the mean time to remediate (each fix, from the finding's first-seen date or from its last
 // reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
-// it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
+// it fixed: fix-dates.ts), and how many are open with their mean and oldest age. Both read rows kept as
+// findings are written (fix-facts.ts, open-ages.ts), not the feed joined to every finding.
 import type { Driver } from '../db/driver.ts';
-import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from '../records/fix-dates.ts';
+import { meanBlankReason } from '../records/fix-dates.ts';
 import { type Since, sinceClause } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
+import { openAges } from './open-ages.ts';
 
 /** One source and severity of the report. */
 export interface RemediationRow {
@@ -38,15 +40,6 @@ export interface RemediationOptions {
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
 
-/** An ISO-8601 text column or parameter as fractional days, in each dialect. */
-function days(db: Driver, expr: string): string {
-  return db.dialect === 'postgres' ? `(EXTRACT(EPOCH FROM CAST(${expr} AS TIMESTAMPTZ)) / 86400.0)` : `julianday(${expr})`;
-}
-
-function atLeastZero(db: Driver, expr: string): string {
-  return db.dialect === 'postgres' ? `GREATEST(0.0, ${expr})` : `MAX(0.0, ${expr})`;
-}
-
 const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
 
 /** The fixes of one source (or of all: '') and severity: how many, how many with a known fix date, their days to remediate summed and the median. */
@@ -61,36 +54,33 @@ export interface FixStats {
 
 /**
  * The fixes of the window per source (bySource, else all sources together) and severity: one statement
- * over the feed's fix events, the median from their days ranked within each group.
+ * over the fixes' rows kept as findings are written (fix-facts.ts: each fix event of the feed with its
+ * finding's severity, its date and days), the median from their days ranked within each group.
  */
 export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   const params: unknown[] = [];
-  // From the finding's last reopening when that came before this fix, else from when it was first seen
-  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
-  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
-  const spent = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${atLeastZero(db, `${days(db, FIX_DATE)} - ${days(db, start)}`)} END`;
-  let where = `${opts.since ? FINDING_EVENTS_IN_WINDOW : `e."model" = 'vulnerabilities'`} AND ${FIX_EVENT}`;
+  let where = '1 = 1';
   if (opts.sourceIds) {
     where += ` AND e."source_id" IN ${placeholders(opts.sourceIds)}`;
     params.push(...opts.sourceIds);
   }
-  // A fix's date is never after its event, so `e.at >= since` (the feed's index) keeps every fix dated since.
+  // A fix's date is never after its event, so `e.at >= since` (the rows' time index) keeps every fix dated since.
   if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
   if (opts.since && opts.since.afterRun === null) {
-    where += ` AND COALESCE(${FIX_DATE}, e."at") >= ?`;
+    where += ` AND COALESCE(e."fix_date", e."at") >= ?`;
     params.push(opts.since.at);
   }
   if (opts.until) {
-    where += ` AND COALESCE(${FIX_DATE}, e."at") < ?`;
+    where += ` AND COALESCE(e."fix_date", e."at") < ?`;
     params.push(opts.until);
   }
   // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.
   const group = `PARTITION BY f."source", f."severity"`;
   const rows = await db.all(
     `WITH f AS (
-SELECT ${bySource ? 's."name"' : "''"} AS "source", v."severity" AS "severity", ${spent} AS "d"
-FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
+SELECT ${bySource ? 's."name"' : "''"} AS "source", e."severity" AS "severity", e."d" AS "d"
+FROM sum_fixes e JOIN "sources" s ON s."id" = e."source_id"
 WHERE ${where}
 ), r AS (
 SELECT f."source", f."severity", f."d", ROW_NUMBER() OVER (${group} ORDER BY CASE WHEN f."d" IS NULL THEN 1 ELSE 0 END, f."d") AS "rn", COUNT(f."d") OVER (${group}) AS "cnt" FROM f
@@ -112,26 +102,11 @@ FROM r GROUP BY r."source", r."severity"`,
 
 export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
-  const sources = (col: string, params: unknown[]) => {
-    if (!opts.sourceIds) return '';
-    params.push(...opts.sourceIds);
-    return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
-  };
-
   const fixes = await fixStats(db, opts);
 
-  // `age` holds one parameter (now), used twice: by AVG and by MAX.
-  const openParams: unknown[] = [opts.now, opts.now];
-  const age = atLeastZero(db, `${days(db, 'CAST(? AS TEXT)')} - ${days(db, 'COALESCE(v."first_seen", v."last_seen")')}`);
-  const opened =
-    opts.openAges === false
-      ? []
-      : await db.all(
-          `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${age}) AS "mean", MAX(${age}) AS "oldest"
-FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id"
-WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source_id"', openParams)} GROUP BY s."name", v."severity"`,
-          openParams,
-        );
+  // The open findings and their ages from the counts kept as findings are written (open-ages.ts).
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  const opened = opts.openAges === false ? [] : (await openAges(db, opts.now, opts.sourceIds)).filter((o) => names.has(o.sourceId));
 
   const rows = new Map<string, RemediationRow>();
   const rowOf = (source: unknown, severity: unknown): RemediationRow => {
@@ -163,7 +138,11 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
       meanBlankReason: meanBlankReason(f.fixed, f.fixed - f.dated),
     });
   for (const o of opened)
-    Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
+    Object.assign(rowOf(names.get(o.sourceId), o.severity), {
+      open: o.open,
+      meanOpenAgeDays: round1(o.meanAgeDays),
+      oldestOpenAgeDays: round1(o.oldestAgeDays),
+    });
   const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));
   return [...rows.values()].sort((a, b) => a.source.localeCompare(b.source) || rank(a.severity) - rank(b.severity));
 }

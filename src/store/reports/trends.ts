@@ -10,6 +10,7 @@ import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason, OPEN_DA
 import { fixStats, type RemediationRow } from './remediation.ts';
 import { sinceTime } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
+import { openAges } from './open-ages.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
@@ -72,14 +73,8 @@ export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<Tre
     return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
   };
 
-  const nowParams: unknown[] = [];
-  const current = empty
-    ? []
-    : await db.all(
-        `SELECT v."severity" AS "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" v
-WHERE v."removed" = 0 AND v."status" IN ${OPEN}${sources('v."source_id"', nowParams)} GROUP BY v."severity"`,
-        nowParams,
-      );
+  // Today's open findings from the counts kept as findings are written (open-ages.ts).
+  const current = empty ? [] : await openAges(db, opts.now, opts.sourceIds, false);
   // Openings and closings per day and severity, of the events since the window's first day (one read of
   // the feed's time index): an event's dates are never after it, so no earlier event is dated in the window.
   const isOpen = (col: string) => `COALESCE(e.${col}, '') IN ${OPEN}`;
@@ -100,7 +95,7 @@ GROUP BY 1, 2, v."severity"`,
       );
 
   const open = zero();
-  for (const r of current) if (isSeverity(r.severity)) open[r.severity] = Number(r.n);
+  for (const r of current) if (isSeverity(r.severity)) open[r.severity] += r.open;
   const byDay = new Map<string, Record<Severity, number>>();
   const add = (day: unknown, severity: Severity, n: number) => {
     if (day === null || day === undefined) return;

@@ -1,0 +1,79 @@
+// The fixes of findings, one row per fix event of the change feed with what the remediation report and
+// the trends read of it joined to its finding (issue 30): the finding's severity, the fix's date and its
+// days to remediate (fix-dates.ts), kept in the transaction of every write that changes them. A page
+// adds the rows of the fix events it wrote and brings those of its findings up to date (a reopening, a
+// new mitigation date or severity changes an earlier fix's figures as the old join would); a sweep adds
+// the rows of the findings it fixed; a source's removal drops its rows. So the report reads these rows
+// instead of every finding event of the feed joined to its finding. Migration 38 fills it from the feed.
+import type { Driver } from '../db/driver.ts';
+import { FIX_DATE, FIX_EVENT } from '../records/fix-dates.ts';
+
+/** An ISO-8601 text column or parameter as fractional days, in each dialect (the old report's). */
+function days(dialect: 'sqlite' | 'postgres', expr: string): string {
+  return dialect === 'postgres' ? `(EXTRACT(EPOCH FROM CAST(${expr} AS TIMESTAMPTZ)) / 86400.0)` : `julianday(${expr})`;
+}
+
+/**
+ * The columns computed from fix `e` (an event, or a row of this table: same column names) and its
+ * finding `v`: severity, fix date (NULL: unknown), days to remediate (NULL without a fix date). The days
+ * run from the finding's last reopening when that came before this fix, else from when it was first
+ * seen (exact for every fix but the middle ones of a finding reopened twice or more).
+ */
+function computed(dialect: 'sqlite' | 'postgres'): { severity: string; fixDate: string; d: string } {
+  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
+  const diff = `${days(dialect, FIX_DATE)} - ${days(dialect, start)}`;
+  const d = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${dialect === 'postgres' ? `GREATEST(0.0, ${diff})` : `MAX(0.0, ${diff})`} END`;
+  return { severity: `v."severity"`, fixDate: FIX_DATE, d };
+}
+
+const COLUMNS = `seq, source_id, record_id, at, run_id, change, severity, fix_date, d`;
+
+/** The rows of the fix events matching `where` (over the feed `e`), from the events joined to their findings. */
+function fromEvents(dialect: 'sqlite' | 'postgres', where: string): string {
+  const c = computed(dialect);
+  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", ${c.severity}, ${c.fixDate}, ${c.d}
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" WHERE ${where} AND ${FIX_EVENT}`;
+}
+
+/** The table's rows from the feed as it stands (migration 38's fill; a test compares it with the rows kept). */
+export function fixFactsFill(dialect: 'sqlite' | 'postgres'): string {
+  return `INSERT INTO sum_fixes (${COLUMNS}) ${fromEvents(dialect, `e."model" = 'vulnerabilities'`)}`;
+}
+
+/** Migration 38: the table, its indexes and its rows from the feed as it stands. */
+export function fixFactsMigration(dialect: 'sqlite' | 'postgres'): string {
+  return `
+CREATE TABLE sum_fixes (
+  seq BIGINT PRIMARY KEY, source_id TEXT NOT NULL, record_id TEXT NOT NULL, at TEXT NOT NULL, run_id TEXT NOT NULL, change TEXT NOT NULL,
+  severity TEXT, fix_date TEXT, d DOUBLE PRECISION
+);
+${fixFactsFill(dialect)};
+CREATE INDEX sum_fixes_record ON sum_fixes (record_id);
+CREATE INDEX sum_fixes_at ON sum_fixes (at);
+CREATE INDEX sum_fixes_source ON sum_fixes (source_id, severity, d);
+`;
+}
+
+/** Adds the rows of the fix events written at `at` by run `runId` (a page's or a sweep's), once each. */
+export async function addFixFacts(tx: Driver, at: string, runId: string): Promise<void> {
+  await tx.run(
+    `INSERT INTO sum_fixes (${COLUMNS}) ${fromEvents(tx.dialect, `e."at" = ? AND e."run_id" = ? AND e."model" = 'vulnerabilities'`)} ON CONFLICT (seq) DO NOTHING`,
+    [at, runId],
+  );
+}
+
+/** Brings the rows of these findings' earlier fixes up to date with the findings as now written. */
+export async function refreshFixFacts(tx: Driver, ids: unknown[]): Promise<void> {
+  if (ids.length === 0) return;
+  const c = computed(tx.dialect);
+  const byIds = tx.dialect === 'postgres' ? `e."record_id" = ANY(CAST(? AS TEXT[]))` : `e."record_id" IN (SELECT value FROM json_each(?))`;
+  await tx.run(
+    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND ${byIds}`,
+    [tx.dialect === 'postgres' ? ids : JSON.stringify(ids)],
+  );
+}
+
+/** A source removed: its rows go with its events. */
+export async function dropFixFacts(tx: Driver, sourceId: string): Promise<void> {
+  await tx.run(`DELETE FROM sum_fixes WHERE source_id = ?`, [sourceId]);
+}
