@@ -15,7 +15,7 @@ import type { Driver } from '../../src/store/db/driver.ts';
 import { placeholders } from '../../src/store/db/sql.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT } from '../../src/store/records/fix-dates.ts';
 import { type Since, sinceClause, sinceTime } from '../../src/store/records/since.ts';
-import { fixFactsFill } from '../../src/store/reports/fix-facts.ts';
+import { FIX_TOTALS_FILL, fixFactsFill } from '../../src/store/reports/fix-facts.ts';
 import { openAgesFill } from '../../src/store/reports/open-ages.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -230,11 +230,12 @@ async function agree(app: AppContext, label: string): Promise<void> {
   for (const [table, fill, cols] of [
     ['sum_open_days', openAgesFill(db.dialect), 'source_id, severity, first_day, n, ms'],
     ['sum_fixes', fixFactsFill(db.dialect), 'seq, source_id, record_id, at, run_id, change, severity, fix_date, d'],
+    ['sum_fix_totals', FIX_TOTALS_FILL, 'source_id, severity, n, dated, total'],
   ] as const) {
     const read = async () =>
       (await db.all(`SELECT ${cols} FROM ${table}`))
-        .filter((r) => table !== 'sum_open_days' || Number(r.n) !== 0)
-        .map((r) => JSON.stringify(Object.values(r).map((v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(9) : String(v)))))
+        .filter((r) => table === 'sum_fixes' || Number(r.n) !== 0)
+        .map((r) => JSON.stringify(Object.values(r).map((v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(6) : String(v)))))
         .sort();
     const kept = await read();
     await db.transaction(async (tx) => {

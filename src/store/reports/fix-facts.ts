@@ -6,7 +6,7 @@
 // the rows of the findings it fixed; a source's removal drops its rows. So the report reads these rows
 // instead of every finding event of the feed joined to its finding. Migration 38 fills it from the feed.
 import type { Driver } from '../db/driver.ts';
-import { FIX_DATE, FIX_EVENT } from '../records/fix-dates.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT } from '../records/fix-dates.ts';
 
 /** An ISO-8601 text column or parameter as fractional days, in each dialect (the old report's). */
 function days(dialect: 'sqlite' | 'postgres', expr: string): string {
@@ -31,7 +31,7 @@ const COLUMNS = `seq, source_id, record_id, at, run_id, change, severity, fix_da
 /** The rows of the fix events matching `where` (over the feed `e`), from the events joined to their findings. */
 function fromEvents(dialect: 'sqlite' | 'postgres', where: string): string {
   const c = computed(dialect);
-  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", ${c.severity}, ${c.fixDate}, ${c.d}
+  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", ${c.severity} AS "severity", ${c.fixDate} AS "fix_date", ${c.d} AS "d"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" WHERE ${where} AND ${FIX_EVENT}`;
 }
 
@@ -40,7 +40,14 @@ export function fixFactsFill(dialect: 'sqlite' | 'postgres'): string {
   return `INSERT INTO sum_fixes (${COLUMNS}) ${fromEvents(dialect, `e."model" = 'vulnerabilities'`)}`;
 }
 
-/** Migration 38: the table, its indexes and its rows from the feed as it stands. */
+/** The totals from the rows (migration 38's fill, after the rows'). */
+export const FIX_TOTALS_FILL = `INSERT INTO sum_fix_totals (source_id, severity, n, dated, total)
+SELECT source_id, COALESCE(severity, ''), COUNT(*), COUNT(d), COALESCE(SUM(d), 0) FROM sum_fixes GROUP BY source_id, COALESCE(severity, '')`;
+
+/**
+ * Migration 38: the rows with their indexes, and their totals per source and severity (a NULL
+ * severity kept as '', a key column), filled from the feed as it stands.
+ */
 export function fixFactsMigration(dialect: 'sqlite' | 'postgres'): string {
   return `
 CREATE TABLE sum_fixes (
@@ -51,29 +58,53 @@ ${fixFactsFill(dialect)};
 CREATE INDEX sum_fixes_record ON sum_fixes (record_id);
 CREATE INDEX sum_fixes_at ON sum_fixes (at);
 CREATE INDEX sum_fixes_source ON sum_fixes (source_id, severity, d);
+CREATE TABLE sum_fix_totals (
+  source_id TEXT NOT NULL, severity TEXT NOT NULL, n BIGINT NOT NULL, dated BIGINT NOT NULL, total DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (source_id, severity)
+);
+${FIX_TOTALS_FILL};
 `;
 }
 
-/** Adds the rows of the fix events written at `at` by run `runId` (a page's or a sweep's), once each. */
-export async function addFixFacts(tx: Driver, at: string, runId: string): Promise<void> {
+/** Adds (sign 1) or takes out (-1) the rows of `from` (a relation with the table's columns) to their totals. */
+async function shiftTotals(tx: Driver, sign: 1 | -1, from: string, params: unknown[]): Promise<void> {
   await tx.run(
-    `INSERT INTO sum_fixes (${COLUMNS}) ${fromEvents(tx.dialect, `e."at" = ? AND e."run_id" = ? AND e."model" = 'vulnerabilities'`)} ON CONFLICT (seq) DO NOTHING`,
-    [at, runId],
+    `INSERT INTO sum_fix_totals (source_id, severity, n, dated, total)
+SELECT f."source_id", COALESCE(f."severity", ''), ${sign} * COUNT(*), ${sign} * COUNT(f."d"), ${sign} * COALESCE(SUM(f."d"), 0) FROM ${from} WHERE 1 = 1
+GROUP BY f."source_id", COALESCE(f."severity", '')
+ON CONFLICT (source_id, severity) DO UPDATE SET n = sum_fix_totals.n + excluded.n, dated = sum_fix_totals.dated + excluded.dated, total = sum_fix_totals.total + excluded.total`,
+    params,
   );
 }
 
-/** Brings the rows of these findings' earlier fixes up to date with the findings as now written. */
+/**
+ * Adds the rows of the fix events written at `at` by run `runId` (a page's or a sweep's) that it holds
+ * not yet (a page of two shapes of findings asks twice), and their totals. The events are read by their
+ * time (the feed's time index; the model compared as an expression, so SQLite takes that index).
+ */
+export async function addFixFacts(tx: Driver, at: string, runId: string): Promise<void> {
+  const fresh = `${fromEvents(tx.dialect, `e."at" = ? AND e."run_id" = ? AND ${FINDING_EVENTS_IN_WINDOW}`)} AND NOT EXISTS (SELECT 1 FROM sum_fixes x WHERE x."seq" = e."seq")`;
+  await shiftTotals(tx, 1, `(${fresh}) f`, [at, runId]);
+  await tx.run(`INSERT INTO sum_fixes (${COLUMNS}) ${fresh}`, [at, runId]);
+}
+
+/** Brings the rows of these findings' earlier fixes (and their totals) up to date with the findings as now written. */
 export async function refreshFixFacts(tx: Driver, ids: unknown[]): Promise<void> {
   if (ids.length === 0) return;
   const c = computed(tx.dialect);
-  const byIds = tx.dialect === 'postgres' ? `e."record_id" = ANY(CAST(? AS TEXT[]))` : `e."record_id" IN (SELECT value FROM json_each(?))`;
-  await tx.run(
-    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND ${byIds}`,
-    [tx.dialect === 'postgres' ? ids : JSON.stringify(ids)],
+  const byIds = tx.dialect === 'postgres' ? `"record_id" = ANY(CAST(? AS TEXT[]))` : `"record_id" IN (SELECT value FROM json_each(?))`;
+  const param = [tx.dialect === 'postgres' ? ids : JSON.stringify(ids)];
+  const theirs = `(SELECT * FROM sum_fixes WHERE ${byIds}) f`;
+  await shiftTotals(tx, -1, theirs, param);
+  const changed = await tx.run(
+    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND e.${byIds}`,
+    param,
   );
+  if (changed > 0) await shiftTotals(tx, 1, theirs, param);
 }
 
 /** A source removed: its rows go with its events. */
 export async function dropFixFacts(tx: Driver, sourceId: string): Promise<void> {
   await tx.run(`DELETE FROM sum_fixes WHERE source_id = ?`, [sourceId]);
+  await tx.run(`DELETE FROM sum_fix_totals WHERE source_id = ?`, [sourceId]);
 }

@@ -137,8 +137,10 @@ export async function openAges(db: Driver, now: string, sourceIds?: string[], ag
 
 /** The mean age when some first-seen times are after now: those count 0, not their (negative) distance to now. */
 async function clampedMean(db: Driver, sourceId: string, severity: string | null, now: string, n: number, ageMs: number): Promise<number> {
+  const p = db.dialect === 'sqlite' ? '+' : '';
   const later = await db.all(
-    `SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" > ? AND "source_id" = ? AND "severity" ${severity === null ? 'IS NULL' : '= ?'} AND ${OPEN}`,
+    `SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" > ? AND ${p}"source_id" = ? AND "severity" ${severity === null ? 'IS NULL' : '= ?'}
+AND ${p}"removed" = 0 AND ${p}"status" IN ('open', 'reopened')`,
     severity === null ? [now, sourceId] : [now, sourceId, severity],
   );
   const nowMs = Date.parse(now);
@@ -149,9 +151,12 @@ async function clampedMean(db: Driver, sourceId: string, severity: string | null
 
 /** The oldest open finding's age: the earliest first-seen time on or after the earliest day holding one. */
 async function oldestAge(db: Driver, sourceId: string, severity: string | null, firstDay: string, nowMs: number): Promise<number | null> {
+  // SQLite, without statistics, would take the source's index and sort all its findings: its other
+  // terms are made no index's (a unary +), so it walks the first-seen index from that day.
+  const p = db.dialect === 'sqlite' ? '+' : '';
   const [r] = await db.all(
-    `SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND "source_id" = ? AND "severity" ${severity === null ? 'IS NULL' : '= ?'} AND ${OPEN}
-ORDER BY "first_seen" LIMIT 1`,
+    `SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND ${p}"source_id" = ? AND "severity" ${severity === null ? 'IS NULL' : '= ?'}
+AND ${p}"removed" = 0 AND ${p}"status" IN ('open', 'reopened') ORDER BY "first_seen" LIMIT 1`,
     severity === null ? [firstDay, sourceId] : [firstDay, sourceId, severity],
   );
   if (!r) return null;

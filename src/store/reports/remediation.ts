@@ -59,6 +59,7 @@ export interface FixStats {
  */
 export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  if (bySource && !opts.since && !opts.until) return allFixStats(db, opts.sourceIds);
   const params: unknown[] = [];
   let where = '1 = 1';
   if (opts.sourceIds) {
@@ -98,6 +99,40 @@ FROM r GROUP BY r."source", r."severity"`,
     totalDays: Number(r.total ?? 0),
     medianDays: r.median === null || r.median === undefined ? null : Number(r.median),
   }));
+}
+
+/**
+ * Every fix per source and severity, without a window (the report's default): the counts and summed
+ * days kept with the rows (sum_fix_totals), the median of each group the middle one or two of its
+ * days, read at their offset in the (source, severity, days) index, instead of ranking every fix.
+ */
+async function allFixStats(db: Driver, sourceIds?: string[]): Promise<FixStats[]> {
+  const params: unknown[] = [];
+  let where = '';
+  if (sourceIds) {
+    where = ` WHERE source_id IN ${placeholders(sourceIds)}`;
+    params.push(...sourceIds);
+  }
+  const groups = await db.all(`SELECT source_id, severity, n, dated, total FROM sum_fix_totals${where ? `${where} AND` : ' WHERE'} n > 0`, params);
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  const out: FixStats[] = [];
+  for (const g of groups) {
+    const name = names.get(String(g.source_id));
+    if (name === undefined) continue;
+    const severity = g.severity === '' ? null : String(g.severity);
+    const dated = Number(g.dated);
+    let medianDays: number | null = null;
+    if (dated > 0) {
+      // The middle one of an odd count, the mean of the middle two of an even one (the days in ascending order).
+      const middle = await db.all(
+        `SELECT d FROM sum_fixes WHERE source_id = ? AND severity ${severity === null ? 'IS NULL' : '= ?'} AND d IS NOT NULL ORDER BY d LIMIT ? OFFSET ?`,
+        [g.source_id, ...(severity === null ? [] : [severity]), dated % 2 === 1 ? 1 : 2, Math.floor((dated - 1) / 2)],
+      );
+      medianDays = middle.reduce((a, r) => a + Number(r.d), 0) / middle.length;
+    }
+    out.push({ source: name, severity, fixed: Number(g.n), dated, totalDays: Number(g.total ?? 0), medianDays });
+  }
+  return out;
 }
 
 export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
