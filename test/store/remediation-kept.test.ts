@@ -1,4 +1,4 @@
-// The remediation report and the trends' counts read from rows kept as findings are written
+// The remediation report and the trends read from rows kept as findings are written
 // (store/reports/open-ages.ts, fix-facts.ts) against the report's old computation (the feed's fix events
 // joined to their findings, every live finding scanned; kept here as the reference), on both stores:
 // after a first import, an incremental run (fixes with and without the scanner's mitigation date,
@@ -13,7 +13,7 @@ import type { Page } from '../../src/core/connector.ts';
 import { createLogger } from '../../src/core/log.ts';
 import type { Driver } from '../../src/store/db/driver.ts';
 import { placeholders } from '../../src/store/db/sql.ts';
-import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT } from '../../src/store/records/fix-dates.ts';
+import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, OPEN_DATE } from '../../src/store/records/fix-dates.ts';
 import { type Since, sinceClause, sinceTime } from '../../src/store/records/since.ts';
 import { FIX_TOTALS_FILL, fixFactsFill } from '../../src/store/reports/fix-facts.ts';
 import { openAgesFill } from '../../src/store/reports/open-ages.ts';
@@ -156,6 +156,63 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened') GROUP BY s."name", 
   }));
 }
 
+/** The trends' days as computed before issue 30 (the window's events joined to their findings). */
+async function oldTrendDays(db: Driver, opts: { days: number; to?: string; now: string; sourceIds?: string[] }) {
+  const DAY_MS = DAY;
+  const OPEN = `('open', 'reopened')`;
+  const zero = (): Record<string, number> => Object.fromEntries(SEVERITIES.map((x) => [x, 0]));
+  const today = opts.now.slice(0, 10);
+  const last = opts.to && opts.to < today ? opts.to : today;
+  const first = new Date(Date.parse(`${last}T00:00:00.000Z`) - (opts.days - 1) * DAY_MS).toISOString();
+  const dates: string[] = [];
+  for (let t = Date.parse(first); t <= Date.parse(`${today}T00:00:00.000Z`); t += DAY_MS) dates.push(new Date(t).toISOString().slice(0, 10));
+  const sources = (col: string, params: unknown[]) => {
+    if (!opts.sourceIds) return '';
+    params.push(...opts.sourceIds);
+    return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
+  };
+  const nowParams: unknown[] = [];
+  const current = await db.all(
+    `SELECT v."severity" AS "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" v WHERE v."removed" = 0 AND v."status" IN ${OPEN}${sources('v."source_id"', nowParams)} GROUP BY v."severity"`,
+    nowParams,
+  );
+  const isOpen = (col: string) => `COALESCE(e.${col}, '') IN ${OPEN}`;
+  const firstFixed = `(${FIX_EVENT} AND e."change" = 'new')`;
+  const opening = `((${isOpen('"to"')} AND NOT ${isOpen('"from"')}) OR ${firstFixed})`;
+  const closing = `((${isOpen('"from"')} AND NOT ${isOpen('"to"')}) OR ${firstFixed})`;
+  const deltaParams: unknown[] = [first, opts.now];
+  const deltas = await db.all(
+    `SELECT CASE WHEN ${opening} THEN SUBSTR(${OPEN_DATE}, 1, 10) END AS "opened", CASE WHEN ${closing} THEN SUBSTR(COALESCE(${FIX_DATE}, e."at"), 1, 10) END AS "closed",
+v."severity" AS "severity", COUNT(*) AS "n"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id"
+WHERE ${FINDING_EVENTS_IN_WINDOW} AND e."at" >= ? AND e."at" <= ? AND (${opening} OR ${closing})${sources('e."source_id"', deltaParams)}
+GROUP BY 1, 2, v."severity"`,
+    deltaParams,
+  );
+  const open = zero();
+  for (const r of current) if (SEVERITIES.includes(String(r.severity))) open[String(r.severity)] = Number(r.n);
+  const byDay = new Map<string, Record<string, number>>();
+  const add = (day: unknown, severity: string, n: number) => {
+    if (day === null || day === undefined) return;
+    const d = byDay.get(String(day)) ?? zero();
+    d[severity]! += n;
+    byDay.set(String(day), d);
+  };
+  for (const r of deltas) {
+    if (!SEVERITIES.includes(String(r.severity))) continue;
+    add(r.opened, String(r.severity), Number(r.n));
+    add(r.closed, String(r.severity), -Number(r.n));
+  }
+  const days: { date: string; open: Record<string, number> }[] = [];
+  const running = { ...open };
+  for (let i = dates.length - 1; i >= 0; i--) {
+    if (dates[i]! <= last) days.unshift({ date: dates[i]!, open: { ...running } });
+    const d = byDay.get(dates[i]!);
+    if (d) for (const x of SEVERITIES) running[x]! -= d[x]!;
+  }
+  return days;
+}
+
 const key = (x: { source: string; severity: string | null }) => `${x.source}|${x.severity}`;
 const sortedBy = <T extends { source: string; severity: string | null }>(xs: T[]) => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
 
@@ -205,8 +262,16 @@ async function agree(app: AppContext, label: string): Promise<void> {
       `${label}: fixes of ${s.name}`,
     );
   }
-  // The trends: today's open counts and the window's fixes (all sources together).
+  // The trends: every day's open counts (all sources, one source, a window ending earlier) and the window's fixes (all sources together).
   const trends = await app.store.reports.trends({ days: 30, now });
+  const sorts = (days: { date: string; open: Record<string, number> }[]) =>
+    days.map((d) => ({ date: d.date, open: Object.fromEntries(SEVERITIES.map((x) => [x, d.open[x]])) }));
+  assert.deepEqual(sorts(trends.days), sorts(await oldTrendDays(db, { days: 30, now })), `${label}: trends' days`);
+  const earlier = new Date(Date.now() - 12 * DAY).toISOString().slice(0, 10);
+  for (const s of await app.store.sources.list()) {
+    const one = await app.store.reports.trends({ days: 90, to: earlier, now, sourceIds: [s.id] });
+    assert.deepEqual(sorts(one.days), sorts(await oldTrendDays(db, { days: 90, to: earlier, now, sourceIds: [s.id] })), `${label}: trends' days of ${s.name}`);
+  }
   const counts = await db.all(
     `SELECT "severity", COUNT(*) AS n FROM "rec_vulnerabilities" WHERE "removed" = 0 AND "status" IN ('open', 'reopened') GROUP BY 1`,
   );
@@ -228,13 +293,13 @@ async function agree(app: AppContext, label: string): Promise<void> {
   }
   // The kept rows are what migration 38's fill makes of the records and the feed now.
   for (const [table, fill, cols] of [
-    ['sum_open_days', openAgesFill(db.dialect), 'source_id, severity, first_day, n, ms'],
-    ['sum_fixes', fixFactsFill(db.dialect), 'seq, source_id, record_id, at, run_id, change, severity, fix_date, d'],
+    ['sum_open_days', openAgesFill(db.dialect), 'source_id, severity, first_day, n, ms, seen'],
+    ['sum_fixes', fixFactsFill(db.dialect), 'seq, source_id, record_id, at, run_id, change, kind, from_status, severity, fix_date, d'],
     ['sum_fix_totals', FIX_TOTALS_FILL, 'source_id, severity, n, dated, total'],
   ] as const) {
     const read = async () =>
       (await db.all(`SELECT ${cols} FROM ${table}`))
-        .filter((r) => table === 'sum_fixes' || Number(r.n) !== 0)
+        .filter((r) => table === 'sum_fixes' || Number(r.n) !== 0 || (table === 'sum_open_days' && Number(r.seen) !== 0))
         .map((r) => JSON.stringify(Object.values(r).map((v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(6) : String(v)))))
         .sort();
     const kept = await read();

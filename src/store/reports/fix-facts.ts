@@ -1,10 +1,11 @@
 // The fixes of findings, one row per fix event of the change feed with what the remediation report and
 // the trends read of it joined to its finding (issue 30): the finding's severity, the fix's date and its
-// days to remediate (fix-dates.ts), kept in the transaction of every write that changes them. A page
-// adds the rows of the fix events it wrote and brings those of its findings up to date (a reopening, a
-// new mitigation date or severity changes an earlier fix's figures as the old join would); a sweep adds
-// the rows of the findings it fixed; a source's removal drops its rows. So the report reads these rows
-// instead of every finding event of the feed joined to its finding. Migration 38 fills it from the feed.
+// days to remediate (fix-dates.ts); and a row per reopening (any move into open but a finding's first
+// event, for the trends). Kept in the transaction of every write that changes them: a page adds the rows
+// of the events it wrote and brings those of its findings up to date (a reopening, a new mitigation date
+// or severity changes an earlier fix's figures as the old join would); a sweep adds the rows of the
+// findings it fixed; a source's removal drops its rows. So the reports read these rows instead of every
+// finding event of the feed joined to its finding. Migration 38 fills it from the feed.
 import type { Driver } from '../db/driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT } from '../records/fix-dates.ts';
 
@@ -19,20 +20,24 @@ function days(dialect: 'sqlite' | 'postgres', expr: string): string {
  * run from the finding's last reopening when that came before this fix, else from when it was first
  * seen (exact for every fix but the middle ones of a finding reopened twice or more).
  */
-function computed(dialect: 'sqlite' | 'postgres'): { severity: string; fixDate: string; d: string } {
+function computed(dialect: 'sqlite' | 'postgres', isFix: string): { severity: string; fixDate: string; d: string } {
   const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
   const diff = `${days(dialect, FIX_DATE)} - ${days(dialect, start)}`;
-  const d = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${dialect === 'postgres' ? `GREATEST(0.0, ${diff})` : `MAX(0.0, ${diff})`} END`;
-  return { severity: `v."severity"`, fixDate: FIX_DATE, d };
+  const d = `CASE WHEN ${isFix} AND ${FIX_DATE} IS NOT NULL THEN ${dialect === 'postgres' ? `GREATEST(0.0, ${diff})` : `MAX(0.0, ${diff})`} END`;
+  return { severity: `v."severity"`, fixDate: `CASE WHEN ${isFix} THEN ${FIX_DATE} END`, d };
 }
 
-const COLUMNS = `seq, source_id, record_id, at, run_id, change, severity, fix_date, d`;
+const COLUMNS = `seq, source_id, record_id, at, run_id, change, kind, from_status, severity, fix_date, d`;
+const OPEN = `('open', 'reopened')`;
+/** An event that moves a finding into open, but its first (the trends count those by the finding's first-seen day: open-ages.ts). */
+const REOPENING = `(e."change" <> 'new' AND COALESCE(e."to", '') IN ${OPEN} AND COALESCE(e."from", '') NOT IN ${OPEN})`;
 
-/** The rows of the fix events matching `where` (over the feed `e`), from the events joined to their findings. */
+/** The rows of the fix events and reopenings matching `where` (over the feed `e`), from the events joined to their findings. */
 function fromEvents(dialect: 'sqlite' | 'postgres', where: string): string {
-  const c = computed(dialect);
-  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", ${c.severity} AS "severity", ${c.fixDate} AS "fix_date", ${c.d} AS "d"
-FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" WHERE ${where} AND ${FIX_EVENT}`;
+  const c = computed(dialect, FIX_EVENT);
+  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", CASE WHEN ${FIX_EVENT} THEN 'fix' ELSE 'open' END AS "kind", e."from" AS "from_status",
+${c.severity} AS "severity", ${c.fixDate} AS "fix_date", ${c.d} AS "d"
+FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" WHERE ${where} AND (${FIX_EVENT} OR ${REOPENING})`;
 }
 
 /** The table's rows from the feed as it stands (migration 38's fill; a test compares it with the rows kept). */
@@ -42,7 +47,7 @@ export function fixFactsFill(dialect: 'sqlite' | 'postgres'): string {
 
 /** The totals from the rows (migration 38's fill, after the rows'). */
 export const FIX_TOTALS_FILL = `INSERT INTO sum_fix_totals (source_id, severity, n, dated, total)
-SELECT source_id, COALESCE(severity, ''), COUNT(*), COUNT(d), COALESCE(SUM(d), 0) FROM sum_fixes GROUP BY source_id, COALESCE(severity, '')`;
+SELECT source_id, COALESCE(severity, ''), COUNT(*), COUNT(d), COALESCE(SUM(d), 0) FROM sum_fixes WHERE kind = 'fix' GROUP BY source_id, COALESCE(severity, '')`;
 
 /**
  * Migration 38: the rows with their indexes, and their totals per source and severity (a NULL
@@ -52,7 +57,7 @@ export function fixFactsMigration(dialect: 'sqlite' | 'postgres'): string {
   return `
 CREATE TABLE sum_fixes (
   seq BIGINT PRIMARY KEY, source_id TEXT NOT NULL, record_id TEXT NOT NULL, at TEXT NOT NULL, run_id TEXT NOT NULL, change TEXT NOT NULL,
-  severity TEXT, fix_date TEXT, d DOUBLE PRECISION
+  kind TEXT NOT NULL, from_status TEXT, severity TEXT, fix_date TEXT, d DOUBLE PRECISION
 );
 ${fixFactsFill(dialect)};
 CREATE INDEX sum_fixes_record ON sum_fixes (record_id);
@@ -70,7 +75,7 @@ ${FIX_TOTALS_FILL};
 async function shiftTotals(tx: Driver, sign: 1 | -1, from: string, params: unknown[]): Promise<void> {
   await tx.run(
     `INSERT INTO sum_fix_totals (source_id, severity, n, dated, total)
-SELECT f."source_id", COALESCE(f."severity", ''), ${sign} * COUNT(*), ${sign} * COUNT(f."d"), ${sign} * COALESCE(SUM(f."d"), 0) FROM ${from} WHERE 1 = 1
+SELECT f."source_id", COALESCE(f."severity", ''), ${sign} * COUNT(*), ${sign} * COUNT(f."d"), ${sign} * COALESCE(SUM(f."d"), 0) FROM ${from} WHERE f."kind" = 'fix'
 GROUP BY f."source_id", COALESCE(f."severity", '')
 ON CONFLICT (source_id, severity) DO UPDATE SET n = sum_fix_totals.n + excluded.n, dated = sum_fix_totals.dated + excluded.dated, total = sum_fix_totals.total + excluded.total`,
     params,
@@ -91,7 +96,7 @@ export async function addFixFacts(tx: Driver, at: string, runId: string): Promis
 /** Brings the rows of these findings' earlier fixes (and their totals) up to date with the findings as now written. */
 export async function refreshFixFacts(tx: Driver, ids: unknown[]): Promise<void> {
   if (ids.length === 0) return;
-  const c = computed(tx.dialect);
+  const c = computed(tx.dialect, `e."kind" = 'fix'`);
   const byIds = tx.dialect === 'postgres' ? `"record_id" = ANY(CAST(? AS TEXT[]))` : `"record_id" IN (SELECT value FROM json_each(?))`;
   const param = [tx.dialect === 'postgres' ? ids : JSON.stringify(ids)];
   const theirs = `(SELECT * FROM sum_fixes WHERE ${byIds}) f`;

@@ -1,5 +1,5 @@
 // Open findings by source, severity and first-seen day (issue 30): how many and their summed time of
-// day, kept in the transaction of every write that changes them (a page: its stored rows taken out
+// day, and how many findings of any status (the trends' first openings), kept in the transaction of every write that changes them (a page: its stored rows taken out
 // before the upsert and put back after it; a sweep: taken out before it marks them; a source's removal),
 // so the remediation report's open ages and the trends' counts of today read a few thousand rows instead
 // of every live finding. Migration 38 fills it from the findings stored before it.
@@ -18,31 +18,36 @@ function msIntoDay(dialect: 'sqlite' | 'postgres'): string {
     : `CAST(ROUND((julianday(${SEEN}) - julianday(SUBSTR(${SEEN}, 1, 10))) * 86400000) AS INTEGER)`;
 }
 
+/** Per source, severity and first-seen day: the open findings, their milliseconds into the day summed, and every finding (`seen`). */
+function grouped(dialect: 'sqlite' | 'postgres', sign: string, openOnly: boolean): string {
+  const open = (v: string, otherwise: string) => (openOnly ? v : `CASE WHEN ${OPEN} THEN ${v} ELSE ${otherwise} END`);
+  return `SELECT "source_id", COALESCE("severity", ''), COALESCE(SUBSTR(${SEEN}, 1, 10), ''), ${sign}SUM(${open('1', '0')}), ${sign}COALESCE(SUM(${open(msIntoDay(dialect), 'NULL')}), 0),
+${openOnly ? '0' : `${sign}COUNT(*)`}`;
+}
+const GROUP = `GROUP BY "source_id", COALESCE("severity", ''), COALESCE(SUBSTR(${SEEN}, 1, 10), '')`;
+
 /** The table's rows from the findings as stored (migration 38's fill; a test compares it with the rows kept). */
 export function openAgesFill(dialect: 'sqlite' | 'postgres'): string {
-  return `INSERT INTO sum_open_days (source_id, severity, first_day, n, ms)
-SELECT "source_id", COALESCE("severity", ''), COALESCE(SUBSTR(${SEEN}, 1, 10), ''), COUNT(*), COALESCE(SUM(${msIntoDay(dialect)}), 0)
-FROM rec_vulnerabilities WHERE ${OPEN} GROUP BY "source_id", COALESCE("severity", ''), COALESCE(SUBSTR(${SEEN}, 1, 10), '')`;
+  return `INSERT INTO sum_open_days (source_id, severity, first_day, n, ms, seen) ${grouped(dialect, '', false)} FROM rec_vulnerabilities ${GROUP}`;
 }
 
 /** Migration 38: the table and, from the findings already stored, its rows. A NULL severity or day is kept as '' (a key column). */
 export function openAgesMigration(dialect: 'sqlite' | 'postgres'): string {
   return `
 CREATE TABLE sum_open_days (
-  source_id TEXT NOT NULL, severity TEXT NOT NULL, first_day TEXT NOT NULL, n BIGINT NOT NULL, ms BIGINT NOT NULL,
+  source_id TEXT NOT NULL, severity TEXT NOT NULL, first_day TEXT NOT NULL, n BIGINT NOT NULL, ms BIGINT NOT NULL, seen BIGINT NOT NULL,
   PRIMARY KEY (source_id, severity, first_day)
 );
 ${openAgesFill(dialect)};
 `;
 }
 
-/** Adds (sign 1) or takes out (-1) the open findings matching `where` (over rec_vulnerabilities, its params after). */
-async function shift(db: Driver, sign: 1 | -1, where: string, params: unknown[]): Promise<void> {
+/** Adds (sign 1) or takes out (-1) the findings matching `where` (over rec_vulnerabilities, its params after); `openOnly`: only from the open counts. */
+async function shift(db: Driver, sign: 1 | -1, where: string, params: unknown[], openOnly = false): Promise<void> {
   await db.run(
-    `INSERT INTO sum_open_days (source_id, severity, first_day, n, ms)
-SELECT "source_id", COALESCE("severity", ''), COALESCE(SUBSTR(${SEEN}, 1, 10), ''), ${sign} * COUNT(*), ${sign} * COALESCE(SUM(${msIntoDay(db.dialect)}), 0)
-FROM "rec_vulnerabilities" WHERE ${where} AND ${OPEN} GROUP BY "source_id", COALESCE("severity", ''), COALESCE(SUBSTR(${SEEN}, 1, 10), '')
-ON CONFLICT (source_id, severity, first_day) DO UPDATE SET n = sum_open_days.n + excluded.n, ms = sum_open_days.ms + excluded.ms`,
+    `INSERT INTO sum_open_days (source_id, severity, first_day, n, ms, seen)
+${grouped(db.dialect, sign < 0 ? '-' : '', openOnly)} FROM "rec_vulnerabilities" WHERE ${where}${openOnly ? ` AND ${OPEN}` : ''} ${GROUP}
+ON CONFLICT (source_id, severity, first_day) DO UPDATE SET n = sum_open_days.n + excluded.n, ms = sum_open_days.ms + excluded.ms, seen = sum_open_days.seen + excluded.seen`,
     params,
   );
 }
@@ -70,7 +75,7 @@ export async function openAgesAfterPage(tx: Driver, ids: unknown[]): Promise<voi
 
 /** Before a sweep marks the findings of `where` removed and fixed: they are taken out. */
 export async function openAgesBeforeSweep(tx: Driver, where: string, params: unknown[]): Promise<void> {
-  await shift(tx, -1, where, params);
+  await shift(tx, -1, where, params, true);
 }
 
 /** A source removed: its rows go with its findings. */

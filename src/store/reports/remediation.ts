@@ -61,7 +61,7 @@ export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourc
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   if (bySource && !opts.since && !opts.until) return allFixStats(db, opts.sourceIds);
   const params: unknown[] = [];
-  let where = '1 = 1';
+  let where = `e."kind" = 'fix'`;
   if (opts.sourceIds) {
     where += ` AND e."source_id" IN ${placeholders(opts.sourceIds)}`;
     params.push(...opts.sourceIds);
