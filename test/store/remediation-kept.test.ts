@@ -217,7 +217,7 @@ const key = (x: { source: string; severity: string | null }) => `${x.source}|${x
 const sortedBy = <T extends { source: string; severity: string | null }>(xs: T[]) => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
 
 /** The report (and the trends' counts of today and fixes of their window) against the reference. */
-async function agree(app: AppContext, label: string): Promise<void> {
+async function agree(app: AppContext, label: string, check = { trendDays: true }): Promise<void> {
   const db = app.store.db;
   const now = new Date().toISOString();
   for (const since of [null, sinceTime(new Date(Date.now() - 10 * DAY).toISOString())]) {
@@ -266,9 +266,9 @@ async function agree(app: AppContext, label: string): Promise<void> {
   const trends = await app.store.reports.trends({ days: 30, now });
   const sorts = (days: { date: string; open: Record<string, number> }[]) =>
     days.map((d) => ({ date: d.date, open: Object.fromEntries(SEVERITIES.map((x) => [x, d.open[x]])) }));
-  assert.deepEqual(sorts(trends.days), sorts(await oldTrendDays(db, { days: 30, now })), `${label}: trends' days`);
+  if (check.trendDays) assert.deepEqual(sorts(trends.days), sorts(await oldTrendDays(db, { days: 30, now })), `${label}: trends' days`);
   const earlier = new Date(Date.now() - 12 * DAY).toISOString().slice(0, 10);
-  for (const s of await app.store.sources.list()) {
+  for (const s of check.trendDays ? await app.store.sources.list() : []) {
     const one = await app.store.reports.trends({ days: 90, to: earlier, now, sourceIds: [s.id] });
     assert.deepEqual(sorts(one.days), sorts(await oldTrendDays(db, { days: 90, to: earlier, now, sourceIds: [s.id] })), `${label}: trends' days of ${s.name}`);
   }
@@ -381,14 +381,35 @@ for (const backend of BACKENDS) {
               fields: { pluginId: '77', severity: 'critical', status: 'open' },
             },
             { key: 'h0|1000', hostKey: 'host:h0', fields: { pluginId: '1000', severity: 'high', status: 'fixed' } },
+            // One without a severity.
+            { key: 'hz|3', hostKey: 'host:hz', firstSeen: new Date(Date.now() - 3 * DAY).toISOString(), fields: { pluginId: '79', status: 'open' } },
           ],
         },
         { value: null, complete: false },
       );
       await agree(app, 'direct page');
+      // First seen after now (a scanner's clock ahead): its age counts 0. The trends (not compared here)
+      // put its opening on its first-seen day, the old join on the day it was stored (open-ages.ts).
+      await app.store.records.writePage(
+        { sourceId: s.id, sourceName: 'two', runId: 'manual', generation: 'manual', now: new Date().toISOString() },
+        'findings',
+        'incremental',
+        {
+          vulnerabilities: [
+            {
+              key: 'hy|2',
+              hostKey: 'host:hy',
+              firstSeen: new Date(Date.now() + 2 * DAY).toISOString(),
+              fields: { pluginId: '78', severity: 'critical', status: 'open' },
+            },
+          ],
+        },
+        { value: null, complete: false },
+      );
+      await agree(app, 'first seen after now', { trendDays: false });
       const stamp = { sourceId: s.id, sourceName: 'two', runId: 'manual', generation: 'manual', now: new Date().toISOString() };
       await app.store.records.upsert('vulnerabilities', [{ key: 'hx|1', hostKey: 'host:hx', fields: { severity: 'low' } }], stamp);
-      await agree(app, 'direct upsert');
+      await agree(app, 'direct upsert', { trendDays: false });
     });
 
     test("a removed source's rows leave the report", async () => {

@@ -2,7 +2,10 @@
 // day, and how many findings of any status (the trends' first openings), kept in the transaction of every write that changes them (a page: its stored rows taken out
 // before the upsert and put back after it; a sweep: taken out before it marks them; a source's removal),
 // so the remediation report's open ages and the trends' counts of today read a few thousand rows instead
-// of every live finding. Migration 38 fills it from the findings stored before it.
+// of every live finding. The trends count a finding's first opening on its first-seen day (`seen`); the
+// feed dated it by the finding's first event where that came before (a first-seen time after the run
+// that stored it: a scanner's clock ahead, or a first-seen time the scanner moved later), which only that
+// case tells apart. Migration 38 fills it from the findings stored before it.
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 
@@ -107,63 +110,79 @@ export async function openAges(db: Driver, now: string, sourceIds?: string[], ag
     where += ` AND source_id IN ${placeholders(sourceIds)}`;
     params.push(...sourceIds);
   }
-  const rows = await db.all(`SELECT source_id, severity, first_day, n, ms FROM sum_open_days WHERE ${where} ORDER BY source_id, severity, first_day`, params);
+  // Summed in SQL per source and severity (a few rows, not one per day): the days since 1970 of each
+  // first-seen day times its findings (exact in a double up to billions), and the milliseconds into it.
+  const epochDays =
+    db.dialect === 'postgres' ? `(EXTRACT(EPOCH FROM CAST(first_day || 'T00:00:00Z' AS TIMESTAMPTZ)) / 86400)` : `(julianday(first_day) - 2440587.5)`;
+  const rows = await db.all(
+    `SELECT source_id, severity, SUM(n) AS "n", SUM(n * ${epochDays}) AS "days", SUM(ms) AS "ms", MIN(first_day) AS "first", MAX(first_day) AS "last"
+FROM sum_open_days WHERE ${where} GROUP BY source_id, severity`,
+    params,
+  );
   const nowMs = Date.parse(now);
-  const groups = new Map<string, { sourceId: string; severity: string; n: number; ageMs: number; firstDay: string; future: boolean }>();
-  for (const r of rows) {
-    const key = `${r.source_id}\u0000${r.severity}`;
-    let g = groups.get(key);
-    if (!g) {
-      g = { sourceId: String(r.source_id), severity: String(r.severity), n: 0, ageMs: 0, firstDay: String(r.first_day), future: false };
-      groups.set(key, g);
-    }
+  const groups = rows.map((r) => {
     const n = Number(r.n);
-    const dayMs = Date.parse(`${r.first_day}T00:00:00.000Z`);
-    g.n += n;
-    g.ageMs += n * (nowMs - dayMs) - Number(r.ms);
-    // A day reaching past now may hold a finding first seen after now, whose age is 0, not negative.
-    if (dayMs + DAY_MS > nowMs) g.future = true;
-  }
-  const out: OpenAges[] = [];
-  for (const g of groups.values()) {
-    if (g.n <= 0) continue;
-    const severity = g.severity === '' ? null : g.severity;
-    const mean = g.future && ages ? await clampedMean(db, g.sourceId, severity, now, g.n, g.ageMs) : g.ageMs / g.n / DAY_MS;
-    out.push({
+    return {
+      sourceId: String(r.source_id),
+      severity: String(r.severity),
+      n,
+      ageMs: n * nowMs - Number(r.days) * DAY_MS - Number(r.ms),
+      firstDay: String(r.first),
+      // A day reaching past now may hold a finding first seen after now, whose age is 0, not negative.
+      future: Date.parse(`${r.last}T00:00:00.000Z`) + DAY_MS > nowMs,
+    };
+  });
+  const live = groups.filter((g) => g.n > 0);
+  const sev = (g: { severity: string }) => (g.severity === '' ? null : g.severity);
+  if (!ages) return live.map((g) => ({ sourceId: g.sourceId, severity: sev(g), open: g.n, meanAgeDays: null, oldestAgeDays: null }));
+  const later = live.some((g) => g.future) ? await firstSeenAfter(db, now) : new Map<string, number>();
+  const oldest = await oldestSeen(db, live);
+  return live.map((g, i) => {
+    const t = oldest[i];
+    return {
       sourceId: g.sourceId,
-      severity,
+      severity: sev(g),
       open: g.n,
-      meanAgeDays: ages ? Math.max(0, mean) : null,
-      oldestAgeDays: ages ? await oldestAge(db, g.sourceId, severity, g.firstDay, nowMs) : null,
-    });
+      // A finding first seen after now counts 0, not its (negative) distance to now.
+      meanAgeDays: Math.max(0, (g.ageMs - (later.get(`${g.sourceId}\u0000${g.severity}`) ?? 0)) / g.n / DAY_MS),
+      oldestAgeDays: t === undefined ? null : Math.max(0, (nowMs - Date.parse(t)) / DAY_MS),
+    };
+  });
+}
+
+/** Per source and severity ('' for none), the open findings first seen after now: their distances to now summed (negative). */
+async function firstSeenAfter(db: Driver, now: string): Promise<Map<string, number>> {
+  const p = db.dialect === 'sqlite' ? '+' : '';
+  const rows = await db.all(
+    `SELECT "source_id", COALESCE("severity", '') AS "severity", ${SEEN} AS "t" FROM "rec_vulnerabilities"
+WHERE "first_seen" > ? AND ${p}"removed" = 0 AND ${p}"status" IN ('open', 'reopened')`,
+    [now],
+  );
+  const nowMs = Date.parse(now);
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const k = `${r.source_id}\u0000${r.severity}`;
+    out.set(k, (out.get(k) ?? 0) + nowMs - Date.parse(String(r.t)));
   }
   return out;
 }
 
-/** The mean age when some first-seen times are after now: those count 0, not their (negative) distance to now. */
-async function clampedMean(db: Driver, sourceId: string, severity: string | null, now: string, n: number, ageMs: number): Promise<number> {
+/**
+ * Each group's oldest open finding's first-seen time: the earliest on or after the earliest day holding
+ * one, by a short walk of the first-seen index each, all in one statement. SQLite, without statistics,
+ * would take the source's index and sort all its findings: its other terms are made no index's (a unary +).
+ */
+async function oldestSeen(db: Driver, groups: { sourceId: string; severity: string; firstDay: string }[]): Promise<(string | undefined)[]> {
+  if (groups.length === 0) return [];
   const p = db.dialect === 'sqlite' ? '+' : '';
-  const later = await db.all(
-    `SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" > ? AND ${p}"source_id" = ? AND "severity" ${severity === null ? 'IS NULL' : '= ?'}
-AND ${p}"removed" = 0 AND ${p}"status" IN ('open', 'reopened')`,
-    severity === null ? [now, sourceId] : [now, sourceId, severity],
-  );
-  const nowMs = Date.parse(now);
-  let negative = 0;
-  for (const x of later) negative += nowMs - Date.parse(String(x.t));
-  return (ageMs - negative) / n / DAY_MS;
-}
-
-/** The oldest open finding's age: the earliest first-seen time on or after the earliest day holding one. */
-async function oldestAge(db: Driver, sourceId: string, severity: string | null, firstDay: string, nowMs: number): Promise<number | null> {
-  // SQLite, without statistics, would take the source's index and sort all its findings: its other
-  // terms are made no index's (a unary +), so it walks the first-seen index from that day.
-  const p = db.dialect === 'sqlite' ? '+' : '';
-  const [r] = await db.all(
-    `SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND ${p}"source_id" = ? AND "severity" ${severity === null ? 'IS NULL' : '= ?'}
-AND ${p}"removed" = 0 AND ${p}"status" IN ('open', 'reopened') ORDER BY "first_seen" LIMIT 1`,
-    severity === null ? [firstDay, sourceId] : [firstDay, sourceId, severity],
-  );
-  if (!r) return null;
-  return Math.max(0, (nowMs - Date.parse(String(r.t))) / DAY_MS);
+  const params: unknown[] = [];
+  const arms = groups.map((g, i) => {
+    params.push(g.firstDay, g.sourceId);
+    if (g.severity !== '') params.push(g.severity);
+    return `SELECT ${i} AS "i", "t" FROM (SELECT ${SEEN} AS "t" FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND ${p}"source_id" = ?
+AND "severity" ${g.severity === '' ? 'IS NULL' : '= ?'} AND ${p}"removed" = 0 AND ${p}"status" IN ('open', 'reopened') ORDER BY "first_seen" LIMIT 1) x${i}`;
+  });
+  const out: (string | undefined)[] = groups.map(() => undefined);
+  for (const r of await db.all(arms.join('\nUNION ALL\n'), params)) out[Number(r.i)] = String(r.t);
+  return out;
 }

@@ -107,32 +107,36 @@ FROM r GROUP BY r."source", r."severity"`,
  * days, read at their offset in the (source, severity, days) index, instead of ranking every fix.
  */
 async function allFixStats(db: Driver, sourceIds?: string[]): Promise<FixStats[]> {
-  const params: unknown[] = [];
-  let where = '';
-  if (sourceIds) {
-    where = ` WHERE source_id IN ${placeholders(sourceIds)}`;
-    params.push(...sourceIds);
-  }
-  const groups = await db.all(`SELECT source_id, severity, n, dated, total FROM sum_fix_totals${where ? `${where} AND` : ' WHERE'} n > 0`, params);
+  const scope = sourceIds ? ` AND source_id IN ${placeholders(sourceIds)}` : '';
+  const groups = await db.all(`SELECT source_id, severity, n, dated, total FROM sum_fix_totals WHERE n > 0${scope}`, sourceIds ?? []);
   const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
-  const out: FixStats[] = [];
-  for (const g of groups) {
-    const name = names.get(String(g.source_id));
-    if (name === undefined) continue;
-    const severity = g.severity === '' ? null : String(g.severity);
+  const known = groups.filter((g) => names.has(String(g.source_id)));
+  // The middle one of an odd count, the mean of the middle two of an even one (the days in ascending
+  // order), each group's at its offset in the index; all in one statement.
+  const params: unknown[] = [];
+  const arms: string[] = [];
+  known.forEach((g, i) => {
     const dated = Number(g.dated);
-    let medianDays: number | null = null;
-    if (dated > 0) {
-      // The middle one of an odd count, the mean of the middle two of an even one (the days in ascending order).
-      const middle = await db.all(
-        `SELECT d FROM sum_fixes WHERE source_id = ? AND severity ${severity === null ? 'IS NULL' : '= ?'} AND d IS NOT NULL ORDER BY d LIMIT ? OFFSET ?`,
-        [g.source_id, ...(severity === null ? [] : [severity]), dated % 2 === 1 ? 1 : 2, Math.floor((dated - 1) / 2)],
-      );
-      medianDays = middle.reduce((a, r) => a + Number(r.d), 0) / middle.length;
-    }
-    out.push({ source: name, severity, fixed: Number(g.n), dated, totalDays: Number(g.total ?? 0), medianDays });
-  }
-  return out;
+    if (dated === 0) return;
+    params.push(g.source_id);
+    if (g.severity !== '') params.push(g.severity);
+    params.push(dated % 2 === 1 ? 1 : 2, Math.floor((dated - 1) / 2));
+    arms.push(
+      `SELECT ${i} AS "i", "d" FROM (SELECT d FROM sum_fixes WHERE source_id = ? AND severity ${g.severity === '' ? 'IS NULL' : '= ?'} AND d IS NOT NULL ORDER BY d LIMIT ? OFFSET ?) x${i}`,
+    );
+  });
+  const middles = arms.length > 0 ? await db.all(arms.join('\nUNION ALL\n'), params) : [];
+  return known.map((g, i) => {
+    const mine = middles.filter((m) => Number(m.i) === i);
+    return {
+      source: names.get(String(g.source_id))!,
+      severity: g.severity === '' ? null : String(g.severity),
+      fixed: Number(g.n),
+      dated: Number(g.dated),
+      totalDays: Number(g.total ?? 0),
+      medianDays: mine.length === 0 ? null : mine.reduce((a, m) => a + Number(m.d), 0) / mine.length,
+    };
+  });
 }
 
 export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
