@@ -20,14 +20,16 @@ function days(dialect: 'sqlite' | 'postgres', expr: string): string {
  * run from the finding's last reopening when that came before this fix, else from when it was first
  * seen (exact for every fix but the middle ones of a finding reopened twice or more).
  */
-function computed(dialect: 'sqlite' | 'postgres', isFix: string): { severity: string; fixDate: string; d: string } {
+function computed(dialect: 'sqlite' | 'postgres', isFix: string): { severity: string; fixDate: string; d: string; datedAt: string } {
   const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
   const diff = `${days(dialect, FIX_DATE)} - ${days(dialect, start)}`;
   const d = `CASE WHEN ${isFix} AND ${FIX_DATE} IS NOT NULL THEN ${dialect === 'postgres' ? `GREATEST(0.0, ${diff})` : `MAX(0.0, ${diff})`} END`;
-  return { severity: `v."severity"`, fixDate: `CASE WHEN ${isFix} THEN ${FIX_DATE} END`, d };
+  // The day a row counts on: a fix's date (else its event's), a reopening's event.
+  const datedAt = `CASE WHEN ${isFix} THEN COALESCE(${FIX_DATE}, e."at") ELSE e."at" END`;
+  return { severity: `v."severity"`, fixDate: `CASE WHEN ${isFix} THEN ${FIX_DATE} END`, d, datedAt };
 }
 
-const COLUMNS = `seq, source_id, record_id, at, run_id, change, kind, from_status, severity, fix_date, d`;
+const COLUMNS = `seq, source_id, record_id, at, run_id, change, kind, from_status, severity, fix_date, d, dated_at`;
 const OPEN = `('open', 'reopened')`;
 /** An event that moves a finding into open, but its first (the trends count those by the finding's first-seen day: open-ages.ts). */
 const REOPENING = `(e."change" <> 'new' AND COALESCE(e."to", '') IN ${OPEN} AND COALESCE(e."from", '') NOT IN ${OPEN})`;
@@ -36,7 +38,7 @@ const REOPENING = `(e."change" <> 'new' AND COALESCE(e."to", '') IN ${OPEN} AND 
 function fromEvents(dialect: 'sqlite' | 'postgres', where: string): string {
   const c = computed(dialect, FIX_EVENT);
   return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", CASE WHEN ${FIX_EVENT} THEN 'fix' ELSE 'open' END AS "kind", e."from" AS "from_status",
-${c.severity} AS "severity", ${c.fixDate} AS "fix_date", ${c.d} AS "d"
+${c.severity} AS "severity", ${c.fixDate} AS "fix_date", ${c.d} AS "d", ${c.datedAt} AS "dated_at"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" WHERE ${where} AND (${FIX_EVENT} OR ${REOPENING})`;
 }
 
@@ -57,11 +59,12 @@ export function fixFactsMigration(dialect: 'sqlite' | 'postgres'): string {
   return `
 CREATE TABLE sum_fixes (
   seq BIGINT PRIMARY KEY, source_id TEXT NOT NULL, record_id TEXT NOT NULL, at TEXT NOT NULL, run_id TEXT NOT NULL, change TEXT NOT NULL,
-  kind TEXT NOT NULL, from_status TEXT, severity TEXT, fix_date TEXT, d DOUBLE PRECISION
+  kind TEXT NOT NULL, from_status TEXT, severity TEXT, fix_date TEXT, d DOUBLE PRECISION, dated_at TEXT NOT NULL
 );
 ${fixFactsFill(dialect)};
 CREATE INDEX sum_fixes_record ON sum_fixes (record_id);
 CREATE INDEX sum_fixes_at ON sum_fixes (at);
+CREATE INDEX sum_fixes_dated ON sum_fixes (dated_at);
 CREATE INDEX sum_fixes_source ON sum_fixes (source_id, severity, d);
 CREATE TABLE sum_fix_totals (
   source_id TEXT NOT NULL, severity TEXT NOT NULL, n BIGINT NOT NULL, dated BIGINT NOT NULL, total DOUBLE PRECISION NOT NULL,
@@ -102,7 +105,7 @@ export async function refreshFixFacts(tx: Driver, ids: unknown[]): Promise<void>
   const theirs = `(SELECT * FROM sum_fixes WHERE ${byIds}) f`;
   await shiftTotals(tx, -1, theirs, param);
   const changed = await tx.run(
-    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND e.${byIds}`,
+    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d}, dated_at = ${c.datedAt} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND e.${byIds}`,
     param,
   );
   if (changed > 0) await shiftTotals(tx, 1, theirs, param);

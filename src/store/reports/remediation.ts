@@ -68,12 +68,13 @@ export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourc
   }
   // A fix's date is never after its event, so `e.at >= since` (the rows' time index) keeps every fix dated since.
   if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
+  // dated_at is the fix's date, else its event's (fix-facts.ts): the window read from its index.
   if (opts.since && opts.since.afterRun === null) {
-    where += ` AND COALESCE(e."fix_date", e."at") >= ?`;
+    where += ` AND e."dated_at" >= ?`;
     params.push(opts.since.at);
   }
   if (opts.until) {
-    where += ` AND COALESCE(e."fix_date", e."at") < ?`;
+    where += ` AND e."dated_at" < ?`;
     params.push(opts.until);
   }
   // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.

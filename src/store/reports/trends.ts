@@ -80,7 +80,8 @@ export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<Tre
   // Openings and closings per day and severity from the rows kept as findings are written: a finding's
   // first opening on its first-seen day (open-ages.ts: every finding, whatever its status now, first
   // stored fixed ones too), later reopenings when a run saw them, closings at their fix date
-  // (fix-facts.ts). Only days from the window's first on are read: earlier ones change no day it shows.
+  // (fix-facts.ts). Only rows dated from the window's first day on are read (a row's date is never after
+  // its event): earlier ones change no day it shows.
   const deltaParams: unknown[] = [first.slice(0, 10)];
   const firsts = empty
     ? []
@@ -96,7 +97,7 @@ WHERE first_day >= ?${sources('source_id', deltaParams)} GROUP BY first_day, sev
         `SELECT CASE WHEN e."kind" = 'open' THEN SUBSTR(e."at", 1, 10) END AS "opened",
 CASE WHEN e."kind" = 'fix' AND (e."change" = 'new' OR COALESCE(e."from_status", '') IN ${OPEN}) THEN SUBSTR(COALESCE(e."fix_date", e."at"), 1, 10) END AS "closed",
 e."severity" AS "severity", COUNT(*) AS "n"
-FROM sum_fixes e WHERE e."at" >= ? AND e."at" <= ?${sources('e."source_id"', moveParams)} GROUP BY 1, 2, e."severity"`,
+FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"', moveParams)} GROUP BY 1, 2, e."severity"`,
         moveParams,
       );
   const deltas = [...firsts, ...moves];
