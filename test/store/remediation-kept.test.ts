@@ -294,7 +294,7 @@ async function agree(app: AppContext, label: string, check = { trendDays: true }
   // The kept rows are what migration 38's fill makes of the records and the feed now.
   for (const [table, fill, cols] of [
     ['sum_open_days', openAgesFill(db.dialect), 'source_id, severity, first_day, n, ms, seen'],
-    ['sum_fixes', fixFactsFill(db.dialect), 'seq, source_id, record_id, at, run_id, change, kind, from_status, severity, fix_date, d, dated_at'],
+    ['sum_fixes', fixFactsFill(db.dialect), 'seq, source_id, record_id, at, run_id, change, kind, moves, severity, fix_date, d, dated_at'],
     ['sum_fix_totals', FIX_TOTALS_FILL, 'source_id, severity, n, dated, total'],
   ] as const) {
     const read = async () =>

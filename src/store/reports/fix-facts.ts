@@ -29,15 +29,19 @@ function computed(dialect: 'sqlite' | 'postgres', isFix: string): { severity: st
   return { severity: `v."severity"`, fixDate: `CASE WHEN ${isFix} THEN ${FIX_DATE} END`, d, datedAt };
 }
 
-const COLUMNS = `seq, source_id, record_id, at, run_id, change, kind, from_status, severity, fix_date, d, dated_at`;
+const COLUMNS = `seq, source_id, record_id, at, run_id, change, kind, moves, severity, fix_date, d, dated_at`;
 const OPEN = `('open', 'reopened')`;
 /** An event that moves a finding into open, but its first (the trends count those by the finding's first-seen day: open-ages.ts). */
 const REOPENING = `(e."change" <> 'new' AND COALESCE(e."to", '') IN ${OPEN} AND COALESCE(e."from", '') NOT IN ${OPEN})`;
+// moves: what a row does to the trends' count of open findings on its day: a reopening opens (1); a fix
+// closes (-1) what was open (a finding first stored fixed was open until then: its opening is counted by
+// its first-seen day, open-ages.ts); a fix of what was not open (a sweep of a finding without a status) neither.
 
 /** The rows of the fix events and reopenings matching `where` (over the feed `e`), from the events joined to their findings. */
 function fromEvents(dialect: 'sqlite' | 'postgres', where: string): string {
   const c = computed(dialect, FIX_EVENT);
-  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", CASE WHEN ${FIX_EVENT} THEN 'fix' ELSE 'open' END AS "kind", e."from" AS "from_status",
+  return `SELECT e."seq", e."source_id", e."record_id", e."at", e."run_id", e."change", CASE WHEN ${FIX_EVENT} THEN 'fix' ELSE 'open' END AS "kind",
+CASE WHEN ${REOPENING} THEN 1 WHEN e."change" = 'new' OR COALESCE(e."from", '') IN ${OPEN} THEN -1 ELSE 0 END AS "moves",
 ${c.severity} AS "severity", ${c.fixDate} AS "fix_date", ${c.d} AS "d", ${c.datedAt} AS "dated_at"
 FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" WHERE ${where} AND (${FIX_EVENT} OR ${REOPENING})`;
 }
@@ -59,12 +63,12 @@ export function fixFactsMigration(dialect: 'sqlite' | 'postgres'): string {
   return `
 CREATE TABLE sum_fixes (
   seq BIGINT PRIMARY KEY, source_id TEXT NOT NULL, record_id TEXT NOT NULL, at TEXT NOT NULL, run_id TEXT NOT NULL, change TEXT NOT NULL,
-  kind TEXT NOT NULL, from_status TEXT, severity TEXT, fix_date TEXT, d DOUBLE PRECISION, dated_at TEXT NOT NULL
+  kind TEXT NOT NULL, moves INTEGER NOT NULL, severity TEXT, fix_date TEXT, d DOUBLE PRECISION, dated_at TEXT NOT NULL
 );
 ${fixFactsFill(dialect)};
 CREATE INDEX sum_fixes_record ON sum_fixes (record_id);
 CREATE INDEX sum_fixes_at ON sum_fixes (at);
-CREATE INDEX sum_fixes_dated ON sum_fixes (dated_at);
+CREATE INDEX sum_fixes_dated ON sum_fixes (dated_at, kind, at, source_id, severity, d, moves);
 CREATE INDEX sum_fixes_source ON sum_fixes (source_id, severity, d);
 CREATE TABLE sum_fix_totals (
   source_id TEXT NOT NULL, severity TEXT NOT NULL, n BIGINT NOT NULL, dated BIGINT NOT NULL, total DOUBLE PRECISION NOT NULL,

@@ -53,9 +53,9 @@ export interface FixStats {
 }
 
 /**
- * The fixes of the window per source (bySource, else all sources together) and severity: one statement
- * over the fixes' rows kept as findings are written (fix-facts.ts: each fix event of the feed with its
- * finding's severity, its date and days), the median from their days ranked within each group.
+ * The fixes of the window per source (bySource, else all sources together) and severity, from the
+ * fixes' rows kept as findings are written (fix-facts.ts: each fix event of the feed with its finding's
+ * severity, its date and days).
  */
 export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
@@ -77,29 +77,30 @@ export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourc
     where += ` AND e."dated_at" < ?`;
     params.push(opts.until);
   }
-  // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.
-  const group = `PARTITION BY f."source", f."severity"`;
-  const rows = await db.all(
-    `WITH f AS (
-SELECT ${bySource ? 's."name"' : "''"} AS "source", e."severity" AS "severity", e."d" AS "d"
-FROM sum_fixes e JOIN "sources" s ON s."id" = e."source_id"
-WHERE ${where}
-), r AS (
-SELECT f."source", f."severity", f."d", ROW_NUMBER() OVER (${group} ORDER BY CASE WHEN f."d" IS NULL THEN 1 ELSE 0 END, f."d") AS "rn", COUNT(f."d") OVER (${group}) AS "cnt" FROM f
-)
-SELECT r."source" AS "source", r."severity" AS "severity", COUNT(*) AS "n", COUNT(r."d") AS "dated", SUM(r."d") AS "total",
-AVG(CASE WHEN r."d" IS NOT NULL AND 2 * r."rn" IN (r."cnt", r."cnt" + 1, r."cnt" + 2) THEN r."d" END) AS "median"
-FROM r GROUP BY r."source", r."severity"`,
-    params,
-  );
-  return rows.map((r) => ({
-    source: String(r.source),
-    severity: r.severity === null ? null : String(r.severity),
-    fixed: Number(r.n),
-    dated: Number(r.dated),
-    totalDays: Number(r.total ?? 0),
-    medianDays: r.median === null || r.median === undefined ? null : Number(r.median),
-  }));
+  // The window's rows (read from the covering index on their date), summed per group here: the median
+  // is the middle one of a group's known days, or the mean of the middle two.
+  const rows = await db.all(`SELECT e."source_id" AS "source_id", e."severity" AS "severity", e."d" AS "d" FROM sum_fixes e WHERE ${where}`, params);
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  const groups = new Map<string, { source: string; severity: string | null; fixed: number; days: number[] }>();
+  for (const r of rows) {
+    const name = names.get(String(r.source_id));
+    if (name === undefined) continue;
+    const source = bySource ? name : '';
+    const severity = r.severity === null ? null : String(r.severity);
+    const key = `${source}\u0000${severity}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { source, severity, fixed: 0, days: [] };
+      groups.set(key, g);
+    }
+    g.fixed++;
+    if (r.d !== null && r.d !== undefined) g.days.push(Number(r.d));
+  }
+  return [...groups.values()].map((g) => {
+    const d = g.days.sort((x, y) => x - y);
+    const mid = d.length === 0 ? null : d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+    return { source: g.source, severity: g.severity, fixed: g.fixed, dated: d.length, totalDays: d.reduce((x, y) => x + y, 0), medianDays: mid };
+  });
 }
 
 /**

@@ -94,10 +94,8 @@ WHERE first_day >= ?${sources('source_id', deltaParams)} GROUP BY first_day, sev
   const moves = empty
     ? []
     : await db.all(
-        `SELECT CASE WHEN e."kind" = 'open' THEN SUBSTR(e."at", 1, 10) END AS "opened",
-CASE WHEN e."kind" = 'fix' AND (e."change" = 'new' OR COALESCE(e."from_status", '') IN ${OPEN}) THEN SUBSTR(COALESCE(e."fix_date", e."at"), 1, 10) END AS "closed",
-e."severity" AS "severity", COUNT(*) AS "n"
-FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"', moveParams)} GROUP BY 1, 2, e."severity"`,
+        `SELECT SUBSTR(e."dated_at", 1, 10) AS "opened", NULL AS "closed", e."severity" AS "severity", SUM(e."moves") AS "n"
+FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"', moveParams)} GROUP BY SUBSTR(e."dated_at", 1, 10), e."severity"`,
         moveParams,
       );
   const deltas = [...firsts, ...moves];
