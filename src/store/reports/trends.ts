@@ -44,7 +44,6 @@ export interface TrendsOptions {
 }
 
 const DAY_MS = 86_400_000;
-const OPEN = `('open', 'reopened')`;
 const zero = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0, info: 0 });
 const isSeverity = (s: unknown): s is Severity => TREND_SEVERITIES.includes(s as Severity);
 
