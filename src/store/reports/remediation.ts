@@ -96,11 +96,16 @@ export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourc
     g.fixed++;
     if (r.d !== null && r.d !== undefined) g.days.push(Number(r.d));
   }
-  return [...groups.values()].map((g) => {
-    const d = g.days.sort((x, y) => x - y);
-    const mid = d.length === 0 ? null : d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
-    return { source: g.source, severity: g.severity, fixed: g.fixed, dated: d.length, totalDays: d.reduce((x, y) => x + y, 0), medianDays: mid };
-  });
+  return [...groups.values()].map((g) =>
+    withDays({ source: g.source, severity: g.severity, fixed: g.fixed, dated: 0, totalDays: 0, medianDays: null }, g.days),
+  );
+}
+
+/** A group's fixes with their known days: how many, summed, and the median (the middle one, or the mean of the middle two). */
+export function withDays(f: FixStats, days: number[]): FixStats {
+  const d = days.sort((x, y) => x - y);
+  const mid = d.length === 0 ? null : d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+  return { ...f, dated: d.length, totalDays: d.reduce((x, y) => x + y, 0), medianDays: mid };
 }
 
 /**

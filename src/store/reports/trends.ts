@@ -9,8 +9,7 @@
 import type { SeverityCounts } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
 import { meanBlankReason } from '../records/fix-dates.ts';
-import { fixStats, type RemediationRow } from './remediation.ts';
-import { sinceTime } from '../records/since.ts';
+import { type FixStats, type RemediationRow, withDays } from './remediation.ts';
 import { placeholders } from '../db/sql.ts';
 import { openAges } from './open-ages.ts';
 
@@ -89,14 +88,34 @@ export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<Tre
 WHERE first_day >= ?${sources('source_id', deltaParams)} GROUP BY first_day, severity`,
         deltaParams,
       );
-  const moveParams: unknown[] = [first, opts.now];
-  const moves = empty
+  // The rows dated from the window's first day on, read once (a covering index on their date): their
+  // net openings per day (those whose event is not after now), and the fixes dated in the window for
+  // its time to remediate (all sources together, so the median is over every fix of a severity).
+  const rowParams: unknown[] = [first];
+  const rows = empty
     ? []
     : await db.all(
-        `SELECT SUBSTR(e."dated_at", 1, 10) AS "opened", NULL AS "closed", e."severity" AS "severity", SUM(e."moves") AS "n"
-FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"', moveParams)} GROUP BY SUBSTR(e."dated_at", 1, 10), e."severity"`,
-        moveParams,
+        `SELECT e."dated_at" AS "dated_at", e."at" AS "at", e."kind" AS "kind", e."severity" AS "severity", e."d" AS "d", e."moves" AS "moves"
+FROM sum_fixes e WHERE e."dated_at" >= ?${sources('e."source_id"', rowParams)}`,
+        rowParams,
       );
+  const moves: { opened: string; closed: null; severity: unknown; n: number }[] = [];
+  const daysOf = new Map<FixStats, number[]>();
+  const fixes = new Map<string, FixStats>();
+  for (const r of rows) {
+    const at = String(r.at);
+    const datedAt = String(r.dated_at);
+    if (at <= opts.now && Number(r.moves) !== 0) moves.push({ opened: datedAt.slice(0, 10), closed: null, severity: r.severity, n: Number(r.moves) });
+    if (r.kind !== 'fix' || datedAt >= end) continue;
+    const severity = r.severity === null ? null : String(r.severity);
+    let f = fixes.get(String(severity));
+    if (!f) {
+      f = { source: '', severity, fixed: 0, dated: 0, totalDays: 0, medianDays: null };
+      fixes.set(String(severity), f);
+    }
+    f.fixed++;
+    if (r.d !== null && r.d !== undefined) (daysOf.get(f) ?? daysOf.set(f, []).get(f)!).push(Number(r.d));
+  }
   const deltas = [...firsts, ...moves];
 
   const open = zero();
@@ -136,7 +155,7 @@ FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"
   const historyFrom = starts.length ? starts.sort()[0]! : null;
 
   // All sources together, so the median is over every fix of a severity.
-  const stats = empty ? [] : await fixStats(db, { sourceIds: opts.sourceIds, since: sinceTime(first), until: end }, false);
+  const stats = [...fixes.values()].map((f) => withDays(f, daysOf.get(f) ?? []));
   const round1 = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = stats.find((r) => r.severity === severity);
