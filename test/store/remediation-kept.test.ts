@@ -14,7 +14,7 @@ import { createLogger } from '../../src/core/log.ts';
 import type { Driver } from '../../src/store/db/driver.ts';
 import { placeholders } from '../../src/store/db/sql.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, OPEN_DATE } from '../../src/store/records/fix-dates.ts';
-import { type Since, sinceClause, sinceTime } from '../../src/store/records/since.ts';
+import { type Since, sinceClause, sinceRun, sinceTime } from '../../src/store/records/since.ts';
 import { FIX_TOTALS_FILL, fixFactsFill } from '../../src/store/reports/fix-facts.ts';
 import { openAgesFill } from '../../src/store/reports/open-ages.ts';
 import { runSync } from '../../src/sync/runner.ts';
@@ -220,7 +220,9 @@ const sortedBy = <T extends { source: string; severity: string | null }>(xs: T[]
 async function agree(app: AppContext, label: string, check = { trendDays: true }): Promise<void> {
   const db = app.store.db;
   const now = new Date().toISOString();
-  for (const since of [null, sinceTime(new Date(Date.now() - 10 * DAY).toISOString())]) {
+  // Every fix, those of the last 10 days, and those of the runs after the second run (a window given as a run).
+  const [run] = await db.all(`SELECT "id", "started_at" FROM "sync_runs" ORDER BY "started_at" LIMIT 1 OFFSET 1`);
+  for (const since of [null, sinceTime(new Date(Date.now() - 10 * DAY).toISOString()), ...(run ? [sinceRun(String(run.id), String(run.started_at))] : [])]) {
     const report = await app.store.reports.remediation({ now, since });
     const fixes = await oldFixStats(db, { since });
     const open = await oldOpen(db, now);
@@ -234,7 +236,7 @@ async function agree(app: AppContext, label: string, check = { trendDays: true }
         undatedFixes: r.undatedFixes,
       })),
       sortedBy(fixes),
-      `${label}: fixes${since ? ' since 10 days' : ''}`,
+      `${label}: fixes${since ? ` since ${since.from}` : ''}`,
     );
     assert.deepEqual(
       sortedBy(report.filter((r) => r.open > 0)).map((r) => ({
