@@ -53,13 +53,13 @@ export interface FixStats {
 }
 
 /**
- * The fixes of the window per source and severity, from the
+ * The fixes of the window per source (bySource, else all sources together) and severity, from the
  * fixes' rows kept as findings are written (fix-facts.ts: each fix event of the feed with its finding's
  * severity, its date and days).
  */
-export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>): Promise<FixStats[]> {
+export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
-  if (!opts.since && !opts.until) return allFixStats(db, opts.sourceIds);
+  if (bySource && !opts.since && !opts.until) return allFixStats(db, opts.sourceIds);
   const params: unknown[] = [];
   let where = `e."kind" = 'fix'`;
   if (opts.sourceIds) {
@@ -77,37 +77,35 @@ export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourc
     where += ` AND e."dated_at" < ?`;
     params.push(opts.until);
   }
-  // Per source and severity, counts and summed days in one pass over the window's rows (the covering
-  // index on their date), each group's median at its offset in its ordered days: all in SQL.
-  const sums = await db.all(
-    `SELECT e."source_id" AS "source_id", e."severity" AS "severity", COUNT(*) AS "n", COUNT(e."d") AS "dated", SUM(e."d") AS "total"
-FROM sum_fixes e WHERE ${where} GROUP BY e."source_id", e."severity"`,
-    params,
-  );
+  // The window's rows (read from the covering index on their date), summed per group here: the median
+  // is the middle one of a group's known days, or the mean of the middle two.
+  const rows = await db.all(`SELECT e."source_id" AS "source_id", e."severity" AS "severity", e."d" AS "d" FROM sum_fixes e WHERE ${where}`, params);
   const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
-  const known = sums.filter((r) => names.has(String(r.source_id)));
-  const armParams: unknown[] = [];
-  const arms: string[] = [];
-  known.forEach((r, i) => {
-    const dated = Number(r.dated);
-    if (dated === 0) return;
-    armParams.push(...params, r.source_id, ...(r.severity === null ? [] : [r.severity]), dated % 2 === 1 ? 1 : 2, Math.floor((dated - 1) / 2));
-    arms.push(
-      `SELECT ${i} AS "i", "d" FROM (SELECT e."d" AS "d" FROM sum_fixes e WHERE ${where} AND e."source_id" = ? AND e."severity" ${r.severity === null ? 'IS NULL' : '= ?'} AND e."d" IS NOT NULL ORDER BY e."d" LIMIT ? OFFSET ?) x${i}`,
-    );
-  });
-  const middles = arms.length > 0 ? await db.all(arms.join('\nUNION ALL\n'), armParams) : [];
-  return known.map((r, i) => {
-    const mine = middles.filter((m) => Number(m.i) === i);
-    return {
-      source: names.get(String(r.source_id))!,
-      severity: r.severity === null ? null : String(r.severity),
-      fixed: Number(r.n),
-      dated: Number(r.dated),
-      totalDays: Number(r.total ?? 0),
-      medianDays: mine.length === 0 ? null : mine.reduce((x, m) => x + Number(m.d), 0) / mine.length,
-    };
-  });
+  const groups = new Map<string, { source: string; severity: string | null; fixed: number; days: number[] }>();
+  for (const r of rows) {
+    const name = names.get(String(r.source_id));
+    if (name === undefined) continue;
+    const source = bySource ? name : '';
+    const severity = r.severity === null ? null : String(r.severity);
+    const key = `${source}\u0000${severity}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { source, severity, fixed: 0, days: [] };
+      groups.set(key, g);
+    }
+    g.fixed++;
+    if (r.d !== null && r.d !== undefined) g.days.push(Number(r.d));
+  }
+  return [...groups.values()].map((g) =>
+    withDays({ source: g.source, severity: g.severity, fixed: g.fixed, dated: 0, totalDays: 0, medianDays: null }, g.days),
+  );
+}
+
+/** A group's fixes with their known days: how many, summed, and the median (the middle one, or the mean of the middle two). */
+export function withDays(f: FixStats, days: number[]): FixStats {
+  const d = days.sort((x, y) => x - y);
+  const mid = d.length === 0 ? null : d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+  return { ...f, dated: d.length, totalDays: d.reduce((x, y) => x + y, 0), medianDays: mid };
 }
 
 /**
