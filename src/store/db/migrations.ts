@@ -9,6 +9,8 @@ import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION } from '../alerts/schema.ts';
 import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
+import { openAgesMigration } from '../reports/open-ages.ts';
+import { fixFactsMigration } from '../reports/fix-facts.ts';
 
 export interface Migration {
   version: number;
@@ -563,6 +565,14 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
     version: 37,
     name: 'tickets: remediation key',
     sql: 'ALTER TABLE rec_tickets ADD COLUMN remediation_key TEXT;\nCREATE INDEX rec_tickets_remediation_key ON rec_tickets (remediation_key);',
+  },
+  // Open findings by source, severity and first-seen day, kept by every write (reports/open-ages.ts),
+  // and the fixes of the feed with their figures (reports/fix-facts.ts), filled from the findings and the feed.
+  {
+    version: 38,
+    name: 'remediation summaries',
+    sql: openAgesMigration('sqlite') + fixFactsMigration('sqlite'),
+    postgres: openAgesMigration('postgres') + fixFactsMigration('postgres'),
   },
   // Issue 31, speed: each host's summary carries its placement (asset, owner, department), kept by the
   // summaries' rebuild and by correlation, so the decisions per owner read the summaries alone (a join

@@ -5,6 +5,8 @@
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
 import { type ChangeStamp, detectChanges, recordNewChanges, stampFindingMoves } from './change-detection.ts';
 import { writeCvePairs } from './cve-plugins.ts';
+import { openAgesAfterPage, openAgesBeforePage } from '../reports/open-ages.ts';
+import { addFixFacts, refreshFixFacts } from '../reports/fix-facts.ts';
 import type { Driver } from '../db/driver.ts';
 import { type PreparedUpsert, type PriorityContext, prepareHostStubs, prepareUpserts, type WriteStamp } from './upsert.ts';
 
@@ -72,6 +74,9 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
           await tx.insertMany(u.sql, u.rows);
           continue;
         }
+        // The open findings by first-seen day (open-ages.ts) lose the page's findings as stored and get them back as written.
+        const ids = u.model === 'vulnerabilities' ? u.rows.map((r) => r[0]) : null;
+        if (ids && !u.allNew) await openAgesBeforePage(tx, ids);
         // Events are detected against the rows as they were before this page (changes.ts).
         const detected = u.allNew
           ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
@@ -79,6 +84,12 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
         await tx.insertMany(u.sql, u.rows, detected.known);
         if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
         if (detected.moved) await stampFindingMoves(tx, page.changes);
+        if (ids) {
+          await openAgesAfterPage(tx, ids);
+          // The fixes' rows (fix-facts.ts): the earlier ones of these findings as they now are, and the page's new ones.
+          if (!u.allNew) await refreshFixFacts(tx, ids);
+          if (detected.moved || (u.statusAt >= 0 && u.rows.some((r) => r[u.statusAt] === 'fixed'))) await addFixFacts(tx, page.changes.at, page.changes.runId);
+        }
       }
       return page.counts;
     },
