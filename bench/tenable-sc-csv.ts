@@ -276,10 +276,16 @@ interface Measured {
   rows: number;
   seconds: number;
   peakRssMb: number;
+  /** User + system CPU seconds of the timed part (every thread of the process). */
+  cpu?: number;
   note?: string;
 }
 
 const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const cpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 async function parseOnly(file: string): Promise<Measured> {
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
@@ -327,7 +333,10 @@ async function floorPostgres(file: string, db: string, recordsDb: string): Promi
   const tables: { name: string; cols: string[]; total: number; done: number }[] = [];
   for (const t of RECORD_TABLES) {
     const cols = (
-      await src.query(`SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() AND is_generated = 'NEVER' ORDER BY ordinal_position`, [t])
+      await src.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+        [t],
+      )
     ).rows.map((c: { column_name: string }) => `"${c.column_name}"`);
     const total = Number((await src.query(`SELECT COUNT(*) AS n FROM ${t}`)).rows[0].n);
     await src.query(`DECLARE c_${t} NO SCROLL CURSOR FOR SELECT ${cols.join(',')} FROM ${t} ORDER BY ctid`);
@@ -351,6 +360,7 @@ async function floorPostgres(file: string, db: string, recordsDb: string): Promi
     await out.query('COMMIT');
   };
   const t0 = performance.now();
+  const cpu0 = cpuSeconds();
   let rows = 0;
   let header = false;
   let inPage = 0;
@@ -370,11 +380,12 @@ async function floorPostgres(file: string, db: string, recordsDb: string): Promi
   }
   await insertUpTo(Number.POSITIVE_INFINITY);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds() - cpu0;
   await src.query('COMMIT');
   await src.end();
   await out.end();
   const stored = tables.map((t) => t.done).reduce((a, b) => a + b, 0);
-  return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb(), note: `${stored} records` };
+  return { kind: 'floor', rows, seconds, cpu, peakRssMb: maxRssMb(), note: `${stored} records` };
 }
 
 async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
@@ -410,6 +421,7 @@ async function floor(file: string, db: string, recordsDb: string): Promise<Measu
     }
   };
   const t0 = performance.now();
+  const cpu0 = cpuSeconds();
   let rows = 0;
   let header = false;
   let inTx = 0;
@@ -434,10 +446,11 @@ async function floor(file: string, db: string, recordsDb: string): Promise<Measu
   insertUpTo(Number.POSITIVE_INFINITY);
   sq.exec('COMMIT');
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds() - cpu0;
   src.close();
   const stored = tables.map((t) => t.done).reduce((a, b) => a + b, 0);
   sq.close();
-  return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb(), note: `${stored} records` };
+  return { kind: 'floor', rows, seconds, cpu, peakRssMb: maxRssMb(), note: `${stored} records` };
 }
 
 /** Bytes a database stores per finding: the findings table with its indexes, and the whole file. */
@@ -491,16 +504,18 @@ async function tributary(dataDir: string, db?: string): Promise<Measured> {
       }, 3000)
     : null;
   const t = performance.now();
+  const cpu0 = cpuSeconds();
   const result = await runSync(app, 'bench', { full: true });
   if (sampler) clearInterval(sampler);
   const seconds = (performance.now() - t) / 1000;
+  const cpu = cpuSeconds() - cpu0;
   const peakRssMb = maxRssMb();
   const [imp] = await listImports(app, source.id);
   await app.close();
   if (result.status !== 'succeeded') throw new Error(`the run ended ${result.status}: ${result.error}`);
   const c = result.streams;
   const note = `vulnerabilities ${c.vulnerabilities?.records}, hosts ${c.hosts?.records}, software ${c.software?.records}, ports ${c.ports?.records}; file ${imp?.status}, ${imp?.rowsRejected} rejected`;
-  return { kind: 'tributary', rows: imp?.rowsImported ?? 0, seconds, peakRssMb, note };
+  return { kind: 'tributary', rows: imp?.rowsImported ?? 0, seconds, cpu, peakRssMb, note };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -607,7 +622,7 @@ async function main(): Promise<void> {
       } else if (i === runs - 1) sizes = { ...(only.has('floor') ? { floor: await bytesPerFinding(floorDb) } : {}), tributary: await bytesPerFinding(tribDb) };
       if (runs > 1)
         process.stderr.write(
-          `run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s, ${m.peakRssMb} MB`).join('; ')}\n`,
+          `run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s (cpu ${m.cpu?.toFixed(1)} s), ${m.peakRssMb} MB`).join('; ')}\n`,
         );
     }
     /** The run with the median time, with the highest peak RSS of all runs. */
@@ -621,13 +636,16 @@ async function main(): Promise<void> {
     const trib = median(tribs, 'tributary');
     if (trib) results.push({ m: trib, ratio: true });
     const rate = (m: Measured) => m.rows / m.seconds;
+    const cpuOf = (ms: Measured[]) =>
+      ms.length ? [...ms.map((m) => m.cpu ?? Number.NaN)].sort((a, b) => a - b)[Math.floor((ms.length - 1) / 2)]! : Number.NaN;
+    const cpuRatio = (m: Measured) => (m.kind.startsWith('tributary') ? cpuOf(floors) / cpuOf(tribs) : m.kind.startsWith('floor') ? 1 : Number.NaN);
     const line = (m: Measured, ratio: string) =>
-      `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
+      `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} | ${m.kind.startsWith('tributary') ? cpuOf(tribs).toFixed(1) : m.kind.startsWith('floor') ? cpuOf(floors).toFixed(1) : ''} | ${Number.isNaN(cpuRatio(m)) ? '' : cpuRatio(m).toFixed(2)} |`;
     const out = [
       `Tenable.sc CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB, ${pgStore ? 'PostgreSQL' : 'SQLite'}, node ${process.version}`,
       '',
-      '| run | rows | seconds | rows/s | MB/s | peak RSS MB | vs floor |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| run | rows | seconds | rows/s | MB/s | peak RSS MB | vs floor | cpu s | vs floor (cpu) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...results.map(({ m, ratio }) => line(m, ratio && fl ? (rate(m) / rate(fl)).toFixed(2) : '')),
       '',
     ];
