@@ -67,12 +67,20 @@ export function withSla(r: Record<string, unknown>, now = Date.now(), policy = s
   r.overdue = finite && due < now && r.excepted !== true;
 }
 
-/** The last due time written as text: a host's findings of one scan share their first-seen time, so an export's consecutive findings mostly share their due date. */
-let lastDue = { ms: Number.NaN, text: '' };
+/**
+ * Due times recently written as text: a host's findings of one scan share their first-seen time, so
+ * an export's findings mostly fall on a handful of due dates (one per severity). Emptied when full.
+ */
+const dueTexts = new Map<number, string>();
 
 function dueText(ms: number): string {
-  if (ms !== lastDue.ms) lastDue = { ms, text: new Date(ms).toISOString() };
-  return lastDue.text;
+  let text = dueTexts.get(ms);
+  if (text === undefined) {
+    if (dueTexts.size >= 64) dueTexts.clear();
+    text = new Date(ms).toISOString();
+    dueTexts.set(ms, text);
+  }
+  return text;
 }
 
 /** Later than any due date (and still a four-digit year, so it compares as text). */
