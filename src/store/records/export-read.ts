@@ -67,17 +67,20 @@ function readerOf(model: ModelName): Reader {
 }
 
 /** One stored row as the record `query` returns (the same fields and values, in the same order, as records.ts rowToRecord). */
-function toRecord(r: Reader, row: Row, now: number, nowText: string, policy: ReturnType<typeof slaPolicy>, priority: PriorityConfig): StoredRecord {
+function toRecord(r: Reader, row: Row, now: number, nowText: string, policy: ReturnType<typeof slaPolicy>, priority: PriorityConfig | null): StoredRecord {
   const out = r.convert(row);
   if (r.findings) {
     withException(out, row[EXCEPTION_COLUMN], nowText);
     withSla(out, now, policy);
-    withPriority(out, priority);
+    if (priority) withPriority(out, priority);
   }
   return out as StoredRecord;
 }
 
-export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince'>;
+export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'changedSince'> & {
+  /** False: findings without priorityReason and priorityFactors, for a format that never writes them (their text is a good part of reading a finding). */
+  priorityText?: boolean;
+};
 
 /**
  * Every record matching the options, in id order, as pages of at most `pageSize` (keyset paging on the
@@ -103,7 +106,7 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
     const now = Date.now();
     const nowText = new Date(now).toISOString();
     const policy = slaPolicy();
-    const priority = priorityConfig();
+    const priority = opts.priorityText === false ? null : priorityConfig();
     const page = new Array<StoredRecord>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
