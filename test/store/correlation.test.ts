@@ -283,5 +283,58 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await urgent(), before, 'neither ticket covers an urgent finding');
       assert.equal((await store.reports.coverage(30)).findingsWithoutTicket, before.length);
     });
+
+    test('the decisions per owner, department and asset (read from the host summaries) equal the findings counted through their hosts, after each correlation', async () => {
+      const direct = async (col: 'owner' | 'department' | 'asset_id') => {
+        const rows = await store.db.all(
+          `SELECT h."${col}" AS "g", r."decision" AS "d", COUNT(*) AS "n", SUM(COALESCE(r."priority", 0)) AS "p"
+           FROM "rec_vulnerabilities" r JOIN "rec_hosts" h ON h."id" = r."host_id"
+           WHERE r."removed" = 0 AND r."status" IN ('open', 'reopened') GROUP BY h."${col}", r."decision"`,
+        );
+        const out = new Map<string | null, number[]>();
+        const at = { act: 0, attend: 1, 'track-star': 2, track: 3 } as Record<string, number>;
+        for (const r of rows) {
+          const g = (r.g ?? null) as string | null;
+          const v = out.get(g) ?? [0, 0, 0, 0, 0];
+          if (r.d !== null) v[at[String(r.d)]!]! += Number(r.n);
+          v[4] = Math.round((v[4]! + Number(r.p)) * 10) / 10;
+          out.set(g, v);
+        }
+        return [...out].filter(([, v]) => v.slice(0, 4).some((n) => n > 0)).sort(([a], [b]) => String(a).localeCompare(String(b)));
+      };
+      const agree = async (what: string) => {
+        for (const [by, col] of [
+          ['owner', 'owner'],
+          ['department', 'department'],
+          ['assetId', 'asset_id'],
+        ] as const) {
+          const got = (await store.reports.decisionCounts(by))
+            .map((o) => [o.group, [o.act, o.attend, o.trackStar, o.track, o.priority]] as const)
+            .sort(([a], [b]) => String(a).localeCompare(String(b)));
+          assert.deepEqual(got, await direct(col), `${what}: by ${by}`);
+        }
+      };
+      const serialOwner = async () => (await store.records.get('hosts', hostId('serial'))).owner;
+      await agree('after the passes so far');
+      assert.ok(
+        (await direct('owner')).some(([g]) => g === 'Bo Chen'),
+        'a host of an owner has open findings with a decision',
+      );
+      // The incremental pass after a CMDB run moves a host to another owner (the scanner's summaries are not rebuilt).
+      const serial = CMDB.find((c) => c.key === 'c-serial')!;
+      const r1 = await write('desk', { 'cmdb-assets': [{ ...serial, fields: { ...serial.fields, assignedUser: 'Di Park' } }] });
+      assert.equal((await store.correlation.correlateRun(desk, r1, 0))?.mode, 'incremental');
+      assert.equal(await serialOwner(), 'Di Park');
+      await agree('after an owner change by the incremental pass');
+      // A full recompute after another change.
+      await write('desk', { 'cmdb-assets': [{ ...serial, fields: { ...serial.fields, assignedUser: 'Bo Chen' } }] });
+      await store.correlation.correlateAll();
+      assert.equal(await serialOwner(), 'Bo Chen');
+      await agree('after an owner change by a full recompute');
+      // Unlinked, the host has no owner: its findings count under none.
+      await store.correlation.setOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
+      assert.equal(await serialOwner(), null);
+      await agree('after an unlink');
+    });
   });
 }

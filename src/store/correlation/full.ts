@@ -30,6 +30,7 @@ import {
 import type { Driver, Row } from '../db/driver.ts';
 import { paddedInList, placeholders } from '../db/sql.ts';
 import { q } from '../db/schema.ts';
+import { syncPlacementSql } from '../reports/summary-tables-write.ts';
 
 /** Rows read per page, rows written per batch, records per assembly batch. */
 const PAGE = 5000;
@@ -253,6 +254,8 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     const fields = ['asset_id', 'owner', 'department', 'site'];
     await updateFromScratch(tx, 'rec_hosts', 'id', fields);
     await updateFromScratch(tx, 'rec_cmdb_assets', 'id', ['asset_id']);
+    // The host summaries carry the placement (the decisions per owner read them alone): copied where it changed.
+    await tx.run(syncPlacementSql());
     await tx.run(`DELETE FROM "asset_scratch"`);
     // The tables were rewritten whole: PostgreSQL plans the next incremental pass's lookups (IN lists on
     // their indexes) from statistics, which until autovacuum comes by would describe the old rows.

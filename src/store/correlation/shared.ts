@@ -8,6 +8,7 @@ import { type FieldDef, MODEL_FIELDS } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { columnOf, q, toColumnValue } from '../db/schema.ts';
 import { paddedInList, placeholders } from '../db/sql.ts';
+import { HOST_PLACEMENT } from '../reports/summary-tables-write.ts';
 
 // Ids and values per IN list: few round trips (PostgreSQL) and far below either store's parameter limit.
 export const CHUNK = 5000;
@@ -264,6 +265,8 @@ export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map
   const update = (table: string, key: string, set: string[]) => updateFromScratch(db, table, key, set);
   await stage([...hosts].map(([id, p]) => [id, p.assetId, p.owner, p.department, p.site]));
   await update('rec_hosts', 'id', fields);
+  // Their summaries carry it too (the decisions per owner read them alone).
+  await update('sum_hosts', 'host_id', [...HOST_PLACEMENT]);
   await stage([...cmdb].map(([id, assetId]) => [id, assetId, null, null, null]));
   await update('rec_cmdb_assets', 'id', ['asset_id']);
   await db.run(`DELETE FROM "asset_scratch"`);

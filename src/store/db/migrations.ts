@@ -6,7 +6,7 @@ import { CVE_PLUGINS_BACKFILL, CVE_PLUGINS_TABLE } from '../records/cve-plugins.
 import { knownExploitedMigration } from '../feeds/known-exploited.ts';
 import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
-import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27 } from '../reports/summary-tables-write.ts';
+import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION } from '../alerts/schema.ts';
 
 export interface Migration {
@@ -563,6 +563,10 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
     name: 'tickets: remediation key',
     sql: 'ALTER TABLE rec_tickets ADD COLUMN remediation_key TEXT;\nCREATE INDEX rec_tickets_remediation_key ON rec_tickets (remediation_key);',
   },
+  // Issue 31, speed: each host's summary carries its placement (asset, owner, department), kept by the
+  // summaries' rebuild and by correlation, so the decisions per owner read the summaries alone (a join
+  // of every summary row with its host took 113 ms at p95 at 954,000 findings). Copied from the hosts.
+  { version: 40, name: 'host summaries: placement', sql: SUMMARY_MIGRATION_40 },
 ];
 
 function remediationTickets(seq: string): string {

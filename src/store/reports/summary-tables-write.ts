@@ -80,9 +80,37 @@ CREATE INDEX sum_plugin_owners_source ON sum_plugin_owners (source_id);
 DELETE FROM sum_state;
 `;
 
+/** The placement a host's summary carries (correlation's: rec_hosts' columns of the same names). */
+export const HOST_PLACEMENT = ['asset_id', 'owner', 'department'] as const;
+
+/**
+ * Migration 40 (issue 31, speed): the host summaries carry their host's placement, so the decisions per
+ * asset, owner or department group the summaries alone; copied from the hosts (a row per host).
+ */
+export const SUMMARY_MIGRATION_40 = `
+${HOST_PLACEMENT.map((c) => `ALTER TABLE sum_hosts ADD COLUMN ${c} TEXT;`).join('\n')}
+${syncPlacementSql()}
+`;
+
+/** Copies the hosts' placement onto their summaries where it differs (after a correlation pass placed hosts). */
+export function syncPlacementSql(): string {
+  const cols = HOST_PLACEMENT.map((c) => `"${c}"`).join(', ');
+  const from = `FROM "rec_hosts" h WHERE h."id" = "sum_hosts"."host_id"`;
+  return `UPDATE "sum_hosts" SET (${cols}) = (SELECT ${HOST_PLACEMENT.map((c) => `h."${c}"`).join(', ')} ${from})
+  WHERE EXISTS (SELECT 1 ${from} AND (${HOST_PLACEMENT.map((c) => `h."${c}" IS DISTINCT FROM "sum_hosts"."${c}"`).join(' OR ')}));`;
+}
+
 /** Open findings by decision and their summed priority, as SELECT columns (act, attend, track_star, track, priority). */
-const BY_DECISION = `SUM(CASE WHEN "decision" = 'act' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'attend' THEN 1 ELSE 0 END),
-  SUM(CASE WHEN "decision" = 'track-star' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'track' THEN 1 ELSE 0 END), SUM(COALESCE("priority", 0))`;
+const DECISION_SUMS: [string, string][] = [
+  ['act', `SUM(CASE WHEN "decision" = 'act' THEN 1 ELSE 0 END)`],
+  ['attend', `SUM(CASE WHEN "decision" = 'attend' THEN 1 ELSE 0 END)`],
+  ['track_star', `SUM(CASE WHEN "decision" = 'track-star' THEN 1 ELSE 0 END)`],
+  ['track', `SUM(CASE WHEN "decision" = 'track' THEN 1 ELSE 0 END)`],
+  ['priority', `SUM(COALESCE("priority", 0))`],
+];
+const BY_DECISION = DECISION_SUMS.map(([, e]) => e).join(', ');
+/** BY_DECISION with each column named (in a subquery read by name). */
+const BY_DECISION_NAMED = DECISION_SUMS.map(([n, e]) => `${e} AS "${n}"`).join(', ');
 
 const SUMMARY_TABLES = [
   'sum_plugin_owners',
@@ -151,11 +179,13 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
        GROUP BY "source_id", "plugin_id"`,
     },
     {
+      // With the host's placement (each correlation pass that places hosts copies it here too), for the decisions per owner.
       table: 'sum_hosts',
-      columns: 'host_id, source_id, critical, high, medium, low, info, total, urgent, act, attend, track_star, track, priority',
-      select: `SELECT "host_id", MAX("source_id"), ${['critical', 'high', 'medium', 'low', 'info'].map(bySev).join(', ')}, COUNT(*),
-         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END), ${BY_DECISION} ${v}${only('sum_hosts')} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
-       GROUP BY "host_id"`,
+      columns: `host_id, source_id, critical, high, medium, low, info, total, urgent, act, attend, track_star, track, priority, ${HOST_PLACEMENT.join(', ')}`,
+      select: `SELECT g.*, ${HOST_PLACEMENT.map((c) => `h."${c}"`).join(', ')} FROM (SELECT "host_id" AS "host_id", MAX("source_id") AS "s",
+         ${['critical', 'high', 'medium', 'low', 'info'].map((sev) => `${bySev(sev)} AS "${sev}"`).join(', ')}, COUNT(*) AS "total",
+         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END) AS "urgent", ${BY_DECISION_NAMED} ${v}${only('sum_hosts')} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
+       GROUP BY "host_id") g LEFT JOIN "rec_hosts" h ON h."id" = g."host_id"`,
     },
     {
       // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on.
