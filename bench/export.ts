@@ -227,7 +227,12 @@ function measure(phase: Phase, db: string, dataDir: string, flags: string[], out
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  // Of an even count, the mean of the middle two (not the upper one).
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
 /** The findings a kept store holds. */
 async function countFindings(db: string): Promise<number> {
