@@ -8,6 +8,7 @@ import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION } from '../alerts/schema.ts';
+import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
 
 export interface Migration {
   version: number;
@@ -570,6 +571,8 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // A write sent to the service desk whose answer is not recorded yet (issue 32 §3): set before the call,
   // cleared with the record, so the run after a crash knows to look (for the note's tag) before writing again.
   { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
+  // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
+  { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
 ];
 
 function remediationTickets(seq: string): string {

@@ -8,6 +8,7 @@ import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
+import { PLUGIN_OWNERS_SELECT } from './plugin-owners.ts';
 import { padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
@@ -188,12 +189,11 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
        GROUP BY "host_id") g LEFT JOIN "rec_hosts" h ON h."id" = g."host_id"`,
     },
     {
-      // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on.
+      // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on;
+      // correlation moves a host's plugins to its new owner (plugin-owners.ts).
       table: 'sum_plugin_owners',
       columns: 'source_id, plugin_id, owner, hosts',
-      select: `SELECT r."source_id", r."plugin_id", h."owner", COUNT(DISTINCT r."host_id") FROM "rec_vulnerabilities" r JOIN "rec_hosts" h ON h."id" = r."host_id"
-       WHERE r."source_id" = ? AND r."removed" = 0 AND r."status" IN ('open', 'reopened') AND r."plugin_id" IS NOT NULL AND h."owner" IS NOT NULL
-       GROUP BY r."source_id", r."plugin_id", h."owner"`,
+      select: PLUGIN_OWNERS_SELECT,
     },
     {
       table: 'sum_compliance',
