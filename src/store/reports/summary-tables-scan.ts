@@ -73,10 +73,14 @@ class ByDecision {
 }
 
 interface PluginGroup {
+  id: string;
+  /** Its number in the (plugin, host) pairs. */
+  index: number;
   name: unknown;
   rank: unknown;
   n: number;
-  hosts: Set<number>;
+  /** Distinct hosts (counted from the sorted pairs once the scan is done). */
+  hosts: number;
   kev: unknown;
   epss: unknown;
   vpr: unknown;
@@ -89,6 +93,29 @@ interface HostGroup {
   n: number;
   urgent: number;
   decisions: ByDecision;
+}
+
+/** Host numbers under 2^21 in a pair: a plugin's number times 2^21 plus its host's, exact in a double. */
+const HOST_BITS = 2 ** 21;
+
+/**
+ * The (plugin, host) pairs of the live open findings as numbers, sorted once the scan is done: 8 bytes a
+ * finding where a set of hosts per plugin took ~30, and each plugin's distinct hosts are its runs.
+ */
+class Pairs {
+  #a = new Float64Array(1 << 16);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.#a.length) {
+      const b = new Float64Array(this.#a.length * 2);
+      b.set(this.#a);
+      this.#a = b;
+    }
+    this.#a[this.length++] = v;
+  }
+  sorted(): Float64Array {
+    return this.#a.subarray(0, this.length).sort();
+  }
 }
 
 /** A group key's part: null apart from every text. */
@@ -107,6 +134,8 @@ export async function scanFindings(db: Driver, sourceId: string): Promise<Scanne
   /** Host ids as small numbers: a plugin's distinct hosts are a set of them. */
   const hostIndex = new Map<string, number>();
   const hostIds: string[] = [];
+  const pluginList: PluginGroup[] = [];
+  const pairs = new Pairs();
   await db.eachArray(`SELECT ${COLUMNS} FROM "rec_vulnerabilities" WHERE "source_id" = ?`, [sourceId], (r) => {
     const [pluginId, severity, status, kev, decision, removed, firstSeen, kevDue, hostId, name, epss, vpr, cvss3, priority] = r;
     const ck = `${part(pluginId)}\u0000${part(severity)}\u0000${part(status)}\u0000${part(kev)}\u0000${part(decision)}\u0000${part(removed)}`;
@@ -143,13 +172,29 @@ export async function scanFindings(db: Driver, sourceId: string): Promise<Scanne
     const pk = pluginId as string;
     let p = plugins.get(pk);
     if (!p) {
-      p = { name: null, rank: null, n: 0, hosts: new Set(), kev: null, epss: null, vpr: null, cvss3: null, decisions: new ByDecision() };
+      p = {
+        id: pk,
+        index: pluginList.length,
+        name: null,
+        rank: null,
+        n: 0,
+        hosts: 0,
+        kev: null,
+        epss: null,
+        vpr: null,
+        cvss3: null,
+        decisions: new ByDecision(),
+      };
       plugins.set(pk, p);
+      pluginList.push(p);
     }
     p.name = sqlMax(p.name, name);
     p.rank = sqlMax(p.rank, RANKS.get(severity) ?? null);
     p.n++;
-    if (h !== undefined) p.hosts.add(h);
+    if (h !== undefined) {
+      if (h >= HOST_BITS) throw new Error(`more than ${HOST_BITS} hosts in one source's findings`);
+      pairs.push(p.index * HOST_BITS + h);
+    }
     p.kev = sqlMax(p.kev, kev);
     p.epss = sqlMax(p.epss, epss);
     p.vpr = sqlMax(p.vpr, vpr);
@@ -162,20 +207,27 @@ export async function scanFindings(db: Driver, sourceId: string): Promise<Scanne
     const h = hostIndex.get(o.id);
     if (h !== undefined) owners.set(h, o.owner);
   }
-  const pluginOwners: unknown[][] = [];
-  if (owners.size > 0)
-    for (const [pk, p] of plugins) {
-      const per = new Map<string, number>();
-      for (const h of p.hosts) {
-        const owner = owners.get(h);
-        if (owner !== undefined) per.set(owner, (per.get(owner) ?? 0) + 1);
-      }
-      for (const [owner, n] of per) pluginOwners.push([sourceId, pk, owner, n]);
+  const perOwner = new Map<string, number>();
+  const sorted = pairs.sorted();
+  for (let i = 0; i < sorted.length; i++) {
+    const v = sorted[i]!;
+    if (i > 0 && sorted[i - 1] === v) continue;
+    const pi = Math.floor(v / HOST_BITS);
+    pluginList[pi]!.hosts++;
+    const owner = owners.get(v - pi * HOST_BITS);
+    if (owner !== undefined) {
+      const key = `${pi}\u0000${owner}`;
+      perOwner.set(key, (perOwner.get(key) ?? 0) + 1);
     }
+  }
+  const pluginOwners = [...perOwner].map(([key, n]) => {
+    const at = key.indexOf('\u0000');
+    return [sourceId, pluginList[Number(key.slice(0, at))]!.id, key.slice(at + 1), n];
+  });
   return new Map([
     ['sum_vuln_counts', [...counts.values()].map((c) => [...c.row, c.n])],
     ['sum_vuln_due', [...due.values()].map((d) => [...d.row, d.n])],
-    ['sum_plugins', [...plugins].map(([pk, p]) => [sourceId, pk, p.name, p.rank, p.n, p.hosts.size, p.kev, p.epss, p.vpr, p.cvss3, ...p.decisions.columns])],
+    ['sum_plugins', [...plugins].map(([pk, p]) => [sourceId, pk, p.name, p.rank, p.n, p.hosts, p.kev, p.epss, p.vpr, p.cvss3, ...p.decisions.columns])],
     ['sum_hosts', [...hosts].map(([id, g]) => [id, sourceId, ...g.sev, g.n, g.urgent, ...g.decisions.columns])],
     ['sum_plugin_owners', pluginOwners],
   ]);
