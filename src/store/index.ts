@@ -12,7 +12,7 @@ export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';
 export { type EpssColumns, FEED_LABELS, type FeedFile, type FeedKind, type KevEntry, kevEntryOfLine, kevLine, type ParsedFeed } from './feeds/feeds.ts';
 export type { ExceptionChange, ExceptionListQuery, ExceptionProposal, RiskException, RiskExceptionDetail } from './exceptions/exceptions.ts';
-export { CHANGE_KINDS } from './records/change-detection.ts';
+export { CHANGE_KINDS } from '../core/models.ts';
 export type { ChangeQuery } from './records/change-feed.ts';
 export { type Filter, parseFilter, withLiveDefault } from './records/filter-syntax.ts';
 export { RecordIdSet } from './records/id-set.ts';

@@ -4,7 +4,7 @@
 // in the same transaction, so a crash leaves a note from which the next run or process start rebuilds.
 import type { ModelName } from '../../core/models.ts';
 import type { Driver } from './driver.ts';
-import { q, tableOf } from './schema.ts';
+import { q, tableOf } from './names.ts';
 
 /** Host-owned records, the bulk of a first import; hosts themselves stay indexed (rows are matched to them by identifier). */
 const DEFERRABLE: ReadonlySet<ModelName> = new Set(['vulnerabilities', 'software', 'ports', 'compliance']);

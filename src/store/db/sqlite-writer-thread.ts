@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../../core/errors.ts';
 import { finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
-import { writePreparedPage } from '../records/pages.ts';
+import { writePreparedPage } from '../records/pages-write.ts';
 import { openSqlite } from './sqlite.ts';
 import { LONG_WAIT_MS } from './sqlite-waits.ts';
 import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
