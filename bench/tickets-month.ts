@@ -10,6 +10,11 @@
 //   - that a finding newly known exploited has its request after the next sync.
 //
 //   node bench/tickets-month.ts [--machines 2000] [--days 30] [--store sqlite|postgres|both] [--pg-url …]
+//                               [--through-sync [--findings-per-host 12]]
+//
+// Without --through-sync the scanner's records are written straight into the store each day (the
+// findings are the bench's own, so agreement is checked against the truth it generated); with it both
+// simulators share one estate and each day runs real syncs of both sources (bench/tickets-month-sync.ts).
 import { parseArgs } from 'node:util';
 import { SdpTicketWriter } from '../src/connectors/servicedesk-plus/ticket-writer.ts';
 import { silentLogger } from '../src/core/log.ts';
@@ -19,6 +24,7 @@ import { remediationTicketsSchema } from '../src/core/tickets.ts';
 import { openStore } from '../src/store/index.ts';
 import { applyTickets, groupKey, type TicketFinding } from '../src/tickets/index.ts';
 import { startSdpSim } from '../sim/servicedesk-plus/index.ts';
+import { monthThroughSync } from './tickets-month-sync.ts';
 import { parseConfig } from '../test/connectors/servicedesk-plus/helpers.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
@@ -28,6 +34,8 @@ const { values } = parseArgs({
     days: { type: 'string', default: '30' },
     store: { type: 'string', default: 'sqlite' },
     'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    'through-sync': { type: 'boolean', default: false },
+    'findings-per-host': { type: 'string', default: '12' },
   },
 });
 const MACHINES = Number(values.machines);
@@ -59,6 +67,13 @@ interface Finding {
 }
 
 for (const kind of kinds) {
+  if (values['through-sync']) {
+    const line = await withScratchDatabase(kind, values['pg-url']!, (url) =>
+      monthThroughSync(kind, url, { machines: MACHINES, days: DAYS, findingsPerHost: Number(values['findings-per-host']) }),
+    );
+    process.stdout.write(line);
+    continue;
+  }
   await withScratchDatabase(kind, values['pg-url']!, async (url) => {
     const store = await openStore(url, new SecretBox(Buffer.alloc(32, 1)), () => []);
     const sim = await startSdpSim({ seed: 5, requests: 0 });

@@ -175,7 +175,7 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
     return handleModule(data, r, flavour, query.get('input_data'));
   };
 
-  /** A request list searched by text (subject, UDFs): the generated requests and the written ones. */
+  /** A request list searched by text (subject, description, UDFs): the generated requests and the written ones. */
   const textSearch = (input: string | null, flavour: Flavour): ApiAnswer | null => {
     let li: Record<string, unknown>;
     try {
@@ -196,7 +196,8 @@ export async function startSdpSim(opts: SdpSimOptions = {}): Promise<RunningSdpS
       if (matchesText(rec, crit)) hits.push(rec);
     }
     for (const rec of written.all()) if (!rec.is_trashed && matchesText(rec, crit)) hits.push(rec);
-    const rows = hits.slice(start - 1, start - 1 + rowCount);
+    // A list answers a reduced set of fields: no description (the fact sheet, §5.1).
+    const rows = hits.slice(start - 1, start - 1 + rowCount).map(({ description: _, ...rest }) => rest);
     return {
       status: 200,
       body: {

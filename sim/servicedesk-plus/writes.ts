@@ -3,7 +3,7 @@
 // `input_data` JSON, mandatory fields answered 4012 with the field, unknown values 4001, unknown keys
 // EXTRA_KEY_FOUND_IN_JSON, missing requests 4007, single-record envelopes with an object response_status.
 // Written requests live beside the generated ones (GET by id and text searches find them); a person's
-// own edits (closing a request in the UI) come through `setStatus`.
+// own edits (closing a request in the UI, editing its subject) come through `setStatus` and `personEdit`.
 // Variants kept from the fact sheet and the vendor's pages: the note's wrapper key is `request_note` in the
 // cloud documentation and `note` in the on-premises one (both accepted on both); the HTTP status of a
 // created record (201 here; the fact sheet gives 200/201); whether resolving requires a resolution is a
@@ -208,6 +208,19 @@ export class WrittenRequests {
     return true;
   }
 
+  /** A person editing a request's subject or description in the UI: no API write is counted. */
+  personEdit(id: string, patch: { subject?: string; description?: string }): boolean {
+    const w = this.#byId.get(id);
+    if (!w) return false;
+    if (patch.subject !== undefined) {
+      w.rec.subject = patch.subject;
+      w.rec.short_description = patch.subject.slice(0, 100);
+    }
+    if (patch.description !== undefined) w.rec.description = patch.description;
+    w.rec.last_updated_time = timeObj(this.#now());
+    return true;
+  }
+
   #apply(rec: Json, doc: Json, flavour: Flavour): ApiAnswer | null {
     for (const [k, v] of Object.entries(doc)) {
       if (k === 'subject') {
@@ -347,20 +360,23 @@ export class WrittenRequests {
   }
 }
 
-/** Text conditions a search on the subject (or a UDF) understands. */
+/** Text conditions a search on the subject, the description (or a UDF) understands. */
 const TEXT_OPS = new Set(['contains', 'is', 'eq', '=', 'starts with', 'ends with']);
 
 export function isTextCriterion(c: unknown): boolean {
   const o = (c ?? {}) as Json;
   const f = String(o.field ?? '');
-  return (f === 'subject' || /^udf_fields\.udf_[a-z]+_?\d+$/.test(f)) && TEXT_OPS.has(String(o.condition ?? '').toLowerCase());
+  return (f === 'subject' || f === 'description' || /^udf_fields\.udf_[a-z]+_?\d+$/.test(f)) && TEXT_OPS.has(String(o.condition ?? '').toLowerCase());
 }
 
-/** Whether a request matches AND-ed text criteria (case-insensitive, as the service desk compares). */
+/**
+ * Whether a request matches text criteria (case-insensitive, as the service desk compares), combined left
+ * to right by each later criterion's `logical_operator` (AND unless OR).
+ */
 export function matchesText(rec: Json, criteria: Json[]): boolean {
-  return criteria.every((c) => {
+  const one = (c: Json) => {
     const f = String(c.field);
-    const raw = f === 'subject' ? rec.subject : (rec.udf_fields as Json | undefined)?.[f.slice('udf_fields.'.length)];
+    const raw = f === 'subject' || f === 'description' ? rec[f] : (rec.udf_fields as Json | undefined)?.[f.slice('udf_fields.'.length)];
     const v = String(raw ?? '').toLowerCase();
     const want = String(c.value ?? '').toLowerCase();
     switch (String(c.condition).toLowerCase()) {
@@ -373,5 +389,9 @@ export function matchesText(rec: Json, criteria: Json[]): boolean {
       default:
         return v === want;
     }
-  });
+  };
+  return criteria.reduce<boolean>(
+    (acc, c, i) => (i === 0 ? one(c) : String(c.logical_operator ?? 'AND').toUpperCase() === 'OR' ? acc || one(c) : acc && one(c)),
+    true,
+  );
 }

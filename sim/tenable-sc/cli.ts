@@ -30,6 +30,7 @@ interface CliFlags {
   now?: number;
   mitigatedLastSeen?: string;
   lastMitigatedFilter?: boolean;
+  scanResultsForbidden?: boolean;
   latencyMs?: number;
   rateLimitEvery?: number;
   rateLimitProbability?: number;
@@ -71,6 +72,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     .option('--now <epoch>', 'simulated current time in epoch seconds', int)
     .option('--mitigated-last-seen <when>', "a mitigated finding's lastSeen: fixed-scan (when found fixed) or last-vulnerable")
     .option('--last-mitigated-filter', 'offer the lastMitigated filter (by default it is rejected with error 146, as by consoles without it)')
+    .option('--scan-results-forbidden', 'refuse /rest/scanResult (HTTP 403), as for a role that may not view scan results')
     .option('--latency-ms <n>', 'delay added to every /rest request', int)
     .option('--rate-limit-every <n>', 'answer every Nth request with 429', int)
     .option('--rate-limit-probability <p>', 'answer 429 with this probability', prob)
@@ -99,6 +101,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     now: f.now,
     mitigatedLastSeen: mitigatedLastSeenOf(f.mitigatedLastSeen),
     lastMitigatedFilter: f.lastMitigatedFilter === true,
+    scanResultsForbidden: f.scanResultsForbidden === true,
     latencyMs: f.latencyMs,
     rateLimit: rule(f.rateLimitEvery, f.rateLimitProbability, f.retryAfter !== undefined ? { retryAfter: f.retryAfter } : {}),
     serverError: rule(f.errorEvery, f.errorProbability, f.errorStatus !== undefined ? { status: f.errorStatus } : {}),

@@ -22,6 +22,8 @@ export interface SimContext {
   stats: RequestStats;
   /** Whether the `lastMitigated` filter is offered (TenableSimOptions.lastMitigatedFilter). */
   lastMitigatedFilter: boolean;
+  /** Whether the user's role may not read /rest/scanResult (TenableSimOptions.scanResultsForbidden). */
+  scanResultsForbidden: boolean;
 }
 
 /** What a handler returns; the server wraps it in the console envelope. */
@@ -62,5 +64,6 @@ export function createContext(opts: TenableSimOptions): SimContext {
     faults: new FaultInjector(config.seed, opts),
     stats: { total: 0, byRoute: {}, byStatus: {} },
     lastMitigatedFilter: opts.lastMitigatedFilter === true,
+    scanResultsForbidden: opts.scanResultsForbidden === true,
   };
 }

@@ -1,4 +1,5 @@
-// /_sim control API (not part of Tenable.sc): lifecycle moves between syncs, runtime faults, counters.
+// /_sim control API (not part of Tenable.sc): lifecycle moves between syncs (scans, patches, reopens,
+// address changes), runtime faults, counters.
 import type { SimContext } from './context.ts';
 import { compileFilters } from './filters.ts';
 import { indexOfIp } from './hosts.ts';
@@ -37,6 +38,7 @@ function summary(ctx: SimContext): Record<string, unknown> {
       at: op.at,
       fraction: op.fraction,
       hosts: op.hosts?.size ?? null,
+      result: op.result,
       pluginIDs: op.pluginIds ? [...op.pluginIds] : null,
     })),
   };
@@ -66,10 +68,29 @@ export function handleControl(ctx: SimContext, method: string, path: string, bod
         ctx.lifecycle.advance(seconds, selector(ctx, b, 'rescanFraction'));
         if (typeof b.patchFraction === 'number' && b.patchFraction > 0) ctx.lifecycle.patch({ fraction: b.patchFraction });
         if (typeof b.reopenFraction === 'number' && b.reopenFraction > 0) ctx.lifecycle.reopen({ fraction: b.reopenFraction });
+        // Hosts that get a new address with this scan (by their current or first address).
+        if (Array.isArray(b.moveHosts) && b.moveHosts.length) ctx.lifecycle.move(selector(ctx, { hosts: b.moveHosts }));
+        return { status: 200, body: summary(ctx) };
+      }
+      case 'POST /_sim/scan': {
+        // A scan still running or importing: its findings show once its import finished (lifecycle.ts).
+        const n = (k: string, dflt: number) => {
+          const v = b[k] === undefined ? dflt : Number(b[k]);
+          if (!Number.isFinite(v) || v < 0) throw new BadControlInput(`${k} must be a non-negative number of seconds`);
+          return v;
+        };
+        ctx.lifecycle.lateScan(selector(ctx, b), {
+          startedAgo: n('startedAgo', 3600),
+          durationSeconds: n('durationSeconds', 1800),
+          importSeconds: n('importSeconds', 600),
+        });
         return { status: 200, body: summary(ctx) };
       }
       case 'POST /_sim/patch':
         ctx.lifecycle.patch(selector(ctx, b));
+        return { status: 200, body: summary(ctx) };
+      case 'POST /_sim/move':
+        ctx.lifecycle.move(selector(ctx, b));
         return { status: 200, body: summary(ctx) };
       case 'POST /_sim/reopen':
         ctx.lifecycle.reopen(selector(ctx, b));

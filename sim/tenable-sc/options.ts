@@ -50,6 +50,11 @@ export interface TenableSimOptions extends FaultSettings {
    * do, and the connector reads the whole patched set (its fallback).
    */
   lastMitigatedFilter?: boolean;
+  /**
+   * The analyst's role may not read /rest/scanResult (answered HTTP 403, error 143): the connector then
+   * keeps its fixed 12-hour overlap. By default the scan results are readable.
+   */
+  scanResultsForbidden?: boolean;
   /** A shared estate (sim/shared/estate.ts): hosts are its scanned machines, named and numbered as it says. */
   estate?: Estate;
 }

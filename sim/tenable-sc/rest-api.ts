@@ -1,8 +1,10 @@
 // Handlers for the /rest resources the connector (and its credential check) may call.
 import { type ApiResult, fail, ok, type SimContext } from './context.ts';
 import type { SourceType } from './dataset.ts';
+import type { HostSkeleton } from './hosts.ts';
 import { compileFilters, FilterError, type FilterInput } from './filters.ts';
 import { GROUP_REPOSITORY_IDS, HOST_ALWAYS, HOST_FIELDS, hostAssetRow, REPOSITORIES, sumIpRow, vulnDetailsRow } from './rows.ts';
+import { scanResultList } from './scan-results.ts';
 import { ANALYST_GROUP, ORGANIZATION, type SimUser } from './users.ts';
 
 export interface RestRequest {
@@ -121,12 +123,14 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
     total = dataset.totalFindings(compiled, src);
     results = dataset
       .findings(compiled, src, start, end)
-      .map((v) => vulnDetailsRow(seed, dataset.cache.withDetails(v.sk.index), v.slot, v.lastSeen, v.resurfaced, features));
+      .map((v) => moved(ctx, v.sk, vulnDetailsRow(seed, dataset.cache.withDetails(v.sk.index), v.slot, v.lastSeen, v.resurfaced, features), v.lastSeen));
   } else {
     total = dataset.totalHosts(compiled, src);
     results = dataset
       .hosts(compiled, src, start, end)
-      .map((sk) => sumIpRow(dataset.cache.withDetails(sk.index), dataset.severityCounts(compiled, src, sk), ctx.lifecycle.hostLastSeen(sk), features));
+      .map((sk) =>
+        moved(ctx, sk, sumIpRow(dataset.cache.withDetails(sk.index), dataset.severityCounts(compiled, src, sk), ctx.lifecycle.hostLastSeen(sk), features)),
+      );
     matching = `${dataset.totalFindings(compiled, src)}:${total}`;
   }
   const response: Record<string, unknown> = {
@@ -139,6 +143,19 @@ function analysis(ctx: SimContext, body: unknown): ApiResult {
   };
   if (ctx.faults.dropTotal()) delete response.totalRecords;
   return ok(response, true);
+}
+
+/**
+ * A row of a host that moved (`/_sim/move`): its address as of `at` (a finding's lastSeen; the host's
+ * rows: now) in the address fields, and in the name where the name was the address.
+ */
+function moved(ctx: SimContext, sk: HostSkeleton, row: Record<string, unknown>, at?: number): Record<string, unknown> {
+  const ip = ctx.lifecycle.movedAddress(sk, at);
+  if (!ip) return row;
+  const was = String(row.ip ?? row.ipAddress ?? '');
+  for (const k of ['ip', 'ips', 'ipAddress']) if (k in row) row[k] = ip;
+  if (row.name === was) row.name = ip;
+  return row;
 }
 
 function hostAssets(ctx: SimContext, query: URLSearchParams): ApiResult {
@@ -157,7 +174,9 @@ function hostAssets(ctx: SimContext, query: URLSearchParams): ApiResult {
   const rows: Record<string, unknown>[] = [];
   const cache = ctx.dataset.cache;
   for (let h = start; h < Math.min(end, start + limit, total); h++) {
-    rows.push(hostAssetRow(cache.withDetails(h), ctx.lifecycle.hostLastSeen(cache.get(h)), fields.size ? fields : new Set(HOST_ALWAYS)));
+    rows.push(
+      moved(ctx, cache.get(h), hostAssetRow(cache.withDetails(h), ctx.lifecycle.hostLastSeen(cache.get(h)), fields.size ? fields : new Set(HOST_ALWAYS))),
+    );
   }
   return ok(rows, true);
 }
@@ -173,6 +192,7 @@ export function handleRest(ctx: SimContext, req: RestRequest): ApiResult {
     if (!ctx.features.hostsApi) return fail(403, 1, `Invalid resource: ${path}`);
     return user.isAdmin ? denied('host assets') : hostAssets(ctx, req.query);
   }
+  if (path === '/rest/scanResult' && get) return user.isAdmin ? denied('scan results') : scanResultList(ctx, req.query, ctx.scanResultsForbidden);
   if (path === '/rest/repository' && get) return ok(REPOSITORIES.map((_, i) => repositoryObject(i + 1)));
   const repo = /^\/rest\/repository\/(\d+)$/.exec(path);
   if (repo && get) return REPOSITORIES[Number(repo[1]) - 1] ? ok(repositoryObject(Number(repo[1]))) : notFound(`Repository #${repo[1]}`);

@@ -8,10 +8,13 @@
 //   coverage:      the coverage report's counts against those of the rule's last evaluation; a count
 //                  that grew is an item.
 // A rule's first evaluation (`baseline`, when it is added) records what is already true and sends nothing.
+// It runs beside the caller (index.ts addAlert); until it is done (its pending mark removed in its own
+// transaction) other evaluations leave the rule's findings alone, and one that finds it abandoned (its
+// process stopped) records it instead.
 import { randomUUID } from 'node:crypto';
 import type { AlertCause, AlertKind } from '../core/alerts.ts';
 import { errorMessage } from '../core/errors.ts';
-import { type AlertRuleRecord, COVERAGE_KINDS, type FindingAlertKind, nowIso } from '../store/index.ts';
+import { type AlertRuleRecord, COVERAGE_KINDS, FINDING_ALERT_KINDS, type FindingAlertKind, nowIso } from '../store/index.ts';
 import type { AlertContext } from './context.ts';
 import { type AlertItem, type AlertMessage, type CoverageAlertItem, renderBody, summaryOf } from './payload.ts';
 
@@ -58,6 +61,23 @@ export async function logMessage(
 
 let warnedNoDecision = false;
 
+/** A baseline pending this long was abandoned by its process (stopped): the next evaluation records it. */
+export const BASELINE_ABANDONED_MS = 5 * 60_000;
+
+const isFindingKind = (k: AlertKind): k is FindingAlertKind => (FINDING_ALERT_KINDS as readonly string[]).includes(k);
+
+/** Records what is already true for a rule's finding kinds (marked, never sent); logs how many and how long. */
+async function recordBaseline(app: AlertContext, rule: AlertRuleRecord, kinds: FindingAlertKind[], evalId: string): Promise<void> {
+  const t0 = Date.now();
+  const marked = await app.store.alerts.recordBaseline(rule.id, kinds, evalId);
+  if (marked.act === null) {
+    // NEEDS the SSVC decision column (issue 31 §1): until then `act` finds nothing.
+    if (!warnedNoDecision) app.log.warn({ alert: rule.name }, "the alert kind 'act' waits for the SSVC decisions (not in this store yet)");
+    warnedNoDecision = true;
+  }
+  app.log.info({ alert: rule.name, marked, ms: Date.now() - t0 }, 'alert rule baseline recorded: findings already true are not reported');
+}
+
 /**
  * Evaluates `rules` (default: every rule) for an event. `baseline`: record the state without sending
  * (a rule's first evaluation). Returns the deliveries logged; sending them is the caller's.
@@ -76,19 +96,32 @@ export async function evaluateRules(
     coverage ??= app.store.reports.coverage(COVERAGE_DAYS).then((r) => Object.fromEntries(COVERAGE_KINDS.map((k) => [k, Number(r[k])])));
     return coverage;
   };
+  const pending = await app.store.alerts.pendingBaselines();
   for (const rule of rules) {
+    const findingKinds = rule.kinds.filter(isFindingKind);
+    const since = pending.get(rule.id);
+    // Its findings wait for its baseline: this evaluation's to record (the first, or one abandoned), or another's under way.
+    const findingsWait = since !== undefined || opts.baseline;
+    if (findingKinds.length > 0 && (opts.baseline || (since !== undefined && Date.now() - Date.parse(since) > BASELINE_ABANDONED_MS))) {
+      try {
+        await recordBaseline(app, rule, findingKinds, evalId);
+      } catch (err) {
+        app.log.error({ alert: rule.name, err: errorMessage(err) }, 'alert rule baseline could not be recorded (the next evaluation tries again)');
+      }
+    }
     for (const kind of rule.kinds) {
       try {
-        if (kind === 'kev' || kind === 'sla' || kind === 'act') {
-          const marked = await app.store.alerts.markFindings(rule.id, kind as FindingAlertKind, evalId);
+        if (isFindingKind(kind)) {
+          if (findingsWait) continue;
+          const marked = await app.store.alerts.markFindings(rule.id, kind, evalId);
           if (marked === null) {
             // NEEDS the SSVC decision column (issue 31 §1, branch i31-priority): until then `act` finds nothing.
             if (!warnedNoDecision) app.log.warn({ alert: rule.name }, "the alert kind 'act' waits for the SSVC decisions (not in this store yet)");
             warnedNoDecision = true;
             continue;
           }
-          if (opts.baseline || marked === 0) continue;
-          const { items, total } = await app.store.alerts.markedFindings(rule.id, kind as FindingAlertKind, evalId, rule.maxItems);
+          if (marked === 0) continue;
+          const { items, total } = await app.store.alerts.markedFindings(rule.id, kind, evalId, rule.maxItems);
           out.deliveries.push(await logMessage(app, rule, kind, event, items, total));
         } else if (kind === 'sync') {
           const run = event.run;

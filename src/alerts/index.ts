@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { type AlertFormat, type AlertKind, DEFAULT_MAX_ITEMS, isAlertKind, MAX_ITEMS_LIMIT } from '../core/alerts.ts';
 import { errorMessage, InputError } from '../core/errors.ts';
 import type { AlertDelivery, AlertView as AlertShown } from '../core/api-shapes-alerts.ts';
-import type { AlertRuleRecord, DeliveryRecord, Store } from '../store/index.ts';
+import { type AlertRuleRecord, type DeliveryRecord, FINDING_ALERT_KINDS, type Store } from '../store/index.ts';
 import type { AlertContext } from './context.ts';
 import { deliver } from './deliver.ts';
 import { type AlertEvent, evaluateRules, logMessage } from './evaluate.ts';
@@ -33,6 +33,8 @@ export interface AlertInput {
 /** A rule as shown: never its URL's path or its secret. */
 export interface AlertView extends AlertRuleRecord {
   lastDelivery: DeliveryRecord | null;
+  /** What was already true when it was added is still being recorded: its findings are not evaluated yet. */
+  baselinePending: boolean;
 }
 
 function checkInput(app: AlertContext, input: AlertInput) {
@@ -61,9 +63,12 @@ function checkInput(app: AlertContext, input: AlertInput) {
 
 /**
  * Adds a rule and records what is already true for it (nothing already known exploited, overdue or
- * uncovered is reported as new). Returns the rule and its signing secret, shown this once.
+ * uncovered is reported as new). Returns the rule and its signing secret, shown this once, at once:
+ * the record of what is already true (at a million findings, seconds: one INSERT … SELECT of every
+ * matching finding) goes on in the background, settled by `baseline`. Evaluations in this process queue
+ * behind it; those of another process leave the rule's findings alone until it is done (evaluate.ts).
  */
-export async function addAlert(app: AlertContext, input: AlertInput): Promise<{ alert: AlertView; secret: string }> {
+export async function addAlert(app: AlertContext, input: AlertInput): Promise<{ alert: AlertView; secret: string; baseline: Promise<void> }> {
   const c = checkInput(app, input);
   const secret = input.secret ?? randomBytes(32).toString('base64url');
   const rule = await app.store.alerts.create({
@@ -75,8 +80,13 @@ export async function addAlert(app: AlertContext, input: AlertInput): Promise<{ 
     maxItems: c.maxItems,
     createdBy: input.createdBy ?? null,
   });
-  await serially(app.store, () => evaluateRules(app, { cause: 'test' }, { rules: [rule], baseline: true }));
-  return { alert: { ...rule, lastDelivery: null }, secret };
+  const baseline = serially(app.store, () => evaluateRules(app, { cause: 'test' }, { rules: [rule], baseline: true })).then(
+    () => {},
+    (err) => app.log.error({ alert: rule.name, err: errorMessage(err) }, 'alert rule baseline could not be recorded'),
+  );
+  track(app.store, baseline);
+  const baselinePending = rule.kinds.some((k) => (FINDING_ALERT_KINDS as readonly string[]).includes(k));
+  return { alert: { ...rule, lastDelivery: null, baselinePending }, secret, baseline };
 }
 
 export async function removeAlert(app: AlertContext, name: string): Promise<void> {
@@ -85,7 +95,8 @@ export async function removeAlert(app: AlertContext, name: string): Promise<void
 
 export async function describeAlerts(app: AlertContext): Promise<AlertView[]> {
   const last = await app.store.alerts.lastDeliveries();
-  return (await app.store.alerts.list()).map((r) => ({ ...r, lastDelivery: last.get(r.id) ?? null }));
+  const pending = await app.store.alerts.pendingBaselines();
+  return (await app.store.alerts.list()).map((r) => ({ ...r, lastDelivery: last.get(r.id) ?? null, baselinePending: pending.has(r.id) }));
 }
 
 /** Sends a test message of the rule now (one attempt, logged like any delivery) and returns its log entry. */
@@ -104,7 +115,7 @@ export function deliveryView(d: DeliveryRecord): AlertDelivery {
   return { ...rest, alert: rule };
 }
 
-export function alertView(r: AlertRuleRecord & { lastDelivery: DeliveryRecord | null }): AlertShown {
+export function alertView(r: AlertRuleRecord & { lastDelivery: DeliveryRecord | null; baselinePending: boolean }): AlertShown {
   return {
     name: r.name,
     on: r.kinds,
@@ -114,6 +125,7 @@ export function alertView(r: AlertRuleRecord & { lastDelivery: DeliveryRecord | 
     createdAt: r.createdAt,
     createdBy: r.createdBy,
     lastDelivery: r.lastDelivery ? deliveryView(r.lastDelivery) : null,
+    baselinePending: r.baselinePending,
   };
 }
 

@@ -37,7 +37,7 @@ export function registerAlertsCommands(program: Command): void {
     .action(async (o: AddOpts, cmd: Command) => {
       const maxItems = o.maxItems === undefined ? undefined : wholeNumberOption(o.maxItems, 'max-items', 1, 200);
       await withApp(cmd, async (app, g) => {
-        const { alert, secret } = await addAlert(app, {
+        const { alert, secret, baseline } = await addAlert(app, {
           name: o.name,
           url: o.url,
           kinds: [o.on],
@@ -52,6 +52,13 @@ export function registerAlertsCommands(program: Command): void {
             (o.secret ? '' : `its signing secret (${SIGNATURE_HEADER}) is shown only now:\n`),
         );
         if (!o.secret) process.stdout.write(`${secret}\n`);
+        // The answer is out; what is already true is recorded before the command ends (a server does it in the background).
+        if (alert.baselinePending) {
+          const t0 = Date.now();
+          process.stderr.write('recording the findings already true (not reported)…\n');
+          await baseline;
+          process.stderr.write(`recorded in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+        }
       });
     });
 

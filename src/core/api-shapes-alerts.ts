@@ -38,6 +38,9 @@ export const alertView = z.object({
   createdAt: z.string(),
   createdBy: nullableString,
   lastDelivery: alertDelivery.nullable(),
+  baselinePending: z
+    .boolean()
+    .describe('what was already true when the rule was added is still being recorded (in the background): its findings are evaluated once it is done'),
 });
 export type AlertView = z.infer<typeof alertView>;
 export const alertList = z.object({ items: z.array(alertView) });

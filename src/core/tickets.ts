@@ -95,7 +95,7 @@ export type RemediationTicketsConfig = z.infer<typeof remediationTicketsSchema>;
 /** The section as a source that never set it holds it: off. */
 export const REMEDIATION_TICKETS_OFF: RemediationTicketsConfig = remediationTicketsSchema.parse({});
 
-/** A request to create: the key's marker is in the subject so a search finds it again. */
+/** A request to create: the key's marker is in its subject and description so a search finds it again. */
 export interface TicketDraft {
   marker: string;
   subject: string;
@@ -133,8 +133,14 @@ export interface WriteAccess {
  * as UpstreamError (transient ones already retried).
  */
 export interface TicketWriter {
-  /** The request carrying `marker`, if one exists (a search: it creates nothing). */
+  /**
+   * The request carrying `marker`, if one exists (a search: it creates nothing). The marker is looked for
+   * wherever the request carries it: the key field when one is set, the subject and the description (a
+   * person may edit the subject).
+   */
   findByMarker(marker: string, signal?: AbortSignal): Promise<RemoteTicket | null>;
+  /** Whether a note of request `id` contains `text` (a write tag: was a note sent before a crash written?). */
+  hasNote(id: string, text: string, signal?: AbortSignal): Promise<boolean>;
   get(id: string, signal?: AbortSignal): Promise<RemoteTicket | null>;
   create(draft: TicketDraft, signal?: AbortSignal): Promise<RemoteTicket>;
   /** Adds a note (HTML). */

@@ -1,10 +1,12 @@
 // Applying a ticket plan (issue 32 §2/§3): every write goes through a TicketWriter the ticketing
 // connector gives, one key at a time under a claim (two workers never write the same key), and lands in
-// the audit log. One request per key, ever: the key and its intent are stored before the create call,
-// the request carries the key's marker in its subject, and before creating the service desk is searched
-// for the marker, so a crash (SIGKILL) between the create call and its record leaves no duplicate: the
-// next run adopts the request it finds. A request a person closed is noted, never reopened.
-import { randomUUID } from 'node:crypto';
+// the audit log in the same transaction as its record. One request per key, ever: the key and its intent
+// are stored before the create call, the request carries the key's marker (subject, description, key
+// field), and before creating the service desk is searched for the marker, so a crash (SIGKILL) between
+// the create call and its record leaves no duplicate: the next run adopts the request it finds. Every
+// write is marked in flight (`pending`) before its call; a note carries a tag of what it says, so the run
+// after a crash looks for the tag before noting again. A request a person closed is noted, never reopened.
+import { createHash, randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.ts';
 import type { RemediationTicketsConfig, TicketWriter } from '../core/tickets.ts';
 import type { Store } from '../store/index.ts';
@@ -25,9 +27,34 @@ export interface ApplyOptions {
   /** How long a claim holds before another worker may take the key over (default 10 minutes). */
   claimMs?: number;
   signal?: AbortSignal;
-  /** For tests: runs right after a create call answered, before the answer is recorded (a crash there). */
-  afterCreate?: (action: TicketAction, requestId: string) => Promise<void> | void;
+  /** For tests: runs at each step of each write (test/helpers/tickets-crash-child.ts kills the process there). */
+  step?: (step: ApplyStep, action: TicketAction, requestId: string | null) => Promise<void> | void;
 }
+
+/**
+ * The steps of the writes, in order: a create (before its intent is stored; after it, before the call;
+ * after the call, before its record; after the record and its log entry), a note, a resolution, a reopen
+ * (its status, then its note), and a replacement's switch to a new marker (its create steps follow).
+ * The audit log entry is written in the record's transaction: no step falls between the two.
+ */
+export const APPLY_STEPS = [
+  'create:before-intent',
+  'create:before-call',
+  'create:after-call',
+  'create:after-record',
+  'note:before-call',
+  'note:after-call',
+  'note:after-record',
+  'resolve:before-call',
+  'resolve:after-call',
+  'resolve:after-record',
+  'reopen:before-call',
+  'reopen:after-status',
+  'reopen:after-note',
+  'reopen:after-record',
+  'replace:after-record',
+] as const;
+export type ApplyStep = (typeof APPLY_STEPS)[number];
 
 export interface ApplyResult {
   runId: string;
@@ -86,6 +113,15 @@ async function knownTickets(store: Store, sourceId: string): Promise<KnownTicket
 
 const list = (ids: string[], max = 50) => (ids.length > max ? `${ids.slice(0, max).join(', ')}, … (${ids.length} in all)` : ids.join(', '));
 
+/**
+ * A note's tag: the key's marker and a digest of what the note says. The run after a crash between a note
+ * call and its record looks for it among the request's notes before noting again.
+ */
+export function noteTag(a: TicketAction, closedBy?: 'person' | 'us'): string {
+  const what = [a.kind, closedBy ?? '', a.findingIds.join(','), a.added.join(','), a.fixed.join(','), a.left.join(',')].join('\n');
+  return `${a.marker}/${createHash('sha256').update(what).digest('hex').slice(0, 8)}`;
+}
+
 function changeNote(a: TicketAction, closedBy?: 'person' | 'us'): string {
   const parts: string[] = [];
   if (closedBy === 'person') parts.push(`<div>This request was closed while ${a.findingIds.length} of its findings are still open; it is not reopened.</div>`);
@@ -93,7 +129,7 @@ function changeNote(a: TicketAction, closedBy?: 'person' | 'us'): string {
   if (a.added.length) parts.push(`<div><b>Added (${a.added.length}):</b> ${list(a.added)}</div>`);
   if (a.fixed.length) parts.push(`<div><b>Fixed (${a.fixed.length}):</b> ${list(a.fixed)}</div>`);
   if (a.left.length) parts.push(`<div><b>No longer ticketed (${a.left.length}):</b> ${list(a.left)}</div>`);
-  parts.push(`<div>${a.findingIds.length} finding(s) open. (${a.marker})</div>`);
+  parts.push(`<div>${a.findingIds.length} finding(s) open. (${noteTag(a, closedBy)})</div>`);
   return parts.join('');
 }
 
@@ -123,8 +159,18 @@ export async function applyTickets(
     errors: [],
   };
   const plan = await ticketPlan(store, source, settings);
-  const log = (a: TicketAction, action: string, requestId: string | null, ok: boolean, detail: string | null) =>
-    store.tickets.log({ sourceId: source.id, key: a.key, requestId, action, runId, ok, detail });
+  const entry = (a: TicketAction, action: string, requestId: string | null, ok: boolean, detail: string | null) => ({
+    sourceId: source.id,
+    key: a.key,
+    requestId,
+    action,
+    runId,
+    ok,
+    detail,
+  });
+  const step = async (s: ApplyStep, a: TicketAction, requestId: string | null = a.requestId) => {
+    await opts.step?.(s, a, requestId);
+  };
 
   for (const a of plan.actions) {
     if (opts.signal?.aborted) break;
@@ -133,7 +179,10 @@ export async function applyTickets(
       continue;
     }
     // The intent is stored before anything is asked of the service desk.
-    if (a.kind === 'create') await store.tickets.recordIntent({ sourceId: source.id, key: a.key, marker: a.marker, title: a.title, findingIds: [] });
+    if (a.kind === 'create') {
+      await step('create:before-intent', a);
+      await store.tickets.recordIntent({ sourceId: source.id, key: a.key, marker: a.marker, title: a.title, findingIds: [] });
+    }
     if (!(await store.tickets.claim(source.id, a.key, worker, Date.now() + claimMs))) {
       r.skipped++;
       continue;
@@ -142,12 +191,21 @@ export async function applyTickets(
       // Read again under the claim: another worker may have written this key since the plan.
       const row = await store.tickets.get(source.id, a.key);
       if (!row) continue;
+      // A write an earlier run sent without recording its answer (it crashed, or the answer was lost).
+      const earlier = row.pending;
+      const sentBefore = (what: string) => (earlier ? `; ${what} sent by run ${earlier.runId}, whose answer was not recorded` : '');
+      const inFlight = (action: string, tag: string) =>
+        store.tickets.update(source.id, a.key, { pending: { action, runId, tag, at: new Date().toISOString() } });
       // Searched by its marker first, then created; the row's marker is the one the request carries.
       const create = async (marker: string) => {
         const found = await writer.findByMarker(marker, opts.signal);
         if (found) {
-          await store.tickets.update(source.id, a.key, { requestId: found.id, state: found.closed ? 'closed-upstream' : 'open', findingIds: a.findingIds });
-          await log(a, 'adopt', found.id, true, `found by its marker ${marker} (status ${found.status})`);
+          await store.tickets.update(
+            source.id,
+            a.key,
+            { requestId: found.id, state: found.closed ? 'closed-upstream' : 'open', findingIds: a.findingIds, pending: null },
+            entry(a, 'adopt', found.id, true, `found by its marker ${marker} (status ${found.status})${sentBefore('its create')}`),
+          );
           r.adopted++;
           return;
         }
@@ -155,12 +213,27 @@ export async function applyTickets(
           marker === a.marker
             ? a.draft!
             : { ...a.draft!, marker, subject: a.draft!.subject.replace(a.marker, marker), description: a.draft!.description.replaceAll(a.marker, marker) };
+        await step('create:before-call', a);
+        await inFlight('create', marker);
         const made = await writer.create(draft, opts.signal);
         r.writes++;
-        await opts.afterCreate?.(a, made.id);
-        await store.tickets.update(source.id, a.key, { requestId: made.id, state: 'open', findingIds: a.findingIds });
-        await log(a, 'create', made.id, true, `created with ${a.findingIds.length} finding(s): ${draft.subject}`);
+        await step('create:after-call', a, made.id);
+        await store.tickets.update(
+          source.id,
+          a.key,
+          { requestId: made.id, state: 'open', findingIds: a.findingIds, pending: null },
+          entry(a, 'create', made.id, true, `created with ${a.findingIds.length} finding(s): ${draft.subject}`),
+        );
         r.created++;
+        await step('create:after-record', a, made.id);
+      };
+      // A note, unless the run that sent the same one crashed before recording it and the note is there.
+      const note = async (id: string, action: string, html: string, tag: string): Promise<string> => {
+        if (earlier?.tag === tag && (await writer.hasNote(id, tag, opts.signal))) return `; the note (${tag}) was written by run ${earlier.runId}, not again`;
+        await inFlight(action, tag);
+        await writer.note(id, html, opts.signal);
+        r.writes++;
+        return '';
       };
       if (a.kind === 'create' || row.state === 'intent') {
         // (An intent left by a replacement that crashed: its new marker is the row's.)
@@ -172,7 +245,7 @@ export async function applyTickets(
       if (!id) continue;
       const remote = await writer.get(id, opts.signal);
       if (!remote) {
-        await log(a, a.kind, id, false, 'the request no longer exists in the service desk');
+        await store.tickets.log(entry(a, a.kind, id, false, 'the request no longer exists in the service desk'));
         r.failed++;
         continue;
       }
@@ -181,64 +254,98 @@ export async function applyTickets(
           // Closed for good: a new request follows the findings. Its marker is new (derived from the old
           // request's id) and stored as an intent first, so a crash here leaves no duplicate either.
           const marker = markerOf(source.id, `${a.key}#after-${id}`);
-          await store.tickets.update(source.id, a.key, { marker, requestId: null, state: 'intent', findingIds: [] });
-          await log(
-            a,
-            'replace',
-            id,
-            true,
-            `request ${id} is ${remote.status} for good; ${a.findingIds.length} finding(s) are back: a new request follows them (${marker})`,
+          await store.tickets.update(
+            source.id,
+            a.key,
+            { marker, requestId: null, state: 'intent', findingIds: [], pending: null },
+            entry(
+              a,
+              'replace',
+              id,
+              true,
+              `request ${id} is ${remote.status} for good; ${a.findingIds.length} finding(s) are back: a new request follows them (${marker})`,
+            ),
           );
           r.replaced++;
+          await step('replace:after-record', a);
           await create(marker);
           continue;
         }
+        await step('reopen:before-call', a);
+        const tag = noteTag(a, 'us');
         if (remote.closed) {
+          await inFlight('reopen', tag);
           await writer.reopen(id, settings.reopenStatus, opts.signal);
           r.writes++;
         }
-        await writer.note(id, changeNote(a, 'us'), opts.signal);
-        r.writes++;
-        await store.tickets.update(source.id, a.key, { state: 'open', findingIds: a.findingIds });
-        await log(
-          a,
-          'reopen',
-          id,
-          true,
-          `${remote.closed ? `set to ${settings.reopenStatus} from ${remote.status}` : `already ${remote.status}`}; ${a.added.length} finding(s) back`,
+        await step('reopen:after-status', a);
+        const again = await note(id, 'reopen', changeNote(a, 'us'), tag);
+        await step('reopen:after-note', a);
+        await store.tickets.update(
+          source.id,
+          a.key,
+          { state: 'open', findingIds: a.findingIds, pending: null },
+          entry(
+            a,
+            'reopen',
+            id,
+            true,
+            `${remote.closed ? `set to ${settings.reopenStatus} from ${remote.status}` : `already ${remote.status}${sentBefore('the reopen')}`}; ${a.added.length} finding(s) back${again}`,
+          ),
         );
         r.reopened++;
+        await step('reopen:after-record', a);
         continue;
       }
       if (a.kind === 'resolve') {
+        await step('resolve:before-call', a);
         if (remote.closed) {
-          // Closed already (by a person): recorded, nothing written.
-          await store.tickets.update(source.id, a.key, { state: 'resolved', findingIds: [] });
-          await log(a, 'resolve', id, true, `already ${remote.status}; every finding is fixed`);
+          // Closed already (by a person, or by a run that crashed before recording it): recorded, nothing written.
+          await store.tickets.update(
+            source.id,
+            a.key,
+            { state: 'resolved', findingIds: [], pending: null },
+            entry(a, 'resolve', id, true, `already ${remote.status}; every finding is fixed${sentBefore('the resolution')}`),
+          );
           r.resolved++;
+          await step('resolve:after-record', a);
           continue;
         }
         const text = `Every finding of this request is fixed, as the scanner confirms: ${list(a.fixed)}. (${a.marker})`;
+        await inFlight('resolve', a.marker);
         await writer.resolve(id, settings.resolvedStatus, text, opts.signal);
         r.writes++;
-        await store.tickets.update(source.id, a.key, { state: 'resolved', findingIds: [] });
-        await log(a, 'resolve', id, true, `set to ${settings.resolvedStatus}; ${a.fixed.length} finding(s) fixed`);
+        await step('resolve:after-call', a);
+        await store.tickets.update(
+          source.id,
+          a.key,
+          { state: 'resolved', findingIds: [], pending: null },
+          entry(a, 'resolve', id, true, `set to ${settings.resolvedStatus}; ${a.fixed.length} finding(s) fixed`),
+        );
         r.resolved++;
+        await step('resolve:after-record', a);
         continue;
       }
       // A note on a request we follow; one a person closed while its findings are open is flagged, noted once.
       const personClosed = remote.closed;
       const closedBy = personClosed ? 'person' : undefined;
-      await writer.note(id, changeNote(a, closedBy), opts.signal);
-      r.writes++;
-      await store.tickets.update(source.id, a.key, { findingIds: a.findingIds, ...(personClosed ? { state: 'closed-upstream' as const } : {}) });
+      const action = personClosed ? 'flag-closed' : 'note';
+      await step('note:before-call', a);
+      const again = await note(id, action, changeNote(a, closedBy), noteTag(a, closedBy));
+      await step('note:after-call', a);
+      await store.tickets.update(
+        source.id,
+        a.key,
+        { findingIds: a.findingIds, pending: null, ...(personClosed ? { state: 'closed-upstream' as const } : {}) },
+        entry(a, action, id, true, `+${a.added.length} added, ${a.fixed.length} fixed, ${a.left.length} no longer ticketed${again}`),
+      );
       if (personClosed) r.closedUpstream++;
-      await log(a, personClosed ? 'flag-closed' : 'note', id, true, `+${a.added.length} added, ${a.fixed.length} fixed, ${a.left.length} no longer ticketed`);
       r.noted++;
+      await step('note:after-record', a);
     } catch (err) {
       r.failed++;
       r.errors.push(`${a.kind} ${a.marker}: ${errorMessage(err)}`);
-      await log(a, `${a.kind}-failed`, a.requestId, false, errorMessage(err));
+      await store.tickets.log(entry(a, `${a.kind}-failed`, a.requestId, false, errorMessage(err)));
     } finally {
       await store.tickets.release(source.id, a.key, worker);
     }

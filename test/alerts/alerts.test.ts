@@ -8,7 +8,16 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { alertAfterFeedImport, addAlert, checkWebhookUrl, describeAlerts, drainAlerts, testAlert, verifySignature } from '../../src/alerts/index.ts';
+import {
+  alertAfterFeedImport,
+  addAlert,
+  checkWebhookUrl,
+  describeAlerts,
+  drainAlerts,
+  removeAlert,
+  testAlert,
+  verifySignature,
+} from '../../src/alerts/index.ts';
 import type { AppContext } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { SIGNATURE_HEADER } from '../../src/core/alerts.ts';
@@ -79,6 +88,13 @@ for (const backend of BACKENDS) {
       const kev = await addAlert(app, { name: 'kev-hook', url: `${rx.url}/kev?token=hush-url-token`, kinds: ['kev'], maxItems: 2 });
       const ops = await addAlert(app, { name: 'ops', url: `${rx.url}/ops`, kinds: ['sync,coverage'], format: 'slack' });
       const sla = await addAlert(app, { name: 'sla-teams', url: `${rx.url}/sla`, kinds: ['sla'], format: 'teams', secret: 'a-secret-of-my-own-choosing' });
+      // Each answers at once; what is already true is recorded beside the caller (nothing yet here).
+      assert.deepEqual([kev.alert.baselinePending, ops.alert.baselinePending, sla.alert.baselinePending], [true, false, true]);
+      await Promise.all([kev.baseline, ops.baseline, sla.baseline]);
+      assert.deepEqual(
+        (await describeAlerts(app)).map((a) => a.baselinePending),
+        [false, false, false],
+      );
       secrets['kev-hook'] = kev.secret;
       secrets.ops = ops.secret;
       secrets['sla-teams'] = sla.secret;
@@ -222,6 +238,67 @@ for (const backend of BACKENDS) {
       const last = rx.received.at(-1)!;
       assert.ok(verifySignature(secrets['kev-hook']!, last.body, header(last, SIGNATURE_HEADER)));
       assert.equal((json(last) as { cause: string }).cause, 'test');
+    });
+
+    test('a rule added over findings already true reports none of them; one another process is still recording is left alone, one abandoned is recorded by the next evaluation', async () => {
+      const marks = async (name: string) =>
+        Number(
+          (await app.store.db.all(`SELECT COUNT(*) AS "n" FROM "alert_marks" m JOIN "alert_rules" r ON r."id" = m."rule_id" WHERE r."name" = ?`, [name]))[0]!.n,
+        );
+      const added = await addAlert(app, { name: 'late', url: `${rx.url}/late`, kinds: ['kev', 'sla'] });
+      assert.equal(added.alert.baselinePending, true);
+      await added.baseline;
+      assert.equal((await describeAlerts(app)).find((a) => a.name === 'late')!.baselinePending, false);
+      assert.equal(await marks('late'), 6, 'the three open findings, known exploited and past due: marked for both kinds');
+      alertAfterFeedImport(app);
+      await drainAlerts(app);
+      assert.equal(at('/late').length, 0, 'what was already true is not reported');
+      // A rule whose baseline another process is recording (its pending mark, written with the rule).
+      const other = await app.store.alerts.create({
+        name: 'other',
+        kinds: ['kev'],
+        format: 'json',
+        url: `${rx.url}/other`,
+        secret: 'a-secret-of-16+chars',
+        maxItems: 5,
+        createdBy: null,
+      });
+      alertAfterFeedImport(app);
+      await drainAlerts(app);
+      assert.equal(await marks('other'), 0, 'its findings are left alone meanwhile');
+      assert.equal(at('/other').length, 0);
+      assert.equal((await describeAlerts(app)).find((a) => a.name === 'other')!.baselinePending, true);
+      // That process stopped 6 minutes ago: the next evaluation records the baseline, sending nothing.
+      await app.store.db.run(`UPDATE "alert_state" SET "at" = ? WHERE "rule_id" = ? AND "kind" = 'baseline'`, [
+        new Date(Date.now() - 6 * 60_000).toISOString(),
+        other.id,
+      ]);
+      alertAfterFeedImport(app);
+      await drainAlerts(app);
+      assert.equal(await marks('other'), 3);
+      assert.equal(at('/other').length, 0);
+      assert.equal((await describeAlerts(app)).find((a) => a.name === 'other')!.baselinePending, false);
+      // What becomes true afterwards is reported to both, once.
+      const lab = (await app.store.db.all(`SELECT "id" FROM "sources" WHERE "name" = 'lab'`))[0]!.id;
+      await app.store.db.run(
+        `INSERT INTO "rec_vulnerabilities" ("id", "source_id", "natural_key", "removed", "status", "severity", "scanner_known_exploited") VALUES ('fresh-kev', ?, 'fresh-kev', 0, 'open', 'high', 1)`,
+        [lab],
+      );
+      alertAfterFeedImport(app);
+      await drainAlerts(app);
+      for (const path of ['/late', '/other']) {
+        assert.equal(at(path).length, 1, path);
+        const doc = json(at(path)[0]!) as { rule: string; total: number; items: { id: string }[] };
+        assert.deepEqual([doc.rule, doc.total, doc.items.map((i) => i.id)], ['kev', 1, ['fresh-kev']], path);
+      }
+      await app.store.db.run(`DELETE FROM "rec_vulnerabilities" WHERE "id" = 'fresh-kev'`);
+      // A rule removed while its baseline may still be under way leaves no marks behind.
+      const brief = await addAlert(app, { name: 'brief', url: `${rx.url}/brief`, kinds: ['kev', 'sla'] });
+      const briefId = (await app.store.alerts.get('brief')).id;
+      await removeAlert(app, 'brief');
+      await brief.baseline;
+      const left = await app.store.db.all(`SELECT COUNT(*) AS "n" FROM "alert_marks" WHERE "rule_id" = ?`, [briefId]);
+      assert.equal(Number(left[0]!.n), 0);
     });
 
     test('an answer that never ends is not read to its end: its status decides', async () => {

@@ -57,6 +57,10 @@ for (const backend of BACKENDS) {
       secret = added.stdout.trim();
       assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
       assert.match(added.stderr, /added alert 'soc' on kev, sync as json to http:\/\/127\.0\.0\.1:\d+\/…/);
+      // The secret first; then the command records what is already true before it ends, and says so.
+      assert.match(added.stderr, /recording the findings already true \(not reported\)…\nrecorded in \d+\.\d s\n$/);
+      const listed = JSON.parse((await cli(['--json', 'alerts', 'list'])).stdout) as { items: { baselinePending: boolean }[] };
+      assert.equal(listed.items[0]!.baselinePending, false);
       const refused = await cli(['alerts', 'add', '--name', 'x', '--url', `file://${db.dataDir}/drop/x`, '--on', 'kev']);
       assert.equal(refused.code, 2);
       assert.equal(refused.stderr.trim().split('\n').length, 1);

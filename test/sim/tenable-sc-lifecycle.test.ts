@@ -54,6 +54,29 @@ describe('lifecycle control', () => {
     assert.ok(a.cumulative < 400 - 40 && a.cumulative > 400 - 140, `cumulative ${a.cumulative}`);
     assert.equal((await call(sim, 'POST', '/_sim/patch', { body: { fraction: 2 } })).status, 400);
   });
+
+  test('a moved host gets a new address: findings seen after the move carry it, those seen before the old one', async () => {
+    await call(sim, 'POST', '/_sim/reset');
+    const first = await pageAll(sim, vulnQuery());
+    const ip = first[0]!.ip;
+    const mine = (rows: typeof first) => rows.filter((r) => r.uuid === first[0]!.uuid && r.dnsName === first[0]!.dnsName);
+    const count = mine(first).length;
+    await call(sim, 'POST', '/_sim/advance', { body: { seconds: 86400, rescanFraction: 0, moveHosts: [ip] } });
+    // Not rescanned yet: its findings were last seen at the old address.
+    assert.deepEqual([...new Set(mine(await pageAll(sim, vulnQuery())).map((r) => r.ip))], [ip]);
+    await call(sim, 'POST', '/_sim/advance', { body: { seconds: 60, rescanFraction: 1 } });
+    const after = mine(await pageAll(sim, vulnQuery()));
+    assert.equal(after.length, count, 'the same findings');
+    const moved = [...new Set(after.map((r) => r.ip))];
+    assert.equal(moved.length, 1);
+    assert.notEqual(moved[0], ip);
+    assert.match(moved[0]!, /^10\.151\./);
+    // The other hosts keep theirs; a second move gives another address.
+    assert.ok((await pageAll(sim, vulnQuery())).some((r) => r.ip !== moved[0] && r.ip === first.find((f) => f.ip !== ip)!.ip));
+    await call(sim, 'POST', '/_sim/move', { body: { hosts: [ip] } });
+    await call(sim, 'POST', '/_sim/advance', { body: { seconds: 60, rescanFraction: 1 } });
+    assert.match(mine(await pageAll(sim, vulnQuery()))[0]!.ip, /^10\.152\./);
+  });
 });
 
 describe('faults and counters', () => {

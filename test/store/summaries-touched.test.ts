@@ -260,6 +260,18 @@ for (const backend of BACKENDS) {
       assert.deepEqual(kept, await snapshot(app, source.id));
     });
 
+    test('the owners of a plugin’s hosts: summed while a host has an owner, gone once none has', async () => {
+      const source = await app.store.sources.get('one');
+      const owners = async () => (await app.store.db.all(`SELECT * FROM sum_plugin_owners WHERE source_id = ?`, [source.id])).length;
+      assert.equal(await owners(), 0, 'no host has an owner yet (the grouped scan is skipped)');
+      await app.store.db.run(`UPDATE rec_hosts SET owner = 'Team A' WHERE source_id = ?`, [source.id]);
+      await app.store.reports.refreshSummaries(source.id);
+      assert.ok((await owners()) > 0);
+      await app.store.db.run(`UPDATE rec_hosts SET owner = NULL WHERE source_id = ?`, [source.id]);
+      await app.store.reports.refreshSummaries(source.id);
+      assert.equal(await owners(), 0, 'the rows of owners no host has any more are removed');
+    });
+
     test('after a run killed before its epilogue the next run rebuilds everything, its pages included', async () => {
       const source = await app.store.sources.get('one');
       upstream.changed.clear();

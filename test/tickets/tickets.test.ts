@@ -259,7 +259,7 @@ for (const backend of BACKENDS) {
         });
       });
       assert.equal(child.signal, 'SIGKILL', child.stderr);
-      const made = /created (\d+)/.exec(child.stdout)?.[1];
+      const made = /^at create:after-call \S+ (\d+)$/m.exec(child.stdout)?.[1];
       assert.ok(made, child.stdout);
       assert.equal(sim.written.size, before + 1, 'the killed worker created one request');
       const orphan = (await store.tickets.list(desk.id)).find((t) => t.state === 'intent');

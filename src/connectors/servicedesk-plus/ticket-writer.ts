@@ -1,6 +1,6 @@
 // The write side for remediation tickets (issue 32), behind core/tickets.ts's TicketWriter: requests
-// created with their marker in the subject (so a subject search finds them again: list_info
-// search_criteria `contains`), notes (`request_note` on cloud, `note` on-premises, as the vendor's two
+// created with their marker in the subject and the description (and the key field when one is set), found
+// again by one list_info search_criteria OR-ing the three (a person may edit the subject), notes (`request_note` on cloud, `note` on-premises, as the vendor's two
 // API pages name the wrapper), resolution by a status and a resolution text. Creating a request is never
 // repeated after a server error or a lost connection: the planner's marker search decides.
 // Whether the credentials may write is probed without creating anything: an empty create answers
@@ -16,6 +16,16 @@ import type { TokenManager, TokenState } from './oauth.ts';
 
 const CLOSED = new Set(['resolved', 'closed', 'canceled', 'cancelled']);
 const FINAL = new Set(['closed', 'canceled', 'cancelled']);
+
+/** Whether a request carries the marker: in the key field, the subject or the description. */
+function carries(rec: Json, marker: string, field: string | undefined): boolean {
+  const udf = field ? (rec.udf_fields as Json | undefined)?.[field] : undefined;
+  return (
+    udf === marker ||
+    (typeof rec.subject === 'string' && rec.subject.includes(marker)) ||
+    (typeof rec.description === 'string' && rec.description.includes(marker))
+  );
+}
 
 function remoteOf(rec: Json): RemoteTicket {
   const status = String((rec.status as Json | null)?.name ?? '');
@@ -38,13 +48,52 @@ export class SdpTicketWriter implements TicketWriter {
   }
 
   async findByMarker(marker: string, signal?: AbortSignal): Promise<RemoteTicket | null> {
-    const page = await this.#client.list(
-      'requests',
-      { row_count: 10, start_index: 1, search_criteria: [{ field: 'subject', condition: 'contains', value: marker }] },
-      { signal, key: 'requests' },
-    );
-    const hit = page.rows.find((r) => typeof r.subject === 'string' && r.subject.includes(marker));
-    return hit ? remoteOf(hit) : null;
+    // One search, OR-ed: the key field (when the source names one), the subject, the description. The
+    // subject is what a person sees and may edit; the description keeps the marker too, and the key field
+    // is the one a person is least likely to touch.
+    const field = this.#config.ticketKeyField;
+    const criteria: Json[] = [
+      ...(field ? [{ field: `udf_fields.${field}`, condition: 'is', value: marker }] : []),
+      { field: 'subject', condition: 'contains', value: marker },
+      { field: 'description', condition: 'contains', value: marker },
+    ].map((c, i) => (i ? { ...c, logical_operator: 'OR' } : c));
+    let rows: Json[];
+    try {
+      rows = (await this.#client.list('requests', { row_count: 10, start_index: 1, search_criteria: criteria }, { signal, key: 'requests' })).rows;
+    } catch (err) {
+      if (!(err instanceof SdpApiError && err.kind === 'input')) throw err;
+      // A service desk that refuses a criterion (an OR, the description): the fields one at a time.
+      this.#ctx.log.warn(`the marker search was refused (${errorMessage(err)}): searching the subject, the description and the key field one at a time`);
+      rows = [];
+      for (const c of criteria) {
+        try {
+          const { logical_operator: _, ...one } = c;
+          rows = (await this.#client.list('requests', { row_count: 10, start_index: 1, search_criteria: [one] }, { signal, key: 'requests' })).rows;
+        } catch (e) {
+          if (!(e instanceof SdpApiError && e.kind === 'input')) throw e;
+          continue;
+        }
+        if (rows.some((r) => carries(r, marker, field))) break;
+      }
+    }
+    const hit = rows.find((r) => carries(r, marker, field));
+    if (hit) return remoteOf(hit);
+    // A list answers a reduced set of fields (no description): a row the server matched is read whole.
+    for (const r of rows.slice(0, 10)) {
+      if (r.id === undefined || typeof r.description === 'string') continue;
+      const body = await this.#client.get(`requests/${encodeURIComponent(String(r.id))}`, {}, { signal });
+      const rec = body.request as Json | undefined;
+      if (rec && carries(rec, marker, field)) return remoteOf(rec);
+    }
+    return null;
+  }
+
+  async hasNote(id: string, text: string, signal?: AbortSignal): Promise<boolean> {
+    for (let start = 1; ; start += 100) {
+      const page = await this.#client.list(`requests/${encodeURIComponent(id)}/notes`, { row_count: 100, start_index: start }, { signal, key: 'notes' });
+      if (page.rows.some((n) => typeof n.description === 'string' && n.description.includes(text))) return true;
+      if (!page.hasMore || page.rows.length === 0) return false;
+    }
   }
 
   async get(id: string, signal?: AbortSignal): Promise<RemoteTicket | null> {

@@ -6,6 +6,7 @@ import { TenableScClient } from './client.ts';
 import type { TenableScApiConfig, TenableScConfig } from './config.ts';
 import { compareVersions, int, refId, refName, text } from './map/values.ts';
 import { checkTenableScFiles } from './csv/index.ts';
+import { fetchScanImports } from './streams/scan-window.ts';
 
 export const MIN_API_KEY_VERSION = '5.13.0';
 export const MIN_HOSTS_API_VERSION = '5.20.0';
@@ -198,9 +199,28 @@ export async function checkTenableSc(config: TenableScConfig, ctx: ConnectorCont
 
     // 4. The repositories the user's group can see: those are what will be imported.
     results.push(await repositoryCheck(client, user, call));
+
+    // 5. The scan results, where an incremental run's window starts (streams/scan-window.ts): a courtesy too.
+    results.push(await scanResultsCheck(client, call));
     return results;
   } finally {
     await client.close();
+  }
+}
+
+async function scanResultsCheck(client: TenableScClient, call: { signal?: AbortSignal; attempts: number }): Promise<CheckResult> {
+  try {
+    const scans = await fetchScanImports(client, Math.floor(Date.now() / 1000), call);
+    return pass(
+      'scan-results',
+      `the user can list the scan results (${scans.length} in the last 30 days): an incremental run re-reads only what the scans imported since the last run saw`,
+    );
+  } catch (err) {
+    return pass(
+      'scan-results',
+      `could not list the scan results (${errorMessage(err)}): incremental runs re-read the 12 hours before the last run instead`,
+      'Give the user\u2019s role access to the scan results (GET /rest/scanResult) to narrow incremental runs to the scans imported since the last run',
+    );
   }
 }
 

@@ -7,6 +7,7 @@ import { tenableScFileStreams } from './csv/index.ts';
 import { SharedHosts } from './streams/common.ts';
 import { hostsStream } from './streams/hosts.ts';
 import { complianceStream, portsStream, softwareStream } from './streams/inventory.ts';
+import { ScanWindows } from './streams/scan-window.ts';
 import { vulnerabilitiesStream } from './streams/vulnerabilities.ts';
 
 export type { TenableScConfig } from './config.ts';
@@ -15,7 +16,7 @@ export function tenableScStreams(config: TenableScConfig): Stream[] {
   if (config.inputMode === 'file') return tenableScFileStreams(config);
   if (config.inputMode !== 'api') return [];
   // One SharedHosts per run: the runner asks for a run's streams once.
-  const deps = { config: requireApi(config), hosts: new SharedHosts() };
+  const deps = { config: requireApi(config), hosts: new SharedHosts(), scanWindows: new ScanWindows() };
   return [hostsStream(deps), softwareStream(deps), portsStream(deps), vulnerabilitiesStream(deps), complianceStream(deps)];
 }
 

@@ -19,6 +19,8 @@ export function alertsRepository(db: Driver, box: SecretBox) {
       markFindings: marks.markFindings,
       markedFindings: marks.markedFindings,
       markItem: marks.markItem,
+      pendingBaselines: marks.pendingBaselines,
+      recordBaseline: marks.recordBaseline,
       getState: marks.getState,
       putState: marks.putState,
       createDelivery: deliveries.createDelivery,

@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError } from '../../core/errors.ts';
 import type { SecretBox } from '../../core/secrets.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso, parseJson } from '../db/rows.ts';
+import { FINDING_ALERT_KINDS, markBaselinePending } from './marks.ts';
 
 export interface AlertRuleRecord {
   id: string;
@@ -53,24 +54,34 @@ const toRule = (r: Row): AlertRuleRecord => ({
   createdBy: (r.created_by as string | null) ?? null,
 });
 
+/**
+ * Adds a rule. One with a finding kind (kev, sla, act) is written with its baseline pending (marks.ts
+ * BASELINE), in the same transaction: no evaluation reports its findings before what is already true
+ * has been recorded.
+ */
 export async function createRule(db: Driver, box: SecretBox, rule: NewAlertRule): Promise<AlertRuleRecord> {
   if ((await db.all(`SELECT "id" FROM "alert_rules" WHERE "name" = ?`, [rule.name])).length)
     throw new ConflictError(`an alert named '${rule.name}' exists already`);
-  await db.run(
-    `INSERT INTO "alert_rules" ("id", "name", "kinds", "format", "url", "url_shown", "secret", "max_items", "created_at", "created_by") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      randomUUID(),
-      rule.name,
-      JSON.stringify(rule.kinds),
-      rule.format,
-      box.encrypt(rule.url),
-      shownUrl(rule.url),
-      box.encrypt(rule.secret),
-      rule.maxItems,
-      nowIso(),
-      rule.createdBy,
-    ],
-  );
+  const id = randomUUID();
+  const at = nowIso();
+  await db.transaction(async (tx) => {
+    await tx.run(
+      `INSERT INTO "alert_rules" ("id", "name", "kinds", "format", "url", "url_shown", "secret", "max_items", "created_at", "created_by") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        id,
+        rule.name,
+        JSON.stringify(rule.kinds),
+        rule.format,
+        box.encrypt(rule.url),
+        shownUrl(rule.url),
+        box.encrypt(rule.secret),
+        rule.maxItems,
+        at,
+        rule.createdBy,
+      ],
+    );
+    if (rule.kinds.some((k) => (FINDING_ALERT_KINDS as readonly string[]).includes(k))) await markBaselinePending(tx, id, at);
+  });
   return getRule(db, rule.name);
 }
 
@@ -95,8 +106,10 @@ export async function ruleTarget(db: Driver, box: SecretBox, id: string): Promis
 export async function deleteRule(db: Driver, name: string): Promise<void> {
   const r = await getRule(db, name);
   await db.transaction(async (tx) => {
+    // The rule first: a baseline under way holds it (marks.ts recordBaseline), so this waits for its
+    // marks to be in and then removes them too.
+    await tx.run(`DELETE FROM "alert_rules" WHERE "id" = ?`, [r.id]);
     await tx.run(`DELETE FROM "alert_marks" WHERE "rule_id" = ?`, [r.id]);
     await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ?`, [r.id]);
-    await tx.run(`DELETE FROM "alert_rules" WHERE "id" = ?`, [r.id]);
   });
 }

@@ -287,11 +287,13 @@ export async function decisionCounts(
     where = ` WHERE s."source_id" IN ${placeholders(sourceIds)}`;
     params.push(...sourceIds);
   }
-  const col = by === null ? null : { assetId: 'h."asset_id"', owner: 'h."owner"', department: 'h."department"' }[by];
+  const column = by === null ? null : { assetId: 'asset_id', owner: 'owner', department: 'department' }[by];
+  const col = column && `h."${column}"`;
+  // The host summaries carry their host's placement (kept by correlation): no join with the hosts.
   const rows = await db.all(
-    `SELECT ${col ?? 'NULL'} AS "g", SUM(s."act") AS "act", SUM(s."attend") AS "attend", SUM(s."track_star") AS "track_star", SUM(s."track") AS "track",
+    `SELECT ${column ? `s."${column}"` : 'NULL'} AS "g", SUM(s."act") AS "act", SUM(s."attend") AS "attend", SUM(s."track_star") AS "track_star", SUM(s."track") AS "track",
        SUM(s."priority") AS "p"
-     FROM "sum_hosts" s${col ? ` LEFT JOIN "rec_hosts" h ON h."id" = s."host_id"` : ''}${where}${col ? ` GROUP BY ${col}` : ''}`,
+     FROM "sum_hosts" s${where}${column ? ` GROUP BY s."${column}"` : ''}`,
     params,
   );
   const out = rows.map((r) => ({

@@ -4,6 +4,7 @@
 // first import (10 s of 227,000 findings on a loaded machine, where the scan alone takes 0.4 s). The
 // rows are those the fills' SELECTs give (test/store/summary-tables-scan.test.ts compares them).
 import type { Driver } from '../db/driver.ts';
+import { HOST_PLACEMENT } from './summary-tables-write.ts';
 
 /** The summary tables this pass fills, with the rows in each fill's column order (summary-tables-write.ts). */
 export type ScannedFindings = Map<string, unknown[][]>;
@@ -201,11 +202,29 @@ export async function scanFindings(db: Driver, sourceId: string): Promise<Scanne
     p.cvss3 = sqlMax(p.cvss3, cvss3);
     p.decisions.add(decision, priority);
   });
-  // The owners of a plugin's hosts: a host has one owner, so each owner counts its distinct hosts.
+  // The hosts' placement (the host summaries carry it, as the fill's LEFT JOIN of rec_hosts gives it),
+  // and the owners of a plugin's hosts: a host has one owner, so each owner counts its distinct hosts.
+  const placement = new Map<string, unknown[]>();
+  const placed = `SELECT "id", ${HOST_PLACEMENT.map((c) => `"${c}"`).join(', ')} FROM "rec_hosts"`;
+  for (const r of await db.all(`${placed} WHERE "source_id" = ?`, [sourceId]))
+    placement.set(
+      String(r.id),
+      HOST_PLACEMENT.map((c) => r[c] ?? null),
+    );
+  const elsewhere = hostIds.filter((id) => !placement.has(id));
+  for (let i = 0; i < elsewhere.length; i += 500) {
+    const ids = elsewhere.slice(i, i + 500);
+    for (const r of await db.all(`${placed} WHERE "id" IN (${ids.map(() => '?').join(', ')})`, ids))
+      placement.set(
+        String(r.id),
+        HOST_PLACEMENT.map((c) => r[c] ?? null),
+      );
+  }
+  const ownerAt = HOST_PLACEMENT.indexOf('owner');
   const owners = new Map<number, string>();
-  for (const o of await db.all<{ id: string; owner: string }>(`SELECT "id", "owner" FROM "rec_hosts" WHERE "owner" IS NOT NULL`)) {
-    const h = hostIndex.get(o.id);
-    if (h !== undefined) owners.set(h, o.owner);
+  for (const [h, id] of hostIds.entries()) {
+    const owner = placement.get(id)?.[ownerAt];
+    if (owner !== null && owner !== undefined) owners.set(h, owner as string);
   }
   const perOwner = new Map<string, number>();
   const sorted = pairs.sorted();
@@ -228,7 +247,10 @@ export async function scanFindings(db: Driver, sourceId: string): Promise<Scanne
     ['sum_vuln_counts', [...counts.values()].map((c) => [...c.row, c.n])],
     ['sum_vuln_due', [...due.values()].map((d) => [...d.row, d.n])],
     ['sum_plugins', [...plugins].map(([pk, p]) => [sourceId, pk, p.name, p.rank, p.n, p.hosts, p.kev, p.epss, p.vpr, p.cvss3, ...p.decisions.columns])],
-    ['sum_hosts', [...hosts].map(([id, g]) => [id, sourceId, ...g.sev, g.n, g.urgent, ...g.decisions.columns])],
+    [
+      'sum_hosts',
+      [...hosts].map(([id, g]) => [id, sourceId, ...g.sev, g.n, g.urgent, ...g.decisions.columns, ...(placement.get(id) ?? HOST_PLACEMENT.map(() => null))]),
+    ],
     ['sum_plugin_owners', pluginOwners],
   ]);
 }

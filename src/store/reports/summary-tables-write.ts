@@ -8,6 +8,7 @@ import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
+import { PLUGIN_OWNERS_SELECT } from './plugin-owners.ts';
 import { scanFindings } from './summary-tables-scan.ts';
 import { padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
@@ -81,9 +82,37 @@ CREATE INDEX sum_plugin_owners_source ON sum_plugin_owners (source_id);
 DELETE FROM sum_state;
 `;
 
+/** The placement a host's summary carries (correlation's: rec_hosts' columns of the same names). */
+export const HOST_PLACEMENT = ['asset_id', 'owner', 'department'] as const;
+
+/**
+ * Migration 40 (issue 31, speed): the host summaries carry their host's placement, so the decisions per
+ * asset, owner or department group the summaries alone; copied from the hosts (a row per host).
+ */
+export const SUMMARY_MIGRATION_40 = `
+${HOST_PLACEMENT.map((c) => `ALTER TABLE sum_hosts ADD COLUMN ${c} TEXT;`).join('\n')}
+${syncPlacementSql()}
+`;
+
+/** Copies the hosts' placement onto their summaries where it differs (after a correlation pass placed hosts). */
+export function syncPlacementSql(): string {
+  const cols = HOST_PLACEMENT.map((c) => `"${c}"`).join(', ');
+  const from = `FROM "rec_hosts" h WHERE h."id" = "sum_hosts"."host_id"`;
+  return `UPDATE "sum_hosts" SET (${cols}) = (SELECT ${HOST_PLACEMENT.map((c) => `h."${c}"`).join(', ')} ${from})
+  WHERE EXISTS (SELECT 1 ${from} AND (${HOST_PLACEMENT.map((c) => `h."${c}" IS DISTINCT FROM "sum_hosts"."${c}"`).join(' OR ')}));`;
+}
+
 /** Open findings by decision and their summed priority, as SELECT columns (act, attend, track_star, track, priority). */
-const BY_DECISION = `SUM(CASE WHEN "decision" = 'act' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'attend' THEN 1 ELSE 0 END),
-  SUM(CASE WHEN "decision" = 'track-star' THEN 1 ELSE 0 END), SUM(CASE WHEN "decision" = 'track' THEN 1 ELSE 0 END), SUM(COALESCE("priority", 0))`;
+const DECISION_SUMS: [string, string][] = [
+  ['act', `SUM(CASE WHEN "decision" = 'act' THEN 1 ELSE 0 END)`],
+  ['attend', `SUM(CASE WHEN "decision" = 'attend' THEN 1 ELSE 0 END)`],
+  ['track_star', `SUM(CASE WHEN "decision" = 'track-star' THEN 1 ELSE 0 END)`],
+  ['track', `SUM(CASE WHEN "decision" = 'track' THEN 1 ELSE 0 END)`],
+  ['priority', `SUM(COALESCE("priority", 0))`],
+];
+const BY_DECISION = DECISION_SUMS.map(([, e]) => e).join(', ');
+/** BY_DECISION with each column named (in a subquery read by name). */
+const BY_DECISION_NAMED = DECISION_SUMS.map(([n, e]) => `${e} AS "${n}"`).join(', ');
 
 const SUMMARY_TABLES = [
   'sum_plugin_owners',
@@ -152,19 +181,20 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
        GROUP BY "source_id", "plugin_id"`,
     },
     {
+      // With the host's placement (each correlation pass that places hosts copies it here too), for the decisions per owner.
       table: 'sum_hosts',
-      columns: 'host_id, source_id, critical, high, medium, low, info, total, urgent, act, attend, track_star, track, priority',
-      select: `SELECT "host_id", MAX("source_id"), ${['critical', 'high', 'medium', 'low', 'info'].map(bySev).join(', ')}, COUNT(*),
-         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END), ${BY_DECISION} ${v}${only('sum_hosts')} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
-       GROUP BY "host_id"`,
+      columns: `host_id, source_id, critical, high, medium, low, info, total, urgent, act, attend, track_star, track, priority, ${HOST_PLACEMENT.join(', ')}`,
+      select: `SELECT g.*, ${HOST_PLACEMENT.map((c) => `h."${c}"`).join(', ')} FROM (SELECT "host_id" AS "host_id", MAX("source_id") AS "s",
+         ${['critical', 'high', 'medium', 'low', 'info'].map((sev) => `${bySev(sev)} AS "${sev}"`).join(', ')}, COUNT(*) AS "total",
+         SUM(CASE WHEN ${URGENT_SQL} THEN 1 ELSE 0 END) AS "urgent", ${BY_DECISION_NAMED} ${v}${only('sum_hosts')} AND ${LIVE_OPEN} AND "host_id" IS NOT NULL
+       GROUP BY "host_id") g LEFT JOIN "rec_hosts" h ON h."id" = g."host_id"`,
     },
     {
-      // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on.
+      // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on;
+      // correlation moves a host's plugins to its new owner (plugin-owners.ts).
       table: 'sum_plugin_owners',
       columns: 'source_id, plugin_id, owner, hosts',
-      select: `SELECT r."source_id", r."plugin_id", h."owner", COUNT(DISTINCT r."host_id") FROM "rec_vulnerabilities" r JOIN "rec_hosts" h ON h."id" = r."host_id"
-       WHERE r."source_id" = ? AND r."removed" = 0 AND r."status" IN ('open', 'reopened') AND r."plugin_id" IS NOT NULL AND h."owner" IS NOT NULL
-       GROUP BY r."source_id", r."plugin_id", h."owner"`,
+      select: PLUGIN_OWNERS_SELECT,
     },
     {
       table: 'sum_compliance',
@@ -214,9 +244,12 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
   // the source's previous run left: the groups of what the run stamped are rebuilt, the rest kept.
   const touched = padTouched(db, after?.touchedOnly ? await touchedKeys(db, sourceId, after.runId) : null);
   const params = (table: string): unknown[] => [sourceId, ...(touched?.get(table) ?? [])];
+  // The owners of a plugin's hosts come from hosts an owner is placed on: where no host has one (no CMDB
+  // correlated yet), that grouped scan of every finding would find nothing, so it is not made.
+  const owned = (await db.all(`SELECT 1 AS "x" FROM "rec_hosts" WHERE "owner" IS NOT NULL LIMIT 1`)).length > 0;
   // A full rebuild on SQLite groups the findings in one scan (summary-tables-scan.ts); the rest as before.
   const onePass = touched === null ? await scanFindings(db, sourceId) : null;
-  const fills = summaryFills((table) => touchedList(touched, table));
+  const fills = summaryFills((table) => touchedList(touched, table)).filter((f) => owned || f.table !== 'sum_plugin_owners');
   const scanned =
     db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => onePass?.get(f.table) ?? rowsOf(f, await db.all(f.select, params(f.table))))) : null;
   await db.transaction(async (tx) => {

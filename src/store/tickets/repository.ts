@@ -1,7 +1,8 @@
 // The remediation tickets repository (migration 30): one row per group key of a ticketing source, stored
 // as an intent (state `intent`, no request id) before the service desk is asked to create it, so a crash
 // between the create call and its record leaves a row whose marker the next run searches for; a claim
-// that lets one worker at a time write a key; and the audit log of every write.
+// that lets one worker at a time write a key; the write in flight (`pending`, migration 42: set before a
+// call, cleared with its record); and the audit log of every write, written in the record's transaction.
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso } from '../db/rows.ts';
 import { openTicketFindings, ticketFindingsByIds, ticketGroupCounts } from './findings.ts';
@@ -12,6 +13,16 @@ import { openTicketFindings, ticketFindingsByIds, ticketGroupCounts } from './fi
  */
 export type TicketState = 'intent' | 'open' | 'resolved' | 'closed-upstream';
 
+/** A write sent to the service desk whose answer is not recorded yet (a crash leaves it). */
+export interface PendingWrite {
+  /** create, note, resolve, reopen… */
+  action: string;
+  runId: string;
+  /** What the write carries that a search finds again: the marker of a create, the tag of a note. */
+  tag: string;
+  at: string;
+}
+
 export interface TicketRow {
   sourceId: string;
   key: string;
@@ -21,6 +32,8 @@ export interface TicketRow {
   title: string;
   /** The findings the request was last written with (sorted ids). */
   findingIds: string[];
+  /** A write in flight (its answer not recorded), or null. */
+  pending: PendingWrite | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,6 +53,7 @@ export interface TicketLogEntry {
 }
 
 const COLS = `"source_id", "group_key", "marker", "request_id", "state", "title", "finding_ids", "created_at", "updated_at"`;
+const READ_COLS = `${COLS}, "pending"`;
 
 function rowOf(r: Row): TicketRow {
   return {
@@ -50,18 +64,19 @@ function rowOf(r: Row): TicketRow {
     state: String(r.state) as TicketState,
     title: String(r.title),
     findingIds: JSON.parse(String(r.finding_ids)) as string[],
+    pending: r.pending === null || r.pending === undefined ? null : (JSON.parse(String(r.pending)) as PendingWrite),
     createdAt: String(r.created_at),
     updatedAt: String(r.updated_at),
   };
 }
 
 async function list(db: Driver, sourceId: string): Promise<TicketRow[]> {
-  const rows = await db.all(`SELECT ${COLS} FROM "remediation_tickets" WHERE "source_id" = ? ORDER BY "group_key"`, [sourceId]);
+  const rows = await db.all(`SELECT ${READ_COLS} FROM "remediation_tickets" WHERE "source_id" = ? ORDER BY "group_key"`, [sourceId]);
   return rows.map(rowOf);
 }
 
 async function get(db: Driver, sourceId: string, key: string): Promise<TicketRow | null> {
-  const rows = await db.all(`SELECT ${COLS} FROM "remediation_tickets" WHERE "source_id" = ? AND "group_key" = ?`, [sourceId, key]);
+  const rows = await db.all(`SELECT ${READ_COLS} FROM "remediation_tickets" WHERE "source_id" = ? AND "group_key" = ?`, [sourceId, key]);
   return rows[0] ? rowOf(rows[0]) : null;
 }
 
@@ -101,41 +116,43 @@ async function release(db: Driver, sourceId: string, key: string, worker: string
   ]);
 }
 
-/** Records what a write did: the request id, the state, the findings it was written with. */
-async function update(
-  db: Driver,
-  sourceId: string,
-  key: string,
-  patch: { requestId?: string | null; state?: TicketState; findingIds?: string[]; marker?: string },
-): Promise<void> {
+/** Records what a write did: the request id, the state, the findings it was written with, the write in flight. */
+export interface TicketPatch {
+  requestId?: string | null;
+  state?: TicketState;
+  findingIds?: string[];
+  marker?: string;
+  pending?: PendingWrite | null;
+}
+
+/**
+ * Applies `patch`, and writes `entry` to the audit log in the same transaction: a crash leaves both or
+ * neither (the log never misses a write the row records, nor names one it does not).
+ */
+async function update(db: Driver, sourceId: string, key: string, patch: TicketPatch, entry?: Omit<TicketLogEntry, 'seq' | 'at'>): Promise<void> {
   const sets: string[] = [];
   const params: unknown[] = [];
-  if (patch.marker !== undefined) {
-    sets.push(`"marker" = ?`);
-    params.push(patch.marker);
-  }
-  if (patch.requestId !== undefined) {
-    sets.push(`"request_id" = ?`);
-    params.push(patch.requestId);
-  }
-  if (patch.state !== undefined) {
-    sets.push(`"state" = ?`);
-    params.push(patch.state);
-  }
-  if (patch.findingIds !== undefined) {
-    sets.push(`"finding_ids" = ?`);
-    params.push(JSON.stringify(patch.findingIds));
-  }
-  sets.push(`"updated_at" = ?`);
-  params.push(nowIso());
+  const set = (col: string, v: unknown) => {
+    sets.push(`"${col}" = ?`);
+    params.push(v);
+  };
+  if (patch.marker !== undefined) set('marker', patch.marker);
+  if (patch.requestId !== undefined) set('request_id', patch.requestId);
+  if (patch.state !== undefined) set('state', patch.state);
+  if (patch.findingIds !== undefined) set('finding_ids', JSON.stringify(patch.findingIds));
+  if (patch.pending !== undefined) set('pending', patch.pending === null ? null : JSON.stringify(patch.pending));
+  set('updated_at', nowIso());
   const ids = patch.findingIds;
-  if (ids === undefined) {
-    await db.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+  const row = (d: Driver) => d.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+  if (ids === undefined && !entry) {
+    await row(db);
     return;
   }
-  // The findings, one row each too (what a plan counts in SQL), in the same transaction.
+  // The findings, one row each too (what a plan counts in SQL), and the log entry, in the same transaction.
   await db.transaction(async (tx) => {
-    await tx.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
+    await row(tx);
+    if (entry) await log(tx, entry);
+    if (ids === undefined) return;
     await tx.run(`DELETE FROM "remediation_ticket_findings" WHERE "source_id" = ? AND "group_key" = ?`, [sourceId, key]);
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += 300) {
@@ -203,7 +220,7 @@ export function ticketsRepository(db: Driver) {
     recordIntent: (t: Parameters<typeof recordIntent>[1]) => recordIntent(db, t),
     claim: (sourceId: string, key: string, worker: string, untilMs: number) => claim(db, sourceId, key, worker, untilMs),
     release: (sourceId: string, key: string, worker: string) => release(db, sourceId, key, worker),
-    update: (sourceId: string, key: string, patch: Parameters<typeof update>[3]) => update(db, sourceId, key, patch),
+    update: (sourceId: string, key: string, patch: TicketPatch, entry?: Omit<TicketLogEntry, 'seq' | 'at'>) => update(db, sourceId, key, patch, entry),
     log: (e: Parameters<typeof log>[1]) => log(db, e),
     logEntries: (sourceId: string | null, limit?: number) => logEntries(db, sourceId, limit),
   };

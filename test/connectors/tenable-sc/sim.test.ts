@@ -69,8 +69,9 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     );
     assert.deepEqual(
       checks.map((c) => c.id),
-      ['connection', 'version', 'credentials', 'user', 'role', 'organization', 'group', 'data-access', 'repositories'],
+      ['connection', 'version', 'credentials', 'user', 'role', 'organization', 'group', 'data-access', 'repositories', 'scan-results'],
     );
+    assert.match(byId(checks, 'scan-results')!.message, /can list the scan results \(\d+ in the last 30 days\)/);
     assert.match(byId(checks, 'repositories')!.message, /repositories to import: .+\(id \d+\)/);
     assert.match(byId(checks, 'version')!.message, /\/rest\/hosts are available/);
   });

@@ -4,6 +4,7 @@ import { HostResolver, seedOnly } from '../map/host-resolver.ts';
 import { TenableScClient } from '../client.ts';
 import type { AnalysisFilter } from '../client.ts';
 import type { TenableScApiConfig } from '../config.ts';
+import type { ScanWindows } from './scan-window.ts';
 
 export interface StreamDeps {
   config: TenableScApiConfig;
@@ -11,6 +12,8 @@ export interface StreamDeps {
   client?: (ctx: StreamContext) => TenableScClient;
   /** The stored hosts the streams of one run share (tenableScStreams makes one per run). */
   hosts?: SharedHosts;
+  /** Where the streams of one run start their incremental windows (one per run: it warns once). */
+  scanWindows?: ScanWindows;
 }
 
 /**

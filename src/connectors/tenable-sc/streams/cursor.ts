@@ -4,7 +4,8 @@
 // to resume: {v, phase, offset, since, until}. `until` is when the run started, by the console's clock
 // (the first answer's envelope timestamp; this machine's clock until then); `since` the start of its
 // lastSeen window (null on a full run). The last page of a run carries phase "done", and the next
-// incremental run asks for what changed since `until - OVERLAP`.
+// incremental run asks for what changed since the earliest start of the scans imported after `until`
+// (scan-window.ts), or since `until - OVERLAP` when the console will not list them.
 import type { Page, RowFailure, StreamContext } from '../../../core/connector.ts';
 import { z } from 'zod';
 import { readCheckpoint } from '../../../core/checkpoint.ts';
@@ -21,16 +22,17 @@ export function isUnknownFilterError(err: unknown): boolean {
 }
 
 /**
- * Findings are imported after the scan that saw them; re-read this much before the last run.
+ * The incremental window's start when the scan results cannot be read: this long before the last run.
  *
- * Why (issue 30 looked at narrowing it): a finding's `lastSeen` is when the scan saw it, but /analysis
+ * Why a window reaches back at all: a finding's `lastSeen` is when the scan saw it, but /analysis
  * shows it only once that scan's results are imported (fact sheet §12, "Data freshness"), which is the
  * scan's duration plus its import later. A finding seen at T − 3 h by a scan whose import finished after
  * the last run (at T) has a `lastSeen` before T: a window starting at T would never read it. Clock skew
- * is not the reason: `until` is already the console's own clock (the first answer's envelope timestamp),
- * so the window and `lastSeen` are on one clock. Narrowing it needs the time scans took to be imported
- * (the scan results' start and import-finish times, read from /rest/scanResult), which the fact sheet
- * does not document beyond `importStatus`; without it a narrower window would lose findings, so it stays.
+ * is not the reason: `until` is already the console's own clock (the first answer's envelope timestamp).
+ * Issue 30 narrowed it: a fresh incremental run reads the scan results imported since the last run
+ * (GET /rest/scanResult, scan-window.ts) and starts at the earliest start of those scans, less a margin;
+ * only when the console will not list them (no permission, an error, an answer not understood), or for
+ * a scan whose findings may predate its start (agent results, uploaded files), does it keep these 12 h.
  */
 export const OVERLAP_SECONDS = 12 * 3600;
 
@@ -48,20 +50,26 @@ export function isCursor(v: unknown): v is Cursor {
   return cursorSchema.safeParse(v).success;
 }
 
+type StartContext = Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'> & { log?: Logger; stream?: string };
+
 /**
- * Where a run starts: the stored page on resume, a window after the last run when incremental, else
- * from scratch. A stored checkpoint that is not valid is logged (ctx.log) and read as none: a full read.
+ * Where a run starts: the stored page on resume, else from scratch (`since` null). On a fresh
+ * incremental run `prevUntil` is the last run's `until`, for the caller to set `since` from
+ * (scan-window.ts); otherwise null. A stored checkpoint that is not valid is logged (ctx.log) and read
+ * as none: a full read.
  */
-export function startCursor(
-  ctx: Pick<StreamContext, 'mode' | 'checkpoint' | 'resumed'> & { log?: Logger; stream?: string },
-  phases: string[],
-  now = Math.floor(Date.now() / 1000),
-): Cursor {
+export function planStart(ctx: StartContext, phases: string[], now = Math.floor(Date.now() / 1000)): { cursor: Cursor; prevUntil: number | null } {
   const cp = readCheckpoint(cursorSchema, ctx.checkpoint, { stream: ctx.stream ?? phases.join('/'), log: ctx.log }).value;
-  if (ctx.resumed && cp && (cp.phase === 'done' || phases.includes(cp.phase))) return { ...cp };
+  if (ctx.resumed && cp && (cp.phase === 'done' || phases.includes(cp.phase))) return { cursor: { ...cp }, prevUntil: null };
   const first = phases[0] ?? 'done';
-  if (ctx.mode === 'incremental' && cp) return { v: 1, phase: first, offset: 0, since: Math.max(0, cp.until - OVERLAP_SECONDS), until: now };
-  return { v: 1, phase: first, offset: 0, since: null, until: now };
+  const cursor: Cursor = { v: 1, phase: first, offset: 0, since: null, until: now };
+  return ctx.mode === 'incremental' && cp ? { cursor, prevUntil: cp.until } : { cursor, prevUntil: null };
+}
+
+/** planStart with the fixed overlap: the window the streams fall back to (scan-window.ts says when). */
+export function startCursor(ctx: StartContext, phases: string[], now = Math.floor(Date.now() / 1000)): Cursor {
+  const { cursor, prevUntil } = planStart(ctx, phases, now);
+  return prevUntil === null ? cursor : { ...cursor, since: Math.max(0, prevUntil - OVERLAP_SECONDS) };
 }
 
 /** How far past `since` the window reaches: open-ended in practice, and fixed by `since` alone so a

@@ -13,7 +13,8 @@ import { mapSumipRow } from '../map/sumip.ts';
 import { compareVersions, text } from '../map/values.ts';
 import { HOST_PLUGINS, mapHostEnrichment } from '../map/vulndetails.ts';
 import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
-import { type AnalysisPhase, type Cursor, pageBudget, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, pageBudget, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { streamStart } from './scan-window.ts';
 
 export const HOST_PHASES = ['sumip', 'inventory', 'hosts-api'] as const;
 export const HOSTS_API_MIN_VERSION = '5.20.0';
@@ -131,9 +132,9 @@ export function hostsStream(deps: StreamDeps): Stream {
     primaryKey: ['uuid', 'repositoryID', 'ip', 'dnsName'],
     cursorField: 'lastSeen',
     read(ctx: StreamContext) {
-      const start = startCursor({ ...ctx, stream: 'hosts' }, [...HOST_PHASES]);
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
+        const start = await streamStart(deps, ctx, client, 'hosts', [...HOST_PHASES]);
         const resolver = await loadResolver(deps, ctx);
         const read: HostsRead = { client, ctx, pageSize: deps.config.pageSize, known, resolver };
         if (start.phase === 'inventory' || start.phase === 'hosts-api') await rememberSumipKeys(read, start);

@@ -7,18 +7,15 @@ import type { HostResolver } from '../map/host-resolver.ts';
 import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLUGINS, SOFTWARE_PLUGINS } from '../map/vulndetails.ts';
 import { missingFindingIdentity } from '../map/identity.ts';
 import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
-import { type AnalysisPhase, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { streamStart } from './scan-window.ts';
 
-function singlePhaseStream(
-  deps: StreamDeps,
-  s: Omit<Stream, 'read'>,
-  phase: (cursor: ReturnType<typeof startCursor>, hosts: HostResolver) => AnalysisPhase,
-): Stream {
+function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase): Stream {
   return {
     ...s,
     read(ctx: StreamContext) {
-      const start = startCursor({ ...ctx, stream: s.name }, [s.name]);
       return withClient(deps, ctx, async function* (client) {
+        const start = await streamStart(deps, ctx, client, s.name, [s.name]);
         const p = phase(start, await loadResolver(deps, ctx));
         yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
       });

@@ -10,7 +10,8 @@ import { text } from '../map/values.ts';
 import { missingFindingIdentity } from '../map/identity.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { loadResolver, type StreamDeps, severityFilter, withClient } from './common.ts';
-import { type AnalysisPhase, type Cursor, runAnalysisPhases, startCursor, timeFilter } from './cursor.ts';
+import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { streamStart } from './scan-window.ts';
 
 export const VULN_PHASES = ['patched', 'cumulative'] as const;
 
@@ -57,8 +58,8 @@ export function vulnerabilitiesStream(deps: StreamDeps): Stream {
     primaryKey: ['hostKey', 'port', 'protocol', 'pluginID'],
     cursorField: 'lastSeen',
     read(ctx: StreamContext) {
-      const start = startCursor({ ...ctx, stream: 'vulnerabilities' }, [...VULN_PHASES]);
       return withClient(deps, ctx, async function* (client) {
+        const start = await streamStart(deps, ctx, client, 'vulnerabilities', [...VULN_PHASES]);
         const hosts = await loadResolver(deps, ctx);
         yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize);
       });
