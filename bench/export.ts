@@ -160,9 +160,7 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
  * JSON.stringify'd into a file, with nothing of Tributary's export between them.
  */
 async function floor(db: string, out: string): Promise<void> {
-  const { openDriver } = await import('../src/store/db/driver.ts');
-  const { recordColumns, recordFrom } = await import('../src/store/records/row-mapping.ts');
-  const { whereClauses } = await import('../src/store/records/query.ts');
+  const { openDriver, recordColumns, recordFrom, whereClauses } = await import('../src/store/index.ts');
   const driver = await openDriver(db);
   const file = createWriteStream(out);
   let records = 0;
@@ -236,7 +234,7 @@ const median = (xs: number[]) => {
 
 /** The findings a kept store holds. */
 async function countFindings(db: string): Promise<number> {
-  const { openDriver } = await import('../src/store/db/driver.ts');
+  const { openDriver } = await import('../src/store/index.ts');
   const driver = await openDriver(db);
   try {
     return Number((await driver.all('SELECT COUNT(*) AS n FROM "rec_vulnerabilities"'))[0].n);

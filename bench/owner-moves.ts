@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { openApp } from '../src/app/context.ts';
 import { createLogger } from '../src/core/log.ts';
-import { applyOwnerMoves, movesMax, recountPluginOwners } from '../src/store/reports/plugin-owners.ts';
+import { applyOwnerMoves, movesMax, recountPluginOwners } from '../src/store/index.ts';
 
 const { values: args } = parseArgs({
   options: {

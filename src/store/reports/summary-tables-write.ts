@@ -9,6 +9,7 @@ import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
 import { PLUGIN_OWNERS_SELECT } from './plugin-owners.ts';
+import { scanFindings } from './summary-tables-scan.ts';
 import { padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
@@ -209,6 +210,11 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
   ];
 }
 
+/** The SELECT of each summary table's full fill, with its one parameter the source (for tests that compare a rebuild with it). */
+export function fullFillSelects(): SummaryFill[] {
+  return summaryFills();
+}
+
 /** The INSERT a fill's rows go through. */
 function insertOf(f: SummaryFill): InsertSql {
   return { head: `INSERT INTO ${f.table} (${f.columns})`, columns: f.columns.split(',').length, tail: '' };
@@ -241,8 +247,11 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
   // The owners of a plugin's hosts come from hosts an owner is placed on: where no host has one (no CMDB
   // correlated yet), that grouped scan of every finding would find nothing, so it is not made.
   const owned = (await db.all(`SELECT 1 AS "x" FROM "rec_hosts" WHERE "owner" IS NOT NULL LIMIT 1`)).length > 0;
+  // A full rebuild on SQLite groups the findings in one scan (summary-tables-scan.ts); the rest as before.
+  const onePass = touched === null ? await scanFindings(db, sourceId) : null;
   const fills = summaryFills((table) => touchedList(touched, table)).filter((f) => owned || f.table !== 'sum_plugin_owners');
-  const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, params(f.table))))) : null;
+  const scanned =
+    db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => onePass?.get(f.table) ?? rowsOf(f, await db.all(f.select, params(f.table))))) : null;
   await db.transaction(async (tx) => {
     // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`tributary-summaries-${sourceId}`]);
