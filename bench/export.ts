@@ -1,44 +1,51 @@
-// Benchmark `bench/export` (issue 16): exporting N findings as OCSF and as ECS from SQLite and from
-// PostgreSQL, against a floor measured in the same run on the same store.
+// Benchmark `bench/export` (issues 16, 30): exporting N findings in every export format from SQLite and
+// from PostgreSQL, each run end to end as a user runs it, against a floor measured in the same run on
+// the same store.
 //
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
-//                        [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--only floor,ocsf,ecs]
-//                        [--cpu-prof DIR] [--keep]
-// (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it
-//  is, for profiling a phase by hand: node bench/export.ts --child ocsf --db sqlite:PATH|URL --data-dir DIR)
+//                        [--extra-flags '…'] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
+//                        [--only floor,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
+//                        [--reuse sqlite:PATH|postgres://… --data-dir DIR]
+// (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it is;
+//  --reuse measures a kept store again without seeding it. --extra-flags: Node flags added to the
+//  launch flags of every measured process, e.g. '--heap-prof --heap-prof-dir DIR'.)
 //
 // Set-up (not timed): a fresh store per backend with one Tenable.sc source, N/50 hosts and N findings
 // (plugin, name, severity, one or two CVEs, CVSS v2/v3, EPSS, VPR, known-exploited, status, port),
 // written as a sync writes them (store pages with a run stamp).
-// Every measurement then runs in a fresh child process (own peak RSS, getrusage maxrss), with the V8
-// flags `tributary` is launched with (bench/launch-flags.ts) unless --node-flags says otherwise:
-//   floor    the same finding rows read from the store by the export's own reader (src/store/records/export-read.ts
-//            recordPages: same SQL, same joins, same keyset pages (stream.ts EXPORT_PAGE_SIZE), same record conversion) and each
-//            record JSON.stringify'd, one chunk per page encoded as UTF-8, into a sink that discards it. The floor does not
-//            read the hosts (the export reads each page's few hosts, 20 per 1000 findings here: part of its work)
-//   ocsf     src/export/stream.ts exportChunks(vulnerabilities, OCSF 1.1.0): paging, the hosts of each
-//            page looked up, mapping to Vulnerability Finding, stringify, into the same sink
-//   ecs      the same with the ECS mapping
-//   parquet  the same as OCSF 1.1.0 Parquet (--format ocsf-parquet; not part of the target: a measure)
-// records/s = N / seconds (wall clock); cpu s = the child's user + system CPU time, which says more than
-// the wall clock when other processes share the machine. Target: ocsf and ecs ≥ 0.8 × floor, peak RSS
-// ≤ 200 MB. --runs N alternates the phases N times and reports the median time and the highest peak RSS.
+// Every measurement is a fresh process timed whole by /usr/bin/time (from its start to its exit:
+// start-up, module loading, opening the store included; wall seconds, user + system CPU seconds, peak
+// RSS), with the V8 flags and environment `tributary` is launched with (bench/launch-flags.ts) unless
+// --node-flags says otherwise; each writes its output to a file on the same disk (removed after):
+//   floor    the cheapest program doing the same unavoidable work: opens the store's driver, reads the
+//            same rows (the export's SQL: same columns, joins and WHERE, keyset pages on the id), each
+//            driver row JSON.stringify'd as it comes (no conversion to a record, no hosts looked up),
+//            one UTF-8 chunk per page, written to a file with backpressure
+//   ocsf, ecs, csv, jsonl, parquet
+//            `tributary export vulnerabilities --format ocsf|ecs|csv|jsonl|ocsf-parquet --out FILE`
+//            (bin/tributary.js, the command a user runs)
+// × floor = floor seconds / format seconds of the same run (and the same for CPU seconds, the figure to
+// read on a shared machine); the median over runs of those per-run ratios. Target (issue 30): every
+// format ≥ 0.8 × floor, peak RSS ≤ 200 MB. --runs N: the floor and then every format, N times, the
+// formats' order rotated each run.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchEnv, launchFlags } from './launch-flags.ts';
 import { freshPostgres } from './scratch-database.ts';
 
-const PHASES = ['floor', 'ocsf', 'ecs', 'parquet'] as const;
+const FORMATS = { ocsf: 'ocsf', ecs: 'ecs', csv: 'csv', jsonl: 'jsonl', parquet: 'ocsf-parquet' } as const;
+const PHASES = ['floor', ...(Object.keys(FORMATS) as (keyof typeof FORMATS)[])] as const;
 type Phase = (typeof PHASES)[number];
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
+const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
+/** The floor's rows per read: the reader's own default page (larger pages cost it less per row, not more memory than the export). */
+const FLOOR_PAGE = 1000;
 
 const { values: args } = parseArgs({
   options: {
@@ -46,10 +53,13 @@ const { values: args } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
     runs: { type: 'string', default: '1' },
     'node-flags': { type: 'string' },
+    'extra-flags': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     child: { type: 'string' },
     db: { type: 'string' },
     'data-dir': { type: 'string' },
+    out: { type: 'string' },
+    reuse: { type: 'string' },
     only: { type: 'string', default: PHASES.join(',') },
     'cpu-prof': { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -145,140 +155,163 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
   }
 }
 
-/** A sink that discards what it is given, one callback per chunk (so backpressure is exercised). */
-const discard = () =>
-  new Writable({
-    highWaterMark: 1 << 20,
-    write(_chunk, _enc, cb) {
-      cb();
-    },
-  });
-
-async function child(phase: Phase, db: string, dataDir: string): Promise<void> {
-  const app = await openBenchApp(db, dataDir);
-  // Every module either phase runs is loaded before the clock starts (module loading is no part of the export).
-  const { exportChunks, EXPORT_PAGE_SIZE } = await import('../src/export/stream.ts');
-  const startRssMb = process.memoryUsage().rss / 1048576;
+/**
+ * The floor: the export's rows read straight through the driver (same SQL, keyset pages) and each row
+ * JSON.stringify'd into a file, with nothing of Tributary's export between them.
+ */
+async function floor(db: string, out: string): Promise<void> {
+  const { openDriver, recordColumns, recordFrom, whereClauses } = await import('../src/store/index.ts');
+  const driver = await openDriver(db);
+  const file = createWriteStream(out);
   let records = 0;
-  let bytes = 0;
-  const u0 = process.resourceUsage();
-  const cpuBefore = (u0.userCPUTime + u0.systemCPUTime) / 1e6;
-  const t0 = performance.now();
   try {
-    let source: AsyncIterable<string | Uint8Array>;
-    if (phase === 'floor') {
-      source = (async function* () {
-        for await (const page of app.store.records.pages('vulnerabilities', {}, EXPORT_PAGE_SIZE)) {
-          let chunk = '';
-          for (const r of page) chunk += JSON.stringify(r) + '\n';
-          records += page.length;
-          // Encoded once, as the export encodes its chunks (a string would be measured here, then encoded by the sink).
-          yield Buffer.from(chunk, 'utf8');
-        }
-      })();
-    } else {
-      const fmt =
-        phase === 'ocsf'
-          ? ({ format: 'ocsf', ocsfVersion: '1.1.0' } as const)
-          : phase === 'ecs'
-            ? ({ format: 'ecs' } as const)
-            : ({ format: 'ocsf-parquet', ocsfVersion: '1.1.0' } as const);
-      source = exportChunks(app, { model: 'vulnerabilities' }, fmt, (p) => {
-        records = p.records;
-      });
+    const where = whereClauses('vulnerabilities', {}, [])!;
+    const sql = `SELECT ${recordColumns('vulnerabilities', { exceptions: false })} FROM ${recordFrom('vulnerabilities')} WHERE ${[...where, 'r."id" > ?'].join(' AND ')} ORDER BY r."id" LIMIT ${FLOOR_PAGE}`;
+    let last = '';
+    for (;;) {
+      const rows = await driver.all(sql, [last]);
+      if (rows.length === 0) break;
+      let chunk = '';
+      for (const r of rows) chunk += JSON.stringify(r) + '\n';
+      records += rows.length;
+      last = String(rows[rows.length - 1].id);
+      if (!file.write(Buffer.from(chunk, 'utf8'))) await once(file, 'drain');
+      if (rows.length < FLOOR_PAGE) break;
     }
-    const counted = (async function* () {
-      for await (const c of source) {
-        bytes += typeof c === 'string' ? Buffer.byteLength(c) : c.byteLength;
-        yield c;
-      }
-    })();
-    await pipeline(Readable.from(counted), discard());
+    file.end();
+    await once(file, 'finish');
   } finally {
-    await app.close();
+    await driver.close();
   }
-  const seconds = (performance.now() - t0) / 1000;
-  const u = process.resourceUsage();
-  const cpu = (u.userCPUTime + u.systemCPUTime) / 1e6 - cpuBefore;
-  process.stdout.write(JSON.stringify({ phase, records, bytes, seconds, cpu, startRssMb, maxRssMb: u.maxRSS / 1024 }) + '\n');
+  process.stdout.write(`${JSON.stringify({ records })}\n`);
 }
 
-function runChild(
-  phase: Phase,
-  db: string,
-  dataDir: string,
-  flags: string[],
-): Promise<{ phase: Phase; records: number; bytes: number; seconds: number; cpu: number; startRssMb: number; maxRssMb: number }> {
+interface Measure {
+  records: number;
+  bytes: number;
+  seconds: number;
+  cpu: number;
+  maxRssMb: number;
+}
+
+/** One measured process under /usr/bin/time: its wall and CPU seconds and peak RSS, the records it wrote and the output's size. */
+function measure(phase: Phase, db: string, dataDir: string, flags: string[], outDir: string): Promise<Measure> {
+  const out = join(outDir, `${phase}.out`);
+  const timing = join(outDir, `${phase}.time`);
+  const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
+  const extra = args['extra-flags']!.split(/\s+/).filter(Boolean);
+  const command =
+    phase === 'floor'
+      ? [fileURLToPath(import.meta.url), '--child', 'floor', '--db', db, '--out', out]
+      : [BIN, '--data-dir', dataDir, '--db', db, '--json', 'export', 'vulnerabilities', '--format', FORMATS[phase], '--out', out];
   return new Promise((resolve, reject) => {
-    const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
-    const p = spawn(process.execPath, [...flags, ...prof, fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--data-dir', dataDir], {
+    const p = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timing, process.execPath, ...flags, ...extra, ...prof, ...command], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: launchEnv(),
+      env: { ...launchEnv(), TRIBUTARY_MASTER_KEY: MASTER_KEY },
     });
-    let out = '';
+    let text = '';
     p.stdout.on('data', (d) => {
-      out += d;
+      text += d;
     });
     p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${phase} child exited ${code}`))));
+    p.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${phase} exited ${code}`));
+      const [wall, user, sys, rssKb] = readFileSync(timing, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+      const bytes = statSync(out).size;
+      rmSync(out, { force: true });
+      const records = Number(JSON.parse(phase === 'floor' ? text.trim().split('\n').pop()! : text).records);
+      resolve({ records, bytes, seconds: wall, cpu: user + sys, maxRssMb: rssKb / 1024 });
+    });
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  // Of an even count, the mean of the middle two (not the upper one).
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** The findings a kept store holds. */
+async function countFindings(db: string): Promise<number> {
+  const { openDriver } = await import('../src/store/index.ts');
+  const driver = await openDriver(db);
+  try {
+    return Number((await driver.all('SELECT COUNT(*) AS n FROM "rec_vulnerabilities"'))[0].n);
+  } finally {
+    await driver.close();
+  }
+}
 
 async function main(): Promise<void> {
-  if (args.child) return child(args.child as Phase, args.db!, args['data-dir']!);
-  const rows = Number(args.rows);
+  if (args.child === 'floor') return floor(args.db!, args.out!);
   const runs = Number(args.runs);
   const flags = args['node-flags'] !== undefined ? args['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
-  process.stderr.write(`bench/export: ${rows} findings, ${runs} run(s), node flags ${flags.join(' ') || '(none)'}\n`);
+  const only = args.only!.split(',') as Phase[];
+  if (!only.includes('floor')) throw new Error('--only must include floor (every ratio is to the floor of the same run)');
+  const formats = PHASES.filter((p) => p !== 'floor' && only.includes(p));
+  process.stderr.write(`bench/export: ${runs} run(s), node flags ${flags.join(' ') || '(none)'} ${args['extra-flags']}\n`);
   const table: string[] = [
     '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | MB out | peak RSS MB |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const store of args.stores!.split(',')) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bench-export-'));
-    let db = `sqlite:${join(dataDir, 'tributary.db')}`;
+  const stores = args.reuse ? [args.reuse.startsWith('sqlite:') ? 'sqlite' : 'postgres'] : args.stores!.split(',');
+  for (const store of stores) {
+    const dataDir = args.reuse ? args['data-dir']! : mkdtempSync(join(tmpdir(), 'tributary-bench-export-'));
+    const outDir = mkdtempSync(join(tmpdir(), 'tributary-bench-export-out-'));
+    let db = args.reuse ?? `sqlite:${join(dataDir, 'tributary.db')}`;
     let dropPg: (() => Promise<void>) | null = null;
-    if (store === 'postgres') {
+    if (args.reuse) {
+      // measured as kept
+    } else if (store === 'postgres') {
       const fresh = await freshPostgres(args['pg-url']!);
       db = fresh.url;
       dropPg = fresh.drop;
     } else if (store !== 'sqlite') throw new Error(`unknown store '${store}'`);
     try {
-      const t = performance.now();
-      await seed(db, dataDir, rows);
-      process.stderr.write(`${store}: seeded ${rows} findings in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
-      const results = Object.fromEntries(PHASES.map((p) => [p, { seconds: [] as number[], cpu: [] as number[], rss: [] as number[], records: 0, bytes: 0 }]));
+      let rows = Number(args.rows);
+      if (args.reuse) rows = await countFindings(db);
+      else {
+        const t = performance.now();
+        await seed(db, dataDir, rows);
+        process.stderr.write(`${store}: seeded ${rows} findings in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      }
+      const results = Object.fromEntries(
+        PHASES.map((p) => [
+          p,
+          { seconds: [] as number[], cpu: [] as number[], wallRatio: [] as number[], cpuRatio: [] as number[], rss: [] as number[], bytes: 0 },
+        ]),
+      );
       for (let r = 0; r < runs; r++) {
-        for (const phase of PHASES) {
-          if (!args.only!.split(',').includes(phase)) continue;
-          const res = await runChild(phase, db, dataDir, flags);
+        const order = formats.map((_, i) => formats[(i + r) % formats.length]);
+        let base: Measure | null = null;
+        for (const phase of ['floor' as const, ...order]) {
+          const res = await measure(phase, db, dataDir, flags, outDir);
           if (res.records !== rows) throw new Error(`${phase} exported ${res.records} of ${rows} records`);
-          results[phase].seconds.push(res.seconds);
-          results[phase].cpu.push(res.cpu);
-          results[phase].rss.push(res.maxRssMb);
-          results[phase].records = res.records;
-          results[phase].bytes = res.bytes;
+          base ??= res;
+          const o = results[phase];
+          o.seconds.push(res.seconds);
+          o.cpu.push(res.cpu);
+          o.wallRatio.push(base.seconds / res.seconds);
+          o.cpuRatio.push(base.cpu / res.cpu);
+          o.rss.push(res.maxRssMb);
+          o.bytes = res.bytes;
           process.stderr.write(
-            `${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s (cpu ${res.cpu.toFixed(1)} s), ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, RSS ${res.startRssMb.toFixed(0)} MB at start, peak ${res.maxRssMb.toFixed(0)} MB\n`,
+            `${store} ${phase} run ${r + 1}: ${res.seconds.toFixed(1)} s (cpu ${res.cpu.toFixed(1)} s), ${Math.round(res.records / res.seconds)} records/s, ${(res.bytes / 1e6).toFixed(0)} MB out, peak RSS ${res.maxRssMb.toFixed(0)} MB; × floor ${(base.seconds / res.seconds).toFixed(2)} (cpu ${(base.cpu / res.cpu).toFixed(2)})\n`,
           );
         }
       }
-      const floorRate = results.floor.seconds.length ? rows / median(results.floor.seconds) : Number.NaN;
-      const floorCpu = results.floor.cpu.length ? median(results.floor.cpu) : Number.NaN;
       for (const phase of PHASES) {
-        const r = results[phase];
-        if (!r.seconds.length) continue;
-        const s = median(r.seconds);
-        const rate = rows / s;
-        const cpu = median(r.cpu);
+        const o = results[phase];
+        if (!o.seconds.length) continue;
+        const s = median(o.seconds);
         table.push(
-          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rate).toLocaleString('en')} | ${(rate / floorRate).toFixed(2)} | ${cpu.toFixed(1)} | ${(floorCpu / cpu).toFixed(2)} | ${(r.bytes / 1e6).toFixed(0)} | ${Math.max(...r.rss).toFixed(0)} |`,
+          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
         );
       }
     } finally {
-      if (args.keep) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
+      rmSync(outDir, { recursive: true, force: true });
+      if (args.keep || args.reuse) process.stderr.write(`kept ${db} (data dir ${dataDir})\n`);
       else {
         await dropPg?.();
         rmSync(dataDir, { recursive: true, force: true });

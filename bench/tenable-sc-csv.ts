@@ -2,7 +2,8 @@
 // measured in the same run, on the same generated file.
 //
 //   node bench/tenable-sc-csv.ts [--rows 1000000] [--runs 1] [--keep] [--file PATH] [--node-flags '…']
-//                                [--only parse,floor,tributary] [--cpu-prof DIR]
+//                                [--only parse,floor,tributary] [--cpu-prof DIR] [--store sqlite|postgres]
+//                                [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
 //
 // --node-flags: V8/Node flags for the floor and tributary children (the same for both, for fairness);
 // without it, the flags `tributary` is launched with (bench/launch-flags.ts). --runs N: floor and
@@ -33,6 +34,9 @@
 //              host records, upserts with checkpoints, import bookkeeping, counts and the sweep. Pages
 //              are written by the store's SQLite writer thread while the next is parsed, as in the
 //              product (src/store/db/sqlite-writer.ts); the process's peak RSS includes that thread.
+// --store postgres: the import into a fresh PostgreSQL database each run (beside the one --pg-url
+// names); its floor reads the records back through a cursor per table (values as the server's text) and
+// stores them with one COPY per table per 2000 CSV rows into another fresh database, same migrations.
 // rows/s = CSV data rows / seconds. Bytes stored per finding: the findings table and its indexes
 // (dbstat), and the whole database file, over the number of findings, after the last run.
 // Target: tributary ≥ 0.8 × floor, peak RSS ≤ 300 MB.
@@ -46,6 +50,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { VULN_DETAIL_COLUMNS } from '../sim/tenable-sc/export-columns.ts';
 import { launchEnv, launchFlags } from './launch-flags.ts';
+import { freshPostgres } from './scratch-database.ts';
 
 export const SC_COLUMNS: string[] = [...VULN_DETAIL_COLUMNS];
 
@@ -271,10 +276,16 @@ interface Measured {
   rows: number;
   seconds: number;
   peakRssMb: number;
+  /** User + system CPU seconds of the timed part (every thread of the process). */
+  cpu?: number;
   note?: string;
 }
 
 const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const cpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 async function parseOnly(file: string): Promise<Measured> {
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
@@ -298,7 +309,87 @@ async function parseOnly(file: string): Promise<Measured> {
  */
 const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_ports', 'rec_compliance', 'rec_plugins', 'changes'];
 
+/**
+ * The PostgreSQL floor: the same parser over the file, and the records the import stored (read back
+ * from its database through one cursor per table, values as PostgreSQL's text) stored with a COPY per
+ * table per 2000 CSV rows, one transaction each, into a fresh database migrated with our migrations.
+ */
+async function floorPostgres(file: string, db: string, recordsDb: string): Promise<Measured> {
+  const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
+  const { MIGRATIONS } = await import('../src/store/index.ts');
+  const pg = (await import('pg')).default;
+  const { from: copyFrom } = await import('pg-copy-streams');
+  const { pipeline } = await import('node:stream/promises');
+  const { Readable } = await import('node:stream');
+  const out = new pg.Client({ connectionString: db });
+  await out.connect();
+  for (const m of MIGRATIONS) await out.query(m.postgres ?? m.sql);
+  const src = new pg.Client({ connectionString: recordsDb });
+  await src.connect();
+  // Every value as the server's text, unparsed: the floor copies it as it came.
+  const asText = { getTypeParser: () => (v: string) => v };
+  await src.query('BEGIN');
+  const totalRows = Number((await src.query('SELECT SUM(rows_read) AS n FROM file_imports')).rows[0].n);
+  const tables: { name: string; cols: string[]; total: number; done: number }[] = [];
+  for (const t of RECORD_TABLES) {
+    const cols = (
+      await src.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+        [t],
+      )
+    ).rows.map((c: { column_name: string }) => `"${c.column_name}"`);
+    const total = Number((await src.query(`SELECT COUNT(*) AS n FROM ${t}`)).rows[0].n);
+    await src.query(`DECLARE c_${t} NO SCROLL CURSOR FOR SELECT ${cols.join(',')} FROM ${t} ORDER BY ctid`);
+    tables.push({ name: t, cols, total, done: 0 });
+  }
+  const esc = (v: unknown) =>
+    v === null || v === undefined ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  /** COPYs each table's share of its records for the CSV rows read so far, in one transaction. */
+  const insertUpTo = async (rows: number) => {
+    await out.query('BEGIN');
+    for (const t of tables) {
+      const target = rows >= totalRows ? t.total : Math.floor((t.total * rows) / totalRows);
+      if (target <= t.done) continue;
+      const got = await src.query({ text: `FETCH ${target - t.done} FROM c_${t.name}`, rowMode: 'array', types: asText });
+      if (got.rows.length === 0) continue;
+      let text = '';
+      for (const r of got.rows as unknown[][]) text += r.map(esc).join('\t') + '\n';
+      await pipeline(Readable.from([text]), out.query(copyFrom(`COPY ${t.name} (${t.cols.join(',')}) FROM STDIN`)));
+      t.done += got.rows.length;
+    }
+    await out.query('COMMIT');
+  };
+  const t0 = performance.now();
+  const cpu0 = cpuSeconds();
+  let rows = 0;
+  let header = false;
+  let inPage = 0;
+  for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
+    for (const r of batch) {
+      if (isBlankRecord(r.fields)) continue;
+      if (!header) {
+        header = true;
+        continue;
+      }
+      rows++;
+      if (++inPage >= 2000) {
+        await insertUpTo(rows);
+        inPage = 0;
+      }
+    }
+  }
+  await insertUpTo(Number.POSITIVE_INFINITY);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds() - cpu0;
+  await src.query('COMMIT');
+  await src.end();
+  await out.end();
+  const stored = tables.map((t) => t.done).reduce((a, b) => a + b, 0);
+  return { kind: 'floor', rows, seconds, cpu, peakRssMb: maxRssMb(), note: `${stored} records` };
+}
+
 async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
+  if (db.startsWith('postgres')) return floorPostgres(file, db, recordsDb);
   const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
   const { MIGRATIONS } = await import('../src/store/index.ts');
   const { DatabaseSync } = await import('node:sqlite');
@@ -330,6 +421,7 @@ async function floor(file: string, db: string, recordsDb: string): Promise<Measu
     }
   };
   const t0 = performance.now();
+  const cpu0 = cpuSeconds();
   let rows = 0;
   let header = false;
   let inTx = 0;
@@ -354,10 +446,11 @@ async function floor(file: string, db: string, recordsDb: string): Promise<Measu
   insertUpTo(Number.POSITIVE_INFINITY);
   sq.exec('COMMIT');
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds() - cpu0;
   src.close();
   const stored = tables.map((t) => t.done).reduce((a, b) => a + b, 0);
   sq.close();
-  return { kind: 'floor', rows, seconds, peakRssMb: maxRssMb(), note: `${stored} records` };
+  return { kind: 'floor', rows, seconds, cpu, peakRssMb: maxRssMb(), note: `${stored} records` };
 }
 
 /** Bytes a database stores per finding: the findings table with its indexes, and the whole file. */
@@ -377,18 +470,18 @@ async function bytesPerFinding(path: string): Promise<{ findings: number; tableB
 }
 
 /** Opens the app of a bench data dir (production log level, written nowhere). */
-async function benchApp(dataDir: string) {
+async function benchApp(dataDir: string, db?: string) {
   const { openApp } = await import('../src/app/context.ts');
   const { createLogger } = await import('../src/core/log.ts');
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  return openApp({ dataDir, log: createLogger({ level: 'info', destination: sink }), env: {} });
+  return openApp({ dataDir, db, log: createLogger({ level: 'info', destination: sink }), env: {} });
 }
 
 /** Not timed, and in its own process so the import's peak RSS is the import's: the source and the upload. */
-async function prepare(file: string, dataDir: string): Promise<Measured> {
+async function prepare(file: string, dataDir: string, db?: string): Promise<Measured> {
   const { addSource } = await import('../src/app/sources.ts');
   const { uploadFiles } = await import('../src/filedrop/upload.ts');
-  const app = await benchApp(dataDir);
+  const app = await benchApp(dataDir, db);
   const t = performance.now();
   await addSource(app, 'tenable-sc', 'bench', { inputMode: 'file', includeInformational: true });
   await uploadFiles(app, 'bench', [file]);
@@ -397,10 +490,10 @@ async function prepare(file: string, dataDir: string): Promise<Measured> {
   return { kind: 'upload', rows: 0, seconds, peakRssMb: maxRssMb() };
 }
 
-async function tributary(dataDir: string): Promise<Measured> {
+async function tributary(dataDir: string, db?: string): Promise<Measured> {
   const { runSync } = await import('../src/sync/runner.ts');
   const { listImports } = await import('../src/filedrop/imports.ts');
-  const app = await benchApp(dataDir);
+  const app = await benchApp(dataDir, db);
   const source = (await app.store.sources.get('bench'))!;
   const sampler = process.env.MEMSAMPLE
     ? setInterval(() => {
@@ -411,16 +504,18 @@ async function tributary(dataDir: string): Promise<Measured> {
       }, 3000)
     : null;
   const t = performance.now();
+  const cpu0 = cpuSeconds();
   const result = await runSync(app, 'bench', { full: true });
   if (sampler) clearInterval(sampler);
   const seconds = (performance.now() - t) / 1000;
+  const cpu = cpuSeconds() - cpu0;
   const peakRssMb = maxRssMb();
   const [imp] = await listImports(app, source.id);
   await app.close();
   if (result.status !== 'succeeded') throw new Error(`the run ended ${result.status}: ${result.error}`);
   const c = result.streams;
   const note = `vulnerabilities ${c.vulnerabilities?.records}, hosts ${c.hosts?.records}, software ${c.software?.records}, ports ${c.ports?.records}; file ${imp?.status}, ${imp?.rowsRejected} rejected`;
-  return { kind: 'tributary', rows: imp?.rowsImported ?? 0, seconds, peakRssMb, note };
+  return { kind: 'tributary', rows: imp?.rowsImported ?? 0, seconds, cpu, peakRssMb, note };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,6 +549,9 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '1' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      store: { type: 'string', default: 'sqlite' },
+      db: { type: 'string' },
+      'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     },
   });
   if (values.child) {
@@ -465,8 +563,8 @@ async function main(): Promise<void> {
         : c === 'floor'
           ? await floor(file, values.out!, values.records!)
           : c === 'upload'
-            ? await prepare(file, values.out!)
-            : await tributary(values.out!);
+            ? await prepare(file, values.out!, values.db)
+            : await tributary(values.out!, values.db);
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return;
   }
@@ -487,6 +585,8 @@ async function main(): Promise<void> {
     const flagText = flags.length ? flags.join(' ') : 'no flags';
     const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
     const runs = Math.max(1, Number(values.runs));
+    const pgStore = values.store === 'postgres';
+    if (!pgStore && values.store !== 'sqlite') throw new Error(`--store must be sqlite or postgres`);
     const results: { m: Measured; ratio: boolean }[] = [];
     if (only.has('parse')) results.push({ m: await child(['--child', 'parse', '--file', file]), ratio: false });
     // Floor and Tributary alternate, so a slow spell of a shared machine hits both; medians are reported.
@@ -498,20 +598,31 @@ async function main(): Promise<void> {
     for (let i = 0; i < runs; i++) {
       // Tributary first: the floor stores the records this run stored (it needs them, even when only
       // the floor is measured).
-      if (only.has('tributary') || only.has('floor')) {
-        rmSync(join(dir, 'data'), { recursive: true, force: true });
-        await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data')]);
-        const m = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data')], [...flags, ...prof]);
-        if (only.has('tributary')) tribs.push(m);
+      // PostgreSQL: a fresh database for each run's import and one for its floor, dropped after the run.
+      const pgDbs = pgStore ? [await freshPostgres(values['pg-url']!), await freshPostgres(values['pg-url']!)] : [];
+      const runDb = pgStore ? ['--db', pgDbs[0].url] : [];
+      const runFloorDb = pgStore ? pgDbs[1].url : floorDb;
+      const runRecordsDb = pgStore ? pgDbs[0].url : tribDb;
+      try {
+        if (only.has('tributary') || only.has('floor')) {
+          rmSync(join(dir, 'data'), { recursive: true, force: true });
+          await child(['--child', 'upload', '--file', file, '--out', join(dir, 'data'), ...runDb]);
+          const m = await child(['--child', 'tributary', '--file', file, '--out', join(dir, 'data'), ...runDb], [...flags, ...prof]);
+          if (only.has('tributary')) tribs.push(m);
+        }
+        if (only.has('floor')) {
+          for (const ext of ['', '-wal', '-shm']) rmSync(floorDb + ext, { force: true });
+          floors.push(await child(['--child', 'floor', '--file', file, '--out', runFloorDb, '--records', runRecordsDb], flags));
+        }
+      } finally {
+        for (const d of pgDbs) await d.drop();
       }
-      if (only.has('floor')) {
-        for (const ext of ['', '-wal', '-shm']) rmSync(floorDb + ext, { force: true });
-        floors.push(await child(['--child', 'floor', '--file', file, '--out', floorDb, '--records', tribDb], flags));
-      }
-      if (i === runs - 1) sizes = { ...(only.has('floor') ? { floor: await bytesPerFinding(floorDb) } : {}), tributary: await bytesPerFinding(tribDb) };
+      if (pgStore) {
+        // no dbstat: sizes are SQLite's
+      } else if (i === runs - 1) sizes = { ...(only.has('floor') ? { floor: await bytesPerFinding(floorDb) } : {}), tributary: await bytesPerFinding(tribDb) };
       if (runs > 1)
         process.stderr.write(
-          `run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s, ${m.peakRssMb} MB`).join('; ')}\n`,
+          `run ${i + 1}/${runs}: ${[...floors.slice(-1), ...tribs.slice(-1)].map((m) => `${m.kind} ${m.seconds.toFixed(1)} s (cpu ${m.cpu?.toFixed(1)} s), ${m.peakRssMb} MB`).join('; ')}\n`,
         );
     }
     /** The run with the median time, with the highest peak RSS of all runs. */
@@ -525,13 +636,16 @@ async function main(): Promise<void> {
     const trib = median(tribs, 'tributary');
     if (trib) results.push({ m: trib, ratio: true });
     const rate = (m: Measured) => m.rows / m.seconds;
+    const cpuOf = (ms: Measured[]) =>
+      ms.length ? [...ms.map((m) => m.cpu ?? Number.NaN)].sort((a, b) => a - b)[Math.floor((ms.length - 1) / 2)]! : Number.NaN;
+    const cpuRatio = (m: Measured) => (m.kind.startsWith('tributary') ? cpuOf(floors) / cpuOf(tribs) : m.kind.startsWith('floor') ? 1 : Number.NaN);
     const line = (m: Measured, ratio: string) =>
-      `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} |`;
+      `| ${m.kind} | ${m.rows.toLocaleString('en-US')} | ${m.seconds.toFixed(1)} | ${Math.round(rate(m)).toLocaleString('en-US')} | ${(bytes / 1e6 / m.seconds).toFixed(0)} | ${m.peakRssMb} | ${ratio} | ${m.kind.startsWith('tributary') ? cpuOf(tribs).toFixed(1) : m.kind.startsWith('floor') ? cpuOf(floors).toFixed(1) : ''} | ${Number.isNaN(cpuRatio(m)) ? '' : cpuRatio(m).toFixed(2)} |`;
     const out = [
-      `Tenable.sc CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB, SQLite, node ${process.version}`,
+      `Tenable.sc CSV import, ${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB, ${pgStore ? 'PostgreSQL' : 'SQLite'}, node ${process.version}`,
       '',
-      '| run | rows | seconds | rows/s | MB/s | peak RSS MB | vs floor |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| run | rows | seconds | rows/s | MB/s | peak RSS MB | vs floor | cpu s | vs floor (cpu) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...results.map(({ m, ratio }) => line(m, ratio && fl ? (rate(m) / rate(fl)).toFixed(2) : '')),
       '',
     ];

@@ -26,6 +26,8 @@ export interface MonthOptions {
   machines: number;
   days: number;
   findingsPerHost: number;
+  /** The scanner synced before the service desk on the first day (no departments yet when requests are first planned). */
+  scannerFirst?: boolean;
 }
 
 /** A seeded generator (mulberry32): the month is the same every run. */
@@ -87,8 +89,8 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
         await control('/_sim/advance', { seconds: 86_400, rescanFraction: 1, patchFraction: 0.04, reopenFraction: 0.01, moveHosts: today.map(scannedIp) });
       }
       // The service desk first on the first day (its CMDB gives the findings their departments before
-      // any request is planned); then each day the scan, and the service desk.
-      if (day === 0) await sync('desk');
+      // any request is planned) unless --scanner-first; then each day the scan, and the service desk.
+      if (day === 0 && !o.scannerFirst) await sync('desk');
       await sync('scan');
       await sync('desk');
       syncSeconds += (Date.now() - t0) / 1000;
@@ -172,13 +174,14 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
     const keysWithRequest = rows.filter((r) => r.requestId).length;
     const duplicates = Math.max(0, requests - keysWithRequest) + (requests - markers.size);
     const log = await app.store.tickets.logEntries(deskId, 10_000);
-    const writes = log.filter((e) => e.ok && ['create', 'note', 'flag-closed', 'resolve', 'reopen'].includes(e.action)).length;
+    const writes = log.filter((e) => e.ok && ['create', 'note', 'flag-closed', 'resolve', 'close', 'reopen'].includes(e.action)).length;
     const hosts = await app.store.records.count('hosts', (await app.store.sources.get('scan')).id, { live: true });
     return (
       `${kind}: ${estate.scanned} scanned machines (${moved.size} moved), ${o.days} days through real syncs (${((Date.now() - started) / 1000).toFixed(0)} s, ` +
       `syncs ${syncSeconds.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ${requests} requests for ${ticketed.size} ticketed findings ` +
       `(1 per ${(ticketed.size / Math.max(1, requests)).toFixed(1)}), ${writes} logged writes; duplicates ${duplicates}; disagreeing after a sync: worst ` +
       `${(worst * 100).toFixed(3)} %, ${disagreeTotal} of ${checked} request-days; ${closedByPerson.size} closed by a person (flagged); ` +
+      `${log.filter((e) => e.ok && e.action === 'close').length} closed as their findings moved or were excepted; ` +
       `scanner hosts stored: ${hosts}; KEV ${kev?.cve ?? 'none'}: findings newly known exploited with their request after the next sync: ${kevOk}\n`
     );
   } finally {

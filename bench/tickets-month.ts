@@ -10,11 +10,13 @@
 //   - that a finding newly known exploited has its request after the next sync.
 //
 //   node bench/tickets-month.ts [--machines 2000] [--days 30] [--store sqlite|postgres|both] [--pg-url …]
-//                               [--through-sync [--findings-per-host 12]]
+//                               [--through-sync [--findings-per-host 12] [--scanner-first]]
 //
 // Without --through-sync the scanner's records are written straight into the store each day (the
 // findings are the bench's own, so agreement is checked against the truth it generated); with it both
-// simulators share one estate and each day runs real syncs of both sources (bench/tickets-month-sync.ts).
+// simulators share one estate and each day runs real syncs of both sources (bench/tickets-month-sync.ts);
+// --scanner-first syncs the scanner before the service desk on the first day (requests are created
+// before the CMDB brings departments: their findings move to per-department requests the next sync).
 import { parseArgs } from 'node:util';
 import { SdpTicketWriter } from '../src/connectors/servicedesk-plus/ticket-writer.ts';
 import { silentLogger } from '../src/core/log.ts';
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     'pg-url': { type: 'string', default: process.env.TRIBUTARY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     'through-sync': { type: 'boolean', default: false },
     'findings-per-host': { type: 'string', default: '12' },
+    'scanner-first': { type: 'boolean', default: false },
   },
 });
 const MACHINES = Number(values.machines);
@@ -69,7 +72,12 @@ interface Finding {
 for (const kind of kinds) {
   if (values['through-sync']) {
     const line = await withScratchDatabase(kind, values['pg-url']!, (url) =>
-      monthThroughSync(kind, url, { machines: MACHINES, days: DAYS, findingsPerHost: Number(values['findings-per-host']) }),
+      monthThroughSync(kind, url, {
+        machines: MACHINES,
+        days: DAYS,
+        findingsPerHost: Number(values['findings-per-host']),
+        scannerFirst: values['scanner-first'],
+      }),
     );
     process.stdout.write(line);
     continue;

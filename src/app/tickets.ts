@@ -48,6 +48,9 @@ export interface TicketPlanView {
     added: string[];
     fixed: string[];
     left: string[];
+    reason?: TicketAction['reason'];
+    movedTo?: TicketAction['movedTo'];
+    exceptions?: TicketAction['exceptions'];
     deferred: boolean;
     recover: boolean;
   }[];
@@ -90,7 +93,10 @@ export async function applySourceTickets(app: AppContext, name: string, opts: Ap
   const writer = t.writer();
   try {
     const { plan: _plan, ...r } = await applyTickets(app.store, t.source, t.settings, writer, opts);
-    app.log.info({ source: name, runId: r.runId, created: r.created, noted: r.noted, resolved: r.resolved, failed: r.failed }, 'remediation tickets applied');
+    app.log.info(
+      { source: name, runId: r.runId, created: r.created, noted: r.noted, resolved: r.resolved, closed: r.closed, failed: r.failed },
+      'remediation tickets applied',
+    );
     return { source: name, ...r };
   } finally {
     await writer.close();

@@ -27,7 +27,9 @@ export function registerTicketsCommands(program: Command): void {
           const what =
             a.kind === 'create'
               ? `${a.deferred ? 'create later' : a.recover ? 'create (search first)' : 'create'}  ${a.title}`
-              : `${a.kind}  request ${a.requestId}`;
+              : a.kind === 'resolve' && a.reason && a.reason !== 'fixed'
+                ? `close (${a.reason})  request ${a.requestId}`
+                : `${a.kind}  request ${a.requestId}`;
           out.push(
             `${a.marker}  ${what}  (${a.findingIds.length} open, +${a.added.length}, ${a.fixed.length} fixed${a.left.length ? `, ${a.left.length} no longer ticketed` : ''})`,
           );
@@ -46,7 +48,7 @@ export function registerTicketsCommands(program: Command): void {
         const r = await applySourceTickets(app, name);
         if (g.json) return printJson(r);
         process.stdout.write(
-          `run ${r.runId}: ${r.created} created, ${r.adopted} found by marker, ${r.noted} noted, ${r.resolved} resolved, ${r.closedUpstream} closed by a person, ${r.deferred} deferred, ${r.failed} failed (${counted(r.writes, 'write')})\n`,
+          `run ${r.runId}: ${r.created} created, ${r.adopted} found by marker, ${r.noted} noted, ${r.resolved} resolved, ${r.closed} closed (findings moved or excepted), ${r.closedUpstream} closed by a person, ${r.deferred} deferred, ${r.failed} failed (${counted(r.writes, 'write')})\n`,
         );
         for (const e of r.errors) process.stderr.write(`${e}\n`);
         if (r.failed) process.exitCode = 1;

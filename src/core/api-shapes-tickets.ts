@@ -14,6 +14,10 @@ const ticketActionShape = z.object({
   added: ids,
   fixed: ids,
   left: ids,
+  /** Of a `resolve`: `fixed` (every finding fixed), or a close: `moved` (to other groups' requests) or `excepted`. */
+  reason: z.enum(['fixed', 'moved', 'excepted']).optional(),
+  movedTo: z.array(z.object({ key: z.string(), findingIds: ids })).optional(),
+  exceptions: z.array(z.object({ id: z.string(), reason: z.string(), findingIds: ids })).optional(),
   deferred: z.boolean(),
   recover: z.boolean(),
 });
@@ -40,6 +44,8 @@ export const ticketApplyShape = z.object({
   adopted: z.int(),
   noted: z.int(),
   resolved: z.int(),
+  /** Requests set to `movedStatus`: every finding moved to another request or was excepted. */
+  closed: z.int(),
   closedUpstream: z.int(),
   reopened: z.int(),
   /** Requests closed for good replaced by a new one (settings `reopen: new`). */

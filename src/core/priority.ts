@@ -240,12 +240,14 @@ function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
 
-/** The decision and its parts as a sentence: "Act: KEV-listed, network-reachable without interaction, total impact, asset criticality 9/10". */
-export function explainPriority(f: PriorityFacts, c: PriorityConfig): string | null {
+/** What a finding's reason and factors are both read from, worked out once; null when it has no decision. */
+function explained(f: PriorityFacts, c: PriorityConfig): { r: PriorityResult; i: SsvcInputs; v: VectorParts | null } | null {
   const r = priorityOf(f, c);
   if (!r.decision) return null;
-  const i = ssvcInputs(f, c);
-  const v = parseCvssVector(f.cvssV3Vector) ?? parseCvssVector(f.cvssV2Vector);
+  return { r, i: ssvcInputs(f, c), v: parseCvssVector(f.cvssV3Vector) ?? parseCvssVector(f.cvssV2Vector) };
+}
+
+function reasonText(f: PriorityFacts, { r, i, v }: NonNullable<ReturnType<typeof explained>>): string {
   const parts: string[] = [];
   if (i.exploitation === 'active') parts.push('KEV-listed');
   else if (i.exploitation === 'poc') parts.push(f.exploitAvailable ? 'public exploit' : `EPSS ${Math.round((f.epssScore ?? 0) * 1000) / 10}%`);
@@ -255,22 +257,20 @@ export function explainPriority(f: PriorityFacts, c: PriorityConfig): string | n
   else parts.push(v ? 'not network-reachable' : 'no CVSS vector');
   parts.push(`${i.technicalImpact} impact`);
   parts.push(f.criticality === null ? `asset criticality unknown (${i.mission})` : `asset criticality ${formatCriticality(f.criticality)}/10`);
-  return `${DECISION_LABELS[r.decision]}: ${parts.join(', ')} (priority ${r.priority})`;
+  return `${DECISION_LABELS[r.decision!]}: ${parts.join(', ')} (priority ${r.priority})`;
+}
+
+/** The decision and its parts as a sentence: "Act: KEV-listed, network-reachable without interaction, total impact, asset criticality 9/10". */
+export function explainPriority(f: PriorityFacts, c: PriorityConfig): string | null {
+  const e = explained(f, c);
+  return e && reasonText(f, e);
 }
 
 function formatCriticality(x: number): string {
   return String(Math.round(x * 10) / 10);
 }
 
-/**
- * The inputs of a finding's decision and priority and their values (interfaces.md 7.3 `priorityFactors`):
- * the SSVC decision points and the facts they were read from; null when it has no decision.
- */
-export function priorityFactors(f: PriorityFacts, c: PriorityConfig): Record<string, unknown> | null {
-  const r = priorityOf(f, c);
-  if (!r.decision) return null;
-  const i = ssvcInputs(f, c);
-  const v = parseCvssVector(f.cvssV3Vector) ?? parseCvssVector(f.cvssV2Vector);
+function factorsObject(f: PriorityFacts, { r, i, v }: NonNullable<ReturnType<typeof explained>>): Record<string, unknown> {
   return {
     exploitation: i.exploitation,
     automatable: i.automatable,
@@ -287,4 +287,19 @@ export function priorityFactors(f: PriorityFacts, c: PriorityConfig): Record<str
     decision: r.decision,
     priority: r.priority,
   };
+}
+
+/**
+ * The inputs of a finding's decision and priority and their values (interfaces.md 7.3 `priorityFactors`):
+ * the SSVC decision points and the facts they were read from; null when it has no decision.
+ */
+export function priorityFactors(f: PriorityFacts, c: PriorityConfig): Record<string, unknown> | null {
+  const e = explained(f, c);
+  return e && factorsObject(f, e);
+}
+
+/** explainPriority and priorityFactors of one finding, its decision worked out once for both (a record read for export has both). */
+export function explainAndFactors(f: PriorityFacts, c: PriorityConfig): { reason: string | null; factors: Record<string, unknown> | null } {
+  const e = explained(f, c);
+  return e ? { reason: reasonText(f, e), factors: factorsObject(f, e) } : { reason: null, factors: null };
 }

@@ -81,6 +81,12 @@ export const remediationTicketsSchema = z
     /** Status set when every finding of a request is fixed (e.g. "Resolved", or a verification status). */
     resolvedStatus: z.string().min(1).default('Resolved'),
     /**
+     * Status set on an open request whose findings all left it without being fixed: moved to another
+     * group's request (its owner, department or the grouping changed) or taken out by approved risk
+     * exceptions (default: the common service desk status for work no longer needed).
+     */
+    movedStatus: z.string().min(1).default('Canceled'),
+    /**
      * A finding that comes back to a request we resolved: `reopen` sets it open again; `new` does too while
      * it is resolved, and opens a new request when the old one is closed for good (closed or cancelled).
      */

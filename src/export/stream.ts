@@ -81,7 +81,7 @@ async function* textChunks(
     progress.bytes += header.length;
     yield header;
   }
-  for await (const page of pagesOf(deps.store, q)) {
+  for await (const page of pagesOf(deps.store, q, writer.priorityText !== false)) {
     if (writer.needsHost) hosts = await pageHosts(deps.store, hosts, page);
     let chunk = '';
     for (const r of page) {
@@ -108,8 +108,8 @@ function counted(chunk: string, progress: ExportProgress): Buffer {
   return bytes;
 }
 
-function pagesOf(store: Store, q: ExportQuery): AsyncGenerator<StoredRecord[]> {
-  return store.records.pages(q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since }, q.pageSize ?? EXPORT_PAGE_SIZE);
+function pagesOf(store: Store, q: ExportQuery, priorityText: boolean): AsyncGenerator<StoredRecord[]> {
+  return store.records.pages(q.model, { sourceIds: q.sourceIds, filters: q.filters, changedSince: q.since, priorityText }, q.pageSize ?? EXPORT_PAGE_SIZE);
 }
 
 /** Events of a binary format packed by its encoder as pages arrive; a block's bytes are yielded once it is full. */
@@ -123,7 +123,7 @@ async function* binaryChunks(
   const productOf = await productsBySource(deps.store, deps.registry);
   let hosts = new Map<string, StoredRecord | null>();
   const progress: ExportProgress = { records: 0, bytes: 0 };
-  for await (const page of pagesOf(deps.store, q)) {
+  for await (const page of pagesOf(deps.store, q, mapper.priorityText !== false)) {
     if (mapper.needsHost) hosts = await pageHosts(deps.store, hosts, page);
     for (const r of page) {
       const hostId = r.hostId as string | null | undefined;

@@ -6,6 +6,9 @@ const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 /** What a spreadsheet starts a formula (or, for tab and CR, a formula after trimming) with. */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
+/** What makes a cell need more than its text: a formula's first character (FORMULA_START), or a character to quote. */
+const CELL_AS_IS = /^[=+\-@\t\r]|[",\n\r]/;
+
 /**
  * A text cell a spreadsheet could run as a formula (`=HYPERLINK(…)`, `+cmd|…`, `@SUM(…)`, `-2+3`)
  * prefixed with `'`, as OWASP's CSV injection advice has it; plain numbers stay as they are.
@@ -19,13 +22,17 @@ export function neutraliseCsvText(s: string): string {
  * (neutraliseCsvText) unless `neutralise` is false (`--no-csv-escape`, `?csvEscape=false`: the cells raw).
  */
 export function csvField(v: unknown, neutralise = true): string {
+  // Most cells of a record: nothing, a number or a boolean, which need no test (no quote, no formula).
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   let s: string;
-  if (v === null || v === undefined) s = '';
-  else if (Array.isArray(v)) s = v.join(';');
+  if (Array.isArray(v)) s = v.join(';');
   else if (typeof v === 'object') s = JSON.stringify(v);
   else s = String(v);
-  // A number from the record is no text cell (`-1` and `-Infinity` alike).
-  if (neutralise && typeof v !== 'number' && typeof v !== 'bigint') s = neutraliseCsvText(s);
+  // The usual text: neither a formula's start nor anything to quote (one test rather than two).
+  if (!CELL_AS_IS.test(s)) return s;
+  // A number from the record is no text cell (`-1` and `-Infinity` alike; numbers returned above).
+  if (neutralise && typeof v !== 'bigint') s = neutraliseCsvText(s);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

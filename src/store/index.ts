@@ -12,7 +12,7 @@ export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';
 export { type EpssColumns, FEED_LABELS, type FeedFile, type FeedKind, type KevEntry, kevEntryOfLine, kevLine, type ParsedFeed } from './feeds/feeds.ts';
 export type { ExceptionChange, ExceptionListQuery, ExceptionProposal, RiskException, RiskExceptionDetail } from './exceptions/exceptions.ts';
-export { CHANGE_KINDS } from './records/change-detection.ts';
+export { CHANGE_KINDS } from '../core/models.ts';
 export type { ChangeQuery } from './records/change-feed.ts';
 export { type Filter, parseFilter, withLiveDefault } from './records/filter-syntax.ts';
 export { RecordIdSet } from './records/id-set.ts';
@@ -36,3 +36,9 @@ export type { StreamCounts } from './sources/run-activity.ts';
 export { type SourceRecord, unreadableSecretsError } from './sources/sources.ts';
 export type { TicketFindingFilter, TicketFindingRow, TicketGroupCount } from './tickets/findings.ts';
 export type { TicketLogEntry, TicketRow, TicketState } from './tickets/repository.ts';
+// The owners-per-plugin step of a correlation pass, driven alone (in a rolled-back transaction) by bench/owner-moves.ts.
+export { applyOwnerMoves, movesMax, recountPluginOwners } from './reports/plugin-owners.ts';
+// The export benchmark's floor (bench/export.ts) runs the export's own SQL on a bare driver.
+export { openDriver } from './db/driver.ts';
+export { recordColumns, recordFrom } from './records/row-mapping.ts';
+export { whereClauses } from './records/query.ts';

@@ -353,6 +353,11 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
         }
         await store.records.writePage(stamp(), stream.name, mode, {}, { value: lastValue, complete: true });
         log.info({ runId, stream: stream.name }, 'stream complete');
+        // A first import's tables of this stream are complete: their deferred indexes are built while the
+        // next streams are read (the run's end waits for them, finishBulkLoad).
+        store.records
+          .buildStreamIndexes(runId, stream.models)
+          .catch((err) => log.warn({ runId, stream: stream.name, err: errorMessage(err) }, 'deferred indexes not built yet; the run builds them at its end'));
       } catch (err) {
         if (err instanceof InputError) throw err;
         if (err instanceof DrainedError) break;

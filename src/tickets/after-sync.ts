@@ -64,6 +64,7 @@ export async function ticketsAfterSync(app: TicketsAfterSyncContext, runId: stri
           adopted: r.adopted,
           noted: r.noted,
           resolved: r.resolved,
+          closed: r.closed,
           failed: r.failed,
           ms: Date.now() - started,
         };

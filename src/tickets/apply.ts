@@ -6,6 +6,8 @@
 // the create call and its record leaves no duplicate: the next run adopts the request it finds. Every
 // write is marked in flight (`pending`) before its call; a note carries a tag of what it says, so the run
 // after a crash looks for the tag before noting again. A request a person closed is noted, never reopened.
+// A request whose findings all left it unfixed (moved to another group's request, or excepted) is noted
+// with where they went and set to `movedStatus`.
 import { createHash, randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.ts';
 import type { RemediationTicketsConfig, TicketWriter } from '../core/tickets.ts';
@@ -33,7 +35,8 @@ export interface ApplyOptions {
 
 /**
  * The steps of the writes, in order: a create (before its intent is stored; after it, before the call;
- * after the call, before its record; after the record and its log entry), a note, a resolution, a reopen
+ * after the call, before its record; after the record and its log entry), a note, a resolution, a close
+ * (a resolution whose findings moved or were excepted: its note, then its status), a reopen
  * (its status, then its note), and a replacement's switch to a new marker (its create steps follow).
  * The audit log entry is written in the record's transaction: no step falls between the two.
  */
@@ -48,6 +51,10 @@ export const APPLY_STEPS = [
   'resolve:before-call',
   'resolve:after-call',
   'resolve:after-record',
+  'close:before-call',
+  'close:after-note',
+  'close:after-call',
+  'close:after-record',
   'reopen:before-call',
   'reopen:after-status',
   'reopen:after-note',
@@ -63,6 +70,8 @@ export interface ApplyResult {
   adopted: number;
   noted: number;
   resolved: number;
+  /** Requests set to `movedStatus` because every finding moved to another request or was excepted. */
+  closed: number;
   /** Requests found closed by a person while their findings are open. */
   closedUpstream: number;
   /** Requests we resolved set open again because a finding came back. */
@@ -133,6 +142,45 @@ function changeNote(a: TicketAction, closedBy?: 'person' | 'us'): string {
   return parts.join('');
 }
 
+/**
+ * Where the findings of a request to close went: the requests of the groups they moved to (by id, as
+ * stored now: created earlier in this run or before) and the exceptions that took them out. `missing`
+ * when a group they moved to has no request yet.
+ */
+async function whereTheyWent(store: Store, sourceId: string, a: TicketAction): Promise<{ html: string; summary: string; missing: boolean }> {
+  const html: string[] = [];
+  const summary: string[] = [];
+  let missing = false;
+  const moved = [];
+  for (const m of a.movedTo ?? []) {
+    const requestId = (await store.tickets.get(sourceId, m.key))?.requestId ?? null;
+    if (!requestId) missing = true;
+    moved.push({ ...m, requestId });
+  }
+  if (moved.length) {
+    const n = moved.reduce((t, m) => t + m.findingIds.length, 0);
+    html.push(
+      `<div><b>Moved to other requests (${n}):</b> ${moved.map((m) => `request ${esc(m.requestId ?? '?')} (${m.findingIds.length}: ${list(m.findingIds, 20)})`).join('; ')}</div>`,
+    );
+    summary.push(`${n} finding(s) moved to request(s) ${moved.map((m) => m.requestId ?? '?').join(', ')}`);
+  }
+  const xs = a.exceptions ?? [];
+  if (xs.length) {
+    const n = xs.reduce((t, x) => t + x.findingIds.length, 0);
+    html.push(
+      `<div><b>Taken out by approved risk exceptions (${n}):</b> ${xs.map((x) => `exception ${esc(x.id)} "${esc(x.reason)}" (${x.findingIds.length}: ${list(x.findingIds, 20)})`).join('; ')}</div>`,
+    );
+    summary.push(`${n} finding(s) excepted by ${xs.map((x) => `${x.id} (${x.reason})`).join(', ')}`);
+  }
+  if (a.fixed.length) {
+    html.push(`<div><b>Fixed (${a.fixed.length}):</b> ${list(a.fixed)}</div>`);
+    summary.push(`${a.fixed.length} fixed`);
+  }
+  return { html: html.join(''), summary: summary.join('; '), missing };
+}
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
 export async function applyTickets(
   store: Store,
   source: TicketSource,
@@ -149,6 +197,7 @@ export async function applyTickets(
     adopted: 0,
     noted: 0,
     resolved: 0,
+    closed: 0,
     closedUpstream: 0,
     reopened: 0,
     replaced: 0,
@@ -295,6 +344,40 @@ export async function applyTickets(
         );
         r.reopened++;
         await step('reopen:after-record', a);
+        continue;
+      }
+      if (a.kind === 'resolve' && a.reason && a.reason !== 'fixed') {
+        await step('close:before-call', a);
+        const where = await whereTheyWent(store, source.id, a);
+        if (remote.closed) {
+          // Closed already (by a person, or by a run that crashed before recording it): recorded, nothing written.
+          await store.tickets.update(
+            source.id,
+            a.key,
+            { state: 'resolved', findingIds: [], pending: null },
+            entry(a, 'close', id, true, `already ${remote.status}; ${where.summary}${sentBefore('the close')}`),
+          );
+          r.closed++;
+          await step('close:after-record', a);
+          continue;
+        }
+        // A request its findings moved to is not created yet (its create failed): closed by a later run.
+        if (where.missing) continue;
+        const tag = noteTag(a);
+        const again = await note(id, 'close', where.html + `<div>Nothing is left to do here: set to ${settings.movedStatus}. (${tag})</div>`, tag);
+        await step('close:after-note', a);
+        await inFlight('close', tag);
+        await writer.resolve(id, settings.movedStatus, `No finding of this request is left to fix here: ${where.summary}. (${a.marker})`, opts.signal);
+        r.writes++;
+        await step('close:after-call', a);
+        await store.tickets.update(
+          source.id,
+          a.key,
+          { state: 'resolved', findingIds: [], pending: null },
+          entry(a, 'close', id, true, `set to ${settings.movedStatus}; ${where.summary}${again}`),
+        );
+        r.closed++;
+        await step('close:after-record', a);
         continue;
       }
       if (a.kind === 'resolve') {

@@ -25,6 +25,7 @@ function findingOf(r: TicketFindingRow): TicketFinding {
     owner: r.owner,
     site: r.site,
     excepted: r.excepted,
+    exception: r.exception ?? null,
     solution: null,
     cves: [],
     dueAt: null,

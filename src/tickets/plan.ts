@@ -1,7 +1,9 @@
 // Planning remediation tickets (issue 32 §2/§3), vendor-neutral and pure: which open findings are
 // ticketed, how they group (per fix and owner group, per fix, per asset), each group's key and marker,
 // and what the next run would do to the service desk: create, note what was added and fixed, resolve
-// when every finding is gone, flag a request a person closed while its findings are open.
+// when every finding is fixed, close (a `resolve` with reason `moved` or `excepted`) when every finding
+// left without being fixed for another group's request or an approved exception, flag a request a
+// person closed while its findings are open.
 // A group's key names the asset identity (the correlated asset, else the scanner's host record, which
 // follows the machine across IP changes), never an address.
 import { createHash } from 'node:crypto';
@@ -29,6 +31,8 @@ export interface TicketFinding {
   site: string | null;
   /** An approved risk exception covers it: out of every group (neither ticketed nor fixed). */
   excepted?: boolean;
+  /** The approved exception that covers it (read for the findings a known request lists). */
+  exception?: { id: string; reason: string } | null;
   solution: string | null;
   cves: string[];
   dueAt: string | null;
@@ -49,7 +53,9 @@ export interface KnownTicket {
 
 /**
  * `create` a request; `note` what was added and fixed (or, on a request a person closed while its
- * findings are open, say so once); `resolve` it when every finding is fixed; `reopen` a request we
+ * findings are open, say so once); `resolve` it when every finding is fixed (reason `fixed`), or close it
+ * when every finding left it unfixed for another group's request or an approved exception (reason
+ * `moved` or `excepted`: noted with where they went, set to `movedStatus`); `reopen` a request we
  * resolved when a finding comes back (or open a new one when it is closed for good and the settings say `new`).
  */
 export type TicketActionKind = 'create' | 'note' | 'resolve' | 'reopen';
@@ -65,8 +71,14 @@ export interface TicketAction {
   added: string[];
   /** Findings of the request that are fixed now (or gone from the store). */
   fixed: string[];
-  /** Findings of the request still open but no longer ticketed (out of the selection). */
+  /** Findings of the request still open but no longer ticketed here (out of the selection, moved or excepted). */
   left: string[];
+  /** Of a `resolve`: why (every finding fixed; or all gone unfixed, some to other groups' requests; or all excepted). */
+  reason?: 'fixed' | 'moved' | 'excepted';
+  /** Of a close: the groups its findings moved to (their requests are named when applied). */
+  movedTo?: { key: string; findingIds: string[] }[];
+  /** Of a close: the approved exceptions that took its findings out. */
+  exceptions?: { id: string; reason: string; findingIds: string[] }[];
   severity: Severity;
   /** A create past the per-run cap: planned, not written this run. */
   deferred: boolean;
@@ -246,18 +258,43 @@ export function planTickets(s: RemediationTicketsConfig, ticketSourceId: string,
     if (byKey.has(k.key) || k.state !== 'open' || k.findingIds.length === 0) continue;
     const fixed = k.findingIds.filter((id) => isFixed(byId.get(id)));
     const left = k.findingIds.filter((id) => !isFixed(byId.get(id)));
+    // Where the unfixed ones went: another group (its owner, department or the grouping changed), an exception.
+    const movedTo = new Map<string, string[]>();
+    const exceptions = new Map<string, { id: string; reason: string; findingIds: string[] }>();
+    let elsewhere = 0;
+    for (const id of left) {
+      const f = byId.get(id)!;
+      if (selected(s, f) && byKey.has(groupKey(s.grouping, f))) {
+        const to = groupKey(s.grouping, f);
+        movedTo.set(to, [...(movedTo.get(to) ?? []), id]);
+      } else if (f.excepted) {
+        const x = f.exception ?? { id: '?', reason: 'approved risk exception' };
+        const e = exceptions.get(x.id) ?? { ...x, findingIds: [] };
+        e.findingIds.push(id);
+        exceptions.set(x.id, e);
+      } else elsewhere++;
+    }
+    // Resolved when every finding is fixed; closed when the rest all went to other requests or exceptions;
+    // findings merely no longer ticketed (out of the selection) leave it open, noted.
+    const reason = left.length === 0 ? 'fixed' : elsewhere ? undefined : movedTo.size ? 'moved' : 'excepted';
     actions.push({
       key: k.key,
       marker: k.marker,
       title: '',
       findingIds: [],
       severity: 'info',
-      // Resolved only when every finding is fixed; findings merely no longer ticketed leave it open, noted.
-      kind: left.length ? 'note' : 'resolve',
+      kind: reason ? 'resolve' : 'note',
       requestId: k.requestId,
       added: [],
       fixed,
       left,
+      ...(reason ? { reason } : {}),
+      ...(reason && reason !== 'fixed'
+        ? {
+            movedTo: [...movedTo].map(([key, findingIds]) => ({ key, findingIds })).sort((x, y) => x.key.localeCompare(y.key)),
+            exceptions: [...exceptions.values()].sort((x, y) => x.id.localeCompare(y.id)),
+          }
+        : {}),
       deferred: false,
       recover: false,
       draft: null,
@@ -279,6 +316,13 @@ export function planTickets(s: RemediationTicketsConfig, ticketSourceId: string,
     if (budget > 0 || a.recover) {
       if (!a.recover) budget--;
     } else a.deferred = true;
+  }
+  // A close waits while a request its findings moved to is not created this run (past the cap): they
+  // would be ticketed nowhere in between. The next run plans it again.
+  const waiting = new Set(creates.filter((a) => a.deferred).map((a) => a.key));
+  if (waiting.size) {
+    const held = (a: TicketAction) => a.movedTo?.some((m) => waiting.has(m.key)) ?? false;
+    for (let i = actions.length - 1; i >= 0; i--) if (held(actions[i]!)) actions.splice(i, 1);
   }
   const rank: Record<TicketActionKind, number> = { create: 0, reopen: 1, note: 2, resolve: 3 };
   actions.sort((x, y) => rank[x.kind] - rank[y.kind] || (x.kind === 'create' ? creates.indexOf(x) - creates.indexOf(y) : x.key.localeCompare(y.key)));

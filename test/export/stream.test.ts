@@ -68,8 +68,47 @@ for (const backend of BACKENDS) {
           for await (const page of app.store.records.pages(model, opts, 3)) got.push(...page);
           assert.ok(want.length > 0, model);
           assert.deepEqual(got, want, model);
+          // The same text too: JSON Lines writes the records as they are, so the fields must come in the same order.
+          assert.equal(JSON.stringify(got), JSON.stringify(want), model);
         }
       }
+    });
+
+    test('OCSF, OCSF Parquet events and ECS: findings read without their priority text are written exactly as from the records query returns', async () => {
+      const { lineWriter, writerOf } = await import('../../src/export/formats/index.ts');
+      const { productsBySource } = await import('../../src/export/stream.ts');
+      const productOf = await productsBySource(app.store, app.registry);
+      const records = (await app.store.records.query('vulnerabilities', { limit: 1000 })).records;
+      assert.ok(
+        records.some((r) => r.priorityReason !== null && r.priorityFactors !== null),
+        'the records have the text the export leaves out',
+      );
+      const hosts = new Map((await app.store.records.query('hosts', { limit: 100 })).records.map((h) => [h.id, h]));
+      for (const fmt of [
+        { format: 'ocsf', ocsfVersion: '1.1.0' },
+        { format: 'ocsf', ocsfVersion: '1.3.0' },
+        { format: 'ecs' },
+        { format: 'ecs', ecsBulk: true },
+      ] as FormatOptions[]) {
+        const w = lineWriter('vulnerabilities', fmt);
+        assert.equal(w.priorityText, false, fmt.format);
+        const want = records.map((r) => w.line(r, hosts.get(r.hostId as string) ?? null, productOf(r.source)));
+        assert.deepEqual(await lines(app, { model: 'vulnerabilities', pageSize: 4 }, fmt), want.join('\n').split('\n'), JSON.stringify(fmt));
+      }
+      const events = writerOf('vulnerabilities', { format: 'ocsf-parquet', ocsfVersion: '1.1.0' });
+      assert.ok('events' in events && events.events.priorityText === false);
+      const page: unknown[] = [];
+      for await (const p of app.store.records.pages('vulnerabilities', { priorityText: false }, 1000)) page.push(...p);
+      assert.ok(
+        page.every((r) => !Object.hasOwn(r as object, 'priorityReason')),
+        'read without the priority text',
+      );
+      assert.deepEqual(
+        page.map((r) =>
+          events.events.event(r as (typeof records)[number], hosts.get((r as { hostId: string }).hostId) ?? null, productOf((r as { source: string }).source)),
+        ),
+        records.map((r) => events.events.event(r, hosts.get(r.hostId as string) ?? null, productOf(r.source))),
+      );
     });
 
     test('the filters of query apply: source, severity, known exploited', async () => {

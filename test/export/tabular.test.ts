@@ -29,3 +29,44 @@ test('csvField neutralises text, lists and quoting alike, leaves numbers, and wr
   );
   assert.deepEqual(await csvRows(`${raw}\n`), [HOSTILE_NAMES.map(([upstream]) => upstream)], 'raw: the cells as upstream sent them');
 });
+
+/** csvField as it was written before its fast paths (numbers, booleans, nothing; one test for the usual text). */
+function csvFieldReference(v: unknown, neutralise = true): string {
+  let s: string;
+  if (v === null || v === undefined) s = '';
+  else if (Array.isArray(v)) s = v.join(';');
+  else if (typeof v === 'object') s = JSON.stringify(v);
+  else s = String(v);
+  if (neutralise && typeof v !== 'number' && typeof v !== 'bigint') s = neutraliseCsvText(s);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+test('csvField writes every kind of value exactly as the plain reference does, neutralised or raw', () => {
+  const texts = [...HOSTILE_NAMES.map(([upstream]) => upstream), '', 'plain', 'a,b', 'say "hi"', 'two\nlines', 'cr\r', '-', '+', '=', '@x', '1', '-1', '--1'];
+  const values: unknown[] = [
+    ...texts,
+    null,
+    undefined,
+    0,
+    -1,
+    3.5,
+    -0.25,
+    1e21,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    true,
+    false,
+    -5n,
+    7n,
+    [],
+    ['a'],
+    ['=1', 'b,c'],
+    [1, null, 'x'],
+    {},
+    { a: 1, b: '=x' },
+    { note: 'say "hi"' },
+  ];
+  for (const v of values)
+    for (const neutralise of [true, false]) assert.equal(csvField(v, neutralise), csvFieldReference(v, neutralise), `${String(v)} ${neutralise}`);
+});

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { IncomingRecord, ModelName, StoredRecord } from '../../src/core/models.ts';
 import { SecretBox } from '../../src/core/secrets.ts';
 import { recordId } from '../../src/store/records/upsert.ts';
+import { applyOwnerMoves, MOVES_MIN } from '../../src/store/reports/plugin-owners.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
@@ -335,6 +336,70 @@ for (const backend of BACKENDS) {
       await store.correlation.setOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
       assert.equal(await serialOwner(), null);
       await agree('after an unlink');
+    });
+
+    test("the top remediations' owners follow the hosts' owners as soon as correlation moves a host, and agree with the decisions per owner", async () => {
+      // Straight from the findings: each plugin's owners through its open findings' hosts as they are now.
+      const direct = async () => {
+        const out = new Map<string, Set<string>>();
+        for (const r of await store.db.all(
+          `SELECT DISTINCT r."plugin_id", h."owner" FROM "rec_vulnerabilities" r JOIN "rec_hosts" h ON h."id" = r."host_id"
+           WHERE r."removed" = 0 AND r."status" IN ('open', 'reopened') AND h."owner" IS NOT NULL`,
+        ))
+          out.set(String(r.plugin_id), (out.get(String(r.plugin_id)) ?? new Set()).add(String(r.owner)));
+        return out;
+      };
+      const agree = async (what: string) => {
+        const byPlugin = await direct();
+        const report = await store.reports.remediations({ limit: 1000 });
+        assert.ok(report.items.length > 0, `${what}: the report lists fixes`);
+        const listed = new Set<string>();
+        for (const fix of report.items) {
+          const want = [...new Set(fix.plugins.flatMap((p) => [...(byPlugin.get(p.pluginId) ?? [])]))].sort();
+          assert.deepEqual(fix.owners, want, `${what}: owners of ${fix.fix}`);
+          // The drill-down reads each host's owner as it is: the same owners.
+          const hosts = await store.reports.remediationHosts(fix.key);
+          assert.deepEqual([...new Set(hosts.hosts.flatMap((h) => (h.owner === null ? [] : [h.owner])))].sort(), want, `${what}: drill-down of ${fix.fix}`);
+          for (const o of fix.owners) listed.add(o);
+        }
+        // Every owner with open findings is an owner of some fix, and no other.
+        const perOwner = (await store.reports.decisionCounts('owner')).flatMap((o) => (o.group === null ? [] : [o.group]));
+        assert.deepEqual([...listed].sort(), perOwner.sort(), `${what}: the owners the decisions per owner count`);
+      };
+      const serial = CMDB.find((c) => c.key === 'c-serial')!;
+      const owner = async () => (await store.records.get('hosts', hostId('serial'))).owner;
+      await store.correlation.setOverride(hostId('serial'), cmdbId('c-serial'), 'link');
+      // A plugin only the serial host has open (the reads below rebuild the scanner's summaries with it).
+      await write('scan', { vulnerabilities: [{ key: 'own', hostKey: 'serial', fields: { pluginId: '3001', severity: 'high', status: 'open', cves: [] } }] });
+      assert.equal(await owner(), 'Bo Chen');
+      await agree('to begin with');
+      // The scanner's summaries are not rebuilt below (checked at the end): what changes is correlation's alone.
+      const refreshed = async () => (await store.db.all(`SELECT "refreshed_at" FROM sum_state WHERE "source_id" = ?`, [scan]))[0]?.refreshed_at;
+      const since = await refreshed();
+      assert.ok(since);
+      assert.deepEqual([...((await direct()).get('3001') ?? [])], ['Bo Chen']);
+      // A CMDB run gives the host another owner: the incremental pass after it.
+      const r1 = await write('desk', { 'cmdb-assets': [{ ...serial, fields: { ...serial.fields, assignedUser: 'Di Park' } }] });
+      assert.equal((await store.correlation.correlateRun(desk, r1, 0))?.mode, 'incremental');
+      assert.equal(await owner(), 'Di Park');
+      await agree('after an owner change by the incremental pass');
+      assert.deepEqual([...((await direct()).get('3001') ?? [])], ['Di Park']);
+      // Back by a full recompute.
+      await write('desk', { 'cmdb-assets': [{ ...serial, fields: { ...serial.fields, assignedUser: 'Bo Chen' } }] });
+      await store.correlation.correlateAll();
+      assert.equal(await owner(), 'Bo Chen');
+      await agree('after an owner change by a full recompute');
+      // Unlinked, the host has no owner: its plugins lose it where no other host of that owner has them.
+      await store.correlation.setOverride(hostId('serial'), cmdbId('c-serial'), 'unlink');
+      assert.equal(await owner(), null);
+      await agree('after an unlink');
+      assert.equal((await direct()).get('3001'), undefined);
+      assert.equal(await refreshed(), since, "the scanner's summaries were not rebuilt");
+      // A pass that moves more hosts than movesMax (MOVES_MIN for these few) counts the owners per plugin again from the findings.
+      await store.db.run(`DELETE FROM sum_plugin_owners`);
+      const many = Array.from({ length: MOVES_MIN + 1 }, (_, i) => ({ hostId: `nowhere-${i}`, from: null, to: 'Nobody' }));
+      await store.db.transaction((tx) => applyOwnerMoves(tx, many));
+      await agree('after a recount of every source');
     });
   });
 }

@@ -11,6 +11,7 @@ import type { Row } from '../../src/store/index.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { fixtureConnector, newControl } from '../helpers/fixture-connector.ts';
+import { streamsConnector } from '../helpers/streams-connector.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 4).toString('base64');
 
@@ -73,6 +74,8 @@ test('a run whose deferred index build fails still ends with its records and its
   const app = await openFixtureApp(db, control);
   try {
     // What a build that lost its turn for the lock too long looks like to the runner.
+    // (the builds once a stream is done, and those at the run's end)
+    app.store.records.buildStreamIndexes = async () => Promise.reject(new Error('database is locked'));
     app.store.records.finishBulkLoad = async () => ({ built: Promise.reject(new Error('database is locked')) });
     await addSource(app, 'fixture', 'locked', { url: 'https://up.example', token: 'good-token-123' });
     const result = await runSync(app, 'locked');
@@ -85,3 +88,80 @@ test('a run whose deferred index build fails still ends with its records and its
     await db.drop();
   }
 });
+
+for (const backend of BACKENDS) {
+  test(`a first import builds a stream's deferred indexes once it is done, while the next stream is read (${backend.kind})`, {
+    skip: backend.skip,
+  }, async () => {
+    const db = await backend.create();
+    const indexNames = async (app: Awaited<ReturnType<typeof openApp>>) => {
+      const rows: Row[] =
+        app.store.dialect === 'sqlite'
+          ? await app.store.db.all(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rec_vulnerabilities' AND sql IS NOT NULL ORDER BY name`)
+          : await app.store.db.all(
+              `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'rec_vulnerabilities' AND indexname NOT LIKE '%_pkey' ORDER BY 1`,
+            );
+      return rows.map((r) => String(r.name));
+    };
+    let all: string[] = [];
+    /** The findings' indexes seen while the second stream read its pages: none at its start, all before its last page. */
+    const seen: string[][] = [];
+    const connector = streamsConnector('twostreams', () => [
+      {
+        name: 'findings',
+        models: ['hosts', 'vulnerabilities'],
+        primaryKey: ['key'],
+        async *read() {
+          for (let page = 0; page < 2; page++)
+            yield {
+              records: {
+                hosts: page === 0 ? hosts.map((h) => ({ key: h, fields: { hostname: h } })) : [],
+                vulnerabilities: Array.from({ length: 600 }, (_, i) => ({
+                  key: `f${page * 600 + i}`,
+                  hostKey: hosts[i % hosts.length]!,
+                  fields: { pluginId: String(1000 + i), severity: 'high', status: 'open' },
+                })),
+              },
+              checkpoint: { page },
+            };
+        },
+      },
+      {
+        name: 'rules',
+        models: ['compliance'],
+        primaryKey: ['key'],
+        async *read() {
+          seen.push(await indexNames(app));
+          // The builds go on beside this stream: its pages wait for none of them here.
+          for (let page = 0; page < 3; page++) {
+            const deadline = Date.now() + 20_000;
+            while (page === 2 && (await indexNames(app)).length < all.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+            seen.push(await indexNames(app));
+            yield {
+              records: {
+                compliance: [{ key: `r${page}`, hostKey: hosts[0]!, fields: { benchmark: 'CIS', ruleId: `r${page}`, ruleName: 'Rule', result: 'passed' } }],
+              },
+              checkpoint: { page },
+            };
+          }
+        },
+      },
+    ]);
+    const app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([connector]) });
+    try {
+      all = await indexNames(app);
+      assert.ok(all.length > 5, 'the findings table has its secondary indexes');
+      await addSource(app, 'twostreams', 'two', {});
+      const result = await runSync(app, 'two');
+      assert.equal(result.status, 'succeeded', result.error ?? '');
+      assert.equal(result.streams.vulnerabilities?.records, 1200);
+      assert.ok(seen[0]!.length < all.length, 'the findings were loaded without their indexes');
+      assert.deepEqual(seen.at(-1), all, 'every findings index was built while the next stream was being read');
+      assert.deepEqual(await indexNames(app), all);
+      assert.deepEqual(await app.store.db.all(`SELECT name FROM deferred_indexes`), []);
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  });
+}

@@ -3,7 +3,8 @@
 // the next run applies again, and then: one request per group key in the service desk, every intent has
 // its request id and no write is left in flight, every request and every note has its audit entry (none
 // doubled, none lost), and the service desk's requests agree with the plan (nothing left to do, states
-// match). And the marker search finds a request whose subject a person edited (by its description).
+// match; a close, its findings excepted, is set to movedStatus). And the marker search finds a request
+// whose subject a person edited (by its description).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -109,7 +110,7 @@ for (const backend of BACKENDS) {
           1,
           `request ${id}: one create or adopt entry`,
         );
-        const noted = log.filter((e) => e.requestId === id && (e.action === 'note' || e.action === 'flag-closed' || e.action === 'reopen')).length;
+        const noted = log.filter((e) => e.requestId === id && ['note', 'flag-closed', 'reopen', 'close'].includes(e.action)).length;
         assert.equal(sim.written.notes(id).length, noted, `request ${id}: as many notes as noting entries`);
       }
       // The service desk agrees with the plan: nothing left to do, each request's status as its row says.
@@ -119,7 +120,8 @@ for (const backend of BACKENDS) {
       );
       for (const row of rows) {
         const status = (sim.written.get(row.requestId!)!.status as { name: string }).name;
-        assert.equal(status, row.state === 'resolved' ? 'Resolved' : 'Open', `${row.key} is ${row.state}`);
+        const closedAs = closedKeys.has(row.key) ? settings.movedStatus : 'Resolved';
+        assert.equal(status, row.state === 'resolved' ? closedAs : 'Open', `${row.key} is ${row.state}`);
       }
     };
 
@@ -138,6 +140,8 @@ for (const backend of BACKENDS) {
     });
 
     const replaced = new Set<string>();
+    /** Keys whose requests a close step set to movedStatus (their findings excepted). */
+    const closedKeys = new Set<string>();
     let plugin = 1000;
     for (const step of APPLY_STEPS) {
       test(`killed at ${step}: the next run leaves one request per key, every write logged once, the plan met`, async () => {
@@ -160,6 +164,16 @@ for (const backend of BACKENDS) {
           assert.ok(sim.written.setStatus(old!.requestId!, 'Closed'));
           replaced.add(old!.requestId!);
         }
+        // A close: the finding is taken out by an approved exception (the killed run closes the request).
+        if (kind === 'close') {
+          const id = (await store.tickets.get(desk.id, key))!.findingIds[0]!;
+          const x = await store.exceptions.propose(
+            { findingId: id, reason: `accepted ${p}`, expiresAt: new Date(Date.now() + 86_400_000 * 30).toISOString().slice(0, 10) },
+            'a',
+          );
+          await store.exceptions.decide(x.id, 'approve', 'b');
+          closedKeys.add(key);
+        }
         // The change the killed run writes.
         const change = {
           create: [vuln('h1', p), vuln('h2', p)],
@@ -167,12 +181,13 @@ for (const backend of BACKENDS) {
           resolve: [vuln('h1', p, 'fixed')],
           reopen: [vuln('h1', p, 'reopened')],
           replace: [vuln('h1', p, 'reopened')],
+          close: [],
         }[kind]!;
-        await writeRecords(store, lab, { vulnerabilities: change });
+        if (change.length) await writeRecords(store, lab, { vulnerabilities: change });
         const planned = await ticketPlan(store, desk, remediationTicketsSchema.parse(raw));
         assert.deepEqual(
           planned.actions.map((a) => [a.kind, a.key]),
-          [[kind === 'replace' ? 'reopen' : kind, key]],
+          [[kind === 'replace' ? 'reopen' : kind === 'close' ? 'resolve' : kind, key]],
         );
         const requestsBefore = sim.written.size;
 
@@ -183,7 +198,7 @@ for (const backend of BACKENDS) {
         const row = await store.tickets.get(desk.id, key);
         if (step === 'create:before-intent') assert.equal(row, null);
         if (step === 'create:before-call') assert.deepEqual([row?.state, row?.requestId, row?.pending], ['intent', null, null]);
-        if (step.endsWith(':after-call') || step === 'reopen:after-status' || step === 'reopen:after-note') {
+        if (step.endsWith(':after-call') || step === 'reopen:after-status' || step === 'reopen:after-note' || step === 'close:after-note') {
           assert.ok(row?.pending, `${step}: the write is in flight`);
           assert.equal(row.pending.runId.startsWith('tickets-'), true);
         }
@@ -195,6 +210,9 @@ for (const backend of BACKENDS) {
         if (step === 'note:after-call') assert.equal(again.writes, 0, 'the note the killed run wrote is found by its tag, not written again');
         if (step === 'resolve:after-call') assert.equal(again.writes, 0, 'already resolved: recorded, not written again');
         if (step === 'reopen:after-note') assert.equal(again.writes, 0, 'reopened and noted already: recorded only');
+        if (step === 'close:after-note') assert.equal(again.writes, 1, 'the note is found by its tag: only the status is written');
+        if (step === 'close:after-call') assert.equal(again.writes, 0, 'closed already: recorded, not written again');
+        if (kind === 'close') assert.equal((sim.written.get(old!.requestId!)!.status as { name: string }).name, 'Canceled');
         const expectNew = kind === 'create' || kind === 'replace' ? 1 : 0;
         assert.equal(sim.written.size, requestsBefore + expectNew, 'no duplicate request');
         await invariants(remediationTicketsSchema.parse(raw), replaced);

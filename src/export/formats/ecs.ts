@@ -28,6 +28,8 @@ export const ecs: ExportFormatDef = {
     return {
       header: null,
       needsHost: hasHost(model),
+      // A finding's document has no place for the priority's reason and factors (json-fast.ts).
+      priorityText: model !== 'vulnerabilities',
       line: (rec, host, product) => (bulk ? `${ecsBulkAction(String(rec.id))}\n${doc(rec, host, product)}` : doc(rec, host, product)),
     };
   },

@@ -19,7 +19,8 @@ const versionOf = (opts: FormatOptions): OcsfVersion => opts.ocsfVersion ?? '1.1
 export function ocsfEvents(model: ModelName, opts: FormatOptions): EventMapper {
   const version = versionOf(opts);
   const o = (product: ConnectorProduct) => ({ version, product });
-  if (model === 'vulnerabilities') return { needsHost: true, event: (rec, host, product) => ocsfVulnerabilityFinding(rec, host, o(product)) };
+  if (model === 'vulnerabilities')
+    return { needsHost: true, priorityText: false, event: (rec, host, product) => ocsfVulnerabilityFinding(rec, host, o(product)) };
   if (model === 'compliance') return { needsHost: true, event: (rec, host, product) => ocsfComplianceFinding(rec, host, o(product)) };
   if (model === 'software') return { needsHost: true, event: (rec, host, product) => ocsfSoftwareInventory(rec, host, o(product)) };
   return { needsHost: hasHost(model), event: (rec, _host, product) => ocsfDeviceInventory(rec, o(product)) };
@@ -40,7 +41,8 @@ export const ocsf: ExportFormatDef = {
   lines: (model, opts) => {
     if (model === 'vulnerabilities') {
       const version = versionOf(opts);
-      return { header: null, needsHost: true, line: (rec, host, product) => ocsfVulnerabilityJson(rec, host, { version, product }) };
+      // A finding's event has no place for the priority's reason and factors (json-fast.ts).
+      return { header: null, needsHost: true, priorityText: false, line: (rec, host, product) => ocsfVulnerabilityJson(rec, host, { version, product }) };
     }
     const m = ocsfEvents(model, opts);
     return { header: null, needsHost: m.needsHost, line: (rec, host, product) => toJson(m.event(rec, host, product)) };

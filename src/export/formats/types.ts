@@ -21,6 +21,8 @@ export interface LineWriter {
   header: string | null;
   /** Records hang off a host and the format describes it (the host is looked up). */
   needsHost: boolean;
+  /** False: the format never writes a finding's priorityReason and priorityFactors, so the reader leaves them out. */
+  priorityText?: boolean;
   /** One record (with its host, or null) → its line(s), without the final newline. */
   line(rec: Rec, host: Rec | null, product: ConnectorProduct): string;
 }
@@ -28,6 +30,8 @@ export interface LineWriter {
 /** Maps records of one model to event objects (what a binary format's encoder packs). */
 export interface EventMapper {
   needsHost: boolean;
+  /** As LineWriter's. */
+  priorityText?: boolean;
   event(rec: Rec, host: Rec | null, product: ConnectorProduct): Record<string, unknown>;
 }
 

@@ -31,6 +31,7 @@ import type { Driver, Row } from '../db/driver.ts';
 import { paddedInList, placeholders } from '../db/sql.ts';
 import { q } from '../db/schema.ts';
 import { syncPlacementSql } from '../reports/summary-tables-write.ts';
+import { applyOwnerMoves, ownersLost, stagedOwnerMoves } from '../reports/plugin-owners.ts';
 
 /** Rows read per page, rows written per batch, records per assembly batch. */
 const PAGE = 5000;
@@ -247,16 +248,20 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
       g0 = g1;
     }
     // Hosts and CMDB records that left every asset (removed) lose their placement (and so their findings).
+    const moves = await ownersLost(tx, null);
     await tx.run(`UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     await tx.run(`UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "removed" = 1 AND "asset_id" IS NOT NULL`);
     // Every placement is staged (hosts' and CMDB records' ids never meet); the updates write only rows whose values differ.
     if (tx.dialect === 'postgres') await tx.run(`ANALYZE "asset_scratch"`);
     const fields = ['asset_id', 'owner', 'department', 'site'];
+    moves.push(...(await stagedOwnerMoves(tx)));
     await updateFromScratch(tx, 'rec_hosts', 'id', fields);
     await updateFromScratch(tx, 'rec_cmdb_assets', 'id', ['asset_id']);
     // The host summaries carry the placement (the decisions per owner read them alone): copied where it changed.
     await tx.run(syncPlacementSql());
     await tx.run(`DELETE FROM "asset_scratch"`);
+    // And the owners per plugin (the top remediations' owners), for the hosts whose owner changed.
+    await applyOwnerMoves(tx, moves);
     // The tables were rewritten whole: PostgreSQL plans the next incremental pass's lookups (IN lists on
     // their indexes) from statistics, which until autovacuum comes by would describe the old rows.
     if (tx.dialect === 'postgres') for (const t of ['asset_idents', 'asset_links', 'rec_assets']) await tx.run(`ANALYZE "${t}"`);

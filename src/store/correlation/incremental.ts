@@ -25,6 +25,7 @@ import {
 import type { Driver, Row } from '../db/driver.ts';
 import { allInChunks, paddedInList, placeholders } from '../db/sql.ts';
 import { HOST_PLACEMENT } from '../reports/summary-tables-write.ts';
+import { ownersLost } from '../reports/plugin-owners.ts';
 
 export interface Touched {
   hostIds: string[];
@@ -239,10 +240,11 @@ export async function correlateTouched(db: Driver, touched: Touched): Promise<Co
     await insertLinks(tx, newLinks);
     await inChunks(tx, (ph) => `DELETE FROM "rec_assets" WHERE "id" IN (${ph})`, [...oldAssetIds, ...assets.map((a) => a.id)]);
     await bulkInsert(tx, 'rec_assets', ASSET_COLS, assets.map(assetRow));
+    const unplaced = await ownersLost(tx, [...gone]);
     await inChunks(tx, (ph) => `UPDATE "rec_hosts" SET "asset_id" = NULL, "owner" = NULL, "department" = NULL, "site" = NULL WHERE "id" IN (${ph})`, [...gone]);
     await inChunks(tx, (ph) => `UPDATE "sum_hosts" SET ${HOST_PLACEMENT.map((c) => `"${c}" = NULL`).join(', ')} WHERE "host_id" IN (${ph})`, [...gone]);
     await inChunks(tx, (ph) => `UPDATE "rec_cmdb_assets" SET "asset_id" = NULL WHERE "id" IN (${ph})`, [...gone]);
-    await place(tx, hostPlace, cmdbPlace);
+    await place(tx, hostPlace, cmdbPlace, unplaced);
     const kept = new Set(assets.map((a) => a.id));
     return summary('incremental', memberHosts.size, memberCmdb.size, assets.length, newLinks, new Set([...oldAssetIds].filter((id) => !kept.has(id))));
   });

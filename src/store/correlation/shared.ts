@@ -9,6 +9,7 @@ import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { columnOf, q, toColumnValue } from '../db/schema.ts';
 import { paddedInList, placeholders } from '../db/sql.ts';
 import { HOST_PLACEMENT } from '../reports/summary-tables-write.ts';
+import { applyOwnerMoves, type OwnerMove, stagedOwnerMoves } from '../reports/plugin-owners.ts';
 
 // Ids and values per IN list: few round trips (PostgreSQL) and far below either store's parameter limit.
 export const CHUNK = 5000;
@@ -251,8 +252,12 @@ export function updateFromScratch(db: Driver, table: string, key: string, set: s
   );
 }
 
-/** Writes assetId / owner / department / site onto hosts, and assetId onto CMDB records, where they differ (findings read their host's). */
-export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string, string | null>): Promise<void> {
+/**
+ * Writes assetId / owner / department / site onto hosts, and assetId onto CMDB records, where they differ
+ * (findings read their host's); the hosts' summaries and the owners per plugin follow, the latter with
+ * `unplaced` (hosts the pass took the owner from before: removed ones).
+ */
+export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map<string, string | null>, unplaced: OwnerMove[] = []): Promise<void> {
   const cols = ['id', 'asset_id', 'owner', 'department', 'site'];
   const fields = ['asset_id', 'owner', 'department', 'site'];
   const stage = async (rows: unknown[][]) => {
@@ -264,12 +269,14 @@ export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map
   };
   const update = (table: string, key: string, set: string[]) => updateFromScratch(db, table, key, set);
   await stage([...hosts].map(([id, p]) => [id, p.assetId, p.owner, p.department, p.site]));
+  const moves = [...unplaced, ...(await stagedOwnerMoves(db))];
   await update('rec_hosts', 'id', fields);
   // Their summaries carry it too (the decisions per owner read them alone).
   await update('sum_hosts', 'host_id', [...HOST_PLACEMENT]);
   await stage([...cmdb].map(([id, assetId]) => [id, assetId, null, null, null]));
   await update('rec_cmdb_assets', 'id', ['asset_id']);
   await db.run(`DELETE FROM "asset_scratch"`);
+  await applyOwnerMoves(db, moves);
 }
 
 /** One asset per machine from members and links; placements for every member. */

@@ -4,7 +4,7 @@
 // in the same transaction, so a crash leaves a note from which the next run or process start rebuilds.
 import type { ModelName } from '../../core/models.ts';
 import type { Driver } from './driver.ts';
-import { q, tableOf } from './schema.ts';
+import { q, tableOf } from './names.ts';
 
 /** Host-owned records, the bulk of a first import; hosts themselves stay indexed (rows are matched to them by identifier). */
 const DEFERRABLE: ReadonlySet<ModelName> = new Set(['vulnerabilities', 'software', 'ports', 'compliance']);
@@ -38,9 +38,13 @@ export async function deferIndexes(db: Driver, model: ModelName, runId: string):
  * running (without): after a crash, at the next run or process start. Each index is rebuilt and its
  * note removed in one transaction.
  */
-export async function rebuildDeferredIndexes(db: Driver, runId?: string): Promise<number> {
+export async function rebuildDeferredIndexes(db: Driver, runId?: string, only?: { tables?: string[]; name?: string }): Promise<number> {
   const rows = runId
-    ? await db.all<{ name: string; sql: string }>(`SELECT "name", "sql" FROM "deferred_indexes" WHERE "run_id" = ?`, [runId])
+    ? (
+        await db.all<{ name: string; sql: string; table_name: string }>(`SELECT "name", "sql", "table_name" FROM "deferred_indexes" WHERE "run_id" = ?`, [
+          runId,
+        ])
+      ).filter((r) => (!only?.tables || only.tables.includes(r.table_name)) && (!only?.name || only.name === r.name))
     : await db.all<{ name: string; sql: string }>(
         `SELECT d."name", d."sql" FROM "deferred_indexes" d LEFT JOIN "sync_runs" r ON r."id" = d."run_id" WHERE r."id" IS NULL OR r."status" <> 'running'`,
       );
@@ -72,10 +76,18 @@ export async function rebuildDeferredIndexes(db: Driver, runId?: string): Promis
  * comes by, and the epilogue's grouped scans would be planned blind: a summary of a few thousand groups
  * sorted every row on disk where a hash of the groups takes a fraction of it.
  */
-export async function analyzeLoaded(db: Driver, runId: string): Promise<void> {
+export async function analyzeLoaded(db: Driver, runId: string, only?: string[]): Promise<void> {
   if (db.dialect !== 'postgres') return;
-  const tables = await db.all<{ table_name: string }>(`SELECT DISTINCT "table_name" FROM "deferred_indexes" WHERE "run_id" = ?`, [runId]);
+  const tables = (await db.all<{ table_name: string }>(`SELECT DISTINCT "table_name" FROM "deferred_indexes" WHERE "run_id" = ?`, [runId])).filter(
+    (t) => !only || only.includes(t.table_name),
+  );
   if (tables.length > 0) await db.exec(`ANALYZE ${tables.map((t) => q(t.table_name)).join(', ')}`);
+}
+
+/** The indexes a run deferred on these tables, by name (to build them one by one). */
+export async function deferredIndexesOf(db: Driver, runId: string, tables: string[]): Promise<string[]> {
+  const rows = await db.all<{ name: string; table_name: string }>(`SELECT "name", "table_name" FROM "deferred_indexes" WHERE "run_id" = ?`, [runId]);
+  return rows.filter((r) => tables.includes(r.table_name)).map((r) => r.name);
 }
 
 /** At a run's end: the indexes it deferred, then any a crashed run left (its notes outlive it). */

@@ -10,6 +10,11 @@ export interface Driver {
   all<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   run(sql: string, params?: unknown[]): Promise<number>;
   /**
+   * SQLite only: hands each row of a query to `fn` as an array of its columns, one at a time (a scan of
+   * a million rows without a million row objects kept).
+   */
+  eachArray?(sql: string, params: unknown[], fn: (row: unknown[]) => void): Promise<void>;
+  /**
    * Inserts many rows through one single-row statement `insertSql` (which ends in an ON CONFLICT
    * clause). SQLite runs a cached prepared statement per row; PostgreSQL batches rows into
    * multi-row statements, so neither does a network round trip per row. `known`, when given, holds

@@ -9,6 +9,9 @@ import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION_41 } from '../reports/summary-tables-delta.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION } from '../alerts/schema.ts';
+import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
+import { openAgesMigration } from '../reports/open-ages.ts';
+import { fixFactsMigration } from '../reports/fix-facts.ts';
 
 export interface Migration {
   version: number;
@@ -564,6 +567,14 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
     name: 'tickets: remediation key',
     sql: 'ALTER TABLE rec_tickets ADD COLUMN remediation_key TEXT;\nCREATE INDEX rec_tickets_remediation_key ON rec_tickets (remediation_key);',
   },
+  // Open findings by source, severity and first-seen day, kept by every write (reports/open-ages.ts),
+  // and the fixes of the feed with their figures (reports/fix-facts.ts), filled from the findings and the feed.
+  {
+    version: 38,
+    name: 'remediation summaries',
+    sql: openAgesMigration('sqlite') + fixFactsMigration('sqlite'),
+    postgres: openAgesMigration('postgres') + fixFactsMigration('postgres'),
+  },
   // Issue 31, speed: each host's summary carries its placement (asset, owner, department), kept by the
   // summaries' rebuild and by correlation, so the decisions per owner read the summaries alone (a join
   // of every summary row with its host took 113 ms at p95 at 954,000 findings). Copied from the hosts.
@@ -573,6 +584,8 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // A write sent to the service desk whose answer is not recorded yet (issue 32 §3): set before the call,
   // cleared with the record, so the run after a crash knows to look (for the note's tag) before writing again.
   { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
+  // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
+  { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
 ];
 
 function remediationTickets(seq: string): string {

@@ -3,27 +3,9 @@
 // (test/store/schema.test.ts checks that every model field has its column).
 import { type FieldDef, MODEL_FIELDS, type ModelName } from '../../core/models.ts';
 
-export function tableOf(model: ModelName): string {
-  return 'rec_' + model.replace(/-/g, '_');
-}
+import { q } from './names.ts';
 
-// Asked for every field of every row read or written; the names are a few hundred at most, so each
-// is converted once (the regex was the largest single cost of an export's reading, by CPU profile).
-const columns = new Map<string, string>();
-
-export function columnOf(field: string): string {
-  let col = columns.get(field);
-  if (col === undefined) {
-    col = field.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-    if (columns.size < 10_000) columns.set(field, col);
-  }
-  return col;
-}
-
-/** Quotes an identifier (some columns, like "group", are reserved words). */
-export function q(ident: string): string {
-  return '"' + ident.replace(/"/g, '""') + '"';
-}
+export { columnOf, q, tableOf } from './names.ts';
 
 export function modelFieldMap(model: ModelName): Map<string, FieldDef> {
   return new Map(MODEL_FIELDS[model].map((f) => [f.name, f]));

@@ -3,8 +3,8 @@
 // indexes when asked.
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../../core/errors.ts';
-import { finishDeferredIndexes } from './bulk-load.ts';
-import { writePreparedPage } from '../records/pages.ts';
+import { finishDeferredIndexes, rebuildDeferredIndexes } from './bulk-load.ts';
+import { writePreparedPage } from '../records/pages-write.ts';
 import { openSqlite } from './sqlite.ts';
 import { LONG_WAIT_MS } from './sqlite-waits.ts';
 import type { WriteReply, WriteRequest } from './sqlite-writer.ts';
@@ -21,7 +21,8 @@ parentPort!.on('message', (req: WriteRequest) => {
     let reply: WriteReply;
     try {
       if ('buildIndexesOf' in req) {
-        await finishDeferredIndexes(db, req.buildIndexesOf);
+        if (req.name !== undefined) await rebuildDeferredIndexes(db, req.buildIndexesOf, { name: req.name });
+        else await finishDeferredIndexes(db, req.buildIndexesOf);
         reply = { id: req.id, counts: {} };
       } else reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
     } catch (err) {

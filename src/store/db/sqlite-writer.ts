@@ -13,7 +13,7 @@ interface Pending {
 }
 
 /** A page to store, or a run whose deferred indexes to build (bulk-load.ts). */
-type WriteBody = { page: PreparedPage } | { buildIndexesOf: string };
+type WriteBody = { page: PreparedPage } | { buildIndexesOf: string; name?: string };
 export type WriteRequest = WriteBody & { id: number };
 
 export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string } };
@@ -70,6 +70,14 @@ export class SqlitePageWriter {
    */
   async buildIndexes(runId: string): Promise<void> {
     await this.#send({ buildIndexesOf: runId });
+  }
+
+  /**
+   * Builds one index a run deferred, after the pages sent before and before those sent after: a
+   * stream's indexes are built once it is done, one at a time between the next stream's pages.
+   */
+  async buildIndex(runId: string, name: string): Promise<void> {
+    await this.#send({ buildIndexesOf: runId, name });
   }
 
   #send(body: WriteBody): Promise<Record<string, number>> {

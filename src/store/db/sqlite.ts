@@ -53,6 +53,13 @@ class SqliteDriver implements Driver {
     return this.#prepare(sql).all(...(params as SQLInputValue[])) as T[];
   }
 
+  async eachArray(sql: string, params: unknown[], fn: (row: unknown[]) => void): Promise<void> {
+    // A statement of its own: returning arrays would change the cached one's rows for every caller.
+    const stmt = this.#db.prepare(sql);
+    stmt.setReturnArrays(true);
+    for (const row of stmt.iterate(...(params as SQLInputValue[]))) fn(row as unknown as unknown[]);
+  }
+
   async run(sql: string, params: unknown[] = []): Promise<number> {
     if (this.#inTx) return Number(this.#prepare(sql).run(...(params as SQLInputValue[])).changes);
     const release = await this.#mutex.lock();

@@ -6,10 +6,8 @@
 // numbered as written (`seq`, the feed's order); an event's id (changes-feed.ts) is its record's, run's and change's.
 import type { ModelName } from '../../core/models.ts';
 import type { Driver } from '../db/driver.ts';
-import { columnOf, q, tableOf } from '../db/schema.ts';
+import { columnOf, q, tableOf } from '../db/names.ts';
 import { keepPreImages } from '../reports/summary-tables-delta.ts';
-
-export { CHANGE_KINDS } from '../../core/models.ts';
 
 /** The field whose values an event's `from` and `to` carry, for the models that have one. */
 export const STATUS_FIELD: Partial<Record<ModelName, string>> = {

@@ -3,9 +3,7 @@
 // the records were mapped, then written by the store, or by the SQLite page writer's thread
 // (sqlite-writer.ts) on its own connection.
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
-import { type ChangeStamp, detectChanges, recordNewChanges, stampFindingMoves } from './change-detection.ts';
-import { writeCvePairs } from './cve-plugins.ts';
-import type { Driver } from '../db/driver.ts';
+import type { ChangeStamp } from './change-detection.ts';
 import { type PreparedUpsert, type PriorityContext, prepareHostStubs, prepareUpserts, type WriteStamp } from './upsert.ts';
 
 export type PageRecords = Partial<Record<ModelName, IncomingRecord[]>>;
@@ -21,13 +19,9 @@ export interface PreparedPage {
   changes: ChangeStamp;
   /** Records per model, as the runner counts them. */
   counts: Record<string, number>;
-  /** The checkpoint row's values, in the order of CHECKPOINT_SQL. */
+  /** The checkpoint row's values, in the order of CHECKPOINT_SQL (pages-write.ts). */
   checkpoint: unknown[];
 }
-
-const CHECKPOINT_SQL = `INSERT INTO "checkpoints" ("source_id", "stream", "value", "complete", "mode", "generation", "run_id", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT ("source_id", "stream") DO UPDATE SET "value" = excluded."value", "complete" = excluded."complete", "mode" = excluded."mode",
-  "generation" = excluded."generation", "run_id" = excluded."run_id", "updated_at" = excluded."updated_at"`;
 
 /**
  * `stored`: ids this run has already written (committed); a host among them needs no bare row, so a
@@ -60,28 +54,4 @@ export function preparePage(
   return { upserts, counts, checkpoint: cp, changes: { sourceId: stamp.sourceId, runId: stamp.runId, at: stamp.now } };
 }
 
-export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<Record<string, number>> {
-  // A page and its checkpoint commit together, so a page lost in a server crash is read again by the
-  // resumed run: the commit need not wait for its WAL flush (the trade SQLite's synchronous=NORMAL
-  // makes). A first import commits a thousand pages; each flush was a disk wait of its own.
-  return db.transaction(
-    async (tx) => {
-      for (const u of page.upserts) {
-        // A bare host row (the host guarantee) is no event: the host is new when upstream first sends it.
-        if (u.stub) {
-          await tx.insertMany(u.sql, u.rows);
-          continue;
-        }
-        // Events are detected against the rows as they were before this page (changes.ts).
-        const detected = u.allNew
-          ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
-          : await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
-        await tx.insertMany(u.sql, u.rows, detected.known);
-        if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
-        if (detected.moved) await stampFindingMoves(tx, page.changes);
-      }
-      return page.counts;
-    },
-    { flush: false, last: { sql: CHECKPOINT_SQL, params: page.checkpoint } },
-  );
-}
+export { writePreparedPage } from './pages-write.ts';

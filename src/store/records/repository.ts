@@ -24,6 +24,8 @@ export function recordsRepository(db: Driver, writer: SqlitePageWriter | null, f
     writePage: writes.writePage.bind(writes),
     /** Builds the indexes a first import deferred (writes.ts). */
     finishBulkLoad: writes.finishBulkLoad.bind(writes),
+    /** Builds the indexes a first import deferred on a completed stream's tables, while the run goes on (writes.ts). */
+    buildStreamIndexes: writes.buildStreamIndexes.bind(writes),
     /** Marks what a generation did not see as removed (findings: fixed), with its change events. */
     sweep: writes.sweep.bind(writes),
     /** Records outside a sync (tests, benchmarks), in one transaction: no checkpoint, no change events. */

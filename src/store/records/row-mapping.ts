@@ -6,7 +6,7 @@ import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
 import { nowIso } from '../db/rows.ts';
 import { FINDING_EXCEPTION_SQL, withException } from '../exceptions/exceptions.ts';
 import { withSla } from './sla.ts';
-import { explainPriority, type PriorityFacts, priorityFactors } from '../../core/priority.ts';
+import { explainAndFactors, type PriorityConfig, type PriorityFacts } from '../../core/priority.ts';
 import { priorityConfig } from './priority.ts';
 
 /** The facts a stored finding's decision and priority are computed from (core/priority.ts). */
@@ -26,16 +26,16 @@ function factsOf(r: Record<string, unknown>): PriorityFacts {
   };
 }
 
-/** A stored finding's decision and its parts as a sentence (docs/priority.md); null without a decision. */
-export function reasonOf(r: Record<string, unknown>): string | null {
-  if (r.decision === null || r.decision === undefined) return null;
-  return explainPriority(factsOf(r), priorityConfig());
-}
-
-/** A stored finding's priority inputs and their values (interfaces.md 7.3); null without a decision. */
-export function factorsOf(r: Record<string, unknown>): Record<string, unknown> | null {
-  if (r.decision === null || r.decision === undefined) return null;
-  return priorityFactors(factsOf(r), priorityConfig());
+/** Sets a stored finding's `priorityReason` and `priorityFactors` (reasonOf and factorsOf, its decision worked out once). */
+export function withPriority(r: Record<string, unknown>, config: PriorityConfig = priorityConfig()): void {
+  if (r.decision === null || r.decision === undefined) {
+    r.priorityReason = null;
+    r.priorityFactors = null;
+    return;
+  }
+  const e = explainAndFactors(factsOf(r), config);
+  r.priorityReason = e.reason;
+  r.priorityFactors = e.factors;
 }
 
 /** The column a finding's row carries its risk exception in (exceptions.ts FINDING_EXCEPTION_SQL). */
@@ -53,8 +53,7 @@ export function rowToRecord(model: ModelName, row: Row): StoredRecord {
   if (model === 'vulnerabilities') {
     withException(out, row[EXCEPTION_COLUMN], nowIso());
     withSla(out);
-    out.priorityReason = reasonOf(out);
-    out.priorityFactors = factorsOf(out);
+    withPriority(out);
   }
   return out as StoredRecord;
 }

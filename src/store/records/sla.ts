@@ -39,22 +39,48 @@ export function slaPolicy(): SlaPolicy {
 
 const isOpen = (status: unknown) => status === 'open' || status === 'reopened';
 
-/** A finding's due date: first seen + its severity's days, or the KEV due date if earlier; null when fixed or without a policy. */
-export function dueAtOf(r: { status?: unknown; severity?: unknown; firstSeen?: unknown; kevDueDate?: unknown }, policy = slaPolicy()): string | null {
-  if (!isOpen(r.status)) return null;
+type SlaFacts = { status?: unknown; severity?: unknown; firstSeen?: unknown; kevDueDate?: unknown };
+
+/** dueAtOf as epoch milliseconds; NaN for none. */
+function dueMsOf(r: SlaFacts, policy: SlaPolicy): number {
+  if (!isOpen(r.status)) return Number.NaN;
   const days = policy[r.severity as Severity];
   const first = typeof r.firstSeen === 'string' ? Date.parse(r.firstSeen) : Number.NaN;
   let due = days !== undefined && Number.isFinite(first) ? first + days * DAY_MS : Number.NaN;
   const kev = typeof r.kevDueDate === 'string' ? Date.parse(r.kevDueDate) : Number.NaN;
   if (Number.isFinite(kev) && !(kev >= due)) due = kev;
+  return due;
+}
+
+/** A finding's due date: first seen + its severity's days, or the KEV due date if earlier; null when fixed or without a policy. */
+export function dueAtOf(r: SlaFacts, policy = slaPolicy()): string | null {
+  const due = dueMsOf(r, policy);
   return Number.isFinite(due) ? new Date(due).toISOString() : null;
 }
 
 /** Adds `dueAt` and `overdue` to a finding as read; a finding an approved risk exception covers (`excepted`) is not overdue. */
 export function withSla(r: Record<string, unknown>, now = Date.now(), policy = slaPolicy()): void {
-  const due = dueAtOf(r, policy);
-  r.dueAt = due;
-  r.overdue = due !== null && Date.parse(due) < now && r.excepted !== true;
+  const due = dueMsOf(r, policy);
+  // `overdue` compares the due time itself (no second parse of its text).
+  const finite = Number.isFinite(due);
+  r.dueAt = finite ? dueText(due) : null;
+  r.overdue = finite && due < now && r.excepted !== true;
+}
+
+/**
+ * Due times recently written as text: a host's findings of one scan share their first-seen time, so
+ * an export's findings mostly fall on a handful of due dates (one per severity). Emptied when full.
+ */
+const dueTexts = new Map<number, string>();
+
+function dueText(ms: number): string {
+  let text = dueTexts.get(ms);
+  if (text === undefined) {
+    if (dueTexts.size >= 64) dueTexts.clear();
+    text = new Date(ms).toISOString();
+    dueTexts.set(ms, text);
+  }
+  return text;
 }
 
 /** Later than any due date (and still a four-digit year, so it compares as text). */

@@ -6,6 +6,8 @@ import type { Driver } from '../db/driver.ts';
 import { columnOf, q, tableOf } from '../db/schema.ts';
 import { inList } from '../db/sql.ts';
 import { recordSweepChanges, sweepFixedAt } from './change-detection.ts';
+import { openAgesBeforeSweep } from '../reports/open-ages.ts';
+import { addFixFacts } from '../reports/fix-facts.ts';
 
 /**
  * The live records of a model, within `scope` when given (null: the scope names nothing); with
@@ -52,9 +54,14 @@ export async function sweepModel(
   const unseen = liveWhere(model, sourceId, scope, generation);
   if (!unseen) return 0;
   if (run) await recordSweepChanges(db, model, unseen, run);
+  // The findings it marks leave the open findings by first-seen day (open-ages.ts).
+  if (model === 'vulnerabilities') await openAgesBeforeSweep(db, unseen.where, unseen.params);
   const fixedAt = model === 'vulnerabilities' && run ? sweepFixedAt(run.at) : { set: '', params: [] };
   const extra = model === 'vulnerabilities' ? `, "status" = 'fixed'${fixedAt.set}` : '';
-  return db.run(`UPDATE ${q(tableOf(model))} SET "removed" = 1${extra} WHERE ${unseen.where}`, [...fixedAt.params, ...unseen.params]);
+  const marked = await db.run(`UPDATE ${q(tableOf(model))} SET "removed" = 1${extra} WHERE ${unseen.where}`, [...fixedAt.params, ...unseen.params]);
+  // The fixes' rows of the findings it fixed (fix-facts.ts).
+  if (model === 'vulnerabilities' && run && marked > 0) await addFixFacts(db, run.at, run.runId);
+  return marked;
 }
 
 export interface SweepPreview {

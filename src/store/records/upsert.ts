@@ -10,6 +10,8 @@ import { FINDING_TIMES, findingTime, statusColumnAt } from './change-detection.t
 import { type CveColumns, cvePairRows, writeCvePairs } from './cve-plugins.ts';
 import { priorityOf } from '../../core/priority.ts';
 import { factsOfRecord, priorityConfig } from './priority.ts';
+import { openAgesAfterPage, openAgesBeforePage } from '../reports/open-ages.ts';
+import { refreshFixFacts } from '../reports/fix-facts.ts';
 
 /**
  * What a page's findings are prioritised with (docs/priority.md): their hosts' criticality as stored or
@@ -266,7 +268,13 @@ export interface PreparedUpsert {
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
 export async function upsertRecords(db: Driver, model: ModelName, records: IncomingRecord[], stamp: WriteStamp): Promise<number> {
   for (const u of prepareUpserts(model, records, stamp)) {
+    const ids = model === 'vulnerabilities' ? u.rows.map((r) => r[0]) : null;
+    if (ids) await openAgesBeforePage(db, ids);
     await db.insertMany(u.sql, u.rows);
+    if (ids) {
+      await openAgesAfterPage(db, ids);
+      await refreshFixFacts(db, ids);
+    }
     if (u.cveColumns) await writeCvePairs(db, cvePairRows(stamp.sourceId, u.rows, u.cveColumns).pairs);
   }
   return records.length;

@@ -2,7 +2,8 @@
 // page writer's thread), the first import's deferred indexes, and the sweep of what a run did not see.
 import type { SweepScope } from '../../core/connector.ts';
 import type { IncomingRecord, ModelName } from '../../core/models.ts';
-import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, finishDeferredIndexes } from '../db/bulk-load.ts';
+import { analyzeLoaded, DEFER_MIN_ROWS, deferIndexes, deferredIndexesOf, finishDeferredIndexes, rebuildDeferredIndexes } from '../db/bulk-load.ts';
+import { tableOf } from '../db/schema.ts';
 import type { Driver } from '../db/driver.ts';
 import { nowIso } from '../db/rows.ts';
 import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../db/sqlite-waits.ts';
@@ -117,18 +118,72 @@ export class RecordWrites {
    * epilogue writes none (sweep() has nothing to mark in them); it analyses the loaded tables first.
    */
   async finishBulkLoad(runId: string): Promise<{ built: Promise<void> }> {
+    const early = this.#early.get(runId) ?? [];
+    this.#early.delete(runId);
     if (this.#writer) {
-      // Each build holds the write lock while it sorts a table: beyond this connection's usual 10 s at a
-      // few million findings or on a slow machine. The epilogue's
-      // writes here wait for it meanwhile rather than fail the run with "database is locked".
-      if (this.#builds++ === 0) await this.#db.exec(`PRAGMA busy_timeout = ${LONG_WAIT_MS}`);
-      const built = this.#writer.buildIndexes(runId).finally(async () => {
-        if (--this.#builds === 0) await this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      });
-      return { built };
+      const writer = this.#writer;
+      const built = this.#whileBuilding(() => writer.buildIndexes(runId));
+      return { built: Promise.all([...early, built]).then(() => {}) };
     }
     await analyzeLoaded(this.#db, runId);
-    return { built: finishDeferredIndexes(this.#db, runId) };
+    return { built: Promise.all([...early, finishDeferredIndexes(this.#db, runId)]).then(() => {}) };
+  }
+
+  /**
+   * Once a stream of a first import is done (its models are written no more in the run), the indexes
+   * the run deferred on its tables are built while the next streams go on (issue 30: the page writer's
+   * thread waits for the main thread half the time of a first import); finishBulkLoad waits for them
+   * with the rest. On SQLite one build at a time between the pages that follow; on PostgreSQL on
+   * connections of their own (a build's lock holds back writes to its table alone, and no other stream
+   * writes it). A build that fails keeps its note: finishBulkLoad, the next run or start builds it.
+   */
+  async buildStreamIndexes(runId: string, models: ModelName[]): Promise<void> {
+    const tables = models.map(tableOf);
+    const names = await deferredIndexesOf(this.#db, runId, tables);
+    if (names.length === 0) return;
+    let list = this.#early.get(runId);
+    if (!list) {
+      if (this.#early.size > 100) this.#early.clear();
+      list = [];
+      this.#early.set(runId, list);
+    }
+    const writer = this.#writer;
+    // (a failure is the caller's to log; finishBulkLoad only waits for the builds to settle)
+    const settled = (p: Promise<unknown>) =>
+      p.then(
+        () => {},
+        () => {},
+      );
+    if (writer) {
+      const builds = names.map((name) => this.#whileBuilding(() => writer.buildIndex(runId, name)));
+      list.push(...builds.map(settled));
+      await Promise.all(builds);
+      return;
+    }
+    const build = (async () => {
+      await analyzeLoaded(this.#db, runId, tables);
+      await rebuildDeferredIndexes(this.#db, runId, { tables });
+    })();
+    list.push(settled(build));
+    await build;
+  }
+
+  /** Index builds a run started before its end (buildStreamIndexes), by run. */
+  #early = new Map<string, Promise<void>[]>();
+
+  /**
+   * SQLite: an index build on the page writer's thread. Each build holds the write lock while it sorts a
+   * table: beyond this connection's usual 10 s at a few million findings or on a slow machine. The
+   * writes here (heartbeats, the epilogue's) wait for it meanwhile rather than fail the run with
+   * "database is locked".
+   */
+  async #whileBuilding(build: () => Promise<void>): Promise<void> {
+    if (this.#builds++ === 0) await this.#db.exec(`PRAGMA busy_timeout = ${LONG_WAIT_MS}`);
+    try {
+      await build();
+    } finally {
+      if (--this.#builds === 0) await this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   /** SQLite: index builds the page writer is running for runs of this process. */

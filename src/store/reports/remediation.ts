@@ -1,11 +1,13 @@
 // The remediation report from the change feed: per source and severity, how many findings were fixed
 // and the mean time to remediate (each fix, from the finding's first-seen date or from its last
 // reopening when that came before the fix, to the scanner's mitigation date or else the run that saw
-// it fixed: fix-dates.ts), and how many are open with their mean and oldest age.
+// it fixed: fix-dates.ts), and how many are open with their mean and oldest age. Both read rows kept as
+// findings are written (fix-facts.ts, open-ages.ts), not the feed joined to every finding.
 import type { Driver } from '../db/driver.ts';
-import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, meanBlankReason } from '../records/fix-dates.ts';
+import { meanBlankReason } from '../records/fix-dates.ts';
 import { type Since, sinceClause } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
+import { openAges } from './open-ages.ts';
 
 /** One source and severity of the report. */
 export interface RemediationRow {
@@ -38,15 +40,6 @@ export interface RemediationOptions {
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
 
-/** An ISO-8601 text column or parameter as fractional days, in each dialect. */
-function days(db: Driver, expr: string): string {
-  return db.dialect === 'postgres' ? `(EXTRACT(EPOCH FROM CAST(${expr} AS TIMESTAMPTZ)) / 86400.0)` : `julianday(${expr})`;
-}
-
-function atLeastZero(db: Driver, expr: string): string {
-  return db.dialect === 'postgres' ? `GREATEST(0.0, ${expr})` : `MAX(0.0, ${expr})`;
-}
-
 const round1 = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10) / 10);
 
 /** The fixes of one source (or of all: '') and severity: how many, how many with a known fix date, their days to remediate summed and the median. */
@@ -60,78 +53,106 @@ export interface FixStats {
 }
 
 /**
- * The fixes of the window per source (bySource, else all sources together) and severity: one statement
- * over the feed's fix events, the median from their days ranked within each group.
+ * The fixes of the window per source (bySource, else all sources together) and severity, from the
+ * fixes' rows kept as findings are written (fix-facts.ts: each fix event of the feed with its finding's
+ * severity, its date and days).
  */
 export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
+  if (bySource && !opts.since && !opts.until) return allFixStats(db, opts.sourceIds);
   const params: unknown[] = [];
-  // From the finding's last reopening when that came before this fix, else from when it was first seen
-  // (exact for every fix but the middle ones of a finding reopened twice or more, counted from first seen).
-  const start = `COALESCE(CASE WHEN v."reopened_at" < e."at" THEN v."reopened_at" END, v."first_seen", ${FIX_DATE})`;
-  const spent = `CASE WHEN ${FIX_DATE} IS NOT NULL THEN ${atLeastZero(db, `${days(db, FIX_DATE)} - ${days(db, start)}`)} END`;
-  let where = `${opts.since ? FINDING_EVENTS_IN_WINDOW : `e."model" = 'vulnerabilities'`} AND ${FIX_EVENT}`;
+  let where = `e."kind" = 'fix'`;
   if (opts.sourceIds) {
     where += ` AND e."source_id" IN ${placeholders(opts.sourceIds)}`;
     params.push(...opts.sourceIds);
   }
-  // A fix's date is never after its event, so `e.at >= since` (the feed's index) keeps every fix dated since.
+  // A fix's date is never after its event, so `e.at >= since` (the rows' time index) keeps every fix dated since.
   if (opts.since) where += ` AND ${sinceClause('e', opts.since, params)}`;
+  // dated_at is the fix's date, else its event's (fix-facts.ts): the window read from its index.
   if (opts.since && opts.since.afterRun === null) {
-    where += ` AND COALESCE(${FIX_DATE}, e."at") >= ?`;
+    where += ` AND e."dated_at" >= ?`;
     params.push(opts.since.at);
   }
   if (opts.until) {
-    where += ` AND COALESCE(${FIX_DATE}, e."at") < ?`;
+    where += ` AND e."dated_at" < ?`;
     params.push(opts.until);
   }
-  // Each group's known days ranked (undated ones after them): the median is the middle one, or the mean of the middle two.
-  const group = `PARTITION BY f."source", f."severity"`;
-  const rows = await db.all(
-    `WITH f AS (
-SELECT ${bySource ? 's."name"' : "''"} AS "source", v."severity" AS "severity", ${spent} AS "d"
-FROM "changes" e JOIN "rec_vulnerabilities" v ON v."id" = e."record_id" JOIN "sources" s ON s."id" = e."source_id"
-WHERE ${where}
-), r AS (
-SELECT f."source", f."severity", f."d", ROW_NUMBER() OVER (${group} ORDER BY CASE WHEN f."d" IS NULL THEN 1 ELSE 0 END, f."d") AS "rn", COUNT(f."d") OVER (${group}) AS "cnt" FROM f
-)
-SELECT r."source" AS "source", r."severity" AS "severity", COUNT(*) AS "n", COUNT(r."d") AS "dated", SUM(r."d") AS "total",
-AVG(CASE WHEN r."d" IS NOT NULL AND 2 * r."rn" IN (r."cnt", r."cnt" + 1, r."cnt" + 2) THEN r."d" END) AS "median"
-FROM r GROUP BY r."source", r."severity"`,
-    params,
+  // The window's rows (read from the covering index on their date), summed per group here: the median
+  // is the middle one of a group's known days, or the mean of the middle two.
+  const rows = await db.all(`SELECT e."source_id" AS "source_id", e."severity" AS "severity", e."d" AS "d" FROM sum_fixes e WHERE ${where}`, params);
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  const groups = new Map<string, { source: string; severity: string | null; fixed: number; days: number[] }>();
+  for (const r of rows) {
+    const name = names.get(String(r.source_id));
+    if (name === undefined) continue;
+    const source = bySource ? name : '';
+    const severity = r.severity === null ? null : String(r.severity);
+    const key = `${source}\u0000${severity}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { source, severity, fixed: 0, days: [] };
+      groups.set(key, g);
+    }
+    g.fixed++;
+    if (r.d !== null && r.d !== undefined) g.days.push(Number(r.d));
+  }
+  return [...groups.values()].map((g) =>
+    withDays({ source: g.source, severity: g.severity, fixed: g.fixed, dated: 0, totalDays: 0, medianDays: null }, g.days),
   );
-  return rows.map((r) => ({
-    source: String(r.source),
-    severity: r.severity === null ? null : String(r.severity),
-    fixed: Number(r.n),
-    dated: Number(r.dated),
-    totalDays: Number(r.total ?? 0),
-    medianDays: r.median === null || r.median === undefined ? null : Number(r.median),
-  }));
+}
+
+/** A group's fixes with their known days: how many, summed, and the median (the middle one, or the mean of the middle two). */
+export function withDays(f: FixStats, days: number[]): FixStats {
+  const d = days.sort((x, y) => x - y);
+  const mid = d.length === 0 ? null : d.length % 2 === 1 ? d[(d.length - 1) / 2]! : (d[d.length / 2 - 1]! + d[d.length / 2]!) / 2;
+  return { ...f, dated: d.length, totalDays: d.reduce((x, y) => x + y, 0), medianDays: mid };
+}
+
+/**
+ * Every fix per source and severity, without a window (the report's default): the counts and summed
+ * days kept with the rows (sum_fix_totals), the median of each group the middle one or two of its
+ * days, read at their offset in the (source, severity, days) index, instead of ranking every fix.
+ */
+async function allFixStats(db: Driver, sourceIds?: string[]): Promise<FixStats[]> {
+  const scope = sourceIds ? ` AND source_id IN ${placeholders(sourceIds)}` : '';
+  const groups = await db.all(`SELECT source_id, severity, n, dated, total FROM sum_fix_totals WHERE n > 0${scope}`, sourceIds ?? []);
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  const known = groups.filter((g) => names.has(String(g.source_id)));
+  // The middle one of an odd count, the mean of the middle two of an even one (the days in ascending
+  // order), each group's at its offset in the index; all in one statement.
+  const params: unknown[] = [];
+  const arms: string[] = [];
+  known.forEach((g, i) => {
+    const dated = Number(g.dated);
+    if (dated === 0) return;
+    params.push(g.source_id);
+    if (g.severity !== '') params.push(g.severity);
+    params.push(dated % 2 === 1 ? 1 : 2, Math.floor((dated - 1) / 2));
+    arms.push(
+      `SELECT ${i} AS "i", "d" FROM (SELECT d FROM sum_fixes WHERE source_id = ? AND severity ${g.severity === '' ? 'IS NULL' : '= ?'} AND d IS NOT NULL ORDER BY d LIMIT ? OFFSET ?) x${i}`,
+    );
+  });
+  const middles = arms.length > 0 ? await db.all(arms.join('\nUNION ALL\n'), params) : [];
+  return known.map((g, i) => {
+    const mine = middles.filter((m) => Number(m.i) === i);
+    return {
+      source: names.get(String(g.source_id))!,
+      severity: g.severity === '' ? null : String(g.severity),
+      fixed: Number(g.n),
+      dated: Number(g.dated),
+      totalDays: Number(g.total ?? 0),
+      medianDays: mine.length === 0 ? null : mine.reduce((a, m) => a + Number(m.d), 0) / mine.length,
+    };
+  });
 }
 
 export async function remediationReport(db: Driver, opts: RemediationOptions): Promise<RemediationRow[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
-  const sources = (col: string, params: unknown[]) => {
-    if (!opts.sourceIds) return '';
-    params.push(...opts.sourceIds);
-    return ` AND ${col} IN ${placeholders(opts.sourceIds)}`;
-  };
-
   const fixes = await fixStats(db, opts);
 
-  // `age` holds one parameter (now), used twice: by AVG and by MAX.
-  const openParams: unknown[] = [opts.now, opts.now];
-  const age = atLeastZero(db, `${days(db, 'CAST(? AS TEXT)')} - ${days(db, 'COALESCE(v."first_seen", v."last_seen")')}`);
-  const opened =
-    opts.openAges === false
-      ? []
-      : await db.all(
-          `SELECT s."name" AS "source", v."severity" AS "severity", COUNT(*) AS "n", AVG(${age}) AS "mean", MAX(${age}) AS "oldest"
-FROM "rec_vulnerabilities" v JOIN "sources" s ON s."id" = v."source_id"
-WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source_id"', openParams)} GROUP BY s."name", v."severity"`,
-          openParams,
-        );
+  // The open findings and their ages from the counts kept as findings are written (open-ages.ts).
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  const opened = opts.openAges === false ? [] : (await openAges(db, opts.now, opts.sourceIds)).filter((o) => names.has(o.sourceId));
 
   const rows = new Map<string, RemediationRow>();
   const rowOf = (source: unknown, severity: unknown): RemediationRow => {
@@ -163,7 +184,11 @@ WHERE v."removed" = 0 AND v."status" IN ('open', 'reopened')${sources('v."source
       meanBlankReason: meanBlankReason(f.fixed, f.fixed - f.dated),
     });
   for (const o of opened)
-    Object.assign(rowOf(o.source, o.severity), { open: Number(o.n), meanOpenAgeDays: round1(o.mean), oldestOpenAgeDays: round1(o.oldest) });
+    Object.assign(rowOf(names.get(o.sourceId), o.severity), {
+      open: o.open,
+      meanOpenAgeDays: round1(o.meanAgeDays),
+      oldestOpenAgeDays: round1(o.oldestAgeDays),
+    });
   const rank = (s: string | null) => (s === null ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s) < 0 ? SEVERITY_ORDER.length : SEVERITY_ORDER.indexOf(s));
   return [...rows.values()].sort((a, b) => a.source.localeCompare(b.source) || rank(a.severity) - rank(b.severity));
 }

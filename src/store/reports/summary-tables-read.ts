@@ -46,39 +46,47 @@ export async function overdueCounts(db: Driver, opts: { sourceIds?: string[]; no
   const now = opts.now ?? Date.now();
   const policy = opts.policy ?? slaPolicy();
   await ensureSummariesFor(db, opts.sourceIds);
-  const scope = opts.sourceIds ? ` WHERE source_id IN ${placeholders(opts.sourceIds)}` : '';
-  const buckets = await db.all(
-    `SELECT severity, first_day, kev_due_date, SUM(n) AS n FROM sum_vuln_due${scope} GROUP BY severity, first_day, kev_due_date`,
-    opts.sourceIds ?? [],
-  );
   const nowIso = new Date(now).toISOString();
   const out: Record<string, number> = {};
-  const boundary = new Map<Severity, { dayStart: string; dayEnd: string; deadline: string }>();
-  for (const b of buckets) {
-    const sev = b.severity as Severity | null;
-    const kev = b.kev_due_date as string | null;
-    const firstDay = b.first_day as string | null;
-    const kevTrue = kev !== null && kev < nowIso;
-    const days = sev ? policy[sev] : undefined;
-    let first: boolean | null = false;
-    if (days !== undefined && firstDay !== null) {
-      const deadline = new Date(now - days * DAY_MS).toISOString();
-      const d = deadline.slice(0, 10);
-      first = firstDay < d ? true : firstDay > d ? false : null;
-      if (first === null && !kevTrue && sev) boundary.set(sev, { dayStart: d, dayEnd: new Date(Date.parse(d) + DAY_MS).toISOString().slice(0, 10), deadline });
-    }
-    if (kevTrue || first === true) out[String(sev)] = (out[String(sev)] ?? 0) + Number(b.n);
+  // Per severity with a policy its deadline: a bucket of an earlier day is overdue, of a later one not,
+  // of the deadline's own day counted from the records below (unless a past KEV due date settles it).
+  const deadlines = new Map<string, string>();
+  for (const sev of SEVERITIES) {
+    const days = policy[sev];
+    if (days !== undefined) deadlines.set(sev, new Date(now - days * DAY_MS).toISOString());
   }
-  // The deadline's own day: those of its findings first seen before the deadline (and not already counted by a KEV date).
-  for (const [sev, b] of boundary) {
-    const params: unknown[] = [b.dayStart, b.dayEnd, b.deadline, sev, nowIso, ...(opts.sourceIds ?? [])];
-    const rows = await db.all(
-      `SELECT COUNT(*) AS n FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND "first_seen" < ? AND "first_seen" < ? AND "severity" = ?
-       AND ${LIVE_OPEN_SQL} AND NOT COALESCE("kev_due_date" < ?, FALSE)${opts.sourceIds ? ` AND "source_id" IN ${placeholders(opts.sourceIds)}` : ''}`,
-      params,
-    );
-    const n = Number(rows[0]?.n ?? 0);
-    if (n > 0) out[sev] = (out[sev] ?? 0) + n;
+  // Summed per severity in SQL: a row each, not one per bucket (thousands at a million findings).
+  const params: unknown[] = [nowIso];
+  const dueDay = deadlines.size === 0 ? 'NULL' : `CASE severity${[...deadlines].map(() => ' WHEN ? THEN CAST(? AS TEXT)').join('')} END`;
+  for (const [sev, deadline] of deadlines) params.push(sev, deadline.slice(0, 10));
+  if (opts.sourceIds) params.push(...opts.sourceIds);
+  const sums = await db.all(
+    `SELECT severity, SUM(CASE WHEN kev OR first_day < due_day THEN n ELSE 0 END) AS "n", MAX(CASE WHEN NOT kev AND first_day = due_day THEN 1 ELSE 0 END) AS "boundary"
+FROM (SELECT severity, first_day, n, COALESCE(kev_due_date < ?, FALSE) AS kev, ${dueDay} AS due_day FROM sum_vuln_due${
+      opts.sourceIds ? ` WHERE source_id IN ${placeholders(opts.sourceIds)}` : ''
+    }) b GROUP BY severity`,
+    params,
+  );
+  const boundary: Severity[] = [];
+  for (const r of sums) {
+    if (Number(r.n) > 0) out[String(r.severity)] = Number(r.n);
+    if (Number(r.boundary) === 1) boundary.push(r.severity as Severity);
+  }
+  // The deadline's own day: those of its findings first seen before the deadline (and not already
+  // counted by a KEV date), every severity's in one statement.
+  if (boundary.length > 0) {
+    const bParams: unknown[] = [];
+    const arms = boundary.map((sev) => {
+      const deadline = deadlines.get(sev)!;
+      const day = deadline.slice(0, 10);
+      bParams.push(sev, day, new Date(Date.parse(day) + DAY_MS).toISOString().slice(0, 10), deadline, sev, nowIso, ...(opts.sourceIds ?? []));
+      return `SELECT CAST(? AS TEXT) AS "severity", COUNT(*) AS "n" FROM "rec_vulnerabilities" WHERE "first_seen" >= ? AND "first_seen" < ? AND "first_seen" < ? AND "severity" = ?
+       AND ${LIVE_OPEN_SQL} AND NOT COALESCE("kev_due_date" < ?, FALSE)${opts.sourceIds ? ` AND "source_id" IN ${placeholders(opts.sourceIds)}` : ''}`;
+    });
+    for (const r of await db.all(arms.join('\nUNION ALL\n'), bParams)) {
+      const n = Number(r.n ?? 0);
+      if (n > 0) out[String(r.severity)] = (out[String(r.severity)] ?? 0) + n;
+    }
   }
   // Less the overdue findings an approved, unexpired risk exception covers (the `overdue=true` filter leaves them out too).
   if (await anyActiveException(db, nowIso)) {

@@ -8,7 +8,9 @@ import type { ModelName } from '../../core/models.ts';
 import type { Driver, InsertSql, Row } from '../db/driver.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
+import { PLUGIN_OWNERS_SELECT } from './plugin-owners.ts';
 import { type FindingDeltas, findingDeltas } from './summary-tables-delta.ts';
+import { scanFindings } from './summary-tables-scan.ts';
 import { MAX_KEYS, padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
 const RANK = `(CASE "severity" WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 END)`;
@@ -190,12 +192,11 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
        GROUP BY "host_id") g LEFT JOIN "rec_hosts" h ON h."id" = g."host_id"`,
     },
     {
-      // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on.
+      // The owners of a plugin's hosts (the top remediations' owners): only hosts an owner is placed on;
+      // correlation moves a host's plugins to its new owner (plugin-owners.ts).
       table: 'sum_plugin_owners',
       columns: 'source_id, plugin_id, owner, hosts',
-      select: `SELECT r."source_id", r."plugin_id", h."owner", COUNT(DISTINCT r."host_id") FROM "rec_vulnerabilities" r JOIN "rec_hosts" h ON h."id" = r."host_id"
-       WHERE r."source_id" = ? AND r."removed" = 0 AND r."status" IN ('open', 'reopened') AND r."plugin_id" IS NOT NULL AND h."owner" IS NOT NULL
-       GROUP BY r."source_id", r."plugin_id", h."owner"`,
+      select: PLUGIN_OWNERS_SELECT,
     },
     {
       table: 'sum_compliance',
@@ -209,6 +210,11 @@ function summaryFills(only: (fill: string) => string = () => ''): SummaryFill[] 
       select: `SELECT "source_id", "name", "removed", COUNT(*) FROM "rec_software" WHERE "source_id" = ?${only('sum_software')} GROUP BY "source_id", "name", "removed"`,
     },
   ];
+}
+
+/** The SELECT of each summary table's full fill, with its one parameter the source (for tests that compare a rebuild with it). */
+export function fullFillSelects(): SummaryFill[] {
+  return summaryFills();
 }
 
 /** The INSERT a fill's rows go through. */
@@ -254,10 +260,13 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
   // The owners of a plugin's hosts come from hosts an owner is placed on: where no host has one (no CMDB
   // correlated yet), that grouped scan of every finding would find nothing, so it is not made.
   const owned = (await db.all(`SELECT 1 AS "x" FROM "rec_hosts" WHERE "owner" IS NOT NULL LIMIT 1`)).length > 0;
+  // A full rebuild on SQLite groups the findings in one scan (summary-tables-scan.ts); the rest as before.
+  const onePass = touched === null ? await scanFindings(db, sourceId) : null;
   const fills = summaryFills((table) => touchedList(touched, table)).filter(
     (f) => (owned || f.table !== 'sum_plugin_owners') && !(deltas && (f.table === 'sum_vuln_counts' || f.table === 'sum_vuln_due')),
   );
-  const scanned = db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => rowsOf(f, await db.all(f.select, params(f.table))))) : null;
+  const scanned =
+    db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => onePass?.get(f.table) ?? rowsOf(f, await db.all(f.select, params(f.table))))) : null;
   await db.transaction(async (tx) => {
     // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`tributary-summaries-${sourceId}`]);

@@ -12,6 +12,8 @@ import { anyAssets, correlateEverything } from '../correlation/asset-links.ts';
 import { bindDriver } from '../db/bind.ts';
 import { dropCvePairs, forgetCvePairs } from '../records/cve-plugins.ts';
 import { dropSummaries, forgetSummaries } from '../reports/summary-tables-write.ts';
+import { dropOpenAges } from '../reports/open-ages.ts';
+import { dropFixFacts } from '../reports/fix-facts.ts';
 import * as fileImports from './file-imports.ts';
 import * as uploadTokens from './upload-tokens.ts';
 
@@ -223,6 +225,8 @@ export class Sources {
       await tx.run(`DELETE FROM "remediation_ticket_log" WHERE "source_id" = ?`, [s.id]);
       await deleteSourceExports(tx, s.id);
       await dropSummaries(tx, s.id);
+      await dropOpenAges(tx, s.id);
+      await dropFixFacts(tx, s.id);
       await dropCvePairs(tx, s.id);
       await tx.run(`DELETE FROM "sources" WHERE "id" = ?`, [s.id]);
     });

@@ -5,7 +5,7 @@
 import type { Driver, Row } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 import { nowIso } from '../db/rows.ts';
-import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
+import { anyActiveException, exceptedFindingsClause, FINDING_EXCEPTION_SQL } from '../exceptions/exceptions.ts';
 
 export interface TicketFindingRow {
   id: string;
@@ -25,6 +25,8 @@ export interface TicketFindingRow {
   site: string | null;
   /** An approved, unexpired risk exception covers it (out of every group). */
   excepted: boolean;
+  /** That exception's id and reason (read by id only: a closed request names them). */
+  exception?: { id: string; reason: string } | null;
 }
 
 const COLUMNS = `r."id", r."source_id", r."host_id", r."plugin_id", r."plugin_name", r."severity", r."known_exploited", r."decision", r."status", r."removed",
@@ -50,7 +52,15 @@ function rowOf(r: Row): TicketFindingRow {
     department: text(r.department),
     site: text(r.site),
     excepted: Number(r.excepted) === 1 || r.excepted === true,
+    exception: exceptionOf(r.exception_info),
   };
+}
+
+/** FINDING_EXCEPTION_SQL's `rank|expiresAt|state|id|reason` of an approved exception, as its id and reason. */
+function exceptionOf(v: unknown): { id: string; reason: string } | null {
+  if (typeof v !== 'string' || !v.startsWith('1|')) return null;
+  const parts = v.split('|');
+  return { id: parts[3] ?? '', reason: parts.slice(4).join('|') };
 }
 
 export interface TicketSelection {
@@ -223,7 +233,9 @@ export async function ticketFindingsByIds(db: Driver, ids: string[]): Promise<Ti
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
     const params: unknown[] = [];
-    const excepted = any ? `, CASE WHEN ${exceptedFindingsClause('r', now, params)} THEN 1 ELSE 0 END AS "excepted"` : '';
+    const excepted = any
+      ? `, CASE WHEN ${exceptedFindingsClause('r', now, params)} THEN 1 ELSE 0 END AS "excepted", ${FINDING_EXCEPTION_SQL} AS "exception_info"`
+      : '';
     for (const r of await db.all(`SELECT ${COLUMNS}${excepted} FROM ${FROM} WHERE r."id" IN ${placeholders(chunk)}`, [...params, ...chunk])) out.push(rowOf(r));
   }
   return out;

@@ -45,6 +45,7 @@ export function TicketsPanel({ source }: { source: string }) {
         `${r.created} created`,
         `${r.noted} noted`,
         `${r.resolved} resolved`,
+        ...(r.closed ? [`${r.closed} closed (findings moved or excepted)`] : []),
         `${r.reopened} reopened`,
         ...(r.adopted ? [`${r.adopted} found by their marker`] : []),
         ...(r.deferred ? [`${r.deferred} deferred to the next run`] : []),
@@ -101,7 +102,9 @@ export function TicketsPanel({ source }: { source: string }) {
               label: 'Action',
               render: (a) => (
                 <>
-                  <Badge tone={a.kind === 'resolve' ? 'ok' : a.kind === 'reopen' ? 'warn' : 'info'}>{KIND_LABELS[a.kind] ?? a.kind}</Badge>
+                  <Badge tone={a.kind === 'resolve' ? 'ok' : a.kind === 'reopen' ? 'warn' : 'info'}>
+                    {a.kind === 'resolve' && a.reason && a.reason !== 'fixed' ? `Close (${a.reason})` : (KIND_LABELS[a.kind] ?? a.kind)}
+                  </Badge>
                   {a.deferred && <span> (next run)</span>}
                 </>
               ),
