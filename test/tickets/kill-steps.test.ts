@@ -6,7 +6,6 @@
 // match; a close, its findings excepted, is set to movedStatus). And the marker search finds a request
 // whose subject a person edited (by its description).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SdpTicketWriter } from '../../src/connectors/servicedesk-plus/ticket-writer.ts';
@@ -18,6 +17,7 @@ import { APPLY_STEPS, type ApplyStep } from '../../src/tickets/apply.ts';
 import { applyTickets, ticketPlan } from '../../src/tickets/index.ts';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { memState, parseConfig } from '../connectors/servicedesk-plus/helpers.ts';
+import { runChild } from '../helpers/child-run.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { openTestStore, writeRecords } from '../helpers/store.ts';
 
@@ -58,22 +58,7 @@ for (const backend of BACKENDS) {
     };
     /** Runs the crash child killed at `step`; the simulator answers it from this process's event loop. */
     const killedAt = (step: ApplyStep, raw: Record<string, unknown> = DEFAULT) =>
-      new Promise<{ signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-        const p = spawn(process.execPath, [child, db.url, sim.url, sim.apiKey, desk.id, desk.name, step, JSON.stringify(raw)]);
-        let stdout = '';
-        let stderr = '';
-        p.stdout.on('data', (d) => {
-          stdout += d;
-        });
-        p.stderr.on('data', (d) => {
-          stderr += d;
-        });
-        const timer = setTimeout(() => p.kill('SIGTERM'), 90_000);
-        p.on('close', (_code, signal) => {
-          clearTimeout(timer);
-          resolve({ signal, stdout, stderr });
-        });
-      });
+      runChild(child, [db.url, sim.url, sim.apiKey, desk.id, desk.name, step, JSON.stringify(raw)], 90_000);
 
     /** What must hold after any crash and the run after it. */
     const invariants = async (settings: RemediationTicketsConfig, replacedIds: Set<string>) => {

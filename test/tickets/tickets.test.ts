@@ -4,7 +4,6 @@
 // noted and not reopened, an IP change keeps the ticket, and a worker killed (SIGKILL) between the create
 // call and its record leaves no duplicate.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { mapRequest } from '../../src/connectors/servicedesk-plus/map/tickets.ts';
@@ -16,6 +15,7 @@ import type { SourceRecord, Store } from '../../src/store/index.ts';
 import { applyTickets, ticketPlan } from '../../src/tickets/index.ts';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { memState, parseConfig } from '../connectors/servicedesk-plus/helpers.ts';
+import { runChild } from '../helpers/child-run.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { openTestStore, writeRecords } from '../helpers/store.ts';
 
@@ -235,29 +235,11 @@ for (const backend of BACKENDS) {
       await writeRecords(store, lab, { vulnerabilities: [vuln('h2', '700', 'critical'), vuln('h3', '700', 'critical'), vuln('h3', '800', 'high')] });
       const before = sim.written.size;
       // Asynchronously: the simulator answers the child from this process's event loop.
-      const child = await new Promise<{ signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-        const p = spawn(process.execPath, [
-          fileURLToPath(new URL('../helpers/tickets-crash-child.ts', import.meta.url)),
-          db.url,
-          sim.url,
-          sim.apiKey,
-          desk.id,
-          desk.name,
-        ]);
-        let stdout = '';
-        let stderr = '';
-        p.stdout.on('data', (d) => {
-          stdout += d;
-        });
-        p.stderr.on('data', (d) => {
-          stderr += d;
-        });
-        const timer = setTimeout(() => p.kill('SIGTERM'), 60_000);
-        p.on('close', (_code, signal) => {
-          clearTimeout(timer);
-          resolve({ signal, stdout, stderr });
-        });
-      });
+      const child = await runChild(
+        fileURLToPath(new URL('../helpers/tickets-crash-child.ts', import.meta.url)),
+        [db.url, sim.url, sim.apiKey, desk.id, desk.name],
+        60_000,
+      );
       assert.equal(child.signal, 'SIGKILL', child.stderr);
       const made = /^at create:after-call \S+ (\d+)$/m.exec(child.stdout)?.[1];
       assert.ok(made, child.stdout);
