@@ -30,8 +30,8 @@ export interface MonthOptions {
   scannerFirst?: boolean;
 }
 
-/** A seeded generator (mulberry32): the month is the same every run. */
-function rng(seed: number) {
+/** A seeded generator (mulberry32): the month is the same every run (both modes of bench/tickets-month). */
+export function rng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -26,7 +26,7 @@ import { remediationTicketsSchema } from '../src/core/tickets.ts';
 import { openStore } from '../src/store/index.ts';
 import { applyTickets, groupKey, type TicketFinding } from '../src/tickets/index.ts';
 import { startSdpSim } from '../sim/servicedesk-plus/index.ts';
-import { monthThroughSync } from './tickets-month-sync.ts';
+import { monthThroughSync, rng } from './tickets-month-sync.ts';
 import { parseConfig } from '../test/connectors/servicedesk-plus/helpers.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 
@@ -49,18 +49,6 @@ const PLUGINS = 150;
 /** Findings concentrate on a few common fixes (a monthly rollup, a browser), as in a real estate. */
 const pluginOf = (r: () => number) => Math.floor(PLUGINS * r() ** 3);
 const sevOf = (p: number) => (['critical', 'critical', 'high', 'high', 'high', 'medium', 'medium', 'low', 'low', 'medium'] as const)[p % 10]!;
-
-/** A seeded generator (mulberry32): the month is the same every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Finding {
   host: number;
