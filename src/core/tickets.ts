@@ -10,16 +10,15 @@ export const TICKET_GROUPINGS = ['fix-owner', 'fix', 'asset'] as const;
 export type TicketGrouping = (typeof TICKET_GROUPINGS)[number];
 
 const severity = z.enum(['info', 'low', 'medium', 'high', 'critical']);
-const names = z.preprocess(
-  (v) =>
-    typeof v === 'string'
-      ? v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : v,
-  z.array(z.string().min(1)),
-);
+/** A comma list given as one string (a CLI flag, a form field) read as the array it names. */
+const commaList = (v: unknown): unknown =>
+  typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : v;
+const names = z.preprocess(commaList, z.array(z.string().min(1)));
 
 /** How a request is written: its subject, priority by severity, support group by department, category. */
 export const ticketTemplateSchema = z
@@ -48,13 +47,7 @@ const decisionName = z.preprocess(
 );
 /** `ticketDecisions`: a comma list or an array of decisions, as the findings' decision values (`track*` read as `track-star`). */
 export const ticketDecisionsSchema = z.preprocess(
-  (v) =>
-    typeof v === 'string'
-      ? v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : v,
+  commaList,
   z
     .array(decisionName)
     .min(1)
