@@ -303,6 +303,32 @@ async function parseOnly(file: string): Promise<Measured> {
 }
 
 /**
+ * Reads the file's data rows (blank records and the header skipped) and calls `onPage` with the rows read
+ * so far after every `pageRows` of them, as the import's pages; returns the number of data rows.
+ */
+async function inPagesOfRows(file: string, pageRows: number, onPage: (rowsSoFar: number) => unknown): Promise<number> {
+  const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
+  let rows = 0;
+  let header = false;
+  let inPage = 0;
+  for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
+    for (const r of batch) {
+      if (isBlankRecord(r.fields)) continue;
+      if (!header) {
+        header = true;
+        continue;
+      }
+      rows++;
+      if (++inPage >= pageRows) {
+        await onPage(rows);
+        inPage = 0;
+      }
+    }
+  }
+  return rows;
+}
+
+/**
  * Tables of what the import stores, in the order a page writes them: the records, the plugin catalog
  * (one record per plugin, issue 14) and the change feed (an event per new record, issue 14), which the
  * import must store too.
@@ -315,7 +341,7 @@ const RECORD_TABLES = ['rec_hosts', 'rec_vulnerabilities', 'rec_software', 'rec_
  * table per 2000 CSV rows, one transaction each, into a fresh database migrated with our migrations.
  */
 async function floorPostgres(file: string, db: string, recordsDb: string): Promise<Measured> {
-  const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
+  await import('../src/filedrop/csv/reader.ts'); // loaded before the clock starts (inPagesOfRows reads with it)
   const { MIGRATIONS } = await import('../src/store/index.ts');
   const pg = (await import('pg')).default;
   const { from: copyFrom } = await import('pg-copy-streams');
@@ -361,23 +387,7 @@ async function floorPostgres(file: string, db: string, recordsDb: string): Promi
   };
   const t0 = performance.now();
   const cpu0 = cpuSeconds();
-  let rows = 0;
-  let header = false;
-  let inPage = 0;
-  for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
-    for (const r of batch) {
-      if (isBlankRecord(r.fields)) continue;
-      if (!header) {
-        header = true;
-        continue;
-      }
-      rows++;
-      if (++inPage >= 2000) {
-        await insertUpTo(rows);
-        inPage = 0;
-      }
-    }
-  }
+  const rows = await inPagesOfRows(file, 2000, insertUpTo);
   await insertUpTo(Number.POSITIVE_INFINITY);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds() - cpu0;
@@ -390,7 +400,7 @@ async function floorPostgres(file: string, db: string, recordsDb: string): Promi
 
 async function floor(file: string, db: string, recordsDb: string): Promise<Measured> {
   if (db.startsWith('postgres')) return floorPostgres(file, db, recordsDb);
-  const { readCsv, isBlankRecord } = await import('../src/filedrop/csv/reader.ts');
+  await import('../src/filedrop/csv/reader.ts'); // loaded before the clock starts (inPagesOfRows reads with it)
   const { MIGRATIONS } = await import('../src/store/index.ts');
   const { DatabaseSync } = await import('node:sqlite');
   const sq = new DatabaseSync(db);
@@ -422,27 +432,13 @@ async function floor(file: string, db: string, recordsDb: string): Promise<Measu
   };
   const t0 = performance.now();
   const cpu0 = cpuSeconds();
-  let rows = 0;
-  let header = false;
-  let inTx = 0;
   sq.exec('BEGIN IMMEDIATE');
-  for await (const batch of readCsv(createReadStream(file, { highWaterMark: 256 * 1024 }))) {
-    for (const r of batch) {
-      if (isBlankRecord(r.fields)) continue;
-      if (!header) {
-        header = true;
-        continue;
-      }
-      rows++;
-      // One transaction per 2000 CSV rows, as the import's pages.
-      if (++inTx >= 2000) {
-        insertUpTo(rows);
-        sq.exec('COMMIT');
-        sq.exec('BEGIN IMMEDIATE');
-        inTx = 0;
-      }
-    }
-  }
+  // One transaction per 2000 CSV rows, as the import's pages.
+  const rows = await inPagesOfRows(file, 2000, (soFar) => {
+    insertUpTo(soFar);
+    sq.exec('COMMIT');
+    sq.exec('BEGIN IMMEDIATE');
+  });
   insertUpTo(Number.POSITIVE_INFINITY);
   sq.exec('COMMIT');
   const seconds = (performance.now() - t0) / 1000;
