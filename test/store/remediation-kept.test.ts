@@ -6,11 +6,9 @@
 // mitigation date, a direct write, and a source's removal; and migration 38's fill against the rows kept.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type AppContext, openApp } from '../../src/app/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { addSource, removeSource } from '../../src/app/sources.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import type { Page } from '../../src/core/connector.ts';
-import { createLogger } from '../../src/core/log.ts';
 import type { Driver } from '../../src/store/db/driver.ts';
 import { placeholders } from '../../src/store/db/sql.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, OPEN_DATE } from '../../src/store/records/fix-dates.ts';
@@ -18,6 +16,7 @@ import { type Since, sinceClause, sinceRun, sinceTime } from '../../src/store/re
 import { FIX_TOTALS_FILL, fixFactsFill } from '../../src/store/reports/fix-facts.ts';
 import { openAgesFill } from '../../src/store/reports/open-ages.ts';
 import { runSync } from '../../src/sync/runner.ts';
+import { openTestApp } from '../helpers/app.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { streamsConnector } from '../helpers/streams-connector.ts';
 
@@ -319,7 +318,7 @@ for (const backend of BACKENDS) {
     let app: AppContext;
     before(async () => {
       db = await backend.create();
-      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([connector()]) });
+      app = await openTestApp(db, { connectors: [connector()] });
       await addSource(app, 'remfix', 'one', { url: 'https://one.example' });
       await addSource(app, 'remfix', 'two', { url: 'https://two.example' });
     });

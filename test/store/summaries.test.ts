@@ -3,15 +3,14 @@
 // outside a run, and a source's removal; and the overdue counts around the SLA deadline's own day.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type AppContext, openApp } from '../../src/app/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { addSource, removeSource } from '../../src/app/sources.ts';
-import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import type { Page, StreamContext } from '../../src/core/connector.ts';
 import { UpstreamError } from '../../src/core/errors.ts';
-import { createLogger } from '../../src/core/log.ts';
 import { parseFilter } from '../../src/store/records/filter-syntax.ts';
 import { groupCount } from '../../src/store/records/group-counts.ts';
 import { runSync } from '../../src/sync/runner.ts';
+import { openTestApp } from '../helpers/app.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { streamsConnector } from '../helpers/streams-connector.ts';
 
@@ -284,7 +283,7 @@ for (const backend of BACKENDS) {
     let app: AppContext;
     before(async () => {
       db = await backend.create();
-      app = await openApp({ dataDir: db.dataDir, db: db.url, log: createLogger({ level: 'silent' }), registry: new ConnectorRegistry([connector()]) });
+      app = await openTestApp(db, { connectors: [connector()] });
       await addSource(app, 'sumfix', 'one', { url: 'https://one.example' });
       await addSource(app, 'sumfix', 'two', { url: 'https://two.example' });
     });
