@@ -5,7 +5,6 @@
 // exactly the records a single process syncing that console alone stores; no record of one source
 // points at a host of the other, and no record points at a missing host.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
@@ -18,7 +17,8 @@ import { hasHost, MODEL_NAMES, type ModelName } from '../../src/core/models.ts';
 import { SyncQueue } from '../../src/sync/queue.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { BIN, cliEnv } from '../helpers/cli.ts';
+import { cliEnv } from '../helpers/cli.ts';
+import { startWorker as startWorkerOn, type Worker } from '../helpers/worker.ts';
 import { BACKENDS, createPostgres, createSqlite, type TestDatabase } from '../helpers/databases.ts';
 
 const pg = BACKENDS.find((b) => b.kind === 'postgres')!;
@@ -37,31 +37,7 @@ const CONSOLES = [
 ];
 const PAGE_SIZE = 50;
 
-interface Worker {
-  child: ChildProcess;
-  log: () => string;
-  exited: Promise<unknown>;
-}
-
-function startWorker(db: TestDatabase): Promise<Worker> {
-  const child = spawn(process.execPath, [BIN, '--data-dir', db.dataDir, '--db', db.url, 'worker', '--concurrency', '1'], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  const exited = new Promise((res) => child.once('exit', res));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${err}`)), 20_000);
-    child.stderr!.on('data', (d) => {
-      err += d;
-      if (/worker ready/.test(err)) {
-        clearTimeout(timer);
-        resolve({ child, log: () => err, exited });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${err}`)));
-  });
-}
+const startWorker = (db: TestDatabase) => startWorkerOn(db, env, 1);
 
 const config = (sim: RunningTenableSim) => ({ apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: PAGE_SIZE });
 

@@ -2,7 +2,6 @@
 // with SIGKILL mid-run → every run succeeds and the data equals a single-process run; schedules fire
 // once with two workers; SIGTERM drains (page in flight stored, run interrupted, resumed elsewhere).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
@@ -13,7 +12,8 @@ import { runSync } from '../../src/sync/runner.ts';
 import { SyncQueue } from '../../src/sync/queue.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
 import { buildServer } from '../../src/server/server.ts';
-import { BIN, cliEnv } from '../helpers/cli.ts';
+import { cliEnv } from '../helpers/cli.ts';
+import { startWorker as startWorkerOn, type Worker } from '../helpers/worker.ts';
 import { ADMIN_PASSWORD, apiToken, bearer, waitForRun } from '../server/helpers.ts';
 import { BACKENDS, createPostgres, createSqlite, type TestDatabase } from '../helpers/databases.ts';
 import { queryAll } from '../helpers/store.ts';
@@ -29,31 +29,7 @@ const env = cliEnv({
 });
 process.env.TRIBUTARY_MASTER_KEY = env.TRIBUTARY_MASTER_KEY;
 
-interface Worker {
-  child: ChildProcess;
-  log: () => string;
-  exited: Promise<number | string | null>;
-}
-
-function startWorker(db: TestDatabase): Promise<Worker> {
-  const child = spawn(process.execPath, [BIN, '--data-dir', db.dataDir, '--db', db.url, 'worker', '--concurrency', '2'], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  const exited = new Promise<number | string | null>((res) => child.once('exit', (code, signal) => res(code ?? signal)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${err}`)), 20_000);
-    child.stderr!.on('data', (d) => {
-      err += d;
-      if (/worker ready/.test(err)) {
-        clearTimeout(timer);
-        resolve({ child, log: () => err, exited });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${err}`)));
-  });
-}
+const startWorker = (db: TestDatabase) => startWorkerOn(db, env, 2);
 
 async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
   const end = Date.now() + timeoutMs;
