@@ -20,6 +20,7 @@ import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/in
 import { cliEnv } from '../helpers/cli.ts';
 import { startWorker as startWorkerOn, type Worker } from '../helpers/worker.ts';
 import { BACKENDS, createPostgres, createSqlite, type TestDatabase } from '../helpers/databases.ts';
+import { consoleFindingTotal } from '../connectors/tenable-sc/console-totals.ts';
 
 const pg = BACKENDS.find((b) => b.kind === 'postgres')!;
 const env = cliEnv({
@@ -86,19 +87,7 @@ async function consoleHolds(sim: RunningTenableSim): Promise<{ hosts: number; op
   const state = (await (await fetch(`${sim.url}/_sim/state`)).json()) as { hosts: number };
   const client = new TenableScClient(requireApi(tenableScConnector.configSchema.parse(config(sim))));
   try {
-    const total = async (sourceType: 'cumulative' | 'patched') =>
-      (
-        await client.fetchAnalysisPage({
-          tool: 'vulndetails',
-          sourceType,
-          offset: 0,
-          limit: 1,
-          filters: [
-            { filterName: 'severity', operator: '=', value: '1,2,3,4' },
-            { filterName: 'pluginType', operator: '=', value: 'active' },
-          ],
-        })
-      ).total;
+    const total = (sourceType: 'cumulative' | 'patched') => consoleFindingTotal(client, sourceType);
     return { hosts: state.hosts, open: Number(await total('cumulative')), fixed: Number(await total('patched')) };
   } finally {
     await client.close();

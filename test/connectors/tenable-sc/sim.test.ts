@@ -8,6 +8,7 @@ import { type TenableScConfig, tenableScConnector } from '../../../src/connector
 import { TenableScClient } from '../../../src/connectors/tenable-sc/client.ts';
 import { requireApi } from '../../../src/connectors/tenable-sc/config.ts';
 import type { Cursor } from '../../../src/connectors/tenable-sc/streams/cursor.ts';
+import { consoleFindingTotal } from './console-totals.ts';
 
 process.env.TRIBUTARY_RETRY_BASE_MS ??= '5';
 const simPath = new URL('../../../sim/tenable-sc/index.ts', import.meta.url);
@@ -133,19 +134,7 @@ describe('against the simulator', { skip: simPresent ? false : 'simulator absent
     // Exactly what the console holds: non-compliance findings of severity Low..Critical, both sets.
     const client = new TenableScClient(requireApi(config));
     try {
-      const total = async (sourceType: 'cumulative' | 'patched') =>
-        (
-          await client.fetchAnalysisPage({
-            tool: 'vulndetails',
-            sourceType,
-            offset: 0,
-            limit: 1,
-            filters: [
-              { filterName: 'severity', operator: '=', value: '1,2,3,4' },
-              { filterName: 'pluginType', operator: '=', value: 'active' },
-            ],
-          })
-        ).total;
+      const total = (sourceType: 'cumulative' | 'patched') => consoleFindingTotal(client, sourceType);
       assert.equal(recs.filter((r) => r.fields.status === 'fixed').length, await total('patched'));
       assert.equal(recs.filter((r) => r.fields.status !== 'fixed').length, await total('cumulative'));
     } finally {
