@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { openApp } from '../src/app/context.ts';
+import { type AppContext, openApp } from '../src/app/context.ts';
 import { addSource } from '../src/app/sources.ts';
 import { createLogger } from '../src/core/log.ts';
 import { importFeedFiles } from '../src/feeds/index.ts';
@@ -20,7 +20,7 @@ import { runSync } from '../src/sync/runner.ts';
 import { groupKey, type TicketFinding } from '../src/tickets/index.ts';
 import { startSdpSim } from '../sim/servicedesk-plus/index.ts';
 import { Estate, scannedIp } from '../sim/shared/estate.ts';
-import { startTenableSim } from '../sim/tenable-sc/index.ts';
+import { type CommonPatchSet, startTenableSim } from '../sim/tenable-sc/index.ts';
 
 export interface MonthOptions {
   machines: number;
@@ -28,6 +28,8 @@ export interface MonthOptions {
   findingsPerHost: number;
   /** The scanner synced before the service desk on the first day (no departments yet when requests are first planned). */
   scannerFirst?: boolean;
+  /** The scanner's common patch set per platform (sim/tenable-sc/patch-sets.ts); unset: uniform. */
+  commonPatchSet?: CommonPatchSet;
 }
 
 /** A seeded generator (mulberry32): the month is the same every run (both modes of bench/tickets-month). */
@@ -42,10 +44,25 @@ export function rng(seed: number) {
   };
 }
 
+type OpenRow = Awaited<ReturnType<AppContext['store']['tickets']['openFindings']>>[number];
+
+/** The store's open findings with their plugins' fixes (the keys the planner groups by). */
+async function withFixes(app: AppContext, rows: OpenRow[]): Promise<(OpenRow & { fix: string | null })[]> {
+  const ids = [...new Set(rows.map((r) => r.pluginId))];
+  const fixes = new Map(ids.length ? (await app.store.tickets.pluginFixes(ids)).map((p) => [p.pluginId, p.fix]) : []);
+  return rows.map((r) => ({ ...r, fix: fixes.get(r.pluginId) ?? null }));
+}
+
 export async function monthThroughSync(kind: string, url: string, o: MonthOptions): Promise<string> {
   // `machines` scanned machines (the estate's CMDB also knows a tenth more the scanner never sees).
   const estate = new Estate(23, Math.ceil(o.machines / 0.9));
-  const scanner = await startTenableSim({ port: 0, seed: 5, findingsPerHost: o.findingsPerHost, estate });
+  const scanner = await startTenableSim({
+    port: 0,
+    seed: 5,
+    findingsPerHost: o.findingsPerHost,
+    estate,
+    ...(o.commonPatchSet ? { commonPatchSet: o.commonPatchSet } : {}),
+  });
   const desk = await startSdpSim({ port: 0, seed: 4, requests: 200, users: 50, technicians: 6, estate });
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-month-'));
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
@@ -94,8 +111,9 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
       await sync('scan');
       await sync('desk');
       syncSeconds += (Date.now() - t0) / 1000;
-      // What every request should be now: open while any selected finding of its group is open (the store's findings).
-      const open = await app.store.tickets.openFindings(settings);
+      // What every request should be now: open while any selected finding of its group is open (the store's
+      // findings), grouped per fix (the plugins' fixes, as the report of top remediations groups them).
+      const open = await withFixes(app, await app.store.tickets.openFindings(settings));
       const expected = new Map<string, number>();
       for (const f of open) {
         const g = groupKey('fix-owner', f as unknown as TicketFinding);

@@ -2,6 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { FaultRule, MitigatedLastSeen, TenableSimOptions } from './options.ts';
 import { startTenableSim } from './start.ts';
+import { parseCommonPatchSet } from './patch-sets.ts';
 import { parseEstate } from '../shared/estate.ts';
 import { stopSignal } from '../shared/signals.ts';
 
@@ -27,6 +28,7 @@ interface CliFlags {
   hosts: number;
   estate?: string;
   findingsPerHost: number;
+  commonPatchSet?: string;
   now?: number;
   mitigatedLastSeen?: string;
   lastMitigatedFilter?: boolean;
@@ -69,6 +71,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     .option('--hosts <n>', 'number of hosts the analyst can see', int, 50)
     .option('--estate <seed|file>', 'serve the scanned machines of a shared estate (SEED[:MACHINES] or a JSON file), as the ServiceDesk Plus simulator does')
     .option('--findings-per-host <n>', 'open findings per host', int, 20)
+    .option('--common-patch-set <shares>', "each platform's common patch set: corpus (40 % of the plugins, 81.9 % of the findings) or PLUGINS:FINDINGS")
     .option('--now <epoch>', 'simulated current time in epoch seconds', int)
     .option('--mitigated-last-seen <when>', "a mitigated finding's lastSeen: fixed-scan (when found fixed) or last-vulnerable")
     .option('--last-mitigated-filter', 'offer the lastMitigated filter (by default it is rejected with error 146, as by consoles without it)')
@@ -98,6 +101,7 @@ export function parseSimArgs(argv: string[]): TenableSimOptions {
     hosts: f.hosts,
     estate: f.estate !== undefined ? parseEstate(f.estate) : undefined,
     findingsPerHost: f.findingsPerHost,
+    ...(f.commonPatchSet !== undefined ? { commonPatchSet: parseCommonPatchSet(f.commonPatchSet) } : {}),
     now: f.now,
     mitigatedLastSeen: mitigatedLastSeenOf(f.mitigatedLastSeen),
     lastMitigatedFilter: f.lastMitigatedFilter === true,

@@ -54,7 +54,7 @@ export function createContext(opts: TenableSimOptions): SimContext {
   };
   const features = featuresFor(config.version);
   const lifecycle = new Lifecycle(config.now, opts.mitigatedLastSeen ?? 'fixed-scan');
-  const cache = new HostCache(config.seed, config.findingsPerHost, config.now, 1024, opts.estate);
+  const cache = new HostCache(config.seed, config.findingsPerHost, config.now, 1024, opts.estate, opts.commonPatchSet);
   return {
     config,
     features,

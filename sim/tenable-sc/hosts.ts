@@ -6,6 +6,7 @@ import { type ComplianceCheck, COMPLIANCE_RESULTS, LINUX_COMPLIANCE, RESULT_SEVE
 import { HASH_INIT, mix, toUnit } from './hash.ts';
 import type { Estate } from '../shared/estate.ts';
 import { buildHostDetails, type HostDetails } from './host-details.ts';
+import { type CommonPatchSet, drawOrder } from './patch-sets.ts';
 
 export const KIND_WINDOWS = 0;
 export const KIND_LINUX = 1;
@@ -93,7 +94,7 @@ export function sharesAddress(index: number): boolean {
  * `addressDrift`: the same address in two repositories and hosts that moved (off on a shared estate,
  * whose own drift says which machine has which address).
  */
-export function buildSkeleton(seed: number, index: number, findingsPerHost: number, now: number, addressDrift = true): HostSkeleton {
+export function buildSkeleton(seed: number, index: number, findingsPerHost: number, now: number, addressDrift = true, patchSet?: CommonPatchSet): HostSkeleton {
   const h = mix(mix(HASH_INIT, seed), index);
   const r = (salt: number) => toUnit(mix(h, salt));
   const kindRoll = r(1);
@@ -187,11 +188,13 @@ export function buildSkeleton(seed: number, index: number, findingsPerHost: numb
   }
   // Vulnerabilities walk a host-specific permutation of the pool, so plugin IDs never repeat on a
   // host until the pool is exhausted; later rounds move to another port to keep finding keys unique.
+  // With a common patch set (patch-sets.ts) the permutation favours the platform's common plugins.
   let stride = 1 + (mix(h, 12) % (pool.length - 1));
   while (gcd(stride, pool.length) !== 1) stride++;
   const start = mix(h, 13) % pool.length;
+  const order = patchSet ? drawOrder(pool, seed, h, patchSet) : null;
   for (let j = 0; k < S; j++) {
-    const plugin = pool[(start + j * stride) % pool.length];
+    const plugin = order ? order[j % pool.length]! : pool[(start + j * stride) % pool.length];
     const round = Math.floor(j / pool.length);
     const def = PLUGINS[plugin];
     const initiallyPatched = k >= F;
@@ -243,9 +246,11 @@ export class HostCache {
   private readonly capacity: number;
 
   private readonly estate: Estate | undefined;
+  private readonly patchSet: CommonPatchSet | undefined;
 
-  constructor(seed: number, findingsPerHost: number, now: number, capacity = 1024, estate?: Estate) {
+  constructor(seed: number, findingsPerHost: number, now: number, capacity = 1024, estate?: Estate, patchSet?: CommonPatchSet) {
     this.estate = estate;
+    this.patchSet = patchSet;
     this.seed = seed;
     this.findingsPerHost = findingsPerHost;
     this.now = now;
@@ -259,7 +264,7 @@ export class HostCache {
       this.entries.set(index, hit);
       return hit;
     }
-    const sk = buildSkeleton(this.seed, index, this.findingsPerHost, this.now, !this.estate);
+    const sk = buildSkeleton(this.seed, index, this.findingsPerHost, this.now, !this.estate, this.patchSet);
     this.entries.set(index, sk);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as number);
     return sk;

@@ -2,3 +2,4 @@
 export { runTenableSimCli } from './cli.ts';
 export type { FaultRule, FaultSettings, RunningTenableSim, SimCredentials, TenableSimOptions } from './options.ts';
 export { startTenableSim } from './start.ts';
+export { CORPUS_PATCH_SET, type CommonPatchSet } from './patch-sets.ts';

@@ -1,5 +1,6 @@
 // Public option/handle types of the Tenable.sc simulator and the version-gated feature switches.
 import type { Estate } from '../shared/estate.ts';
+import type { CommonPatchSet } from './patch-sets.ts';
 
 /** One injectable fault: fires on the next `times` requests, on every Nth request, or with a probability. */
 export interface FaultRule {
@@ -57,6 +58,12 @@ export interface TenableSimOptions extends FaultSettings {
   scanResultsForbidden?: boolean;
   /** A shared estate (sim/shared/estate.ts): hosts are its scanned machines, named and numbered as it says. */
   estate?: Estate;
+  /**
+   * Each platform's common patch set (patch-sets.ts; `CORPUS_PATCH_SET` is calibrated on a real console's
+   * recordings): hosts of a platform then miss mostly the same plugins. Unset: every plugin of a pool
+   * about as common as any other.
+   */
+  commonPatchSet?: CommonPatchSet;
 }
 
 export type MitigatedLastSeen = 'fixed-scan' | 'last-vulnerable';

@@ -14,8 +14,8 @@ const ticketActionShape = z.object({
   added: ids,
   fixed: ids,
   left: ids,
-  /** Of a `resolve`: `fixed` (every finding fixed), or a close: `moved` (to other groups' requests) or `excepted`. */
-  reason: z.enum(['fixed', 'moved', 'excepted']).optional(),
+  /** Of a `resolve`: `fixed` (every finding fixed), or a close: `moved` (to other groups' requests), `excepted`, or `emptied` (left without findings by an earlier version, which did not close such requests). */
+  reason: z.enum(['fixed', 'moved', 'excepted', 'emptied']).optional(),
   movedTo: z.array(z.object({ key: z.string(), findingIds: ids })).optional(),
   exceptions: z.array(z.object({ id: z.string(), reason: z.string(), findingIds: ids })).optional(),
   deferred: z.boolean(),

@@ -172,6 +172,12 @@ async function whereTheyWent(store: Store, sourceId: string, a: TicketAction): P
     );
     summary.push(`${n} finding(s) excepted by ${xs.map((x) => `${x.id} (${x.reason})`).join(', ')}`);
   }
+  if (a.reason === 'emptied') {
+    html.push(
+      '<div>Its findings left this request before Tributary closed requests left without findings (moved to another request, excepted, or no longer ticketed); none is ticketed here now.</div>',
+    );
+    summary.push('its findings left it before emptied requests were closed');
+  }
   if (a.fixed.length) {
     html.push(`<div><b>Fixed (${a.fixed.length}):</b> ${list(a.fixed)}</div>`);
     summary.push(`${a.fixed.length} fixed`);

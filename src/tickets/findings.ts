@@ -8,13 +8,23 @@ import type { RemediationTicketsConfig } from '../core/tickets.ts';
 import type { Store, TicketFindingFilter, TicketFindingRow, TicketGroupCount } from '../store/index.ts';
 import { groupKey, type KnownTicket, selected, type TicketFinding } from './plan.ts';
 
-function findingOf(r: TicketFindingRow): TicketFinding {
+/** Each plugin's fix (its key and text), from the plugins' records. */
+type Fixes = Map<string, { fix: string; text: string }>;
+
+async function fixesOf(store: Store, pluginIds: Iterable<string>): Promise<Fixes> {
+  const ids = [...new Set(pluginIds)].filter(Boolean);
+  return new Map(ids.length ? (await store.tickets.pluginFixes(ids)).map((p) => [p.pluginId, { fix: p.fix, text: p.text }]) : []);
+}
+
+function findingOf(r: TicketFindingRow, fixes: Fixes): TicketFinding {
   return {
     id: r.id,
     sourceId: r.sourceId,
     hostId: r.hostId,
     pluginId: r.pluginId,
     pluginName: r.pluginName,
+    fix: fixes.get(r.pluginId)?.fix ?? null,
+    fixText: fixes.get(r.pluginId)?.text ?? null,
     severity: ((SEVERITY_ORDER as readonly string[]).includes(r.severity) ? r.severity : 'info') as Severity,
     knownExploited: r.knownExploited,
     decision: r.decision,
@@ -34,12 +44,13 @@ function findingOf(r: TicketFindingRow): TicketFinding {
 }
 
 /** A group count as a finding, for `selected` and `groupKey` (the selection's severity is SQL's). */
-const partsOf = (c: TicketGroupCount): TicketFinding => ({
+const partsOf = (c: TicketGroupCount, fixes: Fixes): TicketFinding => ({
   id: '',
   sourceId: '',
   hostId: c.hostId ?? '',
   pluginId: c.pluginId ?? '',
   pluginName: null,
+  fix: fixes.get(c.pluginId ?? '')?.fix ?? null,
   severity: 'critical',
   knownExploited: false,
   decision: null,
@@ -82,11 +93,18 @@ export async function planInputs(store: Store, sourceId: string, settings: Remed
     byPlugin: !byAsset,
     byAsset,
   });
+  // Grouped per fix (not per plugin): each plugin's fix read once for the plugins counted.
+  const fixes = byAsset
+    ? new Map()
+    : await fixesOf(
+        store,
+        [...counts.totals, ...counts.stored].map((c) => c.pluginId ?? ''),
+      );
   const total = new Map<string, number>();
   const parts = new Map<string, TicketGroupCount[]>();
   let count = 0;
   for (const c of counts.totals) {
-    const f = partsOf(c);
+    const f = partsOf(c, fixes);
     if (!selected(settings, f)) continue;
     const key = groupKey(settings.grouping, f);
     total.set(key, (total.get(key) ?? 0) + c.n);
@@ -97,7 +115,7 @@ export async function planInputs(store: Store, sourceId: string, settings: Remed
   }
   const matched = new Map<string, number>();
   for (const c of counts.stored) {
-    const f = partsOf(c);
+    const f = partsOf(c, fixes);
     if (!selected(settings, f)) continue;
     const key = groupKey(settings.grouping, f);
     if (key === c.storedKey) matched.set(key, (matched.get(key) ?? 0) + c.n);
@@ -125,12 +143,19 @@ export async function planInputs(store: Store, sourceId: string, settings: Remed
         only: filter,
       })
     : [];
-  const findings = rows.map(findingOf).filter((f) => !selected(settings, f) || changed.has(groupKey(settings.grouping, f)));
+  const findings = rows.map((r) => findingOf(r, fixes)).filter((f) => !selected(settings, f) || changed.has(groupKey(settings.grouping, f)));
   // The stored rows to plan: changed groups', and those whose group is gone (resolved or noted).
   const relevant = known.filter((k) => changed.has(k.key) || !total.has(k.key));
   const seen = new Set(findings.map((f) => f.id));
   const missing = [...new Set(relevant.filter((k) => k.state === 'open').flatMap((k) => k.findingIds))].filter((id) => !seen.has(id));
-  if (missing.length) findings.push(...(await store.tickets.findingsByIds(missing)).map(findingOf));
+  if (missing.length) {
+    const gone = await store.tickets.findingsByIds(missing);
+    const more = await fixesOf(
+      store,
+      gone.map((r) => r.pluginId).filter((id) => !fixes.has(id)),
+    );
+    findings.push(...gone.map((r) => findingOf(r, new Map([...fixes, ...more]))));
+  }
   return { findings, known: relevant, selected: count, groups: total.size };
 }
 
@@ -145,7 +170,14 @@ export async function loadTicketFindings(store: Store, settings: RemediationTick
   const seen = new Set(rows.map((r) => r.id));
   const missing = [...new Set(known.flatMap((k) => k.findingIds))].filter((id) => !seen.has(id));
   if (missing.length) rows.push(...(await store.tickets.findingsByIds(missing)));
-  return rows.map(findingOf);
+  const fixes =
+    settings.grouping === 'asset'
+      ? new Map()
+      : await fixesOf(
+          store,
+          rows.map((r) => r.pluginId),
+        );
+  return rows.map((r) => findingOf(r, fixes));
 }
 
 /** Fills the CVEs, solution, SLA due date and host name of these findings (for the text of the requests to create). */

@@ -17,6 +17,13 @@ export interface TicketFinding {
   hostId: string;
   pluginId: string;
   pluginName: string | null;
+  /**
+   * The fix that closes it (issue 31 §2, the top-remediations report's key: a plugin's solution normalised,
+   * successive upgrades of one product one fix); unknown (no plugin record): the plugin is its own fix.
+   */
+  fix?: string | null;
+  /** That fix as shown (the solution). */
+  fixText?: string | null;
   severity: Severity;
   knownExploited: boolean;
   /** The SSVC decision (act, attend, track-star, track), where computed. */
@@ -49,6 +56,8 @@ export interface KnownTicket {
   findingIds: string[];
   /** The request is closed in the service desk, as its last sync read it (a person closed it). */
   closedRemotely?: boolean;
+  /** Open without findings since an earlier version emptied it (it did not close such requests): closed now. */
+  emptiedEarlier?: boolean;
 }
 
 /**
@@ -73,8 +82,11 @@ export interface TicketAction {
   fixed: string[];
   /** Findings of the request still open but no longer ticketed here (out of the selection, moved or excepted). */
   left: string[];
-  /** Of a `resolve`: why (every finding fixed; or all gone unfixed, some to other groups' requests; or all excepted). */
-  reason?: 'fixed' | 'moved' | 'excepted';
+  /**
+   * Of a `resolve`: why (every finding fixed; or all gone unfixed, some to other groups' requests; or all
+   * excepted; or `emptied`: left without findings by an earlier version, which did not close such requests).
+   */
+  reason?: 'fixed' | 'moved' | 'excepted' | 'emptied';
   /** Of a close: the groups its findings moved to (their requests are named when applied). */
   movedTo?: { key: string; findingIds: string[] }[];
   /** Of a close: the approved exceptions that took its findings out. */
@@ -116,14 +128,30 @@ export const assetIdentity = (f: TicketFinding): string => (f.assetId ? `asset:$
 /** The owner group: the department from the CMDB, else the owner, else none. */
 export const ownerGroup = (f: TicketFinding): string => f.department ?? f.owner ?? '';
 
+/** A finding's fix in a key: the fix's key where its plugin record gives one, else the plugin. */
+const fixOfFinding = (f: TicketFinding): string => f.fix ?? f.pluginId;
+
+/**
+ * What a group's subject names: the host (per asset); the check's name when the group has one plugin;
+ * the fix (the newest upgrade's text) when it merges several.
+ */
+function fixLabel(s: RemediationTicketsConfig, fs: TicketFinding[]): string {
+  const first = fs[0]!;
+  if (s.grouping === 'asset') return first.hostLabel ?? first.hostId;
+  const plugins = new Set(fs.map((f) => f.pluginId));
+  const texts = plugins.size < 2 ? [] : [...new Set(fs.map((f) => f.fixText).filter((t): t is string => !!t && !t.startsWith('(no solution given)')))];
+  if (texts.length) return texts.sort((a, b) => b.localeCompare(a, undefined, { numeric: true }))[0]!.replace(/\.$/, '');
+  return first.pluginName ?? `plugin ${first.pluginId}`;
+}
+
 export function groupKey(grouping: RemediationTicketsConfig['grouping'], f: TicketFinding): string {
   switch (grouping) {
     case 'fix':
-      return `fix=${f.pluginId}`;
+      return `fix=${fixOfFinding(f)}`;
     case 'asset':
       return `on=${assetIdentity(f)}`;
     default:
-      return `fix=${f.pluginId};owner=${ownerGroup(f).toLowerCase()}`;
+      return `fix=${fixOfFinding(f)};owner=${ownerGroup(f).toLowerCase()}`;
   }
 }
 
@@ -140,7 +168,7 @@ const maxSeverity = (fs: TicketFinding[]): Severity =>
 export function subjectOf(s: RemediationTicketsConfig, fs: TicketFinding[], marker: string): string {
   const first = fs[0]!;
   const hosts = new Set(fs.map(assetIdentity)).size;
-  const fix = s.grouping === 'asset' ? (first.hostLabel ?? first.hostId) : (first.pluginName ?? `plugin ${first.pluginId}`);
+  const fix = fixLabel(s, fs);
   const owner = ownerGroup(first) || 'no owner';
   const text = s.template.subject
     .replaceAll('{fix}', fix)
@@ -255,7 +283,32 @@ export function planTickets(s: RemediationTicketsConfig, ticketSourceId: string,
     actions.push({ ...b, kind: 'note', requestId: k.requestId, added, fixed, left, deferred: false, recover: false, draft: null });
   }
   for (const k of known) {
-    if (byKey.has(k.key) || k.state !== 'open' || k.findingIds.length === 0) continue;
+    if (byKey.has(k.key) || k.state !== 'open') continue;
+    if (k.findingIds.length === 0) {
+      // Emptied by an earlier version (it noted the findings that left and kept the request open; where
+      // they went was not kept): nothing is left to do here, so it is closed as a moved request is.
+      // A request emptied now because its findings left the selection stays open (noted).
+      if (k.emptiedEarlier && !k.closedRemotely)
+        actions.push({
+          key: k.key,
+          marker: k.marker,
+          title: '',
+          findingIds: [],
+          severity: 'info',
+          kind: 'resolve',
+          requestId: k.requestId,
+          added: [],
+          fixed: [],
+          left: [],
+          reason: 'emptied',
+          movedTo: [],
+          exceptions: [],
+          deferred: false,
+          recover: false,
+          draft: null,
+        });
+      continue;
+    }
     const fixed = k.findingIds.filter((id) => isFixed(byId.get(id)));
     const left = k.findingIds.filter((id) => !isFixed(byId.get(id)));
     // Where the unfixed ones went: another group (its owner, department or the grouping changed), an exception.

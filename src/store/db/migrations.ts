@@ -586,6 +586,14 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
   // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
   { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
+  // Issue 32 §4: open requests an earlier version left without a finding (it noted findings that left a
+  // request but never closed it); the next apply closes them (set to movedStatus, noted).
+  {
+    version: 49,
+    name: 'tickets: requests emptied by an earlier version',
+    sql: `ALTER TABLE remediation_tickets ADD COLUMN emptied_earlier INTEGER NOT NULL DEFAULT 0;
+UPDATE remediation_tickets SET emptied_earlier = 1 WHERE state = 'open' AND request_id IS NOT NULL AND finding_ids = '[]';`,
+  },
 ];
 
 function remediationTickets(seq: string): string {

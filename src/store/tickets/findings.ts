@@ -6,6 +6,7 @@ import type { Driver, Row } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 import { nowIso } from '../db/rows.ts';
 import { anyActiveException, exceptedFindingsClause, FINDING_EXCEPTION_SQL } from '../exceptions/exceptions.ts';
+import { fixOf } from '../reports/remediations.ts';
 
 export interface TicketFindingRow {
   id: string;
@@ -239,4 +240,37 @@ export async function ticketFindingsByIds(db: Driver, ids: string[]): Promise<Ti
     for (const r of await db.all(`SELECT ${COLUMNS}${excepted} FROM ${FROM} WHERE r."id" IN ${placeholders(chunk)}`, [...params, ...chunk])) out.push(rowOf(r));
   }
   return out;
+}
+
+/** A plugin's fix as the top-remediations report reads it (fixOf), for grouping requests per fix. */
+export interface TicketPluginFix {
+  pluginId: string;
+  /** fixOf's key: the same key, the same fix (successive upgrades of one product are one). */
+  fix: string;
+  /** The fix as shown (the plugin's solution). */
+  text: string;
+}
+
+/**
+ * The fix of each of these plugins (issue 31 §2's fixOf over the plugin's solution and name), from the
+ * scanners' plugin records; a plugin known to two sources takes the first source's (by name). Plugins
+ * without a record are left out (their findings group by plugin).
+ */
+export async function ticketPluginFixes(db: Driver, pluginIds: string[]): Promise<TicketPluginFix[]> {
+  const out = new Map<string, TicketPluginFix>();
+  for (let i = 0; i < pluginIds.length; i += 500) {
+    const chunk = pluginIds.slice(i, i + 500);
+    const rows = await db.all(
+      `SELECT p."plugin_id", p."name", p."solution", s."name" AS "source" FROM "rec_plugins" p JOIN "sources" s ON s."id" = p."source_id"
+       WHERE p."plugin_id" IN ${placeholders(chunk)} ORDER BY s."name"`,
+      chunk,
+    );
+    for (const r of rows) {
+      const pluginId = String(r.plugin_id);
+      if (out.has(pluginId)) continue;
+      const f = fixOf(r.solution, { source: String(r.source), pluginId, name: r.name });
+      out.set(pluginId, { pluginId, fix: f.key, text: f.text });
+    }
+  }
+  return [...out.values()];
 }

@@ -5,7 +5,7 @@
 // call, cleared with its record); and the audit log of every write, written in the record's transaction.
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso } from '../db/rows.ts';
-import { openTicketFindings, ticketFindingsByIds, ticketGroupCounts } from './findings.ts';
+import { openTicketFindings, ticketFindingsByIds, ticketGroupCounts, ticketPluginFixes } from './findings.ts';
 
 /**
  * `intent`: stored, its request not known to exist; `open`: a request we follow; `resolved`: resolved by
@@ -34,6 +34,11 @@ export interface TicketRow {
   findingIds: string[];
   /** A write in flight (its answer not recorded), or null. */
   pending: PendingWrite | null;
+  /**
+   * Open without a finding since before this version closed emptied requests (migration 49): the next
+   * apply closes it unless findings come back to its group. Cleared by any write of its findings or state.
+   */
+  emptiedEarlier: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -53,7 +58,7 @@ export interface TicketLogEntry {
 }
 
 const COLS = `"source_id", "group_key", "marker", "request_id", "state", "title", "finding_ids", "created_at", "updated_at"`;
-const READ_COLS = `${COLS}, "pending"`;
+const READ_COLS = `${COLS}, "pending", "emptied_earlier"`;
 
 function rowOf(r: Row): TicketRow {
   return {
@@ -65,6 +70,7 @@ function rowOf(r: Row): TicketRow {
     title: String(r.title),
     findingIds: JSON.parse(String(r.finding_ids)) as string[],
     pending: r.pending === null || r.pending === undefined ? null : (JSON.parse(String(r.pending)) as PendingWrite),
+    emptiedEarlier: Number(r.emptied_earlier) === 1,
     createdAt: String(r.created_at),
     updatedAt: String(r.updated_at),
   };
@@ -141,6 +147,8 @@ async function update(db: Driver, sourceId: string, key: string, patch: TicketPa
   if (patch.state !== undefined) set('state', patch.state);
   if (patch.findingIds !== undefined) set('finding_ids', JSON.stringify(patch.findingIds));
   if (patch.pending !== undefined) set('pending', patch.pending === null ? null : JSON.stringify(patch.pending));
+  // Written with its findings or a new state: no longer a request an earlier version emptied.
+  if (patch.findingIds !== undefined || patch.state !== undefined) set('emptied_earlier', 0);
   set('updated_at', nowIso());
   const ids = patch.findingIds;
   const row = (d: Driver) => d.run(`UPDATE "remediation_tickets" SET ${sets.join(', ')} WHERE "source_id" = ? AND "group_key" = ?`, [...params, sourceId, key]);
@@ -214,6 +222,8 @@ export function ticketsRepository(db: Driver) {
     findingsByIds: (ids: string[]) => ticketFindingsByIds(db, ids),
     /** Selected open findings counted per group-key parts, and per stored key (what changed, without reading findings). */
     groupCounts: (o: Parameters<typeof ticketGroupCounts>[1]) => ticketGroupCounts(db, o),
+    /** Each plugin's fix (the top-remediations report's), for grouping per fix. */
+    pluginFixes: (pluginIds: string[]) => ticketPluginFixes(db, pluginIds),
     list: (sourceId: string) => list(db, sourceId),
     requestStatuses: (sourceId: string) => requestStatuses(db, sourceId),
     get: (sourceId: string, key: string) => get(db, sourceId, key),
