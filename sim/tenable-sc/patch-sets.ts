@@ -43,7 +43,10 @@ const rankings = new WeakMap<readonly number[], Map<number, Float64Array>>();
  */
 function weights(pool: readonly number[], seed: number, set: CommonPatchSet): Float64Array {
   let bySeed = rankings.get(pool);
-  if (!bySeed) rankings.set(pool, (bySeed = new Map()));
+  if (!bySeed) {
+    bySeed = new Map();
+    rankings.set(pool, bySeed);
+  }
   const id = (seed * 1009 + Math.round(set.plugins * 1000)) * 1009 + Math.round(set.findings * 1000);
   const hit = bySeed.get(id);
   if (hit) return hit;
