@@ -38,7 +38,11 @@ for (const backend of BACKENDS) {
     let lab: SourceRecord;
     let desk: SourceRecord;
     const apply = async () => {
-      const w = new SdpTicketWriter(parseConfig({ serverUrl: sim.url, apiKey: sim.apiKey }), { sourceName: 'desk', log: silentLogger, state: memState() }, null);
+      const w = new SdpTicketWriter(
+        parseConfig({ serverUrl: sim.url, apiKey: sim.apiKey }),
+        { sourceName: 'desk', log: silentLogger, state: memState() },
+        null,
+      );
       try {
         const r = await applyTickets(store, desk, SETTINGS, w);
         assert.equal(r.failed, 0, JSON.stringify(r.errors));
@@ -110,7 +114,11 @@ for (const backend of BACKENDS) {
           ['h2', '101'],
         ]),
       );
-      assert.match(chrome.draft!.subject, /^Remediate: Upgrade Google Chrome to 120\.1\.0 or later \(2 hosts, Finance\) \[TRB-[0-9a-f]{12}\]$/, 'named by the newest upgrade');
+      assert.match(
+        chrome.draft!.subject,
+        /^Remediate: Upgrade Google Chrome to 120\.1\.0 or later \(2 hosts, Finance\) \[TRB-[0-9a-f]{12}\]$/,
+        'named by the newest upgrade',
+      );
       const single = creates.find((a) => a.key === 'fix=upgrade:google chrome;owner=hr')!;
       assert.match(single.draft!.subject, /^Remediate: Plugin 101 \(1 hosts, HR\)/, 'one plugin: named by the check (the finding names it)');
       const r = await apply();
