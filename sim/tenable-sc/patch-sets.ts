@@ -3,7 +3,7 @@
 // (Windows, each Linux distro, unauthenticated) has a common patch set, the plugins most of its hosts
 // miss, and a long tail, as real consoles show.
 //
-// Calibration (docs/simulators.md, "Plugin concentration"), from the recordings of a real console in the
+// Calibration (docs/architecture.md, "The simulator's plugin concentration"), from the recordings of a real console in the
 // shared corpus (pyTenable cassettes, Tenable.sc 5.8, 33 hosts, 1,629 findings over 358 plugins):
 // - `sumid`: the ten plugins it returns (ordered by plugin ID, so not chosen by size) have 26, 24, 22, 14,
 //   11, 2, 2, 2, 1, 1 findings on 19, 24, 22, 14, 10, 2, 2, 2, 1, 1 hosts: the top 40 % of the plugins

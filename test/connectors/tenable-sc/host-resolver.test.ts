@@ -193,3 +193,29 @@ test('two hosts the console lists apart (by address, no UUID) stay two in a run,
   const key = csv.resolve({ scope: 'Corp', ips: ['10.0.0.1'], fqdn: 'web1.corp.example' }, 'addr:Corp|10.0.0.1|web1.corp.example').key;
   assert.equal(csv.resolve({ scope: '', ips: ['10.0.0.1'], fqdn: 'web1.corp.example' }, 'addr:|10.0.0.1|web1.corp.example').key, key);
 });
+
+test('6.x: an unauthenticated host that moved keeps its identity: its findings (hostUUID) stay on the host they were on, not on the new address', () => {
+  const before = run(new HostResolver(), [
+    sumipRow({ ip: '10.0.0.7', uuid: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.0.0.7', uuid: '', hostUUID: HOST_UUID, dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+  ]);
+  const stored = { key: before.keys[0]!, fields: { repository: 'Workstations', hostUuid: HOST_UUID, ipAddresses: ['10.0.0.7'] } };
+  // The next run: sumip names the new address (no id of the console's own: a host of its own), the findings carry the hostUUID.
+  const after = run(HostResolver.seeded([stored]), [
+    sumipRow({ ip: '10.0.9.9', uuid: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.0.9.9', uuid: '', hostUUID: HOST_UUID, dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+  ]);
+  assert.notEqual(after.keys[0], stored.key, 'the address-only sumip row has no id to follow');
+  assert.equal(after.keys[1], stored.key, 'the findings stay with the host the hostUUID names');
+  // Another repository's host with the same hostUUID is another host (the console scopes by repository).
+  const other = run(HostResolver.seeded([stored]), [
+    sumipRow({ ip: '10.0.9.9', uuid: '', dnsName: '', netbiosName: '', macAddress: '', repository: { ...REPO, id: '3', name: 'DMZ' } }),
+    vulnRow({ ip: '10.0.9.9', uuid: '', hostUUID: HOST_UUID, dnsName: '', netbiosName: '', macAddress: '', repository: { ...REPO, id: '3', name: 'DMZ' } }),
+  ]);
+  assert.notEqual(other.keys[1], stored.key);
+  // A host whose address key holds its own hostUUID is never redirected.
+  const own = run(HostResolver.seeded([stored]), [
+    vulnRow({ ip: '10.0.0.7', uuid: '', hostUUID: HOST_UUID, dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+  ]);
+  assert.equal(own.keys[0], stored.key);
+});
