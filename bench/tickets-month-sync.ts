@@ -194,12 +194,16 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
     const log = await app.store.tickets.logEntries(deskId, 10_000);
     const writes = log.filter((e) => e.ok && ['create', 'note', 'flag-closed', 'resolve', 'close', 'reopen'].includes(e.action)).length;
     const hosts = await app.store.records.count('hosts', (await app.store.sources.get('scan')).id, { live: true });
+    // The default grouping is per fix and owner group: the owner group is the CMDB's department.
+    const owned = rows.filter((r) => r.requestId && !/;owner=$/.test(r.key)).length;
+    const merged = rows.filter((r) => r.requestId && !/^fix=\d+;/.test(r.key)).length;
     return (
       `${kind}: ${estate.scanned} scanned machines (${moved.size} moved), ${o.days} days through real syncs (${((Date.now() - started) / 1000).toFixed(0)} s, ` +
       `syncs ${syncSeconds.toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ${requests} requests for ${ticketed.size} ticketed findings ` +
       `(1 per ${(ticketed.size / Math.max(1, requests)).toFixed(1)}), ${writes} logged writes; duplicates ${duplicates}; disagreeing after a sync: worst ` +
       `${(worst * 100).toFixed(3)} %, ${disagreeTotal} of ${checked} request-days; ${closedByPerson.size} closed by a person (flagged); ` +
       `${log.filter((e) => e.ok && e.action === 'close').length} closed as their findings moved or were excepted; ` +
+      `requests with an owner group (a CMDB department): ${owned} of ${keysWithRequest}; keyed by a fix of the plugins' solutions: ${merged}; ` +
       `scanner hosts stored: ${hosts}; KEV ${kev?.cve ?? 'none'}: findings newly known exploited with their request after the next sync: ${kevOk}\n`
     );
   } finally {
