@@ -42,7 +42,11 @@ for (const backend of BACKENDS) {
       let sdp: RunningSdpSim;
       let desk: SourceRecord;
       const apply = async () => {
-        const w = new SdpTicketWriter(parseConfig({ serverUrl: sdp.url, apiKey: sdp.apiKey }), { sourceName: 'desk', log: silentLogger, state: memState() }, null);
+        const w = new SdpTicketWriter(
+          parseConfig({ serverUrl: sdp.url, apiKey: sdp.apiKey }),
+          { sourceName: 'desk', log: silentLogger, state: memState() },
+          null,
+        );
         try {
           const r = await applyTickets(app.store, desk, SETTINGS, w);
           assert.equal(r.failed, 0, JSON.stringify(r.errors));
