@@ -185,6 +185,15 @@ export async function monthThroughSync(kind: string, url: string, o: MonthOption
           desk.written.setStatus(row.requestId, 'Closed');
           closedByPerson.add(row.requestId);
         }
+      // The month so far, one line a day on stderr (a month on a loaded machine may outlast its slot).
+      const made = desk.written.size;
+      const marks = new Set(desk.written.all().map((w) => /TRB-[0-9a-f]{12}/.exec(String(w.description))?.[0])).size;
+      const withId = rows.filter((r) => r.requestId).length;
+      process.stderr.write(
+        `day ${day + 1}/${o.days} (${((Date.now() - started) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}): ${made} requests for ` +
+          `${ticketed.size} ticketed findings (1 per ${(ticketed.size / Math.max(1, made)).toFixed(1)}); duplicates ` +
+          `${Math.max(0, made - withId) + (made - marks)}; disagreeing ${disagreeTotal} of ${checked} request-days (worst ${(worst * 100).toFixed(3)} %); KEV ${kevOk}\n`,
+      );
     }
     const rows = await app.store.tickets.list(deskId);
     const requests = desk.written.size;
