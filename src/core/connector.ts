@@ -91,9 +91,11 @@ export interface StreamContext extends ConnectorContext {
   flush?: () => Promise<void>;
   /**
    * The hosts the store holds for this source (removed ones too), so a stream can map a row that names
-   * its host by another identifier onto the host already stored. Absent outside the runner.
+   * its host by another identifier onto the host already stored: read from the store as they are
+   * iterated, a page at a time, each host with only `fields` (the index a stream builds from them is
+   * what it keeps, never the list). Absent outside the runner.
    */
-  knownHosts?: () => Promise<KnownHost[]>;
+  knownHosts?: (fields: readonly string[]) => AsyncIterable<KnownHost[]>;
 }
 
 /** A row a stream read and could not store. */

@@ -232,8 +232,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   beat.unref();
 
   let lastBeat = Date.now();
-  /** One function for the run: a connector may keep what it read through it while nothing changes it (its own pages say when). */
-  const knownHosts = () => store.records.knownHosts(source.id);
+  /** The source's stored hosts, a page at a time, as each stream starts (StreamContext.knownHosts). */
+  const knownHosts = (fields: readonly string[]) => store.records.knownHostPages(source.id, fields);
   let indexesBuilt: Promise<void> = Promise.resolve();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {

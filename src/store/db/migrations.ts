@@ -586,6 +586,9 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
   // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
   { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
+  // Issue 30, flat memory: a stream reads a source's hosts in pages by id (lookups.ts knownHostPages);
+  // without this each page sorted every host of the source (rec_hosts_source is on removed, not id).
+  { version: 45, name: 'hosts: a source in id order', sql: 'CREATE INDEX rec_hosts_source_id ON rec_hosts (source_id, id);' },
 ];
 
 function remediationTickets(seq: string): string {

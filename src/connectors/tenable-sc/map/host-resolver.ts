@@ -115,14 +115,17 @@ export function rowHostIds(row: Record<string, unknown>): HostIds {
 }
 
 /** The fields of a stored host that `seed` reads (its identifiers and which FACTS it has): nothing else decides a resolution. */
-export const SEED_FIELDS = ['repository', 'hostUuid', 'tenableUuid', 'biosUuid', 'macAddresses', 'netbiosName', 'fqdn', 'ipAddresses', ...FACTS] as const;
-
-/** A stored host cut to SEED_FIELDS: seeds a resolver exactly as the whole host does, in a fraction of its memory. */
-export function seedOnly(h: KnownHost): KnownHost {
-  const fields: Record<string, unknown> = {};
-  for (const f of SEED_FIELDS) if (h.fields[f] !== undefined) fields[f] = h.fields[f];
-  return { key: h.key, fields };
-}
+export const SEED_FIELDS: readonly string[] = [
+  'repository',
+  'hostUuid',
+  'tenableUuid',
+  'biosUuid',
+  'macAddresses',
+  'netbiosName',
+  'fqdn',
+  'ipAddresses',
+  ...FACTS,
+];
 
 export class HostResolver {
   /**
@@ -140,9 +143,14 @@ export class HostResolver {
   /** Host key → which of FACTS the host has (bit i: FACTS[i]), so a finding row fills only what is missing. */
   readonly #factsKnown = new Map<string, number>();
 
-  /** Seeds the index with the hosts the store holds for this source. */
-  static async load(knownHosts: (() => Promise<KnownHost[]>) | undefined): Promise<HostResolver> {
-    return HostResolver.seeded(knownHosts ? await knownHosts() : []);
+  /**
+   * Seeds the index with the hosts the store holds for this source, read a page at a time with only
+   * SEED_FIELDS: the resolver is what is kept of them.
+   */
+  static async load(knownHosts: ((fields: readonly string[]) => AsyncIterable<KnownHost[]>) | undefined): Promise<HostResolver> {
+    const r = new HostResolver();
+    if (knownHosts) for await (const page of knownHosts(SEED_FIELDS)) for (const h of page) r.seed(h);
+    return r;
   }
 
   /** A resolver seeded with these hosts. */

@@ -16,7 +16,7 @@ function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cu
     read(ctx: StreamContext) {
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, s.name, [s.name]);
-        const p = phase(start, await loadResolver(deps, ctx));
+        const p = phase(start, await loadResolver(ctx));
         yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
       });
     },

@@ -60,7 +60,7 @@ export function vulnerabilitiesStream(deps: StreamDeps): Stream {
     read(ctx: StreamContext) {
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, 'vulnerabilities', [...VULN_PHASES]);
-        const hosts = await loadResolver(deps, ctx);
+        const hosts = await loadResolver(ctx);
         yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize);
       });
     },
