@@ -10,14 +10,23 @@ import { loadResolver, pluginFilter, type StreamDeps, withClient } from './commo
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
 import { streamStart } from './scan-window.ts';
 
-function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase): Stream {
+/**
+ * A software row is a host's whole inventory (tens to hundreds of packages, each a record), so a page of
+ * them is many times a page of findings: the software stream asks for this fraction of the page size.
+ * At 1,000 rows a page of the simulator's software was ~20,000 records, ~10 MB of the main heap for
+ * each of the three pages in flight and ~25 MB more in the SQLite page writer's heap (issue 30, memory).
+ */
+export const SOFTWARE_PAGE_DIVISOR = 4;
+
+function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase, pageDivisor = 1): Stream {
   return {
     ...s,
     read(ctx: StreamContext) {
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, s.name, [s.name]);
         const p = phase(start, await loadResolver(ctx));
-        yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
+        const pageSize = Math.max(1, Math.ceil(deps.config.pageSize / pageDivisor));
+        yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, pageSize);
       });
     },
   };
@@ -39,6 +48,7 @@ export function softwareStream(deps: StreamDeps): Stream {
           { ...at, missing: missingFindingIdentity },
         ),
     }),
+    SOFTWARE_PAGE_DIVISOR,
   );
 }
 
