@@ -28,12 +28,14 @@ interface KindState extends Cursor {
   at: number;
   /** The SLA policy then (JSON): another policy moves every due date, and the next evaluation is a full scan. */
   policy: string;
+  /** The latest change of a risk exception then (its updated_at): the exceptions changed since may have ended. */
+  exceptions?: string;
 }
 
 const stateKind = (kind: FindingAlertKind) => `cursor:${kind}`;
 const policyKey = () => JSON.stringify(slaPolicy());
 const DAY_MS = 86_400_000;
-/** An exception's change committed this long after its `updated_at` is still seen (PostgreSQL: another process's transaction). */
+/** An exception's change committed up to this long after a later one's is still seen (PostgreSQL: another process's transaction). */
 const EXCEPTION_MARGIN_MS = 10 * 60_000;
 
 /**
@@ -74,12 +76,17 @@ export async function putKindState(db: Driver, ruleId: string, kind: FindingAler
   );
 }
 
+async function lastExceptionChange(db: Driver): Promise<string> {
+  return String((await db.all(`SELECT MAX("updated_at") AS "u" FROM "exceptions"`))[0]?.u ?? '');
+}
+
 /** The state a baseline (or a full scan) at `now` leaves: everything before it was looked at. */
-export const stateAfterScan = (cursor: Cursor | null, now: number): KindState => ({
+const stateAfterScan = async (db: Driver, cursor: Cursor | null, now: number): Promise<KindState> => ({
   at: now,
   touched: cursor?.touched ?? 0,
   changes: cursor?.changes ?? 0,
   policy: policyKey(),
+  exceptions: await lastExceptionChange(db),
 });
 
 /**
@@ -100,9 +107,13 @@ export async function markNewFindings(
     if (tx.dialect === 'postgres') await tx.exec('SET LOCAL jit = off');
     const prev = await getKindState(tx, ruleId, kind);
     const full = prev === null || (kind === 'sla' && prev.policy !== policyKey());
+    // Read before the marks: an exception changed meanwhile is looked at again next time.
+    const exceptions = await lastExceptionChange(tx);
     const n = full ? await markFindings(tx, ruleId, kind, evalId, now) : await markCandidates(tx, ruleId, kind, evalId, prev, cursor, now);
     if (n === null) return null;
-    const next = full ? stateAfterScan(cursor, now) : { ...prev, at: Math.max(prev.at, now), touched: cursor?.touched ?? prev.touched, changes: cursor?.changes ?? prev.changes };
+    const next: KindState = full
+      ? await stateAfterScan(tx, cursor, now)
+      : { ...prev, at: Math.max(prev.at, now), touched: cursor?.touched ?? prev.touched, changes: cursor?.changes ?? prev.changes, exceptions };
     await putKindState(tx, ruleId, kind, next);
     return n;
   });
@@ -136,7 +147,7 @@ export async function recordBaseline(
     for (const kind of kinds) {
       out[kind] = await markFindings(tx, ruleId, kind, evalId, now, { first: true });
       // Its later evaluations go from here: what changed after `cursor` (read before) and due dates after `now`.
-      await putKindState(tx, ruleId, kind, stateAfterScan(cursor, now));
+      await putKindState(tx, ruleId, kind, await stateAfterScan(tx, cursor, now));
     }
     await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ? AND "kind" = ?`, [ruleId, BASELINE]);
     return out;
@@ -176,10 +187,11 @@ function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | nu
       params: [iso(t0), iso(now)],
     });
   }
-  // Exceptions that may have stopped covering a finding since t0: expired, changed (revoked, rejected),
-  // or (plugin-assets) live then: a host moved to another asset leaves it.
+  // Exceptions that may have stopped covering a finding since t0: expired, changed since the last change
+  // seen then (revoked, rejected), or (plugin-assets) live then: a host moved to another asset leaves it.
   const ended = `((x."expires_at" > ? AND x."expires_at" <= ?) OR x."updated_at" >= ?)`;
-  const endedParams = [iso(t0), iso(now), iso(t0 - EXCEPTION_MARGIN_MS)];
+  const seen = prev.exceptions ? Date.parse(prev.exceptions) : Number.NaN;
+  const endedParams = [iso(t0), iso(now), Number.isFinite(seen) ? iso(seen - EXCEPTION_MARGIN_MS) : ''];
   out.push(
     { from: `"exceptions" x JOIN "rec_vulnerabilities" r ON r."id" = x."finding_id"`, where: `x."scope" = 'finding' AND ${ended}`, params: endedParams },
     {
