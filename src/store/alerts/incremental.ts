@@ -154,7 +154,11 @@ export async function recordBaseline(
   });
 }
 
-/** The candidate sets of a later evaluation: each a FROM (joining `r`, the finding) and its WHERE. */
+/**
+ * The candidate sets of a later evaluation: each a FROM (joining `r`, the finding) and its WHERE. The
+ * small side leads (SQLite keeps a CROSS JOIN's order: left to itself it scanned every finding for an
+ * empty exceptions table); PostgreSQL plans it as any join.
+ */
 function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | null, now: number): { from: string; where: string; params: unknown[] }[] {
   // Up to the positions read before (what comes after is the next evaluation's); from the last ones on without them.
   const range = (col: string, lo: number, hi: number | undefined): { sql: string; params: unknown[] } =>
@@ -162,10 +166,10 @@ function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | nu
   const touched = range('t."seq"', prev.touched, cursor?.touched);
   const changed = range('c."seq"', prev.changes, cursor?.changes);
   const out: { from: string; where: string; params: unknown[] }[] = [
-    { from: `"alert_touched" t JOIN "rec_vulnerabilities" r ON r."id" = t."finding_id"`, where: touched.sql, params: touched.params },
+    { from: `"alert_touched" t CROSS JOIN "rec_vulnerabilities" r`, where: `r."id" = t."finding_id" AND ${touched.sql}`, params: touched.params },
     {
-      from: `"changes" c JOIN "rec_vulnerabilities" r ON r."id" = c."record_id"`,
-      where: `c."model" = 'vulnerabilities' AND ${changed.sql} AND c."change" NOT IN ('fixed', 'removed')`,
+      from: `"changes" c CROSS JOIN "rec_vulnerabilities" r`,
+      where: `r."id" = c."record_id" AND c."model" = 'vulnerabilities' AND ${changed.sql} AND c."change" NOT IN ('fixed', 'removed')`,
       params: changed.params,
     },
   ];
@@ -193,10 +197,10 @@ function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | nu
   const seen = prev.exceptions ? Date.parse(prev.exceptions) : Number.NaN;
   const endedParams = [iso(t0), iso(now), Number.isFinite(seen) ? iso(seen - EXCEPTION_MARGIN_MS) : ''];
   out.push(
-    { from: `"exceptions" x JOIN "rec_vulnerabilities" r ON r."id" = x."finding_id"`, where: `x."scope" = 'finding' AND ${ended}`, params: endedParams },
+    { from: `"exceptions" x CROSS JOIN "rec_vulnerabilities" r`, where: `r."id" = x."finding_id" AND x."scope" = 'finding' AND ${ended}`, params: endedParams },
     {
-      from: `"exceptions" x JOIN "rec_vulnerabilities" r ON r."plugin_id" = x."plugin_id"`,
-      where: `x."scope" <> 'finding' AND (${ended} OR (x."scope" = 'plugin-assets' AND x."state" = 'approved' AND x."expires_at" > ?))`,
+      from: `"exceptions" x CROSS JOIN "rec_vulnerabilities" r`,
+      where: `r."plugin_id" = x."plugin_id" AND x."scope" <> 'finding' AND (${ended} OR (x."scope" = 'plugin-assets' AND x."state" = 'approved' AND x."expires_at" > ?))`,
       params: [...endedParams, iso(t0)],
     },
   );
