@@ -136,7 +136,7 @@ try {
   const removal = await ms(() => removeAlert(app, name));
   const purge = await ms(() => store.alerts.purgeRemovedMarks());
   console.log(
-    `removal: ${removal.toFixed(0)} ms with ${marks} marks (floor, a rule without marks: ${floorRemove.toFixed(0)} ms; ratio ${(removal / floorRemove).toFixed(2)}); its marks deleted after the next evaluation, in batches: ${(purge / 1000).toFixed(1)} s`,
+    `removal: ${removal.toFixed(1)} ms with ${marks} marks (floor, a rule without marks: ${floorRemove.toFixed(1)} ms; ratio ${(removal / floorRemove).toFixed(2)}); its marks deleted after the next evaluation, in batches: ${(purge / 1000).toFixed(1)} s`,
   );
 } finally {
   await app.close();

@@ -35,6 +35,7 @@ interface KindState extends Cursor {
 const stateKind = (kind: FindingAlertKind) => `cursor:${kind}`;
 const policyKey = () => JSON.stringify(slaPolicy());
 const DAY_MS = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
 /** An exception's change committed up to this long after a later one's is still seen (PostgreSQL: another process's transaction). */
 const EXCEPTION_MARGIN_MS = 10 * 60_000;
 
@@ -156,10 +157,15 @@ export async function recordBaseline(
 
 /**
  * The candidate sets of a later evaluation: each a FROM (joining `r`, the finding) and its WHERE. The
- * small side leads (SQLite keeps a CROSS JOIN's order: left to itself it scanned every finding for an
- * empty exceptions table); PostgreSQL plans it as any join.
+ * small side leads (SQLite keeps a CROSS JOIN's order; PostgreSQL plans it as any join).
  */
-function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | null, now: number): { from: string; where: string; params: unknown[] }[] {
+function candidates(
+  kind: FindingAlertKind,
+  prev: KindState,
+  cursor: Cursor | null,
+  now: number,
+  ended: { findings: string[]; plugins: string[] },
+): { from: string; where: string; params: unknown[] }[] {
   // Up to the positions read before (what comes after is the next evaluation's); from the last ones on without them.
   const range = (col: string, lo: number, hi: number | undefined): { sql: string; params: unknown[] } =>
     hi === undefined ? { sql: `${col} > ?`, params: [lo] } : { sql: `${col} > ? AND ${col} <= ?`, params: [lo, hi] };
@@ -175,7 +181,6 @@ function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | nu
   ];
   if (kind !== 'sla') return out;
   const t0 = prev.at;
-  const iso = (ms: number) => new Date(ms).toISOString();
   if (now > t0) {
     // Overdue at t: first_seen < t - days (or the KEV due date < t), compared as text as the full condition does.
     const days = [...new Set(Object.values(slaPolicy()))];
@@ -191,20 +196,38 @@ function candidates(kind: FindingAlertKind, prev: KindState, cursor: Cursor | nu
       params: [iso(t0), iso(now)],
     });
   }
-  // Exceptions that may have stopped covering a finding since t0: expired, changed since the last change
-  // seen then (revoked, rejected), or (plugin-assets) live then: a host moved to another asset leaves it.
-  const ended = `((x."expires_at" > ? AND x."expires_at" <= ?) OR x."updated_at" >= ?)`;
-  const seen = prev.exceptions ? Date.parse(prev.exceptions) : Number.NaN;
-  const endedParams = [iso(t0), iso(now), Number.isFinite(seen) ? iso(seen - EXCEPTION_MARGIN_MS) : ''];
-  out.push(
-    { from: `"exceptions" x CROSS JOIN "rec_vulnerabilities" r`, where: `r."id" = x."finding_id" AND x."scope" = 'finding' AND ${ended}`, params: endedParams },
-    {
-      from: `"exceptions" x CROSS JOIN "rec_vulnerabilities" r`,
-      where: `r."plugin_id" = x."plugin_id" AND x."scope" <> 'finding' AND (${ended} OR (x."scope" = 'plugin-assets' AND x."state" = 'approved' AND x."expires_at" > ?))`,
-      params: [...endedParams, iso(t0)],
-    },
-  );
+  // The findings and plugins of the exceptions that may have stopped covering a finding (endedExceptions).
+  for (let i = 0; i < ended.findings.length; i += 500) {
+    const ids = ended.findings.slice(i, i + 500);
+    out.push({ from: `"rec_vulnerabilities" r`, where: `r."id" IN ${placeholders(ids)}`, params: ids });
+  }
+  for (let i = 0; i < ended.plugins.length; i += 500) {
+    const ids = ended.plugins.slice(i, i + 500);
+    out.push({ from: `"rec_vulnerabilities" r`, where: `r."plugin_id" IN ${placeholders(ids)}`, params: ids });
+  }
   return out;
+}
+
+/**
+ * The exceptions that may have stopped covering a finding since `prev`: expired meanwhile, changed since
+ * the last change seen then (revoked, rejected), or plugin-assets ones live then (a host moved to another
+ * asset leaves one). Read first, as lists (a handful): a join with the findings was planned as a scan of
+ * every finding (PostgreSQL, hashing the exceptions) or led by the findings (SQLite).
+ */
+async function endedExceptions(db: Driver, prev: KindState, now: number): Promise<{ findings: string[]; plugins: string[] }> {
+  const seen = prev.exceptions ? Date.parse(prev.exceptions) : Number.NaN;
+  const rows = await db.all(
+    `SELECT "scope", "finding_id", "plugin_id" FROM "exceptions" x
+     WHERE (x."expires_at" > ? AND x."expires_at" <= ?) OR x."updated_at" >= ? OR (x."scope" = 'plugin-assets' AND x."state" = 'approved' AND x."expires_at" > ?)`,
+    [iso(prev.at), iso(now), Number.isFinite(seen) ? iso(seen - EXCEPTION_MARGIN_MS) : '', iso(prev.at)],
+  );
+  const findings = new Set<string>();
+  const plugins = new Set<string>();
+  for (const r of rows) {
+    if (r.scope === 'finding' && r.finding_id) findings.add(String(r.finding_id));
+    else if (r.scope !== 'finding' && r.plugin_id) plugins.add(String(r.plugin_id));
+  }
+  return { findings: [...findings], plugins: [...plugins] };
 }
 
 async function markCandidates(
@@ -218,7 +241,8 @@ async function markCandidates(
 ): Promise<number | null> {
   let n = 0;
   const at = nowIso();
-  for (const c of candidates(kind, prev, cursor, now)) {
+  const ended = kind === 'sla' ? await endedExceptions(db, prev, now) : { findings: [], plugins: [] };
+  for (const c of candidates(kind, prev, cursor, now, ended)) {
     const params: unknown[] = [ruleId, kind, evalId, at, ...c.params];
     const cond = await condition(db, kind, params, now);
     if (cond === null) return null;
