@@ -131,7 +131,15 @@ try {
   }
   // Removal: the rule and its marks, against deleting a rule that has none.
   const marks = await marked();
-  const spare = await store.alerts.create({ name: `${name}-spare`, kinds: ['sync'], format: 'json', url: 'https://hooks.example.com/x', secret: 'a-secret-of-16+chars', maxItems: 5, createdBy: null });
+  const spare = await store.alerts.create({
+    name: `${name}-spare`,
+    kinds: ['sync'],
+    format: 'json',
+    url: 'https://hooks.example.com/x',
+    secret: 'a-secret-of-16+chars',
+    maxItems: 5,
+    createdBy: null,
+  });
   const floorRemove = await ms(() => store.alerts.remove(spare.name));
   const removal = await ms(() => removeAlert(app, name));
   const purge = await ms(() => store.alerts.purgeRemovedMarks());

@@ -25,7 +25,15 @@ const finding = (host: string, plugin: string, severity: string, firstSeen: stri
 });
 
 const rule = (store: Store, name: string) =>
-  store.alerts.create({ name, kinds: [...FINDING_ALERT_KINDS], format: 'json', url: 'http://127.0.0.1:9/x', secret: 'a-secret-of-16+chars', maxItems: 5, createdBy: null });
+  store.alerts.create({
+    name,
+    kinds: [...FINDING_ALERT_KINDS],
+    format: 'json',
+    url: 'http://127.0.0.1:9/x',
+    secret: 'a-secret-of-16+chars',
+    maxItems: 5,
+    createdBy: null,
+  });
 
 for (const backend of BACKENDS) {
   test(`incremental alert evaluation equals the full scan over syncs, feeds, exceptions and time (${backend.kind})`, { skip: backend.skip }, async () => {
@@ -134,7 +142,9 @@ for (const backend of BACKENDS) {
 
       // b1001 reopened (already reported past due: not again). A KEV feed lists c4004's CVE: known exploited.
       await write({ vulnerabilities: [finding('b', '1001', 'critical', ago(10))] });
-      await importFeedFiles({ store }, [{ name: 'kev.json', data: kevCatalog('2026.11.28', new Date().toISOString(), [{ cve: 'CVE-2025-0404', added: day(-1), due: day(40, BASE) }]) }]);
+      await importFeedFiles({ store }, [
+        { name: 'kev.json', data: kevCatalog('2026.11.28', new Date().toISOString(), [{ cve: 'CVE-2025-0404', added: day(-1), due: day(40, BASE) }]) },
+      ]);
       assert.deepEqual(await evaluate(29), { ...none, kev: [c4004] });
 
       // A low finding with a KEV-listed CVE falls due at the KEV date, long before its severity's.
@@ -167,7 +177,13 @@ for (const backend of BACKENDS) {
       const lab = await store.sources.create('lab', 'fixture', {}, null);
       const stamp = { sourceId: lab.id, sourceName: 'lab', runId: 'r', generation: 'g', now: new Date().toISOString() };
       const vulnerabilities = Array.from({ length: 7 }, (_, i) => finding(`h${i}`, '1001', 'critical', ago(100)));
-      await store.records.writePage(stamp, 's', 'full', { hosts: vulnerabilities.map((v) => ({ key: v.hostKey!, fields: {} })), vulnerabilities }, { value: null, complete: false });
+      await store.records.writePage(
+        stamp,
+        's',
+        'full',
+        { hosts: vulnerabilities.map((v) => ({ key: v.hostKey!, fields: {} })), vulnerabilities },
+        { value: null, complete: false },
+      );
       const gone = await rule(store, 'gone');
       const kept = await rule(store, 'kept');
       for (const r of [gone, kept]) await store.alerts.recordBaseline(r.id, ['sla'], `b-${r.name}`, Date.now(), await store.alerts.readCursor());
