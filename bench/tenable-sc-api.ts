@@ -662,7 +662,7 @@ async function main(): Promise<void> {
       const tRate = median(t.map((r) => r.perSecond));
       const atMark = Math.max(...t.map((r) => r.peakAtMarkMb));
       const atEnd = Math.max(...t.map((r) => r.peakEndMb));
-      const stored = (t[0] ?? f[0]).stored;
+      const stored = (t[0] ?? f[0] ?? all.find((r) => r.store === store))?.stored ?? 0;
       if (f.length && t.length && f[0].stored !== t[0].stored) process.stderr.write(`WARNING: floor stored ${f[0].stored}, Tributary ${t[0].stored}\n`);
       out.push([
         store,
