@@ -12,6 +12,7 @@ import { ALERTS_MIGRATION } from '../alerts/schema.ts';
 import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
 import { openAgesMigration } from '../reports/open-ages.ts';
 import { fixFactsMigration } from '../reports/fix-facts.ts';
+import { fixDaysMigration } from '../reports/fix-days.ts';
 
 export interface Migration {
   version: number;
@@ -586,6 +587,9 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
   // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
   { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
+  // Issue 30 target 4: the fixes summed per day and per days to remediate (reports/fix-days.ts), so the
+  // trends and a remediation window read a row per day, not every fix dated in the window. Filled from the fixes' rows.
+  { version: 47, name: 'fixes per day', sql: fixDaysMigration('sqlite'), postgres: fixDaysMigration('postgres') },
 ];
 
 function remediationTickets(seq: string): string {
