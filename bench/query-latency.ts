@@ -3,7 +3,7 @@
 //
 //   node bench/query-latency.ts [--findings 1000000] [--store sqlite|postgres|both] [--runs 20]
 //                               [--pg-url postgres://postgres@127.0.0.1:5432/test] [--only NAME,…] [--slow-ms 2000]
-//                               [--keep DIR] [--reuse]
+//                               [--keep DIR] [--reuse] [--help]
 //
 // Fill: one full `runSync` (all streams: hosts, software, ports, vulnerabilities, compliance) of a
 // console with findings/50 hosts × 50 findings per host (the simulator runs in its own process), timed.
@@ -33,6 +33,7 @@ import { type SimProcess, startTenableSimProcess } from './sim-process.ts';
 
 const { values: args } = parseArgs({
   options: {
+    help: { type: 'boolean', default: false },
     findings: { type: 'string', default: '1000000' },
     store: { type: 'string', default: 'both' },
     runs: { type: 'string', default: '20' },
@@ -43,6 +44,18 @@ const { values: args } = parseArgs({
     reuse: { type: 'boolean', default: false },
   },
 });
+if (args.help) {
+  console.log(`node bench/query-latency.ts [options]
+  --findings N     findings to fill (N/50 hosts × 50), default 1000000
+  --store S        sqlite | postgres | both (default both)
+  --runs N         timed requests per query (default 20), after one warm-up
+  --pg-url URL     the PostgreSQL server's admin URL (a database beside it is made)
+  --only A,B       only the queries whose name contains one of these
+  --slow-ms N      a query whose warm-up takes longer is timed 3 times (default 2000)
+  --keep DIR       keep the filled stores: SQLite under DIR/sqlite, PostgreSQL as database tributary_qlat_<findings>
+  --reuse          with --keep: measure the kept stores again without a fill (they are migrated on open)`);
+  process.exit(0);
+}
 const findings = Number(args.findings);
 const hosts = Math.max(1, Math.round(findings / 50));
 const runs = Math.max(1, Number(args.runs));
@@ -108,6 +121,24 @@ function queries(ids: { hostId: string; findingId: string; pluginId: string; cve
     ['summary: decisions report (all)', '/api/v1/reports/decisions'],
     ['summary: decisions per owner', '/api/v1/reports/decisions?by=owner'],
     ['summary: top remediations', '/api/v1/reports/remediations?limit=50'],
+    // What the UI and API offer besides (issue 30 target 4, issue 31's speed): each list page's total, the
+    // top fixes, a fix's hosts, the decisions per department and asset, a page's host labels, the
+    // findings under a risk exception, the top remediations' export.
+    ['vulns: count (a list page\'s total)', '/api/v1/vulnerabilities/count?removed=false'],
+    ['vulns: count status=open', '/api/v1/vulnerabilities/count?removed=false&status=open'],
+    ['vulns: count decision=act', '/api/v1/vulnerabilities/count?removed=false&decision=act'],
+    ['vulns: count severity=critical', '/api/v1/vulnerabilities/count?removed=false&severity=critical'],
+    ['vulns: filter excepted, -priority', `${v}&sort=-priority&excepted=true`],
+    ['vulns: of one host, -priority', `${v}&sort=-priority&hostId=${ids.hostId}`],
+    ['hosts: count', '/api/v1/hosts/count?removed=false'],
+    ['hosts: labels (a page)', 'HOSTLABELS'],
+    ['summary: top fixes', '/api/v1/reports/top-fixes?limit=50'],
+    ['summary: hosts of one fix', 'FIXHOSTS'],
+    ['summary: decisions per department', '/api/v1/reports/decisions?by=department'],
+    ['summary: decisions per asset', '/api/v1/reports/decisions?by=assetId'],
+    ['summary: top remediations export (json, 1000)', '/api/v1/reports/remediations/export?format=json&limit=1000'],
+    ['summary: remediation report (since 365 days)', `/api/v1/reports/remediation?since=${new Date(Date.now() - 365 * 86_400_000).toISOString()}`],
+    ['summary: trends (366 days)', 'UNCACHED:/api/v1/reports/trends?days={366-i}'],
   ];
 }
 
@@ -115,7 +146,7 @@ function queries(ids: { hostId: string; findingId: string; pluginId: string; cve
 function answerSize(body: unknown): number {
   if (Array.isArray(body)) return body.length;
   if (body && typeof body === 'object') {
-    for (const k of ['items', 'groups', 'hosts', 'rows']) {
+    for (const k of ['items', 'groups', 'hosts', 'rows', 'fixes']) {
       const v = (body as Record<string, unknown>)[k];
       if (Array.isArray(v)) return v.length;
     }
@@ -228,6 +259,11 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promi
       if (only && !only.some((o) => name.includes(o))) continue;
       let path = q;
       if (q === 'HOSTCOUNTS') path = `/api/v1/hosts/finding-counts?${hostPage.map((id) => `id=${id}`).join('&')}`;
+      if (q === 'HOSTLABELS') path = `/api/v1/hosts/labels?${hostPage.map((id) => `id=${id}`).join('&')}`;
+      if (q === 'FIXHOSTS') {
+        const top = ((await getJson('/api/v1/reports/remediations?limit=1')).body.items ?? []) as { key?: string }[];
+        path = `/api/v1/reports/remediations/hosts?fix=${encodeURIComponent(String(top[0]?.key ?? 'none'))}`;
+      }
       if (q.startsWith('PAGE2:')) {
         const p1 = await getJson(q.slice(6));
         path = `${q.slice(6)}&cursor=${encodeURIComponent(String(p1.body.nextCursor))}`;
@@ -239,7 +275,7 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promi
       let planned = runs;
       for (let i = 0; i <= planned; i++) {
         const t = performance.now();
-        const url = q.startsWith('UNCACHED:') ? q.slice(9).replace('{30+i}', String(30 + i)) : path;
+        const url = q.startsWith('UNCACHED:') ? q.slice(9).replace('{30+i}', String(30 + i)).replace('{366-i}', String(366 - i)) : path;
         const res = await fetch(base + url, { headers: { cookie } });
         const buf = await res.arrayBuffer();
         status = res.status;
