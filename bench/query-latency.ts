@@ -128,7 +128,7 @@ function queries(ids: { hostId: string; findingId: string; pluginId: string; cve
     // What the UI and API offer besides (issue 30 target 4, issue 31's speed): each list page's total, the
     // top fixes, a fix's hosts, the decisions per department and asset, a page's host labels, the
     // findings under a risk exception, the top remediations' export.
-    ['vulns: count (a list page\'s total)', '/api/v1/vulnerabilities/count?removed=false'],
+    ["vulns: count (a list page's total)", '/api/v1/vulnerabilities/count?removed=false'],
     ['vulns: count status=open', '/api/v1/vulnerabilities/count?removed=false&status=open'],
     ['vulns: count decision=act', '/api/v1/vulnerabilities/count?removed=false&decision=act'],
     ['vulns: count severity=critical', '/api/v1/vulnerabilities/count?removed=false&severity=critical'],
@@ -279,7 +279,12 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promi
       let planned = runs;
       for (let i = 0; i <= planned; i++) {
         const t = performance.now();
-        const url = q.startsWith('UNCACHED:') ? q.slice(9).replace('{30+i}', String(30 + i)).replace('{366-i}', String(366 - i)) : path;
+        const url = q.startsWith('UNCACHED:')
+          ? q
+              .slice(9)
+              .replace('{30+i}', String(30 + i))
+              .replace('{366-i}', String(366 - i))
+          : path;
         const res = await fetch(base + url, { headers: { cookie } });
         const buf = await res.arrayBuffer();
         status = res.status;

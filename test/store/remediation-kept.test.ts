@@ -308,7 +308,14 @@ async function agree(app: AppContext, label: string, check = { trendDays: true }
     const report = await app.store.reports.remediation({ now, since: sinceTime(from!), until, openAges: false });
     assert.deepEqual(
       sortedBy(report.filter((r) => r.fixed > 0)).map((r) => [r.source, r.severity, r.fixed, r.meanDaysToRemediate, r.medianDaysToRemediate, r.undatedFixes]),
-      sortedBy(await oldFixStats(db, { since: sinceTime(from!), until })).map((r) => [r.source, r.severity, r.fixed, r.meanDaysToRemediate, r.medianDaysToRemediate, r.undatedFixes]),
+      sortedBy(await oldFixStats(db, { since: sinceTime(from!), until })).map((r) => [
+        r.source,
+        r.severity,
+        r.fixed,
+        r.meanDaysToRemediate,
+        r.medianDaysToRemediate,
+        r.undatedFixes,
+      ]),
       `${label}: fixes from ${from} until ${until}`,
     );
   }
@@ -323,7 +330,9 @@ async function agree(app: AppContext, label: string, check = { trendDays: true }
     // A row is live while a count in it is not 0 (a sum taken out to 0 stays as a row); floats compared to 6 places.
     const live = (r: Record<string, unknown>) =>
       table === 'sum_fixes' ||
-      (table === 'sum_fix_days' ? [r.fixes, r.dated, r.moves].some((v) => Number(v) !== 0) : Number(r.n) !== 0 || (table === 'sum_open_days' && Number(r.seen) !== 0));
+      (table === 'sum_fix_days'
+        ? [r.fixes, r.dated, r.moves].some((v) => Number(v) !== 0)
+        : Number(r.n) !== 0 || (table === 'sum_open_days' && Number(r.seen) !== 0));
     const text = (v: unknown) => (typeof v === 'number' ? (Math.abs(v - Math.round(v)) < 1e-9 ? String(Math.round(v)) : v.toFixed(6)) : String(v));
     const read = async () =>
       (await db.all(`SELECT ${cols} FROM ${table}`))

@@ -7,6 +7,7 @@
 // and its median walks the coarse then the fine counts to the one whole day holding it, read from the
 // fixes' (source, severity, days) index: a few hundred rows, not every fix dated in the window (941 ms
 // for the trends of 30 days at 954,240 findings). A window's partial first or last day reads its rows.
+// A row's day is the first ten characters of its date (the store's times are ISO-8601 UTC).
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 
@@ -45,11 +46,11 @@ export function fixDaysMigration(dialect: 'sqlite' | 'postgres'): string {
 CREATE TABLE sum_fix_days (
   source_id TEXT NOT NULL, severity TEXT NOT NULL, day TEXT NOT NULL,
   fixes BIGINT NOT NULL, dated BIGINT NOT NULL, total DOUBLE PRECISION NOT NULL, moves BIGINT NOT NULL,
-  PRIMARY KEY (source_id, severity, day)
+  PRIMARY KEY (day, source_id, severity)
 );
 CREATE TABLE sum_fix_coarse (
   source_id TEXT NOT NULL, severity TEXT NOT NULL, day TEXT NOT NULL, bucket BIGINT NOT NULL, n BIGINT NOT NULL,
-  PRIMARY KEY (source_id, severity, day, bucket)
+  PRIMARY KEY (day, source_id, severity, bucket)
 );
 CREATE TABLE sum_fix_fine (
   source_id TEXT NOT NULL, severity TEXT NOT NULL, coarse BIGINT NOT NULL, day TEXT NOT NULL, bucket BIGINT NOT NULL, n BIGINT NOT NULL,
@@ -114,12 +115,18 @@ export async function shiftFixDays(tx: Driver, plus: FixRow[], minus: FixRow[] =
   await upsert(
     tx,
     'sum_fix_days (source_id, severity, day, fixes, dated, total, moves)',
-    '(source_id, severity, day)',
+    '(day, source_id, severity)',
     ['fixes', 'dated', 'total', 'moves'],
     changed(days.values(), [3, 4, 5, 6]),
   );
-  await upsert(tx, 'sum_fix_coarse (source_id, severity, day, bucket, n)', '(source_id, severity, day, bucket)', ['n'], changed(coarse.values(), [4]));
-  await upsert(tx, 'sum_fix_fine (source_id, severity, coarse, day, bucket, n)', '(source_id, severity, coarse, day, bucket)', ['n'], changed(fines.values(), [5]));
+  await upsert(tx, 'sum_fix_coarse (source_id, severity, day, bucket, n)', '(day, source_id, severity, bucket)', ['n'], changed(coarse.values(), [4]));
+  await upsert(
+    tx,
+    'sum_fix_fine (source_id, severity, coarse, day, bucket, n)',
+    '(source_id, severity, coarse, day, bucket)',
+    ['n'],
+    changed(fines.values(), [5]),
+  );
 }
 
 /** Adds each row's counts to its table's row (made when missing), 200 rows a statement. */
@@ -223,10 +230,20 @@ function locate<G>(counts: Map<G, Map<number, number>>, wanted: (readonly [G, nu
  * days summed and the median of those days (the middle one, or the mean of the middle two), as the rows
  * would give.
  */
-export async function windowFixes(db: Driver, lo: string | null, hi: string | null, sourceIds: string[] | undefined, bySource: boolean): Promise<WindowFixes[]> {
+export async function windowFixes(
+  db: Driver,
+  lo: string | null,
+  hi: string | null,
+  sourceIds: string[] | undefined,
+  bySource: boolean,
+): Promise<WindowFixes[]> {
   const arms = windowArms(lo, hi, sourceIds);
+  if (arms.length === 0) return [];
   const f = fine(db.dialect, 'e.d');
-  const union = (parts: { sql: string; params: unknown[] }[]) => ({ sql: parts.map((x) => x.sql).join('\nUNION ALL\n'), params: parts.flatMap((x) => x.params) });
+  const union = (parts: { sql: string; params: unknown[] }[]) => ({
+    sql: parts.map((x) => x.sql).join('\nUNION ALL\n'),
+    params: parts.flatMap((x) => x.params),
+  });
   const sums = union(
     arms.map((a) => ({
       sql: a.days
@@ -240,7 +257,15 @@ export async function windowFixes(db: Driver, lo: string | null, hi: string | nu
   const keyOf = (source: unknown, severity: unknown) => `${bySource ? String(source) : ''}\u0000${String(severity)}`;
   for (const r of await db.all(sums.sql, sums.params)) {
     const k = keyOf(r.source_id, r.severity);
-    const g = groups.get(k) ?? { sourceId: bySource ? String(r.source_id) : '', severity: String(r.severity), fixed: 0, dated: 0, totalDays: 0, medianDays: null, sources: new Set() };
+    const g = groups.get(k) ?? {
+      sourceId: bySource ? String(r.source_id) : '',
+      severity: String(r.severity),
+      fixed: 0,
+      dated: 0,
+      totalDays: 0,
+      medianDays: null,
+      sources: new Set(),
+    };
     g.fixed += Number(r.n);
     g.dated += Number(r.dated);
     g.totalDays += Number(r.total ?? 0);
@@ -249,7 +274,9 @@ export async function windowFixes(db: Driver, lo: string | null, hi: string | nu
   }
   const live = [...groups.values()].filter((g) => g.fixed !== 0);
   // Each group's middle positions among its dated fixes in ascending days.
-  const wanted = live.flatMap((g) => (g.dated <= 0 ? [] : g.dated % 2 === 1 ? [[g, (g.dated - 1) / 2] as const] : [[g, g.dated / 2 - 1] as const, [g, g.dated / 2] as const]));
+  const wanted = live.flatMap((g) =>
+    g.dated <= 0 ? [] : g.dated % 2 === 1 ? [[g, (g.dated - 1) / 2] as const] : [[g, g.dated / 2 - 1] as const, [g, g.dated / 2] as const],
+  );
   if (wanted.length === 0) return live.map(({ sources: _, ...g }) => g);
   const tally = <G>(rows: Record<string, unknown>[], groupOf: (r: Record<string, unknown>) => G | undefined) => {
     const out = new Map<G, Map<number, number>>();
@@ -282,7 +309,10 @@ export async function windowFixes(db: Driver, lo: string | null, hi: string | nu
       return arms.map((a) => {
         const t = groupTerms(g, bySource, a.days ? '' : 'e.');
         return a.days
-          ? { sql: `SELECT ${i} AS i, bucket AS b, SUM(n) AS n FROM sum_fix_fine WHERE ${a.where}${t.sql} AND coarse = ? GROUP BY bucket`, params: [...a.params, ...t.params, c] }
+          ? {
+              sql: `SELECT ${i} AS i, bucket AS b, SUM(n) AS n FROM sum_fix_fine WHERE ${a.where}${t.sql} AND coarse = ? GROUP BY bucket`,
+              params: [...a.params, ...t.params, c],
+            }
           : {
               sql: `SELECT ${i}, ${f}, COUNT(*) FROM sum_fixes e WHERE ${a.where}${t.sql} AND e.d >= ? AND e.d < ? GROUP BY ${f}`,
               params: [...a.params, ...t.params, c * COARSE, (c + 1) * COARSE],

@@ -114,7 +114,13 @@ export async function refreshFixFacts(tx: Driver, ids: unknown[]): Promise<void>
   const was = await tx.all<FixRow & Record<string, unknown>>(`SELECT ${FIX_ROW} FROM sum_fixes WHERE ${byIds}`, param);
   const now = await tx.all<FixRow & Record<string, unknown>>(
     `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d}, dated_at = ${c.datedAt} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND e.${byIds}
-RETURNING ${tx.dialect === 'postgres' ? FIX_ROW.split(', ').map((x) => `e.${x}`).join(', ') : FIX_ROW}`,
+RETURNING ${
+      tx.dialect === 'postgres'
+        ? FIX_ROW.split(', ')
+            .map((x) => `e.${x}`)
+            .join(', ')
+        : FIX_ROW
+    }`,
     param,
   );
   if (now.length > 0) {

@@ -111,7 +111,9 @@ async function windowFixStats(db: Driver, opts: Pick<RemediationOptions, 'source
   return rows.flatMap((r) => {
     const name = bySource ? names.get(r.sourceId) : '';
     if (name === undefined) return [];
-    return [{ source: name, severity: r.severity === '' ? null : r.severity, fixed: r.fixed, dated: r.dated, totalDays: r.totalDays, medianDays: r.medianDays }];
+    return [
+      { source: name, severity: r.severity === '' ? null : r.severity, fixed: r.fixed, dated: r.dated, totalDays: r.totalDays, medianDays: r.medianDays },
+    ];
   });
 }
 
