@@ -497,7 +497,7 @@ async function tributary(dataDir: string, db?: string): Promise<Measured> {
     ? setInterval(() => {
         const m = process.memoryUsage();
         process.stderr.write(
-          `mem rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`,
+          `mem ${new Date().toISOString().slice(11, 19)} rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`,
         );
       }, 3000)
     : null;
