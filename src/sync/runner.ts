@@ -430,7 +430,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       });
     });
     const { scoped, refused: scopeRefusals } = await guardScopes(
-      (models, scope) => store.records.scopedSweepPreview(source.id, models, generation, scope),
+      (models, scope) => store.records.scopedSweepPreview(source.id, models, generation, scope, runId),
       scopedSaid,
       opts.allowLargeRemoval === true,
     );
