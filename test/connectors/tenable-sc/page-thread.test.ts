@@ -9,6 +9,7 @@ import { requireApi } from '../../../src/connectors/tenable-sc/config.ts';
 import { type TenableScConfig, tenableScConnector } from '../../../src/connectors/tenable-sc/index.ts';
 import { HostResolver } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
 import { PageWorker, resolveHosts } from '../../../src/connectors/tenable-sc/streams/page-worker.ts';
+import { complianceStream } from '../../../src/connectors/tenable-sc/streams/inventory.ts';
 import { vulnerabilitiesStream } from '../../../src/connectors/tenable-sc/streams/vulnerabilities.ts';
 
 process.env.TRIBUTARY_RETRY_BASE_MS ??= '5';
@@ -28,7 +29,7 @@ function streamCtx(): StreamContext {
   };
 }
 
-async function read(config: TenableScConfig, threaded: boolean): Promise<Page[]> {
+async function read(config: TenableScConfig, threaded: boolean, stream = vulnerabilitiesStream): Promise<Page[]> {
   const api = requireApi(config);
   // A client without fetchAnalysisPageOn (as a test's fake) keeps the mapping on this thread.
   const client = (): TenableScClient => {
@@ -37,11 +38,11 @@ async function read(config: TenableScConfig, threaded: boolean): Promise<Page[]>
     return { fetchAnalysisPage: real.fetchAnalysisPage.bind(real), get: real.get.bind(real), close: () => real.close() } as unknown as TenableScClient;
   };
   const pages: Page[] = [];
-  for await (const p of vulnerabilitiesStream({ config: api, client }).read(streamCtx())) pages.push(p);
+  for await (const p of stream({ config: api, client }).read(streamCtx())) pages.push(p);
   return pages;
 }
 
-describe('the vulnerabilities stream on its page thread', () => {
+describe('the findings and compliance streams on their page thread', () => {
   let sim: Awaited<ReturnType<typeof startTenableSim>>;
   before(async () => {
     sim = await startTenableSim({ port: 0, hosts: 40, findingsPerHost: 15, seed: 11 });
@@ -70,16 +71,27 @@ describe('the vulnerabilities stream on its page thread', () => {
     }
   });
 
+  test('maps compliance results as the main thread does, their keys and hosts included', async () => {
+    const config = tenableScConnector.configSchema.parse({ apiUrl: sim.url, accessKey: sim.analyst.accessKey, secretKey: sim.analyst.secretKey, pageSize: 29 });
+    const here = await read(config, false, complianceStream);
+    const there = await read(config, true, complianceStream);
+    const results = here.flatMap((p) => p.records.compliance ?? []);
+    assert.ok(results.length > 50, `results: ${results.length}`);
+    assert.ok(results.every((r) => r.key.startsWith(`${r.hostKey}|`)));
+    assert.deepEqual(there, here);
+  });
+
   test('a row whose host cannot be resolved is counted and listed, the rows after it still resolved', () => {
     const m = {
-      vulnerabilities: [
+      model: 'vulnerabilities',
+      records: [
         { key: 'a', hostKey: '', externalId: 'u1', fields: { pluginId: '1' } },
         { key: 'b', hostKey: '', fields: { pluginId: '1' } },
         { key: 'c', hostKey: '', fields: { pluginId: '2' } },
       ],
       plugins: [{ key: '1', fields: {} }],
       hostRows: [{ ip: '10.0.0.1' }, 0, { ip: '10.0.0.2' }] as (Record<string, unknown> | 0)[],
-      vulnAt: [0, 1, 2],
+      recordAt: [0, 1, 2],
       pluginAt: [0, -1, -1],
       errors: 1,
       failures: [{ row: 'row 9 of x', field: 'pluginID', reason: 'a row without a pluginID' }],

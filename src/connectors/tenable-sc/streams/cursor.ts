@@ -16,7 +16,7 @@ import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import type { AnalysisFilter, AnalysisQuery, TenableScClient } from '../client.ts';
 import type { AnalysisPage as AnalysisPageResult } from '../map/envelope.ts';
 import type { HostResolver } from '../map/host-resolver.ts';
-import type { PageWorker } from './page-worker.ts';
+import type { PageKind, PageWorker } from './page-worker.ts';
 
 /** Tenable.sc error 146: a filter name this console does not know. */
 export function isUnknownFilterError(err: unknown): boolean {
@@ -103,7 +103,7 @@ export interface AnalysisPhase {
    * The same mapping done on a page thread (page-worker.ts), when the stream has one: findings rows of
    * this set, their hosts resolved by `hosts` on this thread.
    */
-  onThread?: { sourceType: 'cumulative' | 'patched'; hosts: HostResolver };
+  onThread?: { as: PageKind; hosts: HostResolver };
 }
 
 /** A page thread, and a client that can hand it answers (a test's fake client cannot). */
@@ -173,7 +173,7 @@ export async function* runAnalysisPhases(
       fetched = p.then(async (parsed) => {
         const shape: PageShape = { rowCount: parsed.rowCount, total: parsed.total, timestamp: parsed.timestamp };
         learn(shape);
-        return { page: shape, mapped: await threaded.pages.map(parsed.id, remote.sourceType, at, remote.hosts, before) };
+        return { page: shape, mapped: await threaded.pages.map(parsed.id, remote.as, at, remote.hosts, before) };
       });
     } else {
       const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal, onHeaders });

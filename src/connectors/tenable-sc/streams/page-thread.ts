@@ -1,4 +1,4 @@
-// The vulnerabilities stream's page thread (page-worker.ts): decodes and parses each /rest/analysis
+// The page thread of the findings and compliance streams (page-worker.ts): decodes and parses each /rest/analysis
 // answer it is handed (its bytes moved here, not copied), keeps the page's rows, and maps them when
 // asked, in the order asked; hosts are left to the stream's resolver on the main thread, which gets
 // each row's host values (only when they change from the row before).
@@ -13,7 +13,7 @@ import { missingFindingIdentity } from '../map/identity.ts';
 import type { DetailOptions } from '../map/plugins.ts';
 import { mapPlugin } from '../map/plugins.ts';
 import { text } from '../map/values.ts';
-import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
+import { isComplianceRow, mapComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import type { MappedFindings, PageThreadReply, PageThreadRequest } from './page-worker.ts';
 
 const detail = (workerData as { detail: DetailOptions }).detail;
@@ -39,21 +39,26 @@ function parse(req: Extract<PageThreadRequest, { parse: unknown }>['parse'], id:
 function map(req: Extract<PageThreadRequest, { map: unknown }>['map'], id: number): PageThreadReply {
   const rows = pages.get(req.page) ?? [];
   pages.delete(req.page);
-  const out: MappedFindings = { vulnerabilities: [], plugins: [], hostRows: [], vulnAt: [], pluginAt: [], errors: 0, failures: [], warnings: [] };
+  const as = req.as;
+  const model = as.kind === 'compliance' ? 'compliance' : 'vulnerabilities';
+  const out: MappedFindings = { model, records: [], plugins: [], hostRows: [], recordAt: [], pluginAt: [], errors: 0, failures: [], warnings: [] };
   const log = { warn: (fields: Record<string, unknown>, msg: string) => out.warnings.push([fields, msg]) } as unknown as Logger;
   let last: Record<string, unknown> | null = null;
   const mapped = mapRows(
     rows,
     (row) => {
-      if (isComplianceRow(row)) return;
+      // Findings are the rows that are not compliance results, and the other way round.
+      if (isComplianceRow(row) !== (as.kind === 'compliance')) return;
       // The row's host values, unless they are the row before's (the resolver would answer the same).
       out.hostRows.push(last !== null && sameHostValues(row, last) ? 0 : hostRowOf(row));
       last = row;
-      out.vulnAt.push(-1);
+      out.recordAt.push(-1);
       out.pluginAt.push(-1);
-      const at = out.vulnAt.length - 1;
-      const v = mapVulnerability(row, req.sourceType, '', detail);
-      if (v) out.vulnAt[at] = out.vulnerabilities.push(v) - 1;
+      const at = out.recordAt.length - 1;
+      // (a compliance result's key without its host's: `|plugin…`, the main thread puts the host first)
+      const r = as.kind === 'compliance' ? mapComplianceRow(row, '') : mapVulnerability(row, as.sourceType, '', detail);
+      if (r) out.recordAt[at] = out.records.push(r) - 1;
+      if (as.kind === 'compliance') return;
       const pid = text(row.pluginID);
       if (pid !== null && !pluginsSeen.has(pid)) {
         pluginsSeen.add(pid);

@@ -1,4 +1,4 @@
-// The vulnerabilities stream's pages off the main thread (issue 30): the main thread reads each answer's
+// The findings' and compliance results' pages off the main thread (issue 30): the main thread reads each answer's
 // bytes and moves them to a thread of the stream's own (page-thread.ts), which decodes, parses and
 // maps them; the main thread resolves the rows' hosts (the stream's resolver, shared with the run) and
 // hands the page on. Decoding, JSON.parse and mapping were two thirds of the main thread's time in a
@@ -21,15 +21,22 @@ export interface ParsedPage {
   timestamp: number | null;
 }
 
-/** One page's findings as the thread mapped them, hosts not yet resolved. */
+/** What a page thread maps a page's rows into: findings (and their plugins), or compliance results. */
+export type PageKind = { kind: 'findings'; sourceType: 'cumulative' | 'patched' } | { kind: 'compliance' };
+
+/** One page's records as the thread mapped them, hosts not yet resolved. */
 export interface MappedFindings {
-  /** Findings with an empty hostKey, set by the main thread. */
-  vulnerabilities: RecordOf<'vulnerabilities'>[];
+  model: 'vulnerabilities' | 'compliance';
+  /**
+   * The records, with an empty hostKey, set by the main thread; a compliance result's key starts with
+   * its host's (complianceKey), so it comes without it, and gets it there too.
+   */
+  records: RecordOf<'vulnerabilities' | 'compliance'>[];
   plugins: RecordOf<'plugins'>[];
-  /** Per finding row in order: its host values (hostRowOf), or 0 when they are the row before's. */
+  /** Per row mapped, in order: its host values (hostRowOf), or 0 when they are the row before's. */
   hostRows: (Record<string, unknown> | 0)[];
-  /** Per finding row: the index of its finding in `vulnerabilities`, of its plugin in `plugins`, or -1. */
-  vulnAt: number[];
+  /** Per row mapped: the index of its record in `records`, of its plugin in `plugins`, or -1. */
+  recordAt: number[];
   pluginAt: number[];
   errors: number;
   failures: RowFailure[];
@@ -39,7 +46,7 @@ export interface MappedFindings {
 
 export type PageThreadRequest =
   | { id: number; parse: { status: number; contentType: string | null; server: string | null; body: ArrayBuffer; what: string } }
-  | { id: number; map: { page: number; sourceType: 'cumulative' | 'patched'; what: string; firstRow: number } };
+  | { id: number; map: { page: number; as: PageKind; what: string; firstRow: number } };
 
 export type PageThreadReply =
   | { id: number; page: ParsedPage }
@@ -114,12 +121,12 @@ export class PageWorker {
    */
   async map(
     page: number,
-    sourceType: 'cumulative' | 'patched',
+    as: PageKind,
     at: { what: string; firstRow: number; log?: Logger },
     hosts: HostResolver,
     before: Promise<unknown>,
   ): Promise<{ records: RecordsByModel; errors: number; failures: RowFailure[] }> {
-    const reply = this.#send({ map: { page, sourceType, what: at.what, firstRow: at.firstRow } });
+    const reply = this.#send({ map: { page, as, what: at.what, firstRow: at.firstRow } });
     // Hosts are resolved in page order, after the pages before (the resolver learns as it goes).
     await before.catch(() => {});
     const m = ((await reply) as Extract<PageThreadReply, { mapped: unknown }>).mapped;
@@ -151,7 +158,7 @@ export function resolveHosts(
   let broken = false;
   for (let i = 0; i < m.hostRows.length; i++) {
     const h = m.hostRows[i]!;
-    const v = m.vulnAt[i]! >= 0 ? m.vulnerabilities[m.vulnAt[i]!]! : null;
+    const v = m.recordAt[i]! >= 0 ? m.records[m.recordAt[i]!]! : null;
     const p = m.pluginAt[i]! >= 0 ? m.plugins[m.pluginAt[i]!]! : null;
     if (h !== 0) host = h;
     if (h !== 0 || broken)
@@ -166,13 +173,18 @@ export function resolveHosts(
         if (p) add('plugins', p);
         continue;
       }
-    if (v) {
+    if (v && m.model === 'compliance') {
       v.hostKey = key;
+      v.key = key + v.key;
+      add('compliance', v as RecordOf<'compliance'>);
+    } else if (v) {
+      const f = v as RecordOf<'vulnerabilities'>;
+      f.hostKey = key;
       // Values the mapper shares across findings (a plugin's CVE list, its VPR drivers) arrive once per
       // page; frozen again, the store writes each one's JSON once (db/schema.ts toColumnValue).
-      deepFreeze(v.fields.cves);
-      deepFreeze(v.fields.vprKeyDrivers);
-      add('vulnerabilities', v);
+      deepFreeze(f.fields.cves);
+      deepFreeze(f.fields.vprKeyDrivers);
+      add('vulnerabilities', f);
     }
     if (p) add('plugins', p);
   }

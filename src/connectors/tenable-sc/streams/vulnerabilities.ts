@@ -43,13 +43,13 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
       // a finding was mitigated.
       ...(cursor.since !== null ? { fallbackFilters: [...sev] } : {}),
       map: map('patched'),
-      onThread: { sourceType: 'patched', hosts },
+      onThread: { as: { kind: 'findings', sourceType: 'patched' }, hosts },
     },
     {
       name: 'cumulative',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [...sev, ...timeFilter('lastSeen', cursor)] },
       map: map('cumulative'),
-      onThread: { sourceType: 'cumulative', hosts },
+      onThread: { as: { kind: 'findings', sourceType: 'cumulative' }, hosts },
     },
   ];
 }
