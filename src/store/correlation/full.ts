@@ -32,6 +32,7 @@ import { paddedInList, placeholders } from '../db/sql.ts';
 import { q } from '../db/schema.ts';
 import { syncPlacementSql } from '../reports/summary-tables-write.ts';
 import { applyOwnerMoves, ownersLost, stagedOwnerMoves } from '../reports/plugin-owners.ts';
+import { beginPlacementWrite } from '../reports/summary-tables-guard.ts';
 
 /** Rows read per page, rows written per batch, records per assembly batch. */
 const PAGE = 5000;
@@ -118,7 +119,7 @@ function groups(root: Int32Array): { start: Int32Array; members: Int32Array } {
 export async function correlateAll(db: Driver): Promise<CorrelationResult> {
   const hcols = await hostColumns(db);
   return db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(7215)`);
+    await beginPlacementWrite(tx);
     await tx.run(`DELETE FROM "asset_links"`);
     await tx.run(`DROP INDEX "asset_idents_value"`);
     await tx.run(`DROP INDEX "asset_idents_record"`);
