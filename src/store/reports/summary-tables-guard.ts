@@ -16,13 +16,18 @@ INSERT INTO placement_generation (id, n) VALUES (1, 0);
 /** The advisory lock a correlation pass holds on PostgreSQL (so does a summary rebuild, for its reads and writes). */
 const PLACEMENT_LOCK = 7215;
 
-/**
- * The start of a correlation pass's transaction: on PostgreSQL its lock (passes take turns, and a summary
- * rebuild waits for the pass or the pass for it); on SQLite one more placement generation.
- */
+/** The start of a correlation pass's transaction: on PostgreSQL its lock (passes take turns, and a summary rebuild waits for the pass or the pass for it). */
 export async function beginPlacementWrite(tx: Driver): Promise<void> {
   if (tx.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(${PLACEMENT_LOCK})`);
-  else await tx.run(`UPDATE placement_generation SET n = n + 1 WHERE id = 1`);
+}
+
+/**
+ * After a correlation pass's placement writes (hosts, their summaries, the owners per plugin), in its
+ * transaction: on SQLite one more placement generation. Counted last, so a rebuild's reads on the same
+ * connection that see the new generation see every placement write before it too.
+ */
+export async function placementWritten(tx: Driver): Promise<void> {
+  if (tx.dialect === 'sqlite') await tx.run(`UPDATE placement_generation SET n = n + 1 WHERE id = 1`);
 }
 
 /** In a summary rebuild's transaction on PostgreSQL: no correlation pass commits until it does. */
