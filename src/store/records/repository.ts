@@ -9,7 +9,7 @@ import { modelCounts } from '../reports/summary-tables-write.ts';
 import { queryChanges } from './change-feed.ts';
 import { recordPages } from './export-read.ts';
 import { countMatching, countRecords, groupCount } from './group-counts.ts';
-import { countStamped, countStampedByGeneration, getRecord, hostLabels, knownHosts, orphans, recordsByIds } from './lookups.ts';
+import { countStamped, countStampedByGeneration, getRecord, hostLabels, knownHosts, knownHostsByKey, orphans, recordsByIds } from './lookups.ts';
 import { queryRecords } from './query.ts';
 import { resolveRun, resolveSince } from './since.ts';
 import { sweepPreview } from './sweep.ts';
@@ -50,6 +50,7 @@ export function recordsRepository(db: Driver, writer: SqlitePageWriter | null, f
       countStamped,
       countStampedByGeneration,
       knownHosts,
+      knownHostsByKey,
       orphans,
       hostLabels,
       hostExists,
