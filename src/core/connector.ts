@@ -92,10 +92,12 @@ export interface StreamContext extends ConnectorContext {
   /**
    * The hosts the store holds for this source (removed ones too), so a stream can map a row that names
    * its host by another identifier onto the host already stored: read from the store as they are
-   * iterated, a page at a time, each host with only `fields` (the index a stream builds from them is
-   * what it keeps, never the list). Absent outside the runner.
+   * iterated, a page at a time, each host with only `fields` (what a stream keeps is the index it builds
+   * from them, or hosts cut to those fields, never the whole rows). Absent outside the runner.
    */
   knownHosts?: (fields: readonly string[]) => AsyncIterable<KnownHost[]>;
+  /** The stored hosts of these keys (those stored; removed ones too): what pages since a `knownHosts` read changed. Absent outside the runner. */
+  knownHostsByKey?: (keys: string[]) => Promise<KnownHost[]>;
 }
 
 /** A row a stream read and could not store. */

@@ -4,6 +4,7 @@ import { type ConnectorContext, defineConnector, type Stream } from '../../core/
 import { checkTenableSc } from './check.ts';
 import { DEFAULT_BUCKET, requireApi, type TenableScConfig, tenableScConfigSchema, tenableScFields } from './config.ts';
 import { tenableScFileStreams } from './csv/index.ts';
+import { SharedHosts } from './streams/common.ts';
 import { hostsStream } from './streams/hosts.ts';
 import { complianceStream, portsStream, softwareStream } from './streams/inventory.ts';
 import { ScanWindows } from './streams/scan-window.ts';
@@ -14,7 +15,8 @@ export type { TenableScConfig } from './config.ts';
 export function tenableScStreams(config: TenableScConfig): Stream[] {
   if (config.inputMode === 'file') return tenableScFileStreams(config);
   if (config.inputMode !== 'api') return [];
-  const deps = { config: requireApi(config), scanWindows: new ScanWindows() };
+  // One SharedHosts per run: the runner asks for a run's streams once.
+  const deps = { config: requireApi(config), hosts: new SharedHosts(), scanWindows: new ScanWindows() };
   return [hostsStream(deps), softwareStream(deps), portsStream(deps), vulnerabilitiesStream(deps), complianceStream(deps)];
 }
 

@@ -10,8 +10,10 @@ import { SUMMARY_MIGRATION_41 } from '../reports/summary-tables-delta.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
 import { ALERTS_MIGRATION, alertsMigration48 } from '../alerts/schema.ts';
 import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
+import { PLACEMENT_GENERATION_MIGRATION_46 } from '../reports/summary-tables-guard.ts';
 import { openAgesMigration } from '../reports/open-ages.ts';
 import { fixFactsMigration } from '../reports/fix-facts.ts';
+import { fixDaysMigration } from '../reports/fix-days.ts';
 
 export interface Migration {
   version: number;
@@ -589,6 +591,12 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   // Issue 30, flat memory: a stream reads a source's hosts in pages by id (lookups.ts knownHostPages);
   // without this each page sorted every host of the source (rec_hosts_source is on removed, not id).
   { version: 45, name: 'hosts: a source in id order', sql: 'CREATE INDEX rec_hosts_source_id ON rec_hosts (source_id, id);' },
+  // Issue 30: a generation of the hosts' placement, so a summary rebuild that read before a correlation
+  // pass committed reads again inside its write transaction (summary-tables-guard.ts).
+  { version: 46, name: 'placement generation', sql: PLACEMENT_GENERATION_MIGRATION_46 },
+  // Issue 30 target 4: the fixes summed per day and per days to remediate (reports/fix-days.ts), so the
+  // trends and a remediation window read a row per day, not every fix dated in the window. Filled from the fixes' rows.
+  { version: 47, name: 'fixes per day', sql: fixDaysMigration('sqlite'), postgres: fixDaysMigration('postgres') },
   // Issue 31, speed: an alert rule's later evaluations read what changed since its last one (the findings
   // an update changed, the change feed's new findings, the due dates passed meanwhile), not every finding;
   // a removed rule's marks go a batch at a time (store/alerts/incremental.ts).

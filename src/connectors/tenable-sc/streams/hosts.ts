@@ -135,7 +135,7 @@ export function hostsStream(deps: StreamDeps): Stream {
       const known = new Set<string>();
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, 'hosts', [...HOST_PHASES]);
-        const resolver = await loadResolver(ctx);
+        const resolver = await loadResolver(deps, ctx);
         const read: HostsRead = { client, ctx, pageSize: deps.config.pageSize, known, resolver };
         if (start.phase === 'inventory' || start.phase === 'hosts-api') await rememberSumipKeys(read, start);
         let cursor = start;

@@ -8,6 +8,7 @@ import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLU
 import { missingFindingIdentity } from '../map/identity.ts';
 import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { PageWorker } from './page-worker.ts';
 import { streamStart } from './scan-window.ts';
 
 /**
@@ -24,9 +25,15 @@ function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cu
     read(ctx: StreamContext) {
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, s.name, [s.name]);
-        const p = phase(start, await loadResolver(ctx));
+        const p = phase(start, await loadResolver(deps, ctx));
+        // A phase that can be mapped on a page thread is (page-worker.ts).
+        const pages = p.onThread ? new PageWorker({ proofMaxBytes: deps.config.proofMaxBytes }) : undefined;
         const pageSize = Math.max(1, Math.ceil(deps.config.pageSize / pageDivisor));
-        yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, pageSize);
+        try {
+          yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, pageSize, 'done', pages);
+        } finally {
+          await pages?.close();
+        }
       });
     },
   };
@@ -79,6 +86,7 @@ export function complianceStream(deps: StreamDeps): Stream {
           },
           { ...at, missing: missingFindingIdentity },
         ),
+      onThread: { as: { kind: 'compliance' }, hosts },
     }),
   );
 }
