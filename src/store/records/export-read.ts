@@ -56,9 +56,8 @@ function readerOf(model: ModelName, columns: string[]): Reader {
     })),
     ...joinedColumns(model).map((j) => ({ name: j.name, column: j.column, as: 'text' })),
   ];
-  const index = new Map<string, number>();
   // The last of a repeated name, as a row object keeps it.
-  columns.forEach((c, i) => index.set(c, i));
+  const index = new Map<string, number>(columns.map((c, i) => [c, i]));
   const at = (column: string) => {
     const i = index.get(column);
     if (i === undefined) throw new Error(`export read: the query has no column ${column}`);
