@@ -4,7 +4,7 @@
 //
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
 //                        [--extra-flags '…'] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
-//                        [--only floor,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
+//                        [--only floor,floor-arrays,floor-parquet,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
 //                        [--reuse sqlite:PATH|postgres://… --data-dir DIR]
 // (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it is;
 //  --reuse measures a kept store again without seeding it. --extra-flags: Node flags added to the
@@ -21,13 +21,21 @@
 //            same rows (the export's SQL: same columns, joins and WHERE, keyset pages on the id), each
 //            driver row JSON.stringify'd as it comes (no conversion to a record, no hosts looked up),
 //            one UTF-8 chunk per page, written to a file with backpressure
+//   floor-arrays (a second floor, reported beside the first, not instead of it)
+//            the same, with the rows read as the export reads them since issue 30 (arrays of values,
+//            Driver.allArrays, cheaper to read than the driver's row objects), each array stringified
+//   floor-parquet (the Parquet format's own floor, reported beside the first for the Parquet row)
+//            the same rows read as arrays and written as Parquet with the library the export uses
+//            (hyparquet-writer, its defaults: statistics, dictionaries, Snappy), one flat column per
+//            stored column in row groups of 10,000: the read and the columnar encoding, without the
+//            OCSF mapping or its nested columns
 //   ocsf, ecs, csv, jsonl, parquet
 //            `tributary export vulnerabilities --format ocsf|ecs|csv|jsonl|ocsf-parquet --out FILE`
 //            (bin/tributary.js, the command a user runs)
 // × floor = floor seconds / format seconds of the same run (and the same for CPU seconds, the figure to
-// read on a shared machine); the median over runs of those per-run ratios. Target (issue 30): every
-// format ≥ 0.8 × floor, peak RSS ≤ 200 MB. --runs N: the floor and then every format, N times, the
-// formats' order rotated each run.
+// read on a shared machine); the median over runs of those per-run ratios; the same against each
+// second floor. Target (issue 30): every format ≥ 0.8 × floor, peak RSS ≤ 200 MB. --runs N: the floors
+// and then every format, N times, the formats' order rotated each run.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -40,10 +48,13 @@ import { launchEnv, launchFlags } from './launch-flags.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const FORMATS = { ocsf: 'ocsf', ecs: 'ecs', csv: 'csv', jsonl: 'jsonl', parquet: 'ocsf-parquet' } as const;
-const PHASES = ['floor', ...(Object.keys(FORMATS) as (keyof typeof FORMATS)[])] as const;
+const FLOORS = ['floor', 'floor-arrays', 'floor-parquet'] as const;
+const PHASES = [...FLOORS, ...(Object.keys(FORMATS) as (keyof typeof FORMATS)[])] as const;
 type Phase = (typeof PHASES)[number];
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
 const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
+/** Rows per row group of the Parquet floor (the export's own, parquet.ts PARQUET_ROW_GROUP). */
+const FLOOR_ROW_GROUP = 10_000;
 /** The floor's rows per read: the reader's own default page (larger pages cost it less per row, not more memory than the export). */
 const FLOOR_PAGE = 1000;
 
@@ -155,28 +166,45 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
   }
 }
 
+/** The export's SQL on a bare driver: the same columns, joins and WHERE, keyset pages on the id. */
+async function floorQuery() {
+  const { openDriver, recordColumns, recordFrom, whereClauses } = await import('../src/store/index.ts');
+  const where = whereClauses('vulnerabilities', {}, [])!;
+  const sql = `SELECT ${recordColumns('vulnerabilities', { exceptions: false })} FROM ${recordFrom('vulnerabilities')} WHERE ${[...where, 'r."id" > ?'].join(' AND ')} ORDER BY r."id" LIMIT ${FLOOR_PAGE}`;
+  return { openDriver, sql };
+}
+
 /**
  * The floor: the export's rows read straight through the driver (same SQL, keyset pages) and each row
- * JSON.stringify'd into a file, with nothing of Tributary's export between them.
+ * JSON.stringify'd into a file, with nothing of Tributary's export between them; `arrays`: the rows
+ * read as arrays of values (as the export reads them) and each array stringified.
  */
-async function floor(db: string, out: string): Promise<void> {
-  const { openDriver, recordColumns, recordFrom, whereClauses } = await import('../src/store/index.ts');
+async function floor(db: string, out: string, arrays: boolean): Promise<void> {
+  const { openDriver, sql } = await floorQuery();
   const driver = await openDriver(db);
   const file = createWriteStream(out);
   let records = 0;
   try {
-    const where = whereClauses('vulnerabilities', {}, [])!;
-    const sql = `SELECT ${recordColumns('vulnerabilities', { exceptions: false })} FROM ${recordFrom('vulnerabilities')} WHERE ${[...where, 'r."id" > ?'].join(' AND ')} ORDER BY r."id" LIMIT ${FLOOR_PAGE}`;
     let last = '';
     for (;;) {
-      const rows = await driver.all(sql, [last]);
-      if (rows.length === 0) break;
       let chunk = '';
-      for (const r of rows) chunk += JSON.stringify(r) + '\n';
-      records += rows.length;
-      last = String(rows[rows.length - 1].id);
+      let n = 0;
+      if (arrays) {
+        const { columns, rows } = await driver.allArrays(sql, [last]);
+        if (rows.length === 0) break;
+        for (const r of rows) chunk += JSON.stringify(r) + '\n';
+        n = rows.length;
+        last = String(rows[n - 1]![columns.indexOf('id')]);
+      } else {
+        const rows = await driver.all(sql, [last]);
+        if (rows.length === 0) break;
+        for (const r of rows) chunk += JSON.stringify(r) + '\n';
+        n = rows.length;
+        last = String(rows[n - 1]!.id);
+      }
+      records += n;
       if (!file.write(Buffer.from(chunk, 'utf8'))) await once(file, 'drain');
-      if (rows.length < FLOOR_PAGE) break;
+      if (n < FLOOR_PAGE) break;
     }
     file.end();
     await once(file, 'finish');
@@ -185,6 +213,81 @@ async function floor(db: string, out: string): Promise<void> {
   }
   process.stdout.write(`${JSON.stringify({ records })}\n`);
 }
+
+/**
+ * The Parquet floor: the same rows read as arrays, written as Parquet by the export's library with its
+ * defaults, one flat optional column per stored column (a number column as DOUBLE, any other as text),
+ * a row group per FLOOR_ROW_GROUP rows, each group's bytes written to the file as it is encoded.
+ */
+async function floorParquet(db: string, out: string): Promise<void> {
+  const { ByteWriter, ParquetWriter } = await import('hyparquet-writer');
+  const { openDriver, sql } = await floorQuery();
+  const driver = await openDriver(db);
+  const file = createWriteStream(out);
+  const bytes = new ByteWriter();
+  let pq: InstanceType<typeof ParquetWriter> | null = null;
+  let names: string[] = [];
+  let numeric: boolean[] = [];
+  let group: unknown[][] = [];
+  let inGroup = 0;
+  let records = 0;
+  const take = async () => {
+    const b = new Uint8Array(bytes.buffer.slice(0, bytes.index));
+    bytes.index = 0;
+    if (!file.write(b)) await once(file, 'drain');
+  };
+  const writeGroup = async () => {
+    if (inGroup === 0) return;
+    pq!.write({ columnData: names.map((name, i) => ({ name, data: group[i]! })), rowGroupSize: inGroup });
+    group = names.map(() => []);
+    inGroup = 0;
+    await take();
+  };
+  try {
+    let last = '';
+    for (;;) {
+      const { columns, rows } = await driver.allArrays(sql, [last]);
+      if (rows.length === 0) break;
+      if (pq === null) {
+        names = columns;
+        // A column's type from the first page: numbers where it holds any, else text.
+        numeric = columns.map((_, i) => rows.some((r) => typeof r[i] === 'number'));
+        const schema = [
+          { name: 'root', num_children: columns.length },
+          ...columns.map((name, i) => ({
+            name,
+            repetition_type: 'OPTIONAL' as const,
+            ...(numeric[i] ? { type: 'DOUBLE' as const } : { type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const }),
+          })),
+        ];
+        pq = new ParquetWriter({ writer: bytes, schema });
+        group = names.map(() => []);
+      }
+      for (const r of rows) {
+        for (let i = 0; i < names.length; i++) {
+          const v = r[i];
+          group[i]!.push(v === null || v === undefined ? null : numeric[i] ? Number(v) : typeof v === 'string' ? v : String(v));
+        }
+        if (++inGroup >= FLOOR_ROW_GROUP) await writeGroup();
+      }
+      records += rows.length;
+      last = String(rows[rows.length - 1]![names.indexOf('id')]);
+      if (rows.length < FLOOR_PAGE) break;
+    }
+    if (pq !== null) {
+      await writeGroup();
+      pq.finish();
+      await take();
+    }
+    file.end();
+    await once(file, 'finish');
+  } finally {
+    await driver.close();
+  }
+  process.stdout.write(`${JSON.stringify({ records })}\n`);
+}
+
+const isFloor = (p: Phase): p is (typeof FLOORS)[number] => (FLOORS as readonly string[]).includes(p);
 
 interface Measure {
   records: number;
@@ -200,10 +303,9 @@ function measure(phase: Phase, db: string, dataDir: string, flags: string[], out
   const timing = join(outDir, `${phase}.time`);
   const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
   const extra = args['extra-flags']!.split(/\s+/).filter(Boolean);
-  const command =
-    phase === 'floor'
-      ? [fileURLToPath(import.meta.url), '--child', 'floor', '--db', db, '--out', out]
-      : [BIN, '--data-dir', dataDir, '--db', db, '--json', 'export', 'vulnerabilities', '--format', FORMATS[phase], '--out', out];
+  const command = isFloor(phase)
+    ? [fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--out', out]
+    : [BIN, '--data-dir', dataDir, '--db', db, '--json', 'export', 'vulnerabilities', '--format', FORMATS[phase], '--out', out];
   return new Promise((resolve, reject) => {
     const p = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timing, process.execPath, ...flags, ...extra, ...prof, ...command], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -219,7 +321,7 @@ function measure(phase: Phase, db: string, dataDir: string, flags: string[], out
       const [wall, user, sys, rssKb] = readFileSync(timing, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
       const bytes = statSync(out).size;
       rmSync(out, { force: true });
-      const records = Number(JSON.parse(phase === 'floor' ? text.trim().split('\n').pop()! : text).records);
+      const records = Number(JSON.parse(isFloor(phase) ? text.trim().split('\n').pop()! : text).records);
       resolve({ records, bytes, seconds: wall, cpu: user + sys, maxRssMb: rssKb / 1024 });
     });
   });
@@ -244,16 +346,18 @@ async function countFindings(db: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  if (args.child === 'floor') return floor(args.db!, args.out!);
+  if (args.child === 'floor' || args.child === 'floor-arrays') return floor(args.db!, args.out!, args.child === 'floor-arrays');
+  if (args.child === 'floor-parquet') return floorParquet(args.db!, args.out!);
   const runs = Number(args.runs);
   const flags = args['node-flags'] !== undefined ? args['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const only = args.only!.split(',') as Phase[];
   if (!only.includes('floor')) throw new Error('--only must include floor (every ratio is to the floor of the same run)');
-  const formats = PHASES.filter((p) => p !== 'floor' && only.includes(p));
+  const floors = FLOORS.filter((p) => only.includes(p));
+  const formats = PHASES.filter((p) => !isFloor(p) && only.includes(p));
   process.stderr.write(`bench/export: ${runs} run(s), node flags ${flags.join(' ') || '(none)'} ${args['extra-flags']}\n`);
   const table: string[] = [
-    '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | MB out | peak RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | × floor-arrays (cpu) | × floor-parquet (cpu) | MB out | peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const stores = args.reuse ? [args.reuse.startsWith('sqlite:') ? 'sqlite' : 'postgres'] : args.stores!.split(',');
   for (const store of stores) {
@@ -279,21 +383,34 @@ async function main(): Promise<void> {
       const results = Object.fromEntries(
         PHASES.map((p) => [
           p,
-          { seconds: [] as number[], cpu: [] as number[], wallRatio: [] as number[], cpuRatio: [] as number[], rss: [] as number[], bytes: 0 },
+          {
+            seconds: [] as number[],
+            cpu: [] as number[],
+            wallRatio: [] as number[],
+            cpuRatio: [] as number[],
+            arraysCpuRatio: [] as number[],
+            parquetCpuRatio: [] as number[],
+            rss: [] as number[],
+            bytes: 0,
+          },
         ]),
       );
       for (let r = 0; r < runs; r++) {
         const order = formats.map((_, i) => formats[(i + r) % formats.length]);
-        let base: Measure | null = null;
-        for (const phase of ['floor' as const, ...order]) {
+        const measured: Partial<Record<Phase, Measure>> = {};
+        for (const phase of [...floors, ...order]) {
           const res = await measure(phase, db, dataDir, flags, outDir);
           if (res.records !== rows) throw new Error(`${phase} exported ${res.records} of ${rows} records`);
-          base ??= res;
+          measured[phase] = res;
+          const base = measured.floor!;
           const o = results[phase];
           o.seconds.push(res.seconds);
           o.cpu.push(res.cpu);
           o.wallRatio.push(base.seconds / res.seconds);
           o.cpuRatio.push(base.cpu / res.cpu);
+          // The second floors: floor-arrays for every format, floor-parquet for Parquet's row alone.
+          if (measured['floor-arrays'] && !isFloor(phase)) o.arraysCpuRatio.push(measured['floor-arrays'].cpu / res.cpu);
+          if (measured['floor-parquet'] && phase === 'parquet') o.parquetCpuRatio.push(measured['floor-parquet'].cpu / res.cpu);
           o.rss.push(res.maxRssMb);
           o.bytes = res.bytes;
           process.stderr.write(
@@ -305,8 +422,9 @@ async function main(): Promise<void> {
         const o = results[phase];
         if (!o.seconds.length) continue;
         const s = median(o.seconds);
+        const second = (xs: number[]) => (xs.length ? median(xs).toFixed(2) : '—');
         table.push(
-          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
+          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${second(o.arraysCpuRatio)} | ${second(o.parquetCpuRatio)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
         );
       }
     } finally {
