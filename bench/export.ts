@@ -4,7 +4,7 @@
 //
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
 //                        [--extra-flags '…'] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
-//                        [--only floor,floor-arrays,floor-parquet,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
+//                        [--only floor,floor-arrays,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
 //                        [--reuse sqlite:PATH|postgres://… --data-dir DIR]
 // (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it is;
 //  --reuse measures a kept store again without seeding it. --extra-flags: Node flags added to the
@@ -24,11 +24,6 @@
 //   floor-arrays (a second floor, reported beside the first, not instead of it)
 //            the same, with the rows read as the export reads them since issue 30 (arrays of values,
 //            Driver.allArrays, cheaper to read than the driver's row objects), each array stringified
-//   floor-parquet (the Parquet format's own floor, reported beside the first for the Parquet row)
-//            the same rows read as arrays and written as Parquet with the library the export uses
-//            (hyparquet-writer, its defaults: statistics, dictionaries, Snappy), one flat column per
-//            stored column in row groups of 10,000: the read and the columnar encoding, without the
-//            OCSF mapping or its nested columns
 //   ocsf, ecs, csv, jsonl, parquet
 //            `tributary export vulnerabilities --format ocsf|ecs|csv|jsonl|ocsf-parquet --out FILE`
 //            (bin/tributary.js, the command a user runs)
@@ -45,18 +40,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchEnv, launchFlags } from './launch-flags.ts';
+import { floor } from './export-floors.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const FORMATS = { ocsf: 'ocsf', ecs: 'ecs', csv: 'csv', jsonl: 'jsonl', parquet: 'ocsf-parquet' } as const;
-const FLOORS = ['floor', 'floor-arrays', 'floor-parquet'] as const;
+const FLOORS = ['floor', 'floor-arrays'] as const;
 const PHASES = [...FLOORS, ...(Object.keys(FORMATS) as (keyof typeof FORMATS)[])] as const;
 type Phase = (typeof PHASES)[number];
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
 const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
-/** Rows per row group of the Parquet floor (the export's own, parquet.ts PARQUET_ROW_GROUP). */
-const FLOOR_ROW_GROUP = 10_000;
-/** The floor's rows per read: the reader's own default page (larger pages cost it less per row, not more memory than the export). */
-const FLOOR_PAGE = 1000;
 
 const { values: args } = parseArgs({
   options: {
@@ -166,127 +158,6 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
   }
 }
 
-/** The export's SQL on a bare driver: the same columns, joins and WHERE, keyset pages on the id. */
-async function floorQuery() {
-  const { openDriver, recordColumns, recordFrom, whereClauses } = await import('../src/store/index.ts');
-  const where = whereClauses('vulnerabilities', {}, [])!;
-  const sql = `SELECT ${recordColumns('vulnerabilities', { exceptions: false })} FROM ${recordFrom('vulnerabilities')} WHERE ${[...where, 'r."id" > ?'].join(' AND ')} ORDER BY r."id" LIMIT ${FLOOR_PAGE}`;
-  return { openDriver, sql };
-}
-
-/**
- * The floor: the export's rows read straight through the driver (same SQL, keyset pages) and each row
- * JSON.stringify'd into a file, with nothing of Tributary's export between them; `arrays`: the rows
- * read as arrays of values (as the export reads them) and each array stringified.
- */
-async function floor(db: string, out: string, arrays: boolean): Promise<void> {
-  const { openDriver, sql } = await floorQuery();
-  const driver = await openDriver(db);
-  const file = createWriteStream(out);
-  let records = 0;
-  try {
-    let last = '';
-    for (;;) {
-      let chunk = '';
-      let n = 0;
-      if (arrays) {
-        const { columns, rows } = await driver.allArrays(sql, [last]);
-        if (rows.length === 0) break;
-        for (const r of rows) chunk += JSON.stringify(r) + '\n';
-        n = rows.length;
-        last = String(rows[n - 1]![columns.indexOf('id')]);
-      } else {
-        const rows = await driver.all(sql, [last]);
-        if (rows.length === 0) break;
-        for (const r of rows) chunk += JSON.stringify(r) + '\n';
-        n = rows.length;
-        last = String(rows[n - 1]!.id);
-      }
-      records += n;
-      if (!file.write(Buffer.from(chunk, 'utf8'))) await once(file, 'drain');
-      if (n < FLOOR_PAGE) break;
-    }
-    file.end();
-    await once(file, 'finish');
-  } finally {
-    await driver.close();
-  }
-  process.stdout.write(`${JSON.stringify({ records })}\n`);
-}
-
-/**
- * The Parquet floor: the same rows read as arrays, written as Parquet by the export's library with its
- * defaults, one flat optional column per stored column (a number column as DOUBLE, any other as text),
- * a row group per FLOOR_ROW_GROUP rows, each group's bytes written to the file as it is encoded.
- */
-async function floorParquet(db: string, out: string): Promise<void> {
-  const { ByteWriter, ParquetWriter } = await import('hyparquet-writer');
-  const { openDriver, sql } = await floorQuery();
-  const driver = await openDriver(db);
-  const file = createWriteStream(out);
-  const bytes = new ByteWriter();
-  let pq: InstanceType<typeof ParquetWriter> | null = null;
-  let names: string[] = [];
-  let numeric: boolean[] = [];
-  let group: unknown[][] = [];
-  let inGroup = 0;
-  let records = 0;
-  const take = async () => {
-    const b = new Uint8Array(bytes.buffer.slice(0, bytes.index));
-    bytes.index = 0;
-    if (!file.write(b)) await once(file, 'drain');
-  };
-  const writeGroup = async () => {
-    if (inGroup === 0) return;
-    pq!.write({ columnData: names.map((name, i) => ({ name, data: group[i]! })), rowGroupSize: inGroup });
-    group = names.map(() => []);
-    inGroup = 0;
-    await take();
-  };
-  try {
-    let last = '';
-    for (;;) {
-      const { columns, rows } = await driver.allArrays(sql, [last]);
-      if (rows.length === 0) break;
-      if (pq === null) {
-        names = columns;
-        // A column's type from the first page: numbers where it holds any, else text.
-        numeric = columns.map((_, i) => rows.some((r) => typeof r[i] === 'number'));
-        const schema = [
-          { name: 'root', num_children: columns.length },
-          ...columns.map((name, i) => ({
-            name,
-            repetition_type: 'OPTIONAL' as const,
-            ...(numeric[i] ? { type: 'DOUBLE' as const } : { type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const }),
-          })),
-        ];
-        pq = new ParquetWriter({ writer: bytes, schema });
-        group = names.map(() => []);
-      }
-      for (const r of rows) {
-        for (let i = 0; i < names.length; i++) {
-          const v = r[i];
-          group[i]!.push(v === null || v === undefined ? null : numeric[i] ? Number(v) : typeof v === 'string' ? v : String(v));
-        }
-        if (++inGroup >= FLOOR_ROW_GROUP) await writeGroup();
-      }
-      records += rows.length;
-      last = String(rows[rows.length - 1]![names.indexOf('id')]);
-      if (rows.length < FLOOR_PAGE) break;
-    }
-    if (pq !== null) {
-      await writeGroup();
-      pq.finish();
-      await take();
-    }
-    file.end();
-    await once(file, 'finish');
-  } finally {
-    await driver.close();
-  }
-  process.stdout.write(`${JSON.stringify({ records })}\n`);
-}
-
 const isFloor = (p: Phase): p is (typeof FLOORS)[number] => (FLOORS as readonly string[]).includes(p);
 
 interface Measure {
@@ -347,7 +218,6 @@ async function countFindings(db: string): Promise<number> {
 
 async function main(): Promise<void> {
   if (args.child === 'floor' || args.child === 'floor-arrays') return floor(args.db!, args.out!, args.child === 'floor-arrays');
-  if (args.child === 'floor-parquet') return floorParquet(args.db!, args.out!);
   const runs = Number(args.runs);
   const flags = args['node-flags'] !== undefined ? args['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const only = args.only!.split(',') as Phase[];
@@ -356,8 +226,8 @@ async function main(): Promise<void> {
   const formats = PHASES.filter((p) => !isFloor(p) && only.includes(p));
   process.stderr.write(`bench/export: ${runs} run(s), node flags ${flags.join(' ') || '(none)'} ${args['extra-flags']}\n`);
   const table: string[] = [
-    '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | × floor-arrays (cpu) | × floor-parquet (cpu) | MB out | peak RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | × floor-arrays (cpu) | MB out | peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const stores = args.reuse ? [args.reuse.startsWith('sqlite:') ? 'sqlite' : 'postgres'] : args.stores!.split(',');
   for (const store of stores) {
@@ -389,7 +259,6 @@ async function main(): Promise<void> {
             wallRatio: [] as number[],
             cpuRatio: [] as number[],
             arraysCpuRatio: [] as number[],
-            parquetCpuRatio: [] as number[],
             rss: [] as number[],
             bytes: 0,
           },
@@ -408,9 +277,8 @@ async function main(): Promise<void> {
           o.cpu.push(res.cpu);
           o.wallRatio.push(base.seconds / res.seconds);
           o.cpuRatio.push(base.cpu / res.cpu);
-          // The second floors: floor-arrays for every format, floor-parquet for Parquet's row alone.
+          // The second floor, beside the first.
           if (measured['floor-arrays'] && !isFloor(phase)) o.arraysCpuRatio.push(measured['floor-arrays'].cpu / res.cpu);
-          if (measured['floor-parquet'] && phase === 'parquet') o.parquetCpuRatio.push(measured['floor-parquet'].cpu / res.cpu);
           o.rss.push(res.maxRssMb);
           o.bytes = res.bytes;
           process.stderr.write(
@@ -424,7 +292,7 @@ async function main(): Promise<void> {
         const s = median(o.seconds);
         const second = (xs: number[]) => (xs.length ? median(xs).toFixed(2) : '—');
         table.push(
-          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${second(o.arraysCpuRatio)} | ${second(o.parquetCpuRatio)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
+          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${second(o.arraysCpuRatio)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
         );
       }
     } finally {
