@@ -11,8 +11,8 @@ import { ocsfShape, type Shape } from './ocsf-parquet-schema.ts';
 
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
 
-/** Events per row group: big enough for column statistics and compression to pay, small enough to stay well inside the memory budget. */
-export const PARQUET_ROW_GROUP = 10_000;
+/** Events per row group: big enough for column statistics and compression to pay, small enough to stay inside the memory budget (10,000: peak RSS 197-205 MB at 100,000 findings under load, 5,000: 182-196 MB). */
+export const PARQUET_ROW_GROUP = 5_000;
 /** Bytes of a data page (ParquetWriter.write's default). */
 const PAGE_SIZE = 1_048_576;
 
