@@ -94,6 +94,8 @@ export interface StreamContext extends ConnectorContext {
    * its host by another identifier onto the host already stored. Absent outside the runner.
    */
   knownHosts?: () => Promise<KnownHost[]>;
+  /** The stored hosts of these keys (those stored; removed ones too): what pages since a `knownHosts` read changed. Absent outside the runner. */
+  knownHostsByKey?: (keys: string[]) => Promise<KnownHost[]>;
 }
 
 /** A row a stream read and could not store. */

@@ -8,6 +8,7 @@ import type { Driver } from '../db/driver.ts';
 import { recordColumns, recordFrom, rowToRecord } from './row-mapping.ts';
 import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
+import { recordId } from './upsert.ts';
 
 export async function getRecord(db: Driver, model: ModelName, id: string): Promise<StoredRecord> {
   const rows = await db.all(`SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE r."id" = ?`, [id]);
@@ -34,6 +35,18 @@ export async function countStampedByGeneration(db: Driver, sourceId: string, mod
 export async function knownHosts(db: Driver, sourceId: string): Promise<KnownHost[]> {
   const rows = await db.all(`SELECT * FROM "rec_hosts" WHERE "source_id" = ?`, [sourceId]);
   return rows.map((r) => ({ key: String(r.natural_key), fields: rowToRecord('hosts', r) }));
+}
+
+/** The hosts of a source with these natural keys (those stored, removed ones too), found by their ids. */
+export async function knownHostsByKey(db: Driver, sourceId: string, sourceName: string, keys: string[]): Promise<KnownHost[]> {
+  const out: KnownHost[] = [];
+  const ids = keys.map((k) => recordId(sourceName, 'hosts', k));
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    for (const r of await db.all(`SELECT * FROM "rec_hosts" WHERE "id" IN ${placeholders(chunk)} AND "source_id" = ?`, [...chunk, sourceId]))
+      out.push({ key: String(r.natural_key), fields: rowToRecord('hosts', r) });
+  }
+  return out;
 }
 
 /** Records of host-bound models whose host does not exist (the invariant says: none). */

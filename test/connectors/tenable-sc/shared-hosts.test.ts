@@ -60,6 +60,56 @@ test('SharedHosts: one read of the store while pages carry no hosts, another aft
   assert.ok(!(await shared.resolver({})).has('uuid:aaaa-1'), 'without knownHosts: an empty resolver');
 });
 
+test('SharedHosts: after a page with hosts, only the hosts the pages since named are read again (by key), merged into the list', async () => {
+  // The store: the stored hosts, then a page changes one (a new address) and adds one.
+  let store = stored;
+  let full = 0;
+  const asked: string[][] = [];
+  const knownHosts = async () => {
+    full++;
+    return store;
+  };
+  const knownHostsByKey = async (keys: string[]) => {
+    asked.push([...keys].sort());
+    return store.filter((h) => keys.includes(h.key));
+  };
+  const shared = new SharedHosts();
+  await shared.resolver({ knownHosts, knownHostsByKey });
+  const moved: KnownHost = { key: 'uuid:legacy-7', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.77'], tenableUuid: 'legacy-7' } };
+  const added: KnownHost = { key: 'addr:2|10.0.0.11|', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.11'] } };
+  store = [stored[0]!, stored[1]!, moved, added];
+  shared.saw({
+    records: {
+      hosts: [
+        { key: moved.key, fields: {} },
+        { key: added.key, fields: {} },
+      ],
+    },
+    checkpoint: null,
+  });
+  shared.saw({ records: { software: [{ key: 's', hostKey: 'uuid:aaaa-1', fields: {} }] }, checkpoint: null });
+  const r = await shared.resolver({ knownHosts, knownHostsByKey });
+  assert.equal(full, 1, 'no second read of every host');
+  assert.deepEqual(asked, [['addr:2|10.0.0.11|', 'uuid:aaaa-1', 'uuid:legacy-7']], 'the hosts the pages named');
+  // It resolves rows as a resolver seeded from every stored host now.
+  const rows = [
+    vulnRow({ ip: '10.0.0.77', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.0.0.11', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.9.9.1', uuid: 'AAAA-1', repository: REPO }),
+  ];
+  const keys = (res: HostResolver) => rows.map((row) => res.rowHost(row, () => {}));
+  assert.deepEqual(keys(r), keys(HostResolver.seeded(store.map(seedOnly))));
+  assert.deepEqual(keys(r), ['uuid:legacy-7', 'addr:2|10.0.0.11|', 'uuid:aaaa-1']);
+  // Nothing named since: the list is kept.
+  await shared.resolver({ knownHosts, knownHostsByKey });
+  assert.equal(asked.length, 1);
+  // A first import's pages name more hosts than are worth looking up one by one: every host is read again.
+  shared.saw({ records: { hosts: Array.from({ length: 6000 }, (_, i) => ({ key: `addr:2|10.1.${i >> 8}.${i & 255}|`, fields: {} })) }, checkpoint: null });
+  await shared.resolver({ knownHosts, knownHostsByKey });
+  assert.equal(full, 2);
+  assert.equal(asked.length, 1);
+});
+
 test('SharedHosts: a failed read is not kept', async () => {
   let fail = true;
   const knownHosts = async () => {

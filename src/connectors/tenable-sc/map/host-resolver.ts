@@ -401,8 +401,21 @@ function valuesOf(ids: HostIds, kind: Kind): string[] {
 /** The row fields rowHost resolves a host from. */
 const HOST_VALUES = ['uuid', 'hostUUID', 'ip', 'dnsName', 'netbiosName', 'macAddress', 'biosGUID', 'repositoryID'] as const;
 
+/**
+ * Every field of an analysis row that rowHost reads (identifiers, names, facts, scores): a row cut to
+ * these resolves as the whole row does (the vulnerabilities stream's page thread sends only these).
+ */
+const HOST_ROW_FIELDS = [...HOST_VALUES, 'repository', 'ips', 'operatingSystem', 'lastSeen', 'acrScore', 'assetExposureScore'] as const;
+
+/** A row cut to the fields rowHost reads (HOST_ROW_FIELDS). */
+export function hostRowOf(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of HOST_ROW_FIELDS) if (row[f] !== undefined) out[f] = row[f];
+  return out;
+}
+
 /** Whether two rows carry the same host-identifying values (compared as sent: a miss only costs a lookup). */
-function sameHostValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+export function sameHostValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   for (const f of HOST_VALUES) if (a[f] !== b[f]) return false;
   const ra = a.repository as { id?: unknown; name?: unknown } | null | undefined;
   const rb = b.repository as { id?: unknown; name?: unknown } | null | undefined;

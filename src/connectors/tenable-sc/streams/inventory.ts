@@ -8,6 +8,7 @@ import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLU
 import { missingFindingIdentity } from '../map/identity.ts';
 import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { PageWorker } from './page-worker.ts';
 import { streamStart } from './scan-window.ts';
 
 function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase): Stream {
@@ -17,7 +18,13 @@ function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cu
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, s.name, [s.name]);
         const p = phase(start, await loadResolver(deps, ctx));
-        yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
+        // A phase that can be mapped on a page thread is (page-worker.ts).
+        const pages = p.onThread ? new PageWorker({ proofMaxBytes: deps.config.proofMaxBytes }) : undefined;
+        try {
+          yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize, 'done', pages);
+        } finally {
+          await pages?.close();
+        }
       });
     },
   };
@@ -69,6 +76,7 @@ export function complianceStream(deps: StreamDeps): Stream {
           },
           { ...at, missing: missingFindingIdentity },
         ),
+      onThread: { as: { kind: 'compliance' }, hosts },
     }),
   );
 }
