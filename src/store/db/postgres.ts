@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type Driver, type InsertSql, numberPlaceholders, type Row, type TransactionOptions } from './driver.ts';
+import { type ArrayRows, type Driver, type InsertSql, numberPlaceholders, type Row, type TransactionOptions } from './driver.ts';
 
 // PostgreSQL accepts at most 65535 bind parameters per statement.
 const MAX_PARAMS = 60_000;
@@ -114,6 +114,11 @@ class PostgresDriver implements Driver {
   async all<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
     const r = await this.#conn.query(numberPlaceholders(sql), params);
     return r.rows as T[];
+  }
+
+  async allArrays(sql: string, params: unknown[] = []): Promise<ArrayRows> {
+    const r = await this.#conn.query({ text: numberPlaceholders(sql), values: params, rowMode: 'array' });
+    return { columns: r.fields.map((f) => f.name), rows: r.rows as unknown[][] };
   }
 
   async run(sql: string, params: unknown[] = []): Promise<number> {
