@@ -4,7 +4,7 @@
 //
 //   node bench/export.ts [--rows 1000000] [--stores sqlite,postgres] [--runs 1] [--node-flags '…']
 //                        [--extra-flags '…'] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
-//                        [--only floor,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
+//                        [--only floor,floor-arrays,ocsf,ecs,csv,jsonl,parquet] [--cpu-prof DIR] [--keep]
 //                        [--reuse sqlite:PATH|postgres://… --data-dir DIR]
 // (--keep leaves the seeded store, SQLite file or PostgreSQL database, in place and prints where it is;
 //  --reuse measures a kept store again without seeding it. --extra-flags: Node flags added to the
@@ -21,31 +21,33 @@
 //            same rows (the export's SQL: same columns, joins and WHERE, keyset pages on the id), each
 //            driver row JSON.stringify'd as it comes (no conversion to a record, no hosts looked up),
 //            one UTF-8 chunk per page, written to a file with backpressure
+//   floor-arrays (a second floor, reported beside the first, not instead of it)
+//            the same, with the rows read as the export reads them since issue 30 (arrays of values,
+//            Driver.allArrays, cheaper to read than the driver's row objects), each array stringified
 //   ocsf, ecs, csv, jsonl, parquet
 //            `tributary export vulnerabilities --format ocsf|ecs|csv|jsonl|ocsf-parquet --out FILE`
 //            (bin/tributary.js, the command a user runs)
 // × floor = floor seconds / format seconds of the same run (and the same for CPU seconds, the figure to
-// read on a shared machine); the median over runs of those per-run ratios. Target (issue 30): every
-// format ≥ 0.8 × floor, peak RSS ≤ 200 MB. --runs N: the floor and then every format, N times, the
-// formats' order rotated each run.
+// read on a shared machine); the median over runs of those per-run ratios; the same against each
+// second floor. Target (issue 30): every format ≥ 0.8 × floor, peak RSS ≤ 200 MB. --runs N: the floors
+// and then every format, N times, the formats' order rotated each run.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchEnv, launchFlags } from './launch-flags.ts';
+import { floor } from './export-floors.ts';
 import { freshPostgres } from './scratch-database.ts';
 
 const FORMATS = { ocsf: 'ocsf', ecs: 'ecs', csv: 'csv', jsonl: 'jsonl', parquet: 'ocsf-parquet' } as const;
-const PHASES = ['floor', ...(Object.keys(FORMATS) as (keyof typeof FORMATS)[])] as const;
+const FLOORS = ['floor', 'floor-arrays'] as const;
+const PHASES = [...FLOORS, ...(Object.keys(FORMATS) as (keyof typeof FORMATS)[])] as const;
 type Phase = (typeof PHASES)[number];
 const MASTER_KEY = Buffer.alloc(32, 21).toString('base64');
 const BIN = fileURLToPath(new URL('../bin/tributary.js', import.meta.url));
-/** The floor's rows per read: the reader's own default page (larger pages cost it less per row, not more memory than the export). */
-const FLOOR_PAGE = 1000;
 
 const { values: args } = parseArgs({
   options: {
@@ -155,36 +157,7 @@ async function seed(db: string, dataDir: string, rows: number): Promise<void> {
   }
 }
 
-/**
- * The floor: the export's rows read straight through the driver (same SQL, keyset pages) and each row
- * JSON.stringify'd into a file, with nothing of Tributary's export between them.
- */
-async function floor(db: string, out: string): Promise<void> {
-  const { openDriver, recordColumns, recordFrom, whereClauses } = await import('../src/store/index.ts');
-  const driver = await openDriver(db);
-  const file = createWriteStream(out);
-  let records = 0;
-  try {
-    const where = whereClauses('vulnerabilities', {}, [])!;
-    const sql = `SELECT ${recordColumns('vulnerabilities', { exceptions: false })} FROM ${recordFrom('vulnerabilities')} WHERE ${[...where, 'r."id" > ?'].join(' AND ')} ORDER BY r."id" LIMIT ${FLOOR_PAGE}`;
-    let last = '';
-    for (;;) {
-      const rows = await driver.all(sql, [last]);
-      if (rows.length === 0) break;
-      let chunk = '';
-      for (const r of rows) chunk += JSON.stringify(r) + '\n';
-      records += rows.length;
-      last = String(rows[rows.length - 1].id);
-      if (!file.write(Buffer.from(chunk, 'utf8'))) await once(file, 'drain');
-      if (rows.length < FLOOR_PAGE) break;
-    }
-    file.end();
-    await once(file, 'finish');
-  } finally {
-    await driver.close();
-  }
-  process.stdout.write(`${JSON.stringify({ records })}\n`);
-}
+const isFloor = (p: Phase): p is (typeof FLOORS)[number] => (FLOORS as readonly string[]).includes(p);
 
 interface Measure {
   records: number;
@@ -200,10 +173,9 @@ function measure(phase: Phase, db: string, dataDir: string, flags: string[], out
   const timing = join(outDir, `${phase}.time`);
   const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
   const extra = args['extra-flags']!.split(/\s+/).filter(Boolean);
-  const command =
-    phase === 'floor'
-      ? [fileURLToPath(import.meta.url), '--child', 'floor', '--db', db, '--out', out]
-      : [BIN, '--data-dir', dataDir, '--db', db, '--json', 'export', 'vulnerabilities', '--format', FORMATS[phase], '--out', out];
+  const command = isFloor(phase)
+    ? [fileURLToPath(import.meta.url), '--child', phase, '--db', db, '--out', out]
+    : [BIN, '--data-dir', dataDir, '--db', db, '--json', 'export', 'vulnerabilities', '--format', FORMATS[phase], '--out', out];
   return new Promise((resolve, reject) => {
     const p = spawn('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timing, process.execPath, ...flags, ...extra, ...prof, ...command], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -219,7 +191,7 @@ function measure(phase: Phase, db: string, dataDir: string, flags: string[], out
       const [wall, user, sys, rssKb] = readFileSync(timing, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
       const bytes = statSync(out).size;
       rmSync(out, { force: true });
-      const records = Number(JSON.parse(phase === 'floor' ? text.trim().split('\n').pop()! : text).records);
+      const records = Number(JSON.parse(isFloor(phase) ? text.trim().split('\n').pop()! : text).records);
       resolve({ records, bytes, seconds: wall, cpu: user + sys, maxRssMb: rssKb / 1024 });
     });
   });
@@ -244,16 +216,17 @@ async function countFindings(db: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  if (args.child === 'floor') return floor(args.db!, args.out!);
+  if (args.child === 'floor' || args.child === 'floor-arrays') return floor(args.db!, args.out!, args.child === 'floor-arrays');
   const runs = Number(args.runs);
   const flags = args['node-flags'] !== undefined ? args['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const only = args.only!.split(',') as Phase[];
   if (!only.includes('floor')) throw new Error('--only must include floor (every ratio is to the floor of the same run)');
-  const formats = PHASES.filter((p) => p !== 'floor' && only.includes(p));
+  const floors = FLOORS.filter((p) => only.includes(p));
+  const formats = PHASES.filter((p) => !isFloor(p) && only.includes(p));
   process.stderr.write(`bench/export: ${runs} run(s), node flags ${flags.join(' ') || '(none)'} ${args['extra-flags']}\n`);
   const table: string[] = [
-    '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | MB out | peak RSS MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | run | seconds | records/s | × floor | cpu s | × floor (cpu) | × floor-arrays (cpu) | MB out | peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const stores = args.reuse ? [args.reuse.startsWith('sqlite:') ? 'sqlite' : 'postgres'] : args.stores!.split(',');
   for (const store of stores) {
@@ -279,21 +252,32 @@ async function main(): Promise<void> {
       const results = Object.fromEntries(
         PHASES.map((p) => [
           p,
-          { seconds: [] as number[], cpu: [] as number[], wallRatio: [] as number[], cpuRatio: [] as number[], rss: [] as number[], bytes: 0 },
+          {
+            seconds: [] as number[],
+            cpu: [] as number[],
+            wallRatio: [] as number[],
+            cpuRatio: [] as number[],
+            arraysCpuRatio: [] as number[],
+            rss: [] as number[],
+            bytes: 0,
+          },
         ]),
       );
       for (let r = 0; r < runs; r++) {
         const order = formats.map((_, i) => formats[(i + r) % formats.length]);
-        let base: Measure | null = null;
-        for (const phase of ['floor' as const, ...order]) {
+        const measured: Partial<Record<Phase, Measure>> = {};
+        for (const phase of [...floors, ...order]) {
           const res = await measure(phase, db, dataDir, flags, outDir);
           if (res.records !== rows) throw new Error(`${phase} exported ${res.records} of ${rows} records`);
-          base ??= res;
+          measured[phase] = res;
+          const base = measured.floor!;
           const o = results[phase];
           o.seconds.push(res.seconds);
           o.cpu.push(res.cpu);
           o.wallRatio.push(base.seconds / res.seconds);
           o.cpuRatio.push(base.cpu / res.cpu);
+          // The second floor, beside the first.
+          if (measured['floor-arrays'] && !isFloor(phase)) o.arraysCpuRatio.push(measured['floor-arrays'].cpu / res.cpu);
           o.rss.push(res.maxRssMb);
           o.bytes = res.bytes;
           process.stderr.write(
@@ -305,8 +289,9 @@ async function main(): Promise<void> {
         const o = results[phase];
         if (!o.seconds.length) continue;
         const s = median(o.seconds);
+        const second = (xs: number[]) => (xs.length ? median(xs).toFixed(2) : '—');
         table.push(
-          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
+          `| ${store} | ${phase} | ${s.toFixed(1)} | ${Math.round(rows / s).toLocaleString('en')} | ${median(o.wallRatio).toFixed(2)} | ${median(o.cpu).toFixed(1)} | ${median(o.cpuRatio).toFixed(2)} | ${second(o.arraysCpuRatio)} | ${(o.bytes / 1e6).toFixed(0)} | ${Math.max(...o.rss).toFixed(0)} |`,
         );
       }
     } finally {

@@ -49,6 +49,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { compileCacheDir } from '../bin/launch.js';
 import { launchEnv, launchFlags } from './launch-flags.ts';
 import { startTenableSimProcess } from './sim-process.ts';
@@ -403,12 +404,41 @@ async function setupRun(store: StoreKind, target: Target, db: string, dataDir: s
   await app.close();
 }
 
+/**
+ * With BENCH_HEAPSNAPSHOT=stream:page[,stream:page…] (e.g. software:8,vulnerabilities:300), a heap snapshot
+ * of the Tributary child once that stream has stored that many pages, written to the working directory
+ * (v8.writeHeapSnapshot): what the main heap holds there, to compare at two console sizes. Writing one
+ * takes memory of its own: the run's peak RSS is then not a figure to report.
+ */
+function heapSnapshotAt(): ((stream: string) => void) | null {
+  const wanted = new Map(
+    (process.env.BENCH_HEAPSNAPSHOT ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((w) => [w.split(':')[0]!, Number(w.split(':')[1] || 1)]),
+  );
+  if (wanted.size === 0) return null;
+  const pages = new Map<string, number>();
+  return (stream) => {
+    const n = (pages.get(stream) ?? 0) + 1;
+    pages.set(stream, n);
+    if (wanted.get(stream) === n) process.stderr.write(`    heap snapshot (${stream}, page ${n}): ${writeHeapSnapshot()}\n`);
+  };
+}
+
 async function tributaryRun(store: StoreKind, db: string, dataDir: string, mark: number, incremental: boolean): Promise<RunResult> {
   const { runSync } = await import('../src/sync/runner.ts');
   const app = await openBenchApp(store, db, dataDir);
   const marks = new RssMarks(mark);
+  const snapshot = heapSnapshotAt();
   const started = performance.now();
-  const result = await runSync(app, 'bench', { full: !incremental, onProgress: (p) => marks.progress(p.counts.vulnerabilities?.records ?? 0) });
+  const result = await runSync(app, 'bench', {
+    full: !incremental,
+    onProgress: (p) => {
+      marks.progress(p.counts.vulnerabilities?.records ?? 0);
+      snapshot?.(p.stream);
+    },
+  });
   const seconds = (performance.now() - started) / 1000;
   const stored = result.streams.vulnerabilities?.records ?? 0;
   await app.close();
@@ -632,7 +662,7 @@ async function main(): Promise<void> {
       const tRate = median(t.map((r) => r.perSecond));
       const atMark = Math.max(...t.map((r) => r.peakAtMarkMb));
       const atEnd = Math.max(...t.map((r) => r.peakEndMb));
-      const stored = (t[0] ?? f[0]).stored;
+      const stored = (t[0] ?? f[0] ?? all.find((r) => r.store === store))?.stored ?? 0;
       if (f.length && t.length && f[0].stored !== t[0].stored) process.stderr.write(`WARNING: floor stored ${f[0].stored}, Tributary ${t[0].stored}\n`);
       out.push([
         store,

@@ -465,12 +465,14 @@ async function bytesPerFinding(path: string): Promise<{ findings: number; tableB
   }
 }
 
-/** Opens the app of a bench data dir (production log level, written nowhere). */
+/** Opens the app of a bench data dir (production log level, written nowhere unless BENCH_LOG is set). */
 async function benchApp(dataDir: string, db?: string) {
   const { openApp } = await import('../src/app/context.ts');
   const { createLogger } = await import('../src/core/log.ts');
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  return openApp({ dataDir, db, log: createLogger({ level: 'info', destination: sink }), env: {} });
+  // BENCH_LOG=1: the run's log (debug level) on stderr, to see where its time goes (stream, indexes, epilogue).
+  const log = createLogger({ level: process.env.BENCH_LOG ? 'debug' : 'info', destination: process.env.BENCH_LOG ? process.stderr : sink });
+  return openApp({ dataDir, db, log, env: {} });
 }
 
 /** Not timed, and in its own process so the import's peak RSS is the import's: the source and the upload. */
@@ -495,7 +497,7 @@ async function tributary(dataDir: string, db?: string): Promise<Measured> {
     ? setInterval(() => {
         const m = process.memoryUsage();
         process.stderr.write(
-          `mem rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`,
+          `mem ${new Date().toISOString().slice(11, 19)} rss ${Math.round(m.rss / 1048576)} heapTotal ${Math.round(m.heapTotal / 1048576)} heapUsed ${Math.round(m.heapUsed / 1048576)} ext ${Math.round(m.external / 1048576)}\n`,
         );
       }, 3000)
     : null;

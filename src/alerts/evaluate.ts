@@ -3,7 +3,9 @@
 // the total), handed to the background delivery.
 //   kev, sla, act: the open findings that meet the kind's condition and the rule never reported
 //                  (store/alerts/marks.ts); the findings of every source, so a feed import or a run of
-//                  another source that changed nothing here reports nothing twice.
+//                  another source that changed nothing here reports nothing twice. Looked for among what
+//                  changed since the rule's last evaluation and the due dates passed since (store/alerts/
+//                  incremental.ts), not among every finding.
 //   sync:          the run just finished, when it failed or ended partial.
 //   coverage:      the coverage report's counts against those of the rule's last evaluation; a count
 //                  that grew is an item.
@@ -14,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AlertCause, AlertKind } from '../core/alerts.ts';
 import { errorMessage } from '../core/errors.ts';
-import { type AlertRuleRecord, COVERAGE_KINDS, FINDING_ALERT_KINDS, type FindingAlertKind, nowIso } from '../store/index.ts';
+import { type AlertRuleRecord, COVERAGE_KINDS, type Cursor, FINDING_ALERT_KINDS, type FindingAlertKind, nowIso } from '../store/index.ts';
 import type { AlertContext } from './context.ts';
 import { type AlertItem, type AlertMessage, type CoverageAlertItem, renderBody, summaryOf } from './payload.ts';
 
@@ -67,9 +69,16 @@ export const BASELINE_ABANDONED_MS = 5 * 60_000;
 const isFindingKind = (k: AlertKind): k is FindingAlertKind => (FINDING_ALERT_KINDS as readonly string[]).includes(k);
 
 /** Records what is already true for a rule's finding kinds (marked, never sent); logs how many and how long. */
-async function recordBaseline(app: AlertContext, rule: AlertRuleRecord, kinds: FindingAlertKind[], evalId: string): Promise<void> {
+async function recordBaseline(
+  app: AlertContext,
+  rule: AlertRuleRecord,
+  kinds: FindingAlertKind[],
+  evalId: string,
+  now: number,
+  cursor: Cursor | null,
+): Promise<void> {
   const t0 = Date.now();
-  const marked = await app.store.alerts.recordBaseline(rule.id, kinds, evalId);
+  const marked = await app.store.alerts.recordBaseline(rule.id, kinds, evalId, now, cursor);
   if (marked.act === null) {
     // NEEDS the SSVC decision column (issue 31 §1): until then `act` finds nothing.
     if (!warnedNoDecision) app.log.warn({ alert: rule.name }, "the alert kind 'act' waits for the SSVC decisions (not in this store yet)");
@@ -80,17 +89,21 @@ async function recordBaseline(app: AlertContext, rule: AlertRuleRecord, kinds: F
 
 /**
  * Evaluates `rules` (default: every rule) for an event. `baseline`: record the state without sending
- * (a rule's first evaluation). Returns the deliveries logged; sending them is the caller's.
+ * (a rule's first evaluation). `now`: the clock due dates are compared with (tests move it). Returns
+ * the deliveries logged; sending them is the caller's.
  */
 export async function evaluateRules(
   app: AlertContext,
   event: AlertEvent,
-  opts: { rules?: AlertRuleRecord[]; baseline?: boolean } = {},
+  opts: { rules?: AlertRuleRecord[]; baseline?: boolean; now?: number } = {},
 ): Promise<EvaluationResult> {
   const rules = opts.rules ?? (await app.store.alerts.list());
   const out: EvaluationResult = { deliveries: [] };
   if (rules.length === 0) return out;
   const evalId = randomUUID();
+  const now = opts.now ?? Date.now();
+  // Where the findings' changes stand, read before anything is marked: what is written meanwhile is the next evaluation's.
+  const cursor = rules.some((r) => r.kinds.some(isFindingKind)) ? await app.store.alerts.readCursor() : null;
   let coverage: Promise<CoverageCounts> | null = null;
   const coverageNow = () => {
     coverage ??= app.store.reports.coverage(COVERAGE_DAYS).then((r) => Object.fromEntries(COVERAGE_KINDS.map((k) => [k, Number(r[k])])));
@@ -104,7 +117,7 @@ export async function evaluateRules(
     const findingsWait = since !== undefined || opts.baseline;
     if (findingKinds.length > 0 && (opts.baseline || (since !== undefined && Date.now() - Date.parse(since) > BASELINE_ABANDONED_MS))) {
       try {
-        await recordBaseline(app, rule, findingKinds, evalId);
+        await recordBaseline(app, rule, findingKinds, evalId, now, cursor);
       } catch (err) {
         app.log.error({ alert: rule.name, err: errorMessage(err) }, 'alert rule baseline could not be recorded (the next evaluation tries again)');
       }
@@ -113,7 +126,7 @@ export async function evaluateRules(
       try {
         if (isFindingKind(kind)) {
           if (findingsWait) continue;
-          const marked = await app.store.alerts.markFindings(rule.id, kind, evalId);
+          const marked = await app.store.alerts.markNewFindings(rule.id, kind, evalId, cursor, now);
           if (marked === null) {
             // NEEDS the SSVC decision column (issue 31 §1, branch i31-priority): until then `act` finds nothing.
             if (!warnedNoDecision) app.log.warn({ alert: rule.name }, "the alert kind 'act' waits for the SSVC decisions (not in this store yet)");

@@ -89,6 +89,7 @@ export async function addAlert(app: AlertContext, input: AlertInput): Promise<{ 
   return { alert: { ...rule, lastDelivery: null, baselinePending }, secret, baseline };
 }
 
+/** Removes a rule at once; its marks are deleted after the next evaluations, a batch at a time (tidyAlerts). */
 export async function removeAlert(app: AlertContext, name: string): Promise<void> {
   await app.store.alerts.remove(name);
 }
@@ -158,11 +159,29 @@ function serially<T>(store: Store, fn: () => Promise<T>): Promise<T> {
 /** Evaluates every rule for an event and sends what it logged, all in the background. Never throws. */
 export function alertInBackground(app: AlertContext, event: AlertEvent): void {
   const p = serially(app.store, async () => {
-    if ((await app.store.alerts.list()).length === 0) return;
-    const { deliveries } = await evaluateRules(app, event);
-    for (const id of deliveries) track(app.store, deliver(app, id));
+    const rules = await app.store.alerts.list();
+    if (rules.length > 0) {
+      const { deliveries } = await evaluateRules(app, event, { rules });
+      for (const id of deliveries) track(app.store, deliver(app, id));
+    }
+    await tidyAlerts(app);
   }).catch((err) => app.log.error({ err: errorMessage(err) }, 'alert rules could not be evaluated'));
   track(app.store, p);
+}
+
+/**
+ * After an evaluation: the queue of changed findings is cut below what every rule has read, and the
+ * marks of removed rules are deleted, a batch at a time (store/alerts/incremental.ts). Never throws.
+ */
+export async function tidyAlerts(app: AlertContext): Promise<void> {
+  try {
+    await app.store.alerts.pruneTouched();
+    const t0 = Date.now();
+    const purged = await app.store.alerts.purgeRemovedMarks();
+    if (purged > 0) app.log.info({ marks: purged, ms: Date.now() - t0 }, 'the marks of removed alert rules were deleted');
+  } catch (err) {
+    app.log.error({ err: errorMessage(err) }, 'alert bookkeeping could not be tidied (the next evaluation tries again)');
+  }
 }
 
 /** After a sync run ends (whatever its status): the rules are evaluated beside the caller, who goes on. */

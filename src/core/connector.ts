@@ -91,9 +91,13 @@ export interface StreamContext extends ConnectorContext {
   flush?: () => Promise<void>;
   /**
    * The hosts the store holds for this source (removed ones too), so a stream can map a row that names
-   * its host by another identifier onto the host already stored. Absent outside the runner.
+   * its host by another identifier onto the host already stored: read from the store as they are
+   * iterated, a page at a time, each host with only `fields` (what a stream keeps is the index it builds
+   * from them, or hosts cut to those fields, never the whole rows). Absent outside the runner.
    */
-  knownHosts?: () => Promise<KnownHost[]>;
+  knownHosts?: (fields: readonly string[]) => AsyncIterable<KnownHost[]>;
+  /** The stored hosts of these keys (those stored; removed ones too): what pages since a `knownHosts` read changed. Absent outside the runner. */
+  knownHostsByKey?: (keys: string[]) => Promise<KnownHost[]>;
 }
 
 /** A row a stream read and could not store. */

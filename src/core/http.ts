@@ -44,12 +44,19 @@ export interface HttpRequest {
    * for an error status: a busy console (429, 5xx) is asked for nothing more while it is retried.
    */
   onHeaders?: () => void;
+  /**
+   * The body as bytes (HttpResponse.bytes, `text` left empty): for a caller that decodes it on
+   * another thread (a Tenable.sc page is parsed and mapped off the main thread).
+   */
+  bytes?: boolean;
 }
 
 export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes when the request asked for them (`bytes`). */
+  bytes?: Buffer;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -292,7 +299,7 @@ export class HttpClient {
     // Named by the whole path (the base URL's own path included), e.g. "POST /rest/analysis".
     const what = `${req.method} ${new URL(url).pathname}`;
     let res: Dispatcher.ResponseData;
-    let text: string;
+    let received: Buffer;
     // One deadline for headers and body: undici's own timeouts only catch silence, not a trickle.
     const deadline = AbortSignal.timeout(this.deadlineMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
@@ -300,7 +307,7 @@ export class HttpClient {
       const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.#dispatch()]);
       res = await request(url, { method: req.method, headers, body, dispatcher, signal });
       if (res.statusCode >= 200 && res.statusCode < 300) req.onHeaders?.();
-      text = await this.#readBody(res, what, signal);
+      received = await this.#readBody(res, what, signal);
     } catch (err) {
       if (req.signal?.aborted) throw err;
       if (err instanceof UpstreamError) throw err;
@@ -319,11 +326,13 @@ export class HttpClient {
         retryAfter: parseRetryAfter(res.headers['retry-after']),
       });
     }
-    return { status: res.statusCode, headers: res.headers, text };
+    return req.bytes
+      ? { status: res.statusCode, headers: res.headers, text: '', bytes: received }
+      : { status: res.statusCode, headers: res.headers, text: received.toString('utf8') };
   }
 
   /** Reads a body up to the size cap; a larger one is dropped unread past the cap. */
-  async #readBody(res: Dispatcher.ResponseData, what: string, signal: AbortSignal): Promise<string> {
+  async #readBody(res: Dispatcher.ResponseData, what: string, signal: AbortSignal): Promise<Buffer> {
     const tooLarge = () =>
       new UpstreamError(`${what}: the answer is larger than ${formatBytes(this.maxBytes)} (the response size limit)`, {
         status: res.statusCode,
@@ -378,7 +387,7 @@ export class HttpClient {
       clearTimeout(stallTimer);
       signal.removeEventListener('abort', stop);
     }
-    return Buffer.concat(chunks, size).toString('utf8');
+    return Buffer.concat(chunks, size);
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@
 export { MIGRATIONS } from './db/migrations.ts';
 export type { DeliveryRecord } from './alerts/deliveries.ts';
 export { FINDING_ALERT_KINDS, type FindingAlertItem, type FindingAlertKind } from './alerts/marks.ts';
+export type { Cursor } from './alerts/incremental.ts';
 export type { AlertRuleRecord, AlertRuleTarget } from './alerts/rules.ts';
 export type { Row } from './db/driver.ts';
 export { sqlCount } from './db/rows.ts';

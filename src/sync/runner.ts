@@ -208,6 +208,8 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   const counts: Record<string, StreamCounts> = {};
   /** Ids this run stored: progress counts distinct records, the figures the summary ends with. */
   const stored = new RecordIdSet();
+  /** A page write or a stream failed (a write whose commit was not answered may have stored a page progress did not count): the end counts the store. */
+  let recount = false;
   /** Streams that said what to sweep (Page.sweep); the others follow the run's mode. */
   const sweepSaid = new Map<string, NonNullable<Page['sweep']>>();
   const streamErrors: string[] = [];
@@ -232,8 +234,12 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
   beat.unref();
 
   let lastBeat = Date.now();
-  /** One function for the run: a connector may keep what it read through it while nothing changes it (its own pages say when). */
-  const knownHosts = () => store.records.knownHosts(source.id);
+  /**
+   * One function for the run: a connector may keep what it read through it while nothing changes it (its
+   * own pages say when). It reads the source's stored hosts a page at a time, with only the fields asked for.
+   */
+  const knownHosts = (fields: readonly string[]) => store.records.knownHostPages(source.id, fields);
+  const knownHostsByKey = (keys: string[]) => store.records.knownHostsByKey(source.id, source.name, keys);
   let indexesBuilt: Promise<void> = Promise.resolve();
   const stamp = () => ({ sourceId: source.id, sourceName: source.name, runId, generation, now: nowIso() });
   const state = {
@@ -314,6 +320,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             ...startedFrom,
             flush,
             knownHosts,
+            knownHostsByKey,
           };
           try {
             for await (const page of stream.read(ctx)) {
@@ -330,6 +337,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
             await flush();
             break;
           } catch (err) {
+            recount = true;
             // The page in flight is stored first (its failure, if any, replaces this error).
             await flush();
             // The retry policy (core/retry.ts) states the budget: a restart follows a call that already
@@ -360,6 +368,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
           .catch((err) => log.warn({ runId, stream: stream.name, err: errorMessage(err) }, 'deferred indexes not built yet; the run builds them at its end'));
       } catch (err) {
         if (err instanceof InputError) throw err;
+        recount = true;
         if (err instanceof DrainedError) break;
         failedStreams++;
         for (const m of stream.models) counts[m].errors += 1;
@@ -370,6 +379,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       }
     }
   } catch (err) {
+    recount = true;
     failedStreams = Math.max(failedStreams, 1);
     streamErrors.push(errorMessage(err));
     log.error({ runId, err: errorMessage(err) }, 'sync failed');
@@ -389,12 +399,13 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
     }
   }
 
-  // Distinct records this run stamped (as progress counted them, unless a write failed midway); a
-  // resumed run adds what the attempts it resumed stored (streams they completed are not read again).
+  // Distinct records this run stamped: as progress counted them (each id once, after its page's commit),
+  // unless a write or a stream failed, when the store is counted (a scan of each model's records of the
+  // source: issue 30, a second of an incremental run at a million findings); a resumed run adds what the
+  // attempts it resumed stored (streams they completed are not read again).
   for (const m of Object.keys(counts) as ModelName[])
-    counts[m].records = resumedFrom
-      ? await store.records.countStampedByGeneration(source.id, m, generation)
-      : await store.records.countStamped(source.id, m, runId);
+    if (resumedFrom) counts[m].records = await store.records.countStampedByGeneration(source.id, m, generation);
+    else if (recount) counts[m].records = await store.records.countStamped(source.id, m, runId);
 
   const truncated = Object.values(counts).reduce((n, c) => n + (c.truncated ?? 0), 0);
   if (truncated > 0)
@@ -430,7 +441,7 @@ export async function runSync(app: SyncContext, sourceName: string, opts: SyncOp
       });
     });
     const { scoped, refused: scopeRefusals } = await guardScopes(
-      (models, scope) => store.records.scopedSweepPreview(source.id, models, generation, scope),
+      (models, scope) => store.records.scopedSweepPreview(source.id, models, generation, scope, runId),
       scopedSaid,
       opts.allowLargeRemoval === true,
     );

@@ -9,7 +9,11 @@ import type { ModelName } from '../../src/core/models.ts';
 import type { FormatOptions } from '../../src/export/formats/index.ts';
 import { ocsfVulnerabilityFinding } from '../../src/export/json-fast.ts';
 import { OCSF_VERSIONS, ocsfComplianceFinding, ocsfDeviceInventory, ocsfSoftwareInventory } from '../../src/export/ocsf.ts';
-import { OcsfParquetEncoder } from '../../src/export/parquet.ts';
+import { OcsfParquetEncoder, parquetSchema } from '../../src/export/parquet.ts';
+import { columnWalker } from '../../src/export/parquet-columns.ts';
+import { ocsfShape } from '../../src/export/ocsf-parquet-schema.ts';
+import { encodeNestedValues } from 'hyparquet-writer/src/dremel.js';
+import { schemaPathResolver } from 'hyparquet-writer/src/schema.js';
 import { type ExportQuery, exportChunks } from '../../src/export/stream.ts';
 import { parseFilter } from '../../src/store/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -70,6 +74,30 @@ for (const version of OCSF_VERSIONS) {
     });
   });
 }
+
+test('the column walk gives every leaf the values and levels of hyparquet-writer’s Dremel encoding of the same events', () => {
+  const asNumber = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
+  for (const version of OCSF_VERSIONS) {
+    const o = { version, product: PRODUCT };
+    const events = [FINDING, BARE_FINDING, FIXED_FINDING, { ...FINDING, cves: null }].map((f, i) => ocsfVulnerabilityFinding(f, i === 3 ? null : HOST, o));
+    const schema = parquetSchema(ocsfShape('vulnerabilities', version));
+    const walk = columnWalker(schema);
+    for (const e of events) walk.add(e);
+    const resolve = schemaPathResolver(schema);
+    assert.ok(walk.leaves.length > 50, 'every leaf of a finding’s event');
+    for (const leaf of walk.leaves) {
+      const names = leaf.schemaPath.slice(1).map((e) => e.name);
+      const want = encodeNestedValues(
+        resolve(names),
+        events.map((e) => e[names[0]!]),
+      );
+      assert.deepEqual(leaf.definitionLevels, want.definitionLevels, `${leaf.name} definition levels`);
+      if (leaf.repeated) assert.deepEqual(leaf.repetitionLevels, want.repetitionLevels, `${leaf.name} repetition levels`);
+      assert.equal(leaf.maxDefinitionLevel, want.maxDefinitionLevel, leaf.name);
+      assert.deepEqual(leaf.values.map(asNumber), [...want.values].map(asNumber), `${leaf.name} values`);
+    }
+  }
+});
 
 test('an attribute the Parquet schema has no column for is an error, not a silently dropped value', () => {
   const enc = new OcsfParquetEncoder('vulnerabilities', '1.1.0');

@@ -1,6 +1,7 @@
 // A first import writes its events without comparing each row with the table (store.ts #markAllNew,
-// changes.ts recordNewChanges): the events must be exactly those the comparison writes, and a later
-// page or run of the same source goes back to comparing. On both stores.
+// changes.ts recordNewChanges): the events must be exactly those the comparison writes; a later page
+// compares only the rows the run stored already (its new rows are still written as new), and a later
+// run of the same source goes back to comparing. On both stores.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { IncomingRecord } from '../../src/core/models.ts';
@@ -62,6 +63,8 @@ for (const backend of BACKENDS) {
       assert.equal(fast.filter((e) => e.includes('ext-a|1 new')).length, 1, 'a record twice in a page is new once');
       assert.ok(fast.includes('10:00:00 vulnerabilities ext-a|2 new -→fixed'), fast.join('\n'));
       assert.ok(fast.includes('10:00:01 vulnerabilities ext-a|1 fixed open→fixed'), fast.join('\n'));
+      // Page 2 mixes a finding the run stored (compared) with a new one (written as new).
+      assert.ok(fast.includes('10:00:01 vulnerabilities ext-c|1 new -→open'), fast.join('\n'));
       assert.ok(fast.includes('11:00:00 vulnerabilities ext-a|1 reopened fixed→reopened'), fast.join('\n'));
       const fixedAt = (await store.records.query('vulnerabilities', { filters: [{ field: 'externalId', op: '=', value: 'ext-a|2' }] })).records.map(
         (r) => r.fixedAt,

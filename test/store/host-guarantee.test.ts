@@ -79,6 +79,14 @@ for (const backend of BACKENDS) {
       );
     });
 
+    test('the stored hosts of some keys: as the whole read gives them, those stored only', async () => {
+      const all = await store.records.knownHosts(sourceId);
+      assert.ok(all.length > 0);
+      const some = await store.records.knownHostsByKey(sourceId, 'lab', [all[0]!.key, 'addr:1|10.200.0.1|']);
+      assert.deepEqual(some, [all[0]], 'the stored one, as knownHosts gives it; the unknown key is left out');
+      assert.deepEqual(await store.records.knownHostsByKey(sourceId, 'other-source', [all[0]!.key]), [], "another source's ids");
+    });
+
     test('many hosts at once (the bulk path): every one gets its row', async () => {
       const vulns = Array.from({ length: 150 }, (_, i) => finding(`addr:1|10.1.${i >> 8}.${i & 255}|`, '7'));
       await store.records.writePage(stamp('r5', 'g5'), 'vulnerabilities', 'full', { vulnerabilities: vulns }, { value: null, complete: false });

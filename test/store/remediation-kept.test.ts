@@ -15,6 +15,7 @@ import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT, OPEN_DATE } from '../../
 import { type Since, sinceClause, sinceRun, sinceTime } from '../../src/store/records/since.ts';
 import { FIX_TOTALS_FILL, fixFactsFill } from '../../src/store/reports/fix-facts.ts';
 import { openAgesFill } from '../../src/store/reports/open-ages.ts';
+import { fixDaysFill } from '../../src/store/reports/fix-days.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { openTestApp } from '../helpers/app.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
@@ -221,7 +222,14 @@ async function agree(app: AppContext, label: string, check = { trendDays: true }
   const now = new Date().toISOString();
   // Every fix, those of the last 10 days, and those of the runs after the second run (a window given as a run).
   const [run] = await db.all(`SELECT "id", "started_at" FROM "sync_runs" ORDER BY "started_at" LIMIT 1 OFFSET 1`);
-  for (const since of [null, sinceTime(new Date(Date.now() - 10 * DAY).toISOString()), ...(run ? [sinceRun(String(run.id), String(run.started_at))] : [])]) {
+  // Windows as times: one opening within a day (its partial first day read from the rows), one opening on a
+  // day's start (whole days only), one within today (no whole day), and a run.
+  const times = [
+    new Date(Date.now() - 10 * DAY).toISOString(),
+    new Date(Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) - 5 * DAY).toISOString(),
+    new Date(Date.now() - 2 * 3_600_000).toISOString(),
+  ];
+  for (const since of [null, ...times.map(sinceTime), ...(run ? [sinceRun(String(run.id), String(run.started_at))] : [])]) {
     const report = await app.store.reports.remediation({ now, since });
     const fixes = await oldFixStats(db, { since });
     const open = await oldOpen(db, now);
@@ -292,23 +300,51 @@ async function agree(app: AppContext, label: string, check = { trendDays: true }
       `${label}: trends' fixes of ${r.severity}`,
     );
   }
-  // The kept rows are what migration 38's fill makes of the records and the feed now.
+  // Every fix of a window ending before today (whole days and a partial last day) against the reference.
+  for (const [from, until] of [
+    [new Date(Date.now() - 40 * DAY).toISOString(), new Date(Date.now() - 3 * DAY).toISOString()],
+    [new Date(Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) - 20 * DAY).toISOString(), `${now.slice(0, 10)}T00:00:00.000Z`],
+  ]) {
+    const report = await app.store.reports.remediation({ now, since: sinceTime(from!), until, openAges: false });
+    assert.deepEqual(
+      sortedBy(report.filter((r) => r.fixed > 0)).map((r) => [r.source, r.severity, r.fixed, r.meanDaysToRemediate, r.medianDaysToRemediate, r.undatedFixes]),
+      sortedBy(await oldFixStats(db, { since: sinceTime(from!), until })).map((r) => [
+        r.source,
+        r.severity,
+        r.fixed,
+        r.meanDaysToRemediate,
+        r.medianDaysToRemediate,
+        r.undatedFixes,
+      ]),
+      `${label}: fixes from ${from} until ${until}`,
+    );
+  }
+  // The kept rows are what migrations 38 and 47 fill from the records and the feed now.
+  const fixDays = fixDaysFill(db.dialect).map(([t, cols, sql]) => [t, `INSERT INTO ${t} (${cols}) ${sql}`, cols] as const);
   for (const [table, fill, cols] of [
     ['sum_open_days', openAgesFill(db.dialect), 'source_id, severity, first_day, n, ms, seen'],
     ['sum_fixes', fixFactsFill(db.dialect), 'seq, source_id, record_id, at, run_id, change, kind, moves, severity, fix_date, d, dated_at'],
     ['sum_fix_totals', FIX_TOTALS_FILL, 'source_id, severity, n, dated, total'],
+    ...fixDays,
   ] as const) {
+    // A row is live while a count in it is not 0 (a sum taken out to 0 stays as a row); floats compared to 6 places.
+    const live = (r: Record<string, unknown>) =>
+      table === 'sum_fixes' ||
+      (table === 'sum_fix_days'
+        ? [r.fixes, r.dated, r.moves].some((v) => Number(v) !== 0)
+        : Number(r.n) !== 0 || (table === 'sum_open_days' && Number(r.seen) !== 0));
+    const text = (v: unknown) => (typeof v === 'number' ? (Math.abs(v - Math.round(v)) < 1e-9 ? String(Math.round(v)) : v.toFixed(6)) : String(v));
     const read = async () =>
       (await db.all(`SELECT ${cols} FROM ${table}`))
-        .filter((r) => table === 'sum_fixes' || Number(r.n) !== 0 || (table === 'sum_open_days' && Number(r.seen) !== 0))
-        .map((r) => JSON.stringify(Object.values(r).map((v) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(6) : String(v)))))
+        .filter(live)
+        .map((r) => JSON.stringify(Object.values(r).map(text)))
         .sort();
     const kept = await read();
     await db.transaction(async (tx) => {
       await tx.run(`DELETE FROM ${table}`);
       await tx.run(fill);
     });
-    assert.deepEqual(kept, await read(), `${label}: ${table} as migration 38 would fill it`);
+    assert.deepEqual(kept, await read(), `${label}: ${table} as its migration would fill it`);
   }
 }
 

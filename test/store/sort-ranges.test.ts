@@ -80,6 +80,41 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await pages({ sort: { field: 'status' }, filters: [{ field: 'status', op: '=', value: 'null' }] }, 9), []);
     });
 
+    test("one host's findings in a sort's order: the plain order, page by page; on SQLite read by the host's index, not the sort's", async () => {
+      const first = (await lab.store.records.query('vulnerabilities', { limit: 1 })).records[0] as unknown as { hostId: string };
+      const host = [{ field: 'hostId', op: '=' as const, value: first.hostId }];
+      const mine = await pages({ filters: host }, 1000);
+      assert.ok(mine.length > 10 && mine.length < N, 'one host of seven');
+      const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      for (const desc of [false, true])
+        for (const limit of [7, 1000]) {
+          assert.deepEqual(
+            await pages({ sort: { field: 'status', desc }, filters: host }, limit),
+            [...mine].sort((a, b) => (desc ? cmp(b, a) : cmp(a, b))),
+          );
+          // By priority: the order of every finding by priority (read by the sort's index), kept to the host's.
+          const ids = new Set(mine.map((x) => x.split('|')[1]!));
+          const everyOne = (await pages({ sort: { field: 'priority', desc } }, 1000)).filter((x) => ids.has(x.split('|')[1]!));
+          assert.deepEqual(await pages({ sort: { field: 'priority', desc }, filters: host }, limit), everyOne);
+        }
+      if (backend.kind !== 'sqlite') return;
+      const seen: { sql: string; params: unknown[] }[] = [];
+      const real = lab.store.db.all.bind(lab.store.db);
+      (lab.store.db as { all: Driver['all'] }).all = async (sql: string, params: unknown[] = []) => {
+        seen.push({ sql, params });
+        return real(sql, params);
+      };
+      try {
+        await lab.store.records.query('vulnerabilities', { limit: 10, sort: { field: 'priority', desc: true }, filters: host });
+      } finally {
+        (lab.store.db as { all: Driver['all'] }).all = real;
+      }
+      const q = seen.find((x) => x.sql.includes('ORDER BY'))!;
+      const plan = (await lab.store.db.all(`EXPLAIN QUERY PLAN ${q.sql}`, q.params)).map((r) => String(r.detail)).join('\n');
+      assert.match(plan, /SEARCH r USING INDEX rec_vulnerabilities_host_id \(host_id=\?\)/, plan);
+      assert.doesNotMatch(plan, /rec_vulnerabilities_sort_priority/, plan);
+    });
+
     // The statements asked are SQLite's (PostgreSQL plans its own way): asked of SQLite only.
     if (backend.kind === 'sqlite')
       test('the plan reads the index range the filter leaves (sqlite)', async () => {

@@ -5,9 +5,10 @@ import { UpstreamError } from '../../core/errors.ts';
 import { parsePage, zRow } from '../../core/validate.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpClient, type HttpResponse } from '../../core/http.ts';
 import type { Logger } from '../../core/log.ts';
-import { callWithRetry, failureVerdict, type ResponseClassifier, type RetryOptions } from '../../core/retry.ts';
+import { callWithRetry, failureVerdict, type ResponseClassifier, type RetryOptions, type Verdict } from '../../core/retry.ts';
 import type { TenableScApiConfig } from './config.ts';
 import { type AnalysisPage, type Envelope, envelopeError, readAnalysisResponse, readEnvelope } from './map/envelope.ts';
+import type { PageWorker, ParsedPage } from './streams/page-worker.ts';
 
 export const USER_AGENT = 'Integration/1.0 (Tributary; Tributary; Build/0.1.0)';
 
@@ -91,13 +92,27 @@ export class TenableScClient {
     path: string,
     init: { query?: Record<string, string | number | undefined>; json?: unknown } & CallOptions = {},
   ): Promise<Envelope> {
+    const classify = classifyAnswer(`${method} /rest${path}`);
+    return this.#call(method, path, init, async (res) => classify(res));
+  }
+
+  /** One call, its answer judged by `judge` (which may read it on another thread), retried as call() is. */
+  #call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    init: { query?: Record<string, string | number | undefined>; json?: unknown; bytes?: boolean } & CallOptions,
+    judge: (res: HttpResponse, what: string) => Promise<Verdict<T>>,
+  ): Promise<T> {
     if (method === 'POST' && path !== '/analysis' && path !== '/hosts/search') throw new Error(`refusing POST ${path}: the connector is read-only`);
     const what = `${method} /rest${path}`;
     const retry: RetryOptions = { log: this.#log, what, ...this.#retry, signal: init.signal };
     if (init.attempts !== undefined) retry.attempts = init.attempts;
-    const classify = classifyAnswer(what);
     return callWithRetry(
-      async () => classify(await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal, onHeaders: init.onHeaders })),
+      async () =>
+        judge(
+          await this.http.send({ method, path, query: init.query, json: init.json, signal: init.signal, onHeaders: init.onHeaders, bytes: init.bytes }),
+          what,
+        ),
       retry,
     );
   }
@@ -108,22 +123,31 @@ export class TenableScClient {
 
   /** One page of `POST /rest/analysis` (type vuln); offsets go both at the root and inside `query`. */
   async fetchAnalysisPage(q: AnalysisQuery, opts: CallOptions = {}): Promise<AnalysisPage> {
-    const body: Record<string, unknown> = {
-      type: 'vuln',
-      sourceType: q.sourceType,
-      query: { type: 'vuln', tool: q.tool, filters: q.filters, startOffset: q.offset, endOffset: q.offset + q.limit },
-      startOffset: q.offset,
-      endOffset: q.offset + q.limit,
-    };
-    if (q.sortField) {
-      body.sortField = q.sortField;
-      body.sortDir = q.sortDir ?? 'ASC';
-    }
-    const env = await this.callEnvelope('POST', '/analysis', { json: body, ...opts });
+    const env = await this.callEnvelope('POST', '/analysis', { json: analysisBody(q), ...opts });
     return {
-      ...readAnalysisResponse(env.response, { strict: true, what: `POST /rest/analysis (tool ${q.tool}, ${q.sourceType}, offset ${q.offset})` }),
+      ...readAnalysisResponse(env.response, { strict: true, what: analysisWhat(q) }),
       timestamp: env.timestamp,
     };
+  }
+
+  /**
+   * fetchAnalysisPage with the answer parsed (and later mapped) on a page thread: its rows stay there;
+   * this returns the page's id on that thread and its shape.
+   */
+  async fetchAnalysisPageOn(pages: PageWorker, q: AnalysisQuery, opts: CallOptions = {}): Promise<ParsedPage & { id: number }> {
+    const answer = await this.#call(
+      'POST',
+      '/analysis',
+      { json: analysisBody(q), bytes: true, ...opts },
+      async (res, what): Promise<Verdict<(ParsedPage & { id: number }) | { refused: { message: string; hint: string | null; status: number | null } }>> => {
+        const r = await pages.parse(res, analysisWhat(q));
+        if ('problem' in r) return failureVerdict(envelopeError(what, r.problem));
+        return { kind: 'success', value: 'refused' in r ? { refused: r.refused } : { ...r.page, id: r.id } };
+      },
+    );
+    // A page that is not a list of rows fails at once, as fetchAnalysisPage's check does (not retried).
+    if ('refused' in answer) throw new UpstreamError(answer.refused.message, { hint: answer.refused.hint, status: answer.refused.status });
+    return answer;
   }
 
   /** One page of `GET /rest/hosts` (5.20+); the console returns a plain array and no total. */
@@ -140,4 +164,24 @@ export class TenableScClient {
   close(): Promise<void> {
     return this.http.close();
   }
+}
+
+/** The body of one /rest/analysis page request; offsets go both at the root and inside `query`. */
+function analysisBody(q: AnalysisQuery): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    type: 'vuln',
+    sourceType: q.sourceType,
+    query: { type: 'vuln', tool: q.tool, filters: q.filters, startOffset: q.offset, endOffset: q.offset + q.limit },
+    startOffset: q.offset,
+    endOffset: q.offset + q.limit,
+  };
+  if (q.sortField) {
+    body.sortField = q.sortField;
+    body.sortDir = q.sortDir ?? 'ASC';
+  }
+  return body;
+}
+
+function analysisWhat(q: AnalysisQuery): string {
+  return `POST /rest/analysis (tool ${q.tool}, ${q.sourceType}, offset ${q.offset})`;
 }

@@ -7,7 +7,6 @@
 import type { AlertKind } from '../../core/alerts.ts';
 import type { Driver, Row } from '../db/driver.ts';
 import { nowIso, parseJson, sqlCount } from '../db/rows.ts';
-import { placeholders } from '../db/sql.ts';
 import { dueAtOf, slaFilterClause } from '../records/sla.ts';
 
 export type FindingAlertKind = Extract<AlertKind, 'kev' | 'sla' | 'act'>;
@@ -54,7 +53,7 @@ export async function hasDecisionColumn(db: Driver): Promise<boolean> {
 }
 
 /** The WHERE condition (alias `r`) of the findings a kind reports, or null when the store cannot answer it yet. */
-async function condition(db: Driver, kind: FindingAlertKind, params: unknown[], now: number): Promise<string | null> {
+export async function condition(db: Driver, kind: FindingAlertKind, params: unknown[], now: number): Promise<string | null> {
   if (kind === 'kev') return `${OPEN} AND r."known_exploited" = 1`;
   if (kind === 'sla') return `r."removed" = 0 AND ${slaFilterClause({ field: 'overdue', op: '=', value: 'true' }, params, now)}`;
   // kind === 'act': NEEDS the SSVC decision column (see hasDecisionColumn).
@@ -158,35 +157,6 @@ export async function markBaselinePending(db: Driver, ruleId: string, since: str
 export async function pendingBaselines(db: Driver): Promise<Map<string, string>> {
   const rows = await db.all(`SELECT "rule_id", "at" FROM "alert_state" WHERE "kind" = ?`, [BASELINE]);
   return new Map(rows.map((r) => [String(r.rule_id), String(r.at)]));
-}
-
-/**
- * A rule's baseline: marks, under `evalId`, every finding that meets each of `kinds` now (reported as
- * nothing: what is already true), and removes the pending mark, in one transaction. Returns the
- * findings marked per kind (null: the store cannot answer the kind yet).
- */
-export async function recordBaseline(
-  db: Driver,
-  ruleId: string,
-  kinds: FindingAlertKind[],
-  evalId: string,
-  now = Date.now(),
-): Promise<Partial<Record<FindingAlertKind, number | null>>> {
-  return db.transaction(async (tx) => {
-    // One scan of every finding: PostgreSQL's JIT compiled it for seconds (the exception subqueries
-    // make the plan look costly) to save less than it took (4.2 s of 47 s at 954,000 findings).
-    if (tx.dialect === 'postgres') await tx.exec('SET LOCAL jit = off');
-    const out: Partial<Record<FindingAlertKind, number | null>> = {};
-    // The rule held until the marks are in (SQLite: the write lock from BEGIN IMMEDIATE): one removed
-    // meanwhile waits and then removes them too; one removed before is left unmarked.
-    const rule = await tx.all(`SELECT "id" FROM "alert_rules" WHERE "id" = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [ruleId]);
-    if (rule.length === 0) return out;
-    // A baseline again (one abandoned, or a rule from before pending marks) starts from no marks.
-    await tx.run(`DELETE FROM "alert_marks" WHERE "rule_id" = ? AND "kind" IN ${placeholders(kinds)}`, [ruleId, ...kinds]);
-    for (const kind of kinds) out[kind] = await markFindings(tx, ruleId, kind, evalId, now, { first: true });
-    await tx.run(`DELETE FROM "alert_state" WHERE "rule_id" = ? AND "kind" = ?`, [ruleId, BASELINE]);
-    return out;
-  });
 }
 
 /** Marks one item (a run); false when the rule had marked it already. */

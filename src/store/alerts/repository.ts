@@ -4,6 +4,7 @@ import type { SecretBox } from '../../core/secrets.ts';
 import { bindDriver } from '../db/bind.ts';
 import type { Driver } from '../db/driver.ts';
 import * as deliveries from './deliveries.ts';
+import * as incremental from './incremental.ts';
 import * as marks from './marks.ts';
 import * as rules from './rules.ts';
 
@@ -19,8 +20,12 @@ export function alertsRepository(db: Driver, box: SecretBox) {
       markFindings: marks.markFindings,
       markedFindings: marks.markedFindings,
       markItem: marks.markItem,
+      markNewFindings: incremental.markNewFindings,
+      readCursor: incremental.readCursor,
+      pruneTouched: incremental.pruneTouched,
+      purgeRemovedMarks: incremental.purgeRemovedMarks,
       pendingBaselines: marks.pendingBaselines,
-      recordBaseline: marks.recordBaseline,
+      recordBaseline: incremental.recordBaseline,
       getState: marks.getState,
       putState: marks.putState,
       createDelivery: deliveries.createDelivery,

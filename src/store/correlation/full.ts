@@ -32,6 +32,7 @@ import { paddedInList, placeholders } from '../db/sql.ts';
 import { q } from '../db/schema.ts';
 import { syncPlacementSql } from '../reports/summary-tables-write.ts';
 import { applyOwnerMoves, ownersLost, stagedOwnerMoves } from '../reports/plugin-owners.ts';
+import { beginPlacementWrite, placementWritten } from '../reports/summary-tables-guard.ts';
 
 /** Rows read per page, rows written per batch, records per assembly batch. */
 const PAGE = 5000;
@@ -118,7 +119,7 @@ function groups(root: Int32Array): { start: Int32Array; members: Int32Array } {
 export async function correlateAll(db: Driver): Promise<CorrelationResult> {
   const hcols = await hostColumns(db);
   return db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(7215)`);
+    await beginPlacementWrite(tx);
     await tx.run(`DELETE FROM "asset_links"`);
     await tx.run(`DROP INDEX "asset_idents_value"`);
     await tx.run(`DROP INDEX "asset_idents_record"`);
@@ -262,6 +263,7 @@ export async function correlateAll(db: Driver): Promise<CorrelationResult> {
     await tx.run(`DELETE FROM "asset_scratch"`);
     // And the owners per plugin (the top remediations' owners), for the hosts whose owner changed.
     await applyOwnerMoves(tx, moves);
+    await placementWritten(tx);
     // The tables were rewritten whole: PostgreSQL plans the next incremental pass's lookups (IN lists on
     // their indexes) from statistics, which until autovacuum comes by would describe the old rows.
     if (tx.dialect === 'postgres') for (const t of ['asset_idents', 'asset_links', 'rec_assets']) await tx.run(`ANALYZE "${t}"`);

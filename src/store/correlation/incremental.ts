@@ -26,6 +26,7 @@ import type { Driver, Row } from '../db/driver.ts';
 import { allInChunks, paddedInList, placeholders } from '../db/sql.ts';
 import { HOST_PLACEMENT } from '../reports/summary-tables-write.ts';
 import { ownersLost } from '../reports/plugin-owners.ts';
+import { beginPlacementWrite } from '../reports/summary-tables-guard.ts';
 
 export interface Touched {
   hostIds: string[];
@@ -88,7 +89,7 @@ function inChunks(db: Driver, sql: (ph: string) => string, all: string[], extra:
 export async function correlateTouched(db: Driver, touched: Touched): Promise<CorrelationResult> {
   const hcols = await hostColumns(db);
   return db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(7215)`);
+    await beginPlacementWrite(tx);
     const hostRecs = new Map<string, Rec>();
     const cmdbRecs = new Map<string, Rec>();
     const gone = new Set<string>();

@@ -10,6 +10,7 @@ import { columnOf, q, toColumnValue } from '../db/schema.ts';
 import { paddedInList, placeholders } from '../db/sql.ts';
 import { HOST_PLACEMENT } from '../reports/summary-tables-write.ts';
 import { applyOwnerMoves, type OwnerMove, stagedOwnerMoves } from '../reports/plugin-owners.ts';
+import { placementWritten } from '../reports/summary-tables-guard.ts';
 
 // Ids and values per IN list: few round trips (PostgreSQL) and far below either store's parameter limit.
 export const CHUNK = 5000;
@@ -277,6 +278,7 @@ export async function place(db: Driver, hosts: Map<string, Placement>, cmdb: Map
   await update('rec_cmdb_assets', 'id', ['asset_id']);
   await db.run(`DELETE FROM "asset_scratch"`);
   await applyOwnerMoves(db, moves);
+  await placementWritten(db);
 }
 
 /** One asset per machine from members and links; placements for every member. */

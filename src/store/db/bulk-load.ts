@@ -74,12 +74,13 @@ export async function rebuildDeferredIndexes(db: Driver, runId?: string, only?: 
  * PostgreSQL: statistics for the tables a run loaded without their indexes, taken before the builds
  * (an index build's lock would hold ANALYZE back until it ends). A fresh load has none until autovacuum
  * comes by, and the epilogue's grouped scans would be planned blind: a summary of a few thousand groups
- * sorted every row on disk where a hash of the groups takes a fraction of it.
+ * sorted every row on disk where a hash of the groups takes a fraction of it. `except`: tables analysed
+ * already (an ANALYZE waits for every index build on its table: their locks conflict).
  */
-export async function analyzeLoaded(db: Driver, runId: string, only?: string[]): Promise<void> {
+export async function analyzeLoaded(db: Driver, runId: string, only?: string[], except?: ReadonlySet<string>): Promise<void> {
   if (db.dialect !== 'postgres') return;
   const tables = (await db.all<{ table_name: string }>(`SELECT DISTINCT "table_name" FROM "deferred_indexes" WHERE "run_id" = ?`, [runId])).filter(
-    (t) => !only || only.includes(t.table_name),
+    (t) => (!only || only.includes(t.table_name)) && !except?.has(t.table_name),
   );
   if (tables.length > 0) await db.exec(`ANALYZE ${tables.map((t) => q(t.table_name)).join(', ')}`);
 }

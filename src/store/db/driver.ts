@@ -15,6 +15,11 @@ export interface Driver {
    */
   eachArray?(sql: string, params: unknown[], fn: (row: unknown[]) => void): Promise<void>;
   /**
+   * A query's rows as arrays of their values in the order of `columns` (the names the query selects):
+   * no object per row, whose building and keyed reads cost an export more than its values (both drivers).
+   */
+  allArrays(sql: string, params?: unknown[]): Promise<ArrayRows>;
+  /**
    * Inserts many rows through one single-row statement `insertSql` (which ends in an ON CONFLICT
    * clause). SQLite runs a cached prepared statement per row; PostgreSQL batches rows into
    * multi-row statements, so neither does a network round trip per row. `known`, when given, holds
@@ -29,6 +34,11 @@ export interface Driver {
    */
   transaction<T>(fn: (tx: Driver) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+}
+
+export interface ArrayRows {
+  columns: string[];
+  rows: unknown[][];
 }
 
 export interface TransactionOptions {

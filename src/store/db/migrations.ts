@@ -8,10 +8,12 @@ import { EXCEPTIONS_MIGRATION } from '../exceptions/exceptions.ts';
 import { SORT_ONLY_INDEXES } from './schema.ts';
 import { SUMMARY_MIGRATION_41 } from '../reports/summary-tables-delta.ts';
 import { SEVERITY_RANK_INDEX, SUMMARY_MIGRATION, SUMMARY_MIGRATION_16, SUMMARY_MIGRATION_27, SUMMARY_MIGRATION_40 } from '../reports/summary-tables-write.ts';
-import { ALERTS_MIGRATION } from '../alerts/schema.ts';
+import { ALERTS_MIGRATION, alertsMigration48 } from '../alerts/schema.ts';
 import { PLUGIN_OWNERS_MIGRATION_43 } from '../reports/plugin-owners.ts';
+import { PLACEMENT_GENERATION_MIGRATION_46 } from '../reports/summary-tables-guard.ts';
 import { openAgesMigration } from '../reports/open-ages.ts';
 import { fixFactsMigration } from '../reports/fix-facts.ts';
+import { fixDaysMigration } from '../reports/fix-days.ts';
 
 export interface Migration {
   version: number;
@@ -586,6 +588,19 @@ INSERT INTO remediation_ticket_findings (source_id, group_key, finding_id)
   { version: 42, name: 'tickets: the write in flight', sql: 'ALTER TABLE remediation_tickets ADD COLUMN pending TEXT;' },
   // Issue 31 §2: correlation moves a host's plugins between owners in the owners per plugin, a row found by its key.
   { version: 43, name: 'owners per plugin: key', sql: PLUGIN_OWNERS_MIGRATION_43 },
+  // Issue 30, flat memory: a stream reads a source's hosts in pages by id (lookups.ts knownHostPages);
+  // without this each page sorted every host of the source (rec_hosts_source is on removed, not id).
+  { version: 45, name: 'hosts: a source in id order', sql: 'CREATE INDEX rec_hosts_source_id ON rec_hosts (source_id, id);' },
+  // Issue 30: a generation of the hosts' placement, so a summary rebuild that read before a correlation
+  // pass committed reads again inside its write transaction (summary-tables-guard.ts).
+  { version: 46, name: 'placement generation', sql: PLACEMENT_GENERATION_MIGRATION_46 },
+  // Issue 30 target 4: the fixes summed per day and per days to remediate (reports/fix-days.ts), so the
+  // trends and a remediation window read a row per day, not every fix dated in the window. Filled from the fixes' rows.
+  { version: 47, name: 'fixes per day', sql: fixDaysMigration('sqlite'), postgres: fixDaysMigration('postgres') },
+  // Issue 31, speed: an alert rule's later evaluations read what changed since its last one (the findings
+  // an update changed, the change feed's new findings, the due dates passed meanwhile), not every finding;
+  // a removed rule's marks go a batch at a time (store/alerts/incremental.ts).
+  { version: 48, name: 'alerts: incremental evaluation', sql: alertsMigration48('sqlite'), postgres: alertsMigration48('postgres') },
   // Issue 32 §4: open requests an earlier version left without a finding (it noted findings that left a
   // request but never closed it); the next apply closes them (set to movedStatus, noted).
   {

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type Driver, type InsertSql, numberPlaceholders, type Row, type TransactionOptions } from './driver.ts';
+import { type ArrayRows, type Driver, type InsertSql, numberPlaceholders, type Row, type TransactionOptions } from './driver.ts';
 
 // PostgreSQL accepts at most 65535 bind parameters per statement.
 const MAX_PARAMS = 60_000;
@@ -39,12 +39,11 @@ function copyText(v: unknown): string {
 const COPY_CHUNK = 256 * 1024;
 
 /**
- * Rows in COPY's text format, encoded line by line into buffers outside the JavaScript heap. Built as
- * one string, a page's text would be the largest allocation of a sync (each value joined to the line,
- * each line to the text, then the whole flattened and encoded once more).
+ * Rows in COPY's text format, encoded line by line into buffers outside the JavaScript heap, a buffer
+ * at a time. Built as one string, a page's text would be the largest allocation of a sync (each value
+ * joined to the line, each line to the text, then the whole flattened and encoded once more).
  */
-export function copyChunks(rows: unknown[][]): Buffer[] {
-  const chunks: Buffer[] = [];
+export function* copyChunksOf(rows: unknown[][]): Generator<Buffer> {
   let buf = Buffer.allocUnsafe(COPY_CHUNK);
   let at = 0;
   for (const r of rows) {
@@ -54,19 +53,27 @@ export function copyChunks(rows: unknown[][]): Buffer[] {
     // UTF-8 takes at most three bytes per UTF-16 unit.
     const most = line.length * 3;
     if (at + most > buf.length) {
-      if (at > 0) chunks.push(buf.subarray(0, at));
+      if (at > 0) yield buf.subarray(0, at);
       buf = Buffer.allocUnsafe(Math.max(COPY_CHUNK, most));
       at = 0;
     }
     at += buf.write(line, at);
   }
-  if (at > 0) chunks.push(buf.subarray(0, at));
-  return chunks;
+  if (at > 0) yield buf.subarray(0, at);
 }
 
-/** COPY rows (values in the column order) into a table. */
+/** Every buffer of copyChunksOf at once. */
+export function copyChunks(rows: unknown[][]): Buffer[] {
+  return [...copyChunksOf(rows)];
+}
+
+/**
+ * COPY rows (values in the column order) into a table. The text is encoded a buffer ahead of what the
+ * connection has sent: the server parses and stores one buffer while the next is encoded (PostgreSQL
+ * runs in a process of its own), instead of waiting for the whole page's text first.
+ */
 async function copyInto(client: pg.PoolClient, table: string, columns: string, rows: unknown[][]): Promise<void> {
-  await pipeline(Readable.from(copyChunks(rows)), client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`)));
+  await pipeline(Readable.from(copyChunksOf(rows), { highWaterMark: 1 }), client.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`)));
 }
 
 /** `?` placeholders replaced by the values as SQL literals (strings escaped by the client's own rule). */
@@ -107,6 +114,11 @@ class PostgresDriver implements Driver {
   async all<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
     const r = await this.#conn.query(numberPlaceholders(sql), params);
     return r.rows as T[];
+  }
+
+  async allArrays(sql: string, params: unknown[] = []): Promise<ArrayRows> {
+    const r = await this.#conn.query({ text: numberPlaceholders(sql), values: params, rowMode: 'array' });
+    return { columns: r.fields.map((f) => f.name), rows: r.rows as unknown[][] };
   }
 
   async run(sql: string, params: unknown[] = []): Promise<number> {

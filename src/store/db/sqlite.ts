@@ -4,7 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { Driver, InsertSql, Row, TransactionOptions } from './driver.ts';
+import type { ArrayRows, Driver, InsertSql, Row, TransactionOptions } from './driver.ts';
 import { BUSY_TIMEOUT_MS } from './sqlite-waits.ts';
 
 class Mutex {
@@ -25,6 +25,8 @@ class SqliteDriver implements Driver {
   readonly dialect = 'sqlite' as const;
   readonly #db: DatabaseSync;
   readonly #stmts: Map<string, StatementSync>;
+  /** Statements that return arrays (apart: returning arrays would change a cached statement's rows for every caller). */
+  readonly #arrayStmts = new Map<string, { stmt: StatementSync; columns: string[] }>();
   readonly #mutex: Mutex;
   readonly #inTx: boolean;
 
@@ -51,6 +53,18 @@ class SqliteDriver implements Driver {
 
   async all<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.#prepare(sql).all(...(params as SQLInputValue[])) as T[];
+  }
+
+  async allArrays(sql: string, params: unknown[] = []): Promise<ArrayRows> {
+    let s = this.#arrayStmts.get(sql);
+    if (!s) {
+      const stmt = this.#db.prepare(sql);
+      stmt.setReturnArrays(true);
+      s = { stmt, columns: stmt.columns().map((c) => c.name) };
+      if (this.#arrayStmts.size > 50) this.#arrayStmts.clear();
+      this.#arrayStmts.set(sql, s);
+    }
+    return { columns: s.columns, rows: s.stmt.all(...(params as SQLInputValue[])) as unknown as unknown[][] };
   }
 
   async eachArray(sql: string, params: unknown[], fn: (row: unknown[]) => void): Promise<void> {

@@ -126,6 +126,20 @@ export function exceptedFindingsClause(alias: string, now: string, params: unkno
    AND x."plugin_id" = ${a}."plugin_id" AND (xa."asset_id" = ${a}."host_id" OR xa."asset_id" = (SELECT hx."asset_id" FROM "rec_hosts" hx WHERE hx."id" = ${a}."host_id")))), FALSE)`;
 }
 
+/**
+ * The findings an approved, unexpired exception may cover, by index: its finding, or its plugin's
+ * findings (a plugin or plugin-assets exception). Put before exceptedFindingsClause where the excepted
+ * findings are asked for, so a read starts from them instead of testing every finding in a sort's order
+ * (33 s at 954,240 findings for `excepted=true&sort=-priority`). Pushes its parameters onto `params`.
+ */
+export function exceptedCandidatesClause(alias: string, now: string, params: unknown[]): string {
+  params.push(now, now);
+  const active = `x."state" = 'approved' AND x."expires_at" > ?`;
+  // One IN of a subquery (not an OR of two): both stores drive the read from it by the findings' key.
+  return `${alias}."id" IN (SELECT x."finding_id" FROM "exceptions" x WHERE x."scope" = 'finding' AND ${active}
+ UNION ALL SELECT v."id" FROM "rec_vulnerabilities" v WHERE v."plugin_id" IN (SELECT x."plugin_id" FROM "exceptions" x WHERE x."scope" IN ('plugin', 'plugin-assets') AND ${active}))`;
+}
+
 /** Whether some exception is proposed or approved (lets a read of many findings skip FINDING_EXCEPTION_SQL when none is). */
 export async function anyLiveException(db: Driver): Promise<boolean> {
   const rows = await db.all(`SELECT 1 AS "one" FROM "exceptions" WHERE "state" IN ${LIVE_STATES} LIMIT 1`);

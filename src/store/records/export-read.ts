@@ -1,11 +1,11 @@
 // Reading every matching record of a model in id order, a page at a time, for exports: the rows of
-// `query` (same filters, same joins, same fields), converted by a reader compiled once per model
-// (column names and value kinds worked out before the first row, not per field of every row) with
-// the SLA policy and clock read once per page.
+// `query` (same filters, same joins, same fields), read as arrays and converted by a reader compiled
+// once per model and column list (places and value kinds worked out before the first row, not per
+// field of every row) with the SLA policy and clock read once per page.
 import { COMMON_FIELDS, type FieldDef, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
-import type { Driver, Row } from '../db/driver.ts';
+import type { ArrayRows, Driver } from '../db/driver.ts';
 import { anyLiveException, findingExceptionMatcher, withException } from '../exceptions/exceptions.ts';
-import { EXCEPTION_COLUMN, joinedColumns, recordColumns, recordFrom, withPriority } from './row-mapping.ts';
+import { joinedColumns, recordColumns, recordFrom, withPriority } from './row-mapping.ts';
 import { priorityConfig } from './priority.ts';
 import type { PriorityConfig } from '../../core/priority.ts';
 import { type QueryOptions, whereClauses } from './query.ts';
@@ -23,25 +23,29 @@ const bool = (v: unknown) => (v === null || v === undefined ? null : Number(v) =
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const CONVERT: Record<string, string> = { json: 'json', bool: 'bool', int: 'num', real: 'num' };
 
-type Convert = (row: Row) => Record<string, unknown>;
+/** A row's values (in the query's column order) → the record's fields in the model's order, as one object literal. */
+type Convert = (values: unknown[]) => Record<string, unknown>;
 
 interface Reader {
-  /** A row → the record's fields in the model's order, as one object literal. */
   convert: Convert;
   findings: boolean;
+  /** Where the exception matcher's inputs are in a row: the finding's id, plugin, host and host's asset. */
+  at: { id: number; plugin: number; host: number; asset: number };
 }
 
-const readers = new Map<ModelName, Reader>();
+/** Readers by model and the query's column names (`r.*` is whatever columns the table has). */
+const readers = new Map<string, Reader>();
 
 /**
- * The model's row conversion, compiled once: the row's values read into an array by a loop over the
- * columns, then one object literal of every field (what each value is read as written into the code).
- * Set key by key, a record of some 50 fields went through as many hidden-class transitions and keyed
- * stores; and node:sqlite's rows are dictionary objects, from which a loop of keyed loads reads four
- * times faster than a named load per field (bench/export: ~11 → ~2.5 µs a finding, both measured).
+ * The model's row conversion for rows of these columns, compiled once: one object literal of every
+ * field, each read from its place in the row's array as the kind it is stored as (written into the
+ * code). Rows are read as arrays (Driver.allArrays): node:sqlite's row objects are dictionaries and pg
+ * builds each row object key by key, and a record of some 50 fields built key by key went through as
+ * many hidden-class transitions; an array is read at fixed indexes (bench/export).
  */
-function readerOf(model: ModelName): Reader {
-  let r = readers.get(model);
+function readerOf(model: ModelName, columns: string[]): Reader {
+  const key = `${model}\u0000${columns.join('\u0000')}`;
+  let r = readers.get(key);
   if (r) return r;
   const defs: FieldDef[] = [...COMMON_FIELDS, ...MODEL_FIELDS[model]];
   const fields = [
@@ -52,25 +56,41 @@ function readerOf(model: ModelName): Reader {
     })),
     ...joinedColumns(model).map((j) => ({ name: j.name, column: j.column, as: 'text' })),
   ];
-  const columns = fields.map((f) => f.column);
-  // The names are the model's own (core/models.ts), written as JSON string literals.
-  const body = `return (v) => ({${fields.map((f, i) => `${JSON.stringify(f.name)}: ${f.as}(v[${i}])`).join(', ')}});`;
-  const build = new Function('text', 'json', 'bool', 'num', body)(text, json, bool, num) as (values: unknown[]) => Record<string, unknown>;
-  const values = new Array<unknown>(columns.length);
-  const convert: Convert = (row) => {
-    for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]];
-    return build(values);
+  // The last of a repeated name, as a row object keeps it.
+  const index = new Map<string, number>(columns.map((c, i) => [c, i]));
+  const at = (column: string) => {
+    const i = index.get(column);
+    if (i === undefined) throw new Error(`export read: the query has no column ${column}`);
+    return i;
   };
-  r = { convert, findings: model === 'vulnerabilities' };
-  readers.set(model, r);
+  // The names are the model's own (core/models.ts), written as JSON string literals; the indexes are numbers.
+  const body = `return (v) => ({${fields.map((f) => `${JSON.stringify(f.name)}: ${f.as}(v[${at(f.column)}])`).join(', ')}});`;
+  const convert = new Function('text', 'json', 'bool', 'num', body)(text, json, bool, num) as Convert;
+  const findings = model === 'vulnerabilities';
+  r = {
+    convert,
+    findings,
+    at: findings
+      ? { id: at('id'), plugin: at('plugin_id'), host: at('host_id'), asset: at(ASSET_ID_COLUMN) }
+      : { id: at('id'), plugin: -1, host: -1, asset: -1 },
+  };
+  readers.set(key, r);
   return r;
 }
 
 /** One stored row as the record `query` returns (the same fields and values, in the same order, as records.ts rowToRecord). */
-function toRecord(r: Reader, row: Row, now: number, nowText: string, policy: ReturnType<typeof slaPolicy>, priority: PriorityConfig | null): StoredRecord {
-  const out = r.convert(row);
+function toRecord(
+  r: Reader,
+  values: unknown[],
+  exception: unknown,
+  now: number,
+  nowText: string,
+  policy: ReturnType<typeof slaPolicy>,
+  priority: PriorityConfig | null,
+): StoredRecord {
+  const out = r.convert(values);
   if (r.findings) {
-    withException(out, row[EXCEPTION_COLUMN], nowText);
+    withException(out, exception, nowText);
     withSla(out, now, policy);
     if (priority) withPriority(out, priority);
   }
@@ -87,22 +107,23 @@ export type ExportReadOptions = Pick<QueryOptions, 'sourceIds' | 'filters' | 'ch
  * id: each page is one indexed range read, whatever the depth). A page is read when the consumer asks for it.
  */
 export async function* recordPages(db: Driver, model: ModelName, opts: ExportReadOptions, pageSize = 1000): AsyncGenerator<StoredRecord[]> {
-  const reader = readerOf(model);
   const params: unknown[] = [];
   const where = whereClauses(model, opts, params);
   if (where === null) return;
   // A finding's exception is matched in memory against the proposed and approved ones, read once (they are
   // few), rather than by a subquery per row; without any (the usual case) nothing is looked up.
   const columns = recordColumns(model, { exceptions: false });
-  const matcher = reader.findings && (await anyLiveException(db)) ? await findingExceptionMatcher(db) : null;
+  const matcher = model === 'vulnerabilities' && (await anyLiveException(db)) ? await findingExceptionMatcher(db) : null;
   const head = `SELECT ${columns} FROM ${recordFrom(model)} WHERE `;
   const tail = ` ORDER BY r."id" LIMIT ${sqlCount(Math.max(1, Math.floor(pageSize)), 'page size')}`;
   const first = where.length ? `${head}${where.join(' AND ')}${tail}` : `SELECT ${columns} FROM ${recordFrom(model)}${tail}`;
   const next = `${head}${[...where, `r."id" > ?`].join(' AND ')}${tail}`;
   let last: string | null = null;
   for (;;) {
-    const rows: Row[] = last === null ? await db.all(first, params) : await db.all(next, [...params, last]);
+    const { columns: names, rows }: ArrayRows = last === null ? await db.allArrays(first, params) : await db.allArrays(next, [...params, last]);
     if (rows.length === 0) return;
+    const reader = readerOf(model, names);
+    const { at } = reader;
     const now = Date.now();
     const nowText = new Date(now).toISOString();
     const policy = slaPolicy();
@@ -110,10 +131,10 @@ export async function* recordPages(db: Driver, model: ModelName, opts: ExportRea
     const page = new Array<StoredRecord>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
-      if (matcher) row[EXCEPTION_COLUMN] = matcher(row.id, row.plugin_id, row.host_id, row[ASSET_ID_COLUMN]);
-      page[i] = toRecord(reader, row, now, nowText, policy, priority);
+      const exception = matcher ? matcher(row[at.id], row[at.plugin], row[at.host], row[at.asset]) : null;
+      page[i] = toRecord(reader, row, exception, now, nowText, policy, priority);
     }
-    last = String(rows[rows.length - 1].id);
+    last = String(rows[rows.length - 1][at.id]);
     yield page;
     if (rows.length < pageSize) return;
   }

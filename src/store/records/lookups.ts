@@ -3,11 +3,13 @@
 // record of a model.
 import type { KnownHost } from '../../core/connector.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import type { ModelName, StoredRecord } from '../../core/models.ts';
-import type { Driver } from '../db/driver.ts';
+import { COMMON_FIELDS, MODEL_FIELDS, type ModelName, type StoredRecord } from '../../core/models.ts';
+import type { Driver, Row } from '../db/driver.ts';
+import { sqlCount } from '../db/rows.ts';
 import { recordColumns, recordFrom, rowToRecord } from './row-mapping.ts';
-import { q, tableOf } from '../db/schema.ts';
+import { columnOf, fromColumnValue, q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
+import { recordId } from './upsert.ts';
 
 export async function getRecord(db: Driver, model: ModelName, id: string): Promise<StoredRecord> {
   const rows = await db.all(`SELECT ${recordColumns(model)} FROM ${recordFrom(model)} WHERE r."id" = ?`, [id]);
@@ -34,6 +36,50 @@ export async function countStampedByGeneration(db: Driver, sourceId: string, mod
 export async function knownHosts(db: Driver, sourceId: string): Promise<KnownHost[]> {
   const rows = await db.all(`SELECT * FROM "rec_hosts" WHERE "source_id" = ?`, [sourceId]);
   return rows.map((r) => ({ key: String(r.natural_key), fields: rowToRecord('hosts', r) }));
+}
+
+/** Hosts read per query by knownHostPages. */
+export const KNOWN_HOST_PAGE = 2000;
+
+/**
+ * The same hosts in pages of at most `pageSize`, in id order, with only `fields` (host fields stored
+ * as columns; the others are left out): a caller that seeds an index from them never holds every
+ * host, nor every column of one, at once (a console's hosts grow with it; issue 30's flat memory).
+ */
+export async function* knownHostPages(db: Driver, sourceId: string, fields: readonly string[], pageSize = KNOWN_HOST_PAGE): AsyncGenerator<KnownHost[]> {
+  const defs = [...COMMON_FIELDS, ...MODEL_FIELDS.hosts].filter((f) => f.name !== 'id' && f.name !== 'source' && fields.includes(f.name));
+  const columns = ['id', 'natural_key', ...defs.map((f) => columnOf(f.name))].map((c) => q(c)).join(', ');
+  const limit = ` ORDER BY "id" LIMIT ${sqlCount(Math.max(1, Math.floor(pageSize)), 'page size')}`;
+  let last: string | null = null;
+  for (;;) {
+    const rows: Row[] =
+      last === null
+        ? await db.all(`SELECT ${columns} FROM "rec_hosts" WHERE "source_id" = ?${limit}`, [sourceId])
+        : await db.all(`SELECT ${columns} FROM "rec_hosts" WHERE "source_id" = ? AND "id" > ?${limit}`, [sourceId, last]);
+    if (rows.length === 0) return;
+    const page = new Array<KnownHost>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const out: Record<string, unknown> = {};
+      for (const f of defs) out[f.name] = fromColumnValue(f, r[columnOf(f.name)]);
+      page[i] = { key: String(r.natural_key), fields: out };
+    }
+    last = String(rows[rows.length - 1]!.id);
+    yield page;
+    if (rows.length < pageSize) return;
+  }
+}
+
+/** The hosts of a source with these natural keys (those stored, removed ones too), found by their ids. */
+export async function knownHostsByKey(db: Driver, sourceId: string, sourceName: string, keys: string[]): Promise<KnownHost[]> {
+  const out: KnownHost[] = [];
+  const ids = keys.map((k) => recordId(sourceName, 'hosts', k));
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    for (const r of await db.all(`SELECT * FROM "rec_hosts" WHERE "id" IN ${placeholders(chunk)} AND "source_id" = ?`, [...chunk, sourceId]))
+      out.push({ key: String(r.natural_key), fields: rowToRecord('hosts', r) });
+  }
+  return out;
 }
 
 /** Records of host-bound models whose host does not exist (the invariant says: none). */

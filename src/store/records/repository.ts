@@ -9,10 +9,20 @@ import { modelCounts } from '../reports/summary-tables-write.ts';
 import { queryChanges } from './change-feed.ts';
 import { recordPages } from './export-read.ts';
 import { countMatching, countRecords, groupCount } from './group-counts.ts';
-import { countStamped, countStampedByGeneration, getRecord, hostLabels, knownHosts, orphans, recordsByIds } from './lookups.ts';
+import {
+  countStamped,
+  countStampedByGeneration,
+  getRecord,
+  hostLabels,
+  knownHostPages,
+  knownHosts,
+  knownHostsByKey,
+  orphans,
+  recordsByIds,
+} from './lookups.ts';
 import { queryRecords } from './query.ts';
 import { resolveRun, resolveSince } from './since.ts';
-import { scopedSweepPreview, sweepPreview } from './sweep.ts';
+import { sweepPreview } from './sweep.ts';
 import { upsertRecords } from './upsert.ts';
 import { RecordWrites } from './writes.ts';
 import { recomputeAllPriorities, refreshPriorities } from './priority.ts';
@@ -28,6 +38,8 @@ export function recordsRepository(db: Driver, writer: SqlitePageWriter | null, f
     buildStreamIndexes: writes.buildStreamIndexes.bind(writes),
     /** Marks what a generation did not see as removed (findings: fixed), with its change events. */
     sweep: writes.sweep.bind(writes),
+    /** Per model, within one scope: live records and how many a sweep would mark removed (writes.ts). */
+    scopedSweepPreview: writes.scopedSweepPreview.bind(writes),
     /** Records outside a sync (tests, benchmarks), in one transaction: no checkpoint, no change events. */
     upsert: (...args: Parameters<typeof upsertRecords> extends [Driver, ...infer A] ? A : never) => db.transaction((tx) => upsertRecords(tx, ...args)),
     ...bindDriver(db, {
@@ -48,11 +60,13 @@ export function recordsRepository(db: Driver, writer: SqlitePageWriter | null, f
       countStamped,
       countStampedByGeneration,
       knownHosts,
+      /** A source's hosts with only the fields asked for, a page at a time (lookups.ts). */
+      knownHostPages,
+      knownHostsByKey,
       orphans,
       hostLabels,
       hostExists,
       sweepPreview,
-      scopedSweepPreview,
       /** The change feed. */
       changes: queryChanges,
       resolveSince,

@@ -41,11 +41,23 @@ const isOpen = (status: unknown) => status === 'open' || status === 'reopened';
 
 type SlaFacts = { status?: unknown; severity?: unknown; firstSeen?: unknown; kevDueDate?: unknown };
 
+/** The last first-seen text parsed and its time: a host's findings of one scan share it, and an export reads them in a row. */
+let lastFirstSeen = '';
+let lastFirstMs = Number.NaN;
+
+function firstSeenMs(text: string): number {
+  if (text !== lastFirstSeen) {
+    lastFirstMs = Date.parse(text);
+    lastFirstSeen = text;
+  }
+  return lastFirstMs;
+}
+
 /** dueAtOf as epoch milliseconds; NaN for none. */
 function dueMsOf(r: SlaFacts, policy: SlaPolicy): number {
   if (!isOpen(r.status)) return Number.NaN;
   const days = policy[r.severity as Severity];
-  const first = typeof r.firstSeen === 'string' ? Date.parse(r.firstSeen) : Number.NaN;
+  const first = typeof r.firstSeen === 'string' ? firstSeenMs(r.firstSeen) : Number.NaN;
   let due = days !== undefined && Number.isFinite(first) ? first + days * DAY_MS : Number.NaN;
   const kev = typeof r.kevDueDate === 'string' ? Date.parse(r.kevDueDate) : Number.NaN;
   if (Number.isFinite(kev) && !(kev >= due)) due = kev;

@@ -16,7 +16,7 @@ import type { RecordIdSet } from './id-set.ts';
 import { sourceHasRecords } from './lookups.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
 import { criticalityVersion, hostCriticality, priorityConfig } from './priority.ts';
-import { sweepModel } from './sweep.ts';
+import { scopedSweepPreview, sweepModel } from './sweep.ts';
 import { type PreparedUpsert, type PriorityContext, recordId, type WriteStamp } from './upsert.ts';
 
 export class RecordWrites {
@@ -48,7 +48,7 @@ export class RecordWrites {
     if (records.vulnerabilities?.length) await this.#feeds.enrich(this.#db, records.vulnerabilities);
     const prioritise = records.vulnerabilities?.length ? await this.#criticality(stamp, records) : undefined;
     const page = preparePage(stamp, stream, mode, records, checkpoint, stored, prioritise);
-    if (stored) await this.#markAllNew(stamp, page.upserts, stored);
+    if (stored) page.upserts = await this.#markAllNew(stamp, page.upserts, stored);
     // The CVE pairs this process has not seen committed yet (cve-plugins.ts), written with the page.
     const cves = page.upserts.map((u) => (u.cveColumns ? unstoredCvePairs(stamp.sourceId, u.rows, u.cveColumns) : null));
     page.upserts.forEach((u, i) => {
@@ -125,7 +125,10 @@ export class RecordWrites {
       const built = this.#whileBuilding(() => writer.buildIndexes(runId));
       return { built: Promise.all([...early, built]).then(() => {}) };
     }
-    await analyzeLoaded(this.#db, runId);
+    // Tables a stream's early build analysed are not analysed again: the ANALYZE would wait for their index builds.
+    const analysed = this.#analysed.get(runId);
+    this.#analysed.delete(runId);
+    await analyzeLoaded(this.#db, runId, undefined, analysed);
     return { built: Promise.all([...early, finishDeferredIndexes(this.#db, runId)]).then(() => {}) };
   }
 
@@ -139,6 +142,13 @@ export class RecordWrites {
    */
   async buildStreamIndexes(runId: string, models: ModelName[]): Promise<void> {
     const tables = models.map(tableOf);
+    // Noted before any wait: the run's finishBulkLoad may come while this looks up its indexes.
+    if (!this.#writer) {
+      if (this.#analysed.size > 100) this.#analysed.clear();
+      const set = this.#analysed.get(runId) ?? new Set<string>();
+      for (const t of tables) set.add(t);
+      this.#analysed.set(runId, set);
+    }
     const names = await deferredIndexesOf(this.#db, runId, tables);
     if (names.length === 0) return;
     let list = this.#early.get(runId);
@@ -171,6 +181,9 @@ export class RecordWrites {
   /** Index builds a run started before its end (buildStreamIndexes), by run. */
   #early = new Map<string, Promise<void>[]>();
 
+  /** PostgreSQL: per run, the tables its streams' early builds analyse (buildStreamIndexes), which finishBulkLoad leaves. */
+  #analysed = new Map<string, Set<string>>();
+
   /**
    * SQLite: an index build on the page writer's thread. Each build holds the write lock while it sorts a
    * table: beyond this connection's usual 10 s at a few million findings or on a slow machine. The
@@ -195,12 +208,15 @@ export class RecordWrites {
   /**
    * Upsert groups none of whose rows can be stored yet, so their events are all `new` (changes.ts
    * recordNewChanges): the source held no record of the model when the run began (asked once per run
-   * and model, before the run's first page of it) and the run has not stored any of the ids. Hosts
+   * and model, before the run's first page of it) and the run has not stored any of the ids. A group
+   * some of whose rows the run stored already is split in two: its new rows, and the others. Hosts
    * are left out: a page of findings may have written bare rows for them, which the run does not count.
    */
-  async #markAllNew(stamp: WriteStamp, upserts: PreparedUpsert[], stored: RecordIdSet): Promise<void> {
+  async #markAllNew(stamp: WriteStamp, upserts: PreparedUpsert[], stored: RecordIdSet): Promise<PreparedUpsert[]> {
     const pageIds = new Map<ModelName, Set<string>>();
+    const out: PreparedUpsert[] = [];
     for (const u of upserts) {
+      out.push(u);
       if (u.stub || u.model === 'hosts') continue;
       const key = `${stamp.runId}\u0000${u.model}`;
       let empty = this.#emptyAtStart.get(key);
@@ -218,9 +234,44 @@ export class RecordWrites {
       // group finds it stored by the earlier one, so it is compared.
       const seen = pageIds.get(u.model) ?? new Set<string>();
       pageIds.set(u.model, seen);
-      u.allNew = empty && u.rows.every((r) => !stored.has(r[0] as string) && !seen.has(r[0] as string));
+      const isNew = (r: unknown[]) => !stored.has(r[0] as string) && !seen.has(r[0] as string);
+      u.allNew = empty && u.rows.every(isNew);
+      if (empty && !u.allNew) {
+        // Some rows the run stored already (a plugin named again by a later page): the others are new
+        // all the same, and go as such (PostgreSQL COPYs them); only those are compared with the table.
+        const fresh = u.rows.filter(isNew);
+        if (fresh.length > 0) {
+          out[out.length - 1] = { ...u, rows: fresh, allNew: true };
+          out.push({ ...u, rows: u.rows.filter((r) => !isNew(r)), allNew: false });
+        }
+      }
       for (const r of u.rows) seen.add(r[0] as string);
     }
+    return out;
+  }
+
+  /**
+   * Per model, within one scope: its live records and how many a sweep would mark removed (sweep.ts).
+   * With the sweeping run's id, a model whose table that run loaded empty holds only what the run stored:
+   * nothing to mark, and no count to scan the table for while its indexes are built (its live count
+   * is then not counted: 0).
+   */
+  async scopedSweepPreview(
+    sourceId: string,
+    models: ModelName[],
+    generation: string,
+    scope: SweepScope,
+    runId?: string,
+  ): Promise<Record<string, { live: number; unseen: number }>> {
+    const loadedEmpty = (m: ModelName) => runId !== undefined && this.#deferred.get(`${runId}\u0000${m}`) === true;
+    const rest = await scopedSweepPreview(
+      this.#db,
+      sourceId,
+      models.filter((m) => !loadedEmpty(m)),
+      generation,
+      scope,
+    );
+    return Object.fromEntries(models.map((m) => [m, rest[m] ?? { live: 0, unseen: 0 }]));
   }
 
   /**

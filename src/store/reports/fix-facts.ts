@@ -8,6 +8,7 @@
 // finding event of the feed joined to its finding. Migration 38 fills it from the feed.
 import type { Driver } from '../db/driver.ts';
 import { FINDING_EVENTS_IN_WINDOW, FIX_DATE, FIX_EVENT } from '../records/fix-dates.ts';
+import { dropFixDays, FIX_ROW, type FixRow, shiftFixDays } from './fix-days.ts';
 
 /** An ISO-8601 text column or parameter as fractional days, in each dialect (the old report's). */
 function days(dialect: 'sqlite' | 'postgres', expr: string): string {
@@ -97,7 +98,8 @@ ON CONFLICT (source_id, severity) DO UPDATE SET n = sum_fix_totals.n + excluded.
 export async function addFixFacts(tx: Driver, at: string, runId: string): Promise<void> {
   const fresh = `${fromEvents(tx.dialect, `e."at" = ? AND e."run_id" = ? AND ${FINDING_EVENTS_IN_WINDOW}`)} AND NOT EXISTS (SELECT 1 FROM sum_fixes x WHERE x."seq" = e."seq")`;
   await shiftTotals(tx, 1, `(${fresh}) f`, [at, runId]);
-  await tx.run(`INSERT INTO sum_fixes (${COLUMNS}) ${fresh}`, [at, runId]);
+  // The rows added, to their sums per day (fix-days.ts).
+  await shiftFixDays(tx, await tx.all<FixRow & Record<string, unknown>>(`INSERT INTO sum_fixes (${COLUMNS}) ${fresh} RETURNING ${FIX_ROW}`, [at, runId]));
 }
 
 /** Brings the rows of these findings' earlier fixes (and their totals) up to date with the findings as now written. */
@@ -108,15 +110,28 @@ export async function refreshFixFacts(tx: Driver, ids: unknown[]): Promise<void>
   const param = [tx.dialect === 'postgres' ? ids : JSON.stringify(ids)];
   const theirs = `(SELECT * FROM sum_fixes WHERE ${byIds}) f`;
   await shiftTotals(tx, -1, theirs, param);
-  const changed = await tx.run(
-    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d}, dated_at = ${c.datedAt} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND e.${byIds}`,
+  // Their sums per day (fix-days.ts): the rows as they were out, as they are now in (only what changed is written).
+  const was = await tx.all<FixRow & Record<string, unknown>>(`SELECT ${FIX_ROW} FROM sum_fixes WHERE ${byIds}`, param);
+  const now = await tx.all<FixRow & Record<string, unknown>>(
+    `UPDATE sum_fixes AS e SET severity = ${c.severity}, fix_date = ${c.fixDate}, d = ${c.d}, dated_at = ${c.datedAt} FROM "rec_vulnerabilities" v WHERE v."id" = e."record_id" AND e.${byIds}
+RETURNING ${
+      tx.dialect === 'postgres'
+        ? FIX_ROW.split(', ')
+            .map((x) => `e.${x}`)
+            .join(', ')
+        : FIX_ROW
+    }`,
     param,
   );
-  if (changed > 0) await shiftTotals(tx, 1, theirs, param);
+  if (now.length > 0) {
+    await shiftTotals(tx, 1, theirs, param);
+    await shiftFixDays(tx, now, was);
+  }
 }
 
 /** A source removed: its rows go with its events. */
 export async function dropFixFacts(tx: Driver, sourceId: string): Promise<void> {
   await tx.run(`DELETE FROM sum_fixes WHERE source_id = ?`, [sourceId]);
   await tx.run(`DELETE FROM sum_fix_totals WHERE source_id = ?`, [sourceId]);
+  await dropFixDays(tx, sourceId);
 }

@@ -8,6 +8,7 @@ import { meanBlankReason } from '../records/fix-dates.ts';
 import { type Since, sinceClause } from '../records/since.ts';
 import { placeholders } from '../db/sql.ts';
 import { openAges } from './open-ages.ts';
+import { windowFixes } from './fix-days.ts';
 
 /** One source and severity of the report. */
 export interface RemediationRow {
@@ -60,6 +61,8 @@ export interface FixStats {
 export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource = true): Promise<FixStats[]> {
   if (opts.sourceIds && opts.sourceIds.length === 0) return [];
   if (bySource && !opts.since && !opts.until) return allFixStats(db, opts.sourceIds);
+  // A window given as a time (or none): from the fixes' sums per day (fix-days.ts), whatever the fixes in it.
+  if (!opts.since || opts.since.afterRun === null) return windowFixStats(db, opts, bySource);
   const params: unknown[] = [];
   let where = `e."kind" = 'fix'`;
   if (opts.sourceIds) {
@@ -99,6 +102,19 @@ export async function fixStats(db: Driver, opts: Pick<RemediationOptions, 'sourc
   return [...groups.values()].map((g) =>
     withDays({ source: g.source, severity: g.severity, fixed: g.fixed, dated: 0, totalDays: 0, medianDays: null }, g.days),
   );
+}
+
+/** The fixes dated since a time (or from the first) and before `until`, per source (bySource) and severity, from their sums per day. */
+async function windowFixStats(db: Driver, opts: Pick<RemediationOptions, 'sourceIds' | 'since' | 'until'>, bySource: boolean): Promise<FixStats[]> {
+  const rows = await windowFixes(db, opts.since?.at ?? null, opts.until ?? null, opts.sourceIds, bySource);
+  const names = new Map((await db.all(`SELECT "id", "name" FROM "sources"`)).map((r) => [String(r.id), String(r.name)]));
+  return rows.flatMap((r) => {
+    const name = bySource ? names.get(r.sourceId) : '';
+    if (name === undefined) return [];
+    return [
+      { source: name, severity: r.severity === '' ? null : r.severity, fixed: r.fixed, dated: r.dated, totalDays: r.totalDays, medianDays: r.medianDays },
+    ];
+  });
 }
 
 /** A group's fixes with their known days: how many, summed, and the median (the middle one, or the mean of the middle two). */

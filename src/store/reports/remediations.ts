@@ -243,11 +243,12 @@ export async function remediationHosts(db: Driver, key: string, sourceIds?: stri
     const sourceId = sources.get(p.source);
     if (sourceId === undefined) continue;
     for (const r of await db.all(
-      `SELECT r."host_id", h."hostname", h."fqdn", h."owner", h."department", COUNT(*) AS "n", SUM(COALESCE(r."priority", 0)) AS "p",
+      // Grouped per host first, then each host joined once (not once per finding).
+      `SELECT g."host_id", h."hostname", h."fqdn", h."owner", h."department", g."n", g."p", g."d" FROM (
+         SELECT r."host_id" AS "host_id", COUNT(*) AS "n", SUM(COALESCE(r."priority", 0)) AS "p",
          MAX(CASE r."decision" WHEN 'act' THEN 3 WHEN 'attend' THEN 2 WHEN 'track-star' THEN 1 WHEN 'track' THEN 0 END) AS "d"
-       FROM "rec_vulnerabilities" r LEFT JOIN "rec_hosts" h ON h."id" = r."host_id"
-       WHERE ${byPlugin(db)} = ? AND ${LIVE_OPEN_NOT_INDEXED(db)}
-       GROUP BY r."host_id", h."hostname", h."fqdn", h."owner", h."department"`,
+         FROM "rec_vulnerabilities" r WHERE ${byPlugin(db)} = ? AND ${LIVE_OPEN_NOT_INDEXED(db)} GROUP BY r."host_id"
+       ) g LEFT JOIN "rec_hosts" h ON h."id" = g."host_id"`,
       [sourceId, p.pluginId],
     )) {
       const id = String(r.host_id);

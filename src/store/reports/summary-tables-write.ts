@@ -10,6 +10,7 @@ import { q, tableOf } from '../db/schema.ts';
 import { placeholders } from '../db/sql.ts';
 import { PLUGIN_OWNERS_SELECT } from './plugin-owners.ts';
 import { type FindingDeltas, findingDeltas } from './summary-tables-delta.ts';
+import { holdPlacement, readStamp, refreshSeam } from './summary-tables-guard.ts';
 import { scanFindings } from './summary-tables-scan.ts';
 import { MAX_KEYS, padTouched, type TouchedKeys, touchedAgree, touchedKeys, touchedList } from './summary-tables-touched.ts';
 
@@ -232,16 +233,19 @@ function rowsOf(f: SummaryFill, rows: Row[]): unknown[][] {
   });
 }
 
-/**
- * Rebuilds a source's summaries from its records; readers see the old or the new ones. On SQLite the
- * grouped scans run before the write transaction and their rows (a few thousand) are written in it: a
- * first import's index builds, on the page writer's connection, go on meanwhile (the scans take the
- * write lock for none of their time). PostgreSQL fills each table in the
- * transaction with INSERT … SELECT.
- */
-export async function refreshSummaries(db: Driver, sourceId: string, after?: RefreshAfterRun): Promise<'full' | 'touched'> {
-  const s = [sourceId];
-  dirty.delete(sourceId);
+/** What a rebuild read: the touched keys (null: everything), the findings' deltas, the fills and (SQLite) their rows. */
+interface RefreshPlan {
+  touched: TouchedKeys | null;
+  deltas: FindingDeltas | null;
+  fills: SummaryFill[];
+  scanned: unknown[][][] | null;
+  /** summary-tables-guard.ts readStamp when it read (SQLite). */
+  stamp: string | null;
+}
+
+/** Every read of a rebuild (on `db`, or in its write transaction). */
+async function planRefresh(db: Driver, sourceId: string, after?: RefreshAfterRun): Promise<RefreshPlan> {
+  const stamp = db.dialect === 'sqlite' ? await readStamp(db, sourceId) : null;
   // After a run that only upserted (an incremental run that swept nothing), when the summaries are those
   // the source's previous run left: the groups of what the run stamped are rebuilt, the rest kept.
   let keys = after?.touchedOnly ? await touchedKeys(db, sourceId, after.runId) : null;
@@ -267,9 +271,29 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
   );
   const scanned =
     db.dialect === 'sqlite' ? await Promise.all(fills.map(async (f) => onePass?.get(f.table) ?? rowsOf(f, await db.all(f.select, params(f.table))))) : null;
-  await db.transaction(async (tx) => {
+  return { touched, deltas, fills, scanned, stamp };
+}
+
+/**
+ * Rebuilds a source's summaries from its records; readers see the old or the new ones. On SQLite the
+ * grouped scans run before the write transaction and their rows (a few thousand) are written in it: a
+ * first import's index builds, on the page writer's connection, go on meanwhile (the scans take the
+ * write lock for none of their time); when a correlation pass or another rebuild of the source committed
+ * since, they are made again inside it (summary-tables-guard.ts). PostgreSQL makes every read in the
+ * transaction, under the source's lock and the correlation's, and fills each table with INSERT … SELECT.
+ */
+export async function refreshSummaries(db: Driver, sourceId: string, after?: RefreshAfterRun): Promise<'full' | 'touched'> {
+  const s = [sourceId];
+  dirty.delete(sourceId);
+  let plan = db.dialect === 'sqlite' ? await planRefresh(db, sourceId, after) : null;
+  if (refreshSeam.beforeWrite) await refreshSeam.beforeWrite(sourceId);
+  const touched = await db.transaction(async (tx) => {
     // Two processes refreshing one source (a worker's epilogue, a server's first read) take turns.
     if (tx.dialect === 'postgres') await tx.all(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`tributary-summaries-${sourceId}`]);
+    await holdPlacement(tx);
+    if (!plan || plan.stamp !== (await readStamp(tx, sourceId))) plan = await planRefresh(tx, sourceId, after);
+    const { touched, deltas, fills, scanned } = plan;
+    const params = (table: string): unknown[] => [sourceId, ...(touched?.get(table) ?? [])];
     for (const t of SUMMARY_TABLES) await tx.run(`DELETE FROM ${t} WHERE source_id = ?${touchedList(touched, t)}`, params(t));
     for (const [i, f] of fills.entries()) {
       if (scanned) await tx.insertMany(insertOf(f), scanned[i]!);
@@ -294,6 +318,7 @@ export async function refreshSummaries(db: Driver, sourceId: string, after?: Ref
       );
     // The run whose epilogue this is: the next run's may rebuild only what it touches (summary-tables-touched.ts).
     await tx.run(`INSERT INTO sum_state (source_id, refreshed_at, run_id) VALUES (?, ?, ?)`, [sourceId, new Date().toISOString(), after?.runId ?? null]);
+    return touched;
   });
   fresh.add(sourceId);
   // PostgreSQL plans by its statistics, which autovacuum refreshes only a while after a large load:

@@ -12,6 +12,7 @@ import { meanBlankReason } from '../records/fix-dates.ts';
 import type { RemediationRow } from './remediation.ts';
 import { placeholders } from '../db/sql.ts';
 import { openAges } from './open-ages.ts';
+import { movesByDay, windowFixes } from './fix-days.ts';
 
 export const TREND_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof TREND_SEVERITIES)[number];
@@ -88,16 +89,11 @@ export async function trendsReport(db: Driver, opts: TrendsOptions): Promise<Tre
 WHERE first_day >= ?${sources('source_id', deltaParams)} GROUP BY first_day, severity`,
         deltaParams,
       );
-  // The rows dated from the window's first day on (a covering index on their date): their net openings
-  // per day (those whose event is not after now), summed in SQL.
-  const moveParams: unknown[] = [first, opts.now];
+  // The rows dated from the window's first day on: their net openings per day (those whose event is not
+  // after now), from their sums per day (fix-days.ts).
   const moves = empty
     ? []
-    : await db.all(
-        `SELECT SUBSTR(e."dated_at", 1, 10) AS "opened", NULL AS "closed", e."severity" AS "severity", SUM(e."moves") AS "n"
-FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"', moveParams)} GROUP BY SUBSTR(e."dated_at", 1, 10), e."severity"`,
-        moveParams,
-      );
+    : (await movesByDay(db, first.slice(0, 10), opts.now, opts.sourceIds)).map((r) => ({ opened: r.day, closed: null, severity: r.severity, n: r.n }));
   const deltas = [...firsts, ...moves];
 
   const open = zero();
@@ -137,7 +133,7 @@ FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"
   const historyFrom = starts.length ? starts.sort()[0]! : null;
 
   // All sources together, so the median is over every fix of a severity.
-  const stats = empty ? [] : await windowFixes(db, first, end, opts.sourceIds);
+  const stats = empty ? [] : await windowFixes(db, first, end, opts.sourceIds, false);
   const round1 = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
   const remediation = TREND_SEVERITIES.map((severity) => {
     const of = stats.find((r) => r.severity === severity);
@@ -153,47 +149,4 @@ FROM sum_fixes e WHERE e."dated_at" >= ? AND e."at" <= ?${sources('e."source_id"
     };
   });
   return { from: dates[0]!, to: last, historyFrom, days, remediation };
-}
-
-/**
- * The fixes dated in [from, to) per severity, all sources together: counts and summed days from one
- * pass over the covering index on their date, each severity's median (the middle one of its known days,
- * or the mean of the middle two) read at its offset in them, all in SQL.
- */
-async function windowFixes(
-  db: Driver,
-  from: string,
-  to: string,
-  sourceIds?: string[],
-): Promise<{ severity: string; fixed: number; dated: number; totalDays: number; medianDays: number | null }[]> {
-  const scope = sourceIds ? ` AND e."source_id" IN ${placeholders(sourceIds)}` : '';
-  const window = `e."dated_at" >= ? AND e."dated_at" < ? AND e."kind" = 'fix'${scope}`;
-  const base = [from, to, ...(sourceIds ?? [])];
-  const sums = (
-    await db.all(
-      `SELECT e."severity" AS "severity", COUNT(*) AS "n", COUNT(e."d") AS "dated", SUM(e."d") AS "total" FROM sum_fixes e WHERE ${window} GROUP BY e."severity"`,
-      base,
-    )
-  ).filter((r) => isSeverity(r.severity));
-  const params: unknown[] = [];
-  const arms: string[] = [];
-  sums.forEach((r, i) => {
-    const dated = Number(r.dated);
-    if (dated === 0) return;
-    params.push(...base, r.severity, dated % 2 === 1 ? 1 : 2, Math.floor((dated - 1) / 2));
-    arms.push(
-      `SELECT ${i} AS "i", "d" FROM (SELECT e."d" AS "d" FROM sum_fixes e WHERE ${window} AND e."severity" = ? AND e."d" IS NOT NULL ORDER BY e."d" LIMIT ? OFFSET ?) x${i}`,
-    );
-  });
-  const middles = arms.length > 0 ? await db.all(arms.join('\nUNION ALL\n'), params) : [];
-  return sums.map((r, i) => {
-    const mine = middles.filter((m) => Number(m.i) === i);
-    return {
-      severity: String(r.severity),
-      fixed: Number(r.n),
-      dated: Number(r.dated),
-      totalDays: Number(r.total ?? 0),
-      medianDays: mine.length === 0 ? null : mine.reduce((a, m) => a + Number(m.d), 0) / mine.length,
-    };
-  });
 }

@@ -1,11 +1,12 @@
-// The stored hosts a run's streams share (streams/common.ts SharedHosts): read once while no page of the
-// run carries host records, read again after one does, afresh through another knownHosts function; and
-// a resolver seeded with the hosts cut to SEED_FIELDS resolves every row as one seeded with the whole hosts.
+// The stored hosts a run's streams share (streams/common.ts SharedHosts): read once (a page at a time,
+// SEED_FIELDS only) while no page of the run carries host records, read again after one does, afresh
+// through another knownHosts function; and a resolver seeded with the hosts cut to SEED_FIELDS resolves
+// every row as one seeded with the whole hosts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KnownHost } from '../../../src/core/connector.ts';
 import type { IncomingRecord, ModelName } from '../../../src/core/models.ts';
-import { HostResolver, seedOnly } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
+import { HostResolver, SEED_FIELDS, seedOnly } from '../../../src/connectors/tenable-sc/map/host-resolver.ts';
 import { SharedHosts } from '../../../src/connectors/tenable-sc/streams/common.ts';
 import { sumipRow, vulnRow } from './fixtures/rows.ts';
 
@@ -32,12 +33,27 @@ const stored: KnownHost[] = [
   { key: 'uuid:legacy-7', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.10'], os: 'Linux' } },
 ];
 
+/**
+ * A knownHosts function over `list()` as the store's is: pages of two hosts, each cut to the fields asked
+ * (which must be SEED_FIELDS); `onRead` runs as a read starts (it may throw, as a closed store does).
+ */
+function pagesOf(list: () => KnownHost[], onRead: () => void = () => {}) {
+  return (fields: readonly string[]): AsyncIterable<KnownHost[]> =>
+    (async function* () {
+      assert.deepEqual(fields, SEED_FIELDS);
+      onRead();
+      const hosts = list();
+      for (let i = 0; i < hosts.length; i += 2)
+        yield hosts.slice(i, i + 2).map((h) => ({ key: h.key, fields: Object.fromEntries(Object.entries(h.fields).filter(([f]) => fields.includes(f))) }));
+    })();
+}
+
 test('SharedHosts: one read of the store while pages carry no hosts, another after a page with hosts', async () => {
   let reads = 0;
-  const knownHosts = async () => {
-    reads++;
-    return stored;
-  };
+  const knownHosts = pagesOf(
+    () => stored,
+    () => reads++,
+  );
   const shared = new SharedHosts();
   const a = await shared.resolver({ knownHosts });
   const b = await shared.resolver({ knownHosts });
@@ -51,21 +67,73 @@ test('SharedHosts: one read of the store while pages carry no hosts, another aft
   await shared.resolver({ knownHosts });
   assert.equal(reads, 2, 'a page with hosts: the stored hosts are read again');
   await shared.resolver({
-    knownHosts: async () => {
-      reads++;
-      return [];
-    },
+    knownHosts: pagesOf(
+      () => [],
+      () => reads++,
+    ),
   });
   assert.equal(reads, 3, 'another knownHosts function is read afresh');
   assert.ok(!(await shared.resolver({})).has('uuid:aaaa-1'), 'without knownHosts: an empty resolver');
 });
 
+test('SharedHosts: after a page with hosts, only the hosts the pages since named are read again (by key), merged into the list', async () => {
+  // The store: the stored hosts, then a page changes one (a new address) and adds one.
+  let store = stored;
+  let full = 0;
+  const asked: string[][] = [];
+  const knownHosts = pagesOf(
+    () => store,
+    () => full++,
+  );
+  const knownHostsByKey = async (keys: string[]) => {
+    asked.push([...keys].sort());
+    return store.filter((h) => keys.includes(h.key));
+  };
+  const shared = new SharedHosts();
+  await shared.resolver({ knownHosts, knownHostsByKey });
+  const moved: KnownHost = { key: 'uuid:legacy-7', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.77'], tenableUuid: 'legacy-7' } };
+  const added: KnownHost = { key: 'addr:2|10.0.0.11|', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.11'] } };
+  store = [stored[0]!, stored[1]!, moved, added];
+  shared.saw({
+    records: {
+      hosts: [
+        { key: moved.key, fields: {} },
+        { key: added.key, fields: {} },
+      ],
+    },
+    checkpoint: null,
+  });
+  shared.saw({ records: { software: [{ key: 's', hostKey: 'uuid:aaaa-1', fields: {} }] }, checkpoint: null });
+  const r = await shared.resolver({ knownHosts, knownHostsByKey });
+  assert.equal(full, 1, 'no second read of every host');
+  assert.deepEqual(asked, [['addr:2|10.0.0.11|', 'uuid:aaaa-1', 'uuid:legacy-7']], 'the hosts the pages named');
+  // It resolves rows as a resolver seeded from every stored host now.
+  const rows = [
+    vulnRow({ ip: '10.0.0.77', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.0.0.11', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+    vulnRow({ ip: '10.9.9.1', uuid: 'AAAA-1', repository: REPO }),
+  ];
+  const keys = (res: HostResolver) => rows.map((row) => res.rowHost(row, () => {}));
+  assert.deepEqual(keys(r), keys(HostResolver.seeded(store.map(seedOnly))));
+  assert.deepEqual(keys(r), ['uuid:legacy-7', 'addr:2|10.0.0.11|', 'uuid:aaaa-1']);
+  // Nothing named since: the list is kept.
+  await shared.resolver({ knownHosts, knownHostsByKey });
+  assert.equal(asked.length, 1);
+  // A first import's pages name more hosts than are worth looking up one by one: every host is read again.
+  shared.saw({ records: { hosts: Array.from({ length: 6000 }, (_, i) => ({ key: `addr:2|10.1.${i >> 8}.${i & 255}|`, fields: {} })) }, checkpoint: null });
+  await shared.resolver({ knownHosts, knownHostsByKey });
+  assert.equal(full, 2);
+  assert.equal(asked.length, 1);
+});
+
 test('SharedHosts: a failed read is not kept', async () => {
   let fail = true;
-  const knownHosts = async () => {
-    if (fail) throw new Error('store closed');
-    return stored;
-  };
+  const knownHosts = pagesOf(
+    () => stored,
+    () => {
+      if (fail) throw new Error('store closed');
+    },
+  );
   const shared = new SharedHosts();
   await assert.rejects(shared.resolver({ knownHosts }), /store closed/);
   fail = false;

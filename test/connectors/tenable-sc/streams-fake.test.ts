@@ -167,6 +167,28 @@ test('software stream asks for plugins 20811/22869 whatever the severity', async
   assert.deepEqual(pages[0]!.checkpoint, { ...(pages[0]!.checkpoint as Cursor), phase: 'done', offset: 0 });
 });
 
+test("software stream: a quarter of the page size a request (each row is a host's whole inventory), every row read once", async () => {
+  const cfg = { ...config, pageSize: 8 };
+  const rows = Array.from({ length: 5 }, (_, i) =>
+    vulnRow({ pluginID: '20811', ip: `10.0.0.${i + 1}`, uuid: `uuid-${i}`, hostUUID: `host-${i}`, pluginText: fixture('plugin-20811.txt') }),
+  );
+  const fake = fakeClient({ rows: () => rows });
+  const pages = await collect(softwareStream({ config: cfg, client: fake.factory }).read(ctx()));
+  assert.deepEqual(
+    fake.calls.map((c) => `${c.offset}+${c.limit}`),
+    ['0+2', '2+2', '4+2'],
+  );
+  assert.deepEqual(
+    pages.map((p) => `${(p.checkpoint as Cursor).phase}@${(p.checkpoint as Cursor).offset}`),
+    ['software@2', 'software@4', 'done@0'],
+  );
+  assert.equal(
+    pages.reduce((n, p) => n + (p.records.software?.length ?? 0), 0),
+    5 * 4,
+  );
+  assert.ok(pages.every((p) => (p.records.software?.length ?? 0) <= 2 * 4));
+});
+
 test('hosts stream: sumip, inventory enrichment, /rest/hosts only on 5.20+ and only for known hosts', async () => {
   const agentUuid = 'AAAA0000-1111-2222-3333-444455556666';
   const fake = fakeClient({

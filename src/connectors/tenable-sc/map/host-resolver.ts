@@ -115,7 +115,17 @@ export function rowHostIds(row: Record<string, unknown>): HostIds {
 }
 
 /** The fields of a stored host that `seed` reads (its identifiers and which FACTS it has): nothing else decides a resolution. */
-export const SEED_FIELDS = ['repository', 'hostUuid', 'tenableUuid', 'biosUuid', 'macAddresses', 'netbiosName', 'fqdn', 'ipAddresses', ...FACTS] as const;
+export const SEED_FIELDS: readonly string[] = [
+  'repository',
+  'hostUuid',
+  'tenableUuid',
+  'biosUuid',
+  'macAddresses',
+  'netbiosName',
+  'fqdn',
+  'ipAddresses',
+  ...FACTS,
+];
 
 /** A stored host cut to SEED_FIELDS: seeds a resolver exactly as the whole host does, in a fraction of its memory. */
 export function seedOnly(h: KnownHost): KnownHost {
@@ -140,9 +150,14 @@ export class HostResolver {
   /** Host key → which of FACTS the host has (bit i: FACTS[i]), so a finding row fills only what is missing. */
   readonly #factsKnown = new Map<string, number>();
 
-  /** Seeds the index with the hosts the store holds for this source. */
-  static async load(knownHosts: (() => Promise<KnownHost[]>) | undefined): Promise<HostResolver> {
-    return HostResolver.seeded(knownHosts ? await knownHosts() : []);
+  /**
+   * Seeds the index with the hosts the store holds for this source, read a page at a time with only
+   * SEED_FIELDS: the resolver is what is kept of them.
+   */
+  static async load(knownHosts: ((fields: readonly string[]) => AsyncIterable<KnownHost[]>) | undefined): Promise<HostResolver> {
+    const r = new HostResolver();
+    if (knownHosts) for await (const page of knownHosts(SEED_FIELDS)) for (const h of page) r.seed(h);
+    return r;
   }
 
   /** A resolver seeded with these hosts. */
@@ -401,8 +416,21 @@ function valuesOf(ids: HostIds, kind: Kind): string[] {
 /** The row fields rowHost resolves a host from. */
 const HOST_VALUES = ['uuid', 'hostUUID', 'ip', 'dnsName', 'netbiosName', 'macAddress', 'biosGUID', 'repositoryID'] as const;
 
+/**
+ * Every field of an analysis row that rowHost reads (identifiers, names, facts, scores): a row cut to
+ * these resolves as the whole row does (the vulnerabilities stream's page thread sends only these).
+ */
+const HOST_ROW_FIELDS = [...HOST_VALUES, 'repository', 'ips', 'operatingSystem', 'lastSeen', 'acrScore', 'assetExposureScore'] as const;
+
+/** A row cut to the fields rowHost reads (HOST_ROW_FIELDS). */
+export function hostRowOf(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of HOST_ROW_FIELDS) if (row[f] !== undefined) out[f] = row[f];
+  return out;
+}
+
 /** Whether two rows carry the same host-identifying values (compared as sent: a miss only costs a lookup). */
-function sameHostValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+export function sameHostValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   for (const f of HOST_VALUES) if (a[f] !== b[f]) return false;
   const ra = a.repository as { id?: unknown; name?: unknown } | null | undefined;
   const rb = b.repository as { id?: unknown; name?: unknown } | null | undefined;

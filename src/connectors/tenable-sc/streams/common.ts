@@ -1,6 +1,6 @@
 // What every Tenable.sc stream shares: the client's lifetime and the severity filter.
 import type { KnownHost, Page, StreamContext } from '../../../core/connector.ts';
-import { HostResolver, seedOnly } from '../map/host-resolver.ts';
+import { HostResolver, SEED_FIELDS, seedOnly } from '../map/host-resolver.ts';
 import { TenableScClient } from '../client.ts';
 import type { AnalysisFilter } from '../client.ts';
 import type { TenableScApiConfig } from '../config.ts';
@@ -20,31 +20,76 @@ export interface StreamDeps {
  * The stored hosts every stream of a run seeds its host resolver from, read from the store once and
  * again only after a page of this run carried host records (the hosts stream's, or a host a later
  * stream created or completed): a stream starts after every page before it is stored, so each
- * resolver is seeded with exactly the hosts the store holds then, as when each stream read them. Kept
- * cut to what seeding reads (SEED_FIELDS). A different `knownHosts` function (another store or source,
- * in tests) is read afresh.
+ * resolver is seeded with exactly the hosts the store holds then, as when each stream read them. Read
+ * (a page of hosts at a time) and kept cut to what seeding reads (SEED_FIELDS). The read again is of
+ * the hosts the pages since named (their host records and the hosts their records are on), merged into
+ * the list, where the context can read hosts by key (issue 30: an incremental run read every stored
+ * host once per stream). A different `knownHosts` function (another store or source, in tests) is
+ * read afresh.
  */
+/** Past this many hosts named since the last read (a first import's), every host is read again: one scan costs less than their lookups. */
+const NAMED_MAX = 5000;
+
 export class SharedHosts {
   #from: StreamContext['knownHosts'] | null = null;
   #list: Promise<KnownHost[]> | null = null;
+  /** Whether a page since the last read carried host records; the host keys the pages since named (null: past NAMED_MAX, all are read again). */
+  #stale = false;
+  #named: Set<string> | null = new Set();
 
-  async resolver(ctx: Pick<StreamContext, 'knownHosts'>): Promise<HostResolver> {
+  async resolver(ctx: Pick<StreamContext, 'knownHosts' | 'knownHostsByKey'>): Promise<HostResolver> {
     if (!ctx.knownHosts) return new HostResolver();
     if (this.#from !== ctx.knownHosts || this.#list === null) {
       this.#from = ctx.knownHosts;
-      const list = ctx.knownHosts().then((hosts) => hosts.map(seedOnly));
-      this.#list = list;
-      list.catch(() => {
-        if (this.#list === list) this.#list = null;
-      });
+      this.#keep(seedHosts(ctx.knownHosts));
+    } else if (this.#stale) {
+      const byKey = this.#named ? ctx.knownHostsByKey : undefined;
+      const keys = [...(this.#named ?? [])];
+      const before = this.#list;
+      this.#keep(
+        byKey
+          ? Promise.all([before, byKey(keys)]).then(([list, changed]) => {
+              const at = new Map(list.map((h, i) => [h.key, i]));
+              const next = [...list];
+              for (const h of changed) {
+                const i = at.get(h.key);
+                if (i === undefined) next.push(seedOnly(h));
+                else next[i] = seedOnly(h);
+              }
+              return next;
+            })
+          : seedHosts(ctx.knownHosts),
+      );
     }
-    return HostResolver.seeded(await this.#list);
+    return HostResolver.seeded(await this.#list!);
   }
 
-  /** A page a stream yields: host records in it make the stored hosts change. */
-  saw(page: Page): void {
-    if ((page.records.hosts?.length ?? 0) > 0) this.#list = null;
+  #keep(list: Promise<KnownHost[]>): void {
+    this.#list = list;
+    this.#stale = false;
+    this.#named = new Set();
+    list.catch(() => {
+      if (this.#list === list) this.#list = null;
+    });
   }
+
+  /** A page a stream yields: host records in it make the stored hosts change (those it names, and the hosts of its records). */
+  saw(page: Page): void {
+    for (const [model, records] of Object.entries(page.records))
+      for (const r of records ?? []) {
+        if (model === 'hosts') this.#stale = true;
+        const key = model === 'hosts' ? r.key : r.hostKey;
+        if (key !== undefined) this.#named?.add(key);
+      }
+    if (this.#named && this.#named.size > NAMED_MAX) this.#named = null;
+  }
+}
+
+/** Every stored host with only SEED_FIELDS, read a page at a time (never a whole host, nor every host's row at once). */
+async function seedHosts(knownHosts: NonNullable<StreamContext['knownHosts']>): Promise<KnownHost[]> {
+  const out: KnownHost[] = [];
+  for await (const page of knownHosts(SEED_FIELDS)) for (const h of page) out.push(h);
+  return out;
 }
 
 /** The host resolver a stream starts from: the run's shared stored hosts, or (without them) the store read now. */

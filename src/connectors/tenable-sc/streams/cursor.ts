@@ -15,6 +15,8 @@ import type { IncomingRecord, ModelName } from '../../../core/models.ts';
 import { errorMessage, UpstreamError } from '../../../core/errors.ts';
 import type { AnalysisFilter, AnalysisQuery, TenableScClient } from '../client.ts';
 import type { AnalysisPage as AnalysisPageResult } from '../map/envelope.ts';
+import type { HostResolver } from '../map/host-resolver.ts';
+import type { PageKind, PageWorker } from './page-worker.ts';
 
 /** Tenable.sc error 146: a filter name this console does not know. */
 export function isUnknownFilterError(err: unknown): boolean {
@@ -97,7 +99,15 @@ export interface AnalysisPhase {
   fallbackFilters?: AnalysisFilter[];
   /** Maps one page of rows (through core's mapRows, given `at`); `errors` counts rows that could not be mapped, `failures` lists them. */
   map(rows: Record<string, unknown>[], at: RowsAt): { records: Mapped; errors: number; failures?: RowFailure[] };
+  /**
+   * The same mapping done on a page thread (page-worker.ts), when the stream has one: findings rows of
+   * this set, their hosts resolved by `hosts` on this thread.
+   */
+  onThread?: { as: PageKind; hosts: HostResolver };
 }
+
+/** A page thread, and a client that can hand it answers (a test's fake client cannot). */
+type Threaded = { pages: PageWorker; client: TenableScClient };
 
 /**
  * Pages through the phases from `start`, at most three pages in memory at a time: while the caller
@@ -112,7 +122,9 @@ export async function* runAnalysisPhases(
   start: Cursor,
   pageSize: number,
   after = 'done',
+  pages?: PageWorker,
 ): AsyncGenerator<Page> {
+  const threaded: Threaded | null = pages && typeof client.fetchAnalysisPageOn === 'function' ? { pages, client } : null;
   let cursor = start;
   let adoptClock = isFresh(ctx);
   let i = phases.findIndex((p) => p.name === cursor.phase);
@@ -141,20 +153,39 @@ export async function* runAnalysisPhases(
       atConsole--;
       pump(phase, q);
     };
-    const page = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal, onHeaders });
-    const before = mappedBefore;
-    const fetched = page.then(async (p) => {
+    /** What the page's arrival tells the queue: the console's total, whether the phase ends here. */
+    const learn = (shape: PageShape) => {
       onHeaders();
-      const shape = shapeOf(p);
-      if (mine === generation) {
-        if (shape.total !== null) total = shape.total;
-        if (isLastPage(shape, offset, pageSize)) ended = true;
-        else pump(phase, q);
-      }
-      await before;
-      const mapped = p.rows.length > 0 ? phase.map(p.rows, { what: phase.name, firstRow: offset + 1, log: ctx.log }) : { records: {}, errors: 0 };
-      return { page: shape, mapped };
-    });
+      if (mine !== generation) return;
+      if (shape.total !== null) total = shape.total;
+      if (isLastPage(shape, offset, pageSize)) ended = true;
+      else pump(phase, q);
+    };
+    const before = mappedBefore;
+    const at = { what: phase.name, firstRow: offset + 1, log: ctx.log };
+    const remote = threaded ? phase.onThread : undefined;
+    let page: Promise<unknown>;
+    let fetched: Promise<Fetched>;
+    if (threaded && remote) {
+      // Parsed and mapped on the page thread; the hosts resolved here, in page order (`before`).
+      const p = threaded.client.fetchAnalysisPageOn(threaded.pages, { ...q, offset, limit: pageSize }, { signal: ctx.signal, onHeaders });
+      page = p;
+      fetched = p.then(async (parsed) => {
+        const shape: PageShape = { rowCount: parsed.rowCount, total: parsed.total, timestamp: parsed.timestamp };
+        learn(shape);
+        return { page: shape, mapped: await threaded.pages.map(parsed.id, remote.as, at, remote.hosts, before) };
+      });
+    } else {
+      const p = client.fetchAnalysisPage({ ...q, offset, limit: pageSize }, { signal: ctx.signal, onHeaders });
+      page = p;
+      fetched = p.then(async (answer) => {
+        const shape = shapeOf(answer);
+        learn(shape);
+        await before;
+        const mapped = answer.rows.length > 0 ? phase.map(answer.rows, at) : { records: {}, errors: 0 };
+        return { page: shape, mapped };
+      });
+    }
     // A failed request is no longer at the console; its error is handled where it is awaited. This
     // only keeps a page asked for ahead and then abandoned from counting as an unhandled rejection.
     page.catch(onHeaders);

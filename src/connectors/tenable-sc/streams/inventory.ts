@@ -8,16 +8,32 @@ import { isComplianceRow, mapComplianceRow, mapPortRow, mapSoftwareRow, PORT_PLU
 import { missingFindingIdentity } from '../map/identity.ts';
 import { loadResolver, pluginFilter, type StreamDeps, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { PageWorker } from './page-worker.ts';
 import { streamStart } from './scan-window.ts';
 
-function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase): Stream {
+/**
+ * A software row is a host's whole inventory (tens to hundreds of packages, each a record), so a page of
+ * them is many times a page of findings: the software stream asks for this fraction of the page size.
+ * At 1,000 rows a page of the simulator's software was ~20,000 records, ~10 MB of the main heap for
+ * each of the three pages in flight and ~25 MB more in the SQLite page writer's heap (issue 30, memory).
+ */
+export const SOFTWARE_PAGE_DIVISOR = 4;
+
+function singlePhaseStream(deps: StreamDeps, s: Omit<Stream, 'read'>, phase: (cursor: Cursor, hosts: HostResolver) => AnalysisPhase, pageDivisor = 1): Stream {
   return {
     ...s,
     read(ctx: StreamContext) {
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, s.name, [s.name]);
         const p = phase(start, await loadResolver(deps, ctx));
-        yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, deps.config.pageSize);
+        // A phase that can be mapped on a page thread is (page-worker.ts).
+        const pages = p.onThread ? new PageWorker({ proofMaxBytes: deps.config.proofMaxBytes }) : undefined;
+        const pageSize = Math.max(1, Math.ceil(deps.config.pageSize / pageDivisor));
+        try {
+          yield* runAnalysisPhases(client, ctx, [{ ...p, name: s.name }], start, pageSize, 'done', pages);
+        } finally {
+          await pages?.close();
+        }
       });
     },
   };
@@ -39,6 +55,7 @@ export function softwareStream(deps: StreamDeps): Stream {
           { ...at, missing: missingFindingIdentity },
         ),
     }),
+    SOFTWARE_PAGE_DIVISOR,
   );
 }
 
@@ -69,6 +86,7 @@ export function complianceStream(deps: StreamDeps): Stream {
           },
           { ...at, missing: missingFindingIdentity },
         ),
+      onThread: { as: { kind: 'compliance' }, hosts },
     }),
   );
 }

@@ -11,6 +11,7 @@ import { missingFindingIdentity } from '../map/identity.ts';
 import { isComplianceRow, mapVulnerability } from '../map/vulndetails.ts';
 import { loadResolver, type StreamDeps, severityFilter, withClient } from './common.ts';
 import { type AnalysisPhase, type Cursor, runAnalysisPhases, timeFilter } from './cursor.ts';
+import { PageWorker } from './page-worker.ts';
 import { streamStart } from './scan-window.ts';
 
 export const VULN_PHASES = ['patched', 'cumulative'] as const;
@@ -42,11 +43,13 @@ export function vulnerabilityPhases(deps: StreamDeps, cursor: Cursor, hosts: Hos
       // a finding was mitigated.
       ...(cursor.since !== null ? { fallbackFilters: [...sev] } : {}),
       map: map('patched'),
+      onThread: { as: { kind: 'findings', sourceType: 'patched' }, hosts },
     },
     {
       name: 'cumulative',
       query: { tool: 'vulndetails', sourceType: 'cumulative', filters: [...sev, ...timeFilter('lastSeen', cursor)] },
       map: map('cumulative'),
+      onThread: { as: { kind: 'findings', sourceType: 'cumulative' }, hosts },
     },
   ];
 }
@@ -61,7 +64,13 @@ export function vulnerabilitiesStream(deps: StreamDeps): Stream {
       return withClient(deps, ctx, async function* (client) {
         const start = await streamStart(deps, ctx, client, 'vulnerabilities', [...VULN_PHASES]);
         const hosts = await loadResolver(deps, ctx);
-        yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize);
+        // Its pages are decoded, parsed and mapped on a thread of their own (page-worker.ts).
+        const pages = new PageWorker({ proofMaxBytes: deps.config.proofMaxBytes });
+        try {
+          yield* runAnalysisPhases(client, ctx, vulnerabilityPhases(deps, start, hosts), start, deps.config.pageSize, 'done', pages);
+        } finally {
+          await pages.close();
+        }
       });
     },
   };
