@@ -8,15 +8,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
-import { SdpTicketWriter } from '../../src/connectors/servicedesk-plus/ticket-writer.ts';
-import { createLogger, silentLogger } from '../../src/core/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { remediationTicketsSchema } from '../../src/core/tickets.ts';
 import type { SourceRecord } from '../../src/store/index.ts';
 import { runSync } from '../../src/sync/runner.ts';
-import { applyTickets, ticketPlan } from '../../src/tickets/index.ts';
+import { ticketPlan } from '../../src/tickets/index.ts';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
 import { type RunningTenableSim, startTenableSim } from '../../sim/tenable-sc/index.ts';
-import { memState, parseConfig } from '../connectors/servicedesk-plus/helpers.ts';
+import { applyOnSim } from './apply-on-sim.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 3).toString('base64');
@@ -42,18 +41,7 @@ for (const backend of BACKENDS) {
       let sdp: RunningSdpSim;
       let desk: SourceRecord;
       const apply = async () => {
-        const w = new SdpTicketWriter(
-          parseConfig({ serverUrl: sdp.url, apiKey: sdp.apiKey }),
-          { sourceName: 'desk', log: silentLogger, state: memState() },
-          null,
-        );
-        try {
-          const r = await applyTickets(app.store, desk, SETTINGS, w);
-          assert.equal(r.failed, 0, JSON.stringify(r.errors));
-          return r;
-        } finally {
-          await w.close();
-        }
+        return applyOnSim(app.store, desk, SETTINGS, sdp);
       };
       const openOn = async (ips: string[]) => {
         const open = await app.store.tickets.openFindings({ severities: ['critical', 'high'], knownExploited: true });

@@ -5,14 +5,12 @@
 // the request resolved only when every plugin's findings are fixed.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SdpTicketWriter } from '../../src/connectors/servicedesk-plus/ticket-writer.ts';
-import { silentLogger } from '../../src/core/log.ts';
 import type { IncomingRecord } from '../../src/core/models.ts';
 import { remediationTicketsSchema } from '../../src/core/tickets.ts';
 import type { SourceRecord, Store } from '../../src/store/index.ts';
-import { applyTickets, ticketPlan } from '../../src/tickets/index.ts';
+import { ticketPlan } from '../../src/tickets/index.ts';
 import { type RunningSdpSim, startSdpSim } from '../../sim/servicedesk-plus/index.ts';
-import { memState, parseConfig } from '../connectors/servicedesk-plus/helpers.ts';
+import { applyOnSim } from './apply-on-sim.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { openTestStore, writeRecords } from '../helpers/store.ts';
 
@@ -38,18 +36,7 @@ for (const backend of BACKENDS) {
     let lab: SourceRecord;
     let desk: SourceRecord;
     const apply = async () => {
-      const w = new SdpTicketWriter(
-        parseConfig({ serverUrl: sim.url, apiKey: sim.apiKey }),
-        { sourceName: 'desk', log: silentLogger, state: memState() },
-        null,
-      );
-      try {
-        const r = await applyTickets(store, desk, SETTINGS, w);
-        assert.equal(r.failed, 0, JSON.stringify(r.errors));
-        return r;
-      } finally {
-        await w.close();
-      }
+      return applyOnSim(store, desk, SETTINGS, sim);
     };
     const ids = async (pairs: [string, string][]) => {
       const open = await store.tickets.openFindings({ severities: ['critical'], knownExploited: false });
