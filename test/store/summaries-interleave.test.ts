@@ -2,14 +2,13 @@
 // both stores: the rebuild writes the hosts' placement and the owners per plugin as the pass left them
 // (summary-tables-guard.ts), after a full rebuild and after an incremental run's touched-only one.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import type { IncomingRecord, ModelName } from '../../src/core/models.ts';
 import type { Page, StreamContext } from '../../src/core/connector.ts';
-import { createLogger } from '../../src/core/log.ts';
+import { keptLinesLogger } from '../helpers/app.ts';
 import { correlateAll } from '../../src/store/correlation/full.ts';
 import { refreshSeam } from '../../src/store/reports/summary-tables-guard.ts';
 import { runSync } from '../../src/sync/runner.ts';
@@ -107,16 +106,10 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       db = await backend.create();
-      const destination = new Writable({
-        write(chunk, _enc, cb) {
-          for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
-          cb();
-        },
-      });
       app = await openApp({
         dataDir: db.dataDir,
         db: db.url,
-        log: createLogger({ level: 'debug', destination }),
+        log: keptLinesLogger(lines),
         registry: new ConnectorRegistry([connector()]),
       });
       await addSource(app, 'interleave', 'scan', {});

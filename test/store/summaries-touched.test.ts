@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type AppContext, openApp } from '../../src/app/context.ts';
 import { addSource } from '../../src/app/sources.ts';
 import { ConnectorRegistry } from '../../src/connectors/registry.ts';
 import type { Page, StreamContext } from '../../src/core/connector.ts';
-import { createLogger } from '../../src/core/log.ts';
+import { keptLinesLogger } from '../helpers/app.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { streamsConnector } from '../helpers/streams-connector.ts';
@@ -153,16 +152,10 @@ for (const backend of BACKENDS) {
     const lines: Record<string, unknown>[] = [];
     before(async () => {
       db = await backend.create();
-      const destination = new Writable({
-        write(chunk, _enc, cb) {
-          for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
-          cb();
-        },
-      });
       app = await openApp({
         dataDir: db.dataDir,
         db: db.url,
-        log: createLogger({ level: 'debug', destination }),
+        log: keptLinesLogger(lines),
         registry: new ConnectorRegistry([connector()]),
       });
       await addSource(app, 'touchfix', 'one', {});
