@@ -4,7 +4,7 @@
 //   node bench/tenable-sc-api.ts [--hosts 20000] [--findings-per-host 50] [--store sqlite|postgres|both]
 //                                [--runs 1] [--quick] [--pg-url postgres://postgres@127.0.0.1:5432/test]
 //                                [--node-flags='…'] [--only floor|floor-late|tributary] [--floor-late]
-//                                [--incremental [--changed 0.01]] [--cpu-prof]
+//                                [--incremental [--changed 0.01]] [--cpu-prof] [--keep DIR]
 //
 // What runs where. The simulator runs in its own process (its CPU and memory are not ours); every
 // measurement runs in a fresh child process of its own, so each peak RSS is that run's alone. On a
@@ -38,12 +38,16 @@
 //              findings changes its lastSeen; then an incremental run of the same source, in a fresh
 //              process on the same database, timed the same way. Reported as a share of the first
 //              import's time (issue 30: ≤ 10 %). The simulator is reset afterwards.
+// --keep DIR keeps Tributary's store of the first import where `bench/query-latency --keep DIR --reuse
+//              --findings <hosts × findings-per-host>` measures it (SQLite: DIR/sqlite/tributary.db; PostgreSQL:
+//              database tributary_qlat_<hosts × findings-per-host>), with that bench's master key; so the
+//              queries of target 4 are timed on the store a real first import wrote, without a second fill.
 // findings/s = vulnerability records stored / seconds; both store the same set of records (checked).
 // Peak RSS is the process's peak resident set (getrusage maxrss) when 10 % of the records are stored
 // (100k of 1M) and at the end; growth = (end − 10 %) / 10 %. Both children run with the V8 flags
 // `tributary` is launched with (bench/launch-flags.ts), or with --node-flags when given ('' for none).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -386,7 +390,8 @@ async function openBenchApp(store: StoreKind, db: string, dataDir: string) {
     db: store === 'sqlite' ? `sqlite:${db}` : db,
     log: createLogger({ level: process.env.BENCH_LOG ? 'debug' : 'info', destination: process.env.BENCH_LOG ? process.stderr : sink }),
     registry: new ConnectorRegistry([tenableScConnector as unknown as Connector]),
-    env: {},
+    // A kept store (--keep) is opened later by bench/query-latency with its master key.
+    env: process.env.TRIBUTARY_MASTER_KEY ? { TRIBUTARY_MASTER_KEY: process.env.TRIBUTARY_MASTER_KEY } : {},
   });
 }
 
@@ -488,7 +493,22 @@ async function simControl(target: Target, path: string, body: Record<string, unk
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
-async function withDatabase<T>(store: StoreKind, pgUrl: string, fn: (db: string, dataDir: string) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  store: StoreKind,
+  pgUrl: string,
+  fn: (db: string, dataDir: string) => Promise<T>,
+  keep?: { dir: string; findings: number },
+): Promise<T> {
+  if (keep) {
+    // Where bench/query-latency --keep DIR --reuse looks for it; nothing is removed afterwards.
+    const dataDir = join(keep.dir, store);
+    if (existsSync(join(dataDir, 'tributary.db'))) throw new Error(`${dataDir} already holds a store: remove it first`);
+    mkdirSync(dataDir, { recursive: true });
+    if (store === 'sqlite') return await fn(join(dataDir, 'tributary.db'), dataDir);
+    const { createPostgres } = await import('./scratch-database.ts');
+    const made = await createPostgres(pgUrl, `tributary_qlat_${keep.findings}`);
+    return await fn(made.url, dataDir);
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
   try {
     if (store === 'sqlite') return await fn(join(dataDir, 'bench.db'), dataDir);
@@ -566,6 +586,7 @@ async function main(): Promise<void> {
       'floor-late': { type: 'boolean', default: false },
       incremental: { type: 'boolean', default: false },
       changed: { type: 'string', default: '0.01' },
+      keep: { type: 'string' },
       mode: { type: 'string' },
       child: { type: 'string' },
       db: { type: 'string' },
@@ -602,6 +623,8 @@ async function main(): Promise<void> {
   const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const nodeArgs = [...nodeFlags, ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(root, 'bench', '.prof')] : [])];
 
+  // bench/query-latency's master key, so that it opens a kept store (its sources' secrets included).
+  if (values.keep) process.env.TRIBUTARY_MASTER_KEY ??= Buffer.alloc(32, 42).toString('base64');
   const { proc: sim, target } = await startSim(hosts, perHost);
   try {
     const t0 = performance.now();
@@ -620,29 +643,35 @@ async function main(): Promise<void> {
             process.stderr.write(
               `  ${store} ${r.kind} #${i + 1}: ${fmtInt(r.stored)} findings in ${r.seconds.toFixed(1)} s (${r.innerSeconds.toFixed(1)} s inside) = ${fmtInt(r.perSecond)}/s, peak RSS ${fmtMb(r.peakAtMarkMb)} → ${fmtMb(r.peakEndMb)}\n`,
             );
-          await withDatabase(store, values['pg-url']!, async (db, dataDir) => {
-            if (kind !== 'tributary') {
+          const keep = values.keep && kind === 'tributary' && i === 0 ? { dir: values.keep, findings: hosts * perHost } : undefined;
+          await withDatabase(
+            store,
+            values['pg-url']!,
+            async (db, dataDir) => {
+              if (kind !== 'tributary') {
+                const r = await runChild(kind, store, target, db, dataDir, mark, nodeArgs);
+                say(r);
+                all.push(r);
+                return;
+              }
+              await runChild('setup', store, target, db, dataDir, mark, []);
               const r = await runChild(kind, store, target, db, dataDir, mark, nodeArgs);
               say(r);
               all.push(r);
-              return;
-            }
-            await runChild('setup', store, target, db, dataDir, mark, []);
-            const r = await runChild(kind, store, target, db, dataDir, mark, nodeArgs);
-            say(r);
-            all.push(r);
-            if (!values.incremental) return;
-            // A day later, a rescan of `changed` of the hosts: their open findings' lastSeen moves.
-            await simControl(target, '/_sim/advance', { seconds: 86400, rescanFraction: changed });
-            try {
-              const inc = await runChild('incremental', store, target, db, dataDir, mark, nodeArgs);
-              say(inc);
-              all.push(inc);
-            } finally {
-              await simControl(target, '/_sim/reset', {});
-              await warmSim(target);
-            }
-          });
+              if (!values.incremental) return;
+              // A day later, a rescan of `changed` of the hosts: their open findings' lastSeen moves.
+              await simControl(target, '/_sim/advance', { seconds: 86400, rescanFraction: changed });
+              try {
+                const inc = await runChild('incremental', store, target, db, dataDir, mark, nodeArgs);
+                say(inc);
+                all.push(inc);
+              } finally {
+                await simControl(target, '/_sim/reset', {});
+                await warmSim(target);
+              }
+            },
+            keep,
+          );
         }
       }
     }
