@@ -4,7 +4,8 @@
 //   node bench/tenable-sc-api.ts [--hosts 20000] [--findings-per-host 50] [--store sqlite|postgres|both]
 //                                [--runs 1] [--quick] [--pg-url postgres://postgres@127.0.0.1:5432/test]
 //                                [--node-flags='…'] [--only floor|floor-late|tributary] [--floor-late]
-//                                [--incremental [--changed 0.01]] [--cpu-prof] [--keep DIR]
+//                                [--incremental [--changed 0.01] [--incremental-runs 1] [--incremental-base DIR]]
+//                                [--cpu-prof] [--keep DIR]
 //
 // What runs where. The simulator runs in its own process (its CPU and memory are not ours); every
 // measurement runs in a fresh child process of its own, so each peak RSS is that run's alone. On a
@@ -37,7 +38,13 @@
 //              rescans a fraction (--changed, default 1 %) of its hosts, so that fraction of the open
 //              findings changes its lastSeen; then an incremental run of the same source, in a fresh
 //              process on the same database, timed the same way. Reported as a share of the first
-//              import's time (issue 30: ≤ 10 %). The simulator is reset afterwards.
+//              import's time (issue 30: ≤ 10 %). The simulator is reset afterwards. With --incremental-runs N
+//              the incremental is timed N times, each on a copy of the store the first import left (the
+//              simulator reset and advanced alike before each; the store itself stays as the first import
+//              left it), and the median reported: on a shared machine one first import buys several figures.
+//              --incremental-base DIR (a checkout of other code, e.g. `git worktree add --detach DIR main`
+//              with its node_modules) times each of those runs also with DIR's code, on a copy of its own,
+//              the two alternating: a before/after of a change under the same load.
 // --keep DIR keeps Tributary's store of the first import where `bench/query-latency --keep DIR --reuse
 //              --findings <hosts × findings-per-host>` measures it (SQLite: DIR/sqlite/tributary.db; PostgreSQL:
 //              database tributary_qlat_<hosts × findings-per-host>), with that bench's master key; so the
@@ -47,7 +54,7 @@
 // (100k of 1M) and at the end; growth = (end − 10 %) / 10 %. Both children run with the V8 flags
 // `tributary` is launched with (bench/launch-flags.ts), or with --node-flags when given ('' for none).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -63,7 +70,7 @@ const root = join(here, '..');
 const PAGE = 1000;
 
 type StoreKind = 'sqlite' | 'postgres';
-type Kind = 'floor' | 'floor-late' | 'tributary' | 'incremental';
+type Kind = 'floor' | 'floor-late' | 'tributary' | 'incremental' | 'incremental-base';
 
 interface Target {
   url: string;
@@ -487,6 +494,23 @@ async function warmSim(target: Target): Promise<number> {
   return total;
 }
 
+/**
+ * Copies of the store a first import left (--incremental-runs), one fresh copy per call (SQLite: the
+ * file, closed by the child; PostgreSQL: a database made from it as a template); the store itself stays
+ * as the first import left it.
+ */
+async function storeCopy(store: StoreKind, pgUrl: string, db: string, n: number): Promise<{ db: string; drop(): Promise<void> }> {
+  if (store === 'sqlite') {
+    // The file with its WAL, should the child have left one (it checkpoints and removes it on close).
+    const copy = `${db}.copy${n}`;
+    for (const ext of ['', '-wal']) if (existsSync(`${db}${ext}`)) copyFileSync(`${db}${ext}`, `${copy}${ext}`);
+    return { db: copy, drop: async () => ['', '-wal', '-shm'].forEach((ext) => rmSync(`${copy}${ext}`, { force: true })) };
+  }
+  const { freshPostgres } = await import('./scratch-database.ts');
+  const copy = await freshPostgres(pgUrl, new URL(db).pathname.slice(1));
+  return { db: copy.url, drop: copy.drop };
+}
+
 /** The simulator's control API (sim/tenable-sc/control.ts). */
 async function simControl(target: Target, path: string, body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${target.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -527,10 +551,12 @@ function runChild(
   dataDir: string,
   mark: number,
   extraNodeArgs: string[],
+  /** Another checkout's copy of this file (--incremental-base), whose code the child runs. */
+  script = fileURLToPath(import.meta.url),
 ): Promise<RunResult> {
   const args = [
     ...extraNodeArgs,
-    fileURLToPath(import.meta.url),
+    script,
     '--child',
     kind,
     '--store',
@@ -586,6 +612,8 @@ async function main(): Promise<void> {
       'floor-late': { type: 'boolean', default: false },
       incremental: { type: 'boolean', default: false },
       changed: { type: 'string', default: '0.01' },
+      'incremental-runs': { type: 'string', default: '1' },
+      'incremental-base': { type: 'string' },
       keep: { type: 'string' },
       mode: { type: 'string' },
       child: { type: 'string' },
@@ -620,6 +648,7 @@ async function main(): Promise<void> {
   // --only takes one kind or several, comma-separated (e.g. floor-late,tributary).
   const kinds: Kind[] = values.only ? (values.only.split(',') as Kind[]) : ['floor', 'tributary', ...(values['floor-late'] ? ['floor-late' as const] : [])];
   const changed = Number(values.changed);
+  const incrementalRuns = Math.max(1, Number(values['incremental-runs']));
   const nodeFlags = values['node-flags'] !== undefined ? values['node-flags'].split(/\s+/).filter(Boolean) : launchFlags();
   const nodeArgs = [...nodeFlags, ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(root, 'bench', '.prof')] : [])];
 
@@ -659,16 +688,26 @@ async function main(): Promise<void> {
               say(r);
               all.push(r);
               if (!values.incremental) return;
-              // A day later, a rescan of `changed` of the hosts: their open findings' lastSeen moves.
-              await simControl(target, '/_sim/advance', { seconds: 86400, rescanFraction: changed });
-              try {
-                const inc = await runChild('incremental', store, target, db, dataDir, mark, nodeArgs);
-                say(inc);
-                all.push(inc);
-              } finally {
-                await simControl(target, '/_sim/reset', {});
-                await warmSim(target);
-              }
+              // With several, each runs on a copy of the store the first import left.
+              const base = values['incremental-base'];
+              const sides = (k: number) => (base ? (k % 2 === 0 ? [false, true] : [true, false]) : [false]);
+              for (let k = 0, n = 0; k < incrementalRuns; k++)
+                for (const isBase of sides(k)) {
+                  const copy = incrementalRuns > 1 || base ? await storeCopy(store, values['pg-url']!, db, ++n) : null;
+                  // A day later, a rescan of `changed` of the hosts: their open findings' lastSeen moves.
+                  await simControl(target, '/_sim/advance', { seconds: 86400, rescanFraction: changed });
+                  try {
+                    const script = isBase ? join(base!, 'bench', 'tenable-sc-api.ts') : undefined;
+                    const inc = await runChild('incremental', store, target, copy?.db ?? db, dataDir, mark, nodeArgs, script);
+                    const r = isBase ? { ...inc, kind: 'incremental-base' as const } : inc;
+                    say(r);
+                    all.push(r);
+                  } finally {
+                    await copy?.drop();
+                    await simControl(target, '/_sim/reset', {});
+                    await warmSim(target);
+                  }
+                }
             },
             keep,
           );
@@ -709,12 +748,13 @@ async function main(): Promise<void> {
         const lRate = median(fl.map((r) => r.perSecond));
         late.push([store, fmtInt(lRate), t.length ? (tRate / lRate).toFixed(2) : '-', fmtMb(Math.max(...fl.map((r) => r.peakEndMb)))]);
       }
-      const inc = all.filter((r) => r.store === store && r.kind === 'incremental');
-      if (inc.length && t.length) {
+      for (const kind of ['incremental', 'incremental-base'] as const) {
+        const inc = all.filter((r) => r.store === store && r.kind === kind);
+        if (!inc.length || !t.length) continue;
         const fullS = median(t.map((r) => r.seconds));
         const incS = median(inc.map((r) => r.seconds));
         incr.push([
-          store,
+          kind === 'incremental' ? store : `${store} (base)`,
           fullS.toFixed(1),
           incS.toFixed(1),
           `${((incS / fullS) * 100).toFixed(1)} %`,

@@ -8,6 +8,7 @@ import { writeCvePairs } from './cve-plugins.ts';
 import { openAgesAfterPage, openAgesBeforePage } from '../reports/open-ages.ts';
 import { addFixFacts, refreshFixFacts } from '../reports/fix-facts.ts';
 import type { PreparedPage } from './pages.ts';
+import { stampUnchanged } from './unchanged.ts';
 
 const CHECKPOINT_SQL = `INSERT INTO "checkpoints" ("source_id", "stream", "value", "complete", "mode", "generation", "run_id", "updated_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT ("source_id", "stream") DO UPDATE SET "value" = excluded."value", "complete" = excluded."complete", "mode" = excluded."mode",
@@ -25,21 +26,28 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
           await tx.insertMany(u.sql, u.rows);
           continue;
         }
+        // Rows stored unchanged but for when they were seen get only that (unchanged.ts); the rest is upserted.
+        let rows = u.rows;
+        if (u.unchanged && !u.allNew) {
+          const same = await stampUnchanged(tx, u.unchanged, rows);
+          if (same.size > 0) rows = rows.filter((r) => !same.has(r[0] as string));
+        }
+        if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
+        if (rows.length === 0) continue;
         // The open findings by first-seen day (open-ages.ts) lose the page's findings as stored and get them back as written.
-        const ids = u.model === 'vulnerabilities' ? u.rows.map((r) => r[0]) : null;
+        const ids = u.model === 'vulnerabilities' ? rows.map((r) => r[0]) : null;
         if (ids && !u.allNew) await openAgesBeforePage(tx, ids);
         // Events are detected against the rows as they were before this page (changes.ts).
         const detected = u.allNew
-          ? await recordNewChanges(tx, u.model, u.rows, u.statusAt, page.changes)
-          : await detectChanges(tx, u.model, u.rows, u.statusAt, page.changes);
-        await tx.insertMany(u.sql, u.rows, detected.known);
-        if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
+          ? await recordNewChanges(tx, u.model, rows, u.statusAt, page.changes)
+          : await detectChanges(tx, u.model, rows, u.statusAt, page.changes);
+        await tx.insertMany(u.sql, rows, detected.known);
         if (detected.moved) await stampFindingMoves(tx, page.changes);
         if (ids) {
           await openAgesAfterPage(tx, ids);
           // The fixes' rows (fix-facts.ts): the earlier ones of these findings as they now are, and the page's new ones.
           if (!u.allNew) await refreshFixFacts(tx, ids);
-          if (detected.moved || (u.statusAt >= 0 && u.rows.some((r) => r[u.statusAt] === 'fixed'))) await addFixFacts(tx, page.changes.at, page.changes.runId);
+          if (detected.moved || (u.statusAt >= 0 && rows.some((r) => r[u.statusAt] === 'fixed'))) await addFixFacts(tx, page.changes.at, page.changes.runId);
         }
       }
       return page.counts;

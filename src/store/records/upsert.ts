@@ -12,6 +12,7 @@ import { priorityOf } from '../../core/priority.ts';
 import { factsOfRecord, priorityConfig } from './priority.ts';
 import { openAgesAfterPage, openAgesBeforePage } from '../reports/open-ages.ts';
 import { refreshFixFacts } from '../reports/fix-facts.ts';
+import { type UnchangedSql, unchangedSql } from './unchanged.ts';
 
 /**
  * What a page's findings are prioritised with (docs/priority.md): their hosts' criticality as stored or
@@ -135,6 +136,32 @@ function insertSqlFor(model: ModelName, shape: Shape): InsertSql {
   if (pgTail !== sql.tail) sql.pgTail = pgTail;
   insertCache.set(cacheKey, sql);
   return sql;
+}
+
+const unchangedCache = new Map<string, UnchangedSql | null>();
+
+/**
+ * The narrow statement that stamps rows of a shape the table holds unchanged (unchanged.ts): every column
+ * the upsert sets compared, but the stamps; none for rows that only fill (their rule reads the stored row).
+ */
+function unchangedSqlFor(model: ModelName, shape: Shape): UnchangedSql | null {
+  const cacheKey = `${model}|${shape.fields.map((f) => f.name).join(',')}|${shape.upstreamFirst}|${shape.origin}|${shape.fill}`;
+  let hit = unchangedCache.get(cacheKey);
+  if (hit !== undefined) return hit;
+  hit = null;
+  if (!shape.fill) {
+    const compare: [string, number][] = [['external_id', 3]];
+    if (shape.upstreamFirst) compare.push(['first_seen', 4]);
+    if (shape.origin) compare.push(['origin', LEADING_COLUMNS]);
+    const leading = LEADING_COLUMNS + (shape.origin ? 1 : 0);
+    shape.fields.forEach((f, i) => {
+      // (written when a finding is first stored, then by the change feed: the upsert leaves them)
+      if (!(model === 'vulnerabilities' && FINDING_TIMES.includes(f.name))) compare.push([columnOf(f.name), leading + i]);
+    });
+    hit = unchangedSql(tableOf(model), compare, model === 'vulnerabilities' ? 'status' : null, model === 'hosts');
+  }
+  unchangedCache.set(cacheKey, hit);
+  return hit;
 }
 
 interface ModelPlan {
@@ -263,6 +290,8 @@ export interface PreparedUpsert {
   cveColumns?: CveColumns;
   /** The (source, CVE, plugin) rows to add to vuln_cve_plugins with the rows (writes.ts sets them). */
   cvePairs?: unknown[][];
+  /** Stamps the rows the table holds unchanged but for when they were seen (unchanged.ts); the upsert writes the rest. */
+  unchanged?: UnchangedSql;
 }
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
@@ -411,6 +440,8 @@ export function prepareUpserts(
     const statusAt = statusColumnAt(model, names, leading);
     const list = [...rows.values()];
     const u: PreparedUpsert = { model, sql: insertSqlFor(model, shape), rows: list, statusAt };
+    const unchanged = unchangedSqlFor(model, shape);
+    if (unchanged) u.unchanged = unchanged;
     if (model === 'vulnerabilities' && names.includes('cves')) {
       const pluginAt = names.indexOf('pluginId');
       u.cveColumns = { cves: leading + names.indexOf('cves'), plugin: pluginAt < 0 ? -1 : leading + pluginAt };
