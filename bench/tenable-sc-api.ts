@@ -479,11 +479,28 @@ async function startSim(hosts: number, perHost: number): Promise<{ proc: ChildPr
   return { proc: child, target: { url, accessKey, secretKey } };
 }
 
+/**
+ * The parent's calls to the simulator, each on a connection of its own: a kept-alive one, idle while a
+ * child ran, may be closed by the simulator just as it is reused (on a loaded machine, a bench at a
+ * million findings failed so), and a control call is not one to send twice.
+ */
+async function simFetch(url: string, init: { method: string; headers?: Record<string, string>; body: string }): Promise<Response> {
+  const { Agent, fetch } = await import('undici');
+  const dispatcher = new Agent({ pipelining: 0 });
+  try {
+    const res = await fetch(url, { ...init, dispatcher });
+    const text = await res.text();
+    return new Response(text, { status: res.status });
+  } finally {
+    await dispatcher.close();
+  }
+}
+
 /** Builds the simulator's per-query page index before anything is timed (first request of each phase). */
 async function warmSim(target: Target): Promise<number> {
   let total = 0;
   for (const p of PHASES) {
-    const res = await fetch(`${target.url}/rest/analysis`, {
+    const res = await simFetch(`${target.url}/rest/analysis`, {
       method: 'POST',
       headers: { 'x-apikey': `accesskey=${target.accessKey}; secretkey=${target.secretKey};`, 'content-type': 'application/json' },
       body: JSON.stringify({ ...analysisBody(p.sourceType, 0), startOffset: 0, endOffset: 1 }),
@@ -513,7 +530,7 @@ async function storeCopy(store: StoreKind, pgUrl: string, db: string, n: number)
 
 /** The simulator's control API (sim/tenable-sc/control.ts). */
 async function simControl(target: Target, path: string, body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${target.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await simFetch(`${target.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
