@@ -46,13 +46,18 @@ for (const backend of BACKENDS) {
     let store: Store;
     let sourceId: string;
     const stamp = (runId: string, generation: string, now: string) => ({ sourceId, sourceName: 'lab', runId, generation, now });
-    const write = (runId: string, generation: string, now: string, records: Partial<Record<string, IncomingRecord[]>>, mode: 'full' | 'incremental' = 'incremental') =>
-      store.records.writePage(stamp(runId, generation, now), 'findings', mode, records, { value: null, complete: false });
+    const write = (
+      runId: string,
+      generation: string,
+      now: string,
+      records: Partial<Record<string, IncomingRecord[]>>,
+      mode: 'full' | 'incremental' = 'incremental',
+    ) => store.records.writePage(stamp(runId, generation, now), 'findings', mode, records, { value: null, complete: false });
     const findingId = (plugin: string, h = 'uuid:h1') => recordId('lab', 'vulnerabilities', `${h}|443|tcp|${plugin}`, recordId('lab', 'hosts', h));
     const raw = async (table: string, id: string) => (await store.db.all(`SELECT * FROM "${table}" WHERE "id" = ?`, [id]))[0]!;
     const events = async (runId: string) =>
       (await store.db.all(`SELECT "model", "external_id", "change", "from", "to" FROM "changes" WHERE "run_id" = ?`, [runId]))
-        .map((e) => `${e.model} ${e.external_id ?? "-"} ${e.change} ${e.from ?? '-'}→${e.to ?? '-'}`)
+        .map((e) => `${e.model} ${e.external_id ?? '-'} ${e.change} ${e.from ?? '-'}→${e.to ?? '-'}`)
         .sort();
     const touched = async () => (await store.db.all(`SELECT "finding_id" FROM alert_touched`)).map((r) => String(r.finding_id)).sort();
     /** Every column but the stamps a later run moves. */
@@ -106,7 +111,10 @@ for (const backend of BACKENDS) {
       assert.equal((await store.records.get('vulnerabilities', findingId('4'))).severity, 'critical');
       // Only the status moved an event; the alerts queue the findings whose watched columns changed.
       assert.deepEqual(await events('r2'), ['vulnerabilities 3 fixed open→fixed']);
-      assert.deepEqual((await touched()).filter((id) => !queued.includes(id)), [findingId('3'), findingId('4')].sort());
+      assert.deepEqual(
+        (await touched()).filter((id) => !queued.includes(id)),
+        [findingId('3'), findingId('4')].sort(),
+      );
     });
 
     test('a reopened finding seen open again stays reopened; a removed one seen again comes back', async () => {

@@ -172,3 +172,39 @@ test('a resolver seeded with hosts cut to SEED_FIELDS resolves rows as one seede
     'tenableUuid',
   ]);
 });
+
+test("SharedHosts: each stream's resolver is a copy of one seeded once per list: what one learns, the next does not see, and each resolves as a fresh seeding", async () => {
+  let seeds = 0;
+  const original = HostResolver.seeded;
+  HostResolver.seeded = (hosts) => {
+    seeds++;
+    return original.call(HostResolver, hosts);
+  };
+  try {
+    const shared = new SharedHosts();
+    const knownHosts = pagesOf(() => stored);
+    // Rows that create hosts (learned by the first stream) and rows that join stored ones.
+    const rows = [
+      vulnRow({ ip: '10.0.0.50', uuid: 'new-50', repository: REPO }),
+      vulnRow({ ip: '10.0.0.50', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+      vulnRow({ ip: '10.9.9.3', uuid: '', hostUUID: '', macAddress: '00-50-56-00-00-08', dnsName: '', netbiosName: '', repository: REPO }),
+      vulnRow({ ip: '10.0.0.9', uuid: 'aaaa-1', repository: REPO }),
+    ];
+    const resolveAll = (r: HostResolver) => {
+      const out: [string, IncomingRecord | null | undefined][] = [];
+      return { keys: rows.map((row) => r.rowHost(row, (m, rec) => out.push([m, rec]))), out };
+    };
+    const fresh = () => resolveAll(original.call(HostResolver, stored.map(seedOnly)));
+    const first = await shared.resolver({ knownHosts });
+    assert.deepEqual(resolveAll(first), fresh());
+    assert.ok(first.has('uuid:new-50'));
+    const second = await shared.resolver({ knownHosts });
+    assert.equal(seeds, 1, 'seeded once for the list');
+    assert.ok(!second.has('uuid:new-50'), 'the host the first stream created is not in the next copy');
+    assert.deepEqual(resolveAll(second), fresh());
+    // The copy's writes left its source alone: a third copy still resolves as a fresh seeding.
+    assert.deepEqual(resolveAll(await shared.resolver({ knownHosts })), fresh());
+  } finally {
+    HostResolver.seeded = original;
+  }
+});

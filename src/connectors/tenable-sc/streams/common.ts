@@ -61,8 +61,14 @@ export class SharedHosts {
           : seedHosts(ctx.knownHosts),
       );
     }
-    return HostResolver.seeded(await this.#list!);
+    // Each stream changes its resolver: it gets a copy of the one seeded with the list (seeded once per list).
+    const list = this.#list!;
+    if (this.#seeded?.list !== list) this.#seeded = { list, resolver: list.then((hosts) => HostResolver.seeded(hosts)) };
+    return (await this.#seeded.resolver).clone();
   }
+
+  /** The resolver seeded with the current list, which each stream's is copied from. */
+  #seeded: { list: Promise<KnownHost[]>; resolver: Promise<HostResolver> } | null = null;
 
   #keep(list: Promise<KnownHost[]>): void {
     this.#list = list;
