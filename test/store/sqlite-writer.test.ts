@@ -38,7 +38,7 @@ test('pages written by the thread are visible to the store, in the order they we
     const sent = [0, 1, 2, 3].map((p) =>
       writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(p * 100, 50) }, { value: { page: p }, complete: false })),
     );
-    const counts = await Promise.all(sent);
+    const counts = (await Promise.all(sent)).map((w) => w.counts);
     assert.deepEqual(counts, Array(4).fill({ vulnerabilities: 50 }));
     assert.equal(await store.records.count('vulnerabilities', sourceId), 200);
     assert.deepEqual((await store.runs.checkpoints(sourceId)).get('findings')?.value, { page: 3 }, 'the last page sent was the last written');
@@ -58,7 +58,7 @@ test('a page the database refuses rejects with its reason and stores none of its
     assert.deepEqual((await store.runs.checkpoints(sourceId)).get('findings')?.value, { page: 3 });
     // The writer goes on after a refused page.
     assert.deepEqual(
-      await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(2000, 5) }, { value: { page: 4 }, complete: false })),
+      (await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(2000, 5) }, { value: { page: 4 }, complete: false }))).counts,
       { vulnerabilities: 5 },
     );
   } finally {
@@ -75,7 +75,7 @@ test('a writer thread that dies fails the page it held; the next page gets a new
     for (const u of page.upserts) for (const r of u.rows) r[2] = big;
     await assert.rejects(writer.write(page), /SQLite page writer (failed|stopped)/);
     assert.deepEqual(
-      await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(6000, 3) }, { value: { page: 'after' }, complete: false })),
+      (await writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(6000, 3) }, { value: { page: 'after' }, complete: false }))).counts,
       { vulnerabilities: 3 },
     );
     assert.equal(await store.records.count('vulnerabilities', sourceId), 208);
@@ -88,7 +88,7 @@ test('close() lets the pages already sent finish', async () => {
   const writer = new SqlitePageWriter(db.url.slice('sqlite:'.length));
   const pending = writer.write(preparePage(stamp(), 'findings', 'full', { vulnerabilities: vulns(3000, 500) }, { value: { page: 5 }, complete: false }));
   await writer.close();
-  assert.deepEqual(await pending, { vulnerabilities: 500 });
+  assert.deepEqual((await pending).counts, { vulnerabilities: 500 });
   assert.equal(await store.records.count('vulnerabilities', sourceId), 708);
 });
 
@@ -110,7 +110,7 @@ test('a page waits out a write lock held longer than the main connection would w
     await delay(BUSY_TIMEOUT_MS + 1_000);
     assert.equal(settled, false, 'the page is still waiting for the lock');
     holder.exec('COMMIT');
-    assert.deepEqual(await pending, { vulnerabilities: 4 });
+    assert.deepEqual((await pending).counts, { vulnerabilities: 4 });
     assert.ok(Date.now() - started > BUSY_TIMEOUT_MS);
     assert.equal(await store.records.count('vulnerabilities', sourceId), 712);
   } finally {

@@ -14,6 +14,7 @@ import { keptLinesLogger } from '../helpers/app.ts';
 import { runSync } from '../../src/sync/runner.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/databases.ts';
 import { streamsConnector } from '../helpers/streams-connector.ts';
+import { recordId } from '../../src/store/records/upsert.ts';
 
 process.env.TRIBUTARY_MASTER_KEY = Buffer.alloc(32, 6).toString('base64');
 
@@ -396,6 +397,49 @@ for (const backend of BACKENDS) {
       assert.equal(how(next.runId), 'touched');
       const again = await app.store.db.all(`SELECT plugin_name FROM sum_plugins WHERE source_id = ? AND plugin_id = ?`, [source.id, finding.plugin]);
       assert.equal(again[0]?.plugin_name, `Plugin ${finding.plugin}`);
+      const kept = await snapshot(app, source.id);
+      await app.store.reports.refreshSummaries(source.id);
+      assert.deepEqual(kept, await snapshot(app, source.id));
+    });
+
+    test('software and rule results re-read unchanged are not regrouped; a changed one is', async () => {
+      const source = await app.store.sources.get('one');
+      const hostId = (h: string) => recordId('one', 'hosts', `host:${h}`);
+      upstream.changed.clear();
+      await runSync(app, 'one', { full: true });
+      // Marks a regroup of the name's software or of the host's results would overwrite (the software's a
+      // row of no record, n 0: the counts still add up to the records, touchedAgree).
+      const mark = async () => {
+        await app.store.db.run(`INSERT INTO sum_software (source_id, name, removed, n) VALUES (?, 'curl', 7, 0)`, [source.id]);
+        await app.store.db.run(`UPDATE sum_compliance SET total = 1000 WHERE source_id = ? AND host_id = ?`, [source.id, hostId('h5')]);
+      };
+      const marks = async () => [
+        (await app.store.db.all(`SELECT 1 FROM sum_software WHERE source_id = ? AND name = 'curl' AND removed = 7`, [source.id])).length,
+        Number((await app.store.db.all(`SELECT MAX(total) AS t FROM sum_compliance WHERE source_id = ? AND host_id = ?`, [source.id, hostId('h5')]))[0]?.t),
+      ];
+      await mark();
+      // Re-read (stamped by the run) but unchanged.
+      upstream.changed.add('h0|openssl');
+      upstream.changed.add('h5|r1');
+      const inc = await runSync(app, 'one');
+      assert.equal(how(inc.runId), 'touched');
+      assert.equal(
+        Number((await app.store.db.all(`SELECT COUNT(*) AS n FROM rec_software WHERE seen_run = ?`, [inc.runId]))[0]?.n),
+        1,
+        'the software was re-read',
+      );
+      assert.deepEqual(await marks(), [1, 1000], 'nothing unchanged was regrouped');
+      // Changed: both are regrouped.
+      upstream.software.set('h2|curl-new', { host: 'h2', name: 'curl' });
+      upstream.changed.add('h2|curl-new');
+      const rule = upstream.rules.get('h5|r1')!;
+      upstream.rules.set('h5|r1', { ...rule, result: rule.result === 'passed' ? 'failed' : 'passed' });
+      const next = await runSync(app, 'one');
+      assert.equal(how(next.runId), 'touched');
+      assert.ok(
+        (await marks()).every((n) => n < 1000),
+        'the changed name and host were regrouped',
+      );
       const kept = await snapshot(app, source.id);
       await app.store.reports.refreshSummaries(source.id);
       assert.deepEqual(kept, await snapshot(app, source.id));

@@ -23,8 +23,8 @@ parentPort!.on('message', (req: WriteRequest) => {
       if ('buildIndexesOf' in req) {
         if (req.name !== undefined) await rebuildDeferredIndexes(db, req.buildIndexesOf, { name: req.name });
         else await finishDeferredIndexes(db, req.buildIndexesOf);
-        reply = { id: req.id, counts: {} };
-      } else reply = { id: req.id, counts: await writePreparedPage(db, req.page) };
+        reply = { id: req.id, written: { counts: {}, changedKeys: {} } };
+      } else reply = { id: req.id, written: await writePreparedPage(db, req.page) };
     } catch (err) {
       // Pages arrive prepared (bad records were refused before): what fails here is the database.
       reply = { id: req.id, error: { name: err instanceof Error ? err.name : 'Error', message: errorMessage(err) } };

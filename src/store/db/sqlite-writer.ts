@@ -6,9 +6,10 @@
 // busy_timeout let the two connections take turns. bench/tenable-sc-csv measures the effect.
 import { Worker } from 'node:worker_threads';
 import type { PreparedPage } from '../records/pages.ts';
+import type { WrittenPage } from '../records/pages-write.ts';
 
 interface Pending {
-  resolve: (counts: Record<string, number>) => void;
+  resolve: (written: WrittenPage) => void;
   reject: (err: Error) => void;
 }
 
@@ -16,7 +17,7 @@ interface Pending {
 type WriteBody = { page: PreparedPage } | { buildIndexesOf: string; name?: string };
 export type WriteRequest = WriteBody & { id: number };
 
-export type WriteReply = { id: number; counts: Record<string, number> } | { id: number; error: { name: string; message: string } };
+export type WriteReply = { id: number; written: WrittenPage } | { id: number; error: { name: string; message: string } };
 
 export class SqlitePageWriter {
   readonly #path: string;
@@ -44,7 +45,7 @@ export class SqlitePageWriter {
       if (!p) return;
       this.#pending.delete(m.id);
       if (this.#pending.size === 0) w.unref();
-      if ('counts' in m) p.resolve(m.counts);
+      if ('written' in m) p.resolve(m.written);
       else p.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
     });
     // A thread that died fails the pages it held; the next write starts a new one.
@@ -59,7 +60,7 @@ export class SqlitePageWriter {
     return w;
   }
 
-  write(page: PreparedPage): Promise<Record<string, number>> {
+  write(page: PreparedPage): Promise<WrittenPage> {
     return this.#send({ page });
   }
 
@@ -80,10 +81,10 @@ export class SqlitePageWriter {
     await this.#send({ buildIndexesOf: runId, name });
   }
 
-  #send(body: WriteBody): Promise<Record<string, number>> {
+  #send(body: WriteBody): Promise<WrittenPage> {
     const w = this.#start();
     const id = this.#next++;
-    const done = new Promise<Record<string, number>>((resolve, reject) => {
+    const done = new Promise<WrittenPage>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Busy while a page is being written: a sync awaiting it keeps the process alive.
       w.ref();

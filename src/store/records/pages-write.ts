@@ -14,12 +14,23 @@ const CHECKPOINT_SQL = `INSERT INTO "checkpoints" ("source_id", "stream", "value
   ON CONFLICT ("source_id", "stream") DO UPDATE SET "value" = excluded."value", "complete" = excluded."complete", "mode" = excluded."mode",
   "generation" = excluded."generation", "run_id" = excluded."run_id", "updated_at" = excluded."updated_at"`;
 
-export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<Record<string, number>> {
+/** What a page wrote: records per model, and the keys of the rows it changed (summary-tables-touched.ts). */
+export interface WrittenPage {
+  counts: Record<string, number>;
+  /**
+   * Per model with a keyed summary: the keys of its rows this page inserted or changed (not those only
+   * stamped as seen again, unchanged.ts); null: a row whose key the page did not hold.
+   */
+  changedKeys: Record<string, unknown[] | null>;
+}
+
+export async function writePreparedPage(db: Driver, page: PreparedPage): Promise<WrittenPage> {
   // A page and its checkpoint commit together, so a page lost in a server crash is read again by the
   // resumed run: the commit need not wait for its WAL flush (the trade SQLite's synchronous=NORMAL
   // makes). A first import commits a thousand pages; each flush was a disk wait of its own.
   return db.transaction(
     async (tx) => {
+      const changedKeys: WrittenPage['changedKeys'] = {};
       for (const u of page.upserts) {
         // A bare host row (the host guarantee) is no event: the host is new when upstream first sends it.
         if (u.stub) {
@@ -34,6 +45,12 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
         }
         if (u.cvePairs) await writeCvePairs(tx, u.cvePairs);
         if (rows.length === 0) continue;
+        if (u.summaryKeyAt !== undefined) {
+          const at = u.summaryKeyAt;
+          const keys = changedKeys[u.model];
+          if (at < 0) changedKeys[u.model] = null;
+          else if (keys !== null) changedKeys[u.model] = [...new Set([...(keys ?? []), ...rows.map((r) => r[at] ?? null)])];
+        }
         // The open findings by first-seen day (open-ages.ts) lose the page's findings as stored and get them back as written.
         const ids = u.model === 'vulnerabilities' ? rows.map((r) => r[0]) : null;
         if (ids && !u.allNew) await openAgesBeforePage(tx, ids);
@@ -50,7 +67,7 @@ export async function writePreparedPage(db: Driver, page: PreparedPage): Promise
           if (detected.moved || (u.statusAt >= 0 && rows.some((r) => r[u.statusAt] === 'fixed'))) await addFixFacts(tx, page.changes.at, page.changes.runId);
         }
       }
-      return page.counts;
+      return { counts: page.counts, changedKeys };
     },
     { flush: false, last: { sql: CHECKPOINT_SQL, params: page.checkpoint } },
   );

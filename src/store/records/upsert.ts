@@ -292,7 +292,15 @@ export interface PreparedUpsert {
   cvePairs?: unknown[][];
   /** Stamps the rows the table holds unchanged but for when they were seen (unchanged.ts); the upsert writes the rest. */
   unchanged?: UnchangedSql;
+  /**
+   * Models whose summaries a run's epilogue regroups by key (summary-tables-touched.ts): where the rows
+   * hold that key (-1: the shape leaves it out).
+   */
+  summaryKeyAt?: number;
 }
+
+/** The field each model's keyed summary groups on (summary-tables-touched.ts KEYED, apart from the findings'). */
+const SUMMARY_KEY: Partial<Record<ModelName, string>> = { software: 'name', compliance: 'hostId' };
 
 /** Upserts one page of records of one model. Runs inside the caller's transaction. */
 export async function upsertRecords(db: Driver, model: ModelName, records: IncomingRecord[], stamp: WriteStamp): Promise<number> {
@@ -442,6 +450,8 @@ export function prepareUpserts(
     const u: PreparedUpsert = { model, sql: insertSqlFor(model, shape), rows: list, statusAt };
     const unchanged = unchangedSqlFor(model, shape);
     if (unchanged) u.unchanged = unchanged;
+    const keyField = SUMMARY_KEY[model];
+    if (keyField) u.summaryKeyAt = names.includes(keyField) ? leading + names.indexOf(keyField) : -1;
     if (model === 'vulnerabilities' && names.includes('cves')) {
       const pluginAt = names.indexOf('pluginId');
       u.cveColumns = { cves: leading + names.indexOf('cves'), plugin: pluginAt < 0 ? -1 : leading + pluginAt };

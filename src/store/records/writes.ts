@@ -10,11 +10,13 @@ import { BUSY_TIMEOUT_MS, LONG_WAIT_MS } from '../db/sqlite-waits.ts';
 import type { SqlitePageWriter } from '../db/sqlite-writer.ts';
 import type { FeedLookup } from '../feeds/feeds.ts';
 import { markWritten } from '../reports/summary-tables-write.ts';
+import { runChanges } from '../reports/summary-tables-touched.ts';
 import { activeRun, lastRun } from '../sources/runs.ts';
 import { pairsCommitted, unstoredCvePairs } from './cve-plugins.ts';
 import type { RecordIdSet } from './id-set.ts';
 import { sourceHasRecords } from './lookups.ts';
 import { preparePage, writePreparedPage } from './pages.ts';
+import type { WrittenPage } from './pages-write.ts';
 import { criticalityVersion, hostCriticality, priorityConfig } from './priority.ts';
 import { scopedSweepPreview, sweepModel } from './sweep.ts';
 import { type PreparedUpsert, type PriorityContext, recordId, type WriteStamp } from './upsert.ts';
@@ -54,10 +56,20 @@ export class RecordWrites {
     page.upserts.forEach((u, i) => {
       if (cves[i]) u.cvePairs = cves[i].pairs;
     });
-    const written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.#db, page);
+    // The keys of what the run changed, for its epilogue's summaries; a write that failed may have
+    // committed all the same (its answer lost): the epilogue then regroups what the run stamped.
+    const changes = runChanges(stamp.runId);
+    let written: WrittenPage;
+    try {
+      written = this.#writer ? await this.#writer.write(page) : await writePreparedPage(this.#db, page);
+    } catch (err) {
+      changes.unsure();
+      throw err;
+    }
+    changes.add(written.changedKeys);
     for (const c of cves) if (c) pairsCommitted(stamp.sourceId, c);
     markWritten(stamp.sourceId);
-    if (!stored) return written;
+    if (!stored) return written.counts;
     // Distinct records this run stored so far: ids new to the run's set (as countStamped counts them).
     const fresh: Record<string, number> = {};
     for (const u of page.upserts) {

@@ -28,6 +28,45 @@ const KEYED: Record<string, { column: string; records: string }> = {
   sum_software: { column: 'name', records: 'rec_software' },
 };
 
+/**
+ * What a run's pages changed of the records with keyed summaries, as this process wrote them: per model,
+ * the keys of the rows a page inserted or changed (store/records/pages-write.ts); rows a page only stamped
+ * as seen again (unchanged.ts) change no group. The epilogue reads these instead of scanning every record
+ * the run stamped (issue 30: a 1 % rescan stamps a row of nearly every software name). A run this process
+ * did not write (or whose write failed, which may have committed unanswered) is not known: scanned.
+ */
+class RunChanges {
+  reliable = true;
+  readonly keys = new Map<string, Set<unknown> | null>();
+  unsure(): void {
+    this.reliable = false;
+  }
+  add(changed: Record<string, unknown[] | null>): void {
+    for (const [model, keys] of Object.entries(changed)) {
+      const set = this.keys.get(model);
+      if (keys === null) this.keys.set(model, null);
+      else if (set !== null) this.keys.set(model, new Set([...(set ?? []), ...keys]));
+    }
+  }
+}
+
+const changesByRun = new Map<string, RunChanges>();
+
+/** The changes of run `runId` this process writes (made at its first page). */
+export function runChanges(runId: string): RunChanges {
+  let c = changesByRun.get(runId);
+  if (!c) {
+    // Only the latest runs are kept: an epilogue reads its run's right after its pages.
+    if (changesByRun.size >= 16) changesByRun.delete(changesByRun.keys().next().value!);
+    c = new RunChanges();
+    changesByRun.set(runId, c);
+  }
+  return c;
+}
+
+/** The model whose records each keyed summary other than the findings' is read from. */
+const MODEL_OF: Record<string, string> = { rec_software: 'software', rec_compliance: 'compliance' };
+
 /** Past this many keys a table is rebuilt whole: one grouped scan costs less than that many lookups. */
 export const MAX_KEYS = 2048;
 
@@ -47,7 +86,17 @@ export async function touchedKeys(db: Driver, sourceId: string, runId: string): 
   for (const { column, records } of Object.values(KEYED))
     if (records !== 'rec_vulnerabilities') columns.set(records, (columns.get(records) ?? new Set()).add(column));
   const values = new Map<string, (string | null)[]>();
+  // The keys this process saw the run's pages change (a model none of its pages wrote: none).
+  const known = changesByRun.get(runId);
   for (const [records, cols] of columns) {
+    const changed = known?.reliable && cols.size === 1 ? known.keys.get(MODEL_OF[records]!) : null;
+    if (known?.reliable && cols.size === 1 && changed !== null) {
+      values.set(
+        `${records}.${[...cols][0]}`,
+        [...(changed ?? [])].map((k) => (k === null || k === undefined ? null : String(k))),
+      );
+      continue;
+    }
     const list = [...cols];
     const rows = await db.all(`SELECT DISTINCT ${list.map((c) => `"${c}"`).join(', ')} FROM "${records}" WHERE "source_id" = ? AND "seen_run" = ?`, [
       sourceId,
