@@ -521,7 +521,12 @@ async function storeCopy(store: StoreKind, pgUrl: string, db: string, n: number)
     // The file with its WAL, should the child have left one (it checkpoints and removes it on close).
     const copy = `${db}.copy${n}`;
     for (const ext of ['', '-wal']) if (existsSync(`${db}${ext}`)) copyFileSync(`${db}${ext}`, `${copy}${ext}`);
-    return { db: copy, drop: async () => ['', '-wal', '-shm'].forEach((ext) => rmSync(`${copy}${ext}`, { force: true })) };
+    return {
+      db: copy,
+      drop: async () => {
+        for (const ext of ['', '-wal', '-shm']) rmSync(`${copy}${ext}`, { force: true });
+      },
+    };
   }
   const { freshPostgres } = await import('./scratch-database.ts');
   const copy = await freshPostgres(pgUrl, new URL(db).pathname.slice(1));
