@@ -71,7 +71,9 @@ export function registerReportCommand(program: Command): void {
           }));
           if (format === 'csv')
             return void process.stdout.write(`${[Object.keys(rows[0] ?? { host: '' }).join(','), ...rows.map((x) => csvLine(Object.values(x)))].join('\n')}\n`);
-          process.stdout.write(`${r.fix.fix}\n${pageNote(rows.length, r.total, page, 'hosts')}${rows.length ? renderTable(Object.keys(rows[0]!), rows) : 'no hosts'}\n`);
+          process.stdout.write(
+            `${r.fix.fix}\n${pageNote(rows.length, r.total, page, 'hosts')}${rows.length ? renderTable(Object.keys(rows[0]!), rows) : 'no hosts'}\n`,
+          );
           return;
         }
         const r = await app.store.reports.remediations({ sourceIds, limit });

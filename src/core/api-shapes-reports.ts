@@ -163,16 +163,18 @@ export const remediationHosts = z.object({
 });
 export type RemediationHosts = z.infer<typeof remediationHosts>;
 export const decisionCounts = z.object({
-  items: z.array(
-    z.object({
-      group: nullableString.describe('the asset, owner or department (null: none, or every finding without ?by)'),
-      act: z.int(),
-      attend: z.int(),
-      trackStar: z.int(),
-      track: z.int(),
-      priority: z.number().describe('risk: the priority summed over its open findings'),
-    }),
-  ).describe('the page of rows asked for (limit, offset): most Act first, then most priority, then by group (none last)'),
+  items: z
+    .array(
+      z.object({
+        group: nullableString.describe('the asset, owner or department (null: none, or every finding without ?by)'),
+        act: z.int(),
+        attend: z.int(),
+        trackStar: z.int(),
+        track: z.int(),
+        priority: z.number().describe('risk: the priority summed over its open findings'),
+      }),
+    )
+    .describe('the page of rows asked for (limit, offset): most Act first, then most priority, then by group (none last)'),
   total: z.int().describe('the rows before paging'),
 });
 export type DecisionCounts = z.infer<typeof decisionCounts>;

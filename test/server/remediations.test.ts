@@ -252,7 +252,9 @@ for (const backend of BACKENDS) {
         [2, 2],
       );
       assert.ok(
-        all.hosts.every((b, i) => i === 0 || all.hosts[i - 1]!.priority > b.priority || (all.hosts[i - 1]!.priority === b.priority && all.hosts[i - 1]!.hostId < b.hostId)),
+        all.hosts.every(
+          (b, i) => i === 0 || all.hosts[i - 1]!.priority > b.priority || (all.hosts[i - 1]!.priority === b.priority && all.hosts[i - 1]!.hostId < b.hostId),
+        ),
         'most priority first, then by host id',
       );
       for (const [limit, offset] of [

@@ -141,7 +141,5 @@ async function adjusted(db: Driver, column: string | null, sourceIds: string[] |
       row.priority = Math.max(0, row.priority - Number(x.p ?? 0));
     }
   }
-  return out
-    .map((o) => ({ ...o, priority: Math.round(o.priority * 10) / 10 }))
-    .filter((o) => o.act + o.attend + o.trackStar + o.track > 0 || column === null);
+  return out.map((o) => ({ ...o, priority: Math.round(o.priority * 10) / 10 })).filter((o) => o.act + o.attend + o.trackStar + o.track > 0 || column === null);
 }

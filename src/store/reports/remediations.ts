@@ -6,8 +6,6 @@ import type { Decision } from '../../core/priority.ts';
 import type { Driver } from '../db/driver.ts';
 import { placeholders } from '../db/sql.ts';
 import { ensureSummariesFor } from './summary-tables-write.ts';
-import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
-import { nowIso } from '../db/rows.ts';
 
 export interface FixOf {
   /** What groups findings: the same key, the same fix. */
@@ -202,7 +200,11 @@ async function addOwners(db: Driver, fixes: Map<string, Group>, all: { where: st
 /** The plugin ids of fixes by source id. */
 function pluginsBySource(fixes: Group[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const g of fixes) g.plugins.forEach((p, i) => out.set(g.pluginSources[i]!, [...(out.get(g.pluginSources[i]!) ?? []), p.pluginId]));
+  for (const g of fixes)
+    g.plugins.forEach((p, i) => {
+      const sourceId = g.pluginSources[i]!;
+      out.set(sourceId, [...(out.get(sourceId) ?? []), p.pluginId]);
+    });
   return out;
 }
 
@@ -282,7 +284,12 @@ const DECISIONS = ['track', 'track-star', 'attend', 'act'] as const;
  * (not every fix's), its hosts are ordered and cut in SQL and only the page's hosts are joined: 16,664
  * hosts of one fix at 954k findings took 710 ms as a whole answer.
  */
-export async function remediationHosts(db: Driver, key: string, sourceIds?: string[], page: { limit?: number; offset?: number } = {}): Promise<RemediationHostsPage> {
+export async function remediationHosts(
+  db: Driver,
+  key: string,
+  sourceIds?: string[],
+  page: { limit?: number; offset?: number } = {},
+): Promise<RemediationHostsPage> {
   if (sourceIds?.length === 0) return { fix: null, hosts: [], total: 0 };
   const { groups: one, totalPriority } = await groups(db, { key, sourceIds });
   const g = one.get(key);
