@@ -2,7 +2,7 @@
 // per-host summaries, less the findings an approved risk exception covers (docs/findings.md); a page of
 // the groups (most Act first) and their number.
 import type { Driver } from '../db/driver.ts';
-import { placeholders } from '../db/sql.ts';
+import { placeholders, sqlRound1 } from '../db/sql.ts';
 import { nowIso } from '../db/rows.ts';
 import { anyActiveException, exceptedFindingsClause } from '../exceptions/exceptions.ts';
 import { ensureSummariesFor } from './summary-tables-write.ts';
@@ -33,9 +33,6 @@ export interface ReportPage {
 
 /** Past any practical row count: LIMIT for "no limit" (one statement text with or without a limit). */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
-
-/** A priority sum rounded to one decimal in SQL (PostgreSQL's ROUND to places takes a numeric). */
-const round1 = (db: Driver, expr: string) => (db.dialect === 'postgres' ? `ROUND(CAST(${expr} AS NUMERIC), 1)` : `ROUND(${expr}, 1)`);
 
 /** The order of the rows, total and deterministic: most Act, most priority, then the group (none last). */
 function byActThenPriority(a: DecisionCount, b: DecisionCount): number {
@@ -71,7 +68,7 @@ export async function decisionCountsPage(db: Driver, by: DecisionGroupBy | null,
 
 const sumsOf = (db: Driver) =>
   `COALESCE(SUM(s."act"), 0) AS "act", COALESCE(SUM(s."attend"), 0) AS "attend", COALESCE(SUM(s."track_star"), 0) AS "track_star",
-   COALESCE(SUM(s."track"), 0) AS "track", ${round1(db, 'COALESCE(SUM(s."priority"), 0)')} AS "p"`;
+   COALESCE(SUM(s."track"), 0) AS "track", ${sqlRound1(db, 'COALESCE(SUM(s."priority"), 0)')} AS "p"`;
 
 function rowOf(r: Record<string, unknown>): DecisionCount {
   return {

@@ -4,7 +4,7 @@
 // (fixOf); upgrades of one product to successive versions are one fix, the newest version's.
 import type { Decision } from '../../core/priority.ts';
 import type { Driver } from '../db/driver.ts';
-import { placeholders } from '../db/sql.ts';
+import { placeholders, sqlRound1 } from '../db/sql.ts';
 import { ensureSummariesFor } from './summary-tables-write.ts';
 
 export interface FixOf {
@@ -274,8 +274,6 @@ export interface RemediationHostsPage {
   total: number;
 }
 
-/** A priority sum rounded to one decimal in SQL (PostgreSQL's ROUND to places takes a numeric). */
-const round1 = (db: Driver, expr: string) => (db.dialect === 'postgres' ? `ROUND(CAST(${expr} AS NUMERIC), 1)` : `ROUND(${expr}, 1)`);
 const DECISIONS = ['track', 'track-star', 'attend', 'act'] as const;
 
 /**
@@ -307,7 +305,7 @@ export async function remediationHosts(
       );
       params.push(sourceId, ...chunk);
     }
-  const perHost = `SELECT u."host_id", SUM(u."n") AS "n", ${round1(db, 'SUM(u."p")')} AS "p", MAX(u."d") AS "d" FROM (${branches.join(' UNION ALL ')}) u GROUP BY u."host_id"`;
+  const perHost = `SELECT u."host_id", SUM(u."n") AS "n", ${sqlRound1(db, 'SUM(u."p")')} AS "p", MAX(u."d") AS "d" FROM (${branches.join(' UNION ALL ')}) u GROUP BY u."host_id"`;
   const offset = page.offset ?? 0;
   // Ordered and cut first, then each host of the page joined once (not every host of the fix).
   const rows = await db.all(
