@@ -31,9 +31,6 @@ export interface ReportPage {
   offset?: number;
 }
 
-/** Past any practical row count: LIMIT for "no limit" (one statement text with or without a limit). */
-const NO_LIMIT = Number.MAX_SAFE_INTEGER;
-
 /** The order of the rows, total and deterministic: most Act, most priority, then the group (none last). */
 function byActThenPriority(a: DecisionCount, b: DecisionCount): number {
   if (b.act !== a.act) return b.act - a.act;
@@ -61,7 +58,7 @@ export async function decisionCountsPage(db: Driver, by: DecisionGroupBy | null,
   const offset = page.offset ?? 0;
   const now = nowIso();
   const excepted = await anyActiveException(db, now);
-  if (column !== null && !excepted) return groupsPage(db, column, sourceIds, page.limit ?? NO_LIMIT, offset);
+  if (column !== null && !excepted) return groupsPage(db, column, sourceIds, page.limit, offset);
   const all = (await adjusted(db, column, sourceIds, excepted ? now : null)).sort(byActThenPriority);
   return { items: all.slice(offset, page.limit === undefined ? undefined : offset + page.limit), total: all.length };
 }
@@ -81,12 +78,20 @@ function rowOf(r: Record<string, unknown>): DecisionCount {
   };
 }
 
-/** The groups with open findings, ordered as byActThenPriority and cut in SQL, with their number. */
-async function groupsPage(db: Driver, column: string, sourceIds: string[] | undefined, limit: number, offset: number): Promise<DecisionCountsPage> {
+/**
+ * The groups with open findings, ordered as byActThenPriority, with their number: a page ordered and cut
+ * in SQL (a top-N sort, its number from a window count); the whole list sorted here (an SQL sort of every
+ * group behind a window count took longer than the list's sort in the process), from the same rows.
+ */
+async function groupsPage(db: Driver, column: string, sourceIds: string[] | undefined, limit: number | undefined, offset: number): Promise<DecisionCountsPage> {
   const params: unknown[] = [...(sourceIds ?? [])];
   const grouped = `SELECT s."${column}" AS "g", ${sumsOf(db)} FROM "sum_hosts" s${sourceIds ? ` WHERE s."source_id" IN ${placeholders(sourceIds)}` : ''}
      GROUP BY s."${column}" HAVING COALESCE(SUM(s."act"), 0) + COALESCE(SUM(s."attend"), 0) + COALESCE(SUM(s."track_star"), 0) + COALESCE(SUM(s."track"), 0) > 0`;
-  // The group's text compares in byte order on both stores (PostgreSQL's text columns are COLLATE "C").
+  if (limit === undefined) {
+    const all = (await db.all(grouped, params)).map(rowOf).sort(byActThenPriority);
+    return { items: all.slice(offset), total: all.length };
+  }
+  // The group's text compares in byte order on both stores (PostgreSQL's text columns are COLLATE "C"), as here.
   const rows = await db.all(
     `SELECT x.*, COUNT(*) OVER () AS "total" FROM (${grouped}) x
      ORDER BY x."act" DESC, x."p" DESC, CASE WHEN x."g" IS NULL THEN 1 ELSE 0 END, x."g" LIMIT ? OFFSET ?`,
