@@ -137,9 +137,12 @@ function queries(ids: { hostId: string; findingId: string; pluginId: string; cve
     ['hosts: count', '/api/v1/hosts/count?removed=false'],
     ['hosts: labels (a page)', 'HOSTLABELS'],
     ['summary: top fixes', '/api/v1/reports/top-fixes?limit=50'],
-    ['summary: hosts of one fix', 'FIXHOSTS'],
+    // The drill-down's page as the UI asks it (100 hosts), and the whole answer (a top fix has tens of thousands of hosts at 1M).
+    ['summary: hosts of one fix', 'FIXHOSTS:&limit=100'],
+    ['summary: hosts of one fix (all, unpaged)', 'FIXHOSTS:'],
     ['summary: decisions per department', '/api/v1/reports/decisions?by=department'],
-    ['summary: decisions per asset', '/api/v1/reports/decisions?by=assetId'],
+    ['summary: decisions per asset', '/api/v1/reports/decisions?by=assetId&limit=50'],
+    ['summary: decisions per asset (all, unpaged)', '/api/v1/reports/decisions?by=assetId'],
     ['summary: top remediations export (json, 1000)', '/api/v1/reports/remediations/export?format=json&limit=1000'],
     ['summary: remediation report (since 365 days)', `/api/v1/reports/remediation?since=${new Date(Date.now() - 365 * 86_400_000).toISOString()}`],
     ['summary: trends (366 days)', 'UNCACHED:/api/v1/reports/trends?days={366-i}'],
@@ -264,9 +267,9 @@ async function measureStore(kind: 'sqlite' | 'postgres', sim: SimProcess): Promi
       let path = q;
       if (q === 'HOSTCOUNTS') path = `/api/v1/hosts/finding-counts?${hostPage.map((id) => `id=${id}`).join('&')}`;
       if (q === 'HOSTLABELS') path = `/api/v1/hosts/labels?${hostPage.map((id) => `id=${id}`).join('&')}`;
-      if (q === 'FIXHOSTS') {
+      if (q.startsWith('FIXHOSTS:')) {
         const top = ((await getJson('/api/v1/reports/remediations?limit=1')).body.items ?? []) as { key?: string }[];
-        path = `/api/v1/reports/remediations/hosts?fix=${encodeURIComponent(String(top[0]?.key ?? 'none'))}`;
+        path = `/api/v1/reports/remediations/hosts?fix=${encodeURIComponent(String(top[0]?.key ?? 'none'))}${q.slice(9)}`;
       }
       if (q.startsWith('PAGE2:')) {
         const p1 = await getJson(q.slice(6));

@@ -8,6 +8,7 @@ import { collect, commandGroup, globals, printJson, wholeNumberOption, withApp }
 import { sourceIdsOf } from './changes.ts';
 import { renderTable } from './output.ts';
 import { DECISION_LABELS } from '../core/priority.ts';
+import { MAX_OFFSET } from '../core/api-requests.ts';
 import { topFixesOf } from '../core/api-shapes-reports.ts';
 import { remediationsCsv } from '../export/report-csv.ts';
 import { csvLine } from '../export/tabular.ts';
@@ -44,17 +45,20 @@ export function registerReportCommand(program: Command): void {
     .command('remediations')
     .description('top remediations: open findings grouped by the fix that closes them, largest share of priority first (docs/priority.md)')
     .option('--source <name>', 'only this source (repeatable)', collect, [])
-    .option('--limit <n>', 'fixes to list (1 to 1000)', '50')
+    .option('--limit <n>', 'fixes to list (1 to 1000, default 50); with --fix: hosts to list (1 to 10000, default all)')
+    .option('--offset <n>', 'with --fix: hosts to skip, most priority first (default 0)')
     .option('--fix <key>', "the hosts one fix closes findings on (a row's key)")
     .option('--format <format>', 'table, csv or json (--json is json)', 'table')
-    .action(async (o: { source: string[]; limit: string; fix?: string; format: string }, cmd: Command) => {
-      const limit = wholeNumberOption(o.limit, 'limit', 1, 1000);
+    .action(async (o: { source: string[]; limit?: string; offset?: string; fix?: string; format: string }, cmd: Command) => {
+      if (o.offset !== undefined && o.fix === undefined) throw new InputError('--offset pages the hosts of one fix: give --fix', 'offset');
+      const limit = o.fix === undefined ? wholeNumberOption(o.limit ?? '50', 'limit', 1, 1000) : undefined;
+      const page = o.fix === undefined ? {} : reportPage(o);
       const format = globals(cmd).json ? 'json' : o.format;
       if (!['table', 'csv', 'json'].includes(format)) throw new InputError(`--format is table, csv or json, got '${o.format}'`, 'format');
       await withApp(cmd, async (app) => {
         const sourceIds = await sourceIdsOf(app, o.source);
         if (o.fix !== undefined) {
-          const r = await app.store.reports.remediationHosts(o.fix, sourceIds);
+          const r = await app.store.reports.remediationHosts(o.fix, sourceIds, page);
           if (!r.fix) throw new InputError(`no open findings for the fix '${o.fix}'`, 'fix');
           if (format === 'json') return printJson(r);
           const rows = r.hosts.map((h) => ({
@@ -67,7 +71,9 @@ export function registerReportCommand(program: Command): void {
           }));
           if (format === 'csv')
             return void process.stdout.write(`${[Object.keys(rows[0] ?? { host: '' }).join(','), ...rows.map((x) => csvLine(Object.values(x)))].join('\n')}\n`);
-          process.stdout.write(`${r.fix.fix}\n${rows.length ? renderTable(Object.keys(rows[0]!), rows) : 'no hosts'}\n`);
+          process.stdout.write(
+            `${r.fix.fix}\n${pageNote(rows.length, r.total, page, 'hosts')}${rows.length ? renderTable(Object.keys(rows[0]!), rows) : 'no hosts'}\n`,
+          );
           return;
         }
         const r = await app.store.reports.remediations({ sourceIds, limit });
@@ -104,15 +110,20 @@ export function registerReportCommand(program: Command): void {
     .description('open findings by SSVC decision (Act, Attend, Track*, Track) and their summed priority, in all or per asset, owner or department')
     .option('--source <name>', 'only this source (repeatable)', collect, [])
     .option('--by <field>', 'assetId, owner or department')
+    .option('--limit <n>', 'rows to list, most Act first (1 to 10000, default all)')
+    .option('--offset <n>', 'rows to skip (default 0)')
     .option('--recompute', 'first recompute every open finding (after TRIBUTARY_PRIORITY changed)')
-    .action(async (o: { source: string[]; by?: string; recompute?: boolean }, cmd: Command) => {
+    .action(async (o: { source: string[]; by?: string; limit?: string; offset?: string; recompute?: boolean }, cmd: Command) => {
       if (o.by !== undefined && !['assetId', 'owner', 'department'].includes(o.by))
         throw new InputError(`--by is assetId, owner or department, got '${o.by}'`, 'by');
+      const page = reportPage(o);
       await withApp(cmd, async (app) => {
         const recomputed = o.recompute ? await app.store.records.recomputePriorities() : undefined;
-        const items = await app.store.reports.decisionCounts((o.by ?? null) as 'assetId' | 'owner' | 'department' | null, await sourceIdsOf(app, o.source));
-        if (globals(cmd).json) return printJson({ items, ...(recomputed === undefined ? {} : { recomputed }) });
+        const by = (o.by ?? null) as 'assetId' | 'owner' | 'department' | null;
+        const { items, total } = await app.store.reports.decisionCountsPage(by, await sourceIdsOf(app, o.source), page);
+        if (globals(cmd).json) return printJson({ items, total, ...(recomputed === undefined ? {} : { recomputed }) });
         if (recomputed !== undefined) process.stdout.write(`${recomputed} findings recomputed\n`);
+        if (o.by !== undefined) process.stdout.write(pageNote(items.length, total, page, `${o.by === 'assetId' ? 'assets' : `${o.by}s`}`));
         const rows = items.map((i) => ({
           [o.by ?? 'all']: i.group ?? (o.by ? '(none)' : 'open findings'),
           act: i.act,
@@ -152,6 +163,21 @@ export function registerReportCommand(program: Command): void {
         );
       });
     });
+}
+
+/** A page of a report (--limit, --offset): rows as the API's ?limit= (1 to 10000, all without) and ?offset=. */
+function reportPage(o: { limit?: string; offset?: string }): { limit?: number; offset: number } {
+  return {
+    limit: o.limit === undefined ? undefined : wholeNumberOption(o.limit, 'limit', 1, 10_000),
+    offset: o.offset === undefined ? 0 : wholeNumberOption(o.offset, 'offset', 0, MAX_OFFSET),
+  };
+}
+
+/** "rows 101–200 of 3,346 hosts" above a table that is a page of its report (nothing when it is the whole). */
+function pageNote(shown: number, total: number, page: { limit?: number; offset?: number }, what: string): string {
+  if (page.limit === undefined && !page.offset) return '';
+  const from = (page.offset ?? 0) + 1;
+  return shown === 0 ? `none past ${from - 1} of ${total} ${what}\n` : `${from}–${from + shown - 1} of ${total} ${what}\n`;
 }
 
 /** A fix's text in a table: cut after 70 characters. */

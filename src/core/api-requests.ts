@@ -118,11 +118,21 @@ export const remediationsQuery = z.strictObject({
 });
 export type RemediationsQuery = z.input<typeof remediationsQuery>;
 export const remediationsExportQuery = remediationsQuery.extend({ format: z.enum(['csv', 'json']).default('csv') });
-export const remediationHostsQuery = z.strictObject({ source: sourceList, fix: z.string().min(1).describe("a fix's key (the report's `key`)") });
+/** A page of a report's rows: without `limit` every row from `offset` on (the whole report, as before paging). */
+const reportPage = {
+  limit: z.int().min(1).max(10_000).optional().describe('rows in the answer (without: all of them); `total` says how many there are'),
+  offset: z.int().min(0).max(MAX_OFFSET).default(0).describe('rows to skip (a page number: (page - 1) × limit)'),
+};
+export const remediationHostsQuery = z.strictObject({
+  source: sourceList,
+  fix: z.string().min(1).describe("a fix's key (the report's `key`)"),
+  ...reportPage,
+});
 export type RemediationHostsQuery = z.input<typeof remediationHostsQuery>;
 export const decisionCountsQuery = z.strictObject({
   source: sourceList,
   by: z.enum(['assetId', 'owner', 'department']).optional().describe('per asset, owner or department; without: one row for every open finding'),
+  ...reportPage,
 });
 export type DecisionCountsQuery = z.input<typeof decisionCountsQuery>;
 

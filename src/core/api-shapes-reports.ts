@@ -156,19 +156,26 @@ export const remediationHost = z.object({
   decision: z.enum(['track', 'track-star', 'attend', 'act']).nullable(),
   priority: z.number(),
 });
-export const remediationHosts = z.object({ fix: remediationFix.nullable(), hosts: z.array(remediationHost) });
+export const remediationHosts = z.object({
+  fix: remediationFix.nullable(),
+  hosts: z.array(remediationHost).describe('the page of hosts asked for (limit, offset), most priority first, then by host id'),
+  total: z.int().describe("the fix's hosts before paging"),
+});
 export type RemediationHosts = z.infer<typeof remediationHosts>;
 export const decisionCounts = z.object({
-  items: z.array(
-    z.object({
-      group: nullableString.describe('the asset, owner or department (null: none, or every finding without ?by)'),
-      act: z.int(),
-      attend: z.int(),
-      trackStar: z.int(),
-      track: z.int(),
-      priority: z.number().describe('risk: the priority summed over its open findings'),
-    }),
-  ),
+  items: z
+    .array(
+      z.object({
+        group: nullableString.describe('the asset, owner or department (null: none, or every finding without ?by)'),
+        act: z.int(),
+        attend: z.int(),
+        trackStar: z.int(),
+        track: z.int(),
+        priority: z.number().describe('risk: the priority summed over its open findings'),
+      }),
+    )
+    .describe('the page of rows asked for (limit, offset): most Act first, then most priority, then by group (none last)'),
+  total: z.int().describe('the rows before paging'),
 });
 export type DecisionCounts = z.infer<typeof decisionCounts>;
 

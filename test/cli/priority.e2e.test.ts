@@ -61,6 +61,15 @@ test('report decisions counts the open findings by decision', async () => {
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /^OWNER\s+ACT\s+ATTEND\s+TRACK\*\s+TRACK\s+PRIORITY$/m);
   assert.equal((await cli('report', 'decisions', '--by', 'colour')).code, 2);
+  // --limit/--offset: a page of the rows and their number, as the API's ?limit=&offset=.
+  const all = JSON.parse((await cli('--json', 'report', 'decisions', '--by', 'assetId')).stdout) as { items: unknown[]; total: number };
+  assert.ok(all.total > 3 && all.total === all.items.length, 'the estate has several assets');
+  const page = await cli('--json', 'report', 'decisions', '--by', 'assetId', '--limit', '2', '--offset', '1');
+  assert.equal(page.code, 0, page.stderr);
+  assert.deepEqual(JSON.parse(page.stdout), { items: all.items.slice(1, 3), total: all.total });
+  const shown = await cli('report', 'decisions', '--by', 'assetId', '--limit', '2');
+  assert.match(shown.stdout, new RegExp(`^1–2 of ${all.total} assets$`, 'm'));
+  assert.equal((await cli('report', 'decisions', '--by', 'assetId', '--limit', '0')).code, 2);
 });
 
 test('report remediations: one row per fix, as a table, CSV and JSON, and one fix’s hosts', async () => {
@@ -92,6 +101,15 @@ test('report remediations: one row per fix, as a table, CSV and JSON, and one fi
     'the hosts hold the fix’s findings',
   );
   assert.equal((await cli('report', 'remediations', '--fix', 'no such fix')).code, 2);
+  // A page of the fix's hosts: the whole answer's slice, with their number.
+  const whole = JSON.parse(hosts.stdout) as { hosts: unknown[]; total: number };
+  assert.equal(whole.total, whole.hosts.length);
+  assert.ok(whole.total > 2, 'the top fix is on several hosts');
+  const paged = await cli('--json', 'report', 'remediations', '--fix', top.key, '--limit', '2', '--offset', '1');
+  assert.equal(paged.code, 0, paged.stderr);
+  const p = JSON.parse(paged.stdout) as { hosts: unknown[]; total: number };
+  assert.deepEqual([p.hosts, p.total], [whole.hosts.slice(1, 3), whole.total]);
+  assert.equal((await cli('report', 'remediations', '--offset', '2')).code, 2, '--offset pages one fix’s hosts');
 });
 
 test('the contract’s names (interfaces.md 7.3): decision=track-star, priorityFactors, report top-fixes {"fixes": [...]}', async () => {

@@ -170,7 +170,7 @@ for (const backend of BACKENDS) {
       const json = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations/export?format=json', headers: ctx.auth });
       assert.equal((json.data as { items: unknown[] }).items.length, 3);
       const none = await call(ctx.h.server, { method: 'GET', url: '/api/v1/reports/remediations/hosts?fix=nothing', headers: ctx.auth });
-      assert.deepEqual(none.data, { fix: null, hosts: [] });
+      assert.deepEqual(none.data, { fix: null, hosts: [], total: 0 });
     });
 
     test('decision counts in all and per placement; the findings list filters and sorts by them', async () => {
@@ -187,6 +187,156 @@ for (const backend of BACKENDS) {
       assert.ok(items.every((i) => i.decision === 'act' && i.priorityReason.startsWith('Act: KEV-listed')));
       const counts = await call(ctx.h.server, { method: 'GET', url: '/api/v1/vulnerabilities/counts?by=decision', headers: ctx.auth });
       assert.equal(counts.statusCode, 200, counts.body);
+    });
+  });
+}
+
+type HostsAnswer = { fix: { hosts: number } | null; hosts: { hostId: string; name: string; findings: number; priority: number }[]; total: number };
+type DecisionsAnswer = { items: { group: string | null; act: number; attend: number; trackStar: number; track: number; priority: number }[]; total: number };
+
+/** The order the decisions report promises: most Act, most priority, then the group (none last). */
+function inDecisionOrder(items: DecisionsAnswer['items']): boolean {
+  return items.every((b, i) => {
+    const a = items[i - 1];
+    if (!a) return true;
+    if (a.act !== b.act) return a.act > b.act;
+    if (a.priority !== b.priority) return a.priority > b.priority;
+    return b.group === null ? a.group !== null : a.group !== null && a.group < b.group;
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe(`a fix's hosts and the decisions per asset in pages on ${backend.kind}`, { skip: backend.skip }, () => {
+    // Seven hosts of one fix (two plugins with one solution: h1 and h2 have both), of varied criticality;
+    // placed on five assets (h0 and h1 share one, h3 and h4 are alike: a tie broken by the asset, h6 has none).
+    const acr = [9, 9, 7, 5, 5, 3, 8];
+    const kev = [true, false, true, true, true, false, true];
+    const assets = ['asset-a', 'asset-a', 'asset-b', 'asset-d', 'asset-c', 'asset-e', null];
+    const ctx = serverOn(backend, async (h) => {
+      const lab = await h.app.store.sources.create('lab', 'fixture', {}, null);
+      const stamp = { sourceId: lab.id, sourceName: 'lab', runId: 'r1', generation: 'g', now: new Date().toISOString() };
+      await h.app.store.records.writePage(
+        stamp,
+        's',
+        'full',
+        {
+          hosts: acr.map((a, i) => ({ key: `h${i}`, fields: { hostname: `h${i}`, acrScore: a } })),
+          plugins: [
+            { key: '400', fields: { pluginId: '400', name: 'Vendor advisory 1', solution: 'Apply the vendor patch.' } },
+            { key: '401', fields: { pluginId: '401', name: 'Vendor advisory 2', solution: 'Apply the vendor patch.' } },
+          ],
+          vulnerabilities: [
+            ...acr.map((_, i) => finding(`h${i}`, '400', kev[i] ? { scannerKnownExploited: true } : {})),
+            finding('h1', '401'),
+            finding('h2', '401', { severity: 'medium', cvssV3BaseScore: 5 }),
+          ],
+        },
+        { value: null, complete: false },
+      );
+      for (const [i, asset] of assets.entries()) await h.app.store.db.run(`UPDATE "rec_hosts" SET "asset_id" = ? WHERE "hostname" = ?`, [asset, `h${i}`]);
+      await h.app.store.reports.refreshSummaries(lab.id);
+    });
+    const get = async <T>(url: string) => {
+      const res = await call(ctx.h.server, { method: 'GET', url, headers: ctx.auth });
+      assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+      return res.data as T;
+    };
+    const fixHosts = '/api/v1/reports/remediations/hosts?fix=apply%20the%20vendor%20patch';
+
+    test("a fix's hosts: each page is the slice of the whole answer, and total counts them all", async () => {
+      const all = await get<HostsAnswer>(fixHosts);
+      assert.equal(all.hosts.length, 7, 'every host once, though h1 and h2 have both plugins');
+      assert.deepEqual([all.total, all.fix?.hosts], [7, 7]);
+      assert.deepEqual(
+        all.hosts.filter((x) => x.name === 'h1' || x.name === 'h2').map((x) => x.findings),
+        [2, 2],
+      );
+      assert.ok(
+        all.hosts.every(
+          (b, i) => i === 0 || all.hosts[i - 1]!.priority > b.priority || (all.hosts[i - 1]!.priority === b.priority && all.hosts[i - 1]!.hostId < b.hostId),
+        ),
+        'most priority first, then by host id',
+      );
+      for (const [limit, offset] of [
+        [1, 0],
+        [3, 0],
+        [3, 3],
+        [3, 6],
+        [10, 2],
+        [2, 7],
+        [5, 100],
+      ] as const) {
+        const page = await get<HostsAnswer>(`${fixHosts}&limit=${limit}&offset=${offset}`);
+        assert.deepEqual(page.hosts, all.hosts.slice(offset, offset + limit), `limit ${limit} offset ${offset}`);
+        assert.deepEqual([page.total, page.fix?.hosts], [7, 7], `limit ${limit} offset ${offset}: the total`);
+      }
+      assert.deepEqual((await get<HostsAnswer>(`${fixHosts}&offset=4`)).hosts, all.hosts.slice(4), 'an offset alone: the rest');
+      assert.deepEqual(await get<HostsAnswer>('/api/v1/reports/remediations/hosts?fix=nothing&limit=5'), { fix: null, hosts: [], total: 0 });
+      for (const q of ['limit=0', 'limit=10001', 'limit=ten', 'offset=-1', 'limit=2.5']) {
+        const bad = await call(ctx.h.server, { method: 'GET', url: `${fixHosts}&${q}`, headers: ctx.auth });
+        assert.equal(bad.statusCode, 400, `${q}: ${bad.body}`);
+      }
+    });
+
+    test('the decisions per asset: pages are slices of the whole, in a total order, with and without an exception to subtract', async () => {
+      const pages = async (what: string) => {
+        const all = await get<DecisionsAnswer>('/api/v1/reports/decisions?by=assetId');
+        assert.equal(all.total, all.items.length, `${what}: total`);
+        assert.ok(inDecisionOrder(all.items), `${what}: ${JSON.stringify(all.items)}`);
+        for (const [limit, offset] of [
+          [1, 0],
+          [2, 1],
+          [2, 4],
+          [3, 5],
+          [4, 50],
+        ] as const) {
+          const page = await get<DecisionsAnswer>(`/api/v1/reports/decisions?by=assetId&limit=${limit}&offset=${offset}`);
+          assert.deepEqual(page.items, all.items.slice(offset, offset + limit), `${what}: limit ${limit} offset ${offset}`);
+          assert.equal(page.total, all.items.length, `${what}: limit ${limit} offset ${offset}: the total`);
+        }
+        return all;
+      };
+      const before = await pages('no exception');
+      const groups = before.items.map((i) => i.group);
+      assert.deepEqual([...groups].sort(), ['asset-a', 'asset-b', 'asset-c', 'asset-d', 'asset-e', null]);
+      const c = before.items[groups.indexOf('asset-c')]!;
+      const d = before.items[groups.indexOf('asset-d')]!;
+      assert.deepEqual([c.act, c.priority], [d.act, d.priority], 'asset-c and asset-d are alike');
+      assert.equal(groups.indexOf('asset-d'), groups.indexOf('asset-c') + 1, 'a tie: the asset breaks it');
+      assert.equal(groups.at(-1), 'asset-e', 'no Act finding: last');
+      const one = await get<DecisionsAnswer>('/api/v1/reports/decisions');
+      assert.deepEqual([one.items.length, one.total], [1, 1], 'without by: one row of every finding');
+
+      // An approved exception on asset-a's Act finding (h0's) takes it out of asset-a's counts.
+      const list = await get<{ items: { id: string; hostId: string; pluginId: string; decision: string }[] }>(
+        '/api/v1/vulnerabilities?where=pluginId%3D400&limit=100',
+      );
+      const h0 = (await ctx.h.app.store.db.all(`SELECT "id" FROM "rec_hosts" WHERE "hostname" = 'h0'`))[0]!.id;
+      const f = list.items.find((x) => x.hostId === h0)!;
+      assert.equal(f.decision, 'act');
+      const x = await ctx.h.app.store.exceptions.propose({ findingId: f.id, reason: 'compensating control', expiresAt: '2099-01-01' }, 'alice');
+      await ctx.h.app.store.exceptions.decide(x.id, 'approve', 'bob');
+      try {
+        const after = await pages('an approved exception');
+        const a0 = before.items.find((i) => i.group === 'asset-a')!;
+        const a1 = after.items.find((i) => i.group === 'asset-a')!;
+        assert.equal(a1.act, a0.act - 1, 'the excepted Act finding is subtracted');
+        assert.ok(a1.priority < a0.priority);
+        assert.deepEqual(
+          after.items.filter((i) => i.group !== 'asset-a'),
+          before.items.filter((i) => i.group !== 'asset-a'),
+          'the other assets unchanged',
+        );
+        const firstPage = await get<DecisionsAnswer>('/api/v1/reports/decisions?by=assetId&limit=2');
+        assert.deepEqual(firstPage.items, after.items.slice(0, 2), 'the first page orders by the counts after the subtraction');
+      } finally {
+        await ctx.h.app.store.exceptions.decide(x.id, 'revoke', 'bob');
+      }
+      assert.deepEqual(await get<DecisionsAnswer>('/api/v1/reports/decisions?by=assetId'), before, 'revoked: as before');
+      for (const q of ['limit=0', 'limit=10001', 'offset=-3', 'offset=x']) {
+        const bad = await call(ctx.h.server, { method: 'GET', url: `/api/v1/reports/decisions?by=assetId&${q}`, headers: ctx.auth });
+        assert.equal(bad.statusCode, 400, `${q}: ${bad.body}`);
+      }
     });
   });
 }

@@ -50,11 +50,23 @@ describe('priority screens in chromium', { skip: unavailable ?? false, timeout: 
     await page.screenshot({ path: join(shots, 'remediations.png') });
     await first.getByRole('link', { name: top.fix }).click();
     await page.getByRole('heading', { name: top.fix, level: 1 }).waitFor();
-    const hosts = await ui.api<RemediationHosts>(`/api/v1/reports/remediations/hosts?fix=${encodeURIComponent(top.key)}`);
+    // The page asks for its first 100 hosts and says how many there are in all.
+    const hosts = await ui.api<RemediationHosts>(`/api/v1/reports/remediations/hosts?fix=${encodeURIComponent(top.key)}&limit=100`);
     const rows = page.locator('table tbody tr');
     await rows.first().locator('a[href^="/inventory/hosts/"]').waitFor();
     assert.equal(await rows.count(), hosts.hosts.length);
     assert.equal(hosts.fix?.hostsExact, true);
-    assert.equal(hosts.hosts.length, hosts.fix?.hosts);
+    assert.equal(hosts.total, hosts.fix?.hosts);
+    assert.ok(hosts.total > 1 && hosts.total <= 100, 'the small estate: one page of several hosts');
+    const pager = page.getByRole('navigation', { name: 'Pagination' });
+    await pager.getByText(`1–${hosts.total} of ${hosts.total} hosts`).waitFor();
+    assert.equal(await pager.getByRole('button', { name: 'Next page' }).isDisabled(), true);
+    // A later page (its offset in the URL) starts past the first host, and can go back.
+    await page.goto(`${served.url}/reports/remediations/fix?key=${encodeURIComponent(top.key)}&offset=1`);
+    await pager.getByText(`2–${hosts.total} of ${hosts.total} hosts`).waitFor();
+    assert.equal(await rows.count(), hosts.total - 1);
+    assert.equal(await rows.first().locator('a[href^="/inventory/hosts/"]').innerText(), hosts.hosts[1]!.name ?? hosts.hosts[1]!.hostId);
+    await pager.getByRole('button', { name: 'Previous page' }).click();
+    await pager.getByText(`1–${hosts.total} of ${hosts.total} hosts`).waitFor();
   });
 });

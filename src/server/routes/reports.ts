@@ -172,12 +172,15 @@ export function reportRoutes(app: AppContext) {
         config: { scope: 'read' },
         schema: {
           tags: ['reports'],
-          summary: 'The hosts a fix closes open findings on (the drill-down of the top remediations), most priority first',
+          summary: 'The hosts a fix closes open findings on (the drill-down of the top remediations), most priority first; a page of them with ?limit=&offset=',
           querystring: routeSchema(remediationHostsQuery),
           response: { 200: routeSchema(remediationHostsShape), 400: errorSchema },
         },
       },
-      async (req) => app.store.reports.remediationHosts(req.query.fix, await sourceIds(commaList(req.query.source))),
+      async (req) => {
+        const { fix, limit, offset } = req.query;
+        return app.store.reports.remediationHosts(fix, await sourceIds(commaList(req.query.source)), { limit, offset });
+      },
     );
 
     f.get(
@@ -186,12 +189,16 @@ export function reportRoutes(app: AppContext) {
         config: { scope: 'read' },
         schema: {
           tags: ['reports'],
-          summary: 'Open findings by SSVC decision, with their summed priority, in all or per asset, owner or department',
+          summary:
+            'Open findings by SSVC decision, with their summed priority, in all or per asset, owner or department (most Act first); a page of them with ?limit=&offset=',
           querystring: routeSchema(decisionCountsQuery),
           response: { 200: routeSchema(decisionCountsShape), 400: errorSchema },
         },
       },
-      async (req) => ({ items: await app.store.reports.decisionCounts(req.query.by ?? null, await sourceIds(commaList(req.query.source))) }),
+      async (req) => {
+        const { by, limit, offset } = req.query;
+        return app.store.reports.decisionCountsPage(by ?? null, await sourceIds(commaList(req.query.source)), { limit, offset });
+      },
     );
 
     f.get(

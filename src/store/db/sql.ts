@@ -12,6 +12,11 @@ export function placeholders(values: readonly unknown[]): string {
   return `(${marks(values)})`;
 }
 
+/** `expr` rounded to one decimal, as the reports show a priority (PostgreSQL's ROUND to places takes a numeric). */
+export function sqlRound1(db: Driver, expr: string): string {
+  return db.dialect === 'postgres' ? `ROUND(CAST(${expr} AS NUMERIC), 1)` : `ROUND(${expr}, 1)`;
+}
+
 /** An IN list of `values`, whose parameters are added to `params`. */
 export function inList(values: readonly unknown[], params: unknown[]): string {
   params.push(...values);

@@ -4,7 +4,8 @@ import { bindDriver } from '../db/bind.ts';
 import type { Driver } from '../db/driver.ts';
 import { coverageList, coverageReport } from './coverage.ts';
 import { remediationReport } from './remediation.ts';
-import { decisionCounts, remediationHosts, remediationsReport } from './remediations.ts';
+import { decisionCounts, decisionCountsPage } from './decisions.ts';
+import { remediationHosts, remediationsReport } from './remediations.ts';
 import { complianceSummary, hostFindingCounts, overdueCounts, pluginSummary } from './summary-tables-read.ts';
 import { type RefreshAfterRun, refreshAllSummaries, refreshSummaries } from './summary-tables-write.ts';
 import { trendsFingerprint, trendsReport } from './trends.ts';
@@ -34,6 +35,8 @@ export const reportsRepository = (db: Driver) =>
     remediationHosts,
     /** Open findings by decision, in all or per asset, owner or department. */
     decisionCounts,
+    /** A page of the decisions per asset, owner or department (limit, offset) and the number of groups. */
+    decisionCountsPage,
     trends: trendsReport,
     trendsFingerprint,
   });

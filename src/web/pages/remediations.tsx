@@ -1,8 +1,8 @@
 // Top remediations (issue 31 §2, docs/priority.md): the open findings grouped by the fix that closes
 // them, largest share of the total priority first, with the decisions each clears and its owners; a row
-// drills down to the hosts the fix closes findings on. Downloadable as CSV or JSON.
+// drills down to the hosts the fix closes findings on (a page of 100 at a time). Downloadable as CSV or JSON.
 import { call, type RemediationFix, type RemediationHosts, routeUrl } from '../api.ts';
-import { Link } from '../router.tsx';
+import { Link, setQuery, useLocation } from '../router.tsx';
 import { Alert, type Column, DataTable, num, PageHeader, useLoad, usePageTitle } from '../ui.tsx';
 
 const drill = (key: string) => `/reports/remediations/fix?key=${encodeURIComponent(key)}`;
@@ -104,13 +104,19 @@ const HOST_COLUMNS: Column<HostRow>[] = [
   { key: 'department', label: 'Department', render: (h) => h.department ?? <span className="muted">—</span> },
 ];
 
-/** The drill-down: the hosts one fix closes open findings on, most priority first. */
+/** Hosts in a page of the drill-down (a top fix has tens of thousands at a million findings). */
+const HOSTS_PAGE = 100;
+
+/** The drill-down: the hosts one fix closes open findings on, most priority first, a page at a time (the offset in the URL). */
 export function RemediationHostsPage({ fixKey }: { fixKey: string }) {
-  const input = { query: { fix: fixKey } };
+  const { query } = useLocation();
+  const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
+  const input = { query: { fix: fixKey, limit: HOSTS_PAGE, offset } };
   const r = useLoad((s) => call('GET /api/v1/reports/remediations/hosts', input, s), routeUrl('GET /api/v1/reports/remediations/hosts', input));
   const fix = r.data?.fix;
   usePageTitle(`${fix?.fix ?? 'Fix'} · Top remediations`);
   const rows = (r.data?.hosts ?? []).map((h) => ({ ...h, id: h.hostId }));
+  const total = r.data?.total ?? 0;
   return (
     <div>
       <PageHeader
@@ -128,6 +134,15 @@ export function RemediationHostsPage({ fixKey }: { fixKey: string }) {
       />
       {r.error && <Alert tone="error">{r.error}</Alert>}
       <DataTable caption="Hosts this fix closes findings on" columns={HOST_COLUMNS} rows={rows} busy={r.loading} empty={r.loading ? 'Loading…' : 'No hosts.'} />
+      <nav className="pager" aria-label="Pagination">
+        <span className="muted pager-info">{total ? `${num(offset + 1)}–${num(offset + rows.length)} of ${num(total)} hosts` : 'No results'}</span>
+        <button type="button" disabled={offset === 0} onClick={() => setQuery({ offset: offset - HOSTS_PAGE > 0 ? String(offset - HOSTS_PAGE) : null })}>
+          Previous page
+        </button>
+        <button type="button" disabled={offset + HOSTS_PAGE >= total} onClick={() => setQuery({ offset: String(offset + HOSTS_PAGE) })}>
+          Next page
+        </button>
+      </nav>
     </div>
   );
 }
