@@ -208,3 +208,58 @@ test("SharedHosts: each stream's resolver is a copy of one seeded once per list:
     HostResolver.seeded = original;
   }
 });
+
+test('SharedHosts: hosts a page only added identifiers to are seeded on a copy of the resolver before; any other change seeds the list again; each resolves as a fresh seeding', async () => {
+  let seeds = 0;
+  const original = HostResolver.seeded;
+  HostResolver.seeded = (hosts) => {
+    seeds++;
+    return original.call(HostResolver, hosts);
+  };
+  try {
+    let store = stored;
+    const knownHosts = pagesOf(() => store);
+    const knownHostsByKey = async (keys: string[]) => store.filter((h) => keys.includes(h.key));
+    const shared = new SharedHosts();
+    const rows = [
+      vulnRow({ ip: '10.0.0.8', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+      vulnRow({ ip: '10.0.0.88', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+      vulnRow({ ip: '10.0.0.99', uuid: '', hostUUID: '', dnsName: '', netbiosName: '', macAddress: '', repository: REPO }),
+      vulnRow({ ip: '10.0.0.9', uuid: 'bbbb-2', repository: REPO }),
+      vulnRow({ ip: '10.9.9.9', uuid: 'aaaa-1', repository: REPO }),
+      vulnRow({ ip: '10.0.0.10', uuid: 'legacy-7', repository: REPO }),
+    ];
+    const resolveAll = (r: HostResolver) => {
+      const out: [string, IncomingRecord | null | undefined][] = [];
+      return { keys: rows.map((row) => r.rowHost(row, (m, rec) => out.push([m, rec]))), out };
+    };
+    const fresh = () => resolveAll(original.call(HostResolver, store.map(seedOnly)));
+    await shared.resolver({ knownHosts, knownHostsByKey });
+    assert.equal(seeds, 1);
+    // A page adds an address to one host, a UUID to another, and a new host that shares an address with the first.
+    const page = (hosts: KnownHost[]) => shared.saw({ records: { hosts: hosts.map((h) => ({ key: h.key, fields: {} })) }, checkpoint: null });
+    const grown: KnownHost = { ...stored[0]!, fields: { ...stored[0]!.fields, ipAddresses: ['10.0.0.8', '10.0.0.88'] } };
+    const named: KnownHost = { ...stored[1]!, fields: { ...stored[1]!.fields, tenableUuid: 'bbbb-2' } };
+    const sharing: KnownHost = { key: 'addr:2|10.0.0.88|', fields: { repository: 'Workstations', ipAddresses: ['10.0.0.88', '10.0.0.99'] } };
+    store = [grown, named, stored[2]!, sharing];
+    page([grown, named, sharing]);
+    const r = await shared.resolver({ knownHosts, knownHostsByKey });
+    assert.equal(seeds, 1, 'added identifiers: no seeding again');
+    assert.deepEqual(resolveAll(r), fresh());
+    // An address gone (a host moved): seeded again.
+    const moved: KnownHost = { ...grown, fields: { ...grown.fields, ipAddresses: ['10.0.0.88'] } };
+    store = [moved, named, stored[2]!, sharing];
+    page([moved]);
+    const r2 = await shared.resolver({ knownHosts, knownHostsByKey });
+    assert.equal(seeds, 2, 'an identifier gone: the list seeded again');
+    assert.deepEqual(resolveAll(r2), fresh());
+    // A legacy key that gets its UUID: seeded again (its key stops standing for the UUID).
+    const legacy: KnownHost = { ...stored[2]!, fields: { ...stored[2]!.fields, tenableUuid: 'legacy-7' } };
+    store = [moved, named, legacy, sharing];
+    page([legacy]);
+    assert.deepEqual(resolveAll(await shared.resolver({ knownHosts, knownHostsByKey })), fresh());
+    assert.equal(seeds, 3);
+  } finally {
+    HostResolver.seeded = original;
+  }
+});

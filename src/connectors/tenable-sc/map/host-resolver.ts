@@ -134,6 +134,21 @@ export function seedOnly(h: KnownHost): KnownHost {
   return { key: h.key, fields };
 }
 
+/** The identifiers seeding reads of a stored host. */
+function seedIds(h: KnownHost): HostIds {
+  const f = h.fields;
+  return {
+    scope: text(f.repository) ?? '',
+    hostUuid: lower(f.hostUuid),
+    tenableUuid: lower(f.tenableUuid),
+    biosUuid: lower(f.biosUuid),
+    macs: Array.isArray(f.macAddresses) ? macs(f.macAddresses.join(',')) : [],
+    netbios: netbiosOf(f.netbiosName),
+    fqdn: lower(f.fqdn),
+    ips: Array.isArray(f.ipAddresses) ? f.ipAddresses.map(String) : [],
+  };
+}
+
 export class HostResolver {
   /**
    * scope → kind → value → host key, or null where two hosts share it (then it decides nothing). Nested
@@ -190,18 +205,26 @@ export class HostResolver {
     return r;
   }
 
+  /**
+   * Whether `now` (a stored host as it is now) only adds to `before` (as this resolver was seeded with
+   * it) what seeding reads: the same repository, each single identifier as it was or newly there,
+   * every address and MAC still there, and no legacy key whose UUIDs changed. Then seeding `now` on
+   * top of `before` leaves what a seeding with `now` alone leaves (an alias is its one host's, or no
+   * one's when two claim it, whatever the order; a host's facts are its own).
+   */
+  static onlyAdds(before: KnownHost | undefined, now: KnownHost): boolean {
+    if (!before) return true;
+    const a = seedIds(before);
+    const b = seedIds(now);
+    if (a.scope !== b.scope) return false;
+    for (const k of ['hostUuid', 'tenableUuid', 'biosUuid', 'netbios', 'fqdn'] as const) if (a[k] && a[k] !== b[k]) return false;
+    if (/^uuid:[^|]+$/.test(now.key) && (a.tenableUuid !== b.tenableUuid || a.hostUuid !== b.hostUuid)) return false;
+    return (a.macs ?? []).every((m) => b.macs?.includes(m)) && (a.ips ?? []).every((ip) => b.ips?.includes(ip));
+  }
+
   seed(h: KnownHost): void {
     const f = h.fields;
-    const ids: HostIds = {
-      scope: text(f.repository) ?? '',
-      hostUuid: lower(f.hostUuid),
-      tenableUuid: lower(f.tenableUuid),
-      biosUuid: lower(f.biosUuid),
-      macs: Array.isArray(f.macAddresses) ? macs(f.macAddresses.join(',')) : [],
-      netbios: netbiosOf(f.netbiosName),
-      fqdn: lower(f.fqdn),
-      ips: Array.isArray(f.ipAddresses) ? f.ipAddresses.map(String) : [],
-    };
+    const ids = seedIds(h);
     this.#add(h.key, ids);
     this.#factsKnown.set(h.key, factBits(f));
     // A host keyed by its address is that console host: another address without a UUID is another one.

@@ -46,20 +46,37 @@ export class SharedHosts {
       const byKey = this.#named ? ctx.knownHostsByKey : undefined;
       const keys = [...(this.#named ?? [])];
       const before = this.#list;
-      this.#keep(
-        byKey
-          ? Promise.all([before, byKey(keys)]).then(([list, changed]) => {
-              const at = new Map(list.map((h, i) => [h.key, i]));
-              const next = [...list];
-              for (const h of changed) {
-                const i = at.get(h.key);
-                if (i === undefined) next.push(seedOnly(h));
-                else next[i] = seedOnly(h);
-              }
-              return next;
-            })
-          : seedHosts(ctx.knownHosts),
-      );
+      const seededBefore = this.#seeded?.list === before ? this.#seeded.resolver : null;
+      const merged = byKey
+        ? Promise.all([before, byKey(keys)]).then(([list, changed]) => {
+            const at = new Map(list.map((h, i) => [h.key, i]));
+            const next = [...list];
+            const seeds = changed.map(seedOnly);
+            let onlyAdds = true;
+            for (const h of seeds) {
+              const i = at.get(h.key);
+              onlyAdds &&= HostResolver.onlyAdds(i === undefined ? undefined : list[i], h);
+              if (i === undefined) next.push(h);
+              else next[i] = h;
+            }
+            return { next, seeds, onlyAdds };
+          })
+        : null;
+      this.#keep(merged ? merged.then((m) => m.next) : seedHosts(ctx.knownHosts));
+      // Hosts that only gained identifiers are seeded on a copy of the resolver of the list before
+      // (issue 30: seeding every host again after the hosts stream of an incremental run was a second).
+      if (merged && seededBefore) {
+        const list = this.#list!;
+        this.#seeded = {
+          list,
+          resolver: Promise.all([merged, seededBefore]).then(([m, r]) => {
+            if (!m.onlyAdds) return HostResolver.seeded(m.next);
+            const next = r.clone();
+            for (const h of m.seeds) next.seed(h);
+            return next;
+          }),
+        };
+      }
     }
     // Each stream changes its resolver: it gets a copy of the one seeded with the list (seeded once per list).
     const list = this.#list!;
