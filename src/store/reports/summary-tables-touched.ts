@@ -42,10 +42,16 @@ class RunChanges {
     this.reliable = false;
   }
   add(changed: Record<string, unknown[] | null>): void {
+    // Added in place: a run's pages are thousands, and copying the set for each was quadratic in its keys.
     for (const [model, keys] of Object.entries(changed)) {
-      const set = this.keys.get(model);
-      if (keys === null) this.keys.set(model, null);
-      else if (set !== null) this.keys.set(model, new Set([...(set ?? []), ...keys]));
+      if (keys === null) {
+        this.keys.set(model, null);
+        continue;
+      }
+      let set = this.keys.get(model);
+      if (set === null) continue;
+      if (set === undefined) this.keys.set(model, (set = new Set()));
+      for (const k of keys) set.add(k);
     }
   }
 }
