@@ -50,7 +50,10 @@ class RunChanges {
       }
       let set = this.keys.get(model);
       if (set === null) continue;
-      if (set === undefined) this.keys.set(model, (set = new Set()));
+      if (set === undefined) {
+        set = new Set();
+        this.keys.set(model, set);
+      }
       for (const k of keys) set.add(k);
     }
   }
